@@ -1,0 +1,568 @@
+// Package cache keeps the books on compilation: a Ledger folds the events of logscan into
+// compile requests, real compilations, executable-cache hits, misses and writes, and
+// executable loads, per module family, decides which of them came after warm-up, and names
+// what looks wrong. The package also takes the inventory of executable-cache directories
+// (see Inventory).
+package cache
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Options choose the warm-up boundary. With neither set, the first compilation of each module
+// family is warm-up and any later compilation of the family is a recompilation after warm-up.
+type Options struct {
+	// Warmup, when > 0, makes the first Warmup compilations (in input order) warm-up.
+	Warmup int
+	// AfterMarker means the inputs were scanned with a marker regexp: what comes after the
+	// marker line of an input is after warm-up, what comes before is warm-up.
+	AfterMarker bool
+}
+
+// Unit is one compile request or compilation: the events that belong to it are joined.
+type Unit struct {
+	Module      string
+	Family      string
+	Hash        string
+	Producer    string
+	Input       int
+	File        string
+	Line        int
+	Requested   bool // a compile request was logged
+	Compiled    bool // not served from a cache
+	Hit         bool
+	Miss        bool
+	Written     bool
+	Skipped     bool // the engine compilation was skipped
+	Finished    bool
+	Duration    time.Duration
+	CachePath   string
+	AfterWarmup bool
+
+	begin, end time.Time
+	signals    []string
+}
+
+func (u *Unit) seen(sig string) bool {
+	for _, s := range u.signals {
+		if s == sig {
+			return true
+		}
+	}
+	return false
+}
+
+// Load is one executable loaded onto the device.
+type Load struct {
+	Input       int
+	File        string
+	Line        int
+	Duration    time.Duration
+	AfterWarmup bool
+}
+
+// Retrace is one framework report of a function traced again.
+type Retrace struct {
+	File, Function, Detail string
+	Line                   int
+}
+
+// Ledger accumulates events. Add events of one input in order, call EndInput after each input,
+// then Report.
+type Ledger struct {
+	opt        Options
+	units      []*Unit
+	loads      []Load
+	retraces   []Retrace
+	open       *Unit
+	last       *Unit
+	markers    map[int]int // input -> marker line
+	noMarker   []string
+	input      int
+	inputUnits int
+}
+
+// NewLedger returns an empty Ledger.
+func NewLedger(opt Options) *Ledger {
+	return &Ledger{opt: opt, markers: map[int]int{}}
+}
+
+// Add folds one event of input number input into the ledger.
+func (l *Ledger) Add(input int, ev logscan.Event) {
+	if input != l.input {
+		l.closeOpen()
+		l.input, l.inputUnits, l.last = input, 0, nil
+	}
+	o := l.open
+	compatible := func(u *Unit) bool {
+		return u != nil && (ev.Module == "" || u.Module == "" || u.Module == ev.Module)
+	}
+	switch ev.Kind {
+	case logscan.CompileRequest:
+		if compatible(o) && !o.Requested && !o.Compiled && !o.Hit {
+			l.join(o, ev)
+			o.Requested = true
+			return
+		}
+		l.closeOpen()
+		u := l.start(ev)
+		u.Requested = true
+	case logscan.CompileEnd:
+		if compatible(o) && !o.Hit {
+			l.join(o, ev)
+			o.Compiled = true
+			return
+		}
+		l.closeOpen()
+		l.start(ev).Compiled = true
+	case logscan.CacheMiss:
+		inProcess := ev.Signal == "tf:in_process_miss"
+		if compatible(o) && !o.Hit && !o.Miss && !o.Compiled {
+			l.join(o, ev)
+			o.Miss = o.Miss || !inProcess
+			return
+		}
+		l.closeOpen()
+		u := l.start(ev)
+		u.Miss = !inProcess
+	case logscan.CacheHit:
+		if compatible(o) && !o.Compiled && !o.seen(ev.Signal) {
+			l.join(o, ev)
+			o.Hit = true
+			return
+		}
+		l.closeOpen()
+		l.start(ev).Hit = true
+	case logscan.CompileBegin:
+		if compatible(o) && !o.Hit && !o.seen(ev.Signal) {
+			l.join(o, ev)
+			o.Compiled = true
+			return
+		}
+		l.closeOpen()
+		l.start(ev).Compiled = true
+	case logscan.CompileFinished:
+		u := o
+		if u == nil || u.Hit {
+			l.closeOpen()
+			u = l.start(ev)
+		} else {
+			l.join(u, ev)
+		}
+		u.Compiled, u.Finished = true, true
+		if ev.Duration > 0 {
+			u.Duration = ev.Duration
+		}
+		u.end = ev.Time
+		l.closeOpen()
+	case logscan.CompileSkipped:
+		if o != nil {
+			o.Skipped = true
+		}
+	case logscan.ClusterCompiled:
+		if l.inputUnits == 0 && o == nil {
+			u := l.start(ev)
+			u.Compiled, u.Finished = true, true
+			u.end = ev.Time
+			l.closeOpen()
+		}
+	case logscan.CacheWrite:
+		u := o
+		if u == nil {
+			u = l.last
+		}
+		if u == nil {
+			u = l.start(ev)
+			l.closeOpen()
+		}
+		u.Written = true
+		if u.CachePath == "" {
+			u.CachePath = ev.Path
+		}
+	case logscan.ExecutableLoad:
+		l.loads = append(l.loads, Load{Input: input, File: ev.File, Line: ev.Line, Duration: ev.Duration})
+	case logscan.Marker:
+		if _, ok := l.markers[input]; !ok {
+			l.markers[input] = ev.Line
+		}
+	case logscan.Retrace:
+		l.retraces = append(l.retraces, Retrace{File: ev.File, Line: ev.Line, Function: ev.Module, Detail: ev.Detail})
+	}
+}
+
+func (l *Ledger) start(ev logscan.Event) *Unit {
+	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input,
+		File: ev.File, Line: ev.Line, begin: ev.Time, CachePath: ev.Path}
+	u.signals = append(u.signals, ev.Signal)
+	l.units = append(l.units, u)
+	l.inputUnits++
+	l.open = u
+	return u
+}
+
+func (l *Ledger) join(u *Unit, ev logscan.Event) {
+	u.signals = append(u.signals, ev.Signal)
+	if u.Module == "" {
+		u.Module = ev.Module
+	}
+	if u.Hash == "" {
+		u.Hash = ev.Hash
+	}
+	if u.CachePath == "" {
+		u.CachePath = ev.Path
+	}
+	if u.begin.IsZero() {
+		u.begin = ev.Time
+	}
+}
+
+func (l *Ledger) closeOpen() {
+	if u := l.open; u != nil {
+		if (u.Requested || u.Miss) && !u.Hit {
+			u.Compiled = true
+		}
+		if u.Duration == 0 && !u.begin.IsZero() && !u.end.IsZero() {
+			d := u.end.Sub(u.begin)
+			if d < 0 { // a time of day that wrapped past midnight
+				d += 24 * time.Hour
+			}
+			u.Duration = d
+		}
+		l.last = u
+	}
+	l.open = nil
+}
+
+// EndInput closes what is still open at the end of an input. markerWanted says the input was
+// scanned with a marker; an input whose marker never matched is reported.
+func (l *Ledger) EndInput(input int, file string, markerWanted bool) {
+	if input == l.input {
+		l.closeOpen()
+	}
+	if markerWanted {
+		if _, ok := l.markers[input]; !ok {
+			l.noMarker = append(l.noMarker, file)
+		}
+	}
+}
+
+// Summary counts what the ledger saw.
+type Summary struct {
+	CompileRequests  int
+	Compilations     int
+	CacheHits        int
+	CacheMisses      int
+	CacheWrites      int
+	ExecutableLoads  int
+	CompileTime      time.Duration
+	LoadTime         time.Duration
+	Recompilations   int
+	AfterWarmup      int // compilations after warm-up
+	LoadsAfterWarmup int
+	Retraces         int
+}
+
+// Module is the account of one module family.
+type Module struct {
+	Name            string // the first exact name seen
+	Names           []string
+	Family          string
+	CompileRequests int
+	Compilations    int
+	CacheHits       int
+	CacheMisses     int
+	CompileTime     time.Duration
+	Hashes          []string
+	Recompiled      bool
+	SameHashAgain   bool // compiled again with a hash it had already been compiled with
+	Units           []*Unit
+}
+
+// Finding is something the ledger thinks a user should look at.
+type Finding struct {
+	Severity string // error, warning, info
+	Kind     string
+	Module   string
+	File     string
+	Line     int
+	Message  string
+	Advice   string
+}
+
+// Report is the result of a Ledger.
+type Report struct {
+	Summary  Summary
+	Modules  []*Module
+	Units    []*Unit
+	Loads    []Load
+	Retraces []Retrace
+	Findings []Finding
+}
+
+// Unnamed is the family of compilations whose log lines name no module.
+const Unnamed = "(unnamed)"
+
+// Report closes the books.
+func (l *Ledger) Report() *Report {
+	l.closeOpen()
+	r := &Report{Units: l.units, Loads: l.loads, Retraces: l.retraces}
+	byFamily := map[string]*Module{}
+	var order []string
+	nCompiled := 0
+	for _, u := range l.units {
+		u.Family = Unnamed
+		if u.Module != "" {
+			u.Family = hlo.Family(u.Module)
+		}
+		m := byFamily[u.Family]
+		if m == nil {
+			m = &Module{Name: u.Module, Family: u.Family}
+			byFamily[u.Family] = m
+			order = append(order, u.Family)
+		}
+		if u.Module != "" && !contains(m.Names, u.Module) {
+			m.Names = append(m.Names, u.Module)
+		}
+		m.Units = append(m.Units, u)
+		s := &r.Summary
+		if u.Requested {
+			s.CompileRequests++
+			m.CompileRequests++
+		}
+		if u.Hit {
+			s.CacheHits++
+			m.CacheHits++
+		}
+		if u.Miss {
+			s.CacheMisses++
+			m.CacheMisses++
+		}
+		if u.Written {
+			s.CacheWrites++
+		}
+		if !u.Compiled {
+			continue
+		}
+		nCompiled++
+		s.Compilations++
+		s.CompileTime += u.Duration
+		m.Compilations++
+		m.CompileTime += u.Duration
+		if u.Hash != "" {
+			if contains(m.Hashes, u.Hash) {
+				m.SameHashAgain = true
+			} else {
+				m.Hashes = append(m.Hashes, u.Hash)
+			}
+		}
+		switch {
+		case l.opt.Warmup > 0:
+			u.AfterWarmup = nCompiled > l.opt.Warmup
+		case l.opt.AfterMarker:
+			ml, ok := l.markers[u.Input]
+			u.AfterWarmup = ok && u.Line > ml
+		default:
+			u.AfterWarmup = u.Family != Unnamed && m.Compilations > 1
+		}
+		if u.AfterWarmup {
+			s.AfterWarmup++
+		}
+	}
+	for _, f := range order {
+		m := byFamily[f]
+		if f != Unnamed && m.Compilations > 1 {
+			m.Recompiled = true
+			r.Summary.Recompilations += m.Compilations - 1
+		}
+		r.Modules = append(r.Modules, m)
+	}
+	l.markLoads(r)
+	r.Summary.Retraces = len(l.retraces)
+	r.Findings = l.findings(r)
+	return r
+}
+
+// markLoads decides which executable loads came after warm-up: after the marker, after the
+// Warmup-th compilation, or (by default) after the last first-compilation of a family.
+func (l *Ledger) markLoads(r *Report) {
+	type pos struct{ input, line int }
+	before := func(a, b pos) bool { return a.input < b.input || (a.input == b.input && a.line < b.line) }
+	var boundary *pos
+	switch {
+	case l.opt.AfterMarker:
+	case l.opt.Warmup > 0:
+		n := 0
+		for _, u := range l.units {
+			if u.Compiled {
+				if n++; n == l.opt.Warmup {
+					boundary = &pos{u.Input, u.Line}
+				}
+			}
+		}
+	default:
+		for _, u := range l.units {
+			if u.Compiled && !u.AfterWarmup {
+				boundary = &pos{u.Input, u.Line}
+			}
+		}
+	}
+	for i := range l.loads {
+		ld := &l.loads[i]
+		r.Summary.ExecutableLoads++
+		r.Summary.LoadTime += ld.Duration
+		if l.opt.AfterMarker {
+			ml, ok := l.markers[ld.Input]
+			ld.AfterWarmup = ok && ld.Line > ml
+		} else if boundary != nil {
+			ld.AfterWarmup = before(*boundary, pos{ld.Input, ld.Line})
+		}
+		if ld.AfterWarmup {
+			r.Summary.LoadsAfterWarmup++
+		}
+	}
+	r.Loads = l.loads
+}
+
+func (l *Ledger) findings(r *Report) []Finding {
+	var fs []Finding
+	for _, file := range l.noMarker {
+		fs = append(fs, Finding{Severity: "warning", Kind: "marker_not_found", File: file,
+			Message: "the --after pattern matched no line: nothing in this input counts as after warm-up",
+			Advice:  "check the pattern against the log (e.g. a line printed at the start of the second epoch)"})
+	}
+	for _, m := range r.Modules {
+		if !m.Recompiled {
+			continue
+		}
+		first := m.Units[0]
+		switch {
+		case len(m.Hashes) > 1:
+			fs = append(fs, Finding{Severity: "error", Kind: "recompiled_new_hash", Module: m.Family, File: first.File, Line: first.Line,
+				Message: fmt.Sprintf("%s was compiled %d times with %d different graph hashes (%s): the graph changed",
+					m.Family, m.Compilations, len(m.Hashes), joinLimited(m.Hashes, 4)),
+				Advice: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` or `recomp diff` on two dumps to see which shape, dtype or constant changed"})
+		case m.SameHashAgain:
+			fs = append(fs, Finding{Severity: "error", Kind: "recompiled_same_hash", Module: m.Family, File: first.File, Line: first.Line,
+				Message: fmt.Sprintf("%s was compiled %d times with the same graph hash %s: an executable cache was not used",
+					m.Family, m.Compilations, m.Hashes[0]),
+				Advice: "enable or fix the executable cache (TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching; JAX: jax_compilation_cache_dir), and check that flags and device are the same between the compilations"})
+		default:
+			fs = append(fs, Finding{Severity: "error", Kind: "recompiled", Module: m.Family, File: first.File, Line: first.Line,
+				Message: fmt.Sprintf("%s was compiled %d times", m.Family, m.Compilations),
+				Advice:  "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`"})
+		}
+	}
+	if (l.opt.Warmup > 0 || l.opt.AfterMarker) && r.Summary.AfterWarmup > 0 {
+		var first *Unit
+		for _, u := range r.Units {
+			if u.AfterWarmup {
+				first = u
+				break
+			}
+		}
+		fs = append(fs, Finding{Severity: "error", Kind: "compiled_after_warmup", Module: first.Family, File: first.File, Line: first.Line,
+			Message: fmt.Sprintf("%d compilation(s) after warm-up, the first at %s:%d", r.Summary.AfterWarmup, first.File, first.Line),
+			Advice:  "keep shapes, dtypes and Python constants fixed between steps (pad or drop partial batches, pass scalars as tensors)"})
+	}
+	if r.Summary.LoadsAfterWarmup >= 2 {
+		var first Load
+		for _, ld := range r.Loads {
+			if ld.AfterWarmup {
+				first = ld
+				break
+			}
+		}
+		fs = append(fs, Finding{Severity: "warning", Kind: "executable_switching", File: first.File, Line: first.Line,
+			Message: fmt.Sprintf("%d executable loads after warm-up (%s): executables are being switched on the device",
+				r.Summary.LoadsAfterWarmup, FormatDuration(loadTimeAfter(r.Loads))),
+			Advice: "Graphcore's recompilation note: merge the graphs that alternate into one (e.g. train and validation in one loop), or place them on separate IPUs so each stays loaded"})
+	}
+	for _, u := range r.Units {
+		if u.Compiled && !u.Finished && u.Producer == "poptorch" {
+			fs = append(fs, Finding{Severity: "warning", Kind: "compile_unfinished", Module: u.Family, File: u.File, Line: u.Line,
+				Message: "a PopTorch graph compilation had not finished at the end of the log",
+				Advice:  "if the compile hangs, run with POPLAR_LOG_LEVEL=INFO to see the phase it is in"})
+		}
+	}
+	if len(l.retraces) > 0 {
+		byFn := map[string]int{}
+		for _, rt := range l.retraces {
+			byFn[rt.Function]++
+		}
+		fns := make([]string, 0, len(byFn))
+		for f := range byFn {
+			fns = append(fns, f)
+		}
+		sort.Strings(fns)
+		for _, f := range fns {
+			fs = append(fs, Finding{Severity: "warning", Kind: "retracing", Module: f,
+				Message: fmt.Sprintf("%s was traced again %d time(s)", nonEmpty(f, "a function"), byFn[f]),
+				Advice:  "retracing recompiles under XLA: give tf.function an input_signature or reduce_retracing=True; in JAX keep argument shapes, dtypes and static arguments fixed"})
+		}
+	}
+	return fs
+}
+
+func loadTimeAfter(loads []Load) time.Duration {
+	var d time.Duration
+	for _, ld := range loads {
+		if ld.AfterWarmup {
+			d += ld.Duration
+		}
+	}
+	return d
+}
+
+// FormatDuration prints a duration the same way everywhere: milliseconds under a second,
+// seconds with one decimal above.
+func FormatDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+func joinLimited(xs []string, n int) string {
+	out := ""
+	for i, x := range xs {
+		if i == n {
+			return out + fmt.Sprintf(", … %d more", len(xs)-n)
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// CompileMarker compiles an --after pattern.
+func CompileMarker(expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--after %q: %v", expr, err)
+	}
+	return re, nil
+}

@@ -1,0 +1,16 @@
+module github.com/recomp/recomp
+
+go 1.25
+
+require (
+	github.com/alecthomas/kong v1.17.0
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/hashicorp/go-hclog v1.6.3
+)
+
+require (
+	github.com/fatih/color v1.13.0 // indirect
+	github.com/mattn/go-colorable v0.1.12 // indirect
+	github.com/mattn/go-isatty v0.0.14 // indirect
+	golang.org/x/sys v0.26.0 // indirect
+)

@@ -1,0 +1,222 @@
+// Package hlo reads the HLO text that XLA prints (the long, short and hybrid print forms),
+// prints it back in one canonical form, and computes a normalised fingerprint that ignores
+// everything that changes between two compilations of the same graph (names, .N suffixes,
+// metadata, comments, module ids) and sees everything else.
+//
+// Parse keeps going after an error, like go/parser: it returns the partial module together
+// with an ErrorList of positioned errors (file:line:col: expected X, found Y). Unknown opcodes
+// and attributes are kept as they are.
+package hlo
+
+import "strings"
+
+// Module is one parsed HloModule.
+type Module struct {
+	Name         string
+	Attrs        []Attr // header attributes, in the order printed
+	Computations []*Computation
+	Entry        *Computation
+	File         string
+
+	byName map[string]*Computation
+}
+
+// Computation returns the computation with the given name, or nil.
+func (m *Module) Computation(name string) *Computation {
+	if m.byName == nil {
+		m.byName = make(map[string]*Computation, len(m.Computations))
+		for _, c := range m.Computations {
+			m.byName[c.Name] = c
+		}
+	}
+	return m.byName[strings.TrimPrefix(name, "%")]
+}
+
+// Attr returns the value of the header attribute name, and whether it is there.
+func (m *Module) Attr(name string) (string, bool) { return findAttr(m.Attrs, name) }
+
+// InstructionCount is the number of instructions in all computations.
+func (m *Module) InstructionCount() int {
+	n := 0
+	for _, c := range m.Computations {
+		n += len(c.Instructions)
+	}
+	return n
+}
+
+// Computation is one computation: ENTRY or called by instructions.
+type Computation struct {
+	Name         string
+	Entry        bool
+	Params       []Param // from the header's parameter list; empty in the short form
+	Result       *Shape  // from the header; nil in the short form
+	Instructions []*Instruction
+	Root         *Instruction
+	Line         int
+	Attrs        []Attr // after the closing brace, e.g. execution_thread
+
+	byName map[string]*Instruction
+}
+
+// Instruction returns the instruction with the given name, or nil.
+func (c *Computation) Instruction(name string) *Instruction {
+	if c.byName == nil {
+		c.byName = make(map[string]*Instruction, len(c.Instructions))
+		for _, in := range c.Instructions {
+			c.byName[in.Name] = in
+		}
+	}
+	return c.byName[strings.TrimPrefix(name, "%")]
+}
+
+// Param is one entry of a computation header's parameter list.
+type Param struct {
+	Name  string
+	Shape Shape
+}
+
+// Instruction is one HLO instruction.
+type Instruction struct {
+	Name     string
+	Root     bool
+	Shape    Shape
+	Opcode   string
+	Operands []string // operand instruction names, without '%'
+	// Param is the parameter number of a parameter instruction, -1 otherwise.
+	Param int
+	// Literal is the literal of a constant instruction as printed (whitespace kept); see
+	// Elided and CanonicalLiteral.
+	Literal string
+	Attrs   []Attr
+	Line    int
+}
+
+// Attr returns the value of the attribute name, and whether it is there.
+func (in *Instruction) Attr(name string) (string, bool) { return findAttr(in.Attrs, name) }
+
+// Elided reports whether a constant's literal was printed as {...}: its values are not in
+// the text, so two elided constants can never be said to be equal.
+func (in *Instruction) Elided() bool { return strings.Contains(in.Literal, "...") }
+
+// Attr is one name=value attribute. Value is the text as printed with '%' name prefixes,
+// comments and line breaks taken out, so that the long and short forms give the same value.
+type Attr struct {
+	Name  string
+	Value string
+}
+
+func findAttr(attrs []Attr, name string) (string, bool) {
+	for _, a := range attrs {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Shape is an array shape (Elem set) or a tuple (IsTuple set).
+type Shape struct {
+	Elem      string  // element type: f32, bf16, pred, token, ...; "" for a tuple
+	Dims      []int64 // -1 for an unbounded dynamic dimension (?)
+	Bounded   uint64  // bit i set: dimension i was printed <=Dims[i]
+	Layout    string  // the text between the layout braces, "" when none was printed
+	HasLayout bool
+	IsTuple   bool
+	Tuple     []Shape
+}
+
+// String prints the shape as XLA does, with its layout.
+func (s Shape) String() string {
+	var b strings.Builder
+	s.write(&b, true)
+	return b.String()
+}
+
+// NoLayout prints the shape without layouts.
+func (s Shape) NoLayout() string {
+	var b strings.Builder
+	s.write(&b, false)
+	return b.String()
+}
+
+// DimsString prints only the dimensions, e.g. [32,128].
+func (s Shape) DimsString() string {
+	var b strings.Builder
+	s.writeDims(&b)
+	return b.String()
+}
+
+func (s Shape) write(b *strings.Builder, layout bool) {
+	if s.IsTuple {
+		b.WriteByte('(')
+		for i, t := range s.Tuple {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			t.write(b, layout)
+		}
+		b.WriteByte(')')
+		return
+	}
+	b.WriteString(s.Elem)
+	s.writeDims(b)
+	if layout && s.HasLayout {
+		b.WriteByte('{')
+		b.WriteString(s.Layout)
+		b.WriteByte('}')
+	}
+}
+
+func (s Shape) writeDims(b *strings.Builder) {
+	b.WriteByte('[')
+	for i, d := range s.Dims {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case d < 0:
+			b.WriteByte('?')
+		default:
+			if i < 64 && s.Bounded&(1<<uint(i)) != 0 {
+				b.WriteString("<=")
+			}
+			b.WriteString(itoa(d))
+		}
+	}
+	b.WriteByte(']')
+}
+
+// SameDims reports whether two array shapes have the same dimensions.
+func (s Shape) SameDims(t Shape) bool {
+	if len(s.Dims) != len(t.Dims) || s.Bounded != t.Bounded {
+		return false
+	}
+	for i := range s.Dims {
+		if s.Dims[i] != t.Dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func itoa(v int64) string {
+	if v >= 0 && v < 10 {
+		return string(rune('0' + v))
+	}
+	var buf [20]byte
+	i := len(buf)
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	for v > 0 {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+	}
+	if neg {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
+}

@@ -1,0 +1,291 @@
+package hlo
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Fingerprint returns the normalised fingerprint of m as 16 hex digits. It is the same for
+// modules that differ only in instruction and computation names, .N suffixes, metadata,
+// operand-index comments, the module name and id, and the order of instructions that does not
+// change the dataflow; it differs for any change of shape, element type, layout, constant,
+// attribute or structure. Elided constants ({...}) hash as elided: equal fingerprints do not
+// prove that two elided constants are equal.
+func Fingerprint(m *Module) string {
+	return fmt.Sprintf("%016x", NewHasher(m, HashOptions{}).Module())
+}
+
+// HashOptions choose what a Hasher leaves out.
+type HashOptions struct {
+	// Skeleton leaves out shapes, constant values and attribute values, keeping opcodes,
+	// attribute names, parameter numbers and the dataflow: two versions of a graph that differ
+	// only in shapes or constants have the same skeleton hashes.
+	Skeleton bool
+}
+
+// Hasher computes structural hashes of the computations and instructions of one module.
+type Hasher struct {
+	m     *Module
+	opt   HashOptions
+	comps map[*Computation]*compHashes
+}
+
+type compHashes struct {
+	sum   uint64
+	state uint8 // 0 new, 1 in progress, 2 done
+	instr []uint64
+	done  []uint8
+	index map[string]int
+}
+
+// NewHasher returns a Hasher for m.
+func NewHasher(m *Module, opt HashOptions) *Hasher {
+	return &Hasher{m: m, opt: opt, comps: map[*Computation]*compHashes{}}
+}
+
+const cycleHash = 0x9e3779b97f4a7c15
+
+// callAttrs are the attributes whose values name computations.
+var callAttrs = map[string]bool{"to_apply": true, "calls": true, "condition": true, "body": true,
+	"true_computation": true, "false_computation": true, "branch_computations": true,
+	"called_computations": true, "select": true, "scatter": true}
+
+// Module returns the hash of the whole module.
+func (h *Hasher) Module() uint64 {
+	d := xxhash.New()
+	if h.m.Entry != nil {
+		writeU64(d, h.Computation(h.m.Entry))
+	}
+	attrs := append([]Attr(nil), h.m.Attrs...)
+	sort.SliceStable(attrs, func(i, j int) bool { return attrs[i].Name < attrs[j].Name })
+	for _, a := range attrs {
+		v := a.Value
+		if a.Name == "frontend_attributes" {
+			v = withoutFingerprints(v)
+		}
+		d.WriteString(a.Name)
+		d.WriteString("=")
+		d.WriteString(v)
+		d.WriteString("\x00")
+	}
+	all := make([]uint64, 0, len(h.m.Computations))
+	for _, c := range h.m.Computations {
+		all = append(all, h.Computation(c))
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	for _, v := range all {
+		writeU64(d, v)
+	}
+	return d.Sum64()
+}
+
+// withoutFingerprints drops fingerprint_* keys from a frontend_attributes value: XLA derives
+// them from the module itself.
+func withoutFingerprints(v string) string {
+	var parts []string
+	for _, kv := range KeyValues(v) {
+		if strings.HasPrefix(kv[0], "fingerprint") {
+			continue
+		}
+		parts = append(parts, kv[0]+"="+kv[1])
+	}
+	return strings.Join(parts, ",")
+}
+
+// Computation returns the hash of a computation of the module.
+func (h *Hasher) Computation(c *Computation) uint64 {
+	ch := h.state(c)
+	switch ch.state {
+	case 2:
+		return ch.sum
+	case 1:
+		return cycleHash
+	}
+	ch.state = 1
+	sorted := make([]uint64, len(c.Instructions))
+	for i := range c.Instructions {
+		sorted[i] = h.instr(c, ch, i)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	d := xxhash.New()
+	if c.Root != nil {
+		writeU64(d, h.instr(c, ch, ch.index[c.Root.Name]))
+	}
+	for _, v := range sorted {
+		writeU64(d, v)
+	}
+	ch.sum = d.Sum64()
+	ch.state = 2
+	return ch.sum
+}
+
+// Instructions returns the hash of every instruction of c, in order.
+func (h *Hasher) Instructions(c *Computation) []uint64 {
+	ch := h.state(c)
+	for i := range c.Instructions {
+		h.instr(c, ch, i)
+	}
+	return ch.instr
+}
+
+func (h *Hasher) state(c *Computation) *compHashes {
+	ch := h.comps[c]
+	if ch == nil {
+		ch = &compHashes{instr: make([]uint64, len(c.Instructions)), done: make([]uint8, len(c.Instructions)),
+			index: make(map[string]int, len(c.Instructions))}
+		for i, in := range c.Instructions {
+			ch.index[in.Name] = i
+		}
+		h.comps[c] = ch
+	}
+	return ch
+}
+
+func (h *Hasher) instr(c *Computation, ch *compHashes, i int) uint64 {
+	switch ch.done[i] {
+	case 2:
+		return ch.instr[i]
+	case 1:
+		return cycleHash
+	}
+	ch.done[i] = 1
+	in := c.Instructions[i]
+	d := xxhash.New()
+	d.WriteString(in.Opcode)
+	d.WriteString("\x00")
+	if !h.opt.Skeleton {
+		writeShape(d, in.Shape)
+	} else {
+		writeU64(d, uint64(len(in.Shape.Dims)))
+		if in.Shape.IsTuple {
+			writeU64(d, uint64(len(in.Shape.Tuple))+1000)
+		}
+	}
+	switch in.Opcode {
+	case "parameter":
+		writeU64(d, uint64(in.Param))
+	case "constant":
+		if !h.opt.Skeleton {
+			d.WriteString(CanonicalLiteral(in.Literal))
+		}
+	}
+	d.WriteString("\x01")
+	for _, a := range sortedAttrs(in.Attrs) {
+		if a.Name == "metadata" {
+			continue
+		}
+		d.WriteString(a.Name)
+		d.WriteString("=")
+		switch {
+		case callAttrs[a.Name]:
+			for _, n := range splitNames(a.Value) {
+				if callee := h.m.Computation(n); callee != nil {
+					writeU64(d, h.Computation(callee))
+				} else {
+					d.WriteString(n)
+				}
+			}
+		case a.Name == "control-predecessors":
+			var preds []uint64
+			for _, n := range splitNames(a.Value) {
+				if j, ok := ch.index[n]; ok {
+					preds = append(preds, h.instr(c, ch, j))
+				}
+			}
+			sort.Slice(preds, func(i, j int) bool { return preds[i] < preds[j] })
+			for _, p := range preds {
+				writeU64(d, p)
+			}
+		case h.opt.Skeleton && a.Name != "direction" && a.Name != "kind" && a.Name != "custom_call_target" && a.Name != "fusion_kind":
+			// values of shape-dependent attributes are left out of the skeleton
+		default:
+			d.WriteString(a.Value)
+		}
+		d.WriteString("\x00")
+	}
+	d.WriteString("\x02")
+	for _, op := range in.Operands {
+		if j, ok := ch.index[op]; ok {
+			writeU64(d, h.instr(c, ch, j))
+		} else {
+			d.WriteString("?" + op)
+		}
+	}
+	ch.instr[i] = d.Sum64()
+	ch.done[i] = 2
+	return ch.instr[i]
+}
+
+func sortedAttrs(attrs []Attr) []Attr {
+	sorted := true
+	for i := 1; i < len(attrs); i++ {
+		if attrs[i].Name < attrs[i-1].Name {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return attrs
+	}
+	out := append([]Attr(nil), attrs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// splitNames reads "{a, b}" or "a" into names.
+func splitNames(v string) []string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimPrefix(v, "{")
+	v = strings.TrimSuffix(v, "}")
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, strings.TrimPrefix(f, "%"))
+		}
+	}
+	return out
+}
+
+// CalledComputations returns the names of the computations an instruction calls.
+func (in *Instruction) CalledComputations() []string {
+	var out []string
+	for _, a := range in.Attrs {
+		if callAttrs[a.Name] {
+			out = append(out, splitNames(a.Value)...)
+		}
+	}
+	return out
+}
+
+// IsCallAttr reports whether the attribute's value names computations.
+func IsCallAttr(name string) bool { return callAttrs[name] }
+
+func writeShape(d *xxhash.Digest, s Shape) {
+	if s.IsTuple {
+		d.WriteString("(")
+		for _, t := range s.Tuple {
+			writeShape(d, t)
+			d.WriteString(",")
+		}
+		d.WriteString(")")
+		return
+	}
+	d.WriteString(s.Elem)
+	for _, v := range s.Dims {
+		writeU64(d, uint64(v))
+	}
+	writeU64(d, s.Bounded)
+	if s.HasLayout {
+		d.WriteString("{" + s.Layout + "}")
+	}
+}
+
+func writeU64(d *xxhash.Digest, v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	d.Write(b[:])
+}

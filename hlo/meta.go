@@ -1,0 +1,109 @@
+package hlo
+
+import "strings"
+
+// KeyValues splits a brace-enclosed list of key=value pairs, as in metadata={op_type="Add"
+// op_name="x" source_line=3} (space separated) or frontend_attributes={a="1",b="2"} (comma
+// separated). Quoted values are returned without their quotes, escapes kept.
+func KeyValues(v string) [][2]string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimPrefix(v, "{")
+	v = strings.TrimSuffix(v, "}")
+	var out [][2]string
+	i := 0
+	for i < len(v) {
+		for i < len(v) && (v[i] == ' ' || v[i] == ',') {
+			i++
+		}
+		ks := i
+		for i < len(v) && v[i] != '=' && v[i] != ' ' && v[i] != ',' {
+			i++
+		}
+		key := v[ks:i]
+		if i >= len(v) || v[i] != '=' {
+			if key != "" {
+				out = append(out, [2]string{key, ""})
+			}
+			continue
+		}
+		i++
+		var val string
+		switch {
+		case i < len(v) && v[i] == '"':
+			j := i + 1
+			for j < len(v) && v[j] != '"' {
+				if v[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j > len(v) {
+				j = len(v)
+			}
+			val = v[i+1 : min(j, len(v))]
+			i = j + 1
+		case i < len(v) && v[i] == '{':
+			depth, j := 0, i
+			for ; j < len(v); j++ {
+				if v[j] == '{' {
+					depth++
+				} else if v[j] == '}' {
+					depth--
+					if depth == 0 {
+						j++
+						break
+					}
+				}
+			}
+			val = v[i:j]
+			i = j
+		default:
+			j := i
+			for j < len(v) && v[j] != ' ' && v[j] != ',' {
+				j++
+			}
+			val = v[i:j]
+			i = j
+		}
+		out = append(out, [2]string{key, val})
+	}
+	return out
+}
+
+// Meta is what an instruction's metadata says about where it came from.
+type Meta struct {
+	OpType, OpName, SourceFile, SourceLine string
+}
+
+// Metadata returns the fields of the instruction's metadata attribute that recomp reports.
+func (in *Instruction) Metadata() Meta {
+	var m Meta
+	v, ok := in.Attr("metadata")
+	if !ok {
+		return m
+	}
+	for _, kv := range KeyValues(v) {
+		switch kv[0] {
+		case "op_type":
+			m.OpType = kv[1]
+		case "op_name":
+			m.OpName = kv[1]
+		case "source_file":
+			m.SourceFile = kv[1]
+		case "source_line":
+			m.SourceLine = kv[1]
+		}
+	}
+	return m
+}
+
+// Source returns file:line from the metadata, or "".
+func (m Meta) Source() string {
+	if m.SourceFile == "" {
+		return ""
+	}
+	if m.SourceLine == "" {
+		return m.SourceFile
+	}
+	return m.SourceFile + ":" + m.SourceLine
+}

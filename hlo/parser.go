@@ -1,0 +1,838 @@
+package hlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Parse parses the HLO text of one module. file is used in error positions. The returned
+// module's strings share memory with src: src must not be modified afterwards.
+//
+// On errors Parse returns the partial module (never nil) and an ErrorList.
+func Parse(file string, src []byte) (*Module, error) {
+	p := &parser{src: src, file: file, line: 1}
+	m := p.parseModule()
+	m.File = file
+	return m, p.errs.Err()
+}
+
+type parser struct {
+	src       []byte
+	pos       int
+	line      int
+	lineStart int
+	file      string
+	errs      ErrorList
+	gaveUp    bool
+
+	instrSlab []Instruction
+	dimSlab   []int64
+	strSlab   []string
+	attrSlab  []Attr
+}
+
+// bailout stops parsing once there are too many errors.
+type bailout struct{}
+
+func (p *parser) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+func (p *parser) errorAt(pos, line, lineStart int, format string, args ...any) {
+	col := 1
+	if pos > lineStart && pos <= len(p.src) {
+		col = utf8.RuneCount(p.src[lineStart:pos]) + 1
+	}
+	p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+	if len(p.errs) >= MaxErrors {
+		p.gaveUp = true
+		panic(bailout{})
+	}
+}
+
+func (p *parser) errorf(format string, args ...any) {
+	p.errorAt(p.pos, p.line, p.lineStart, format, args...)
+}
+
+// expected reports "expected WHAT, found TOKEN" at the current position.
+func (p *parser) expected(what string) {
+	p.errorf("expected %s, found %s", what, p.found())
+}
+
+func (p *parser) found() string {
+	if p.pos >= len(p.src) {
+		return "end of file"
+	}
+	c := p.src[p.pos]
+	if isIdentStart(c) || c == '%' {
+		end := p.pos + 1
+		for end < len(p.src) && isIdentChar(p.src[end]) && end-p.pos < 40 {
+			end++
+		}
+		return strconv.Quote(string(p.src[p.pos:end]))
+	}
+	r, _ := utf8.DecodeRune(p.src[p.pos:])
+	return strconv.QuoteRune(r)
+}
+
+func isIdentStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+func isIdentChar(c byte) bool {
+	return isIdentStart(c) || c >= '0' && c <= '9' || c == '.' || c == '-'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// skip skips white space and comments.
+func (p *parser) skip() {
+	src := p.src
+	for p.pos < len(src) {
+		switch src[p.pos] {
+		case '\n':
+			p.pos++
+			p.line++
+			p.lineStart = p.pos
+		case ' ', '\t', '\r', '\f', '\v':
+			p.pos++
+		case '/':
+			if p.pos+1 >= len(src) {
+				return
+			}
+			switch src[p.pos+1] {
+			case '/':
+				for p.pos < len(src) && src[p.pos] != '\n' {
+					p.pos++
+				}
+			case '*':
+				p.skipBlockComment()
+			default:
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) skipBlockComment() {
+	startPos, startLine, startLS := p.pos, p.line, p.lineStart
+	p.pos += 2
+	for p.pos+1 < len(p.src) {
+		if p.src[p.pos] == '*' && p.src[p.pos+1] == '/' {
+			p.pos += 2
+			return
+		}
+		if p.src[p.pos] == '\n' {
+			p.line++
+			p.lineStart = p.pos + 1
+		}
+		p.pos++
+	}
+	p.pos = len(p.src)
+	p.errorAt(startPos, startLine, startLS, "comment not terminated")
+}
+
+func (p *parser) peek() byte {
+	p.skip()
+	if p.pos < len(p.src) {
+		return p.src[p.pos]
+	}
+	return 0
+}
+
+func (p *parser) accept(c byte) bool {
+	if p.peek() == c {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(c byte) bool {
+	if p.accept(c) {
+		return true
+	}
+	p.expected(strconv.QuoteRune(rune(c)))
+	return false
+}
+
+// ident reads an identifier, with an optional '%' before it. It returns "" if there is none.
+func (p *parser) ident() string {
+	p.skip()
+	start := p.pos
+	if start < len(p.src) && p.src[start] == '%' {
+		start++
+	}
+	if start >= len(p.src) || !isIdentStart(p.src[start]) {
+		return ""
+	}
+	end := start + 1
+	for end < len(p.src) && isIdentChar(p.src[end]) {
+		end++
+	}
+	// "->" is not part of a name: x.1->f32[]
+	for end > start+1 && p.src[end-1] == '-' {
+		end--
+	}
+	p.pos = end
+	return p.str(p.src[start:end])
+}
+
+// name reads an instruction or computation name: identifiers, but also names starting with a
+// digit, which some producers print.
+func (p *parser) name() string {
+	p.skip()
+	start := p.pos
+	if start < len(p.src) && p.src[start] == '%' {
+		start++
+	}
+	end := start
+	for end < len(p.src) && isIdentChar(p.src[end]) {
+		end++
+	}
+	for end > start && p.src[end-1] == '-' {
+		end--
+	}
+	if end == start {
+		return ""
+	}
+	p.pos = end
+	return p.str(p.src[start:end])
+}
+
+func (p *parser) keyword(kw string) bool {
+	p.skip()
+	if len(p.src)-p.pos >= len(kw) && string(p.src[p.pos:p.pos+len(kw)]) == kw {
+		end := p.pos + len(kw)
+		if end == len(p.src) || !isIdentChar(p.src[end]) {
+			p.pos = end
+			return true
+		}
+	}
+	return false
+}
+
+// skipLine moves to the start of the next line (error recovery).
+func (p *parser) skipLine() {
+	for p.pos < len(p.src) && p.src[p.pos] != '\n' {
+		p.pos++
+	}
+}
+
+func (p *parser) parseModule() (m *Module) {
+	m = &Module{}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+		}
+		p.finish(m)
+	}()
+	p.skip()
+	if p.keyword("HloModule") {
+		m.Name = p.name()
+		if m.Name == "" {
+			p.expected("module name")
+		}
+		for p.accept(',') {
+			if a, ok := p.attr(); ok {
+				m.Attrs = append(m.Attrs, a)
+			}
+		}
+	}
+	p.skipStackFrameTables()
+	for p.peek() != 0 {
+		before := p.pos
+		if c := p.parseComputation(); c != nil {
+			m.Computations = append(m.Computations, c)
+		}
+		if p.pos == before {
+			p.pos++ // never loop without progress
+		}
+	}
+	return m
+}
+
+func (p *parser) finish(m *Module) {
+	for _, c := range m.Computations {
+		if c.Entry {
+			m.Entry = c
+		}
+	}
+	if m.Entry == nil && len(m.Computations) > 0 {
+		m.Entry = m.Computations[len(m.Computations)-1] // XLA takes the last one
+	}
+	if m.Name == "" && m.Entry != nil {
+		m.Name = m.Entry.Name
+	}
+	if len(m.Computations) == 0 && len(p.errs) == 0 {
+		p.errs = append(p.errs, &Error{File: p.file, Line: p.line, Col: 1, Msg: "expected a computation, found end of file"})
+	}
+}
+
+// skipStackFrameTables skips the FileNames/FunctionNames/FileLocations/StackFrames tables that
+// newer XLA prints after the header.
+func (p *parser) skipStackFrameTables() {
+	for {
+		if !(p.keyword("FileNames") || p.keyword("FunctionNames") || p.keyword("FileLocations") || p.keyword("StackFrames")) {
+			return
+		}
+		for {
+			p.skip()
+			if p.pos >= len(p.src) || !isDigit(p.src[p.pos]) {
+				break
+			}
+			p.skipLine()
+		}
+	}
+}
+
+func (p *parser) parseComputation() (c *Computation) {
+	line := p.line
+	entry := p.keyword("ENTRY")
+	name := p.name()
+	if name == "" {
+		p.expected("computation name")
+		p.skipLine()
+		return nil
+	}
+	c = &Computation{Name: name, Entry: entry, Line: line}
+	if p.peek() == '(' {
+		p.pos++
+		if !p.accept(')') {
+			for {
+				pn := p.name()
+				if pn == "" {
+					p.expected("parameter name")
+					p.skipLine()
+					return nil
+				}
+				if !p.expect(':') {
+					p.skipLine()
+					return nil
+				}
+				sh, ok := p.shape()
+				if !ok {
+					p.skipLine()
+					return nil
+				}
+				c.Params = append(c.Params, Param{Name: pn, Shape: sh})
+				if p.accept(')') {
+					break
+				}
+				if !p.expect(',') {
+					p.skipLine()
+					return nil
+				}
+			}
+		}
+		p.skip()
+		if p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] == '>' {
+			p.pos += 2
+			sh, ok := p.shape()
+			if !ok {
+				p.skipLine()
+				return nil
+			}
+			c.Result = &sh
+		} else {
+			p.expected("'->'")
+		}
+	}
+	if !p.expect('{') {
+		p.skipLine()
+		return nil
+	}
+	for {
+		ch := p.peek()
+		if ch == '}' {
+			p.pos++
+			break
+		}
+		if ch == 0 {
+			p.errorf("expected '}' to close computation %s, found end of file", name)
+			break
+		}
+		before := p.pos
+		if in := p.instruction(); in != nil {
+			c.Instructions = append(c.Instructions, in)
+			if in.Root {
+				if c.Root != nil {
+					p.errorAt(before, in.Line, p.lineStart, "computation %s has a second ROOT %s", name, in.Name)
+				}
+				c.Root = in
+			}
+		} else {
+			if p.pos == before {
+				p.pos++
+			}
+			p.skipLine()
+		}
+	}
+	for p.accept(',') {
+		if a, ok := p.attr(); ok {
+			c.Attrs = append(c.Attrs, a)
+		}
+	}
+	if c.Root == nil && len(c.Instructions) > 0 {
+		c.Root = c.Instructions[len(c.Instructions)-1]
+	}
+	return c
+}
+
+func (p *parser) newInstruction() *Instruction {
+	if len(p.instrSlab) == cap(p.instrSlab) {
+		p.instrSlab = make([]Instruction, 0, 256)
+	}
+	p.instrSlab = p.instrSlab[:len(p.instrSlab)+1]
+	return &p.instrSlab[len(p.instrSlab)-1]
+}
+
+func (p *parser) instruction() *Instruction {
+	p.skip()
+	line := p.line
+	root := p.keyword("ROOT")
+	name := p.name()
+	if name == "" {
+		p.expected("instruction name")
+		return nil
+	}
+	if !p.accept('=') {
+		p.expected("'=' after instruction name " + name)
+		return nil
+	}
+	sh, ok := p.shape()
+	if !ok {
+		return nil
+	}
+	op := p.ident()
+	if op == "" {
+		p.expected("opcode")
+		return nil
+	}
+	in := p.newInstruction()
+	*in = Instruction{Name: name, Root: root, Shape: sh, Opcode: op, Param: -1, Line: line}
+	if !p.expect('(') {
+		return nil
+	}
+	switch op {
+	case "parameter":
+		p.skip()
+		s := p.pos
+		for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
+			p.pos++
+		}
+		n, err := strconv.Atoi(string(p.src[s:p.pos]))
+		if err != nil {
+			p.expected("parameter number")
+			return nil
+		}
+		in.Param = n
+		if !p.expect(')') {
+			return nil
+		}
+	case "constant":
+		p.skip()
+		s := p.pos
+		if !p.balanced(')') {
+			return nil
+		}
+		in.Literal = strings.TrimSpace(p.str(p.src[s:p.pos]))
+		p.pos++ // ')'
+	default:
+		if !p.operands(in) {
+			return nil
+		}
+	}
+	if p.peek() == ',' {
+		start := len(p.attrSlab)
+		if cap(p.attrSlab)-start < 8 {
+			p.attrSlab = make([]Attr, 0, 1024)
+			start = 0
+		}
+		for p.accept(',') {
+			a, ok := p.attr()
+			if !ok {
+				return nil
+			}
+			p.attrSlab = append(p.attrSlab, a)
+		}
+		in.Attrs = p.attrSlab[start:len(p.attrSlab):len(p.attrSlab)]
+	}
+	return in
+}
+
+// operands reads "a, b)" or "f32[2]{0} %a, f32[2]{0} %b)" after the '('.
+func (p *parser) operands(in *Instruction) bool {
+	if p.accept(')') {
+		return true
+	}
+	start := len(p.strSlab)
+	if cap(p.strSlab)-start < 16 {
+		p.strSlab = make([]string, 0, 1024)
+		start = 0
+	}
+	for {
+		p.skip()
+		// An operand may be preceded by its shape (long form).
+		if p.pos < len(p.src) && (p.src[p.pos] == '(' || p.startsShape()) {
+			if _, ok := p.shape(); !ok {
+				return false
+			}
+		}
+		n := p.name()
+		if n == "" {
+			p.expected("operand name")
+			return false
+		}
+		if p.peek() == '(' {
+			p.errorf("nested instructions as operands are not supported")
+			return false
+		}
+		p.strSlab = append(p.strSlab, n)
+		if p.accept(')') {
+			break
+		}
+		if !p.expect(',') {
+			return false
+		}
+	}
+	in.Operands = p.strSlab[start:len(p.strSlab):len(p.strSlab)]
+	return true
+}
+
+// startsShape reports whether an element type followed by '[' starts at pos.
+func (p *parser) startsShape() bool {
+	i := p.pos
+	for i < len(p.src) && (isIdentStart(p.src[i]) || isDigit(p.src[i])) {
+		i++
+	}
+	return i > p.pos && i < len(p.src) && p.src[i] == '[' && isIdentStart(p.src[p.pos])
+}
+
+// shape reads an array or tuple shape with its optional layout.
+func (p *parser) shape() (Shape, bool) {
+	p.skip()
+	var s Shape
+	if p.pos < len(p.src) && p.src[p.pos] == '(' {
+		p.pos++
+		s.IsTuple = true
+		s.Tuple = []Shape{}
+		if p.accept(')') {
+			return s, true
+		}
+		for {
+			t, ok := p.shape()
+			if !ok {
+				return s, false
+			}
+			s.Tuple = append(s.Tuple, t)
+			if p.accept(')') {
+				return s, true
+			}
+			if !p.expect(',') {
+				return s, false
+			}
+		}
+	}
+	start := p.pos
+	for p.pos < len(p.src) && (isIdentStart(p.src[p.pos]) || isDigit(p.src[p.pos])) {
+		p.pos++
+	}
+	if p.pos == start || !isIdentStart(p.src[start]) {
+		p.pos = start
+		p.expected("shape")
+		return s, false
+	}
+	s.Elem = p.str(p.src[start:p.pos])
+	if p.pos >= len(p.src) || p.src[p.pos] != '[' {
+		p.expected("'[' after element type " + s.Elem)
+		return s, false
+	}
+	p.pos++
+	dimStart := len(p.dimSlab)
+	if cap(p.dimSlab)-dimStart < 16 {
+		p.dimSlab = make([]int64, 0, 4096)
+		dimStart = 0
+	}
+	p.skip()
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+	} else {
+		for i := 0; ; i++ {
+			p.skip()
+			switch {
+			case p.pos < len(p.src) && p.src[p.pos] == '?':
+				p.pos++
+				p.dimSlab = append(p.dimSlab, -1)
+			default:
+				if p.pos+1 < len(p.src) && p.src[p.pos] == '<' && p.src[p.pos+1] == '=' {
+					p.pos += 2
+					if i < 64 {
+						s.Bounded |= 1 << uint(i)
+					}
+				}
+				ds := p.pos
+				for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
+					p.pos++
+				}
+				v, err := strconv.ParseInt(string(p.src[ds:p.pos]), 10, 64)
+				if err != nil {
+					p.pos = ds
+					p.expected("dimension size")
+					return s, false
+				}
+				p.dimSlab = append(p.dimSlab, v)
+			}
+			if p.accept(']') {
+				break
+			}
+			if !p.expect(',') {
+				return s, false
+			}
+		}
+	}
+	s.Dims = p.dimSlab[dimStart:len(p.dimSlab):len(p.dimSlab)]
+	// A layout follows only if '{' is followed by a digit, ':' or '}'.
+	save, saveLine, saveLS := p.pos, p.line, p.lineStart
+	if p.peek() == '{' {
+		q := p.pos + 1
+		for q < len(p.src) && (p.src[q] == ' ' || p.src[q] == '\t') {
+			q++
+		}
+		if q < len(p.src) && (isDigit(p.src[q]) || p.src[q] == ':' || p.src[q] == '}') {
+			p.pos++
+			ls := p.pos
+			depth := 0
+			for p.pos < len(p.src) {
+				c := p.src[p.pos]
+				if c == '(' {
+					depth++
+				} else if c == ')' {
+					depth--
+				} else if c == '}' && depth <= 0 {
+					break
+				} else if c == '\n' || c == '{' {
+					p.expected("'}' to close layout")
+					return s, false
+				}
+				p.pos++
+			}
+			if p.pos >= len(p.src) {
+				p.expected("'}' to close layout")
+				return s, false
+			}
+			s.Layout = strings.TrimSpace(p.str(p.src[ls:p.pos]))
+			s.HasLayout = true
+			p.pos++
+			return s, true
+		}
+	}
+	p.pos, p.line, p.lineStart = save, saveLine, saveLS
+	return s, true
+}
+
+// attr reads name=value.
+func (p *parser) attr() (Attr, bool) {
+	p.skip()
+	s := p.pos
+	for p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
+		p.pos++
+	}
+	if p.pos == s {
+		p.expected("attribute name")
+		return Attr{}, false
+	}
+	name := p.str(p.src[s:p.pos])
+	if !p.accept('=') {
+		p.expected("'=' after attribute " + name)
+		return Attr{}, false
+	}
+	v, ok := p.value()
+	return Attr{Name: name, Value: v}, ok
+}
+
+// value reads an attribute value: everything up to a ',' or white space outside brackets and
+// strings, or an unmatched closing bracket.
+func (p *parser) value() (string, bool) {
+	p.skip()
+	src := p.src
+	start := p.pos
+	depth := 0
+	dirty := false
+	startLine, startLS := p.line, p.lineStart
+loop:
+	for p.pos < len(src) {
+		c := src[p.pos]
+		switch c {
+		case '"':
+			if !p.skipString() {
+				return "", false
+			}
+			continue
+		case '{', '[', '(':
+			depth++
+		case '}', ']', ')':
+			if depth == 0 {
+				break loop
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				break loop
+			}
+		case '\n':
+			if depth == 0 {
+				break loop
+			}
+			dirty = true
+			p.line++
+			p.lineStart = p.pos + 1
+		case ' ', '\t', '\r':
+			if depth == 0 {
+				break loop
+			}
+			if c != ' ' {
+				dirty = true
+			}
+		case '%':
+			dirty = true
+		case '/':
+			if p.pos+1 < len(src) && (src[p.pos+1] == '*' || src[p.pos+1] == '/') {
+				dirty = true
+				if src[p.pos+1] == '*' {
+					p.skipBlockComment()
+				} else {
+					for p.pos < len(src) && src[p.pos] != '\n' {
+						p.pos++
+					}
+				}
+				continue
+			}
+		}
+		p.pos++
+	}
+	if depth > 0 {
+		p.errorAt(start, startLine, startLS, "unbalanced brackets in attribute value")
+		return "", false
+	}
+	if p.pos == start {
+		p.expected("attribute value")
+		return "", false
+	}
+	raw := src[start:p.pos]
+	if !dirty {
+		return p.str(raw), true
+	}
+	return normalizeValue(raw), true
+}
+
+// skipString skips a double-quoted string with C escapes, starting at the quote.
+func (p *parser) skipString() bool {
+	startPos, startLine, startLS := p.pos, p.line, p.lineStart
+	p.pos++
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case '\\':
+			p.pos += 2
+			continue
+		case '"':
+			p.pos++
+			return true
+		case '\n':
+			p.line++
+			p.lineStart = p.pos + 1
+		}
+		p.pos++
+	}
+	p.pos = len(p.src)
+	p.errorAt(startPos, startLine, startLS, "string not terminated")
+	return false
+}
+
+// balanced moves to the unmatched close byte, skipping nested brackets and strings.
+func (p *parser) balanced(close byte) bool {
+	depth := 0
+	start, startLine, startLS := p.pos, p.line, p.lineStart
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch c {
+		case '"':
+			if !p.skipString() {
+				return false
+			}
+			continue
+		case '(', '{', '[':
+			depth++
+		case ')', '}', ']':
+			if depth == 0 {
+				if c == close {
+					return true
+				}
+				p.expected(strconv.QuoteRune(rune(close)))
+				return false
+			}
+			depth--
+		case '\n':
+			p.line++
+			p.lineStart = p.pos + 1
+		}
+		p.pos++
+	}
+	p.errorAt(start, startLine, startLS, "expected %q, found end of file", close)
+	return false
+}
+
+// normalizeValue removes comments and '%' name prefixes outside strings and turns runs of
+// white space into one space.
+func normalizeValue(raw []byte) string {
+	b := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(raw) && raw[j] != '"' {
+				if raw[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(raw) {
+				j = len(raw) - 1
+			}
+			b = append(b, raw[i:j+1]...)
+			i = j
+		case c == '/' && i+1 < len(raw) && raw[i+1] == '*':
+			j := i + 2
+			for j+1 < len(raw) && !(raw[j] == '*' && raw[j+1] == '/') {
+				j++
+			}
+			i = j + 1
+		case c == '/' && i+1 < len(raw) && raw[i+1] == '/':
+			for i+1 < len(raw) && raw[i+1] != '\n' {
+				i++
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if len(b) > 0 && b[len(b)-1] != ' ' {
+				b = append(b, ' ')
+			}
+		case c == '%':
+		default:
+			b = append(b, c)
+		}
+	}
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}

@@ -1,0 +1,240 @@
+package hlo
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func mustParse(t testing.TB, name string, src string) *Module {
+	t.Helper()
+	m, err := Parse(name, []byte(src))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", name, err)
+	}
+	return m
+}
+
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestShortForm(t *testing.T) {
+	m := mustParse(t, "short_form.hlo", readTestdata(t, "short_form.hlo"))
+	if m.Name != "jit_train_step" {
+		t.Errorf("name = %q", m.Name)
+	}
+	if v, _ := m.Attr("entry_computation_layout"); v != "{(f32[32,784]{1,0}, f32[784,10]{1,0}, s32[32]{0})->(f32[]{:T(128)}, f32[784,10]{1,0})}" {
+		t.Errorf("entry_computation_layout = %q (the /*index=2*/ comment must be dropped)", v)
+	}
+	if v, _ := m.Attr("input_output_alias"); v != "{ {1}: (1, {}, may-alias) }" {
+		t.Errorf("input_output_alias = %q", v)
+	}
+	if len(m.Computations) != 3 || m.Entry == nil || m.Entry.Name != "main.20" || !m.Entry.Entry {
+		t.Fatalf("computations: %d, entry %+v", len(m.Computations), m.Entry)
+	}
+	e := m.Entry
+	if len(e.Instructions) != 17 || e.Root == nil || e.Root.Name != "tuple.17" {
+		t.Fatalf("entry has %d instructions, root %v", len(e.Instructions), e.Root)
+	}
+	w := e.Instruction("w.2")
+	if w.Param != 1 || w.Shape.String() != "f32[784,10]{1,0}" {
+		t.Errorf("w.2: param %d shape %s", w.Param, w.Shape)
+	}
+	if v, _ := w.Attr("sharding"); v != "{devices=[2,1,2]<=[4] last_tile_dim_replicate}" {
+		t.Errorf("sharding = %q", v)
+	}
+	dot := e.Instruction("dot.4")
+	if got := strings.Join(dot.Operands, ","); got != "x.1,w.2" {
+		t.Errorf("dot operands = %s", got)
+	}
+	md := dot.Metadata()
+	if md.OpName != "jit(train_step)/dot_general" || md.Source() != "/home/user/train.py:12" {
+		t.Errorf("metadata = %+v", md)
+	}
+	if lr := e.Instruction("lr.5"); lr.Literal != "0.001" || lr.Elided() {
+		t.Errorf("lr literal %q", lr.Literal)
+	}
+	if big := e.Instruction("big.9"); !big.Elided() {
+		t.Errorf("big.9 should be elided: %q", big.Literal)
+	}
+	if v, _ := e.Instruction("sub.10").Attr("backend_config"); !strings.HasSuffix(v, `"note":"a } in a string"}`) {
+		t.Errorf("bare JSON backend_config = %q", v)
+	}
+	if v, _ := e.Instruction("cc.11").Attr("backend_config"); v != `"{\"alpha\":1,\"s\":\"\\\"}\"}"` {
+		t.Errorf("quoted backend_config = %q", v)
+	}
+	cc := e.Instruction("cc.11")
+	if !cc.Shape.IsTuple || len(cc.Shape.Tuple) != 2 || cc.Shape.String() != "(f32[784,10]{1,0}, s8[64]{0})" {
+		t.Errorf("tuple shape = %s", cc.Shape)
+	}
+	dyn := e.Instruction("dyn.13")
+	if dyn.Shape.String() != "f32[<=32,?]{1,0}" || dyn.Shape.Dims[1] != -1 {
+		t.Errorf("dynamic shape = %s %v", dyn.Shape, dyn.Shape.Dims)
+	}
+	if v, _ := dyn.Attr("some_new_attribute"); v != "[2,4]<=[8]T(1,0)" {
+		t.Errorf("unknown attribute kept as %q", v)
+	}
+	if s := e.Instruction("tile.14").Shape; s.Layout != "0,3,2,1:T(8,128)(2,1)S(1)" {
+		t.Errorf("tiled layout = %q", s.Layout)
+	}
+	if c := e.Instruction("c.15"); CanonicalLiteral(c.Literal) != "{(1,0),(-inf,nan)}" {
+		t.Errorf("complex literal = %q", CanonicalLiteral(c.Literal))
+	}
+	if v, _ := e.Root.Attr("control-predecessors"); v != "{tok.16}" {
+		t.Errorf("control-predecessors = %q", v)
+	}
+	if got := e.Instruction("reduce.8").CalledComputations(); len(got) != 1 || got[0] != "region_0.5" {
+		t.Errorf("called = %v", got)
+	}
+}
+
+func TestFormsHaveOneFingerprint(t *testing.T) {
+	long := mustParse(t, "long_form.hlo", readTestdata(t, "long_form.hlo"))
+	hybrid := mustParse(t, "hybrid_form.hlo", readTestdata(t, "hybrid_form.hlo"))
+	if a, b := Fingerprint(long), Fingerprint(hybrid); a != b {
+		t.Errorf("long and hybrid forms of one module: %s != %s", a, b)
+	}
+}
+
+func TestFingerprintSeesChanges(t *testing.T) {
+	base := readTestdata(t, "hybrid_form.hlo")
+	fp := Fingerprint(mustParse(t, "base", base))
+	for _, c := range []struct{ name, old, new string }{
+		{"shape", "%p0 = bf16[1,300,300,3]", "%p0 = bf16[2,300,300,3]"},
+		{"dtype", "%c = bf16[] constant(0.5)", "%c = f32[] constant(0.5)"},
+		{"layout", "%p0 = bf16[1,300,300,3]{3,2,1,0}", "%p0 = bf16[1,300,300,3]{0,1,2,3}"},
+		{"constant", "constant(0.5)", "constant(0.25)"},
+		{"attribute", `grad_x="false"`, `grad_x="true"`},
+		{"opcode", "multiply(%p0, %b)", "add(%p0, %b)"},
+		{"operand order", "multiply(%p0, %b)", "multiply(%b, %p0)"},
+		{"header", "entry_computation_layout={(bf16[1,300,300,3]{3,2,1,0})", "num_partitions=2, entry_computation_layout={(bf16[1,300,300,3]{3,2,1,0})"},
+	} {
+		changed := strings.Replace(base, c.old, c.new, 1)
+		if changed == base {
+			t.Fatalf("%s: replacement did not apply", c.name)
+		}
+		if got := Fingerprint(mustParse(t, c.name, changed)); got == fp {
+			t.Errorf("%s change not seen by the fingerprint", c.name)
+		}
+	}
+	for _, c := range []struct{ name, old, new string }{
+		{"module name", "HloModule graphsage", "HloModule graphsage.77"},
+		{"instruction name", "%mul.5", "%multiply.99"},
+		{"metadata", "%c = bf16[] constant(0.5)", `%c = bf16[] constant(0.5), metadata={op_name="lr" source_file="a.py" source_line=3}`},
+		{"computation name", "%add_f", "%add_g"},
+		{"comment", "multiply(%p0, %b)", "multiply(%p0, /*index=1*/%b)"},
+	} {
+		changed := strings.Replace(base, c.old, c.new, -1)
+		if got := Fingerprint(mustParse(t, c.name, changed)); got != fp {
+			t.Errorf("%s change should not change the fingerprint", c.name)
+		}
+	}
+}
+
+func TestErrorsArePositioned(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"HloModule m\n\nENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT b = f32[2 add(a, a)\n}\n", "x.hlo:5:18: expected ',', found \"add\""},
+		{"HloModule m\nENTRY e {\n  a = f32[] parameter(x)\n}\n", "x.hlo:3:23: expected parameter number, found \"x\""},
+		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n", "x.hlo:4:1: expected '}' to close computation e, found end of file"},
+		{"HloModule m\n", "x.hlo:2:1: expected a computation, found end of file"},
+		{"HloModule m\nENTRY e {\n  a = f32[] constant(\"oops)\n}\n", "x.hlo:3:22: string not terminated"},
+	} {
+		m, err := Parse("x.hlo", []byte(c.src))
+		if m == nil {
+			t.Fatalf("%q: nil module", c.src)
+		}
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) == 0 {
+			t.Fatalf("%q: want an ErrorList, got %v", c.src, err)
+		}
+		if got := list[0].Error(); got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.src, got, c.want)
+		}
+	}
+}
+
+func TestRecoversAfterABadLine(t *testing.T) {
+	src := "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[ bogus\n  ROOT c = f32[] negate(a)\n}\n"
+	m, err := Parse("r.hlo", []byte(src))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	if m.Entry == nil || m.Entry.Root == nil || m.Entry.Root.Name != "c" {
+		t.Fatalf("partial module should keep the instruction after the bad line: %+v", m.Entry)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.hlo")
+	corpus, _ := filepath.Glob("../../shared/corpus/hlo/*/*.txt")
+	files = append(files, corpus...)
+	if len(files) < 3 {
+		t.Fatalf("no inputs")
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Parse(f, src)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		var buf bytes.Buffer
+		if err := Print(&buf, m); err != nil {
+			t.Fatal(err)
+		}
+		m2, err := Parse(f+" (printed)", buf.Bytes())
+		if err != nil {
+			t.Errorf("reparse: %v", err)
+			continue
+		}
+		if a, b := Fingerprint(m), Fingerprint(m2); a != b {
+			t.Errorf("%s: fingerprint %s, after print and parse %s", f, a, b)
+		}
+		if m.InstructionCount() != m2.InstructionCount() {
+			t.Errorf("%s: %d instructions, after round trip %d", f, m.InstructionCount(), m2.InstructionCount())
+		}
+	}
+}
+
+func TestCanonicalLiteral(t *testing.T) {
+	for in, want := range map[string]string{
+		"{ { 1, 2 }, { 3, 4 } }":      "{{1,2},{3,4}}",
+		"1.0":                         "1",
+		"7.4505806e-09":               "7.4505806e-09",
+		"7.4505805969238281e-09":      "7.450580596923828e-09",
+		"(5.9604644775390625e-08, 0)": "(5.960464477539063e-08,0)",
+		"-inf":                        "-inf",
+		"nan(0x7)":                    "nan(0x7)",
+		"{...}":                       "{...}",
+		"true":                        "true",
+	} {
+		if got := CanonicalLiteral(in); got != want {
+			t.Errorf("CanonicalLiteral(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestKeyValues(t *testing.T) {
+	got := KeyValues(`{op_type="If" op_name="cond/cond" source_file="/a b/ops.py" source_line=1163 profile_type={1,2}}`)
+	want := [][2]string{{"op_type", "If"}, {"op_name", "cond/cond"}, {"source_file", "/a b/ops.py"}, {"source_line", "1163"}, {"profile_type", "{1,2}"}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%d: got %v want %v", i, got[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package hlo
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+)
+
+// Print writes m in one canonical text form: the short form (no '%', no operand shapes) with
+// the computation signatures that were parsed, one instruction per line, attributes as parsed.
+// Parsing the output gives a module with the same Fingerprint.
+func Print(w io.Writer, m *Module) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("HloModule ")
+	bw.WriteString(m.Name)
+	writeAttrs(bw, m.Attrs)
+	bw.WriteString("\n")
+	for _, c := range m.Computations {
+		bw.WriteString("\n")
+		if c.Entry {
+			bw.WriteString("ENTRY ")
+		}
+		bw.WriteString(c.Name)
+		if c.Result != nil {
+			bw.WriteString(" (")
+			for i, p := range c.Params {
+				if i > 0 {
+					bw.WriteString(", ")
+				}
+				bw.WriteString(p.Name)
+				bw.WriteString(": ")
+				bw.WriteString(p.Shape.String())
+			}
+			bw.WriteString(") -> ")
+			bw.WriteString(c.Result.String())
+		}
+		bw.WriteString(" {\n")
+		for _, in := range c.Instructions {
+			bw.WriteString("  ")
+			if in.Root {
+				bw.WriteString("ROOT ")
+			}
+			bw.WriteString(in.Name)
+			bw.WriteString(" = ")
+			bw.WriteString(in.Shape.String())
+			bw.WriteByte(' ')
+			bw.WriteString(in.Opcode)
+			bw.WriteByte('(')
+			switch in.Opcode {
+			case "parameter":
+				bw.WriteString(strconv.Itoa(in.Param))
+			case "constant":
+				bw.WriteString(in.Literal)
+			default:
+				for i, op := range in.Operands {
+					if i > 0 {
+						bw.WriteString(", ")
+					}
+					bw.WriteString(op)
+				}
+			}
+			bw.WriteByte(')')
+			writeAttrs(bw, in.Attrs)
+			bw.WriteByte('\n')
+		}
+		bw.WriteString("}")
+		writeAttrs(bw, c.Attrs)
+		bw.WriteString("\n")
+	}
+	return bw.Flush()
+}
+
+func writeAttrs(bw *bufio.Writer, attrs []Attr) {
+	for _, a := range attrs {
+		bw.WriteString(", ")
+		bw.WriteString(a.Name)
+		bw.WriteByte('=')
+		bw.WriteString(a.Value)
+	}
+}

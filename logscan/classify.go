@@ -1,0 +1,182 @@
+package logscan
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Message patterns, from the format strings in the producers' sources (see
+// ../shared/docs/log-formats.md). They run only on records that passed the anchor prefilter.
+var (
+	reXLABegin     = regexp.MustCompile(`Begin XLA compilation: (\S+) +\(Hash: (0x[0-9a-fA-F]+)\)`)
+	reXLAEnd       = regexp.MustCompile(`End XLA compilation: (\S+) +\(Hash: (0x[0-9a-fA-F]+)\)`)
+	reTFLoaded     = regexp.MustCompile(`Loaded (\S+) from (\S+\.(?:poplar_exec|xla_engine))`)
+	reTFMiss       = regexp.MustCompile(`Couldn't find (\S+\.(?:poplar_exec|xla_engine)) in executable cache`)
+	reTFPrecompile = regexp.MustCompile(`A pre-compiled Poplar program has been saved to (\S+)`)
+	reEngineBegin  = regexp.MustCompile(`Begin compiling Poplar engine (\S+)`)
+	reNotYet       = regexp.MustCompile(`Module (\S+) has not been compiled yet \(Hash: (0x[0-9a-fA-F]+)\)`)
+	reSkip         = regexp.MustCompile(`Skip engine compilation - (.+?)\.?$`)
+	reBarHeader    = regexp.MustCompile(`^Compiling module (\S+):$`)
+	reTFBar        = regexp.MustCompile(`\[[# ]{50}\] (\d+)% Compilation Finished \[Elapsed: (\d+):(\d{2}):(\d{2})\.(\d)\]`)
+	rePhaseStart   = regexp.MustCompile(`^Starting phase: (.+)$`)
+	rePhaseEnd     = regexp.MustCompile(`^Ending phase: (.+?) \(duration (\d+) ms; diff RSS: ([-+0-9.eE]+) MB(?:; total RSS: ([-+0-9.eE]+) MB)?\)`)
+	rePopARTStart  = regexp.MustCompile(`^Starting (?:Engine )?compilation$`)
+	rePopARTHit    = regexp.MustCompile(`Loading serialized PopART executable from (.+)$`)
+	rePopARTFail   = regexp.MustCompile(`Failed to load cached PopART executable from (\S+?):? `)
+	rePopARTWrite  = regexp.MustCompile(`Saving serialized Executablex to (.+)$`)
+	rePTBar        = regexp.MustCompile(`Graph compilation: *(\d+)%\|[^|]*\| *(\d+)/(\d+) \[([\d:]+)<`)
+)
+
+func (s *Scanner) emit(h header, lineNo int, ev Event) {
+	ev.File, ev.Line = s.name, lineNo
+	if h.producer != "" {
+		ev.Producer = h.producer
+	}
+	ev.Time, ev.DateKnown, ev.Stamp = h.t, h.dateKnown, h.stamp
+	s.pending = append(s.pending, ev)
+}
+
+// classify turns one record's message into events. Producer defaults name who prints the
+// message when the record has no prefix.
+func (s *Scanner) classify(msg string, h header, lineNo int) {
+	has := func(sub string) bool { return strings.Contains(msg, sub) }
+	switch {
+	case has("XLA compilation: "):
+		if m := reXLABegin.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: "tf-ipu", Signal: "tf:begin_xla", Module: m[1], Hash: m[2]})
+		} else if m := reXLAEnd.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CompileEnd, Producer: "tf-ipu", Signal: "tf:end_xla", Module: m[1], Hash: m[2]})
+		}
+	case has(".poplar_exec") || has(".xla_engine"):
+		if m := reTFLoaded.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: "tf-ipu", Signal: "tf:loaded", Module: m[1], Path: m[2]})
+		} else if m := reTFMiss.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: "tf-ipu", Signal: "tf:not_found", Path: m[1]})
+		} else if m := reTFPrecompile.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: "tf-ipu", Signal: "tf:precompiled", Path: m[1]})
+		}
+	case has("Poplar engine"):
+		if m := reEngineBegin.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "tf-ipu", Signal: "tf:engine", Module: m[1]})
+		} else if has("End compiling Poplar engine") {
+			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "tf-ipu", Signal: "tf:engine"})
+		}
+	case has("has not been compiled yet"):
+		if m := reNotYet.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: "tf-ipu", Signal: "tf:in_process_miss", Module: m[1], Hash: m[2], Detail: "in-process executable cache"})
+		}
+	case has("Skip engine compilation"):
+		if m := reSkip.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CompileSkipped, Producer: "tf-ipu", Signal: "tf:skip", Detail: m[1]})
+		}
+	case strings.HasPrefix(msg, "Compiling module "):
+		if m := reBarHeader.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "tf-ipu", Signal: "tf:progress_bar", Module: m[1]})
+		}
+	case has("% Compilation Finished"):
+		if m := reTFBar.FindStringSubmatch(msg); m != nil {
+			d := atoi(m[2])*3600 + atoi(m[3])*60 + atoi(m[4])
+			dur := time.Duration(d)*time.Second + time.Duration(atoi(m[5]))*100*time.Millisecond
+			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "tf-ipu", Signal: "tf:progress_bar", Duration: dur})
+		}
+	case has("phase: "):
+		if m := rePhaseStart.FindStringSubmatch(msg); m != nil {
+			kind := PhaseStart
+			if m[1] == "graphConstruction" {
+				kind = CompileBegin
+			}
+			s.emit(h, lineNo, Event{Kind: kind, Producer: "poplar", Signal: "poplar:" + m[1], Phase: m[1]})
+		} else if m := rePhaseEnd.FindStringSubmatch(msg); m != nil {
+			kind := PhaseEnd
+			if m[1] == "Loading executable" {
+				kind = ExecutableLoad
+			}
+			detail := "diff RSS " + m[3] + " MB"
+			if m[4] != "" {
+				detail += ", total RSS " + m[4] + " MB"
+			}
+			s.emit(h, lineNo, Event{Kind: kind, Producer: "poplar", Signal: "poplar:" + m[1], Phase: m[1],
+				Duration: time.Duration(atoi(m[2])) * time.Millisecond, Detail: detail})
+		}
+	case has("Graph compilation:"):
+		if m := rePTBar.FindStringSubmatch(msg); m != nil {
+			s.poptorchBar(h, lineNo, atoi(m[2]), atoi(m[3]), parseClock(m[4]))
+		}
+	case rePopARTStart.MatchString(msg):
+		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "popart", Signal: "popart:start"})
+	case msg == "Graph compiled":
+		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "popart", Signal: "popart:compiled"})
+	case has("PopART executable"):
+		if m := rePopARTHit.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: "popart", Signal: "popart:load_serialized", Path: strings.TrimSpace(m[1])})
+		} else if m := rePopARTFail.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: "popart", Signal: "popart:load_failed", Path: m[1], Detail: "cached executable could not be loaded"})
+		}
+	case has("Saving serialized Executablex to "):
+		if m := rePopARTWrite.FindStringSubmatch(msg); m != nil {
+			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: "popart", Signal: "popart:save", Path: strings.TrimSpace(m[1])})
+		}
+	case msg == "Engine loaded":
+		s.emit(h, lineNo, Event{Kind: ExecutableLoad, Producer: "popart", Signal: "popart:engine_loaded"})
+	case has("Compiled cluster using XLA!"):
+		s.emit(h, lineNo, Event{Kind: ClusterCompiled, Producer: "tf", Signal: "tf:cluster_compiled"})
+	default:
+		s.classifyFrameworks(msg, h, lineNo)
+	}
+}
+
+// barState follows PopTorch's tqdm "Graph compilation" bar, which says whether a graph was
+// compiled (the bar climbs) or served from the executable cache (it jumps to 100% in 00:00).
+type barState struct {
+	active    bool
+	beginLine int
+	done      bool
+	doneAt    time.Duration
+}
+
+func (s *Scanner) poptorchBar(h header, lineNo, n, total int, elapsed time.Duration) {
+	b := &s.bar
+	switch {
+	case n < total && b.active:
+		// progress
+	case n < total:
+		if b.done && elapsed > 0 && elapsed >= b.doneAt {
+			return // a stale redraw of the bar that just finished
+		}
+		b.active, b.done, b.beginLine = true, false, lineNo
+		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "poptorch", Signal: "poptorch:bar"})
+	case b.active:
+		b.active, b.done, b.doneAt = false, true, elapsed
+		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "poptorch", Signal: "poptorch:bar", Duration: elapsed})
+	case b.done && elapsed > 0 && elapsed == b.doneAt:
+		// the final redraw of the bar that just finished
+	case elapsed == 0:
+		b.done, b.doneAt = true, 0
+		s.emit(h, lineNo, Event{Kind: CacheHit, Producer: "poptorch", Signal: "poptorch:bar",
+			Detail: "compilation bar jumped to 100% in 00:00"})
+	default:
+		// only the final state of a bar that climbed: a compilation we did not see start
+		b.done, b.doneAt = true, elapsed
+		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "poptorch", Signal: "poptorch:bar"})
+		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "poptorch", Signal: "poptorch:bar", Duration: elapsed})
+	}
+}
+
+// parseClock reads tqdm's elapsed time: MM:SS or H:MM:SS.
+func parseClock(v string) time.Duration {
+	var secs int
+	for _, part := range strings.Split(v, ":") {
+		secs = secs*60 + atoi(part)
+	}
+	return time.Duration(secs) * time.Second
+}
+
+func atoi(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}

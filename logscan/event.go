@@ -1,0 +1,92 @@
+// Package logscan turns the text that XLA-based stacks print (TensorFlow and its Graphcore IPU
+// fork, Poplar, PopLibs, PopART, PopTorch, poprun, JAX, PyTorch/XLA) into typed compile, cache
+// and executable-load events.
+//
+// A Scanner reads one log as a stream of bytes and is used like bufio.Scanner:
+//
+//	s := logscan.NewScanner(r, "run.log", logscan.Options{})
+//	for s.Scan() {
+//		ev := s.Event()
+//		...
+//	}
+//	if err := s.Err(); err != nil { ... }
+//
+// It works on bytes with a literal prefilter: only lines that contain one of a few rare anchor
+// strings are parsed at all, so memory stays bounded whatever the size of the log or the length
+// of a line. Bad lines never stop a scan; they become Warnings with a file and line.
+package logscan
+
+import "time"
+
+// Kind says what an Event reports.
+type Kind string
+
+// Event kinds.
+const (
+	// CompileRequest is a request to compile a module (TF-IPU "Begin XLA compilation"). It may
+	// still be served from a cache.
+	CompileRequest Kind = "compile_request"
+	// CompileEnd is the end of HLO optimisation for a request (TF-IPU "End XLA compilation").
+	CompileEnd Kind = "compile_end"
+	// CompileBegin is a real compilation starting: Poplar graph construction, a TF progress-bar
+	// header, PopART "Starting compilation", a PopTorch bar that climbs, a JAX compile.
+	CompileBegin Kind = "compile_begin"
+	// CompileFinished is a real compilation finishing, with its duration when the log says it.
+	CompileFinished Kind = "compile_finished"
+	// CompileSkipped is a request that needed no engine compilation.
+	CompileSkipped Kind = "compile_skipped"
+	// ClusterCompiled is TF's "Compiled cluster using XLA!", printed once per process.
+	ClusterCompiled Kind = "cluster_compiled"
+	// CacheHit is an executable served from a cache.
+	CacheHit Kind = "cache_hit"
+	// CacheMiss is an executable looked up in a cache and not found.
+	CacheMiss Kind = "cache_miss"
+	// CacheWrite is an executable written to a cache.
+	CacheWrite Kind = "cache_write"
+	// ExecutableLoad is an executable loaded onto the device.
+	ExecutableLoad Kind = "executable_load"
+	// PhaseStart and PhaseEnd are Poplar engine phases other than those above.
+	PhaseStart Kind = "phase_start"
+	PhaseEnd   Kind = "phase_end"
+	// Retrace is a framework saying that a function was traced again (tf.function retracing,
+	// JAX tracing cache miss).
+	Retrace Kind = "retrace"
+	// Marker is the first line that matched Options.Marker (the warm-up boundary).
+	Marker Kind = "marker"
+)
+
+// Event is one thing a log says about compilation, caching or loading.
+type Event struct {
+	Kind      Kind
+	Producer  string // tf, tf-ipu, poplar, popart, poptorch, jax, torch-xla, ...
+	Signal    string // which message produced it, e.g. "poplar:graphConstruction"
+	File      string
+	Line      int
+	Stamp     string    // the timestamp as printed, "" when the line has none
+	Time      time.Time // Stamp parsed; only the clock is meaningful unless DateKnown
+	DateKnown bool
+	Module    string
+	Hash      string // as printed, e.g. 0x1b2c3d4e5f607182
+	Path      string
+	Phase     string
+	Duration  time.Duration // 0 when unknown
+	Detail    string        // extra text: an explanation, a reason, a percentage
+}
+
+// Warning is a line that could not be used as it stands.
+type Warning struct {
+	File    string
+	Line    int
+	Message string
+}
+
+// Stats describes one scanned input.
+type Stats struct {
+	Lines        int
+	Bytes        int64
+	WarningCount int       // all warnings, including those not kept
+	Warnings     []Warning // the first MaxWarnings
+}
+
+// MaxWarnings is how many warnings a Scanner keeps; the rest are only counted.
+const MaxWarnings = 50

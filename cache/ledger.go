@@ -34,6 +34,7 @@ type Unit struct {
 	Input       int
 	File        string
 	Line        int
+	LastLine    int  // the last line that belongs to this unit
 	Requested   bool // a compile request was logged
 	Compiled    bool // not served from a cache
 	Hit         bool
@@ -65,6 +66,9 @@ type Load struct {
 	Line        int
 	Duration    time.Duration
 	AfterWarmup bool
+	// Owned is the first load after a compilation or cache hit: the load of that executable,
+	// which happens whatever the warm-up.
+	Owned bool
 }
 
 // Retrace is one framework report of a function traced again.
@@ -198,7 +202,7 @@ func (l *Ledger) Add(input int, ev logscan.Event) {
 
 func (l *Ledger) start(ev logscan.Event) *Unit {
 	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input,
-		File: ev.File, Line: ev.Line, begin: ev.Time, CachePath: ev.Path}
+		File: ev.File, Line: ev.Line, LastLine: ev.Line, begin: ev.Time, CachePath: ev.Path}
 	u.signals = append(u.signals, ev.Signal)
 	l.units = append(l.units, u)
 	l.inputUnits++
@@ -208,6 +212,7 @@ func (l *Ledger) start(ev logscan.Event) *Unit {
 
 func (l *Ledger) join(u *Unit, ev logscan.Event) {
 	u.signals = append(u.signals, ev.Signal)
+	u.LastLine = ev.Line
 	if u.Module == "" {
 		u.Module = ev.Module
 	}
@@ -412,10 +417,22 @@ func (l *Ledger) markLoads(r *Report) {
 			}
 		}
 	}
+	for _, u := range l.units {
+		for i := range l.loads {
+			ld := &l.loads[i]
+			if !ld.Owned && before(pos{u.Input, u.LastLine}, pos{ld.Input, ld.Line}) {
+				ld.Owned = true
+				break
+			}
+		}
+	}
 	for i := range l.loads {
 		ld := &l.loads[i]
 		r.Summary.ExecutableLoads++
 		r.Summary.LoadTime += ld.Duration
+		if ld.Owned {
+			continue
+		}
 		if l.opt.AfterMarker {
 			ml, ok := l.markers[ld.Input]
 			ld.AfterWarmup = ok && ld.Line > ml

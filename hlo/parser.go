@@ -596,7 +596,8 @@ func (p *parser) shape() (Shape, bool) {
 			if p.accept(']') {
 				break
 			}
-			if !p.expect(',') {
+			if !p.accept(',') {
+				p.expected("',' or ']'")
 				return s, false
 			}
 		}

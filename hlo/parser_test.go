@@ -142,7 +142,7 @@ func TestFingerprintSeesChanges(t *testing.T) {
 
 func TestErrorsArePositioned(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"HloModule m\n\nENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT b = f32[2 add(a, a)\n}\n", "x.hlo:5:18: expected ',', found \"add\""},
+		{"HloModule m\n\nENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT b = f32[2 add(a, a)\n}\n", "x.hlo:5:18: expected ',' or ']', found \"add\""},
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(x)\n}\n", "x.hlo:3:23: expected parameter number, found \"x\""},
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n", "x.hlo:4:1: expected '}' to close computation e, found end of file"},
 		{"HloModule m\n", "x.hlo:2:1: expected a computation, found end of file"},

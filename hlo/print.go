@@ -17,55 +17,7 @@ func Print(w io.Writer, m *Module) error {
 	bw.WriteString("\n")
 	for _, c := range m.Computations {
 		bw.WriteString("\n")
-		if c.Entry {
-			bw.WriteString("ENTRY ")
-		}
-		bw.WriteString(c.Name)
-		if c.Result != nil {
-			bw.WriteString(" (")
-			for i, p := range c.Params {
-				if i > 0 {
-					bw.WriteString(", ")
-				}
-				bw.WriteString(p.Name)
-				bw.WriteString(": ")
-				bw.WriteString(p.Shape.String())
-			}
-			bw.WriteString(") -> ")
-			bw.WriteString(c.Result.String())
-		}
-		bw.WriteString(" {\n")
-		for _, in := range c.Instructions {
-			bw.WriteString("  ")
-			if in.Root {
-				bw.WriteString("ROOT ")
-			}
-			bw.WriteString(in.Name)
-			bw.WriteString(" = ")
-			bw.WriteString(in.Shape.String())
-			bw.WriteByte(' ')
-			bw.WriteString(in.Opcode)
-			bw.WriteByte('(')
-			switch in.Opcode {
-			case "parameter":
-				bw.WriteString(strconv.Itoa(in.Param))
-			case "constant":
-				bw.WriteString(in.Literal)
-			default:
-				for i, op := range in.Operands {
-					if i > 0 {
-						bw.WriteString(", ")
-					}
-					bw.WriteString(op)
-				}
-			}
-			bw.WriteByte(')')
-			writeAttrs(bw, in.Attrs)
-			bw.WriteByte('\n')
-		}
-		bw.WriteString("}")
-		writeAttrs(bw, c.Attrs)
-		bw.WriteString("\n")
+		printComputation(bw, c)
 	}
 	return bw.Flush()
 }
@@ -77,4 +29,63 @@ func writeAttrs(bw *bufio.Writer, attrs []Attr) {
 		bw.WriteByte('=')
 		bw.WriteString(a.Value)
 	}
+}
+
+// PrintComputation writes one computation in the canonical form of Print.
+func PrintComputation(w io.Writer, c *Computation) error {
+	bw := bufio.NewWriter(w)
+	printComputation(bw, c)
+	return bw.Flush()
+}
+
+func printComputation(bw *bufio.Writer, c *Computation) {
+	if c.Entry {
+		bw.WriteString("ENTRY ")
+	}
+	bw.WriteString(c.Name)
+	if c.Result != nil {
+		bw.WriteString(" (")
+		for i, p := range c.Params {
+			if i > 0 {
+				bw.WriteString(", ")
+			}
+			bw.WriteString(p.Name)
+			bw.WriteString(": ")
+			bw.WriteString(p.Shape.String())
+		}
+		bw.WriteString(") -> ")
+		bw.WriteString(c.Result.String())
+	}
+	bw.WriteString(" {\n")
+	for _, in := range c.Instructions {
+		bw.WriteString("  ")
+		if in.Root {
+			bw.WriteString("ROOT ")
+		}
+		bw.WriteString(in.Name)
+		bw.WriteString(" = ")
+		bw.WriteString(in.Shape.String())
+		bw.WriteByte(' ')
+		bw.WriteString(in.Opcode)
+		bw.WriteByte('(')
+		switch in.Opcode {
+		case "parameter":
+			bw.WriteString(strconv.Itoa(in.Param))
+		case "constant":
+			bw.WriteString(in.Literal)
+		default:
+			for i, op := range in.Operands {
+				if i > 0 {
+					bw.WriteString(", ")
+				}
+				bw.WriteString(op)
+			}
+		}
+		bw.WriteByte(')')
+		writeAttrs(bw, in.Attrs)
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("}")
+	writeAttrs(bw, c.Attrs)
+	bw.WriteString("\n")
 }

@@ -1,6 +1,4 @@
 package main
 
-type diffCmd struct{}
-type explainCmd struct{}
 type guardCmd struct{}
 type cacheCmd struct{}

@@ -1,0 +1,476 @@
+package diff
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/recomp/recomp/hlo"
+)
+
+// Change is one difference between two paired modules.
+type Change struct {
+	Kind        string // see the Kind* constants
+	Computation string // the computation in B (in A for removals)
+	Instruction string // "old_name → new_name" when the names differ
+	OpName      string // metadata op_name of the instruction (B, else A)
+	Source      string // metadata source_file:source_line
+	Attr        string // the attribute or header field, for attribute and header changes
+	Old, New    string
+	Param       int  // entry parameter number, -1 otherwise
+	Entry       bool // in the entry computation
+	Root        bool // the entry computation's result
+	LineA       int
+	LineB       int
+
+	oldShape, newShape hlo.Shape
+}
+
+// Change kinds.
+const (
+	KindShape          = "shape"
+	KindDtype          = "dtype"
+	KindLayout         = "layout"
+	KindConstant       = "constant_value"
+	KindConstantElided = "constant_elided"
+	KindSharding       = "sharding"
+	KindReplicaGroups  = "replica_groups"
+	KindAttribute      = "attribute"
+	KindBackendConfig  = "backend_config"
+	KindOpcode         = "opcode"
+	KindAdded          = "instruction_added"
+	KindRemoved        = "instruction_removed"
+	KindCompAdded      = "computation_added"
+	KindCompRemoved    = "computation_removed"
+	KindHeader         = "module_header"
+)
+
+// MaxChanges is how many changes a Result keeps; all of them are counted and classified.
+const MaxChanges = 400
+
+// Result is the comparison of two modules.
+type Result struct {
+	A, B        *hlo.Module
+	Identical   bool
+	Changes     []Change
+	ChangeCount int
+	Counts      map[string]int
+	Causes      []Cause
+	Notes       []string
+	Matched     int // instruction pairs
+	Added       int
+	Removed     int
+
+	params     []Change // every entry-parameter change
+	results    []Change
+	constants  []Change
+	sharding   []Change
+	header     []Change
+	structure  []Change
+	layouts    []Change
+	attrs      []Change
+	dtypes     []Change
+	shapes     []Change
+	elided     int
+	addedOps   map[string]int
+	removedOps map[string]int
+}
+
+// Compare compares two modules structurally and classifies the differences.
+func Compare(a, b *hlo.Module) *Result {
+	r := &Result{A: a, B: b, Counts: map[string]int{}, addedOps: map[string]int{}, removedOps: map[string]int{}}
+	c := &comparer{r: r, a: a, b: b,
+		fa: hlo.NewHasher(a, hlo.HashOptions{}), fb: hlo.NewHasher(b, hlo.HashOptions{}),
+		sa: hlo.NewHasher(a, hlo.HashOptions{Skeleton: true}), sb: hlo.NewHasher(b, hlo.HashOptions{Skeleton: true}),
+		pairAB: map[*hlo.Computation]*hlo.Computation{}, pairBA: map[*hlo.Computation]*hlo.Computation{}}
+	c.header()
+	if a.Entry != nil && b.Entry != nil {
+		c.pairComps(a.Entry, b.Entry)
+	}
+	c.drain()
+	c.pairLeftoverComps()
+	c.drain()
+	for _, ca := range a.Computations {
+		if c.pairAB[ca] == nil {
+			c.add(Change{Kind: KindCompRemoved, Computation: ca.Name, Old: ca.Name + " (" + strconv.Itoa(len(ca.Instructions)) + " instructions)", Param: -1, LineA: ca.Line})
+		}
+	}
+	for _, cb := range b.Computations {
+		if c.pairBA[cb] == nil {
+			c.add(Change{Kind: KindCompAdded, Computation: cb.Name, New: cb.Name + " (" + strconv.Itoa(len(cb.Instructions)) + " instructions)", Param: -1, LineB: cb.Line})
+		}
+	}
+	r.Identical = r.ChangeCount == 0
+	if r.elided > 0 {
+		r.Notes = append(r.Notes, strconv.Itoa(r.elided)+" large constant(s) are printed as {...} in both modules: their values cannot be compared from text")
+	}
+	r.Causes = classify(r)
+	return r
+}
+
+type comparer struct {
+	r              *Result
+	a, b           *hlo.Module
+	fa, fb, sa, sb *hlo.Hasher
+	pairAB, pairBA map[*hlo.Computation]*hlo.Computation
+	queue          [][2]*hlo.Computation
+}
+
+func (c *comparer) pairComps(ca, cb *hlo.Computation) {
+	if ca == nil || cb == nil || c.pairAB[ca] != nil || c.pairBA[cb] != nil {
+		return
+	}
+	c.pairAB[ca], c.pairBA[cb] = cb, ca
+	c.queue = append(c.queue, [2]*hlo.Computation{ca, cb})
+}
+
+func (c *comparer) drain() {
+	for len(c.queue) > 0 {
+		p := c.queue[0]
+		c.queue = c.queue[1:]
+		c.compareComputations(p[0], p[1])
+	}
+}
+
+// pairLeftoverComps pairs computations that no call reached: by equal hash, then by name with
+// counters stripped, then by skeleton hash.
+func (c *comparer) pairLeftoverComps() {
+	type key func(h *hlo.Hasher, s *hlo.Hasher, x *hlo.Computation) string
+	keys := []key{
+		func(h, _ *hlo.Hasher, x *hlo.Computation) string { return strconv.FormatUint(h.Computation(x), 16) },
+		func(_, _ *hlo.Hasher, x *hlo.Computation) string { return hlo.Family(x.Name) },
+		func(_, s *hlo.Hasher, x *hlo.Computation) string { return strconv.FormatUint(s.Computation(x), 16) },
+	}
+	for _, k := range keys {
+		byKey := map[string][]*hlo.Computation{}
+		for _, cb := range c.b.Computations {
+			if c.pairBA[cb] == nil {
+				kk := k(c.fb, c.sb, cb)
+				byKey[kk] = append(byKey[kk], cb)
+			}
+		}
+		for _, ca := range c.a.Computations {
+			if c.pairAB[ca] != nil {
+				continue
+			}
+			kk := k(c.fa, c.sa, ca)
+			if l := byKey[kk]; len(l) > 0 {
+				c.pairComps(ca, l[0])
+				byKey[kk] = l[1:]
+			}
+		}
+	}
+}
+
+func (c *comparer) add(ch Change) {
+	r := c.r
+	r.ChangeCount++
+	r.Counts[ch.Kind]++
+	if len(r.Changes) < MaxChanges {
+		r.Changes = append(r.Changes, ch)
+	}
+	keep := func(l *[]Change) {
+		if len(*l) < 4*MaxChanges {
+			*l = append(*l, ch)
+		}
+	}
+	switch {
+	case ch.Param >= 0 && ch.Entry && (ch.Kind == KindShape || ch.Kind == KindDtype || ch.Kind == KindLayout):
+		keep(&r.params)
+	case ch.Root && ch.Entry && (ch.Kind == KindShape || ch.Kind == KindDtype || ch.Kind == KindLayout):
+		keep(&r.results)
+	}
+	switch ch.Kind {
+	case KindConstant:
+		keep(&r.constants)
+	case KindSharding, KindReplicaGroups:
+		keep(&r.sharding)
+	case KindHeader:
+		keep(&r.header)
+	case KindAdded, KindRemoved, KindCompAdded, KindCompRemoved, KindOpcode:
+		keep(&r.structure)
+	case KindLayout:
+		keep(&r.layouts)
+	case KindAttribute, KindBackendConfig:
+		keep(&r.attrs)
+	case KindDtype:
+		keep(&r.dtypes)
+	case KindShape:
+		keep(&r.shapes)
+	}
+}
+
+func (c *comparer) header() {
+	names := map[string]bool{}
+	var order []string
+	for _, a := range append(append([]hlo.Attr(nil), c.a.Attrs...), c.b.Attrs...) {
+		if !names[a.Name] {
+			names[a.Name] = true
+			order = append(order, a.Name)
+		}
+	}
+	sort.Strings(order)
+	for _, n := range order {
+		va, oka := c.a.Attr(n)
+		vb, okb := c.b.Attr(n)
+		if n == "frontend_attributes" {
+			va, vb = withoutFingerprintKeys(va), withoutFingerprintKeys(vb)
+		}
+		if va == vb {
+			continue
+		}
+		ch := Change{Kind: KindHeader, Attr: n, Old: va, New: vb, Param: -1}
+		if !oka {
+			ch.Old = "(absent)"
+		}
+		if !okb {
+			ch.New = "(absent)"
+		}
+		c.add(ch)
+	}
+}
+
+func withoutFingerprintKeys(v string) string {
+	out := ""
+	for _, kv := range hlo.KeyValues(v) {
+		if len(kv[0]) >= 11 && kv[0][:11] == "fingerprint" {
+			continue
+		}
+		if out != "" {
+			out += ","
+		}
+		out += kv[0] + "=" + strconv.Quote(kv[1])
+	}
+	return out
+}
+
+func indexByName(comp *hlo.Computation) map[string]int {
+	m := make(map[string]int, len(comp.Instructions))
+	for i, in := range comp.Instructions {
+		m[in.Name] = i
+	}
+	return m
+}
+
+// compareComputations matches the instructions of two computations and records their
+// differences. Matching is near-linear: parameters by number, then instructions whose whole
+// subgraph hashes equal and are unique, then instructions with equal skeleton hashes (shape- and
+// value-blind) in order, then operands of matched pairs with the same opcode.
+func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
+	na, nb := len(ca.Instructions), len(cb.Instructions)
+	ma, mb := make([]int, na), make([]int, nb)
+	for i := range ma {
+		ma[i] = -1
+	}
+	for j := range mb {
+		mb[j] = -1
+	}
+	var pairs [][2]int
+	pair := func(i, j int) {
+		ma[i], mb[j] = j, i
+		pairs = append(pairs, [2]int{i, j})
+	}
+	paramB := map[int]int{}
+	for j, in := range cb.Instructions {
+		if in.Opcode == "parameter" {
+			paramB[in.Param] = j
+		}
+	}
+	for i, in := range ca.Instructions {
+		if in.Opcode == "parameter" {
+			if j, ok := paramB[in.Param]; ok && mb[j] < 0 {
+				pair(i, j)
+			}
+		}
+	}
+	fa, fb := c.fa.Instructions(ca), c.fb.Instructions(cb)
+	countA := make(map[uint64]int, na)
+	for _, h := range fa {
+		countA[h]++
+	}
+	uniqueB := make(map[uint64]int, nb)
+	countB := make(map[uint64]int, nb)
+	for j, h := range fb {
+		countB[h]++
+		uniqueB[h] = j
+	}
+	for i, h := range fa {
+		if ma[i] < 0 && countA[h] == 1 && countB[h] == 1 && mb[uniqueB[h]] < 0 {
+			pair(i, uniqueB[h])
+		}
+	}
+	sa, sb := c.sa.Instructions(ca), c.sb.Instructions(cb)
+	groups := make(map[uint64][]int, nb)
+	for j, h := range sb {
+		if mb[j] < 0 {
+			groups[h] = append(groups[h], j)
+		}
+	}
+	for i, h := range sa {
+		if ma[i] >= 0 {
+			continue
+		}
+		if l := groups[h]; len(l) > 0 {
+			pair(i, l[0])
+			groups[h] = l[1:]
+		}
+	}
+	ia, ib := indexByName(ca), indexByName(cb)
+	if ca.Root != nil && cb.Root != nil {
+		i, j := ia[ca.Root.Name], ib[cb.Root.Name]
+		if ma[i] < 0 && mb[j] < 0 {
+			pair(i, j)
+		}
+	}
+	for k := 0; k < len(pairs); k++ {
+		x, y := ca.Instructions[pairs[k][0]], cb.Instructions[pairs[k][1]]
+		for o := 0; o < len(x.Operands) && o < len(y.Operands); o++ {
+			i, oka := ia[x.Operands[o]]
+			j, okb := ib[y.Operands[o]]
+			if oka && okb && ma[i] < 0 && mb[j] < 0 && ca.Instructions[i].Opcode == cb.Instructions[j].Opcode {
+				pair(i, j)
+			}
+		}
+	}
+	entry := ca == c.a.Entry && cb == c.b.Entry
+	sort.Slice(pairs, func(x, y int) bool { return pairs[x][1] < pairs[y][1] })
+	for _, p := range pairs {
+		c.r.Matched++
+		c.compareInstructions(ca.Instructions[p[0]], cb.Instructions[p[1]], cb, entry)
+	}
+	for i, in := range ca.Instructions {
+		if ma[i] < 0 {
+			c.r.Removed++
+			c.r.removedOps[in.Opcode]++
+			md := in.Metadata()
+			c.add(Change{Kind: KindRemoved, Computation: ca.Name, Instruction: in.Name, OpName: md.OpName, Source: md.Source(),
+				Old: in.Opcode + " " + in.Shape.String(), Param: -1, Entry: entry, LineA: in.Line})
+		}
+	}
+	for j, in := range cb.Instructions {
+		if mb[j] < 0 {
+			c.r.Added++
+			c.r.addedOps[in.Opcode]++
+			md := in.Metadata()
+			c.add(Change{Kind: KindAdded, Computation: cb.Name, Instruction: in.Name, OpName: md.OpName, Source: md.Source(),
+				New: in.Opcode + " " + in.Shape.String(), Param: -1, Entry: entry, LineB: in.Line})
+		}
+	}
+}
+
+// shapeKind says how two shapes differ: dtype, shape (dimensions or tuple structure), layout,
+// or "" when they are equal.
+func shapeKind(a, b hlo.Shape) string {
+	if a.IsTuple != b.IsTuple {
+		return KindShape
+	}
+	if a.IsTuple {
+		if len(a.Tuple) != len(b.Tuple) {
+			return KindShape
+		}
+		best := ""
+		rank := map[string]int{"": 0, KindLayout: 1, KindShape: 2, KindDtype: 3}
+		for i := range a.Tuple {
+			if k := shapeKind(a.Tuple[i], b.Tuple[i]); rank[k] > rank[best] {
+				best = k
+			}
+		}
+		return best
+	}
+	switch {
+	case a.Elem != b.Elem:
+		return KindDtype
+	case !a.SameDims(b):
+		return KindShape
+	case a.HasLayout && b.HasLayout && a.Layout != b.Layout:
+		return KindLayout
+	}
+	return ""
+}
+
+func (c *comparer) compareInstructions(x, y *hlo.Instruction, cb *hlo.Computation, entry bool) {
+	md := y.Metadata()
+	if md.OpName == "" {
+		md = x.Metadata()
+	}
+	base := Change{Computation: cb.Name, Instruction: y.Name, OpName: md.OpName, Source: md.Source(), Param: -1,
+		Entry: entry, Root: y.Root, LineA: x.Line, LineB: y.Line}
+	if x.Name != y.Name {
+		base.Instruction = x.Name + " → " + y.Name
+	}
+	if x.Opcode == "parameter" {
+		base.Param = y.Param
+	}
+	if x.Opcode != y.Opcode {
+		ch := base
+		ch.Kind, ch.Old, ch.New = KindOpcode, x.Opcode, y.Opcode
+		c.add(ch)
+	}
+	if k := shapeKind(x.Shape, y.Shape); k != "" {
+		ch := base
+		ch.Kind, ch.Old, ch.New = k, x.Shape.String(), y.Shape.String()
+		ch.oldShape, ch.newShape = x.Shape, y.Shape
+		c.add(ch)
+	}
+	if x.Opcode == "constant" && y.Opcode == "constant" {
+		switch {
+		case x.Elided() && y.Elided():
+			c.r.elided++
+		case x.Elided() || y.Elided():
+			ch := base
+			ch.Kind, ch.Old, ch.New = KindConstantElided, x.Literal, y.Literal
+			c.add(ch)
+		default:
+			la, lb := hlo.CanonicalLiteral(x.Literal), hlo.CanonicalLiteral(y.Literal)
+			if la != lb {
+				ch := base
+				ch.Kind, ch.Old, ch.New = KindConstant, x.Literal, y.Literal
+				c.add(ch)
+			}
+		}
+	}
+	c.compareAttrs(x, y, base)
+	ca, cb2 := x.CalledComputations(), y.CalledComputations()
+	for i := 0; i < len(ca) && i < len(cb2); i++ {
+		c.pairComps(c.a.Computation(ca[i]), c.b.Computation(cb2[i]))
+	}
+}
+
+func (c *comparer) compareAttrs(x, y *hlo.Instruction, base Change) {
+	seen := map[string]bool{}
+	check := func(name string) {
+		if seen[name] || name == "metadata" || name == "control-predecessors" || hlo.IsCallAttr(name) {
+			return
+		}
+		seen[name] = true
+		va, oka := x.Attr(name)
+		vb, okb := y.Attr(name)
+		if va == vb && oka == okb {
+			return
+		}
+		ch := base
+		ch.Attr, ch.Old, ch.New = name, va, vb
+		if !oka {
+			ch.Old = "(absent)"
+		}
+		if !okb {
+			ch.New = "(absent)"
+		}
+		switch name {
+		case "sharding":
+			ch.Kind = KindSharding
+		case "replica_groups", "source_target_pairs":
+			ch.Kind = KindReplicaGroups
+		case "backend_config":
+			ch.Kind = KindBackendConfig
+		default:
+			ch.Kind = KindAttribute
+		}
+		c.add(ch)
+	}
+	for _, a := range x.Attrs {
+		check(a.Name)
+	}
+	for _, a := range y.Attrs {
+		check(a.Name)
+	}
+}

@@ -1,0 +1,151 @@
+package diff
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/hlo"
+)
+
+func TestParseDumpName(t *testing.T) {
+	for _, c := range []struct {
+		base        string
+		id          int
+		name, stage string
+	}{
+		{"module_0001.jit_f.before_optimizations", 1, "jit_f", StageBefore},
+		{"module_0001.jit_f.cpu_after_optimizations", 1, "jit_f", StageAfter},
+		{"module_0042.jit_f.sm_8.0_gpu_after_optimizations", 42, "jit_f", StageAfter},
+		{"module_0312.after_optimizations", 312, "", StageAfter},
+		{"1700000000000000.module_0003.a_inference_f_13__XlaMustCompile_true__.412.before_optimizations", 3, "a_inference_f_13__XlaMustCompile_true__.412", StageBefore},
+		{"module_0806.pjit_train_step.0001.pre-spmd-partitioner.after_CallInliner.before_zero_sized_hlo_elimination", 806, "pjit_train_step", "0001.pre-spmd-partitioner.after_CallInliner.before_zero_sized_hlo_elimination"},
+		{"module_0001.0001.IPU.after_forward-allocation.before_hlo-memory-scheduler", 1, "", "0001.IPU.after_forward-allocation.before_hlo-memory-scheduler"},
+	} {
+		id, name, stage, ok := ParseDumpName(c.base)
+		if !ok || id != c.id || name != c.name || stage != c.stage {
+			t.Errorf("ParseDumpName(%q) = %d %q %q %v", c.base, id, name, stage, ok)
+		}
+	}
+	if _, _, _, ok := ParseDumpName("notes"); ok {
+		t.Error("a file without module_NNNN is not a dump name")
+	}
+}
+
+// TestCorpusPairs checks that every pair of real modules gets the cause a person reading
+// corpus/hlo/MANIFEST.md would name first.
+func TestCorpusPairs(t *testing.T) {
+	dir := "../../shared/corpus/hlo"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no corpus beside the project")
+	}
+	want := map[string][]string{
+		"torchxla-neuron/dp_mlp_batch16.txt":                                        {CauseBatchSize},
+		"torchxla-neuron/bert_dp_graph1.txt":                                        {CauseIdentical},
+		"torchxla-neuron/llama_tp1.txt":                                             {CauseSharding, CauseInputShape, CauseGraphStructure},
+		"torchxla-neuron/gpt2_tp1.txt":                                              {CauseSharding, CauseInputShape, CauseGraphStructure},
+		"torchxla-neuron/sharding_batch.txt":                                        {CauseSharding, CauseGraphStructure},
+		"jax-gpu-compiled-as-text/jaxfft_256_mesh2x4_f32_FFT.compiled.txt|512":      {CauseInputShape},
+		"jax-gpu-compiled-as-text/jaxfft_256_mesh2x4_f32_FFT.compiled.txt|f64":      {CauseDtype},
+		"jax-gpu-compiled-as-text/jaxfft_256_mesh2x4_f32_FFT.compiled.txt|4x2":      {CauseSharding},
+		"jax-gpu-compiled-as-text/pfft3d_256_mesh8x1_f64_IFFT-noncont.compiled.txt": {CauseInputShape, CauseConstant},
+		"tf-autoclustering-dumpdir/module_0312.after_optimizations.txt":             {CauseBatchSize, CauseGraphStructure},
+		"tf-autoclustering-dumpdir/module_0268.after_optimizations.txt":             {CauseInputShape},
+	}
+	pairs, err := os.ReadFile(filepath.Join(dir, "PAIRS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, line := range strings.Split(string(pairs), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 2 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key := f[0]
+		if strings.Contains(f[0], "jaxfft_256_mesh2x4_f32") {
+			switch {
+			case strings.Contains(f[1], "512"):
+				key += "|512"
+			case strings.Contains(f[1], "f64"):
+				key += "|f64"
+			default:
+				key += "|4x2"
+			}
+		}
+		a, b := parseFile(t, filepath.Join(dir, f[0])), parseFile(t, filepath.Join(dir, f[1]))
+		r := Compare(a, b)
+		var got []string
+		for _, c := range r.Causes {
+			got = append(got, c.Kind)
+		}
+		if w, ok := want[key]; ok {
+			seen++
+			if strings.Join(got, ",") != strings.Join(w, ",") {
+				t.Errorf("%s vs %s: causes %v, want %v", f[0], f[1], got, w)
+			}
+		}
+		if len(r.Causes) == 0 {
+			t.Errorf("%s vs %s: no cause", f[0], f[1])
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("checked %d of %d expected pairs", seen, len(want))
+	}
+}
+
+func parseFile(t testing.TB, path string) *hlo.Module {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := hlo.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func synthetic(tb testing.TB, s hlo.Synthetic) *hlo.Module {
+	var buf bytes.Buffer
+	if err := hlo.WriteSynthetic(&buf, s); err != nil {
+		tb.Fatal(err)
+	}
+	m, err := hlo.Parse("synthetic", buf.Bytes())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+func TestLargeModulesDiffByCause(t *testing.T) {
+	a := synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 32, Scale: 0.5})
+	b := synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 24, Scale: 0.5})
+	r := Compare(a, b)
+	if len(r.Causes) != 1 || r.Causes[0].Kind != CauseBatchSize || r.Added+r.Removed != 0 || r.Matched != a.InstructionCount() {
+		t.Errorf("causes %+v matched %d added %d removed %d", r.Causes, r.Matched, r.Added, r.Removed)
+	}
+	if len(r.Changes) != MaxChanges || r.ChangeCount <= MaxChanges {
+		t.Errorf("changes kept %d of %d", len(r.Changes), r.ChangeCount)
+	}
+	c := synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 32, Scale: 0.25})
+	if r := Compare(a, c); r.Causes[0].Kind != CauseConstant || r.Counts[KindConstant] != 4000 || !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "… and 3992 more") {
+		t.Errorf("constants: %+v %v", r.Causes, r.Counts)
+	}
+}
+
+// BenchmarkCompareLarge diffs two 100 000-instruction modules that differ in batch size.
+func BenchmarkCompareLarge(b *testing.B) {
+	x := synthetic(b, hlo.Synthetic{Instructions: 100_000, Batch: 32, Scale: 0.5})
+	y := synthetic(b, hlo.Synthetic{Instructions: 100_000, Batch: 24, Scale: 0.5})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := Compare(x, y); r.Causes[0].Kind != CauseBatchSize {
+			b.Fatal(r.Causes)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package diff
+
+import (
+	"sort"
+
+	"github.com/recomp/recomp/hlo"
+)
+
+// Pair is two dump files that should hold the same graph, and how they compare.
+type Pair struct {
+	A, B     *DumpFile
+	PairedBy string // "argument", "order", "fingerprint", "similarity"
+	Result   *Result
+}
+
+// DumpDiff is the comparison of two dumps.
+type DumpDiff struct {
+	Pairs     []*Pair
+	UnpairedA []*DumpFile
+	UnpairedB []*DumpFile
+}
+
+// Differs reports whether anything paired differs or anything stayed unpaired.
+func (d *DumpDiff) Differs() bool {
+	if len(d.UnpairedA)+len(d.UnpairedB) > 0 {
+		return true
+	}
+	for _, p := range d.Pairs {
+		if !p.Result.Identical {
+			return true
+		}
+	}
+	return false
+}
+
+// Dumps pairs the modules of two dumps and compares each pair. Two single files are always
+// paired with each other. Otherwise modules pair within a family (module name with counters
+// stripped) and stage: in order when both sides have as many, else equal fingerprints first and
+// then the most similar structure.
+func Dumps(a, b *Dump) *DumpDiff {
+	out := &DumpDiff{}
+	if len(a.Files) == 1 && len(b.Files) == 1 {
+		out.Pairs = append(out.Pairs, &Pair{A: a.Files[0], B: b.Files[0], PairedBy: "argument"})
+	} else {
+		fa, fb := byFamily(a.Files), byFamily(b.Files)
+		var fams []string
+		for f := range fa {
+			fams = append(fams, f)
+		}
+		for f := range fb {
+			if fa[f] == nil {
+				fams = append(fams, f)
+			}
+		}
+		sort.Strings(fams)
+		for _, f := range fams {
+			pairs, ua, ub := pairFamily(fa[f], fb[f])
+			out.Pairs = append(out.Pairs, pairs...)
+			out.UnpairedA = append(out.UnpairedA, ua...)
+			out.UnpairedB = append(out.UnpairedB, ub...)
+		}
+	}
+	for _, p := range out.Pairs {
+		p.Result = Compare(p.A.Module, p.B.Module)
+	}
+	return out
+}
+
+func byFamily(files []*DumpFile) map[string][]*DumpFile {
+	m := map[string][]*DumpFile{}
+	for _, f := range files {
+		m[f.Family] = append(m[f.Family], f)
+	}
+	return m
+}
+
+func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
+	if len(as) == len(bs) {
+		for i := range as {
+			pairs = append(pairs, &Pair{A: as[i], B: bs[i], PairedBy: "order"})
+		}
+		return pairs, nil, nil
+	}
+	usedA, usedB := make([]bool, len(as)), make([]bool, len(bs))
+	fpA, fpB := make([]string, len(as)), make([]string, len(bs))
+	for i, f := range as {
+		fpA[i] = hlo.Fingerprint(f.Module)
+	}
+	for j, f := range bs {
+		fpB[j] = hlo.Fingerprint(f.Module)
+	}
+	for i := range as {
+		for j := range bs {
+			if !usedB[j] && fpA[i] == fpB[j] {
+				usedA[i], usedB[j] = true, true
+				pairs = append(pairs, &Pair{A: as[i], B: bs[j], PairedBy: "fingerprint"})
+				break
+			}
+		}
+	}
+	type cand struct {
+		i, j int
+		sim  float64
+	}
+	var cands []cand
+	for i := range as {
+		if usedA[i] {
+			continue
+		}
+		for j := range bs {
+			if !usedB[j] {
+				cands = append(cands, cand{i, j, Similarity(as[i].Module, bs[j].Module)})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(x, y int) bool { return cands[x].sim > cands[y].sim })
+	for _, c := range cands {
+		if !usedA[c.i] && !usedB[c.j] {
+			usedA[c.i], usedB[c.j] = true, true
+			pairs = append(pairs, &Pair{A: as[c.i], B: bs[c.j], PairedBy: "similarity"})
+		}
+	}
+	// A compilation left over in a family that the other side has too is compared with its
+	// most similar counterpart: that is the question the user asks (why did this one compile?).
+	best := func(f *DumpFile, others []*DumpFile) *DumpFile {
+		var b *DumpFile
+		bs := -1.0
+		for _, o := range others {
+			if s := Similarity(f.Module, o.Module); s > bs {
+				b, bs = o, s
+			}
+		}
+		return b
+	}
+	for i, u := range usedA {
+		if !u {
+			if o := best(as[i], bs); o != nil {
+				pairs = append(pairs, &Pair{A: as[i], B: o, PairedBy: "extra"})
+			} else {
+				ua = append(ua, as[i])
+			}
+		}
+	}
+	for j, u := range usedB {
+		if !u {
+			if o := best(bs[j], as); o != nil {
+				pairs = append(pairs, &Pair{A: o, B: bs[j], PairedBy: "extra"})
+			} else {
+				ub = append(ub, bs[j])
+			}
+		}
+	}
+	sort.SliceStable(pairs, func(x, y int) bool {
+		if pairs[x].B.ID != pairs[y].B.ID {
+			return pairs[x].B.ID < pairs[y].B.ID
+		}
+		return pairs[x].A.ID < pairs[y].A.ID
+	})
+	return pairs, ua, ub
+}
+
+// Similarity is the share of instruction skeletons (opcode and dataflow, shapes and values
+// ignored) two modules have in common, from 0 to 1.
+func Similarity(a, b *hlo.Module) float64 {
+	count := func(m *hlo.Module) map[uint64]int {
+		h := hlo.NewHasher(m, hlo.HashOptions{Skeleton: true})
+		out := map[uint64]int{}
+		for _, c := range m.Computations {
+			for _, v := range h.Instructions(c) {
+				out[v]++
+			}
+		}
+		return out
+	}
+	ca, cb := count(a), count(b)
+	common, na, nb := 0, 0, 0
+	for k, v := range ca {
+		na += v
+		common += min(v, cb[k])
+	}
+	for _, v := range cb {
+		nb += v
+	}
+	if na == 0 && nb == 0 {
+		return 1
+	}
+	return float64(common) / float64(max(na, nb))
+}
+
+// History is one module family of one dump compiled more than once.
+type History struct {
+	Family string
+	Files  []*DumpFile
+	Steps  []*Pair // consecutive versions
+}
+
+// Explain finds the families of a dump with more than one module and compares each version
+// with the one before.
+func Explain(d *Dump) []*History {
+	fam := byFamily(d.Files)
+	var names []string
+	for f, files := range fam {
+		if len(files) > 1 {
+			names = append(names, f)
+		}
+	}
+	sort.Strings(names)
+	var out []*History
+	for _, f := range names {
+		h := &History{Family: f, Files: fam[f]}
+		for i := 1; i < len(h.Files); i++ {
+			p := &Pair{A: h.Files[i-1], B: h.Files[i], PairedBy: "order"}
+			p.Result = Compare(p.A.Module, p.B.Module)
+			h.Steps = append(h.Steps, p)
+		}
+		out = append(out, h)
+	}
+	return out
+}

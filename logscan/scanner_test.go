@@ -1,0 +1,311 @@
+package logscan
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func scanAll(t testing.TB, text string, opt Options) ([]Event, Stats) {
+	t.Helper()
+	s := NewScanner(strings.NewReader(text), "t.log", opt)
+	var evs []Event
+	for s.Scan() {
+		evs = append(evs, s.Event())
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return evs, s.Stats()
+}
+
+func one(t *testing.T, line string) Event {
+	t.Helper()
+	evs, _ := scanAll(t, line+"\n", Options{})
+	if len(evs) != 1 {
+		t.Fatalf("%q: got %d events %+v, want 1", line, len(evs), evs)
+	}
+	return evs[0]
+}
+
+// Lines rendered from the format strings in ../shared/docs/log-formats.md.
+func TestLayoutsAndKinds(t *testing.T) {
+	const tf = "2021-03-10 12:34:56.789012: I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] "
+	for _, c := range []struct {
+		line     string
+		kind     Kind
+		producer string
+		module   string
+		hash     string
+		path     string
+		dur      time.Duration
+		stamp    string
+	}{
+		{tf + "Begin XLA compilation: cluster_3  (Hash: 0x1b2c3d4e5f607182) for ordinal  0", CompileRequest, "tf-ipu", "cluster_3", "0x1b2c3d4e5f607182", "", 0, "2021-03-10 12:34:56.789012"},
+		{"2021-03-10 12:34:56.789012: I   12345 tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1748] End XLA compilation: cluster_3 (Hash: 0x1b2c3d4e5f607182)", CompileEnd, "tf-ipu", "cluster_3", "0x1b2c3d4e5f607182", "", 0, "2021-03-10 12:34:56.789012"},
+		{tf + "Loaded cluster_3 from /tmp/cache/9a8b7c6d5e4f3a2.poplar_exec", CacheHit, "tf-ipu", "cluster_3", "", "/tmp/cache/9a8b7c6d5e4f3a2.poplar_exec", 0, ""},
+		{tf + "Loaded old_mod from /tmp/c/abc.xla_engine", CacheHit, "tf-ipu", "old_mod", "", "/tmp/c/abc.xla_engine", 0, ""},
+		{tf + "Couldn't find /tmp/cache/9a8b7c6d5e4f3a2.poplar_exec in executable cache", CacheMiss, "tf-ipu", "", "", "/tmp/cache/9a8b7c6d5e4f3a2.poplar_exec", 0, ""},
+		{tf + "A pre-compiled Poplar program has been saved to /tmp/executables/277a08fe4c20b50.poplar_exec", CacheWrite, "tf-ipu", "", "", "/tmp/executables/277a08fe4c20b50.poplar_exec", 0, ""},
+		{tf + "Begin compiling Poplar engine cluster_3", CompileBegin, "tf-ipu", "cluster_3", "", "", 0, ""},
+		{tf + "End compiling Poplar engine.", CompileFinished, "tf-ipu", "", "", "", 0, ""},
+		{tf + "Module cluster_3 has not been compiled yet (Hash: 0xabc).", CacheMiss, "tf-ipu", "cluster_3", "0xabc", "", 0, ""},
+		{tf + "Skip engine compilation - output is constant.", CompileSkipped, "tf-ipu", "", "", "", 0, ""},
+		{"Compiling module jit_ipu_intor1e.0:", CompileBegin, "tf-ipu", "jit_ipu_intor1e.0", "", "", 0, ""},
+		{"\x1b[2K[##################################################] 100% Compilation Finished [Elapsed: 00:04:04.2]", CompileFinished, "tf-ipu", "", "", "", 4*time.Minute + 4200*time.Millisecond, ""},
+		{"09:38:52.878 15288 PO:ENGINE   [I]     Starting phase: graphConstruction", CompileBegin, "poplar", "", "", "", 0, "09:38:52.878"},
+		{"2024-04-08T09:27:07.604347Z PO:ENGINE   791072.791072 I: Ending phase: Loading executable (duration 607 ms; diff RSS: 0.586426 MB; total RSS: 2410.5 MB)", ExecutableLoad, "poplar", "", "", "", 607 * time.Millisecond, "2024-04-08T09:27:07.604347Z"},
+		{"    Ending phase: Loading executable (duration 607 ms; diff RSS: 0.586426 MB)", ExecutableLoad, "poplar", "", "", "", 607 * time.Millisecond, ""},
+		{"09:38:52.889 15288 PO:ENGINE   [I]       Ending phase: Create adjacencies (duration 30 ms; diff RSS: 16.4961 MB; total RSS: 2440.24 MB)", PhaseEnd, "poplar", "", "", "", 30 * time.Millisecond, ""},
+		{"2023-03-13T10:20:56.031453Z popart:devicex 19074.19074 I: Starting compilation", CompileBegin, "popart", "", "", "", 0, ""},
+		{"[2019-10-16 13:55:05.359] [popart:devicex] [info] Starting Engine compilation", CompileBegin, "popart", "", "", "", 0, "2019-10-16 13:55:05.359"},
+		{"2023-03-13T10:20:56.031453Z popart:devicex 19074.19074 I: Graph compiled", CompileFinished, "popart", "", "", "", 0, ""},
+		{"2023-03-13T10:20:56.031453Z popart:session 19074.19074 I: Loading serialized PopART executable from /tmp/exe/123.popef", CacheHit, "popart", "", "", "/tmp/exe/123.popef", 0, ""},
+		{"2023-03-13T10:20:56.031453Z popart:devicex 19074.19074 I: Saving serialized Executablex to /tmp/exe/123.popef", CacheWrite, "popart", "", "", "/tmp/exe/123.popef", 0, ""},
+		{"2023-03-13T10:20:56.031453Z popart:devicex 19074.19074 I: Engine loaded", ExecutableLoad, "popart", "", "", "", 0, ""},
+		{"2023-08-22 23:35:18.532415: I tensorflow/compiler/jit/xla_compilation_cache.cc:376] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.", ClusterCompiled, "tf", "", "", "", 0, ""},
+		{"[1,0]<stderr>:2023-08-22T23:49:40.103248Z PO:ENGINE   3556102.3556102 I: Starting phase: graphConstruction", CompileBegin, "poplar", "", "", "", 0, ""},
+		{"I0000 00:00:1692408336.588809 3320398 poplar_compiler.cc:78] Begin XLA compilation: m.1  (Hash: 0x1) for ordinal  0", CompileRequest, "xla", "m.1", "0x1", "", 0, "0000 00:00:1692408336.588809"},
+		{"Begin XLA compilation: bare_module  (Hash: 0xff) for ordinal  0\r", CompileRequest, "tf-ipu", "bare_module", "0xff", "", 0, ""},
+	} {
+		ev := one(t, c.line)
+		if ev.Kind != c.kind || ev.Producer != c.producer || ev.Module != c.module || ev.Hash != c.hash || ev.Path != c.path || ev.Duration != c.dur {
+			t.Errorf("%q:\n got %+v", c.line, ev)
+		}
+		if c.stamp != "" && ev.Stamp != c.stamp {
+			t.Errorf("%q: stamp %q, want %q", c.line, ev.Stamp, c.stamp)
+		}
+		if ev.Line != 1 || ev.File != "t.log" {
+			t.Errorf("%q: position %s:%d", c.line, ev.File, ev.Line)
+		}
+	}
+}
+
+func TestAbslTimeBeforeInitializeLog(t *testing.T) {
+	ev := one(t, "I0000 00:00:1692408336.588809 3320398 poplar_compiler.cc:78] Begin XLA compilation: m.1  (Hash: 0x1) for ordinal  0")
+	if !ev.DateKnown || ev.Time.Format(time.RFC3339Nano) != "2023-08-19T01:25:36.588809Z" {
+		t.Errorf("time = %v (date known %v)", ev.Time, ev.DateKnown)
+	}
+}
+
+func TestNoiseIsNotAnEvent(t *testing.T) {
+	noise := strings.Join([]string{
+		"2023-08-22 23:35:07.087287: I tensorflow/compiler/mlir/mlir_graph_optimization_pass.cc:185] None of the MLIR Optimization Passes are enabled (registered 2)",
+		"2024-05-02 10:01:30.800000: I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:2201] Executing on Poplar stream ordinal 0 of type ipu",
+		"2020-03-13 16:00:13 INFO Compiled. Duration 214.1097915172577 seconds",
+		"[Compiling module a_inference_f ] Very slow compile? If you want to file a bug, run with envvar XLA_FLAGS=--xla_dump_to=/tmp/foo",
+		"Epochs:   0%|          | 0/10 [00:00<?, ?it/s]",
+	}, "\n") + "\n"
+	evs, st := scanAll(t, noise, Options{})
+	if len(evs) != 0 {
+		t.Errorf("noise gave events: %+v", evs)
+	}
+	if st.Lines != 5 {
+		t.Errorf("lines = %d", st.Lines)
+	}
+}
+
+func TestGluedRecordsAndBars(t *testing.T) {
+	// A tqdm bar with a PopART record glued on, then \r-redrawn progress, then mpirun tags.
+	text := "Graph compilation:   4%|▍         | 4/100 [00:00<00:04]2024-04-08T09:05:25.096615Z PL:POPLIN    773471.773471 W: deprecated\r" +
+		"Graph compilation:  50%|█████     | 50/100 [00:07<00:07]\r" +
+		"Graph compilation: 100%|██████████| 100/100 [00:14<00:00]2024-04-08T09:05:39.1Z popart:session 1.1 W: x\n" +
+		"Graph compilation:  98%|█████████▊| 98/100 [00:14<00:01]\n" + // a stale redraw
+		"Graph compilation: 100%|██████████| 100/100 [00:00<00:00]\n" + // served from the cache
+		"2023-03-13T10:20:56.031453Z popart:devicex 19074.19074 I: Engine loaded2023-03-13T10:20:57.031453Z popart:devicex 19074.19074 I: Engine loaded\r\n"
+	evs, st := scanAll(t, text, Options{})
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%d:%s:%s", ev.Line, ev.Kind, ev.Duration))
+	}
+	want := "1:compile_begin:0s 1:compile_finished:14s 3:cache_hit:0s 4:executable_load:0s 4:executable_load:0s"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if st.Lines != 4 {
+		t.Errorf("lines = %d", st.Lines)
+	}
+}
+
+func TestLongLinesStayBounded(t *testing.T) {
+	// A 3 MB line (an HLO module dumped through VLOG) between two events, read with a 64 KiB
+	// buffer: both events are found with their line numbers, and a warning says what happened.
+	var b strings.Builder
+	b.WriteString("Compiling module first:\n")
+	b.WriteString("2021-03-10 12:34:56.789012: I tensorflow/compiler/xla/service/dump.cc:1] ")
+	b.WriteString(strings.Repeat("HloModule x, entry_computation_layout={f32[2]} ", 3<<20/48))
+	b.WriteString("\nCompiling module second:\n")
+	evs, st := scanAll(t, b.String(), Options{BufSize: 64 << 10})
+	if len(evs) != 2 || evs[0].Module != "first" || evs[1].Module != "second" || evs[1].Line != 3 {
+		t.Fatalf("events %+v", evs)
+	}
+	if st.WarningCount != 1 || !strings.Contains(st.Warnings[0].Message, "longer than") || st.Warnings[0].Line != 2 {
+		t.Errorf("warnings %+v", st.Warnings)
+	}
+	if st.Lines != 3 {
+		t.Errorf("lines = %d", st.Lines)
+	}
+}
+
+func TestBadBytesAreWarnings(t *testing.T) {
+	text := "garbage\x00\x01\x02\nCompiling module m\xff\xfe:\nlast line without newline"
+	evs, st := scanAll(t, text, Options{})
+	if len(evs) != 1 || evs[0].Line != 2 {
+		t.Fatalf("events %+v", evs)
+	}
+	var msgs []string
+	for _, w := range st.Warnings {
+		msgs = append(msgs, fmt.Sprintf("%d:%s", w.Line, w.Message))
+	}
+	joined := strings.Join(msgs, "|")
+	for _, want := range []string{"1:binary data", "2:invalid UTF-8", "3:input does not end with a newline"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("warnings %q lack %q", joined, want)
+		}
+	}
+	if st.Lines != 3 {
+		t.Errorf("lines = %d", st.Lines)
+	}
+}
+
+func TestMarker(t *testing.T) {
+	text := "Compiling module a:\nEpoch 1/2\nCompiling module b:\nEpoch 2/2\nCompiling module c:\nEpoch 2/2 again\n"
+	evs, _ := scanAll(t, text, Options{Marker: regexp.MustCompile(`Epoch 2/`)})
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%s@%d", ev.Kind, ev.Line))
+	}
+	if want := "compile_begin@1 compile_begin@3 marker@4 compile_begin@5"; strings.Join(got, " ") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+type errReader struct{ n int }
+
+func (e *errReader) Read(p []byte) (int, error) {
+	if e.n == 0 {
+		e.n++
+		return copy(p, "Compiling module a:\n"), nil
+	}
+	return 0, io.ErrUnexpectedEOF
+}
+
+func TestReadErrorKeepsEvents(t *testing.T) {
+	s := NewScanner(&errReader{}, "trunc.gz", Options{})
+	n := 0
+	for s.Scan() {
+		n++
+	}
+	if n != 1 || s.Err() == nil || !strings.Contains(s.Err().Error(), "trunc.gz") {
+		t.Errorf("events %d, err %v", n, s.Err())
+	}
+}
+
+func TestCorpusLogsScan(t *testing.T) {
+	files, _ := filepath.Glob("../../shared/corpus/logs/*.log")
+	if len(files) == 0 {
+		t.Skip("no corpus beside the project")
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := scanAll(t, string(b), Options{})
+		counts := map[Kind]int{}
+		for _, ev := range evs {
+			counts[ev.Kind]++
+		}
+		got[filepath.Base(f)] = fmt.Sprintf("begin=%d hit=%d cluster=%d load=%d",
+			counts[CompileBegin], counts[CacheHit], counts[ClusterCompiled], counts[ExecutableLoad])
+	}
+	// What a person reading these excerpts counts (see corpus/logs/MANIFEST.md).
+	for f, want := range map[string]string{
+		"tf2-ipu-keras-resnet50-sdk30.log":   "begin=2 hit=0 cluster=1 load=0", // two progress-bar compiles
+		"jax-ipu-progress-bars.log":          "begin=2 hit=0 cluster=0 load=0",
+		"poptorch-first-run-compile.log":     "begin=2 hit=0 cluster=0 load=0", // two climbing bars
+		"poptorch-mnist-bar-jumps.log":       "begin=0 hit=2 cluster=0 load=0", // two bars that jump: cache hits
+		"poptorch-two-graphs-new-layout.log": "begin=2 hit=0 cluster=0 load=0",
+		"tf2-ipu-mnist-poplar33.log":         "begin=0 hit=0 cluster=1 load=0",
+		"popart-doc-new-layout.log":          "begin=0 hit=0 cluster=0 load=0",
+	} {
+		if got[f] != want {
+			t.Errorf("%s: %s, want %s", f, got[f], want)
+		}
+	}
+}
+
+func FuzzScanner(f *testing.F) {
+	files, _ := filepath.Glob("../../shared/corpus/logs/*.log")
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		f.Add(b, 0)
+	}
+	f.Add([]byte("Begin XLA compilation: m  (Hash: 0x1) for ordinal  0\r\nGraph compilation:  5%|| 5/100 [00:01<00:09]\x00\xff"), 7)
+	f.Fuzz(func(t *testing.T, data []byte, small int) {
+		size := 64 + (small&0xff)*8
+		s := NewScanner(bytes.NewReader(data), "fuzz", Options{BufSize: size})
+		n := 0
+		for s.Scan() {
+			ev := s.Event()
+			if ev.Line < 1 {
+				t.Fatalf("event line %d", ev.Line)
+			}
+			n++
+		}
+		st := s.Stats()
+		if st.Bytes != int64(len(data)) {
+			t.Fatalf("read %d of %d bytes", st.Bytes, len(data))
+		}
+		if want := bytes.Count(data, []byte{'\n'}); st.Lines < want || st.Lines > want+1 {
+			t.Fatalf("lines %d, newlines %d", st.Lines, want)
+		}
+		if len(st.Warnings) > MaxWarnings {
+			t.Fatalf("%d warnings kept", len(st.Warnings))
+		}
+	})
+}
+
+// noisyLog is a TF VLOG-style log where 1 line in 500 matters.
+func noisyLog(size int) []byte {
+	var b bytes.Buffer
+	noise := []string{
+		"2024-05-02 10:00:02.%06d: I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:2201] Executing on Poplar stream ordinal 0 of type ipu\n",
+		"2024-05-02 10:00:02.%06d: I tensorflow/compiler/xla/service/hlo_pass_pipeline.cc:301] Running HLO pass pipeline on module cluster_7: optimization\n",
+		"2024-05-02 10:00:02.%06d: I tensorflow/core/common_runtime/executor.cc:812] Process node: 17 step 3 {{node while/body/_1}} = _Recv[client_terminated=false]() device: /job:localhost/replica:0/task:0/device:IPU:0\n",
+	}
+	i := 0
+	for b.Len() < size {
+		if i%500 == 499 {
+			fmt.Fprintf(&b, "2024-05-02 10:00:02.%06d: I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation: cluster_%d  (Hash: 0x%x) for ordinal  0\n", i%1000000, i%7, i)
+		} else {
+			fmt.Fprintf(&b, noise[i%len(noise)], i%1000000)
+		}
+		i++
+	}
+	return b.Bytes()
+}
+
+func BenchmarkScanNoisyLog(b *testing.B) {
+	data := noisyLog(64 << 20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := NewScanner(bytes.NewReader(data), "bench", Options{})
+		n := 0
+		for s.Scan() {
+			n++
+		}
+		if n == 0 {
+			b.Fatal("no events")
+		}
+	}
+}

@@ -99,7 +99,7 @@ func (p painter) sev(s string) string {
 		return s
 	}
 	switch s {
-	case "error":
+	case "error", "FAIL":
 		return "\x1b[31m" + s + "\x1b[0m"
 	case "warning":
 		return "\x1b[33m" + s + "\x1b[0m"

@@ -1,4 +1,0 @@
-package main
-
-type guardCmd struct{}
-type cacheCmd struct{}

@@ -8,6 +8,7 @@ package cache
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
@@ -331,7 +332,7 @@ func (l *Ledger) Report() *Report {
 			byFamily[u.Family] = m
 			order = append(order, u.Family)
 		}
-		if u.Module != "" && !contains(m.Names, u.Module) {
+		if u.Module != "" && !slices.Contains(m.Names, u.Module) {
 			m.Names = append(m.Names, u.Module)
 		}
 		m.Units = append(m.Units, u)
@@ -360,7 +361,7 @@ func (l *Ledger) Report() *Report {
 		m.Compilations++
 		m.CompileTime += u.Duration
 		if u.Hash != "" {
-			if contains(m.Hashes, u.Hash) {
+			if slices.Contains(m.Hashes, u.Hash) {
 				m.SameHashAgain = true
 			} else {
 				m.Hashes = append(m.Hashes, u.Hash)
@@ -557,15 +558,6 @@ func joinLimited(xs []string, n int) string {
 		out += x
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func nonEmpty(s, def string) string {

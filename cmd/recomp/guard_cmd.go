@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -135,7 +136,7 @@ func evaluateGate(rep *cache.Report, base *baselineJSON, allowed int, loads bool
 				continue // nothing to compare against
 			case !known:
 				why = "module family not in the baseline"
-			case u.Hash != "" && !contains(hashes, u.Hash):
+			case u.Hash != "" && !slices.Contains(hashes, u.Hash):
 				why = "graph hash not in the baseline: the graph changed"
 			default:
 				continue
@@ -167,15 +168,6 @@ func evaluateGate(rep *cache.Report, base *baselineJSON, allowed int, loads bool
 		g.Reason = fmt.Sprintf("%d compilation(s) after warm-up, %d allowed", compilations, allowed)
 	}
 	return g
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func failureText(f gateFailureJSON) string {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/recomp/recomp/hlo"
@@ -72,19 +71,12 @@ type Load struct {
 	Owned bool
 }
 
-// Retrace is one framework report of a function traced again.
-type Retrace struct {
-	File, Function, Detail string
-	Line                   int
-}
-
 // Ledger accumulates events. Add events of one input in order, call EndInput after each input,
 // then Report.
 type Ledger struct {
 	opt        Options
 	units      []*Unit
 	loads      []Load
-	retraces   []Retrace
 	open       *Unit
 	last       *Unit
 	markers    map[int]int // input -> marker line
@@ -196,8 +188,6 @@ func (l *Ledger) Add(input int, ev logscan.Event) {
 		if _, ok := l.markers[input]; !ok {
 			l.markers[input] = ev.Line
 		}
-	case logscan.Retrace:
-		l.retraces = append(l.retraces, Retrace{File: ev.File, Line: ev.Line, Function: ev.Module, Detail: ev.Detail})
 	}
 }
 
@@ -271,7 +261,6 @@ type Summary struct {
 	Recompilations   int
 	AfterWarmup      int // compilations after warm-up
 	LoadsAfterWarmup int
-	Retraces         int
 }
 
 // Module is the account of one module family.
@@ -307,7 +296,6 @@ type Report struct {
 	Modules  []*Module
 	Units    []*Unit
 	Loads    []Load
-	Retraces []Retrace
 	Findings []Finding
 }
 
@@ -317,7 +305,7 @@ const Unnamed = "(unnamed)"
 // Report closes the books.
 func (l *Ledger) Report() *Report {
 	l.closeOpen()
-	r := &Report{Units: l.units, Loads: l.loads, Retraces: l.retraces}
+	r := &Report{Units: l.units, Loads: l.loads}
 	byFamily := map[string]*Module{}
 	var order []string
 	nCompiled := 0
@@ -389,7 +377,6 @@ func (l *Ledger) Report() *Report {
 		r.Modules = append(r.Modules, m)
 	}
 	l.markLoads(r)
-	r.Summary.Retraces = len(l.retraces)
 	r.Findings = l.findings(r)
 	return r
 }
@@ -506,22 +493,6 @@ func (l *Ledger) findings(r *Report) []Finding {
 			fs = append(fs, Finding{Severity: "warning", Kind: "compile_unfinished", Module: u.Family, File: u.File, Line: u.Line,
 				Message: "a PopTorch graph compilation had not finished at the end of the log",
 				Advice:  "if the compile hangs, run with POPLAR_LOG_LEVEL=INFO to see the phase it is in"})
-		}
-	}
-	if len(l.retraces) > 0 {
-		byFn := map[string]int{}
-		for _, rt := range l.retraces {
-			byFn[rt.Function]++
-		}
-		fns := make([]string, 0, len(byFn))
-		for f := range byFn {
-			fns = append(fns, f)
-		}
-		sort.Strings(fns)
-		for _, f := range fns {
-			fs = append(fs, Finding{Severity: "warning", Kind: "retracing", Module: f,
-				Message: fmt.Sprintf("%s was traced again %d time(s)", nonEmpty(f, "a function"), byFn[f]),
-				Advice:  "retracing recompiles under XLA: give tf.function an input_signature or reduce_retracing=True; in JAX keep argument shapes, dtypes and static arguments fixed"})
 		}
 	}
 	return fs

@@ -122,8 +122,6 @@ func (s *Scanner) classify(msg string, h header, lineNo int) {
 		s.emit(h, lineNo, Event{Kind: ExecutableLoad, Producer: "popart", Signal: "popart:engine_loaded"})
 	case has("Compiled cluster using XLA!"):
 		s.emit(h, lineNo, Event{Kind: ClusterCompiled, Producer: "tf", Signal: "tf:cluster_compiled"})
-	default:
-		s.classifyFrameworks(msg, h, lineNo)
 	}
 }
 

@@ -48,9 +48,6 @@ const (
 	// PhaseStart and PhaseEnd are Poplar engine phases other than those above.
 	PhaseStart Kind = "phase_start"
 	PhaseEnd   Kind = "phase_end"
-	// Retrace is a framework saying that a function was traced again (tf.function retracing,
-	// JAX tracing cache miss).
-	Retrace Kind = "retrace"
 	// Marker is the first line that matched Options.Marker (the warm-up boundary).
 	Marker Kind = "marker"
 )

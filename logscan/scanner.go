@@ -29,8 +29,6 @@ var anchors = [][]byte{
 	[]byte(".poplar_exec"), // TF-IPU cache files
 	[]byte(".xla_engine"),  // TF-IPU cache files, SDK <= 1.4
 	[]byte("ngine loaded"), // PopART "Engine loaded"
-	[]byte("retracing"),    // tf.function retracing warnings
-	[]byte("CACHE MISS"),   // JAX tracing and persistent cache misses
 }
 
 // Scanner reads one log and produces Events. It is not safe for concurrent use; scan several

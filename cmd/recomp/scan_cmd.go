@@ -76,7 +76,6 @@ type summaryJSON struct {
 	Recompilations   int     `json:"recompilations"`
 	AfterWarmup      int     `json:"after_warmup"`
 	LoadsAfterWarmup int     `json:"loads_after_warmup"`
-	Retraces         int     `json:"retraces"`
 }
 
 type moduleJSON struct {
@@ -160,7 +159,7 @@ func scanDocument(inputs []scanned, rep *cache.Report) scanJSON {
 	doc.Summary = summaryJSON{CompileRequests: s.CompileRequests, Compilations: s.Compilations, CacheHits: s.CacheHits,
 		CacheMisses: s.CacheMisses, CacheWrites: s.CacheWrites, ExecutableLoads: s.ExecutableLoads,
 		CompileSeconds: seconds(s.CompileTime), LoadSeconds: seconds(s.LoadTime), Recompilations: s.Recompilations,
-		AfterWarmup: s.AfterWarmup, LoadsAfterWarmup: s.LoadsAfterWarmup, Retraces: s.Retraces}
+		AfterWarmup: s.AfterWarmup, LoadsAfterWarmup: s.LoadsAfterWarmup}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, moduleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
@@ -191,8 +190,8 @@ func writeScanText(w io.Writer, d scanJSON, p painter) {
 		plural(lines, "line", "lines"), humanBytes(bytes))
 	fmt.Fprintf(w, "  compile requests %d, compilations %d (%s), cache hits %d, misses %d, writes %d\n",
 		s.CompileRequests, s.Compilations, fmtSec(s.CompileSeconds), s.CacheHits, s.CacheMisses, s.CacheWrites)
-	fmt.Fprintf(w, "  executable loads %d (%s), recompilations %d, retraces %d\n",
-		s.ExecutableLoads, fmtSec(s.LoadSeconds), s.Recompilations, s.Retraces)
+	fmt.Fprintf(w, "  executable loads %d (%s), recompilations %d\n",
+		s.ExecutableLoads, fmtSec(s.LoadSeconds), s.Recompilations)
 	fmt.Fprintf(w, "  after warm-up: %s, %s\n", plural(s.AfterWarmup, "compilation", "compilations"),
 		plural(s.LoadsAfterWarmup, "executable load", "executable loads"))
 	if len(d.Inputs) > 1 {

@@ -16,7 +16,6 @@ const (
 	CauseModuleConfig   = "module_config"
 	CauseLayout         = "layout"
 	CauseGraphStructure = "graph_structure"
-	CauseCompileFlags   = "compile_flags"
 	CauseIdentical      = "identical"
 )
 

@@ -40,10 +40,8 @@ type Unit struct {
 	Hit         bool
 	Miss        bool
 	Written     bool
-	Skipped     bool // the engine compilation was skipped
 	Finished    bool
 	Duration    time.Duration
-	CachePath   string
 	AfterWarmup bool
 
 	begin, end time.Time
@@ -158,10 +156,6 @@ func (l *Ledger) Add(input int, ev logscan.Event) {
 		}
 		u.end = ev.Time
 		l.closeOpen()
-	case logscan.CompileSkipped:
-		if o != nil {
-			o.Skipped = true
-		}
 	case logscan.ClusterCompiled:
 		if l.inputUnits == 0 && o == nil {
 			u := l.start(ev)
@@ -179,9 +173,6 @@ func (l *Ledger) Add(input int, ev logscan.Event) {
 			l.closeOpen()
 		}
 		u.Written = true
-		if u.CachePath == "" {
-			u.CachePath = ev.Path
-		}
 	case logscan.ExecutableLoad:
 		l.loads = append(l.loads, Load{Input: input, File: ev.File, Line: ev.Line, Duration: ev.Duration})
 	case logscan.Marker:
@@ -193,7 +184,7 @@ func (l *Ledger) Add(input int, ev logscan.Event) {
 
 func (l *Ledger) start(ev logscan.Event) *Unit {
 	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input,
-		File: ev.File, Line: ev.Line, LastLine: ev.Line, begin: ev.Time, CachePath: ev.Path}
+		File: ev.File, Line: ev.Line, LastLine: ev.Line, begin: ev.Time}
 	u.signals = append(u.signals, ev.Signal)
 	l.units = append(l.units, u)
 	l.inputUnits++
@@ -209,9 +200,6 @@ func (l *Ledger) join(u *Unit, ev logscan.Event) {
 	}
 	if u.Hash == "" {
 		u.Hash = ev.Hash
-	}
-	if u.CachePath == "" {
-		u.CachePath = ev.Path
 	}
 	if u.begin.IsZero() {
 		u.begin = ev.Time
@@ -405,14 +393,25 @@ func (l *Ledger) markLoads(r *Report) {
 			}
 		}
 	}
-	for _, u := range l.units {
-		for i := range l.loads {
-			ld := &l.loads[i]
-			if !ld.Owned && before(pos{u.Input, u.LastLine}, pos{ld.Input, ld.Line}) {
-				ld.Owned = true
-				break
+	// Each compilation or cache hit owns the first load after it, if that load comes before the
+	// next unit begins. Units and loads are both in input order: one merge pass.
+	j := 0
+	for k, u := range l.units {
+		for j < len(l.loads) && !before(pos{u.Input, u.LastLine}, pos{l.loads[j].Input, l.loads[j].Line}) {
+			j++
+		}
+		if j == len(l.loads) {
+			break
+		}
+		ld := &l.loads[j]
+		if k+1 < len(l.units) {
+			next := l.units[k+1]
+			if !before(pos{ld.Input, ld.Line}, pos{next.Input, next.Line}) {
+				continue
 			}
 		}
+		ld.Owned = true
+		j++
 	}
 	for i := range l.loads {
 		ld := &l.loads[i]
@@ -529,13 +528,6 @@ func joinLimited(xs []string, n int) string {
 		out += x
 	}
 	return out
-}
-
-func nonEmpty(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // CompileMarker compiles an --after pattern.

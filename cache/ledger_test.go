@@ -74,6 +74,18 @@ func TestRecompilationKinds(t *testing.T) {
 	}
 }
 
+// A load belongs to the compilation just before it, never to an earlier one: after two
+// compilations in a row, the first load is the second executable's, and the next is a switch.
+func TestLoadOwnership(t *testing.T) {
+	r := report(t, Options{}, f(req, "a", "0x1")+f(eng, "a")+f(req, "b", "0x2")+f(eng, "b")+load+load)
+	if r.Summary.ExecutableLoads != 2 || r.Summary.LoadsAfterWarmup != 1 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+	if r.Loads[0].Owned != true || r.Loads[1].Owned != false {
+		t.Errorf("loads %+v", r.Loads)
+	}
+}
+
 func TestWarmupBoundaries(t *testing.T) {
 	log := f(req, "a", "0x1") + f(eng, "a") + load + "Epoch 2/3\n" + load + f(req, "b", "0x2") + f(eng, "b") + load + load
 	byMarker := report(t, Options{AfterMarker: true}, log)

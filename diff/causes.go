@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/recomp/recomp/hlo"
 )
 
 // Cause kinds, in the order they are ranked.
@@ -279,12 +281,11 @@ func elemOf(ch Change) (string, string) {
 	return elemString(ch.oldShape), elemString(ch.newShape)
 }
 
-func elemString(s interface{ NoLayout() string }) string {
-	v := s.NoLayout()
-	if i := strings.IndexByte(v, '['); i > 0 && !strings.HasPrefix(v, "(") {
-		return v[:i]
+func elemString(s hlo.Shape) string {
+	if s.IsTuple {
+		return s.NoLayout()
 	}
-	return v
+	return s.Elem
 }
 
 // transitions lists the distinct old → new pairs.
@@ -327,13 +328,27 @@ func leadingDimOnly(chs []Change) (int64, int64, bool) {
 	return old, new, old != new
 }
 
+// resultsLeading says whether the entry result (or an element of it) changed its leading
+// dimension the same way as the parameters.
 func resultsLeading(results []Change, old, new int64) string {
 	for _, ch := range results {
-		if strings.Contains(ch.Old, fmt.Sprint(old)) && strings.Contains(ch.New, fmt.Sprint(new)) {
+		if leadingChanged(ch.oldShape, ch.newShape, old, new) {
 			return fmt.Sprintf("the result follows: %s → %s", short(ch.Old), short(ch.New))
 		}
 	}
 	return ""
+}
+
+func leadingChanged(a, b hlo.Shape, old, new int64) bool {
+	if a.IsTuple && b.IsTuple && len(a.Tuple) == len(b.Tuple) {
+		for i := range a.Tuple {
+			if leadingChanged(a.Tuple[i], b.Tuple[i], old, new) {
+				return true
+			}
+		}
+		return false
+	}
+	return !a.IsTuple && !b.IsTuple && len(a.Dims) > 0 && len(b.Dims) > 0 && a.Dims[0] == old && b.Dims[0] == new
 }
 
 func shapeSummary(chs []Change) string {

@@ -213,7 +213,7 @@ func (c *comparer) header() {
 		va, oka := c.a.Attr(n)
 		vb, okb := c.b.Attr(n)
 		if n == "frontend_attributes" {
-			va, vb = withoutFingerprintKeys(va), withoutFingerprintKeys(vb)
+			va, vb = hlo.WithoutFingerprints(va), hlo.WithoutFingerprints(vb)
 		}
 		if va == vb {
 			continue
@@ -227,20 +227,6 @@ func (c *comparer) header() {
 		}
 		c.add(ch)
 	}
-}
-
-func withoutFingerprintKeys(v string) string {
-	out := ""
-	for _, kv := range hlo.KeyValues(v) {
-		if len(kv[0]) >= 11 && kv[0][:11] == "fingerprint" {
-			continue
-		}
-		if out != "" {
-			out += ","
-		}
-		out += kv[0] + "=" + strconv.Quote(kv[1])
-	}
-	return out
 }
 
 func indexByName(comp *hlo.Computation) map[string]int {

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,10 @@ func TestCorpusPairs(t *testing.T) {
 		if len(r.Causes) == 0 {
 			t.Errorf("%s vs %s: no cause", f[0], f[1])
 		}
+		// dp_mlp's result tuple holds per-sample outputs (f32[16,…] → f32[32,…]) next to the weights.
+		if strings.Contains(f[0], "dp_mlp") && !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "the result follows") {
+			t.Errorf("%s: the result's batch dimension follows the parameters: %v", f[0], r.Causes[0].Evidence)
+		}
 	}
 	if seen != len(want) {
 		t.Errorf("checked %d of %d expected pairs", seen, len(want))
@@ -134,6 +139,27 @@ func TestLargeModulesDiffByCause(t *testing.T) {
 	c := synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 32, Scale: 0.25})
 	if r := Compare(a, c); r.Causes[0].Kind != CauseConstant || r.Counts[KindConstant] != 4000 || !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "… and 3992 more") {
 		t.Errorf("constants: %+v %v", r.Causes, r.Counts)
+	}
+}
+
+// TestResultFollowsByShape: a result that changed 12 → 11 does not follow a batch change 2 → 1,
+// although its printed text contains both numbers.
+func TestResultFollowsByShape(t *testing.T) {
+	mod := func(batch, out int) *hlo.Module {
+		src := fmt.Sprintf("HloModule m\nENTRY e {\n  x = f32[%d,4]{1,0} parameter(0)\n  c = f32[] constant(1)\n  n = f32[%d,4]{1,0} negate(x)\n  ROOT b = f32[%d,4]{1,0} broadcast(c), dimensions={}\n}\n", batch, batch, out)
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	r := Compare(mod(2, 12), mod(1, 11))
+	if r.Causes[0].Kind != CauseBatchSize || strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "the result follows") {
+		t.Errorf("causes %+v", r.Causes)
+	}
+	r = Compare(mod(2, 2), mod(1, 1))
+	if !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "the result follows: f32[2,4]{1,0} → f32[1,4]{1,0}") {
+		t.Errorf("causes %+v", r.Causes)
 	}
 }
 

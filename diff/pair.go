@@ -98,6 +98,16 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 			}
 		}
 	}
+	// Skeleton counts are computed once per file, not once per candidate pair.
+	skel := map[*DumpFile]map[uint64]int{}
+	sim := func(a, b *DumpFile) float64 {
+		for _, f := range []*DumpFile{a, b} {
+			if skel[f] == nil {
+				skel[f] = skeletons(f.Module)
+			}
+		}
+		return similarity(skel[a], skel[b])
+	}
 	type cand struct {
 		i, j int
 		sim  float64
@@ -109,7 +119,7 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 		}
 		for j := range bs {
 			if !usedB[j] {
-				cands = append(cands, cand{i, j, Similarity(as[i].Module, bs[j].Module)})
+				cands = append(cands, cand{i, j, sim(as[i], bs[j])})
 			}
 		}
 	}
@@ -126,7 +136,7 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 		var b *DumpFile
 		bs := -1.0
 		for _, o := range others {
-			if s := Similarity(f.Module, o.Module); s > bs {
+			if s := sim(f, o); s > bs {
 				b, bs = o, s
 			}
 		}
@@ -162,17 +172,22 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 // Similarity is the share of instruction skeletons (opcode and dataflow, shapes and values
 // ignored) two modules have in common, from 0 to 1.
 func Similarity(a, b *hlo.Module) float64 {
-	count := func(m *hlo.Module) map[uint64]int {
-		h := hlo.NewHasher(m, hlo.HashOptions{Skeleton: true})
-		out := map[uint64]int{}
-		for _, c := range m.Computations {
-			for _, v := range h.Instructions(c) {
-				out[v]++
-			}
+	return similarity(skeletons(a), skeletons(b))
+}
+
+// skeletons counts the skeleton hashes of a module's instructions.
+func skeletons(m *hlo.Module) map[uint64]int {
+	h := hlo.NewHasher(m, hlo.HashOptions{Skeleton: true})
+	out := map[uint64]int{}
+	for _, c := range m.Computations {
+		for _, v := range h.Instructions(c) {
+			out[v]++
 		}
-		return out
 	}
-	ca, cb := count(a), count(b)
+	return out
+}
+
+func similarity(ca, cb map[uint64]int) float64 {
 	common, na, nb := 0, 0, 0
 	for k, v := range ca {
 		na += v

@@ -8,7 +8,10 @@
 // and attributes are kept as they are.
 package hlo
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Module is one parsed HloModule.
 type Module struct {
@@ -180,7 +183,7 @@ func (s Shape) writeDims(b *strings.Builder) {
 			if i < 64 && s.Bounded&(1<<uint(i)) != 0 {
 				b.WriteString("<=")
 			}
-			b.WriteString(itoa(d))
+			b.WriteString(strconv.FormatInt(d, 10))
 		}
 	}
 	b.WriteByte(']')
@@ -197,26 +200,4 @@ func (s Shape) SameDims(t Shape) bool {
 		}
 	}
 	return true
-}
-
-func itoa(v int64) string {
-	if v >= 0 && v < 10 {
-		return string(rune('0' + v))
-	}
-	var buf [20]byte
-	i := len(buf)
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	for v > 0 {
-		i--
-		buf[i] = byte('0' + v%10)
-		v /= 10
-	}
-	if neg {
-		i--
-		buf[i] = '-'
-	}
-	return string(buf[i:])
 }

@@ -65,7 +65,7 @@ func (h *Hasher) Module() uint64 {
 	for _, a := range attrs {
 		v := a.Value
 		if a.Name == "frontend_attributes" {
-			v = withoutFingerprints(v)
+			v = WithoutFingerprints(v)
 		}
 		d.WriteString(a.Name)
 		d.WriteString("=")
@@ -83,9 +83,9 @@ func (h *Hasher) Module() uint64 {
 	return d.Sum64()
 }
 
-// withoutFingerprints drops fingerprint_* keys from a frontend_attributes value: XLA derives
-// them from the module itself.
-func withoutFingerprints(v string) string {
+// WithoutFingerprints drops fingerprint_* keys from a frontend_attributes value: XLA derives
+// them from the module itself, so they change whenever anything else does.
+func WithoutFingerprints(v string) string {
 	var parts []string
 	for _, kv := range KeyValues(v) {
 		if strings.HasPrefix(kv[0], "fingerprint") {

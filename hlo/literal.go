@@ -65,12 +65,3 @@ func canonicalNumber(t string) string {
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
-
-// LiteralValues splits a canonical literal into its scalar values (for small constants, to show
-// old and new values); nested braces and tuples are flattened.
-func LiteralValues(canonical string) []string {
-	f := strings.FieldsFunc(canonical, func(r rune) bool {
-		return r == '{' || r == '}' || r == '(' || r == ')' || r == ','
-	})
-	return f
-}

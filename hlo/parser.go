@@ -26,7 +26,6 @@ type parser struct {
 	lineStart int
 	file      string
 	errs      ErrorList
-	gaveUp    bool
 
 	instrSlab []Instruction
 	dimSlab   []int64
@@ -51,7 +50,6 @@ func (p *parser) errorAt(pos, line, lineStart int, format string, args ...any) {
 	}
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
 	if len(p.errs) >= MaxErrors {
-		p.gaveUp = true
 		panic(bailout{})
 	}
 }
@@ -164,7 +162,8 @@ func (p *parser) expect(c byte) bool {
 	return false
 }
 
-// ident reads an identifier, with an optional '%' before it. It returns "" if there is none.
+// ident reads an identifier (a name that starts with a letter or '_'), with an optional '%'
+// before it. It returns "" if there is none.
 func (p *parser) ident() string {
 	p.skip()
 	start := p.pos
@@ -174,16 +173,7 @@ func (p *parser) ident() string {
 	if start >= len(p.src) || !isIdentStart(p.src[start]) {
 		return ""
 	}
-	end := start + 1
-	for end < len(p.src) && isIdentChar(p.src[end]) {
-		end++
-	}
-	// "->" is not part of a name: x.1->f32[]
-	for end > start+1 && p.src[end-1] == '-' {
-		end--
-	}
-	p.pos = end
-	return p.str(p.src[start:end])
+	return p.name()
 }
 
 // name reads an instruction or computation name: identifiers, but also names starting with a

@@ -58,25 +58,24 @@ func (c *explainCmd) Run(e *env) error {
 	}
 	// Link the i-th compilation of a family in the log with its i-th dump.
 	if rep != nil {
+		compiled := map[string][]string{}
+		for _, u := range rep.Units {
+			if u.Compiled {
+				compiled[u.Family] = append(compiled[u.Family], u.Hash)
+			}
+		}
+		files := map[string][]string{}
+		for _, fj := range doc.Families {
+			files[fj.Family] = fj.Files
+		}
 		for i := range doc.Pairs {
 			pj := &doc.Pairs[i]
-			for _, fj := range doc.Families {
-				if fj.Family != pj.Family {
-					continue
-				}
-				ia, ib := indexOf(fj.Files, pj.A), indexOf(fj.Files, pj.B)
-				var hashes []string
-				for _, u := range rep.Units {
-					if u.Family == fj.Family && u.Compiled {
-						hashes = append(hashes, u.Hash)
-					}
-				}
-				if ia >= 0 && ia < len(hashes) {
-					pj.HashA = hashes[ia]
-				}
-				if ib >= 0 && ib < len(hashes) {
-					pj.HashB = hashes[ib]
-				}
+			hashes := compiled[pj.Family]
+			if ia := indexOf(files[pj.Family], pj.A); ia >= 0 && ia < len(hashes) {
+				pj.HashA = hashes[ia]
+			}
+			if ib := indexOf(files[pj.Family], pj.B); ib >= 0 && ib < len(hashes) {
+				pj.HashB = hashes[ib]
 			}
 		}
 	}

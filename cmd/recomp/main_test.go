@@ -80,7 +80,8 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-func TestHelpDoesNotPolluteJSON(t *testing.T) {
+// TestHelpExitsZero checks that --help prints usage to stdout and exits 0 (not kong's own exit).
+func TestHelpExitsZero(t *testing.T) {
 	code, out, _ := runRecomp("scan", "--help")
 	if code != 0 || !strings.Contains(out, "Usage: recomp scan") {
 		t.Errorf("help: exit %d, %q", code, out)

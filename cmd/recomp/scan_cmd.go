@@ -198,12 +198,14 @@ func writeScanText(w io.Writer, d scanJSON, p painter) {
 		fmt.Fprintln(w)
 		t := &table{right: []bool{false, true, true, true, true, true}}
 		t.add("INPUT", "LINES", "EVENTS", "WARNINGS")
+		perFile := map[string]int{}
+		for _, ev := range d.Events {
+			perFile[ev.File]++
+		}
 		for _, in := range d.Inputs {
-			n := 0
-			for _, ev := range d.Events {
-				if ev.File == in.Path || (in.Path == "-" && ev.File == "<stdin>") {
-					n++
-				}
+			n := perFile[in.Path]
+			if in.Path == "-" {
+				n = perFile["<stdin>"]
 			}
 			t.add(in.Path, strconv.Itoa(in.Lines), strconv.Itoa(n), strconv.Itoa(in.WarningCount))
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/hlo"
@@ -43,6 +44,11 @@ type Unit struct {
 	Finished    bool
 	Duration    time.Duration
 	AfterWarmup bool
+	// Signature is what the framework logged about the arguments (JAX's global shapes and
+	// types); Why is the framework's own explanation of the compile (JAX's tracing-cache-miss
+	// text, PyTorch/XLA's compilation cause).
+	Signature string
+	Why       string
 
 	begin, end time.Time
 	signals    []string
@@ -81,6 +87,8 @@ type Ledger struct {
 	noMarker   []string
 	input      int
 	inputUnits int
+	why        string // a JAX tracing-cache-miss explanation waiting for its compile
+	retraces   []logscan.Event
 }
 
 // NewLedger returns an empty Ledger.
@@ -92,7 +100,7 @@ func NewLedger(opt Options) *Ledger {
 func (l *Ledger) Add(input int, ev logscan.Event) {
 	if input != l.input {
 		l.closeOpen()
-		l.input, l.inputUnits, l.last = input, 0, nil
+		l.input, l.inputUnits, l.last, l.why = input, 0, nil, ""
 	}
 	o := l.open
 	compatible := func(u *Unit) bool {
@@ -173,6 +181,25 @@ func (l *Ledger) Add(input int, ev logscan.Event) {
 			l.closeOpen()
 		}
 		u.Written = true
+	case logscan.RequestDone:
+		u := o
+		if !compatible(u) {
+			l.closeOpen()
+			u = l.start(ev)
+			u.Compiled = true
+		} else {
+			l.join(u, ev)
+		}
+		u.Finished = true
+		if ev.Duration > 0 {
+			u.Duration = ev.Duration
+		}
+		l.closeOpen()
+	case logscan.Retrace:
+		l.retraces = append(l.retraces, ev)
+		if ev.Producer == "jax" {
+			l.why = ev.Detail
+		}
 	case logscan.ExecutableLoad:
 		l.loads = append(l.loads, Load{Input: input, File: ev.File, Line: ev.Line, Duration: ev.Duration})
 	case logscan.Marker:
@@ -186,6 +213,8 @@ func (l *Ledger) start(ev logscan.Event) *Unit {
 	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input,
 		File: ev.File, Line: ev.Line, LastLine: ev.Line, begin: ev.Time}
 	u.signals = append(u.signals, ev.Signal)
+	u.Why, l.why = l.why, ""
+	l.note(u, ev)
 	l.units = append(l.units, u)
 	l.inputUnits++
 	l.open = u
@@ -203,6 +232,17 @@ func (l *Ledger) join(u *Unit, ev logscan.Event) {
 	}
 	if u.begin.IsZero() {
 		u.begin = ev.Time
+	}
+	l.note(u, ev)
+}
+
+// note keeps what a framework's event says about the arguments or the cause.
+func (l *Ledger) note(u *Unit, ev logscan.Event) {
+	switch {
+	case ev.Signal == "jax:compiling":
+		u.Signature = ev.Detail
+	case ev.Signal == "ptxla:analysis" && u.Why == "":
+		u.Why = ev.Detail
 	}
 }
 
@@ -249,6 +289,7 @@ type Summary struct {
 	Recompilations   int
 	AfterWarmup      int // compilations after warm-up
 	LoadsAfterWarmup int
+	Retraces         int // retrace events: JAX tracing-cache misses, TF retracing warnings
 }
 
 // Module is the account of one module family.
@@ -265,6 +306,9 @@ type Module struct {
 	Recompiled      bool
 	SameHashAgain   bool // compiled again with a hash it had already been compiled with
 	Units           []*Unit
+	// Reasons are the frameworks' explanations (Unit.Why) of this family's compilations,
+	// distinct, in order.
+	Reasons []string
 }
 
 // Finding is something the ledger thinks a user should look at.
@@ -312,6 +356,9 @@ func (l *Ledger) Report() *Report {
 			m.Names = append(m.Names, u.Module)
 		}
 		m.Units = append(m.Units, u)
+		if u.Why != "" && !slices.Contains(m.Reasons, u.Why) {
+			m.Reasons = append(m.Reasons, u.Why)
+		}
 		s := &r.Summary
 		if u.Requested {
 			s.CompileRequests++
@@ -364,6 +411,7 @@ func (l *Ledger) Report() *Report {
 		}
 		r.Modules = append(r.Modules, m)
 	}
+	r.Summary.Retraces = len(l.retraces)
 	l.markLoads(r)
 	r.Findings = l.findings(r)
 	return r
@@ -445,23 +493,28 @@ func (l *Ledger) findings(r *Report) []Finding {
 			continue
 		}
 		first := m.Units[0]
+		said := ""
+		if len(m.Reasons) > 0 {
+			said = fmt.Sprintf("; %s said: %s", first.Producer, SummarizeWhy(m.Reasons[len(m.Reasons)-1]))
+		}
 		switch {
 		case len(m.Hashes) > 1:
 			fs = append(fs, Finding{Severity: "error", Kind: "recompiled_new_hash", Module: m.Family, File: first.File, Line: first.Line,
-				Message: fmt.Sprintf("%s was compiled %d times with %d different graph hashes (%s): the graph changed",
-					m.Family, m.Compilations, len(m.Hashes), joinLimited(m.Hashes, 4)),
+				Message: fmt.Sprintf("%s was compiled %d times with %d different graph hashes (%s): the graph changed%s",
+					m.Family, m.Compilations, len(m.Hashes), joinLimited(m.Hashes, 4), said),
 				Advice: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` or `recomp diff` on two dumps to see which shape, dtype or constant changed"})
 		case m.SameHashAgain:
 			fs = append(fs, Finding{Severity: "error", Kind: "recompiled_same_hash", Module: m.Family, File: first.File, Line: first.Line,
-				Message: fmt.Sprintf("%s was compiled %d times with the same graph hash %s: an executable cache was not used",
-					m.Family, m.Compilations, m.Hashes[0]),
+				Message: fmt.Sprintf("%s was compiled %d times with the same graph hash %s: an executable cache was not used%s",
+					m.Family, m.Compilations, m.Hashes[0], said),
 				Advice: "enable or fix the executable cache (TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching; JAX: jax_compilation_cache_dir), and check that flags and device are the same between the compilations"})
 		default:
 			fs = append(fs, Finding{Severity: "error", Kind: "recompiled", Module: m.Family, File: first.File, Line: first.Line,
-				Message: fmt.Sprintf("%s was compiled %d times", m.Family, m.Compilations),
-				Advice:  "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`"})
+				Message: fmt.Sprintf("%s was compiled %d times%s", m.Family, m.Compilations, said),
+				Advice:  hashAdvice(first.Producer, said != "")})
 		}
 	}
+	fs = append(fs, retraceFindings(l.retraces)...)
 	if (l.opt.Warmup > 0 || l.opt.AfterMarker) && r.Summary.AfterWarmup > 0 {
 		var first *Unit
 		for _, u := range r.Units {
@@ -495,6 +548,62 @@ func (l *Ledger) findings(r *Report) []Finding {
 		}
 	}
 	return fs
+}
+
+// hashAdvice says how to find out what told two compilations apart; explained says the
+// framework already named it in the log.
+func hashAdvice(producer string, explained bool) string {
+	switch {
+	case explained:
+		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see the graph-level change (shape, dtype, constant) and its advice"
+	case producer == "jax":
+		return "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`"
+	case producer == "tf" || producer == "xla":
+		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True"
+	}
+	return "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`"
+}
+
+// retraceFindings reports the frameworks' own retracing warnings: one finding per function.
+func retraceFindings(evs []logscan.Event) []Finding {
+	var fs []Finding
+	index := map[string]int{}
+	for _, ev := range evs {
+		if ev.Producer == "jax" {
+			continue // JAX's explanations are attached to the compilations they caused
+		}
+		key := ev.Producer + "\x00" + ev.Module
+		if i, ok := index[key]; ok {
+			fs[i].Message = ev.Detail + " (the last of several warnings)"
+			continue
+		}
+		f := Finding{Severity: "warning", Kind: "frequent_retracing", Module: ev.Module, File: ev.File, Line: ev.Line, Message: ev.Detail}
+		switch ev.Producer {
+		case "tf":
+			f.Advice = "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, and pass Python scalars as tensors; under jit_compile every new signature is a new XLA compilation"
+		default:
+			f.Advice = "keep input shapes static (pad or bucket them) and avoid reading tensor values between steps; dump the graphs (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`"
+		}
+		index[key] = len(fs)
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// SummarizeWhy shortens a framework's multi-line explanation to one line: the lines that
+// name what changed, without JAX's framing lines.
+func SummarizeWhy(why string) string {
+	var keep []string
+	for _, line := range strings.Split(why, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "", strings.HasPrefix(line, "for ") && strings.Contains(line, " defined at "),
+			strings.HasPrefix(line, "all previously seen cache keys differ"):
+			continue
+		}
+		keep = append(keep, line)
+	}
+	return strings.Join(keep, " ")
 }
 
 func loadTimeAfter(loads []Load) time.Duration {

@@ -47,9 +47,10 @@ var advice = map[string]string{
 		"device layout) or a layout-affecting option changed: make inputs contiguous and keep layouts fixed",
 	CauseGraphStructure: "the program itself changed: look for Python control flow on values, lists or tf.concat " +
 		"growing in a loop, a function re-defined per step, or options that change which ops are emitted",
-	CauseIdentical: "the graphs are the same, so the recompile came from outside the graph: compile flags (XLA_FLAGS, " +
-		"TF_POPLAR_FLAGS), the device or its configuration, a different framework or SDK version, or an executable " +
-		"cache that was not enabled or not shared between processes",
+	CauseIdentical: "the graphs are the same, so the recompile came from outside the graph: a function wrapped again " +
+		"in each step (jax.jit of a new lambda or closure, a tf.function created in a loop: wrap it once, outside the loop), " +
+		"compile flags (XLA_FLAGS, TF_POPLAR_FLAGS), the device or its configuration, a different framework or SDK version, " +
+		"or an executable cache that was not enabled or not shared between processes",
 }
 
 // maxEvidence is how many evidence lines a cause lists.

@@ -42,6 +42,12 @@ func (s *Scanner) emit(h header, lineNo int, ev Event) {
 // message when the record has no prefix.
 func (s *Scanner) classify(msg string, h header, lineNo int) {
 	has := func(sub string) bool { return strings.Contains(msg, sub) }
+	s.flushHeld()
+	if h.producer == "" || h.producer == "jax" || h.producer == "tf" || h.producer == "xla" || h.producer == "pytorch-xla" {
+		if s.classifyFramework(msg, h, lineNo) {
+			return
+		}
+	}
 	switch {
 	case has("XLA compilation: "):
 		if m := reXLABegin.FindStringSubmatch(msg); m != nil {

@@ -45,6 +45,14 @@ const (
 	CacheWrite Kind = "cache_write"
 	// ExecutableLoad is an executable loaded onto the device.
 	ExecutableLoad Kind = "executable_load"
+	// RequestDone is a framework finishing a compile request, by compiling or from its cache,
+	// with the time it took (JAX "Finished XLA compilation of", which also follows a
+	// persistent-cache hit).
+	RequestDone Kind = "request_done"
+	// Retrace is a framework saying it traced a function again: a JAX tracing-cache miss (its
+	// explanation in Detail), a TF tf.function retracing warning, a PyTorch/XLA
+	// "CompileTime too frequent" warning.
+	Retrace Kind = "retrace"
 	// PhaseStart and PhaseEnd are Poplar engine phases other than those above.
 	PhaseStart Kind = "phase_start"
 	PhaseEnd   Kind = "phase_end"

@@ -13,21 +13,25 @@ var (
 	reANSI = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 	reMPI  = regexp.MustCompile(`\[\d+,\d+\]<std(?:out|err)>:`)
 
-	// rePrefixStart finds where a log record starts inside a physical line, so that records
-	// glued together (a tqdm bar followed by a log line, several lines without newlines) are
-	// parsed one by one.
-	rePrefixStart = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}: [IWEF]` +
+	// reRecordStart and reRecordStartWord say whether a log record starts at a position inside
+	// a physical line, so that records glued together (a tqdm bar followed by a log line,
+	// several lines without newlines) are parsed one by one. They run only where recordStarts
+	// found a clock (HH:MM:SS); the second pair must not follow a letter or digit.
+	reRecordStart = regexp.MustCompile(`^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}: [IWEF]` +
 		`|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z ` +
-		`|\b[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ ` +
-		`|\b\d{2}:\d{2}:\d{2}\.\d{3} \d+ (?:P[OL]|POPRUN)` +
 		`|\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}\] \[` +
-		`|\[\d{2}:\d{2}:\d{2}\.\d{3}\] \[poptorch`)
+		`|\[\d{2}:\d{2}:\d{2}\.\d{3}\] \[poptorch)`)
+	reRecordStartWord = regexp.MustCompile(`^(?:[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ ` +
+		`|\d{2}:\d{2}:\d{2}\.\d{3} \d+ (?:P[OL]|POPRUN))`)
 
-	reTFPrefix      = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +\d+)? ([^\s:\]]+):\d+\] `)
-	reGCNewPrefix   = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
-	reAbslPrefix    = regexp.MustCompile(`^[IWEF](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +-?\d+ ([^\s:\]]+):\d+\] `)
-	reGCOldPrefix   = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
-	rePopARTOld     = regexp.MustCompile(`^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[([^\]]+)\] \[[a-z]+\] `)
+	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +\d+)? ([^\s:\]]+):\d+\] `)
+	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
+	reAbslPrefix  = regexp.MustCompile(`^[IWEF](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +-?\d+ ([^\s:\]]+):\d+\] `)
+	reGCOldPrefix = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
+	rePopARTOld   = regexp.MustCompile(`^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[([^\]]+)\] \[[a-z]+\] `)
+	// Python's logging: basicConfig's "LEVEL:logger:" and JAX's own handler
+	// ("{levelname}:{asctime}:{name}:{lineno}: ", jax/_src/logging_config.py).
+	rePyLogging     = regexp.MustCompile(`^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?:(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}),(\d{3}):)?([A-Za-z_][\w.]*):(?:\d+: )?`)
 	rePopTorchPrefx = regexp.MustCompile(`^\[(\d{2}:\d{2}:\d{2}\.\d{3})\] \[(poptorch[:a-z]*)\] \[[a-z]+\] `)
 )
 
@@ -54,13 +58,53 @@ func (s *Scanner) parseSegment(seg []byte, lineNo int) {
 		seg = bytes.ToValidUTF8(seg, []byte("\uFFFD"))
 	}
 	prev := 0
-	for _, loc := range rePrefixStart.FindAllIndex(seg, -1) {
-		if loc[0] > prev {
-			s.parseRecord(seg[prev:loc[0]], lineNo)
-		}
-		prev = loc[0]
+	for _, at := range recordStarts(seg, s.starts[:0]) {
+		s.parseRecord(seg[prev:at], lineNo)
+		prev = at
 	}
 	s.parseRecord(seg[prev:], lineNo)
+}
+
+// clockOffsets are where a record prefix can start relative to the first digit of its clock:
+// "2024-05-02 HH" and "2024-05-02THH" (-11), "[2024-05-02 HH" (-12), "I0502 HH" (-6),
+// "[HH" (-1) and "HH" (0).
+var clockOffsets = [...]int{12, 11, 6, 1, 0}
+
+// recordStarts appends to out the positions after 0 where a new record starts in seg. It looks
+// only around clocks (dd:dd:d), so a line with one prefix costs a few byte compares.
+func recordStarts(seg []byte, out []int) []int {
+	last := -1
+	for from := 0; ; {
+		j := bytes.IndexByte(seg[from:], ':')
+		if j < 0 {
+			return out
+		}
+		c := from + j
+		from = c + 1
+		if c < 2 || c+4 >= len(seg) || !isDigit(seg[c-2]) || !isDigit(seg[c-1]) ||
+			!isDigit(seg[c+1]) || !isDigit(seg[c+2]) || seg[c+3] != ':' || !isDigit(seg[c+4]) {
+			continue
+		}
+		hh := c - 2
+		for _, off := range clockOffsets {
+			at := hh - off
+			if at <= 0 || at <= last {
+				continue
+			}
+			if reRecordStart.Match(seg[at:]) || (!isWordByte(seg[at-1]) && reRecordStartWord.Match(seg[at:])) {
+				out = append(out, at)
+				last = at
+				break
+			}
+		}
+		from = c + 4
+	}
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+func isWordByte(b byte) bool {
+	return isDigit(b) || b == '_' || (b|0x20 >= 'a' && b|0x20 <= 'z')
 }
 
 func (s *Scanner) parseRecord(rec []byte, lineNo int) {
@@ -98,7 +142,15 @@ func parsePrefix(rec []byte) (header, []byte) {
 			h.producer = producerFromComponent(string(m[2]))
 			return h, rec[len(m[0]):]
 		}
-	case c == 'I' || c == 'W' || c == 'E' || c == 'F':
+	case c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'C' || c == 'F':
+		if m := rePyLogging.FindSubmatch(rec); m != nil {
+			if len(m[1]) > 0 {
+				h.stamp = string(m[1]) + "." + string(m[2])
+				h.t, h.dateKnown = parseTime("2006-01-02 15:04:05.000", h.stamp, true)
+			}
+			h.producer = producerFromLogger(string(m[3]))
+			return h, rec[len(m[0]):]
+		}
 		if m := reAbslPrefix.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1]) + string(m[2]) + " " + string(m[3])
 			h.t, h.dateKnown = parseAbslTime(string(m[1]), string(m[2]), string(m[3]))
@@ -159,6 +211,18 @@ func producerFromSource(path, def string) string {
 		return "xla"
 	}
 	return def
+}
+
+func producerFromLogger(name string) string {
+	switch {
+	case name == "tensorflow" || strings.HasPrefix(name, "tensorflow."):
+		return "tf"
+	case name == "jax" || strings.HasPrefix(name, "jax.") || strings.HasPrefix(name, "jaxlib"):
+		return "jax"
+	case strings.HasPrefix(name, "torch_xla"):
+		return "pytorch-xla"
+	}
+	return ""
 }
 
 func producerFromComponent(c string) string {

@@ -20,17 +20,6 @@ type Options struct {
 	BufSize int
 }
 
-// anchors are the literals of which a line must contain at least one to be parsed at all.
-// Every message the classifier knows contains one of them; see classify.
-var anchors = [][]byte{
-	[]byte("ompil"),        // compile, compilation, Compiling, Compiled, CompileTime
-	[]byte("phase: "),      // Poplar "Starting phase:" / "Ending phase:"
-	[]byte("xecutable"),    // PopART executables, "in executable cache"
-	[]byte(".poplar_exec"), // TF-IPU cache files
-	[]byte(".xla_engine"),  // TF-IPU cache files, SDK <= 1.4
-	[]byte("ngine loaded"), // PopART "Engine loaded"
-}
-
 // Scanner reads one log and produces Events. It is not safe for concurrent use; scan several
 // logs with several Scanners.
 type Scanner struct {
@@ -57,7 +46,12 @@ type Scanner struct {
 	nulWarned   bool
 	utf8Warned  bool
 	bar         barState
-	next        []int // per anchor: next occurrence in the current region, or -1 if unknown
+	spans       []span   // candidate lines of the current region
+	parts       [][]span // scratch for the parallel prefilter
+	starts      []int    // scratch for recordStarts
+	held        *Event   // a multi-line event whose indented lines are still being read
+	heldLines   int
+	ptxla       ptxlaState
 }
 
 // NewScanner returns a Scanner reading r; name is used in events and warnings.
@@ -66,8 +60,7 @@ func NewScanner(r io.Reader, name string, opt Options) *Scanner {
 	if size <= 0 {
 		size = DefaultBufSize
 	}
-	return &Scanner{r: r, name: name, opt: opt, buf: make([]byte, size), line: 1,
-		next: make([]int, len(anchors))}
+	return &Scanner{r: r, name: name, opt: opt, buf: make([]byte, size), line: 1}
 }
 
 // Scan advances to the next event. It returns false at the end of the input or on a read error.
@@ -151,6 +144,8 @@ func (s *Scanner) step() {
 
 func (s *Scanner) finish() {
 	s.done = true
+	s.flushHeld()
+	s.ptxlaFlush()
 	if s.stats.Bytes > 0 && s.lastByte != '\n' {
 		s.stats.Lines++ // the unterminated last line
 		s.warn(s.line, "input does not end with a newline: the last line may be truncated")
@@ -169,13 +164,11 @@ func (s *Scanner) processRegion(region []byte) {
 			s.warn(s.line+bytes.Count(region[:i], []byte{'\n'}), "binary data (NUL byte): not a text log?")
 		}
 	}
-	for i, a := range anchors {
-		s.next[i] = indexFrom(region, a, 0)
-	}
+	s.spans = anchorFilter.candidates(region, s.spans[:0], &s.parts)
 	marker := -1
 	if s.opt.Marker != nil && !s.markerFound {
 		if loc := s.opt.Marker.FindIndex(region); loc != nil {
-			marker = loc[0]
+			marker = bytes.LastIndexByte(region[:loc[0]], '\n') + 1
 		}
 	}
 	counted, line := 0, s.line
@@ -184,47 +177,20 @@ func (s *Scanner) processRegion(region []byte) {
 		counted = pos
 		return line
 	}
-	pos := 0
-	for {
-		q := -1
-		for i, n := range s.next {
-			if n >= 0 && (q < 0 || n < q) {
-				q = n
-				if i == 0 && isCompilerWord(region, n) { // "compiler" in a source path: skip it
-					s.next[0] = indexFrom(region, anchors[0], n+len(anchors[0]))
-					q = -2
-					break
-				}
-			}
+	next := s.continueHeld(region, 0)
+	for _, sp := range s.spans {
+		if sp.start < next {
+			continue // an indented line of a held event
 		}
-		if q == -2 {
-			continue
-		}
-		if marker >= 0 && (q < 0 || marker <= q) {
-			ls := bytes.LastIndexByte(region[:marker], '\n') + 1
-			s.markerFound = true
-			s.pending = append(s.pending, Event{Kind: Marker, File: s.name, Line: lineAt(ls)})
+		if marker >= 0 && marker <= sp.start {
+			s.markerEvent(lineAt(marker))
 			marker = -1
-			continue
 		}
-		if q < 0 {
-			break
-		}
-		ls := bytes.LastIndexByte(region[:q], '\n') + 1
-		if ls < pos {
-			ls = pos
-		}
-		le := len(region)
-		if j := bytes.IndexByte(region[q:], '\n'); j >= 0 {
-			le = q + j
-		}
-		s.parseLine(region[ls:le], lineAt(ls))
-		pos = le + 1
-		for i, n := range s.next {
-			if n >= 0 && n < pos {
-				s.next[i] = indexFrom(region, anchors[i], pos)
-			}
-		}
+		s.parseLine(region[sp.start:sp.end], lineAt(sp.start))
+		next = s.continueHeld(region, sp.end+1)
+	}
+	if marker >= 0 {
+		s.markerEvent(lineAt(marker))
 	}
 	startLine := s.line
 	s.line = lineAt(len(region))
@@ -234,22 +200,9 @@ func (s *Scanner) processRegion(region []byte) {
 	}
 }
 
-// isCompilerWord reports whether the "ompil" at i is part of "compiler", which appears in every
-// TensorFlow source path and says nothing about compilation.
-func isCompilerWord(b []byte, i int) bool {
-	j := i + len("ompil")
-	return j+2 <= len(b) && b[j] == 'e' && b[j+1] == 'r'
-}
-
-func indexFrom(b, sep []byte, from int) int {
-	if from >= len(b) {
-		return -1
-	}
-	i := bytes.Index(b[from:], sep)
-	if i < 0 {
-		return -1
-	}
-	return from + i
+func (s *Scanner) markerEvent(line int) {
+	s.markerFound = true
+	s.pending = append(s.pending, Event{Kind: Marker, File: s.name, Line: line})
 }
 
 // parseLine splits one physical line at carriage returns (progress-bar redraws, CRLF) and

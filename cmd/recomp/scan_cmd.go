@@ -76,6 +76,7 @@ type summaryJSON struct {
 	Recompilations   int     `json:"recompilations"`
 	AfterWarmup      int     `json:"after_warmup"`
 	LoadsAfterWarmup int     `json:"loads_after_warmup"`
+	Retraces         int     `json:"retraces"`
 }
 
 type moduleJSON struct {
@@ -89,6 +90,7 @@ type moduleJSON struct {
 	CompileSeconds  float64  `json:"compile_seconds"`
 	Hashes          []string `json:"hashes"`
 	Recompiled      bool     `json:"recompiled"`
+	Reasons         []string `json:"reasons"`
 }
 
 type eventJSON struct {
@@ -159,11 +161,11 @@ func scanDocument(inputs []scanned, rep *cache.Report) scanJSON {
 	doc.Summary = summaryJSON{CompileRequests: s.CompileRequests, Compilations: s.Compilations, CacheHits: s.CacheHits,
 		CacheMisses: s.CacheMisses, CacheWrites: s.CacheWrites, ExecutableLoads: s.ExecutableLoads,
 		CompileSeconds: seconds(s.CompileTime), LoadSeconds: seconds(s.LoadTime), Recompilations: s.Recompilations,
-		AfterWarmup: s.AfterWarmup, LoadsAfterWarmup: s.LoadsAfterWarmup}
+		AfterWarmup: s.AfterWarmup, LoadsAfterWarmup: s.LoadsAfterWarmup, Retraces: s.Retraces}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, moduleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
-			CompileSeconds: seconds(m.CompileTime), Hashes: nonNil(m.Hashes), Recompiled: m.Recompiled})
+			CompileSeconds: seconds(m.CompileTime), Hashes: nonNil(m.Hashes), Recompiled: m.Recompiled, Reasons: nonNil(m.Reasons)})
 	}
 	for _, f := range rep.Findings {
 		doc.Findings = append(doc.Findings, findingJSON{Severity: f.Severity, Kind: f.Kind, Module: f.Module, File: f.File,
@@ -190,8 +192,11 @@ func writeScanText(w io.Writer, d scanJSON, p painter) {
 		plural(lines, "line", "lines"), humanBytes(bytes))
 	fmt.Fprintf(w, "  compile requests %d, compilations %d (%s), cache hits %d, misses %d, writes %d\n",
 		s.CompileRequests, s.Compilations, fmtSec(s.CompileSeconds), s.CacheHits, s.CacheMisses, s.CacheWrites)
-	fmt.Fprintf(w, "  executable loads %d (%s), recompilations %d\n",
-		s.ExecutableLoads, fmtSec(s.LoadSeconds), s.Recompilations)
+	fmt.Fprintf(w, "  executable loads %d (%s), recompilations %d", s.ExecutableLoads, fmtSec(s.LoadSeconds), s.Recompilations)
+	if s.Retraces > 0 {
+		fmt.Fprintf(w, ", retraces %d", s.Retraces)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  after warm-up: %s, %s\n", plural(s.AfterWarmup, "compilation", "compilations"),
 		plural(s.LoadsAfterWarmup, "executable load", "executable loads"))
 	if len(d.Inputs) > 1 {

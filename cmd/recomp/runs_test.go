@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The example runs under testdata/runs were made by testdata/runs/gen/scenarios.py with real
+// JAX and TensorFlow. Each was built to recompile for one reason; these tests hold recomp to
+// naming it, on the committed runs and (when the frameworks are installed) on fresh ones.
+
+type runExpect struct {
+	name         string
+	logs         []string
+	compilations int
+	hits, misses int
+	writes       int
+	retraces     int
+	findings     []string // finding kinds, sorted
+	cause        string   // the first cause of every consecutive pair of dumps ("" = one dump)
+	reason       string   // a substring of the framework's own explanation, when it gives one
+}
+
+var runExpects = []runExpect{
+	{name: "jax-partial-batch", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "batch_size",
+		reason: "at x, now f32[24,8] and before f32[32,8]"},
+	{name: "jax-closed-constant", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "constant_value",
+		reason: "maybe the function is"},
+	{name: "jax-dtype", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "dtype",
+		reason: "now bf16[32,8] and before f32[32,8]"},
+	{name: "jax-static-arg", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "graph_structure",
+		reason: "inner_steps"},
+	{name: "jax-redefined", compilations: 3, retraces: 3, findings: []string{"recompiled"}, cause: "identical",
+		reason: "being re-defined repeatedly"},
+	{name: "jax-persistent-cache", logs: []string{"run1.log"}, compilations: 1, misses: 1, writes: 1, retraces: 1,
+		findings: []string{}},
+	{name: "jax-persistent-cache", logs: []string{"run2.log"}, compilations: 0, hits: 1, retraces: 1, findings: []string{}},
+	{name: "jax-persistent-cache", logs: []string{"run1.log", "run2.log"}, compilations: 1, hits: 1, misses: 1, writes: 1,
+		retraces: 2, findings: []string{}},
+	{name: "tf-varying-shapes", compilations: 6, retraces: 2, findings: []string{"frequent_retracing", "recompiled"},
+		cause: "batch_size"},
+	{name: "tf-python-scalar", compilations: 6, retraces: 2, findings: []string{"frequent_retracing", "recompiled"},
+		cause: "constant_value"},
+	{name: "tf-fixed", compilations: 1, findings: []string{}},
+}
+
+func TestCommittedRuns(t *testing.T) {
+	checkRuns(t, "../../testdata/runs")
+}
+
+// TestLiveRuns regenerates the runs with the installed frameworks and asserts the same. The
+// Python comes from RECOMP_PYTHON (.ci/run sets it to its virtual environment); without one
+// that imports jax and tensorflow, the test skips and says why.
+func TestLiveRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not regenerating the runs")
+	}
+	py := os.Getenv("RECOMP_PYTHON")
+	if py == "" {
+		t.Skip("RECOMP_PYTHON is not set: not regenerating the runs with JAX and TensorFlow (.ci/run sets it)")
+	}
+	if out, err := exec.Command(py, "-c", "import jax, tensorflow").CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import jax and tensorflow: %v\n%s", py, err, out)
+	}
+	out := t.TempDir()
+	gen, _ := filepath.Abs("../../testdata/runs/gen/scenarios.py")
+	cmd := exec.Command(py, gen, "--out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scenarios.py: %v\n%s", err, b)
+	}
+	checkRuns(t, out)
+}
+
+func checkRuns(t *testing.T, root string) {
+	for _, x := range runExpects {
+		logs := x.logs
+		if logs == nil {
+			logs = []string{"run.log"}
+		}
+		t.Run(x.name+"/"+strings.Join(logs, "+"), func(t *testing.T) {
+			dir := filepath.Join(root, x.name)
+			var args []string
+			for _, l := range logs {
+				args = append(args, filepath.Join(dir, l))
+			}
+			code, stdout, stderr := runRecomp(append([]string{"scan", "--format", "json"}, args...)...)
+			if code != 0 {
+				t.Fatalf("scan exit %d: %s", code, stderr)
+			}
+			var doc scanJSON
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatal(err)
+			}
+			s := doc.Summary
+			got := []int{s.Compilations, s.CacheHits, s.CacheMisses, s.CacheWrites, s.Retraces}
+			want := []int{x.compilations, x.hits, x.misses, x.writes, x.retraces}
+			if !slices.Equal(got, want) {
+				t.Errorf("compilations, hits, misses, writes, retraces = %v, want %v", got, want)
+			}
+			kinds := []string{}
+			for _, f := range doc.Findings {
+				kinds = append(kinds, f.Kind)
+			}
+			sort.Strings(kinds)
+			if !slices.Equal(kinds, x.findings) {
+				t.Errorf("findings %v, want %v", kinds, x.findings)
+			}
+			if x.reason != "" {
+				found := false
+				for _, m := range doc.Modules {
+					for _, r := range m.Reasons {
+						found = found || strings.Contains(r, x.reason)
+					}
+				}
+				for _, f := range doc.Findings {
+					found = found && strings.Contains(f.Message, "said: ")
+				}
+				if !found {
+					t.Errorf("no module reason (or finding) carries %q: %+v", x.reason, doc.Modules)
+				}
+			}
+			if x.cause != "" {
+				checkExplain(t, filepath.Join(dir, "dump"), x.cause)
+			}
+		})
+	}
+}
+
+// checkExplain asserts that explain names cause first for every consecutive pair of the dump,
+// and that diff of the first two files agrees.
+func checkExplain(t *testing.T, dump, cause string) {
+	t.Helper()
+	code, stdout, stderr := runRecomp("explain", "--format", "json", dump)
+	if code != 1 && !(code == 0 && cause == "identical") {
+		t.Fatalf("explain exit %d: %s", code, stderr)
+	}
+	var doc diffJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Pairs) == 0 {
+		t.Fatalf("explain compared no pairs")
+	}
+	for _, p := range doc.Pairs {
+		if len(p.Causes) == 0 || p.Causes[0].Kind != cause {
+			t.Errorf("%s vs %s: causes %+v, want %s first", p.A, p.B, p.Causes, cause)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dump, "*.before_optimizations.txt"))
+	sort.Strings(files)
+	_, stdout, stderr = runRecomp("diff", "--format", "json", files[0], files[1])
+	var d diffJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("diff: %v (%s)", err, stderr)
+	}
+	if len(d.Pairs) != 1 || len(d.Pairs[0].Causes) == 0 || d.Pairs[0].Causes[0].Kind != cause {
+		t.Errorf("diff %s %s: %+v, want cause %s", files[0], files[1], d.Pairs, cause)
+	}
+}

@@ -591,7 +591,7 @@ func retraceFindings(evs []logscan.Event) []Finding {
 }
 
 // SummarizeWhy shortens a framework's multi-line explanation to one line: the lines that
-// name what changed, without JAX's framing lines.
+// name what changed, without JAX's framing lines, joined with "; ".
 func SummarizeWhy(why string) string {
 	var keep []string
 	for _, line := range strings.Split(why, "\n") {
@@ -603,7 +603,7 @@ func SummarizeWhy(why string) string {
 		}
 		keep = append(keep, line)
 	}
-	return strings.Join(keep, " ")
+	return strings.Join(keep, "; ")
 }
 
 func loadTimeAfter(loads []Load) time.Duration {

@@ -2,7 +2,9 @@ package diff
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/hlo"
@@ -181,11 +183,18 @@ func classify(r *Result) []Cause {
 	}
 
 	// batch size or input shape
+	constants, constCount := r.constants, r.Counts[KindConstant]
 	if len(dimParams) > 0 {
 		if old, new, ok := leadingDimOnly(dimParams); ok && len(dtypeParams) == 0 {
 			ev := evidenceOf(dimParams, changeLine)
 			if res := resultsLeading(r.results, old, new); res != "" {
 				ev = append(ev, res)
+			}
+			var follow []Change
+			follow, constants = followsBatch(constants, old, new)
+			constCount -= len(follow)
+			for _, ch := range follow {
+				ev = append(ev, fmt.Sprintf("constant follows the batch size (a mean or count over the batch): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
 			}
 			add(CauseBatchSize, fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d parameter(s)", old, new, len(dimParams)), ev)
 		} else {
@@ -196,9 +205,9 @@ func classify(r *Result) []Cause {
 		add(CauseInputShape, "the result shape changed", evidenceOf(r.results, changeLine))
 	}
 
-	if len(r.constants) > 0 {
-		add(CauseConstant, fmt.Sprintf("%d constant(s) baked into the graph changed: %s", r.Counts[KindConstant], constSummary(r.constants[0])),
-			evidenceN(r.constants, r.Counts[KindConstant], func(ch Change) string {
+	if len(constants) > 0 && constCount > 0 {
+		add(CauseConstant, fmt.Sprintf("%d constant(s) baked into the graph changed: %s", constCount, constSummary(constants[0])),
+			evidenceN(constants, constCount, func(ch Change) string {
 				return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), short(ch.New))
 			}))
 	}
@@ -276,6 +285,24 @@ func classify(r *Result) []Cause {
 		add(CauseIdentical, summary, nil)
 	}
 	return causes
+}
+
+// followsBatch splits off the scalar constants whose change is the batch-size change: the
+// value times the batch, or over it, stays the same (1/128 → 1/96 for a mean over 32 → 24
+// rows of 4).
+func followsBatch(chs []Change, oldB, newB int64) (follow, rest []Change) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a), math.Abs(b)) }
+	for _, ch := range chs {
+		o, errO := strconv.ParseFloat(strings.TrimSpace(ch.Old), 64)
+		n, errN := strconv.ParseFloat(strings.TrimSpace(ch.New), 64)
+		if errO == nil && errN == nil && o != 0 && n != 0 && oldB != newB &&
+			(near(o*float64(oldB), n*float64(newB)) || near(o/float64(oldB), n/float64(newB))) {
+			follow = append(follow, ch)
+			continue
+		}
+		rest = append(rest, ch)
+	}
+	return follow, rest
 }
 
 func elemOf(ch Change) (string, string) {

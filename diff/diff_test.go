@@ -175,3 +175,16 @@ func BenchmarkCompareLarge(b *testing.B) {
 		}
 	}
 }
+
+func TestFollowsBatch(t *testing.T) {
+	chs := []Change{
+		{Old: "0.0078125", New: "0.010416667"}, // 1/(32*4) → 1/(24*4): a mean over the batch
+		{Old: "128", New: "96"},                // a count over the batch
+		{Old: "0.1", New: "0.05"},              // a learning rate: not the batch
+		{Old: "{...}", New: "{...}"},           // not a scalar
+	}
+	follow, rest := followsBatch(chs, 32, 24)
+	if len(follow) != 2 || len(rest) != 2 || rest[0].Old != "0.1" {
+		t.Errorf("follow %+v, rest %+v", follow, rest)
+	}
+}

@@ -284,7 +284,10 @@ func writeDiffText(w io.Writer, title string, doc diffJSON, p painter) {
 	for _, f := range doc.Families {
 		fmt.Fprintf(w, "  %s: %s", shorten(f.Family, 80), plural(len(f.Files), "dump", "dumps"))
 		if f.LogCompilations > 0 {
-			fmt.Fprintf(w, ", compiled %d times in the log (hashes %s)", f.LogCompilations, joinOr(f.LogHashes, "-"))
+			fmt.Fprintf(w, ", compiled %d times in the log", f.LogCompilations)
+			if len(f.LogHashes) > 0 {
+				fmt.Fprintf(w, " (hashes %s)", joinOr(f.LogHashes, "-"))
+			}
 		}
 		fmt.Fprintln(w)
 	}

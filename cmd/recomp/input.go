@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -161,10 +162,14 @@ func loadLogs(paths []string, marker *regexp.Regexp) ([]scanned, error) {
 const maxHLOBytes = 4 << 30
 
 func readAllLimited(r io.Reader, path string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxHLOBytes+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() < maxHLOBytes {
+		buf.Grow(int(st.Size()) + bytes.MinRead) // one allocation for a plain file (a .gz grows)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, maxHLOBytes+1)); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	b := buf.Bytes()
 	if len(b) > maxHLOBytes {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, int64(maxHLOBytes))
 	}

@@ -25,11 +25,13 @@ type runExpect struct {
 	findings     []string // finding kinds, sorted
 	cause        string   // the first cause of every consecutive pair of dumps ("" = one dump)
 	reason       string   // a substring of the framework's own explanation, when it gives one
+	onlyCause    bool     // cause is the only cause of every pair
 }
 
 var runExpects = []runExpect{
+	// The mean's 1/128 → 1/96 follows the batch size: not a constant_value cause of its own.
 	{name: "jax-partial-batch", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "batch_size",
-		reason: "at x, now f32[24,8] and before f32[32,8]"},
+		reason: "at x, now f32[24,8] and before f32[32,8]", onlyCause: true},
 	{name: "jax-closed-constant", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "constant_value",
 		reason: "maybe the function is"},
 	{name: "jax-dtype", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "dtype",
@@ -44,9 +46,9 @@ var runExpects = []runExpect{
 	{name: "jax-persistent-cache", logs: []string{"run1.log", "run2.log"}, compilations: 1, hits: 1, misses: 1, writes: 1,
 		retraces: 2, findings: []string{}},
 	{name: "tf-varying-shapes", compilations: 6, retraces: 2, findings: []string{"frequent_retracing", "recompiled"},
-		cause: "batch_size"},
+		cause: "batch_size", onlyCause: true},
 	{name: "tf-python-scalar", compilations: 6, retraces: 2, findings: []string{"frequent_retracing", "recompiled"},
-		cause: "constant_value"},
+		cause: "constant_value", onlyCause: true},
 	{name: "tf-fixed", compilations: 1, findings: []string{}},
 }
 
@@ -126,7 +128,7 @@ func checkRuns(t *testing.T, root string) {
 				}
 			}
 			if x.cause != "" {
-				checkExplain(t, filepath.Join(dir, "dump"), x.cause)
+				checkExplain(t, filepath.Join(dir, "dump"), x.cause, x.onlyCause)
 			}
 		})
 	}
@@ -134,7 +136,7 @@ func checkRuns(t *testing.T, root string) {
 
 // checkExplain asserts that explain names cause first for every consecutive pair of the dump,
 // and that diff of the first two files agrees.
-func checkExplain(t *testing.T, dump, cause string) {
+func checkExplain(t *testing.T, dump, cause string, only bool) {
 	t.Helper()
 	code, stdout, stderr := runRecomp("explain", "--format", "json", dump)
 	if code != 1 && !(code == 0 && cause == "identical") {
@@ -148,8 +150,8 @@ func checkExplain(t *testing.T, dump, cause string) {
 		t.Fatalf("explain compared no pairs")
 	}
 	for _, p := range doc.Pairs {
-		if len(p.Causes) == 0 || p.Causes[0].Kind != cause {
-			t.Errorf("%s vs %s: causes %+v, want %s first", p.A, p.B, p.Causes, cause)
+		if len(p.Causes) == 0 || p.Causes[0].Kind != cause || (only && len(p.Causes) != 1) {
+			t.Errorf("%s vs %s: causes %+v, want %s first (only: %v)", p.A, p.B, p.Causes, cause, only)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(dump, "*.before_optimizations.txt"))

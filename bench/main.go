@@ -1,0 +1,284 @@
+// Command bench is recomp's performance harness: it generates inputs deterministically, runs
+// recomp and the tools a user would reach for instead (GNU grep, ripgrep, diff -r) on them,
+// interleaved over several rounds, and prints median times, peak memory and ratios.
+//
+//	go run ./bench                 # 300 MB log, 4 x 75 MB logs, two 100 000-instruction dumps
+//	go run ./bench -mb 1000 -rounds 5
+//
+// Everything it writes goes to a temporary folder (or -dir), removed at the end unless -keep.
+// A baseline that is not installed is skipped with a message saying how to get it.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/logscan"
+)
+
+func main() {
+	mb := flag.Int("mb", 300, "size of the large log in MB")
+	files := flag.Int("files", 4, "number of logs in the multi-file run (each mb/files MB)")
+	instr := flag.Int("instructions", 100000, "instructions per HLO module in the dump comparison")
+	rounds := flag.Int("rounds", 3, "rounds; each round runs every command once, interleaved")
+	dir := flag.String("dir", "", "folder for the generated inputs (default: a temporary folder)")
+	keep := flag.Bool("keep", false, "keep the generated inputs")
+	flag.Parse()
+	if err := run(*mb, *files, *instr, *rounds, *dir, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// A job is one command line, timed. The first job of a group is recomp; the others are
+// compared with it.
+type job struct {
+	group, name string
+	argv        []string
+	env         []string
+	bytes       int64 // input size, for MB/s
+	times       []time.Duration
+	rssKB       []int64
+}
+
+func run(mb, nfiles, instr, rounds int, dir string, keep bool) error {
+	if mb <= 0 || nfiles <= 0 || instr <= 0 || rounds <= 0 {
+		return fmt.Errorf("-mb, -files, -instructions and -rounds must be positive")
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "recomp-bench-")
+		if err != nil {
+			return err
+		}
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+	bin := filepath.Join(dir, "recomp")
+	fmt.Printf("building recomp into %s\n", bin)
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build (run from the project root): %v\n%s", err, out)
+	}
+
+	big := filepath.Join(dir, "big.log")
+	bigSize, lines, err := writeLog(big, int64(mb)<<20, 0)
+	if err != nil {
+		return err
+	}
+	var parts []string
+	var partsSize int64
+	for i := range nfiles {
+		p := filepath.Join(dir, fmt.Sprintf("part%d.log", i))
+		n, _, err := writeLog(p, int64(mb)<<20/int64(nfiles), i+1)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, p)
+		partsSize += n
+	}
+	dumpA, dumpB := filepath.Join(dir, "dumpA"), filepath.Join(dir, "dumpB")
+	modA := filepath.Join(dumpA, "module_0001.jit_synthetic_step.before_optimizations.txt")
+	modB := filepath.Join(dumpB, "module_0001.jit_synthetic_step.before_optimizations.txt")
+	if err := writeModule(modA, hlo.Synthetic{Instructions: instr, Batch: 32, Scale: 0.5}); err != nil {
+		return err
+	}
+	if err := writeModule(modB, hlo.Synthetic{Instructions: instr, Batch: 24, Scale: 0.5}); err != nil {
+		return err
+	}
+	modSize := fileSize(modA)
+	fmt.Printf("inputs: one %d MB log (%d lines, 1 in 500 matters), %d logs of %d MB, two %d-instruction modules of %d MB\n",
+		bigSize>>20, lines, nfiles, partsSize/int64(nfiles)>>20, instr, modSize>>20)
+	fmt.Printf("machine: %d CPUs, %s/%s, %s\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+
+	pattern := anchorPattern()
+	var jobs []*job
+	add := func(group, name string, bytes int64, env []string, argv ...string) {
+		jobs = append(jobs, &job{group: group, name: name, argv: argv, env: env, bytes: bytes})
+	}
+	add("scan", "recomp scan", bigSize, nil, bin, "scan", "--format", "json", big)
+	if have("grep") {
+		add("scan", "grep -c -E (the same anchors)", bigSize, nil, "grep", "-c", "-E", pattern, big)
+		add("scan", "grep -c -E 'Begin XLA compilation'", bigSize, nil, "grep", "-c", "-E", "Begin XLA compilation", big)
+	} else {
+		fmt.Println("grep not found: skipped (install GNU grep)")
+	}
+	if have("rg") {
+		add("scan", "rg -c (the same anchors)", bigSize, nil, "rg", "-c", pattern, big)
+	} else {
+		fmt.Println("ripgrep not found: skipped (apt-get install ripgrep, or cargo install ripgrep)")
+	}
+	scanParts := append([]string{bin, "scan", "--format", "json"}, parts...)
+	add("files", fmt.Sprintf("recomp scan, %d logs", nfiles), partsSize, nil, scanParts...)
+	add("files", fmt.Sprintf("recomp scan, %d logs, GOMAXPROCS=1", nfiles), partsSize, []string{"GOMAXPROCS=1"}, scanParts...)
+	add("hlo", "recomp hlo check (parse)", modSize, nil, bin, "hlo", "check", modA)
+	add("diff", "recomp diff", 2*modSize, nil, bin, "diff", "--format", "json", dumpA, dumpB)
+	if have("diff") {
+		add("diff", "diff -r", 2*modSize, nil, "diff", "-r", dumpA, dumpB)
+	} else {
+		fmt.Println("diff not found: skipped (install diffutils)")
+	}
+
+	// Warm the page cache (streaming: a child's peak RSS counts the parent's memory at fork),
+	// then interleave: every round runs every job once.
+	for _, f := range append([]string{big, modA, modB}, parts...) {
+		if err := warm(f); err != nil {
+			return err
+		}
+	}
+	out := filepath.Join(dir, "out")
+	for range rounds {
+		for _, j := range jobs {
+			d, rss, err := timeOne(j, out)
+			if err != nil {
+				return fmt.Errorf("%s: %v", j.name, err)
+			}
+			j.times = append(j.times, d)
+			j.rssKB = append(j.rssKB, rss)
+		}
+	}
+
+	fmt.Printf("%-40s %8s %8s %10s %7s\n", fmt.Sprintf("COMMAND (median of %d)", rounds), "SECONDS", "MB/s", "PEAK RSS", "RATIO")
+	first := map[string]*job{}
+	for _, j := range jobs {
+		base := first[j.group]
+		if base == nil {
+			first[j.group] = j
+		}
+		ratio := ""
+		switch {
+		case base == nil:
+		case j.group == "files":
+			ratio = fmt.Sprintf("x%.2f", median(j.times).Seconds()/median(base.times).Seconds())
+		default:
+			ratio = fmt.Sprintf("%.2f", median(base.times).Seconds()/median(j.times).Seconds())
+		}
+		fmt.Printf("%-40s %8.3f %8.0f %7.1f MB %7s\n", j.name, median(j.times).Seconds(),
+			float64(j.bytes)/(1<<20)/median(j.times).Seconds(), float64(slices.Max(j.rssKB))/1024, ratio)
+	}
+	fmt.Println("\nRATIO: recomp's time over the command's (<= 1.00: recomp is at least as fast).")
+	fmt.Printf("For the %d-log run: the speed-up of all %d CPUs over GOMAXPROCS=1 (ideal x%d).\n", nfiles, runtime.NumCPU(), runtime.NumCPU())
+	return nil
+}
+
+// anchorPattern is the scan prefilter's anchors as one extended regexp, for grep and ripgrep.
+func anchorPattern() string {
+	var alts []string
+	for _, a := range logscan.Anchors() {
+		alts = append(alts, strings.ReplaceAll(a, ".", `\.`))
+	}
+	return strings.Join(alts, "|")
+}
+
+func timeOne(j *job, out string) (time.Duration, int64, error) {
+	cmd := exec.Command(j.argv[0], j.argv[1:]...)
+	cmd.Env = append(os.Environ(), j.env...)
+	// Output goes to a file: GNU grep stops at the first match when stdout is /dev/null.
+	f, err := os.Create(out)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	cmd.Stdout = f
+	start := time.Now()
+	err = cmd.Run()
+	d := time.Since(start)
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil // diff -r and recomp diff exit 1 when the inputs differ
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = int64(ru.Maxrss) // KB on Linux
+	}
+	return d, rss, err
+}
+
+// writeLog writes a TF-VLOG-like log of about size bytes where 1 line in 500 is a compile line;
+// seed varies the content between files. It returns the bytes and lines written.
+func writeLog(path string, size int64, seed int) (int64, int, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	noise := []string{
+		"I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:2201] Executing on Poplar stream ordinal 0 of type ipu",
+		"I tensorflow/compiler/xla/service/hlo_pass_pipeline.cc:301] Running HLO pass pipeline on module cluster_7: optimization",
+		"I tensorflow/core/common_runtime/executor.cc:812] Process node: 17 step 3 {{node while/body/_1}} = _Recv[client_terminated=false]() device: /job:localhost/replica:0/task:0/device:IPU:0",
+		"I tensorflow/compiler/jit/xla_launch_util.cc:512] Executing XLA computation for cluster_7 with 3 arguments on device 0",
+	}
+	var n int64
+	i := 0
+	for ; n < size; i++ {
+		var line string
+		if i%500 == 499 {
+			line = fmt.Sprintf("2024-05-02 10:00:02.%06d: I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation: cluster_%d  (Hash: 0x%x) for ordinal  0\n", i%1000000, (i+seed)%7, i+seed)
+		} else {
+			line = fmt.Sprintf("2024-05-02 10:00:02.%06d: %s\n", i%1000000, noise[(i+seed)%len(noise)])
+		}
+		w.WriteString(line)
+		n += int64(len(line))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return 0, 0, err
+	}
+	return n, i, f.Close()
+}
+
+func writeModule(path string, s hlo.Synthetic) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := hlo.WriteSynthetic(f, s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func warm(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(io.Discard, f)
+	return err
+}
+
+func have(tool string) bool {
+	_, err := exec.LookPath(tool)
+	return err == nil
+}
+
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

@@ -591,9 +591,10 @@ func retraceFindings(evs []logscan.Event) []Finding {
 }
 
 // SummarizeWhy shortens a framework's multi-line explanation to one line: the lines that
-// name what changed, without JAX's framing lines, joined with "; ".
+// name what changed, without JAX's framing lines, joined with "; " (" " after a line that ends
+// with a colon).
 func SummarizeWhy(why string) string {
-	var keep []string
+	var b strings.Builder
 	for _, line := range strings.Split(why, "\n") {
 		line = strings.TrimSpace(line)
 		switch {
@@ -601,9 +602,16 @@ func SummarizeWhy(why string) string {
 			strings.HasPrefix(line, "all previously seen cache keys differ"):
 			continue
 		}
-		keep = append(keep, line)
+		if b.Len() > 0 {
+			if strings.HasSuffix(b.String(), ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(line)
 	}
-	return strings.Join(keep, "; ")
+	return b.String()
 }
 
 func loadTimeAfter(loads []Load) time.Duration {

@@ -105,3 +105,11 @@ func TestWarmupBoundaries(t *testing.T) {
 		t.Errorf("missing marker not reported: %+v", noMarker.Findings)
 	}
 }
+
+func TestSummarizeWhy(t *testing.T) {
+	why := "for train_step defined at a.py:39\nall previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at x, now f32[24,8] and before f32[32,8]\n* at y, now f32[24,4] and before f32[32,4]"
+	want := "different input types: * at x, now f32[24,8] and before f32[32,8]; * at y, now f32[24,4] and before f32[32,4]"
+	if got := SummarizeWhy(why); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

@@ -13,20 +13,23 @@ import (
 // it). They are at least minAnchor bytes long: the longer the shortest one, the further the
 // prefilter skips.
 var anchorStrings = []string{
-	"ompilation",         // XLA compilation, Compilation Finished, Graph compilation, Compilation Analysis, persistent compilation cache
-	"OMPILATION",         // JAX: PERSISTENT COMPILATION CACHE MISS
-	"compiling",          // Begin compiling Poplar engine
-	"Compiling",          // Compiling module, JAX: Compiling jit(f) with global shapes
-	" compiled",          // has not been compiled yet, Graph compiled
-	"Compiled ",          // TF: Compiled cluster using XLA!
-	"xecutable",          // PopART executables, in executable cache
-	"g phase: ",          // Poplar Starting phase: / Ending phase:
-	".poplar_exec",       // TF-IPU cache files
-	".xla_engine",        // TF-IPU cache files, SDK <= 1.4
-	"ngine loaded",       // PopART Engine loaded
-	"retracing",          // TF: triggered tf.function retracing
-	"TRACING CACHE MISS", // JAX: jax_explain_cache_misses
-	"pt-xla-profiler",    // PyTorch/XLA auto-metrics
+	"ompilation",            // XLA compilation, Compilation Finished, Graph compilation, Compilation Analysis, persistent compilation cache
+	"OMPILATION",            // JAX: PERSISTENT COMPILATION CACHE MISS
+	"compiling ",            // Begin compiling Poplar engine, TF: Instantly compiling for signature
+	"Compiling ",            // Compiling module, JAX: Compiling jit(f) with global shapes
+	" compiled ",            // has not been compiled yet
+	"h compiled",            // PopART: Graph compiled
+	"Compiled cluster",      // TF: Compiled cluster using XLA!
+	" times, compile time:", // TF: Compiled S N times, compile time: T us
+	"executable",            // PopART executables, in executable cache
+	"Executable",            // PopART: Saving serialized Executablex
+	"ing phase: ",           // Poplar Starting phase: / Ending phase:
+	".poplar_exec",          // TF-IPU cache files
+	".xla_engine",           // TF-IPU cache files, SDK <= 1.4
+	"ngine loaded",          // PopART Engine loaded
+	"tf.function retracing", // TF: triggered tf.function retracing
+	"TRACING CACHE MISS",    // JAX: jax_explain_cache_misses
+	"pt-xla-profiler",       // PyTorch/XLA auto-metrics
 }
 
 // Anchors returns the prefilter's literals (a copy), for tools that compare recomp with grep

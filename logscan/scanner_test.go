@@ -249,6 +249,11 @@ func FuzzScanner(f *testing.F) {
 		f.Add(b, 0)
 	}
 	f.Add([]byte("Begin XLA compilation: m  (Hash: 0x1) for ordinal  0\r\nGraph compilation:  5%|| 5/100 [00:01<00:09]\x00\xff"), 7)
+	f.Add([]byte(traceMiss+ptxlaBlock), 3)
+	for _, run := range []string{"jax-partial-batch/run.log", "jax-persistent-cache/run1.log", "tf-varying-shapes/run.log"} {
+		b, _ := os.ReadFile("../testdata/runs/" + run)
+		f.Add(b, 5)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, small int) {
 		size := 64 + (small&0xff)*8
 		s := NewScanner(bytes.NewReader(data), "fuzz", Options{BufSize: size})

@@ -307,8 +307,9 @@ type Module struct {
 	SameHashAgain   bool // compiled again with a hash it had already been compiled with
 	Units           []*Unit
 	// Reasons are the frameworks' explanations (Unit.Why) of this family's compilations,
-	// distinct, in order.
-	Reasons []string
+	// distinct, in order; Signatures the argument signatures they logged (Unit.Signature).
+	Reasons    []string
+	Signatures []string
 }
 
 // Finding is something the ledger thinks a user should look at.
@@ -358,6 +359,9 @@ func (l *Ledger) Report() *Report {
 		m.Units = append(m.Units, u)
 		if u.Why != "" && !slices.Contains(m.Reasons, u.Why) {
 			m.Reasons = append(m.Reasons, u.Why)
+		}
+		if u.Signature != "" && !slices.Contains(m.Signatures, u.Signature) {
+			m.Signatures = append(m.Signatures, u.Signature)
 		}
 		s := &r.Summary
 		if u.Requested {

@@ -127,6 +127,11 @@ func checkRuns(t *testing.T, root string) {
 					t.Errorf("no module reason (or finding) carries %q: %+v", x.reason, doc.Modules)
 				}
 			}
+			if strings.HasPrefix(x.name, "jax-") && x.compilations > 1 {
+				if n := len(doc.Modules[0].Signatures); n == 0 {
+					t.Errorf("no argument signatures for %s", doc.Modules[0].Family)
+				}
+			}
 			if x.cause != "" {
 				checkExplain(t, filepath.Join(dir, "dump"), x.cause, x.onlyCause)
 			}

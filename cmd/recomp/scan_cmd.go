@@ -91,6 +91,7 @@ type moduleJSON struct {
 	Hashes          []string `json:"hashes"`
 	Recompiled      bool     `json:"recompiled"`
 	Reasons         []string `json:"reasons"`
+	Signatures      []string `json:"signatures"`
 }
 
 type eventJSON struct {
@@ -165,7 +166,8 @@ func scanDocument(inputs []scanned, rep *cache.Report) scanJSON {
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, moduleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
-			CompileSeconds: seconds(m.CompileTime), Hashes: nonNil(m.Hashes), Recompiled: m.Recompiled, Reasons: nonNil(m.Reasons)})
+			CompileSeconds: seconds(m.CompileTime), Hashes: nonNil(m.Hashes), Recompiled: m.Recompiled, Reasons: nonNil(m.Reasons),
+			Signatures: nonNil(m.Signatures)})
 	}
 	for _, f := range rep.Findings {
 		doc.Findings = append(doc.Findings, findingJSON{Severity: f.Severity, Kind: f.Kind, Module: f.Module, File: f.File,

@@ -24,3 +24,16 @@ func Family(name string) string {
 	}
 	return f
 }
+
+var reTFFunctionFamily = regexp.MustCompile(`_inference_(.+?)_N(?:__|$)`)
+
+// FunctionKey names the function a family was compiled from, so that the names one program
+// gives the same function in different places meet: TF logs a cluster signature
+// (__inference_f_N) where its dumps say a_inference_f_N__XlaMustCompile_…. Other families are
+// their own key.
+func FunctionKey(family string) string {
+	if m := reTFFunctionFamily.FindStringSubmatch(family); m != nil {
+		return "tf function " + m[1]
+	}
+	return family
+}

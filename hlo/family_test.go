@@ -22,3 +22,14 @@ func TestFamily(t *testing.T) {
 		}
 	}
 }
+
+func TestFunctionKey(t *testing.T) {
+	log := Family("__inference_train_step_10")
+	dump := Family("a_inference_train_step_10__XlaMustCompile_true_config_proto_13561319589895757934_executor_type_11160318154034397263_.2")
+	if FunctionKey(log) != FunctionKey(dump) || FunctionKey(log) != "tf function train_step" {
+		t.Errorf("%q → %q, %q → %q", log, FunctionKey(log), dump, FunctionKey(dump))
+	}
+	if FunctionKey("jit_step") != "jit_step" || FunctionKey(Family("a_inference_test_step_5__")) == FunctionKey(Family("a_inference_train_step_5__")) {
+		t.Error("different functions share a key")
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/hlo"
 )
 
 type explainCmd struct {
@@ -48,7 +49,7 @@ func (c *explainCmd) Run(e *env) error {
 		}
 		if rep != nil {
 			for _, m := range rep.Modules {
-				if m.Family == fam {
+				if hlo.FunctionKey(m.Family) == hlo.FunctionKey(fam) {
 					fj.LogCompilations = m.Compilations
 					fj.LogHashes = nonNil(m.Hashes)
 				}
@@ -61,7 +62,8 @@ func (c *explainCmd) Run(e *env) error {
 		compiled := map[string][]string{}
 		for _, u := range rep.Units {
 			if u.Compiled {
-				compiled[u.Family] = append(compiled[u.Family], u.Hash)
+				key := hlo.FunctionKey(u.Family)
+				compiled[key] = append(compiled[key], u.Hash)
 			}
 		}
 		files := map[string][]string{}
@@ -70,7 +72,7 @@ func (c *explainCmd) Run(e *env) error {
 		}
 		for i := range doc.Pairs {
 			pj := &doc.Pairs[i]
-			hashes := compiled[pj.Family]
+			hashes := compiled[hlo.FunctionKey(pj.Family)]
 			if ia := indexOf(files[pj.Family], pj.A); ia >= 0 && ia < len(hashes) {
 				pj.HashA = hashes[ia]
 			}

@@ -133,17 +133,18 @@ func checkRuns(t *testing.T, root string) {
 				}
 			}
 			if x.cause != "" {
-				checkExplain(t, filepath.Join(dir, "dump"), x.cause, x.onlyCause)
+				checkExplain(t, filepath.Join(dir, "dump"), args[0], x.cause, x.onlyCause, x.compilations)
 			}
 		})
 	}
 }
 
 // checkExplain asserts that explain names cause first for every consecutive pair of the dump,
-// and that diff of the first two files agrees.
-func checkExplain(t *testing.T, dump, cause string, only bool) {
+// that it links the dump's family with the log's compilations, and that diff of the first two
+// files agrees.
+func checkExplain(t *testing.T, dump, log, cause string, only bool, compilations int) {
 	t.Helper()
-	code, stdout, stderr := runRecomp("explain", "--format", "json", dump)
+	code, stdout, stderr := runRecomp("explain", "--format", "json", dump, "--log", log)
 	if code != 1 && !(code == 0 && cause == "identical") {
 		t.Fatalf("explain exit %d: %s", code, stderr)
 	}
@@ -153,6 +154,9 @@ func checkExplain(t *testing.T, dump, cause string, only bool) {
 	}
 	if len(doc.Pairs) == 0 {
 		t.Fatalf("explain compared no pairs")
+	}
+	if len(doc.Families) != 1 || doc.Families[0].LogCompilations != compilations {
+		t.Errorf("families %+v: want one, compiled %d times in the log", doc.Families, compilations)
 	}
 	for _, p := range doc.Pairs {
 		if len(p.Causes) == 0 || p.Causes[0].Kind != cause || (only && len(p.Causes) != 1) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -148,8 +149,9 @@ func Take(dirs []string, use LogUse) (*Inventory, error) {
 					}
 				}
 				e := &CacheEntry{Dir: dir, Name: de.Name(), Kind: ClassifyEntry(de.Name()), Size: info.Size(), ModTime: info.ModTime()}
-				e.Hit, e.Written, e.Missed = use.Hits[e.Name], use.Writes[e.Name], use.Misses[e.Name]
-				present[e.Name] = true
+				key := entryKey(e.Name, e.Kind)
+				e.Hit, e.Written, e.Missed = use.Hits[key], use.Writes[key], use.Misses[key]
+				present[key] = true
 				inv.Count++
 				inv.Bytes += e.Size
 				inv.ByKind[e.Kind]++
@@ -191,6 +193,15 @@ func Take(dirs []string, use LogUse) (*Inventory, error) {
 	}
 	sort.Strings(inv.MissingMisses)
 	return inv, nil
+}
+
+// entryKey is the name logs use for an entry: JAX logs the cache key, and stores it as
+// KEY-cache (with KEY-atime beside it when access times are kept).
+func entryKey(name, kind string) string {
+	if kind == EntryJAX {
+		name = strings.TrimSuffix(strings.TrimSuffix(name, "-cache"), "-atime")
+	}
+	return name
 }
 
 // nameHeap keeps the entries with the smallest names (a max-heap on name).

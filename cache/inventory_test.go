@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +59,29 @@ func TestInventoryOfAHugeFolder(t *testing.T) {
 	}
 	if len(inv.MissingMisses) != 1 || inv.MissingMisses[0] != "ffffffff.poplar_exec" {
 		t.Errorf("missing misses %v", inv.MissingMisses)
+	}
+}
+
+func TestJAXEntriesMatchTheLoggedKey(t *testing.T) {
+	dir := t.TempDir()
+	key := "jit_f-" + strings.Repeat("ab", 32)
+	for _, n := range []string{key + "-cache", key + "-atime", "jit_g-" + strings.Repeat("cd", 32) + "-cache"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	use := NewLogUse()
+	use.Add("cache_hit", key)
+	inv, err := Take([]string{dir}, use)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.Unused != 1 || len(inv.MissingMisses) != 0 {
+		t.Errorf("unused %d, missing %v", inv.Unused, inv.MissingMisses)
+	}
+	for _, e := range inv.Entries {
+		if strings.HasPrefix(e.Name, key) != e.Hit {
+			t.Errorf("%s: hit %v", e.Name, e.Hit)
+		}
 	}
 }

@@ -174,3 +174,20 @@ func checkExplain(t *testing.T, dump, log, cause string, only bool, compilations
 		t.Errorf("diff %s %s: %+v, want cause %s", files[0], files[1], d.Pairs, cause)
 	}
 }
+
+// The JAX cache folder the persistent-cache run left: run 2 was served from it.
+func TestCommittedJAXCache(t *testing.T) {
+	dir := "../../testdata/runs/jax-persistent-cache"
+	code, stdout, stderr := runRecomp("cache", "--format", "json", dir+"/cache", "--log", dir+"/run1.log", "--log", dir+"/run2.log")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc cacheJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Entries != 1 || doc.ByKind["jax"] != 1 || doc.UnusedEntries != 0 || len(doc.MissingMisses) != 0 ||
+		len(doc.Listed) != 1 || doc.Listed[0].Status != "hit" {
+		t.Errorf("%+v", doc)
+	}
+}

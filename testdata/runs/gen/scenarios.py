@@ -7,15 +7,14 @@ reason each, run with the frameworks' own compile logging on and XLA_FLAGS=--xla
 
 Each scenario NAME becomes OUT/NAME/run.log (stdout and stderr of the program) and
 OUT/NAME/dump/ (the HLO modules XLA dumped before optimisation; the other dump files are
-dropped to keep the folder small). jax-persistent-cache runs twice with one cache folder and
-writes run1.log and run2.log. Needs jax/jaxlib (CPU) and tensorflow-cpu; see README.md.
+dropped to keep the folder small). jax-persistent-cache runs twice with one cache folder,
+OUT/jax-persistent-cache/cache, and writes run1.log and run2.log. Needs jax/jaxlib (CPU) and tensorflow-cpu; see README.md.
 """
 import argparse
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 # --- the programs: each runs in a fresh process -------------------------------------------
 
@@ -237,9 +236,9 @@ def generate(name, out):
     os.makedirs(target)
     dump = os.path.join(target, "dump")
     if name == "jax-persistent-cache":
-        with tempfile.TemporaryDirectory() as cache:
-            for i in (1, 2):
-                run_one(name, target, dump, os.path.join(target, f"run{i}.log"), {"RECOMP_JAX_CACHE": cache})
+        cache = os.path.join(target, "cache")  # kept: a real JAX cache folder for `recomp cache`
+        for i in (1, 2):
+            run_one(name, target, dump, os.path.join(target, f"run{i}.log"), {"RECOMP_JAX_CACHE": cache})
     else:
         run_one(name, target, dump, os.path.join(target, "run.log"), {})
     trim_dump(dump)

@@ -15,7 +15,9 @@ import (
 // device_compilation_profiler.cc as VLOG(2) lines) and pytorch/xla (torch_xla/csrc/debug_util.cpp,
 // torch_xla/debug/metrics auto-analysis).
 var (
-	reJAXCompiling = regexp.MustCompile(`^Compiling (\S+) with global shapes and types (.*)\. Argument mapping: `)
+	// jax 0.4+: "Compiling NAME with global shapes and types T. Argument mapping: M."; 0.3 put the
+	// function id after the name, and 0.2 said "Compiling NAME (ID) for args T.".
+	reJAXCompiling = regexp.MustCompile(`^Compiling (\S+) (?:\(\d+\) )?(?:with global shapes and types (.*?)\. Argument mapping: |for args (.*)\.$)`)
 	reJAXFinished  = regexp.MustCompile(`^Finished XLA compilation of (\S+) in ([0-9.]+) sec`)
 	reJAXHit       = regexp.MustCompile(`^Persistent compilation cache hit for '([^']*)' with key '([^']*)'`)
 	reJAXMiss      = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
@@ -41,9 +43,9 @@ const maxExplanation = 40
 func (s *Scanner) classifyFramework(msg string, h header, lineNo int) bool {
 	h.producer = "" // each pattern below names its producer
 	switch {
-	case strings.HasPrefix(msg, "Compiling ") && strings.Contains(msg, " with global shapes and types "):
+	case strings.HasPrefix(msg, "Compiling ") && (strings.Contains(msg, " with global shapes and types ") || strings.Contains(msg, " for args ")):
 		if m := reJAXCompiling.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: "jax", Signal: "jax:compiling", Module: JAXModuleName(m[1]), Detail: m[2]})
+			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: "jax", Signal: "jax:compiling", Module: JAXModuleName(m[1]), Detail: m[2] + m[3]})
 			return true
 		}
 	case strings.HasPrefix(msg, "Finished XLA compilation of "):

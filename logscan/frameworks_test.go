@@ -24,6 +24,11 @@ func TestFrameworkLines(t *testing.T) {
 			CompileRequest, "jax", "jit_train_step", "", 0, "(ShapedArray(float32[8,4]), ShapedArray(float32[32,8]))"},
 		{"WARNING:jax._src.interpreters.pxla:Compiling jit(<lambda>) with global shapes and types (ShapedArray(float32[16,16]),). Argument mapping: (UnspecifiedValue,).",
 			CompileRequest, "jax", "jit__lambda", "", 0, "(ShapedArray(float32[16,16]),)"},
+		// jax 0.3 (function id after the name) and 0.2 ("for args").
+		{"Compiling train_step (140245115224064) with global shapes and types [ShapedArray(float32[32,8])]. Argument mapping: [OpShardingSharding({replicated})].",
+			CompileRequest, "jax", "train_step", "", 0, "[ShapedArray(float32[32,8])]"},
+		{"Compiling f (139877341226912) for args (ShapedArray(float32[3]),).",
+			CompileRequest, "jax", "f", "", 0, "(ShapedArray(float32[3]),)"},
 		{"WARNING:2023-06-07 00:14:40,280:jax._src.interpreters.pxla:1514: Finished XLA compilation of jit(f) in 0.059201717 sec",
 			RequestDone, "jax", "jit_f", "", 59201717 * time.Nanosecond, ""},
 		{"W1122 06:47:28.138073 3516 pxla.py:1514] Finished XLA compilation of pmap(g) in 2.5 sec",

@@ -1,9 +1,9 @@
-// Command bench is recomp's performance harness: it generates inputs deterministically, runs
+// Command recomp-bench is recomp's performance harness: it generates inputs deterministically, runs
 // recomp and the tools a user would reach for instead (GNU grep, ripgrep, diff -r) on them,
 // interleaved over several rounds, and prints median times, peak memory and ratios.
 //
-//	go run ./bench                 # 300 MB log, 4 x 75 MB logs, two 100 000-instruction dumps
-//	go run ./bench -mb 1000 -rounds 5
+//	go run ./cmd/recomp-bench                 # 300 MB log, 4 x 75 MB logs, two 100 000-instruction dumps
+//	go run ./cmd/recomp-bench -mb 1000 -rounds 5
 //
 // Everything it writes goes to a temporary folder (or -dir), removed at the end unless -keep.
 // A baseline that is not installed is skipped with a message saying how to get it.
@@ -36,7 +36,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the generated inputs")
 	flag.Parse()
 	if err := run(*mb, *files, *instr, *rounds, *dir, *keep); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
+		fmt.Fprintln(os.Stderr, "recomp-bench:", err)
 		os.Exit(1)
 	}
 }

@@ -146,8 +146,12 @@ func evaluateGate(rep *cache.Report, base *baselineJSON, allowed int, loads bool
 		default:
 			continue
 		}
-		g.Failures = append(g.Failures, gateFailureJSON{Module: u.Module, Family: u.Family, Hash: u.Hash, File: u.File, Line: u.Line,
-			Kind: "compilation", Seconds: seconds(u.Duration), Message: why})
+		f := gateFailureJSON{Module: u.Module, Family: u.Family, Hash: u.Hash, File: u.File, Line: u.Line,
+			Kind: "compilation", Seconds: seconds(u.Duration), Message: why}
+		if u.Why != "" {
+			f.Reason = u.Producer + " said: " + cache.SummarizeWhy(u.Why)
+		}
+		g.Failures = append(g.Failures, f)
 	}
 	compilations := len(g.Failures)
 	if loads {
@@ -180,6 +184,9 @@ func failureText(f gateFailureJSON) string {
 	}
 	if f.Seconds > 0 {
 		what += ", " + fmtSec(f.Seconds) + " lost"
+	}
+	if f.Reason != "" {
+		what += "; " + f.Reason
 	}
 	return what
 }

@@ -191,3 +191,19 @@ func TestCommittedJAXCache(t *testing.T) {
 		t.Errorf("%+v", doc)
 	}
 }
+
+// guard on a real JAX run fails on the recompilation and carries JAX's own reason.
+func TestGuardOnJAXRun(t *testing.T) {
+	code, stdout, _ := runRecomp("guard", "--format", "json", "../../testdata/runs/jax-partial-batch/run.log")
+	var doc scanJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 || doc.Gate == nil || doc.Gate.Passed || len(doc.Gate.Failures) != 1 ||
+		!strings.Contains(doc.Gate.Failures[0].Reason, "jax said: different input types: * at x, now f32[24,8] and before f32[32,8]") {
+		t.Errorf("exit %d, gate %+v", code, doc.Gate)
+	}
+	if code, _, _ := runRecomp("guard", "../../testdata/runs/tf-fixed/run.log"); code != 0 {
+		t.Errorf("tf-fixed: guard exit %d, want 0", code)
+	}
+}

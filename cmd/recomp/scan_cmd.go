@@ -133,6 +133,7 @@ type gateFailureJSON struct {
 	Kind    string  `json:"kind"`
 	Seconds float64 `json:"seconds"`
 	Message string  `json:"message"`
+	Reason  string  `json:"reason,omitempty"` // the framework's own explanation, when it gave one
 }
 
 func eventTime(ev logscan.Event) string {

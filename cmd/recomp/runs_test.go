@@ -207,3 +207,24 @@ func TestGuardOnJAXRun(t *testing.T) {
 		t.Errorf("tf-fixed: guard exit %d, want 0", code)
 	}
 }
+
+// The outputs README.md shows are the outputs these commands print.
+func TestREADMEExamples(t *testing.T) {
+	t.Chdir("../..")
+	t.Setenv("NO_COLOR", "1")
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"scan", "testdata/runs/ipu-partial-batch/run.log"},
+		{"explain", "testdata/runs/ipu-partial-batch/dump", "--log", "testdata/runs/ipu-partial-batch/run.log"},
+		{"scan", "testdata/runs/jax-partial-batch/run.log"},
+		{"explain", "testdata/runs/jax-partial-batch/dump", "--log", "testdata/runs/jax-partial-batch/run.log"},
+	} {
+		_, stdout, stderr := runRecomp(args...)
+		if stdout == "" || !strings.Contains(string(readme), "```text\n"+stdout+"```") {
+			t.Errorf("README.md does not show the output of recomp %s:\n%s%s", strings.Join(args, " "), stdout, stderr)
+		}
+	}
+}

@@ -197,8 +197,8 @@ func (l *Ledger) Add(input int, ev logscan.Event) {
 		l.closeOpen()
 	case logscan.Retrace:
 		l.retraces = append(l.retraces, ev)
-		if ev.Producer == "jax" {
-			l.why = ev.Detail
+		if ev.Reason != "" {
+			l.why = ev.Reason // it explains the compilation that follows
 		}
 	case logscan.ExecutableLoad:
 		l.loads = append(l.loads, Load{Input: input, File: ev.File, Line: ev.Line, Duration: ev.Duration})
@@ -238,11 +238,11 @@ func (l *Ledger) join(u *Unit, ev logscan.Event) {
 
 // note keeps what a framework's event says about the arguments or the cause.
 func (l *Ledger) note(u *Unit, ev logscan.Event) {
-	switch {
-	case ev.Signal == "jax:compiling":
-		u.Signature = ev.Detail
-	case ev.Signal == "ptxla:analysis" && u.Why == "":
-		u.Why = ev.Detail
+	if ev.Signature != "" {
+		u.Signature = ev.Signature
+	}
+	if ev.Reason != "" && u.Why == "" {
+		u.Why = ev.Reason
 	}
 }
 
@@ -573,8 +573,8 @@ func retraceFindings(evs []logscan.Event) []Finding {
 	var fs []Finding
 	index := map[string]int{}
 	for _, ev := range evs {
-		if ev.Producer == "jax" {
-			continue // JAX's explanations are attached to the compilations they caused
+		if ev.Reason != "" {
+			continue // an explained retrace is attached to the compilation it caused
 		}
 		key := ev.Producer + "\x00" + ev.Module
 		if i, ok := index[key]; ok {

@@ -43,10 +43,8 @@ func (s *Scanner) emit(h header, lineNo int, ev Event) {
 func (s *Scanner) classify(msg string, h header, lineNo int) {
 	has := func(sub string) bool { return strings.Contains(msg, sub) }
 	s.flushHeld()
-	if h.producer == "" || h.producer == "jax" || h.producer == "tf" || h.producer == "xla" || h.producer == "pytorch-xla" {
-		if s.classifyFramework(msg, h, lineNo) {
-			return
-		}
+	if s.classifyFramework(msg, h, lineNo) {
+		return
 	}
 	switch {
 	case has("XLA compilation: "):

@@ -50,8 +50,8 @@ const (
 	// persistent-cache hit).
 	RequestDone Kind = "request_done"
 	// Retrace is a framework saying it traced a function again: a JAX tracing-cache miss (its
-	// explanation in Detail), a TF tf.function retracing warning, a PyTorch/XLA
-	// "CompileTime too frequent" warning.
+	// explanation in Reason), a TF tf.function retracing warning, a PyTorch/XLA
+	// "CompileTime too frequent" warning (their wording in Detail).
 	Retrace Kind = "retrace"
 	// PhaseStart and PhaseEnd are Poplar engine phases other than those above.
 	PhaseStart Kind = "phase_start"
@@ -75,7 +75,13 @@ type Event struct {
 	Path      string
 	Phase     string
 	Duration  time.Duration // 0 when unknown
-	Detail    string        // extra text: an explanation, a reason, a percentage
+	Detail    string        // extra text: a warning's wording, a count
+	// Signature is the argument signature a framework logged with a compile request (JAX's global
+	// shapes and types).
+	Signature string
+	// Reason is the framework's own explanation of why it compiles: JAX's tracing-cache-miss
+	// text (on a Retrace, explaining the compilation that follows), PyTorch/XLA's cause.
+	Reason string
 }
 
 // Warning is a line that could not be used as it stands.

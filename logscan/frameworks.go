@@ -45,13 +45,13 @@ func (s *Scanner) classifyFramework(msg string, h header, lineNo int) bool {
 	switch {
 	case strings.HasPrefix(msg, "Compiling ") && (strings.Contains(msg, " with global shapes and types ") || strings.Contains(msg, " for args ")):
 		if m := reJAXCompiling.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: "jax", Signal: "jax:compiling", Module: JAXModuleName(m[1]), Detail: m[2] + m[3]})
+			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: "jax", Signal: "jax:compiling", Module: jaxModuleName(m[1]), Signature: m[2] + m[3]})
 			return true
 		}
 	case strings.HasPrefix(msg, "Finished XLA compilation of "):
 		if m := reJAXFinished.FindStringSubmatch(msg); m != nil {
 			secs, _ := strconv.ParseFloat(m[2], 64)
-			s.emit(h, lineNo, Event{Kind: RequestDone, Producer: "jax", Signal: "jax:finished_xla", Module: JAXModuleName(m[1]),
+			s.emit(h, lineNo, Event{Kind: RequestDone, Producer: "jax", Signal: "jax:finished_xla", Module: jaxModuleName(m[1]),
 				Duration: time.Duration(secs * float64(time.Second))})
 			return true
 		}
@@ -134,7 +134,7 @@ func (s *Scanner) ptxlaAnalysis(body string, h header, lineNo int) {
 			Time: h.t, DateKnown: h.dateKnown, Stamp: h.stamp}
 	case !p.open:
 	case p.wantCause && strings.HasPrefix(body, "  "):
-		p.ev.Detail, p.wantCause = trimmed, false
+		p.ev.Reason, p.wantCause = trimmed, false
 	case strings.HasPrefix(trimmed, "Graph Hash: "):
 		p.ev.Hash = strings.TrimPrefix(trimmed, "Graph Hash: ")
 	case strings.HasPrefix(trimmed, "Graph Name: "):
@@ -156,7 +156,7 @@ func (s *Scanner) ptxlaFlush() {
 // flushHeld emits the held multi-line event.
 func (s *Scanner) flushHeld() {
 	if s.held != nil {
-		s.held.Detail = strings.TrimRight(s.held.Detail, "\n")
+		s.held.Reason = strings.TrimRight(s.held.Reason, "\n")
 		s.pending = append(s.pending, *s.held)
 		s.held = nil
 	}
@@ -180,7 +180,7 @@ func (s *Scanner) continueHeld(region []byte, from int) int {
 			return from
 		}
 		if s.heldLines < maxExplanation {
-			s.held.Detail += strings.TrimSpace(string(line)) + "\n"
+			s.held.Reason += strings.TrimSpace(string(line)) + "\n"
 			s.heldLines++
 		}
 		from = end + 1
@@ -195,10 +195,10 @@ func indexByteFrom(b []byte, c byte, from int) int {
 	return -1
 }
 
-// JAXModuleName turns the name JAX logs ("jit(step)") into the module name it gives XLA and
+// jaxModuleName turns the name JAX logs ("jit(step)") into the module name it gives XLA and
 // its dumps ("jit_step"): mlir.sanitize_name replaces every character other than a letter,
 // digit, '_', '.' or '-' with '_', and the trailing '_' are dropped.
-func JAXModuleName(name string) string {
+func jaxModuleName(name string) string {
 	b := []rune(name)
 	for i, r := range b {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '-') {

@@ -18,7 +18,7 @@ func TestFrameworkLines(t *testing.T) {
 		module   string
 		hash     string
 		dur      time.Duration
-		detail   string
+		detail   string // Detail, or Signature for a compile request
 	}{
 		{"Compiling jit(train_step) with global shapes and types (ShapedArray(float32[8,4]), ShapedArray(float32[32,8])). Argument mapping: (UnspecifiedValue, UnspecifiedValue).",
 			CompileRequest, "jax", "jit_train_step", "", 0, "(ShapedArray(float32[8,4]), ShapedArray(float32[32,8]))"},
@@ -52,7 +52,11 @@ func TestFrameworkLines(t *testing.T) {
 			Retrace, "pytorch-xla", "", "", 0, "CompileTime too frequent: 21 counts during 11 steps"},
 	} {
 		ev := one(t, c.line)
-		if ev.Kind != c.kind || ev.Producer != c.producer || ev.Module != c.module || ev.Hash != c.hash || ev.Duration != c.dur || ev.Detail != c.detail {
+		text := ev.Detail
+		if ev.Kind == CompileRequest {
+			text = ev.Signature
+		}
+		if ev.Kind != c.kind || ev.Producer != c.producer || ev.Module != c.module || ev.Hash != c.hash || ev.Duration != c.dur || text != c.detail {
 			t.Errorf("%q:\n got %+v", c.line, ev)
 		}
 	}
@@ -89,7 +93,7 @@ func TestTracingCacheMissKeepsItsExplanation(t *testing.T) {
 			t.Fatalf("buf %d: %+v", size, evs)
 		}
 		want := "for train_step defined at /tmp/train.py:39\nall previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at x, now f32[24,8] and before f32[32,8]"
-		if evs[0].Detail != want || evs[0].Path != "/tmp/train.py:47:12 (main)" || evs[0].Line != 1 || evs[1].Line != 7 {
+		if evs[0].Reason != want || evs[0].Path != "/tmp/train.py:47:12 (main)" || evs[0].Line != 1 || evs[1].Line != 7 {
 			t.Errorf("buf %d: %+v", size, evs[0])
 		}
 		if st.Lines != 7 {
@@ -98,7 +102,7 @@ func TestTracingCacheMissKeepsItsExplanation(t *testing.T) {
 	}
 	// At the end of the log, and the 2024 wording.
 	evs, _ := scanAll(t, "TRACING CACHE MISS at a.py:1:1 (f) because:\n  never seen function:\n    f id=1 defined at a.py:1", Options{})
-	if len(evs) != 1 || evs[0].Detail != "never seen function:\nf id=1 defined at a.py:1" {
+	if len(evs) != 1 || evs[0].Reason != "never seen function:\nf id=1 defined at a.py:1" {
 		t.Errorf("%+v", evs)
 	}
 }
@@ -125,7 +129,7 @@ func TestPyTorchXLAAnalysis(t *testing.T) {
 	}
 	for _, ev := range evs {
 		if ev.Kind != CompileBegin || ev.Producer != "pytorch-xla" || ev.Hash != "c74c3b91b855b2b123f833b0d5f86943" ||
-			ev.Detail != "most likely user code trying to access tensor value before mark_step" {
+			ev.Reason != "most likely user code trying to access tensor value before mark_step" {
 			t.Errorf("%+v", ev)
 		}
 	}
@@ -136,7 +140,7 @@ func TestPyTorchXLAAnalysis(t *testing.T) {
 
 func TestJAXModuleName(t *testing.T) {
 	for in, want := range map[string]string{"jit(step)": "jit_step", "jit(<lambda>)": "jit__lambda", "pmap(f)": "pmap_f", "jit_g": "jit_g", "jvp(jit(f))": "jvp_jit_f"} {
-		if got := JAXModuleName(in); got != want {
+		if got := jaxModuleName(in); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
 	}

@@ -38,8 +38,8 @@ func Anchors() []string { return append([]string(nil), anchorStrings...) }
 
 // prefilter finds the lines that contain an anchor in one pass over the text, with a
 // Horspool-style shift table over byte pairs (Wu-Manber with a block of 2): at each window of
-// minAnchor bytes, the pair at its end says how far no anchor can start, so most of the text
-// is skipped without being compared.
+// m bytes (the shortest anchor), the pair at its end says how far the window can move before
+// an anchor could start in it, so most of the text is skipped without being compared.
 type prefilter struct {
 	m     int            // window: the length of the shortest anchor
 	shift [1 << 16]uint8 // per byte pair at the window's end: how far the window may move

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command recomp-bench is recomp's performance harness: it generates inputs deterministically, runs
 // recomp and the tools a user would reach for instead (GNU grep, ripgrep, diff -r) on them,
 // interleaved over several rounds, and prints median times, peak memory and ratios.
@@ -201,7 +203,7 @@ func timeOne(j *job, out string) (time.Duration, int64, error) {
 	}
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss) // KB on Linux
+		rss = int64(ru.Maxrss) // KB on Linux (bytes on macOS: hence the build constraint)
 	}
 	return d, rss, err
 }

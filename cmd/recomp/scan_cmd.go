@@ -105,6 +105,8 @@ type eventJSON struct {
 	Path       string `json:"path"`
 	DurationMS int64  `json:"duration_ms"`
 	Detail     string `json:"detail,omitempty"`
+	Signature  string `json:"signature,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 }
 
 type findingJSON struct {
@@ -156,7 +158,8 @@ func scanDocument(inputs []scanned, rep *cache.Report) scanJSON {
 		doc.Inputs = append(doc.Inputs, ij)
 		for _, ev := range in.events {
 			doc.Events = append(doc.Events, eventJSON{Kind: string(ev.Kind), Producer: ev.Producer, File: ev.File, Line: ev.Line,
-				Time: eventTime(ev), Module: ev.Module, Hash: ev.Hash, Path: ev.Path, DurationMS: ev.Duration.Milliseconds(), Detail: ev.Detail})
+				Time: eventTime(ev), Module: ev.Module, Hash: ev.Hash, Path: ev.Path, DurationMS: ev.Duration.Milliseconds(), Detail: ev.Detail,
+				Signature: ev.Signature, Reason: ev.Reason})
 		}
 	}
 	s := rep.Summary

@@ -202,27 +202,26 @@ func similarity(ca, cb map[uint64]int) float64 {
 	return float64(common) / float64(max(na, nb))
 }
 
-// History is one module family of one dump compiled more than once.
+// History is one module family of one dump: its files in dump order and, when it was compiled
+// more than once, each version compared with the one before.
 type History struct {
 	Family string
 	Files  []*DumpFile
-	Steps  []*Pair // consecutive versions
+	Steps  []*Pair // Steps[i] compares Files[i] with Files[i+1]
 }
 
-// Explain finds the families of a dump with more than one module and compares each version
-// with the one before.
+// Explain returns every module family of a dump, in the order of their first file, and
+// compares each version of a family with the one before.
 func Explain(d *Dump) []*History {
 	fam := byFamily(d.Files)
-	var names []string
-	for f, files := range fam {
-		if len(files) > 1 {
-			names = append(names, f)
-		}
-	}
-	sort.Strings(names)
 	var out []*History
-	for _, f := range names {
-		h := &History{Family: f, Files: fam[f]}
+	for _, f := range d.Files {
+		files := fam[f.Family]
+		if files == nil {
+			continue // already done
+		}
+		delete(fam, f.Family)
+		h := &History{Family: f.Family, Files: files}
 		for i := 1; i < len(h.Files); i++ {
 			p := &Pair{A: h.Files[i-1], B: h.Files[i], PairedBy: "order"}
 			p.Result = Compare(p.A.Module, p.B.Module)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/hlo"
@@ -25,59 +27,42 @@ func (c *explainCmd) Run(e *env) error {
 		pairs = append(pairs, h.Steps...)
 	}
 	doc := diffDocument(pairs, nil, nil, c.Text)
-	var rep *cache.Report
+	// The i-th compilation of a family in the logs is linked with its i-th dump. TF logs a
+	// cluster signature where its dumps name the module, so families meet by function key.
+	compiled := map[string][]*cache.Unit{}
 	if len(c.Log) > 0 {
 		inputs, err := loadLogs(c.Log, nil)
 		if err != nil {
 			return err
 		}
-		rep = ledgerOf(inputs, cache.Options{})
-	}
-	// Every family of the dump is listed; families compiled once have nothing to explain.
-	byFam := map[string][]*diff.DumpFile{}
-	var order []string
-	for _, f := range d.Files {
-		if byFam[f.Family] == nil {
-			order = append(order, f.Family)
+		for _, u := range ledgerOf(inputs, cache.Options{}).Units {
+			if u.Compiled {
+				key := hlo.FunctionKey(u.Family)
+				compiled[key] = append(compiled[key], u)
+			}
 		}
-		byFam[f.Family] = append(byFam[f.Family], f)
 	}
-	for _, fam := range order {
-		fj := familyJSON{Family: fam, LogHashes: []string{}}
-		for _, f := range byFam[fam] {
+	k := 0 // index into doc.Pairs, which follow the histories' steps
+	for _, h := range histories {
+		units := compiled[hlo.FunctionKey(h.Family)]
+		fj := familyJSON{Family: h.Family, LogCompilations: len(units), LogHashes: []string{}}
+		for _, f := range h.Files {
 			fj.Files = append(fj.Files, f.Path)
 		}
-		if rep != nil {
-			for _, m := range rep.Modules {
-				if hlo.FunctionKey(m.Family) == hlo.FunctionKey(fam) {
-					fj.LogCompilations = m.Compilations
-					fj.LogHashes = nonNil(m.Hashes)
-				}
+		for _, u := range units {
+			if u.Hash != "" && !slices.Contains(fj.LogHashes, u.Hash) {
+				fj.LogHashes = append(fj.LogHashes, u.Hash)
 			}
 		}
 		doc.Families = append(doc.Families, fj)
-	}
-	// Link the i-th compilation of a family in the log with its i-th dump.
-	if rep != nil {
-		compiled := map[string][]string{}
-		for _, u := range rep.Units {
-			if u.Compiled {
-				key := hlo.FunctionKey(u.Family)
-				compiled[key] = append(compiled[key], u.Hash)
+		for i := range h.Steps {
+			pj := &doc.Pairs[k]
+			k++
+			if i < len(units) {
+				pj.HashA = units[i].Hash
 			}
-		}
-		files := map[string][]string{}
-		for _, fj := range doc.Families {
-			files[fj.Family] = fj.Files
-		}
-		for i := range doc.Pairs {
-			pj := &doc.Pairs[i]
-			hashes := compiled[hlo.FunctionKey(pj.Family)]
-			if ia := indexOf(files[pj.Family], pj.A); ia >= 0 && ia < len(hashes) {
-				pj.HashA = hashes[ia]
-			}
-			if ib := indexOf(files[pj.Family], pj.B); ib >= 0 && ib < len(hashes) {
-				pj.HashB = hashes[ib]
+			if i+1 < len(units) {
+				pj.HashB = units[i+1].Hash
 			}
 		}
 	}
@@ -90,13 +75,4 @@ func (c *explainCmd) Run(e *env) error {
 		}
 	}
 	return nil
-}
-
-func indexOf(xs []string, x string) int {
-	for i, y := range xs {
-		if y == x {
-			return i
-		}
-	}
-	return -1
 }

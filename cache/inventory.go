@@ -5,33 +5,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/recomp/recomp/logscan"
 )
+
+// EntryKind says what kind of executable-cache entry a file is.
+type EntryKind string
 
 // Entry kinds of an executable cache.
 const (
-	EntryTFIPU     = "tf-ipu"      // <hex>.poplar_exec
-	EntryTFIPUOld  = "tf-ipu-sdk1" // <hex>.xla_engine (SDK <= 1.4)
-	EntryLock      = "lock"        // <hex>.compile_lock, <hex>.read_lock
-	EntryPopEF     = "popart"      // <decimal>.popef
-	EntryPopARTOld = "popart-sdk2" // <decimal>.popart (SDK 2.0-2.4)
-	EntryJAX       = "jax"         // <name>-<sha256>[-cache|-atime]
-	EntryOther     = "other"
+	EntryTFIPU     EntryKind = "tf-ipu"      // <hex>.poplar_exec
+	EntryTFIPUOld  EntryKind = "tf-ipu-sdk1" // <hex>.xla_engine (SDK <= 1.4)
+	EntryLock      EntryKind = "lock"        // <hex>.compile_lock, <hex>.read_lock
+	EntryPopEF     EntryKind = "popart"      // <decimal>.popef
+	EntryPopARTOld EntryKind = "popart-sdk2" // <decimal>.popart (SDK 2.0-2.4)
+	EntryJAX       EntryKind = "jax"         // <name>-<sha256>[-cache|-atime]
+	EntryOther     EntryKind = "other"       // not a cache entry: never proposed for removal
 )
 
 var (
 	reTFIPU  = regexp.MustCompile(`^[0-9a-f]{1,16}\.(poplar_exec|xla_engine|xla_engine\.poplar_exec|compile_lock|read_lock)$`)
 	rePopART = regexp.MustCompile(`^\d+\.(popef|popart)$`)
-	reJAX    = regexp.MustCompile(`^.+-[0-9a-f]{64}(-cache|-atime)?$`)
+	reJAX    = regexp.MustCompile(`^[A-Za-z0-9_.\-]+-[0-9a-f]{64}(-cache|-atime)?$`)
 )
 
 // ClassifyEntry says what kind of cache entry a file name is.
-func ClassifyEntry(name string) string {
+func ClassifyEntry(name string) EntryKind {
 	if m := reTFIPU.FindStringSubmatch(name); m != nil {
 		switch m[1] {
 		case "poplar_exec":
@@ -56,7 +61,7 @@ func ClassifyEntry(name string) string {
 // CacheEntry is one file of an executable cache.
 type CacheEntry struct {
 	Dir, Name string
-	Kind      string
+	Kind      EntryKind
 	Size      int64
 	ModTime   time.Time
 	Hit       bool // a log says the run loaded it
@@ -67,22 +72,26 @@ type CacheEntry struct {
 // Used reports whether any log touched the entry.
 func (e *CacheEntry) Used() bool { return e.Hit || e.Written || e.Missed }
 
+// Prunable reports whether the entry is a recognised executable (not a lock, not a foreign
+// file) that no log touched: the only entries recomp ever proposes to remove.
+func (e *CacheEntry) Prunable() bool {
+	return !e.Used() && e.Kind != EntryLock && e.Kind != EntryOther
+}
+
 // Inventory is what one or more cache folders hold.
 type Inventory struct {
 	Entries     []*CacheEntry // the touched entries and the first MaxListed others, by name
 	Count       int
 	Bytes       int64
-	Unused      int
+	Unused      int // recognised entries no log touched
 	UnusedBytes int64
-	ByKind      map[string]int
+	Foreign     int // files that are not cache entries
+	ByKind      map[EntryKind]int
 	Dirs        int // subfolders, not descended into
 	// MissingMisses are paths a log missed and that are not in the folders now.
 	MissingMisses []string
 	Warnings      []string
 }
-
-// MaxListed bounds how many untouched entries an Inventory keeps; all are counted.
-const MaxListed = 1000
 
 // LogUse is what the logs say about cache files, by base name.
 type LogUse struct {
@@ -94,90 +103,41 @@ func NewLogUse() LogUse {
 	return LogUse{Hits: map[string]bool{}, Writes: map[string]bool{}, Misses: map[string]bool{}}
 }
 
-// Add records one cache event of a log: kind is cache_hit, cache_write or cache_miss.
-func (u LogUse) Add(kind, path string) {
-	if path == "" {
+// Add records one cache event of a log.
+func (u LogUse) Add(kind logscan.Kind, p string) {
+	if p == "" {
 		return
 	}
-	base := filepath.Base(path)
+	base := p
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		base = p[i+1:]
+	}
 	switch kind {
-	case "cache_hit":
+	case logscan.CacheHit:
 		u.Hits[base] = true
-	case "cache_write":
+	case logscan.CacheWrite:
 		u.Writes[base] = true
-	case "cache_miss":
+	case logscan.CacheMiss:
 		u.Misses[base] = true
 	}
 }
 
+// Folder is one cache folder: Name is how it is shown (the path a user gave), FS reads it
+// (os.DirFS(path) for a real folder).
+type Folder struct {
+	Name string
+	FS   fs.FS
+}
+
 // Take reads cache folders without changing them. Folders are read in batches, so memory is
-// bounded by MaxListed and the log, whatever the number of entries.
-func Take(dirs []string, use LogUse) (*Inventory, error) {
-	inv := &Inventory{ByKind: map[string]int{}}
+// bounded by MaxListed and the logs, whatever the number of entries.
+func Take(folders []Folder, use LogUse) (*Inventory, error) {
+	inv := &Inventory{ByKind: map[EntryKind]int{}}
 	present := map[string]bool{}
-	for _, dir := range dirs {
-		st, err := os.Stat(dir)
-		if err != nil {
+	for _, folder := range folders {
+		if err := inv.read(folder, use, present); err != nil {
 			return nil, err
 		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("%s: not a folder", dir)
-		}
-		f, err := os.Open(dir)
-		if err != nil {
-			return nil, err
-		}
-		keep := &nameHeap{}
-		for {
-			batch, err := f.ReadDir(512)
-			for _, de := range batch {
-				if de.IsDir() {
-					inv.Dirs++
-					continue
-				}
-				info, ierr := de.Info()
-				if ierr != nil {
-					inv.Warnings = append(inv.Warnings, fmt.Sprintf("%s: %v", filepath.Join(dir, de.Name()), ierr))
-					continue
-				}
-				if info.Mode()&os.ModeSymlink != 0 {
-					if ti, serr := os.Stat(filepath.Join(dir, de.Name())); serr != nil {
-						inv.Warnings = append(inv.Warnings, fmt.Sprintf("%s: broken or looping link: %v", filepath.Join(dir, de.Name()), serr))
-						continue
-					} else {
-						info = ti
-					}
-				}
-				e := &CacheEntry{Dir: dir, Name: de.Name(), Kind: ClassifyEntry(de.Name()), Size: info.Size(), ModTime: info.ModTime()}
-				key := entryKey(e.Name, e.Kind)
-				e.Hit, e.Written, e.Missed = use.Hits[key], use.Writes[key], use.Misses[key]
-				present[key] = true
-				inv.Count++
-				inv.Bytes += e.Size
-				inv.ByKind[e.Kind]++
-				if !e.Used() && e.Kind != EntryLock {
-					inv.Unused++
-					inv.UnusedBytes += e.Size
-				}
-				if e.Used() {
-					inv.Entries = append(inv.Entries, e)
-				} else {
-					heap.Push(keep, e)
-					if keep.Len() > MaxListed {
-						heap.Pop(keep)
-					}
-				}
-			}
-			if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
-				break
-			}
-			if err != nil {
-				f.Close()
-				return nil, fmt.Errorf("%s: %v", dir, err)
-			}
-		}
-		f.Close()
-		inv.Entries = append(inv.Entries, *keep...)
 	}
 	sort.Slice(inv.Entries, func(i, j int) bool {
 		a, b := inv.Entries[i], inv.Entries[j]
@@ -195,9 +155,94 @@ func Take(dirs []string, use LogUse) (*Inventory, error) {
 	return inv, nil
 }
 
+func (inv *Inventory) read(folder Folder, use LogUse, present map[string]bool) error {
+	f, err := folder.FS.Open(".")
+	if err != nil {
+		return fmt.Errorf("%s: %w", folder.Name, unwrapPath(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", folder.Name, unwrapPath(err))
+	}
+	dir, ok := f.(fs.ReadDirFile)
+	if !st.IsDir() || !ok {
+		return fmt.Errorf("%s: not a folder", folder.Name)
+	}
+	keep := &nameHeap{}
+	for {
+		batch, err := dir.ReadDir(512)
+		for _, de := range batch {
+			inv.add(folder, de, use, present, keep)
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", folder.Name, unwrapPath(err))
+		}
+	}
+	inv.Entries = append(inv.Entries, *keep...)
+	return nil
+}
+
+func (inv *Inventory) add(folder Folder, de fs.DirEntry, use LogUse, present map[string]bool, keep *nameHeap) {
+	if de.IsDir() {
+		inv.Dirs++
+		return
+	}
+	name := de.Name()
+	info, err := de.Info()
+	if err == nil && de.Type()&fs.ModeSymlink != 0 {
+		info, err = fs.Stat(folder.FS, name) // follow it; a loop or a dangling link is a warning
+		if err != nil {
+			err = fmt.Errorf("broken or looping link: %w", unwrapPath(err))
+		}
+	}
+	if err != nil {
+		inv.Warnings = append(inv.Warnings, fmt.Sprintf("%s: %v", path.Join(folder.Name, name), err))
+		return
+	}
+	if info.IsDir() {
+		inv.Dirs++
+		return
+	}
+	e := &CacheEntry{Dir: folder.Name, Name: name, Kind: ClassifyEntry(name), Size: info.Size(), ModTime: info.ModTime()}
+	key := entryKey(e.Name, e.Kind)
+	e.Hit, e.Written, e.Missed = use.Hits[key], use.Writes[key], use.Misses[key]
+	present[key] = true
+	inv.Count++
+	inv.Bytes += e.Size
+	inv.ByKind[e.Kind]++
+	switch {
+	case e.Kind == EntryOther:
+		inv.Foreign++
+	case e.Prunable():
+		inv.Unused++
+		inv.UnusedBytes += e.Size
+	}
+	if e.Used() {
+		inv.Entries = append(inv.Entries, e)
+		return
+	}
+	heap.Push(keep, e)
+	if keep.Len() > MaxListed {
+		heap.Pop(keep)
+	}
+}
+
+// unwrapPath drops the path an fs.PathError repeats (the folder is named by the caller).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // entryKey is the name logs use for an entry: JAX logs the cache key, and stores it as
 // KEY-cache (with KEY-atime beside it when access times are kept).
-func entryKey(name, kind string) string {
+func entryKey(name string, kind EntryKind) string {
 	if kind == EntryJAX {
 		name = strings.TrimSuffix(strings.TrimSuffix(name, "-cache"), "-atime")
 	}

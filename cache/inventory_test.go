@@ -6,10 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/recomp/recomp/logscan"
 )
 
 func TestClassifyEntry(t *testing.T) {
-	for name, want := range map[string]string{
+	for name, want := range map[string]EntryKind{
 		"277a08fe4c20b50.poplar_exec":  EntryTFIPU,
 		"277a08fe4c20b50.xla_engine":   EntryTFIPUOld,
 		"277a08fe4c20b50.compile_lock": EntryLock,
@@ -19,7 +23,9 @@ func TestClassifyEntry(t *testing.T) {
 		"jit_train_step-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef": EntryJAX,
 		"jit_f-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-atime":    EntryJAX,
 		"notes.txt":                   EntryOther,
+		"train.py":                    EntryOther,
 		"Z77a08fe4c20b50.poplar_exec": EntryOther,
+		"a b-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef": EntryOther,
 	} {
 		if got := ClassifyEntry(name); got != want {
 			t.Errorf("ClassifyEntry(%q) = %s, want %s", name, got, want)
@@ -28,23 +34,17 @@ func TestClassifyEntry(t *testing.T) {
 }
 
 // TestInventoryOfAHugeFolder checks that a folder of 100 000 entries is counted exactly while
-// only the touched entries and MaxListed others are kept.
+// only the touched entries and MaxListed others are kept (on an in-memory file system).
 func TestInventoryOfAHugeFolder(t *testing.T) {
-	if testing.Short() {
-		t.Skip("creates 100 000 files")
-	}
-	dir := t.TempDir()
+	fsys := fstest.MapFS{"sub": &fstest.MapFile{Mode: os.ModeDir | 0o755}}
 	const n = 100_000
 	for i := 0; i < n; i++ {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%x.poplar_exec", i+0x100000)), []byte{1}, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fsys[fmt.Sprintf("%x.poplar_exec", i+0x100000)] = &fstest.MapFile{Data: []byte{1}, ModTime: time.Unix(0, 0)}
 	}
-	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	use := NewLogUse()
-	use.Add("cache_hit", "/elsewhere/"+fmt.Sprintf("%x.poplar_exec", n+0x100000-1))
-	use.Add("cache_miss", "/x/ffffffff.poplar_exec")
-	inv, err := Take([]string{dir}, use)
+	use.Add(logscan.CacheHit, "/elsewhere/"+fmt.Sprintf("%x.poplar_exec", n+0x100000-1))
+	use.Add(logscan.CacheMiss, "/x/ffffffff.poplar_exec")
+	inv, err := Take([]Folder{{Name: "cache", FS: fsys}}, use)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +71,8 @@ func TestJAXEntriesMatchTheLoggedKey(t *testing.T) {
 		}
 	}
 	use := NewLogUse()
-	use.Add("cache_hit", key)
-	inv, err := Take([]string{dir}, use)
+	use.Add(logscan.CacheHit, key)
+	inv, err := Take([]Folder{{Name: dir, FS: os.DirFS(dir)}}, use)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,5 +83,36 @@ func TestJAXEntriesMatchTheLoggedKey(t *testing.T) {
 		if strings.HasPrefix(e.Name, key) != e.Hit {
 			t.Errorf("%s: hit %v", e.Name, e.Hit)
 		}
+	}
+}
+
+// TestOnlyCacheEntriesArePrunable: a stray file, a lock or a touched entry is never proposed
+// for removal, and a loop of links is a warning, not a hang.
+func TestOnlyCacheEntriesArePrunable(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"train.py", "abc.compile_lock", "abc.poplar_exec", "def.poplar_exec", "odd\nname.poplar_exec"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink("loop2", filepath.Join(dir, "loop1"))
+	os.Symlink("loop1", filepath.Join(dir, "loop2"))
+	use := NewLogUse()
+	use.Add(logscan.CacheHit, "/c/abc.poplar_exec")
+	inv, err := Take([]Folder{{Name: dir, FS: os.DirFS(dir)}}, use)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prunable []string
+	for _, e := range inv.Entries {
+		if e.Prunable() {
+			prunable = append(prunable, e.Name)
+		}
+	}
+	if strings.Join(prunable, ",") != "def.poplar_exec" || inv.Unused != 1 || inv.Foreign != 2 {
+		t.Errorf("prunable %q, unused %d, foreign %d", prunable, inv.Unused, inv.Foreign)
+	}
+	if len(inv.Warnings) != 2 || !strings.Contains(inv.Warnings[0], "link") {
+		t.Errorf("warnings %q", inv.Warnings)
 	}
 }

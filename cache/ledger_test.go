@@ -2,8 +2,10 @@ package cache
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recomp/recomp/logscan"
 )
@@ -17,11 +19,12 @@ func report(t *testing.T, opt Options, log string) *Report {
 	}
 	s := logscan.NewScanner(strings.NewReader(log), "run.log", so)
 	l := NewLedger(opt)
+	l.BeginInput(0, "run.log")
 	for s.Scan() {
-		l.Add(0, s.Event())
+		l.Add(s.Event())
 	}
-	l.EndInput(0, "run.log", opt.AfterMarker)
-	return l.Report()
+	l.EndInput(opt.AfterMarker)
+	return Merge(opt, l.Report())
 }
 
 const (
@@ -81,7 +84,7 @@ func TestLoadOwnership(t *testing.T) {
 	if r.Summary.ExecutableLoads != 2 || r.Summary.LoadsAfterWarmup != 1 {
 		t.Errorf("summary %+v", r.Summary)
 	}
-	if r.Loads[0].Owned != true || r.Loads[1].Owned != false {
+	if !r.Loads[0].Owned || r.Loads[1].Owned || !r.Loads[1].AfterWarmup {
 		t.Errorf("loads %+v", r.Loads)
 	}
 }
@@ -112,4 +115,248 @@ func TestSummarizeWhy(t *testing.T) {
 	if got := SummarizeWhy(why); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+}
+
+// ledgerOf feeds each log to its own Ledger (separate processes) and merges them.
+func ledgerOf(opt Options, logs ...string) *Report {
+	var reps []*Report
+	for i, log := range logs {
+		l := NewLedger(opt)
+		l.BeginInput(i, fmt.Sprintf("rank%d.log", i))
+		s := logscan.NewScanner(strings.NewReader(log), fmt.Sprintf("rank%d.log", i), logscan.Options{})
+		for s.Scan() {
+			l.Add(s.Event())
+		}
+		l.EndInput(false)
+		reps = append(reps, l.Report())
+	}
+	return Merge(opt, reps...)
+}
+
+// Two rank logs that each compiled once are two processes: no recompilation. The same two
+// logs fed to one Ledger (one process whose log was split) are.
+func TestInputsAreSeparateProcesses(t *testing.T) {
+	rank := f(req, "cluster_1.4", "0xa") + f(eng, "cluster_1.4")
+	r := ledgerOf(Options{}, rank, rank)
+	if r.Summary.Compilations != 2 || r.Summary.Recompilations != 0 || r.Summary.AfterWarmup != 0 || r.Processes != 2 {
+		t.Errorf("two processes: %+v", r.Summary)
+	}
+	if len(r.Modules) != 1 || r.Modules[0].Compilations != 2 || r.Modules[0].Recompiled || r.Modules[0].Inputs != 2 {
+		t.Errorf("module %+v", r.Modules[0])
+	}
+	again := ledgerOf(Options{}, rank+f(req, "cluster_1.9", "0xb")+f(eng, "cluster_1.9"), rank)
+	if again.Summary.Recompilations != 1 || len(again.Findings) != 1 || !strings.Contains(again.Findings[0].Message, "in 1 of 2 inputs") {
+		t.Errorf("one rank recompiled: %+v %+v", again.Summary, again.Findings)
+	}
+	if again.Findings[0].File != "rank0.log" || again.Findings[0].Line != 5 {
+		t.Errorf("the finding points at the recompilation: %+v", again.Findings[0])
+	}
+	l := NewLedger(Options{})
+	for i := range 2 {
+		l.BeginInput(i, "part.log")
+		s := logscan.NewScanner(strings.NewReader(rank), "part.log", logscan.Options{})
+		for s.Scan() {
+			l.Add(s.Event())
+		}
+		l.EndInput(false)
+	}
+	one := Merge(Options{}, l.Report())
+	if one.Summary.Recompilations != 1 || one.Processes != 1 || one.Inputs != 2 {
+		t.Errorf("one process: %+v", one.Summary)
+	}
+}
+
+func jaxEvent(kind logscan.Kind, module, signature string, line int) logscan.Event {
+	return logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: logscan.Signal("jax:" + string(kind)),
+		Module: module, Signature: signature, File: "run.log", Line: line}
+}
+
+func feed(opt Options, evs ...logscan.Event) *Report {
+	l := NewLedger(opt)
+	l.BeginInput(0, "run.log")
+	for _, ev := range evs {
+		l.Add(ev)
+	}
+	l.EndInput(false)
+	return Merge(opt, l.Report())
+}
+
+// Eager one-op programs share a name but are different programs: their compilations count,
+// they are neither recompilations nor after warm-up; the user's step recompiling still is.
+func TestEagerProgramsAreNotRecompilations(t *testing.T) {
+	r := feed(Options{},
+		jaxEvent(logscan.CompileRequest, "jit_convert_element_type", "(ShapedArray(float32[8]),)", 1),
+		jaxEvent(logscan.RequestDone, "jit_convert_element_type", "", 2),
+		jaxEvent(logscan.CompileRequest, "jit_convert_element_type", "(ShapedArray(int32[8,4]),)", 3),
+		jaxEvent(logscan.RequestDone, "jit_convert_element_type", "", 4),
+		jaxEvent(logscan.CompileRequest, "jit__normal", "(ShapedArray(key<fry>[]),)", 5),
+		jaxEvent(logscan.RequestDone, "jit__normal", "", 6),
+		jaxEvent(logscan.CompileRequest, "jit__normal", "(ShapedArray(key<fry>[2]),)", 7),
+		jaxEvent(logscan.RequestDone, "jit__normal", "", 8),
+		jaxEvent(logscan.CompileRequest, "jit_train_step", "(ShapedArray(float32[32,8]),)", 9),
+		jaxEvent(logscan.RequestDone, "jit_train_step", "", 10),
+		jaxEvent(logscan.CompileRequest, "jit_train_step", "(ShapedArray(float32[24,8]),)", 11),
+		jaxEvent(logscan.RequestDone, "jit_train_step", "", 12),
+	)
+	s := r.Summary
+	if s.Compilations != 6 || s.EagerCompilations != 4 || s.Recompilations != 1 || s.AfterWarmup != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	if len(r.Late) != 1 || r.Late[0].Family != "jit_train_step" || r.Late[0].Line != 11 {
+		t.Errorf("late %+v", r.Late)
+	}
+	var kinds []string
+	for _, f := range r.Findings {
+		kinds = append(kinds, string(f.Kind))
+	}
+	if strings.Join(kinds, ",") != "recompiled,eager_compilations" {
+		t.Errorf("findings %v", kinds)
+	}
+}
+
+// A framework's explanation belongs to the compilation of the function it names: a nested
+// function's trace miss is not the outer step's reason, and a compilation JAX did not explain
+// does not inherit an earlier explanation.
+func TestExplanationBelongsToItsFunction(t *testing.T) {
+	why := func(fn, text string, line int) logscan.Event {
+		ev := jaxEvent(logscan.Retrace, fn, "", line)
+		ev.Reason = text
+		return ev
+	}
+	r := feed(Options{},
+		jaxEvent(logscan.CompileRequest, "jit_step", "a", 1), jaxEvent(logscan.RequestDone, "jit_step", "", 2),
+		why("inner", "inner changed", 3),
+		why("step", "step changed", 4),
+		jaxEvent(logscan.CompileRequest, "jit_step", "b", 5), jaxEvent(logscan.RequestDone, "jit_step", "", 6),
+		why("inner", "inner changed again", 7),
+		jaxEvent(logscan.CompileRequest, "jit_step", "c", 8), jaxEvent(logscan.RequestDone, "jit_step", "", 9),
+		jaxEvent(logscan.CompileRequest, "jit_step", "d", 10), jaxEvent(logscan.RequestDone, "jit_step", "", 11),
+	)
+	units := r.Modules[0].Units
+	if len(units) != 4 || units[0].Why != "" || units[1].Why != "step changed" || units[2].Why != "" || units[3].Why != "" {
+		for _, u := range units {
+			t.Logf("line %d: why %q", u.Line, u.Why)
+		}
+		t.Error("explanations attached to the wrong compilations")
+	}
+}
+
+func TestNoEvidenceIsAFinding(t *testing.T) {
+	r := ledgerOf(Options{}, "just some output\nno compiler here\n")
+	if len(r.Findings) != 1 || r.Findings[0].Kind != FindingNoEvidence || !strings.Contains(r.Findings[0].Advice, "JAX_LOG_COMPILES") {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}
+
+// TestLedgerMemoryIsBounded feeds a million compilations of one family and a million loads:
+// what the ledger holds stays bounded (lists capped, families aggregated).
+func TestLedgerMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	l := NewLedger(Options{})
+	l.BeginInput(0, "big.log")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const n = 1_000_000
+	for i := range n {
+		l.Add(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerTFIPU, Signal: "tf:begin_xla",
+			Module: "cluster_1", Hash: fmt.Sprintf("0x%x", i), File: "big.log", Line: 2 * i})
+		l.Add(logscan.Event{Kind: logscan.ExecutableLoad, Producer: logscan.ProducerPoplar, Signal: "poplar:Loading executable",
+			File: "big.log", Line: 2*i + 1, Duration: time.Millisecond})
+	}
+	l.EndInput(false)
+	r := Merge(Options{}, l.Report())
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if r.Summary.Compilations != n || r.Summary.Recompilations != n-1 || r.Summary.ExecutableLoads != n || r.Modules[0].HashCount <= MaxHashes {
+		t.Errorf("summary %+v, hashes %d", r.Summary, r.Modules[0].HashCount)
+	}
+	if len(r.Late) != MaxListed || len(r.Modules[0].Units) != MaxUnits || len(r.Modules[0].Hashes) != MaxHashes {
+		t.Errorf("lists: late %d units %d hashes %d", len(r.Late), len(r.Modules[0].Units), len(r.Modules[0].Hashes))
+	}
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 16<<20 {
+		t.Errorf("the ledger holds %d MB after a million compilations", grown>>20)
+	}
+	runtime.KeepAlive(r)
+}
+
+// BenchmarkLedger feeds n compilations of one family, each followed by an executable load:
+// the time per event must not grow with n.
+func BenchmarkLedger(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		evs := make([]logscan.Event, 0, 2*n)
+		for i := range n {
+			evs = append(evs,
+				logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerTFIPU, Signal: "tf:begin_xla",
+					Module: "cluster_1", Hash: fmt.Sprintf("0x%x", i), File: "big.log", Line: 2 * i},
+				logscan.Event{Kind: logscan.ExecutableLoad, Producer: logscan.ProducerPoplar, Signal: "poplar:Loading executable",
+					File: "big.log", Line: 2*i + 1, Duration: time.Millisecond})
+		}
+		b.Run(fmt.Sprintf("compilations=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				l := NewLedger(Options{})
+				l.BeginInput(0, "big.log")
+				for _, ev := range evs {
+					l.Add(ev)
+				}
+				l.EndInput(false)
+				Merge(Options{}, l.Report())
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+		})
+	}
+}
+
+// FuzzLedger feeds random event sequences: no panic, and the books balance.
+func FuzzLedger(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, uint8(0))
+	f.Add([]byte{0, 3, 4, 11, 0, 2, 11, 11, 5, 1, 6, 10, 9, 9}, uint8(1))
+	f.Add([]byte{12, 0, 4, 0, 4, 11, 11, 11, 7, 8, 0, 0}, uint8(2))
+	kinds := []logscan.Kind{logscan.CompileRequest, logscan.CompileEnd, logscan.CacheMiss, logscan.CacheHit,
+		logscan.CompileBegin, logscan.CompileFinished, logscan.ClusterCompiled, logscan.CacheWrite, logscan.RequestDone,
+		logscan.Retrace, logscan.Marker, logscan.ExecutableLoad, logscan.CompileSkipped}
+	f.Fuzz(func(t *testing.T, ops []byte, policy uint8) {
+		opt := Options{}
+		switch policy % 4 {
+		case 1:
+			opt.Warmup = 2
+		case 2:
+			opt.AfterMarker = true
+		case 3:
+			opt.Baseline = map[string][]string{"m0": {"0x0"}}
+		}
+		l := NewLedger(opt)
+		l.BeginInput(0, "fuzz.log")
+		count := map[logscan.Kind]int{}
+		for i, op := range ops {
+			k := kinds[int(op)%len(kinds)]
+			count[k]++
+			ev := logscan.Event{Kind: k, Producer: logscan.ProducerJAX, Signal: logscan.Signal(fmt.Sprint(op % 3)), File: "fuzz.log", Line: i + 1,
+				Module: fmt.Sprintf("m%d", (op/16)%3), Hash: fmt.Sprintf("0x%d", (op/48)%2), Duration: time.Duration(op) * time.Millisecond}
+			if op&0x80 != 0 {
+				ev.Module, ev.Reason = "", "why"
+			}
+			l.Add(ev)
+		}
+		l.EndInput(opt.AfterMarker)
+		r := Merge(opt, l.Report())
+		s := r.Summary
+		makers := count[logscan.CompileRequest] + count[logscan.CompileEnd] + count[logscan.CacheMiss] + count[logscan.CompileBegin] +
+			count[logscan.CompileFinished] + count[logscan.RequestDone] + count[logscan.ClusterCompiled]
+		if s.Compilations > makers || s.CacheHits > count[logscan.CacheHit] || s.CompileRequests > count[logscan.CompileRequest] ||
+			s.ExecutableLoads != count[logscan.ExecutableLoad] || s.LoadsAfterWarmup > s.ExecutableLoads ||
+			s.Recompilations > s.Compilations || s.AfterWarmup > s.Compilations || s.CacheWrites > count[logscan.CacheWrite] {
+			t.Fatalf("books do not balance: %+v for %v", s, count)
+		}
+		n := 0
+		for _, m := range r.Modules {
+			n += m.Compilations
+		}
+		if n != s.Compilations || len(r.Late) != min(s.AfterWarmup, MaxListed) {
+			t.Fatalf("modules %d, summary %d, late %d/%d", n, s.Compilations, len(r.Late), s.AfterWarmup)
+		}
+	})
 }

@@ -3,36 +3,41 @@ package diff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/textutil"
 )
 
-// Cause kinds, in the order they are ranked.
+// CauseKind names a reason why two modules differ; the names are part of the JSON contract.
+type CauseKind string
+
+// Cause kinds, in the order they are ranked (see rules).
 const (
-	CauseDtype          = "dtype"
-	CauseSharding       = "sharding"
-	CauseBatchSize      = "batch_size"
-	CauseInputShape     = "input_shape"
-	CauseConstant       = "constant_value"
-	CauseModuleConfig   = "module_config"
-	CauseLayout         = "layout"
-	CauseGraphStructure = "graph_structure"
-	CauseIdentical      = "identical"
+	CauseDtype          CauseKind = "dtype"
+	CauseSharding       CauseKind = "sharding"
+	CauseBatchSize      CauseKind = "batch_size"
+	CauseInputShape     CauseKind = "input_shape"
+	CauseConstant       CauseKind = "constant_value"
+	CauseModuleConfig   CauseKind = "module_config"
+	CauseLayout         CauseKind = "layout"
+	CauseGraphStructure CauseKind = "graph_structure"
+	CauseIdentical      CauseKind = "identical"
 )
 
 // Cause is one reason why two modules differ, in the user's terms.
 type Cause struct {
-	Kind     string
+	Kind     CauseKind
 	Summary  string
 	Evidence []string
 	Advice   string
 }
 
 // Advice per cause kind.
-var advice = map[string]string{
+var advice = map[CauseKind]string{
 	CauseDtype: "cast inputs to one dtype before they reach the compiled function (watch mixed-precision policies, " +
 		"Python scalars that become weakly typed, and f64 creeping in from NumPy)",
 	CauseSharding: "keep the device mesh, partition count and in/out shardings the same between runs and steps; " +
@@ -80,7 +85,7 @@ func evidenceN(chs []Change, total int, line func(Change) string) []string {
 func where(ch Change) string {
 	s := ch.Computation + ": " + ch.Instruction
 	switch {
-	case ch.Param >= 0 && ch.Entry:
+	case ch.EntryParam():
 		s = fmt.Sprintf("parameter %d (%s)", ch.Param, ch.Instruction)
 	case ch.Entry:
 		s = "ENTRY: " + ch.Instruction
@@ -99,11 +104,7 @@ func where(ch Change) string {
 }
 
 func quoteShort(s string) string {
-	if len([]rune(s)) > 90 {
-		r := []rune(s)
-		s = string(r[:40]) + "…" + string(r[len(r)-49:])
-	}
-	return `"` + s + `"`
+	return `"` + textutil.Shorten(s, 90) + `"`
 }
 
 func changeLine(ch Change) string {
@@ -111,196 +112,287 @@ func changeLine(ch Change) string {
 }
 
 func short(s string) string {
-	if len(s) > 120 {
-		return s[:80] + "…" + s[len(s)-30:]
-	}
-	return s
+	return textutil.Shorten(s, 120)
 }
 
-func classify(r *Result) []Cause {
-	var causes []Cause
-	add := func(kind, summary string, ev []string) {
-		causes = append(causes, Cause{Kind: kind, Summary: summary, Evidence: ev, Advice: advice[kind]})
-	}
+// classifier is the state the cause rules share: what the rules before have explained is not
+// a cause of its own for the rules after.
+type classifier struct {
+	r      *Result
+	t      *tally
+	causes []Cause
+	// dtypeParams, dimParams: entry parameters whose element type, dimensions changed;
+	// shardShapes: parameters whose per-device shape follows a sharding change.
+	dtypeParams, dimParams, shardShapes []Change
+	dims                                []dimChange
+	// constants are the constant changes no earlier rule explained; constCount counts them.
+	constants  []Change
+	constCount int
+	// unrelated: the modules share too little structure for changes inside the graph
+	// (constants, element types of intermediate values) to be causes of their own.
+	unrelated bool
+}
 
-	// Entry parameters whose sharding changed: their per-device shape follows the sharding.
-	shardedParam := map[int]bool{}
-	for _, ch := range r.sharding {
-		if ch.Entry && ch.Param >= 0 {
-			shardedParam[ch.Param] = true
+// A rule looks at the changes and names one cause, or none. Rules run in rank order.
+type rule func(c *classifier) (Cause, bool)
+
+// rules are the causes in the order they are ranked: the first that applies is the cause a
+// user should look at first.
+var rules = []rule{dtypeRule, shardingRule, shapeRule, constantRule, moduleConfigRule, layoutRule, structureRule, identicalRule}
+
+func classify(r *Result) []Cause {
+	c := &classifier{r: r, t: &r.t, constants: r.t.constants, constCount: r.Counts[KindConstant]}
+	c.unrelated = r.Added+r.Removed > 0 && r.Added+r.Removed >= r.Matched
+	sharded := map[int]bool{}
+	for _, ch := range c.t.sharding {
+		if ch.EntryParam() {
+			sharded[ch.Param] = true
 		}
 	}
-	sort.SliceStable(r.params, func(i, j int) bool { return r.params[i].Param < r.params[j].Param })
-
-	// dtype: entry parameters whose element type changed, else any dtype change
-	var dtypeParams, dimParams, shardShapes []Change
-	for _, ch := range r.params {
-		if shardedParam[ch.Param] && ch.Kind != KindDtype {
-			shardShapes = append(shardShapes, ch)
+	sort.SliceStable(c.t.params, func(i, j int) bool { return c.t.params[i].Param < c.t.params[j].Param })
+	for _, ch := range c.t.params {
+		if sharded[ch.Param] && ch.Kind != KindDtype {
+			c.shardShapes = append(c.shardShapes, ch)
 			continue
 		}
 		if ch.Kind == KindDtype {
-			dtypeParams = append(dtypeParams, ch)
+			c.dtypeParams = append(c.dtypeParams, ch)
 		}
 		if ch.oldShape.IsTuple || ch.newShape.IsTuple || !ch.oldShape.SameDims(ch.newShape) {
-			dimParams = append(dimParams, ch)
+			c.dimParams = append(c.dimParams, ch)
 		}
 	}
+	c.dims = dimChanges(c.dimParams)
+	for _, rl := range rules {
+		if cause, ok := rl(c); ok {
+			cause.Advice = advice[cause.Kind]
+			c.causes = append(c.causes, cause)
+		}
+	}
+	return c.causes
+}
+
+// dtypeRule: entry parameters whose element type changed; else, when no parameter changed at
+// all, element types inside the graph.
+func dtypeRule(c *classifier) (Cause, bool) {
 	switch {
-	case len(dtypeParams) > 0:
-		add(CauseDtype, fmt.Sprintf("input dtype changed: %s (%d parameter(s))", transitions(dtypeParams, elemOf), len(dtypeParams)),
-			evidenceOf(dtypeParams, changeLine))
-	case len(r.params) == 0 && len(r.dtypes) > 0:
-		add(CauseDtype, fmt.Sprintf("element types changed inside the graph: %s (%d instruction(s))", transitions(r.dtypes, elemOf), r.Counts[KindDtype]),
-			evidenceOf(r.dtypes, changeLine))
+	case len(c.dtypeParams) > 0:
+		return Cause{Kind: CauseDtype, Summary: fmt.Sprintf("input dtype changed: %s (%d parameter(s))",
+			transitions(c.dtypeParams, elemOf), len(c.dtypeParams)), Evidence: evidenceOf(c.dtypeParams, changeLine)}, true
+	case len(c.t.params) == 0 && len(c.t.dtypes) > 0 && !c.unrelated:
+		return Cause{Kind: CauseDtype, Summary: fmt.Sprintf("element types changed inside the graph: %s (%d instruction(s))",
+			transitions(c.t.dtypes, elemOf), c.r.Counts[KindDtype]), Evidence: evidenceOf(c.t.dtypes, changeLine)}, true
 	}
+	return Cause{}, false
+}
 
-	// sharding: sharding attributes, replica groups, collectives added or removed, partitions
-	var sh []string
-	for _, ch := range r.header {
+// shardingRule: sharding attributes, replica groups, partition counts, collectives added or
+// removed, and parameters whose per-device shape follows a sharding change.
+func shardingRule(c *classifier) (Cause, bool) {
+	var ev []string
+	for _, ch := range c.t.header {
 		if ch.Attr == "num_partitions" || ch.Attr == "replica_count" {
-			sh = append(sh, fmt.Sprintf("module %s: %s → %s", ch.Attr, ch.Old, ch.New))
+			ev = append(ev, fmt.Sprintf("module %s: %s → %s", ch.Attr, ch.Old, ch.New))
 		}
 	}
-	coll := collectiveDelta(r)
-	sh = append(sh, evidenceOf(r.sharding, changeLine)...)
-	for _, ch := range shardShapes {
-		sh = append(sh, "per-device shape follows: "+changeLine(ch))
+	coll := collectiveDelta(c.t)
+	ev = append(ev, evidenceOf(c.t.sharding, changeLine)...)
+	for _, ch := range c.shardShapes {
+		ev = append(ev, "per-device shape follows: "+changeLine(ch))
 	}
-	if coll != "" && len(sh) == 0 {
-		sh = append(sh, coll+" ("+where(firstCollective(r))+")")
+	if coll != "" && len(ev) == 0 {
+		ev = append(ev, coll+" ("+where(firstCollective(c.t))+")")
 	}
-	if len(sh) > 0 {
-		n := r.Counts[KindSharding] + r.Counts[KindReplicaGroups]
-		summary := "sharding or device mesh changed"
-		if n > 0 {
-			summary += fmt.Sprintf(" (%d sharding/replica-group attribute(s))", n)
-		}
-		if coll != "" {
-			summary += "; " + coll
-		}
-		add(CauseSharding, summary, sh)
+	if len(ev) == 0 {
+		return Cause{}, false
 	}
+	summary := "sharding or device mesh changed"
+	if n := c.r.Counts[KindSharding] + c.r.Counts[KindReplicaGroups]; n > 0 {
+		summary += fmt.Sprintf(" (%d sharding/replica-group attribute(s))", n)
+	}
+	if coll != "" {
+		summary += "; " + coll
+	}
+	return Cause{Kind: CauseSharding, Summary: summary, Evidence: ev}, true
+}
 
-	// batch size or input shape
-	constants, constCount := r.constants, r.Counts[KindConstant]
-	if len(dimParams) > 0 {
-		if old, new, ok := leadingDimOnly(dimParams); ok && len(dtypeParams) == 0 {
-			ev := evidenceOf(dimParams, changeLine)
-			if res := resultsLeading(r.results, old, new); res != "" {
-				ev = append(ev, res)
-			}
-			var follow []Change
-			follow, constants = followsBatch(constants, old, new)
-			constCount -= len(follow)
-			for _, ch := range follow {
-				ev = append(ev, fmt.Sprintf("constant follows the batch size (a mean or count over the batch): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
-			}
-			add(CauseBatchSize, fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d parameter(s)", old, new, len(dimParams)), ev)
-		} else {
-			add(CauseInputShape, fmt.Sprintf("input shapes changed in %d parameter(s): %s", len(dimParams), shapeSummary(dimParams)),
-				evidenceOf(dimParams, changeLine))
+// shapeRule: the batch size (every changed parameter changed only its leading dimension, the
+// same way) or other input shapes; constants that follow the changed dimensions (a mean's
+// divisor, a count) are evidence of it, not constants of their own. Without parameter
+// changes, a changed result shape.
+func shapeRule(c *classifier) (Cause, bool) {
+	if len(c.dimParams) == 0 {
+		if len(c.t.results) > 0 && len(c.causes) == 0 {
+			return Cause{Kind: CauseInputShape, Summary: "the result shape changed", Evidence: evidenceOf(c.t.results, changeLine)}, true
 		}
-	} else if len(r.results) > 0 && len(causes) == 0 {
-		add(CauseInputShape, "the result shape changed", evidenceOf(r.results, changeLine))
+		return Cause{}, false
 	}
-
-	if len(constants) > 0 && constCount > 0 {
-		add(CauseConstant, fmt.Sprintf("%d constant(s) baked into the graph changed: %s", constCount, constSummary(constants[0])),
-			evidenceN(constants, constCount, func(ch Change) string {
-				return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), short(ch.New))
-			}))
+	var follow []Change
+	follow, c.constants = followsDims(c.constants, c.dims)
+	c.constCount -= len(follow)
+	if old, new, ok := leadingDimOnly(c.dimParams); ok && len(c.dtypeParams) == 0 {
+		ev := evidenceOf(c.dimParams, changeLine)
+		if res := resultsLeading(c.t.results, old, new); res != "" {
+			ev = append(ev, res)
+		}
+		for _, ch := range follow {
+			ev = append(ev, fmt.Sprintf("constant follows the batch size (a mean or count over the batch): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
+		}
+		return Cause{Kind: CauseBatchSize, Summary: fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d parameter(s)", old, new, len(c.dimParams)), Evidence: ev}, true
 	}
+	ev := evidenceOf(c.dimParams, changeLine)
+	for _, ch := range follow {
+		ev = append(ev, fmt.Sprintf("constant follows the changed dimension (a mean or count over it): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
+	}
+	return Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("input shapes changed in %d parameter(s): %s", len(c.dimParams), shapeSummary(c.dimParams)), Evidence: ev}, true
+}
 
+// constantRule: constants baked into the graph that changed and that no shape change explains.
+func constantRule(c *classifier) (Cause, bool) {
+	if len(c.constants) == 0 || c.constCount <= 0 || c.unrelated {
+		return Cause{}, false
+	}
+	return Cause{Kind: CauseConstant, Summary: fmt.Sprintf("%d constant(s) baked into the graph changed: %s", c.constCount, constSummary(c.constants[0])),
+		Evidence: evidenceN(c.constants, c.constCount, func(ch Change) string {
+			return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), short(ch.New))
+		})}, true
+}
+
+// moduleConfigRule: header settings other than partitioning and the entry layout.
+func moduleConfigRule(c *classifier) (Cause, bool) {
 	var cfg []Change
-	layoutHeader := false
-	for _, ch := range r.header {
+	for _, ch := range c.t.header {
 		switch ch.Attr {
-		case "num_partitions", "replica_count":
-			continue
-		case "entry_computation_layout":
-			if len(r.params) > 0 || len(r.results) > 0 {
-				continue // follows from the parameter or result changes
-			}
-			layoutHeader = true
+		case "num_partitions", "replica_count", "entry_computation_layout":
 			continue
 		}
 		cfg = append(cfg, ch)
 	}
-	if len(cfg) > 0 {
-		add(CauseModuleConfig, fmt.Sprintf("module configuration changed: %s", attrNames(cfg)),
-			evidenceOf(cfg, func(ch Change) string {
-				return fmt.Sprintf("module %s: %s → %s", ch.Attr, short(ch.Old), short(ch.New))
-			}))
+	if len(cfg) == 0 {
+		return Cause{}, false
 	}
-
-	if len(r.layouts) > 0 || layoutHeader {
-		var ev []string
-		if layoutHeader {
-			for _, ch := range r.header {
-				if ch.Attr == "entry_computation_layout" {
-					ev = append(ev, fmt.Sprintf("module entry_computation_layout: %s → %s", short(ch.Old), short(ch.New)))
-				}
-			}
-		}
-		ev = append(ev, evidenceN(r.layouts, r.Counts[KindLayout], changeLine)...)
-		add(CauseLayout, fmt.Sprintf("layouts changed on %d instruction(s) whose shape and dtype did not", r.Counts[KindLayout]), ev)
-	}
-
-	structural := r.Added + r.Removed + r.Counts[KindCompAdded] + r.Counts[KindCompRemoved] + r.Counts[KindOpcode]
-	if structural > 0 {
-		summary := fmt.Sprintf("the graph's structure changed: %s", opDelta(r))
-		add(CauseGraphStructure, summary, evidenceOf(r.structure, func(ch Change) string {
-			switch ch.Kind {
-			case KindAdded:
-				return fmt.Sprintf("added %s", where(ch)+": "+ch.New)
-			case KindRemoved:
-				return fmt.Sprintf("removed %s", where(ch)+": "+ch.Old)
-			case KindCompAdded:
-				return "added computation " + ch.New
-			case KindCompRemoved:
-				return "removed computation " + ch.Old
-			}
-			return changeLine(ch)
-		}))
-	} else if len(causes) == 0 && (len(r.attrs) > 0 || len(r.shapes) > 0 || len(r.dtypes) > 0 || r.Counts[KindConstantElided] > 0) {
-		var all []Change
-		all = append(all, r.shapes...)
-		all = append(all, r.attrs...)
-		add(CauseGraphStructure, fmt.Sprintf("instructions inside the graph changed (%d attribute, %d shape change(s)) with the inputs unchanged",
-			r.Counts[KindAttribute]+r.Counts[KindBackendConfig], r.Counts[KindShape]),
-			evidenceOf(all, func(ch Change) string {
-				if ch.Attr != "" {
-					return fmt.Sprintf("%s: %s %s → %s", where(ch), ch.Attr, short(ch.Old), short(ch.New))
-				}
-				return changeLine(ch)
-			}))
-	}
-
-	if len(causes) == 0 {
-		summary := "the modules are identical after normalisation (names, numbering, metadata and comments ignored)"
-		if r.elided > 0 {
-			summary = fmt.Sprintf("the modules are identical as far as the text shows; %d elided constant(s) cannot be compared", r.elided)
-		}
-		add(CauseIdentical, summary, nil)
-	}
-	return causes
+	return Cause{Kind: CauseModuleConfig, Summary: fmt.Sprintf("module configuration changed: %s", attrNames(cfg)),
+		Evidence: evidenceOf(cfg, func(ch Change) string {
+			return fmt.Sprintf("module %s: %s → %s", ch.Attr, short(ch.Old), short(ch.New))
+		})}, true
 }
 
-// followsBatch splits off the scalar constants whose change is the batch-size change: the
-// value times the batch, or over it, stays the same (1/128 → 1/96 for a mean over 32 → 24
-// rows of 4).
-func followsBatch(chs []Change, oldB, newB int64) (follow, rest []Change) {
+// layoutRule: layouts that changed where shape and dtype did not, or an entry layout that
+// changed with no parameter or result change to explain it.
+func layoutRule(c *classifier) (Cause, bool) {
+	var ev []string
+	if len(c.t.params) == 0 && len(c.t.results) == 0 {
+		for _, ch := range c.t.header {
+			if ch.Attr == "entry_computation_layout" {
+				ev = append(ev, fmt.Sprintf("module entry_computation_layout: %s → %s", short(ch.Old), short(ch.New)))
+			}
+		}
+	}
+	if len(c.t.layouts) == 0 && len(ev) == 0 {
+		return Cause{}, false
+	}
+	ev = append(ev, evidenceN(c.t.layouts, c.r.Counts[KindLayout], changeLine)...)
+	return Cause{Kind: CauseLayout, Summary: fmt.Sprintf("layouts changed on %d instruction(s) whose shape and dtype did not", c.r.Counts[KindLayout]), Evidence: ev}, true
+}
+
+// structureRule: instructions or computations added or removed, opcodes changed; or, when
+// nothing else explains the difference, attributes and shapes inside the graph.
+func structureRule(c *classifier) (Cause, bool) {
+	r, t := c.r, c.t
+	if r.Added+r.Removed+r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
+		return Cause{Kind: CauseGraphStructure, Summary: fmt.Sprintf("the graph's structure changed: %s", opDelta(r)),
+			Evidence: evidenceOf(t.structure, structureLine)}, true
+	}
+	if len(c.causes) > 0 || len(t.attrs)+len(t.shapes)+len(t.dtypes)+r.Counts[KindConstantElided] == 0 {
+		return Cause{}, false
+	}
+	var all []Change
+	all = append(all, t.shapes...)
+	all = append(all, t.attrs...)
+	return Cause{Kind: CauseGraphStructure, Summary: fmt.Sprintf("instructions inside the graph changed (%d attribute, %d shape change(s)) with the inputs unchanged",
+		r.Counts[KindAttribute]+r.Counts[KindBackendConfig], r.Counts[KindShape]),
+		Evidence: evidenceOf(all, func(ch Change) string {
+			if ch.Attr != "" {
+				return fmt.Sprintf("%s: %s %s → %s", where(ch), ch.Attr, short(ch.Old), short(ch.New))
+			}
+			return changeLine(ch)
+		})}, true
+}
+
+func structureLine(ch Change) string {
+	switch ch.Kind {
+	case KindAdded:
+		return "added " + where(ch) + ": " + ch.New
+	case KindRemoved:
+		return "removed " + where(ch) + ": " + ch.Old
+	case KindCompAdded:
+		return "added computation " + ch.New
+	case KindCompRemoved:
+		return "removed computation " + ch.Old
+	}
+	return changeLine(ch)
+}
+
+// identicalRule: nothing differs after normalisation.
+func identicalRule(c *classifier) (Cause, bool) {
+	if len(c.causes) > 0 {
+		return Cause{}, false
+	}
+	summary := "the modules are identical after normalisation (names, numbering, metadata and comments ignored)"
+	if c.t.elided > 0 {
+		summary = fmt.Sprintf("the modules are identical as far as the text shows; %d elided constant(s) cannot be compared", c.t.elided)
+	}
+	return Cause{Kind: CauseIdentical, Summary: summary}, true
+}
+
+// dimChange is one dimension that changed size in the parameters.
+type dimChange struct{ old, new int64 }
+
+// dimChanges lists the distinct size changes of the dimensions of changed parameters.
+func dimChanges(chs []Change) []dimChange {
+	var out []dimChange
+	for _, ch := range chs {
+		a, b := ch.oldShape, ch.newShape
+		if a.IsTuple || b.IsTuple || len(a.Dims) != len(b.Dims) {
+			continue
+		}
+		for i := range a.Dims {
+			d := dimChange{a.Dims[i], b.Dims[i]}
+			if d.old != d.new && d.old > 0 && d.new > 0 && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// followsDims splits off the scalar constants whose change is a dimension change: the value
+// times the dimension, or over it, stays the same (1/128 → 1/96 for a mean over 32 → 24 rows
+// of 4), for one changed dimension or the product of two (a mean over batch and sequence).
+func followsDims(chs []Change, dims []dimChange) (follow, rest []Change) {
+	factors := append([]dimChange(nil), dims...)
+	for i := range dims {
+		for j := i + 1; j < len(dims) && j < 8; j++ {
+			factors = append(factors, dimChange{dims[i].old * dims[j].old, dims[i].new * dims[j].new})
+		}
+	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a), math.Abs(b)) }
 	for _, ch := range chs {
 		o, errO := strconv.ParseFloat(strings.TrimSpace(ch.Old), 64)
 		n, errN := strconv.ParseFloat(strings.TrimSpace(ch.New), 64)
-		if errO == nil && errN == nil && o != 0 && n != 0 && oldB != newB &&
-			(near(o*float64(oldB), n*float64(newB)) || near(o/float64(oldB), n/float64(newB))) {
-			follow = append(follow, ch)
-			continue
+		follows := false
+		for _, f := range factors {
+			if errO == nil && errN == nil && o != 0 && n != 0 &&
+				(near(o*float64(f.old), n*float64(f.new)) || near(o/float64(f.old), n/float64(f.new))) {
+				follows = true
+				break
+			}
 		}
-		rest = append(rest, ch)
+		if follows {
+			follow = append(follow, ch)
+		} else {
+			rest = append(rest, ch)
+		}
 	}
 	return follow, rest
 }
@@ -411,16 +503,16 @@ var collectives = map[string]bool{"all-reduce": true, "all-gather": true, "reduc
 	"collective-permute": true, "all-reduce-start": true, "all-gather-start": true, "collective-permute-start": true,
 	"all-to-all-start": true}
 
-func collectiveDelta(r *Result) string {
+func collectiveDelta(t *tally) string {
 	var parts []string
-	for _, op := range sortedKeys(r.addedOps) {
+	for _, op := range sortedKeys(t.addedOps) {
 		if collectives[op] {
-			parts = append(parts, fmt.Sprintf("+%d %s", r.addedOps[op], op))
+			parts = append(parts, fmt.Sprintf("+%d %s", t.addedOps[op], op))
 		}
 	}
-	for _, op := range sortedKeys(r.removedOps) {
+	for _, op := range sortedKeys(t.removedOps) {
 		if collectives[op] {
-			parts = append(parts, fmt.Sprintf("-%d %s", r.removedOps[op], op))
+			parts = append(parts, fmt.Sprintf("-%d %s", t.removedOps[op], op))
 		}
 	}
 	if len(parts) == 0 {
@@ -429,8 +521,8 @@ func collectiveDelta(r *Result) string {
 	return "collectives " + strings.Join(parts, ", ")
 }
 
-func firstCollective(r *Result) Change {
-	for _, ch := range r.structure {
+func firstCollective(t *tally) Change {
+	for _, ch := range t.structure {
 		if ch.Kind == KindAdded && collectives[strings.Fields(ch.New)[0]] || ch.Kind == KindRemoved && collectives[strings.Fields(ch.Old)[0]] {
 			return ch
 		}
@@ -444,11 +536,11 @@ func opDelta(r *Result) string {
 		parts = append(parts, fmt.Sprintf("%d instruction(s) added, %d removed", r.Added, r.Removed))
 	}
 	var ops []string
-	for _, op := range sortedKeys(r.addedOps) {
-		ops = append(ops, fmt.Sprintf("+%d %s", r.addedOps[op], op))
+	for _, op := range sortedKeys(r.t.addedOps) {
+		ops = append(ops, fmt.Sprintf("+%d %s", r.t.addedOps[op], op))
 	}
-	for _, op := range sortedKeys(r.removedOps) {
-		ops = append(ops, fmt.Sprintf("-%d %s", r.removedOps[op], op))
+	for _, op := range sortedKeys(r.t.removedOps) {
+		ops = append(ops, fmt.Sprintf("-%d %s", r.t.removedOps[op], op))
 	}
 	if len(ops) > 6 {
 		ops = append(ops[:6], "…")

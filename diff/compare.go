@@ -7,42 +7,51 @@ import (
 	"github.com/recomp/recomp/hlo"
 )
 
+// ChangeKind says what differs between two paired instructions, computations or headers; the
+// names are part of the JSON contract.
+type ChangeKind string
+
+// Change kinds.
+const (
+	KindShape          ChangeKind = "shape"
+	KindDtype          ChangeKind = "dtype"
+	KindLayout         ChangeKind = "layout"
+	KindConstant       ChangeKind = "constant_value"
+	KindConstantElided ChangeKind = "constant_elided"
+	KindSharding       ChangeKind = "sharding"
+	KindReplicaGroups  ChangeKind = "replica_groups"
+	KindAttribute      ChangeKind = "attribute"
+	KindBackendConfig  ChangeKind = "backend_config"
+	KindOpcode         ChangeKind = "opcode"
+	KindAdded          ChangeKind = "instruction_added"
+	KindRemoved        ChangeKind = "instruction_removed"
+	KindCompAdded      ChangeKind = "computation_added"
+	KindCompRemoved    ChangeKind = "computation_removed"
+	KindHeader         ChangeKind = "module_header"
+)
+
 // Change is one difference between two paired modules.
 type Change struct {
-	Kind        string // see the Kind* constants
+	Kind        ChangeKind
 	Computation string // the computation in B (in A for removals)
 	Instruction string // "old_name → new_name" when the names differ
 	OpName      string // metadata op_name of the instruction (B, else A)
 	Source      string // metadata source_file:source_line
 	Attr        string // the attribute or header field, for attribute and header changes
 	Old, New    string
-	Param       int  // entry parameter number, -1 otherwise
-	Entry       bool // in the entry computation
-	Root        bool // the entry computation's result
-	LineA       int
-	LineB       int
+	// IsParam marks a change of a parameter instruction; Param is its number (in B).
+	IsParam bool
+	Param   int
+	Entry   bool // in the entry computation
+	Root    bool // the entry computation's result
+	LineA   int
+	LineB   int
 
 	oldShape, newShape hlo.Shape
 }
 
-// Change kinds.
-const (
-	KindShape          = "shape"
-	KindDtype          = "dtype"
-	KindLayout         = "layout"
-	KindConstant       = "constant_value"
-	KindConstantElided = "constant_elided"
-	KindSharding       = "sharding"
-	KindReplicaGroups  = "replica_groups"
-	KindAttribute      = "attribute"
-	KindBackendConfig  = "backend_config"
-	KindOpcode         = "opcode"
-	KindAdded          = "instruction_added"
-	KindRemoved        = "instruction_removed"
-	KindCompAdded      = "computation_added"
-	KindCompRemoved    = "computation_removed"
-	KindHeader         = "module_header"
-)
+// EntryParam reports whether the change is of a parameter of the entry computation.
+func (ch Change) EntryParam() bool { return ch.IsParam && ch.Entry }
 
 // MaxChanges is how many changes a Result keeps; all of them are counted and classified.
 const MaxChanges = 400
@@ -53,31 +62,29 @@ type Result struct {
 	Identical   bool
 	Changes     []Change
 	ChangeCount int
-	Counts      map[string]int
+	Counts      map[ChangeKind]int
 	Causes      []Cause
 	Notes       []string
 	Matched     int // instruction pairs
 	Added       int
 	Removed     int
+	// Computations are the computations compared, each with its counterpart and the
+	// instruction matching (for the text diff).
+	Computations []CompPair
 
-	params     []Change // every entry-parameter change
-	results    []Change
-	constants  []Change
-	sharding   []Change
-	header     []Change
-	structure  []Change
-	layouts    []Change
-	attrs      []Change
-	dtypes     []Change
-	shapes     []Change
-	elided     int
-	addedOps   map[string]int
-	removedOps map[string]int
+	t tally
+}
+
+// CompPair is two computations compared with each other. MatchB[j] is the index in A of the
+// instruction matched with B's instruction j, or -1 when it was added.
+type CompPair struct {
+	A, B   *hlo.Computation
+	MatchB []int
 }
 
 // Compare compares two modules structurally and classifies the differences.
 func Compare(a, b *hlo.Module) *Result {
-	r := &Result{A: a, B: b, Counts: map[string]int{}, addedOps: map[string]int{}, removedOps: map[string]int{}}
+	r := &Result{A: a, B: b, Counts: map[ChangeKind]int{}, t: newTally()}
 	c := &comparer{r: r, a: a, b: b,
 		fa: hlo.NewHasher(a, hlo.HashOptions{}), fb: hlo.NewHasher(b, hlo.HashOptions{}),
 		sa: hlo.NewHasher(a, hlo.HashOptions{Skeleton: true}), sb: hlo.NewHasher(b, hlo.HashOptions{Skeleton: true}),
@@ -91,17 +98,17 @@ func Compare(a, b *hlo.Module) *Result {
 	c.drain()
 	for _, ca := range a.Computations {
 		if c.pairAB[ca] == nil {
-			c.add(Change{Kind: KindCompRemoved, Computation: ca.Name, Old: ca.Name + " (" + strconv.Itoa(len(ca.Instructions)) + " instructions)", Param: -1, LineA: ca.Line})
+			c.add(Change{Kind: KindCompRemoved, Computation: ca.Name, Old: ca.Name + " (" + strconv.Itoa(len(ca.Instructions)) + " instructions)", LineA: ca.Line})
 		}
 	}
 	for _, cb := range b.Computations {
 		if c.pairBA[cb] == nil {
-			c.add(Change{Kind: KindCompAdded, Computation: cb.Name, New: cb.Name + " (" + strconv.Itoa(len(cb.Instructions)) + " instructions)", Param: -1, LineB: cb.Line})
+			c.add(Change{Kind: KindCompAdded, Computation: cb.Name, New: cb.Name + " (" + strconv.Itoa(len(cb.Instructions)) + " instructions)", LineB: cb.Line})
 		}
 	}
 	r.Identical = r.ChangeCount == 0
-	if r.elided > 0 {
-		r.Notes = append(r.Notes, strconv.Itoa(r.elided)+" large constant(s) are printed as {...} in both modules: their values cannot be compared from text")
+	if r.t.elided > 0 {
+		r.Notes = append(r.Notes, strconv.Itoa(r.t.elided)+" large constant(s) are printed as {...} in both modules: their values cannot be compared from text")
 	}
 	r.Causes = classify(r)
 	return r
@@ -168,35 +175,7 @@ func (c *comparer) add(ch Change) {
 	if len(r.Changes) < MaxChanges {
 		r.Changes = append(r.Changes, ch)
 	}
-	keep := func(l *[]Change) {
-		if len(*l) < 4*MaxChanges {
-			*l = append(*l, ch)
-		}
-	}
-	switch {
-	case ch.Param >= 0 && ch.Entry && (ch.Kind == KindShape || ch.Kind == KindDtype || ch.Kind == KindLayout):
-		keep(&r.params)
-	case ch.Root && ch.Entry && (ch.Kind == KindShape || ch.Kind == KindDtype || ch.Kind == KindLayout):
-		keep(&r.results)
-	}
-	switch ch.Kind {
-	case KindConstant:
-		keep(&r.constants)
-	case KindSharding, KindReplicaGroups:
-		keep(&r.sharding)
-	case KindHeader:
-		keep(&r.header)
-	case KindAdded, KindRemoved, KindCompAdded, KindCompRemoved, KindOpcode:
-		keep(&r.structure)
-	case KindLayout:
-		keep(&r.layouts)
-	case KindAttribute, KindBackendConfig:
-		keep(&r.attrs)
-	case KindDtype:
-		keep(&r.dtypes)
-	case KindShape:
-		keep(&r.shapes)
-	}
+	r.t.add(ch)
 }
 
 func (c *comparer) header() {
@@ -218,7 +197,7 @@ func (c *comparer) header() {
 		if va == vb {
 			continue
 		}
-		ch := Change{Kind: KindHeader, Attr: n, Old: va, New: vb, Param: -1}
+		ch := Change{Kind: KindHeader, Attr: n, Old: va, New: vb}
 		if !oka {
 			ch.Old = "(absent)"
 		}
@@ -255,18 +234,8 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		ma[i], mb[j] = j, i
 		pairs = append(pairs, [2]int{i, j})
 	}
-	paramB := map[int]int{}
-	for j, in := range cb.Instructions {
-		if in.Opcode == "parameter" {
-			paramB[in.Param] = j
-		}
-	}
-	for i, in := range ca.Instructions {
-		if in.Opcode == "parameter" {
-			if j, ok := paramB[in.Param]; ok && mb[j] < 0 {
-				pair(i, j)
-			}
-		}
+	for _, p := range pairParams(ca, cb) {
+		pair(p[0], p[1])
 	}
 	fa, fb := c.fa.Instructions(ca), c.fb.Instructions(cb)
 	countA := make(map[uint64]int, na)
@@ -318,6 +287,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		}
 	}
 	entry := ca == c.a.Entry && cb == c.b.Entry
+	c.r.Computations = append(c.r.Computations, CompPair{A: ca, B: cb, MatchB: mb})
 	sort.Slice(pairs, func(x, y int) bool { return pairs[x][1] < pairs[y][1] })
 	for _, p := range pairs {
 		c.r.Matched++
@@ -326,26 +296,28 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 	for i, in := range ca.Instructions {
 		if ma[i] < 0 {
 			c.r.Removed++
-			c.r.removedOps[in.Opcode]++
+			c.r.t.removedOps[in.Opcode]++
 			md := in.Metadata()
 			c.add(Change{Kind: KindRemoved, Computation: ca.Name, Instruction: in.Name, OpName: md.OpName, Source: md.Source(),
-				Old: in.Opcode + " " + in.Shape.String(), Param: -1, Entry: entry, LineA: in.Line})
+				Old: in.Opcode + " " + in.Shape.String(), IsParam: in.Opcode == "parameter", Param: max(in.Param, 0),
+				Entry: entry, LineA: in.Line})
 		}
 	}
 	for j, in := range cb.Instructions {
 		if mb[j] < 0 {
 			c.r.Added++
-			c.r.addedOps[in.Opcode]++
+			c.r.t.addedOps[in.Opcode]++
 			md := in.Metadata()
 			c.add(Change{Kind: KindAdded, Computation: cb.Name, Instruction: in.Name, OpName: md.OpName, Source: md.Source(),
-				New: in.Opcode + " " + in.Shape.String(), Param: -1, Entry: entry, LineB: in.Line})
+				New: in.Opcode + " " + in.Shape.String(), IsParam: in.Opcode == "parameter", Param: max(in.Param, 0),
+				Entry: entry, LineB: in.Line})
 		}
 	}
 }
 
 // shapeKind says how two shapes differ: dtype, shape (dimensions or tuple structure), layout,
 // or "" when they are equal.
-func shapeKind(a, b hlo.Shape) string {
+func shapeKind(a, b hlo.Shape) ChangeKind {
 	if a.IsTuple != b.IsTuple {
 		return KindShape
 	}
@@ -353,8 +325,8 @@ func shapeKind(a, b hlo.Shape) string {
 		if len(a.Tuple) != len(b.Tuple) {
 			return KindShape
 		}
-		best := ""
-		rank := map[string]int{"": 0, KindLayout: 1, KindShape: 2, KindDtype: 3}
+		best := ChangeKind("")
+		rank := map[ChangeKind]int{"": 0, KindLayout: 1, KindShape: 2, KindDtype: 3}
 		for i := range a.Tuple {
 			if k := shapeKind(a.Tuple[i], b.Tuple[i]); rank[k] > rank[best] {
 				best = k
@@ -378,13 +350,13 @@ func (c *comparer) compareInstructions(x, y *hlo.Instruction, cb *hlo.Computatio
 	if md.OpName == "" {
 		md = x.Metadata()
 	}
-	base := Change{Computation: cb.Name, Instruction: y.Name, OpName: md.OpName, Source: md.Source(), Param: -1,
+	base := Change{Computation: cb.Name, Instruction: y.Name, OpName: md.OpName, Source: md.Source(),
 		Entry: entry, Root: y.Root, LineA: x.Line, LineB: y.Line}
 	if x.Name != y.Name {
 		base.Instruction = x.Name + " → " + y.Name
 	}
-	if x.Opcode == "parameter" {
-		base.Param = y.Param
+	if x.Opcode == "parameter" && y.Opcode == "parameter" {
+		base.IsParam, base.Param = true, y.Param
 	}
 	if x.Opcode != y.Opcode {
 		ch := base
@@ -400,7 +372,7 @@ func (c *comparer) compareInstructions(x, y *hlo.Instruction, cb *hlo.Computatio
 	if x.Opcode == "constant" && y.Opcode == "constant" {
 		switch {
 		case x.Elided() && y.Elided():
-			c.r.elided++
+			c.r.t.elided++
 		case x.Elided() || y.Elided():
 			ch := base
 			ch.Kind, ch.Old, ch.New = KindConstantElided, x.Literal, y.Literal
@@ -459,4 +431,66 @@ func (c *comparer) compareAttrs(x, y *hlo.Instruction, base Change) {
 	for _, a := range y.Attrs {
 		check(a.Name)
 	}
+}
+
+// pairParams pairs the parameters of two computations. With as many on both sides they pair by
+// number. Otherwise (a layer added, an input dropped) numbers shift, so they pair by what they
+// are: the same op_name, then the same shape where it is unique, then the same shape in order;
+// the rest are added or removed (a parameter whose shape changed too pairs by op_name only).
+func pairParams(ca, cb *hlo.Computation) [][2]int {
+	var pa, pb []int
+	for i, in := range ca.Instructions {
+		if in.Opcode == "parameter" {
+			pa = append(pa, i)
+		}
+	}
+	for j, in := range cb.Instructions {
+		if in.Opcode == "parameter" {
+			pb = append(pb, j)
+		}
+	}
+	var out [][2]int
+	if len(pa) == len(pb) {
+		byNum := make(map[int]int, len(pb))
+		for _, j := range pb {
+			byNum[cb.Instructions[j].Param] = j
+		}
+		used := map[int]bool{}
+		for _, i := range pa {
+			if j, ok := byNum[ca.Instructions[i].Param]; ok && !used[j] {
+				used[j] = true
+				out = append(out, [2]int{i, j})
+			}
+		}
+		return out
+	}
+	usedA, usedB := map[int]bool{}, map[int]bool{}
+	pairBy := func(key func(in *hlo.Instruction) string, unique bool) {
+		ka, kb := map[string][]int{}, map[string][]int{}
+		for _, i := range pa {
+			if k := key(ca.Instructions[i]); !usedA[i] && k != "" {
+				ka[k] = append(ka[k], i)
+			}
+		}
+		for _, j := range pb {
+			if k := key(cb.Instructions[j]); !usedB[j] && k != "" {
+				kb[k] = append(kb[k], j)
+			}
+		}
+		for _, i := range pa {
+			k := key(ca.Instructions[i])
+			as, bs := ka[k], kb[k]
+			if usedA[i] || len(as) == 0 || len(bs) == 0 || unique && (len(as) != 1 || len(bs) != 1) {
+				continue
+			}
+			j := bs[0]
+			kb[k] = bs[1:]
+			usedA[i], usedB[j] = true, true
+			out = append(out, [2]int{i, j})
+		}
+	}
+	pairBy(func(in *hlo.Instruction) string { return in.Metadata().OpName }, true)
+	pairBy(func(in *hlo.Instruction) string { return in.Shape.String() }, true)
+	pairBy(func(in *hlo.Instruction) string { return in.Shape.String() }, false)
+	return out
 }

@@ -42,7 +42,7 @@ func TestCorpusPairs(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("no corpus beside the project")
 	}
-	want := map[string][]string{
+	want := map[string][]CauseKind{
 		"torchxla-neuron/dp_mlp_batch16.txt":                                        {CauseBatchSize},
 		"torchxla-neuron/bert_dp_graph1.txt":                                        {CauseIdentical},
 		"torchxla-neuron/llama_tp1.txt":                                             {CauseSharding, CauseInputShape, CauseGraphStructure},
@@ -80,11 +80,11 @@ func TestCorpusPairs(t *testing.T) {
 		r := Compare(a, b)
 		var got []string
 		for _, c := range r.Causes {
-			got = append(got, c.Kind)
+			got = append(got, string(c.Kind))
 		}
 		if w, ok := want[key]; ok {
 			seen++
-			if strings.Join(got, ",") != strings.Join(w, ",") {
+			if fmt.Sprint(got) != fmt.Sprint(w) {
 				t.Errorf("%s vs %s: causes %v, want %v", f[0], f[1], got, w)
 			}
 		}
@@ -176,15 +176,56 @@ func BenchmarkCompareLarge(b *testing.B) {
 	}
 }
 
-func TestFollowsBatch(t *testing.T) {
+func TestFollowsDims(t *testing.T) {
 	chs := []Change{
-		{Old: "0.0078125", New: "0.010416667"}, // 1/(32*4) → 1/(24*4): a mean over the batch
-		{Old: "128", New: "96"},                // a count over the batch
-		{Old: "0.1", New: "0.05"},              // a learning rate: not the batch
-		{Old: "{...}", New: "{...}"},           // not a scalar
+		{Old: "0.0078125", New: "0.010416667"},    // 1/(32*4) → 1/(24*4): a mean over the batch
+		{Old: "128", New: "96"},                   // a count over the batch
+		{Old: "0.1", New: "0.05"},                 // a learning rate: not the batch
+		{Old: "{...}", New: "{...}"},              // not a scalar
+		{Old: "0.001953125", New: "0.0013020834"}, // 1/(32*16) → 1/(32*24): a mean over batch and sequence
 	}
-	follow, rest := followsBatch(chs, 32, 24)
-	if len(follow) != 2 || len(rest) != 2 || rest[0].Old != "0.1" {
+	follow, rest := followsDims(chs, []dimChange{{32, 24}})
+	if len(follow) != 2 || len(rest) != 3 || rest[0].Old != "0.1" {
 		t.Errorf("follow %+v, rest %+v", follow, rest)
+	}
+	follow, _ = followsDims(chs, []dimChange{{16, 24}, {8, 9}})
+	if len(follow) != 1 || follow[0].Old != "0.001953125" {
+		t.Errorf("sequence: follow %+v", follow)
+	}
+}
+
+// TestTextDiff: a small pair gets go-diff's line diff with A's names replaced by B's, so only
+// the changed lines show; a large pair is aligned by the matching and cut, and says so.
+func TestTextDiff(t *testing.T) {
+	a := synthetic(t, hlo.Synthetic{Instructions: 40, Batch: 32, Scale: 0.5})
+	b := synthetic(t, hlo.Synthetic{Instructions: 40, Batch: 32, Scale: 0.25})
+	td := Compare(a, b).Text(TextOptions{})
+	if !strings.Contains(td.Text, "-scale.3 = f32[] constant(0.5)\n+scale.3 = f32[] constant(0.25)\n") || len(td.Notes) != 0 {
+		t.Errorf("small:\n%s%v", td.Text, td.Notes)
+	}
+	if strings.Contains(td.Text, "metadata") || strings.Count(td.Text, "\n-") != 8 {
+		t.Errorf("only the 8 changed constants differ, without metadata:\n%s", td.Text)
+	}
+	big := Compare(synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 32, Scale: 0.5}),
+		synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 24, Scale: 0.5})).Text(TextOptions{MaxOutput: 50})
+	if n := strings.Count(big.Text, "\n"); n > 52 || len(big.Notes) != 2 || !strings.Contains(big.Notes[0], "aligned by the structural matching") {
+		t.Errorf("large: %d lines, notes %v", n, big.Notes)
+	}
+	if !strings.Contains(big.Text, "-x.1 = f32[32,256]{1,0} parameter(0)\n+x.1 = f32[24,256]{1,0} parameter(0)") {
+		t.Errorf("large:\n%s", big.Text)
+	}
+}
+
+// BenchmarkTextDiffLarge renders the text diff of two 100 000-instruction modules (after the
+// comparison, which BenchmarkCompareLarge measures).
+func BenchmarkTextDiffLarge(b *testing.B) {
+	r := Compare(synthetic(b, hlo.Synthetic{Instructions: 100_000, Batch: 32, Scale: 0.5}),
+		synthetic(b, hlo.Synthetic{Instructions: 100_000, Batch: 24, Scale: 0.5}))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if td := r.Text(TextOptions{}); td.Text == "" {
+			b.Fatal("no diff")
+		}
 	}
 }

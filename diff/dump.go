@@ -5,12 +5,17 @@
 package diff
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,13 +39,29 @@ type DumpFile struct {
 	Family string
 }
 
+// Problem is a module file that could not be read or parsed; the rest of the dump is compared
+// without it. Line and Col are 0 when the problem is not at a position in the text.
+type Problem struct {
+	Path      string
+	Line, Col int
+	Message   string
+}
+
+func (p Problem) String() string {
+	if p.Line == 0 {
+		return p.Path + ": " + p.Message
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", p.Path, p.Line, p.Col, p.Message)
+}
+
 // Dump is the HLO modules of one folder, or one file.
 type Dump struct {
 	Path     string
 	Files    []*DumpFile // parsed modules of the chosen stage, in (ID, name) order
 	Stages   []string    // every stage seen
 	Ignored  int         // files that are not HLO text or not of the chosen stage
-	Warnings []string
+	Problems []Problem   // module files that could not be read or parsed
+	Warnings []string    // entries skipped: not regular files, broken links
 }
 
 var (
@@ -79,25 +100,27 @@ type LoadOptions struct {
 	// Stage is "before", "after", a stage name, or "" for before_optimizations when the dump
 	// has it and after_optimizations otherwise.
 	Stage string
+	// Stdin is read for the path "-".
+	Stdin io.Reader
 }
 
-// LoadDump reads a dump folder or one HLO file. Files that are not HLO text are skipped;
-// files that do not parse are an error naming the file and line.
+// LoadDump reads a dump folder or one HLO file ("-" for stdin; gzip is read transparently).
+// In a folder only regular files are read (a FIFO or device named like a module is skipped
+// with a warning), files that are not HLO text are ignored, and a module that cannot be read
+// or parsed becomes a Problem: the others are still loaded. The error is for a path that
+// cannot be read at all.
 func LoadDump(path string, opt LoadOptions) (*Dump, error) {
+	d := &Dump{Path: path}
+	if path == "-" {
+		d.loadFile(path, opt.Stdin, true)
+		return d, nil
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	d := &Dump{Path: path}
 	if !st.IsDir() {
-		f, err := loadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		if f == nil {
-			return nil, fmt.Errorf("%s: not HLO text (no HloModule or computation found)", path)
-		}
-		d.Files = []*DumpFile{f}
+		d.loadFile(path, nil, true)
 		return d, nil
 	}
 	entries, err := os.ReadDir(path)
@@ -113,50 +136,36 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	stages := map[string]bool{}
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || !(strings.HasSuffix(n, ".txt") || strings.HasSuffix(n, ".hlo")) {
+		base, ok := hloBase(n)
+		if e.IsDir() || !ok || slices.ContainsFunc(notHLO, func(s string) bool { return strings.Contains(base, s) }) {
 			d.Ignored++
 			continue
 		}
-		base := strings.TrimSuffix(strings.TrimSuffix(n, ".txt"), ".hlo")
-		skip := false
-		for _, s := range notHLO {
-			if strings.Contains(base, s) {
-				skip = true
+		full := filepath.Join(path, n)
+		if !e.Type().IsRegular() {
+			// Only regular files are opened: a FIFO would block, a device never end.
+			fi, err := os.Stat(full)
+			switch {
+			case err != nil:
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", full, err))
+				continue
+			case !fi.Mode().IsRegular():
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not a regular file (%s)", full, fi.Mode().Type()))
+				continue
 			}
-		}
-		if skip {
-			d.Ignored++
-			continue
 		}
 		id, name, stage, ok := ParseDumpName(base)
 		if !ok {
 			id, name, stage = -1, base, ""
 		}
 		stages[stage] = true
-		cands = append(cands, cand{filepath.Join(path, n), id, name, stage})
+		cands = append(cands, cand{full, id, name, stage})
 	}
 	for s := range stages {
 		d.Stages = append(d.Stages, s)
 	}
 	sort.Strings(d.Stages)
-	want := opt.Stage
-	switch want {
-	case "before":
-		want = StageBefore
-	case "after":
-		want = StageAfter
-	case "":
-		switch {
-		case stages[StageBefore]:
-			want = StageBefore
-		case stages[StageAfter]:
-			want = StageAfter
-		case len(stages) == 1:
-			want = d.Stages[0]
-		default:
-			want = ""
-		}
-	}
+	want := chooseStage(opt.Stage, stages, d.Stages)
 	if !stages[want] && len(cands) > 0 {
 		return nil, fmt.Errorf("%s: no HLO files of stage %q (stages here: %s)", path, want, strings.Join(quoteAll(d.Stages), ", "))
 	}
@@ -165,19 +174,14 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 			d.Ignored++
 			continue
 		}
-		f, err := loadFile(c.path)
-		if err != nil {
-			return nil, err
-		}
+		f := d.loadFile(c.path, nil, false)
 		if f == nil {
-			d.Ignored++
 			continue
 		}
 		f.ID, f.Stage = c.id, c.stage
 		if c.name != "" {
 			f.Name = c.name
 		}
-		d.Files = append(d.Files, f)
 	}
 	sort.SliceStable(d.Files, func(i, j int) bool {
 		if d.Files[i].ID != d.Files[j].ID {
@@ -185,10 +189,40 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		}
 		return d.Files[i].Path < d.Files[j].Path
 	})
-	if len(d.Files) == 0 {
+	if len(d.Files) == 0 && len(d.Problems) == 0 {
 		return nil, fmt.Errorf("%s: no HLO text files found (looked for module_NNNN.*.txt and files starting with HloModule)", path)
 	}
 	return d, nil
+}
+
+// hloBase returns a dump file's name without .txt or .hlo (and .gz), and whether it has one.
+func hloBase(name string) (string, bool) {
+	name = strings.TrimSuffix(name, ".gz")
+	for _, ext := range []string{".txt", ".hlo"} {
+		if b, ok := strings.CutSuffix(name, ext); ok {
+			return b, true
+		}
+	}
+	return name, false
+}
+
+func chooseStage(want string, stages map[string]bool, all []string) string {
+	switch want {
+	case "before":
+		return StageBefore
+	case "after":
+		return StageAfter
+	case "":
+		switch {
+		case stages[StageBefore]:
+			return StageBefore
+		case stages[StageAfter]:
+			return StageAfter
+		case len(all) == 1:
+			return all[0]
+		}
+	}
+	return want
 }
 
 func quoteAll(xs []string) []string {
@@ -199,25 +233,103 @@ func quoteAll(xs []string) []string {
 	return out
 }
 
-// loadFile parses one file; it returns nil, nil for a file that is not HLO text.
-func loadFile(path string) (*DumpFile, error) {
-	f, err := os.Open(path)
+// loadFile reads and parses one file into d. A file that cannot be read or parsed becomes a
+// Problem; one that is not HLO text is ignored, unless explicit (named by the user), which is
+// a Problem too.
+func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool) *DumpFile {
+	src, err := ReadFile(path, stdin)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	src, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(err).Error()})
+		return nil
 	}
 	if !looksLikeHLO(src) {
-		return nil, nil
+		if explicit {
+			d.Problems = append(d.Problems, Problem{Path: path, Message: "not HLO text (no HloModule or computation found)"})
+		} else {
+			d.Ignored++
+		}
+		return nil
 	}
 	m, err := hlo.Parse(path, src)
 	if err != nil {
-		return nil, err
+		var list hlo.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			p := list[0]
+			msg := p.Msg
+			if len(list) > 1 {
+				msg += fmt.Sprintf(" (and %d more errors)", len(list)-1)
+			}
+			d.Problems = append(d.Problems, Problem{Path: path, Line: p.Line, Col: p.Col, Message: msg})
+		} else {
+			d.Problems = append(d.Problems, Problem{Path: path, Message: err.Error()})
+		}
+		return nil
 	}
-	return &DumpFile{Path: path, ID: -1, Module: m, Family: hlo.Family(m.Name)}, nil
+	f := &DumpFile{Path: path, ID: -1, Module: m, Family: hlo.Family(m.Name)}
+	d.Files = append(d.Files, f)
+	return f
+}
+
+// MaxFileBytes bounds what recomp reads of one HLO file into memory.
+const MaxFileBytes = 4 << 30
+
+// ReadFile reads one HLO text file: "-" reads stdin, gzip data (by its magic bytes) is
+// decompressed, and at most MaxFileBytes are read.
+func ReadFile(path string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader
+	size := int64(0)
+	if path == "-" {
+		if stdin == nil {
+			return nil, fmt.Errorf("-: no standard input")
+		}
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s: is a folder", path)
+		}
+		if st.Mode().IsRegular() {
+			size = st.Size()
+		}
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		r, size = zr, 0
+	} else {
+		r = br
+	}
+	var buf bytes.Buffer
+	if size > 0 && size < MaxFileBytes {
+		buf.Grow(int(size) + bytes.MinRead) // one allocation for a plain file
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxFileBytes+1)); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if buf.Len() > MaxFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, int64(MaxFileBytes))
+	}
+	return buf.Bytes(), nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Op, pe.Err)
+	}
+	return err
 }
 
 func looksLikeHLO(src []byte) bool {

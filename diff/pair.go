@@ -6,10 +6,22 @@ import (
 	"github.com/recomp/recomp/hlo"
 )
 
+// PairedBy says how two modules were paired; the names are part of the JSON contract.
+type PairedBy string
+
+// Ways of pairing.
+const (
+	PairedByArgument    PairedBy = "argument"    // two files given on the command line
+	PairedByOrder       PairedBy = "order"       // the i-th module of a family on each side
+	PairedByFingerprint PairedBy = "fingerprint" // equal normalised fingerprints
+	PairedBySimilarity  PairedBy = "similarity"  // the most similar structure
+	PairedByExtra       PairedBy = "extra"       // a compilation left over, with its closest counterpart
+)
+
 // Pair is two dump files that should hold the same graph, and how they compare.
 type Pair struct {
 	A, B     *DumpFile
-	PairedBy string // "argument", "order", "fingerprint", "similarity"
+	PairedBy PairedBy
 	Result   *Result
 }
 
@@ -40,7 +52,7 @@ func (d *DumpDiff) Differs() bool {
 func Dumps(a, b *Dump) *DumpDiff {
 	out := &DumpDiff{}
 	if len(a.Files) == 1 && len(b.Files) == 1 {
-		out.Pairs = append(out.Pairs, &Pair{A: a.Files[0], B: b.Files[0], PairedBy: "argument"})
+		out.Pairs = append(out.Pairs, &Pair{A: a.Files[0], B: b.Files[0], PairedBy: PairedByArgument})
 	} else {
 		fa, fb := byFamily(a.Files), byFamily(b.Files)
 		var fams []string
@@ -77,7 +89,7 @@ func byFamily(files []*DumpFile) map[string][]*DumpFile {
 func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 	if len(as) == len(bs) {
 		for i := range as {
-			pairs = append(pairs, &Pair{A: as[i], B: bs[i], PairedBy: "order"})
+			pairs = append(pairs, &Pair{A: as[i], B: bs[i], PairedBy: PairedByOrder})
 		}
 		return pairs, nil, nil
 	}
@@ -93,7 +105,7 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 		for j := range bs {
 			if !usedB[j] && fpA[i] == fpB[j] {
 				usedA[i], usedB[j] = true, true
-				pairs = append(pairs, &Pair{A: as[i], B: bs[j], PairedBy: "fingerprint"})
+				pairs = append(pairs, &Pair{A: as[i], B: bs[j], PairedBy: PairedByFingerprint})
 				break
 			}
 		}
@@ -127,7 +139,7 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 	for _, c := range cands {
 		if !usedA[c.i] && !usedB[c.j] {
 			usedA[c.i], usedB[c.j] = true, true
-			pairs = append(pairs, &Pair{A: as[c.i], B: bs[c.j], PairedBy: "similarity"})
+			pairs = append(pairs, &Pair{A: as[c.i], B: bs[c.j], PairedBy: PairedBySimilarity})
 		}
 	}
 	// A compilation left over in a family that the other side has too is compared with its
@@ -145,7 +157,7 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 	for i, u := range usedA {
 		if !u {
 			if o := best(as[i], bs); o != nil {
-				pairs = append(pairs, &Pair{A: as[i], B: o, PairedBy: "extra"})
+				pairs = append(pairs, &Pair{A: as[i], B: o, PairedBy: PairedByExtra})
 			} else {
 				ua = append(ua, as[i])
 			}
@@ -154,7 +166,7 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 	for j, u := range usedB {
 		if !u {
 			if o := best(bs[j], as); o != nil {
-				pairs = append(pairs, &Pair{A: o, B: bs[j], PairedBy: "extra"})
+				pairs = append(pairs, &Pair{A: o, B: bs[j], PairedBy: PairedByExtra})
 			} else {
 				ub = append(ub, bs[j])
 			}
@@ -167,12 +179,6 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 		return pairs[x].A.ID < pairs[y].A.ID
 	})
 	return pairs, ua, ub
-}
-
-// Similarity is the share of instruction skeletons (opcode and dataflow, shapes and values
-// ignored) two modules have in common, from 0 to 1.
-func Similarity(a, b *hlo.Module) float64 {
-	return similarity(skeletons(a), skeletons(b))
 }
 
 // skeletons counts the skeleton hashes of a module's instructions.
@@ -223,7 +229,7 @@ func Explain(d *Dump) []*History {
 		delete(fam, f.Family)
 		h := &History{Family: f.Family, Files: files}
 		for i := 1; i < len(h.Files); i++ {
-			p := &Pair{A: h.Files[i-1], B: h.Files[i], PairedBy: "order"}
+			p := &Pair{A: h.Files[i-1], B: h.Files[i], PairedBy: PairedByOrder}
 			p.Result = Compare(p.A.Module, p.B.Module)
 			h.Steps = append(h.Steps, p)
 		}

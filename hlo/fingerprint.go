@@ -98,38 +98,81 @@ func WithoutFingerprints(v string) string {
 
 // Computation returns the hash of a computation of the module.
 func (h *Hasher) Computation(c *Computation) uint64 {
-	ch := h.state(c)
-	switch ch.state {
-	case 2:
+	h.ensure(c)
+	if ch := h.state(c); ch.state == 2 {
 		return ch.sum
-	case 1:
-		return cycleHash
 	}
-	ch.state = 1
-	sorted := make([]uint64, len(c.Instructions))
+	return cycleHash
+}
+
+// Instructions returns the hash of every instruction of c, in order.
+func (h *Hasher) Instructions(c *Computation) []uint64 {
+	h.ensure(c)
+	return h.state(c).instr
+}
+
+// ensure hashes c and every computation it calls, callees first. It walks the call graph
+// with a stack of its own, not by recursion, so a chain of calls as long as the input allows
+// cannot overflow the goroutine stack; a computation that calls itself hashes as a cycle.
+func (h *Hasher) ensure(root *Computation) {
+	type frame struct {
+		c       *Computation
+		callees []*Computation
+		next    int
+	}
+	var stack []frame
+	push := func(c *Computation) {
+		if ch := h.state(c); ch.state == 0 {
+			ch.state = 1
+			stack = append(stack, frame{c: c, callees: h.callees(c)})
+		}
+	}
+	push(root)
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.callees) {
+			f.next++
+			push(f.callees[f.next-1])
+			continue
+		}
+		h.finish(f.c)
+		stack = stack[:len(stack)-1]
+	}
+}
+
+func (h *Hasher) callees(c *Computation) []*Computation {
+	var out []*Computation
+	for _, in := range c.Instructions {
+		for _, a := range in.Attrs {
+			if callAttrs[a.Name] {
+				for _, n := range splitNames(a.Value) {
+					if callee := h.m.Computation(n); callee != nil {
+						out = append(out, callee)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// finish hashes the instructions of c, whose callees are hashed (or part of a cycle).
+func (h *Hasher) finish(c *Computation) {
+	ch := h.state(c)
 	for i := range c.Instructions {
-		sorted[i] = h.instr(c, ch, i)
+		h.instr(c, ch, i)
 	}
+	sorted := append([]uint64(nil), ch.instr...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	d := xxhash.New()
 	if c.Root != nil {
-		writeU64(d, h.instr(c, ch, ch.index[c.Root.Name]))
+		writeU64(d, ch.instr[ch.index[c.Root.Name]])
 	}
 	for _, v := range sorted {
 		writeU64(d, v)
 	}
 	ch.sum = d.Sum64()
 	ch.state = 2
-	return ch.sum
-}
-
-// Instructions returns the hash of every instruction of c, in order.
-func (h *Hasher) Instructions(c *Computation) []uint64 {
-	ch := h.state(c)
-	for i := range c.Instructions {
-		h.instr(c, ch, i)
-	}
-	return ch.instr
 }
 
 func (h *Hasher) state(c *Computation) *compHashes {
@@ -145,14 +188,65 @@ func (h *Hasher) state(c *Computation) *compHashes {
 	return ch
 }
 
+// deps are the instructions whose hashes instruction i's hash includes: its operands and
+// control predecessors.
+func deps(c *Computation, ch *compHashes, i int) []int {
+	in := c.Instructions[i]
+	var out []int
+	for _, op := range in.Operands {
+		if j, ok := ch.index[op]; ok {
+			out = append(out, j)
+		}
+	}
+	if v, ok := in.Attr("control-predecessors"); ok {
+		for _, n := range splitNames(v) {
+			if j, ok := ch.index[n]; ok {
+				out = append(out, j)
+			}
+		}
+	}
+	return out
+}
+
+// instr hashes instruction i after its operands, with a stack of its own (a dataflow chain as
+// long as the module is deep must not recurse); an operand on a cycle hashes as cycleHash.
 func (h *Hasher) instr(c *Computation, ch *compHashes, i int) uint64 {
-	switch ch.done[i] {
-	case 2:
+	if ch.done[i] == 2 {
 		return ch.instr[i]
-	case 1:
-		return cycleHash
+	}
+	type frame struct {
+		i, next int
+		deps    []int
 	}
 	ch.done[i] = 1
+	stack := []frame{{i: i, deps: deps(c, ch, i)}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.deps) {
+			j := f.deps[f.next]
+			f.next++
+			if ch.done[j] == 0 {
+				ch.done[j] = 1
+				stack = append(stack, frame{i: j, deps: deps(c, ch, j)})
+			}
+			continue
+		}
+		ch.instr[f.i] = h.hashInstr(c, ch, f.i)
+		ch.done[f.i] = 2
+		stack = stack[:len(stack)-1]
+	}
+	return ch.instr[i]
+}
+
+// dep is the hash of a dependency: its hash when done, cycleHash when it is on a cycle.
+func dep(ch *compHashes, j int) uint64 {
+	if ch.done[j] == 2 {
+		return ch.instr[j]
+	}
+	return cycleHash
+}
+
+func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 	in := c.Instructions[i]
 	d := xxhash.New()
 	d.WriteString(in.Opcode)
@@ -184,7 +278,11 @@ func (h *Hasher) instr(c *Computation, ch *compHashes, i int) uint64 {
 		case callAttrs[a.Name]:
 			for _, n := range splitNames(a.Value) {
 				if callee := h.m.Computation(n); callee != nil {
-					writeU64(d, h.Computation(callee))
+					if cs := h.state(callee); cs.state == 2 {
+						writeU64(d, cs.sum)
+					} else {
+						writeU64(d, cycleHash)
+					}
 				} else {
 					d.WriteString(n)
 				}
@@ -193,7 +291,7 @@ func (h *Hasher) instr(c *Computation, ch *compHashes, i int) uint64 {
 			var preds []uint64
 			for _, n := range splitNames(a.Value) {
 				if j, ok := ch.index[n]; ok {
-					preds = append(preds, h.instr(c, ch, j))
+					preds = append(preds, dep(ch, j))
 				}
 			}
 			sort.Slice(preds, func(i, j int) bool { return preds[i] < preds[j] })
@@ -210,14 +308,12 @@ func (h *Hasher) instr(c *Computation, ch *compHashes, i int) uint64 {
 	d.WriteString("\x02")
 	for _, op := range in.Operands {
 		if j, ok := ch.index[op]; ok {
-			writeU64(d, h.instr(c, ch, j))
+			writeU64(d, dep(ch, j))
 		} else {
 			d.WriteString("?" + op)
 		}
 	}
-	ch.instr[i] = d.Sum64()
-	ch.done[i] = 2
-	return ch.instr[i]
+	return d.Sum64()
 }
 
 func sortedAttrs(attrs []Attr) []Attr {

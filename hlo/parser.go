@@ -509,11 +509,22 @@ func (p *parser) startsShape() bool {
 	return i > p.pos && i < len(p.src) && p.src[i] == '[' && isIdentStart(p.src[p.pos])
 }
 
+// MaxTupleDepth bounds how deeply tuple shapes may nest. XLA's own shapes nest a few levels;
+// the limit keeps the parser (and everything that walks a shape) from recursing as deep as
+// a hostile input asks.
+const MaxTupleDepth = 64
+
 // shape reads an array or tuple shape with its optional layout.
-func (p *parser) shape() (Shape, bool) {
+func (p *parser) shape() (Shape, bool) { return p.shapeAt(0) }
+
+func (p *parser) shapeAt(depth int) (Shape, bool) {
 	p.skip()
 	var s Shape
 	if p.pos < len(p.src) && p.src[p.pos] == '(' {
+		if depth >= MaxTupleDepth {
+			p.errorf("tuple shape nested deeper than %d levels", MaxTupleDepth)
+			return s, false
+		}
 		p.pos++
 		s.IsTuple = true
 		s.Tuple = []Shape{}
@@ -521,7 +532,7 @@ func (p *parser) shape() (Shape, bool) {
 			return s, true
 		}
 		for {
-			t, ok := p.shape()
+			t, ok := p.shapeAt(depth + 1)
 			if !ok {
 				return s, false
 			}

@@ -3,6 +3,7 @@ package hlo
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +237,45 @@ func TestKeyValues(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("%d: got %v want %v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestDeepInputsStayBounded: hostile nesting is a positioned error, and a dataflow chain or a
+// call chain as long as the module does not recurse on the goroutine stack.
+func TestDeepInputsStayBounded(t *testing.T) {
+	deep := "HloModule m\nENTRY e {\n  p = " + strings.Repeat("(", 100000) + "f32[]" + strings.Repeat(")", 100000) + " parameter(0)\n}\n"
+	_, err := Parse("deep.hlo", []byte(deep))
+	if err == nil || !strings.Contains(err.Error(), "deep.hlo:3:") || !strings.Contains(err.Error(), "nested deeper than 64") {
+		t.Errorf("deep tuple: %v", err)
+	}
+	var b strings.Builder
+	const n = 200000
+	b.WriteString("HloModule chain\nENTRY e {\n  i0 = f32[] parameter(0)\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "  i%d = f32[] negate(i%d)\n", i, i-1)
+	}
+	b.WriteString("}\n")
+	m, err := Parse("chain.hlo", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Fingerprint(m) == "" {
+		t.Error("no fingerprint")
+	}
+	b.Reset()
+	b.WriteString("HloModule calls\n")
+	for i := 0; i < 20000; i++ {
+		if i == 0 {
+			fmt.Fprintf(&b, "c0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n")
+			continue
+		}
+		fmt.Fprintf(&b, "c%d {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c%d\n}\n", i, i-1)
+	}
+	b.WriteString("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c19999\n}\n")
+	if m, err = Parse("calls.hlo", []byte(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	if Fingerprint(m) == "" {
+		t.Error("no fingerprint")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // Print writes m in one canonical text form: the short form (no '%', no operand shapes) with
@@ -22,7 +23,7 @@ func Print(w io.Writer, m *Module) error {
 	return bw.Flush()
 }
 
-func writeAttrs(bw *bufio.Writer, attrs []Attr) {
+func writeAttrs(bw textWriter, attrs []Attr) {
 	for _, a := range attrs {
 		bw.WriteString(", ")
 		bw.WriteString(a.Name)
@@ -59,33 +60,51 @@ func printComputation(bw *bufio.Writer, c *Computation) {
 	bw.WriteString(" {\n")
 	for _, in := range c.Instructions {
 		bw.WriteString("  ")
-		if in.Root {
-			bw.WriteString("ROOT ")
-		}
-		bw.WriteString(in.Name)
-		bw.WriteString(" = ")
-		bw.WriteString(in.Shape.String())
-		bw.WriteByte(' ')
-		bw.WriteString(in.Opcode)
-		bw.WriteByte('(')
-		switch in.Opcode {
-		case "parameter":
-			bw.WriteString(strconv.Itoa(in.Param))
-		case "constant":
-			bw.WriteString(in.Literal)
-		default:
-			for i, op := range in.Operands {
-				if i > 0 {
-					bw.WriteString(", ")
-				}
-				bw.WriteString(op)
-			}
-		}
-		bw.WriteByte(')')
-		writeAttrs(bw, in.Attrs)
+		printInstruction(bw, in)
 		bw.WriteByte('\n')
 	}
 	bw.WriteString("}")
 	writeAttrs(bw, c.Attrs)
 	bw.WriteString("\n")
+}
+
+// InstructionString prints one instruction in the canonical form of Print, without
+// indentation or newline.
+func InstructionString(in *Instruction) string {
+	var b strings.Builder
+	printInstruction(&b, in)
+	return b.String()
+}
+
+// textWriter is what the printer writes to: a bufio.Writer or a strings.Builder.
+type textWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+func printInstruction(bw textWriter, in *Instruction) {
+	if in.Root {
+		bw.WriteString("ROOT ")
+	}
+	bw.WriteString(in.Name)
+	bw.WriteString(" = ")
+	bw.WriteString(in.Shape.String())
+	bw.WriteByte(' ')
+	bw.WriteString(in.Opcode)
+	bw.WriteByte('(')
+	switch in.Opcode {
+	case "parameter":
+		bw.WriteString(strconv.Itoa(in.Param))
+	case "constant":
+		bw.WriteString(in.Literal)
+	default:
+		for i, op := range in.Operands {
+			if i > 0 {
+				bw.WriteString(", ")
+			}
+			bw.WriteString(op)
+		}
+	}
+	bw.WriteByte(')')
+	writeAttrs(bw, in.Attrs)
 }

@@ -49,41 +49,42 @@ func (s *Scanner) classify(msg string, h header, lineNo int) {
 	switch {
 	case has("XLA compilation: "):
 		if m := reXLABegin.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: "tf-ipu", Signal: "tf:begin_xla", Module: m[1], Hash: m[2]})
+			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: ProducerTFIPU, Signal: "tf:begin_xla", Module: m[1], Hash: m[2]})
 		} else if m := reXLAEnd.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileEnd, Producer: "tf-ipu", Signal: "tf:end_xla", Module: m[1], Hash: m[2]})
+			s.emit(h, lineNo, Event{Kind: CompileEnd, Producer: ProducerTFIPU, Signal: "tf:end_xla", Module: m[1], Hash: m[2]})
 		}
 	case has(".poplar_exec") || has(".xla_engine"):
 		if m := reTFLoaded.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: "tf-ipu", Signal: "tf:loaded", Module: m[1], Path: m[2]})
+			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: ProducerTFIPU, Signal: "tf:loaded", Module: m[1], Path: m[2]})
 		} else if m := reTFMiss.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: "tf-ipu", Signal: "tf:not_found", Path: m[1]})
+			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerTFIPU, Signal: "tf:not_found", Path: m[1]})
 		} else if m := reTFPrecompile.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: "tf-ipu", Signal: "tf:precompiled", Path: m[1]})
+			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: ProducerTFIPU, Signal: "tf:precompiled", Path: m[1]})
 		}
 	case has("Poplar engine"):
 		if m := reEngineBegin.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "tf-ipu", Signal: "tf:engine", Module: m[1]})
+			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerTFIPU, Signal: "tf:engine", Module: m[1]})
 		} else if has("End compiling Poplar engine") {
-			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "tf-ipu", Signal: "tf:engine"})
+			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerTFIPU, Signal: "tf:engine"})
 		}
 	case has("has not been compiled yet"):
 		if m := reNotYet.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: "tf-ipu", Signal: "tf:in_process_miss", Module: m[1], Hash: m[2], Detail: "in-process executable cache"})
+			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerTFIPU, Signal: "tf:in_process_miss", Module: m[1], Hash: m[2],
+				Detail: "in-process executable cache", InProcess: true})
 		}
 	case has("Skip engine compilation"):
 		if m := reSkip.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileSkipped, Producer: "tf-ipu", Signal: "tf:skip", Detail: m[1]})
+			s.emit(h, lineNo, Event{Kind: CompileSkipped, Producer: ProducerTFIPU, Signal: "tf:skip", Detail: m[1]})
 		}
 	case strings.HasPrefix(msg, "Compiling module "):
 		if m := reBarHeader.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "tf-ipu", Signal: "tf:progress_bar", Module: m[1]})
+			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerTFIPU, Signal: "tf:progress_bar", Module: m[1]})
 		}
 	case has("% Compilation Finished"):
 		if m := reTFBar.FindStringSubmatch(msg); m != nil {
 			d := atoi(m[2])*3600 + atoi(m[3])*60 + atoi(m[4])
 			dur := time.Duration(d)*time.Second + time.Duration(atoi(m[5]))*100*time.Millisecond
-			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "tf-ipu", Signal: "tf:progress_bar", Duration: dur})
+			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerTFIPU, Signal: "tf:progress_bar", Duration: dur})
 		}
 	case has("phase: "):
 		if m := rePhaseStart.FindStringSubmatch(msg); m != nil {
@@ -91,7 +92,7 @@ func (s *Scanner) classify(msg string, h header, lineNo int) {
 			if m[1] == "graphConstruction" {
 				kind = CompileBegin
 			}
-			s.emit(h, lineNo, Event{Kind: kind, Producer: "poplar", Signal: "poplar:" + m[1], Phase: m[1]})
+			s.emit(h, lineNo, Event{Kind: kind, Producer: ProducerPoplar, Signal: Signal("poplar:" + m[1]), Phase: m[1]})
 		} else if m := rePhaseEnd.FindStringSubmatch(msg); m != nil {
 			kind := PhaseEnd
 			if m[1] == "Loading executable" {
@@ -101,7 +102,7 @@ func (s *Scanner) classify(msg string, h header, lineNo int) {
 			if m[4] != "" {
 				detail += ", total RSS " + m[4] + " MB"
 			}
-			s.emit(h, lineNo, Event{Kind: kind, Producer: "poplar", Signal: "poplar:" + m[1], Phase: m[1],
+			s.emit(h, lineNo, Event{Kind: kind, Producer: ProducerPoplar, Signal: Signal("poplar:" + m[1]), Phase: m[1],
 				Duration: time.Duration(atoi(m[2])) * time.Millisecond, Detail: detail})
 		}
 	case has("Graph compilation:"):
@@ -109,23 +110,23 @@ func (s *Scanner) classify(msg string, h header, lineNo int) {
 			s.poptorchBar(h, lineNo, atoi(m[2]), atoi(m[3]), parseClock(m[4]))
 		}
 	case rePopARTStart.MatchString(msg):
-		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "popart", Signal: "popart:start"})
+		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerPopART, Signal: "popart:start"})
 	case msg == "Graph compiled":
-		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "popart", Signal: "popart:compiled"})
+		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerPopART, Signal: "popart:compiled"})
 	case has("PopART executable"):
 		if m := rePopARTHit.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: "popart", Signal: "popart:load_serialized", Path: strings.TrimSpace(m[1])})
+			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: ProducerPopART, Signal: "popart:load_serialized", Path: strings.TrimSpace(m[1])})
 		} else if m := rePopARTFail.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: "popart", Signal: "popart:load_failed", Path: m[1], Detail: "cached executable could not be loaded"})
+			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerPopART, Signal: "popart:load_failed", Path: m[1], Detail: "cached executable could not be loaded"})
 		}
 	case has("Saving serialized Executablex to "):
 		if m := rePopARTWrite.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: "popart", Signal: "popart:save", Path: strings.TrimSpace(m[1])})
+			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: ProducerPopART, Signal: "popart:save", Path: strings.TrimSpace(m[1])})
 		}
 	case msg == "Engine loaded":
-		s.emit(h, lineNo, Event{Kind: ExecutableLoad, Producer: "popart", Signal: "popart:engine_loaded"})
+		s.emit(h, lineNo, Event{Kind: ExecutableLoad, Producer: ProducerPopART, Signal: "popart:engine_loaded"})
 	case has("Compiled cluster using XLA!"):
-		s.emit(h, lineNo, Event{Kind: ClusterCompiled, Producer: "tf", Signal: "tf:cluster_compiled"})
+		s.emit(h, lineNo, Event{Kind: ClusterCompiled, Producer: ProducerTF, Signal: "tf:cluster_compiled"})
 	}
 }
 
@@ -148,21 +149,21 @@ func (s *Scanner) poptorchBar(h header, lineNo, n, total int, elapsed time.Durat
 			return // a stale redraw of the bar that just finished
 		}
 		b.active, b.done, b.beginLine = true, false, lineNo
-		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "poptorch", Signal: "poptorch:bar"})
+		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerPopTorch, Signal: "poptorch:bar"})
 	case b.active:
 		b.active, b.done, b.doneAt = false, true, elapsed
-		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "poptorch", Signal: "poptorch:bar", Duration: elapsed})
+		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerPopTorch, Signal: "poptorch:bar", Duration: elapsed})
 	case b.done && elapsed > 0 && elapsed == b.doneAt:
 		// the final redraw of the bar that just finished
 	case elapsed == 0:
 		b.done, b.doneAt = true, 0
-		s.emit(h, lineNo, Event{Kind: CacheHit, Producer: "poptorch", Signal: "poptorch:bar",
+		s.emit(h, lineNo, Event{Kind: CacheHit, Producer: ProducerPopTorch, Signal: "poptorch:bar",
 			Detail: "compilation bar jumped to 100% in 00:00"})
 	default:
 		// only the final state of a bar that climbed: a compilation we did not see start
 		b.done, b.doneAt = true, elapsed
-		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "poptorch", Signal: "poptorch:bar"})
-		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "poptorch", Signal: "poptorch:bar", Duration: elapsed})
+		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerPopTorch, Signal: "poptorch:bar"})
+		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerPopTorch, Signal: "poptorch:bar", Duration: elapsed})
 	}
 }
 

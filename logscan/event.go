@@ -60,11 +60,32 @@ const (
 	Marker Kind = "marker"
 )
 
+// Producer names the software that printed a message.
+type Producer string
+
+// Producers.
+const (
+	ProducerTF       Producer = "tf"
+	ProducerTFIPU    Producer = "tf-ipu"
+	ProducerXLA      Producer = "xla"
+	ProducerPoplar   Producer = "poplar"
+	ProducerPopLibs  Producer = "poplibs"
+	ProducerPopART   Producer = "popart"
+	ProducerPopTorch Producer = "poptorch"
+	ProducerPoprun   Producer = "poprun"
+	ProducerJAX      Producer = "jax"
+	ProducerTorchXLA Producer = "pytorch-xla"
+)
+
+// Signal names the message an event came from, e.g. "poplar:graphConstruction". Two events of
+// one kind with the same signal never belong to one compilation.
+type Signal string
+
 // Event is one thing a log says about compilation, caching or loading.
 type Event struct {
 	Kind      Kind
-	Producer  string // tf, tf-ipu, poplar, popart, poptorch, jax, torch-xla, ...
-	Signal    string // which message produced it, e.g. "poplar:graphConstruction"
+	Producer  Producer
+	Signal    Signal
 	File      string
 	Line      int
 	Stamp     string    // the timestamp as printed, "" when the line has none
@@ -82,6 +103,9 @@ type Event struct {
 	// Reason is the framework's own explanation of why it compiles: JAX's tracing-cache-miss
 	// text (on a Retrace, explaining the compilation that follows), PyTorch/XLA's cause.
 	Reason string
+	// InProcess marks a cache miss of a framework's in-memory executable cache (TF-IPU "has not
+	// been compiled yet"), which is no miss of a persistent cache.
+	InProcess bool
 }
 
 // Warning is a line that could not be used as it stands.

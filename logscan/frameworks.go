@@ -45,36 +45,36 @@ func (s *Scanner) classifyFramework(msg string, h header, lineNo int) bool {
 	switch {
 	case strings.HasPrefix(msg, "Compiling ") && (strings.Contains(msg, " with global shapes and types ") || strings.Contains(msg, " for args ")):
 		if m := reJAXCompiling.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: "jax", Signal: "jax:compiling", Module: jaxModuleName(m[1]), Signature: m[2] + m[3]})
+			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: ProducerJAX, Signal: "jax:compiling", Module: jaxModuleName(m[1]), Signature: m[2] + m[3]})
 			return true
 		}
 	case strings.HasPrefix(msg, "Finished XLA compilation of "):
 		if m := reJAXFinished.FindStringSubmatch(msg); m != nil {
 			secs, _ := strconv.ParseFloat(m[2], 64)
-			s.emit(h, lineNo, Event{Kind: RequestDone, Producer: "jax", Signal: "jax:finished_xla", Module: jaxModuleName(m[1]),
+			s.emit(h, lineNo, Event{Kind: RequestDone, Producer: ProducerJAX, Signal: "jax:finished_xla", Module: jaxModuleName(m[1]),
 				Duration: time.Duration(secs * float64(time.Second))})
 			return true
 		}
 	case strings.HasPrefix(msg, "Persistent compilation cache hit "):
 		if m := reJAXHit.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: "jax", Signal: "jax:persistent_hit", Module: m[1], Hash: m[2], Path: m[2]})
+			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: ProducerJAX, Signal: "jax:persistent_hit", Module: m[1], Hash: m[2], Path: m[2]})
 			return true
 		}
 	case strings.HasPrefix(msg, "PERSISTENT COMPILATION CACHE MISS "):
 		if m := reJAXMiss.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: "jax", Signal: "jax:persistent_miss", Module: m[1], Hash: m[2], Path: m[2]})
+			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerJAX, Signal: "jax:persistent_miss", Module: m[1], Hash: m[2], Path: m[2]})
 			return true
 		}
 	case strings.HasPrefix(msg, "Writing ") && strings.Contains(msg, " to persistent compilation cache "):
 		if m := reJAXWrite.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: "jax", Signal: "jax:persistent_write", Module: m[1], Hash: m[2], Path: m[2]})
+			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: ProducerJAX, Signal: "jax:persistent_write", Module: m[1], Hash: m[2], Path: m[2]})
 			return true
 		}
 	case strings.HasPrefix(msg, "TRACING CACHE MISS at "):
 		if m := reJAXTraceMiss.FindStringSubmatch(msg); m != nil {
 			// The explanation follows on indented lines; hold the event until they end.
 			s.flushHeld()
-			ev := Event{Kind: Retrace, Producer: "jax", Signal: "jax:tracing_cache_miss", Path: m[1]}
+			ev := Event{Kind: Retrace, Producer: ProducerJAX, Signal: "jax:tracing_cache_miss", Path: m[1]}
 			ev.File, ev.Line = s.name, lineNo
 			ev.Time, ev.DateKnown, ev.Stamp = h.t, h.dateKnown, h.stamp
 			s.held, s.heldLines = &ev, 0
@@ -86,19 +86,19 @@ func (s *Scanner) classifyFramework(msg string, h header, lineNo int) bool {
 			if f := reTFFunctionName.FindStringSubmatch(fn); f != nil {
 				fn = f[1]
 			}
-			s.emit(h, lineNo, Event{Kind: Retrace, Producer: "tf", Signal: "tf:retracing", Module: fn,
+			s.emit(h, lineNo, Event{Kind: Retrace, Producer: ProducerTF, Signal: "tf:retracing", Module: fn,
 				Detail: m[1] + " out of the last " + m[2] + " calls to " + fn + " triggered tf.function retracing"})
 			return true
 		}
 	case strings.HasPrefix(msg, "Instantly compiling for signature: "):
 		if m := reTFInstantly.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: "tf", Signal: "tf:device_compiler", Module: m[1]})
+			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerTF, Signal: "tf:device_compiler", Module: m[1]})
 			return true
 		}
 	case strings.HasPrefix(msg, "Compiled ") && strings.Contains(msg, " times, compile time: "):
 		if m := reTFProfiled.FindStringSubmatch(msg); m != nil {
 			us, _ := strconv.Atoi(m[3])
-			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: "tf", Signal: "tf:device_compiler", Module: m[1],
+			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerTF, Signal: "tf:device_compiler", Module: m[1],
 				Duration: time.Duration(us) * time.Microsecond, Detail: "compiled " + m[2] + " times"})
 			return true
 		}
@@ -107,7 +107,7 @@ func (s *Scanner) classifyFramework(msg string, h header, lineNo int) bool {
 		return true
 	case strings.Contains(msg, "pt-xla-profiler: CompileTime too frequent"):
 		if m := rePTXLAFrequent.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: Retrace, Producer: "pytorch-xla", Signal: "ptxla:compile_too_frequent", Detail: m[1]})
+			s.emit(h, lineNo, Event{Kind: Retrace, Producer: ProducerTorchXLA, Signal: "ptxla:compile_too_frequent", Detail: m[1]})
 			return true
 		}
 	}
@@ -130,7 +130,7 @@ func (s *Scanner) ptxlaAnalysis(body string, h header, lineNo int) {
 	case body == "Compilation Cause":
 		s.ptxlaFlush()
 		p.open, p.wantCause = true, true
-		p.ev = Event{Kind: CompileBegin, Producer: "pytorch-xla", Signal: "ptxla:analysis", File: s.name, Line: lineNo,
+		p.ev = Event{Kind: CompileBegin, Producer: ProducerTorchXLA, Signal: "ptxla:analysis", File: s.name, Line: lineNo,
 			Time: h.t, DateKnown: h.dateKnown, Stamp: h.stamp}
 	case !p.open:
 	case p.wantCause && strings.HasPrefix(body, "  "):

@@ -56,7 +56,7 @@ func TestFrameworkLines(t *testing.T) {
 		if ev.Kind == CompileRequest {
 			text = ev.Signature
 		}
-		if ev.Kind != c.kind || ev.Producer != c.producer || ev.Module != c.module || ev.Hash != c.hash || ev.Duration != c.dur || text != c.detail {
+		if ev.Kind != c.kind || string(ev.Producer) != c.producer || ev.Module != c.module || ev.Hash != c.hash || ev.Duration != c.dur || text != c.detail {
 			t.Errorf("%q:\n got %+v", c.line, ev)
 		}
 	}

@@ -37,7 +37,7 @@ var (
 
 // header is what a record's prefix says about it.
 type header struct {
-	producer  string
+	producer  Producer
 	stamp     string
 	t         time.Time
 	dateKnown bool
@@ -127,7 +127,7 @@ func parsePrefix(rec []byte) (header, []byte) {
 		if m := reTFPrefix.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1])
 			h.t, h.dateKnown = parseTime("2006-01-02 15:04:05.000000", h.stamp, true)
-			h.producer = producerFromSource(string(m[2]), "tf")
+			h.producer = producerFromSource(string(m[2]), ProducerTF)
 			return h, rec[len(m[0]):]
 		}
 		if m := reGCNewPrefix.FindSubmatch(rec); m != nil {
@@ -154,7 +154,7 @@ func parsePrefix(rec []byte) (header, []byte) {
 		if m := reAbslPrefix.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1]) + string(m[2]) + " " + string(m[3])
 			h.t, h.dateKnown = parseAbslTime(string(m[1]), string(m[2]), string(m[3]))
-			h.producer = producerFromSource(string(m[4]), "xla")
+			h.producer = producerFromSource(string(m[4]), ProducerXLA)
 			return h, rec[len(m[0]):]
 		}
 	case c == '[':
@@ -167,7 +167,7 @@ func parsePrefix(rec []byte) (header, []byte) {
 		if m := rePopTorchPrefx.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1])
 			h.t, h.dateKnown = parseTime("15:04:05.000", h.stamp, false)
-			h.producer = "poptorch"
+			h.producer = ProducerPopTorch
 			return h, rec[len(m[0]):]
 		}
 	}
@@ -201,43 +201,43 @@ func parseAbslTime(mm, dd, clock string) (time.Time, bool) {
 	return t, false
 }
 
-func producerFromSource(path, def string) string {
+func producerFromSource(path string, def Producer) Producer {
 	switch {
 	case strings.Contains(path, "plugin/poplar"):
-		return "tf-ipu"
+		return ProducerTFIPU
 	case strings.HasPrefix(path, "tensorflow/"):
-		return "tf"
+		return ProducerTF
 	case strings.Contains(path, "xla/"):
-		return "xla"
+		return ProducerXLA
 	}
 	return def
 }
 
-func producerFromLogger(name string) string {
+func producerFromLogger(name string) Producer {
 	switch {
 	case name == "tensorflow" || strings.HasPrefix(name, "tensorflow."):
-		return "tf"
+		return ProducerTF
 	case name == "jax" || strings.HasPrefix(name, "jax.") || strings.HasPrefix(name, "jaxlib"):
-		return "jax"
+		return ProducerJAX
 	case strings.HasPrefix(name, "torch_xla"):
-		return "pytorch-xla"
+		return ProducerTorchXLA
 	}
 	return ""
 }
 
-func producerFromComponent(c string) string {
+func producerFromComponent(c string) Producer {
 	switch {
 	case strings.HasPrefix(c, "PO"):
 		if c == "POPRUN" {
-			return "poprun"
+			return ProducerPoprun
 		}
-		return "poplar"
+		return ProducerPoplar
 	case strings.HasPrefix(c, "PL"):
-		return "poplibs"
+		return ProducerPopLibs
 	case strings.HasPrefix(c, "popart"):
-		return "popart"
+		return ProducerPopART
 	case strings.HasPrefix(c, "poptorch"):
-		return "poptorch"
+		return ProducerPopTorch
 	}
-	return c
+	return Producer(c)
 }

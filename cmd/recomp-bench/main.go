@@ -12,7 +12,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -215,30 +214,12 @@ func writeLog(path string, size int64, seed int) (int64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	noise := []string{
-		"I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:2201] Executing on Poplar stream ordinal 0 of type ipu",
-		"I tensorflow/compiler/xla/service/hlo_pass_pipeline.cc:301] Running HLO pass pipeline on module cluster_7: optimization",
-		"I tensorflow/core/common_runtime/executor.cc:812] Process node: 17 step 3 {{node while/body/_1}} = _Recv[client_terminated=false]() device: /job:localhost/replica:0/task:0/device:IPU:0",
-		"I tensorflow/compiler/jit/xla_launch_util.cc:512] Executing XLA computation for cluster_7 with 3 arguments on device 0",
-	}
-	var n int64
-	i := 0
-	for ; n < size; i++ {
-		var line string
-		if i%500 == 499 {
-			line = fmt.Sprintf("2024-05-02 10:00:02.%06d: I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation: cluster_%d  (Hash: 0x%x) for ordinal  0\n", i%1000000, (i+seed)%7, i+seed)
-		} else {
-			line = fmt.Sprintf("2024-05-02 10:00:02.%06d: %s\n", i%1000000, noise[(i+seed)%len(noise)])
-		}
-		w.WriteString(line)
-		n += int64(len(line))
-	}
-	if err := w.Flush(); err != nil {
+	n, lines, err := logscan.WriteSynthetic(f, logscan.Synthetic{Size: size, Seed: seed})
+	if err != nil {
 		f.Close()
 		return 0, 0, err
 	}
-	return n, i, f.Close()
+	return n, lines, f.Close()
 }
 
 func writeModule(path string, s hlo.Synthetic) error {

@@ -10,18 +10,20 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/report"
 )
 
 // Exit codes, the same for every command.
 const (
 	exitOK       = 0 // success, equal, gate passed
 	exitFound    = 1 // differences found, gate failed
-	exitUsage    = 2 // usage or input error
+	exitUsage    = 2 // usage or input error, inconclusive gate
 	exitInternal = 3 // a bug in recomp
 )
 
 type cli struct {
-	LogLevel string `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
+	LogLevel string           `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
+	Version  kong.VersionFlag `help:"Print recomp's version (module version and VCS revision) and exit."`
 
 	Scan    scanCmd    `cmd:"" help:"Count compile requests, compilations, cache hits and misses and executable loads in logs."`
 	Diff    diffCmd    `cmd:"" help:"Say why two HLO modules or dump folders differ."`
@@ -34,11 +36,12 @@ type cli struct {
 // env is what every command's Run gets.
 type env struct {
 	stdout, stderr io.Writer
+	stdin          io.Reader
 	log            hclog.Logger
 	color          bool
 }
 
-// exitError carries an exit code out of a command.
+// exitError carries an exit code out of a command; an empty error prints nothing.
 type exitError struct {
 	code int
 	err  error
@@ -50,11 +53,53 @@ func usageErr(format string, args ...any) error {
 	return &exitError{exitUsage, fmt.Errorf(format, args...)}
 }
 
+// exitWith ends a command with a code and nothing more to print (the report said it).
+func exitWith(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code, err: errors.New("")}
+}
+
 type kongExit int
 
 var validLevels = map[string]bool{"trace": true, "debug": true, "info": true, "warn": true, "error": true, "off": true}
 
-func run(args []string, stdout, stderr io.Writer) (code int) {
+// version is the module version and VCS revision this binary was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "recomp (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, when, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	out := "recomp " + v
+	if rev != "" {
+		out += fmt.Sprintf(" (revision %s%s, %s)", rev, dirty, when)
+	}
+	return out + " " + bi.GoVersion
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, os.Stdin, stdout, stderr)
+}
+
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			if k, ok := r.(kongExit); ok {
@@ -71,16 +116,32 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		kong.Description("The recompilation detective for XLA-based ML stacks (Graphcore IPU, JAX, TF-XLA, PyTorch/XLA)."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": version()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "recomp: internal error: %v\n", err)
 		return exitInternal
 	}
+	if len(args) == 0 {
+		// A bare recomp is asking what recomp does: the usage, on stderr (stdout may be a
+		// pipe), and the usage-error exit code.
+		var help cli
+		hp, err := kong.New(&help, kong.Name("recomp"), kong.Description(parser.Model.Help), kong.Writers(stderr, stderr),
+			kong.Exit(func(int) { panic(kongExit(exitUsage)) }), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+			kong.Vars{"version": version()})
+		if err == nil {
+			_, _ = hp.Parse([]string{"--help"})
+		}
+		return exitUsage
+	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "recomp: error: %v\n", err)
+		var pe *kong.ParseError
+		if errors.As(err, &pe) && pe.Context != nil {
+			fmt.Fprintf(stderr, "run 'recomp %s --help' for usage\n", strings.Join(commandPath(pe.Context), " "))
+		}
 		return exitUsage
 	}
 	level := strings.ToLower(c.LogLevel)
@@ -88,12 +149,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel)
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, color: useColor(stdout)}
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout)}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})
 	if level == "off" {
 		e.log = hclog.NewNullLogger()
 	}
+	e.log.Debug("start", "version", version(), "args", args)
 	err = kctx.Run(e)
 	if err == nil {
 		return exitOK
@@ -109,9 +171,15 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	return exitUsage
 }
 
-// found is returned by a command whose result means exit 1 (differences, failed gate) with
-// nothing more to print.
-var found = &exitError{code: exitFound, err: errors.New("")}
+func commandPath(ctx *kong.Context) []string {
+	var out []string
+	for _, p := range ctx.Path {
+		if p.Command != nil {
+			out = append(out, p.Command.Name)
+		}
+	}
+	return out
+}
 
 func useColor(w io.Writer) bool {
 	if _, ok := os.LookupEnv("NO_COLOR"); ok {
@@ -123,4 +191,25 @@ func useColor(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outputFlag is the --format flag of every command; the formats a command writes are
+// checked by report.CheckFormat.
+type outputFlag struct {
+	Format string `short:"f" default:"text" placeholder:"FORMAT" help:"Output format: text, json or markdown (guard also github and junit)."`
+}
+
+// render checks the format and writes the report.
+func (o outputFlag) render(e *env, r report.Report) error {
+	if err := report.Render(e.stdout, report.Format(o.Format), r, report.Style{Color: e.color}); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
+func (o outputFlag) check(command string) error {
+	if err := report.CheckFormat(command, report.Format(o.Format)); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
 }

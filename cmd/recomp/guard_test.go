@@ -11,6 +11,21 @@ import (
 
 var reAnnotation = regexp.MustCompile(`^::(error|warning|notice) ([^:]*)::(.*)$`)
 
+// junitSuites is JUnit XML as CI systems read it.
+type junitSuites struct {
+	Suites []struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string  `xml:"name,attr"`
+			Time    float64 `xml:"time,attr"`
+			Failure *struct {
+				Body string `xml:",chardata"`
+			} `xml:"failure"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
 func TestGuardGitHubAnnotations(t *testing.T) {
 	code, out, _ := runRecomp("guard", "--format", "github", example+"/run.log")
 	if code != 1 {

@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/hlo"
 )
 
@@ -22,23 +22,22 @@ type hloFingerprintCmd struct {
 }
 
 // readHLO reads and parses one HLO file. A parse error is returned with the partial module.
-func readHLO(path string) (*hlo.Module, error) {
-	rc, err := openInput(path, os.Stdin)
+func readHLO(e *env, path string) (*hlo.Module, error) {
+	src, err := diff.ReadFile(path, e.stdin)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	src, err := readAllLimited(rc, path)
-	if err != nil {
-		return nil, err
-	}
+	e.log.Trace("parsing", "file", path, "bytes", len(src))
 	return hlo.Parse(path, src)
 }
 
 func (c *hloCheckCmd) Run(e *env) error {
+	if err := checkInputs(c.Files); err != nil {
+		return err
+	}
 	bad := 0
 	for _, f := range c.Files {
-		m, err := readHLO(f)
+		m, err := readHLO(e, f)
 		var list hlo.ErrorList
 		switch {
 		case errors.As(err, &list):
@@ -60,9 +59,12 @@ func (c *hloCheckCmd) Run(e *env) error {
 }
 
 func (c *hloFingerprintCmd) Run(e *env) error {
+	if err := checkInputs(c.Files); err != nil {
+		return err
+	}
 	bad := 0
 	for _, f := range c.Files {
-		m, err := readHLO(f)
+		m, err := readHLO(e, f)
 		if err != nil {
 			bad++
 			fmt.Fprintf(e.stderr, "recomp: error: %v\n", err)

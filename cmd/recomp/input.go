@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -10,12 +9,15 @@ import (
 	"regexp"
 	"runtime"
 	"sync"
+	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/logscan"
+	"github.com/recomp/recomp/report"
 )
 
-// openInput opens a path for reading: "-" is stdin, gzip data (by name or magic bytes) is
+// openInput opens a path for reading: "-" is stdin, gzip data (by its magic bytes) is
 // decompressed. The caller closes the result.
 func openInput(path string, stdin io.Reader) (io.ReadCloser, error) {
 	var rc io.ReadCloser
@@ -54,124 +56,190 @@ type readCloser struct {
 	io.Closer
 }
 
-// scanned is one input after scanning.
-type scanned struct {
-	path   string
-	stats  logscan.Stats
-	events []logscan.Event
-	err    error // open error: the input could not be read at all
+// scanOptions say how logs are read into a scan report.
+type scanOptions struct {
+	marker      *regexp.Regexp
+	ledger      cache.Options
+	sameProcess bool // the logs are parts of one process's log
+	allEvents   bool // list every event, not the first report.MaxEvents
 }
 
-// scanLogs scans every path, several at a time, and returns them in argument order.
-func scanLogs(paths []string, marker *regexp.Regexp, stdin io.Reader) []scanned {
+// checkInputs refuses what cannot be read as asked: stdin named twice.
+func checkInputs(paths []string) error {
+	stdin := 0
+	for _, p := range paths {
+		if p == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageErr("'-' (standard input) is given %d times: it can be read once", stdin)
+	}
+	return nil
+}
+
+// scanned is one input after scanning: its events went into a Ledger as they were read.
+type scanned struct {
+	input  report.Input
+	events []logscan.Event // the first ones, for the report's list
+	count  int
+	rep    *cache.Report // the input's own process report (nil when the inputs are one process)
+	err    error         // the input could not be opened
+}
+
+// scanLogs reads the logs into a scan report. Each log is its own process (its own Ledger),
+// read in parallel, unless sameProcess: then they are read in order into one Ledger. Memory
+// does not grow with the logs: events go into ledgers as they are read, and only the first
+// report.MaxEvents are kept for listing.
+func scanLogs(e *env, paths []string, opt scanOptions) (*report.Scan, error) {
+	if err := checkInputs(paths); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	keep := report.MaxEvents
+	if opt.allEvents {
+		keep = -1
+	}
 	out := make([]scanned, len(paths))
+	if opt.sameProcess {
+		l := cache.NewLedger(opt.ledger)
+		for i, p := range paths {
+			out[i] = scanOne(e.log, i, p, e.stdin, opt, keep, l)
+		}
+		rep := l.Report()
+		for i := range out {
+			out[i].rep = nil
+		}
+		return assemble(e, out, []*cache.Report{rep}, opt, start)
+	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, p := range paths {
 		wg.Add(1)
-		go func(i int, p string) {
+		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i] = scanOne(p, marker, stdin)
-		}(i, p)
+			l := cache.NewLedger(opt.ledger)
+			out[i] = scanOne(e.log, i, p, e.stdin, opt, keep, l)
+			out[i].rep = l.Report()
+		}()
 	}
 	wg.Wait()
-	return out
+	var reps []*cache.Report
+	for _, s := range out {
+		if s.rep != nil {
+			reps = append(reps, s.rep)
+		}
+	}
+	return assemble(e, out, reps, opt, start)
 }
 
-func scanOne(path string, marker *regexp.Regexp, stdin io.Reader) scanned {
-	res := scanned{path: path}
+func assemble(e *env, out []scanned, reps []*cache.Report, opt scanOptions, start time.Time) (*report.Scan, error) {
+	for _, s := range out {
+		if s.err != nil {
+			return nil, usageErr("%v", s.err)
+		}
+	}
+	rs := &report.Scan{Ledger: cache.Merge(opt.ledger, reps...), SameProcess: opt.sameProcess, Full: opt.allEvents}
+	for _, s := range out {
+		rs.Inputs = append(rs.Inputs, s.input)
+		rs.EventCount += s.count
+		if opt.allEvents || len(rs.Events) < report.MaxEvents {
+			rs.Events = append(rs.Events, s.events...)
+		}
+	}
+	if !opt.allEvents && len(rs.Events) > report.MaxEvents {
+		rs.Events = rs.Events[:report.MaxEvents]
+	}
+	e.log.Debug("scanned", "inputs", len(out), "processes", rs.Ledger.Processes, "events", rs.EventCount,
+		"compilations", rs.Ledger.Summary.Compilations, "elapsed", time.Since(start))
+	return rs, nil
+}
+
+// scanOne reads one log into l, keeping its first keep events (all when keep < 0).
+func scanOne(log hclog.Logger, i int, path string, stdin io.Reader, opt scanOptions, keep int, l *cache.Ledger) scanned {
+	start := time.Now()
+	name := path
+	if path == "-" {
+		name = "<stdin>"
+	}
+	res := scanned{input: report.Input{Path: path}}
 	rc, err := openInput(path, stdin)
 	if err != nil {
 		res.err = err
 		return res
 	}
 	defer rc.Close()
-	name := path
-	if path == "-" {
-		name = "<stdin>"
+	if f, ok := rc.(readCloser).Closer.(*os.File); ok {
+		if st, err := f.Stat(); err == nil {
+			log.Trace("reading", "input", path, "bytes", st.Size(), "mode", st.Mode().String())
+		}
 	}
-	s := logscan.NewScanner(rc, name, logscan.Options{Marker: marker})
+	s := logscan.NewScanner(rc, name, logscan.Options{Marker: opt.marker})
+	l.BeginInput(i, name)
 	for s.Scan() {
 		ev := s.Event()
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
-			continue // counted nowhere; keeping them would make memory grow with the log
+			continue // counted nowhere
 		}
-		res.events = append(res.events, ev)
+		l.Add(ev)
+		res.count++
+		if keep < 0 || len(res.events) < keep {
+			res.events = append(res.events, ev)
+		}
+		log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module)
 	}
-	res.stats = s.Stats()
+	l.EndInput(opt.marker != nil)
+	st := s.Stats()
+	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
+	res.input.WarningCount, res.input.Warnings = st.WarningCount, st.Warnings
 	if err := s.Err(); err != nil {
-		// A read error part-way (a truncated .gz, an I/O error): keep what was read.
-		res.stats.WarningCount++
-		res.stats.Warnings = append(res.stats.Warnings, logscan.Warning{File: name, Line: res.stats.Lines,
-			Message: fmt.Sprintf("read error, the result covers the input up to here: %v", err)})
+		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
+		// the input says it is incomplete.
+		res.input.ReadError = fmt.Sprintf("read error after line %d, the result covers the input up to there: %v", st.Lines, err)
+		res.input.WarningCount++
+		res.input.Warnings = append(res.input.Warnings, logscan.Warning{File: name, Line: st.Lines, Message: res.input.ReadError})
 	}
+	log.Debug("scanned input", "input", path, "lines", st.Lines, "bytes", st.Bytes, "events", res.count,
+		"warnings", st.WarningCount, "elapsed", time.Since(start))
 	return res
 }
 
-// ledgerOf folds scanned inputs into a report.
-func ledgerOf(inputs []scanned, opt cache.Options) *cache.Report {
-	l := cache.NewLedger(opt)
-	for i, in := range inputs {
-		for _, ev := range in.events {
-			l.Add(i, ev)
+// readErrors lists the inputs that could not be read to the end.
+func readErrors(s *report.Scan) []string {
+	var out []string
+	for _, in := range s.Inputs {
+		if in.ReadError != "" {
+			out = append(out, in.Path+": "+in.ReadError)
 		}
-		l.EndInput(i, in.path, opt.AfterMarker)
 	}
-	return l.Report()
+	return out
 }
 
 // warmupFlags are shared by scan and guard.
 type warmupFlags struct {
-	Warmup int    `help:"The first N compilations are warm-up." placeholder:"N"`
-	After  string `help:"Everything after the first line matching REGEX is after warm-up (e.g. 'Epoch 2/')." placeholder:"REGEX"`
+	Warmup      int    `help:"The first N compilations of each process are warm-up." placeholder:"N"`
+	After       string `help:"Everything after the first line matching REGEX is after warm-up (e.g. 'Epoch 2/')." placeholder:"REGEX"`
+	SameProcess bool   `name:"same-process" help:"The logs are parts of one process's log (by default each log is its own process, e.g. one per rank)."`
+	AllEvents   bool   `name:"all-events" help:"List every event in JSON (by default the first 1000; all are counted)."`
 }
 
-func (w warmupFlags) options() (cache.Options, *regexp.Regexp, error) {
+func (w warmupFlags) options() (scanOptions, error) {
 	if w.Warmup < 0 {
-		return cache.Options{}, nil, usageErr("--warmup %d: want a number >= 0", w.Warmup)
+		return scanOptions{}, usageErr("--warmup %d: want a number >= 0", w.Warmup)
 	}
 	if w.Warmup > 0 && w.After != "" {
-		return cache.Options{}, nil, usageErr("--warmup and --after are exclusive: choose one warm-up boundary")
+		return scanOptions{}, usageErr("--warmup and --after are exclusive: choose one warm-up boundary")
 	}
-	opt := cache.Options{Warmup: w.Warmup}
+	opt := scanOptions{ledger: cache.Options{Warmup: w.Warmup}, sameProcess: w.SameProcess, allEvents: w.AllEvents}
 	if w.After == "" {
-		return opt, nil, nil
+		return opt, nil
 	}
 	re, err := cache.CompileMarker(w.After)
 	if err != nil {
-		return opt, nil, usageErr("%v", err)
+		return opt, usageErr("--after: %v", err)
 	}
-	opt.AfterMarker = true
-	return opt, re, nil
-}
-
-// loadLogs scans the logs and fails with a usage error naming the first unreadable one.
-func loadLogs(paths []string, marker *regexp.Regexp) ([]scanned, error) {
-	inputs := scanLogs(paths, marker, os.Stdin)
-	for _, in := range inputs {
-		if in.err != nil {
-			return nil, usageErr("%v", in.err)
-		}
-	}
-	return inputs, nil
-}
-
-// maxHLOBytes bounds what recomp reads of one HLO file into memory.
-const maxHLOBytes = 4 << 30
-
-func readAllLimited(r io.Reader, path string) ([]byte, error) {
-	var buf bytes.Buffer
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() < maxHLOBytes {
-		buf.Grow(int(st.Size()) + bytes.MinRead) // one allocation for a plain file (a .gz grows)
-	}
-	if _, err := buf.ReadFrom(io.LimitReader(r, maxHLOBytes+1)); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	b := buf.Bytes()
-	if len(b) > maxHLOBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, int64(maxHLOBytes))
-	}
-	return b, nil
+	opt.marker, opt.ledger.AfterMarker = re, true
+	return opt, nil
 }

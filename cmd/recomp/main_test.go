@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/report"
+
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -100,7 +102,7 @@ func TestScanJSONContract(t *testing.T) {
 		}
 	}
 	code, out, _ = runRecomp("scan", "--format", "json", example+"/run.log")
-	var doc scanJSON
+	var doc report.ScanJSON
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
 		t.Fatalf("exit %d: %v", code, err)
 	}
@@ -116,7 +118,7 @@ func TestScanJSONContract(t *testing.T) {
 
 func TestDiffJSONContract(t *testing.T) {
 	code, out, _ := runRecomp("diff", "--format", "json", example+"/dump", example+"/dump")
-	var doc diffJSON
+	var doc report.DiffJSON
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
 		t.Fatalf("exit %d: %v", code, err)
 	}

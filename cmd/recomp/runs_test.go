@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/report"
 )
 
 // The example runs under testdata/runs were made by testdata/runs/gen/scenarios.py with real
@@ -95,7 +97,7 @@ func checkRuns(t *testing.T, root string) {
 			if code != 0 {
 				t.Fatalf("scan exit %d: %s", code, stderr)
 			}
-			var doc scanJSON
+			var doc report.ScanJSON
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +152,7 @@ func checkExplain(t *testing.T, dump, log, cause string, only bool, compilations
 	if code != 1 && !(code == 0 && cause == "identical") {
 		t.Fatalf("explain exit %d: %s", code, stderr)
 	}
-	var doc diffJSON
+	var doc report.DiffJSON
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +170,7 @@ func checkExplain(t *testing.T, dump, log, cause string, only bool, compilations
 	files, _ := filepath.Glob(filepath.Join(dump, "*.before_optimizations.txt"))
 	sort.Strings(files)
 	_, stdout, stderr = runRecomp("diff", "--format", "json", files[0], files[1])
-	var d diffJSON
+	var d report.DiffJSON
 	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
 		t.Fatalf("diff: %v (%s)", err, stderr)
 	}
@@ -184,7 +186,7 @@ func TestCommittedJAXCache(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var doc cacheJSON
+	var doc report.CacheJSON
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func TestCommittedJAXCache(t *testing.T) {
 // guard on a real JAX run fails on the recompilation and carries JAX's own reason.
 func TestGuardOnJAXRun(t *testing.T) {
 	code, stdout, _ := runRecomp("guard", "--format", "json", "../../testdata/runs/jax-partial-batch/run.log")
-	var doc scanJSON
+	var doc report.ScanJSON
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}

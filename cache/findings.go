@@ -1,0 +1,276 @@
+package cache
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recomp/recomp/logscan"
+)
+
+// Severity says how much a finding matters.
+type Severity string
+
+// Severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// FindingKind names what a finding is about; the names are part of the JSON contract.
+type FindingKind string
+
+// Finding kinds.
+const (
+	FindingRecompiledNewHash   FindingKind = "recompiled_new_hash"
+	FindingRecompiledSameHash  FindingKind = "recompiled_same_hash"
+	FindingRecompiled          FindingKind = "recompiled"
+	FindingFrequentRetracing   FindingKind = "frequent_retracing"
+	FindingCompiledAfterWarmup FindingKind = "compiled_after_warmup"
+	FindingExecutableSwitching FindingKind = "executable_switching"
+	FindingCompileUnfinished   FindingKind = "compile_unfinished"
+	FindingMarkerNotFound      FindingKind = "marker_not_found"
+	FindingNoEvidence          FindingKind = "no_compile_evidence"
+	FindingEagerPrograms       FindingKind = "eager_compilations"
+)
+
+// Finding is something the ledger thinks a user should look at.
+type Finding struct {
+	Severity Severity
+	Kind     FindingKind
+	Module   string
+	File     string
+	Line     int
+	Message  string
+	Advice   string
+}
+
+// EvidenceAdvice says what makes each framework log its compilations.
+const EvidenceAdvice = "turn on the compile logging of the framework: JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1); " +
+	"TF/Keras with XLA: TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2; " +
+	"PyTorch/XLA: PT_XLA_DEBUG_LEVEL=2; TF-IPU: TF_CPP_VMODULE=poplar_compiler=1; Poplar/PopART/PopTorch: POPLAR_LOG_LEVEL=INFO " +
+	"(PopTorch prints its compilation bar by default)"
+
+// findings names what a user should look at in a merged report.
+func findings(opt Options, r *Report) []Finding {
+	var fs []Finding
+	if r.Summary.Events == 0 {
+		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingNoEvidence,
+			Message: "the logs hold no compile, cache or executable-load line: nothing can be said about compilation",
+			Advice:  EvidenceAdvice})
+	}
+	for _, file := range r.MarkerMissing {
+		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingMarkerNotFound, File: file,
+			Message: "the warm-up marker matched no line: nothing in this input counts as after warm-up",
+			Advice:  "check the pattern against the log (e.g. a line printed at the start of the second epoch)"})
+	}
+	for _, m := range r.Modules {
+		if m.Recompiled {
+			fs = append(fs, recompiledFinding(m, r.Processes))
+		}
+	}
+	if f, ok := eagerFinding(r.Modules); ok {
+		fs = append(fs, f)
+	}
+	fs = append(fs, retraceFindings(r.retraces)...)
+	if (opt.Warmup > 0 || opt.AfterMarker) && r.Summary.AfterWarmup > 0 && len(r.Late) > 0 {
+		first := r.Late[0]
+		fs = append(fs, Finding{Severity: SeverityError, Kind: FindingCompiledAfterWarmup, Module: first.Family, File: first.File, Line: first.Line,
+			Message: fmt.Sprintf("%d compilation(s) after warm-up, the first at %s:%d", r.Summary.AfterWarmup, first.File, first.Line),
+			Advice:  "keep shapes, dtypes and Python constants fixed between steps (pad or drop partial batches, pass scalars as tensors)"})
+	}
+	if r.Summary.LoadsAfterWarmup >= 2 && len(r.LateLoads) > 0 {
+		first := r.LateLoads[0]
+		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingExecutableSwitching, File: first.File, Line: first.Line,
+			Message: fmt.Sprintf("%d executable loads after warm-up (%s): executables are being switched on the device",
+				r.Summary.LoadsAfterWarmup, FormatDuration(r.Summary.LateLoadTime)),
+			Advice: "Graphcore's recompilation note: merge the graphs that alternate into one (e.g. train and validation in one loop), or place them on separate IPUs so each stays loaded"})
+	}
+	for _, m := range r.Modules {
+		for _, u := range m.Units {
+			if u.Compiled && !u.Finished && u.Producer == logscan.ProducerPopTorch {
+				fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCompileUnfinished, Module: u.Family, File: u.File, Line: u.Line,
+					Message: "a PopTorch graph compilation had not finished at the end of the log",
+					Advice:  "if the compile hangs, run with POPLAR_LOG_LEVEL=INFO to see the phase it is in"})
+			}
+		}
+	}
+	return fs
+}
+
+func recompiledFinding(m *Module, processes int) Finding {
+	at := m.FirstRecompile
+	if at == nil {
+		at = m.first
+	}
+	said := ""
+	if len(m.Reasons) > 0 {
+		said = fmt.Sprintf("; %s said: %s", at.Producer, SummarizeWhy(m.Reasons[len(m.Reasons)-1]))
+	}
+	where := ""
+	if processes > 1 {
+		where = fmt.Sprintf(" (in %d of %d inputs)", m.RecompiledIn, processes)
+	}
+	f := Finding{Severity: SeverityError, Module: m.Family, File: at.File, Line: at.Line}
+	switch {
+	case m.HashCount > 1:
+		f.Kind = FindingRecompiledNewHash
+		f.Message = fmt.Sprintf("%s was compiled %d times with %s different graph hashes (%s): the graph changed%s%s",
+			m.Family, m.Compilations, countString(m.HashCount, len(m.Hashes)), joinLimited(m.Hashes, 4), where, said)
+		f.Advice = "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` or `recomp diff` on two dumps to see which shape, dtype or constant changed"
+	case m.SameHashAgain:
+		f.Kind = FindingRecompiledSameHash
+		f.Message = fmt.Sprintf("%s was compiled %d times with the same graph hash %s: an executable cache was not used%s%s",
+			m.Family, m.Compilations, m.Hashes[0], where, said)
+		f.Advice = "enable or fix the executable cache (TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching; JAX: jax_compilation_cache_dir), and check that flags and device are the same between the compilations"
+	default:
+		f.Kind = FindingRecompiled
+		f.Message = fmt.Sprintf("%s was compiled %d times%s%s", m.Family, m.Compilations, where, said)
+		f.Advice = hashAdvice(at.Producer, said != "")
+	}
+	return f
+}
+
+func countString(n, listed int) string {
+	if n > listed {
+		return fmt.Sprintf("more than %d", listed)
+	}
+	return fmt.Sprint(n)
+}
+
+// eagerFinding says, once, that eager one-op programs compiled under shared names are not
+// recompilations.
+func eagerFinding(mods []*Module) (Finding, bool) {
+	var names []string
+	n := 0
+	var t time.Duration
+	for _, m := range mods {
+		if m.Eager && m.Compilations > 1 {
+			names = append(names, m.Family)
+			n += m.Compilations
+			t += m.CompileTime
+		}
+	}
+	if len(names) == 0 {
+		return Finding{}, false
+	}
+	return Finding{Severity: SeverityInfo, Kind: FindingEagerPrograms, Module: names[0],
+		Message: fmt.Sprintf("%d compilations (%s) of eager one-op programs that share a name but differ in their arguments (%s): not recompilations",
+			n, FormatDuration(t), joinLimited(names, 4)),
+		Advice: "these come from array operations run outside jit (initialisation, data preparation); if they cost too much, move that work into a jitted function"}, true
+}
+
+// hashAdvice says how to find out what told two compilations apart; explained says the
+// framework already named it in the log.
+func hashAdvice(producer logscan.Producer, explained bool) string {
+	switch {
+	case explained:
+		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see the graph-level change (shape, dtype, constant) and its advice"
+	case producer == logscan.ProducerJAX:
+		return "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`"
+	case producer == logscan.ProducerTF || producer == logscan.ProducerXLA:
+		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True"
+	case producer == logscan.ProducerTorchXLA:
+		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static (pad or bucket them) and avoid reading tensor values between steps"
+	}
+	return "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`"
+}
+
+// retraceNote is the frameworks' retracing warnings about one function.
+type retraceNote struct {
+	key      string
+	producer logscan.Producer
+	module   string
+	file     string
+	line     int
+	detail   string
+	count    int
+}
+
+func (n *retraceNote) merge(o *retraceNote) {
+	n.count += o.count
+	n.file, n.line, n.detail = o.file, o.line, o.detail
+}
+
+// noteRetrace keeps the last warning about each function: its numbers are the run's.
+func (l *Ledger) noteRetrace(ev logscan.Event) {
+	key := string(ev.Producer) + "\x00" + ev.Module
+	n := l.retraces[key]
+	if n == nil {
+		n = &retraceNote{key: key, producer: ev.Producer, module: ev.Module}
+		l.retraces[key] = n
+		l.rorder = append(l.rorder, n)
+	}
+	n.count++
+	n.file, n.line, n.detail = ev.File, ev.Line, ev.Detail
+}
+
+// retraceFindings reports the frameworks' own retracing warnings: one finding per function,
+// at its last warning.
+func retraceFindings(notes []*retraceNote) []Finding {
+	var fs []Finding
+	for _, n := range notes {
+		msg := n.detail
+		if n.count > 1 {
+			msg += fmt.Sprintf(" (the last of %d warnings)", n.count)
+		}
+		f := Finding{Severity: SeverityWarning, Kind: FindingFrequentRetracing, Module: n.module, File: n.file, Line: n.line, Message: msg}
+		switch n.producer {
+		case logscan.ProducerTF:
+			f.Advice = "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, and pass Python scalars as tensors; under jit_compile every new signature is a new XLA compilation"
+		default:
+			f.Advice = "keep input shapes static (pad or bucket them) and avoid reading tensor values between steps; dump the graphs (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`"
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// SummarizeWhy shortens a framework's multi-line explanation to one line: the lines that
+// name what changed, without JAX's framing lines, joined with "; " (" " after a line that ends
+// with a colon).
+func SummarizeWhy(why string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(why, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "", strings.HasPrefix(line, "for ") && strings.Contains(line, " defined at "),
+			strings.HasPrefix(line, "all previously seen cache keys differ"):
+			continue
+		}
+		if b.Len() > 0 {
+			if strings.HasSuffix(b.String(), ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// FormatDuration prints a duration the same way everywhere: milliseconds under a second,
+// seconds with one decimal above.
+func FormatDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+func joinLimited(xs []string, n int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i == n {
+			fmt.Fprintf(&b, ", … %d more", len(xs)-n)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(x)
+	}
+	return b.String()
+}

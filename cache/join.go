@@ -1,0 +1,171 @@
+package cache
+
+import (
+	"time"
+
+	"github.com/recomp/recomp/logscan"
+)
+
+// A joinRule says how an event of one kind takes part in a compilation: whether it belongs to
+// the unit that is open (joins; the names must agree unless anyName), what it records on the
+// unit it joined or started, and whether the unit is complete after it.
+type joinRule struct {
+	joins   func(u *Unit, ev logscan.Event) bool
+	apply   func(u *Unit, ev logscan.Event, started bool)
+	closes  bool
+	anyName bool
+}
+
+// joinRules is the table of the event kinds that make compilations. The other kinds (loads,
+// cache writes, retraces, markers) are handled by the Ledger's own methods.
+var joinRules = map[logscan.Kind]joinRule{
+	logscan.CompileRequest: {
+		joins: func(u *Unit, _ logscan.Event) bool { return !u.Requested && !u.Compiled && !u.Hit },
+		apply: func(u *Unit, _ logscan.Event, _ bool) { u.Requested = true },
+	},
+	logscan.CompileEnd: {
+		joins: func(u *Unit, _ logscan.Event) bool { return !u.Hit },
+		apply: func(u *Unit, _ logscan.Event, _ bool) { u.Compiled = true },
+	},
+	logscan.CacheMiss: {
+		joins: func(u *Unit, _ logscan.Event) bool { return !u.Hit && !u.Miss && !u.Compiled },
+		apply: func(u *Unit, ev logscan.Event, _ bool) { u.Miss = u.Miss || !ev.InProcess },
+	},
+	logscan.CacheHit: {
+		joins: func(u *Unit, ev logscan.Event) bool { return !u.Compiled && !u.seen(ev.Signal) },
+		apply: func(u *Unit, _ logscan.Event, _ bool) { u.Hit = true },
+	},
+	logscan.CompileBegin: {
+		joins: func(u *Unit, ev logscan.Event) bool { return !u.Hit && !u.seen(ev.Signal) },
+		apply: func(u *Unit, _ logscan.Event, _ bool) { u.Compiled = true },
+	},
+	logscan.CompileFinished: {
+		joins: func(u *Unit, _ logscan.Event) bool { return !u.Hit },
+		apply: func(u *Unit, ev logscan.Event, _ bool) {
+			u.Compiled, u.Finished = true, true
+			if ev.Duration > 0 {
+				u.Duration = ev.Duration
+			}
+			u.end = ev.Time
+		},
+		closes:  true,
+		anyName: true,
+	},
+	logscan.RequestDone: {
+		joins: func(*Unit, logscan.Event) bool { return true },
+		apply: func(u *Unit, ev logscan.Event, started bool) {
+			u.Compiled = u.Compiled || started
+			u.Finished = true
+			if ev.Duration > 0 {
+				u.Duration = ev.Duration
+			}
+		},
+		closes: true,
+	},
+}
+
+// join folds one compilation event into the open unit or starts a new one.
+func (l *Ledger) join(rule joinRule, ev logscan.Event) {
+	o := l.open
+	if o != nil && (rule.anyName || sameName(o, ev)) && rule.joins(o, ev) {
+		l.extend(o, ev)
+		rule.apply(o, ev, false)
+	} else {
+		l.closeOpen()
+		rule.apply(l.start(ev), ev, true)
+	}
+	if rule.closes {
+		l.closeOpen()
+	}
+}
+
+func sameName(u *Unit, ev logscan.Event) bool {
+	return ev.Module == "" || u.Module == "" || u.Module == ev.Module
+}
+
+// start opens a unit for ev. A waiting framework explanation of the function this unit
+// compiles becomes its reason.
+func (l *Ledger) start(ev logscan.Event) *Unit {
+	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input,
+		File: ev.File, Line: ev.Line, LastLine: ev.Line, Begin: ev.Time, DateKnown: ev.DateKnown,
+		marked: l.marked}
+	u.signals = append(u.signals, ev.Signal)
+	l.note(u, ev)
+	l.open = u
+	l.units++
+	return u
+}
+
+func (l *Ledger) extend(u *Unit, ev logscan.Event) {
+	u.signals = append(u.signals, ev.Signal)
+	u.LastLine = ev.Line
+	if u.Module == "" {
+		u.Module = ev.Module
+	}
+	if u.Hash == "" {
+		u.Hash = ev.Hash
+	}
+	if u.Begin.IsZero() {
+		u.Begin, u.DateKnown = ev.Time, ev.DateKnown
+	}
+	l.note(u, ev)
+}
+
+// note keeps what a framework's event says about the arguments or the cause.
+func (l *Ledger) note(u *Unit, ev logscan.Event) {
+	if ev.Signature != "" {
+		u.Signature = ev.Signature
+	}
+	if ev.Reason != "" && u.Why == "" {
+		u.Why = ev.Reason
+	}
+}
+
+// closeOpen completes the open unit: a request or miss not served from a cache was compiled.
+func (l *Ledger) closeOpen() {
+	u := l.open
+	if u == nil {
+		return
+	}
+	l.open = nil
+	if (u.Requested || u.Miss) && !u.Hit {
+		u.Compiled = true
+	}
+	if u.Duration == 0 && !u.Begin.IsZero() && !u.end.IsZero() {
+		d := u.end.Sub(u.Begin)
+		if d < 0 { // a time of day that wrapped past midnight
+			d += 24 * time.Hour
+		}
+		u.Duration = d
+	}
+	l.attachWhy(u)
+	l.account(u)
+	l.last = u
+}
+
+// cluster handles TF's "Compiled cluster using XLA!", which TF prints once per process: it is a
+// compilation only when nothing else in the log says so.
+func (l *Ledger) cluster(ev logscan.Event) {
+	if l.units == 0 && l.open == nil {
+		u := l.start(ev)
+		u.Compiled, u.Finished = true, true
+		u.end = ev.Time
+		l.closeOpen()
+	}
+}
+
+// write marks the unit a cache write belongs to: the open one, else the last one.
+func (l *Ledger) write(ev logscan.Event) {
+	u := l.open
+	if u == nil {
+		u = l.last
+	}
+	if u == nil {
+		u = l.start(ev)
+		l.closeOpen()
+	}
+	if !u.Written {
+		u.Written = true
+		l.sum.CacheWrites++
+	}
+}

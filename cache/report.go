@@ -1,0 +1,120 @@
+package cache
+
+import (
+	"sort"
+)
+
+// Report is the account of one or more processes.
+type Report struct {
+	Summary Summary
+	// Modules are the module families, in the order of their first unit.
+	Modules []*Module
+	// Late are the compilations after warm-up, in input order (the first MaxListed).
+	Late []*Unit
+	// Loads are the first MaxListed executable loads of each input; LateLoads the loads after
+	// warm-up (the first MaxListed).
+	Loads     []Load
+	LateLoads []Load
+	Findings  []Finding
+	// Inputs is how many logs were read; Processes how many processes they were.
+	Inputs    int
+	Processes int
+	// MarkerMissing are the inputs in which the warm-up marker matched no line.
+	MarkerMissing []string
+
+	retraces []*retraceNote
+}
+
+// Merge combines the reports of separate processes (each from its own Ledger, in input order)
+// and names the findings. Module families are compared within a process: a family compiled
+// once in each of two processes is not a recompilation.
+func Merge(opt Options, reports ...*Report) *Report {
+	out := &Report{}
+	byFamily := map[string]*Module{}
+	notes := map[string]*retraceNote{}
+	for _, r := range reports {
+		out.Summary.add(r.Summary)
+		out.Inputs += r.Inputs
+		out.Processes++
+		out.Late = appendCapped(out.Late, r.Late, MaxListed)
+		out.Loads = append(out.Loads, r.Loads...)
+		out.LateLoads = appendCapped(out.LateLoads, r.LateLoads, MaxListed)
+		out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
+		for _, m := range r.Modules {
+			if have := byFamily[m.Family]; have != nil {
+				have.merge(m)
+				continue
+			}
+			byFamily[m.Family] = m
+			out.Modules = append(out.Modules, m)
+		}
+		for _, n := range r.retraces {
+			if have := notes[n.key]; have != nil {
+				have.merge(n)
+				continue
+			}
+			notes[n.key] = n
+			out.retraces = append(out.retraces, n)
+		}
+	}
+	sort.SliceStable(out.Modules, func(i, j int) bool {
+		a, b := out.Modules[i].first, out.Modules[j].first
+		return a.Input < b.Input || a.Input == b.Input && a.Line < b.Line
+	})
+	out.Findings = findings(opt, out)
+	return out
+}
+
+func appendCapped[T any](list, more []T, n int) []T {
+	if room := n - len(list); room > 0 {
+		list = append(list, more[:min(room, len(more))]...)
+	}
+	return list
+}
+
+// merge adds the account of the same family in a later process.
+func (m *Module) merge(o *Module) {
+	for _, n := range o.Names {
+		m.Names = addText(m.Names, n)
+	}
+	for _, s := range o.Reasons {
+		m.Reasons = addText(m.Reasons, s)
+	}
+	for _, s := range o.Signatures {
+		m.Signatures = addText(m.Signatures, s)
+	}
+	m.CompileRequests += o.CompileRequests
+	m.Compilations += o.Compilations
+	m.CacheHits += o.CacheHits
+	m.CacheMisses += o.CacheMisses
+	m.CompileTime += o.CompileTime
+	for _, h := range o.Hashes {
+		if !m.hashSet[h] {
+			m.addHash(h)
+		}
+	}
+	if o.HashCount > len(o.Hashes) {
+		m.HashCount = max(m.HashCount, o.HashCount)
+	}
+	m.SameHashAgain = m.SameHashAgain || o.SameHashAgain
+	m.Recompiled = m.Recompiled || o.Recompiled
+	m.Recompilations += o.Recompilations
+	m.RecompiledIn += o.RecompiledIn
+	m.Inputs += o.Inputs
+	m.Eager = m.Eager && o.Eager
+	if m.FirstRecompile == nil {
+		m.FirstRecompile = o.FirstRecompile
+	}
+	m.Units = appendCapped(m.Units, o.Units, MaxUnits)
+}
+
+// Compiled returns the listed units of the module that were compiled, in order.
+func (m *Module) Compiled() []*Unit {
+	var out []*Unit
+	for _, u := range m.Units {
+		if u.Compiled {
+			out = append(out, u)
+		}
+	}
+	return out
+}

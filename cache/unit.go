@@ -1,0 +1,107 @@
+// Package cache keeps the books on compilation: a Ledger folds the events of logscan into
+// compile requests, real compilations, executable-cache hits, misses and writes, and
+// executable loads, per module family, decides which of them came after warm-up, and names
+// what looks wrong. The package also takes the inventory of executable-cache folders (see
+// Take).
+//
+// A Ledger is one process: the events of one log, in order. Several logs are several
+// processes (ranks, hosts, runs) unless the caller feeds them to one Ledger; their Reports are
+// combined by Merge, which compares module families within a process, never across. A Ledger
+// keeps per-family aggregates and bounded lists, never every event: memory does not grow with
+// the length of the log.
+//
+// The work is split by job: join.go joins the events of one compilation into a Unit, account.go
+// counts units and loads per family, warmup.go decides what came after warm-up, report.go merges
+// processes and findings.go names what a user should look at.
+package cache
+
+import (
+	"time"
+
+	"github.com/recomp/recomp/logscan"
+)
+
+// Unit is one compile request or compilation: the events that belong to it are joined.
+type Unit struct {
+	Module string
+	Family string
+	// Program is what a recompilation is counted against: the family, or for eager one-op
+	// programs (which share a name across different programs) the family and the argument
+	// signature.
+	Program  string
+	Hash     string
+	Producer logscan.Producer
+	Input    int // the input it came from (the index of its log)
+	File     string
+	Line     int
+	LastLine int  // the last line that belongs to this unit
+	Requested bool // a compile request was logged
+	Compiled  bool // not served from a cache
+	Hit       bool
+	Miss      bool
+	Written   bool
+	Finished  bool
+	Duration  time.Duration
+	// Begin is the time of the unit's first line (zero when the log has no clock); DateKnown
+	// says whether its date is meaningful.
+	Begin     time.Time
+	DateKnown bool
+	// Seq is the unit's number among the compilations of its program in its process (1 for the
+	// first); 0 when it was not compiled.
+	Seq int
+	// AfterWarmup marks a compilation after warm-up; Late says why ("compiled again", "after
+	// the warm-up marker", "graph hash not in the baseline", ...).
+	AfterWarmup bool
+	Late        string
+	// Eager marks a framework's one-op program compiled for an eager operation (JAX's
+	// jit_convert_element_type and the like): many programs share its name.
+	Eager bool
+	// Signature is what the framework logged about the arguments (JAX's global shapes and
+	// types); Why is the framework's own explanation of the compile (JAX's tracing-cache-miss
+	// text, PyTorch/XLA's compilation cause).
+	Signature string
+	Why       string
+
+	end      time.Time
+	signals  []logscan.Signal
+	ownsLoad bool
+	marked   bool // the warm-up marker had been seen when the unit began
+}
+
+func (u *Unit) seen(sig logscan.Signal) bool {
+	for _, s := range u.signals {
+		if s == sig {
+			return true
+		}
+	}
+	return false
+}
+
+// Load is one executable loaded onto the device.
+type Load struct {
+	Input       int
+	File        string
+	Line        int
+	Duration    time.Duration
+	Begin       time.Time
+	AfterWarmup bool
+	// Owned is the first load after a compilation or cache hit: the load of that executable,
+	// which happens whatever the warm-up.
+	Owned bool
+}
+
+// Unnamed is the family of compilations whose log lines name no module.
+const Unnamed = "(unnamed)"
+
+// Limits on what a Ledger lists; everything is counted.
+const (
+	// MaxListed bounds Report.Late, Report.LateLoads and Report.Timeline.
+	MaxListed = 1000
+	// MaxUnits bounds Module.Units.
+	MaxUnits = 1000
+	// MaxHashes bounds the distinct hashes a Module tracks and lists; HashCount says when
+	// there were more.
+	MaxHashes = 4096
+	// maxTexts bounds Module.Names, Reasons and Signatures.
+	maxTexts = 64
+)

@@ -1,0 +1,102 @@
+package cache
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+)
+
+// Options choose the warm-up policy. With none set, the first compilation of each program is
+// warm-up and any later compilation of it in the same process is after warm-up.
+type Options struct {
+	// Warmup, when > 0, makes the first Warmup compilations of each process warm-up.
+	Warmup int
+	// AfterMarker means the inputs were scanned with a marker regexp: what comes after the
+	// marker line of an input is after warm-up, what comes before is warm-up.
+	AfterMarker bool
+	// Baseline, when set, lists the known-good module families and the graph hashes they
+	// compiled with: a compilation of a family or hash not in it is after warm-up.
+	Baseline map[string][]string
+}
+
+// warmup decides whether a compilation came after warm-up and moves the load boundary.
+func (l *Ledger) warmup(u *Unit, m *Module) {
+	o := l.opt
+	switch {
+	case o.Baseline != nil:
+		hashes, known := o.Baseline[u.Family]
+		switch {
+		case u.Family == Unnamed:
+			// nothing to compare against
+		case !known:
+			u.Late = "module family not in the baseline"
+		case u.Hash != "" && !slices.Contains(hashes, u.Hash):
+			u.Late = "graph hash not in the baseline: the graph changed"
+		}
+	case o.Warmup > 0:
+		if l.compiled > o.Warmup {
+			u.Late = fmt.Sprintf("compiled after the first %d compilation(s)", o.Warmup)
+		}
+		if l.compiled == o.Warmup {
+			l.loadsLate = true
+		}
+	case o.AfterMarker:
+		if u.marked {
+			u.Late = "compiled after the warm-up marker"
+		}
+	default:
+		if u.Seq > 1 && u.Family != Unnamed && !u.Eager {
+			u.Late = "compiled after warm-up"
+		}
+	}
+	if o.Warmup == 0 && !o.AfterMarker && u.Seq == 1 && !u.Eager {
+		// Loads before the last first compilation of a program are warm-up.
+		l.pending = lateLoads{}
+	}
+	if u.Late == "" {
+		return
+	}
+	u.AfterWarmup = true
+	l.sum.AfterWarmup++
+	l.sum.LateCompileTime += u.Duration
+	if len(l.late) < MaxListed {
+		l.late = append(l.late, u)
+	}
+}
+
+// lateLoads are loads after warm-up, counted, the first MaxListed listed.
+type lateLoads struct {
+	n     int
+	total Summary // LoadsAfterWarmup and LateLoadTime
+	list  []Load
+}
+
+func (ll *lateLoads) add(ld Load) {
+	ll.n++
+	ll.total.LoadsAfterWarmup++
+	ll.total.LateLoadTime += ld.Duration
+	if len(ll.list) < MaxListed {
+		ll.list = append(ll.list, ld)
+	}
+}
+
+// loadPolicy says whether a load that no compilation owns is after warm-up, or (by default)
+// may be, unless a program compiles for the first time after it.
+func (l *Ledger) loadPolicy() (late, maybe bool) {
+	switch o := l.opt; {
+	case o.AfterMarker:
+		return l.marked, false
+	case o.Warmup > 0:
+		return l.loadsLate, false
+	}
+	return false, true
+}
+
+// CompileMarker compiles an --after pattern.
+func CompileMarker(expr string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("warm-up marker %q: %v", expr, err)
+	}
+	return re, nil
+}

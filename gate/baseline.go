@@ -1,0 +1,99 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/recomp/recomp/cache"
+)
+
+// Baseline is the known-good module families of a run and the graph hashes they compiled
+// with (the --baseline file, JSON version 1).
+type Baseline struct {
+	Version  int                 `json:"version"`
+	Families map[string][]string `json:"families"`
+}
+
+// NewBaseline takes the families and hashes of a report. Unnamed compilations are left out:
+// nothing could be compared with them.
+func NewBaseline(rep *cache.Report) *Baseline {
+	b := &Baseline{Version: 1, Families: map[string][]string{}}
+	for _, m := range rep.Modules {
+		if m.Family == cache.Unnamed || m.Compilations == 0 {
+			continue
+		}
+		hashes := append([]string{}, m.Hashes...)
+		sort.Strings(hashes)
+		b.Families[m.Family] = hashes
+	}
+	return b
+}
+
+// ReadBaseline reads a baseline file.
+func ReadBaseline(path string) (*Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var b Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s: not a recomp baseline: %v", path, err)
+	}
+	if b.Version != 1 {
+		return nil, fmt.Errorf("%s: baseline version %d, this recomp reads version 1", path, b.Version)
+	}
+	if b.Families == nil {
+		b.Families = map[string][]string{}
+	}
+	return &b, nil
+}
+
+// ErrWouldOverwriteInput is returned by WriteBaseline when the target is one of the inputs.
+var ErrWouldOverwriteInput = errors.New("would overwrite an input")
+
+// WriteBaseline writes b to path. It refuses a path that is one of the inputs, however it is
+// spelled (compared by file identity: a relative and an absolute path, a symbolic link), and
+// writes a temporary file in the same folder that it renames into place, so a failed write
+// never leaves a truncated file and never truncates a file recomp was asked to read.
+func WriteBaseline(path string, b *Baseline, inputs []string) error {
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", path)
+		}
+		for _, in := range inputs {
+			if in == "-" {
+				continue
+			}
+			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+				return fmt.Errorf("%s: %w (%s)", path, ErrWouldOverwriteInput, in)
+			}
+		}
+	}
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(append(data, '\n'))
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return nil
+}

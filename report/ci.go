@@ -1,0 +1,128 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/recomp/recomp/gate"
+)
+
+// githubRenderer writes GitHub Actions workflow commands: one ::error per gate failure or
+// problem, and a summary.
+type githubRenderer struct{ unsupported }
+
+var (
+	ghMessage  = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func (githubRenderer) guard(w io.Writer, g *Guard) error {
+	gr := g.Gate
+	for _, p := range gr.Problems {
+		fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty.Replace("recomp guard: no verdict"), ghMessage.Replace(p))
+	}
+	for _, f := range gr.Failures {
+		level := "error"
+		if gr.Passed {
+			level = "warning"
+		}
+		fmt.Fprintf(w, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProperty.Replace(f.File), f.Line,
+			ghProperty.Replace("recomp guard: "+string(f.Kind)), ghMessage.Replace(failureText(f)))
+	}
+	level := "notice"
+	if !gr.Passed {
+		level = "error"
+	}
+	fmt.Fprintf(w, "::%s title=recomp guard::%s\n", level, ghMessage.Replace(gr.Reason))
+	return nil
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Time      float64       `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// junitRenderer writes one test case per module family, one for executable loads, and one
+// error case when the gate could not judge.
+type junitRenderer struct{ unsupported }
+
+func (junitRenderer) guard(w io.Writer, g *Guard) error {
+	gr := g.Gate
+	byFamily := map[string][]gate.Failure{}
+	var loads []gate.Failure
+	for _, f := range gr.Failures {
+		if f.Kind == gate.FailLoad {
+			loads = append(loads, f)
+		} else {
+			byFamily[f.Family] = append(byFamily[f.Family], f)
+		}
+	}
+	suite := junitSuite{Name: "recomp guard"}
+	add := func(name string, time float64, fails []gate.Failure) {
+		c := junitCase{Name: name, ClassName: "recomp.guard", Time: time}
+		if len(fails) > 0 && !gr.Passed {
+			var body []string
+			for _, f := range fails {
+				body = append(body, fmt.Sprintf("%s:%d: %s", f.File, f.Line, failureText(f)))
+			}
+			c.Failure = &junitFailure{Message: fails[0].Message, Type: string(fails[0].Kind), Body: strings.Join(body, "\n")}
+			suite.Failures++
+		}
+		suite.Cases = append(suite.Cases, c)
+		suite.Tests++
+	}
+	if gr.Inconclusive {
+		suite.Cases = append(suite.Cases, junitCase{Name: "evidence", ClassName: "recomp.guard",
+			Error: &junitFailure{Message: gr.Reason, Type: "inconclusive", Body: strings.Join(gr.Problems, "\n")}})
+		suite.Tests++
+		suite.Errors++
+	}
+	var fams []string
+	times := map[string]float64{}
+	for _, m := range g.Scan.Ledger.Modules {
+		fams = append(fams, m.Family)
+		times[m.Family] = seconds(m.CompileTime)
+	}
+	sort.Strings(fams)
+	for _, f := range fams {
+		add(f, times[f], byFamily[f])
+	}
+	if len(loads) > 0 {
+		add("executable loads after warm-up", 0, loads)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{suite}}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

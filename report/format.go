@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/internal/textutil"
+)
+
+// dur prints a duration the same way in every format.
+func dur(d time.Duration) string { return cache.FormatDuration(d) }
+
+// seconds is a duration in the float seconds of JSON, rounded to milliseconds.
+func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+var shorten = textutil.Shorten
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func joinOr(xs []string, def string) string {
+	if len(xs) == 0 {
+		return def
+	}
+	return strings.Join(xs, ", ")
+}
+
+// table writes aligned columns; the first row is the header.
+type table struct {
+	rows  [][]string
+	right []bool // right-align column i
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer, indent string) {
+	if len(t.rows) == 0 {
+		return
+	}
+	widths := make([]int, len(t.rows[0]))
+	for _, r := range t.rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range t.rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			switch {
+			case i < len(t.right) && t.right[i]:
+				b.WriteString(pad + c)
+			case i == len(r)-1:
+				b.WriteString(c)
+			default:
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// mdEscape makes text safe inside a Markdown table cell or list item.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// painter colours text on a terminal.
+type painter struct{ on bool }
+
+func (p painter) sev(s string) string {
+	if !p.on {
+		return s
+	}
+	switch s {
+	case "error", "FAIL", "ERROR":
+		return "\x1b[31m" + s + "\x1b[0m"
+	case "warning":
+		return "\x1b[33m" + s + "\x1b[0m"
+	}
+	return s
+}
+
+func (p painter) bold(s string) string {
+	if !p.on {
+		return s
+	}
+	return "\x1b[1m" + s + "\x1b[0m"
+}
+
+// ShellQuote quotes a file name for a POSIX shell: bare when it is made of safe characters,
+// in single quotes otherwise, and as $'…' with escapes when it holds control characters (a
+// newline or a tab must not break the command line it is printed in).
+func ShellQuote(s string) string {
+	safe := s != ""
+	ctrl := false
+	for _, r := range s {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			ctrl, safe = true, false
+		case !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:=@%+,-", r)):
+			safe = false
+		}
+	}
+	switch {
+	case safe:
+		return s
+	case !ctrl:
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("'")
+	return b.String()
+}
+
+func sortedKinds(m map[diff.ChangeKind]int) []diff.ChangeKind {
+	keys := make([]diff.ChangeKind, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,397 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/logscan"
+)
+
+// JSONVersion is the version of every JSON document recomp writes. Fields are added without
+// changing it; any other change bumps it.
+const JSONVersion = 1
+
+type jsonRenderer struct{}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// nonNil makes an empty slice encode as [] rather than null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+// ScanJSON is the document of scan and guard (README's contract, version 1).
+type ScanJSON struct {
+	Version    int           `json:"version"`
+	Inputs     []InputJSON   `json:"inputs"`
+	Processes  int           `json:"processes"`
+	Summary    SummaryJSON   `json:"summary"`
+	Modules    []ModuleJSON  `json:"modules"`
+	Events     []EventJSON   `json:"events"`
+	EventCount int           `json:"event_count"`
+	Findings   []FindingJSON `json:"findings"`
+	Gate       *GateJSON     `json:"gate,omitempty"`
+}
+
+type InputJSON struct {
+	Path         string        `json:"path"`
+	Lines        int           `json:"lines"`
+	Bytes        int64         `json:"bytes"`
+	Events       int           `json:"events"`
+	WarningCount int           `json:"warning_count"`
+	Warnings     []WarningJSON `json:"warnings"`
+	ReadError    string        `json:"read_error,omitempty"`
+}
+
+type WarningJSON struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+type SummaryJSON struct {
+	CompileRequests   int     `json:"compile_requests"`
+	Compilations      int     `json:"compilations"`
+	CacheHits         int     `json:"cache_hits"`
+	CacheMisses       int     `json:"cache_misses"`
+	CacheWrites       int     `json:"cache_writes"`
+	ExecutableLoads   int     `json:"executable_loads"`
+	CompileSeconds    float64 `json:"compile_seconds"`
+	LoadSeconds       float64 `json:"load_seconds"`
+	Recompilations    int     `json:"recompilations"`
+	AfterWarmup       int     `json:"after_warmup"`
+	LoadsAfterWarmup  int     `json:"loads_after_warmup"`
+	Retraces          int     `json:"retraces"`
+	EagerCompilations int     `json:"eager_compilations"`
+}
+
+type ModuleJSON struct {
+	Name            string   `json:"name"`
+	Names           []string `json:"names"`
+	Family          string   `json:"family"`
+	CompileRequests int      `json:"compile_requests"`
+	Compilations    int      `json:"compilations"`
+	CacheHits       int      `json:"cache_hits"`
+	CacheMisses     int      `json:"cache_misses"`
+	CompileSeconds  float64  `json:"compile_seconds"`
+	Hashes          []string `json:"hashes"`
+	HashCount       int      `json:"hash_count"`
+	Recompiled      bool     `json:"recompiled"`
+	Recompilations  int      `json:"recompilations"`
+	Eager           bool     `json:"eager"`
+	Inputs          int      `json:"inputs"`
+	Reasons         []string `json:"reasons"`
+	Signatures      []string `json:"signatures"`
+}
+
+type EventJSON struct {
+	Kind       string `json:"kind"`
+	Producer   string `json:"producer"`
+	File       string `json:"file"`
+	Line       int    `json:"line"`
+	Time       string `json:"time"`
+	Module     string `json:"module"`
+	Hash       string `json:"hash"`
+	Path       string `json:"path"`
+	DurationMS int64  `json:"duration_ms"`
+	Detail     string `json:"detail,omitempty"`
+	Signature  string `json:"signature,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+type FindingJSON struct {
+	Severity string `json:"severity"`
+	Kind     string `json:"kind"`
+	Module   string `json:"module"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Message  string `json:"message"`
+	Advice   string `json:"advice"`
+}
+
+type GateJSON struct {
+	Passed       bool              `json:"passed"`
+	Inconclusive bool              `json:"inconclusive"`
+	Reason       string            `json:"reason"`
+	Allowed      int               `json:"max_recompiles"`
+	Failures     []GateFailureJSON `json:"failures"`
+	FailureCount int               `json:"failure_count"`
+	Problems     []string          `json:"problems"`
+}
+
+type GateFailureJSON struct {
+	Module  string  `json:"module"`
+	Family  string  `json:"family"`
+	Hash    string  `json:"hash"`
+	File    string  `json:"file"`
+	Line    int     `json:"line"`
+	Kind    string  `json:"kind"`
+	Seconds float64 `json:"seconds"`
+	Message string  `json:"message"`
+	Reason  string  `json:"reason,omitempty"` // the framework's own explanation, when it gave one
+}
+
+func eventTime(ev logscan.Event) string {
+	if ev.Stamp == "" {
+		return ""
+	}
+	if ev.DateKnown {
+		return ev.Time.Format(time.RFC3339Nano)
+	}
+	return ev.Stamp
+}
+
+// ScanDocument is the JSON document of a scan.
+func ScanDocument(s *Scan) ScanJSON {
+	rep := s.Ledger
+	doc := ScanJSON{Version: JSONVersion, Processes: rep.Processes, EventCount: s.EventCount,
+		Inputs: []InputJSON{}, Modules: []ModuleJSON{}, Events: []EventJSON{}, Findings: []FindingJSON{}}
+	for _, in := range s.Inputs {
+		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
+			Warnings: []WarningJSON{}, ReadError: in.ReadError}
+		for _, w := range in.Warnings {
+			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
+		}
+		doc.Inputs = append(doc.Inputs, ij)
+	}
+	for _, ev := range s.Events {
+		doc.Events = append(doc.Events, EventJSON{Kind: string(ev.Kind), Producer: string(ev.Producer), File: ev.File, Line: ev.Line,
+			Time: eventTime(ev), Module: ev.Module, Hash: ev.Hash, Path: ev.Path, DurationMS: ev.Duration.Milliseconds(),
+			Detail: ev.Detail, Signature: ev.Signature, Reason: ev.Reason})
+	}
+	sm := rep.Summary
+	doc.Summary = SummaryJSON{CompileRequests: sm.CompileRequests, Compilations: sm.Compilations, CacheHits: sm.CacheHits,
+		CacheMisses: sm.CacheMisses, CacheWrites: sm.CacheWrites, ExecutableLoads: sm.ExecutableLoads,
+		CompileSeconds: seconds(sm.CompileTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
+		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
+		EagerCompilations: sm.EagerCompilations}
+	for _, m := range rep.Modules {
+		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
+			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
+			CompileSeconds: seconds(m.CompileTime), Hashes: nonNil(m.Hashes), HashCount: m.HashCount, Recompiled: m.Recompiled,
+			Recompilations: m.Recompilations, Eager: m.Eager && m.Compilations > 0, Inputs: m.Inputs,
+			Reasons: nonNil(m.Reasons), Signatures: nonNil(m.Signatures)})
+	}
+	for _, f := range rep.Findings {
+		doc.Findings = append(doc.Findings, FindingJSON{Severity: string(f.Severity), Kind: string(f.Kind), Module: f.Module,
+			File: f.File, Line: f.Line, Message: f.Message, Advice: f.Advice})
+	}
+	return doc
+}
+
+// GateDocument is the gate object of guard's JSON document.
+func GateDocument(g *gate.Result) *GateJSON {
+	gj := &GateJSON{Passed: g.Passed, Inconclusive: g.Inconclusive, Reason: g.Reason, Allowed: g.Allowed,
+		Failures: []GateFailureJSON{}, FailureCount: g.Compilations + g.LoadFailures, Problems: nonNil(g.Problems)}
+	for _, f := range g.Failures {
+		gj.Failures = append(gj.Failures, GateFailureJSON{Module: f.Module, Family: f.Family, Hash: f.Hash, File: f.File,
+			Line: f.Line, Kind: string(f.Kind), Seconds: seconds(f.Duration), Message: f.Message, Reason: f.Reason})
+	}
+	return gj
+}
+
+func (jsonRenderer) scan(w io.Writer, s *Scan) error { return writeJSON(w, ScanDocument(s)) }
+
+func (jsonRenderer) guard(w io.Writer, g *Guard) error {
+	doc := ScanDocument(g.Scan)
+	doc.Gate = GateDocument(g.Gate)
+	return writeJSON(w, doc)
+}
+
+// DiffJSON is the document of diff and explain.
+type DiffJSON struct {
+	Version  int           `json:"version"`
+	Pairs    []PairJSON    `json:"pairs"`
+	Unpaired UnpairedJSON  `json:"unpaired"`
+	Families []FamilyJSON  `json:"families,omitempty"`
+	Problems []ProblemJSON `json:"problems"`
+	Warnings []string      `json:"warnings"`
+}
+
+type UnpairedJSON struct {
+	A []string `json:"a"`
+	B []string `json:"b"`
+}
+
+type PairJSON struct {
+	A             string       `json:"a"`
+	B             string       `json:"b"`
+	Module        string       `json:"module"`
+	Family        string       `json:"family"`
+	PairedBy      string       `json:"paired_by"`
+	Identical     bool         `json:"identical"`
+	HashA         string       `json:"hash_a,omitempty"`
+	HashB         string       `json:"hash_b,omitempty"`
+	Matched       int          `json:"matched_instructions"`
+	Added         int          `json:"added_instructions"`
+	Removed       int          `json:"removed_instructions"`
+	ChangeCount   int          `json:"change_count"`
+	Changes       []ChangeJSON `json:"changes"`
+	Causes        []CauseJSON  `json:"causes"`
+	Notes         []string     `json:"notes"`
+	TextDiff      string       `json:"text_diff,omitempty"`
+	TextDiffNotes []string     `json:"text_diff_notes,omitempty"`
+}
+
+type ChangeJSON struct {
+	Kind        string `json:"kind"`
+	Computation string `json:"computation"`
+	Instruction string `json:"instruction"`
+	OpName      string `json:"op_name"`
+	Source      string `json:"source,omitempty"`
+	Attribute   string `json:"attribute,omitempty"`
+	Parameter   *int   `json:"parameter,omitempty"`
+	Old         string `json:"old"`
+	New         string `json:"new"`
+	LineA       int    `json:"line_a,omitempty"`
+	LineB       int    `json:"line_b,omitempty"`
+}
+
+type CauseJSON struct {
+	Kind     string   `json:"kind"`
+	Summary  string   `json:"summary"`
+	Evidence []string `json:"evidence"`
+	Advice   string   `json:"advice"`
+}
+
+type FamilyJSON struct {
+	Family          string   `json:"family"`
+	Files           []string `json:"files"`
+	LogCompilations int      `json:"log_compilations"`
+	LogHashes       []string `json:"log_hashes"`
+}
+
+type ProblemJSON struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Message string `json:"message"`
+}
+
+// DiffDocument is the JSON document of a diff or explain.
+func DiffDocument(d *Diff) DiffJSON {
+	doc := DiffJSON{Version: JSONVersion, Pairs: []PairJSON{}, Unpaired: UnpairedJSON{A: nonNil(d.UnpairedA), B: nonNil(d.UnpairedB)},
+		Problems: []ProblemJSON{}, Warnings: nonNil(d.Warnings)}
+	for _, p := range d.Pairs {
+		doc.Pairs = append(doc.Pairs, pairDocument(p))
+	}
+	for _, f := range d.Families {
+		doc.Families = append(doc.Families, FamilyJSON{Family: f.Family, Files: nonNil(f.Files), LogCompilations: f.LogCompilations,
+			LogHashes: nonNil(f.LogHashes)})
+	}
+	for _, p := range d.Problems {
+		doc.Problems = append(doc.Problems, ProblemJSON{Path: p.Path, Line: p.Line, Col: p.Col, Message: p.Message})
+	}
+	return doc
+}
+
+func pairDocument(p *DiffPair) PairJSON {
+	r := p.Result
+	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.Module.Name, Family: p.B.Family, PairedBy: string(p.PairedBy),
+		Identical: r.Identical, HashA: p.HashA, HashB: p.HashB, Matched: r.Matched, Added: r.Added, Removed: r.Removed,
+		ChangeCount: r.ChangeCount, Changes: []ChangeJSON{}, Causes: []CauseJSON{}, Notes: nonNil(r.Notes)}
+	for _, ch := range r.Changes {
+		cj := ChangeJSON{Kind: string(ch.Kind), Computation: ch.Computation, Instruction: ch.Instruction, OpName: ch.OpName,
+			Source: ch.Source, Attribute: ch.Attr, Old: ch.Old, New: ch.New, LineA: ch.LineA, LineB: ch.LineB}
+		if ch.EntryParam() {
+			n := ch.Param
+			cj.Parameter = &n
+		}
+		pj.Changes = append(pj.Changes, cj)
+	}
+	for _, c := range r.Causes {
+		pj.Causes = append(pj.Causes, CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice})
+	}
+	if p.Text != nil {
+		pj.TextDiff, pj.TextDiffNotes = p.Text.Text, p.Text.Notes
+	}
+	return pj
+}
+
+func (jsonRenderer) diff(w io.Writer, d *Diff) error { return writeJSON(w, DiffDocument(d)) }
+
+// CacheJSON is the document of recomp cache.
+type CacheJSON struct {
+	Version       int                     `json:"version"`
+	Dirs          []string                `json:"dirs"`
+	Entries       int                     `json:"entries"`
+	Bytes         int64                   `json:"bytes"`
+	ByKind        map[cache.EntryKind]int `json:"by_kind"`
+	UnusedEntries int                     `json:"unused_entries"`
+	UnusedBytes   int64                   `json:"unused_bytes"`
+	Foreign       int                     `json:"foreign_files"`
+	Listed        []CacheEntryJSON        `json:"listed"`
+	MissingMisses []string                `json:"missed_and_absent"`
+	Warnings      []string                `json:"warnings"`
+	Prune         string                  `json:"prune_command"`
+	LogsGiven     bool                    `json:"logs_given"`
+}
+
+type CacheEntryJSON struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"`
+	Bytes   int64  `json:"bytes"`
+	ModTime string `json:"mtime"`
+	Status  string `json:"status"`
+}
+
+// entryStatus says what the logs did with an entry ("" without logs).
+func entryStatus(e *cache.CacheEntry, logs bool) string {
+	switch {
+	case !logs:
+		return ""
+	case e.Hit:
+		return "hit"
+	case e.Written:
+		return "written"
+	case e.Missed:
+		return "missed, then written"
+	case e.Kind == cache.EntryOther:
+		return "not a cache entry"
+	}
+	return "untouched"
+}
+
+// PruneCommand is the rm command that would remove the recognised entries no log touched
+// (empty without logs or when there are none). recomp never runs it.
+func PruneCommand(c *Cache) string {
+	if !c.LogsGiven {
+		return ""
+	}
+	cmd := ""
+	for _, e := range c.Inventory.Entries {
+		if e.Prunable() {
+			cmd += " " + ShellQuote(filepath.Join(e.Dir, e.Name))
+		}
+	}
+	if cmd == "" {
+		return ""
+	}
+	return "rm --" + cmd
+}
+
+// CacheDocument is the JSON document of a cache inventory.
+func CacheDocument(c *Cache) CacheJSON {
+	inv := c.Inventory
+	doc := CacheJSON{Version: JSONVersion, Dirs: nonNil(c.Dirs), Entries: inv.Count, Bytes: inv.Bytes, ByKind: inv.ByKind,
+		UnusedEntries: inv.Unused, UnusedBytes: inv.UnusedBytes, Foreign: inv.Foreign, Listed: []CacheEntryJSON{},
+		MissingMisses: nonNil(inv.MissingMisses), Warnings: nonNil(inv.Warnings), Prune: PruneCommand(c), LogsGiven: c.LogsGiven}
+	for _, e := range inv.Entries {
+		doc.Listed = append(doc.Listed, CacheEntryJSON{Path: filepath.Join(e.Dir, e.Name), Kind: string(e.Kind), Bytes: e.Size,
+			ModTime: e.ModTime.UTC().Format(time.RFC3339), Status: entryStatus(e, c.LogsGiven)})
+	}
+	return doc
+}
+
+func (jsonRenderer) cache(w io.Writer, c *Cache) error { return writeJSON(w, CacheDocument(c)) }

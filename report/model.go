@@ -1,0 +1,108 @@
+// Package report holds recomp's report models, one per command, and renders them in every
+// output format from one place: text for people, Markdown for CI comments, JSON for scripts
+// (a versioned contract), GitHub workflow annotations and JUnit XML for CI gates, and a
+// self-contained HTML page. A command fills its model once; Render picks the renderer of the
+// format. The package prints nothing on its own and reads no files.
+package report
+
+import (
+	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/logscan"
+)
+
+// MaxEvents is how many events a Scan lists unless all are asked for.
+const MaxEvents = 1000
+
+// Input is one log that was read.
+type Input struct {
+	Path         string
+	Lines        int
+	Bytes        int64
+	Events       int
+	WarningCount int
+	Warnings     []logscan.Warning
+	// ReadError says why the input could not be read to the end; what was read is counted.
+	ReadError string
+}
+
+// Scan is the report of recomp scan: what the logs say about compiling, caching and loading.
+type Scan struct {
+	Inputs []Input
+	Ledger *cache.Report
+	// Events are the first MaxEvents events in input order (all of them when Full);
+	// EventCount counts them all.
+	Events     []logscan.Event
+	EventCount int
+	Full       bool
+	// SameProcess says the inputs were read as one process's log.
+	SameProcess bool
+}
+
+// Guard is the report of recomp guard: the scan and the gate's verdict.
+type Guard struct {
+	Scan *Scan
+	Gate *gate.Result
+}
+
+// Diff is the report of recomp diff and recomp explain.
+type Diff struct {
+	Command   string // "diff" or "explain"
+	Pairs     []*DiffPair
+	UnpairedA []string
+	UnpairedB []string
+	// Families are the module families of an explained dump (explain only).
+	Families []Family
+	// Problems are module files that could not be read or parsed; Warnings entries skipped.
+	Problems []diff.Problem
+	Warnings []string
+}
+
+// DiffPair is one compared pair, with what the logs say about its two compilations.
+type DiffPair struct {
+	*diff.Pair
+	HashA, HashB string
+	// Text is the text diff when it was asked for.
+	Text *diff.TextDiff
+}
+
+// Family is one module family of an explained dump.
+type Family struct {
+	Family          string
+	Files           []string
+	LogCompilations int
+	LogHashes       []string
+}
+
+// Cache is the report of recomp cache.
+type Cache struct {
+	Dirs      []string
+	Inventory *cache.Inventory
+	LogsGiven bool
+}
+
+// Differs reports whether anything paired differs or anything stayed unpaired.
+func (d *Diff) Differs() bool {
+	if len(d.UnpairedA)+len(d.UnpairedB) > 0 {
+		return true
+	}
+	for _, p := range d.Pairs {
+		if !p.Result.Identical {
+			return true
+		}
+	}
+	return false
+}
+
+// Counts returns how many pairs are identical and how many differ.
+func (d *Diff) Counts() (identical, differ int) {
+	for _, p := range d.Pairs {
+		if p.Result.Identical {
+			identical++
+		} else {
+			differ++
+		}
+	}
+	return identical, differ
+}

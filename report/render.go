@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Format is an output format.
+type Format string
+
+// Output formats.
+const (
+	Text     Format = "text"
+	JSON     Format = "json"
+	Markdown Format = "markdown"
+	GitHub   Format = "github"
+	JUnit    Format = "junit"
+	HTML     Format = "html"
+)
+
+// Style is how a renderer writes: Color for a terminal (text only).
+type Style struct {
+	Color bool
+}
+
+// Report is one of the report models: *Scan, *Guard, *Diff, *Cache.
+type Report interface{ command() string }
+
+func (*Scan) command() string  { return "scan" }
+func (*Guard) command() string { return "guard" }
+func (d *Diff) command() string {
+	if d.Command == "" {
+		return "diff"
+	}
+	return d.Command
+}
+func (*Cache) command() string { return "cache" }
+
+// renderer writes the models one format supports; the others return errUnsupported.
+type renderer interface {
+	scan(w io.Writer, r *Scan) error
+	guard(w io.Writer, r *Guard) error
+	diff(w io.Writer, r *Diff) error
+	cache(w io.Writer, r *Cache) error
+}
+
+var renderers = map[Format]func(Style) renderer{
+	Text:     func(st Style) renderer { return textRenderer{p: painter{st.Color}} },
+	JSON:     func(Style) renderer { return jsonRenderer{} },
+	Markdown: func(Style) renderer { return markdownRenderer{} },
+	GitHub:   func(Style) renderer { return githubRenderer{unsupported{GitHub}} },
+	JUnit:    func(Style) renderer { return junitRenderer{unsupported{JUnit}} },
+}
+
+// formats lists the formats of each command, in the order help shows them.
+var formats = map[string][]Format{
+	"scan":    {Text, JSON, Markdown},
+	"guard":   {Text, JSON, GitHub, JUnit, Markdown},
+	"diff":    {Text, JSON, Markdown},
+	"explain": {Text, JSON, Markdown},
+	"cache":   {Text, JSON, Markdown},
+}
+
+// Formats returns the formats a command can write.
+func Formats(command string) []Format { return formats[command] }
+
+// CheckFormat returns an error naming the formats a command can write when f is not one.
+func CheckFormat(command string, f Format) error {
+	if slices.Contains(formats[command], f) {
+		return nil
+	}
+	var names []string
+	for _, x := range formats[command] {
+		names = append(names, string(x))
+	}
+	return fmt.Errorf("--format %q: recomp %s writes %s", f, command, strings.Join(names, ", "))
+}
+
+// Render writes r in format f.
+func Render(w io.Writer, f Format, r Report, st Style) error {
+	if err := CheckFormat(r.command(), f); err != nil {
+		return err
+	}
+	rd := renderers[f](st)
+	switch r := r.(type) {
+	case *Scan:
+		return rd.scan(w, r)
+	case *Guard:
+		return rd.guard(w, r)
+	case *Diff:
+		return rd.diff(w, r)
+	case *Cache:
+		return rd.cache(w, r)
+	}
+	return fmt.Errorf("no renderer for %T", r)
+}
+
+// unsupported is embedded by the renderers of formats that do not fit every command.
+type unsupported struct{ format Format }
+
+func (u unsupported) err(cmd string) error {
+	return fmt.Errorf("recomp %s cannot write %s", cmd, u.format)
+}
+func (u unsupported) scan(io.Writer, *Scan) error   { return u.err("scan") }
+func (u unsupported) guard(io.Writer, *Guard) error { return u.err("guard") }
+func (u unsupported) diff(io.Writer, *Diff) error   { return u.err("diff") }
+func (u unsupported) cache(io.Writer, *Cache) error { return u.err("cache") }

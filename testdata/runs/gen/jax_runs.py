@@ -1,0 +1,1017 @@
+#!/usr/bin/env python3
+"""Make recomp's JAX example runs: real JAX programs, run on CPU with JAX's own compile logging
+on and XLA dumping every module it compiles, each built to recompile (or not) for one known reason.
+
+    py=$(testdata/runs/gen/venv.sh testdata/runs/gen/jax-0.12.txt)
+    $py testdata/runs/gen/jax_runs.py --out testdata/runs/jax-0.12              # all scenarios
+    $py testdata/runs/gen/jax_runs.py --out /tmp/runs partial-batch dtype       # some of them
+    $py testdata/runs/gen/jax_runs.py --list                                    # names, and why skipped
+
+One file serves every JAX version of the matrix (jax-0.12.txt, jax-0.4.txt): it reads the
+installed versions, skips the scenarios the version cannot run (saying which and why) and handles
+the API differences (shard_map's home, flax nnx). Each scenario NAME becomes OUT/NAME/ with
+
+    run.log      stdout and stderr of the program, interleaved as printed (PYTHONUNBUFFERED=1)
+    dump/        the HLO modules XLA dumped before optimisation (XLA_FLAGS=--xla_dump_to=dump,
+                 relative to the run folder, which is the program's working directory); the other
+                 dump files are deleted to keep the folder small
+    truth.json   what the run really did (see README.md): the compilation count comes from
+                 jax.monitoring listeners inside the program, written to a side file at exit
+
+persistent-cache runs the program twice with one cache folder (OUT/persistent-cache/cache, kept)
+and writes run1.log and run2.log. The prefix-* scenarios run the partial-batch program and rewrite
+its output line by line the way the named launcher does (kubectl logs --timestamps, srun --label,
+torchrun --tee 3 --role rank, mpirun --tag-output).
+
+Every program runs in a fresh process: `jax_runs.py --run NAME` (internal).
+"""
+import argparse
+import atexit
+import collections
+import datetime
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.abspath(__file__)
+
+# jax.monitoring events the programs count (the same names in JAX 0.4.38 and 0.12: jax/_src/dispatch.py
+# BACKEND_COMPILE_EVENT and jax/_src/compiler.py's persistent-cache events).
+BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
+CACHE_MISS_EVENT = "/jax/compilation_cache/cache_misses"
+HOW = ("jax.monitoring listeners in the program: '%s' duration events (one per XLA compile request, "
+       "persistent-cache hits included) minus '%s' events; cache_hits counts '%s' events"
+       % (BACKEND_COMPILE_EVENT, CACHE_HIT_EVENT, CACHE_HIT_EVENT))
+
+
+def _version_tuple(v):
+    return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+
+def _installed(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+JAX_VERSION = _installed("jax") or "0"
+JAX = _version_tuple(JAX_VERSION)
+
+
+# --- inside the program: evidence and setup ---------------------------------------------------
+
+_EVIDENCE = {"backend_compile_events": 0, "cache_hits": 0, "cache_misses": 0, "by_module": {}}
+
+
+def _install_evidence():
+    """Count JAX's own compile and persistent-cache events; write them at exit to the side file
+    the driver named in RECOMP_EVIDENCE."""
+    import jax.monitoring as monitoring
+
+    def on_duration(event, duration, **kwargs):
+        if event == BACKEND_COMPILE_EVENT:
+            _EVIDENCE["backend_compile_events"] += 1
+            name = str(kwargs.get("fun_name", "?"))  # JAX 0.12 passes the module name; 0.4 nothing
+            _EVIDENCE["by_module"][name] = _EVIDENCE["by_module"].get(name, 0) + 1
+
+    def on_event(event, **kwargs):
+        if event == CACHE_HIT_EVENT:
+            _EVIDENCE["cache_hits"] += 1
+        elif event == CACHE_MISS_EVENT:
+            _EVIDENCE["cache_misses"] += 1
+
+    monitoring.register_event_duration_secs_listener(on_duration)
+    monitoring.register_event_listener(on_event)
+    path = os.environ.get("RECOMP_EVIDENCE")
+
+    def write():
+        if path:
+            with open(path, "w") as f:
+                json.dump(_EVIDENCE, f)
+    atexit.register(write)
+
+
+def _jax(config=False):
+    """Import JAX the way the scenario's user would have turned the logs on: by environment
+    (JAX_LOG_COMPILES=1, JAX_EXPLAIN_CACHE_MISSES=1, set by the driver) or in code."""
+    import jax
+    _install_evidence()
+    if config:
+        jax.config.update("jax_log_compiles", True)
+        jax.config.update("jax_explain_cache_misses", True)
+    return jax
+
+
+def _data(rows, cols, seed=0, dtype="float32"):
+    import numpy as np
+    return np.random.default_rng(seed).standard_normal((rows, cols)).astype(dtype)
+
+
+def _shard_map():
+    import jax
+    if hasattr(jax, "shard_map"):  # JAX >= 0.7
+        return jax.shard_map, {"check_vma": False}
+    from jax.experimental.shard_map import shard_map  # JAX 0.4
+    return shard_map, {"check_rep": False}
+
+
+# --- the programs ----------------------------------------------------------------------------
+
+def p_partial_batch():
+    """The training loop of partial-batch and of the logfmt-*/prefix-* variants."""
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    @jax.jit
+    def train_step(w, x, y):
+        def loss_fn(w):
+            return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+        loss, grad = jax.value_and_grad(loss_fn)(w)
+        return w - 0.1 * grad, loss
+
+    w = np.full((8, 4), 0.1, np.float32)
+    data, labels = _data(120, 8), _data(120, 4, seed=1)
+    for step, start in enumerate(range(0, 120, 32)):  # 32, 32, 32, then the remainder: 24
+        x, y = data[start:start + 32], labels[start:start + 32]
+        w, loss = train_step(w, x, y)
+        print(f"step {step} batch {x.shape[0]} loss {float(loss):.4f}")
+    jax.block_until_ready(w)
+
+
+def p_logfmt_asctime():
+    import logging
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.WARNING)
+    p_partial_batch()
+
+
+def p_logfmt_json():
+    import logging
+
+    class JSONFormatter(logging.Formatter):
+        def format(self, record):
+            return json.dumps({
+                "ts": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
+                .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                "level": record.levelname,
+                "logger": record.name,
+                "message": record.getMessage(),
+            })
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(JSONFormatter())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    p_partial_batch()
+
+
+def p_logfmt_rich():
+    import logging
+    from rich.logging import RichHandler
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", datefmt="[%X]", handlers=[RichHandler()])
+    p_partial_batch()
+
+
+def p_seq_length():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    @jax.jit
+    def train_step(params, x, y):
+        def loss_fn(p):
+            h = jnp.tanh(x @ p["w"])            # [batch, seq, 16]
+            pooled = jnp.mean(h, axis=1)         # mean over the sequence
+            return jnp.mean((pooled @ p["v"] - y) ** 2)
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        return jax.tree_util.tree_map(lambda p, g: p - 0.05 * g, params, grads), loss
+
+    rng = np.random.default_rng(0)
+    params = {"w": np.full((8, 16), 0.05, np.float32), "v": np.full((16, 2), 0.05, np.float32)}
+    for step, seq in enumerate((16, 16, 24)):  # a longer bucket of sequences arrives
+        x = rng.standard_normal((4, seq, 8)).astype(np.float32)
+        y = rng.standard_normal((4, 2)).astype(np.float32)
+        params, loss = train_step(params, x, y)
+        print(f"step {step} seq {seq} loss {float(loss):.4f}")
+    jax.block_until_ready(params)
+
+
+def p_closed_constant():
+    import numpy as np
+    jax = _jax(config=True)
+    import jax.numpy as jnp
+
+    def make_train_step(lr):
+        @jax.jit
+        def train_step(w, x):
+            return w - lr * jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w)))(w)
+        return train_step
+
+    w = np.full((8, 4), 0.1, np.float32)
+    x = _data(32, 8)
+    for epoch, lr in enumerate((0.1, 0.05)):  # the learning rate decays per epoch
+        step = make_train_step(lr)
+        for _ in range(2):
+            w = step(w, x)
+        print(f"epoch {epoch} lr {lr}")
+    jax.block_until_ready(w)
+
+
+def p_dtype():
+    import numpy as np
+    jax = _jax(config=True)
+    import jax.numpy as jnp
+
+    @jax.jit
+    def predict(w, x):
+        return jnp.tanh(x @ w).sum()
+
+    w = np.full((8, 4), 0.1, np.float32)
+    x = _data(32, 8)
+    print("f32", float(predict(w, x)))
+    # mixed precision switched on part-way (ml_dtypes' bfloat16 numpy arrays: no eager JAX op)
+    print("bf16", float(predict(w.astype(jnp.bfloat16), x.astype(jnp.bfloat16))))
+
+
+def p_static_arg():
+    import functools
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    @functools.partial(jax.jit, static_argnames=("inner_steps",))
+    def run(w, x, inner_steps):
+        for _ in range(inner_steps):
+            w = w - 0.01 * jnp.tanh(x @ w)
+        return w
+
+    w = np.full((8, 8), 0.1, np.float32)
+    x = _data(8, 8)
+    for n in (2, 2, 3):
+        w = run(w, x, inner_steps=n)
+        print(f"ran {n} inner steps")
+    jax.block_until_ready(w)
+
+
+def p_redefined():
+    import numpy as np
+    jax = _jax()
+
+    x = np.ones((16, 16), np.float32)
+    for _ in range(3):
+        scale = jax.jit(lambda v: v * 2.0 + 1.0)
+        x = scale(x)
+    jax.block_until_ready(x)
+    print("done")
+
+
+def p_donation():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    def update(w, g):
+        return w - 0.1 * jnp.tanh(g)
+
+    w = np.full((16, 16), 0.1, np.float32)
+    g = _data(16, 16)
+    plain = jax.jit(update)
+    w = plain(w, g)                    # first version of the loop: no donation
+    donating = jax.jit(update, donate_argnums=0)
+    for _ in range(2):                 # then the parameters' buffer is donated to the update
+        w = donating(w, g)
+    print("sum", float(w.sum()))
+
+
+def p_sharding():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    devices = np.array(jax.devices())
+    print("devices", len(devices))
+
+    @jax.jit
+    def train_step(w, x, y):
+        def loss_fn(w):
+            return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+        loss, grad = jax.value_and_grad(loss_fn)(w)
+        return w - 0.1 * grad, loss
+
+    w0, x0, y0 = np.full((8, 16), 0.1, np.float32), _data(32, 8), _data(32, 16, seed=1)
+    for shape in ((2, 4), (4, 2)):     # the same devices, re-meshed: 2 data x 4 model, then 4 x 2
+        mesh = Mesh(devices.reshape(shape), ("data", "model"))
+        w = jax.device_put(w0, NamedSharding(mesh, P(None, "model")))
+        x = jax.device_put(x0, NamedSharding(mesh, P("data", None)))
+        y = jax.device_put(y0, NamedSharding(mesh, P("data", "model")))
+        for step in range(2):
+            w, loss = train_step(w, x, y)
+            print(f"mesh {shape} step {step} loss {float(loss):.4f}")
+
+
+def p_shard_map():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    from jax import lax
+    from jax.sharding import Mesh, PartitionSpec as P
+    shard_map, extra = _shard_map()
+
+    n = len(jax.devices())
+    mesh = Mesh(np.array(jax.devices()), ("x",))
+
+    def body(w, x):                                      # x: this device's rows
+        h = jnp.tanh(x @ w)
+        total = lax.psum(jnp.sum(h, axis=0), "x")                          # all-reduce
+        row_means = lax.all_gather(jnp.mean(h, axis=1), "x", tiled=True)   # all-gather
+        shifted = lax.ppermute(h, "x", perm=[(i, (i + 1) % n) for i in range(n)])  # collective-permute
+        scattered = lax.psum_scatter(h, "x", scatter_dimension=1, tiled=True)       # reduce-scatter
+        biggest = lax.pmax(jnp.max(h), "x")
+        out = h + shifted + total / biggest
+        return out, row_means, scattered
+
+    @jax.jit
+    def sharded_step(w, x):
+        return shard_map(body, mesh=mesh, in_specs=(P(), P("x", None)),
+                         out_specs=(P("x", None), P(), P("x", None)), **extra)(w, x)
+
+    w = np.full((8, 16), 0.1, np.float32)
+    for batch in (64, 64, 32):   # the global batch shrinks: 8 then 4 rows per device
+        out, means, sc = sharded_step(w, _data(batch, 8))
+        print(f"global batch {batch} out {out.shape} means {means.shape} scattered {sc.shape}")
+
+
+def p_constructs():
+    import functools
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    from jax import lax
+    try:
+        import optax
+    except ImportError:
+        optax = None
+
+    @jax.jit
+    def scan_rnn(w, xs):                      # xs: [batch, time, d]; scan over time
+        def cell(h, x_t):
+            h = jnp.tanh(h @ w + x_t)
+            return h, jnp.sum(h, axis=-1)
+        h0 = jnp.zeros((xs.shape[0], w.shape[0]), xs.dtype)
+        h, ys = lax.scan(cell, h0, jnp.swapaxes(xs, 0, 1))
+        return h, ys
+
+    @jax.jit
+    def while_count(x):                       # x: [batch, 8]
+        def cond(c):
+            i, v = c
+            return jnp.logical_and(i < 20, jnp.max(jnp.abs(v)) > 1e-3)
+        def body(c):
+            i, v = c
+            return i + 1, v * 0.5
+        return lax.while_loop(cond, body, (jnp.int32(0), x))
+
+    @jax.jit
+    def fori_poly(w, x):                      # x: [16, d], w: [d, d]
+        return lax.fori_loop(0, 5, lambda i, v: jnp.tanh(v @ w) + i.astype(v.dtype), x)
+
+    @jax.jit
+    def branchy(x, k):                        # x: [batch, 8]
+        y = lax.cond(jnp.sum(x) > 0, lambda v: v * 2.0, lambda v: -v, x)
+        return lax.switch(k, [jnp.sin, jnp.cos, lambda v: v ** 2], y)
+
+    @jax.jit
+    def remat_mlp(w1, w2, x):                 # x: [batch, 8]
+        def loss_fn(w1, w2):
+            block = jax.checkpoint(lambda h: jax.nn.gelu(h @ w1) @ w2)   # recomputed in the backward pass
+            logits = block(x)
+            return jnp.mean(jax.nn.logsumexp(logits, axis=-1) - jnp.sum(jax.nn.softmax(logits) * logits, axis=-1))
+        return jax.value_and_grad(loss_fn, argnums=(0, 1))(w1, w2)
+
+    @jax.jit
+    def linalg_ops(a):                        # a: [n, n]; LAPACK custom calls on CPU, and an FFT
+        sym = a @ a.T + jnp.eye(a.shape[0], dtype=a.dtype)
+        evals, evecs = jnp.linalg.eigh(sym)
+        q, r = jnp.linalg.qr(a)
+        s = jnp.linalg.svd(a, compute_uv=False)
+        chol = jnp.linalg.cholesky(sym)
+        spec = jnp.fft.rfft(a, axis=-1)
+        return evals, evecs @ q, jnp.diag(r), s, chol, jnp.abs(spec)
+
+    def host_norm(x):
+        return np.linalg.norm(np.asarray(x), axis=-1).astype(np.float32)
+
+    def host_log(x):
+        return np.asarray(np.sum(x), np.float32)
+
+    @jax.jit
+    def host_callback(x):                     # x: [batch, 4]
+        norms = jax.pure_callback(host_norm, jax.ShapeDtypeStruct(x.shape[:1], x.dtype), x)
+        logged = _io_callback()(host_log, jax.ShapeDtypeStruct((), jnp.float32), x, ordered=True)
+        return x / norms[:, None], logged
+
+    @jax.jit
+    def random_ops(key, rbg_key, x):          # x: [batch, 8]
+        k1, k2 = jax.random.split(key)
+        noise = jax.random.normal(k1, x.shape, x.dtype)
+        drop = jax.random.bernoulli(k2, 0.9, x.shape)
+        rbg_noise = jax.random.uniform(rbg_key, x.shape, x.dtype)
+        perm = jax.random.permutation(k2, x.shape[0])
+        return jnp.where(drop, x + noise, 0.0)[perm] + rbg_noise
+
+    @jax.jit
+    def cnn_ops(kernel, x, idx):              # x: [batch, 8, 8, 1] NHWC
+        y = lax.conv_general_dilated(x, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        pooled = lax.reduce_window(y, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        flat = pooled.reshape(pooled.shape[0], -1)
+        best = jnp.argmax(flat, axis=-1)                          # variadic reduce
+        top, top_idx = lax.top_k(flat, 3)
+        ranked = jnp.sort(flat, axis=-1)
+        picked = flat[jnp.arange(flat.shape[0]), idx % flat.shape[1]]   # gather
+        hist = jnp.zeros((flat.shape[1],), flat.dtype).at[idx % flat.shape[1]].add(1.0)  # scatter
+        gram = jnp.einsum("bi,bj->bij", flat, flat).sum(0)        # batched dot
+        cum = jnp.cumsum(flat, axis=-1)
+        win = lax.dynamic_slice_in_dim(cum, 1, 4, axis=1)
+        upd = lax.dynamic_update_slice_in_dim(ranked, win, 0, axis=1)
+        return best, top, top_idx, picked, hist, gram, upd, flat.astype(jnp.bfloat16).astype(jnp.float16)
+
+    @functools.partial(jax.jit, donate_argnums=0)
+    def donated_update(w, g):                 # w, g: [d, d]
+        return w - 0.1 * jnp.tanh(g), jnp.sum(g)
+
+    adam_step = None
+    if optax is not None:
+        opt = optax.adam(1e-2)
+
+        @jax.jit
+        def adam_step(params, opt_state, x, y):   # x: [batch, 8]
+            def loss_fn(p):
+                return jnp.mean((jnp.tanh(x @ p["w"]) + p["b"] - y) ** 2)
+            loss, grads = jax.value_and_grad(loss_fn)(params)
+            updates, opt_state = opt.update(grads, opt_state, params)
+            return optax.apply_updates(params, updates), opt_state, loss
+
+    key = jax.random.key(0)
+    rbg_key = jax.random.key(1, impl="rbg")
+    for i, (b, t, d, n) in enumerate(((8, 6, 8, 6), (12, 10, 12, 10))):
+        print(f"round {i}: batch {b}, time {t}, width {d}, matrix {n}")
+        w8 = np.full((8, 8), 0.1, np.float32)
+        scan_rnn(w8, _data(4 * t, 8).reshape(4, t, 8))                          # input_shape (time)
+        while_count(_data(b, 8))                                                  # batch_size
+        fori_poly(np.full((d, d), 0.05, np.float32), _data(16, d))                # input_shape (width)
+        branchy(_data(b, 8), np.int32(1))                                         # batch_size
+        remat_mlp(w8, np.full((8, 4), 0.1, np.float32), _data(b * 4, 8))          # batch_size
+        linalg_ops(_data(n, n))                                                   # input_shape
+        host_callback(_data(b, 4))                                                # batch_size
+        random_ops(key, rbg_key, _data(b, 8))                                     # batch_size
+        cnn_ops(np.full((3, 3, 1, 2), 0.1, np.float32), _data(b * 64, 1).reshape(b, 8, 8, 1),
+                np.arange(b, dtype=np.int32))                                     # batch_size
+        donated_update(np.full((d, d), 0.1, np.float32), _data(d, d))            # input_shape (width)
+        if adam_step is not None:
+            params = {"w": np.full((8, 4), 0.1, np.float32), "b": np.zeros((4,), np.float32)}
+            if i == 0:
+                opt_state = opt.init(params)  # eager: optax builds zeros with one-op programs
+            params, opt_state, loss = adam_step(params, opt_state, _data(b * 4, 8), _data(b * 4, 4, seed=1))  # batch_size
+            print(f"adam loss {float(loss):.4f}")
+    print("done")
+
+
+def _io_callback():
+    from jax.experimental import io_callback
+    return io_callback
+
+
+def p_eager_init():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    # model initialisation the eager way: every jnp/jax.random call below runs as its own tiny
+    # XLA program, compiled once per new shape/dtype signature
+    key = jax.random.PRNGKey(0)
+    k1, k2, k3 = jax.random.split(key, 3)
+    params = {
+        "w1": jax.random.normal(k1, (8, 32)) * 0.1,
+        "b1": jnp.zeros((32,)),
+        "w2": jax.random.normal(k2, (32, 16)) * 0.1,
+        "b2": jnp.zeros((16,)),
+        "w3": jax.random.normal(k3, (16, 4)) * 0.1,
+        "b3": jnp.ones((4,)),
+    }
+    params["scale"] = jnp.ones((8,)).astype(jnp.bfloat16).astype(jnp.float32)
+    params["emb"] = jnp.concatenate([jnp.zeros((3, 8)), jnp.ones((5, 8))], axis=0)
+    params["pos"] = jnp.concatenate([jnp.zeros((4,)), jnp.ones((4,))]).astype(jnp.float32)
+    params["gate"] = jnp.broadcast_to(jnp.ones((1, 4)), (4, 4)) * 0.5
+    params["bias16"] = jnp.broadcast_to(jnp.zeros((16,)), (2, 16))
+
+    @jax.jit
+    def train_step(params, x, y):
+        def loss_fn(p):
+            h = jnp.tanh((x * p["scale"]) @ p["w1"] + p["b1"])
+            h = jnp.tanh(h @ p["w2"] + p["b2"])
+            out = h @ p["w3"] + p["b3"]
+            return jnp.mean((out - y) ** 2) + 1e-3 * (jnp.sum(p["emb"]) + jnp.sum(p["pos"]) +
+                                                       jnp.sum(p["gate"]) + jnp.sum(p["bias16"]))
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        return jax.tree_util.tree_map(lambda p, g: p - 0.05 * g, params, grads), loss
+
+    x, y = _data(32, 8), _data(32, 4, seed=1)
+    for step in range(5):
+        params, loss = train_step(params, x, y)
+        print(f"step {step} loss {float(loss):.4f}")
+
+
+def p_nested_jit():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    import optax
+
+    @jax.jit
+    def layer(w, h):                          # a helper that is jitted on its own too
+        return jnp.tanh(h @ w)
+
+    opt = optax.adam(1e-2)
+
+    @jax.jit
+    def train_step(params, opt_state, x, y):
+        def loss_fn(p):
+            return jnp.mean((layer(p["w2"], layer(p["w1"], x)) - y) ** 2)
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = opt.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    params = {"w1": np.full((8, 16), 0.1, np.float32), "w2": np.full((16, 4), 0.1, np.float32)}
+    opt_state = opt.init(params)
+    data, labels = _data(88, 8), _data(88, 4, seed=1)
+    losses = []
+    for step, start in enumerate(range(0, 88, 32)):  # 32, 32, then the remainder: 24
+        x, y = data[start:start + 32], labels[start:start + 32]
+        params, opt_state, loss = train_step(params, opt_state, x, y)
+        losses.append(float(loss))
+        print(f"step {step} batch {x.shape[0]} loss {losses[-1]:.4f}")
+    # right after the explained recompilation: an epoch metric, a library function JAX compiles
+    # without a tracing-cache explanation (it is not user code)
+    print("epoch loss", float(jnp.mean(jnp.asarray(losses, dtype=jnp.float32))))
+    # evaluation calls the helper directly: first on 10 rows, then on the 6 left over
+    for rows in (10, 6):
+        feats = layer(params["w1"], _data(rows, 8, seed=2))
+        print(f"features {feats.shape}")
+
+
+def p_fixed():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    @jax.jit
+    def train_step(params, x, y, mask):
+        def loss_fn(p):
+            h = jnp.tanh(x @ p["w1"] + p["b1"])
+            err = jnp.sum((h @ p["w2"] - y) ** 2, axis=-1)
+            return jnp.sum(err * mask) / jnp.maximum(jnp.sum(mask), 1.0)
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        return jax.tree_util.tree_map(lambda p, g: p - 0.05 * g, params, grads), loss
+
+    params = {"w1": np.full((8, 16), 0.1, np.float32), "b1": np.zeros((16,), np.float32),
+              "w2": np.full((16, 4), 0.1, np.float32)}
+    n, batch = 620, 32
+    data, labels = _data(n, 8), _data(n, 4, seed=1)
+    for step, start in enumerate(range(0, n, batch)):    # 20 steps; the last has 12 real rows
+        x, y = data[start:start + batch], labels[start:start + batch]
+        real = x.shape[0]
+        mask = np.zeros((batch,), np.float32)
+        mask[:real] = 1.0
+        if real < batch:                                    # pad the partial batch on the host
+            x = np.pad(x, ((0, batch - real), (0, 0)))
+            y = np.pad(y, ((0, batch - real), (0, 0)))
+        params, loss = train_step(params, x, y, mask)
+        print(f"step {step} rows {real} loss {float(loss):.4f}")
+
+
+def p_persistent_cache():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    @jax.jit
+    def train_step(w, x):
+        return w - 0.1 * jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w)))(w)
+
+    w = np.full((8, 4), 0.1, np.float32)
+    for step in range(3):
+        w = train_step(w, _data(32, 8, seed=step))
+        print(f"step {step}")
+    jax.block_until_ready(w)
+
+
+def _nnx_model_and_steps():
+    import jax.numpy as jnp
+    import optax
+    from flax import nnx
+
+    class MLP(nnx.Module):
+        def __init__(self, rngs):
+            self.l1 = nnx.Linear(8, 32, rngs=rngs)
+            self.l2 = nnx.Linear(32, 16, rngs=rngs)
+            self.out = nnx.Linear(16, 4, rngs=rngs)
+
+        def __call__(self, x):
+            return self.out(nnx.relu(self.l2(nnx.relu(self.l1(x)))))
+
+    model = MLP(nnx.Rngs(0))
+    optimizer = nnx.Optimizer(model, optax.adamw(1e-3), wrt=nnx.Param)
+
+    @nnx.jit
+    def train_step(model, optimizer, x, y):
+        def loss_fn(model):
+            return jnp.mean((model(x) - y) ** 2)
+        loss, grads = nnx.value_and_grad(loss_fn)(model)
+        optimizer.update(model, grads)
+        return loss
+
+    @nnx.jit
+    def eval_step(model, x, y):
+        return jnp.mean((model(x) - y) ** 2)
+
+    return model, optimizer, train_step, eval_step
+
+
+def p_flax_nnx(drop_remainder=False):
+    _jax(config=True)
+    model, optimizer, train_step, eval_step = _nnx_model_and_steps()
+    n, batch = 112, 32
+    data, labels = _data(n, 8), _data(n, 4, seed=1)
+    for epoch in range(2):
+        stop = n - n % batch if drop_remainder else n
+        for start in range(0, stop, batch):  # 32, 32, 32 and (unless dropped) the remainder: 16
+            x, y = data[start:start + batch], labels[start:start + batch]
+            loss = train_step(model, optimizer, x, y)
+            print(f"epoch {epoch} rows {x.shape[0]} loss {float(loss):.4f}")
+        val = eval_step(model, _data(32, 8, seed=3), _data(32, 4, seed=4))
+        print(f"epoch {epoch} eval loss {float(val):.4f}")
+
+
+def p_flax_nnx_fixed():
+    p_flax_nnx(drop_remainder=True)
+
+
+# --- the scenarios -----------------------------------------------------------------------------
+
+ENV_LOGS = {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1"}
+CONFIG_LOGS = {"jax.config.update": "jax_log_compiles=True, jax_explain_cache_misses=True (in the program)"}
+FORCE8 = "--xla_force_host_platform_device_count=8"
+
+
+# reason: candidate substrings of JAX's own explanation, newest wording first (JAX 0.12: "now A and
+# before B"; JAX 0.4: "seen B, but now given A"); the first one found in the log is recorded.
+REASON_PARTIAL = ["at x, now f32[24,8] and before f32[32,8]", "at x, seen f32[32,8], but now given f32[24,8]",
+                  # rich wraps the line at 80 columns
+                  "at x, now f32[24,8] and before", "at x, seen f32[32,8], but now given"]
+
+
+PARTIAL = dict(program=p_partial_batch, recompiled=["jit_train_step"], cause="batch_size", reason=REASON_PARTIAL)
+
+S = collections.OrderedDict()
+S["partial-batch"] = dict(PARTIAL, env=ENV_LOGS, description=(
+    "A jitted train step fed the batches of a 120-row epoch: 32, 32, 32, then the 24-row remainder. "
+    "The remainder is a new input shape, so JAX traces and compiles the step again."))
+if JAX < (0, 5):
+    S["partial-batch"]["description"] += (" JAX 0.4 writes its records through its own handler on the 'jax' logger: "
+                                         "'WARNING:asctime:logger:lineno: message'.")
+S["seq-length"] = dict(program=p_seq_length, env=ENV_LOGS, recompiled=["jit_train_step"], cause="input_shape",
+    reason=["at x, now f32[4,24,8] and before f32[4,16,8]", "at x, seen f32[4,16,8], but now given f32[4,24,8]"],
+    description=("A train step on [batch, seq, d] inputs that means over the sequence axis; the batch "
+                 "stays 4 and the sequence length goes 16, 16, 24, so the step compiles again for the new "
+                 "sequence length (a non-batch dimension)."))
+S["closed-constant"] = dict(program=p_closed_constant, env=CONFIG_LOGS, recompiled=["jit_train_step"],
+    cause="constant_value", reason=["maybe the function is"],
+    description=("The learning rate, a Python float, is closed over by a train step that is built again for "
+                 "each epoch (0.1, then 0.05). The new function is traced again and the rate is baked "
+                 "into the graph as a different constant."))
+S["dtype"] = dict(program=p_dtype, env=CONFIG_LOGS, recompiled=["jit_predict"], cause="dtype",
+    reason=["at x, now bf16[32,8] and before f32[32,8]", "at x, seen f32[32,8], but now given bf16[32,8]"],
+    description="The same jitted function called with float32 and then bfloat16 inputs (mixed precision switched on part-way).")
+S["static-arg"] = dict(program=p_static_arg, env=ENV_LOGS, recompiled=["jit_run"], cause="graph_structure",
+    reason=["cache miss explanation unavailable", "explanation unavailable!"],
+    description=("A static argument (inner_steps, the Python loop count unrolled in the graph) goes 2, 2, 3: each "
+                 "new value is a different graph."))
+S["redefined"] = dict(program=p_redefined, env=ENV_LOGS, cause="identical",
+    recompiled=lambda fams: sorted(f for f in fams if f.startswith("jit__lambda")),  # 0.4: jit__lambda_
+    reason=["being re-defined repeatedly"],
+    description=("jax.jit(lambda ...) is applied inside the loop: the graph is the same every time, but each "
+                 "lambda is a new function to JAX, so it traces and compiles it three times."))
+S["donation"] = dict(program=p_donation, env=ENV_LOGS, recompiled=["jit_update"], cause="module_config",
+    description=("The same update function jitted twice: once plainly, then with donate_argnums=0. Both are "
+                 "jit_update with the same computation; the donated one aliases its first input to its output "
+                 "(input_output_alias in the HLO module header), so it is compiled again."))
+S["sharding"] = dict(program=p_sharding, env=ENV_LOGS, xla_flags=FORCE8, recompiled=["jit_train_step"], cause="sharding",
+    reason=["at w, now f32[8,16]({Auto: ('data', 'model')})"],  # JAX 0.12 (JAX 0.4 says nothing)
+    reason_optional=True,
+    description=("8 host CPU devices (--xla_force_host_platform_device_count=8). A jitted train step is fed "
+                 "NamedSharding inputs on a 2x4 ('data','model') mesh, then the same arrays re-meshed 4x2: same "
+                 "shapes and dtypes, different shardings, so the step is compiled again."))
+S["shard-map"] = dict(program=p_shard_map, env=ENV_LOGS, xla_flags=FORCE8, recompiled=["jit_sharded_step"], cause="batch_size",
+    reason=["at x, now f32[32,8] and before f32[64,8]", "at x, seen f32[64,8], but now given f32[32,8]"],
+    description=("A jitted shard_map program over 8 CPU devices using psum, all_gather, ppermute, psum_scatter and "
+                 "pmax, called with a global batch of 64, 64, then 32 rows: the new batch size compiles it again."))
+S["constructs"] = dict(program=p_constructs, env=ENV_LOGS, recompiled=None, causes={
+        "jit_scan_rnn": "input_shape", "jit_while_count": "batch_size", "jit_fori_poly": "input_shape",
+        "jit_branchy": "batch_size", "jit_remat_mlp": "batch_size", "jit_linalg_ops": "input_shape",
+        "jit_host_callback": "batch_size", "jit_random_ops": "batch_size", "jit_cnn_ops": "batch_size",
+        "jit_donated_update": "input_shape", "jit_adam_step": "batch_size"},
+    description=("One program whose jitted functions use lax.scan, lax.while_loop, lax.fori_loop, lax.cond and "
+                 "lax.switch, jax.checkpoint, LAPACK custom calls (eigh, qr, svd, cholesky) and an FFT, "
+                 "jax.pure_callback and an ordered io_callback, jax.random with threefry and rbg keys, a "
+                 "convolution, reduce_window, sort, top_k, argmax, gather and scatter, donate_argnums and an "
+                 "optax adam step. Each function is called once, then again with one dimension changed: "
+                 "the batch (batch_size) or another dimension (input_shape: the scan's time axis, a "
+                 "square matrix's size, a layer width), so each compiles twice."))
+S["eager-init"] = dict(program=p_eager_init, env=ENV_LOGS, recompiled=[], cause=None,
+    description=("A model initialised eagerly (jax.random.normal, zeros, ones, astype, concatenate and "
+                 "broadcast_to on several shapes): each eager operation is a small one-op program compiled "
+                 "once per shape/dtype signature, so the same names compile several times. Then a jitted "
+                 "train step runs 5 times with fixed shapes and compiles once. Nothing recompiled."))
+S["nested-jit"] = dict(program=p_nested_jit, env=ENV_LOGS, recompiled=["jit_train_step", "jit_layer"],
+    causes={"jit_train_step": "batch_size", "jit_layer": "batch_size"}, reason=REASON_PARTIAL[:2],
+    requires=("optax",),
+    description=("An outer jitted train step calls an inner @jax.jit helper (layer) twice and an optax adam "
+                 "update. The 24-row remainder batch recompiles the outer step; JAX also reports tracing-cache "
+                 "misses for the nested layer calls, which are part of the outer step's compilation, not "
+                 "compilations of their own. Right after, jnp.mean compiles (jit_mean) with no explanation. "
+                 "Then layer is called directly on 10 rows and on 6 rows: jit_layer compiles twice."))
+S["fixed"] = dict(program=p_fixed, env=ENV_LOGS, recompiled=[], cause=None,
+    description=("The fixed training loop: 20 steps over 620 rows in batches of 32, the last 12-row batch "
+                 "padded on the host to 32 with a loss mask, so the step compiles once and never again."))
+S["persistent-cache"] = dict(program=p_persistent_cache, recompiled=[], cause=None, runs=2,
+    env=dict(ENV_LOGS, JAX_COMPILATION_CACHE_DIR="cache", JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+             JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0"),
+    description=("The same program run twice in two processes with a persistent compilation cache in cache/ "
+                 "(min compile time and entry size 0): run 1 misses and writes the entry, run 2 is served "
+                 "from the cache. Nothing recompiled."))
+S["flax-nnx"] = dict(program=p_flax_nnx, env=CONFIG_LOGS, recompiled=["jit_train_step"], cause="batch_size",
+    reason=["at x, now f32[16,8] and before f32[32,8]"], requires=("flax", "optax"), min_jax=(0, 5),
+    description=("A flax nnx MLP trained with optax adamw through nnx.jit train and eval steps, 2 epochs of "
+                 "112 rows in batches of 32: the 16-row remainder batch recompiles the train step (once; the "
+                 "second epoch reuses it); the eval step compiles once."))
+S["flax-nnx-fixed"] = dict(program=p_flax_nnx_fixed, env=CONFIG_LOGS, recompiled=[], cause=None,
+    requires=("flax", "optax"), min_jax=(0, 5),
+    description=("The flax nnx program of flax-nnx with drop_remainder-style batching: the 16-row remainder "
+                 "is dropped, so the train and eval steps compile once each."))
+S["logfmt-asctime"] = dict(PARTIAL, program=p_logfmt_asctime, env=ENV_LOGS, description=(
+    "The partial-batch program with logging.basicConfig(format='%(asctime)s %(levelname)s %(name)s: "
+    "%(message)s', level=logging.WARNING): JAX's compile logs (WARNING with jax_log_compiles) carry that prefix; "
+    "continuation lines of multi-line messages do not."))
+S["logfmt-json"] = dict(PARTIAL, program=p_logfmt_json, env=ENV_LOGS, description=(
+    "The partial-batch program with a logging.Formatter subclass that prints one JSON object per record "
+    "(ts, level, logger, message=record.getMessage()): multi-line messages become one line with \\n escapes."))
+S["logfmt-rich"] = dict(PARTIAL, program=p_logfmt_rich, env=ENV_LOGS, requires=("rich",), description=(
+    "The partial-batch program logging through rich.logging.RichHandler. Not a terminal, so rich renders at "
+    "80 columns: time, level, message wrapped to the width, and file:line on the right."))
+
+PREFIXES = {
+    "prefix-kubernetes": ("kubectl logs --timestamps", "each line starts with the kubelet's RFC 3339 timestamp "
+                          "with nanoseconds (Go's RFC3339Nano: trailing zeros dropped) and Z, then a space"),
+    "prefix-slurm": ("srun --label", "each line starts with the task number and a colon and space, '0: '"),
+    "prefix-torchrun": ("torchrun --tee 3 --role rank", "each line starts with torch elastic's log line prefix "
+                        "template [${role_name}${local_rank}]: with role 'rank', '[rank0]:' (no space)"),
+    "prefix-mpirun": ("mpirun --tag-output", "each line starts with Open MPI's '[jobid,rank]<stream>:' tag, "
+                      "'[1,0]<stdout>:' or '[1,0]<stderr>:' by the stream it was written to"),
+}
+for _name, (_tool, _how) in PREFIXES.items():
+    S[_name] = dict(PARTIAL, env=ENV_LOGS, prefix=_name, description=(
+        f"The partial-batch program's real output, run under no launcher; the generator then added the "
+        f"prefix that `{_tool}` adds, line by line as that tool does: {_how}."))
+
+
+def skip_reason(spec):
+    for dist in spec.get("requires", ()):
+        if _installed(dist) is None:
+            return f"needs {dist}, which is not installed"
+    if JAX < spec.get("min_jax", (0,)):
+        return f"needs JAX >= {'.'.join(map(str, spec['min_jax']))}"
+    return None
+
+
+# --- the driver --------------------------------------------------------------------------------
+
+def _go_rfc3339nano(ns):
+    secs, frac = divmod(ns, 1_000_000_000)
+    stamp = datetime.datetime.fromtimestamp(secs, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    frac_s = f"{frac:09d}".rstrip("0")
+    return stamp + ("." + frac_s if frac_s else "") + "Z"
+
+
+def _prefixer(kind):
+    if kind == "prefix-kubernetes":
+        return lambda stream, line: _go_rfc3339nano(time.time_ns()) + " " + line
+    if kind == "prefix-slurm":
+        return lambda stream, line: "0: " + line
+    if kind == "prefix-torchrun":
+        return lambda stream, line: "[rank0]:" + line
+    if kind == "prefix-mpirun":
+        return lambda stream, line: f"[1,0]<{stream}>:" + line
+    raise ValueError(kind)
+
+
+def run_program(name, cwd, log_path, env_add, xla_flags, prefix=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_", "TF_CPP"))}
+    env.update(env_add)
+    env["XLA_FLAGS"] = " ".join(f for f in (xla_flags, "--xla_dump_to=dump") if f)
+    env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["RECOMP_EVIDENCE"] = os.path.join(cwd, ".evidence.json")
+    cmd = [sys.executable, HERE, "--run", name]
+    if prefix is None:
+        with open(log_path, "wb") as log:
+            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
+    else:
+        # read both streams line by line as they arrive and prefix each as the launcher would
+        add = _prefixer(prefix)
+        lock = threading.Lock()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd)
+        with open(log_path, "w", encoding="utf-8") as log:
+            def pump(pipe, stream):
+                for raw in iter(pipe.readline, b""):
+                    line = raw.decode("utf-8", "replace")
+                    with lock:
+                        log.write(add(stream, line))
+                        log.flush()
+            threads = [threading.Thread(target=pump, args=(proc.stdout, "stdout")),
+                       threading.Thread(target=pump, args=(proc.stderr, "stderr"))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            rc = proc.wait()
+    if rc != 0:
+        sys.exit(f"{name}: the program failed (exit {rc}); see {log_path}")
+    with open(env["RECOMP_EVIDENCE"]) as f:
+        ev = json.load(f)
+    os.remove(env["RECOMP_EVIDENCE"])
+    return ev
+
+
+def trim_dump(dump):
+    """Keep the HLO text dumped before optimisation; drop the rest."""
+    if not os.path.isdir(dump):
+        return
+    for entry in sorted(os.listdir(dump)):
+        path = os.path.join(dump, entry)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif not entry.endswith(".before_optimizations.txt"):
+            os.remove(path)
+
+
+def dump_families(dump):
+    """module_0007.jit_train_step.before_optimizations.txt -> Counter({'jit_train_step': n})."""
+    fams = collections.Counter()
+    if os.path.isdir(dump):
+        for entry in os.listdir(dump):
+            m = re.match(r"module_\d+\.(.+?)\.before_optimizations\.txt$", entry)
+            if m:
+                fams[m.group(1)] += 1
+    return fams
+
+
+def versions(spec):
+    out = {"python": ".".join(map(str, sys.version_info[:3])), "jax": _installed("jax"), "jaxlib": _installed("jaxlib"),
+           "numpy": _installed("numpy")}
+    uses = set(spec.get("requires", ()))
+    if spec["program"] in (p_constructs, p_nested_jit):
+        uses.add("optax")
+    for dist in sorted(uses):
+        if _installed(dist):
+            out[dist] = _installed(dist)
+    return out
+
+
+def generate(name, out, matrix):
+    spec = S[name]
+    target = os.path.join(out, name)
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    env_add = {k: v for k, v in spec["env"].items() if k.isupper()}
+    runs = spec.get("runs", 1)
+    logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
+    evs = [run_program(name, target, os.path.join(target, log), env_add, spec.get("xla_flags", ""),
+                       spec.get("prefix")) for log in logs]
+    dump = os.path.join(target, "dump")
+    trim_dump(dump)
+    fams = dump_families(dump)
+
+    backend = sum(e["backend_compile_events"] for e in evs)
+    hits = sum(e["cache_hits"] for e in evs)
+    causes = spec.get("causes")
+    recompiled = spec.get("recompiled")
+    if callable(recompiled):
+        recompiled = recompiled(fams)
+    if causes is not None:
+        causes = {k: v for k, v in causes.items() if fams.get(k, 0) > 0}
+        recompiled = recompiled or sorted(causes)
+    problems = [f"{fam} was to recompile but the dump has {fams.get(fam, 0)} module(s)"
+                for fam in recompiled if fams.get(fam, 0) < 2]
+    not_recompiled = sorted(f for f, c in fams.items() if c > 1 and f not in recompiled)
+
+    env = dict(spec["env"])
+    env["JAX_PLATFORMS"] = "cpu"
+    env["XLA_FLAGS"] = " ".join(f for f in (spec.get("xla_flags", ""), "--xla_dump_to=dump") if f)
+    env["PYTHONUNBUFFERED"] = "1"
+    truth = collections.OrderedDict()
+    truth["matrix"] = matrix
+    truth["scenario"] = name
+    truth["description"] = spec["description"]
+    if JAX < (0, 5) and name.startswith("logfmt-"):
+        truth["description"] += (" JAX 0.4 also has its own handler on the 'jax' logger ('LEVEL:asctime:logger:lineno: "
+                                 "message' on stderr), so every JAX record appears twice: once in each format.")
+    truth["versions"] = versions(spec)
+    truth["env"] = env
+    truth["logs"] = logs
+    truth["evidence"] = {"compilations": backend - hits, "cache_hits": hits, "how": HOW}
+    truth["recompiled"] = recompiled
+    truth["not_recompiled"] = not_recompiled
+    truth["guard_fails"] = bool(recompiled)
+    if causes is not None:
+        truth["causes"] = causes
+    else:
+        truth["cause"] = spec.get("cause")
+    if spec.get("reason"):
+        text = "".join(open(os.path.join(target, log), encoding="utf-8").read() for log in logs)
+        found = [r for r in spec["reason"] if r in text]
+        if found:
+            truth["reason"] = found[0]
+        elif not spec.get("reason_optional"):
+            problems.append(f"none of the reasons {spec['reason']!r} is in the log")
+    with open(os.path.join(target, "truth.json"), "w") as f:
+        json.dump(truth, f, indent=2)
+        f.write("\n")
+    dumped = sum(fams.values())
+    note = "" if dumped == backend - hits else f" (dump holds {dumped} modules)"
+    # JAX 0.12 names the module in its compile events ("jit(train_step)"): they must agree with the dump
+    # (compared without punctuation: "jit(<lambda>)" is the module jit__lambda)
+    def plain(counts):
+        out = collections.Counter()
+        for k, v in counts.items():
+            out[re.sub(r"[^A-Za-z0-9]", "", k)] += v
+        return out
+    events = collections.Counter()
+    for e in evs:
+        events.update(e["by_module"])
+    if hits == 0 and "?" not in events and plain(events) != plain(fams):
+        problems.append(f"compile events {dict(events)} disagree with the dump {dict(fams)}")
+    print(f"{name}: {backend - hits} compilations, {hits} cache hits{note}; recompiled {recompiled or '-'}; "
+          f"not_recompiled {not_recompiled or '-'}")
+    for p in problems:
+        print(f"  WARNING {name}: {p}")
+    return not problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", help="folder that receives one folder per scenario (e.g. testdata/runs/jax-0.12)")
+    ap.add_argument("--list", action="store_true", help="list the scenarios, and why any is skipped here")
+    ap.add_argument("--run", help=argparse.SUPPRESS)  # internal: run one program in this process
+    ap.add_argument("names", nargs="*", help="scenarios to generate (default: all that this JAX can run)")
+    args = ap.parse_args()
+    if args.run:
+        spec = S[args.run]
+        spec["program"]()
+        return
+    matrix = "jax-%d.%d" % JAX[:2]
+    if args.list:
+        for name, spec in S.items():
+            why = skip_reason(spec)
+            print(f"{name}{'  (skipped: ' + why + ')' if why else ''}")
+        return
+    if not args.out:
+        ap.error("--out is required")
+    for name in args.names:
+        if name not in S:
+            ap.error(f"unknown scenario {name!r}; known: {', '.join(S)}")
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    print(f"JAX {JAX_VERSION} (jaxlib {_installed('jaxlib')}), Python {sys.version.split()[0]}: matrix {matrix} -> {out}")
+    ok = True
+    start = time.time()
+    for name in args.names or list(S):
+        why = skip_reason(S[name])
+        if why:
+            print(f"{name}: skipped: {why}")
+            continue
+        ok = generate(name, out, matrix) and ok
+    print(f"done in {time.time() - start:.0f}s")
+    if not ok:
+        sys.exit("some scenarios did not do what they were built to do (WARNING lines above)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,565 @@
+#!/usr/bin/env python3
+"""The TensorFlow 2.21 / Keras 3 matrix (testdata/runs/tf-2.21): real TF programs on CPU, compiled
+with XLA (jit_compile=True, Keras jit_compile=True, or auto-clustering), each built to compile
+again for one reason (or, for the fixed variants, not to).
+
+    py=$(testdata/runs/gen/venv.sh testdata/runs/gen/tf-2.21.txt)
+    $py testdata/runs/gen/tf_runs.py --out testdata/runs/tf-2.21              # all scenarios
+    $py testdata/runs/gen/tf_runs.py --out /tmp/runs dtype structure          # some of them
+
+Each scenario NAME runs in a fresh Python process and becomes
+  OUT/NAME/run.log     everything the program printed (stdout and stderr, interleaved as printed)
+  OUT/NAME/dump/       the HLO modules XLA dumped before optimisation (*.before_optimizations.txt)
+  OUT/NAME/truth.json  what the run really did (see README.md), counted from TF's own output: the
+                       modules XLA dumped, per module family, and the device compiler's log lines.
+
+What makes TF print its compile evidence (recorded per run in truth.json "env"):
+  TF_CPP_MIN_LOG_LEVEL=0          keep TF's INFO lines
+  TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2
+                                  per request: "DeviceCompilationClusterSignature: SIG",
+                                  "Instantly compiling for signature: SIG" / "Already Compiled for
+                                  signature: SIG"; per compilation: "Compiled SIG N times, compile
+                                  time: ... us" (N counts the compilations of that signature)
+  ...,xla_compiler=2              (some runs) tf2xla's "XlaCompiler::CompileFunction FN[attrs]" and
+                                  "XLA arg I shape: f32[28,8]" lines: the argument shapes of each
+                                  compilation (level 1 gives only the CompileFunction line)
+  XLA_FLAGS=--xla_dump_to=DIR     the HLO modules
+Some programs also turn on tf.function's own trace log, tf.get_logger().setLevel(1): every trace
+prints "Creating new FuncGraph for Python function ... Input Parameters: ..." (TF's reason for the
+new trace) and, at level 2, the call's arguments. TF has no environment variable for that.
+"""
+import argparse
+import collections
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+MATRIX = "tf-2.21"
+
+# The TF C++ logging every run gets; FULL adds tf2xla's argument shapes.
+VMODULE_MIN = "device_compiler=2,device_compilation_profiler=2"
+VMODULE_FULL = VMODULE_MIN + ",xla_compiler=2"
+
+# --- the programs: each runs in a fresh process ----------------------------------------------
+
+FACTS = {}  # what the program learns from TF itself (tracing counts); written to RECOMP_TF_FACTS
+
+
+def _tf(trace_log=False):
+    import tensorflow as tf
+    if trace_log:
+        tf.get_logger().setLevel(1)  # tf.function's "Creating new FuncGraph ..." trace log
+    return tf
+
+
+def _traced(name, fn):
+    FACTS.setdefault("tracing_count", {})[name] = fn.experimental_get_tracing_count()
+
+
+def varying_shapes():
+    import numpy as np
+    tf = _tf()
+
+    @tf.function(jit_compile=True)
+    def train_step(x):
+        return tf.reduce_sum(tf.tanh(tf.matmul(x, tf.ones((8, 4)))))
+
+    for batch in (32, 32, 28, 24, 20, 16, 12):
+        train_step(tf.constant(np.ones((batch, 8), np.float32)))
+    _traced("train_step", train_step)
+
+
+def python_scalar():
+    import numpy as np
+    tf = _tf(trace_log=True)
+
+    @tf.function(jit_compile=True)
+    def train_step(x, lr):
+        return x - lr * tf.tanh(x)
+
+    x = tf.constant(np.ones((4, 8), np.float32))
+    for lr in (0.1, 0.1, 0.09, 0.081, 0.0729, 0.06561, 0.059049):
+        x = train_step(x, lr)
+    _traced("train_step", train_step)
+
+
+def fixed():
+    import numpy as np
+    tf = _tf()
+
+    @tf.function(jit_compile=True, reduce_retracing=True,
+                 input_signature=[tf.TensorSpec([32, 8], tf.float32), tf.TensorSpec([], tf.float32)])
+    def train_step(x, lr):
+        return tf.reduce_sum(x - lr * tf.tanh(x))
+
+    for batch, lr in ((32, 0.1), (32, 0.09), (24, 0.081), (32, 0.0729)):
+        x = np.ones((batch, 8), np.float32)
+        x = np.pad(x, ((0, 32 - batch), (0, 0)))  # pad the partial batch
+        train_step(tf.constant(x), tf.constant(lr, tf.float32))
+    _traced("train_step", train_step)
+
+
+def _keras_model(tf, keras):
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"),
+                              keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse", jit_compile=True)
+    return model
+
+
+def _keras_data(np):
+    rng = np.random.default_rng(0)
+    x = rng.random((100, 8), np.float32)   # 100 = 3 batches of 32 + 4
+    y = rng.random((100, 1), np.float32)
+    xv = rng.random((40, 8), np.float32)   # 40 = 32 + 8
+    yv = rng.random((40, 1), np.float32)
+    return x, y, xv, yv
+
+
+def keras_fit_partial_batch():
+    import numpy as np
+    tf = _tf()
+    import keras
+    model = _keras_model(tf, keras)
+    x, y, xv, yv = _keras_data(np)
+    model.fit(x, y, batch_size=32, epochs=2, validation_data=(xv, yv), verbose=2)
+
+
+def keras_fit_fixed():
+    import numpy as np
+    tf = _tf()
+    import keras
+    model = _keras_model(tf, keras)
+    x, y, xv, yv = _keras_data(np)
+    train = tf.data.Dataset.from_tensor_slices((x, y)).batch(32, drop_remainder=True)
+    val = tf.data.Dataset.from_tensor_slices((xv, yv)).batch(32, drop_remainder=True)
+    model.fit(train, epochs=2, validation_data=val, verbose=2)
+
+
+def keras_predict_shapes():
+    import numpy as np
+    tf = _tf()
+    import keras
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((None, 4)), keras.layers.Dense(8, activation="relu"),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+    model.compile(loss="mse", jit_compile=True)
+    rng = np.random.default_rng(0)
+    for steps in (10, 10, 16):  # sequences of 10 steps, then of 16: the batch stays 32
+        model.predict(rng.random((32, steps, 4), np.float32), batch_size=32, verbose=0)
+
+
+def dtype():
+    import numpy as np
+    tf = _tf(trace_log=True)
+
+    @tf.function(jit_compile=True)
+    def forward(w, x):
+        return tf.reduce_sum(tf.tanh(tf.matmul(x, w)))
+
+    w = np.ones((8, 4), np.float32)
+    x = np.ones((4, 8), np.float32)
+    forward(tf.constant(w), tf.constant(x))
+    forward(tf.constant(w), tf.constant(x))
+    # mixed precision switched on part-way
+    forward(tf.constant(w, tf.float16), tf.constant(x, tf.float16))
+    _traced("forward", forward)
+
+
+def structure():
+    import numpy as np
+    tf = _tf(trace_log=True)
+    w = tf.constant(np.ones((8, 4), np.float32))
+
+    @tf.function(jit_compile=True)
+    def forward(x, training):
+        h = tf.tanh(tf.matmul(x, w))
+        if training:  # a Python bool: each value is its own graph; True adds dropout
+            h = tf.nn.dropout(h, rate=0.5, seed=1)
+        return tf.reduce_sum(h)
+
+    x = tf.constant(np.ones((4, 8), np.float32))
+    for training in (True, True, False, False):
+        forward(x, training)
+    _traced("forward", forward)
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def logfmt():
+    import logging
+    logging.basicConfig(format=LOG_FORMAT, level=logging.INFO)  # before TF: TF adds no handler
+    log = logging.getLogger("train")
+    import numpy as np
+    tf = _tf(trace_log=True)
+    for h in tf.get_logger().handlers:  # TF's own handler, where it added one, gets the format too
+        h.setFormatter(logging.Formatter(LOG_FORMAT))
+
+    @tf.function(jit_compile=True)
+    def train_step(x):
+        return tf.reduce_sum(tf.tanh(tf.matmul(x, tf.ones((8, 4)))))
+
+    for step, batch in enumerate((32, 32, 28, 24, 20, 16, 12)):
+        log.info("step %d: batch of %d", step, batch)
+        train_step(tf.constant(np.ones((batch, 8), np.float32)))
+    _traced("train_step", train_step)
+
+
+def autoclustering():
+    import numpy as np
+    tf = _tf()
+    w = tf.constant(np.ones((8, 4), np.float32))
+
+    # A plain graph function (no jit_compile); TF_XLA_FLAGS=--tf_xla_auto_jit=2 clusters it. The
+    # input_signature keeps it to one trace, so one cluster, which XLA compiles per batch size.
+    @tf.function(input_signature=[tf.TensorSpec([None, 8], tf.float32)])
+    def step(x):
+        h = tf.tanh(tf.matmul(x, w))
+        return tf.reduce_sum(h * h + 1.0)
+
+    # After its first compilation the cluster compiles a new shape lazily: the first call of a new
+    # shape runs without XLA ("Not compiling cluster ... has not reached compile threshold"); the
+    # second compiles it.
+    for batch in (32, 32, 24, 24, 24, 16, 16, 16):
+        step(tf.constant(np.ones((batch, 8), np.float32)))
+    _traced("step", step)
+
+
+def autoclustering_retrace():
+    import numpy as np
+    tf = _tf()
+    w = tf.constant(np.ones((8, 4), np.float32))
+
+    # The same graph function without an input_signature: every new batch size retraces, and each
+    # trace is clustered anew, so the one program gets a new cluster number each time.
+    @tf.function
+    def step(x):
+        h = tf.tanh(tf.matmul(x, w))
+        return tf.reduce_sum(h * h + 1.0)
+
+    for batch in (32, 32, 24, 16):
+        step(tf.constant(np.ones((batch, 8), np.float32)))
+    _traced("step", step)
+
+
+# --- what each scenario is, and what it must show ----------------------------------------------
+
+Scenario = collections.namedtuple(
+    "Scenario", "program description vmodule env recompiled not_recompiled cause reason compilations "
+    "cluster_numbers_are_traces")
+
+
+def _s(program, description, *, vmodule=VMODULE_FULL, env=None, recompiled=(), not_recompiled=(),
+       cause=None, reason=None, compilations, cluster_numbers_are_traces=False):
+    return Scenario(program, " ".join(description.split()), vmodule, env or {}, list(recompiled),
+                    list(not_recompiled), cause, reason, compilations, cluster_numbers_are_traces)
+
+
+# recompiled / not_recompiled name the Python-side identity; the generator finds its module family
+# in the dump: a tf.function name F is the family containing "inference_F_N", anything else a family
+# prefix (auto-clustering's cluster_0).
+SCENARIOS = {
+    "varying-shapes": _s(varying_shapes, """
+        tf.function(jit_compile=True) fed batches of a different size each call (32, 32, 28, 24, 20,
+        16, 12): every new shape retraces (a new __inference_train_step_N) and XLA compiles it
+        again; from the fifth trace on, TF warns about frequent retracing.""",
+        vmodule=VMODULE_MIN, recompiled=["train_step"], cause="batch_size", compilations=6),
+    "python-scalar": _s(python_scalar, """
+        A Python float (the learning rate, decayed every step) passed to a tf.function(jit_compile=True):
+        each new value is part of the trace signature, retraces, and is baked into the graph as a
+        constant, so XLA compiles again for every value. The program turns on tf.function's trace log
+        (tf.get_logger().setLevel(1)), which prints the Input Parameters of each new trace
+        (lr ... Literal[0.09]).""",
+        recompiled=["train_step"], cause="constant_value",
+        reason="lr (POSITIONAL_OR_KEYWORD): Literal[0.09]", compilations=6),
+    "fixed": _s(fixed, """
+        The fixed variant of varying-shapes and python-scalar: an input_signature with the batch size
+        fixed at 32 (the partial batch padded) and the learning rate passed as a tensor. One trace,
+        one compilation; the later calls are served by the device compiler's in-memory cache
+        ("Already Compiled for signature").""",
+        vmodule=VMODULE_MIN, compilations=1),
+    "keras-fit-partial-batch": _s(keras_fit_partial_batch, """
+        Keras 3 (TF backend) model.compile(jit_compile=True) and model.fit on 100 samples with
+        batch_size=32 and validation_data of 40 samples, 2 epochs, verbose=2. Keras wraps both its
+        train step and its test step in a tf.function named one_step_on_data (reduce_retracing=True,
+        jit_compile=True): each is traced once with a None batch dimension, and XLA compiles each
+        signature once per concrete batch size: train 32 then 4 (the last batch of the epoch), test
+        32 then 8. Epoch 2 compiles nothing. The train and the test function share one module family
+        (a_inference_one_step_on_data_N__, distinct function numbers), and their modules carry no
+        XlaMustCompile attribute.""",
+        recompiled=["one_step_on_data"], cause="batch_size", compilations=4),
+    "keras-fit-fixed": _s(keras_fit_fixed, """
+        keras-fit-partial-batch fixed: the same model and data as tf.data datasets batched with
+        drop_remainder=True (3 train batches of 32, 1 validation batch of 32), 2 epochs. The train
+        function and the test function are compiled once each and never again; they share the module
+        family a_inference_one_step_on_data_N__ (Keras names both one_step_on_data), so the family
+        has two dumps without any recompilation.""",
+        not_recompiled=["one_step_on_data"], compilations=2),
+    "keras-predict-shapes": _s(keras_predict_shapes, """
+        Keras 3 model.compile(jit_compile=True) and model.predict, batch 32 each time, on sequences
+        of 10 steps (twice) and then of 16 steps: the predict function (Keras names it
+        one_step_on_data) is traced again for the new sequence length and XLA compiles it again;
+        the batch dimension does not change.""",
+        recompiled=["one_step_on_data"], cause="input_shape", compilations=2),
+    "dtype": _s(dtype, """
+        A tf.function(jit_compile=True) called with float32 tensors (twice) and then with float16
+        tensors (mixed precision switched on part-way): a new trace and a new XLA compilation for the
+        new dtype. The program turns on tf.function's trace log (tf.get_logger().setLevel(1)).""",
+        recompiled=["forward"], cause="dtype", reason="dtype=tf.float16", compilations=2),
+    "structure": _s(structure, """
+        A tf.function(jit_compile=True) with a Python bool argument training: True adds dropout to the
+        graph, False does not. Called with True, True, False, False: two traces, two different graphs,
+        two XLA compilations. The program turns on tf.function's trace log
+        (tf.get_logger().setLevel(1)).""",
+        recompiled=["forward"], cause="graph_structure",
+        reason="training (POSITIONAL_OR_KEYWORD): Literal[False]", compilations=2),
+    "logfmt": _s(logfmt, """
+        The varying-shapes program in an application that configures Python logging itself:
+        logging.basicConfig(format='%(asctime)s %(levelname)s %(name)s: %(message)s', level=INFO)
+        before TF is imported (so TF's Python-side lines, the retracing warning and the trace log
+        turned on with tf.get_logger().setLevel(1), come out in that format, with the app's own
+        'train' logger lines between them). TF's C++ lines keep their absl format.""",
+        vmodule=VMODULE_MIN, recompiled=["train_step"], cause="batch_size", compilations=6),
+    "autoclustering": _s(autoclustering, """
+        No jit_compile: a plain tf.function graph with input_signature [None, 8], auto-clustered by
+        TF_XLA_FLAGS='--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit'. One trace, one cluster
+        (cluster_0), which the device compiler compiles once per batch size: 32, 24, 16, each new
+        size on its second call (the first runs without XLA: lazy compilation's threshold).""",
+        env={"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
+        recompiled=["cluster_0"], cause="batch_size", compilations=3),
+    "autoclustering-retrace": _s(autoclustering_retrace, """
+        The autoclustering program without an input_signature, fed batches of 32, 32, 24 and 16 under
+        TF_XLA_FLAGS='--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit': every new batch size retraces the
+        function, auto-clustering runs on each new graph, and the one program is compiled as
+        cluster_0, cluster_1 and cluster_2 (the cluster number is a per-process counter, like TF's
+        function number). recompiled names it with the cluster number replaced by N, the way TF's
+        function numbers are; hlo.Family keeps cluster numbers, so its families here are three
+        families of one dump each.""",
+        env={"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
+        recompiled=["cluster_N"], cause="batch_size", compilations=3, cluster_numbers_are_traces=True),
+}
+
+# --- module families, as recomp's hlo.Family names them ---------------------------------------
+
+_COUNTER = re.compile(r"(\.\d+)+$")
+_TF_FUNCTION_ID = re.compile(r"(inference_[A-Za-z0-9_]*?)_\d+(__|$)")
+
+
+def family(module):
+    """XLA's '.N' uniquifiers stripped, and TF's function number after 'inference_<name>_'
+    replaced by N (testdata: hlo/family.go)."""
+    f = _COUNTER.sub("", module)
+    if "inference_" in f:
+        f = _TF_FUNCTION_ID.sub(r"\1_N\2", f)
+    return f or module
+
+
+def dumped_modules(dump):
+    """(file, module name) of each module XLA dumped before optimisation, in dump order."""
+    out = []
+    for entry in sorted(os.listdir(dump)):
+        if entry.endswith(".before_optimizations.txt"):
+            with open(os.path.join(dump, entry)) as f:
+                first = f.readline()
+            m = re.match(r"HloModule ([^\s,]+)", first)
+            out.append((entry, m.group(1) if m else entry))
+    return out
+
+
+# The device compiler's lines (TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2).
+_INSTANTLY = re.compile(r"device_compiler\.h:\d+\] Instantly compiling for signature: (\S+)")
+_ALREADY = re.compile(r"device_compiler\.h:\d+\] Already Compiled for signature: (\S+)")
+_PROFILED = re.compile(r"device_compilation_profiler\.cc:\d+\] Compiled (\S+) (\d+) times, compile time")
+_RETRACE = re.compile(r"(\d+) out of the last (\d+) calls to (.+?) triggered tf\.function retracing")
+_NEW_FUNCGRAPH = re.compile(r"Creating new FuncGraph for Python function")
+
+
+def count_evidence(log_path, modules):
+    with open(log_path, errors="replace") as f:
+        text = f.read()
+    instantly = collections.Counter(_INSTANTLY.findall(text))
+    profiled = {}
+    for sig, n in _PROFILED.findall(text):
+        profiled[sig] = max(profiled.get(sig, 0), int(n))
+    return {
+        "dumped": len(modules),
+        "per_family": collections.Counter(family(m) for _, m in modules),
+        "instantly": instantly,
+        "already": len(_ALREADY.findall(text)),
+        "profiled": profiled,
+        "retrace_warnings": len(_RETRACE.findall(text)),
+        "new_funcgraphs": len(_NEW_FUNCGRAPH.findall(text)),
+    }
+
+
+def resolve(identity, families):
+    """The module family of a Python-side identity (see SCENARIOS)."""
+    hits = [f for f in families if re.search(rf"inference_{re.escape(identity)}_N(__|$)", f)]
+    if not hits:
+        hits = [f for f in families if f == identity or f.startswith(identity + "__")]
+    if len(hits) != 1:
+        raise SystemExit(f"cannot find the one module family of {identity!r} among {sorted(families)}")
+    return hits[0]
+
+
+# --- the driver --------------------------------------------------------------------------------
+
+def run_env(s, dump):
+    env = {
+        "TF_CPP_MIN_LOG_LEVEL": "0",
+        "TF_CPP_VMODULE": s.vmodule,
+        "XLA_FLAGS": "--xla_dump_to=" + dump,
+        "PYTHONUNBUFFERED": "1",  # keep print/progress output in order with TF's C++ lines
+        "CUDA_VISIBLE_DEVICES": "",
+    }
+    env.update(s.env)
+    return env
+
+
+def versions():
+    from importlib import metadata
+    v = {"python": platform.python_version()}
+    for dist in ("tensorflow-cpu", "keras", "numpy"):
+        try:
+            v[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            v[dist] = None
+    return v
+
+
+def trim_dump(dump):
+    """Keep the HLO text dumped before optimisation; drop the rest."""
+    for entry in sorted(os.listdir(dump)):
+        path = os.path.join(dump, entry)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif not entry.endswith(".before_optimizations.txt"):
+            os.remove(path)
+
+
+def generate(name, out):
+    s = SCENARIOS[name]
+    target = os.path.join(out, name)
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    dump = os.path.join(target, "dump")
+    log_path = os.path.join(target, "run.log")
+    facts_path = os.path.join(target, ".facts.json")
+    env = dict(os.environ)
+    for k in ("TF_XLA_FLAGS", "XLA_FLAGS", "TF_CPP_MAX_VLOG_LEVEL", "TF_CPP_MIN_VLOG_LEVEL"):
+        env.pop(k, None)
+    recorded = run_env(s, "dump")  # truth.json shows the dump path relative to the run folder
+    env.update(run_env(s, dump))
+    env["RECOMP_TF_FACTS"] = facts_path
+    with open(log_path, "wb") as log:
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--run", name],
+                              stdout=log, stderr=subprocess.STDOUT, env=env, cwd=target)
+    if proc.returncode != 0:
+        sys.exit(f"{name}: the program failed (exit {proc.returncode}); see {log_path}")
+    trim_dump(dump)
+    facts = {}
+    if os.path.exists(facts_path):
+        with open(facts_path) as f:
+            facts = json.load(f)
+        os.remove(facts_path)
+
+    modules = dumped_modules(dump)
+    ev = count_evidence(log_path, modules)
+    per_family = ev["per_family"]
+    if s.cluster_numbers_are_traces:  # one program under several cluster numbers (see its description)
+        per_family = collections.Counter(re.sub(r"^cluster_\d+__", "cluster_N__", f) for f in
+                                         (family(m) for _, m in modules))
+    n_instantly = sum(ev["instantly"].values())
+    n_profiled = sum(ev["profiled"].values())
+    problems = []
+    if ev["dumped"] != s.compilations:
+        problems.append(f"XLA dumped {ev['dumped']} modules, the scenario is built for {s.compilations}")
+    recompiled = [resolve(i, per_family) for i in s.recompiled]
+    not_recompiled = [resolve(i, per_family) for i in s.not_recompiled]
+    for fam in recompiled + not_recompiled:
+        if per_family[fam] < 2:
+            problems.append(f"{fam} was dumped {per_family[fam]} time(s), not more than once")
+    for fam, n in per_family.items():
+        if n > 1 and fam not in recompiled + not_recompiled:
+            problems.append(f"{fam} was dumped {n} times but the scenario does not say why")
+    if problems:
+        sys.exit(f"{name}: the run does not show what it is built for: " + "; ".join(problems))
+
+    fams = ", ".join(f"{f}: {n}" for f, n in sorted(ev["per_family"].items()))
+    if s.cluster_numbers_are_traces:
+        fams += " (one program: " + ", ".join(f"{f}: {n}" for f, n in sorted(per_family.items())) + ")"
+    agree = n_instantly == ev["dumped"] == n_profiled
+    sigs = ", ".join(f"{sig}: {n}" for sig, n in sorted(ev["instantly"].items()))
+    how = (f"the before_optimizations modules XLA dumped (XLA_FLAGS=--xla_dump_to), per family: {fams}; "
+           f"the device compiler's 'Instantly compiling for signature' lines: {n_instantly} ({sigs}), "
+           f"'Already Compiled for signature' (in-memory cache) lines: {ev['already']}, and the "
+           f"highest 'Compiled SIG N times' count per signature adds up to {n_profiled}: "
+           + ("all agree" if agree else "THEY DISAGREE"))
+    if s.recompiled and any(ev["profiled"].get(sig, 0) > 1 for sig in ev["profiled"]):
+        how += ("; " + ", ".join(f"{sig} was compiled {n} times" for sig, n in sorted(ev["profiled"].items()) if n > 1)
+                + " (one device-compiler signature, one traced function or cluster, compiled again for "
+                "new argument shapes: those modules share their name up to the '.N' suffix)")
+    if facts.get("tracing_count"):
+        how += "; tf.function tracing counts: " + ", ".join(
+            f"{k}: {v}" for k, v in sorted(facts["tracing_count"].items()))
+    if ev["retrace_warnings"]:
+        how += f"; TF printed {ev['retrace_warnings']} retracing warning(s)"
+    if ev["new_funcgraphs"]:
+        how += f"; {ev['new_funcgraphs']} 'Creating new FuncGraph' trace-log line(s)"
+
+    truth = {
+        "matrix": MATRIX,
+        "scenario": name,
+        "description": s.description,
+        "versions": versions(),
+        "env": recorded,
+        "logs": ["run.log"],
+        "evidence": {"compilations": ev["dumped"], "cache_hits": 0, "how": how},
+        "recompiled": recompiled,
+        "not_recompiled": not_recompiled,
+        "guard_fails": bool(recompiled),
+        "cause": s.cause,
+    }
+    if s.reason:
+        with open(log_path, errors="replace") as f:
+            if s.reason not in f.read():
+                sys.exit(f"{name}: TF's reason {s.reason!r} is not in {log_path}")
+        truth["reason"] = s.reason
+    with open(os.path.join(target, "truth.json"), "w") as f:
+        json.dump(truth, f, indent=2)
+        f.write("\n")
+    print(f"{name}: {ev['dumped']} compilation(s), recompiled {recompiled or 'nothing'} -> {target}"
+          + ("" if agree else "  (dump and device-compiler lines disagree)"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", help="folder that receives one folder per scenario")
+    ap.add_argument("--run", help=argparse.SUPPRESS)  # internal: run one program in this process
+    ap.add_argument("names", nargs="*", help="scenarios to generate (default: all)")
+    args = ap.parse_args()
+    if args.run:
+        SCENARIOS[args.run].program()
+        if os.environ.get("RECOMP_TF_FACTS"):
+            with open(os.environ["RECOMP_TF_FACTS"], "w") as f:
+                json.dump(FACTS, f)
+        return
+    if not args.out:
+        ap.error("--out is required")
+    for name in args.names:
+        if name not in SCENARIOS:
+            ap.error(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")
+    start = time.time()
+    for name in args.names or SCENARIOS:
+        generate(name, os.path.abspath(args.out))
+    print(f"done in {time.time() - start:.0f}s")
+
+
+if __name__ == "__main__":
+    main()

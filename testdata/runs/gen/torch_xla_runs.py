@@ -1,0 +1,624 @@
+#!/usr/bin/env python3
+"""Make recomp's PyTorch/XLA example runs: real torch_xla programs (a tiny transformer-ish block
+trained with SGD), run on CPU (PJRT_DEVICE=CPU) with torch_xla's own debug analysis on
+(PT_XLA_DEBUG_LEVEL=2, XLA_HLO_DEBUG=1) and XLA dumping every module it compiles, each built to
+recompile (or not) for one known reason.
+
+    py=$(testdata/runs/gen/venv.sh testdata/runs/gen/torch-xla-2.9.txt)
+    $py testdata/runs/gen/torch_xla_runs.py --out testdata/runs/torch-xla-2.9          # all scenarios
+    $py testdata/runs/gen/torch_xla_runs.py --out /tmp/runs seq-length dtype           # some of them
+    $py testdata/runs/gen/torch_xla_runs.py --list
+
+Each scenario NAME becomes OUT/NAME/ with
+
+    run.log      stdout and stderr of the program, interleaved as printed (PYTHONUNBUFFERED=1)
+    dump/        the HLO modules XLA dumped before optimisation (XLA_FLAGS=--xla_dump_to=dump,
+                 relative to the run folder, which is the program's working directory); the other
+                 dump files are deleted to keep the folder small
+    truth.json   what the run really did (see README.md)
+
+Graphs cut by torch_xla.sync() / xm.mark_step() have no name of their own (the dump calls every one
+SyncTensorsGraph.N). Their identity in truth.json is the first frame of this file in the
+"Python Frame Triggered Execution" list of torch_xla's Compilation Analysis block, written
+"torch_xla_runs.py:LINE (function)" (torch_xla prints it as "function (/path/torch_xla_runs.py:LINE)").
+Graphs of torch_xla.compile(..., name=N) are called N. The compilation count comes from
+torch_xla.debug.metrics inside the program (CompileTime samples, UncachedCompile, CachedCompile and
+the persistent-cache counters), written at the end of the program to a side file that the driver
+merges; the driver checks that the log holds one Compilation Analysis block per CompileTime sample.
+
+persistent-cache runs its program twice with one cache folder (OUT/persistent-cache/cache, kept)
+and writes run1.log and run2.log.
+
+Every program runs in a fresh process: `torch_xla_runs.py --run NAME --evidence FILE` (internal).
+"""
+import argparse
+import collections
+import copy
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.abspath(__file__)
+ME = os.path.basename(HERE)
+
+HOW = ("torch_xla.debug.metrics read at the end of the program: compilations = "
+       "metric_data('CompileTime') sample count (equal to counter_value('UncachedCompile')); cache_hits = "
+       "counter_value('PersistentCacheHit'); in_memory_cache_hits = counter_value('CachedCompile') (graphs "
+       "found in the in-memory graph cache, executed without compiling); summed over the logs")
+
+
+def _installed(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+# --- inside the program --------------------------------------------------------------------------
+
+_EVIDENCE_PATH = None
+
+
+def _torch():
+    import torch
+    import torch_xla
+    torch.manual_seed(0)
+    return torch, torch_xla
+
+
+def _model(torch, d=16, hidden=32, out=4):
+    class TinyBlock(torch.nn.Module):
+        """Transformer-ish: a pre-norm MLP with a residual, mean-pooled over the sequence, a head."""
+
+        def __init__(self):
+            super().__init__()
+            self.norm = torch.nn.LayerNorm(d)
+            self.up = torch.nn.Linear(d, hidden)
+            self.down = torch.nn.Linear(hidden, d)
+            self.head = torch.nn.Linear(d, out)
+
+        def block(self, x):
+            return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
+
+        def forward(self, x, depth=1):
+            for _ in range(depth):  # a Python int: the loop is unrolled into the graph
+                x = self.block(x)
+            if x.dim() == 3:
+                x = x.mean(dim=1)
+            return self.head(x)
+
+    return TinyBlock()
+
+
+def _data(torch, *shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g)
+
+
+def train_step(model, opt, x, y, torch, torch_xla, depth=1, loss_scale=None):
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x, depth=depth), y)
+    if loss_scale is not None:
+        loss = loss * loss_scale  # a Python float
+    loss.backward()
+    opt.step()
+    torch_xla.sync()
+    return loss
+
+
+def finish(report="full"):
+    """Print the metrics report, as a user debugging compilations would, and write the counts."""
+    import torch_xla.debug.metrics as met
+    print(met.metrics_report() if report == "full" else met.short_metrics_report(), end="")
+    ct = met.metric_data("CompileTime")
+    ev = {
+        "compile_time_samples": ct[0] if ct else 0,
+        "uncached_compile": met.counter_value("UncachedCompile") or 0,
+        "cached_compile": met.counter_value("CachedCompile") or 0,
+        "persistent_cache_hit": met.counter_value("PersistentCacheHit") or 0,
+        "persistent_cache_miss": met.counter_value("PersistentCacheMiss") or 0,
+        "persistent_cache_deserialize_failure": met.counter_value("PersistentCacheDeserializeFailure") or 0,
+        "execute_time_samples": (met.metric_data("ExecuteTime") or (0,))[0],
+        "mark_step": met.counter_value("MarkStep") or 0,
+    }
+    with open(_EVIDENCE_PATH, "w") as f:
+        json.dump(ev, f)
+
+
+SEQ_LENGTHS = (8, 12, 16, 20, 24, 28)
+
+
+def train_seq_length():
+    """Two epochs over 6 sequence-length buckets, batch 4: every length is new in epoch 1."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    for epoch in range(2):
+        for i, seq in enumerate(SEQ_LENGTHS):
+            x = _data(torch, 4, seq, 16, seed=i).to(dev)
+            y = _data(torch, 4, 4, seed=100 + i).to(dev)
+            loss = train_step(model, opt, x, y, torch, torch_xla)
+        print(f"epoch {epoch}: loss {loss.item():.4f}")
+    finish("full")
+
+
+def train_partial_batches():
+    """Two epochs over 120 rows in batches of 32: 32, 32, 32, then the 24-row remainder."""
+    torch, torch_xla = _torch()
+    import torch_xla.core.xla_model as xm
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 120, 16), _data(torch, 120, 4, seed=1)
+    for epoch in range(2):
+        for start in range(0, 120, 32):
+            x, y = X[start:start + 32].to(dev), Y[start:start + 32].to(dev)
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            xm.mark_step()
+        print(f"epoch {epoch}: loss {loss.item():.4f}")
+    finish("full")
+
+
+def train_padded():
+    """The partial-batch loop fixed: the remainder is padded to 32 rows and masked out of the loss."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 120, 16), _data(torch, 120, 4, seed=1)
+    for epoch in range(2):
+        for start in range(0, 120, 32):
+            x, y = X[start:start + 32], Y[start:start + 32]
+            mask = torch.ones(32, 1)
+            if len(x) < 32:  # pad on the host; padded rows get weight 0
+                mask[len(x):] = 0
+                x = torch.cat([x, torch.zeros(32 - len(x), 16)])
+                y = torch.cat([y, torch.zeros(32 - len(y), 4)])
+            x, y, mask = x.to(dev), y.to(dev), mask.to(dev)
+            opt.zero_grad()
+            loss = (((model(x) - y) ** 2) * mask).sum() / (mask.sum() * 4)
+            loss.backward()
+            opt.step()
+            torch_xla.sync()
+        print(f"epoch {epoch}: loss {loss.item():.4f}")
+    finish("full")
+
+
+def train_compiled():
+    """torch_xla.compile(step, full_graph=True, name='train_step') over 32, 32, 32, 24 rows, twice."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    compiled_step = torch_xla.compile(step, full_graph=True, name="train_step")
+    X, Y = _data(torch, 120, 16), _data(torch, 120, 4, seed=1)
+    for epoch in range(2):
+        for start in range(0, 120, 32):
+            loss = compiled_step(X[start:start + 32].to(dev), Y[start:start + 32].to(dev))
+        print(f"epoch {epoch}: loss {loss.item():.4f}")
+    finish("short")
+
+
+def train_dtype():
+    """Two steps in float32, then the model and data cast to bfloat16 on the host and two more steps."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    base = _model(torch)
+    X, Y = _data(torch, 8, 16), _data(torch, 8, 4, seed=1)
+    for dtype in (torch.float32, torch.bfloat16):  # mixed precision switched on part-way
+        model = copy.deepcopy(base).to(dtype).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        for _ in range(2):
+            loss = train_step(model, opt, X.to(dtype).to(dev), Y.to(dtype).to(dev), torch, torch_xla)
+        print(f"{dtype}: loss {loss.item():.4f}")
+    finish("short")
+
+
+def train_python_scalar():
+    """The learning rate (decayed every step) and a loss-scale factor are Python floats that change
+    every step; neither is ever 0 or 1."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = _data(torch, 8, 16).to(dev), _data(torch, 8, 4, seed=1).to(dev)
+    for i in range(6):
+        lr = 0.1 * 0.9 ** i
+        for group in opt.param_groups:
+            group["lr"] = lr
+        loss = train_step(model, opt, x, y, torch, torch_xla, loss_scale=2.0 ** -(i % 3 + 1))
+        print(f"step {i}: lr {lr:.4f} loss {loss.item():.4f}")
+    finish("short")
+
+
+def train_python_scalar_one():
+    """A warm-up factor min(1.0, (i + 1) / 4) scales the loss: 0.25, 0.5, 0.75, then 1.0 for good."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = _data(torch, 8, 16).to(dev), _data(torch, 8, 4, seed=1).to(dev)
+    for i in range(6):
+        warmup = min(1.0, (i + 1) / 4)
+        loss = train_step(model, opt, x, y, torch, torch_xla, loss_scale=warmup)
+        print(f"step {i}: warmup {warmup} loss {loss.item():.4f}")
+    finish("short")
+
+
+def train_python_int():
+    """A curriculum grows the number of times the (weight-tied) block is applied, a Python int: 1, 1, 2, 2, 3, 3."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = _data(torch, 8, 16).to(dev), _data(torch, 8, 4, seed=1).to(dev)
+    for i, depth in enumerate((1, 1, 2, 2, 3, 3)):
+        loss = train_step(model, opt, x, y, torch, torch_xla, depth=depth)
+        print(f"step {i}: depth {depth} loss {loss.item():.4f}")
+    finish("short")
+
+
+def train_item_sync():
+    """The loss is printed with .item() between forward and backward, every step: a graph break."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = _data(torch, 8, 16).to(dev), _data(torch, 8, 4, seed=1).to(dev)
+    for i in range(5):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        print(f"step {i}: loss {loss.item():.4f}")  # runs the forward graph now
+        loss.backward()
+        opt.step()
+        torch_xla.sync()
+    finish("full")
+
+
+def train_persistent_cache(cache):
+    """A fixed-shape training loop with torch_xla's persistent compilation cache in cache/."""
+    import torch_xla.runtime as xr
+    xr.initialize_cache(cache, readonly=False)  # before any computation
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = _data(torch, 8, 16).to(dev), _data(torch, 8, 4, seed=1).to(dev)
+    for i in range(3):
+        loss = train_step(model, opt, x, y, torch, torch_xla)
+    print(f"loss {loss.item():.4f}")
+    finish("full")
+
+
+# --- the scenarios -------------------------------------------------------------------------------
+
+ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
+ENV_PROFILER = dict(ENV, PT_XLA_DEBUG="1")
+
+S = collections.OrderedDict()
+S["seq-length"] = dict(program=train_seq_length, env=ENV, recompiled=["train_step"], cause="input_shape",
+    reason="user torch_xla.sync",
+    description=("A train step (forward, MSE loss, backward, SGD step, torch_xla.sync) on [4, seq, 16] inputs, "
+                 "two epochs over sequence-length buckets 8, 12, 16, 20, 24, 28. Each new length is a new graph "
+                 "(a non-batch dimension changed), compiled once in epoch 1; epoch 2 finds all six in the "
+                 "in-memory graph cache."))
+S["batch-size"] = dict(program=train_partial_batches, env=ENV, recompiled=["train_partial_batches"],
+    cause="batch_size", reason="user torch_xla.sync",
+    description=("Two epochs over 120 rows in batches of 32, 32, 32 and the 24-row remainder, the step ending "
+                 "in xm.mark_step() (deprecated in 2.9, a wrapper of torch_xla.sync). The remainder compiles "
+                 "the step again; epoch 2 reuses both graphs from the in-memory cache (Execution Analysis "
+                 "only, CachedCompile)."))
+S["fixed"] = dict(program=train_padded, env=ENV, recompiled=[], cause=None,
+    description=("The batch-size loop fixed: the 24-row remainder is padded on the host to 32 rows with a "
+                 "loss mask, so the step compiles once and every other step is a cached execution."))
+S["compile-named"] = dict(program=train_compiled, env=ENV, recompiled=["train_step"], cause="batch_size",
+    reason="torch_xla.compile",
+    description=("The step wrapped in torch_xla.compile(step, full_graph=True, name='train_step') and called "
+                 "on 32, 32, 32 and 24 rows, two epochs. The graph has a name ('Graph Name: train_step' in the "
+                 "analysis, train_step.N in the dump); the 24-row batch compiles it again."))
+S["dtype"] = dict(program=train_dtype, env=ENV, recompiled=["train_step"], cause="dtype",
+    reason="user torch_xla.sync",
+    description=("Two train steps in float32, then the model and the data cast to bfloat16 on the host "
+                 "(mixed precision switched on part-way) and two more: the same step compiles again with "
+                 "bf16 parameters and inputs."))
+S["python-scalar"] = dict(program=train_python_scalar, env=ENV, recompiled=[], cause=None,
+    description=("The SGD learning rate (0.1 * 0.9**step) and a loss-scale factor (0.5, 0.25, 0.125, ...) are "
+                 "Python floats that change every step. torch_xla does not bake them into the graph: each "
+                 "is uploaded as device data (an f32[] parameter), so the step compiles once."))
+S["python-scalar-one"] = dict(program=train_python_scalar_one, env=ENV, recompiled=["train_step"],
+    cause="constant_value", reason="user torch_xla.sync",
+    description=("A warm-up factor min(1.0, (step + 1) / 4), a Python float, scales the loss: 0.25, 0.5, 0.75 "
+                 "are device data (an f32[] parameter, one graph), but torch_xla treats 0 and 1 as special "
+                 "scalars and bakes 1.0 into the graph as a constant, so the step compiles again when the "
+                 "warm-up ends (a parameter became constant(1))."))
+S["python-int"] = dict(program=train_python_int, env=ENV, recompiled=["train_step"], cause="graph_structure",
+    reason="user torch_xla.sync",
+    description=("A curriculum applies the weight-tied block depth = 1, 1, 2, 2, 3, 3 times, a Python int "
+                 "loop count unrolled into the graph: each new depth is a different graph."))
+S["item-sync"] = dict(program=train_item_sync, env=ENV_PROFILER, recompiled=[], cause=None,
+    reason="most likely user code trying to access tensor value before torch_xla.sync",
+    description=("The loss is printed with loss.item() between forward and backward in every step, with "
+                 "PT_XLA_DEBUG=1 too. The .item() cuts the step in two: the forward graph is compiled and run "
+                 "at the .item() (cause: 'most likely user code trying to access tensor value before "
+                 "torch_xla.sync'), the rest at torch_xla.sync(). Two different graphs, each compiled once "
+                 "and then cached; both are SyncTensorsGraph.N in the dump. PT_XLA_DEBUG=1 adds the "
+                 "'pt-xla-profiler: TransferFromDeviceTime too frequent' warning and, at exit, the unlowered-op "
+                 "(_local_scalar_dense) summary."))
+S["persistent-cache"] = dict(program=train_persistent_cache, env=ENV, recompiled=[], cause=None, runs=2,
+    description=("The same fixed-shape program run twice in two processes with "
+                 "torch_xla.runtime.initialize_cache('cache', readonly=False). Run 1 misses and writes the "
+                 "entry (PersistentCacheMiss). Run 2 finds it but the CPU PJRT client cannot deserialize "
+                 "executables ('Failed to deserialize executable: UNIMPLEMENTED', "
+                 "PersistentCacheDeserializeFailure), so it compiles the same graph again: no cache hit on "
+                 "CPU. Nothing recompiled within a run."))
+S["debug-profiler"] = dict(program=train_seq_length, env=ENV_PROFILER, recompiled=["train_step"],
+    cause="input_shape", reason="user torch_xla.sync", profiler="CompileTime too frequent",
+    description=("The seq-length program with PT_XLA_DEBUG=1 as well. After the 11th step (more than 10 steps, "
+                 "and 6 compilations are more than half of 11) torch_xla prints 'pt-xla-profiler: CompileTime "
+                 "too frequent: 6 counts during 11 steps'; at exit the unlowered-op summary of the .item() "
+                 "calls."))
+
+
+# --- the driver ----------------------------------------------------------------------------------
+
+BLOCK_LINE = re.compile(r"^(Compilation|Execution|Unexpected Execution) Analysis: (.*)$")
+FRAME = re.compile(r"^  (\S.*) \((.+):(\d+)\)$")
+
+
+def parse_analysis(text):
+    """torch_xla's Compilation/Execution Analysis blocks: kind, cause, name, hash, identity."""
+    blocks, cur = [], None
+    for line in text.splitlines():
+        m = BLOCK_LINE.match(line)
+        if not m:
+            continue
+        kind, body = m.groups()
+        if body.startswith("====") and (cur is None or cur.get("closed")):
+            cur = {"kind": kind, "frames": [], "closed": False, "section": None}
+            blocks.append(cur)
+            continue
+        if cur is None:
+            continue
+        if body.startswith("===="):
+            cur["closed"] = True
+        elif body in ("Compilation Cause", "Execution Cause"):
+            cur["section"] = "cause"
+        elif body.startswith("Graph Info:"):
+            cur["section"] = "info"
+        elif body.startswith("Python Frame Triggered Execution:"):
+            cur["section"] = "frames"
+        elif body.startswith("  Graph Name: "):
+            cur["name"] = body[len("  Graph Name: "):]
+        elif body.startswith("  Graph Hash: "):
+            cur["hash"] = body[len("  Graph Hash: "):]
+        elif cur["section"] == "cause" and body.startswith("  "):
+            cur["cause"] = body.strip()
+        elif cur["section"] == "frames":
+            f = FRAME.match(body)
+            if f:
+                cur["frames"].append((f.group(1), f.group(2), int(f.group(3))))
+    for b in blocks:
+        user = [(fn, os.path.basename(path), line) for fn, path, line in b["frames"]
+                if os.path.basename(path) == ME]
+        b["frame"] = f"{user[0][1]}:{user[0][2]} ({user[0][0]})" if user else None
+        b["identity"] = b.get("name") or b["frame"]
+    return blocks
+
+
+def run_program(name, cwd, log_path, env_add):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PT_XLA", "XLA_", "PJRT_", "TF_CPP", "TPU_", "PYTHONWARNINGS"))}
+    env.update(env_add)
+    env["XLA_FLAGS"] = "--xla_dump_to=dump"
+    env["PYTHONUNBUFFERED"] = "1"
+    evidence = os.path.join(cwd, ".evidence.json")
+    cmd = [sys.executable, HERE, "--run", name, "--evidence", evidence]
+    with open(log_path, "wb") as log:
+        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
+    if rc != 0:
+        sys.exit(f"{name}: the program failed (exit {rc}); see {log_path}")
+    with open(evidence) as f:
+        ev = json.load(f)
+    os.remove(evidence)
+    return ev
+
+
+def trim_dump(dump):
+    """Keep the HLO text dumped before optimisation; drop the rest (objects, LLVM IR, MLIR,
+    buffer assignments, optimised HLO)."""
+    if not os.path.isdir(dump):
+        return
+    for entry in sorted(os.listdir(dump)):
+        path = os.path.join(dump, entry)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif not entry.endswith(".before_optimizations.txt"):
+            os.remove(path)
+
+
+def dump_families(dump):
+    """module_0002.SyncTensorsGraph.176.before_optimizations.txt -> Counter({'SyncTensorsGraph': n})."""
+    fams = collections.Counter()
+    if os.path.isdir(dump):
+        for entry in os.listdir(dump):
+            m = re.match(r"module_\d+\.(.+?)(?:\.\d+)?\.before_optimizations\.txt$", entry)
+            if m:
+                fams[m.group(1)] += 1
+    return fams
+
+
+def versions():
+    return {"python": ".".join(map(str, sys.version_info[:3])), "torch": _installed("torch"),
+            "torch_xla": _installed("torch_xla"), "numpy": _installed("numpy")}
+
+
+def generate(name, out, matrix):
+    spec = S[name]
+    target = os.path.join(out, name)
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    runs = spec.get("runs", 1)
+    logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
+    evs = [run_program(name, target, os.path.join(target, log), spec["env"]) for log in logs]
+    trim_dump(os.path.join(target, "dump"))
+    fams = dump_families(os.path.join(target, "dump"))
+    problems = []
+
+    # what torch_xla said, log by log: one Compilation Analysis block per compilation
+    per_identity = collections.Counter()
+    recomp_blocks = collections.defaultdict(list)
+    texts = []
+    for log, ev in zip(logs, evs):
+        text = open(os.path.join(target, log), encoding="utf-8").read()
+        texts.append(text)
+        comp = [b for b in parse_analysis(text) if b["kind"] == "Compilation"]
+        if len(comp) != ev["compile_time_samples"]:
+            problems.append(f"{log}: {len(comp)} Compilation Analysis blocks but "
+                            f"{ev['compile_time_samples']} CompileTime samples")
+        if ev["compile_time_samples"] != ev["uncached_compile"]:
+            problems.append(f"{log}: CompileTime {ev['compile_time_samples']} != UncachedCompile {ev['uncached_compile']}")
+        seen = collections.Counter()
+        for b in comp:
+            if b["identity"] is None:
+                problems.append(f"{log}: a compilation with no name and no frame of {ME}")
+                continue
+            seen[b["identity"]] += 1
+            if seen[b["identity"]] > 1:
+                recomp_blocks[b["identity"]].append(b)
+        for ident, n in seen.items():
+            per_identity[ident] = max(per_identity[ident], n)  # recompiled within one process
+    recompiled = sorted(i for i, n in per_identity.items() if n > 1)
+    # spec["recompiled"] names the function (or graph name) of each identity that must recompile
+    want = sorted(spec["recompiled"])
+    got = sorted(re.sub(r"^.* \((.+)\)$", r"\1", i) if i.endswith(")") else i for i in recompiled)
+    if got != want:
+        problems.append(f"recompiled identities {recompiled}, want those of {want}")
+    # a dump name compiled more than once that is not one recompiled program: SyncTensorsGraph shared
+    # by different graphs (different frames), each compiled once
+    not_recompiled = []
+    for fam, n in sorted(fams.items()):
+        if n < 2:
+            continue
+        if fam == "SyncTensorsGraph":
+            unnamed = [i for i in recompiled if i.endswith(")")]
+            if len(unnamed) != 1 or n != per_identity[unnamed[0]]:
+                not_recompiled.append(fam)
+        elif fam not in recompiled:
+            not_recompiled.append(fam)
+
+    comp_total = sum(e["compile_time_samples"] for e in evs)
+    env = dict(spec["env"])
+    env["XLA_FLAGS"] = "--xla_dump_to=dump"
+    env["PYTHONUNBUFFERED"] = "1"
+    truth = collections.OrderedDict()
+    truth["matrix"] = matrix
+    truth["scenario"] = name
+    truth["description"] = spec["description"]
+    truth["versions"] = versions()
+    truth["env"] = env
+    truth["logs"] = logs
+    evidence = collections.OrderedDict()
+    evidence["compilations"] = comp_total
+    evidence["cache_hits"] = sum(e["persistent_cache_hit"] for e in evs)
+    evidence["how"] = HOW
+    evidence["in_memory_cache_hits"] = sum(e["cached_compile"] for e in evs)
+    if runs > 1 or any(e["persistent_cache_miss"] or e["persistent_cache_deserialize_failure"] for e in evs):
+        evidence["per_log"] = {log: {"compilations": e["compile_time_samples"],
+                                     "persistent_cache_hit": e["persistent_cache_hit"],
+                                     "persistent_cache_miss": e["persistent_cache_miss"],
+                                     "persistent_cache_deserialize_failure": e["persistent_cache_deserialize_failure"]}
+                               for log, e in zip(logs, evs)}
+    evidence["by_identity"] = dict(sorted(per_identity.items()))
+    truth["evidence"] = evidence
+    truth["recompiled"] = recompiled
+    truth["not_recompiled"] = not_recompiled
+    truth["guard_fails"] = bool(recompiled)
+    truth["cause"] = spec["cause"]
+    if spec.get("reason"):
+        reason = spec["reason"]
+        blocks = [b for bs in recomp_blocks.values() for b in bs]
+        if recompiled and not all(b.get("cause", "").find(reason) >= 0 for b in blocks):
+            problems.append(f"reason {reason!r} is not the cause of every recompilation: "
+                            f"{[b.get('cause') for b in blocks]}")
+        elif not any(reason in t for t in texts):
+            problems.append(f"reason {reason!r} is not in the log")
+        else:
+            truth["reason"] = reason
+    if spec.get("profiler") and not any("pt-xla-profiler: " + spec["profiler"] in t for t in texts):
+        problems.append(f"no 'pt-xla-profiler: {spec['profiler']}' line")
+    if name != "debug-profiler" and "PT_XLA_DEBUG" not in spec["env"] and any("too frequent" in t for t in texts):
+        problems.append("a profiler warning without PT_XLA_DEBUG")
+    with open(os.path.join(target, "truth.json"), "w") as f:
+        json.dump(truth, f, indent=2)
+        f.write("\n")
+    dumped = sum(fams.values())
+    note = "" if dumped == comp_total else f" (dump holds {dumped} modules)"
+    print(f"{name}: {comp_total} compilations, {evidence['in_memory_cache_hits']} in-memory cache hits, "
+          f"{evidence['cache_hits']} persistent cache hits{note}; recompiled {recompiled or '-'}; "
+          f"not_recompiled {not_recompiled or '-'}")
+    for p in problems:
+        print(f"  WARNING {name}: {p}")
+    return not problems
+
+
+def main():
+    global _EVIDENCE_PATH
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", help="folder that receives one folder per scenario (e.g. testdata/runs/torch-xla-2.9)")
+    ap.add_argument("--list", action="store_true", help="list the scenarios")
+    ap.add_argument("--run", help=argparse.SUPPRESS)       # internal: run one program in this process
+    ap.add_argument("--evidence", help=argparse.SUPPRESS)  # internal: where the program writes its counts
+    ap.add_argument("names", nargs="*", help="scenarios to generate (default: all)")
+    args = ap.parse_args()
+    if args.run:
+        _EVIDENCE_PATH = args.evidence
+        program = S[args.run]["program"]
+        if program is train_persistent_cache:
+            program("cache")
+        else:
+            program()
+        return
+    if args.list:
+        for name, spec in S.items():
+            print(f"{name}: {spec['description']}")
+        return
+    if not args.out:
+        ap.error("--out is required")
+    for name in args.names:
+        if name not in S:
+            ap.error(f"unknown scenario {name!r}; known: {', '.join(S)}")
+    tx = _installed("torch_xla")
+    if tx is None:
+        sys.exit("torch_xla is not installed in this Python; see the module docstring")
+    matrix = "torch-xla-%s" % ".".join(tx.split(".")[:2])
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    print(f"torch {_installed('torch')}, torch_xla {tx}, Python {sys.version.split()[0]}: matrix {matrix} -> {out}")
+    ok = True
+    start = time.time()
+    for name in args.names or list(S):
+        ok = generate(name, out, matrix) and ok
+    print(f"done in {time.time() - start:.0f}s")
+    if not ok:
+        sys.exit("some scenarios did not do what they were built to do (WARNING lines above)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,7 +1,9 @@
 package cache
 
 import (
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/hlo"
@@ -9,22 +11,38 @@ import (
 
 // Summary counts what the ledger saw.
 type Summary struct {
-	CompileRequests  int
-	Compilations     int
-	CacheHits        int
-	CacheMisses      int
-	CacheWrites      int
-	ExecutableLoads  int
-	CompileTime      time.Duration
-	LoadTime         time.Duration
-	Recompilations   int // compilations of a program beyond its first, in its process; eager one-op programs not counted
-	AfterWarmup      int // compilations after warm-up
-	LateCompileTime  time.Duration
-	LoadsAfterWarmup int
-	LateLoadTime     time.Duration
-	Retraces         int // retrace events: JAX tracing-cache misses, TF retracing warnings
+	CompileRequests   int
+	Compilations      int
+	CacheHits         int
+	CacheMisses       int
+	CacheWrites       int
+	ExecutableLoads   int
+	CompileTime       time.Duration
+	LoadTime          time.Duration
+	Recompilations    int // compilations of a program beyond its first, in its process; eager one-op programs not counted
+	AfterWarmup       int // compilations after warm-up
+	LateCompileTime   time.Duration
+	LoadsAfterWarmup  int
+	LateLoadTime      time.Duration
+	Retraces          int // retrace events: JAX tracing-cache misses, TF retracing warnings
 	EagerCompilations int // compilations of eager one-op programs (counted in Compilations too)
-	Events           int // events of any kind but markers: zero means the logs hold no compile evidence
+	Executions        int // compiled graphs run (PyTorch/XLA Execution Analysis, TF "Already Compiled")
+	Events            int // events of any kind but markers: zero means the logs hold no compile evidence
+	// Metrics are what the frameworks report about their own compilations (PyTorch/XLA's
+	// metrics report: CompileTime, CachedCompile, UncachedCompile, PersistentCache*), the last
+	// report of each process, summed over processes.
+	Metrics map[string]Metric
+	// MetricCompileTime says CompileTime came from a framework's metric (the log gave no
+	// durations of its own).
+	MetricCompileTime bool
+}
+
+// Metric is a framework's counter (Count) or metric (Count samples, Total time).
+type Metric struct {
+	Count int
+	Total time.Duration
+	File  string
+	Line  int
 }
 
 func (s *Summary) add(o Summary) {
@@ -43,7 +61,21 @@ func (s *Summary) add(o Summary) {
 	s.LateLoadTime += o.LateLoadTime
 	s.Retraces += o.Retraces
 	s.EagerCompilations += o.EagerCompilations
+	s.Executions += o.Executions
 	s.Events += o.Events
+	s.MetricCompileTime = s.MetricCompileTime || o.MetricCompileTime
+	for k, v := range o.Metrics {
+		if s.Metrics == nil {
+			s.Metrics = map[string]Metric{}
+		}
+		m := s.Metrics[k]
+		m.Count += v.Count
+		m.Total += v.Total
+		if m.File == "" {
+			m.File, m.Line = v.File, v.Line
+		}
+		s.Metrics[k] = m
+	}
 }
 
 // Module is the account of one module family.
@@ -125,11 +157,8 @@ func (l *Ledger) module(u *Unit) *Module {
 // account counts a closed unit.
 func (l *Ledger) account(u *Unit) {
 	u.Family = familyOf(u.Module)
-	u.Eager = u.Producer != "" && isEagerOp(u.Producer, u.Family, u.Signature)
-	u.Program = u.Family
-	if u.Eager {
-		u.Program += "\x00" + u.Signature
-	}
+	u.Eager = !u.User && isEagerOp(u.Producer, u.Family, u.Signature)
+	u.Program = programOf(u)
 	m := l.module(u)
 	m.Names = addText(m.Names, u.Module)
 	m.Reasons = addText(m.Reasons, u.Why)
@@ -167,7 +196,15 @@ func (l *Ledger) account(u *Unit) {
 	}
 	l.programs[u.Program]++
 	u.Seq = l.programs[u.Program]
-	if u.Seq > 1 && u.Family != Unnamed && !u.Eager {
+	recompiled := u.Seq > 1 && u.Family != Unnamed && !u.Eager
+	if g := ClusterGroup(u.Module); g != "" && u.Seq == 1 && l.reused[g] {
+		// TF auto-clustering names the clusters of a traced graph cluster_0, cluster_1, …:
+		// a new cluster of a group whose graph was already running is the function traced
+		// again, not another part of it.
+		recompiled = true
+		u.Retraced = true
+	}
+	if recompiled {
 		s.Recompilations++
 		m.Recompilations++
 		m.Recompiled, m.RecompiledIn = true, 1
@@ -176,4 +213,45 @@ func (l *Ledger) account(u *Unit) {
 		}
 	}
 	l.warmup(u, m)
+}
+
+// programOf is what a recompilation is counted against: the family, except for programs that
+// share a family without being one program. Eager one-op programs differ by their
+// signature; Keras 3 traces its train, test and predict steps under one function name
+// (one_step_on_data), which the XLA device compiler tells apart by their number of inputs.
+func programOf(u *Unit) string {
+	switch {
+	case u.Eager:
+		return u.Family + "\x00" + u.Signature
+	case isKerasStep(u.Family):
+		// train, test and predict differ in their inputs (the optimizer's state, the labels);
+		// a retrace of one of them (a new function id) keeps its inputs.
+		if u.Signature != "" {
+			return u.Family + "\x00" + u.Signature
+		}
+		return u.Module
+	}
+	return u.Family
+}
+
+func isKerasStep(family string) bool {
+	for _, f := range []string{"inference_one_step_on_", "inference_multi_step_on_"} {
+		if strings.Contains(family, f) {
+			return true
+		}
+	}
+	return false
+}
+
+var reCluster = regexp.MustCompile(`^cluster_\d+(__.*?)?(\.\d+)*$`)
+
+// ClusterGroup is the name of a TF auto-clustering cluster with its number replaced by N ("" for
+// other modules): cluster_3 and cluster_0__XlaCompiledKernel_true__… are numbered in the order
+// in which TF formed them.
+func ClusterGroup(module string) string {
+	m := reCluster.FindStringSubmatch(module)
+	if m == nil {
+		return ""
+	}
+	return "cluster_N" + m[1]
 }

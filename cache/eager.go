@@ -1,16 +1,20 @@
 package cache
 
 import (
+	"regexp"
 	"strings"
 
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
 
 // isEagerOp reports whether a compilation is of a framework's one-op program: JAX compiles
-// every primitive applied outside jit (jnp.zeros, astype, a random draw during initialisation)
-// as a tiny program named after the primitive (jit_convert_element_type, jit_broadcast_in_dim)
-// or after the library helper that wraps it (jit__normal, jit__uniform). Programs of one such
-// name differ in their arguments: compiling one again is not a recompilation of a step.
+// every primitive or jax.numpy function applied outside jit (jnp.zeros, astype, a random draw
+// during initialisation) as a small program named after it (jit_convert_element_type,
+// jit_multiply) or after the private helper that implements it (jit__normal,
+// jit__reduce_sum). Programs of one such name differ in their arguments: compiling one again
+// is not a recompilation of a step. A function JAX explained as the program's own is never
+// one (the caller checks Unit.User).
 func isEagerOp(p logscan.Producer, family, signature string) bool {
 	if p != logscan.ProducerJAX {
 		return false
@@ -19,26 +23,120 @@ func isEagerOp(p logscan.Producer, family, signature string) bool {
 	if !ok {
 		return false
 	}
-	return jaxPrimitives[name]
+	name = strings.TrimRight(name, "_")
+	return jaxNames[name] || strings.HasPrefix(name, "_") && name != "_lambda"
 }
 
-// jaxPrimitives are the names of JAX's primitives (jax/_src/lax, jax/_src/prng).
-var jaxPrimitives = map[string]bool{}
+// jaxNames are the names JAX gives the programs it compiles for eager operations: its
+// primitives (jax/_src/lax, prng) and the functions of jax.numpy, jax.lax, jax.random, jax.nn,
+// jax.numpy.linalg and jax.numpy.fft, which JAX 0.4.30+ runs eagerly as small jitted programs
+// (jit_multiply, jit_concatenate). Taken from jax 0.12 with dir() and the registered primitives.
+var jaxNames = map[string]bool{}
 
 func init() {
-	for _, n := range strings.Fields(`abs acos acosh add after_all and argmax argmin asin asinh atan atan2 atanh
-		bitcast_convert_type broadcast_in_dim cbrt ceil clamp clz complex concatenate conj conv_general_dilated
-		convert_element_type copy copy_p cos cosh cumlogsumexp cummax cummin cumprod cumsum device_put digamma div
-		dot_general dynamic_slice dynamic_update_slice eq erf erf_inv erfc exp exp2 expm1 floor gather ge gt
-		igamma imag integer_pow iota is_finite le lgamma log log1p logistic lt max min mul ne neg nextafter not
-		or pad population_count pow real reduce_and reduce_max reduce_min reduce_or reduce_precision reduce_prod
-		reduce_sum reduce_xor rem reshape rev rng_bit_generator rng_uniform round rsqrt scatter scatter-add
-		scatter_add scatter_mul scatter_min scatter_max select_n shift_left shift_right_arithmetic
-		shift_right_logical sign sin sinh slice sort split sqrt square squeeze sub tan tanh top_k transpose xor
-		random_bits random_seed random_wrap random_unwrap random_split random_fold_in threefry2x32
-		stop_gradient select_and_scatter_add reduce_window_sum argsort
-		_normal _uniform _truncated_normal _bernoulli _randint _gamma _beta _categorical _choice _permutation
-		_split _fold_in _random_bits _key_data _threefry_split _threefry_fold_in _threefry_random_bits`) {
-		jaxPrimitives[n] = true
+	for _, n := range strings.Fields(`
+		abs absolute accum_grad_in_ref acos acosh add add_any addupdate after_all all all_gather all_gather_done
+		all_gather_invariant all_gather_reduced all_gather_reduced_start all_gather_start all_to_all
+		all_to_all_done all_to_all_start allclose amax amin and angle any append apply_along_axis apply_over_axes
+		approx_max_k approx_min_k approx_top_k arange arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax
+		argmin argpartition argsort argwhere around array array_equal array_equiv array_repr array_split array_str
+		asarray asin asinh associative_scan astype atan atan2 atanh atleast_1d atleast_2d atleast_3d average
+		axis_index axis_size ball bartlett batch_matmul bernoulli bessel_i0e bessel_i1e beta betainc bfloat16
+		bincount binomial bitcast_convert_type bits bitwise_and bitwise_count bitwise_invert bitwise_left_shift
+		bitwise_not bitwise_or bitwise_right_shift bitwise_xor blackman block bool bool_ broadcast broadcast_arrays
+		broadcast_in_dim broadcast_like broadcast_shapes broadcast_to broadcast_to_rank broadcasted_iota
+		call_exported call_hi_primitive call_hi_primitive_linearized can_cast categorical cauchy cbrt cdouble ceil
+		celu character chisquare choice cholesky cholesky_update choose clamp clip clone clz collapse column_stack
+		complex complex128 complex64 complex_ complexfloating composite compress concat concatenate cond conj
+		conjugate conv conv_dimension_numbers conv_general_dilated conv_general_dilated_local
+		conv_general_dilated_patches conv_general_permutations conv_general_shape_tuple conv_shape_tuple
+		conv_transpose conv_transpose_shape_tuple conv_with_general_padding convert_element_type convolve copy
+		copysign corrcoef correlate cos cosh count_nonzero cov create_linear create_token cross csingle
+		cudnn_fusion cumlogsumexp cummax cummin cumprod cumsum cumulative_prod cumulative_sum custom_jvp_call
+		custom_jvp_call_jaxpr custom_lin custom_linear_solve custom_partitioning custom_root custom_vjp_call
+		custom_vmap_call dce_sink debug_callback debug_print deg2rad degrees delete det device_put diag
+		diag_indices diag_indices_from diagflat diagonal diff digamma digitize dim_as_value dimension_size
+		dirichlet div divide divmod dot dot_general dot_product_attention dot_product_attention_bwd
+		dot_product_attention_bwd_wrapper dot_product_attention_fp8_bwd dot_product_attention_fp8_bwd_wrapper
+		dot_product_attention_fp8_fwd dot_product_attention_fp8_fwd_wrapper dot_product_attention_fwd
+		dot_product_attention_fwd_wrapper double double_sided_maxwell dsplit dstack dtype dynamic_index_in_dim
+		dynamic_slice dynamic_slice_in_dim dynamic_update_index_in_dim dynamic_update_slice
+		dynamic_update_slice_in_dim ediff1d eig eigh eigvals eigvalsh einsum einsum_path elu empty empty2
+		empty_like empty_ref eq eq_to equal erf erf_inv erfc eval_jaxpr exp exp2 expand_dims expm1 exponential
+		extract eye f fabs ffi_call fft fft2 fftfreq fftn fftshift fill_diagonal finfo flatnonzero flexible flip
+		fliplr flipud float16 float32 float4_e2m1fn float64 float6_e2m3fn float6_e3m2fn float8_e3m4 float8_e4m3
+		float8_e4m3b11fnuz float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu float_
+		float_power floating floor floor_divide fmax fmin fmod fold_in fori_loop free_ref freeze frexp from_dlpack
+		from_edtype frombuffer fromfile fromfunction fromiter frompyfunc fromstring full full_like gamma gather gcd
+		ge gelu generalized_normal generic geometric geomspace geqp3 geqrf get get_printoptions
+		get_scaled_dot_general_config glu gradient greater greater_equal gt gumbel hamming hanning hard_sigmoid
+		hard_silu hard_swish hard_tanh heaviside hessenberg hfft histogram histogram2d histogram_bin_edges
+		histogramdd householder_product hsplit hstack hypot i0 identity ifft ifft2 ifftn ifftshift igamma
+		igamma_grad_a igammac ihfft iinfo imag index_in_dim index_take indices inexact inner insert
+		inspect_sharding int1 int16 int2 int32 int4 int64 int8 int_ integer integer_pow interp intersect1d inv
+		invert io_callback iota iota_2x32_shape irfft irfft2 irfftn is_finite isclose iscomplex iscomplexobj
+		isdtype isfinite isin isinf isnan isneginf isposinf isreal isrealobj isscalar issubdtype iterable ix_ jit
+		kaiser key key_data key_dtype key_impl kron laplace layout_constraint lcm ldexp le le_to leaky_relu
+		left_shift less less_equal lexsort lgamma linear_call linspace load log log10 log1mexp log1p log2
+		log_sigmoid log_softmax logaddexp logaddexp2 loggamma logical_and logical_not logical_or logical_xor
+		logistic logmeanexp lognormal logspace logsumexp lstsq lt lt_to lu lu_pivots_to_permutation map
+		mask_indices matmul matrix_norm matrix_power matrix_rank matrix_transpose matvec max maximum maxwell mean
+		median meshgrid min minimum minmax mish mod modf moveaxis mul mulhi multi_dot multinomial multiply
+		multivariate_normal name nan_to_num nanargmax nanargmin nancumprod nancumsum nanmax nanmean nanmedian
+		nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar ndarray ndim ne neg negative new_ref
+		nextafter nonzero norm normal not not_equal number object_ one_hot one_minus_square ones ones_like
+		optimization_barrier or ormqr orthogonal outer packbits pad padtype_to_pads pareto partition pbroadcast
+		pbroadcast_dynamic pcast percentile permutation permute_dims philox2x32 philox4x32 piecewise pin pinv place
+		platform_dependent platform_index pmax pmean pmin poisson poly polyadd polyder polydiv polyfit polygamma
+		polyint polymul polynomial polysub polyval population_count positive pow power ppermute ppermute_done
+		ppermute_start precv preduced printoptions prod promote_types psend pshuffle psum psum_done psum_invariant
+		psum_invariant_start psum_scatter psum_scatter_start pswapaxes ptp pure_callback put put_along_axis pvary
+		qr quantile rad2deg rademacher radians ragged_all_to_all ragged_dot ragged_dot_general randint random_bits
+		random_clone random_fold_in random_gamma random_gamma_grad random_seed random_split random_unwrap
+		random_wrap ravel ravel_multi_index rayleigh real reciprocal reduce reduce_and reduce_max reduce_min
+		reduce_or reduce_precision reduce_prod reduce_scatter reduce_scatter_done reduce_scatter_start reduce_sum
+		reduce_window reduce_window_max reduce_window_min reduce_window_shape_tuple reduce_window_sum reduce_xor
+		reduced_vary_cast regularized_incomplete_beta relayout relu relu6 rem remainder remat2 remat_opt repeat
+		reshape reshard resize result_type rev rfft rfft2 rfftfreq rfftn right_shift rint rng_bit_generator
+		rng_uniform roll rollaxis roots rot90 round rsqrt run_state save savez scaled_dot scaled_dot_general
+		scaled_matmul scaled_matmul_wrapper scan scatter scatter-add scatter-max scatter-min scatter-mul
+		scatter-sub scatter_add scatter_apply scatter_max scatter_min scatter_mul scatter_sub schur searchsorted
+		select select_and_gather_add select_and_scatter select_and_scatter_add select_n selu set_printoptions
+		setdiff1d setxor1d shape shape_as_value shape_assertion shard_map sharding_constraint shift_left
+		shift_right_arithmetic shift_right_logical sigmoid sign signbit signedinteger silu sin sinc single sinh
+		size slice slice_in_dim slogdet soft_sign softmax softplus solve sort sort_complex sort_key_val spacing
+		sparse_plus sparse_sigmoid split sqrt square squareplus squeeze stack stage standardize std stop_gradient
+		sub subtract sum svd svdvals swap swapaxes swish switch symmetric_product t take take_along_axis tan tanh
+		tensordot tensorinv tensorsolve threefry2x32 threefry4x32 tie tile to_edtype top_k trace transpose
+		trapezoid tri triangular triangular_solve tridiagonal tridiagonal_solve tril tril_indices tril_indices_from
+		trim_zeros triu triu_indices triu_indices_from true_divide trunc truncated_normal ufunc uint uint1 uint16
+		uint2 uint32 uint4 uint64 uint8 uniform union1d unique unique_all unique_counts unique_inverse
+		unique_values unpackbits unpin unravel_index unreachable unreduced_pmax unreduced_pmin unreduced_psum
+		unreduced_reduce_scatter unsignedinteger unstack unwrap vander var vary_unreduced_cast vdot vecdot vecmat
+		vector_norm vectorize vsplit vstack wald weibull_min where while while_loop with_memory_space_constraint
+		with_sharding_constraint wrap_key_data xor zeros zeros_like zeta`) {
+		jaxNames[n] = true
 	}
 }
+
+// IsEagerName reports whether a JAX module family is named like an eager one-op program; used
+// where no log says who compiled it (a dump read on its own).
+func IsEagerName(family string) bool {
+	return isEagerOp(logscan.ProducerJAX, family, "")
+}
+
+// DumpProgram is the program a dumped module belongs to when no log links it to a
+// compilation: its family, a Keras step function's own id (train, test and predict share a
+// family), or "" for an eager one-op program.
+func DumpProgram(module string) string {
+	fam := hlo.Family(module)
+	switch {
+	case IsEagerName(fam):
+		return ""
+	case isKerasStep(fam):
+		return reCounter.ReplaceAllString(module, "")
+	}
+	return fam
+}
+
+var reCounter = regexp.MustCompile(`(\.\d+)+$`)

@@ -33,6 +33,9 @@ const (
 	FindingMarkerNotFound      FindingKind = "marker_not_found"
 	FindingNoEvidence          FindingKind = "no_compile_evidence"
 	FindingEagerPrograms       FindingKind = "eager_compilations"
+	FindingFrameworkWarning    FindingKind = "framework_warning"
+	FindingCacheUnusable       FindingKind = "persistent_cache_unusable"
+	FindingMetricsDisagree     FindingKind = "metrics_disagree"
 )
 
 // Finding is something the ledger thinks a user should look at.
@@ -87,6 +90,7 @@ func findings(opt Options, r *Report) []Finding {
 				r.Summary.LoadsAfterWarmup, FormatDuration(r.Summary.LateLoadTime)),
 			Advice: "Graphcore's recompilation note: merge the graphs that alternate into one (e.g. train and validation in one loop), or place them on separate IPUs so each stays loaded"})
 	}
+	fs = append(fs, metricFindings(r)...)
 	for _, m := range r.Modules {
 		for _, u := range m.Units {
 			if u.Compiled && !u.Finished && u.Producer == logscan.ProducerPopTorch {
@@ -114,6 +118,11 @@ func recompiledFinding(m *Module, processes int) Finding {
 	}
 	f := Finding{Severity: SeverityError, Module: m.Family, File: at.File, Line: at.Line}
 	switch {
+	case at.Retraced:
+		f.Kind = FindingRecompiled
+		f.Message = fmt.Sprintf("%s: a new XLA auto-clustering cluster was compiled after the graph's clusters had already run: the function was traced again and its clusters formed anew%s%s",
+			m.Family, where, said)
+		f.Advice = "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True so it is not traced again; or mark the dynamic dimensions and let XLA recompile one cluster"
 	case m.HashCount > 1:
 		f.Kind = FindingRecompiledNewHash
 		f.Message = fmt.Sprintf("%s was compiled %d times with %s different graph hashes (%s): the graph changed%s%s",
@@ -177,9 +186,11 @@ func hashAdvice(producer logscan.Producer, explained bool) string {
 	return "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`"
 }
 
-// retraceNote is the frameworks' retracing warnings about one function.
+// retraceNote is the frameworks' retracing warnings (and other warnings about how the program
+// uses them) about one function.
 type retraceNote struct {
 	key      string
+	kind     logscan.Kind
 	producer logscan.Producer
 	module   string
 	file     string
@@ -195,10 +206,10 @@ func (n *retraceNote) merge(o *retraceNote) {
 
 // noteRetrace keeps the last warning about each function: its numbers are the run's.
 func (l *Ledger) noteRetrace(ev logscan.Event) {
-	key := string(ev.Producer) + "\x00" + ev.Module
+	key := string(ev.Producer) + "\x00" + string(ev.Signal) + "\x00" + ev.Module
 	n := l.retraces[key]
 	if n == nil {
-		n = &retraceNote{key: key, producer: ev.Producer, module: ev.Module}
+		n = &retraceNote{key: key, kind: ev.Kind, producer: ev.Producer, module: ev.Module}
 		l.retraces[key] = n
 		l.rorder = append(l.rorder, n)
 	}
@@ -216,8 +227,11 @@ func retraceFindings(notes []*retraceNote) []Finding {
 			msg += fmt.Sprintf(" (the last of %d warnings)", n.count)
 		}
 		f := Finding{Severity: SeverityWarning, Kind: FindingFrequentRetracing, Module: n.module, File: n.file, Line: n.line, Message: msg}
-		switch n.producer {
-		case logscan.ProducerTF:
+		switch {
+		case n.kind == logscan.FrameworkWarning:
+			f.Kind = FindingFrameworkWarning
+			f.Advice = "reading tensor values on the host (.item(), printing a tensor, Python control flow on a value) cuts the graph and waits for the device each step: keep such reads out of the step, or do them every N steps"
+		case n.producer == logscan.ProducerTF:
 			f.Advice = "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, and pass Python scalars as tensors; under jit_compile every new signature is a new XLA compilation"
 		default:
 			f.Advice = "keep input shapes static (pad or bucket them) and avoid reading tensor values between steps; dump the graphs (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`"
@@ -273,4 +287,31 @@ func joinLimited(xs []string, n int) string {
 		b.WriteString(x)
 	}
 	return b.String()
+}
+
+// metricFindings compares what a framework's metrics report says with what the log shows.
+func metricFindings(r *Report) []Finding {
+	var fs []Finding
+	ms := r.Summary.Metrics
+	if f, ok := ms["PersistentCacheDeserializeFailure"]; ok && f.Count > 0 {
+		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCacheUnusable, File: f.File, Line: f.Line,
+			Message: fmt.Sprintf("the persistent compilation cache held %d executable(s) that could not be loaded (PersistentCacheDeserializeFailure): they were compiled again", f.Count),
+			Advice:  "this PJRT backend cannot deserialize executables (PyTorch/XLA 2.9 on CPU cannot); the cache helps only where the device's plugin supports it"})
+	}
+	if ct, ok := ms["CompileTime"]; ok {
+		n := 0
+		for _, m := range r.Modules {
+			for _, u := range m.Units {
+				if u.Compiled && u.Producer == logscan.ProducerTorchXLA {
+					n++
+				}
+			}
+		}
+		if n > 0 && n != ct.Count {
+			fs = append(fs, Finding{Severity: SeverityInfo, Kind: FindingMetricsDisagree, File: ct.File, Line: ct.Line,
+				Message: fmt.Sprintf("PyTorch/XLA's metrics count %d compilation(s) (CompileTime samples), the log's Compilation Analysis blocks %d", ct.Count, n),
+				Advice:  "set PT_XLA_DEBUG_LEVEL=2 for the whole run (from before the first step) so that every compilation is analysed"})
+		}
+	}
+	return fs
 }

@@ -22,24 +22,27 @@ type Ledger struct {
 	marked     bool // the warm-up marker of the current input has been seen
 	loadsLate  bool // --warmup: the Warmup-th compilation has been seen
 
-	sum      Summary
-	mods     map[string]*Module
-	order    []*Module
-	programs map[string]int
-	late     []*Unit
-	loads    []Load
-	lateL    lateLoads // loads after warm-up
-	pending  lateLoads // by default: loads after the last first compilation so far
-	retraces map[string]*retraceNote
-	rorder   []*retraceNote
+	sum          Summary
+	mods         map[string]*Module
+	order        []*Module
+	programs     map[string]int
+	late         []*Unit
+	loads        []Load
+	lateL        lateLoads // loads after warm-up
+	pending      lateLoads // by default: loads after the last first compilation so far
+	retraces     map[string]*retraceNote
+	rorder       []*retraceNote
+	reused       map[string]bool // TF auto-clustering: cluster groups that ran a compiled graph again
 	files        []string
 	markerWanted bool
 	inputs       int
 }
 
 // pendingWhy is a framework's explanation of a trace, waiting for the compilation it caused.
+// A first trace explains nothing but says the function is the program's own.
 type pendingWhy struct {
 	function, reason string
+	first, library   bool
 }
 
 // maxPendingWhys bounds the explanations kept between two compilations.
@@ -48,7 +51,7 @@ const maxPendingWhys = 16
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
 	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[string]int{},
-		retraces: map[string]*retraceNote{}}
+		retraces: map[string]*retraceNote{}, reused: map[string]bool{}}
 }
 
 // BeginInput starts input number i (its index among the logs), read from file. The inputs of
@@ -81,8 +84,14 @@ func (l *Ledger) Add(ev logscan.Event) {
 		l.cluster(ev)
 	case logscan.CacheWrite:
 		l.write(ev)
-	case logscan.Retrace:
+	case logscan.Retrace, logscan.Trace:
 		l.retrace(ev)
+	case logscan.Execution:
+		l.execution(ev)
+	case logscan.FrameworkMetric:
+		l.metric(ev)
+	case logscan.FrameworkWarning:
+		l.noteRetrace(ev)
 	case logscan.ExecutableLoad:
 		l.load(ev)
 	case logscan.Marker:
@@ -115,15 +124,18 @@ func (l *Ledger) load(ev logscan.Event) {
 	}
 }
 
-// retrace counts a framework's retrace. An explained one waits for the compilation it caused;
-// the others become one frequent-retracing note per function.
+// retrace counts a framework's retrace. An explained one (and a first trace) waits for the
+// compilation it caused; the others become one frequent-retracing note per function.
 func (l *Ledger) retrace(ev logscan.Event) {
-	l.sum.Retraces++
-	if ev.Reason != "" {
+	first := ev.Kind == logscan.Trace
+	if !first {
+		l.sum.Retraces++
+	}
+	if ev.Reason != "" || first {
 		if len(l.whys) == maxPendingWhys {
 			l.whys = l.whys[1:]
 		}
-		l.whys = append(l.whys, pendingWhy{function: ev.Module, reason: ev.Reason})
+		l.whys = append(l.whys, pendingWhy{function: ev.Module, reason: ev.Reason, first: first, library: ev.Library})
 		return
 	}
 	l.noteRetrace(ev)
@@ -131,21 +143,41 @@ func (l *Ledger) retrace(ev logscan.Event) {
 
 // attachWhy gives a unit the explanation of the trace that caused it: the one that names its
 // function, or one that names no function. Explanations of other functions (a nested function
-// traced inside this one) are dropped: they explained this trace, not a compilation.
+// traced inside this one) are dropped: they explained this trace, not a compilation. A
+// function the framework explained at all is the program's own.
 func (l *Ledger) attachWhy(u *Unit) {
 	if len(l.whys) == 0 {
 		return
 	}
-	if u.Why == "" {
-		for i := len(l.whys) - 1; i >= 0; i-- {
-			w := l.whys[i]
-			if w.function == "" || sameFunction(w.function, u.Module) {
-				u.Why = w.reason
-				break
-			}
+	for i := len(l.whys) - 1; i >= 0; i-- {
+		w := l.whys[i]
+		if w.function != "" && !sameFunction(w.function, u.Module) {
+			continue
 		}
+		u.User = u.User || (w.function != "" && !w.library)
+		if !w.first && u.Why == "" {
+			u.Why = w.reason
+		}
+		break
 	}
 	l.whys = l.whys[:0]
+}
+
+// execution counts a framework running a graph it had compiled. TF's "Already Compiled" for
+// an auto-clustered graph says the graph is in its steady state.
+func (l *Ledger) execution(ev logscan.Event) {
+	l.sum.Executions++
+	if g := ClusterGroup(ev.Module); g != "" {
+		l.reused[g] = true
+	}
+}
+
+// metric keeps the last value a framework reported for a metric (the reports are cumulative).
+func (l *Ledger) metric(ev logscan.Event) {
+	if l.sum.Metrics == nil {
+		l.sum.Metrics = map[string]Metric{}
+	}
+	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: ev.Duration, File: ev.File, Line: ev.Line}
 }
 
 // sameFunction reports whether two names a framework gives one function agree: JAX names the
@@ -159,13 +191,27 @@ func sameFunction(a, b string) bool {
 }
 
 func bareFunction(name string) string {
-	for _, p := range []string{"jit_", "pjit_", "pmap_", "xmap_"} {
+	for _, p := range []string{"jit_", "pjit_", "pmap_", "xmap_", "__inference_"} {
 		if strings.HasPrefix(name, p) {
 			name = name[len(p):]
+			if p == "__inference_" { // TF: __inference_train_step_42
+				if i := strings.LastIndexByte(name, '_'); i > 0 && isNumber(name[i+1:]) {
+					name = name[:i]
+				}
+			}
 			break
 		}
 	}
 	return sanitizeFunction(name)
+}
+
+func isNumber(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // sanitizeFunction maps a Python name to the name JAX gives its module: every character other
@@ -196,6 +242,9 @@ func (l *Ledger) Report() *Report {
 	}
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
+	if ct, ok := l.sum.Metrics["CompileTime"]; ok && l.sum.CompileTime == 0 && ct.Total > 0 {
+		l.sum.CompileTime, l.sum.MetricCompileTime = ct.Total, true
+	}
 	l.sum.LoadsAfterWarmup = l.lateL.total.LoadsAfterWarmup
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,

@@ -28,13 +28,13 @@ type Unit struct {
 	// Program is what a recompilation is counted against: the family, or for eager one-op
 	// programs (which share a name across different programs) the family and the argument
 	// signature.
-	Program  string
-	Hash     string
-	Producer logscan.Producer
-	Input    int // the input it came from (the index of its log)
-	File     string
-	Line     int
-	LastLine int  // the last line that belongs to this unit
+	Program   string
+	Hash      string
+	Producer  logscan.Producer
+	Input     int // the input it came from (the index of its log)
+	File      string
+	Line      int
+	LastLine  int  // the last line that belongs to this unit
 	Requested bool // a compile request was logged
 	Compiled  bool // not served from a cache
 	Hit       bool
@@ -56,6 +56,12 @@ type Unit struct {
 	// Eager marks a framework's one-op program compiled for an eager operation (JAX's
 	// jit_convert_element_type and the like): many programs share its name.
 	Eager bool
+	// Retraced marks a new TF auto-clustering cluster compiled after the graph's clusters had
+	// already run: the function was traced again (the group is ClusterGroup(Module)).
+	Retraced bool
+	// User marks a function the framework explained as the program's own (a JAX tracing-cache
+	// miss or first trace, a TF FuncGraph): never an eager one-op program.
+	User bool
 	// Signature is what the framework logged about the arguments (JAX's global shapes and
 	// types); Why is the framework's own explanation of the compile (JAX's tracing-cache-miss
 	// text, PyTorch/XLA's compilation cause).

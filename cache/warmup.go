@@ -45,7 +45,10 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 			u.Late = "compiled after the warm-up marker"
 		}
 	default:
-		if u.Seq > 1 && u.Family != Unnamed && !u.Eager {
+		switch {
+		case u.Retraced:
+			u.Late = "compiled after warm-up: a new XLA cluster formed after the graph had run (the function was traced again)"
+		case u.Seq > 1 && u.Family != Unnamed && !u.Eager:
 			u.Late = "compiled after warm-up"
 		}
 	}

@@ -222,7 +222,8 @@ func shardingRule(c *classifier) (Cause, bool) {
 // changes, a changed result shape.
 func shapeRule(c *classifier) (Cause, bool) {
 	if len(c.dimParams) == 0 {
-		if len(c.t.results) > 0 && len(c.causes) == 0 {
+		structural := c.r.Added+c.r.Removed+c.r.Counts[KindCompAdded]+c.r.Counts[KindCompRemoved] > 0
+		if len(c.t.results) > 0 && len(c.causes) == 0 && !structural {
 			return Cause{Kind: CauseInputShape, Summary: "the result shape changed", Evidence: evidenceOf(c.t.results, changeLine)}, true
 		}
 		return Cause{}, false
@@ -247,12 +248,20 @@ func shapeRule(c *classifier) (Cause, bool) {
 	return Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("input shapes changed in %d parameter(s): %s", len(c.dimParams), shapeSummary(c.dimParams)), Evidence: ev}, true
 }
 
-// constantRule: constants baked into the graph that changed and that no shape change explains.
+// constantRule: constants baked into the graph that changed and that no shape change explains
+// (an input that became a constant among them).
 func constantRule(c *classifier) (Cause, bool) {
 	if len(c.constants) == 0 || c.constCount <= 0 || c.unrelated {
 		return Cause{}, false
 	}
-	return Cause{Kind: CauseConstant, Summary: fmt.Sprintf("%d constant(s) baked into the graph changed: %s", c.constCount, constSummary(c.constants[0])),
+	summary := fmt.Sprintf("%d constant(s) baked into the graph changed: %s", c.constCount, constSummary(c.constants[0]))
+	if c.constants[0].inputToConstant {
+		summary = fmt.Sprintf("an input became a constant baked into the graph: %s", constSummary(c.constants[0]))
+		if c.constCount > 1 {
+			summary += fmt.Sprintf(" (%d constant change(s) in all)", c.constCount)
+		}
+	}
+	return Cause{Kind: CauseConstant, Summary: summary,
 		Evidence: evidenceN(c.constants, c.constCount, func(ch Change) string {
 			return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), short(ch.New))
 		})}, true
@@ -265,6 +274,10 @@ func moduleConfigRule(c *classifier) (Cause, bool) {
 		switch ch.Attr {
 		case "num_partitions", "replica_count", "entry_computation_layout":
 			continue
+		case "buffer_donor", "input_output_alias":
+			if c.t.paramsA != c.t.paramsB {
+				continue // the parameters were renumbered
+			}
 		}
 		cfg = append(cfg, ch)
 	}
@@ -281,7 +294,7 @@ func moduleConfigRule(c *classifier) (Cause, bool) {
 // changed with no parameter or result change to explain it.
 func layoutRule(c *classifier) (Cause, bool) {
 	var ev []string
-	if len(c.t.params) == 0 && len(c.t.results) == 0 {
+	if len(c.t.params) == 0 && len(c.t.results) == 0 && c.t.paramsA == c.t.paramsB {
 		for _, ch := range c.t.header {
 			if ch.Attr == "entry_computation_layout" {
 				ev = append(ev, fmt.Sprintf("module entry_computation_layout: %s → %s", short(ch.Old), short(ch.New)))
@@ -296,10 +309,17 @@ func layoutRule(c *classifier) (Cause, bool) {
 }
 
 // structureRule: instructions or computations added or removed, opcodes changed; or, when
-// nothing else explains the difference, attributes and shapes inside the graph.
+// nothing else explains the difference, attributes and shapes inside the graph. Ops a compiler
+// adds or drops because an input changed shape or type (a transpose for a new layout, a
+// convert for bf16) are evidence of that cause, not a structure change of their own.
 func structureRule(c *classifier) (Cause, bool) {
 	r, t := c.r, c.t
 	if r.Added+r.Removed+r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
+		if k := c.consequenceOf(); k >= 0 {
+			c.causes[k].Evidence = append(c.causes[k].Evidence,
+				fmt.Sprintf("the compiler emitted other ops for the new inputs (not a cause of its own): %s", opDelta(r)))
+			return Cause{}, false
+		}
 		return Cause{Kind: CauseGraphStructure, Summary: fmt.Sprintf("the graph's structure changed: %s", opDelta(r)),
 			Evidence: evidenceOf(t.structure, structureLine)}, true
 	}
@@ -317,6 +337,41 @@ func structureRule(c *classifier) (Cause, bool) {
 			}
 			return changeLine(ch)
 		})}, true
+}
+
+// plumbing are ops a compiler adds or drops when only shapes or types change.
+var plumbing = map[string]bool{"transpose": true, "reshape": true, "broadcast": true, "copy": true, "bitcast": true,
+	"slice": true, "dynamic-slice": true, "pad": true, "concatenate": true, "constant": true, "iota": true,
+	"get-tuple-element": true, "tuple": true}
+
+var typePlumbing = map[string]bool{"convert": true, "bitcast-convert": true, "reduce-precision": true}
+
+// consequenceOf returns the index of the cause (dtype, a shape, a constant) that the
+// structural change follows from, or -1: every instruction added or removed is plumbing for
+// it, and no computation or opcode changed.
+func (c *classifier) consequenceOf() int {
+	r, t := c.r, c.t
+	if r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 || r.Added+r.Removed > r.Matched/4+4 {
+		return -1
+	}
+	for k, cause := range c.causes {
+		if cause.Kind == CauseSharding {
+			continue
+		}
+		// An op removed and the same op added is one op matched no further (its operands
+		// changed type): only the rest must be plumbing.
+		ok := true
+		for op, n := range t.addedOps {
+			ok = ok && (n <= t.removedOps[op] || plumbing[op] || cause.Kind == CauseDtype && typePlumbing[op])
+		}
+		for op, n := range t.removedOps {
+			ok = ok && (n <= t.addedOps[op] || plumbing[op] || cause.Kind == CauseDtype && typePlumbing[op])
+		}
+		if ok {
+			return k
+		}
+	}
+	return -1
 }
 
 func structureLine(ch Change) string {

@@ -3,6 +3,7 @@ package diff
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/recomp/recomp/hlo"
 )
@@ -48,6 +49,7 @@ type Change struct {
 	LineB   int
 
 	oldShape, newShape hlo.Shape
+	inputToConstant    bool // a parameter of A replaced by a constant in B
 }
 
 // EntryParam reports whether the change is of a parameter of the entry computation.
@@ -110,6 +112,10 @@ func Compare(a, b *hlo.Module) *Result {
 	if r.t.elided > 0 {
 		r.Notes = append(r.Notes, strconv.Itoa(r.t.elided)+" large constant(s) are printed as {...} in both modules: their values cannot be compared from text")
 	}
+	if r.t.handles > 0 {
+		r.Notes = append(r.Notes, strconv.Itoa(r.t.handles)+" host-callback handle(s) differ: pointers the framework bakes in for each registration of a callback, not part of the program")
+	}
+	r.t.paramsA, r.t.paramsB = countParams(a.Entry), countParams(b.Entry)
 	r.Causes = classify(r)
 	return r
 }
@@ -120,6 +126,7 @@ type comparer struct {
 	fa, fb, sa, sb *hlo.Hasher
 	pairAB, pairBA map[*hlo.Computation]*hlo.Computation
 	queue          [][2]*hlo.Computation
+	callbackArgs   map[string]bool // B's instructions passed to host-callback custom calls
 }
 
 func (c *comparer) pairComps(ca, cb *hlo.Computation) {
@@ -253,6 +260,20 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 			pair(i, uniqueB[h])
 		}
 	}
+	// Identical instructions that repeat (the constant 0 used in ten places) pair in order,
+	// before shape-blind matching could pair a constant with another value.
+	same := make(map[uint64][]int, nb)
+	for j, h := range fb {
+		if mb[j] < 0 {
+			same[h] = append(same[h], j)
+		}
+	}
+	for i, h := range fa {
+		if l := same[h]; ma[i] < 0 && len(l) > 0 {
+			pair(i, l[0])
+			same[h] = l[1:]
+		}
+	}
 	sa, sb := c.sa.Instructions(ca), c.sb.Instructions(cb)
 	groups := make(map[uint64][]int, nb)
 	for j, h := range sb {
@@ -272,7 +293,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 	ia, ib := indexByName(ca), indexByName(cb)
 	if ca.Root != nil && cb.Root != nil {
 		i, j := ia[ca.Root.Name], ib[cb.Root.Name]
-		if ma[i] < 0 && mb[j] < 0 {
+		if ma[i] < 0 && mb[j] < 0 && ca.Root.Opcode == cb.Root.Opcode {
 			pair(i, j)
 		}
 	}
@@ -286,7 +307,36 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 			}
 		}
 	}
+	// What is left pairs by what the frontend says it is: the same opcode and op_name, where
+	// that is unique on both sides (an op whose input changed type or shape, so that neither
+	// its hash nor its skeleton matched).
+	leftovers := func(comp *hlo.Computation, m []int) map[string][]int {
+		out := map[string][]int{}
+		for i, in := range comp.Instructions {
+			if m[i] < 0 {
+				if on := in.Metadata().OpName; on != "" {
+					k := in.Opcode + "\x00" + on
+					out[k] = append(out[k], i)
+				}
+			}
+		}
+		return out
+	}
+	la, lb := leftovers(ca, ma), leftovers(cb, mb)
+	for i, in := range ca.Instructions {
+		if ma[i] >= 0 {
+			continue
+		}
+		k := in.Opcode + "\x00" + in.Metadata().OpName
+		if as, bs := la[k], lb[k]; len(as) == 1 && len(bs) == 1 && mb[bs[0]] < 0 {
+			pair(i, bs[0])
+		}
+	}
 	entry := ca == c.a.Entry && cb == c.b.Entry
+	var gone, came map[int]bool
+	if entry {
+		gone, came = c.inputsBecameConstants(ca, cb, ma, mb, ia, ib)
+	}
 	c.r.Computations = append(c.r.Computations, CompPair{A: ca, B: cb, MatchB: mb})
 	sort.Slice(pairs, func(x, y int) bool { return pairs[x][1] < pairs[y][1] })
 	for _, p := range pairs {
@@ -294,7 +344,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		c.compareInstructions(ca.Instructions[p[0]], cb.Instructions[p[1]], cb, entry)
 	}
 	for i, in := range ca.Instructions {
-		if ma[i] < 0 {
+		if ma[i] < 0 && !gone[i] {
 			c.r.Removed++
 			c.r.t.removedOps[in.Opcode]++
 			md := in.Metadata()
@@ -304,7 +354,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		}
 	}
 	for j, in := range cb.Instructions {
-		if mb[j] < 0 {
+		if mb[j] < 0 && !came[j] {
 			c.r.Added++
 			c.r.t.addedOps[in.Opcode]++
 			md := in.Metadata()
@@ -369,7 +419,11 @@ func (c *comparer) compareInstructions(x, y *hlo.Instruction, cb *hlo.Computatio
 		ch.oldShape, ch.newShape = x.Shape, y.Shape
 		c.add(ch)
 	}
-	if x.Opcode == "constant" && y.Opcode == "constant" {
+	if x.Opcode == "constant" && y.Opcode == "constant" && c.handle(y) {
+		c.r.t.handles++
+	} else if x.Opcode == "constant" && y.Opcode == "constant" && x.Shape.Elem == y.Shape.Elem {
+		// (a constant whose element type changed is printed at the new precision: its dtype
+		// change says it all)
 		switch {
 		case x.Elided() && y.Elided():
 			c.r.t.elided++
@@ -435,8 +489,9 @@ func (c *comparer) compareAttrs(x, y *hlo.Instruction, base Change) {
 
 // pairParams pairs the parameters of two computations. With as many on both sides they pair by
 // number. Otherwise (a layer added, an input dropped) numbers shift, so they pair by what they
-// are: the same op_name, then the same shape where it is unique, then the same shape in order;
-// the rest are added or removed (a parameter whose shape changed too pairs by op_name only).
+// are: the same op_name, then the same op_name, source line and shape, then the same shape
+// where it is unique, then the same shape in order; the rest are added or removed (a
+// parameter whose shape changed too pairs by op_name only).
 func pairParams(ca, cb *hlo.Computation) [][2]int {
 	var pa, pb []int
 	for i, in := range ca.Instructions {
@@ -490,7 +545,83 @@ func pairParams(ca, cb *hlo.Computation) [][2]int {
 		}
 	}
 	pairBy(func(in *hlo.Instruction) string { return in.Metadata().OpName }, true)
+	pairBy(func(in *hlo.Instruction) string {
+		if md := in.Metadata(); md.Source() != "" {
+			return md.OpName + "@" + md.Source() + "/" + in.Shape.NoLayout()
+		}
+		return ""
+	}, true)
 	pairBy(func(in *hlo.Instruction) string { return in.Shape.String() }, true)
 	pairBy(func(in *hlo.Instruction) string { return in.Shape.String() }, false)
 	return out
+}
+
+// inputsBecameConstants finds the entry parameters of A that are gone because a constant of
+// B took their place: an instruction both sides share has the parameter as an operand in A and
+// a constant of the same shape in its place in B. That is a value passed at run time that is
+// now baked into the graph (PyTorch/XLA folds the Python scalars 0 and 1, JAX a closed-over
+// value): a constant_value change, not a parameter removed and a constant added.
+func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int) (gone, came map[int]bool) {
+	gone, came = map[int]bool{}, map[int]bool{}
+	for j, y := range cb.Instructions {
+		i := mb[j]
+		if i < 0 {
+			continue
+		}
+		x := ca.Instructions[i]
+		for k := 0; k < len(x.Operands) && k < len(y.Operands); k++ {
+			pi, oka := ia[x.Operands[k]]
+			cj, okb := ib[y.Operands[k]]
+			if !oka || !okb || ma[pi] >= 0 || gone[pi] {
+				continue
+			}
+			p, cn := ca.Instructions[pi], cb.Instructions[cj]
+			if p.Opcode != "parameter" || cn.Opcode != "constant" || p.Shape.NoLayout() != cn.Shape.NoLayout() {
+				continue
+			}
+			gone[pi] = true
+			if mb[cj] < 0 {
+				came[cj] = true
+			}
+			md := cn.Metadata()
+			c.add(Change{Kind: KindConstant, Computation: cb.Name, Instruction: p.Name + " → " + cn.Name, OpName: md.OpName,
+				Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: cn.Literal, IsParam: true, Param: p.Param,
+				Entry: true, LineA: p.Line, LineB: cn.Line, inputToConstant: true})
+		}
+	}
+	return gone, came
+}
+
+// handle reports whether a constant is a handle the framework bakes in for a host callback
+// (a pointer passed to a custom call): it changes with every registration of the callback
+// and says nothing about the program.
+func (c *comparer) handle(in *hlo.Instruction) bool {
+	if in.Shape.IsTuple || len(in.Shape.Dims) != 0 || (in.Shape.Elem != "s64" && in.Shape.Elem != "u64") {
+		return false
+	}
+	if c.callbackArgs == nil {
+		c.callbackArgs = map[string]bool{}
+		for _, comp := range c.b.Computations {
+			for _, user := range comp.Instructions {
+				if target, _ := user.Attr("custom_call_target"); user.Opcode == "custom-call" && strings.Contains(target, "callback") {
+					for _, op := range user.Operands {
+						c.callbackArgs[op] = true
+					}
+				}
+			}
+		}
+	}
+	return c.callbackArgs[in.Name]
+}
+
+func countParams(c *hlo.Computation) int {
+	n := 0
+	if c != nil {
+		for _, in := range c.Instructions {
+			if in.Opcode == "parameter" {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -52,8 +52,9 @@ func TestCorpusPairs(t *testing.T) {
 		"jax-gpu-compiled-as-text/jaxfft_256_mesh2x4_f32_FFT.compiled.txt|f64":      {CauseDtype},
 		"jax-gpu-compiled-as-text/jaxfft_256_mesh2x4_f32_FFT.compiled.txt|4x2":      {CauseSharding},
 		"jax-gpu-compiled-as-text/pfft3d_256_mesh8x1_f64_IFFT-noncont.compiled.txt": {CauseInputShape, CauseConstant},
-		"tf-autoclustering-dumpdir/module_0312.after_optimizations.txt":             {CauseBatchSize, CauseGraphStructure},
-		"tf-autoclustering-dumpdir/module_0268.after_optimizations.txt":             {CauseInputShape},
+		// With one ROI instead of two, XLA simplifies a fusion: the new ops follow the batch.
+		"tf-autoclustering-dumpdir/module_0312.after_optimizations.txt": {CauseBatchSize},
+		"tf-autoclustering-dumpdir/module_0268.after_optimizations.txt": {CauseInputShape},
 	}
 	pairs, err := os.ReadFile(filepath.Join(dir, "PAIRS"))
 	if err != nil {

@@ -219,15 +219,29 @@ type History struct {
 // Explain returns every module family of a dump, in the order of their first file, and
 // compares each version of a family with the one before.
 func Explain(d *Dump) []*History {
-	fam := byFamily(d.Files)
+	return ExplainBy(d, func(f *DumpFile) string { return f.Family })
+}
+
+// ExplainBy is Explain with the files grouped by key instead of by module family: the
+// identity a log gives each compilation (a Python frame for PyTorch/XLA's unnamed graphs,
+// a Keras function). Files whose key is "" are left out (eager one-op programs, which share
+// a name without being one program).
+func ExplainBy(d *Dump, key func(*DumpFile) string) []*History {
+	groups := map[string][]*DumpFile{}
+	for _, f := range d.Files {
+		if k := key(f); k != "" {
+			groups[k] = append(groups[k], f)
+		}
+	}
 	var out []*History
 	for _, f := range d.Files {
-		files := fam[f.Family]
-		if files == nil {
-			continue // already done
+		k := key(f)
+		files := groups[k]
+		if k == "" || files == nil {
+			continue // left out, or already done
 		}
-		delete(fam, f.Family)
-		h := &History{Family: f.Family, Files: files}
+		delete(groups, k)
+		h := &History{Family: k, Files: files}
 		for i := 1; i < len(h.Files); i++ {
 			p := &Pair{A: h.Files[i-1], B: h.Files[i], PairedBy: PairedByOrder}
 			p.Result = Compare(p.A.Module, p.B.Module)

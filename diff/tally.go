@@ -3,19 +3,23 @@ package diff
 // tally sorts every change of a comparison into the groups the cause rules read. Each group
 // keeps its first maxTally changes; Result.Counts counts them all.
 type tally struct {
-	params     []Change // shape, dtype and layout changes of entry parameters
-	results    []Change // shape, dtype and layout changes of the entry computation's result
-	constants  []Change
-	sharding   []Change
-	header     []Change
-	structure  []Change // instructions and computations added or removed, opcode changes
-	layouts    []Change
-	attrs      []Change
-	dtypes     []Change
-	shapes     []Change
-	elided     int // constants elided ({...}) on both sides
-	addedOps   map[string]int
-	removedOps map[string]int
+	params    []Change // shape, dtype and layout changes of entry parameters
+	results   []Change // shape, dtype and layout changes of the entry computation's result
+	constants []Change
+	sharding  []Change
+	header    []Change
+	structure []Change // instructions and computations added or removed, opcode changes
+	layouts   []Change
+	attrs     []Change
+	dtypes    []Change
+	shapes    []Change
+	elided    int // constants elided ({...}) on both sides
+	handles   int // host-callback handles that differ (not counted as changes)
+	// paramsA, paramsB count the entry parameters: when they differ, the entry layout and
+	// the donation settings follow.
+	paramsA, paramsB int
+	addedOps         map[string]int
+	removedOps       map[string]int
 }
 
 const maxTally = 4 * MaxChanges
@@ -33,7 +37,7 @@ func keep(l *[]Change, ch Change) {
 func (t *tally) add(ch Change) {
 	typeChange := ch.Kind == KindShape || ch.Kind == KindDtype || ch.Kind == KindLayout
 	switch {
-	case ch.EntryParam() && typeChange:
+	case ch.EntryParam() && typeChange && !ch.inputToConstant:
 		keep(&t.params, ch)
 	case ch.Root && ch.Entry && typeChange:
 		keep(&t.results, ch)

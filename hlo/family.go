@@ -25,15 +25,29 @@ func Family(name string) string {
 	return f
 }
 
-var reTFFunctionFamily = regexp.MustCompile(`_inference_(.+?)_N(?:__|$)`)
+var (
+	reTFFunctionFamily = regexp.MustCompile(`_inference_(.+?)_N(?:__|$)`)
+	reTFCluster        = regexp.MustCompile(`^cluster_(\d+)(?:__|$)`)
+	rePythonFrame      = regexp.MustCompile(`^\S+:\d+ \(.+\)$`)
+)
 
 // FunctionKey names the function a family was compiled from, so that the names one program
 // gives the same function in different places meet: TF logs a cluster signature
-// (__inference_f_N) where its dumps say a_inference_f_N__XlaMustCompile_…. Other families are
-// their own key.
+// (__inference_f_N, cluster_3) where its dumps say a_inference_f_N__XlaMustCompile_… and
+// cluster_3__XlaCompiledKernel_true__…; JAX 0.4's dumps keep a trailing '_' its logs do not
+// (jit__lambda_); PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names
+// it after the Python frame that ran it (train.py:42 (train_step)). Other families are their
+// own key.
 func FunctionKey(family string) string {
-	if m := reTFFunctionFamily.FindStringSubmatch(family); m != nil {
-		return "tf function " + m[1]
+	switch {
+	case reTFFunctionFamily.MatchString(family):
+		return "tf function " + reTFFunctionFamily.FindStringSubmatch(family)[1]
+	case reTFCluster.MatchString(family):
+		return "tf cluster " + reTFCluster.FindStringSubmatch(family)[1]
+	case family == "SyncTensorsGraph" || rePythonFrame.MatchString(family):
+		return "torch_xla unnamed graph"
+	case strings.HasPrefix(family, "jit_") || strings.HasPrefix(family, "pmap_"):
+		return strings.TrimRight(family, "_")
 	}
 	return family
 }

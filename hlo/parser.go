@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,6 +32,62 @@ type parser struct {
 	dimSlab   []int64
 	strSlab   []string
 	attrSlab  []Attr
+
+	// refs are the tuple-element references (x#N) of the computation being read, in order of
+	// first use; refSeen indexes them by name.
+	refs    []tupleRef
+	refSeen map[string]bool
+}
+
+// tupleRef is one x#N operand: the get-tuple-element it stands for.
+type tupleRef struct {
+	name, base, index string
+	user              *Instruction
+	line              int
+}
+
+func (p *parser) tupleRef(name, base, index string, user *Instruction) {
+	if p.refSeen == nil {
+		p.refSeen = map[string]bool{}
+	}
+	if p.refSeen[name] {
+		return
+	}
+	p.refSeen[name] = true
+	p.refs = append(p.refs, tupleRef{name: name, base: base, index: index, user: user, line: p.line})
+}
+
+// materializeRefs adds to c a get-tuple-element instruction for each x#N reference, just
+// before its first user, with the element's shape: the module is then the one an older XLA
+// printed with explicit get-tuple-elements, and compares equal to it.
+func (p *parser) materializeRefs(c *Computation) {
+	if len(p.refs) == 0 {
+		return
+	}
+	shapes := make(map[string]Shape, len(c.Instructions)+len(p.refs))
+	for _, in := range c.Instructions {
+		shapes[in.Name] = in.Shape
+	}
+	before := map[*Instruction][]*Instruction{}
+	for _, r := range p.refs {
+		gte := p.newInstruction()
+		*gte = Instruction{Name: r.name, Opcode: "get-tuple-element", Operands: []string{r.base}, Param: -1, Line: r.line,
+			Attrs: []Attr{{Name: "index", Value: r.index}}}
+		if bs, ok := shapes[r.base]; ok && bs.IsTuple {
+			if k, err := strconv.Atoi(r.index); err == nil && k < len(bs.Tuple) {
+				gte.Shape = bs.Tuple[k]
+			}
+		}
+		shapes[r.name] = gte.Shape
+		before[r.user] = append(before[r.user], gte)
+	}
+	out := make([]*Instruction, 0, len(c.Instructions)+len(p.refs))
+	for _, in := range c.Instructions {
+		out = append(out, before[in]...)
+		out = append(out, in)
+	}
+	c.Instructions = out
+	p.refs, p.refSeen = p.refs[:0], nil
 }
 
 // bailout stops parsing once there are too many errors.
@@ -287,6 +344,7 @@ func (p *parser) skipStackFrameTables() {
 }
 
 func (p *parser) parseComputation() (c *Computation) {
+	p.refs, p.refSeen = p.refs[:0], nil
 	line := p.line
 	entry := p.keyword("ENTRY")
 	name := p.name()
@@ -373,6 +431,7 @@ func (p *parser) parseComputation() (c *Computation) {
 			c.Attrs = append(c.Attrs, a)
 		}
 	}
+	p.materializeRefs(c)
 	if c.Root == nil && len(c.Instructions) > 0 {
 		c.Root = c.Instructions[len(c.Instructions)-1]
 	}
@@ -483,6 +542,24 @@ func (p *parser) operands(in *Instruction) bool {
 		if n == "" {
 			p.expected("operand name")
 			return false
+		}
+		for p.pos < len(p.src) && p.src[p.pos] == '#' {
+			// %x#N: element N of tuple x, printed at its use (XLA 2025+) where older XLA
+			// printed a get-tuple-element instruction. The parser makes that instruction.
+			ds := p.pos + 1
+			de := ds
+			for de < len(p.src) && isDigit(p.src[de]) {
+				de++
+			}
+			if de == ds {
+				p.pos++
+				p.expected("tuple index after '#'")
+				return false
+			}
+			elem := p.str(p.src[p.pos-len(n) : de]) // name() left pos just after n
+			p.tupleRef(elem, n, p.str(p.src[ds:de]), in)
+			n = elem
+			p.pos = de
 		}
 		if p.peek() == '(' {
 			p.errorf("nested instructions as operands are not supported")
@@ -701,7 +778,11 @@ loop:
 			p.lineStart = p.pos + 1
 		case ' ', '\t', '\r':
 			if depth == 0 {
-				break loop
+				// replica_groups=mesh['x'=8] {'x'}: a device mesh and the axes over it, one value.
+				if !p.meshContinues(start) {
+					break loop
+				}
+				dirty = true
 			}
 			if c != ' ' {
 				dirty = true
@@ -736,6 +817,20 @@ loop:
 		return p.str(raw), true
 	}
 	return normalizeValue(raw), true
+}
+
+// meshContinues reports whether the value that started at start is a device mesh
+// (mesh[...]) followed, after the white space at the current position, by the braces of its
+// axes.
+func (p *parser) meshContinues(start int) bool {
+	if !bytes.HasPrefix(p.src[start:p.pos], []byte("mesh[")) || p.src[p.pos-1] != ']' {
+		return false
+	}
+	q := p.pos
+	for q < len(p.src) && (p.src[q] == ' ' || p.src[q] == '\t') {
+		q++
+	}
+	return q < len(p.src) && p.src[q] == '{'
 }
 
 // skipString skips a double-quoted string with C escapes, starting at the quote.

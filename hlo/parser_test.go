@@ -279,3 +279,74 @@ func TestDeepInputsStayBounded(t *testing.T) {
 		t.Error("no fingerprint")
 	}
 }
+
+// One program as an older XLA printed it (explicit get-tuple-element) and as XLA 2025+ prints
+// it (the element referenced at its use, x#N): the same module.
+func TestTupleElementReferences(t *testing.T) {
+	old := `HloModule m
+body {
+  arg = (s32[], f32[4]{0}) parameter(0)
+  gte.1 = s32[] get-tuple-element(arg), index=0
+  gte.2 = f32[4]{0} get-tuple-element(arg), index=1
+  one = s32[] constant(1)
+  add = s32[] add(gte.1, one)
+  ROOT t = (s32[], f32[4]{0}) tuple(add, gte.2)
+}
+ENTRY e {
+  p = (s32[], f32[4]{0}) parameter(0)
+  w = (s32[], f32[4]{0}) call(p), to_apply=body
+  ROOT r = f32[4]{0} get-tuple-element(w), index=1
+}
+`
+	newer := `HloModule m
+body {
+  %arg = (s32[], f32[4]{0}) parameter(0)
+  %one = s32[] constant(1)
+  %add = s32[] add(%arg#0, %one), metadata={op_name="while/body/add" stack_frame_id=7}
+  ROOT %t = (s32[], f32[4]{0}) tuple(%add, %arg#1)
+}
+ENTRY e {
+  %p = (s32[], f32[4]{0}) parameter(0)
+  %w = (s32[], f32[4]{0}) call(%p), to_apply=%body
+  ROOT %r = f32[4]{0} get-tuple-element(%w), index=1
+}
+`
+	a, err := Parse("old.hlo", []byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse("new.hlo", []byte(newer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Fingerprint(a) != Fingerprint(b) {
+		var pa, pb bytes.Buffer
+		Print(&pa, a)
+		Print(&pb, b)
+		t.Errorf("fingerprints differ:\n%s\n%s", pa.String(), pb.String())
+	}
+	body := b.Computation("body")
+	if len(body.Instructions) != 6 || body.Instructions[2].Opcode != "get-tuple-element" || body.Instructions[2].Shape.String() != "s32[]" {
+		t.Errorf("body: %d instructions, [2] = %+v", len(body.Instructions), body.Instructions[2])
+	}
+	if _, err := Parse("bad.hlo", []byte("HloModule m\nENTRY e {\n  p = (f32[]) parameter(0)\n  ROOT r = f32[] negate(p#)\n}\n")); err == nil ||
+		!strings.Contains(err.Error(), "bad.hlo:4:") {
+		t.Errorf("x# without an index: %v", err)
+	}
+}
+
+// A collective's replica groups written over a named device mesh (JAX shard_map, XLA 2025+).
+func TestMeshReplicaGroups(t *testing.T) {
+	src := "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n" +
+		"ENTRY e {\n  p = f32[16]{0} parameter(0)\n  ROOT r = f32[16]{0} all-reduce(p), channel_id=1, replica_groups=mesh['x'=8] {'x'}, use_global_device_ids=true, to_apply=add\n}\n"
+	m, err := Parse("mesh.hlo", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := m.Entry.Root.Attr("replica_groups"); v != "mesh['x'=8] {'x'}" {
+		t.Errorf("replica_groups = %q", v)
+	}
+	if v, _ := m.Entry.Root.Attr("to_apply"); v != "add" {
+		t.Errorf("to_apply = %q", v)
+	}
+}

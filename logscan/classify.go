@@ -35,17 +35,42 @@ func (s *Scanner) emit(h header, lineNo int, ev Event) {
 		ev.Producer = h.producer
 	}
 	ev.Time, ev.DateKnown, ev.Stamp = h.t, h.dateKnown, h.stamp
+	if s.duplicate(ev) {
+		return
+	}
+	s.last, s.hasLast = ev, true
 	s.pending = append(s.pending, ev)
 }
 
-// classify turns one record's message into events. Producer defaults name who prints the
-// message when the record has no prefix.
-func (s *Scanner) classify(msg string, h header, lineNo int) {
-	has := func(sub string) bool { return strings.Contains(msg, sub) }
+// duplicate reports whether ev repeats the event just before it from a line shortly above: a
+// Python program whose logging has two handlers (JAX 0.4's own and the program's root
+// handler) prints every JAX record twice, in two formats.
+func (s *Scanner) duplicate(ev Event) bool {
+	p := s.last
+	if !s.hasLast || p.Line == ev.Line || ev.Line-p.Line > 2*maxExplanation+2 ||
+		!(ev.Producer == ProducerJAX || ev.Kind == Retrace || ev.Kind == Trace) {
+		return false
+	}
+	return p.Kind == ev.Kind && p.Producer == ev.Producer && p.Module == ev.Module && p.Hash == ev.Hash &&
+		p.Path == ev.Path && p.Signature == ev.Signature && p.Reason == ev.Reason && p.Detail == ev.Detail &&
+		p.Duration == ev.Duration && p.Count == ev.Count
+}
+
+// classify turns one record's message into events and reports whether it recognised it.
+// Producer defaults name who prints the message when the record has no prefix.
+func (s *Scanner) classify(msg string, h header, lineNo int) bool {
 	s.flushHeld()
 	if s.classifyFramework(msg, h, lineNo) {
-		return
+		return true
 	}
+	n := len(s.pending)
+	s.classifyGraphcore(msg, h, lineNo)
+	return len(s.pending) > n || s.held != nil
+}
+
+// classifyGraphcore handles the messages of TF-IPU, Poplar, PopART and PopTorch.
+func (s *Scanner) classifyGraphcore(msg string, h header, lineNo int) {
+	has := func(sub string) bool { return strings.Contains(msg, sub) }
 	switch {
 	case has("XLA compilation: "):
 		if m := reXLABegin.FindStringSubmatch(msg); m != nil {
@@ -87,24 +112,7 @@ func (s *Scanner) classify(msg string, h header, lineNo int) {
 			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerTFIPU, Signal: "tf:progress_bar", Duration: dur})
 		}
 	case has("phase: "):
-		if m := rePhaseStart.FindStringSubmatch(msg); m != nil {
-			kind := PhaseStart
-			if m[1] == "graphConstruction" {
-				kind = CompileBegin
-			}
-			s.emit(h, lineNo, Event{Kind: kind, Producer: ProducerPoplar, Signal: Signal("poplar:" + m[1]), Phase: m[1]})
-		} else if m := rePhaseEnd.FindStringSubmatch(msg); m != nil {
-			kind := PhaseEnd
-			if m[1] == "Loading executable" {
-				kind = ExecutableLoad
-			}
-			detail := "diff RSS " + m[3] + " MB"
-			if m[4] != "" {
-				detail += ", total RSS " + m[4] + " MB"
-			}
-			s.emit(h, lineNo, Event{Kind: kind, Producer: ProducerPoplar, Signal: Signal("poplar:" + m[1]), Phase: m[1],
-				Duration: time.Duration(atoi(m[2])) * time.Millisecond, Detail: detail})
-		}
+		s.poplarPhase(msg, h, lineNo)
 	case has("Graph compilation:"):
 		if m := rePTBar.FindStringSubmatch(msg); m != nil {
 			s.poptorchBar(h, lineNo, atoi(m[2]), atoi(m[3]), parseClock(m[4]))
@@ -127,6 +135,27 @@ func (s *Scanner) classify(msg string, h header, lineNo int) {
 		s.emit(h, lineNo, Event{Kind: ExecutableLoad, Producer: ProducerPopART, Signal: "popart:engine_loaded"})
 	case has("Compiled cluster using XLA!"):
 		s.emit(h, lineNo, Event{Kind: ClusterCompiled, Producer: ProducerTF, Signal: "tf:cluster_compiled"})
+	}
+}
+
+func (s *Scanner) poplarPhase(msg string, h header, lineNo int) {
+	if m := rePhaseStart.FindStringSubmatch(msg); m != nil {
+		kind := PhaseStart
+		if m[1] == "graphConstruction" {
+			kind = CompileBegin
+		}
+		s.emit(h, lineNo, Event{Kind: kind, Producer: ProducerPoplar, Signal: Signal("poplar:" + m[1]), Phase: m[1]})
+	} else if m := rePhaseEnd.FindStringSubmatch(msg); m != nil {
+		kind := PhaseEnd
+		if m[1] == "Loading executable" {
+			kind = ExecutableLoad
+		}
+		detail := "diff RSS " + m[3] + " MB"
+		if m[4] != "" {
+			detail += ", total RSS " + m[4] + " MB"
+		}
+		s.emit(h, lineNo, Event{Kind: kind, Producer: ProducerPoplar, Signal: Signal("poplar:" + m[1]), Phase: m[1],
+			Duration: time.Duration(atoi(m[2])) * time.Millisecond, Detail: detail})
 	}
 }
 

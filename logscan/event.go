@@ -50,9 +50,24 @@ const (
 	// persistent-cache hit).
 	RequestDone Kind = "request_done"
 	// Retrace is a framework saying it traced a function again: a JAX tracing-cache miss (its
-	// explanation in Reason), a TF tf.function retracing warning, a PyTorch/XLA
-	// "CompileTime too frequent" warning (their wording in Detail).
+	// explanation in Reason), a TF tf.function retracing warning or a new FuncGraph for a
+	// function traced before, a PyTorch/XLA "CompileTime too frequent" warning (their wording
+	// in Detail). Module names the function when the framework does.
 	Retrace Kind = "retrace"
+	// Trace is a framework tracing a function for the first time (JAX "never seen function",
+	// TF's first FuncGraph of a function): not a retrace, but it says the function is the
+	// user's own.
+	Trace Kind = "trace"
+	// Execution is a framework running a graph it has compiled (PyTorch/XLA's Execution
+	// Analysis, TF's "Already Compiled for signature").
+	Execution Kind = "execution"
+	// FrameworkMetric is a counter or metric a framework reports about its compilations
+	// (PyTorch/XLA's metrics report: CompileTime, CachedCompile, UncachedCompile, the
+	// persistent cache's counters); Detail names it, Count and Duration hold its value.
+	FrameworkMetric Kind = "framework_metric"
+	// FrameworkWarning is a framework's warning about how the program uses it (PyTorch/XLA's
+	// "TransferFromDeviceTime too frequent"); Detail holds its wording.
+	FrameworkWarning Kind = "framework_warning"
 	// PhaseStart and PhaseEnd are Poplar engine phases other than those above.
 	PhaseStart Kind = "phase_start"
 	PhaseEnd   Kind = "phase_end"
@@ -106,6 +121,11 @@ type Event struct {
 	// InProcess marks a cache miss of a framework's in-memory executable cache (TF-IPU "has not
 	// been compiled yet"), which is no miss of a persistent cache.
 	InProcess bool
+	// Count is a number the message reports: a metric's samples or a counter's value.
+	Count int
+	// Library marks a trace of one of the framework's own functions (JAX 0.4 explains those
+	// too), which is not the program's code.
+	Library bool
 }
 
 // Warning is a line that could not be used as it stands.

@@ -30,6 +30,14 @@ var anchorStrings = []string{
 	"tf.function retracing", // TF: triggered tf.function retracing
 	"TRACING CACHE MISS",    // JAX: jax_explain_cache_misses
 	"pt-xla-profiler",       // PyTorch/XLA auto-metrics
+	"cution Analysis",       // PyTorch/XLA: Execution Analysis
+	"mputation hash:",       // PyTorch/XLA: Computation hash:
+	"CompileTime",           // PyTorch/XLA metrics report: Metric: CompileTime
+	"achedCompile",          // PyTorch/XLA metrics report: Counter: CachedCompile, UncachedCompile
+	"PersistentCache",       // PyTorch/XLA metrics report: the persistent cache's counters
+	"new FuncGraph",         // TF (level 1): Creating new FuncGraph for Python function
+	"num_inputs=",           // TF: the device compiler's inputs of a compilation
+	"ady Compiled",          // TF: Already Compiled for signature
 }
 
 // Anchors returns the prefilter's literals (a copy), for tools that compare recomp with grep

@@ -44,6 +44,24 @@ type header struct {
 }
 
 func (s *Scanner) parseSegment(seg []byte, lineNo int) {
+	seg = s.clean(seg, lineNo)
+	if len(seg) == 0 {
+		return
+	}
+	seg, outer := stripOrchestrator(seg)
+	if s.richRecord(seg, outer, lineNo) || s.jsonRecord(seg, outer, lineNo) {
+		return
+	}
+	prev := 0
+	for _, at := range recordStarts(seg, s.starts[:0]) {
+		s.parseRecord(seg[prev:at], outer, lineNo)
+		prev = at
+	}
+	s.parseRecord(seg[prev:], outer, lineNo)
+}
+
+// clean removes ANSI colour codes and mpirun tags and repairs invalid UTF-8.
+func (s *Scanner) clean(seg []byte, lineNo int) []byte {
 	if bytes.IndexByte(seg, 0x1b) >= 0 {
 		seg = reANSI.ReplaceAll(seg, nil)
 	}
@@ -57,12 +75,58 @@ func (s *Scanner) parseSegment(seg []byte, lineNo int) {
 		}
 		seg = bytes.ToValidUTF8(seg, []byte("\uFFFD"))
 	}
-	prev := 0
-	for _, at := range recordStarts(seg, s.starts[:0]) {
-		s.parseRecord(seg[prev:at], lineNo)
-		prev = at
+	return seg
+}
+
+// Prefixes that orchestrators put before every line a program prints: a Kubernetes or Docker
+// timestamp (kubectl logs --timestamps), a Slurm task label (srun --label), a torchrun rank
+// ([rank3]: or [default0]:). mpirun's [1,3]<stderr>: tags are removed by clean.
+var (
+	reK8sStamp = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2}) `)
+	reRank     = regexp.MustCompile(`^\[(?:rank|default)?\d+\]:`)
+	reSlurm    = regexp.MustCompile(`^\d{1,5}: `)
+)
+
+// stripOrchestrator removes the prefixes orchestrators add, and returns the header their
+// timestamp gives (used when the record has none of its own).
+func stripOrchestrator(seg []byte) ([]byte, header) {
+	var h header
+	for range 3 {
+		switch {
+		case len(seg) > 20 && seg[4] == '-' && seg[10] == 'T':
+			m := reK8sStamp.FindSubmatch(seg)
+			if m == nil {
+				return seg, h
+			}
+			h.stamp = string(m[1]) + string(m[2])
+			if t, err := time.Parse(time.RFC3339Nano, string(m[1])+normalizeZone(string(m[2]))); err == nil {
+				h.t, h.dateKnown = t.UTC(), true
+			}
+			seg = seg[len(m[0]):]
+		case len(seg) > 3 && seg[0] == '[':
+			m := reRank.Find(seg)
+			if m == nil {
+				return seg, h
+			}
+			seg = seg[len(m):]
+		case len(seg) > 2 && isDigit(seg[0]):
+			m := reSlurm.Find(seg)
+			if m == nil {
+				return seg, h
+			}
+			seg = seg[len(m):]
+		default:
+			return seg, h
+		}
 	}
-	s.parseRecord(seg[prev:], lineNo)
+	return seg, h
+}
+
+func normalizeZone(z string) string {
+	if len(z) == 5 { // +0100
+		return z[:3] + ":" + z[3:]
+	}
+	return z
 }
 
 // clockOffsets are where a record prefix can start relative to the first digit of its clock:
@@ -107,7 +171,10 @@ func isWordByte(b byte) bool {
 	return isDigit(b) || b == '_' || (b|0x20 >= 'a' && b|0x20 <= 'z')
 }
 
-func (s *Scanner) parseRecord(rec []byte, lineNo int) {
+// parseRecord reads one record: its prefix (a known layout), then its message. A message
+// that is not recognised where the prefix ends is looked for further in the record, so a
+// framework's message is found whatever the program's own logging format put before it.
+func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 	rec = bytes.TrimLeft(rec, " \t")
 	if len(rec) == 0 {
 		return
@@ -117,7 +184,55 @@ func (s *Scanner) parseRecord(rec []byte, lineNo int) {
 	if len(msg) == 0 {
 		return
 	}
-	s.classify(string(msg), h, lineNo)
+	if h.stamp == "" {
+		h.stamp, h.t, h.dateKnown = outer.stamp, outer.t, outer.dateKnown
+	}
+	text := string(msg)
+	if s.classify(text, h, lineNo) {
+		return
+	}
+	for _, head := range messageHeads {
+		i := strings.Index(text, head)
+		if i <= 0 || isWordByte(text[i-1]) {
+			continue
+		}
+		hh := h
+		if hh.stamp == "" {
+			hh = stampIn(text[:i], hh)
+		}
+		if s.classify(text[i:], hh, lineNo) {
+			return
+		}
+	}
+}
+
+// messageHeads are how the messages that classify recognises only at the start of a message
+// begin: they are looked for inside records whose layout recomp does not know.
+var messageHeads = []string{
+	"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
+	"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Instantly compiling for signature: ", "Compiled ",
+	"Already Compiled for signature: ", "Creating new FuncGraph ", "Compilation Analysis: ", "Execution Analysis: ",
+	"Post Compilation Analysis: ", "Computation hash: ", "Starting phase: ", "Ending phase: ", "Starting compilation",
+	"Starting Engine compilation", "Graph compiled", "Engine loaded", "Metric: ", "Counter: ",
+}
+
+var reAnyStamp = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?`)
+
+// stampIn finds a date and time in the part of a record before its message (a logging format
+// recomp does not know, such as '%(asctime)s %(levelname)s %(name)s: %(message)s').
+func stampIn(prefix string, h header) header {
+	m := reAnyStamp.FindStringSubmatch(prefix)
+	if m == nil {
+		return h
+	}
+	v := m[1] + "T" + m[2]
+	if m[3] != "" {
+		v += "." + m[3]
+	}
+	if t, err := time.Parse("2006-01-02T15:04:05.999999999", v); err == nil {
+		h.stamp, h.t, h.dateKnown = m[0], t, true
+	}
+	return h
 }
 
 func parsePrefix(rec []byte) (header, []byte) {

@@ -46,12 +46,15 @@ type Scanner struct {
 	nulWarned   bool
 	utf8Warned  bool
 	bar         barState
-	spans       []span   // candidate lines of the current region
-	parts       [][]span // scratch for the parallel prefilter
-	starts      []int    // scratch for recordStarts
-	held        *Event   // a multi-line event whose indented lines are still being read
-	heldLines   int
+	spans       []span      // candidate lines of the current region
+	parts       [][]span    // scratch for the parallel prefilter
+	starts      []int       // scratch for recordStarts
+	held        *heldRecord // a multi-line record whose lines are still being read
 	ptxla       ptxlaState
+	last        Event // the last event emitted, to drop a record printed twice
+	hasLast     bool
+	tfTraced    map[string]bool // TF functions seen traced (the first trace is not a retrace)
+	tfInputs    string          // TF device compiler: num_inputs of the compilation it is about to make
 }
 
 // NewScanner returns a Scanner reading r; name is used in events and warnings.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,225 +12,281 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/report"
 )
 
-// The example runs under testdata/runs were made by testdata/runs/gen/scenarios.py with real
-// JAX and TensorFlow. Each was built to recompile for one reason; these tests hold recomp to
-// naming it, on the committed runs and (when the frameworks are installed) on fresh ones.
+// The runs under testdata/runs/<matrix>/<scenario> are real programs run with real JAX,
+// TensorFlow/Keras and PyTorch/XLA versions (testdata/runs/gen). Each truth.json says what
+// the run really did, counted by the program through the framework's own API, and what recomp
+// must say about it. These tests hold recomp to it, on the committed runs and, when the
+// frameworks are installed (RECOMP_LIVE_<MATRIX> names a Python that has them), on fresh ones.
 
-type runExpect struct {
-	name         string
-	logs         []string
-	compilations int
-	hits, misses int
-	writes       int
-	retraces     int
-	findings     []string // finding kinds, sorted
-	cause        string   // the first cause of every consecutive pair of dumps ("" = one dump)
-	reason       string   // a substring of the framework's own explanation, when it gives one
-	onlyCause    bool     // cause is the only cause of every pair
+type truth struct {
+	Matrix      string            `json:"matrix"`
+	Scenario    string            `json:"scenario"`
+	Description string            `json:"description"`
+	Logs        []string          `json:"logs"`
+	Evidence    truthEvidence     `json:"evidence"`
+	Recompiled  []string          `json:"recompiled"`
+	NotRecomp   []string          `json:"not_recompiled"`
+	GuardFails  bool              `json:"guard_fails"`
+	Cause       *string           `json:"cause"`
+	Causes      map[string]string `json:"causes"`
+	Reason      string            `json:"reason"`
 }
 
-var runExpects = []runExpect{
-	// The mean's 1/128 → 1/96 follows the batch size: not a constant_value cause of its own.
-	{name: "jax-partial-batch", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "batch_size",
-		reason: "at x, now f32[24,8] and before f32[32,8]", onlyCause: true},
-	{name: "jax-closed-constant", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "constant_value",
-		reason: "maybe the function is"},
-	{name: "jax-dtype", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "dtype",
-		reason: "now bf16[32,8] and before f32[32,8]"},
-	{name: "jax-static-arg", compilations: 2, retraces: 2, findings: []string{"recompiled"}, cause: "graph_structure",
-		reason: "inner_steps"},
-	{name: "jax-redefined", compilations: 3, retraces: 3, findings: []string{"recompiled"}, cause: "identical",
-		reason: "being re-defined repeatedly"},
-	{name: "jax-persistent-cache", logs: []string{"run1.log"}, compilations: 1, misses: 1, writes: 1, retraces: 1,
-		findings: []string{}},
-	{name: "jax-persistent-cache", logs: []string{"run2.log"}, compilations: 0, hits: 1, retraces: 1, findings: []string{}},
-	{name: "jax-persistent-cache", logs: []string{"run1.log", "run2.log"}, compilations: 1, hits: 1, misses: 1, writes: 1,
-		retraces: 2, findings: []string{}},
-	{name: "tf-varying-shapes", compilations: 6, retraces: 2, findings: []string{"frequent_retracing", "recompiled"},
-		cause: "batch_size", onlyCause: true},
-	{name: "tf-python-scalar", compilations: 6, retraces: 2, findings: []string{"frequent_retracing", "recompiled"},
-		cause: "constant_value", onlyCause: true},
-	{name: "tf-fixed", compilations: 1, findings: []string{}},
+type truthEvidence struct {
+	Compilations int `json:"compilations"`
+	CacheHits    int `json:"cache_hits"`
+}
+
+// matrix lists testdata/runs/gen/matrix.txt: matrix name, requirements file, generator.
+func matrix(t *testing.T) [][3]string {
+	f, err := os.Open("../../testdata/runs/gen/matrix.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][3]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 3 && !strings.HasPrefix(fields[0], "#") {
+			out = append(out, [3]string{fields[0], fields[1], fields[2]})
+		}
+	}
+	return out
 }
 
 func TestCommittedRuns(t *testing.T) {
-	checkRuns(t, "../../testdata/runs")
+	for _, m := range matrix(t) {
+		t.Run(m[0], func(t *testing.T) { checkMatrix(t, filepath.Join("../../testdata/runs", m[0])) })
+	}
 }
 
-// TestLiveRuns regenerates the runs with the installed frameworks and asserts the same. The
-// Python comes from RECOMP_PYTHON (.ci/run sets it to its virtual environment); without one
-// that imports jax and tensorflow, the test skips and says why.
+// TestLiveRuns regenerates every matrix whose Python is given (RECOMP_LIVE_JAX_0_12 for
+// jax-0.12 and so on: .ci/run builds them with testdata/runs/gen/venv.sh) and checks the fresh
+// runs the same way. A matrix without one skips, and says so.
 func TestLiveRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not regenerating the runs")
 	}
-	py := os.Getenv("RECOMP_PYTHON")
-	if py == "" {
-		t.Skip("RECOMP_PYTHON is not set: not regenerating the runs with JAX and TensorFlow (.ci/run sets it)")
-	}
-	if out, err := exec.Command(py, "-c", "import jax, tensorflow").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import jax and tensorflow: %v\n%s", py, err, out)
-	}
-	out := t.TempDir()
-	gen, _ := filepath.Abs("../../testdata/runs/gen/scenarios.py")
-	cmd := exec.Command(py, gen, "--out", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("scenarios.py: %v\n%s", err, b)
-	}
-	checkRuns(t, out)
-}
-
-func checkRuns(t *testing.T, root string) {
-	for _, x := range runExpects {
-		logs := x.logs
-		if logs == nil {
-			logs = []string{"run.log"}
-		}
-		t.Run(x.name+"/"+strings.Join(logs, "+"), func(t *testing.T) {
-			dir := filepath.Join(root, x.name)
-			var args []string
-			for _, l := range logs {
-				args = append(args, filepath.Join(dir, l))
+	for _, m := range matrix(t) {
+		t.Run(m[0], func(t *testing.T) {
+			env := "RECOMP_LIVE_" + strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(m[0]))
+			py := os.Getenv(env)
+			if py == "" {
+				t.Skipf("SKIP LOUDLY: %s is not set: the %s runs are not regenerated (.ci/run sets it when the venv of %s installs)", env, m[0], m[1])
 			}
-			code, stdout, stderr := runRecomp(append([]string{"scan", "--format", "json"}, args...)...)
-			if code != 0 {
-				t.Fatalf("scan exit %d: %s", code, stderr)
+			out := t.TempDir()
+			gen, _ := filepath.Abs("../../testdata/runs/gen/" + m[2])
+			cmd := exec.Command(py, gen, "--out", out)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", m[2], err, b)
 			}
-			var doc report.ScanJSON
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-				t.Fatal(err)
-			}
-			s := doc.Summary
-			got := []int{s.Compilations, s.CacheHits, s.CacheMisses, s.CacheWrites, s.Retraces}
-			want := []int{x.compilations, x.hits, x.misses, x.writes, x.retraces}
-			if !slices.Equal(got, want) {
-				t.Errorf("compilations, hits, misses, writes, retraces = %v, want %v", got, want)
-			}
-			kinds := []string{}
-			for _, f := range doc.Findings {
-				kinds = append(kinds, f.Kind)
-			}
-			sort.Strings(kinds)
-			if !slices.Equal(kinds, x.findings) {
-				t.Errorf("findings %v, want %v", kinds, x.findings)
-			}
-			if x.reason != "" {
-				found := false
-				for _, m := range doc.Modules {
-					for _, r := range m.Reasons {
-						found = found || strings.Contains(r, x.reason)
-					}
-				}
-				if !found {
-					t.Errorf("no module reason carries %q: %+v", x.reason, doc.Modules)
-				}
-				for _, f := range doc.Findings {
-					if !strings.Contains(f.Message, "said: ") {
-						t.Errorf("finding %s does not quote the framework's reason: %s", f.Kind, f.Message)
-					}
-				}
-			}
-			if strings.HasPrefix(x.name, "jax-") && x.compilations > 1 {
-				if n := len(doc.Modules[0].Signatures); n == 0 {
-					t.Errorf("no argument signatures for %s", doc.Modules[0].Family)
-				}
-			}
-			if x.cause != "" {
-				checkExplain(t, filepath.Join(dir, "dump"), args[0], x.cause, x.onlyCause, x.compilations)
-			}
+			checkMatrix(t, out)
 		})
 	}
 }
 
-// checkExplain asserts that explain names cause first for every consecutive pair of the dump,
-// that it links the dump's family with the log's compilations, and that diff of the first two
-// files agrees.
-func checkExplain(t *testing.T, dump, log, cause string, only bool, compilations int) {
-	t.Helper()
-	code, stdout, stderr := runRecomp("explain", "--format", "json", dump, "--log", log)
-	if code != 1 && !(code == 0 && cause == "identical") {
-		t.Fatalf("explain exit %d: %s", code, stderr)
+func checkMatrix(t *testing.T, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "truth.json"))
+	if len(files) == 0 {
+		t.Fatalf("no runs in %s", dir)
 	}
-	var doc report.DiffJSON
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if len(doc.Pairs) == 0 {
-		t.Fatalf("explain compared no pairs")
-	}
-	if len(doc.Families) != 1 || doc.Families[0].LogCompilations != compilations {
-		t.Errorf("families %+v: want one, compiled %d times in the log", doc.Families, compilations)
-	}
-	for _, p := range doc.Pairs {
-		if len(p.Causes) == 0 || p.Causes[0].Kind != cause || (only && len(p.Causes) != 1) {
-			t.Errorf("%s vs %s: causes %+v, want %s first (only: %v)", p.A, p.B, p.Causes, cause, only)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	files, _ := filepath.Glob(filepath.Join(dump, "*.before_optimizations.txt"))
-	sort.Strings(files)
-	_, stdout, stderr = runRecomp("diff", "--format", "json", files[0], files[1])
-	var d report.DiffJSON
-	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
-		t.Fatalf("diff: %v (%s)", err, stderr)
-	}
-	if len(d.Pairs) != 1 || len(d.Pairs[0].Causes) == 0 || d.Pairs[0].Causes[0].Kind != cause {
-		t.Errorf("diff %s %s: %+v, want cause %s", files[0], files[1], d.Pairs, cause)
+		var tr truth
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) { checkRun(t, filepath.Dir(f), tr) })
 	}
 }
 
-// The JAX cache folder the persistent-cache run left: run 2 was served from it.
-func TestCommittedJAXCache(t *testing.T) {
-	dir := "../../testdata/runs/jax-persistent-cache"
-	code, stdout, stderr := runRecomp("cache", "--format", "json", dir+"/cache", "--log", dir+"/run1.log", "--log", dir+"/run2.log")
+func checkRun(t *testing.T, dir string, tr truth) {
+	var logs []string
+	for _, l := range tr.Logs {
+		logs = append(logs, filepath.Join(dir, l))
+	}
+	code, stdout, stderr := runRecomp(append([]string{"scan", "--format", "json"}, logs...)...)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+		t.Fatalf("scan exit %d: %s", code, stderr)
 	}
-	var doc report.CacheJSON
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Entries != 1 || doc.ByKind["jax"] != 1 || doc.UnusedEntries != 0 || len(doc.MissingMisses) != 0 ||
-		len(doc.Listed) != 1 || doc.Listed[0].Status != "hit" {
-		t.Errorf("%+v", doc)
-	}
-}
-
-// guard on a real JAX run fails on the recompilation and carries JAX's own reason.
-func TestGuardOnJAXRun(t *testing.T) {
-	code, stdout, _ := runRecomp("guard", "--format", "json", "../../testdata/runs/jax-partial-batch/run.log")
 	var doc report.ScanJSON
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if code != 1 || doc.Gate == nil || doc.Gate.Passed || len(doc.Gate.Failures) != 1 ||
-		!strings.Contains(doc.Gate.Failures[0].Reason, "jax said: different input types: * at x, now f32[24,8] and before f32[32,8]") {
-		t.Errorf("exit %d, gate %+v", code, doc.Gate)
+	if got, want := [2]int{doc.Summary.Compilations, doc.Summary.CacheHits}, [2]int{tr.Evidence.Compilations, tr.Evidence.CacheHits}; got != want {
+		t.Errorf("compilations, cache hits = %v, the framework's own evidence says %v", got, want)
 	}
-	if code, _, _ := runRecomp("guard", "../../testdata/runs/tf-fixed/run.log"); code != 0 {
-		t.Errorf("tf-fixed: guard exit %d, want 0", code)
+	// The truth names programs as the dump does; the log may name them otherwise (TF logs
+	// __inference_f_12 for a_inference_f_12__XlaMustCompile_…, PyTorch/XLA's unnamed graphs are
+	// SyncTensorsGraph in the dump): they meet by function key.
+	byKey := map[string][]report.ModuleJSON{}
+	var recompiled []string
+	for _, m := range doc.Modules {
+		k := programName(m.Family)
+		byKey[k] = append(byKey[k], m)
+		if m.Recompiled {
+			recompiled = append(recompiled, k)
+		}
+	}
+	var want []string
+	for _, n := range tr.Recompiled {
+		want = append(want, programName(n))
+	}
+	sort.Strings(recompiled)
+	sort.Strings(want)
+	recompiled, want = slices.Compact(recompiled), slices.Compact(want)
+	if !slices.Equal(recompiled, want) {
+		t.Errorf("recompiled %q, want %q", recompiled, want)
+	}
+	for _, n := range tr.NotRecomp {
+		compiled, again := 0, false
+		for _, m := range byKey[programName(n)] {
+			compiled += m.Compilations
+			again = again || m.Recompiled
+		}
+		if compiled < 2 || again {
+			t.Errorf("%s: compiled %d times, recompiled %v; want several compilations, not a recompilation", n, compiled, again)
+		}
+	}
+	if tr.Reason != "" {
+		found := false
+		names := tr.Recompiled
+		if len(names) == 0 { // the reason of a compilation that is not a recompilation
+			for _, m := range doc.Modules {
+				names = append(names, m.Family)
+			}
+		}
+		for _, n := range names {
+			for _, m := range byKey[programName(n)] {
+				for _, r := range m.Reasons {
+					found = found || strings.Contains(r, tr.Reason)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no reason of %q carries the framework's %q", tr.Recompiled, tr.Reason)
+		}
+	}
+	gcode, gout, _ := runRecomp(append([]string{"guard"}, logs...)...)
+	if wantCode := map[bool]int{true: 1, false: 0}[tr.GuardFails]; gcode != wantCode {
+		t.Errorf("guard exit %d, want %d:\n%s", gcode, wantCode, gout)
+	}
+	checkExplain(t, dir, logs, tr)
+}
+
+// checkExplain asserts that explain, with the run's logs, names each recompiled program's true
+// cause first and no other cause, and finds no recompilation where there is none.
+func checkExplain(t *testing.T, dir string, logs []string, tr truth) {
+	dump := filepath.Join(dir, "dump")
+	if _, err := os.Stat(dump); err != nil {
+		return
+	}
+	args := []string{"explain", "--format", "json", dump}
+	for _, l := range logs {
+		args = append(args, "--log", l)
+	}
+	code, stdout, stderr := runRecomp(args...)
+	var doc report.DiffJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("explain exit %d: %v\n%s", code, err, stderr)
+	}
+	if len(doc.Problems) > 0 {
+		t.Errorf("explain could not read %d module(s): %+v", len(doc.Problems), doc.Problems)
+	}
+	causes := tr.Causes
+	if causes == nil {
+		causes = map[string]string{}
+		if tr.Cause != nil {
+			for _, n := range tr.Recompiled {
+				causes[n] = *tr.Cause
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range doc.Pairs {
+		fam := p.Family
+		for n := range causes {
+			if explainedAs(p, n, doc.Families) {
+				fam = n
+			}
+		}
+		want, ok := causes[fam]
+		if !ok {
+			if !p.Identical {
+				t.Errorf("explain compares %s with %s (%s) and finds %v: nothing recompiled there", filepath.Base(p.A), filepath.Base(p.B), p.Family, kinds(p.Causes))
+			}
+			continue
+		}
+		seen[fam] = true
+		if got := kinds(p.Causes); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %s vs %s: causes %v, want [%s]", fam, filepath.Base(p.A), filepath.Base(p.B), got, want)
+		}
+	}
+	for n := range causes {
+		if !seen[n] {
+			t.Errorf("%s: explain compared none of its dumps (families %v)", n, familyNames(doc.Families))
+		}
+	}
+	if wantCode := map[bool]int{true: 1, false: 0}[len(causes) > 0 && !allIdentical(causes)]; code != wantCode {
+		t.Errorf("explain exit %d, want %d", code, wantCode)
 	}
 }
 
-// The outputs README.md shows are the outputs these commands print.
-func TestREADMEExamples(t *testing.T) {
-	t.Chdir("../..")
-	t.Setenv("NO_COLOR", "1")
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
+// programName is how a family is compared with a truth's name: by hlo.FunctionKey, a program
+// that explain labels "FAMILY [inputs]" by its family, an auto-clustering cluster by its
+// group (the truth may name it cluster_N).
+func programName(family string) string {
+	family, _, _ = strings.Cut(family, " [")
+	k := hlo.FunctionKey(family)
+	if strings.HasPrefix(k, "tf cluster ") || strings.HasPrefix(family, "cluster_N") {
+		return "tf cluster"
 	}
-	for _, args := range [][]string{
-		{"scan", "testdata/runs/ipu-partial-batch/run.log"},
-		{"explain", "testdata/runs/ipu-partial-batch/dump", "--log", "testdata/runs/ipu-partial-batch/run.log"},
-		{"scan", "testdata/runs/jax-partial-batch/run.log"},
-		{"explain", "testdata/runs/jax-partial-batch/dump", "--log", "testdata/runs/jax-partial-batch/run.log"},
-	} {
-		_, stdout, stderr := runRecomp(args...)
-		if stdout == "" || !strings.Contains(string(readme), "```text\n"+stdout+"```") {
-			t.Errorf("README.md does not show the output of recomp %s:\n%s%s", strings.Join(args, " "), stdout, stderr)
+	return k
+}
+
+// explainedAs says whether a pair belongs to the program a truth names: by family, or (for a
+// program explain grouped by the log's identity) by the family entry that lists its files.
+func explainedAs(p report.PairJSON, name string, fams []report.FamilyJSON) bool {
+	if programName(p.Family) == programName(name) {
+		return true
+	}
+	for _, f := range fams {
+		if programName(f.Family) == programName(name) && slices.Contains(f.Files, p.B) {
+			return true
 		}
 	}
+	return false
+}
+
+func allIdentical(causes map[string]string) bool {
+	for _, c := range causes {
+		if c != "identical" {
+			return false
+		}
+	}
+	return true
+}
+
+func kinds(cs []report.CauseJSON) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Kind)
+	}
+	return out
+}
+
+func familyNames(fs []report.FamilyJSON) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s(%d)", f.Family, len(f.Files)))
+	}
+	return out
 }

@@ -1,0 +1,200 @@
+package logscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Some records span several physical lines: a JAX tracing-cache-miss explanation, a TF
+// "Creating new FuncGraph" with its parameters, a PyTorch/XLA metric and its values, and any
+// record that rich.logging wrapped. The first line starts a held record; the lines that
+// belong to it are read by continueHeld, whether or not they pass the prefilter, and the
+// record is classified as a whole when a line that does not belong to it comes.
+
+type heldKind uint8
+
+const (
+	heldTracing   heldKind = iota + 1 // JAX: TRACING CACHE MISS at …: and its indented lines
+	heldFuncGraph                     // TF: Creating new FuncGraph for Python function … Input Parameters:
+	heldMetric                        // PyTorch/XLA: Metric: NAME / Counter: NAME and their indented values
+	heldRich                          // rich.logging: a record whose message continues on indented lines
+)
+
+type heldRecord struct {
+	kind   heldKind
+	h      header
+	line   int
+	lines  []string
+	indent int    // heldRich: the column the message starts at
+	name   string // heldMetric: the metric or counter
+}
+
+// maxExplanation bounds the lines kept from a multi-line record; the rest are read, not kept.
+const maxExplanation = 40
+
+func (s *Scanner) hold(kind heldKind, h header, lineNo int, first string) *heldRecord {
+	s.flushHeld()
+	s.held = &heldRecord{kind: kind, h: h, line: lineNo, lines: []string{first}}
+	return s.held
+}
+
+// accepts says whether a line (orchestrator prefixes removed) continues the held record.
+func (r *heldRecord) accepts(l []byte) bool {
+	spaces := len(l) - len(bytes.TrimLeft(l, " "))
+	if spaces == len(l) {
+		return false
+	}
+	switch r.kind {
+	case heldRich:
+		return spaces >= r.indent
+	case heldTracing:
+		// JAX 0.4 printed a few of its explanation lines without indentation.
+		return spaces >= 2 || bytes.HasPrefix(l, []byte("explanation unavailable!")) ||
+			bytes.HasPrefix(l, []byte("where weak_type=")) || bytes.HasPrefix(l, []byte("weak_type=False means"))
+	}
+	return spaces >= 2
+}
+
+func (r *heldRecord) add(l string) {
+	if len(r.lines) < maxExplanation {
+		r.lines = append(r.lines, l)
+	}
+}
+
+// continueHeld adds to the held record the lines of region from offset from on that belong to
+// it, and returns the offset after them. The record is classified at the first line that is
+// not part of it; a region that ends first leaves it held for the next one.
+func (s *Scanner) continueHeld(region []byte, from int) int {
+	for s.held != nil && from < len(region) {
+		end := len(region)
+		if j := indexByteFrom(region, '\n', from); j >= 0 {
+			end = j
+		}
+		line := region[from:end]
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		l, _ := stripOrchestrator(s.cleanQuiet(line))
+		if !s.held.accepts(l) {
+			s.flushHeld()
+			return from
+		}
+		if s.held.kind == heldRich {
+			s.held.add(strings.TrimSpace(string(l)))
+		} else {
+			s.held.add(strings.TrimRight(string(l), " \t"))
+		}
+		from = end + 1
+	}
+	return from
+}
+
+// cleanQuiet is clean without warnings (the line is not a candidate of its own).
+func (s *Scanner) cleanQuiet(line []byte) []byte {
+	if bytes.IndexByte(line, 0x1b) >= 0 {
+		line = reANSI.ReplaceAll(line, nil)
+	}
+	if bytes.Contains(line, []byte("]<std")) {
+		line = reMPI.ReplaceAll(line, nil)
+	}
+	return line
+}
+
+// flushHeld classifies the held record.
+func (s *Scanner) flushHeld() {
+	r := s.held
+	if r == nil {
+		return
+	}
+	s.held = nil
+	switch r.kind {
+	case heldTracing:
+		s.emitTracing(r)
+	case heldFuncGraph:
+		s.emitFuncGraph(r)
+	case heldMetric:
+		s.emitMetric(r)
+	case heldRich:
+		msg := strings.Join(r.lines, " ")
+		s.classify(msg, r.h, r.line)
+		s.flushHeld() // the wrapped record is complete
+	}
+}
+
+// rich.logging's RichHandler writes "[HH:MM:SS] LEVEL    message    file.py:NNN", with the time
+// left out when it repeats, and wraps the message onto lines indented to its column.
+var (
+	reRichStart  = regexp.MustCompile(`^(?:\[(\d{2}:\d{2}:\d{2})\]| {10}) (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) +`)
+	reRichSource = regexp.MustCompile(`\s+[\w.\-]+\.py:\d+\s*$`)
+)
+
+// richRecord holds a record written by rich.logging.
+func (s *Scanner) richRecord(seg []byte, outer header, lineNo int) bool {
+	m := reRichStart.FindSubmatchIndex(seg)
+	if m == nil {
+		return false
+	}
+	h := outer
+	if m[2] >= 0 {
+		clock := string(seg[m[2]:m[3]])
+		if t, err := time.Parse("15:04:05", clock); err == nil && h.stamp == "" {
+			h.stamp, h.t = clock, t
+		}
+	}
+	msg := reRichSource.ReplaceAllString(string(seg[m[1]:]), "")
+	r := s.hold(heldRich, h, lineNo, strings.TrimSpace(msg))
+	r.indent = m[1]
+	return true
+}
+
+// jsonMessageKeys are where JSON log records keep their message, in order of preference
+// (Python JSON formatters, structlog, Docker's json-file driver, Fluentd, Bunyan).
+var jsonMessageKeys = []string{"message", "msg", "log", "text", "event", "@message", "body"}
+var jsonTimeKeys = []string{"ts", "time", "timestamp", "@timestamp", "asctime", "t"}
+
+// jsonRecord reads a line that is one JSON object: its message is scanned as if it had been
+// printed on its own (a message of several lines, as its lines).
+func (s *Scanner) jsonRecord(seg []byte, outer header, lineNo int) bool {
+	t := bytes.TrimSpace(seg)
+	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
+		return false
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(t, &rec); err != nil {
+		return false
+	}
+	var msg string
+	for _, k := range jsonMessageKeys {
+		if v, ok := rec[k].(string); ok {
+			msg = v
+			break
+		}
+	}
+	if msg == "" {
+		return false
+	}
+	h := outer
+	for _, k := range jsonTimeKeys {
+		if v, ok := rec[k].(string); ok {
+			if tm, err := time.Parse(time.RFC3339Nano, v); err == nil {
+				h.stamp, h.t, h.dateKnown = v, tm.UTC(), true
+				break
+			}
+		}
+	}
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	s.parseRecord([]byte(lines[0]), h, lineNo)
+	for _, l := range lines[1:] {
+		b, _ := stripOrchestrator([]byte(l))
+		if s.held != nil && s.held.accepts(b) {
+			s.held.add(strings.TrimRight(l, " \t"))
+			continue
+		}
+		s.parseRecord([]byte(l), h, lineNo)
+	}
+	s.flushHeld() // the record is complete
+	return true
+}

@@ -223,146 +223,50 @@ func indexByName(comp *hlo.Computation) map[string]int {
 	return m
 }
 
-// compareComputations matches the instructions of two computations and records their
-// differences. Matching is near-linear: parameters by number, then instructions whose whole
-// subgraph hashes equal and are unique, then instructions with equal skeleton hashes (shape- and
-// value-blind) in order, then operands of matched pairs with the same opcode.
+// compareComputations matches the instructions of two computations (see matcher) and records
+// their differences.
 func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
-	na, nb := len(ca.Instructions), len(cb.Instructions)
-	ma, mb := make([]int, na), make([]int, nb)
-	for i := range ma {
-		ma[i] = -1
-	}
-	for j := range mb {
-		mb[j] = -1
-	}
-	var pairs [][2]int
-	pair := func(i, j int) {
-		ma[i], mb[j] = j, i
-		pairs = append(pairs, [2]int{i, j})
-	}
-	for _, p := range pairParams(ca, cb) {
-		pair(p[0], p[1])
-	}
-	fa, fb := c.fa.Instructions(ca), c.fb.Instructions(cb)
-	countA := make(map[uint64]int, na)
-	for _, h := range fa {
-		countA[h]++
-	}
-	uniqueB := make(map[uint64]int, nb)
-	countB := make(map[uint64]int, nb)
-	for j, h := range fb {
-		countB[h]++
-		uniqueB[h] = j
-	}
-	for i, h := range fa {
-		if ma[i] < 0 && countA[h] == 1 && countB[h] == 1 && mb[uniqueB[h]] < 0 {
-			pair(i, uniqueB[h])
-		}
-	}
-	// Identical instructions that repeat (the constant 0 used in ten places) pair in order,
-	// before shape-blind matching could pair a constant with another value.
-	same := make(map[uint64][]int, nb)
-	for j, h := range fb {
-		if mb[j] < 0 {
-			same[h] = append(same[h], j)
-		}
-	}
-	for i, h := range fa {
-		if l := same[h]; ma[i] < 0 && len(l) > 0 {
-			pair(i, l[0])
-			same[h] = l[1:]
-		}
-	}
-	sa, sb := c.sa.Instructions(ca), c.sb.Instructions(cb)
-	groups := make(map[uint64][]int, nb)
-	for j, h := range sb {
-		if mb[j] < 0 {
-			groups[h] = append(groups[h], j)
-		}
-	}
-	for i, h := range sa {
-		if ma[i] >= 0 {
-			continue
-		}
-		if l := groups[h]; len(l) > 0 {
-			pair(i, l[0])
-			groups[h] = l[1:]
-		}
-	}
-	ia, ib := indexByName(ca), indexByName(cb)
-	if ca.Root != nil && cb.Root != nil {
-		i, j := ia[ca.Root.Name], ib[cb.Root.Name]
-		if ma[i] < 0 && mb[j] < 0 && ca.Root.Opcode == cb.Root.Opcode {
-			pair(i, j)
-		}
-	}
-	for k := 0; k < len(pairs); k++ {
-		x, y := ca.Instructions[pairs[k][0]], cb.Instructions[pairs[k][1]]
-		for o := 0; o < len(x.Operands) && o < len(y.Operands); o++ {
-			i, oka := ia[x.Operands[o]]
-			j, okb := ib[y.Operands[o]]
-			if oka && okb && ma[i] < 0 && mb[j] < 0 && ca.Instructions[i].Opcode == cb.Instructions[j].Opcode {
-				pair(i, j)
-			}
-		}
-	}
-	// What is left pairs by what the frontend says it is: the same opcode and op_name, where
-	// that is unique on both sides (an op whose input changed type or shape, so that neither
-	// its hash nor its skeleton matched).
-	leftovers := func(comp *hlo.Computation, m []int) map[string][]int {
-		out := map[string][]int{}
-		for i, in := range comp.Instructions {
-			if m[i] < 0 {
-				if on := in.Metadata().OpName; on != "" {
-					k := in.Opcode + "\x00" + on
-					out[k] = append(out[k], i)
-				}
-			}
-		}
-		return out
-	}
-	la, lb := leftovers(ca, ma), leftovers(cb, mb)
-	for i, in := range ca.Instructions {
-		if ma[i] >= 0 {
-			continue
-		}
-		k := in.Opcode + "\x00" + in.Metadata().OpName
-		if as, bs := la[k], lb[k]; len(as) == 1 && len(bs) == 1 && mb[bs[0]] < 0 {
-			pair(i, bs[0])
-		}
-	}
+	mt := newMatcher(c, ca, cb)
+	mt.run()
 	entry := ca == c.a.Entry && cb == c.b.Entry
 	var gone, came map[int]bool
 	if entry {
-		gone, came = c.inputsBecameConstants(ca, cb, ma, mb, ia, ib)
+		gone, came = c.inputsBecameConstants(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib)
 	}
-	c.r.Computations = append(c.r.Computations, CompPair{A: ca, B: cb, MatchB: mb})
-	sort.Slice(pairs, func(x, y int) bool { return pairs[x][1] < pairs[y][1] })
-	for _, p := range pairs {
+	c.r.Computations = append(c.r.Computations, CompPair{A: ca, B: cb, MatchB: mt.mb})
+	sort.Slice(mt.pairs, func(x, y int) bool { return mt.pairs[x][1] < mt.pairs[y][1] })
+	for _, p := range mt.pairs {
 		c.r.Matched++
 		c.compareInstructions(ca.Instructions[p[0]], cb.Instructions[p[1]], cb, entry)
 	}
 	for i, in := range ca.Instructions {
-		if ma[i] < 0 && !gone[i] {
+		if mt.ma[i] < 0 && !gone[i] {
 			c.r.Removed++
 			c.r.t.removedOps[in.Opcode]++
-			md := in.Metadata()
-			c.add(Change{Kind: KindRemoved, Computation: ca.Name, Instruction: in.Name, OpName: md.OpName, Source: md.Source(),
-				Old: in.Opcode + " " + in.Shape.String(), IsParam: in.Opcode == "parameter", Param: max(in.Param, 0),
-				Entry: entry, LineA: in.Line})
+			c.add(unmatched(KindRemoved, ca, in, entry))
 		}
 	}
 	for j, in := range cb.Instructions {
-		if mb[j] < 0 && !came[j] {
+		if mt.mb[j] < 0 && !came[j] {
 			c.r.Added++
 			c.r.t.addedOps[in.Opcode]++
-			md := in.Metadata()
-			c.add(Change{Kind: KindAdded, Computation: cb.Name, Instruction: in.Name, OpName: md.OpName, Source: md.Source(),
-				New: in.Opcode + " " + in.Shape.String(), IsParam: in.Opcode == "parameter", Param: max(in.Param, 0),
-				Entry: entry, LineB: in.Line})
+			c.add(unmatched(KindAdded, cb, in, entry))
 		}
 	}
+}
+
+// unmatched is the change of an instruction only one side has.
+func unmatched(kind ChangeKind, comp *hlo.Computation, in *hlo.Instruction, entry bool) Change {
+	md := in.Metadata()
+	ch := Change{Kind: kind, Computation: comp.Name, Instruction: in.Name, OpName: md.OpName, Source: md.Source(),
+		IsParam: in.Opcode == "parameter", Param: max(in.Param, 0), Entry: entry}
+	what := in.Opcode + " " + in.Shape.String()
+	if kind == KindRemoved {
+		ch.Old, ch.LineA = what, in.Line
+	} else {
+		ch.New, ch.LineB = what, in.Line
+	}
+	return ch
 }
 
 // shapeKind says how two shapes differ: dtype, shape (dimensions or tuple structure), layout,

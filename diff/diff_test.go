@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/corpus"
 )
 
 func TestParseDumpName(t *testing.T) {
@@ -38,10 +39,7 @@ func TestParseDumpName(t *testing.T) {
 // TestCorpusPairs checks that every pair of real modules gets the cause a person reading
 // corpus/hlo/MANIFEST.md would name first.
 func TestCorpusPairs(t *testing.T) {
-	dir := "../../shared/corpus/hlo"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("no corpus beside the project")
-	}
+	dir := corpus.Dir(t, "corpus/hlo")
 	want := map[string][]CauseKind{
 		"torchxla-neuron/dp_mlp_batch16.txt":                                        {CauseBatchSize},
 		"torchxla-neuron/bert_dp_graph1.txt":                                        {CauseIdentical},

@@ -93,85 +93,12 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 		}
 		return pairs, nil, nil
 	}
-	usedA, usedB := make([]bool, len(as)), make([]bool, len(bs))
-	fpA, fpB := make([]string, len(as)), make([]string, len(bs))
-	for i, f := range as {
-		fpA[i] = hlo.Fingerprint(f.Module)
-	}
-	for j, f := range bs {
-		fpB[j] = hlo.Fingerprint(f.Module)
-	}
-	for i := range as {
-		for j := range bs {
-			if !usedB[j] && fpA[i] == fpB[j] {
-				usedA[i], usedB[j] = true, true
-				pairs = append(pairs, &Pair{A: as[i], B: bs[j], PairedBy: PairedByFingerprint})
-				break
-			}
-		}
-	}
-	// Skeleton counts are computed once per file, not once per candidate pair.
-	skel := map[*DumpFile]map[uint64]int{}
-	sim := func(a, b *DumpFile) float64 {
-		for _, f := range []*DumpFile{a, b} {
-			if skel[f] == nil {
-				skel[f] = skeletons(f.Module)
-			}
-		}
-		return similarity(skel[a], skel[b])
-	}
-	type cand struct {
-		i, j int
-		sim  float64
-	}
-	var cands []cand
-	for i := range as {
-		if usedA[i] {
-			continue
-		}
-		for j := range bs {
-			if !usedB[j] {
-				cands = append(cands, cand{i, j, sim(as[i], bs[j])})
-			}
-		}
-	}
-	sort.SliceStable(cands, func(x, y int) bool { return cands[x].sim > cands[y].sim })
-	for _, c := range cands {
-		if !usedA[c.i] && !usedB[c.j] {
-			usedA[c.i], usedB[c.j] = true, true
-			pairs = append(pairs, &Pair{A: as[c.i], B: bs[c.j], PairedBy: PairedBySimilarity})
-		}
-	}
-	// A compilation left over in a family that the other side has too is compared with its
-	// most similar counterpart: that is the question the user asks (why did this one compile?).
-	best := func(f *DumpFile, others []*DumpFile) *DumpFile {
-		var b *DumpFile
-		bs := -1.0
-		for _, o := range others {
-			if s := sim(f, o); s > bs {
-				b, bs = o, s
-			}
-		}
-		return b
-	}
-	for i, u := range usedA {
-		if !u {
-			if o := best(as[i], bs); o != nil {
-				pairs = append(pairs, &Pair{A: as[i], B: o, PairedBy: PairedByExtra})
-			} else {
-				ua = append(ua, as[i])
-			}
-		}
-	}
-	for j, u := range usedB {
-		if !u {
-			if o := best(bs[j], as); o != nil {
-				pairs = append(pairs, &Pair{A: o, B: bs[j], PairedBy: PairedByExtra})
-			} else {
-				ub = append(ub, bs[j])
-			}
-		}
-	}
+	fp := &familyPairing{as: as, bs: bs, usedA: make([]bool, len(as)), usedB: make([]bool, len(bs)),
+		skel: map[*DumpFile]map[uint64]int{}}
+	fp.byFingerprint()
+	fp.bySimilarity()
+	ua, ub = fp.extras()
+	pairs = fp.pairs
 	sort.SliceStable(pairs, func(x, y int) bool {
 		if pairs[x].B.ID != pairs[y].B.ID {
 			return pairs[x].B.ID < pairs[y].B.ID
@@ -179,6 +106,108 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 		return pairs[x].A.ID < pairs[y].A.ID
 	})
 	return pairs, ua, ub
+}
+
+// familyPairing pairs the modules of one family when the two sides have different numbers of
+// them.
+type familyPairing struct {
+	as, bs       []*DumpFile
+	usedA, usedB []bool
+	pairs        []*Pair
+	skel         map[*DumpFile]map[uint64]int // skeleton counts, computed once per file
+}
+
+func (fp *familyPairing) add(i, j int, by PairedBy) {
+	fp.usedA[i], fp.usedB[j] = true, true
+	fp.pairs = append(fp.pairs, &Pair{A: fp.as[i], B: fp.bs[j], PairedBy: by})
+}
+
+// byFingerprint pairs modules with equal normalised fingerprints.
+func (fp *familyPairing) byFingerprint() {
+	fpB := make([]string, len(fp.bs))
+	for j, f := range fp.bs {
+		fpB[j] = hlo.Fingerprint(f.Module)
+	}
+	for i, f := range fp.as {
+		h := hlo.Fingerprint(f.Module)
+		for j := range fp.bs {
+			if !fp.usedB[j] && h == fpB[j] {
+				fp.add(i, j, PairedByFingerprint)
+				break
+			}
+		}
+	}
+}
+
+func (fp *familyPairing) sim(a, b *DumpFile) float64 {
+	for _, f := range []*DumpFile{a, b} {
+		if fp.skel[f] == nil {
+			fp.skel[f] = skeletons(f.Module)
+		}
+	}
+	return similarity(fp.skel[a], fp.skel[b])
+}
+
+// bySimilarity pairs the rest, most similar structure first.
+func (fp *familyPairing) bySimilarity() {
+	type cand struct {
+		i, j int
+		sim  float64
+	}
+	var cands []cand
+	for i := range fp.as {
+		if fp.usedA[i] {
+			continue
+		}
+		for j := range fp.bs {
+			if !fp.usedB[j] {
+				cands = append(cands, cand{i, j, fp.sim(fp.as[i], fp.bs[j])})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(x, y int) bool { return cands[x].sim > cands[y].sim })
+	for _, c := range cands {
+		if !fp.usedA[c.i] && !fp.usedB[c.j] {
+			fp.add(c.i, c.j, PairedBySimilarity)
+		}
+	}
+}
+
+// extras compares a compilation left over in a family that the other side has too with its
+// most similar counterpart: that is the question the user asks (why did this one compile?).
+// What cannot be paired at all is returned unpaired.
+func (fp *familyPairing) extras() (ua, ub []*DumpFile) {
+	best := func(f *DumpFile, others []*DumpFile) *DumpFile {
+		var b *DumpFile
+		bs := -1.0
+		for _, o := range others {
+			if s := fp.sim(f, o); s > bs {
+				b, bs = o, s
+			}
+		}
+		return b
+	}
+	for i, u := range fp.usedA {
+		if u {
+			continue
+		}
+		if o := best(fp.as[i], fp.bs); o != nil {
+			fp.pairs = append(fp.pairs, &Pair{A: fp.as[i], B: o, PairedBy: PairedByExtra})
+		} else {
+			ua = append(ua, fp.as[i])
+		}
+	}
+	for j, u := range fp.usedB {
+		if u {
+			continue
+		}
+		if o := best(fp.bs[j], fp.as); o != nil {
+			fp.pairs = append(fp.pairs, &Pair{A: o, B: fp.bs[j], PairedBy: PairedByExtra})
+		} else {
+			ub = append(ub, fp.bs[j])
+		}
+	}
+	return ua, ub
 }
 
 // skeletons counts the skeleton hashes of a module's instructions.

@@ -343,6 +343,12 @@ func (p *parser) skipStackFrameTables() {
 	}
 }
 
+// parseComputation reads one computation: [ENTRY] name [(params) -> result] { instructions }
+// [, attributes].
+//
+// (Its cyclomatic complexity is over 25: it follows the grammar of a computation header and
+// body step by step, with error recovery at each step, which reads better whole than split
+// into helpers that pass the position back and forth.)
 func (p *parser) parseComputation() (c *Computation) {
 	p.refs, p.refSeen = p.refs[:0], nil
 	line := p.line
@@ -556,7 +562,8 @@ func (p *parser) operands(in *Instruction) bool {
 				p.expected("tuple index after '#'")
 				return false
 			}
-			elem := p.str(p.src[p.pos-len(n) : de]) // name() left pos just after n
+			// The instruction is named so that the canonical printer's output parses again.
+			elem := n + ".gte" + string(p.src[ds:de])
 			p.tupleRef(elem, n, p.str(p.src[ds:de]), in)
 			n = elem
 			p.pos = de
@@ -596,32 +603,10 @@ func (p *parser) shape() (Shape, bool) { return p.shapeAt(0) }
 
 func (p *parser) shapeAt(depth int) (Shape, bool) {
 	p.skip()
-	var s Shape
 	if p.pos < len(p.src) && p.src[p.pos] == '(' {
-		if depth >= MaxTupleDepth {
-			p.errorf("tuple shape nested deeper than %d levels", MaxTupleDepth)
-			return s, false
-		}
-		p.pos++
-		s.IsTuple = true
-		s.Tuple = []Shape{}
-		if p.accept(')') {
-			return s, true
-		}
-		for {
-			t, ok := p.shapeAt(depth + 1)
-			if !ok {
-				return s, false
-			}
-			s.Tuple = append(s.Tuple, t)
-			if p.accept(')') {
-				return s, true
-			}
-			if !p.expect(',') {
-				return s, false
-			}
-		}
+		return p.tupleShape(depth)
 	}
+	var s Shape
 	start := p.pos
 	for p.pos < len(p.src) && (isIdentStart(p.src[p.pos]) || isDigit(p.src[p.pos])) {
 		p.pos++
@@ -637,6 +622,41 @@ func (p *parser) shapeAt(depth int) (Shape, bool) {
 		return s, false
 	}
 	p.pos++
+	if !p.dims(&s) {
+		return s, false
+	}
+	return s, p.layout(&s)
+}
+
+// tupleShape reads (shape, shape, ...) at the '('.
+func (p *parser) tupleShape(depth int) (Shape, bool) {
+	s := Shape{IsTuple: true, Tuple: []Shape{}}
+	if depth >= MaxTupleDepth {
+		p.errorf("tuple shape nested deeper than %d levels", MaxTupleDepth)
+		return s, false
+	}
+	p.pos++
+	if p.accept(')') {
+		return s, true
+	}
+	for {
+		t, ok := p.shapeAt(depth + 1)
+		if !ok {
+			return s, false
+		}
+		s.Tuple = append(s.Tuple, t)
+		if p.accept(')') {
+			return s, true
+		}
+		if !p.expect(',') {
+			return s, false
+		}
+	}
+}
+
+// dims reads the dimensions after '[' and the closing ']': sizes, '?' (unbounded dynamic) and
+// '<=N' (bounded dynamic).
+func (p *parser) dims(s *Shape) bool {
 	dimStart := len(p.dimSlab)
 	if cap(p.dimSlab)-dimStart < 16 {
 		p.dimSlab = make([]int64, 0, 4096)
@@ -645,79 +665,92 @@ func (p *parser) shapeAt(depth int) (Shape, bool) {
 	p.skip()
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
-	} else {
-		for i := 0; ; i++ {
-			p.skip()
-			switch {
-			case p.pos < len(p.src) && p.src[p.pos] == '?':
-				p.pos++
-				p.dimSlab = append(p.dimSlab, -1)
-			default:
-				if p.pos+1 < len(p.src) && p.src[p.pos] == '<' && p.src[p.pos+1] == '=' {
-					p.pos += 2
-					if i < 64 {
-						s.Bounded |= 1 << uint(i)
-					}
-				}
-				ds := p.pos
-				for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
-					p.pos++
-				}
-				v, err := strconv.ParseInt(string(p.src[ds:p.pos]), 10, 64)
-				if err != nil {
-					p.pos = ds
-					p.expected("dimension size")
-					return s, false
-				}
-				p.dimSlab = append(p.dimSlab, v)
-			}
-			if p.accept(']') {
-				break
-			}
-			if !p.accept(',') {
-				p.expected("',' or ']'")
-				return s, false
-			}
+		s.Dims = p.dimSlab[dimStart:dimStart:dimStart]
+		return true
+	}
+	for i := 0; ; i++ {
+		p.skip()
+		if !p.dim(s, i) {
+			return false
+		}
+		if p.accept(']') {
+			break
+		}
+		if !p.accept(',') {
+			p.expected("',' or ']'")
+			return false
 		}
 	}
 	s.Dims = p.dimSlab[dimStart:len(p.dimSlab):len(p.dimSlab)]
-	// A layout follows only if '{' is followed by a digit, ':' or '}'.
-	save, saveLine, saveLS := p.pos, p.line, p.lineStart
-	if p.peek() == '{' {
-		q := p.pos + 1
-		for q < len(p.src) && (p.src[q] == ' ' || p.src[q] == '\t') {
-			q++
-		}
-		if q < len(p.src) && (isDigit(p.src[q]) || p.src[q] == ':' || p.src[q] == '}') {
-			p.pos++
-			ls := p.pos
-			depth := 0
-			for p.pos < len(p.src) {
-				c := p.src[p.pos]
-				if c == '(' {
-					depth++
-				} else if c == ')' {
-					depth--
-				} else if c == '}' && depth <= 0 {
-					break
-				} else if c == '\n' || c == '{' {
-					p.expected("'}' to close layout")
-					return s, false
-				}
-				p.pos++
-			}
-			if p.pos >= len(p.src) {
-				p.expected("'}' to close layout")
-				return s, false
-			}
-			s.Layout = strings.TrimSpace(p.str(p.src[ls:p.pos]))
-			s.HasLayout = true
-			p.pos++
-			return s, true
+	return true
+}
+
+func (p *parser) dim(s *Shape, i int) bool {
+	if p.pos < len(p.src) && p.src[p.pos] == '?' {
+		p.pos++
+		p.dimSlab = append(p.dimSlab, -1)
+		return true
+	}
+	if p.pos+1 < len(p.src) && p.src[p.pos] == '<' && p.src[p.pos+1] == '=' {
+		p.pos += 2
+		if i < 64 {
+			s.Bounded |= 1 << uint(i)
 		}
 	}
-	p.pos, p.line, p.lineStart = save, saveLine, saveLS
-	return s, true
+	ds := p.pos
+	for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
+		p.pos++
+	}
+	v, err := strconv.ParseInt(string(p.src[ds:p.pos]), 10, 64)
+	if err != nil {
+		p.pos = ds
+		p.expected("dimension size")
+		return false
+	}
+	p.dimSlab = append(p.dimSlab, v)
+	return true
+}
+
+// layout reads an optional {layout}: one follows only if '{' is followed by a digit, ':' or
+// '}' (an attribute's braces follow a ',').
+func (p *parser) layout(s *Shape) bool {
+	save, saveLine, saveLS := p.pos, p.line, p.lineStart
+	if p.peek() != '{' {
+		p.pos, p.line, p.lineStart = save, saveLine, saveLS
+		return true
+	}
+	q := p.pos + 1
+	for q < len(p.src) && (p.src[q] == ' ' || p.src[q] == '\t') {
+		q++
+	}
+	if q >= len(p.src) || !(isDigit(p.src[q]) || p.src[q] == ':' || p.src[q] == '}') {
+		p.pos, p.line, p.lineStart = save, saveLine, saveLS
+		return true
+	}
+	p.pos++
+	ls := p.pos
+	depth := 0
+	for ; p.pos < len(p.src); p.pos++ {
+		c := p.src[p.pos]
+		if c == '(' {
+			depth++
+		} else if c == ')' {
+			depth--
+		} else if c == '}' && depth <= 0 {
+			break
+		} else if c == '\n' || c == '{' {
+			p.expected("'}' to close layout")
+			return false
+		}
+	}
+	if p.pos >= len(p.src) {
+		p.expected("'}' to close layout")
+		return false
+	}
+	s.Layout = strings.TrimSpace(p.str(p.src[ls:p.pos]))
+	s.HasLayout = true
+	p.pos++
+	return true
 }
 
 // attr reads name=value.
@@ -742,6 +775,10 @@ func (p *parser) attr() (Attr, bool) {
 
 // value reads an attribute value: everything up to a ',' or white space outside brackets and
 // strings, or an unmatched closing bracket.
+//
+// (Its cyclomatic complexity is over 25: it is a character-level scanner, one loop with a case per
+// character class or grammar step, which reads better whole than split into helpers that pass
+// the position back and forth.)
 func (p *parser) value() (string, bool) {
 	p.skip()
 	src := p.src
@@ -891,6 +928,10 @@ func (p *parser) balanced(close byte) bool {
 
 // normalizeValue removes comments and '%' name prefixes outside strings and turns runs of
 // white space into one space.
+//
+// (Its cyclomatic complexity is over 25: it is a character-level scanner, one loop with a case per
+// character class or grammar step, which reads better whole than split into helpers that pass
+// the position back and forth.)
 func normalizeValue(raw []byte) string {
 	b := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); i++ {

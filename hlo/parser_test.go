@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/internal/corpus"
 )
 
 func mustParse(t testing.TB, name string, src string) *Module {
@@ -174,13 +176,27 @@ func TestRecoversAfterABadLine(t *testing.T) {
 	}
 }
 
+// TestRoundTrip prints every module of the project's tests and of the real example runs and
+// parses it again: the fingerprint stays.
 func TestRoundTrip(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.hlo")
-	corpus, _ := filepath.Glob("../../shared/corpus/hlo/*/*.txt")
-	files = append(files, corpus...)
-	if len(files) < 3 {
-		t.Fatalf("no inputs")
+	runs, _ := filepath.Glob("../testdata/runs/*/*/dump/*.txt")
+	if len(runs) < 100 {
+		t.Fatalf("only %d modules in the example runs", len(runs))
 	}
+	roundTrip(t, append(files, runs...))
+}
+
+// TestRoundTripCorpus does the same for the real third-party corpus beside the project.
+func TestRoundTripCorpus(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpus.Dir(t, "corpus/hlo"), "*", "*.txt"))
+	if len(files) < 20 {
+		t.Fatalf("only %d modules in the corpus", len(files))
+	}
+	roundTrip(t, files)
+}
+
+func roundTrip(t *testing.T, files []string) {
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {

@@ -70,72 +70,119 @@ func (s *Scanner) classify(msg string, h header, lineNo int) bool {
 
 // classifyGraphcore handles the messages of TF-IPU, Poplar, PopART and PopTorch.
 func (s *Scanner) classifyGraphcore(msg string, h header, lineNo int) {
-	has := func(sub string) bool { return strings.Contains(msg, sub) }
-	switch {
-	case has("XLA compilation: "):
-		if m := reXLABegin.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: ProducerTFIPU, Signal: "tf:begin_xla", Module: m[1], Hash: m[2]})
-		} else if m := reXLAEnd.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileEnd, Producer: ProducerTFIPU, Signal: "tf:end_xla", Module: m[1], Hash: m[2]})
+	for i := range graphcoreRules {
+		if r := &graphcoreRules[i]; r.accepts(msg) {
+			r.handle(s, msg, h, lineNo)
+			return
 		}
-	case has(".poplar_exec") || has(".xla_engine"):
-		if m := reTFLoaded.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: ProducerTFIPU, Signal: "tf:loaded", Module: m[1], Path: m[2]})
-		} else if m := reTFMiss.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerTFIPU, Signal: "tf:not_found", Path: m[1]})
-		} else if m := reTFPrecompile.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: ProducerTFIPU, Signal: "tf:precompiled", Path: m[1]})
+	}
+}
+
+// emitter is a rule's handler that emits one event per match of re, built by ev.
+func emitter(re *regexp.Regexp, ev func(m []string) Event) func(*Scanner, string, header, int) bool {
+	return func(s *Scanner, msg string, h header, line int) bool {
+		m := re.FindStringSubmatch(msg)
+		if m == nil {
+			return false
 		}
-	case has("Poplar engine"):
-		if m := reEngineBegin.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerTFIPU, Signal: "tf:engine", Module: m[1]})
-		} else if has("End compiling Poplar engine") {
-			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerTFIPU, Signal: "tf:engine"})
-		}
-	case has("has not been compiled yet"):
-		if m := reNotYet.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerTFIPU, Signal: "tf:in_process_miss", Module: m[1], Hash: m[2],
-				Detail: "in-process executable cache", InProcess: true})
-		}
-	case has("Skip engine compilation"):
-		if m := reSkip.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileSkipped, Producer: ProducerTFIPU, Signal: "tf:skip", Detail: m[1]})
-		}
-	case strings.HasPrefix(msg, "Compiling module "):
-		if m := reBarHeader.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerTFIPU, Signal: "tf:progress_bar", Module: m[1]})
-		}
-	case has("% Compilation Finished"):
-		if m := reTFBar.FindStringSubmatch(msg); m != nil {
+		s.emit(h, line, ev(m))
+		return true
+	}
+}
+
+// either tries two handlers.
+func either(a, b func(*Scanner, string, header, int) bool) func(*Scanner, string, header, int) bool {
+	return func(s *Scanner, msg string, h header, line int) bool { return a(s, msg, h, line) || b(s, msg, h, line) }
+}
+
+func fixed(ev Event) func(*Scanner, string, header, int) bool {
+	return func(s *Scanner, _ string, h header, line int) bool { s.emit(h, line, ev); return true }
+}
+
+var reGraphCompiled = regexp.MustCompile(`^Graph compiled$`)
+var reEngineLoaded = regexp.MustCompile(`^Engine loaded$`)
+var reEngineEnd = regexp.MustCompile(`End compiling Poplar engine`)
+
+// graphcoreRules are the messages of TF-IPU, Poplar, PopART and PopTorch, in the order the
+// classifier has always tried them. (Set in init: the rules call back into the scanner.)
+var graphcoreRules []messageRule
+
+func init() { graphcoreRules = graphcoreMessages() }
+
+func graphcoreMessages() []messageRule {
+	return []messageRule{
+		{contains: "XLA compilation: ", handle: either(
+			emitter(reXLABegin, func(m []string) Event {
+				return Event{Kind: CompileRequest, Producer: ProducerTFIPU, Signal: "tf:begin_xla", Module: m[1], Hash: m[2]}
+			}),
+			emitter(reXLAEnd, func(m []string) Event {
+				return Event{Kind: CompileEnd, Producer: ProducerTFIPU, Signal: "tf:end_xla", Module: m[1], Hash: m[2]}
+			}))},
+		{contains: ".poplar_exec", handle: tfIPUCacheFile},
+		{contains: ".xla_engine", handle: tfIPUCacheFile},
+		{contains: "Poplar engine", handle: either(
+			emitter(reEngineBegin, func(m []string) Event {
+				return Event{Kind: CompileBegin, Producer: ProducerTFIPU, Signal: "tf:engine", Module: m[1]}
+			}),
+			emitter(reEngineEnd, func([]string) Event {
+				return Event{Kind: CompileFinished, Producer: ProducerTFIPU, Signal: "tf:engine"}
+			}))},
+		{contains: "has not been compiled yet", handle: emitter(reNotYet, func(m []string) Event {
+			return Event{Kind: CacheMiss, Producer: ProducerTFIPU, Signal: "tf:in_process_miss", Module: m[1], Hash: m[2],
+				Detail: "in-process executable cache", InProcess: true}
+		})},
+		{contains: "Skip engine compilation", handle: emitter(reSkip, func(m []string) Event {
+			return Event{Kind: CompileSkipped, Producer: ProducerTFIPU, Signal: "tf:skip", Detail: m[1]}
+		})},
+		{prefix: "Compiling module ", handle: emitter(reBarHeader, func(m []string) Event {
+			return Event{Kind: CompileBegin, Producer: ProducerTFIPU, Signal: "tf:progress_bar", Module: m[1]}
+		})},
+		{contains: "% Compilation Finished", handle: emitter(reTFBar, func(m []string) Event {
 			d := atoi(m[2])*3600 + atoi(m[3])*60 + atoi(m[4])
 			dur := time.Duration(d)*time.Second + time.Duration(atoi(m[5]))*100*time.Millisecond
-			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerTFIPU, Signal: "tf:progress_bar", Duration: dur})
-		}
-	case has("phase: "):
-		s.poplarPhase(msg, h, lineNo)
-	case has("Graph compilation:"):
-		if m := rePTBar.FindStringSubmatch(msg); m != nil {
-			s.poptorchBar(h, lineNo, atoi(m[2]), atoi(m[3]), parseClock(m[4]))
-		}
-	case rePopARTStart.MatchString(msg):
-		s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerPopART, Signal: "popart:start"})
-	case msg == "Graph compiled":
-		s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerPopART, Signal: "popart:compiled"})
-	case has("PopART executable"):
-		if m := rePopARTHit.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: ProducerPopART, Signal: "popart:load_serialized", Path: strings.TrimSpace(m[1])})
-		} else if m := rePopARTFail.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerPopART, Signal: "popart:load_failed", Path: m[1], Detail: "cached executable could not be loaded"})
-		}
-	case has("Saving serialized Executablex to "):
-		if m := rePopARTWrite.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: ProducerPopART, Signal: "popart:save", Path: strings.TrimSpace(m[1])})
-		}
-	case msg == "Engine loaded":
-		s.emit(h, lineNo, Event{Kind: ExecutableLoad, Producer: ProducerPopART, Signal: "popart:engine_loaded"})
-	case has("Compiled cluster using XLA!"):
-		s.emit(h, lineNo, Event{Kind: ClusterCompiled, Producer: ProducerTF, Signal: "tf:cluster_compiled"})
+			return Event{Kind: CompileFinished, Producer: ProducerTFIPU, Signal: "tf:progress_bar", Duration: dur}
+		})},
+		{contains: "phase: ", handle: func(s *Scanner, msg string, h header, line int) bool { s.poplarPhase(msg, h, line); return true }},
+		{contains: "Graph compilation:", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := rePTBar.FindStringSubmatch(msg)
+			if m != nil {
+				s.poptorchBar(h, line, atoi(m[2]), atoi(m[3]), parseClock(m[4]))
+			}
+			return m != nil
+		}},
+		{prefix: "Starting ", handle: emitter(rePopARTStart, func([]string) Event {
+			return Event{Kind: CompileBegin, Producer: ProducerPopART, Signal: "popart:start"}
+		})},
+		{prefix: "Graph compiled", handle: emitter(reGraphCompiled, func([]string) Event {
+			return Event{Kind: CompileFinished, Producer: ProducerPopART, Signal: "popart:compiled"}
+		})},
+		{contains: "PopART executable", handle: either(
+			emitter(rePopARTHit, func(m []string) Event {
+				return Event{Kind: CacheHit, Producer: ProducerPopART, Signal: "popart:load_serialized", Path: strings.TrimSpace(m[1])}
+			}),
+			emitter(rePopARTFail, func(m []string) Event {
+				return Event{Kind: CacheMiss, Producer: ProducerPopART, Signal: "popart:load_failed", Path: m[1], Detail: "cached executable could not be loaded"}
+			}))},
+		{contains: "Saving serialized Executablex to ", handle: emitter(rePopARTWrite, func(m []string) Event {
+			return Event{Kind: CacheWrite, Producer: ProducerPopART, Signal: "popart:save", Path: strings.TrimSpace(m[1])}
+		})},
+		{prefix: "Engine loaded", handle: emitter(reEngineLoaded, func([]string) Event {
+			return Event{Kind: ExecutableLoad, Producer: ProducerPopART, Signal: "popart:engine_loaded"}
+		})},
+		{contains: "Compiled cluster using XLA!", handle: fixed(Event{Kind: ClusterCompiled, Producer: ProducerTF, Signal: "tf:cluster_compiled"})},
 	}
+}
+
+// tfIPUCacheFile reads the TF-IPU lines about executable-cache files: loaded, not found, saved.
+func tfIPUCacheFile(s *Scanner, msg string, h header, line int) bool {
+	if m := reTFLoaded.FindStringSubmatch(msg); m != nil {
+		s.emit(h, line, Event{Kind: CacheHit, Producer: ProducerTFIPU, Signal: "tf:loaded", Module: m[1], Path: m[2]})
+	} else if m := reTFMiss.FindStringSubmatch(msg); m != nil {
+		s.emit(h, line, Event{Kind: CacheMiss, Producer: ProducerTFIPU, Signal: "tf:not_found", Path: m[1]})
+	} else if m := reTFPrecompile.FindStringSubmatch(msg); m != nil {
+		s.emit(h, line, Event{Kind: CacheWrite, Producer: ProducerTFIPU, Signal: "tf:precompiled", Path: m[1]})
+	}
+	return true
 }
 
 func (s *Scanner) poplarPhase(msg string, h header, lineNo int) {

@@ -51,105 +51,171 @@ var (
 	rePTXLAMetric   = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
 )
 
-// classifyFramework handles the messages of JAX, TF and PyTorch/XLA; it reports whether msg
-// was one of them.
-func (s *Scanner) classifyFramework(msg string, h header, lineNo int) bool {
-	h.producer = "" // each pattern below names its producer
-	switch {
-	case strings.HasPrefix(msg, "Compiling ") && (strings.Contains(msg, " with global shapes and types ") || strings.Contains(msg, " for args ")):
-		if m := reJAXCompiling.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileRequest, Producer: ProducerJAX, Signal: "jax:compiling", Module: jaxModuleName(m[1]), Signature: m[2] + m[3]})
-			return true
-		}
-	case strings.HasPrefix(msg, "Finished XLA compilation of "):
-		if m := reJAXFinished.FindStringSubmatch(msg); m != nil {
+// A messageRule recognises one message: prefix (the message starts with it) or, when prefix
+// is "", contains (the message holds it) is the cheap literal test; handle parses the message
+// and reports whether it was one after all. The first rule whose literal test passes decides.
+type messageRule struct {
+	prefix, contains string
+	handle           func(s *Scanner, msg string, h header, line int) bool
+}
+
+func (r *messageRule) accepts(msg string) bool {
+	if r.prefix != "" && !strings.HasPrefix(msg, r.prefix) {
+		return false
+	}
+	return r.contains == "" || strings.Contains(msg, r.contains)
+}
+
+// frameworkRules are the messages of JAX, TF and PyTorch/XLA; each names its producer. (Set
+// in init: the rules call back into the scanner, which reads them.)
+var frameworkRules []messageRule
+
+func init() { frameworkRules = frameworkMessages() }
+
+func frameworkMessages() []messageRule {
+	return []messageRule{
+		{prefix: "Compiling ", contains: " with global shapes and types ", handle: jaxCompiling},
+		{prefix: "Compiling ", contains: " for args ", handle: jaxCompiling},
+		{prefix: "Finished XLA compilation of ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := reJAXFinished.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
 			secs, _ := strconv.ParseFloat(m[2], 64)
-			s.emit(h, lineNo, Event{Kind: RequestDone, Producer: ProducerJAX, Signal: "jax:finished_xla", Module: jaxModuleName(m[1]),
+			s.emit(h, line, Event{Kind: RequestDone, Producer: ProducerJAX, Signal: "jax:finished_xla", Module: jaxModuleName(m[1]),
 				Duration: time.Duration(secs * float64(time.Second))})
 			return true
-		}
-	case strings.HasPrefix(msg, "Persistent compilation cache hit "):
-		if m := reJAXHit.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheHit, Producer: ProducerJAX, Signal: "jax:persistent_hit", Module: m[1], Hash: m[2], Path: m[2]})
+		}},
+		{prefix: "Persistent compilation cache hit ", handle: jaxCacheLine(reJAXHit, CacheHit, "jax:persistent_hit")},
+		{prefix: "PERSISTENT COMPILATION CACHE MISS ", handle: jaxCacheLine(reJAXMiss, CacheMiss, "jax:persistent_miss")},
+		{prefix: "Writing ", contains: " to persistent compilation cache ", handle: jaxCacheLine(reJAXWrite, CacheWrite, "jax:persistent_write")},
+		{prefix: "TRACING CACHE MISS at ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			// The explanation follows on indented lines (or, in a wrapped record, on this one).
+			s.hold(heldTracing, h, line, msg)
 			return true
-		}
-	case strings.HasPrefix(msg, "PERSISTENT COMPILATION CACHE MISS "):
-		if m := reJAXMiss.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheMiss, Producer: ProducerJAX, Signal: "jax:persistent_miss", Module: m[1], Hash: m[2], Path: m[2]})
-			return true
-		}
-	case strings.HasPrefix(msg, "Writing ") && strings.Contains(msg, " to persistent compilation cache "):
-		if m := reJAXWrite.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CacheWrite, Producer: ProducerJAX, Signal: "jax:persistent_write", Module: m[1], Hash: m[2], Path: m[2]})
-			return true
-		}
-	case strings.HasPrefix(msg, "TRACING CACHE MISS at "):
-		// The explanation follows on indented lines (or, in a wrapped record, on this one).
-		s.hold(heldTracing, h, lineNo, msg)
-		return true
-	case strings.Contains(msg, "triggered tf.function retracing"):
-		if m := reTFRetrace.FindStringSubmatch(msg); m != nil {
+		}},
+		{contains: "triggered tf.function retracing", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := reTFRetrace.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
 			fn := m[3]
 			if f := reTFFunctionName.FindStringSubmatch(fn); f != nil {
 				fn = f[1]
 			}
-			s.emit(h, lineNo, Event{Kind: Retrace, Producer: ProducerTF, Signal: "tf:retracing", Module: fn,
+			s.emit(h, line, Event{Kind: Retrace, Producer: ProducerTF, Signal: "tf:retracing", Module: fn,
 				Detail: m[1] + " out of the last " + m[2] + " calls to " + fn + " triggered tf.function retracing"})
 			return true
-		}
-	case strings.HasPrefix(msg, "Creating new FuncGraph "):
-		if m := reTFFuncGraph.FindStringSubmatch(msg); m != nil {
-			r := s.hold(heldFuncGraph, h, lineNo, msg)
-			r.name = m[1]
+		}},
+		{prefix: "Creating new FuncGraph ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := reTFFuncGraph.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			s.hold(heldFuncGraph, h, line, msg).name = m[1]
 			return true
-		}
-	case strings.HasPrefix(msg, "num_inputs="):
-		s.tfInputs = strings.TrimSpace(msg) // the device compiler's next compilation has this many inputs
-		return true
-	case strings.HasPrefix(msg, "Instantly compiling for signature: "):
-		if m := reTFInstantly.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: CompileBegin, Producer: ProducerTF, Signal: "tf:device_compiler", Module: m[1], Signature: s.tfInputs})
+		}},
+		{prefix: "num_inputs=", handle: func(s *Scanner, msg string, _ header, _ int) bool {
+			s.tfInputs = strings.TrimSpace(msg) // the device compiler's next compilation has this many inputs
+			return true
+		}},
+		{prefix: "Instantly compiling for signature: ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := reTFInstantly.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			s.emit(h, line, Event{Kind: CompileBegin, Producer: ProducerTF, Signal: "tf:device_compiler", Module: m[1], Signature: s.tfInputs})
 			s.tfInputs = ""
 			return true
-		}
-	case strings.HasPrefix(msg, "Already Compiled for signature: "):
-		if m := reTFAlready.FindStringSubmatch(msg); m != nil {
-			s.emit(h, lineNo, Event{Kind: Execution, Producer: ProducerTF, Signal: "tf:already_compiled", Module: m[1]})
+		}},
+		{prefix: "Already Compiled for signature: ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := reTFAlready.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			s.emit(h, line, Event{Kind: Execution, Producer: ProducerTF, Signal: "tf:already_compiled", Module: m[1]})
 			return true
-		}
-	case strings.HasPrefix(msg, "Compiled ") && strings.Contains(msg, " times, compile time: "):
-		if m := reTFProfiled.FindStringSubmatch(msg); m != nil {
+		}},
+		{prefix: "Compiled ", contains: " times, compile time: ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := reTFProfiled.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
 			us, _ := strconv.Atoi(m[3])
-			s.emit(h, lineNo, Event{Kind: CompileFinished, Producer: ProducerTF, Signal: "tf:device_compiler", Module: m[1],
+			s.emit(h, line, Event{Kind: CompileFinished, Producer: ProducerTF, Signal: "tf:device_compiler", Module: m[1],
 				Duration: time.Duration(us) * time.Microsecond, Detail: "compiled " + m[2] + " times", Count: atoi(m[2])})
 			return true
-		}
-	case strings.HasPrefix(msg, "Compilation Analysis: "):
-		s.ptxlaBlock(ptxlaCompile, strings.TrimPrefix(msg, "Compilation Analysis: "), h, lineNo)
-		return true
-	case strings.HasPrefix(msg, "Execution Analysis: "):
-		s.ptxlaBlock(ptxlaExecute, strings.TrimPrefix(msg, "Execution Analysis: "), h, lineNo)
-		return true
-	case strings.HasPrefix(msg, "Post Compilation Analysis: "):
-		s.ptxlaPost(strings.TrimPrefix(msg, "Post Compilation Analysis: "), h, lineNo)
-		return true
-	case strings.HasPrefix(msg, "Computation hash: "):
-		s.ptxla.computation = strings.TrimSpace(strings.TrimPrefix(msg, "Computation hash: "))
-		return true
-	case strings.Contains(msg, "pt-xla-profiler: "):
-		if m := rePTXLAProfiler.FindStringSubmatch(msg); m != nil {
+		}},
+		{prefix: "Compilation Analysis: ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			s.ptxlaBlock(ptxlaCompile, strings.TrimPrefix(msg, "Compilation Analysis: "), h, line)
+			return true
+		}},
+		{prefix: "Execution Analysis: ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			s.ptxlaBlock(ptxlaExecute, strings.TrimPrefix(msg, "Execution Analysis: "), h, line)
+			return true
+		}},
+		{prefix: "Post Compilation Analysis: ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			s.ptxlaPost(strings.TrimPrefix(msg, "Post Compilation Analysis: "), h, line)
+			return true
+		}},
+		{prefix: "Computation hash: ", handle: func(s *Scanner, msg string, _ header, _ int) bool {
+			s.ptxla.computation = strings.TrimSpace(strings.TrimPrefix(msg, "Computation hash: "))
+			return true
+		}},
+		{contains: "pt-xla-profiler: ", handle: func(s *Scanner, msg string, h header, line int) bool {
+			m := rePTXLAProfiler.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
 			kind := FrameworkWarning
 			if m[2] == "CompileTime" {
 				kind = Retrace
 			}
-			s.emit(h, lineNo, Event{Kind: kind, Producer: ProducerTorchXLA, Signal: Signal("ptxla:" + m[2]), Detail: m[1]})
+			s.emit(h, line, Event{Kind: kind, Producer: ProducerTorchXLA, Signal: Signal("ptxla:" + m[2]), Detail: m[1]})
 			return true
+		}},
+		{prefix: "Metric: ", handle: ptxlaMetric},
+		{prefix: "Counter: ", handle: ptxlaMetric},
+	}
+}
+
+func jaxCompiling(s *Scanner, msg string, h header, line int) bool {
+	m := reJAXCompiling.FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	s.emit(h, line, Event{Kind: CompileRequest, Producer: ProducerJAX, Signal: "jax:compiling", Module: jaxModuleName(m[1]), Signature: m[2] + m[3]})
+	return true
+}
+
+// jaxCacheLine reads a persistent-cache line: the module, and the key (its hash and file).
+func jaxCacheLine(re *regexp.Regexp, kind Kind, sig Signal) func(*Scanner, string, header, int) bool {
+	return func(s *Scanner, msg string, h header, line int) bool {
+		m := re.FindStringSubmatch(msg)
+		if m == nil {
+			return false
 		}
-	case strings.HasPrefix(msg, "Metric: ") || strings.HasPrefix(msg, "Counter: "):
-		if m := rePTXLAMetric.FindStringSubmatch(msg); m != nil && ptxlaMetrics[m[2]] {
-			r := s.hold(heldMetric, h, lineNo, msg)
-			r.name = m[2]
-			return true
+		s.emit(h, line, Event{Kind: kind, Producer: ProducerJAX, Signal: sig, Module: m[1], Hash: m[2], Path: m[2]})
+		return true
+	}
+}
+
+func ptxlaMetric(s *Scanner, msg string, h header, line int) bool {
+	m := rePTXLAMetric.FindStringSubmatch(msg)
+	if m == nil || !ptxlaMetrics[m[2]] {
+		return false
+	}
+	s.hold(heldMetric, h, line, msg).name = m[2]
+	return true
+}
+
+// classifyFramework handles the messages of JAX, TF and PyTorch/XLA; it reports whether msg
+// was one of them.
+func (s *Scanner) classifyFramework(msg string, h header, lineNo int) bool {
+	h.producer = "" // each rule names its producer
+	for i := range frameworkRules {
+		if r := &frameworkRules[i]; r.accepts(msg) {
+			return r.handle(s, msg, h, lineNo)
 		}
 	}
 	return false

@@ -298,7 +298,7 @@ func DiffDocument(d *Diff) DiffJSON {
 
 func pairDocument(p *DiffPair) PairJSON {
 	r := p.Result
-	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.Module.Name, Family: p.B.Family, PairedBy: string(p.PairedBy),
+	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.Module.Name, Family: p.Label(), PairedBy: string(p.PairedBy),
 		Identical: r.Identical, HashA: p.HashA, HashB: p.HashB, Matched: r.Matched, Added: r.Added, Removed: r.Removed,
 		ChangeCount: r.ChangeCount, Changes: []ChangeJSON{}, Causes: []CauseJSON{}, Notes: nonNil(r.Notes)}
 	for _, ch := range r.Changes {

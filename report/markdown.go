@@ -74,7 +74,7 @@ func (markdownRenderer) diff(w io.Writer, d *Diff) error {
 		len(d.Pairs), differ, same, len(d.UnpairedA)+len(d.UnpairedB), len(d.Problems))
 	identicalAdvice := ""
 	for _, pr := range d.Pairs {
-		fmt.Fprintf(w, "### `%s`\n\n`%s` → `%s`\n\n| cause | summary |\n|---|---|\n", mdEscape(pr.B.Family), mdEscape(pr.A.Path), mdEscape(pr.B.Path))
+		fmt.Fprintf(w, "### `%s`\n\n`%s` → `%s`\n\n| cause | summary |\n|---|---|\n", mdEscape(pr.Label()), mdEscape(pr.A.Path), mdEscape(pr.B.Path))
 		for _, c := range pr.Result.Causes {
 			fmt.Fprintf(w, "| %s | %s |\n", c.Kind, mdEscape(c.Summary))
 		}

@@ -62,9 +62,20 @@ type Diff struct {
 // DiffPair is one compared pair, with what the logs say about its two compilations.
 type DiffPair struct {
 	*diff.Pair
+	// Group is the program the pair belongs to when explain grouped the dump by the log's
+	// identities (a Python frame, a Keras step); "" when it is the module family.
+	Group        string
 	HashA, HashB string
 	// Text is the text diff when it was asked for.
 	Text *diff.TextDiff
+}
+
+// Label is how the pair's program is named: its group, else its module family.
+func (p *DiffPair) Label() string {
+	if p.Group != "" {
+		return p.Group
+	}
+	return p.B.Family
 }
 
 // Family is one module family of an explained dump.

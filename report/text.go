@@ -185,38 +185,8 @@ func (t textRenderer) diff(w io.Writer, d *Diff) error {
 	}
 	identicalAdvice := ""
 	for _, pr := range d.Pairs {
-		r := pr.Result
-		fmt.Fprintf(w, "\n%s\n  %s\n  %s\n", p.bold(shorten(pr.B.Family, 100)), pr.A.Path, pr.B.Path)
-		if pr.HashA != "" || pr.HashB != "" {
-			fmt.Fprintf(w, "  log hashes: %s → %s\n", nonEmpty(pr.HashA, "?"), nonEmpty(pr.HashB, "?"))
-		}
-		for _, c := range r.Causes {
-			fmt.Fprintf(w, "  %s: %s\n", p.sev(causeLabel(c.Kind)), c.Summary)
-			for _, ev := range c.Evidence {
-				fmt.Fprintf(w, "      %s\n", ev)
-			}
-			switch {
-			case c.Kind == diff.CauseIdentical:
-				identicalAdvice = c.Advice // said once, at the end
-			case c.Advice != "":
-				fmt.Fprintf(w, "    advice: %s\n", c.Advice)
-			}
-		}
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
-		if !r.Identical {
-			fmt.Fprintf(w, "  %d change(s) %s; %d instructions matched, %d added, %d removed\n", r.ChangeCount,
-				kindCounts(r), r.Matched, r.Added, r.Removed)
-		}
-		if pr.Text != nil && pr.Text.Text != "" {
-			fmt.Fprintln(w)
-			for _, l := range strings.SplitAfter(strings.TrimRight(pr.Text.Text, "\n"), "\n") {
-				fmt.Fprint(w, "    "+strings.TrimSuffix(l, "\n")+"\n")
-			}
-			for _, n := range pr.Text.Notes {
-				fmt.Fprintf(w, "    (%s)\n", n)
-			}
+		if a := t.pair(w, pr); a != "" {
+			identicalAdvice = a
 		}
 	}
 	if identicalAdvice != "" {
@@ -241,6 +211,45 @@ func (t textRenderer) diff(w io.Writer, d *Diff) error {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 	return nil
+}
+
+// pair writes one compared pair; it returns the advice of an identical pair, which the report
+// says once, at its end.
+func (t textRenderer) pair(w io.Writer, pr *DiffPair) (identicalAdvice string) {
+	p, r := t.p, pr.Result
+	fmt.Fprintf(w, "\n%s\n  %s\n  %s\n", p.bold(shorten(pr.Label(), 100)), pr.A.Path, pr.B.Path)
+	if pr.HashA != "" || pr.HashB != "" {
+		fmt.Fprintf(w, "  log hashes: %s → %s\n", nonEmpty(pr.HashA, "?"), nonEmpty(pr.HashB, "?"))
+	}
+	for _, c := range r.Causes {
+		fmt.Fprintf(w, "  %s: %s\n", p.sev(causeLabel(c.Kind)), c.Summary)
+		for _, ev := range c.Evidence {
+			fmt.Fprintf(w, "      %s\n", ev)
+		}
+		switch {
+		case c.Kind == diff.CauseIdentical:
+			identicalAdvice = c.Advice
+		case c.Advice != "":
+			fmt.Fprintf(w, "    advice: %s\n", c.Advice)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if !r.Identical {
+		fmt.Fprintf(w, "  %d change(s) %s; %d instructions matched, %d added, %d removed\n", r.ChangeCount,
+			kindCounts(r), r.Matched, r.Added, r.Removed)
+	}
+	if pr.Text != nil && pr.Text.Text != "" {
+		fmt.Fprintln(w)
+		for _, l := range strings.SplitAfter(strings.TrimRight(pr.Text.Text, "\n"), "\n") {
+			fmt.Fprint(w, "    "+strings.TrimSuffix(l, "\n")+"\n")
+		}
+		for _, n := range pr.Text.Notes {
+			fmt.Fprintf(w, "    (%s)\n", n)
+		}
+	}
+	return identicalAdvice
 }
 
 func kindCounts(r *diff.Result) string {

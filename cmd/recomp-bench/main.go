@@ -6,6 +6,7 @@
 //
 //	go run ./cmd/recomp-bench                 # 300 MB log, 4 x 75 MB logs, two 100 000-instruction dumps
 //	go run ./cmd/recomp-bench -mb 1000 -rounds 5
+//	go run ./cmd/recomp-bench -stress         # 10k / 100k / 1M compilations and loads of one family
 //
 // Everything it writes goes to a temporary folder (or -dir), removed at the end unless -keep.
 // A baseline that is not installed is skipped with a message saying how to get it.
@@ -35,8 +36,15 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each round runs every command once, interleaved")
 	dir := flag.String("dir", "", "folder for the generated inputs (default: a temporary folder)")
 	keep := flag.Bool("keep", false, "keep the generated inputs")
+	stress := flag.Bool("stress", false, "instead: scan and guard logs of 10k, 100k and 1M compilations and executable loads (time per event and peak RSS must stay flat)")
 	flag.Parse()
-	if err := run(*mb, *files, *instr, *rounds, *dir, *keep); err != nil {
+	var err error
+	if *stress {
+		err = runStress(*dir, *keep)
+	} else {
+		err = run(*mb, *files, *instr, *rounds, *dir, *keep)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "recomp-bench:", err)
 		os.Exit(1)
 	}
@@ -264,4 +272,52 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// runStress scans and guards logs of 10k, 100k and 1M compilations of one module family, each
+// followed by an executable load, and prints the time per event and the peak RSS of each run:
+// both must stay flat as the log grows (the ledger keeps aggregates and bounded lists).
+func runStress(dir string, keep bool) error {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "recomp-stress-")
+		if err != nil {
+			return err
+		}
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+	bin := filepath.Join(dir, "recomp")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build (run from the project root): %v\n%s", err, out)
+	}
+	fmt.Printf("%-9s %-6s %9s %10s %9s %12s\n", "EVENTS", "CMD", "LOG MB", "SECONDS", "NS/EVENT", "PEAK RSS MB")
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		path := filepath.Join(dir, fmt.Sprintf("stress-%d.log", n))
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		size, _, err := logscan.WriteSynthetic(f, logscan.Synthetic{Compilations: n, Loads: n, Families: 1, Every: 2})
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if err := warm(path); err != nil {
+			return err
+		}
+		for _, cmd := range []string{"scan", "guard"} {
+			j := &job{name: cmd, argv: []string{bin, cmd, "--format", "json", path}}
+			d, rss, err := timeOne(j, filepath.Join(dir, "out")) // guard exits 1 here: it is failing the run
+			if err != nil {
+				return fmt.Errorf("%s: %v", cmd, err)
+			}
+			fmt.Printf("%-9d %-6s %9.1f %10.3f %9.0f %12.1f\n", 2*n, cmd, float64(size)/(1<<20), d.Seconds(),
+				float64(d.Nanoseconds())/float64(2*n), float64(rss)/1024)
+		}
+	}
+	return nil
 }

@@ -56,6 +56,9 @@ func (c *explainCmd) Run(e *env) error {
 		d.Families = append(d.Families, f)
 		for _, p := range h.Steps {
 			rp := pairReport(p, c.Text)
+			if h.Family != p.B.Family {
+				rp.Group = h.Family
+			}
 			if u := links[p.A]; u != nil {
 				rp.HashA = u.Hash
 			}

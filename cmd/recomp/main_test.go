@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/internal/corpus"
 	"github.com/recomp/recomp/report"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -92,9 +93,9 @@ func TestHelpExitsZero(t *testing.T) {
 
 // TestScanJSONContract checks the documented JSON shape: version, [] never null.
 func TestScanJSONContract(t *testing.T) {
-	code, out, _ := runRecomp("scan", "--format", "json", "../../../shared/corpus/logs/poprun-exit.log")
+	code, out, _ := runRecomp("scan", "--format", "json", filepath.Join(corpus.Dir(t, "corpus/logs"), "poprun-exit.log"))
 	if code != 0 {
-		t.Skip("corpus not beside the project")
+		t.Fatalf("scan exit %d", code)
 	}
 	for _, want := range []string{`"version": 1`, `"modules": []`, `"events": []`, `"kind": "no_compile_evidence"`, `"warnings": []`} {
 		if !strings.Contains(out, want) {

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"strings"
+	"time"
 
 	"github.com/recomp/recomp/logscan"
 )
@@ -242,9 +243,7 @@ func (l *Ledger) Report() *Report {
 	}
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
-	if ct, ok := l.sum.Metrics["CompileTime"]; ok && l.sum.CompileTime == 0 && ct.Total > 0 {
-		l.sum.CompileTime, l.sum.MetricCompileTime = ct.Total, true
-	}
+	l.metricTimes()
 	l.sum.LoadsAfterWarmup = l.lateL.total.LoadsAfterWarmup
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
@@ -253,4 +252,25 @@ func (l *Ledger) Report() *Report {
 		r.MarkerMissing = l.files
 	}
 	return r
+}
+
+// metricTimes spreads the compile time a framework's metrics report (PyTorch/XLA's CompileTime)
+// evenly over the compilations of a log that gave no durations of its own: per compilation it
+// is an estimate, in all it is the framework's figure.
+func (l *Ledger) metricTimes() {
+	ct, ok := l.sum.Metrics["CompileTime"]
+	if !ok || l.sum.CompileTime != 0 || ct.Total <= 0 || l.sum.Compilations == 0 {
+		return
+	}
+	avg := ct.Total / time.Duration(l.sum.Compilations)
+	l.sum.CompileTime, l.sum.MetricCompileTime = ct.Total, true
+	l.sum.LateCompileTime = avg * time.Duration(l.sum.AfterWarmup)
+	for _, m := range l.order {
+		m.CompileTime = avg * time.Duration(m.Compilations)
+		for _, u := range m.Units {
+			if u.Compiled {
+				u.Duration = avg
+			}
+		}
+	}
 }

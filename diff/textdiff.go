@@ -24,8 +24,17 @@ type TextOptions struct {
 // are printed in the canonical form of hlo.Print without metadata, and A's names are replaced
 // by the names of their matched counterparts in B, so that only what changed shows.
 type TextDiff struct {
-	Text  string
-	Notes []string // what was left out or aligned without go-diff
+	Text  string     // the unified diff
+	Lines []DiffLine // the same, line by line, for renderers that lay it out themselves
+	Notes []string   // what was left out or aligned without go-diff
+}
+
+// DiffLine is one line of a text diff. Op is ' ' (the same in A and B), '-' (only in A), '+'
+// (only in B), '@' (Text says how many unchanged lines were left out) or 'c' (Text names the
+// computations of A and B that follow, "A → B").
+type DiffLine struct {
+	Op   byte
+	Text string
 }
 
 // item is one line of a diff: ' ' the same on both sides, '-' only in A, '+' only in B.
@@ -56,15 +65,14 @@ func (r *Result) Text(opt TextOptions) TextDiff {
 		return td
 	}
 	ren := newRenamer(r)
-	var b strings.Builder
-	written, shown, changed := 0, 0, 0
+	shown, changed := 0, 0
 	for _, p := range r.Computations {
 		cd := ren.diffComputation(p, opt.MaxLines)
 		if cd == nil {
 			continue
 		}
 		changed++
-		if shown == opt.MaxComputations || written >= opt.MaxOutput {
+		if shown == opt.MaxComputations || len(td.Lines) >= opt.MaxOutput {
 			continue
 		}
 		shown++
@@ -72,14 +80,28 @@ func (r *Result) Text(opt TextOptions) TextDiff {
 			td.Notes = append(td.Notes, fmt.Sprintf("%s has %d/%d instructions: aligned by the structural matching, not by a line diff",
 				p.B.Name, len(p.A.Instructions), len(p.B.Instructions)))
 		}
-		fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", p.A.Name, p.B.Name)
-		written += 2 + cd.render(&b, opt.MaxOutput-written)
+		td.Lines = append(td.Lines, DiffLine{Op: 'c', Text: p.A.Name + " → " + p.B.Name})
+		td.Lines = cd.render(td.Lines, opt.MaxOutput-len(td.Lines))
 	}
-	if written >= opt.MaxOutput {
+	if len(td.Lines) >= opt.MaxOutput {
 		td.Notes = append(td.Notes, fmt.Sprintf("text diff cut after %d lines", opt.MaxOutput))
 	}
 	if changed > shown {
 		td.Notes = append(td.Notes, fmt.Sprintf("%d more changed computation(s) not shown", changed-shown))
+	}
+	var b strings.Builder
+	for _, l := range td.Lines {
+		switch l.Op {
+		case 'c':
+			from, to, _ := strings.Cut(l.Text, " → ")
+			fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", from, to)
+		case '@':
+			fmt.Fprintf(&b, "@@ %s @@\n", l.Text)
+		default:
+			b.WriteByte(l.Op)
+			b.WriteString(l.Text)
+			b.WriteByte('\n')
+		}
 	}
 	td.Text = b.String()
 	return td
@@ -252,9 +274,9 @@ func alignedDiff(p CompPair, same func(x, y *hlo.Instruction) bool) []item {
 	return items
 }
 
-// render writes the items as a unified diff with three lines of context around each change,
-// at most limit lines; it returns how many it wrote.
-func (cd *compDiff) render(b *strings.Builder, limit int) int {
+// render appends the items as diff lines with three lines of context around each change, at
+// most limit lines.
+func (cd *compDiff) render(out []DiffLine, limit int) []DiffLine {
 	const ctx = 3
 	text := func(it item) string {
 		if it.op == '+' || it.op == ' ' && it.b >= 0 {
@@ -281,16 +303,14 @@ func (cd *compDiff) render(b *strings.Builder, limit int) int {
 			continue
 		}
 		if skipped > 0 {
-			fmt.Fprintf(b, "@@ %d unchanged lines @@\n", skipped)
+			out = append(out, DiffLine{Op: '@', Text: fmt.Sprintf("%d unchanged lines", skipped)})
 			written++
 			skipped = 0
 		}
-		b.WriteByte(it.op)
-		b.WriteString(text(it))
-		b.WriteByte('\n')
+		out = append(out, DiffLine{Op: it.op, Text: text(it)})
 		written++
 	}
-	return written
+	return out
 }
 
 // sameLine reports whether A's instruction x prints as B's y under the renaming, without

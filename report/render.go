@@ -20,9 +20,11 @@ const (
 	HTML     Format = "html"
 )
 
-// Style is how a renderer writes: Color for a terminal (text only).
+// Style is how a renderer writes: Color for a terminal (text only); Meta is where the report
+// came from (HTML shows it).
 type Style struct {
 	Color bool
+	Meta  Meta
 }
 
 // Report is one of the report models: *Scan, *Guard, *Diff, *Cache.
@@ -52,14 +54,15 @@ var renderers = map[Format]func(Style) renderer{
 	Markdown: func(Style) renderer { return markdownRenderer{} },
 	GitHub:   func(Style) renderer { return githubRenderer{unsupported{GitHub}} },
 	JUnit:    func(Style) renderer { return junitRenderer{unsupported{JUnit}} },
+	HTML:     func(st Style) renderer { return htmlRenderer{unsupported{HTML}, st.Meta} },
 }
 
 // formats lists the formats of each command, in the order help shows them.
 var formats = map[string][]Format{
-	"scan":    {Text, JSON, Markdown},
-	"guard":   {Text, JSON, GitHub, JUnit, Markdown},
-	"diff":    {Text, JSON, Markdown},
-	"explain": {Text, JSON, Markdown},
+	"scan":    {Text, JSON, Markdown, HTML},
+	"guard":   {Text, JSON, GitHub, JUnit, Markdown, HTML},
+	"diff":    {Text, JSON, Markdown, HTML},
+	"explain": {Text, JSON, Markdown, HTML},
 	"cache":   {Text, JSON, Markdown},
 }
 

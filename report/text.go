@@ -40,6 +40,9 @@ func (t textRenderer) scan(w io.Writer, s *Scan) error {
 	if sm.EagerCompilations > 0 {
 		fmt.Fprintf(w, "  of the compilations, %d were eager one-op programs\n", sm.EagerCompilations)
 	}
+	if sm.MetricCompileTime {
+		fmt.Fprintf(w, "  compile time from the framework's metrics report, spread evenly over the compilations\n")
+	}
 	fmt.Fprintf(w, "  after warm-up: %s, %s\n", plural(sm.AfterWarmup, "compilation", "compilations"),
 		plural(sm.LoadsAfterWarmup, "executable load", "executable loads"))
 	if len(s.Inputs) > 1 {

@@ -39,6 +39,7 @@ type env struct {
 	stdin          io.Reader
 	log            hclog.Logger
 	color          bool
+	args           []string
 }
 
 // exitError carries an exit code out of a command; an empty error prints nothing.
@@ -149,7 +150,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel)
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout)}
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})
 	if level == "off" {
@@ -196,15 +197,23 @@ func useColor(w io.Writer) bool {
 // outputFlag is the --format flag of every command; the formats a command writes are
 // checked by report.CheckFormat.
 type outputFlag struct {
-	Format string `short:"f" default:"text" placeholder:"FORMAT" help:"Output format: text, json or markdown (guard also github and junit)."`
+	Format string `short:"f" default:"text" placeholder:"FORMAT" help:"Output format: text, json, markdown or html (guard also github and junit; cache no html)."`
 }
 
 // render checks the format and writes the report.
 func (o outputFlag) render(e *env, r report.Report) error {
-	if err := report.Render(e.stdout, report.Format(o.Format), r, report.Style{Color: e.color}); err != nil {
+	st := report.Style{Color: e.color, Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}}
+	if err := report.Render(e.stdout, report.Format(o.Format), r, st); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
+}
+
+// reportVersion names the build in reports: the module version and VCS revision, without the
+// toolchain (a report's text does not change with the Go that built recomp).
+func reportVersion() string {
+	v, _, _ := strings.Cut(version(), " go1")
+	return v
 }
 
 func (o outputFlag) check(command string) error {

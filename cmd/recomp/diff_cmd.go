@@ -32,7 +32,7 @@ func (c *diffCmd) Run(e *env) error {
 	d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
 		Problems: append(da.Problems, db.Problems...), Warnings: append(da.Warnings, db.Warnings...)}
 	for _, p := range dd.Pairs {
-		d.Pairs = append(d.Pairs, pairReport(p, c.Text))
+		d.Pairs = append(d.Pairs, pairReport(p, c.Text || c.Format == string(report.HTML)))
 	}
 	e.log.Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
 	if err := c.render(e, d); err != nil {

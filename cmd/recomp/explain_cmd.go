@@ -55,7 +55,7 @@ func (c *explainCmd) Run(e *env) error {
 		}
 		d.Families = append(d.Families, f)
 		for _, p := range h.Steps {
-			rp := pairReport(p, c.Text)
+			rp := pairReport(p, c.Text || c.Format == string(report.HTML))
 			if h.Family != p.B.Family {
 				rp.Group = h.Family
 			}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recomp/recomp/internal/corpus"
 	"github.com/recomp/recomp/report"
@@ -21,14 +23,34 @@ func TestMain(m *testing.M) {
 	})
 }
 
+var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/script/*.txtar")
+
+// TestScripts runs the end-to-end scripts: each command's output, in each format, compared
+// whole with the golden files in its script (go test ./cmd/recomp -run TestScripts -update
+// rewrites them).
 func TestScripts(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:           "testdata/script",
+		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("ROOT", root)
 			e.Setenv("NO_COLOR", "1")
-			return nil
+			// The example runs as runs/…: outputs name them the same on every machine.
+			return os.Symlink(filepath.Join(root, "testdata", "runs"), filepath.Join(e.WorkDir, "runs"))
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// setmtime TIME FILE...: a fixed modification time, so that listings are golden.
+			"setmtime": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: setmtime RFC3339 FILE...")
+				}
+				tm, err := time.Parse(time.RFC3339, args[0])
+				ts.Check(err)
+				for _, f := range args[1:] {
+					ts.Check(os.Chtimes(ts.MkAbs(f), tm, tm))
+				}
+			},
 		},
 	})
 }

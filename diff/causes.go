@@ -223,7 +223,13 @@ func shardingRule(c *classifier) (Cause, bool) {
 func shapeRule(c *classifier) (Cause, bool) {
 	if len(c.dimParams) == 0 {
 		structural := c.r.Added+c.r.Removed+c.r.Counts[KindCompAdded]+c.r.Counts[KindCompRemoved] > 0
-		if len(c.t.results) > 0 && len(c.causes) == 0 && !structural {
+		if len(c.causes) > 0 || structural {
+			return Cause{}, false
+		}
+		if cause, ok := inGraphDim(c); ok {
+			return cause, true
+		}
+		if len(c.t.results) > 0 {
 			return Cause{Kind: CauseInputShape, Summary: "the result shape changed", Evidence: evidenceOf(c.t.results, changeLine)}, true
 		}
 		return Cause{}, false
@@ -246,6 +252,41 @@ func shapeRule(c *classifier) (Cause, bool) {
 		ev = append(ev, fmt.Sprintf("constant follows the changed dimension (a mean or count over it): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
 	}
 	return Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("input shapes changed in %d parameter(s): %s", len(c.dimParams), shapeSummary(c.dimParams)), Evidence: ev}, true
+}
+
+// inGraphDim: no input changed shape, yet one dimension changed the same way (32 → 24) in
+// every instruction whose shape changed: the size is fixed inside the graph (a tensor created
+// on the device with a Python-int size, a static argument). When the result's leading
+// dimension follows, it is the batch size. Constants that follow the dimension are evidence.
+func inGraphDim(c *classifier) (Cause, bool) {
+	if len(c.t.shapes) == 0 {
+		return Cause{}, false
+	}
+	for _, ch := range c.t.shapes {
+		a, b := ch.oldShape, ch.newShape
+		if a.IsTuple != b.IsTuple || (!a.IsTuple && (len(a.Dims) != len(b.Dims) || a.Elem != b.Elem)) {
+			return Cause{}, false
+		}
+	}
+	dims := dimChanges(c.t.shapes)
+	if len(dims) != 1 {
+		return Cause{}, false
+	}
+	d := dims[0]
+	var follow []Change
+	follow, c.constants = followsDims(c.constants, dims)
+	c.constCount -= len(follow)
+	n := c.r.Counts[KindShape]
+	ev := evidenceN(c.t.shapes, n, changeLine)
+	for _, ch := range follow {
+		ev = append(ev, fmt.Sprintf("constant follows the dimension (a mean or count over it): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
+	}
+	why := "no input changed shape, so the size is fixed inside the graph: a tensor created on the device with a Python-int size, or a static argument"
+	if res := resultsLeading(c.t.results, d.old, d.new); res != "" {
+		ev = append(ev, res)
+		return Cause{Kind: CauseBatchSize, Summary: fmt.Sprintf("batch size changed %d → %d inside the graph (%d instruction(s)); %s", d.old, d.new, n, why), Evidence: ev}, true
+	}
+	return Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("a dimension changed %d → %d inside the graph (%d instruction(s)); %s", d.old, d.new, n, why), Evidence: ev}, true
 }
 
 // constantRule: constants baked into the graph that changed and that no shape change explains

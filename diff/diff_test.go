@@ -228,3 +228,49 @@ func BenchmarkTextDiffLarge(b *testing.B) {
 		}
 	}
 }
+
+// TestInGraphDimension: no parameter changed, yet the batch made inside the graph (PyTorch/XLA's
+// torch.ones(batch, 8, device=...), a static argument) changed 32 → 24: the batch size, with
+// the mean's divisor as evidence, not a constant of its own; a dimension that does not reach the
+// result's leading dimension is an input-shape cause; two different dimensions are not one.
+func TestInGraphDimension(t *testing.T) {
+	mod := func(rows, cols int) *hlo.Module {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  w = f32[8,4]{1,0} parameter(0)
+  one = f32[] constant(1)
+  x = f32[%d,%d]{1,0} broadcast(one), dimensions={}
+  d = f32[%d,4]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[] constant(%v)
+  bs = f32[%d,4]{1,0} broadcast(s), dimensions={}
+  ROOT m = f32[%d,4]{1,0} multiply(d, bs)
+}
+`, rows, cols, rows, 1/float64(rows*4), rows, rows)
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	r := Compare(mod(32, 8), mod(24, 8))
+	if len(r.Causes) != 1 || r.Causes[0].Kind != CauseBatchSize || !strings.Contains(r.Causes[0].Summary, "32 → 24 inside the graph") {
+		t.Fatalf("causes %+v", r.Causes)
+	}
+	if ev := strings.Join(r.Causes[0].Evidence, "\n"); !strings.Contains(ev, "constant follows the dimension") || !strings.Contains(ev, "the result follows") {
+		t.Errorf("evidence %s", ev)
+	}
+	transposed := func(cols int) *hlo.Module {
+		src := fmt.Sprintf("HloModule m\nENTRY e {\n  one = f32[] constant(1)\n  ROOT x = f32[4,%d]{1,0} broadcast(one), dimensions={}\n}\n", cols)
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if r := Compare(transposed(32), transposed(24)); r.Causes[0].Kind != CauseInputShape || !strings.Contains(r.Causes[0].Summary, "a dimension changed 32 → 24 inside the graph") {
+		t.Errorf("non-leading: %+v", r.Causes)
+	}
+	if r := Compare(mod(32, 8), mod(24, 16)); r.Causes[0].Kind == CauseBatchSize || strings.Contains(r.Causes[0].Summary, "inside the graph") {
+		t.Errorf("two dimensions: %+v", r.Causes)
+	}
+}

@@ -164,3 +164,5 @@ func sortedKinds(m map[diff.ChangeKind]int) []diff.ChangeKind {
 	slices.Sort(keys)
 	return keys
 }
+
+func sortStrings(xs []string) { slices.Sort(xs) }

@@ -10,6 +10,7 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/logscan"
+	"github.com/recomp/recomp/runner"
 )
 
 // MaxEvents is how many events a Scan lists unless all are asked for.
@@ -116,4 +117,22 @@ func (d *Diff) Counts() (identical, differ int) {
 		}
 	}
 	return identical, differ
+}
+
+// Run is the report of recomp run: how the command ran, what its log says, why its programs
+// were compiled again, and the gate's verdict when one was asked for.
+type Run struct {
+	Folder   string
+	Manifest *runner.Manifest
+	Scan     *Scan
+	Explain  *Diff        // nil when the run dumped no HLO
+	Gate     *gate.Result // nil without --guard
+}
+
+// CompileFraction is the share of the run's wall time spent compiling (0 when unknown).
+func (r *Run) CompileFraction() float64 {
+	if r.Manifest == nil || r.Manifest.WallSeconds <= 0 {
+		return 0
+	}
+	return r.Scan.Ledger.Summary.CompileTime.Seconds() / r.Manifest.WallSeconds
 }

@@ -27,7 +27,7 @@ type Style struct {
 	Meta  Meta
 }
 
-// Report is one of the report models: *Scan, *Guard, *Diff, *Cache.
+// Report is one of the report models: *Scan, *Guard, *Diff, *Cache, *Run.
 type Report interface{ command() string }
 
 func (*Scan) command() string  { return "scan" }
@@ -39,6 +39,7 @@ func (d *Diff) command() string {
 	return d.Command
 }
 func (*Cache) command() string { return "cache" }
+func (*Run) command() string   { return "run" }
 
 // renderer writes the models one format supports; the others return errUnsupported.
 type renderer interface {
@@ -46,6 +47,7 @@ type renderer interface {
 	guard(w io.Writer, r *Guard) error
 	diff(w io.Writer, r *Diff) error
 	cache(w io.Writer, r *Cache) error
+	run(w io.Writer, r *Run) error
 }
 
 var renderers = map[Format]func(Style) renderer{
@@ -64,6 +66,7 @@ var formats = map[string][]Format{
 	"diff":    {Text, JSON, Markdown, HTML},
 	"explain": {Text, JSON, Markdown, HTML},
 	"cache":   {Text, JSON, Markdown},
+	"run":     {Text, JSON, Markdown, HTML},
 }
 
 // Formats returns the formats a command can write.
@@ -96,6 +99,8 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 		return rd.diff(w, r)
 	case *Cache:
 		return rd.cache(w, r)
+	case *Run:
+		return rd.run(w, r)
 	}
 	return fmt.Errorf("no renderer for %T", r)
 }
@@ -110,3 +115,4 @@ func (u unsupported) scan(io.Writer, *Scan) error   { return u.err("scan") }
 func (u unsupported) guard(io.Writer, *Guard) error { return u.err("guard") }
 func (u unsupported) diff(io.Writer, *Diff) error   { return u.err("diff") }
 func (u unsupported) cache(io.Writer, *Cache) error { return u.err("cache") }
+func (u unsupported) run(io.Writer, *Run) error     { return u.err("run") }

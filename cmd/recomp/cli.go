@@ -25,6 +25,7 @@ type cli struct {
 	LogLevel string           `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
 	Version  kong.VersionFlag `help:"Print recomp's version (module version and VCS revision) and exit."`
 
+	Run     runCmd     `cmd:"" help:"Run a command with every framework's compile evidence switched on, keep its log and dumps in a run folder, and explain the run."`
 	Scan    scanCmd    `cmd:"" help:"Count compile requests, compilations, cache hits and misses and executable loads in logs."`
 	Diff    diffCmd    `cmd:"" help:"Say why two HLO modules or dump folders differ."`
 	Explain explainCmd `cmd:"" help:"Explain the recompilations in one run's XLA dump folder."`

@@ -7,6 +7,7 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
 )
 
 type explainCmd struct {
@@ -14,22 +15,59 @@ type explainCmd struct {
 	Text  bool     `help:"Add a unified text diff of each changed computation."`
 	Stage string   `help:"Dump stage to compare: before, after, or a stage name (default: before_optimizations when present)." placeholder:"STAGE"`
 	Log   []string `sep:"none" help:"Logs of the same run: link each compilation and hash to its dump (repeat for several)." placeholder:"LOG"`
-	Dump  string   `arg:"" name:"DUMP_DIR" help:"The run's --xla_dump_to folder."`
+	Dump  string   `arg:"" name:"DUMP_DIR" help:"The run's --xla_dump_to folder, or a run folder of recomp run."`
 }
 
 func (c *explainCmd) Run(e *env) error {
 	if err := c.check("explain"); err != nil {
 		return err
 	}
-	dump, err := loadDump(e, c.Dump, c.Stage)
+	dumpDir, logs := c.Dump, c.Log
+	if f, ok := runner.OpenFolder(c.Dump); ok { // a run folder: its dump, and its log unless others are given
+		if f.Dump == "" {
+			return usageErr("%s: the run folder has no dump/ (recomp run --dump none?)", c.Dump)
+		}
+		dumpDir = f.Dump
+		if len(logs) == 0 {
+			logs = []string{f.Log}
+		}
+	}
+	d, err := explainDump(e, dumpDir, c.Stage, logs, c.Text || c.Format == string(report.HTML))
 	if err != nil {
 		return err
 	}
+	if err := c.render(e, d); err != nil {
+		return err
+	}
+	return explainExit(d)
+}
+
+// explainExit: 2 when a module could not be read, 1 when a program was compiled again with
+// a difference, 0 otherwise.
+func explainExit(d *report.Diff) error {
+	if len(d.Problems) > 0 {
+		return exitWith(exitUsage)
+	}
+	for _, p := range d.Pairs {
+		if !p.Result.Identical {
+			return exitWith(exitFound)
+		}
+	}
+	return nil
+}
+
+// explainDump compares the versions of each program of a dump folder, linked with the logs'
+// compilations when logs are given.
+func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*report.Diff, error) {
+	dump, err := loadDump(e, dumpDir, stage)
+	if err != nil {
+		return nil, err
+	}
 	var links map[*diff.DumpFile]*cache.Unit
-	if len(c.Log) > 0 {
-		s, err := scanLogs(e, c.Log, scanOptions{sameProcess: true})
+	if len(logs) > 0 {
+		s, err := scanLogs(e, logs, scanOptions{sameProcess: true})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		links = linkDumps(dump, s.Ledger)
 		e.log.Debug("linked dumps to log compilations", "linked", len(links), "files", len(dump.Files))
@@ -55,7 +93,7 @@ func (c *explainCmd) Run(e *env) error {
 		}
 		d.Families = append(d.Families, f)
 		for _, p := range h.Steps {
-			rp := pairReport(p, c.Text || c.Format == string(report.HTML))
+			rp := pairReport(p, text)
 			if h.Family != p.B.Family {
 				rp.Group = h.Family
 			}
@@ -69,18 +107,7 @@ func (c *explainCmd) Run(e *env) error {
 		}
 	}
 	e.log.Debug("explained", "families", len(d.Families), "pairs", len(d.Pairs), "problems", len(d.Problems))
-	if err := c.render(e, d); err != nil {
-		return err
-	}
-	if len(d.Problems) > 0 {
-		return exitWith(exitUsage)
-	}
-	for _, p := range d.Pairs {
-		if !p.Result.Identical {
-			return exitWith(exitFound)
-		}
-	}
-	return nil
+	return d, nil
 }
 
 // linkDumps links each dumped module with the compilation of the log that made it: the i-th

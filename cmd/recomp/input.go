@@ -15,6 +15,7 @@ import (
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
 )
 
 // openInput opens a path for reading: "-" is stdin, gzip data (by its magic bytes) is
@@ -95,6 +96,7 @@ func scanLogs(e *env, paths []string, opt scanOptions) (*report.Scan, error) {
 	if err := checkInputs(paths); err != nil {
 		return nil, err
 	}
+	paths = runLogs(paths)
 	start := time.Now()
 	keep := report.MaxEvents
 	if opt.allEvents {
@@ -242,4 +244,18 @@ func (w warmupFlags) options() (scanOptions, error) {
 	}
 	opt.marker, opt.ledger.AfterMarker = re, true
 	return opt, nil
+}
+
+// runLogs replaces each run folder of recomp run among paths with its run.log.
+func runLogs(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if f, ok := runner.OpenFolder(p); ok {
+				out[i] = f.Log
+			}
+		}
+	}
+	return out
 }

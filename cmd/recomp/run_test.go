@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
+)
+
+// recomp run with a plain shell program: the run folder, its manifest and reports, the exit
+// code, and the run folder read back by scan, guard and explain.
+func TestRunShellProgram(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	script := `printf 'Begin XLA compilation: cluster_1.4  (Hash: 0xaaa) for ordinal  0\n'; echo "step 1"; ` +
+		`printf 'Begin XLA compilation: cluster_1.9  (Hash: 0xbbb) for ordinal  0\n' >&2; exit 4`
+	code, _, stderr := runIn(t, "", "run", "--out", dir, "--guard", "--", "sh", "-c", script)
+	if code != 4 {
+		t.Fatalf("exit %d, want the command's 4:\n%s", code, stderr)
+	}
+	for _, f := range []string{"run.log", "manifest.json", "report.json", "report.md", "report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the run folder lacks %s", f)
+		}
+	}
+	m, err := runner.ReadManifest(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ExitCode != 4 || m.Command[0] != "sh" || m.OutputLines != 3 || len(m.Settings) == 0 || m.WallSeconds <= 0 {
+		t.Errorf("manifest %+v", m)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	var doc report.RunJSON
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Scan.Summary.Compilations != 2 || doc.Gate == nil || doc.Gate.Passed {
+		t.Errorf("report %+v", doc)
+	}
+	if !strings.Contains(stderr, "recomp run: XLA_FLAGS=") || !strings.Contains(stderr, "recomp guard FAIL") {
+		t.Errorf("stderr %s", stderr)
+	}
+	// The run folder is accepted wherever a log is.
+	if code, out, _ := runIn(t, "", "scan", dir); code != 0 || !strings.Contains(out, "compilations 2") {
+		t.Errorf("scan RUN_DIR: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runIn(t, "", "guard", dir); code != 1 {
+		t.Errorf("guard RUN_DIR: exit %d", code)
+	}
+	// An existing run folder is never written over.
+	if code, _, stderr := runIn(t, "", "run", "--out", dir, "--", "true"); code != exitUsage || !strings.Contains(stderr, "never writes over") {
+		t.Errorf("run into a used folder: exit %d %s", code, stderr)
+	}
+	if code, _, _ := runIn(t, "", "run", "--out", filepath.Join(t.TempDir(), "ok"), "--", "true"); code != 0 {
+		t.Errorf("a command that succeeds: exit %d", code)
+	}
+}
+
+// TestLiveRecompRun runs real JAX, TF and PyTorch/XLA programs through recomp run with the
+// frameworks' own venvs (RECOMP_LIVE_<MATRIX>): the program sets no flag of its own, so what
+// recomp finds is what recomp run switched on.
+func TestLiveRecompRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	for _, c := range []struct {
+		env, program string
+		extra        []string
+		family       string
+		cause        string
+	}{
+		{"RECOMP_LIVE_JAX_0_12", "jax_step.py", []string{"JAX_PLATFORMS=cpu"}, "jit_train_step", "batch_size"},
+		{"RECOMP_LIVE_TF_2_21", "tf_step.py", []string{"CUDA_VISIBLE_DEVICES="}, "__inference_train_step_N", "batch_size"},
+		{"RECOMP_LIVE_TORCH_XLA_2_9", "torch_xla_step.py", []string{"PJRT_DEVICE=CPU"}, "torch_xla_step.py:16 (train_step)", "batch_size"},
+	} {
+		t.Run(c.program, func(t *testing.T) {
+			py := os.Getenv(c.env)
+			if py == "" {
+				t.Skipf("SKIPPED LOUDLY: %s is not set: %s was not run through recomp run (.ci/run sets it when the venv installs)", c.env, c.program)
+			}
+			for _, kv := range c.extra {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			dir := filepath.Join(t.TempDir(), "run")
+			prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", c.program))
+			code, _, stderr := runIn(t, "", "run", "--out", dir, "--", py, prog)
+			if code != 0 {
+				t.Fatalf("exit %d:\n%s", code, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc report.RunJSON
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var fams []string
+			found := false
+			for _, m := range doc.Scan.Modules {
+				fams = append(fams, m.Family)
+				found = found || (m.Family == c.family && m.Recompiled && m.Compilations == 2)
+			}
+			if !found {
+				t.Errorf("no family %s compiled twice: %v\n%s", c.family, fams, stderr)
+			}
+			if doc.Explain == nil || len(doc.Explain.Pairs) == 0 || doc.Explain.Pairs[len(doc.Explain.Pairs)-1].Causes[0].Kind != c.cause {
+				t.Errorf("explain: %+v", doc.Explain)
+			}
+			m, err := runner.ReadManifest(filepath.Join(dir, "manifest.json"))
+			if err != nil || len(m.Versions) == 0 || m.FirstStepSeconds < 0 {
+				t.Errorf("manifest %+v (%v)", m, err)
+			}
+		})
+	}
+}

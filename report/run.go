@@ -1,0 +1,156 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// The report of recomp run in each format: the run's own facts first (command, exit, wall
+// time, the share of it spent compiling, the time to the first step), then the scan, the
+// causes of the recompilations, and the gate.
+
+func runHeadline(r *Run) string {
+	m := r.Manifest
+	s := fmt.Sprintf("%s exited %d after %s", strings.Join(m.Command, " "), m.ExitCode, dur(time.Duration(m.WallSeconds*float64(time.Second))))
+	if m.Signal != "" {
+		s += " (" + m.Signal + ")"
+	}
+	return s
+}
+
+func runFacts(r *Run) []string {
+	m := r.Manifest
+	var out []string
+	if f := r.CompileFraction(); f > 0 {
+		out = append(out, fmt.Sprintf("compiling: %s of %s (%.1f%%)", dur(r.Scan.Ledger.Summary.CompileTime),
+			dur(time.Duration(m.WallSeconds*float64(time.Second))), 100*f))
+	}
+	if m.FirstStepSeconds >= 0 {
+		out = append(out, fmt.Sprintf("first step %s after the start", dur(time.Duration(m.FirstStepSeconds*float64(time.Second)))))
+	}
+	for _, c := range m.Caches {
+		out = append(out, fmt.Sprintf("cache %s: %d entries before, %d after, %d added", c.Dir, c.Before, c.After, c.AddedCount))
+	}
+	var vs []string
+	for _, k := range sortedStrings(m.Versions) {
+		vs = append(vs, k+" "+m.Versions[k])
+	}
+	if len(vs) > 0 {
+		out = append(out, "versions: "+strings.Join(vs, ", "))
+	}
+	return out
+}
+
+func sortedStrings(m map[string]string) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func (t textRenderer) run(w io.Writer, r *Run) error {
+	fmt.Fprintf(w, "%s: %s; run folder %s\n", t.p.bold("recomp run"), runHeadline(r), r.Folder)
+	for _, f := range runFacts(r) {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	fmt.Fprintln(w)
+	if err := t.scan(w, r.Scan); err != nil {
+		return err
+	}
+	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
+		fmt.Fprintln(w)
+		if err := t.diff(w, r.Explain); err != nil {
+			return err
+		}
+	}
+	if r.Gate != nil {
+		fmt.Fprintln(w)
+		return t.guard(w, &Guard{Scan: r.Scan, Gate: r.Gate})
+	}
+	return nil
+}
+
+// RunJSON is the document of recomp run (report.json in the run folder).
+type RunJSON struct {
+	Version         int       `json:"version"`
+	Folder          string    `json:"folder"`
+	Manifest        any       `json:"manifest"`
+	CompileFraction float64   `json:"compile_fraction"`
+	Scan            ScanJSON  `json:"scan"`
+	Explain         *DiffJSON `json:"explain"`
+	Gate            *GateJSON `json:"gate,omitempty"`
+}
+
+func (jsonRenderer) run(w io.Writer, r *Run) error {
+	doc := RunJSON{Version: JSONVersion, Folder: r.Folder, Manifest: r.Manifest, CompileFraction: r.CompileFraction(), Scan: ScanDocument(r.Scan)}
+	if r.Explain != nil {
+		d := DiffDocument(r.Explain)
+		doc.Explain = &d
+	}
+	if r.Gate != nil {
+		doc.Gate = GateDocument(r.Gate)
+	}
+	return writeJSON(w, doc)
+}
+
+func (markdownRenderer) run(w io.Writer, r *Run) error {
+	fmt.Fprintf(w, "# recomp run\n\n`%s`\n\n", mdEscape(runHeadline(r)))
+	for _, f := range runFacts(r) {
+		fmt.Fprintf(w, "- %s\n", mdEscape(f))
+	}
+	fmt.Fprintln(w)
+	if r.Gate != nil {
+		if err := (markdownRenderer{}).guard(w, &Guard{Scan: r.Scan, Gate: r.Gate}); err != nil {
+			return err
+		}
+	} else {
+		writeScanMarkdown(w, "what the log says", r.Scan)
+	}
+	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
+		return (markdownRenderer{}).diff(w, r.Explain)
+	}
+	return nil
+}
+
+func (hr htmlRenderer) run(w io.Writer, r *Run) error {
+	p := scanPage(r.Scan, "recomp run")
+	p.Meta = hr.meta
+	p.Headline = runHeadline(r) + " · " + r.Folder
+	if r.Gate != nil {
+		p.Verdict = verdict(r.Gate)
+		p.Class = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}[p.Verdict]
+	}
+	info := htmlSection{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}
+	for _, s := range r.Manifest.Settings {
+		item := s.Name + "=" + s.Value
+		if s.Kept {
+			item += " (yours, kept)"
+		}
+		if s.Effect != "" {
+			item += " — " + s.Effect
+		}
+		info.Items = append(info.Items, item)
+	}
+	sections := []htmlSection{info}
+	if r.Explain != nil {
+		sec := htmlSection{ID: "causes", Title: "Why programs were compiled again"}
+		for i, pr := range r.Explain.Pairs {
+			if i == htmlMaxCards {
+				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more compared pairs", len(r.Explain.Pairs)-i))
+				break
+			}
+			if !pr.Result.Identical || len(r.Explain.Pairs) == 1 {
+				sec.Cards = append(sec.Cards, pairCard(pr))
+			}
+		}
+		if len(sec.Cards) > 0 {
+			sections = append(sections, sec)
+		}
+	}
+	p.Sections = append(sections, p.Sections...)
+	return writePage(w, p)
+}

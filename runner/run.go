@@ -1,0 +1,282 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options describe a command to run.
+type Options struct {
+	Command []string
+	Env     []string
+	Dir     string // the working directory ("" for the current one)
+	// Stdin is the command's standard input (given to it as it is); Stdout and Stderr receive
+	// its output unchanged, as it arrives.
+	Stdin          *os.File
+	Stdout, Stderr io.Writer
+	// Terminal gives the command a pseudo-terminal for its output (its progress bars and
+	// colours stay as on a terminal); its stdout and stderr then arrive as one stream, on
+	// Stdout. Without one they stay two pipes.
+	Terminal bool
+	// Log receives every line of output, each prefixed with the time it arrived
+	// (RFC 3339 in UTC, the layout of kubectl logs --timestamps, which recomp scan reads).
+	Log io.Writer
+	// Signals are forwarded to the command while it runs (nil: SIGINT, SIGTERM, SIGHUP, SIGQUIT).
+	Signals []os.Signal
+	// ForwardInterrupt forwards SIGINT too when the command shares the terminal's process group
+	// (a Ctrl-C then reaches it already): only when stdin is not a terminal.
+	ForwardInterrupt bool
+	Now              func() time.Time
+}
+
+// Result is how a command ended.
+type Result struct {
+	Start, End time.Time
+	ExitCode   int    // the command's exit code; 128+N when a signal N ended it
+	Signal     string // the signal that ended it, if one did
+	Lines      int64  // lines of output
+	Bytes      int64  // bytes of output
+	Forwarded  []string
+}
+
+// maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
+// so memory stays bounded whatever the command prints.
+const maxLine = 1 << 20
+
+// Run runs the command until it ends. Its output goes to Stdout/Stderr unchanged and to Log
+// line by line with arrival times; signals recomp receives are forwarded to it. The error is
+// for a command that could not be started; a command that fails is a Result with its code.
+func Run(opt Options) (*Result, error) {
+	if len(opt.Command) == 0 {
+		return nil, errors.New("no command to run")
+	}
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
+	cmd.Env, cmd.Dir, cmd.Stdin = opt.Env, opt.Dir, opt.Stdin
+	lw := newLineLog(opt.Log, now)
+	var sources []io.Reader
+	var sinks []io.Writer
+	var closeAfterStart []io.Closer
+	if opt.Terminal {
+		master, slave, err := openPTY()
+		if err == nil {
+			copyWindowSize(opt.Stdout, master)
+			cmd.Stdout, cmd.Stderr = slave, slave
+			sources, sinks = []io.Reader{ptyReader{master}}, []io.Writer{opt.Stdout}
+			closeAfterStart = append(closeAfterStart, slave)
+			defer master.Close()
+		} else {
+			opt.Terminal = false
+		}
+	}
+	if !opt.Terminal {
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		errR, errW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		growPipe(outW)
+		growPipe(errW)
+		cmd.Stdout, cmd.Stderr = outW, errW
+		sources, sinks = []io.Reader{outR, errR}, []io.Writer{opt.Stdout, opt.Stderr}
+		closeAfterStart = append(closeAfterStart, outW, errW)
+		defer outR.Close()
+		defer errR.Close()
+	}
+	res := &Result{Start: now()}
+	if err := cmd.Start(); err != nil {
+		for _, c := range closeAfterStart {
+			c.Close()
+		}
+		return nil, fmt.Errorf("%s: %v", opt.Command[0], err)
+	}
+	for _, c := range closeAfterStart {
+		c.Close()
+	}
+	stop := forwardSignals(cmd.Process, opt, res)
+	var wg sync.WaitGroup
+	for i := range sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copyStream(sources[i], sinks[i], lw, i)
+		}()
+	}
+	wg.Wait() // the command's output ends when it (and what it started) closed it
+	err := cmd.Wait()
+	stop()
+	res.End = now()
+	res.Lines, res.Bytes = lw.flush()
+	res.ExitCode = exitCode(cmd.ProcessState, err, res)
+	return res, nil
+}
+
+func exitCode(ps *os.ProcessState, err error, res *Result) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = ws.Signal().String()
+		return 128 + int(ws.Signal())
+	}
+	if err != nil && ps.ExitCode() < 0 {
+		return 1
+	}
+	return ps.ExitCode()
+}
+
+// forwardSignals passes the signals recomp receives on to the command until stop is called.
+func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
+	sigs := opt.Signals
+	if sigs == nil {
+		sigs = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+	}
+	ch := make(chan os.Signal, 8)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	var mu sync.Mutex
+	go func() {
+		for {
+			select {
+			case s := <-ch:
+				if s == syscall.SIGINT && !opt.ForwardInterrupt {
+					continue // the terminal sent it to the command's process group already
+				}
+				p.Signal(s)
+				mu.Lock()
+				res.Forwarded = append(res.Forwarded, s.String())
+				mu.Unlock()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+		mu.Lock()
+		mu.Unlock()
+	}
+}
+
+// copyStream copies a stream to its sink unchanged and to the line log.
+func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int) {
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			sink.Write(buf[:n]) // a sink that fails (a closed terminal) must not stop the command
+			lw.write(stream, buf[:n])
+		}
+		if err != nil {
+			lw.end(stream)
+			return
+		}
+	}
+}
+
+// lineLog writes the lines of one or two streams to the log, each line prefixed with the time
+// its first byte arrived. A line of one stream is written whole, never interleaved with the
+// other's. It buffers what it writes (64 KiB) and formats each arrival time once.
+type lineLog struct {
+	mu        sync.Mutex
+	w         io.Writer
+	now       func() time.Time
+	partial   [2][]byte
+	started   [2]time.Time
+	out       []byte
+	lastT     time.Time
+	lastStamp []byte
+	lines     int64
+	bytes     int64
+}
+
+func newLineLog(w io.Writer, now func() time.Time) *lineLog {
+	if w == nil {
+		w = io.Discard
+	}
+	return &lineLog{w: w, now: now, out: make([]byte, 0, 64<<10)}
+}
+
+func (l *lineLog) stamp(t time.Time) []byte {
+	if !t.Equal(l.lastT) || l.lastStamp == nil {
+		l.lastT = t
+		l.lastStamp = t.UTC().AppendFormat(l.lastStamp[:0], "2006-01-02T15:04:05.000000000Z")
+		l.lastStamp = append(l.lastStamp, ' ')
+	}
+	return l.lastStamp
+}
+
+func (l *lineLog) line(t time.Time, parts ...[]byte) {
+	l.out = append(l.out, l.stamp(t)...)
+	for _, p := range parts {
+		l.out = append(l.out, p...)
+	}
+	l.out = append(l.out, '\n')
+	l.lines++
+	if len(l.out) >= 64<<10 {
+		l.w.Write(l.out)
+		l.out = l.out[:0]
+	}
+}
+
+func (l *lineLog) write(stream int, b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bytes += int64(len(b))
+	t := l.now()
+	for len(b) > 0 {
+		p := &l.partial[stream]
+		if len(*p) == 0 {
+			l.started[stream] = t
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			room := maxLine - len(*p)
+			if len(b) < room {
+				*p = append(*p, b...)
+				return
+			}
+			l.line(l.started[stream], *p, b[:room]) // a very long line: written in pieces
+			*p, b = (*p)[:0], b[room:]
+			continue
+		}
+		l.line(l.started[stream], *p, b[:i])
+		*p, b = (*p)[:0], b[i+1:]
+	}
+}
+
+// end writes what is left of a stream's last line.
+func (l *lineLog) end(stream int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.partial[stream]) > 0 {
+		l.line(l.started[stream], l.partial[stream])
+		l.partial[stream] = l.partial[stream][:0]
+	}
+}
+
+// flush writes what is buffered and returns the counts.
+func (l *lineLog) flush() (lines, bytes int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.out) > 0 {
+		l.w.Write(l.out)
+		l.out = l.out[:0]
+	}
+	return l.lines, l.bytes
+}

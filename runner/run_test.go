@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer several goroutines may write.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func sh(t *testing.T, script string, opt Options) (*Result, string, string, string) {
+	t.Helper()
+	var out, errb, log syncBuffer
+	opt.Command = []string{"sh", "-c", script}
+	opt.Stdout, opt.Stderr, opt.Log = &out, &errb, &log
+	res, err := Run(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, out.String(), errb.String(), log.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	if res, _, _, _ := sh(t, "exit 3", Options{}); res.ExitCode != 3 {
+		t.Errorf("exit 3: %d", res.ExitCode)
+	}
+	if res, _, _, _ := sh(t, "kill -TERM $$", Options{}); res.ExitCode != 128+int(syscall.SIGTERM) || res.Signal != "terminated" {
+		t.Errorf("killed: %d %q", res.ExitCode, res.Signal)
+	}
+	if _, err := Run(Options{Command: []string{"/nonexistent/program"}, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}); err == nil {
+		t.Error("a command that cannot start is an error")
+	}
+}
+
+// Output reaches the terminal unchanged (progress bars redrawn with \r included) and the log
+// line by line, each line with the time it arrived; stdin is the command's.
+func TestStreamsAndStdin(t *testing.T) {
+	in, err := os.CreateTemp(t.TempDir(), "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.WriteString("from stdin\n")
+	in.Seek(0, 0)
+	defer in.Close()
+	res, out, errs, log := sh(t, `read line; echo "got $line"; printf 'step 1\r 50%%\r100%%\n'; echo oops >&2; printf 'no newline'`, Options{Stdin: in})
+	if out != "got from stdin\nstep 1\r 50%\r100%\nno newline" || errs != "oops\n" {
+		t.Errorf("stdout %q stderr %q", out, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	if len(lines) != 4 || res.Lines != 4 {
+		t.Fatalf("log %q (%d lines)", log, res.Lines)
+	}
+	for _, l := range lines {
+		stamp, _, _ := strings.Cut(l, " ")
+		if _, err := time.Parse(time.RFC3339Nano, stamp); err != nil {
+			t.Errorf("line without its arrival time: %q", l)
+		}
+	}
+	if !strings.Contains(log, " step 1\r 50%\r100%\n") || !strings.Contains(log, " no newline\n") {
+		t.Errorf("log %q", log)
+	}
+}
+
+// SIGTERM sent to recomp reaches the command, which ends as it chooses.
+func TestSignalsAreForwarded(t *testing.T) {
+	var out syncBuffer
+	done := make(chan *Result)
+	go func() {
+		res, err := Run(Options{Command: []string{"sh", "-c", `trap 'echo got TERM; exit 7' TERM; echo ready; while :; do sleep 0.05; done`},
+			Stdout: &out, Stderr: &out, Log: &bytes.Buffer{}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	for i := 0; !strings.Contains(out.String(), "ready"); i++ {
+		if i > 200 {
+			t.Fatal("the command did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	select {
+	case res := <-done:
+		if res.ExitCode != 7 || !strings.Contains(out.String(), "got TERM") || len(res.Forwarded) != 1 {
+			t.Errorf("exit %d, forwarded %v, output %q", res.ExitCode, res.Forwarded, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the command did not end: SIGTERM was not forwarded")
+	}
+}
+
+// A command with a terminal for its output sees one.
+func TestTerminal(t *testing.T) {
+	if _, _, err := openPTY(); err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	_, out, _, log := sh(t, `if [ -t 1 ] && [ -t 2 ]; then echo tty; else echo notty; fi`, Options{Terminal: true})
+	if !strings.Contains(out, "tty") || strings.Contains(out, "notty") || !strings.Contains(log, " tty") {
+		t.Errorf("stdout %q, log %q", out, log)
+	}
+}
+
+// Memory stays bounded whatever the command prints: a line without an end is logged in pieces.
+func TestLongLinesAreLoggedInPieces(t *testing.T) {
+	var log bytes.Buffer
+	res, err := Run(Options{Command: []string{"sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' x"}, Stdout: &bytes.Buffer{},
+		Stderr: &bytes.Buffer{}, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bytes != 5000000 || res.Lines != 5 || log.Len() < 5000000 {
+		t.Errorf("bytes %d, lines %d, log %d", res.Bytes, res.Lines, log.Len())
+	}
+}
+
+func TestNewFolderNeverOverwrites(t *testing.T) {
+	parent := t.TempDir()
+	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	a, err := NewFolder("", parent, "train", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewFolder("", parent, "train", now)
+	if a == b || filepath.Base(a) != "20261123-070000-train" || filepath.Base(b) != "20261123-070000-train-2" {
+		t.Errorf("%s, %s", a, b)
+	}
+	os.WriteFile(filepath.Join(a, "run.log"), []byte("x"), 0o644)
+	if _, err := NewFolder(a, "", "", now); err == nil {
+		t.Error("--out names a folder that is not empty: must refuse")
+	}
+	if Name([]string{"python", "-u", "scripts/train.py", "--lr", "1"}) != "train" || Name([]string{"/usr/bin/make"}) != "make" {
+		t.Error("names")
+	}
+}
+
+func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
+	settings, env := Evidence(FrameworkAuto, DumpBefore, "/runs/x/dump", []string{"PATH=/bin", "JAX_LOG_COMPILES=0", "XLA_FLAGS=--xla_cpu_use_thunk_runtime=false"})
+	got := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, dup := got[k]; dup {
+			t.Errorf("%s set twice", k)
+		}
+		got[k] = v
+	}
+	if got["JAX_LOG_COMPILES"] != "0" || got["XLA_FLAGS"] != "--xla_cpu_use_thunk_runtime=false --xla_dump_to=/runs/x/dump --xla_dump_hlo_as_text" ||
+		got["PT_XLA_DEBUG_LEVEL"] != "2" || got["PATH"] != "/bin" {
+		t.Errorf("env %v", got)
+	}
+	kept := false
+	for _, s := range settings {
+		kept = kept || s.Name == "JAX_LOG_COMPILES" && s.Kept
+	}
+	if !kept {
+		t.Errorf("the user's JAX_LOG_COMPILES is not reported as kept: %+v", settings)
+	}
+	if _, env := Evidence(FrameworkJAX, DumpNone, "", nil); len(env) != 2 {
+		t.Errorf("jax without a dump: %v", env)
+	}
+}
+
+// BenchmarkOverhead prints 100 MB through Run (to a discarded terminal and a log file),
+// directly to /dev/null, and through tee into a log (what a user would do instead), and
+// reports Run's time over each: the command must not be slowed.
+func BenchmarkOverhead(b *testing.B) {
+	script := "yes 0123456789012345678901234567890123456789012345678901234567890123456789 | head -c 100000000"
+	dir := b.TempDir()
+	var direct, tee, through time.Duration
+	for range b.N {
+		start0 := time.Now()
+		if err := exec.Command("sh", "-c", script+" | tee "+filepath.Join(dir, "tee.log")+" > /dev/null").Run(); err != nil {
+			b.Fatal(err)
+		}
+		tee += time.Since(start0)
+		start := time.Now()
+		cmd := exec.Command("sh", "-c", script)
+		devnull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		cmd.Stdout = devnull
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		devnull.Close()
+		direct += time.Since(start)
+		log, err := os.Create(filepath.Join(dir, "run.log"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		if _, err := Run(Options{Command: []string{"sh", "-c", script}, Stdout: discard{}, Stderr: discard{}, Log: log}); err != nil {
+			b.Fatal(err)
+		}
+		through += time.Since(start)
+		log.Close()
+	}
+	b.SetBytes(100_000_000)
+	b.ReportMetric(through.Seconds()/direct.Seconds(), "ratio")
+	b.ReportMetric(through.Seconds()/tee.Seconds(), "ratio_to_tee")
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

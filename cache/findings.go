@@ -125,20 +125,29 @@ func recompiledFinding(m *Module, processes int) Finding {
 		f.Advice = "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True so it is not traced again; or mark the dynamic dimensions and let XLA recompile one cluster"
 	case m.HashCount > 1:
 		f.Kind = FindingRecompiledNewHash
-		f.Message = fmt.Sprintf("%s was compiled %d times with %s different graph hashes (%s): the graph changed%s%s",
-			m.Family, m.Compilations, countString(m.HashCount, len(m.Hashes)), joinLimited(m.Hashes, 4), where, said)
+		f.Message = fmt.Sprintf("%s was compiled %d times%s with %s different graph hashes (%s): the graph changed%s%s",
+			m.Family, m.Compilations, programs(m), countString(m.HashCount, len(m.Hashes)), joinLimited(m.Hashes, 4), where, said)
 		f.Advice = "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` or `recomp diff` on two dumps to see which shape, dtype or constant changed"
 	case m.SameHashAgain:
 		f.Kind = FindingRecompiledSameHash
-		f.Message = fmt.Sprintf("%s was compiled %d times with the same graph hash %s: an executable cache was not used%s%s",
-			m.Family, m.Compilations, m.Hashes[0], where, said)
+		f.Message = fmt.Sprintf("%s was compiled %d times%s with the same graph hash %s: an executable cache was not used%s%s",
+			m.Family, m.Compilations, programs(m), m.Hashes[0], where, said)
 		f.Advice = "enable or fix the executable cache (TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching; JAX: jax_compilation_cache_dir), and check that flags and device are the same between the compilations"
 	default:
 		f.Kind = FindingRecompiled
-		f.Message = fmt.Sprintf("%s was compiled %d times%s%s", m.Family, m.Compilations, where, said)
+		f.Message = fmt.Sprintf("%s was compiled %d times%s%s%s", m.Family, m.Compilations, programs(m), where, said)
 		f.Advice = hashAdvice(at.Producer, said != "")
 	}
 	return f
+}
+
+// programs says when a family's compilations belong to several programs (Keras's train and
+// test step, two functions of one name) and so not all of them are recompilations.
+func programs(m *Module) string {
+	if len(m.Names) < 2 || m.Recompilations >= m.Compilations-1 {
+		return ""
+	}
+	return fmt.Sprintf(" by %d programs (%s), %d of them recompilations", len(m.Names), joinLimited(m.Names, 3), m.Recompilations)
 }
 
 func countString(n, listed int) string {

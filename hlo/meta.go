@@ -1,19 +1,33 @@
 package hlo
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // KeyValues splits a brace-enclosed list of key=value pairs, as in metadata={op_type="Add"
 // op_name="x" source_line=3} (space separated) or frontend_attributes={a="1",b="2"} (comma
 // separated). Quoted values are returned without their quotes, escapes kept.
-//
-// (Its cyclomatic complexity is over 25: it is a character-level scanner, one loop with a case per
-// character class or grammar step, which reads better whole than split into helpers that pass
-// the position back and forth.)
 func KeyValues(v string) [][2]string {
+	var out [][2]string
+	for k, val := range EachKeyValue(v) {
+		out = append(out, [2]string{k, val})
+	}
+	return out
+}
+
+// EachKeyValue yields the pairs KeyValues returns, without allocating.
+func EachKeyValue(v string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) { eachKeyValue(v, yield) }
+}
+
+// eachKeyValue is the scanner of EachKeyValue. (Its cyclomatic complexity is over 25: it is a
+// character-level scanner, one loop with a case per character class or grammar step, which
+// reads better whole than split into helpers that pass the position back and forth.)
+func eachKeyValue(v string, yield func(string, string) bool) {
 	v = strings.TrimSpace(v)
 	v = strings.TrimPrefix(v, "{")
 	v = strings.TrimSuffix(v, "}")
-	var out [][2]string
 	i := 0
 	for i < len(v) {
 		for i < len(v) && (v[i] == ' ' || v[i] == ',') {
@@ -25,8 +39,8 @@ func KeyValues(v string) [][2]string {
 		}
 		key := v[ks:i]
 		if i >= len(v) || v[i] != '=' {
-			if key != "" {
-				out = append(out, [2]string{key, ""})
+			if key != "" && !yield(key, "") {
+				return
 			}
 			continue
 		}
@@ -69,9 +83,10 @@ func KeyValues(v string) [][2]string {
 			val = v[i:j]
 			i = j
 		}
-		out = append(out, [2]string{key, val})
+		if !yield(key, val) {
+			return
+		}
 	}
-	return out
 }
 
 // Meta is what an instruction's metadata says about where it came from.
@@ -86,16 +101,16 @@ func (in *Instruction) Metadata() Meta {
 	if !ok {
 		return m
 	}
-	for _, kv := range KeyValues(v) {
-		switch kv[0] {
+	for k, val := range EachKeyValue(v) {
+		switch k {
 		case "op_type":
-			m.OpType = kv[1]
+			m.OpType = val
 		case "op_name":
-			m.OpName = kv[1]
+			m.OpName = val
 		case "source_file":
-			m.SourceFile = kv[1]
+			m.SourceFile = val
 		case "source_line":
-			m.SourceLine = kv[1]
+			m.SourceLine = val
 		}
 	}
 	return m

@@ -63,7 +63,7 @@ func (t textRenderer) run(w io.Writer, r *Run) error {
 	}
 	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
 		fmt.Fprintln(w)
-		if err := t.diff(w, r.Explain); err != nil {
+		if err := t.diff(w, withoutTextDiffs(r.Explain)); err != nil {
 			return err
 		}
 	}
@@ -153,4 +153,17 @@ func (hr htmlRenderer) run(w io.Writer, r *Run) error {
 	}
 	p.Sections = append(sections, p.Sections...)
 	return writePage(w, p)
+}
+
+// withoutTextDiffs is the explanation without its line diffs: the summary printed at the end of
+// a run stays short, and report.md and report.html keep the diffs.
+func withoutTextDiffs(d *Diff) *Diff {
+	c := *d
+	c.Pairs = make([]*DiffPair, len(d.Pairs))
+	for i, p := range d.Pairs {
+		q := *p
+		q.Text = nil
+		c.Pairs[i] = &q
+	}
+	return &c
 }

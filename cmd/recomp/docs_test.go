@@ -1,0 +1,144 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
+)
+
+// TestJSONContractDocumented: every field of every JSON document recomp writes, and every value
+// of the kinds those documents hold, is named in docs/json.md, so the documented contract cannot
+// fall behind the code.
+func TestJSONContractDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type, string)
+	walk = func(ty reflect.Type, at string) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Map {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] || ty.PkgPath() == "time" {
+			return
+		}
+		seen[ty] = true
+		for i := 0; i < ty.NumField(); i++ {
+			f := ty.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !strings.Contains(doc, "`"+name+"`") {
+				t.Errorf("docs/json.md does not document %s.%s (`%s`)", at, f.Name, name)
+			}
+			walk(f.Type, at+"."+name)
+		}
+	}
+	for _, v := range []any{report.ScanJSON{Gate: &report.GateJSON{}}, report.GateJSON{}, report.DiffJSON{}, report.CacheJSON{},
+		report.RunJSON{}, runner.Manifest{}, gate.Baseline{}} {
+		walk(reflect.TypeOf(v), reflect.TypeOf(v).Name())
+	}
+
+	// The values of the string kinds the documents carry, read from the source so a new kind
+	// cannot be added without documenting it.
+	kinds := map[string]string{
+		"../../logscan": "Kind Producer", "../../cache": "FindingKind Severity EntryKind",
+		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runner": "Framework DumpMode",
+	}
+	for dir, types := range kinds {
+		want := strings.Fields(types)
+		for _, v := range constValues(t, dir, want) {
+			if !strings.Contains(doc, "`"+v+"`") && !strings.Contains(doc, v) {
+				t.Errorf("docs/json.md does not name the value %q (%s, one of %s)", v, dir, types)
+			}
+		}
+	}
+}
+
+// constValues returns the string values of the constants of the named types in a package.
+func constValues(t *testing.T, dir string, types []string) []string {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				for _, s := range g.Specs {
+					vs := s.(*ast.ValueSpec)
+					id, ok := vs.Type.(*ast.Ident)
+					if !ok || !contains(types, id.Name) {
+						continue
+					}
+					for _, v := range vs.Values {
+						if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							s, _ := strconv.Unquote(lit.Value)
+							out = append(out, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Errorf("%s: no constants of %v", dir, types)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TestREADMEExamples runs every example in README.md — a ```text block whose first line is
+// "$ recomp ARGS" — from the repository root and compares what it prints with the block, so the
+// README shows what recomp really says.
+func TestREADMEExamples(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```text\n(\\$ recomp [^\n]*)\n(.*?)```").FindAllStringSubmatch(string(b), -1)
+	if len(blocks) < 3 {
+		t.Fatalf("README.md has %d examples, want at least 3", len(blocks))
+	}
+	root, _ := filepath.Abs("../..")
+	t.Chdir(root)
+	t.Setenv("NO_COLOR", "1")
+	for _, bl := range blocks {
+		args := strings.Fields(strings.TrimPrefix(bl[1], "$ recomp "))
+		code, stdout, stderr := runIn(t, "", args...)
+		if code > 1 {
+			t.Errorf("%s: exit %d: %s", bl[1], code, stderr)
+			continue
+		}
+		if got, want := strings.TrimRight(stdout, "\n"), strings.TrimRight(bl[2], "\n"); got != want {
+			t.Errorf("README.md: %s prints\n%s\n\nREADME.md shows\n%s", bl[1], got, want)
+		}
+	}
+}

@@ -90,6 +90,9 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 		return err
 	}
 	rd := renderers[f](st)
+	if f == Text {
+		w = &controlSafe{w: w}
+	}
 	switch r := r.(type) {
 	case *Scan:
 		return rd.scan(w, r)

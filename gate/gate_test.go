@@ -1,0 +1,139 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/logscan"
+)
+
+// ledger scans a TF-IPU style log into a report, the way recomp guard does.
+func ledger(t *testing.T, opt cache.Options, log string) *cache.Report {
+	t.Helper()
+	s := logscan.NewScanner(strings.NewReader(log), "run.log", logscan.Options{})
+	l := cache.NewLedger(opt)
+	l.BeginInput(0, "run.log")
+	for s.Scan() {
+		l.Add(s.Event())
+	}
+	l.EndInput(false)
+	return cache.Merge(opt, l.Report())
+}
+
+func compile(module, hash string) string {
+	return fmt.Sprintf("Begin XLA compilation: %s  (Hash: %s) for ordinal  0\n"+
+		"Begin compiling Poplar engine %s\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n"+
+		"Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n", module, hash, module)
+}
+
+const load = "Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n"
+
+func TestEvaluate(t *testing.T) {
+	twice := compile("train.1", "0xa") + compile("train.2", "0xb")
+	switching := compile("train.1", "0xa") + compile("eval.1", "0xc") + load + load + load
+	for _, c := range []struct {
+		name                 string
+		log                  string
+		readErrors           []string
+		opt                  Options
+		passed, inconclusive bool
+		failures             int
+		reason               string
+	}{
+		{"no evidence is not a pass", "step 1\nstep 2\n", nil, Options{}, false, true, 0, "no compile evidence"},
+		{"no evidence, allowed", "step 1\n", nil, Options{AllowNoEvidence: true}, true, false, 0, "0 compilation(s)"},
+		{"one compilation per family", compile("train.1", "0xa"), nil, Options{}, true, false, 0, "0 compilation(s) after warm-up, 0 allowed"},
+		{"a family compiled again", twice, nil, Options{}, false, false, 1, "1 compilation(s) after warm-up, 0 allowed"},
+		{"tolerated", twice, nil, Options{MaxRecompiles: 1}, true, false, 1, "1 compilation(s) after warm-up, 1 allowed"},
+		{"an unreadable input spoils a pass", compile("train.1", "0xa"), []string{"b.log.gz: unexpected EOF"}, Options{}, false, true, 0, "b.log.gz"},
+		{"an unreadable input spoils a failure too", twice, []string{"b.log.gz: unexpected EOF"}, Options{}, false, true, 1, "inconclusive"},
+		{"loads are not judged by default", switching, nil, Options{}, true, false, 0, "0 compilation(s)"},
+		{"loads judged", switching, nil, Options{Loads: true}, false, false, 3, "executable load(s) after warm-up"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := Evaluate(ledger(t, cache.Options{}, c.log), c.readErrors, c.opt)
+			if g.Passed != c.passed || g.Inconclusive != c.inconclusive || len(g.Failures) != c.failures || !strings.Contains(g.Reason, c.reason) {
+				t.Errorf("passed %v inconclusive %v failures %d reason %q; want %v %v %d %q",
+					g.Passed, g.Inconclusive, len(g.Failures), g.Reason, c.passed, c.inconclusive, c.failures, c.reason)
+			}
+			if g.Passed && g.Inconclusive {
+				t.Error("a gate cannot both pass and be inconclusive")
+			}
+		})
+	}
+	g := Evaluate(ledger(t, cache.Options{}, twice), nil, Options{})
+	if f := g.Failures[0]; f.Kind != FailCompilation || f.Family != "train" || f.Hash != "0xb" || f.File != "run.log" || f.Line == 0 {
+		t.Errorf("failure %+v", f)
+	}
+}
+
+func TestBaseline(t *testing.T) {
+	dir := t.TempDir()
+	rep := ledger(t, cache.Options{}, compile("train.1", "0xb")+compile("train.2", "0xa")+compile("eval.1", "0xc"))
+	b := NewBaseline(rep)
+	if got := fmt.Sprint(b.Families); got != "map[eval:[0xc] train:[0xa 0xb]]" {
+		t.Errorf("families %s", got)
+	}
+	path := filepath.Join(dir, "baseline.json")
+	if err := WriteBaseline(path, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadBaseline(path)
+	if err != nil || fmt.Sprint(back.Families) != fmt.Sprint(b.Families) {
+		t.Fatalf("read back %+v, %v", back, err)
+	}
+	// The baseline lets known hashes through and fails a new one.
+	known := ledger(t, cache.Options{Baseline: back.Families}, compile("train.1", "0xa")+compile("train.2", "0xb"))
+	if g := Evaluate(known, nil, Options{}); !g.Passed {
+		t.Errorf("known hashes: %s", g.Reason)
+	}
+	unknown := ledger(t, cache.Options{Baseline: back.Families}, compile("train.1", "0xa")+compile("train.2", "0xd"))
+	if g := Evaluate(unknown, nil, Options{}); g.Passed || g.Failures[0].Hash != "0xd" {
+		t.Errorf("a new hash: %+v", g)
+	}
+
+	for name, content := range map[string]string{
+		"garbage.json": "{not json", "future.json": `{"version": 2, "families": {}}`,
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		if _, err := ReadBaseline(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %v, want one naming the file", name, err)
+		}
+	}
+}
+
+// WriteBaseline never writes over one of its inputs, however it is spelled, and a failed write
+// leaves the old file whole.
+func TestWriteBaselineSafety(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "run.log")
+	os.WriteFile(in, []byte("the input\n"), 0o644)
+	os.Symlink(in, filepath.Join(dir, "link.log"))
+	b := &Baseline{Version: 1, Families: map[string][]string{}}
+	for _, target := range []string{in, filepath.Join(dir, "link.log"), filepath.Join(dir, ".", "run.log")} {
+		if err := WriteBaseline(target, b, []string{in}); !errors.Is(err, ErrWouldOverwriteInput) {
+			t.Errorf("%s: %v", target, err)
+		}
+	}
+	if err := WriteBaseline(filepath.Join(dir, "x.json"), b, []string{filepath.Join(dir, "link.log")}); err != nil {
+		t.Errorf("a new file beside the input: %v", err)
+	}
+	if data, _ := os.ReadFile(in); string(data) != "the input\n" {
+		t.Fatalf("the input changed: %q", data)
+	}
+	if err := WriteBaseline(filepath.Join(dir, "missing", "b.json"), b, nil); err == nil {
+		t.Error("writing into a missing folder succeeded")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/logscan"
+)
+
+// hostile is text a log can carry into a report: markup, a table separator, a GitHub workflow
+// command on a line of its own, a CDATA end, control bytes and an ANSI colour code.
+const hostile = "<script>alert(1)</script>|x]]>\n::set-output name=x::pwned\r\x00\x1b[31mred"
+
+func hostileGuard(t *testing.T) *Guard {
+	t.Helper()
+	log := "Begin XLA compilation: <img_src=x_onerror=alert(1)>.1  (Hash: 0xa) for ordinal  0\n" +
+		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
+		"Begin XLA compilation: <img_src=x_onerror=alert(1)>.2  (Hash: 0xb) for ordinal  0\n" +
+		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n"
+	s := logscan.NewScanner(strings.NewReader(log), "run|<b>.log", logscan.Options{})
+	l := cache.NewLedger(cache.Options{})
+	l.BeginInput(0, "run|<b>.log")
+	var events []logscan.Event
+	for s.Scan() {
+		l.Add(s.Event())
+		events = append(events, s.Event())
+	}
+	l.EndInput(false)
+	rep := cache.Merge(cache.Options{}, l.Report())
+	g := gate.Evaluate(rep, nil, gate.Options{})
+	if g.Passed || len(g.Failures) == 0 {
+		t.Fatalf("the hostile log should fail the gate: %+v", g)
+	}
+	g.Failures[0].Message = hostile
+	g.Failures[0].Reason = hostile
+	g.Problems = []string{hostile}
+	rep.Findings = append(rep.Findings, cache.Finding{Severity: cache.SeverityError, Kind: cache.FindingRecompiled,
+		Module: hostile, Message: hostile, Advice: hostile})
+	scan := &Scan{Inputs: []Input{{Path: "run|<b>.log", Warnings: []logscan.Warning{{Line: 1, Message: hostile}}, WarningCount: 1}},
+		Ledger: rep, Events: events, EventCount: len(events)}
+	return &Guard{Scan: scan, Gate: g}
+}
+
+func render(t *testing.T, f Format, r Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Render(&b, f, r, Style{}); err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	return b.String()
+}
+
+// TestHostileTextStaysInert: what a log says cannot become markup, a workflow command, broken
+// XML or a broken table in any format.
+func TestHostileTextStaysInert(t *testing.T) {
+	g := hostileGuard(t)
+
+	page := render(t, HTML, g)
+	for _, bad := range []string{"<script>alert", "<img_src", "<b>.log"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("html: %q appears unescaped", bad)
+		}
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Error("html: the hostile text is not shown escaped")
+	}
+
+	for _, line := range strings.Split(strings.TrimSuffix(render(t, GitHub, g), "\n"), "\n") {
+		if !strings.HasPrefix(line, "::error ") && !strings.HasPrefix(line, "::warning ") && !strings.HasPrefix(line, "::notice ") {
+			t.Errorf("github: a line that is not recomp's own workflow command: %q", line)
+		}
+		if strings.Contains(line, "\r") || strings.Contains(line, "::set-output") && !strings.Contains(line, "%0A::set-output") {
+			t.Errorf("github: the message can start a command of its own: %q", line)
+		}
+	}
+
+	junit := render(t, JUnit, g)
+	var suites junitSuites
+	if err := xml.Unmarshal([]byte(junit), &suites); err != nil {
+		t.Fatalf("junit: not well-formed XML: %v\n%s", err, junit)
+	}
+	if !strings.Contains(junit, "&lt;script&gt;") {
+		t.Error("junit: the hostile text is missing")
+	}
+
+	md := render(t, Markdown, g)
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "|") && strings.Contains(line, "run|<b>") {
+			t.Errorf("markdown: a table cell breaks the table: %q", line)
+		}
+	}
+	if strings.Contains(md, "<script>") {
+		t.Error("markdown: raw HTML passes through")
+	}
+
+	var doc ScanJSON
+	if err := json.Unmarshal([]byte(render(t, JSON, g)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Gate == nil || doc.Gate.Failures[0].Message != hostile {
+		t.Error("json: the text is not kept exactly")
+	}
+
+	text := render(t, Text, g)
+	if strings.Contains(text, "\x1b[31m") || strings.Contains(text, "\x00") {
+		t.Errorf("text: control bytes from the log reach the terminal: %q", text)
+	}
+}
+
+// TestEmptyReportsHaveNoNulls: every list of every JSON document is [] when empty.
+func TestEmptyReportsHaveNoNulls(t *testing.T) {
+	rep := cache.Merge(cache.Options{}, cache.NewLedger(cache.Options{}).Report())
+	scan := &Scan{Ledger: rep}
+	for name, r := range map[string]Report{
+		"scan":  scan,
+		"guard": &Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{})},
+		"diff":  &Diff{},
+	} {
+		out := render(t, JSON, r)
+		if strings.Contains(out, "null") {
+			t.Errorf("%s: null in\n%s", name, out)
+		}
+	}
+}
+
+func TestFormatsOfEachCommand(t *testing.T) {
+	if err := CheckFormat("cache", HTML); err == nil || !strings.Contains(err.Error(), "text, json, markdown") {
+		t.Errorf("cache html: %v", err)
+	}
+	if err := Render(&bytes.Buffer{}, JUnit, &Scan{}, Style{}); err == nil {
+		t.Error("scan has no junit format")
+	}
+}
+
+// TestColourOnlyFromRecomp: on a terminal the severity is coloured by recomp, while an escape
+// sequence in the log's text is shown, not obeyed.
+func TestColourOnlyFromRecomp(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, Text, hostileGuard(t), Style{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "\x1b[31mFAIL\x1b[0m") {
+		t.Errorf("no colour on the verdict: %q", out)
+	}
+	if strings.Contains(out, "\x1b[31mred") || !strings.Contains(out, `\x1b[31mred`) || strings.ContainsRune(out, '\ue001') {
+		t.Errorf("the log's escape sequence was obeyed or the painter's marks leaked: %q", out)
+	}
+}

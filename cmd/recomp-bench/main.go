@@ -65,18 +65,11 @@ func run(mb, nfiles, instr, rounds int, dir string, keep bool) error {
 	if mb <= 0 || nfiles <= 0 || instr <= 0 || rounds <= 0 {
 		return fmt.Errorf("-mb, -files, -instructions and -rounds must be positive")
 	}
-	if dir == "" {
-		d, err := os.MkdirTemp("", "recomp-bench-")
-		if err != nil {
-			return err
-		}
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := workDir(dir, "recomp-bench-", keep)
+	if err != nil {
 		return err
 	}
-	if !keep {
-		defer os.RemoveAll(dir)
-	}
+	defer cleanup()
 	bin := filepath.Join(dir, "recomp")
 	fmt.Printf("building recomp into %s\n", bin)
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
@@ -278,18 +271,11 @@ func median(ds []time.Duration) time.Duration {
 // followed by an executable load, and prints the time per event and the peak RSS of each run:
 // both must stay flat as the log grows (the ledger keeps aggregates and bounded lists).
 func runStress(dir string, keep bool) error {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "recomp-stress-")
-		if err != nil {
-			return err
-		}
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := workDir(dir, "recomp-stress-", keep)
+	if err != nil {
 		return err
 	}
-	if !keep {
-		defer os.RemoveAll(dir)
-	}
+	defer cleanup()
 	bin := filepath.Join(dir, "recomp")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build (run from the project root): %v\n%s", err, out)
@@ -320,4 +306,22 @@ func runStress(dir string, keep bool) error {
 		}
 	}
 	return nil
+}
+
+// workDir is the folder for generated inputs: dir, or a new temporary one; cleanup removes it
+// unless keep.
+func workDir(dir, prefix string, keep bool) (string, func(), error) {
+	if dir == "" {
+		d, err := os.MkdirTemp("", prefix)
+		if err != nil {
+			return "", nil, err
+		}
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	if keep {
+		return dir, func() {}, nil
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }

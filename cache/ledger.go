@@ -103,7 +103,7 @@ func (l *Ledger) Add(ev logscan.Event) {
 // load counts an executable load. The first load after a compilation or cache hit is that
 // executable's; any other is after warm-up when the policy says so.
 func (l *Ledger) load(ev logscan.Event) {
-	ld := Load{Input: l.input, File: ev.File, Line: ev.Line, Duration: ev.Duration, Begin: ev.Time}
+	ld := Load{Input: l.input, File: ev.File, Line: ev.Line, Duration: ev.Duration, Begin: ev.Time, DateKnown: ev.DateKnown}
 	l.sum.ExecutableLoads++
 	l.sum.LoadTime += ld.Duration
 	owner := l.open

@@ -90,6 +90,7 @@ type Load struct {
 	Line        int
 	Duration    time.Duration
 	Begin       time.Time
+	DateKnown   bool // Begin has a date, not only a time of day
 	AfterWarmup bool
 	// Owned is the first load after a compilation or cache hit: the load of that executable,
 	// which happens whatever the warm-up.

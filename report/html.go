@@ -315,14 +315,20 @@ func timeline(rep *cache.Report) (template.HTML, []string) {
 		omitted = append(omitted, fmt.Sprintf("the timeline draws the %d module families that took longest to compile of %d", htmlMaxFamilies, len(mods)))
 		mods = mods[:htmlMaxFamilies]
 	}
-	useTime := true
+	// Times are an axis when every compilation has one, all with a date or all without (a
+	// time of day cannot be placed among dated times).
+	useTime, dated, first := true, false, true
 	var t0 time.Time
 	for _, m := range mods {
 		for _, u := range m.Units {
-			if u.Begin.IsZero() {
+			switch {
+			case u.Begin.IsZero() || (!first && u.DateKnown != dated):
 				useTime = false
-			} else if t0.IsZero() || u.Begin.Before(t0) {
+			case first || u.Begin.Before(t0):
 				t0 = u.Begin
+			}
+			if first {
+				dated, first = u.DateKnown, false
 			}
 		}
 	}
@@ -356,16 +362,21 @@ func timeline(rep *cache.Report) (template.HTML, []string) {
 		omitted = append(omitted, fmt.Sprintf("the timeline draws the first %d units of each family", cache.MaxUnits))
 	}
 	loadRow := len(mods)
+	undrawn := 0
 	for _, ld := range rep.Loads {
-		at := pos(ld.Begin, ld.Line, ld.Input)
-		if useTime && ld.Begin.IsZero() {
+		if useTime && (ld.Begin.IsZero() || ld.DateKnown != dated) {
+			undrawn++
 			continue
 		}
+		at := pos(ld.Begin, ld.Line, ld.Input)
 		k := "load"
 		if ld.AfterWarmup {
 			k = "lateload"
 		}
 		marks = append(marks, mark{at: at, len: ld.Duration.Seconds() * b2f(useTime), kind: k, title: fmt.Sprintf("load %s:%d %s", ld.File, ld.Line, dur(ld.Duration)), row: loadRow})
+	}
+	if undrawn > 0 {
+		omitted = append(omitted, fmt.Sprintf("the timeline leaves out %d of the %d executable load(s) listed: their log lines have no clock time comparable with the compilations' (a time of day without a date)", undrawn, len(rep.Loads)))
 	}
 	if len(marks) == 0 {
 		return "", omitted

@@ -152,3 +152,33 @@ func TestColourOnlyFromRecomp(t *testing.T) {
 		t.Errorf("the log's escape sequence was obeyed or the painter's marks leaked: %q", out)
 	}
 }
+
+// TestTimelineMixedClocks: TF lines carry a date, Poplar lines only a time of day; the timeline
+// cannot put the two on one axis, so it draws the compilations on theirs and says what it left
+// out, instead of an axis hundreds of years long.
+func TestTimelineMixedClocks(t *testing.T) {
+	var log strings.Builder
+	for i := 0; i < 3; i++ {
+		fmt := "2024-05-02 10:00:0%d.000000: I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation: cluster_0  (Hash: 0x%d) for ordinal  0\n" +
+			"10:00:0%d.500 4242 PO:ENGINE   [I] Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n"
+		log.WriteString(strings.NewReplacer("%d", string(rune('1'+i))).Replace(fmt))
+	}
+	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{})
+	l := cache.NewLedger(cache.Options{})
+	l.BeginInput(0, "run.log")
+	for s.Scan() {
+		l.Add(s.Event())
+	}
+	l.EndInput(false)
+	rep := cache.Merge(cache.Options{}, l.Report())
+	if rep.Summary.Compilations != 3 || rep.Summary.ExecutableLoads != 3 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	page := render(t, HTML, &Scan{Ledger: rep})
+	if !strings.Contains(page, "0 – 2.0s from the first compilation") {
+		t.Errorf("the axis is not the compilations' 2 s")
+	}
+	if !strings.Contains(page, "leaves out 3 of the 3 executable load(s)") {
+		t.Errorf("the loads left out are not said")
+	}
+}

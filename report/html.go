@@ -302,12 +302,6 @@ func scanPage(s *Scan, title string) *htmlPage {
 // bar as long as it took (red after warm-up), each cache hit as a green tick, and a last row of
 // executable loads. The axis is time when the log has clocks, else the log's line numbers.
 func timeline(rep *cache.Report) (template.HTML, []string) {
-	type mark struct {
-		at, len float64
-		kind    string // compile, late, hit, load
-		title   string
-		row     int
-	}
 	mods := append([]*cache.Module(nil), rep.Modules...)
 	sort.SliceStable(mods, func(i, j int) bool { return mods[i].CompileTime > mods[j].CompileTime })
 	var omitted []string
@@ -315,30 +309,74 @@ func timeline(rep *cache.Report) (template.HTML, []string) {
 		omitted = append(omitted, fmt.Sprintf("the timeline draws the %d module families that took longest to compile of %d", htmlMaxFamilies, len(mods)))
 		mods = mods[:htmlMaxFamilies]
 	}
-	// Times are an axis when every compilation has one, all with a date or all without (a
-	// time of day cannot be placed among dated times).
-	useTime, dated, first := true, false, true
-	var t0 time.Time
+	ax := newTimeAxis(mods)
+	marks, notes := timelineMarks(rep, mods, ax)
+	omitted = append(omitted, notes...)
+	if len(marks) == 0 {
+		return "", omitted
+	}
+	return drawTimeline(marks, mods, len(rep.Loads) > 0, ax), omitted
+}
+
+// timeAxis places a log line on the timeline: by its clock when every compilation has one, all
+// with a date or all without (a time of day cannot be placed among dated times), else by its
+// position in the logs.
+type timeAxis struct {
+	useTime, dated bool
+	t0             time.Time
+}
+
+func newTimeAxis(mods []*cache.Module) timeAxis {
+	ax := timeAxis{useTime: true}
+	first := true
 	for _, m := range mods {
 		for _, u := range m.Units {
 			switch {
-			case u.Begin.IsZero() || (!first && u.DateKnown != dated):
-				useTime = false
-			case first || u.Begin.Before(t0):
-				t0 = u.Begin
+			case u.Begin.IsZero() || (!first && u.DateKnown != ax.dated):
+				ax.useTime = false
+			case first || u.Begin.Before(ax.t0):
+				ax.t0 = u.Begin
 			}
 			if first {
-				dated, first = u.DateKnown, false
+				ax.dated, first = u.DateKnown, false
 			}
 		}
 	}
-	pos := func(t time.Time, line, input int) float64 {
-		if useTime {
-			return t.Sub(t0).Seconds()
-		}
-		return float64(input*1_000_000 + line)
+	return ax
+}
+
+// places says whether a time can be placed on the axis.
+func (ax timeAxis) places(t time.Time, dated bool) bool {
+	return !ax.useTime || (!t.IsZero() && dated == ax.dated)
+}
+
+func (ax timeAxis) pos(t time.Time, line, input int) float64 {
+	if ax.useTime {
+		return t.Sub(ax.t0).Seconds()
 	}
-	var marks []mark
+	return float64(input*1_000_000 + line)
+}
+
+// length is how long a bar of duration d is on the axis: nothing when the axis is lines.
+func (ax timeAxis) length(d time.Duration) float64 {
+	if ax.useTime {
+		return d.Seconds()
+	}
+	return 0
+}
+
+type timelineMark struct {
+	at, len float64
+	kind    string // compile, late, hit, load, lateload
+	title   string
+	row     int
+}
+
+// timelineMarks lists the bars and ticks of the families' units and of the executable loads
+// (on the last row), and notes what it left out.
+func timelineMarks(rep *cache.Report, mods []*cache.Module, ax timeAxis) ([]timelineMark, []string) {
+	var marks []timelineMark
+	var notes []string
 	truncated := false
 	for row, m := range mods {
 		for _, u := range m.Units {
@@ -349,38 +387,39 @@ func timeline(rep *cache.Report) (template.HTML, []string) {
 					k = "late"
 				}
 			}
-			title := fmt.Sprintf("%s %s:%d %s", k, u.File, u.Line, dur(u.Duration))
 			l := 0.0
-			if useTime && u.Compiled {
-				l = u.Duration.Seconds()
+			if u.Compiled {
+				l = ax.length(u.Duration)
 			}
-			marks = append(marks, mark{at: pos(u.Begin, u.Line, u.Input), len: l, kind: k, title: title, row: row})
+			marks = append(marks, timelineMark{at: ax.pos(u.Begin, u.Line, u.Input), len: l, kind: k, row: row,
+				title: fmt.Sprintf("%s %s:%d %s", k, u.File, u.Line, dur(u.Duration))})
 		}
 		truncated = truncated || len(m.Units) == cache.MaxUnits
 	}
 	if truncated {
-		omitted = append(omitted, fmt.Sprintf("the timeline draws the first %d units of each family", cache.MaxUnits))
+		notes = append(notes, fmt.Sprintf("the timeline draws the first %d units of each family", cache.MaxUnits))
 	}
-	loadRow := len(mods)
 	undrawn := 0
 	for _, ld := range rep.Loads {
-		if useTime && (ld.Begin.IsZero() || ld.DateKnown != dated) {
+		if !ax.places(ld.Begin, ld.DateKnown) {
 			undrawn++
 			continue
 		}
-		at := pos(ld.Begin, ld.Line, ld.Input)
 		k := "load"
 		if ld.AfterWarmup {
 			k = "lateload"
 		}
-		marks = append(marks, mark{at: at, len: ld.Duration.Seconds() * b2f(useTime), kind: k, title: fmt.Sprintf("load %s:%d %s", ld.File, ld.Line, dur(ld.Duration)), row: loadRow})
+		marks = append(marks, timelineMark{at: ax.pos(ld.Begin, ld.Line, ld.Input), len: ax.length(ld.Duration), kind: k, row: len(mods),
+			title: fmt.Sprintf("load %s:%d %s", ld.File, ld.Line, dur(ld.Duration))})
 	}
 	if undrawn > 0 {
-		omitted = append(omitted, fmt.Sprintf("the timeline leaves out %d of the %d executable load(s) listed: their log lines have no clock time comparable with the compilations' (a time of day without a date)", undrawn, len(rep.Loads)))
+		notes = append(notes, fmt.Sprintf("the timeline leaves out %d of the %d executable load(s) listed: their log lines have no clock time comparable with the compilations' (a time of day without a date)", undrawn, len(rep.Loads)))
 	}
-	if len(marks) == 0 {
-		return "", omitted
-	}
+	return marks, notes
+}
+
+// drawTimeline writes the SVG of the marks.
+func drawTimeline(marks []timelineMark, mods []*cache.Module, loadsRow bool, ax timeAxis) template.HTML {
 	lo, hi := marks[0].at, marks[0].at+marks[0].len
 	for _, mk := range marks {
 		lo, hi = min(lo, mk.at), max(hi, mk.at+mk.len)
@@ -390,7 +429,7 @@ func timeline(rep *cache.Report) (template.HTML, []string) {
 	}
 	const left, width, rowH = 260.0, 900.0, 20.0
 	rows := len(mods)
-	if len(rep.Loads) > 0 {
+	if loadsRow {
 		rows++
 	}
 	height := float64(rows)*rowH + 30
@@ -402,8 +441,8 @@ func timeline(rep *cache.Report) (template.HTML, []string) {
 		fmt.Fprintf(&b, `<text x="4" y="%.0f">%s</text>`, y, html.EscapeString(shorten(m.Family, 40)))
 		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#eceef2"/>`, left, y-4, left+width, y-4)
 	}
-	if len(rep.Loads) > 0 {
-		fmt.Fprintf(&b, `<text x="4" y="%.0f">executable loads</text>`, float64(loadRow)*rowH+14)
+	if loadsRow {
+		fmt.Fprintf(&b, `<text x="4" y="%.0f">executable loads</text>`, float64(len(mods))*rowH+14)
 	}
 	colors := map[string]string{"compile": "#2e86c1", "late": "#c0392b", "hit": "#1f8a4c", "load": "#8a94a6", "lateload": "#d68910"}
 	for _, mk := range marks {
@@ -417,19 +456,12 @@ func timeline(rep *cache.Report) (template.HTML, []string) {
 		fmt.Fprintf(&b, `<rect class="%s" x="%.1f" y="%.0f" width="%.1f" height="14" fill="%s"><title>%s</title></rect>`, mk.kind, x, y, w, colors[mk.kind], html.EscapeString(mk.title))
 	}
 	axis := fmt.Sprintf("log lines %.0f – %.0f", lo, hi)
-	if useTime {
+	if ax.useTime {
 		axis = fmt.Sprintf("0 – %s from the first compilation", dur(time.Duration((hi-lo)*float64(time.Second))))
 	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s · blue: compilation, red: compiled after warm-up, green: cache hit, grey: executable load</text></svg>`,
 		left, height-6, html.EscapeString(axis))
-	return template.HTML(b.String()), omitted
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
+	return template.HTML(b.String())
 }
 
 func (hr htmlRenderer) diff(w io.Writer, d *Diff) error {

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -187,10 +189,24 @@ func (t textRenderer) diff(w io.Writer, d *Diff) error {
 		fmt.Fprintln(w)
 	}
 	identicalAdvice := ""
-	for _, pr := range d.Pairs {
+	for i := 0; i < len(d.Pairs); {
+		pr := d.Pairs[i]
 		if a := t.pair(w, pr); a != "" {
 			identicalAdvice = a
 		}
+		// The pairs after it that say the same again (a learning rate that changes every
+		// step) get a line each.
+		j := i + 1
+		for j < len(d.Pairs) && sameStory(pr, d.Pairs[j]) {
+			j++
+		}
+		if j > i+1 {
+			fmt.Fprintf(w, "  %s with the same cause (evidence and advice as above):\n", plural(j-i-1, "more pair", "more pairs"))
+			for _, q := range d.Pairs[i+1 : j] {
+				fmt.Fprintf(w, "    %s → %s: %s\n", dumpID(q.A.Path), dumpID(q.B.Path), q.Result.Causes[0].Summary)
+			}
+		}
+		i = j
 	}
 	if identicalAdvice != "" {
 		fmt.Fprintf(w, "\nadvice for the identical pairs: %s\n", identicalAdvice)
@@ -214,6 +230,33 @@ func (t textRenderer) diff(w io.Writer, d *Diff) error {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 	return nil
+}
+
+// dumpID is how a line names a dumped module: its module_NNNN counter when the file name has
+// one, else its (shortened) name.
+func dumpID(path string) string {
+	base := filepath.Base(path)
+	if m := dumpCounter.FindString(base); m != "" {
+		return m
+	}
+	return shorten(base, 60)
+}
+
+var dumpCounter = regexp.MustCompile(`^(\d+\.)?module_\d+`)
+
+// sameStory says whether pair b tells what pair a told: the same program, the same causes in
+// the same order, none of them identical.
+func sameStory(a, b *DiffPair) bool {
+	ca, cb := a.Result.Causes, b.Result.Causes
+	if a.Label() != b.Label() || len(ca) != len(cb) || len(ca) == 0 || a.Result.Identical || b.Result.Identical || b.Text != nil {
+		return false
+	}
+	for i := range ca {
+		if ca[i].Kind != cb[i].Kind {
+			return false
+		}
+	}
+	return true
 }
 
 // pair writes one compared pair; it returns the advice of an identical pair, which the report

@@ -24,7 +24,24 @@ func isEagerOp(p logscan.Producer, family, signature string) bool {
 		return false
 	}
 	name = strings.TrimRight(name, "_")
+	if userLike[name] {
+		return false
+	}
 	return jaxNames[name] || strings.HasPrefix(name, "_") && name != "_lambda"
+}
+
+// userLike are names in jaxNames that users give their own jitted functions too (a step
+// function f, a solver solve, a scan body scan). Without JAX's cache-miss explanations the log
+// cannot tell the two apart, and taking a user's program for an eager one would hide its
+// recompilations from the gate: these count as the user's. An eager jnp.split compiled twice is
+// then reported as recompiled, which is the lesser error.
+var userLike = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`f t cond scan map get put load key split solve norm save savez run_state
+		trace switch while while_loop fori_loop jit block shape size tie io vectorize apply update step loss`) {
+		userLike[n] = true
+	}
 }
 
 // jaxNames are the names JAX gives the programs it compiles for eager operations: its

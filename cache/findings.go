@@ -2,6 +2,8 @@ package cache
 
 import (
 	"fmt"
+	"github.com/recomp/recomp/internal/textutil"
+	"regexp"
 	"strings"
 	"time"
 
@@ -112,6 +114,10 @@ func recompiledFinding(m *Module, processes int) Finding {
 	if len(m.Reasons) > 0 {
 		said = fmt.Sprintf("; %s said: %s", at.Producer, SummarizeWhy(m.Reasons[len(m.Reasons)-1]))
 	}
+	if sig, ok := sameArguments(m); ok {
+		said += fmt.Sprintf("; every compilation had the same argument shapes and types %s, so what changed is a static argument, a closed-over Python value, a jit option or the function object",
+			textutil.Shorten(shapedArray.ReplaceAllString(sig, "$1"), 120))
+	}
 	where := ""
 	if processes > 1 {
 		where = fmt.Sprintf(" (in %d of %d inputs)", m.RecompiledIn, processes)
@@ -148,6 +154,26 @@ func programs(m *Module) string {
 		return ""
 	}
 	return fmt.Sprintf(" by %d programs (%s), %d of them recompilations", len(m.Names), joinLimited(m.Names, 3), m.Recompilations)
+}
+
+var shapedArray = regexp.MustCompile(`ShapedArray\(([^()]*)\)`)
+
+// sameArguments says whether every compilation of the family logged one and the same argument
+// signature (JAX's global shapes and types), and which.
+func sameArguments(m *Module) (string, bool) {
+	if len(m.Signatures) != 1 || m.Compilations < 2 {
+		return "", false
+	}
+	n := 0
+	for _, u := range m.Units {
+		if u.Compiled {
+			if u.Signature != m.Signatures[0] {
+				return "", false
+			}
+			n++
+		}
+	}
+	return m.Signatures[0], n == m.Compilations
 }
 
 func countString(n, listed int) string {

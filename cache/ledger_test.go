@@ -360,3 +360,29 @@ func FuzzLedger(f *testing.F) {
 		}
 	})
 }
+
+// TestSameArgumentsSaid: when JAX compiled a function again with the same argument shapes and
+// types, the finding says the change lies outside the arguments; not when they differ.
+func TestSameArgumentsSaid(t *testing.T) {
+	jax := func(shapes ...string) string {
+		var b strings.Builder
+		for _, s := range shapes {
+			b.WriteString("WARNING:2024-05-02 10:00:00,000:jax._src.interpreters.pxla:1906: Compiling jit(f) with global shapes and types (ShapedArray(" + s + "),). Argument mapping: (UnspecifiedValue,).\n")
+			b.WriteString("WARNING:2024-05-02 10:00:00,100:jax._src.dispatch:182: Finished XLA compilation of jit(f) in 0.024 sec\n")
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		log  string
+		same bool
+	}{{jax("float32[8]", "float32[8]"), true}, {jax("float32[8]", "float32[6]"), false}, {jax("float32[8]"), false}} {
+		r := report(t, Options{}, c.log)
+		msg := ""
+		for _, f := range r.Findings {
+			msg += f.Message
+		}
+		if got := strings.Contains(msg, "same argument shapes and types (float32[8],)"); got != c.same {
+			t.Errorf("%d compilation(s): said %v, want %v: %q", r.Summary.Compilations, got, c.same, msg)
+		}
+	}
+}

@@ -165,7 +165,9 @@ func classify(r *Result) []Cause {
 	c.dims = dimChanges(c.dimParams)
 	for _, rl := range rules {
 		if cause, ok := rl(c); ok {
-			cause.Advice = advice[cause.Kind]
+			if cause.Advice == "" {
+				cause.Advice = advice[cause.Kind]
+			}
 			c.causes = append(c.causes, cause)
 		}
 	}
@@ -355,6 +357,9 @@ func layoutRule(c *classifier) (Cause, bool) {
 // convert for bf16) are evidence of that cause, not a structure change of their own.
 func structureRule(c *classifier) (Cause, bool) {
 	r, t := c.r, c.t
+	if cause, ok := materializedRule(c); ok {
+		return cause, true
+	}
 	if r.Added+r.Removed+r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
 		if k := c.consequenceOf(); k >= 0 {
 			c.causes[k].Evidence = append(c.causes[k].Evidence,
@@ -427,6 +432,26 @@ func structureLine(ch Change) string {
 		return "removed computation " + ch.Old
 	}
 	return changeLine(ch)
+}
+
+// materializedRule: the only structural difference is that values the first graph computed
+// from constants (a tensor created on the device before the first step) are inputs of the
+// second. It happens once per such tensor; the advice says how to keep it out of the step.
+func materializedRule(c *classifier) (Cause, bool) {
+	r, t := c.r, c.t
+	if len(c.causes) > 0 || len(t.materialized) == 0 || t.addedOther > 0 || t.removedComputed > 0 ||
+		r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
+		return Cause{}, false
+	}
+	ev := evidenceOf(t.materialized, func(ch Change) string {
+		return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), ch.New)
+	})
+	ev = append(ev, fmt.Sprintf("the first graph also computed them: %s", opDelta(r)))
+	return Cause{Kind: CauseGraphStructure,
+		Summary:  fmt.Sprintf("%d value(s) the first graph computed from constants are inputs of the second: tensors created on the device were built inside the first graph and are device data from then on", len(t.materialized)),
+		Evidence: ev,
+		Advice: "expected once per tensor created on the device; to compile the step only once, materialise such tensors before the loop " +
+			"(PyTorch/XLA: call torch_xla.sync() after creating the model, the optimizer state and other device tensors, or create them on the CPU and move them with .to(device))"}, true
 }
 
 // identicalRule: nothing differs after normalisation.

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,8 +231,11 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 	mt.run()
 	entry := ca == c.a.Entry && cb == c.b.Entry
 	var gone, came map[int]bool
+	var constOnly, materialized map[int]bool
 	if entry {
 		gone, came = c.inputsBecameConstants(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib)
+		constOnly = constantValued(ca, mt.ia)
+		materialized = c.constantsBecameInputs(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib, constOnly)
 	}
 	c.r.Computations = append(c.r.Computations, CompPair{A: ca, B: cb, MatchB: mt.mb})
 	sort.Slice(mt.pairs, func(x, y int) bool { return mt.pairs[x][1] < mt.pairs[y][1] })
@@ -243,6 +247,9 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		if mt.ma[i] < 0 && !gone[i] {
 			c.r.Removed++
 			c.r.t.removedOps[in.Opcode]++
+			if !constOnly[i] {
+				c.r.t.removedComputed++
+			}
 			c.add(unmatched(KindRemoved, ca, in, entry))
 		}
 	}
@@ -250,6 +257,9 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		if mt.mb[j] < 0 && !came[j] {
 			c.r.Added++
 			c.r.t.addedOps[in.Opcode]++
+			if !materialized[j] {
+				c.r.t.addedOther++
+			}
 			c.add(unmatched(KindAdded, cb, in, entry))
 		}
 	}
@@ -494,6 +504,60 @@ func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, 
 		}
 	}
 	return gone, came
+}
+
+// constantValued marks the instructions of a computation whose value follows from constants
+// alone: constants, and ops without side effects all of whose operands are such.
+func constantValued(comp *hlo.Computation, idx map[string]int) map[int]bool {
+	out := map[int]bool{}
+	for i, in := range comp.Instructions {
+		switch in.Opcode {
+		case "parameter", "rng", "rng-bit-generator", "rng-get-and-update-state", "custom-call", "infeed", "recv",
+			"send", "outfeed", "all-reduce", "all-gather", "all-to-all", "collective-permute", "after-all", "partition-id", "replica-id":
+			continue
+		}
+		ok := true
+		for _, op := range in.Operands {
+			j, known := idx[op]
+			ok = ok && known && j < i && out[j]
+		}
+		if ok {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// constantsBecameInputs finds the entry parameters of B that take the place of a value A
+// computed from constants alone, of the same shape, as the operand of an instruction both
+// share: a tensor the first graph built (PyTorch/XLA's torch.ones(..., device=...) before the
+// first step) that is device data in the next. It returns B's parameters and records each.
+func (c *comparer) constantsBecameInputs(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int, constOnly map[int]bool) map[int]bool {
+	found := map[int]bool{}
+	for j, y := range cb.Instructions {
+		i := mb[j]
+		if i < 0 {
+			continue
+		}
+		x := ca.Instructions[i]
+		for k := 0; k < len(x.Operands) && k < len(y.Operands); k++ {
+			ai, oka := ia[x.Operands[k]]
+			pj, okb := ib[y.Operands[k]]
+			if !oka || !okb || ma[ai] >= 0 || mb[pj] >= 0 || found[pj] || !constOnly[ai] {
+				continue
+			}
+			v, p := ca.Instructions[ai], cb.Instructions[pj]
+			if p.Opcode != "parameter" || v.Opcode == "constant" || v.Shape.NoLayout() != p.Shape.NoLayout() {
+				continue
+			}
+			found[pj] = true
+			md := v.Metadata()
+			keep(&c.r.t.materialized, Change{Kind: KindAdded, Computation: cb.Name, Instruction: v.Name + " → " + p.Name,
+				OpName: md.OpName, Source: md.Source(), Old: v.Opcode + " " + v.Shape.String(), New: fmt.Sprintf("parameter(%d)", p.Param),
+				IsParam: true, Param: p.Param, Entry: true, LineA: v.Line, LineB: p.Line})
+		}
+	}
+	return found
 }
 
 // handle reports whether a constant is a handle the framework bakes in for a host callback

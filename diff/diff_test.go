@@ -274,3 +274,46 @@ ENTRY e {
 		t.Errorf("two dimensions: %+v", r.Causes)
 	}
 }
+
+// TestMaterializedOnDevice: PyTorch/XLA's first graph builds a tensor created on the device
+// from constants; the next graph takes it as device data. That is named as such, with its own
+// advice; a value that depended on an input is not.
+func TestMaterializedOnDevice(t *testing.T) {
+	parse := func(src string) *hlo.Module {
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	first := parse(`HloModule m
+ENTRY e {
+  x = f32[4,4]{1,0} parameter(0)
+  one = f32[] constant(1)
+  w = f32[4,4]{1,0} broadcast(one), dimensions={}, metadata={op_name="aten__expand" source_file="train.py" source_line=3}
+  ROOT d = f32[4,4]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`)
+	next := parse(`HloModule m
+ENTRY e {
+  x = f32[4,4]{1,0} parameter(0)
+  w = f32[4,4]{1,0} parameter(1)
+  ROOT d = f32[4,4]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`)
+	r := Compare(first, next)
+	if len(r.Causes) != 1 || r.Causes[0].Kind != CauseGraphStructure || !strings.Contains(r.Causes[0].Summary, "computed from constants are inputs") ||
+		!strings.Contains(r.Causes[0].Advice, "torch_xla.sync()") || !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "train.py:3") {
+		t.Fatalf("causes %+v", r.Causes)
+	}
+	computed := parse(`HloModule m
+ENTRY e {
+  x = f32[4,4]{1,0} parameter(0)
+  w = f32[4,4]{1,0} negate(x)
+  ROOT d = f32[4,4]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`)
+	if r := Compare(computed, next); strings.Contains(r.Causes[0].Summary, "computed from constants") {
+		t.Errorf("a value computed from an input was taken for a materialised constant: %+v", r.Causes)
+	}
+}

@@ -20,6 +20,11 @@ type tally struct {
 	paramsA, paramsB int
 	addedOps         map[string]int
 	removedOps       map[string]int
+	// materialized are entry parameters of B that took the place of a value A computed from
+	// constants; addedOther counts the other instructions added, removedComputed the
+	// instructions removed whose value did not follow from constants alone.
+	materialized                []Change
+	addedOther, removedComputed int
 }
 
 const maxTally = 4 * MaxChanges

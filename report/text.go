@@ -245,14 +245,14 @@ func dumpID(path string) string {
 var dumpCounter = regexp.MustCompile(`^(\d+\.)?module_\d+`)
 
 // sameStory says whether pair b tells what pair a told: the same program, the same causes in
-// the same order, none of them identical.
+// the same order with the same advice, none of them identical.
 func sameStory(a, b *DiffPair) bool {
 	ca, cb := a.Result.Causes, b.Result.Causes
 	if a.Label() != b.Label() || len(ca) != len(cb) || len(ca) == 0 || a.Result.Identical || b.Result.Identical || b.Text != nil {
 		return false
 	}
 	for i := range ca {
-		if ca[i].Kind != cb[i].Kind {
+		if ca[i].Kind != cb[i].Kind || ca[i].Advice != cb[i].Advice {
 			return false
 		}
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -45,6 +47,9 @@ func (c *runCmd) Run(e *env) error {
 	opt, err := wf.options()
 	if err != nil {
 		return err
+	}
+	if _, err := exec.LookPath(cmdline[0]); err != nil {
+		return usageErr("%s: %v", cmdline[0], errors.Unwrap(err))
 	}
 	start := time.Now()
 	dir, err := runner.NewFolder(c.Out, "recomp-runs", runner.Name(cmdline), start)

@@ -58,6 +58,14 @@ func TestRunShellProgram(t *testing.T) {
 	if code, _, _ := runIn(t, "", "run", "--out", filepath.Join(t.TempDir(), "ok"), "--", "true"); code != 0 {
 		t.Errorf("a command that succeeds: exit %d", code)
 	}
+	// A command that cannot be started leaves no folder behind.
+	missing := filepath.Join(t.TempDir(), "missing")
+	if code, _, stderr := runIn(t, "", "run", "--out", missing, "--", "no-such-command-recomp"); code != exitUsage || !strings.Contains(stderr, "no-such-command-recomp") {
+		t.Errorf("a missing command: exit %d %s", code, stderr)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("a run folder was made for a command that could not start")
+	}
 }
 
 // TestLiveRecompRun runs real JAX, TF and PyTorch/XLA programs through recomp run with the

@@ -477,6 +477,26 @@ func pairParams(ca, cb *hlo.Computation) [][2]int {
 // value): a constant_value change, not a parameter removed and a constant added.
 func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int) (gone, came map[int]bool) {
 	gone, came = map[int]bool{}, map[int]bool{}
+	swappedOperands(ca, cb, mb, ia, ib, func(pi, cj int) {
+		p, cn := ca.Instructions[pi], cb.Instructions[cj]
+		if ma[pi] >= 0 || gone[pi] || p.Opcode != "parameter" || cn.Opcode != "constant" || p.Shape.NoLayout() != cn.Shape.NoLayout() {
+			return
+		}
+		gone[pi] = true
+		if mb[cj] < 0 {
+			came[cj] = true
+		}
+		md := cn.Metadata()
+		c.add(Change{Kind: KindConstant, Computation: cb.Name, Instruction: p.Name + " → " + cn.Name, OpName: md.OpName,
+			Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: cn.Literal, IsParam: true, Param: p.Param,
+			Entry: true, LineA: p.Line, LineB: cn.Line, inputToConstant: true})
+	})
+	return gone, came
+}
+
+// swappedOperands calls f with each operand of an instruction of A (its index in A) and the
+// operand in the same place of the instruction of B matched with it (its index in B).
+func swappedOperands(ca, cb *hlo.Computation, mb []int, ia, ib map[string]int, f func(ai, bj int)) {
 	for j, y := range cb.Instructions {
 		i := mb[j]
 		if i < 0 {
@@ -484,26 +504,13 @@ func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, 
 		}
 		x := ca.Instructions[i]
 		for k := 0; k < len(x.Operands) && k < len(y.Operands); k++ {
-			pi, oka := ia[x.Operands[k]]
-			cj, okb := ib[y.Operands[k]]
-			if !oka || !okb || ma[pi] >= 0 || gone[pi] {
-				continue
+			ai, oka := ia[x.Operands[k]]
+			bj, okb := ib[y.Operands[k]]
+			if oka && okb {
+				f(ai, bj)
 			}
-			p, cn := ca.Instructions[pi], cb.Instructions[cj]
-			if p.Opcode != "parameter" || cn.Opcode != "constant" || p.Shape.NoLayout() != cn.Shape.NoLayout() {
-				continue
-			}
-			gone[pi] = true
-			if mb[cj] < 0 {
-				came[cj] = true
-			}
-			md := cn.Metadata()
-			c.add(Change{Kind: KindConstant, Computation: cb.Name, Instruction: p.Name + " → " + cn.Name, OpName: md.OpName,
-				Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: cn.Literal, IsParam: true, Param: p.Param,
-				Entry: true, LineA: p.Line, LineB: cn.Line, inputToConstant: true})
 		}
 	}
-	return gone, came
 }
 
 // constantValued marks the instructions of a computation whose value follows from constants
@@ -534,29 +541,18 @@ func constantValued(comp *hlo.Computation, idx map[string]int) map[int]bool {
 // first step) that is device data in the next. It returns B's parameters and records each.
 func (c *comparer) constantsBecameInputs(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int, constOnly map[int]bool) map[int]bool {
 	found := map[int]bool{}
-	for j, y := range cb.Instructions {
-		i := mb[j]
-		if i < 0 {
-			continue
+	swappedOperands(ca, cb, mb, ia, ib, func(ai, pj int) {
+		v, p := ca.Instructions[ai], cb.Instructions[pj]
+		if ma[ai] >= 0 || mb[pj] >= 0 || found[pj] || !constOnly[ai] ||
+			p.Opcode != "parameter" || v.Opcode == "constant" || v.Shape.NoLayout() != p.Shape.NoLayout() {
+			return
 		}
-		x := ca.Instructions[i]
-		for k := 0; k < len(x.Operands) && k < len(y.Operands); k++ {
-			ai, oka := ia[x.Operands[k]]
-			pj, okb := ib[y.Operands[k]]
-			if !oka || !okb || ma[ai] >= 0 || mb[pj] >= 0 || found[pj] || !constOnly[ai] {
-				continue
-			}
-			v, p := ca.Instructions[ai], cb.Instructions[pj]
-			if p.Opcode != "parameter" || v.Opcode == "constant" || v.Shape.NoLayout() != p.Shape.NoLayout() {
-				continue
-			}
-			found[pj] = true
-			md := v.Metadata()
-			keep(&c.r.t.materialized, Change{Kind: KindAdded, Computation: cb.Name, Instruction: v.Name + " → " + p.Name,
-				OpName: md.OpName, Source: md.Source(), Old: v.Opcode + " " + v.Shape.String(), New: fmt.Sprintf("parameter(%d)", p.Param),
-				IsParam: true, Param: p.Param, Entry: true, LineA: v.Line, LineB: p.Line})
-		}
-	}
+		found[pj] = true
+		md := v.Metadata()
+		keep(&c.r.t.materialized, Change{Kind: KindAdded, Computation: cb.Name, Instruction: v.Name + " → " + p.Name,
+			OpName: md.OpName, Source: md.Source(), Old: v.Opcode + " " + v.Shape.String(), New: fmt.Sprintf("parameter(%d)", p.Param),
+			IsParam: true, Param: p.Param, Entry: true, LineA: v.Line, LineB: p.Line})
+	})
 	return found
 }
 

@@ -105,6 +105,16 @@ func TestHTMLInBrowser(t *testing.T) {
 			if len(colors) < 6 {
 				t.Errorf("the screenshot is blank: %d colours", len(colors))
 			}
+			// RECOMP_SCREENSHOTS=docs keeps the screenshots README shows.
+			if keep := os.Getenv("RECOMP_SCREENSHOTS"); keep != "" {
+				data, err := os.ReadFile(shot)
+				if err == nil {
+					err = os.WriteFile(filepath.Join(keep, "report-"+c.name+".png"), data, 0o644)
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}
 		})
 	}
 }

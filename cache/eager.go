@@ -39,7 +39,7 @@ var userLike = map[string]bool{}
 
 func init() {
 	for _, n := range strings.Fields(`f t cond scan map get put load key split solve norm save savez run_state
-		trace switch while while_loop fori_loop jit block shape size tie io vectorize apply update step loss`) {
+		trace switch while while_loop fori_loop jit block shape size tie vectorize`) {
 		userLike[n] = true
 	}
 }

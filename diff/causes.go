@@ -439,9 +439,18 @@ func structureLine(ch Change) string {
 // second. It happens once per such tensor; the advice says how to keep it out of the step.
 func materializedRule(c *classifier) (Cause, bool) {
 	r, t := c.r, c.t
-	if len(c.causes) > 0 || len(t.materialized) == 0 || t.addedOther > 0 || t.removedComputed > 0 ||
+	if len(c.causes) > 0 || len(t.materialized) == 0 || t.removedComputed > 0 ||
 		r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
 		return Cause{}, false
+	}
+	// Besides the new inputs only ops a compiler adds for them (a transpose for a layout).
+	for op, n := range t.addedOps {
+		if op == "parameter" {
+			n -= len(t.materialized)
+		}
+		if n > 0 && !plumbing[op] {
+			return Cause{}, false
+		}
 	}
 	ev := evidenceOf(t.materialized, func(ch Change) string {
 		return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), ch.New)
@@ -450,8 +459,9 @@ func materializedRule(c *classifier) (Cause, bool) {
 	return Cause{Kind: CauseGraphStructure,
 		Summary:  fmt.Sprintf("%d value(s) the first graph computed from constants are inputs of the second: tensors created on the device were built inside the first graph and are device data from then on", len(t.materialized)),
 		Evidence: ev,
-		Advice: "expected once per tensor created on the device; to compile the step only once, materialise such tensors before the loop " +
-			"(PyTorch/XLA: call torch_xla.sync() after creating the model, the optimizer state and other device tensors, or create them on the CPU and move them with .to(device))"}, true
+		Advice: "expected once: the first step also created these tensors (an optimizer creates its state in its first step; tensors made with device=...). " +
+			"Count two steps as warm-up (recomp guard --warmup 2), or materialise such tensors before the loop " +
+			"(PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device))"}, true
 }
 
 // identicalRule: nothing differs after normalisation.

@@ -231,11 +231,11 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 	mt.run()
 	entry := ca == c.a.Entry && cb == c.b.Entry
 	var gone, came map[int]bool
-	var constOnly, materialized map[int]bool
+	var constOnly map[int]bool
 	if entry {
 		gone, came = c.inputsBecameConstants(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib)
 		constOnly = constantValued(ca, mt.ia)
-		materialized = c.constantsBecameInputs(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib, constOnly)
+		c.constantsBecameInputs(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib, constOnly)
 	}
 	c.r.Computations = append(c.r.Computations, CompPair{A: ca, B: cb, MatchB: mt.mb})
 	sort.Slice(mt.pairs, func(x, y int) bool { return mt.pairs[x][1] < mt.pairs[y][1] })
@@ -257,9 +257,6 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		if mt.mb[j] < 0 && !came[j] {
 			c.r.Added++
 			c.r.t.addedOps[in.Opcode]++
-			if !materialized[j] {
-				c.r.t.addedOther++
-			}
 			c.add(unmatched(KindAdded, cb, in, entry))
 		}
 	}
@@ -539,7 +536,7 @@ func constantValued(comp *hlo.Computation, idx map[string]int) map[int]bool {
 // computed from constants alone, of the same shape, as the operand of an instruction both
 // share: a tensor the first graph built (PyTorch/XLA's torch.ones(..., device=...) before the
 // first step) that is device data in the next. It returns B's parameters and records each.
-func (c *comparer) constantsBecameInputs(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int, constOnly map[int]bool) map[int]bool {
+func (c *comparer) constantsBecameInputs(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int, constOnly map[int]bool) {
 	found := map[int]bool{}
 	swappedOperands(ca, cb, mb, ia, ib, func(ai, pj int) {
 		v, p := ca.Instructions[ai], cb.Instructions[pj]
@@ -553,7 +550,6 @@ func (c *comparer) constantsBecameInputs(ca, cb *hlo.Computation, ma, mb []int, 
 			OpName: md.OpName, Source: md.Source(), Old: v.Opcode + " " + v.Shape.String(), New: fmt.Sprintf("parameter(%d)", p.Param),
 			IsParam: true, Param: p.Param, Entry: true, LineA: v.Line, LineB: p.Line})
 	})
-	return found
 }
 
 // handle reports whether a constant is a handle the framework bakes in for a host callback

@@ -32,19 +32,6 @@ type DumpDiff struct {
 	UnpairedB []*DumpFile
 }
 
-// Differs reports whether anything paired differs or anything stayed unpaired.
-func (d *DumpDiff) Differs() bool {
-	if len(d.UnpairedA)+len(d.UnpairedB) > 0 {
-		return true
-	}
-	for _, p := range d.Pairs {
-		if !p.Result.Identical {
-			return true
-		}
-	}
-	return false
-}
-
 // Dumps pairs the modules of two dumps and compares each pair. Two single files are always
 // paired with each other. Otherwise modules pair within a family (module name with counters
 // stripped) and stage: in order when both sides have as many, else equal fingerprints first and

@@ -21,10 +21,10 @@ type tally struct {
 	addedOps         map[string]int
 	removedOps       map[string]int
 	// materialized are entry parameters of B that took the place of a value A computed from
-	// constants; addedOther counts the other instructions added, removedComputed the
-	// instructions removed whose value did not follow from constants alone.
-	materialized                []Change
-	addedOther, removedComputed int
+	// constants; removedComputed counts the instructions removed whose value did not follow
+	// from constants alone.
+	materialized    []Change
+	removedComputed int
 }
 
 const maxTally = 4 * MaxChanges

@@ -255,12 +255,16 @@ func scanPage(s *Scan, title string) *htmlPage {
 	if sm.Retraces > 0 {
 		p.Totals = append(p.Totals, htmlTotal{Label: "retraces", Value: fmt.Sprint(sm.Retraces)})
 	}
-	var omitted []string
-	p.Timeline, omitted = timeline(rep)
-	p.Omitted = append(p.Omitted, omitted...)
+	tl, omitted := timeline(rep)
+	p.Timeline, p.Omitted = tl, append(p.Omitted, omitted...)
 	if len(rep.Findings) > 0 {
 		sec := htmlSection{ID: "findings", Title: "Findings"}
-		for _, f := range rep.Findings {
+		for i, f := range rep.Findings {
+			if i == htmlMaxCards {
+				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more findings (the page shows the first %d; the text and JSON formats list them all)",
+					len(rep.Findings)-i, htmlMaxCards))
+				break
+			}
 			c := htmlCard{Title: string(f.Kind) + ": " + f.Module, Severity: string(f.Severity), Lines: []string{f.Message}, Advice: f.Advice}
 			if f.File != "" {
 				c.Lines = append(c.Lines, fmt.Sprintf("%s:%d", f.File, f.Line))
@@ -272,8 +276,7 @@ func scanPage(s *Scan, title string) *htmlPage {
 	fams := newTable([]bool{false, true, true, true, true, true, true}, "module family", "requests", "compiled", "hits", "misses", "compile time", "hashes")
 	for i, m := range rep.Modules {
 		if i == htmlMaxRows {
-			omitted = append(omitted, fmt.Sprintf("%d more module families (the table lists %d)", len(rep.Modules)-i, htmlMaxRows))
-			p.Omitted = append(p.Omitted, omitted[len(omitted)-1])
+			p.Omitted = append(p.Omitted, fmt.Sprintf("%d more module families (the table lists %d)", len(rep.Modules)-i, htmlMaxRows))
 			break
 		}
 		name := m.Family

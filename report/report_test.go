@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,5 +181,39 @@ func TestTimelineMixedClocks(t *testing.T) {
 	}
 	if !strings.Contains(page, "leaves out 3 of the 3 executable load(s)") {
 		t.Errorf("the loads left out are not said")
+	}
+}
+
+// TestHTMLBounded: a log of 20 000 compilations of 2 000 families gives pages that stay small:
+// tables, timeline rows and failures are capped, and the page says what it left out.
+func TestHTMLBounded(t *testing.T) {
+	var log strings.Builder
+	for i := 0; i < 20_000; i++ {
+		log.WriteString("Begin XLA compilation: cluster_" + strconv.Itoa(i%2000) + "  (Hash: 0x" + strconv.Itoa(i) + ") for ordinal  0\n" +
+			"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
+			"Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n")
+	}
+	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{})
+	l := cache.NewLedger(cache.Options{})
+	l.BeginInput(0, "run.log")
+	var events []logscan.Event
+	for s.Scan() {
+		if len(events) < MaxEvents {
+			events = append(events, s.Event())
+		}
+		l.Add(s.Event())
+	}
+	l.EndInput(false)
+	rep := cache.Merge(cache.Options{}, l.Report())
+	scan := &Scan{Ledger: rep, Events: events, EventCount: 5 * 20_000}
+	for name, r := range map[string]Report{"scan": scan, "guard": &Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{Loads: true})}} {
+		page := render(t, HTML, r)
+		if len(page) > 1<<20 {
+			t.Errorf("%s: the page is %d KB", name, len(page)>>10)
+		}
+		if !strings.Contains(page, "more module families (the table lists") || !strings.Contains(page, "the timeline draws the") ||
+			!strings.Contains(page, "more findings (the page shows the first 50") {
+			t.Errorf("%s: the page does not say what it left out", name)
+		}
 	}
 }

@@ -41,8 +41,8 @@ func (c *diffCmd) Run(e *env) error {
 	return diffExit(d)
 }
 
-// diffExit: 2 when a module could not be read (the answer may be incomplete), 1 when
-// anything differs or stayed unpaired, 0 otherwise.
+// diffExit is the exit code of diff and explain: 2 when a module could not be read (the
+// answer may be incomplete), 1 when anything differs or stayed unpaired, 0 otherwise.
 func diffExit(d *report.Diff) error {
 	switch {
 	case len(d.Problems) > 0:

@@ -39,21 +39,7 @@ func (c *explainCmd) Run(e *env) error {
 	if err := c.render(e, d); err != nil {
 		return err
 	}
-	return explainExit(d)
-}
-
-// explainExit: 2 when a module could not be read, 1 when a program was compiled again with
-// a difference, 0 otherwise.
-func explainExit(d *report.Diff) error {
-	if len(d.Problems) > 0 {
-		return exitWith(exitUsage)
-	}
-	for _, p := range d.Pairs {
-		if !p.Result.Identical {
-			return exitWith(exitFound)
-		}
-	}
-	return nil
+	return diffExit(d)
 }
 
 // explainDump compares the versions of each program of a dump folder, linked with the logs'

@@ -196,7 +196,7 @@ func (l *Ledger) account(u *Unit) {
 	}
 	l.programs[u.Program]++
 	u.Seq = l.programs[u.Program]
-	recompiled := u.Seq > 1 && u.Family != Unnamed && !u.Eager
+	recompiled := (u.Seq > 1 || u.SeenBefore) && u.Family != Unnamed && !u.Eager
 	if g := ClusterGroup(u.Module); g != "" && u.Seq == 1 && l.reused[g] {
 		// TF auto-clustering names the clusters of a traced graph cluster_0, cluster_1, …:
 		// a new cluster of a group whose graph was already running is the function traced

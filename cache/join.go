@@ -138,6 +138,9 @@ func (l *Ledger) closeOpen() {
 		}
 		u.Duration = d
 	}
+	if u.Finished && len(u.signals) > 0 {
+		l.finished[u.signals[0]] = true
+	}
 	l.attachWhy(u)
 	l.account(u)
 	l.last = u
@@ -146,6 +149,7 @@ func (l *Ledger) closeOpen() {
 // cluster handles TF's "Compiled cluster using XLA!", which TF prints once per process: it is a
 // compilation only when nothing else in the log says so.
 func (l *Ledger) cluster(ev logscan.Event) {
+	l.clusterLines++
 	if l.units == 0 && l.open == nil {
 		u := l.start(ev)
 		u.Compiled, u.Finished = true, true

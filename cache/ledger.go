@@ -37,6 +37,21 @@ type Ledger struct {
 	files        []string
 	markerWanted bool
 	inputs       int
+	evidence     int                     // events only per-compilation logging prints
+	clusterLines int                     // TF's "Compiled cluster using XLA!" lines
+	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
+	cut          *Unit                   // a compilation the log ended inside
+}
+
+// evidenceKinds are the events a framework prints for each compilation, cache lookup, load or
+// execution when its compile logging is on: without one of them a process's log cannot show
+// that nothing compiled. TF's "Compiled cluster using XLA!" (once per process), a retrace or a
+// metrics report are not.
+var evidenceKinds = map[logscan.Kind]bool{
+	logscan.CompileRequest: true, logscan.CompileEnd: true, logscan.CompileBegin: true,
+	logscan.CompileFinished: true, logscan.CompileSkipped: true, logscan.CacheHit: true,
+	logscan.CacheMiss: true, logscan.CacheWrite: true, logscan.ExecutableLoad: true,
+	logscan.RequestDone: true, logscan.Execution: true,
 }
 
 // pendingWhy is a framework's explanation of a trace, waiting for the compilation it caused.
@@ -44,6 +59,7 @@ type Ledger struct {
 type pendingWhy struct {
 	function, reason string
 	first, library   bool
+	seenBefore       bool
 }
 
 // maxPendingWhys bounds the explanations kept between two compilations.
@@ -52,7 +68,7 @@ const maxPendingWhys = 16
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
 	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[string]int{},
-		retraces: map[string]*retraceNote{}, reused: map[string]bool{}}
+		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}}
 }
 
 // BeginInput starts input number i (its index among the logs), read from file. The inputs of
@@ -67,6 +83,11 @@ func (l *Ledger) BeginInput(i int, file string) {
 // EndInput closes what is still open at the end of an input. markerWanted says the input was
 // scanned with a marker; a process in which the marker never matched is reported.
 func (l *Ledger) EndInput(markerWanted bool) {
+	if u := l.open; u != nil && !u.Finished && !u.Hit && len(u.signals) > 0 && l.finished[u.signals[0]] {
+		// The units this message begins were seen to finish, but this one did not: the log
+		// ends inside it.
+		l.cut = u
+	}
 	l.closeOpen()
 	l.markerWanted = l.markerWanted || markerWanted
 }
@@ -75,6 +96,9 @@ func (l *Ledger) EndInput(markerWanted bool) {
 func (l *Ledger) Add(ev logscan.Event) {
 	if ev.Kind != logscan.Marker {
 		l.sum.Events++
+	}
+	if evidenceKinds[ev.Kind] {
+		l.evidence++
 	}
 	if rule, ok := joinRules[ev.Kind]; ok {
 		l.join(rule, ev)
@@ -136,7 +160,8 @@ func (l *Ledger) retrace(ev logscan.Event) {
 		if len(l.whys) == maxPendingWhys {
 			l.whys = l.whys[1:]
 		}
-		l.whys = append(l.whys, pendingWhy{function: ev.Module, reason: ev.Reason, first: first, library: ev.Library})
+		l.whys = append(l.whys, pendingWhy{function: ev.Module, reason: ev.Reason, first: first, library: ev.Library,
+			seenBefore: ev.SeenBefore})
 		return
 	}
 	l.noteRetrace(ev)
@@ -156,6 +181,7 @@ func (l *Ledger) attachWhy(u *Unit) {
 			continue
 		}
 		u.User = u.User || (w.function != "" && !w.library)
+		u.SeenBefore = u.SeenBefore || (w.seenBefore && !w.library)
 		if !w.first && u.Why == "" {
 			u.Why = w.reason
 		}
@@ -248,6 +274,12 @@ func (l *Ledger) Report() *Report {
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
 		Inputs: l.inputs, retraces: l.rorder}
+	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines,
+		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut}
+	if l.opt.Warmup > 0 && l.compiled < l.opt.Warmup {
+		p.WarmupUnfinished = true
+	}
+	r.Procs = []Process{p}
 	if l.markerWanted && !l.marked {
 		r.MarkerMissing = l.files
 	}

@@ -14,7 +14,7 @@ func report(t *testing.T, opt Options, log string) *Report {
 	t.Helper()
 	so := logscan.Options{}
 	if opt.AfterMarker {
-		re, _ := CompileMarker("Epoch 2/")
+		re, _ := logscan.NewLineRegexp("Epoch 2/")
 		so.Marker = re
 	}
 	s := logscan.NewScanner(strings.NewReader(log), "run.log", so)

@@ -21,6 +21,8 @@ type Report struct {
 	Processes int
 	// MarkerMissing are the inputs in which the warm-up marker matched no line.
 	MarkerMissing []string
+	// Procs describe each process, in input order: what evidence its log holds.
+	Procs []Process
 
 	retraces []*retraceNote
 }
@@ -40,6 +42,7 @@ func Merge(opt Options, reports ...*Report) *Report {
 		out.Loads = append(out.Loads, r.Loads...)
 		out.LateLoads = appendCapped(out.LateLoads, r.LateLoads, MaxListed)
 		out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
+		out.Procs = append(out.Procs, r.Procs...)
 		for _, m := range r.Modules {
 			if have := byFamily[m.Family]; have != nil {
 				have.merge(m)
@@ -106,6 +109,28 @@ func (m *Module) merge(o *Module) {
 		m.FirstRecompile = o.FirstRecompile
 	}
 	m.Units = appendCapped(m.Units, o.Units, MaxUnits)
+}
+
+// Process is what the log of one process shows about its own evidence: whether a gate can
+// rely on it.
+type Process struct {
+	// Name is the process's log (its logs, when one process was given in parts), with the
+	// rank a launcher's prefix named.
+	Name string
+	// Evidence counts the events a framework prints per compilation, cache lookup, load or
+	// execution when its compile logging is on; zero means the log cannot show that nothing
+	// compiled.
+	Evidence int
+	// ClusterLines counts TF's "Compiled cluster using XLA!", printed once per process whatever
+	// its logging: no evidence of how often it compiled.
+	ClusterLines int
+	Compilations int
+	Traces       int // retraces the framework explained
+	// WarmupUnfinished says the process compiled fewer times than --warmup N asked: its warm-up
+	// never ended.
+	WarmupUnfinished bool
+	// Cut is a compilation the log ends inside (the log was cut, or is still being written).
+	Cut *Unit
 }
 
 // Compiled returns the listed units of the module that were compiled, in order.

@@ -59,6 +59,10 @@ type Unit struct {
 	// Retraced marks a new TF auto-clustering cluster compiled after the graph's clusters had
 	// already run: the function was traced again (the group is ClusterGroup(Module)).
 	Retraced bool
+	// SeenBefore marks a compilation of a function the framework said it had compiled before
+	// (JAX's tracing-cache-miss explanation of a retrace): a recompilation even when the earlier
+	// compilation is not in the log.
+	SeenBefore bool
 	// User marks a function the framework explained as the program's own (a JAX tracing-cache
 	// miss or first trace, a TF FuncGraph): never an eager one-op program.
 	User bool

@@ -2,7 +2,6 @@ package cache
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 )
 
@@ -50,6 +49,8 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 			u.Late = "compiled after warm-up: a new XLA cluster formed after the graph had run (the function was traced again)"
 		case u.Seq > 1 && u.Family != Unnamed && !u.Eager:
 			u.Late = "compiled after warm-up"
+		case u.SeenBefore && u.Family != Unnamed && !u.Eager:
+			u.Late = "compiled after warm-up: the framework says it had compiled this function before (the earlier compilation is not in the log)"
 		}
 	}
 	if o.Warmup == 0 && !o.AfterMarker && u.Seq == 1 && !u.Eager {
@@ -93,13 +94,4 @@ func (l *Ledger) loadPolicy() (late, maybe bool) {
 		return l.loadsLate, false
 	}
 	return false, true
-}
-
-// CompileMarker compiles an --after pattern.
-func CompileMarker(expr string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, fmt.Errorf("warm-up marker %q: %v", expr, err)
-	}
-	return re, nil
 }

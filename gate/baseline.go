@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/internal/atomicfile"
 )
 
 // Baseline is the known-good module families of a run and the graph hashes they compiled
@@ -55,21 +55,26 @@ func ReadBaseline(path string) (*Baseline, error) {
 // ErrWouldOverwriteInput is returned by WriteBaseline when the target is one of the inputs.
 var ErrWouldOverwriteInput = errors.New("would overwrite an input")
 
-// WriteBaseline writes b to path. It refuses a path that is one of the inputs, however it is
-// spelled (compared by file identity: a relative and an absolute path, a symbolic link), and
+// Opened is an input recomp read: the name it was given by and the file behind it (the run.log
+// of a run folder, the file standard input was redirected from).
+type Opened struct {
+	Name string
+	Info os.FileInfo
+}
+
+// WriteBaseline writes b to path. It refuses a path that is one of the files recomp read,
+// however it is spelled (compared by file identity: a relative and an absolute path, a
+// symbolic or hard link, the run.log of a run folder, the file behind standard input), and
 // writes a temporary file in the same folder that it renames into place, so a failed write
 // never leaves a truncated file and never truncates a file recomp was asked to read.
-func WriteBaseline(path string, b *Baseline, inputs []string) error {
+func WriteBaseline(path string, b *Baseline, inputs []Opened) error {
 	if st, err := os.Stat(path); err == nil {
 		if !st.Mode().IsRegular() {
 			return fmt.Errorf("%s: not a regular file", path)
 		}
 		for _, in := range inputs {
-			if in == "-" {
-				continue
-			}
-			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-				return fmt.Errorf("%s: %w (%s)", path, ErrWouldOverwriteInput, in)
+			if in.Info != nil && os.SameFile(st, in.Info) {
+				return fmt.Errorf("%s: %w (%s)", path, ErrWouldOverwriteInput, in.Name)
 			}
 		}
 	}
@@ -77,23 +82,5 @@ func WriteBaseline(path string, b *Baseline, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, append(data, '\n'), 0o644)
 }

@@ -60,20 +60,84 @@ type Result struct {
 	Compilations int
 	LoadFailures int
 	// Problems are what makes the verdict unreliable: inputs that could not be read to the
-	// end, a warm-up marker that never matched, no compile evidence at all.
+	// end, a warm-up marker that never matched, a process without compile evidence, a log cut
+	// inside a compilation, a warm-up that never ended.
 	Problems []string
 }
 
-// Evaluate judges a report. readErrors are the inputs that could not be read to the end
-// (path and error), known only to the caller.
-func Evaluate(rep *cache.Report, readErrors []string, opt Options) *Result {
+// evidenceDoubts says which processes' logs cannot show that nothing compiled after warm-up.
+func evidenceDoubts(rep *cache.Report) []string {
+	var out []string
+	with, clusters := 0, 0
+	for _, p := range rep.Procs {
+		if p.Evidence > 0 {
+			with++
+		}
+		clusters += p.ClusterLines
+	}
+	switch {
+	case with == 0 && clusters > 0:
+		out = append(out, "the only compile evidence is TF's \"Compiled cluster using XLA!\", which TF prints once per process "+
+			"however often it compiles: turn on the device compiler's logging (TF_CPP_MIN_LOG_LEVEL=0 "+
+			"TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2; recomp run sets them)")
+	case with == 0:
+		out = append(out, "no compile evidence in the logs: "+cache.EvidenceAdvice)
+	case with < len(rep.Procs):
+		for _, p := range rep.Procs {
+			if p.Evidence > 0 {
+				continue
+			}
+			what := "no compile evidence of its own"
+			if p.ClusterLines > 0 {
+				what += " (only TF's once-per-process \"Compiled cluster using XLA!\")"
+			}
+			out = append(out, fmt.Sprintf("%s: %s, while the other inputs have some: its compile logging was off, or it is not a log of this run", p.Name, what))
+		}
+	}
+	for _, p := range rep.Procs {
+		if u := p.Cut; u != nil {
+			name := u.Module
+			if name == "" {
+				name = "a module"
+			}
+			out = append(out, fmt.Sprintf("%s:%d: the log ends inside the compilation of %s that begins there: it was cut, or is still being written", u.File, u.Line, name))
+		}
+		if p.WarmupUnfinished {
+			out = append(out, fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than the %d this process made", p.Name, p.Compilations))
+		}
+	}
+	return out
+}
+
+// Input is what the caller knows of one input that the report does not: that it could not be
+// read to the end, or is not a text log.
+type Input struct {
+	Path      string
+	ReadError string // the input could not be read to the end
+	Binary    string // why the input is binary data, not a text log
+}
+
+// Evaluate judges a report. A gate needs evidence from every process: a process whose log
+// holds no line of per-compilation logging, a log that ends inside a compilation, a binary
+// input, a warm-up that never ended make it inconclusive (AllowNoEvidence passes them); an
+// input that could not be read to the end, or a warm-up marker that never matched, always do.
+func Evaluate(rep *cache.Report, inputs []Input, opt Options) *Result {
 	g := &Result{Allowed: opt.MaxRecompiles, Failures: []Failure{}, Problems: []string{}}
-	g.Problems = append(g.Problems, readErrors...)
+	var doubts []string // what AllowNoEvidence overrides
+	for _, in := range inputs {
+		if in.ReadError != "" {
+			g.Problems = append(g.Problems, in.Path+": "+in.ReadError)
+		}
+		if in.Binary != "" {
+			doubts = append(doubts, fmt.Sprintf("%s: binary data (%s), not a text log: lines found in it are no evidence", in.Path, in.Binary))
+		}
+	}
 	for _, f := range rep.MarkerMissing {
 		g.Problems = append(g.Problems, fmt.Sprintf("%s: the warm-up marker matched no line, so nothing counts as after warm-up", f))
 	}
-	if rep.Summary.Events == 0 && !opt.AllowNoEvidence {
-		g.Problems = append(g.Problems, "no compile evidence in the logs: "+cache.EvidenceAdvice)
+	doubts = append(doubts, evidenceDoubts(rep)...)
+	if !opt.AllowNoEvidence {
+		g.Problems = append(g.Problems, doubts...)
 	}
 	g.Compilations = rep.Summary.AfterWarmup
 	for _, u := range rep.Late {

@@ -39,7 +39,7 @@ func TestEvaluate(t *testing.T) {
 	for _, c := range []struct {
 		name                 string
 		log                  string
-		readErrors           []string
+		inputs               []Input
 		opt                  Options
 		passed, inconclusive bool
 		failures             int
@@ -50,13 +50,20 @@ func TestEvaluate(t *testing.T) {
 		{"one compilation per family", compile("train.1", "0xa"), nil, Options{}, true, false, 0, "0 compilation(s) after warm-up, 0 allowed"},
 		{"a family compiled again", twice, nil, Options{}, false, false, 1, "1 compilation(s) after warm-up, 0 allowed"},
 		{"tolerated", twice, nil, Options{MaxRecompiles: 1}, true, false, 1, "1 compilation(s) after warm-up, 1 allowed"},
-		{"an unreadable input spoils a pass", compile("train.1", "0xa"), []string{"b.log.gz: unexpected EOF"}, Options{}, false, true, 0, "b.log.gz"},
-		{"an unreadable input spoils a failure too", twice, []string{"b.log.gz: unexpected EOF"}, Options{}, false, true, 1, "inconclusive"},
+		{"an unreadable input spoils a pass", compile("train.1", "0xa"), []Input{{Path: "b.log.gz", ReadError: "unexpected EOF"}}, Options{}, false, true, 0, "b.log.gz"},
+		{"an unreadable input spoils a failure too", twice, []Input{{Path: "b.log.gz", ReadError: "unexpected EOF"}}, Options{}, false, true, 1, "inconclusive"},
 		{"loads are not judged by default", switching, nil, Options{}, true, false, 0, "0 compilation(s)"},
 		{"loads judged", switching, nil, Options{Loads: true}, false, false, 3, "executable load(s) after warm-up"},
+		{"TF's once-per-process line is no evidence", "I0000 00:00:1.000000 1 device_compiler.h:186] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n",
+			nil, Options{}, false, true, 0, "once per process"},
+		{"a log cut inside a compilation", twice + "Begin XLA compilation: train.3  (Hash: 0xc) for ordinal  0\nBegin compiling Poplar engine train.3\n",
+			nil, Options{}, false, true, 2, "run.log:11: the log ends inside the compilation of train.3"},
+		{"a cut log, allowed", compile("train.1", "0xa") + "Begin XLA compilation: eval.1  (Hash: 0xc) for ordinal  0\nBegin compiling Poplar engine eval.1\n",
+			nil, Options{AllowNoEvidence: true}, true, false, 0, "0 compilation(s)"},
+		{"a binary input", compile("train.1", "0xa"), []Input{{Path: "core", Binary: "an ELF executable"}}, Options{}, false, true, 0, "core: binary data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := Evaluate(ledger(t, cache.Options{}, c.log), c.readErrors, c.opt)
+			g := Evaluate(ledger(t, cache.Options{}, c.log), c.inputs, c.opt)
 			if g.Passed != c.passed || g.Inconclusive != c.inconclusive || len(g.Failures) != c.failures || !strings.Contains(g.Reason, c.reason) {
 				t.Errorf("passed %v inconclusive %v failures %d reason %q; want %v %v %d %q",
 					g.Passed, g.Inconclusive, len(g.Failures), g.Reason, c.passed, c.inconclusive, c.failures, c.reason)
@@ -69,6 +76,39 @@ func TestEvaluate(t *testing.T) {
 	g := Evaluate(ledger(t, cache.Options{}, twice), nil, Options{})
 	if f := g.Failures[0]; f.Kind != FailCompilation || f.Family != "train" || f.Hash != "0xb" || f.File != "run.log" || f.Line == 0 {
 		t.Errorf("failure %+v", f)
+	}
+}
+
+// Every process must have evidence of its own: a rank whose compile logging was off does not
+// pass with the others.
+func TestEvidencePerProcess(t *testing.T) {
+	one := func(name, log string, opt cache.Options) *cache.Report {
+		s := logscan.NewScanner(strings.NewReader(log), name, logscan.Options{})
+		l := cache.NewLedger(opt)
+		l.BeginInput(0, name)
+		for s.Scan() {
+			l.Add(s.Event())
+		}
+		l.EndInput(false)
+		return l.Report()
+	}
+	rep := cache.Merge(cache.Options{}, one("rank0.log", compile("train.1", "0xa"), cache.Options{}), one("rank1.log", "step 1\n", cache.Options{}))
+	g := Evaluate(rep, nil, Options{})
+	if !g.Inconclusive || !strings.Contains(g.Reason, "rank1.log: no compile evidence of its own") {
+		t.Errorf("a rank without evidence: %+v", g)
+	}
+	if g := Evaluate(rep, nil, Options{AllowNoEvidence: true}); !g.Passed {
+		t.Errorf("--allow-no-evidence: %+v", g)
+	}
+	opt := cache.Options{Warmup: 3}
+	rep = cache.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
+	if g := Evaluate(rep, nil, Options{}); !g.Inconclusive || !strings.Contains(g.Reason, "the warm-up never ended") {
+		t.Errorf("--warmup 3 of 2 compilations: %+v", g)
+	}
+	opt = cache.Options{Warmup: 2}
+	rep = cache.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
+	if g := Evaluate(rep, nil, Options{}); !g.Passed {
+		t.Errorf("--warmup 2 of 2 compilations: %+v", g)
 	}
 }
 
@@ -115,13 +155,21 @@ func TestWriteBaselineSafety(t *testing.T) {
 	in := filepath.Join(dir, "run.log")
 	os.WriteFile(in, []byte("the input\n"), 0o644)
 	os.Symlink(in, filepath.Join(dir, "link.log"))
+	os.Link(in, filepath.Join(dir, "hard.log"))
 	b := &Baseline{Version: 1, Families: map[string][]string{}}
-	for _, target := range []string{in, filepath.Join(dir, "link.log"), filepath.Join(dir, ".", "run.log")} {
-		if err := WriteBaseline(target, b, []string{in}); !errors.Is(err, ErrWouldOverwriteInput) {
+	opened := func(p string) []Opened {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []Opened{{Name: p, Info: st}}
+	}
+	for _, target := range []string{in, filepath.Join(dir, "link.log"), filepath.Join(dir, ".", "run.log"), filepath.Join(dir, "hard.log")} {
+		if err := WriteBaseline(target, b, opened(in)); !errors.Is(err, ErrWouldOverwriteInput) {
 			t.Errorf("%s: %v", target, err)
 		}
 	}
-	if err := WriteBaseline(filepath.Join(dir, "x.json"), b, []string{filepath.Join(dir, "link.log")}); err != nil {
+	if err := WriteBaseline(filepath.Join(dir, "x.json"), b, opened(filepath.Join(dir, "link.log"))); err != nil {
 		t.Errorf("a new file beside the input: %v", err)
 	}
 	if data, _ := os.ReadFile(in); string(data) != "the input\n" {

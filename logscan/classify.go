@@ -30,7 +30,7 @@ var (
 )
 
 func (s *Scanner) emit(h header, lineNo int, ev Event) {
-	ev.File, ev.Line = s.name, lineNo
+	ev.File, ev.Line, ev.Rank = s.name, lineNo, s.rank
 	if h.producer != "" {
 		ev.Producer = h.producer
 	}

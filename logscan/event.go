@@ -126,6 +126,13 @@ type Event struct {
 	// Library marks a trace of one of the framework's own functions (JAX 0.4 explains those
 	// too), which is not the program's code.
 	Library bool
+	// SeenBefore marks a framework's statement that it had compiled the function before (JAX:
+	// "all previously seen cache keys differ"): what follows is a recompilation even when the
+	// earlier compilation is not in the log (a rotated log).
+	SeenBefore bool
+	// Rank is the rank a launcher's prefix gave the line ("" when it gave none): mpirun
+	// --tag-output, srun --label, torchrun. Each rank is its own process.
+	Rank string
 }
 
 // Warning is a line that could not be used as it stands.
@@ -137,8 +144,12 @@ type Warning struct {
 
 // Stats describes one scanned input.
 type Stats struct {
-	Lines        int
-	Bytes        int64
+	Lines int
+	Bytes int64
+	// Binary says why the input is not a text log (an executable, a core file, NUL bytes at
+	// its start), "" for a text log. Lines found in binary data are still read, but they are
+	// no evidence a gate can rely on.
+	Binary       string
 	WarningCount int       // all warnings, including those not kept
 	Warnings     []Warning // the first MaxWarnings
 }

@@ -262,6 +262,11 @@ func (s *Scanner) emitTracing(r *heldRecord) {
 	}
 	ev := Event{Kind: kind, Producer: ProducerJAX, Signal: "jax:tracing_cache_miss", Path: m[1], Module: pythonName(fn), Reason: reason,
 		Library: strings.Contains(flat, "/jax/_src/") || strings.Contains(flat, "/site-packages/jax/")}
+	// A retrace of a function object JAX had traced before ("all previously seen cache keys
+	// differ", 0.4's "closest seen input type signature"). Not "never seen function … but seen
+	// another function defined on the same line": that line is the call site, which a library's
+	// wrapper (flax nnx.jit) shares between different functions.
+	ev.SeenBefore = kind == Retrace && !strings.Contains(flat, "never seen function")
 	if kind == Trace {
 		ev.Detail = "first trace of " + ev.Module
 	}
@@ -443,6 +448,7 @@ func (s *Scanner) ptxlaFlush() {
 	if p.ev.Module == "" {
 		p.ev.Module = p.ev.Path
 	}
+	p.ev.Rank = s.rank
 	s.pending = append(s.pending, p.ev)
 	s.last, s.hasLast = p.ev, true
 	*p = ptxlaState{computation: p.computation}

@@ -64,43 +64,60 @@ func (r *heldRecord) add(l string) {
 	}
 }
 
-// continueHeld adds to the held record the lines of region from offset from on that belong to
-// it, and returns the offset after them. The record is classified at the first line that is
-// not part of it; a region that ends first leaves it held for the next one.
-func (s *Scanner) continueHeld(region []byte, from int) int {
-	for s.held != nil && from < len(region) {
-		end := len(region)
-		if j := indexByteFrom(region, '\n', from); j >= 0 {
-			end = j
-		}
-		line := region[from:end]
-		if len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
-		}
-		l, _ := stripOrchestrator(s.cleanQuiet(line))
-		if !s.held.accepts(l) {
-			s.flushHeld()
-			return from
-		}
-		if s.held.kind == heldRich {
-			s.held.add(strings.TrimSpace(string(l)))
-		} else {
-			s.held.add(strings.TrimRight(string(l), " \t"))
-		}
-		from = end + 1
+// continueHeld reads one line while some rank holds a multi-line record, and reports whether
+// the line was a continuation of its rank's record (added to it). A line of a rank that holds
+// a record and does not continue it completes that record; lines of other ranks leave it
+// waiting, at most maxHeldIdle lines.
+func (s *Scanner) continueHeld(line []byte, candidate bool) bool {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
 	}
-	return from
+	c, rank := s.cleanQuiet(line)
+	l, h := stripOrchestrator(c)
+	if h.rank != "" {
+		rank = h.rank
+	}
+	if p := s.procs[rank]; p != nil && p.held != nil {
+		s.use(rank)
+		p.heldIdle = 0
+		if p.held.accepts(l) {
+			if p.held.kind == heldRich {
+				p.held.add(strings.TrimSpace(string(l)))
+			} else {
+				p.held.add(strings.TrimRight(string(l), " \t"))
+			}
+			return true
+		}
+		s.flushHeld()
+		return false
+	}
+	if len(s.procs) > 1 {
+		for _, r := range s.rankOrder() {
+			if p := s.procs[r]; p.held != nil && r != rank {
+				if p.heldIdle++; p.heldIdle > maxHeldIdle {
+					s.use(r)
+					s.flushHeld()
+				}
+			}
+		}
+	}
+	return false
 }
 
-// cleanQuiet is clean without warnings (the line is not a candidate of its own).
-func (s *Scanner) cleanQuiet(line []byte) []byte {
+// maxHeldIdle bounds the lines of other ranks a rank's multi-line record waits through.
+const maxHeldIdle = 256
+
+// cleanQuiet is clean without warnings (the line is not a candidate of its own); it returns the
+// rank an mpirun tag named.
+func (s *Scanner) cleanQuiet(line []byte) ([]byte, string) {
 	if bytes.IndexByte(line, 0x1b) >= 0 {
 		line = reANSI.ReplaceAll(line, nil)
 	}
+	rank := ""
 	if bytes.Contains(line, []byte("]<std")) {
-		line = reMPI.ReplaceAll(line, nil)
+		line, rank = stripMPITags(line)
 	}
-	return line
+	return line, rank
 }
 
 // flushHeld classifies the held record.

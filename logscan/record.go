@@ -11,7 +11,7 @@ import (
 
 var (
 	reANSI = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
-	reMPI  = regexp.MustCompile(`\[\d+,\d+\]<std(?:out|err)>:`)
+	reMPI  = regexp.MustCompile(`\[\d+,(\d+)\]<std(?:out|err)>:`)
 
 	// reRecordStart and reRecordStartWord say whether a log record starts at a position inside
 	// a physical line, so that records glued together (a tqdm bar followed by a log line,
@@ -41,14 +41,19 @@ type header struct {
 	stamp     string
 	t         time.Time
 	dateKnown bool
+	rank      string // the rank a launcher's prefix named
 }
 
 func (s *Scanner) parseSegment(seg []byte, lineNo int) {
-	seg = s.clean(seg, lineNo)
+	seg, rank := s.clean(seg, lineNo)
 	if len(seg) == 0 {
 		return
 	}
 	seg, outer := stripOrchestrator(seg)
+	if outer.rank == "" {
+		outer.rank = rank
+	}
+	s.use(outer.rank)
 	if s.richRecord(seg, outer, lineNo) || s.jsonRecord(seg, outer, lineNo) {
 		return
 	}
@@ -60,14 +65,10 @@ func (s *Scanner) parseSegment(seg []byte, lineNo int) {
 	s.parseRecord(seg[prev:], outer, lineNo)
 }
 
-// clean removes ANSI colour codes and mpirun tags and repairs invalid UTF-8.
-func (s *Scanner) clean(seg []byte, lineNo int) []byte {
-	if bytes.IndexByte(seg, 0x1b) >= 0 {
-		seg = reANSI.ReplaceAll(seg, nil)
-	}
-	if bytes.Contains(seg, []byte("]<std")) {
-		seg = reMPI.ReplaceAll(seg, nil)
-	}
+// clean removes ANSI colour codes and mpirun tags and repairs invalid UTF-8; it returns the rank
+// the first mpirun tag named.
+func (s *Scanner) clean(seg []byte, lineNo int) ([]byte, string) {
+	seg, rank := s.cleanQuiet(seg)
 	if !utf8.Valid(seg) {
 		if !s.utf8Warned {
 			s.utf8Warned = true
@@ -75,7 +76,18 @@ func (s *Scanner) clean(seg []byte, lineNo int) []byte {
 		}
 		seg = bytes.ToValidUTF8(seg, []byte("\uFFFD"))
 	}
-	return seg
+	return seg, rank
+}
+
+// stripMPITags removes Open MPI's --tag-output tags ([jobid,rank]<stdout>:) and returns the
+// rank of the first.
+func stripMPITags(seg []byte) ([]byte, string) {
+	m := reMPI.FindSubmatchIndex(seg)
+	if m == nil {
+		return seg, ""
+	}
+	rank := string(seg[m[2]:m[3]])
+	return reMPI.ReplaceAll(seg, nil), rank
 }
 
 // Prefixes that orchestrators put before every line a program prints: a Kubernetes or Docker
@@ -83,12 +95,12 @@ func (s *Scanner) clean(seg []byte, lineNo int) []byte {
 // ([rank3]: or [default0]:). mpirun's [1,3]<stderr>: tags are removed by clean.
 var (
 	reK8sStamp = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2}) `)
-	reRank     = regexp.MustCompile(`^\[(?:rank|default)?\d+\]:`)
-	reSlurm    = regexp.MustCompile(`^\d{1,5}: `)
+	reRank     = regexp.MustCompile(`^\[(?:rank|default)?(\d+)\]:`)
+	reSlurm    = regexp.MustCompile(`^(\d{1,5}): `)
 )
 
 // stripOrchestrator removes the prefixes orchestrators add, and returns the header their
-// timestamp gives (used when the record has none of its own).
+// timestamp gives (used when the record has none of its own) and the rank they name.
 func stripOrchestrator(seg []byte) ([]byte, header) {
 	var h header
 	for range 3 {
@@ -104,22 +116,32 @@ func stripOrchestrator(seg []byte) ([]byte, header) {
 			}
 			seg = seg[len(m[0]):]
 		case len(seg) > 3 && seg[0] == '[':
-			m := reRank.Find(seg)
+			m := reRank.FindSubmatch(seg)
 			if m == nil {
 				return seg, h
 			}
-			seg = seg[len(m):]
+			h.rank = trimZeros(m[1])
+			seg = seg[len(m[0]):]
 		case len(seg) > 2 && isDigit(seg[0]):
-			m := reSlurm.Find(seg)
+			m := reSlurm.FindSubmatch(seg)
 			if m == nil {
 				return seg, h
 			}
-			seg = seg[len(m):]
+			h.rank = trimZeros(m[1])
+			seg = seg[len(m[0]):]
 		default:
 			return seg, h
 		}
 	}
 	return seg, h
+}
+
+// trimZeros writes a rank number without leading zeros (srun pads its labels).
+func trimZeros(b []byte) string {
+	for len(b) > 1 && b[0] == '0' {
+		b = b[1:]
+	}
+	return string(b)
 }
 
 func normalizeZone(z string) string {

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"regexp"
+	"slices"
+	"strings"
 )
 
 // DefaultBufSize is the read buffer of a Scanner. A physical line longer than this is scanned
@@ -14,8 +15,9 @@ const DefaultBufSize = 1 << 20
 // Options configure a Scanner.
 type Options struct {
 	// Marker, when set, makes the Scanner emit one Marker event at the first line it matches
-	// (the warm-up boundary of --after).
-	Marker *regexp.Regexp
+	// (the warm-up boundary of --after), in each process of the log (each rank of a log that
+	// holds several).
+	Marker *LineRegexp
 	// BufSize overrides DefaultBufSize (tests use small values to exercise long lines).
 	BufSize int
 }
@@ -41,20 +43,65 @@ type Scanner struct {
 	pi      int
 	cur     Event
 
-	stats       Stats
+	stats      Stats
+	nulWarned  bool
+	utf8Warned bool
+	sniffed    bool     // the start of the input was checked for binary data
+	spans      []span   // candidate lines of the current region
+	parts      [][]span // scratch for the parallel prefilter
+	starts     []int    // scratch for recordStarts
+
+	// procState is the state of the process whose record is being read; procs holds one per
+	// rank a launcher's prefix named ("" for lines without one).
+	*procState
+	procs      map[string]*procState
+	ranked     bool // some line carried a rank
+	markersOut int  // Marker events emitted
+}
+
+// procState is what a Scanner follows within the output of one process: records that span
+// several lines, framework state between records. A log in which a launcher interleaved the
+// output of several ranks has one per rank, so that one rank's lines never complete or break
+// another's records.
+type procState struct {
+	rank        string
 	markerFound bool
-	nulWarned   bool
-	utf8Warned  bool
 	bar         barState
-	spans       []span      // candidate lines of the current region
-	parts       [][]span    // scratch for the parallel prefilter
-	starts      []int       // scratch for recordStarts
 	held        *heldRecord // a multi-line record whose lines are still being read
 	ptxla       ptxlaState
 	last        Event // the last event emitted, to drop a record printed twice
 	hasLast     bool
 	tfTraced    map[string]bool // TF functions seen traced (the first trace is not a retrace)
 	tfInputs    string          // TF device compiler: num_inputs of the compilation it is about to make
+	heldIdle    int             // lines of other ranks read while this rank holds a record
+}
+
+// maxRanks bounds the processes a Scanner follows in one log; the lines of further ranks are
+// read as those of the unranked process (with a warning).
+const maxRanks = 4096
+
+// use makes the process of rank the current one.
+func (s *Scanner) use(rank string) {
+	if s.procState != nil && s.rank == rank {
+		return
+	}
+	p := s.procs[rank]
+	if p == nil {
+		if len(s.procs) >= maxRanks {
+			if p = s.procs[""]; p == nil {
+				p = &procState{}
+				s.procs[""] = p
+			}
+			s.warn(s.line, "more than %d ranks in one log: the lines of the others are read as one process", maxRanks)
+		} else {
+			p = &procState{rank: rank}
+			s.procs[rank] = p
+		}
+	}
+	if rank != "" {
+		s.ranked = true
+	}
+	s.procState = p
 }
 
 // NewScanner returns a Scanner reading r; name is used in events and warnings.
@@ -63,7 +110,9 @@ func NewScanner(r io.Reader, name string, opt Options) *Scanner {
 	if size <= 0 {
 		size = DefaultBufSize
 	}
-	return &Scanner{r: r, name: name, opt: opt, buf: make([]byte, size), line: 1}
+	root := &procState{}
+	return &Scanner{r: r, name: name, opt: opt, buf: make([]byte, size), line: 1, procState: root,
+		procs: map[string]*procState{"": root}}
 }
 
 // Scan advances to the next event. It returns false at the end of the input or on a read error.
@@ -147,20 +196,50 @@ func (s *Scanner) step() {
 
 func (s *Scanner) finish() {
 	s.done = true
-	s.flushHeld()
-	s.ptxlaFlush()
+	for _, rank := range s.rankOrder() {
+		s.use(rank)
+		s.flushHeld()
+		s.ptxlaFlush()
+		if s.bar.active {
+			s.warn(s.bar.beginLine, "PopTorch graph compilation still in progress at the end of the log")
+		}
+	}
 	if s.stats.Bytes > 0 && s.lastByte != '\n' {
 		s.stats.Lines++ // the unterminated last line
 		s.warn(s.line, "input does not end with a newline: the last line may be truncated")
 	}
-	if s.bar.active {
-		s.warn(s.bar.beginLine, "PopTorch graph compilation still in progress at the end of the log")
+}
+
+// rankOrder lists the ranks the Scanner follows, in a fixed order.
+func (s *Scanner) rankOrder() []string {
+	out := make([]string, 0, len(s.procs))
+	for r := range s.procs {
+		out = append(out, r)
 	}
+	slices.SortFunc(out, compareRanks)
+	return out
+}
+
+// compareRanks orders ranks as numbers where they are numbers.
+func compareRanks(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
 }
 
 // processRegion finds the candidate lines of region (a run of whole lines, or one piece of an
-// over-long line) and parses them.
+// over-long line) and parses them. While a rank holds a multi-line record every line is read,
+// candidate or not, so that its continuation lines are found among other ranks' lines.
 func (s *Scanner) processRegion(region []byte) {
+	if !s.sniffed {
+		s.sniffed = true
+		if why := sniffBinary(region); why != "" {
+			s.stats.Binary = why
+			s.warn(s.line, "binary data (%s): not a text log", why)
+			s.nulWarned = true
+		}
+	}
 	if !s.nulWarned {
 		if i := bytes.IndexByte(region, 0); i >= 0 {
 			s.nulWarned = true
@@ -168,32 +247,55 @@ func (s *Scanner) processRegion(region []byte) {
 		}
 	}
 	s.spans = anchorFilter.candidates(region, s.spans[:0], &s.parts)
-	marker := -1
-	if s.opt.Marker != nil && !s.markerFound {
-		if loc := s.opt.Marker.FindIndex(region); loc != nil {
-			marker = bytes.LastIndexByte(region[:loc[0]], '\n') + 1
-		}
-	}
+	markers := s.findMarkers(region)
 	counted, line := 0, s.line
 	lineAt := func(pos int) int {
 		line += bytes.Count(region[counted:pos], []byte{'\n'})
 		counted = pos
 		return line
 	}
-	next := s.continueHeld(region, 0)
-	for _, sp := range s.spans {
-		if sp.start < next {
-			continue // an indented line of a held event
+	mi, si := 0, 0
+	for pos := 0; pos < len(region); {
+		if s.anyHeld() {
+			// a line at a time until no rank holds a record
+			end := indexByteFrom(region, '\n', pos)
+			if end < 0 {
+				end = len(region)
+			}
+			for mi < len(markers) && markers[mi].at <= pos {
+				s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
+				mi++
+			}
+			for si < len(s.spans) && s.spans[si].start < pos {
+				si++
+			}
+			candidate := si < len(s.spans) && s.spans[si].start == pos
+			if !s.continueHeld(region[pos:end], candidate) && candidate {
+				s.parseLine(region[pos:s.spans[si].end], lineAt(pos))
+			}
+			if candidate {
+				si++
+			}
+			pos = end + 1
+			continue
 		}
-		if marker >= 0 && marker <= sp.start {
-			s.markerEvent(lineAt(marker))
-			marker = -1
+		for si < len(s.spans) && s.spans[si].start < pos {
+			si++
+		}
+		if si == len(s.spans) {
+			break
+		}
+		sp := s.spans[si]
+		si++
+		for mi < len(markers) && markers[mi].at <= sp.start {
+			s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
+			mi++
 		}
 		s.parseLine(region[sp.start:sp.end], lineAt(sp.start))
-		next = s.continueHeld(region, sp.end+1)
+		pos = sp.end + 1
 	}
-	if marker >= 0 {
-		s.markerEvent(lineAt(marker))
+	for ; mi < len(markers); mi++ {
+		s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 	}
 	startLine := s.line
 	s.line = lineAt(len(region))
@@ -203,9 +305,30 @@ func (s *Scanner) processRegion(region []byte) {
 	}
 }
 
-func (s *Scanner) markerEvent(line int) {
+// anyHeld says whether some rank holds a multi-line record.
+func (s *Scanner) anyHeld() bool {
+	if s.held != nil {
+		return true
+	}
+	if len(s.procs) == 1 {
+		return false
+	}
+	for _, p := range s.procs {
+		if p.held != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Scanner) markerEvent(line int, rank string) {
+	s.use(rank)
+	if s.markerFound {
+		return
+	}
 	s.markerFound = true
-	s.pending = append(s.pending, Event{Kind: Marker, File: s.name, Line: line})
+	s.markersOut++
+	s.pending = append(s.pending, Event{Kind: Marker, File: s.name, Line: line, Rank: rank})
 }
 
 // parseLine splits one physical line at carriage returns (progress-bar redraws, CRLF) and

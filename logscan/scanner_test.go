@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -178,7 +177,7 @@ func TestBadBytesAreWarnings(t *testing.T) {
 
 func TestMarker(t *testing.T) {
 	text := "Compiling module a:\nEpoch 1/2\nCompiling module b:\nEpoch 2/2\nCompiling module c:\nEpoch 2/2 again\n"
-	evs, _ := scanAll(t, text, Options{Marker: regexp.MustCompile(`Epoch 2/`)})
+	evs, _ := scanAll(t, text, Options{Marker: mustLineRegexp(`Epoch 2/`)})
 	var got []string
 	for _, ev := range evs {
 		got = append(got, fmt.Sprintf("%s@%d", ev.Kind, ev.Line))
@@ -252,18 +251,32 @@ func FuzzScanner(f *testing.F) {
 	}
 	f.Add([]byte("Begin XLA compilation: m  (Hash: 0x1) for ordinal  0\r\nGraph compilation:  5%|| 5/100 [00:01<00:09]\x00\xff"), 7)
 	f.Add([]byte(traceMiss+ptxlaBlock), 3)
-	for _, run := range []string{"jax-partial-batch/run.log", "jax-persistent-cache/run1.log", "tf-varying-shapes/run.log"} {
-		b, _ := os.ReadFile("../testdata/runs/" + run)
+	for _, run := range []string{"jax-0.12/partial-batch/run.log", "jax-0.12/persistent-cache/run1.log", "tf-2.21/varying-shapes/run.log",
+		"jax-0.12/prefix-mpirun/run.log", "jax-0.4/prefix-torchrun/run.log", "torch-xla-2.9/batch-size/run.log"} {
+		b, err := os.ReadFile("../testdata/runs/" + run)
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b, 5)
 	}
+	f.Add([]byte("[rank1]:TRACING CACHE MISS at a.py:1 (f):\n[rank0]:Epoch 2/3\n[rank1]:  for f defined at a.py:1\n"+
+		"[1,3]<stderr>:Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n7: Epoch 2/3\r\n"), 0x101)
+	marker := mustLineRegexp(`^Epoch 2/`)
 	f.Fuzz(func(t *testing.T, data []byte, small int) {
 		size := 64 + (small&0xff)*8
-		s := NewScanner(bytes.NewReader(data), "fuzz", Options{BufSize: size})
+		opt := Options{BufSize: size}
+		if small&0x100 != 0 {
+			opt.Marker = marker
+		}
+		s := NewScanner(bytes.NewReader(data), "fuzz", opt)
 		n := 0
 		for s.Scan() {
 			ev := s.Event()
 			if ev.Line < 1 {
 				t.Fatalf("event line %d", ev.Line)
+			}
+			if strings.Trim(ev.Rank, "0123456789") != "" {
+				t.Fatalf("rank %q", ev.Rank)
 			}
 			n++
 		}
@@ -302,4 +315,12 @@ func BenchmarkScanNoisyLog(b *testing.B) {
 			b.Fatal("no events")
 		}
 	}
+}
+
+func mustLineRegexp(expr string) *LineRegexp {
+	re, err := NewLineRegexp(expr)
+	if err != nil {
+		panic(err)
+	}
+	return re
 }

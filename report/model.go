@@ -26,6 +26,8 @@ type Input struct {
 	Warnings     []logscan.Warning
 	// ReadError says why the input could not be read to the end; what was read is counted.
 	ReadError string
+	// Binary says why the input is not a text log ("" for a text log).
+	Binary string
 }
 
 // Scan is the report of recomp scan: what the logs say about compiling, caching and loading.

@@ -84,28 +84,55 @@ func CheckFormat(command string, f Format) error {
 	return fmt.Errorf("--format %q: recomp %s writes %s", f, command, strings.Join(names, ", "))
 }
 
-// Render writes r in format f.
+// Render writes r in format f. A write that fails (a closed pipe, a full device) is its error,
+// in every format.
 func Render(w io.Writer, f Format, r Report, st Style) error {
 	if err := CheckFormat(r.command(), f); err != nil {
 		return err
 	}
 	rd := renderers[f](st)
+	ew := &errWriter{w: w}
+	w = ew
 	if f == Text {
 		w = &controlSafe{w: w}
 	}
+	var err error
 	switch r := r.(type) {
 	case *Scan:
-		return rd.scan(w, r)
+		err = rd.scan(w, r)
 	case *Guard:
-		return rd.guard(w, r)
+		err = rd.guard(w, r)
 	case *Diff:
-		return rd.diff(w, r)
+		err = rd.diff(w, r)
 	case *Cache:
-		return rd.cache(w, r)
+		err = rd.cache(w, r)
 	case *Run:
-		return rd.run(w, r)
+		err = rd.run(w, r)
+	default:
+		err = fmt.Errorf("no renderer for %T", r)
 	}
-	return fmt.Errorf("no renderer for %T", r)
+	if ew.err != nil {
+		return fmt.Errorf("writing the report: %w", ew.err)
+	}
+	return err
+}
+
+// errWriter keeps the first write error; the writes after it are not attempted.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	e.err = err
+	return n, err
 }
 
 // unsupported is embedded by the renderers of formats that do not fit every command.

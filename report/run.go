@@ -27,6 +27,10 @@ func runFacts(r *Run) []string {
 		out = append(out, fmt.Sprintf("compiling: %s of %s (%.1f%%)", dur(r.Scan.Ledger.Summary.CompileTime),
 			dur(time.Duration(m.WallSeconds*float64(time.Second))), 100*f))
 	}
+	if m.HeldOpen {
+		out = append(out, fmt.Sprintf("a process the command started kept its output open: recomp stopped reading %s after the command exited, and what it printed later is not in run.log",
+			dur(time.Duration(m.GraceSeconds*float64(time.Second)))))
+	}
 	if m.FirstStepSeconds >= 0 {
 		out = append(out, fmt.Sprintf("first step %s after the start", dur(time.Duration(m.FirstStepSeconds*float64(time.Second)))))
 	}

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/recomp/recomp/internal/atomicfile"
 )
 
 // The files of a run folder.
@@ -79,6 +81,20 @@ func NewFolder(out, parent, name string, now time.Time) (string, error) {
 	}
 }
 
+// DiscardFolder removes what recomp made of a run that could not start: its run.log and dump/,
+// and the folder itself unless keepDir (it was an empty folder the user named).
+func DiscardFolder(dir string, keepDir bool) error {
+	for _, name := range []string{LogName, DumpName} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	if keepDir {
+		return nil
+	}
+	return os.Remove(dir)
+}
+
 // Name is what a command's run folder is named after: its script (train.py → train), else
 // the program.
 func Name(command []string) string {
@@ -92,36 +108,40 @@ func Name(command []string) string {
 
 // Manifest is a run folder's manifest.json: what ran, how, and what it left.
 type Manifest struct {
-	Version     int               `json:"version"`
-	Recomp      string            `json:"recomp"`
-	Command     []string          `json:"command"`
-	WorkDir     string            `json:"work_dir"`
-	Host        string            `json:"host"`
-	Framework   Framework         `json:"framework"`
-	Dump        DumpMode          `json:"dump"`
-	Settings    []Setting         `json:"settings"`
-	Start       time.Time         `json:"start"`
-	End         time.Time         `json:"end"`
-	WallSeconds float64           `json:"wall_seconds"`
-	ExitCode    int               `json:"exit_code"`
-	Signal      string            `json:"signal,omitempty"`
-	Forwarded   []string          `json:"forwarded_signals"`
-	OutputLines int64             `json:"output_lines"`
-	OutputBytes int64             `json:"output_bytes"`
-	Versions    map[string]string `json:"versions"`
-	Caches      []CacheSnapshot   `json:"caches"`
+	Version     int       `json:"version"`
+	Recomp      string    `json:"recomp"`
+	Command     []string  `json:"command"`
+	WorkDir     string    `json:"work_dir"`
+	Host        string    `json:"host"`
+	Framework   Framework `json:"framework"`
+	Dump        DumpMode  `json:"dump"`
+	Settings    []Setting `json:"settings"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	WallSeconds float64   `json:"wall_seconds"`
+	ExitCode    int       `json:"exit_code"`
+	Signal      string    `json:"signal,omitempty"`
+	Forwarded   []string  `json:"forwarded_signals"`
+	// HeldOpen says a process the command started kept its output open after the command
+	// exited; recomp stopped reading GraceSeconds later.
+	HeldOpen     bool              `json:"held_open,omitempty"`
+	GraceSeconds float64           `json:"grace_seconds,omitempty"`
+	OutputLines  int64             `json:"output_lines"`
+	OutputBytes  int64             `json:"output_bytes"`
+	Versions     map[string]string `json:"versions"`
+	Caches       []CacheSnapshot   `json:"caches"`
 	// FirstStepSeconds is the time from the start to the first line after the first
 	// compilation that names a step or an epoch (-1 when none does).
 	FirstStepSeconds float64 `json:"first_step_seconds"`
 }
 
-// WriteManifest writes m into the folder.
+// WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file).
 func WriteManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
 }
 
 // ReadManifest reads a folder's manifest.json.

@@ -34,8 +34,14 @@ type Options struct {
 	// ForwardInterrupt forwards SIGINT too when the command shares the terminal's process group
 	// (a Ctrl-C then reaches it already): only when stdin is not a terminal.
 	ForwardInterrupt bool
-	Now              func() time.Time
+	// Grace is how long output is still read after the command exited while a process it
+	// started keeps the output open (a server left in the background); 0 means DefaultGrace.
+	Grace time.Duration
+	Now   func() time.Time
 }
+
+// DefaultGrace is how long Run reads the output of processes the command left behind.
+const DefaultGrace = 3 * time.Second
 
 // Result is how a command ended.
 type Result struct {
@@ -45,6 +51,9 @@ type Result struct {
 	Lines      int64  // lines of output
 	Bytes      int64  // bytes of output
 	Forwarded  []string
+	// HeldOpen says a process the command started kept its output open after the command
+	// exited: Run stopped reading Grace later, and what it printed afterwards is not logged.
+	HeldOpen bool
 }
 
 // maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
@@ -116,10 +125,30 @@ func Run(opt Options) (*Result, error) {
 			copyStream(sources[i], sinks[i], lw, i)
 		}()
 	}
-	wg.Wait() // the command's output ends when it (and what it started) closed it
+	copied := make(chan struct{})
+	go func() { wg.Wait(); close(copied) }()
 	err := cmd.Wait()
 	stop()
 	res.End = now()
+	grace := opt.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	select {
+	case <-copied: // the output ended with the command
+	case <-time.After(grace):
+		// A process the command started holds its output open: stop reading it.
+		res.HeldOpen = true
+		for _, src := range sources {
+			if f, ok := src.(interface{ SetReadDeadline(time.Time) error }); ok {
+				f.SetReadDeadline(time.Now())
+			}
+		}
+		select {
+		case <-copied:
+		case <-time.After(time.Second): // a source without deadlines: leave its reader behind
+		}
+	}
 	res.Lines, res.Bytes = lw.flush()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
@@ -188,6 +217,9 @@ func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int) {
 		}
 	}
 }
+
+// SetReadDeadline passes a deadline to the pseudo-terminal's master.
+func (r ptyReader) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadline(t) }
 
 // lineLog writes the lines of one or two streams to the log, each line prefixed with the time
 // its first byte arrived. A line of one stream is written whole, never interleaved with the
@@ -270,13 +302,21 @@ func (l *lineLog) end(stream int) {
 	}
 }
 
-// flush writes what is buffered and returns the counts.
+// flush writes what is buffered and returns the counts. The log is complete: what a reader left
+// behind still writes is dropped.
 func (l *lineLog) flush() (lines, bytes int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for s := range l.partial {
+		if len(l.partial[s]) > 0 {
+			l.line(l.started[s], l.partial[s])
+			l.partial[s] = l.partial[s][:0]
+		}
+	}
 	if len(l.out) > 0 {
 		l.w.Write(l.out)
 		l.out = l.out[:0]
 	}
+	l.w = io.Discard
 	return l.lines, l.bytes
 }

@@ -223,3 +223,45 @@ func BenchmarkOverhead(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// A command that leaves a process behind holding its output open ends Run within the grace
+// period, says so, and logs what arrived (under pipes and under a pseudo-terminal).
+func TestOutputHeldOpenByAGrandchild(t *testing.T) {
+	for _, terminal := range []bool{false, true} {
+		start := time.Now()
+		res, out, _, log := sh(t, "echo started; (sleep 30; echo late) & echo done", Options{Grace: 300 * time.Millisecond, Terminal: terminal})
+		took := time.Since(start)
+		if took > 5*time.Second {
+			t.Errorf("terminal %v: Run took %v with a grandchild holding the output", terminal, took)
+		}
+		if !res.HeldOpen || res.ExitCode != 0 {
+			t.Errorf("terminal %v: held open %v, exit %d", terminal, res.HeldOpen, res.ExitCode)
+		}
+		if !strings.Contains(out, "done") || !strings.Contains(log, "started") || !strings.Contains(log, "done") {
+			t.Errorf("terminal %v: out %q log %q", terminal, out, log)
+		}
+	}
+	res, _, _, _ := sh(t, "echo quick", Options{Grace: 300 * time.Millisecond})
+	if res.HeldOpen {
+		t.Error("a command whose output ended with it: held open")
+	}
+}
+
+// failingWriter is a terminal that went away: every write fails.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// Output that can no longer reach the terminal still reaches the log, and the command runs to
+// its end.
+func TestClosedTerminalKeepsTheLog(t *testing.T) {
+	var log syncBuffer
+	res, err := Run(Options{Command: []string{"sh", "-c", "for i in 1 2 3 4 5; do echo line $i; done; exit 4"},
+		Stdout: failingWriter{}, Stderr: failingWriter{}, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 4 || strings.Count(log.String(), "line ") != 5 {
+		t.Errorf("exit %d, log %q", res.ExitCode, log.String())
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/report"
@@ -47,7 +48,7 @@ func (c *guardCmd) Run(e *env) error {
 	if c.WriteBaseline != "" {
 		return c.writeBaseline(e, s)
 	}
-	g := &report.Guard{Scan: s, Gate: gate.Evaluate(s.Ledger, readErrors(s),
+	g := &report.Guard{Scan: s, Gate: gate.Evaluate(s.Ledger, gateInputs(s),
 		gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence})}
 	e.log.Debug("gate", "passed", g.Gate.Passed, "inconclusive", g.Gate.Inconclusive, "reason", g.Gate.Reason)
 	if err := c.render(e, g); err != nil {
@@ -67,12 +68,36 @@ func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 		return usageErr("not writing a baseline from an incomplete log: %s", problems[0])
 	}
 	b := gate.NewBaseline(s.Ledger)
-	if err := gate.WriteBaseline(c.WriteBaseline, b, c.Logs); err != nil {
+	if err := gate.WriteBaseline(c.WriteBaseline, b, openedInputs(e, c.Logs)); err != nil {
 		if errors.Is(err, gate.ErrWouldOverwriteInput) {
 			return usageErr("--write-baseline %v", err)
 		}
 		return usageErr("%v", err)
 	}
-	fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), c.WriteBaseline)
+	if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), c.WriteBaseline); err != nil {
+		return usageErr("writing the result: %v", err)
+	}
 	return nil
+}
+
+// openedInputs are the files recomp read for these inputs: a run folder's run.log, the file
+// behind standard input.
+func openedInputs(e *env, paths []string) []gate.Opened {
+	var out []gate.Opened
+	for i, p := range runLogs(paths) {
+		o := gate.Opened{Name: paths[i]}
+		if p == "-" {
+			o.Name = "standard input"
+			if f, ok := e.stdin.(*os.File); ok {
+				o.Info, _ = f.Stat()
+			}
+		} else {
+			o.Info, _ = os.Stat(p)
+			if p != paths[i] {
+				o.Name = p
+			}
+		}
+		out = append(out, o)
+	}
+	return out
 }

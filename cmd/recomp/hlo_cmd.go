@@ -49,7 +49,9 @@ func (c *hloCheckCmd) Run(e *env) error {
 			bad++
 			fmt.Fprintf(e.stderr, "recomp: error: %v\n", err)
 		default:
-			fmt.Fprintf(e.stdout, "%s: ok: module %s, %d computations, %d instructions\n", f, m.Name, len(m.Computations), m.InstructionCount())
+			if _, err := fmt.Fprintf(e.stdout, "%s: ok: module %s, %d computations, %d instructions\n", f, m.Name, len(m.Computations), m.InstructionCount()); err != nil {
+				return usageErr("writing the result: %v", err)
+			}
 		}
 	}
 	if bad > 0 {
@@ -70,7 +72,9 @@ func (c *hloFingerprintCmd) Run(e *env) error {
 			fmt.Fprintf(e.stderr, "recomp: error: %v\n", err)
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s\n", hlo.Fingerprint(m), m.Name, f)
+		if _, err := fmt.Fprintf(e.stdout, "%s  %s  %s\n", hlo.Fingerprint(m), m.Name, f); err != nil {
+			return usageErr("writing the result: %v", err)
+		}
 	}
 	if bad > 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d files did not parse", bad, len(c.Files))}

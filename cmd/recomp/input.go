@@ -2,17 +2,20 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
@@ -59,7 +62,7 @@ type readCloser struct {
 
 // scanOptions say how logs are read into a scan report.
 type scanOptions struct {
-	marker      *regexp.Regexp
+	marker      *logscan.LineRegexp
 	ledger      cache.Options
 	sameProcess bool // the logs are parts of one process's log
 	allEvents   bool // list every event, not the first report.MaxEvents
@@ -79,19 +82,85 @@ func checkInputs(paths []string) error {
 	return nil
 }
 
-// scanned is one input after scanning: its events went into a Ledger as they were read.
+// scanned is one input after scanning: its events went into a ledger per process as they
+// were read.
 type scanned struct {
 	input  report.Input
 	events []logscan.Event // the first ones, for the report's list
 	count  int
-	rep    *cache.Report // the input's own process report (nil when the inputs are one process)
-	err    error         // the input could not be opened
+	reps   []*cache.Report // the input's own process reports (nil when the inputs are one process)
+	err    error           // the input could not be opened
 }
 
-// scanLogs reads the logs into a scan report. Each log is its own process (its own Ledger),
-// read in parallel, unless sameProcess: then they are read in order into one Ledger. Memory
-// does not grow with the logs: events go into ledgers as they are read, and only the first
-// report.MaxEvents are kept for listing.
+// processes are the ledgers of one process's log, one per rank a launcher's prefix named in
+// it ("" for lines without one): each rank is its own process.
+type processes struct {
+	opt    cache.Options
+	byRank map[string]*cache.Ledger
+	ranks  []string
+	began  map[string]int // the input each ledger is reading
+	events map[string]int // events each ledger was given
+}
+
+func newProcesses(opt cache.Options) *processes {
+	return &processes{opt: opt, byRank: map[string]*cache.Ledger{}, began: map[string]int{}, events: map[string]int{}}
+}
+
+// ledger returns the ledger of a rank, reading input i from name.
+func (ps *processes) ledger(rank string, i int, name string) *cache.Ledger {
+	l := ps.byRank[rank]
+	if l == nil {
+		l = cache.NewLedger(ps.opt)
+		ps.byRank[rank] = l
+		ps.ranks = append(ps.ranks, rank)
+		ps.began[rank] = -1
+	}
+	if ps.began[rank] != i {
+		ps.began[rank] = i
+		label := name
+		if rank != "" {
+			label = fmt.Sprintf("%s [rank %s]", name, rank)
+		}
+		l.BeginInput(i, label)
+	}
+	ps.events[rank]++
+	return l
+}
+
+// endInput ends input i in every ledger that read it.
+func (ps *processes) endInput(i int, marker bool) {
+	for _, r := range ps.ranks {
+		if ps.began[r] == i {
+			ps.byRank[r].EndInput(marker)
+		}
+	}
+}
+
+// reports closes the books of every process, in the order the ranks first appeared (the
+// unranked lines first).
+func (ps *processes) reports() []*cache.Report {
+	ranks := slices.Clone(ps.ranks)
+	slices.SortStableFunc(ranks, func(a, b string) int {
+		if a == "" || b == "" || len(a) != len(b) {
+			return cmp.Compare(len(a), len(b))
+		}
+		return strings.Compare(a, b)
+	})
+	out := make([]*cache.Report, 0, len(ranks))
+	for _, r := range ranks {
+		if r == "" && len(ranks) > 1 && ps.events[r] == 0 {
+			continue // every line of the log carried a rank: there is no unranked process
+		}
+		out = append(out, ps.byRank[r].Report())
+	}
+	return out
+}
+
+// scanLogs reads the logs into a scan report. Each log is its own process (ranks interleaved in
+// one log by a launcher are processes of their own), read in parallel, unless sameProcess:
+// then they are read in order as one process (one per rank). Memory does not grow with the
+// logs: events go into ledgers as they are read, and only the first report.MaxEvents are kept
+// for listing.
 func scanLogs(e *env, paths []string, opt scanOptions) (*report.Scan, error) {
 	if err := checkInputs(paths); err != nil {
 		return nil, err
@@ -104,15 +173,11 @@ func scanLogs(e *env, paths []string, opt scanOptions) (*report.Scan, error) {
 	}
 	out := make([]scanned, len(paths))
 	if opt.sameProcess {
-		l := cache.NewLedger(opt.ledger)
+		ps := newProcesses(opt.ledger)
 		for i, p := range paths {
-			out[i] = scanOne(e.log, i, p, e.stdin, opt, keep, l)
+			out[i] = scanOne(e.log, i, p, e.stdin, opt, keep, ps)
 		}
-		rep := l.Report()
-		for i := range out {
-			out[i].rep = nil
-		}
-		return assemble(e, out, []*cache.Report{rep}, opt, start)
+		return assemble(e, out, ps.reports(), opt, start)
 	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -122,17 +187,15 @@ func scanLogs(e *env, paths []string, opt scanOptions) (*report.Scan, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			l := cache.NewLedger(opt.ledger)
-			out[i] = scanOne(e.log, i, p, e.stdin, opt, keep, l)
-			out[i].rep = l.Report()
+			ps := newProcesses(opt.ledger)
+			out[i] = scanOne(e.log, i, p, e.stdin, opt, keep, ps)
+			out[i].reps = ps.reports()
 		}()
 	}
 	wg.Wait()
 	var reps []*cache.Report
 	for _, s := range out {
-		if s.rep != nil {
-			reps = append(reps, s.rep)
-		}
+		reps = append(reps, s.reps...)
 	}
 	return assemble(e, out, reps, opt, start)
 }
@@ -159,8 +222,9 @@ func assemble(e *env, out []scanned, reps []*cache.Report, opt scanOptions, star
 	return rs, nil
 }
 
-// scanOne reads one log into l, keeping its first keep events (all when keep < 0).
-func scanOne(log hclog.Logger, i int, path string, stdin io.Reader, opt scanOptions, keep int, l *cache.Ledger) scanned {
+// scanOne reads one log into the ledgers of its processes, keeping its first keep events (all
+// when keep < 0).
+func scanOne(log hclog.Logger, i int, path string, stdin io.Reader, opt scanOptions, keep int, ps *processes) scanned {
 	start := time.Now()
 	name := path
 	if path == "-" {
@@ -179,23 +243,24 @@ func scanOne(log hclog.Logger, i int, path string, stdin io.Reader, opt scanOpti
 		}
 	}
 	s := logscan.NewScanner(rc, name, logscan.Options{Marker: opt.marker})
-	l.BeginInput(i, name)
+	ps.ledger("", i, name) // the input's own process, even when every line carries a rank
+	ps.events[""]--
 	for s.Scan() {
 		ev := s.Event()
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			continue // counted nowhere
 		}
-		l.Add(ev)
+		ps.ledger(ev.Rank, i, name).Add(ev)
 		res.count++
 		if keep < 0 || len(res.events) < keep {
 			res.events = append(res.events, ev)
 		}
-		log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module)
+		log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
 	}
-	l.EndInput(opt.marker != nil)
+	ps.endInput(i, opt.marker != nil)
 	st := s.Stats()
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
-	res.input.WarningCount, res.input.Warnings = st.WarningCount, st.Warnings
+	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
 	if err := s.Err(); err != nil {
 		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
 		// the input says it is incomplete.
@@ -206,6 +271,17 @@ func scanOne(log hclog.Logger, i int, path string, stdin io.Reader, opt scanOpti
 	log.Debug("scanned input", "input", path, "lines", st.Lines, "bytes", st.Bytes, "events", res.count,
 		"warnings", st.WarningCount, "elapsed", time.Since(start))
 	return res
+}
+
+// gateInputs are what the gate must know of the inputs that the ledger does not.
+func gateInputs(s *report.Scan) []gate.Input {
+	var out []gate.Input
+	for _, in := range s.Inputs {
+		if in.ReadError != "" || in.Binary != "" {
+			out = append(out, gate.Input{Path: in.Path, ReadError: in.ReadError, Binary: in.Binary})
+		}
+	}
+	return out
 }
 
 // readErrors lists the inputs that could not be read to the end.
@@ -238,7 +314,7 @@ func (w warmupFlags) options() (scanOptions, error) {
 	if w.After == "" {
 		return opt, nil
 	}
-	re, err := cache.CompileMarker(w.After)
+	re, err := logscan.NewLineRegexp(w.After)
 	if err != nil {
 		return opt, usageErr("--after: %v", err)
 	}

@@ -227,3 +227,152 @@ func TestPruneCommandIsSafe(t *testing.T) {
 		t.Errorf("command misses untouched entries: %q", cmd)
 	}
 }
+
+// Round 2 (issue 18): each test here failed before its fix.
+
+// --write-baseline compares its target with every file recomp read: the run.log of a run
+// folder, the file behind standard input, a .gz input.
+func TestWriteBaselineNeverOverwritesWhatWasRead(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.Mkdir("run", 0o755)
+	os.WriteFile("run/run.log", []byte(goodLog), 0o644)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte(goodLog))
+	zw.Close()
+	os.WriteFile("run.log.gz", zb.Bytes(), 0o644)
+	gzWant := zb.String()
+	if code, _, stderr := runIn(t, "", "guard", "--write-baseline", "run/run.log", "run"); code != exitUsage || !strings.Contains(stderr, "would overwrite an input (run/run.log)") {
+		t.Errorf("target = the run folder's run.log: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runIn(t, "", "guard", "--write-baseline", "run.log.gz", "run.log.gz"); code != exitUsage || !strings.Contains(stderr, "would overwrite") {
+		t.Errorf("target = the .gz input: exit %d %q", code, stderr)
+	}
+	f, err := os.Open("run/run.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb bytes.Buffer
+	if code := runWith([]string{"guard", "--write-baseline", "run/run.log", "-"}, f, &out, &errb); code != exitUsage ||
+		!strings.Contains(errb.String(), "would overwrite an input (standard input)") {
+		t.Errorf("target = the file behind stdin: exit %d %q", code, errb.String())
+	}
+	if b, _ := os.ReadFile("run/run.log"); string(b) != goodLog {
+		t.Fatal("the run folder's log was written over")
+	}
+	if b, _ := os.ReadFile("run.log.gz"); string(b) != gzWant {
+		t.Fatal("the .gz input was written over")
+	}
+}
+
+// The gate needs evidence from every input, not from the merged whole.
+func TestGuardNeedsEvidenceFromEveryInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rank0 := write("rank0.log", goodLog)
+	rank1 := write("rank1.log", "step 1\nstep 2\n")
+	tfOnce := write("tf.log", "2026-11-24 10:00:00.000000: I tensorflow/compiler/jit/xla_compilation_cache.cc:477] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n")
+	cut := write("cut.log", goodLog+strings.ReplaceAll(goodLog, "cluster_1.4", "cluster_2.1")+
+		"Begin XLA compilation: cluster_3.2  (Hash: 0xccc) for ordinal  0\nBegin compiling Poplar engine cluster_3.2\n")
+	elf := write("core", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\n"+goodLog)
+	jaxRotated := write("jax.log", "TRACING CACHE MISS at /w/train.py:64:12 (main):\n  for train_step defined at /w/train.py:20\n"+
+		"  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n"+
+		"  * at x, now f32[24,8] and before f32[32,8]\n"+
+		"Compiling jit(train_step) with global shapes and types (ShapedArray(float32[24,8]),). Argument mapping: (UnspecifiedValue,).\n"+
+		"Finished XLA compilation of jit(train_step) in 0.100000000 sec\n")
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a rank without evidence", []string{rank0, rank1}, exitUsage, "rank1.log: no compile evidence of its own"},
+		{"TF's once-per-process line alone", []string{tfOnce}, exitUsage, "prints once per process"},
+		{"a log cut inside a compilation", []string{cut}, exitUsage, "cut.log:7: the log ends inside the compilation of cluster_3.2"},
+		{"a binary input with a log line in it", []string{elf}, exitUsage, "binary data (an ELF executable, library or core file)"},
+		{"a warm-up longer than the run", []string{"--warmup", "5", rank0}, exitUsage, "the warm-up never ended"},
+		{"JAX says it compiled the function before (a rotated log)", []string{jaxRotated}, exitFound, "jit_train_step: compiled after warm-up: the framework says it had compiled this function before"},
+	} {
+		code, out, _ := runIn(t, "", append([]string{"guard"}, c.args...)...)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("%s: exit %d, want %d and %q in:\n%s", c.name, code, c.code, c.want, out)
+		}
+	}
+	if code, out, _ := runIn(t, "", "guard", "--allow-no-evidence", rank0, rank1); code != 0 {
+		t.Errorf("--allow-no-evidence with a rank without evidence: exit %d\n%s", code, out)
+	}
+}
+
+// --after matches a line as the user reads it: ^ and $ are its start and end, after the arrival
+// stamp recomp run writes and a launcher's rank label, without its CRLF.
+func TestAfterMatchesLines(t *testing.T) {
+	dir := t.TempDir()
+	log := "2026-11-24T10:00:00.000000001Z Epoch 1/2\r\n" + goodLog + // lines 1-4
+		"2026-11-24T10:00:01.000000001Z   loss in Epoch 2/2 next\r\n" + // 5: not at the start of its line
+		strings.ReplaceAll(goodLog, "0xaaa", "0xbbb") + // 6-8
+		"2026-11-24T10:00:02.000000001Z Epoch 2/2\r\n" + // 9
+		strings.ReplaceAll(goodLog, "0xaaa", "0xccc") // 10-12
+	p := filepath.Join(dir, "run.log")
+	os.WriteFile(p, []byte(log), 0o644)
+	for _, c := range []struct {
+		after string
+		code  int
+		want  string
+	}{
+		{"^Epoch 2/2$", exitFound, "1 compilation(s) after warm-up"},
+		{"^Epoch 2/", exitFound, ":10: cluster_1: compiled after the warm-up marker (hash 0xccc)"},
+		{"Epoch 2/2 next$", exitFound, "2 compilation(s) after warm-up"},
+		{"^Epoch 3/", exitUsage, "the warm-up marker matched no line"},
+	} {
+		code, out, _ := runIn(t, "", "guard", "--after", c.after, p)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("--after %q: exit %d, want %d and %q in:\n%s", c.after, code, c.code, c.want, out)
+		}
+	}
+}
+
+// Ranks a launcher interleaved in one file are processes of their own: two clean ranks pass,
+// and a rank's multi-line record is read whole through the other's lines.
+func TestRanksInOneFile(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(goodLog, "\n"), "\n") {
+		b.WriteString("[1,0]<stdout>:" + l)
+		b.WriteString("[1,1]<stdout>:" + l)
+	}
+	b.WriteString("\n")
+	p := filepath.Join(dir, "mpirun.log")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	if code, out, _ := runIn(t, "", "guard", p); code != 0 {
+		t.Errorf("two clean ranks in one file: exit %d\n%s", code, out)
+	}
+	// torchrun: rank 1 recompiles, with JAX's explanation interleaved with rank 0's lines.
+	log := "[rank0]:Compiling jit(step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"[rank1]:Compiling jit(step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"[rank0]:Finished XLA compilation of jit(step) in 0.1 sec\n" +
+		"[rank1]:Finished XLA compilation of jit(step) in 0.1 sec\n" +
+		"[rank1]:TRACING CACHE MISS at /w/train.py:64:12 (main):\n" +
+		"[rank0]:step 2 loss 0.5\n" +
+		"[rank1]:  for step defined at /w/train.py:20\n" +
+		"[rank0]:step 3 loss 0.4\n" +
+		"[rank1]:  all previously seen cache keys differ. For the closest previous key:\n" +
+		"[rank1]:  different input types:\n" +
+		"[rank1]:  * at x, now f32[24,8] and before f32[32,8]\n" +
+		"[rank1]:Compiling jit(step) with global shapes and types (ShapedArray(float32[24,8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"[rank1]:Finished XLA compilation of jit(step) in 0.1 sec\n"
+	p = filepath.Join(dir, "torchrun.log")
+	os.WriteFile(p, []byte(log), 0o644)
+	code, out, _ := runIn(t, "", "guard", p)
+	if code != exitFound || !strings.Contains(out, "torchrun.log:12: jit_step") || !strings.Contains(out, "now f32[24,8] and before f32[32,8]") ||
+		!strings.Contains(out, "1 compilation(s) after warm-up") {
+		t.Errorf("rank 1 recompiles: exit %d\n%s", code, out)
+	}
+}

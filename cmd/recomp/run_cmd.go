@@ -7,21 +7,25 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/atomicfile"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
 
 type runCmd struct {
-	Out       string   `help:"The run folder (it must not exist or be empty); default recomp-runs/<time>-<name>/." placeholder:"DIR"`
-	Framework string   `enum:"auto,jax,tf,torch-xla,ipu" default:"auto" help:"Whose evidence to switch on: auto (all), jax, tf, torch-xla or ipu."`
-	Dump      string   `enum:"before,all,none" default:"before" help:"HLO dumped into the run folder: before (the modules before optimisation), all, or none."`
-	Cache     []string `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those named by JAX_COMPILATION_CACHE_DIR, TF_POPLAR_FLAGS and POPTORCH_CACHE_DIR are found)." placeholder:"DIR"`
-	Guard     bool     `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
+	Out       string        `help:"The run folder (it must not exist or be empty); default recomp-runs/<time>-<name>/." placeholder:"DIR"`
+	Framework string        `enum:"auto,jax,tf,torch-xla,ipu" default:"auto" help:"Whose evidence to switch on: auto (all), jax, tf, torch-xla or ipu."`
+	Dump      string        `enum:"before,all,none" default:"before" help:"HLO dumped into the run folder: before (the modules before optimisation), all, or none."`
+	Cache     []string      `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those named by JAX_COMPILATION_CACHE_DIR, TF_POPLAR_FLAGS and POPTORCH_CACHE_DIR are found)." placeholder:"DIR"`
+	Guard     bool          `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
+	Grace     time.Duration `default:"3s" help:"How long to keep reading output that a process the command started holds open after the command exited." placeholder:"DURATION"`
 	gateFlags
 	Format  string   `default:"text" enum:"text,json,markdown" help:"The summary printed at the end (on stderr): text, json or markdown."`
 	Command []string `arg:"" passthrough:"" name:"CMD" help:"The command to run, after --."`
@@ -51,7 +55,19 @@ func (c *runCmd) Run(e *env) error {
 	if _, err := exec.LookPath(cmdline[0]); err != nil {
 		return usageErr("%s: %v", cmdline[0], errors.Unwrap(err))
 	}
+	// A closed stdout or stderr (recomp run -- CMD | head -1) must not end recomp: the run
+	// goes on to its end and its folder is written. With SIGPIPE caught, a write to a closed
+	// pipe fails instead (a caught signal is reset for the command, which keeps its own).
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	start := time.Now()
+	keepDir := false
+	if c.Out != "" {
+		if st, err := os.Stat(c.Out); err == nil && st.IsDir() {
+			keepDir = true // an empty folder the user named: it stays, whatever happens
+		}
+	}
 	dir, err := runner.NewFolder(c.Out, "recomp-runs", runner.Name(cmdline), start)
 	if err != nil {
 		return usageErr("%v", err)
@@ -76,6 +92,10 @@ func (c *runCmd) Run(e *env) error {
 	}
 	res, err := c.execute(e, absDir, cmdline, env)
 	if err != nil {
+		// The command could not start (a script whose #! interpreter is missing): no run.
+		if derr := runner.DiscardFolder(dir, keepDir); derr != nil {
+			e.log.Warn("removing the run folder of a command that did not start", "dir", dir, "error", derr)
+		}
 		return err
 	}
 	m := c.manifest(cmdline, settings, res, caches, env)
@@ -96,10 +116,12 @@ func (c *runCmd) Run(e *env) error {
 	if err := writeRunReports(e, dir, r); err != nil {
 		return err
 	}
+	// The summary is a courtesy: the run folder holds the reports, and a terminal that went away
+	// (a closed stderr) changes no exit code.
 	fmt.Fprintln(e.stderr)
 	st := report.Style{Color: useColor(e.stderr)}
 	if err := report.Render(e.stderr, report.Format(c.Format), r, st); err != nil {
-		return err
+		e.log.Debug("the summary could not be written", "error", err)
 	}
 	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", dir)
 	switch {
@@ -124,7 +146,7 @@ func (c *runCmd) execute(e *env, dir string, cmdline, env []string) (*runner.Res
 	out, _ := e.stdout.(*os.File)
 	terminal := out != nil && runner.IsTerminal(out)
 	res, err := runner.Run(runner.Options{Command: cmdline, Env: env, Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr,
-		Terminal: terminal, Log: bw, ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin)})
+		Terminal: terminal, Log: bw, ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace})
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
@@ -146,7 +168,11 @@ func (c *runCmd) manifest(cmdline []string, settings []runner.Setting, res *runn
 		Framework: runner.Framework(c.Framework), Dump: runner.DumpMode(c.Dump), Settings: settings,
 		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
 		Signal: res.Signal, Forwarded: nonNilStrings(res.Forwarded), OutputLines: res.Lines, OutputBytes: res.Bytes,
-		Versions: runner.Versions(runner.PythonOf(cmdline), env), Caches: []runner.CacheSnapshot{}, FirstStepSeconds: -1}
+		Versions: runner.Versions(runner.PythonOf(cmdline), env), Caches: []runner.CacheSnapshot{}, FirstStepSeconds: -1,
+		HeldOpen: res.HeldOpen}
+	if res.HeldOpen {
+		m.GraceSeconds = c.Grace.Seconds()
+	}
 	for _, cs := range caches {
 		cs.TakeAfter()
 		m.Caches = append(m.Caches, *cs)
@@ -188,7 +214,7 @@ func (c *runCmd) report(e *env, dir string, m *runner.Manifest, opt scanOptions)
 		}
 	}
 	if c.Guard {
-		r.Gate = gate.Evaluate(s.Ledger, readErrors(s), gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads})
+		r.Gate = gate.Evaluate(s.Ledger, gateInputs(s), gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads})
 	}
 	return r, nil
 }
@@ -198,7 +224,8 @@ func hasFiles(dir string) bool {
 	return err == nil && len(entries) > 0
 }
 
-// writeRunReports writes report.json, report.md and report.html into the run folder.
+// writeRunReports writes report.json, report.md and report.html into the run folder, each
+// atomically: a failed write leaves no truncated report.
 func writeRunReports(e *env, dir string, r *report.Run) error {
 	st := report.Style{Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}}
 	for _, f := range []struct {
@@ -209,7 +236,7 @@ func writeRunReports(e *env, dir string, r *report.Run) error {
 		if err := report.Render(&b, f.format, r, st); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name), b.Bytes(), 0o644); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), b.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}

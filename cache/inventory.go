@@ -1,3 +1,6 @@
+// Package cache takes the inventory of executable-cache folders (TF-IPU, PopART/PopTorch and JAX
+// persistent caches): what each entry is, and with the logs of the runs that used them, which
+// entries the runs hit, missed and wrote, and which no run touched.
 package cache
 
 import (
@@ -14,6 +17,9 @@ import (
 
 	"github.com/recomp/recomp/logscan"
 )
+
+// MaxListed bounds the untouched entries an Inventory lists (all are counted).
+const MaxListed = 1000
 
 // EntryKind says what kind of executable-cache entry a file is.
 type EntryKind string

@@ -7,8 +7,8 @@ import (
 	"os"
 	"sort"
 
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/ledger"
 )
 
 // Baseline is the known-good module families of a run and the graph hashes they compiled
@@ -20,10 +20,10 @@ type Baseline struct {
 
 // NewBaseline takes the families and hashes of a report. Unnamed compilations are left out:
 // nothing could be compared with them.
-func NewBaseline(rep *cache.Report) *Baseline {
+func NewBaseline(rep *ledger.Report) *Baseline {
 	b := &Baseline{Version: 1, Families: map[string][]string{}}
 	for _, m := range rep.Modules {
-		if m.Family == cache.Unnamed || m.Compilations == 0 {
+		if m.Family == ledger.Unnamed || m.Compilations == 0 {
 			continue
 		}
 		hashes := append([]string{}, m.Hashes...)

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/ledger"
 )
 
 // FailureKind says what failed the gate.
@@ -54,7 +54,7 @@ type Result struct {
 	Inconclusive bool
 	Reason       string
 	Allowed      int
-	// Failures are the first cache.MaxListed failures; Compilations and LoadFailures count
+	// Failures are the first ledger.MaxListed failures; Compilations and LoadFailures count
 	// them all.
 	Failures     []Failure
 	Compilations int
@@ -66,7 +66,7 @@ type Result struct {
 }
 
 // evidenceDoubts says which processes' logs cannot show that nothing compiled after warm-up.
-func evidenceDoubts(rep *cache.Report) []string {
+func evidenceDoubts(rep *ledger.Report) []string {
 	var out []string
 	with, clusters := 0, 0
 	for _, p := range rep.Procs {
@@ -81,7 +81,7 @@ func evidenceDoubts(rep *cache.Report) []string {
 			"however often it compiles: turn on the device compiler's logging (TF_CPP_MIN_LOG_LEVEL=0 "+
 			"TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2; recomp run sets them)")
 	case with == 0:
-		out = append(out, "no compile evidence in the logs: "+cache.EvidenceAdvice)
+		out = append(out, "no compile evidence in the logs: "+ledger.EvidenceAdvice)
 	case with < len(rep.Procs):
 		for _, p := range rep.Procs {
 			if p.Evidence > 0 {
@@ -121,7 +121,7 @@ type Input struct {
 // holds no line of per-compilation logging, a log that ends inside a compilation, a binary
 // input, a warm-up that never ended make it inconclusive (AllowNoEvidence passes them); an
 // input that could not be read to the end, or a warm-up marker that never matched, always do.
-func Evaluate(rep *cache.Report, inputs []Input, opt Options) *Result {
+func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 	g := &Result{Allowed: opt.MaxRecompiles, Failures: []Failure{}, Problems: []string{}}
 	var doubts []string // what AllowNoEvidence overrides
 	for _, in := range inputs {
@@ -144,14 +144,14 @@ func Evaluate(rep *cache.Report, inputs []Input, opt Options) *Result {
 		f := Failure{Kind: FailCompilation, Module: u.Module, Family: u.Family, Hash: u.Hash, File: u.File, Line: u.Line,
 			Duration: u.Duration, Message: u.Late, Producer: string(u.Producer)}
 		if u.Why != "" {
-			f.Reason = string(u.Producer) + " said: " + cache.SummarizeWhy(u.Why)
+			f.Reason = string(u.Producer) + " said: " + ledger.SummarizeWhy(u.Why)
 		}
 		g.Failures = append(g.Failures, f)
 	}
 	if opt.Loads {
 		g.LoadFailures = rep.Summary.LoadsAfterWarmup
 		for _, ld := range rep.LateLoads {
-			if len(g.Failures) >= cache.MaxListed {
+			if len(g.Failures) >= ledger.MaxListed {
 				break
 			}
 			g.Failures = append(g.Failures, Failure{Kind: FailLoad, File: ld.File, Line: ld.Line, Duration: ld.Duration,

@@ -8,21 +8,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 )
 
-// ledger scans a TF-IPU style log into a report, the way recomp guard does.
-func ledger(t *testing.T, opt cache.Options, log string) *cache.Report {
+// scanReport scans a TF-IPU style log into a report, the way recomp guard does.
+func scanReport(t *testing.T, opt ledger.Options, log string) *ledger.Report {
 	t.Helper()
 	s := logscan.NewScanner(strings.NewReader(log), "run.log", logscan.Options{})
-	l := cache.NewLedger(opt)
+	l := ledger.NewLedger(opt)
 	l.BeginInput(0, "run.log")
 	for s.Scan() {
 		l.Add(s.Event())
 	}
 	l.EndInput(false)
-	return cache.Merge(opt, l.Report())
+	return ledger.Merge(opt, l.Report())
 }
 
 func compile(module, hash string) string {
@@ -63,7 +63,7 @@ func TestEvaluate(t *testing.T) {
 		{"a binary input", compile("train.1", "0xa"), []Input{{Path: "core", Binary: "an ELF executable"}}, Options{}, false, true, 0, "core: binary data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := Evaluate(ledger(t, cache.Options{}, c.log), c.inputs, c.opt)
+			g := Evaluate(scanReport(t, ledger.Options{}, c.log), c.inputs, c.opt)
 			if g.Passed != c.passed || g.Inconclusive != c.inconclusive || len(g.Failures) != c.failures || !strings.Contains(g.Reason, c.reason) {
 				t.Errorf("passed %v inconclusive %v failures %d reason %q; want %v %v %d %q",
 					g.Passed, g.Inconclusive, len(g.Failures), g.Reason, c.passed, c.inconclusive, c.failures, c.reason)
@@ -73,7 +73,7 @@ func TestEvaluate(t *testing.T) {
 			}
 		})
 	}
-	g := Evaluate(ledger(t, cache.Options{}, twice), nil, Options{})
+	g := Evaluate(scanReport(t, ledger.Options{}, twice), nil, Options{})
 	if f := g.Failures[0]; f.Kind != FailCompilation || f.Family != "train" || f.Hash != "0xb" || f.File != "run.log" || f.Line == 0 {
 		t.Errorf("failure %+v", f)
 	}
@@ -82,9 +82,9 @@ func TestEvaluate(t *testing.T) {
 // Every process must have evidence of its own: a rank whose compile logging was off does not
 // pass with the others.
 func TestEvidencePerProcess(t *testing.T) {
-	one := func(name, log string, opt cache.Options) *cache.Report {
+	one := func(name, log string, opt ledger.Options) *ledger.Report {
 		s := logscan.NewScanner(strings.NewReader(log), name, logscan.Options{})
-		l := cache.NewLedger(opt)
+		l := ledger.NewLedger(opt)
 		l.BeginInput(0, name)
 		for s.Scan() {
 			l.Add(s.Event())
@@ -92,7 +92,7 @@ func TestEvidencePerProcess(t *testing.T) {
 		l.EndInput(false)
 		return l.Report()
 	}
-	rep := cache.Merge(cache.Options{}, one("rank0.log", compile("train.1", "0xa"), cache.Options{}), one("rank1.log", "step 1\n", cache.Options{}))
+	rep := ledger.Merge(ledger.Options{}, one("rank0.log", compile("train.1", "0xa"), ledger.Options{}), one("rank1.log", "step 1\n", ledger.Options{}))
 	g := Evaluate(rep, nil, Options{})
 	if !g.Inconclusive || !strings.Contains(g.Reason, "rank1.log: no compile evidence of its own") {
 		t.Errorf("a rank without evidence: %+v", g)
@@ -100,13 +100,13 @@ func TestEvidencePerProcess(t *testing.T) {
 	if g := Evaluate(rep, nil, Options{AllowNoEvidence: true}); !g.Passed {
 		t.Errorf("--allow-no-evidence: %+v", g)
 	}
-	opt := cache.Options{Warmup: 3}
-	rep = cache.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
+	opt := ledger.Options{Warmup: 3}
+	rep = ledger.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
 	if g := Evaluate(rep, nil, Options{}); !g.Inconclusive || !strings.Contains(g.Reason, "the warm-up never ended") {
 		t.Errorf("--warmup 3 of 2 compilations: %+v", g)
 	}
-	opt = cache.Options{Warmup: 2}
-	rep = cache.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
+	opt = ledger.Options{Warmup: 2}
+	rep = ledger.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
 	if g := Evaluate(rep, nil, Options{}); !g.Passed {
 		t.Errorf("--warmup 2 of 2 compilations: %+v", g)
 	}
@@ -114,7 +114,7 @@ func TestEvidencePerProcess(t *testing.T) {
 
 func TestBaseline(t *testing.T) {
 	dir := t.TempDir()
-	rep := ledger(t, cache.Options{}, compile("train.1", "0xb")+compile("train.2", "0xa")+compile("eval.1", "0xc"))
+	rep := scanReport(t, ledger.Options{}, compile("train.1", "0xb")+compile("train.2", "0xa")+compile("eval.1", "0xc"))
 	b := NewBaseline(rep)
 	if got := fmt.Sprint(b.Families); got != "map[eval:[0xc] train:[0xa 0xb]]" {
 		t.Errorf("families %s", got)
@@ -128,11 +128,11 @@ func TestBaseline(t *testing.T) {
 		t.Fatalf("read back %+v, %v", back, err)
 	}
 	// The baseline lets known hashes through and fails a new one.
-	known := ledger(t, cache.Options{Baseline: back.Families}, compile("train.1", "0xa")+compile("train.2", "0xb"))
+	known := scanReport(t, ledger.Options{Baseline: back.Families}, compile("train.1", "0xa")+compile("train.2", "0xb"))
 	if g := Evaluate(known, nil, Options{}); !g.Passed {
 		t.Errorf("known hashes: %s", g.Reason)
 	}
-	unknown := ledger(t, cache.Options{Baseline: back.Families}, compile("train.1", "0xa")+compile("train.2", "0xd"))
+	unknown := scanReport(t, ledger.Options{Baseline: back.Families}, compile("train.1", "0xa")+compile("train.2", "0xd"))
 	if g := Evaluate(unknown, nil, Options{}); g.Passed || g.Failures[0].Hash != "0xd" {
 		t.Errorf("a new hash: %+v", g)
 	}

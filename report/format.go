@@ -9,13 +9,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/internal/textutil"
+	"github.com/recomp/recomp/ledger"
 )
 
 // dur prints a duration the same way in every format.
-func dur(d time.Duration) string { return cache.FormatDuration(d) }
+func dur(d time.Duration) string { return ledger.FormatDuration(d) }
 
 // seconds is a duration in the float seconds of JSON, rounded to milliseconds.
 func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }

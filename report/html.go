@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/ledger"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -304,8 +304,8 @@ func scanPage(s *Scan, title string) *htmlPage {
 // timeline draws one row per module family (those that cost most), with each compilation as a
 // bar as long as it took (red after warm-up), each cache hit as a green tick, and a last row of
 // executable loads. The axis is time when the log has clocks, else the log's line numbers.
-func timeline(rep *cache.Report) (template.HTML, []string) {
-	mods := append([]*cache.Module(nil), rep.Modules...)
+func timeline(rep *ledger.Report) (template.HTML, []string) {
+	mods := append([]*ledger.Module(nil), rep.Modules...)
 	sort.SliceStable(mods, func(i, j int) bool { return mods[i].CompileTime > mods[j].CompileTime })
 	var omitted []string
 	if len(mods) > htmlMaxFamilies {
@@ -329,7 +329,7 @@ type timeAxis struct {
 	t0             time.Time
 }
 
-func newTimeAxis(mods []*cache.Module) timeAxis {
+func newTimeAxis(mods []*ledger.Module) timeAxis {
 	ax := timeAxis{useTime: true}
 	first := true
 	for _, m := range mods {
@@ -377,7 +377,7 @@ type timelineMark struct {
 
 // timelineMarks lists the bars and ticks of the families' units and of the executable loads
 // (on the last row), and notes what it left out.
-func timelineMarks(rep *cache.Report, mods []*cache.Module, ax timeAxis) ([]timelineMark, []string) {
+func timelineMarks(rep *ledger.Report, mods []*ledger.Module, ax timeAxis) ([]timelineMark, []string) {
 	var marks []timelineMark
 	var notes []string
 	truncated := false
@@ -397,10 +397,10 @@ func timelineMarks(rep *cache.Report, mods []*cache.Module, ax timeAxis) ([]time
 			marks = append(marks, timelineMark{at: ax.pos(u.Begin, u.Line, u.Input), len: l, kind: k, row: row,
 				title: fmt.Sprintf("%s %s:%d %s", k, u.File, u.Line, dur(u.Duration))})
 		}
-		truncated = truncated || len(m.Units) == cache.MaxUnits
+		truncated = truncated || len(m.Units) == ledger.MaxUnits
 	}
 	if truncated {
-		notes = append(notes, fmt.Sprintf("the timeline draws the first %d units of each family", cache.MaxUnits))
+		notes = append(notes, fmt.Sprintf("the timeline draws the first %d units of each family", ledger.MaxUnits))
 	}
 	undrawn := 0
 	for _, ld := range rep.Loads {
@@ -422,7 +422,7 @@ func timelineMarks(rep *cache.Report, mods []*cache.Module, ax timeAxis) ([]time
 }
 
 // drawTimeline writes the SVG of the marks.
-func drawTimeline(marks []timelineMark, mods []*cache.Module, loadsRow bool, ax timeAxis) template.HTML {
+func drawTimeline(marks []timelineMark, mods []*ledger.Module, loadsRow bool, ax timeAxis) template.HTML {
 	lo, hi := marks[0].at, marks[0].at+marks[0].len
 	for _, mk := range marks {
 		lo, hi = min(lo, mk.at), max(hi, mk.at+mk.len)

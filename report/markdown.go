@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/ledger"
 )
 
 type markdownRenderer struct{}
@@ -38,7 +38,7 @@ func writeScanMarkdown(w io.Writer, title string, s *Scan) {
 	}
 }
 
-func writeFindingsMarkdown(w io.Writer, fs []cache.Finding) {
+func writeFindingsMarkdown(w io.Writer, fs []ledger.Finding) {
 	if len(fs) == 0 {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runner"
 )
@@ -33,7 +34,7 @@ type Input struct {
 // Scan is the report of recomp scan: what the logs say about compiling, caching and loading.
 type Scan struct {
 	Inputs []Input
-	Ledger *cache.Report
+	Ledger *ledger.Report
 	// Events are the first MaxEvents events in input order (all of them when Full);
 	// EventCount counts them all.
 	Events     []logscan.Event

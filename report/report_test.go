@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -24,7 +24,7 @@ func hostileGuard(t *testing.T) *Guard {
 		"Begin XLA compilation: <img_src=x_onerror=alert(1)>.2  (Hash: 0xb) for ordinal  0\n" +
 		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n"
 	s := logscan.NewScanner(strings.NewReader(log), "run|<b>.log", logscan.Options{})
-	l := cache.NewLedger(cache.Options{})
+	l := ledger.NewLedger(ledger.Options{})
 	l.BeginInput(0, "run|<b>.log")
 	var events []logscan.Event
 	for s.Scan() {
@@ -32,7 +32,7 @@ func hostileGuard(t *testing.T) *Guard {
 		events = append(events, s.Event())
 	}
 	l.EndInput(false)
-	rep := cache.Merge(cache.Options{}, l.Report())
+	rep := ledger.Merge(ledger.Options{}, l.Report())
 	g := gate.Evaluate(rep, nil, gate.Options{})
 	if g.Passed || len(g.Failures) == 0 {
 		t.Fatalf("the hostile log should fail the gate: %+v", g)
@@ -40,7 +40,7 @@ func hostileGuard(t *testing.T) *Guard {
 	g.Failures[0].Message = hostile
 	g.Failures[0].Reason = hostile
 	g.Problems = []string{hostile}
-	rep.Findings = append(rep.Findings, cache.Finding{Severity: cache.SeverityError, Kind: cache.FindingRecompiled,
+	rep.Findings = append(rep.Findings, ledger.Finding{Severity: ledger.SeverityError, Kind: ledger.FindingRecompiled,
 		Module: hostile, Message: hostile, Advice: hostile})
 	scan := &Scan{Inputs: []Input{{Path: "run|<b>.log", Warnings: []logscan.Warning{{Line: 1, Message: hostile}}, WarningCount: 1}},
 		Ledger: rep, Events: events, EventCount: len(events)}
@@ -115,7 +115,7 @@ func TestHostileTextStaysInert(t *testing.T) {
 
 // TestEmptyReportsHaveNoNulls: every list of every JSON document is [] when empty.
 func TestEmptyReportsHaveNoNulls(t *testing.T) {
-	rep := cache.Merge(cache.Options{}, cache.NewLedger(cache.Options{}).Report())
+	rep := ledger.Merge(ledger.Options{}, ledger.NewLedger(ledger.Options{}).Report())
 	scan := &Scan{Ledger: rep}
 	for name, r := range map[string]Report{
 		"scan":  scan,
@@ -165,13 +165,13 @@ func TestTimelineMixedClocks(t *testing.T) {
 		log.WriteString(strings.NewReplacer("%d", string(rune('1'+i))).Replace(fmt))
 	}
 	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{})
-	l := cache.NewLedger(cache.Options{})
+	l := ledger.NewLedger(ledger.Options{})
 	l.BeginInput(0, "run.log")
 	for s.Scan() {
 		l.Add(s.Event())
 	}
 	l.EndInput(false)
-	rep := cache.Merge(cache.Options{}, l.Report())
+	rep := ledger.Merge(ledger.Options{}, l.Report())
 	if rep.Summary.Compilations != 3 || rep.Summary.ExecutableLoads != 3 {
 		t.Fatalf("summary %+v", rep.Summary)
 	}
@@ -194,7 +194,7 @@ func TestHTMLBounded(t *testing.T) {
 			"Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n")
 	}
 	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{})
-	l := cache.NewLedger(cache.Options{})
+	l := ledger.NewLedger(ledger.Options{})
 	l.BeginInput(0, "run.log")
 	var events []logscan.Event
 	for s.Scan() {
@@ -204,7 +204,7 @@ func TestHTMLBounded(t *testing.T) {
 		l.Add(s.Event())
 	}
 	l.EndInput(false)
-	rep := cache.Merge(cache.Options{}, l.Report())
+	rep := ledger.Merge(ledger.Options{}, l.Report())
 	scan := &Scan{Ledger: rep, Events: events, EventCount: 5 * 20_000}
 	for name, r := range map[string]Report{"scan": scan, "guard": &Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{Loads: true})}} {
 		page := render(t, HTML, r)

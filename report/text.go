@@ -11,6 +11,7 @@ import (
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
 )
 
 type textRenderer struct{ p painter }
@@ -96,7 +97,7 @@ func countString(n, listed int) string {
 	return strconv.Itoa(n)
 }
 
-func writeFindingsText(w io.Writer, fs []cache.Finding, p painter) {
+func writeFindingsText(w io.Writer, fs []ledger.Finding, p painter) {
 	if len(fs) == 0 {
 		return
 	}
@@ -152,7 +153,7 @@ func (t textRenderer) guard(w io.Writer, g *Guard) error {
 		fmt.Fprintf(w, "  %s:%d: %s\n", f.File, f.Line, failureText(f))
 	}
 	if n := g.Gate.Compilations + g.Gate.LoadFailures; n > len(g.Gate.Failures) {
-		fmt.Fprintf(w, "  … %d more not listed (--format json lists the first %d)\n", n-len(g.Gate.Failures), cache.MaxListed)
+		fmt.Fprintf(w, "  … %d more not listed (--format json lists the first %d)\n", n-len(g.Gate.Failures), ledger.MaxListed)
 	}
 	return nil
 }

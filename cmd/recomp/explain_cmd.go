@@ -3,9 +3,9 @@ package main
 import (
 	"slices"
 
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
@@ -49,7 +49,7 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 	if err != nil {
 		return nil, err
 	}
-	var links map[*diff.DumpFile]*cache.Unit
+	var links map[*diff.DumpFile]*ledger.Unit
 	if len(logs) > 0 {
 		s, err := scanLogs(e, logs, scanOptions{sameProcess: true})
 		if err != nil {
@@ -61,7 +61,7 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 	retraced := map[string]bool{} // auto-clustering groups whose function was traced again
 	for _, u := range links {
 		if u.Retraced {
-			retraced[cache.ClusterGroup(u.Module)] = true
+			retraced[ledger.ClusterGroup(u.Module)] = true
 		}
 	}
 	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) })
@@ -101,8 +101,8 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 // counter (which is the order of compilation). Families meet by hlo.FunctionKey, so TF's
 // cluster signatures meet their dumps and PyTorch/XLA's unnamed graphs (named after the Python
 // frame in the log, SyncTensorsGraph in the dump) meet in the order they were compiled.
-func linkDumps(d *diff.Dump, rep *cache.Report) map[*diff.DumpFile]*cache.Unit {
-	units := map[string][]*cache.Unit{}
+func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit {
+	units := map[string][]*ledger.Unit{}
 	var order []string
 	for _, m := range rep.Modules {
 		for _, u := range m.Compiled() {
@@ -116,14 +116,14 @@ func linkDumps(d *diff.Dump, rep *cache.Report) map[*diff.DumpFile]*cache.Unit {
 	// The compilations of one key come from several families (a frame identity each): order
 	// them as the log did.
 	for _, k := range order {
-		slices.SortStableFunc(units[k], func(a, b *cache.Unit) int {
+		slices.SortStableFunc(units[k], func(a, b *ledger.Unit) int {
 			if a.Input != b.Input {
 				return a.Input - b.Input
 			}
 			return a.Line - b.Line
 		})
 	}
-	links := map[*diff.DumpFile]*cache.Unit{}
+	links := map[*diff.DumpFile]*ledger.Unit{}
 	next := map[string]int{}
 	for _, f := range d.Files {
 		k := hlo.FunctionKey(f.Family)
@@ -136,14 +136,14 @@ func linkDumps(d *diff.Dump, rep *cache.Report) map[*diff.DumpFile]*cache.Unit {
 }
 
 // programKey groups dumps for explain: by the program the log says compiled them, else by
-// what the dump's name says (cache.DumpProgram). Eager one-op programs are left out; the
+// what the dump's name says (ledger.DumpProgram). Eager one-op programs are left out; the
 // clusters TF formed anew each time a function was traced again are one program.
-func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*cache.Unit, retraced map[string]bool) string {
+func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retraced map[string]bool) string {
 	if u := links[f]; u != nil {
 		if u.Eager {
 			return ""
 		}
-		if g := cache.ClusterGroup(u.Module); g != "" && retraced[g] {
+		if g := ledger.ClusterGroup(u.Module); g != "" && retraced[g] {
 			return g // the clusters of one function traced again: one program's versions
 		}
 		if u.Program != u.Family {
@@ -151,5 +151,5 @@ func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*cache.Unit, retraced
 		}
 		return u.Family
 	}
-	return cache.DumpProgram(f.Module.Name)
+	return ledger.DumpProgram(f.Module.Name)
 }

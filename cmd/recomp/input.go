@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
@@ -63,7 +63,7 @@ type readCloser struct {
 // scanOptions say how logs are read into a scan report.
 type scanOptions struct {
 	marker      *logscan.LineRegexp
-	ledger      cache.Options
+	ledger      ledger.Options
 	sameProcess bool // the logs are parts of one process's log
 	allEvents   bool // list every event, not the first report.MaxEvents
 }
@@ -88,29 +88,29 @@ type scanned struct {
 	input  report.Input
 	events []logscan.Event // the first ones, for the report's list
 	count  int
-	reps   []*cache.Report // the input's own process reports (nil when the inputs are one process)
-	err    error           // the input could not be opened
+	reps   []*ledger.Report // the input's own process reports (nil when the inputs are one process)
+	err    error            // the input could not be opened
 }
 
 // processes are the ledgers of one process's log, one per rank a launcher's prefix named in
 // it ("" for lines without one): each rank is its own process.
 type processes struct {
-	opt    cache.Options
-	byRank map[string]*cache.Ledger
+	opt    ledger.Options
+	byRank map[string]*ledger.Ledger
 	ranks  []string
 	began  map[string]int // the input each ledger is reading
 	events map[string]int // events each ledger was given
 }
 
-func newProcesses(opt cache.Options) *processes {
-	return &processes{opt: opt, byRank: map[string]*cache.Ledger{}, began: map[string]int{}, events: map[string]int{}}
+func newProcesses(opt ledger.Options) *processes {
+	return &processes{opt: opt, byRank: map[string]*ledger.Ledger{}, began: map[string]int{}, events: map[string]int{}}
 }
 
 // ledger returns the ledger of a rank, reading input i from name.
-func (ps *processes) ledger(rank string, i int, name string) *cache.Ledger {
+func (ps *processes) ledger(rank string, i int, name string) *ledger.Ledger {
 	l := ps.byRank[rank]
 	if l == nil {
-		l = cache.NewLedger(ps.opt)
+		l = ledger.NewLedger(ps.opt)
 		ps.byRank[rank] = l
 		ps.ranks = append(ps.ranks, rank)
 		ps.began[rank] = -1
@@ -138,7 +138,7 @@ func (ps *processes) endInput(i int, marker bool) {
 
 // reports closes the books of every process, in the order the ranks first appeared (the
 // unranked lines first).
-func (ps *processes) reports() []*cache.Report {
+func (ps *processes) reports() []*ledger.Report {
 	ranks := slices.Clone(ps.ranks)
 	slices.SortStableFunc(ranks, func(a, b string) int {
 		if a == "" || b == "" || len(a) != len(b) {
@@ -146,7 +146,7 @@ func (ps *processes) reports() []*cache.Report {
 		}
 		return strings.Compare(a, b)
 	})
-	out := make([]*cache.Report, 0, len(ranks))
+	out := make([]*ledger.Report, 0, len(ranks))
 	for _, r := range ranks {
 		if r == "" && len(ranks) > 1 && ps.events[r] == 0 {
 			continue // every line of the log carried a rank: there is no unranked process
@@ -193,20 +193,20 @@ func scanLogs(e *env, paths []string, opt scanOptions) (*report.Scan, error) {
 		}()
 	}
 	wg.Wait()
-	var reps []*cache.Report
+	var reps []*ledger.Report
 	for _, s := range out {
 		reps = append(reps, s.reps...)
 	}
 	return assemble(e, out, reps, opt, start)
 }
 
-func assemble(e *env, out []scanned, reps []*cache.Report, opt scanOptions, start time.Time) (*report.Scan, error) {
+func assemble(e *env, out []scanned, reps []*ledger.Report, opt scanOptions, start time.Time) (*report.Scan, error) {
 	for _, s := range out {
 		if s.err != nil {
 			return nil, usageErr("%v", s.err)
 		}
 	}
-	rs := &report.Scan{Ledger: cache.Merge(opt.ledger, reps...), SameProcess: opt.sameProcess, Full: opt.allEvents}
+	rs := &report.Scan{Ledger: ledger.Merge(opt.ledger, reps...), SameProcess: opt.sameProcess, Full: opt.allEvents}
 	for _, s := range out {
 		rs.Inputs = append(rs.Inputs, s.input)
 		rs.EventCount += s.count
@@ -310,7 +310,7 @@ func (w warmupFlags) options() (scanOptions, error) {
 	if w.Warmup > 0 && w.After != "" {
 		return scanOptions{}, usageErr("--warmup and --after are exclusive: choose one warm-up boundary")
 	}
-	opt := scanOptions{ledger: cache.Options{Warmup: w.Warmup}, sameProcess: w.SameProcess, allEvents: w.AllEvents}
+	opt := scanOptions{ledger: ledger.Options{Warmup: w.Warmup}, sameProcess: w.SameProcess, allEvents: w.AllEvents}
 	if w.After == "" {
 		return opt, nil
 	}

@@ -1,8 +1,7 @@
-// Package cache keeps the books on compilation: a Ledger folds the events of logscan into
+// Package ledger keeps the books on compilation: a Ledger folds the events of logscan into
 // compile requests, real compilations, executable-cache hits, misses and writes, and
 // executable loads, per module family, decides which of them came after warm-up, and names
-// what looks wrong. The package also takes the inventory of executable-cache folders (see
-// Take).
+// what looks wrong.
 //
 // A Ledger is one process: the events of one log, in order. Several logs are several
 // processes (ranks, hosts, runs) unless the caller feeds them to one Ledger; their Reports are
@@ -13,7 +12,7 @@
 // The work is split by job: join.go joins the events of one compilation into a Unit, account.go
 // counts units and loads per family, warmup.go decides what came after warm-up, report.go merges
 // processes and findings.go names what a user should look at.
-package cache
+package ledger
 
 import (
 	"time"

@@ -1,11 +1,12 @@
-package cache
+package ledger
 
 import (
 	"fmt"
-	"github.com/recomp/recomp/internal/textutil"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/recomp/recomp/internal/textutil"
 
 	"github.com/recomp/recomp/logscan"
 )

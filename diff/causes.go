@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/internal/textutil"
 )
@@ -56,7 +57,7 @@ var advice = map[CauseKind]string{
 		"growing in a loop, a function re-defined per step, or options that change which ops are emitted",
 	CauseIdentical: "the graphs are the same, so the recompile came from outside the graph: a function wrapped again " +
 		"in each step (jax.jit of a new lambda or closure, a tf.function created in a loop: wrap it once, outside the loop), " +
-		"compile flags (XLA_FLAGS, TF_POPLAR_FLAGS), the device or its configuration, a different framework or SDK version, " +
+		"compile flags (" + strings.Join(frameworks.CompileFlags(), ", ") + "), the device or its configuration, a different framework or SDK version, " +
 		"or an executable cache that was not enabled or not shared between processes",
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
 )
 
@@ -152,7 +153,7 @@ func (c *comparer) pairLeftoverComps() {
 	type key func(h *hlo.Hasher, s *hlo.Hasher, x *hlo.Computation) string
 	keys := []key{
 		func(h, _ *hlo.Hasher, x *hlo.Computation) string { return strconv.FormatUint(h.Computation(x), 16) },
-		func(_, _ *hlo.Hasher, x *hlo.Computation) string { return hlo.Family(x.Name) },
+		func(_, _ *hlo.Hasher, x *hlo.Computation) string { return frameworks.Family(x.Name) },
 		func(_, s *hlo.Hasher, x *hlo.Computation) string { return strconv.FormatUint(s.Computation(x), 16) },
 	}
 	for _, k := range keys {

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
 )
 
@@ -265,7 +266,7 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool) *DumpFile {
 		}
 		return nil
 	}
-	f := &DumpFile{Path: path, ID: -1, Module: m, Family: hlo.Family(m.Name)}
+	f := &DumpFile{Path: path, ID: -1, Module: m, Family: frameworks.Family(m.Name)}
 	d.Files = append(d.Files, f)
 	return f
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
 )
 
@@ -36,7 +37,7 @@ func realModules(tb testing.TB) []*hlo.Module {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		k := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(f)))) + "/" + hlo.Family(m.Name)
+		k := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(f)))) + "/" + frameworks.Family(m.Name)
 		if b := best[k]; b == nil || m.InstructionCount() > b.InstructionCount() {
 			best[k] = m
 		}

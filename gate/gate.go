@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 )
 
 // FailureKind says what failed the gate.
@@ -78,10 +80,10 @@ func evidenceDoubts(rep *ledger.Report) []string {
 	switch {
 	case with == 0 && clusters > 0:
 		out = append(out, "the only compile evidence is TF's \"Compiled cluster using XLA!\", which TF prints once per process "+
-			"however often it compiles: turn on the device compiler's logging (TF_CPP_MIN_LOG_LEVEL=0 "+
-			"TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2; recomp run sets them)")
+			"however often it compiles: turn on the device compiler's logging ("+frameworks.ForProducer(logscan.ProducerTF).Advice.Evidence+
+			"; recomp run sets it)")
 	case with == 0:
-		out = append(out, "no compile evidence in the logs: "+ledger.EvidenceAdvice)
+		out = append(out, "no compile evidence in the logs: "+frameworks.EvidenceAdvice())
 	case with < len(rep.Procs):
 		for _, p := range rep.Procs {
 			if p.Evidence > 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 )
@@ -15,7 +16,7 @@ import (
 // scanReport scans a TF-IPU style log into a report, the way recomp guard does.
 func scanReport(t *testing.T, opt ledger.Options, log string) *ledger.Report {
 	t.Helper()
-	s := logscan.NewScanner(strings.NewReader(log), "run.log", logscan.Options{})
+	s := logscan.NewScanner(strings.NewReader(log), "run.log", logscan.Options{Grammar: frameworks.Grammar()})
 	l := ledger.NewLedger(opt)
 	l.BeginInput(0, "run.log")
 	for s.Scan() {
@@ -83,7 +84,7 @@ func TestEvaluate(t *testing.T) {
 // pass with the others.
 func TestEvidencePerProcess(t *testing.T) {
 	one := func(name, log string, opt ledger.Options) *ledger.Report {
-		s := logscan.NewScanner(strings.NewReader(log), name, logscan.Options{})
+		s := logscan.NewScanner(strings.NewReader(log), name, logscan.Options{Grammar: frameworks.Grammar()})
 		l := ledger.NewLedger(opt)
 		l.BeginInput(0, name)
 		for s.Scan() {

@@ -18,6 +18,6 @@ ENTRY main.4 {
 		return
 	}
 	p := m.Entry.Instruction("x.1")
-	fmt.Println(m.Name, hlo.Family("jit_f.3"), p.Shape, p.Shape.Elem, p.Shape.DimsString())
-	// Output: jit_f jit_f f32[32,128]{1,0} f32 [32,128]
+	fmt.Println(m.Name, p.Shape, p.Shape.Elem, p.Shape.DimsString())
+	// Output: jit_f f32[32,128]{1,0} f32 [32,128]
 }

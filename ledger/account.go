@@ -1,12 +1,10 @@
 package ledger
 
 import (
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/frameworks"
 )
 
 // Summary counts what the ledger saw.
@@ -141,7 +139,7 @@ func familyOf(module string) string {
 	if module == "" {
 		return Unnamed
 	}
-	return hlo.Family(module)
+	return frameworks.Family(module)
 }
 
 func (l *Ledger) module(u *Unit) *Module {
@@ -157,7 +155,7 @@ func (l *Ledger) module(u *Unit) *Module {
 // account counts a closed unit.
 func (l *Ledger) account(u *Unit) {
 	u.Family = familyOf(u.Module)
-	u.Eager = !u.User && isEagerOp(u.Producer, u.Family, u.Signature)
+	u.Eager = !u.User && frameworks.Eager(u.Producer, u.Family, u.Signature)
 	u.Program = programOf(u)
 	m := l.module(u)
 	m.Names = addText(m.Names, u.Module)
@@ -197,7 +195,7 @@ func (l *Ledger) account(u *Unit) {
 	l.programs[u.Program]++
 	u.Seq = l.programs[u.Program]
 	recompiled := (u.Seq > 1 || u.SeenBefore) && u.Family != Unnamed && !u.Eager
-	if g := ClusterGroup(u.Module); g != "" && u.Seq == 1 && l.reused[g] {
+	if g := frameworks.Group(u.Module); g != "" && u.Seq == 1 && l.reused[g] {
 		// TF auto-clustering names the clusters of a traced graph cluster_0, cluster_1, …:
 		// a new cluster of a group whose graph was already running is the function traced
 		// again, not another part of it.
@@ -216,42 +214,14 @@ func (l *Ledger) account(u *Unit) {
 }
 
 // programOf is what a recompilation is counted against: the family, except for programs that
-// share a family without being one program. Eager one-op programs differ by their
-// signature; Keras 3 traces its train, test and predict steps under one function name
-// (one_step_on_data), which the XLA device compiler tells apart by their number of inputs.
+// share a family without being one program. Eager one-op programs differ by their signature;
+// a stack may tell others apart its own way (Keras's train, test and predict steps).
 func programOf(u *Unit) string {
-	switch {
-	case u.Eager:
+	if u.Eager {
 		return u.Family + "\x00" + u.Signature
-	case isKerasStep(u.Family):
-		// train, test and predict differ in their inputs (the optimizer's state, the labels);
-		// a retrace of one of them (a new function id) keeps its inputs.
-		if u.Signature != "" {
-			return u.Family + "\x00" + u.Signature
-		}
-		return u.Module
+	}
+	if p, ok := frameworks.Program(u.Family, u.Module, u.Signature); ok {
+		return p
 	}
 	return u.Family
-}
-
-func isKerasStep(family string) bool {
-	for _, f := range []string{"inference_one_step_on_", "inference_multi_step_on_"} {
-		if strings.Contains(family, f) {
-			return true
-		}
-	}
-	return false
-}
-
-var reCluster = regexp.MustCompile(`^cluster_\d+(__.*?)?(\.\d+)*$`)
-
-// ClusterGroup is the name of a TF auto-clustering cluster with its number replaced by N ("" for
-// other modules): cluster_3 and cluster_0__XlaCompiledKernel_true__… are numbered in the order
-// in which TF formed them.
-func ClusterGroup(module string) string {
-	m := reCluster.FindStringSubmatch(module)
-	if m == nil {
-		return ""
-	}
-	return "cluster_N" + m[1]
 }

@@ -3,9 +3,12 @@ package ledger
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/internal/textutil"
 
 	"github.com/recomp/recomp/logscan"
@@ -52,19 +55,13 @@ type Finding struct {
 	Advice   string
 }
 
-// EvidenceAdvice says what makes each framework log its compilations.
-const EvidenceAdvice = "turn on the compile logging of the framework: JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1); " +
-	"TF/Keras with XLA: TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2; " +
-	"PyTorch/XLA: PT_XLA_DEBUG_LEVEL=2; TF-IPU: TF_CPP_VMODULE=poplar_compiler=1; Poplar/PopART/PopTorch: POPLAR_LOG_LEVEL=INFO " +
-	"(PopTorch prints its compilation bar by default)"
-
 // findings names what a user should look at in a merged report.
 func findings(opt Options, r *Report) []Finding {
 	var fs []Finding
 	if r.Summary.Events == 0 {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingNoEvidence,
 			Message: "the logs hold no compile, cache or executable-load line: nothing can be said about compilation",
-			Advice:  EvidenceAdvice})
+			Advice:  frameworks.EvidenceAdvice()})
 	}
 	for _, file := range r.MarkerMissing {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingMarkerNotFound, File: file,
@@ -96,10 +93,14 @@ func findings(opt Options, r *Report) []Finding {
 	fs = append(fs, metricFindings(r)...)
 	for _, m := range r.Modules {
 		for _, u := range m.Units {
-			if u.Compiled && !u.Finished && u.Producer == logscan.ProducerPopTorch {
-				fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCompileUnfinished, Module: u.Family, File: u.File, Line: u.Line,
-					Message: "a PopTorch graph compilation had not finished at the end of the log",
-					Advice:  "if the compile hangs, run with POPLAR_LOG_LEVEL=INFO to see the phase it is in"})
+			if !u.Compiled || u.Finished {
+				continue
+			}
+			if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Unfinished != nil {
+				if msg, advice, ok := fw.Unfinished(u.Producer); ok {
+					fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCompileUnfinished, Module: u.Family, File: u.File, Line: u.Line,
+						Message: msg, Advice: advice})
+				}
 			}
 		}
 	}
@@ -129,7 +130,9 @@ func recompiledFinding(m *Module, processes int) Finding {
 		f.Kind = FindingRecompiled
 		f.Message = fmt.Sprintf("%s: a new XLA auto-clustering cluster was compiled after the graph's clusters had already run: the function was traced again and its clusters formed anew%s%s",
 			m.Family, where, said)
-		f.Advice = "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True so it is not traced again; or mark the dynamic dimensions and let XLA recompile one cluster"
+		if fw := frameworks.ForProducer(at.Producer); fw != nil {
+			f.Advice = fw.Advice.Group
+		}
 	case m.HashCount > 1:
 		f.Kind = FindingRecompiledNewHash
 		f.Message = fmt.Sprintf("%s was compiled %d times%s with %s different graph hashes (%s): the graph changed%s%s",
@@ -139,7 +142,7 @@ func recompiledFinding(m *Module, processes int) Finding {
 		f.Kind = FindingRecompiledSameHash
 		f.Message = fmt.Sprintf("%s was compiled %d times%s with the same graph hash %s: an executable cache was not used%s%s",
 			m.Family, m.Compilations, programs(m), m.Hashes[0], where, said)
-		f.Advice = "enable or fix the executable cache (TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching; JAX: jax_compilation_cache_dir), and check that flags and device are the same between the compilations"
+		f.Advice = "enable or fix the executable cache (" + frameworks.CacheAdvice() + "), and check that flags and device are the same between the compilations"
 	default:
 		f.Kind = FindingRecompiled
 		f.Message = fmt.Sprintf("%s was compiled %d times%s%s%s", m.Family, m.Compilations, programs(m), where, said)
@@ -209,17 +212,10 @@ func eagerFinding(mods []*Module) (Finding, bool) {
 // hashAdvice says how to find out what told two compilations apart; explained says the
 // framework already named it in the log.
 func hashAdvice(producer logscan.Producer, explained bool) string {
-	switch {
-	case explained:
+	if explained {
 		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see the graph-level change (shape, dtype, constant) and its advice"
-	case producer == logscan.ProducerJAX:
-		return "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`"
-	case producer == logscan.ProducerTF || producer == logscan.ProducerXLA:
-		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True"
-	case producer == logscan.ProducerTorchXLA:
-		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static (pad or bucket them) and avoid reading tensor values between steps"
 	}
-	return "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`"
+	return frameworks.RecompiledAdvice(producer)
 }
 
 // retraceNote is the frameworks' retracing warnings (and other warnings about how the program
@@ -263,12 +259,15 @@ func retraceFindings(notes []*retraceNote) []Finding {
 			msg += fmt.Sprintf(" (the last of %d warnings)", n.count)
 		}
 		f := Finding{Severity: SeverityWarning, Kind: FindingFrequentRetracing, Module: n.module, File: n.file, Line: n.line, Message: msg}
+		fw := frameworks.ForProducer(n.producer)
 		switch {
 		case n.kind == logscan.FrameworkWarning:
 			f.Kind = FindingFrameworkWarning
-			f.Advice = "reading tensor values on the host (.item(), printing a tensor, Python control flow on a value) cuts the graph and waits for the device each step: keep such reads out of the step, or do them every N steps"
-		case n.producer == logscan.ProducerTF:
-			f.Advice = "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, and pass Python scalars as tensors; under jit_compile every new signature is a new XLA compilation"
+			if fw != nil {
+				f.Advice = fw.Advice.Warning
+			}
+		case fw != nil && fw.Advice.Retrace != "":
+			f.Advice = fw.Advice.Retrace
 		default:
 			f.Advice = "keep input shapes static (pad or bucket them) and avoid reading tensor values between steps; dump the graphs (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`"
 		}
@@ -325,28 +324,31 @@ func joinLimited(xs []string, n int) string {
 	return b.String()
 }
 
-// metricFindings compares what a framework's metrics report says with what the log shows.
+// metricFindings compares what the stacks' metrics reports say with what the log shows.
 func metricFindings(r *Report) []Finding {
-	var fs []Finding
-	ms := r.Summary.Metrics
-	if f, ok := ms["PersistentCacheDeserializeFailure"]; ok && f.Count > 0 {
-		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCacheUnusable, File: f.File, Line: f.Line,
-			Message: fmt.Sprintf("the persistent compilation cache held %d executable(s) that could not be loaded (PersistentCacheDeserializeFailure): they were compiled again", f.Count),
-			Advice:  "this PJRT backend cannot deserialize executables (PyTorch/XLA 2.9 on CPU cannot); the cache helps only where the device's plugin supports it"})
+	if len(r.Summary.Metrics) == 0 {
+		return nil
 	}
-	if ct, ok := ms["CompileTime"]; ok {
-		n := 0
+	ms := map[string]framework.Metric{}
+	for k, m := range r.Summary.Metrics {
+		ms[k] = framework.Metric{Count: m.Count, Total: m.Total, File: m.File, Line: m.Line}
+	}
+	var fs []Finding
+	for _, fw := range frameworks.All() {
+		if fw.Metrics == nil {
+			continue
+		}
+		compiled := 0
 		for _, m := range r.Modules {
 			for _, u := range m.Units {
-				if u.Compiled && u.Producer == logscan.ProducerTorchXLA {
-					n++
+				if u.Compiled && slices.Contains(fw.Producers, u.Producer) {
+					compiled++
 				}
 			}
 		}
-		if n > 0 && n != ct.Count {
-			fs = append(fs, Finding{Severity: SeverityInfo, Kind: FindingMetricsDisagree, File: ct.File, Line: ct.Line,
-				Message: fmt.Sprintf("PyTorch/XLA's metrics count %d compilation(s) (CompileTime samples), the log's Compilation Analysis blocks %d", ct.Count, n),
-				Advice:  "set PT_XLA_DEBUG_LEVEL=2 for the whole run (from before the first step) so that every compilation is analysed"})
+		for _, n := range fw.Metrics(ms, compiled) {
+			fs = append(fs, Finding{Severity: Severity(n.Severity), Kind: FindingKind(n.Kind), File: n.File, Line: n.Line,
+				Message: n.Message, Advice: n.Advice})
 		}
 	}
 	return fs

@@ -3,6 +3,7 @@ package ledger
 import (
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -80,7 +81,7 @@ func (l *Ledger) join(rule joinRule, ev logscan.Event) {
 }
 
 func sameName(u *Unit, ev logscan.Event) bool {
-	return ev.Module == "" || u.Module == "" || sameFunction(u.Module, ev.Module)
+	return ev.Module == "" || u.Module == "" || frameworks.SameFunction(u.Module, ev.Module)
 }
 
 // start opens a unit for ev. A waiting framework explanation of the function this unit

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -177,7 +178,7 @@ func (l *Ledger) attachWhy(u *Unit) {
 	}
 	for i := len(l.whys) - 1; i >= 0; i-- {
 		w := l.whys[i]
-		if w.function != "" && !sameFunction(w.function, u.Module) {
+		if w.function != "" && !frameworks.SameFunction(w.function, u.Module) {
 			continue
 		}
 		u.User = u.User || (w.function != "" && !w.library)
@@ -194,7 +195,7 @@ func (l *Ledger) attachWhy(u *Unit) {
 // an auto-clustered graph says the graph is in its steady state.
 func (l *Ledger) execution(ev logscan.Event) {
 	l.sum.Executions++
-	if g := ClusterGroup(ev.Module); g != "" {
+	if g := frameworks.Group(ev.Module); g != "" {
 		l.reused[g] = true
 	}
 }
@@ -205,52 +206,6 @@ func (l *Ledger) metric(ev logscan.Event) {
 		l.sum.Metrics = map[string]Metric{}
 	}
 	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: ev.Duration, File: ev.File, Line: ev.Line}
-}
-
-// sameFunction reports whether two names a framework gives one function agree: JAX names the
-// function in its explanations (train_step), its module jit_train_step, and JAX 0.4 logs the
-// bare name in its compile request.
-func sameFunction(a, b string) bool {
-	if a == b {
-		return true
-	}
-	return a != "" && b != "" && bareFunction(a) == bareFunction(b)
-}
-
-func bareFunction(name string) string {
-	for _, p := range []string{"jit_", "pjit_", "pmap_", "xmap_", "__inference_"} {
-		if strings.HasPrefix(name, p) {
-			name = name[len(p):]
-			if p == "__inference_" { // TF: __inference_train_step_42
-				if i := strings.LastIndexByte(name, '_'); i > 0 && isNumber(name[i+1:]) {
-					name = name[:i]
-				}
-			}
-			break
-		}
-	}
-	return sanitizeFunction(name)
-}
-
-func isNumber(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// sanitizeFunction maps a Python name to the name JAX gives its module: every character other
-// than a letter, digit, '_', '.' or '-' becomes '_', and trailing '_' are dropped.
-func sanitizeFunction(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80) {
-			b[i] = '_'
-		}
-	}
-	return strings.TrimRight(string(b), "_")
 }
 
 // Report closes the books of this process. The Ledger must not be used afterwards.
@@ -290,7 +245,15 @@ func (l *Ledger) Report() *Report {
 // evenly over the compilations of a log that gave no durations of its own: per compilation it
 // is an estimate, in all it is the framework's figure.
 func (l *Ledger) metricTimes() {
-	ct, ok := l.sum.Metrics["CompileTime"]
+	var ct Metric
+	ok := false
+	for _, fw := range frameworks.All() {
+		if fw.CompileTimeMetric != "" {
+			if ct, ok = l.sum.Metrics[fw.CompileTimeMetric]; ok {
+				break
+			}
+		}
+	}
 	if !ok || l.sum.CompileTime != 0 || ct.Total <= 0 || l.sum.Compilations == 0 {
 		return
 	}

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
 )
 
 func report(t *testing.T, opt Options, log string) *Report {
 	t.Helper()
-	so := logscan.Options{}
+	so := logscan.Options{Grammar: frameworks.Grammar()}
 	if opt.AfterMarker {
 		re, _ := logscan.NewLineRegexp("Epoch 2/")
 		so.Marker = re
@@ -123,7 +124,7 @@ func ledgerOf(opt Options, logs ...string) *Report {
 	for i, log := range logs {
 		l := NewLedger(opt)
 		l.BeginInput(i, fmt.Sprintf("rank%d.log", i))
-		s := logscan.NewScanner(strings.NewReader(log), fmt.Sprintf("rank%d.log", i), logscan.Options{})
+		s := logscan.NewScanner(strings.NewReader(log), fmt.Sprintf("rank%d.log", i), logscan.Options{Grammar: frameworks.Grammar()})
 		for s.Scan() {
 			l.Add(s.Event())
 		}
@@ -154,7 +155,7 @@ func TestInputsAreSeparateProcesses(t *testing.T) {
 	l := NewLedger(Options{})
 	for i := range 2 {
 		l.BeginInput(i, "part.log")
-		s := logscan.NewScanner(strings.NewReader(rank), "part.log", logscan.Options{})
+		s := logscan.NewScanner(strings.NewReader(rank), "part.log", logscan.Options{Grammar: frameworks.Grammar()})
 		for s.Scan() {
 			l.Add(s.Event())
 		}
@@ -384,21 +385,5 @@ func TestSameArgumentsSaid(t *testing.T) {
 		if got := strings.Contains(msg, "same argument shapes and types (float32[8],)"); got != c.same {
 			t.Errorf("%d compilation(s): said %v, want %v: %q", r.Summary.Compilations, got, c.same, msg)
 		}
-	}
-}
-
-// Every user-like name overrides a name of the eager list (one that is not on it needs no
-// override), and is then not taken for an eager program.
-func TestUserLikeNames(t *testing.T) {
-	for n := range userLike {
-		if !jaxNames[n] {
-			t.Errorf("%q is not an eager name: its entry in userLike does nothing", n)
-		}
-		if isEagerOp(logscan.ProducerJAX, "jit_"+n, "") {
-			t.Errorf("jit_%s is taken for an eager program", n)
-		}
-	}
-	if !isEagerOp(logscan.ProducerJAX, "jit_broadcast_in_dim", "") || !isEagerOp(logscan.ProducerJAX, "jit__normal", "") {
-		t.Error("eager programs are no longer recognised")
 	}
 }

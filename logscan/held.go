@@ -10,52 +10,37 @@ import (
 
 // Some records span several physical lines: a JAX tracing-cache-miss explanation, a TF
 // "Creating new FuncGraph" with its parameters, a PyTorch/XLA metric and its values, and any
-// record that rich.logging wrapped. The first line starts a held record; the lines that
-// belong to it are read by continueHeld, whether or not they pass the prefilter, and the
-// record is classified as a whole when a line that does not belong to it comes.
-
-type heldKind uint8
-
-const (
-	heldTracing   heldKind = iota + 1 // JAX: TRACING CACHE MISS at …: and its indented lines
-	heldFuncGraph                     // TF: Creating new FuncGraph for Python function … Input Parameters:
-	heldMetric                        // PyTorch/XLA: Metric: NAME / Counter: NAME and their indented values
-	heldRich                          // rich.logging: a record whose message continues on indented lines
-)
+// record that rich.logging wrapped. The first line starts a held record (Context.Hold); the
+// lines that belong to it are read by continueHeld, whether or not they pass the prefilter, and
+// the record is classified as a whole when a line that does not belong to it comes.
 
 type heldRecord struct {
-	kind   heldKind
 	h      header
 	line   int
 	lines  []string
-	indent int    // heldRich: the column the message starts at
-	name   string // heldMetric: the metric or counter
+	accept func(line []byte) bool           // whether a line continues the record
+	done   func(c *Context, lines []string) // the record is complete
+	fw     int                              // the framework whose rule holds it
+	rich   bool                             // a rich.logging record: its lines are trimmed on both sides
 }
 
 // maxExplanation bounds the lines kept from a multi-line record; the rest are read, not kept.
 const maxExplanation = 40
 
-func (s *Scanner) hold(kind heldKind, h header, lineNo int, first string) *heldRecord {
-	s.flushHeld()
-	s.held = &heldRecord{kind: kind, h: h, line: lineNo, lines: []string{first}}
-	return s.held
-}
-
-// accepts says whether a line (orchestrator prefixes removed) continues the held record.
+// accepts says whether a line (orchestrator prefixes removed) continues the held record: a
+// blank line never does.
 func (r *heldRecord) accepts(l []byte) bool {
-	spaces := len(l) - len(bytes.TrimLeft(l, " "))
-	if spaces == len(l) {
+	if len(bytes.TrimLeft(l, " ")) == 0 {
 		return false
 	}
-	switch r.kind {
-	case heldRich:
-		return spaces >= r.indent
-	case heldTracing:
-		// JAX 0.4 printed a few of its explanation lines without indentation.
-		return spaces >= 2 || bytes.HasPrefix(l, []byte("explanation unavailable!")) ||
-			bytes.HasPrefix(l, []byte("where weak_type=")) || bytes.HasPrefix(l, []byte("weak_type=False means"))
-	}
-	return spaces >= 2
+	return r.accept(l)
+}
+
+// Indented reports whether a line is indented by at least n spaces: how most frameworks
+// continue a record on the lines after it.
+func Indented(l []byte, n int) bool {
+	spaces := len(l) - len(bytes.TrimLeft(l, " "))
+	return spaces >= n && spaces < len(l)
 }
 
 func (r *heldRecord) add(l string) {
@@ -81,7 +66,7 @@ func (s *Scanner) continueHeld(line []byte, candidate bool) bool {
 		s.use(rank)
 		p.heldIdle = 0
 		if p.held.accepts(l) {
-			if p.held.kind == heldRich {
+			if p.held.rich {
 				p.held.add(strings.TrimSpace(string(l)))
 			} else {
 				p.held.add(strings.TrimRight(string(l), " \t"))
@@ -120,25 +105,14 @@ func (s *Scanner) cleanQuiet(line []byte) ([]byte, string) {
 	return line, rank
 }
 
-// flushHeld classifies the held record.
+// flushHeld completes the held record.
 func (s *Scanner) flushHeld() {
 	r := s.held
 	if r == nil {
 		return
 	}
 	s.held = nil
-	switch r.kind {
-	case heldTracing:
-		s.emitTracing(r)
-	case heldFuncGraph:
-		s.emitFuncGraph(r)
-	case heldMetric:
-		s.emitMetric(r)
-	case heldRich:
-		msg := strings.Join(r.lines, " ")
-		s.classify(msg, r.h, r.line)
-		s.flushHeld() // the wrapped record is complete
-	}
+	r.done(&Context{s: s, fw: r.fw, h: r.h, line: r.line}, r.lines)
 }
 
 // rich.logging's RichHandler writes "[HH:MM:SS] LEVEL    message    file.py:NNN", with the time
@@ -162,8 +136,14 @@ func (s *Scanner) richRecord(seg []byte, outer header, lineNo int) bool {
 		}
 	}
 	msg := reRichSource.ReplaceAllString(string(seg[m[1]:]), "")
-	r := s.hold(heldRich, h, lineNo, strings.TrimSpace(msg))
-	r.indent = m[1]
+	indent := m[1]
+	s.flushHeld()
+	s.held = &heldRecord{h: h, line: lineNo, lines: []string{strings.TrimSpace(msg)}, rich: true, fw: -1,
+		accept: func(l []byte) bool { return Indented(l, indent) },
+		done: func(c *Context, lines []string) {
+			s.classify(strings.Join(lines, " "), c.h, c.line)
+			s.flushHeld() // the wrapped record is complete
+		}}
 	return true
 }
 

@@ -8,42 +8,6 @@ import (
 	"unsafe"
 )
 
-// anchorStrings are the literals of which a line must contain at least one to be parsed at
-// all. Every message the classifier knows contains one of them (TestAnchorsCoverMessages checks
-// it). They are at least minAnchor bytes long: the longer the shortest one, the further the
-// prefilter skips.
-var anchorStrings = []string{
-	"ompilation",            // XLA compilation, Compilation Finished, Graph compilation, Compilation Analysis, persistent compilation cache
-	"OMPILATION",            // JAX: PERSISTENT COMPILATION CACHE MISS
-	"compiling ",            // Begin compiling Poplar engine, TF: Instantly compiling for signature
-	"Compiling ",            // Compiling module, JAX: Compiling jit(f) with global shapes
-	" compiled ",            // has not been compiled yet
-	"h compiled",            // PopART: Graph compiled
-	"Compiled cluster",      // TF: Compiled cluster using XLA!
-	" times, compile time:", // TF: Compiled S N times, compile time: T us
-	"executable",            // PopART executables, in executable cache
-	"Executable",            // PopART: Saving serialized Executablex
-	"ing phase: ",           // Poplar Starting phase: / Ending phase:
-	".poplar_exec",          // TF-IPU cache files
-	".xla_engine",           // TF-IPU cache files, SDK <= 1.4
-	"ngine loaded",          // PopART Engine loaded
-	"tf.function retracing", // TF: triggered tf.function retracing
-	"TRACING CACHE MISS",    // JAX: jax_explain_cache_misses
-	"pt-xla-profiler",       // PyTorch/XLA auto-metrics
-	"cution Analysis",       // PyTorch/XLA: Execution Analysis
-	"mputation hash:",       // PyTorch/XLA: Computation hash:
-	"CompileTime",           // PyTorch/XLA metrics report: Metric: CompileTime
-	"achedCompile",          // PyTorch/XLA metrics report: Counter: CachedCompile, UncachedCompile
-	"PersistentCache",       // PyTorch/XLA metrics report: the persistent cache's counters
-	"new FuncGraph",         // TF (level 1): Creating new FuncGraph for Python function
-	"num_inputs=",           // TF: the device compiler's inputs of a compilation
-	"ady Compiled",          // TF: Already Compiled for signature
-}
-
-// Anchors returns the prefilter's literals (a copy), for tools that compare recomp with grep
-// on the same patterns.
-func Anchors() []string { return append([]string(nil), anchorStrings...) }
-
 // prefilter finds the lines that contain an anchor in one pass over the text, with a
 // Horspool-style shift table over byte pairs (Wu-Manber with a block of 2): at each window of
 // m bytes (the shortest anchor), the pair at its end says how far the window can move before
@@ -56,7 +20,8 @@ type prefilter struct {
 	pats  [][]byte
 }
 
-var anchorFilter = newPrefilter(anchorStrings)
+// emptyFilter finds no line: a Scanner without a grammar reads no message.
+var emptyFilter = &prefilter{m: 0}
 
 func newPrefilter(anchors []string) *prefilter {
 	p := &prefilter{m: 255}
@@ -95,7 +60,7 @@ type span struct{ start, end int }
 func (p *prefilter) lines(text []byte, base int, out []span) []span {
 	m := p.m
 	pos, last := 0, len(text)-m
-	if last < 0 {
+	if last < 0 || m < 2 {
 		return out
 	}
 	// The window's last two bytes are read as one native-order uint16 (see pairKey);

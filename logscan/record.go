@@ -201,7 +201,7 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 	if len(rec) == 0 {
 		return
 	}
-	h, msg := parsePrefix(rec)
+	h, msg := s.parsePrefix(rec)
 	msg = bytes.TrimSpace(msg)
 	if len(msg) == 0 {
 		return
@@ -213,7 +213,7 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 	if s.classify(text, h, lineNo) {
 		return
 	}
-	for _, head := range messageHeads {
+	for _, head := range s.g.heads {
 		i := strings.Index(text, head)
 		if i <= 0 || isWordByte(text[i-1]) {
 			continue
@@ -226,16 +226,6 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 			return
 		}
 	}
-}
-
-// messageHeads are how the messages that classify recognises only at the start of a message
-// begin: they are looked for inside records whose layout recomp does not know.
-var messageHeads = []string{
-	"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
-	"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Instantly compiling for signature: ", "Compiled ",
-	"Already Compiled for signature: ", "Creating new FuncGraph ", "Compilation Analysis: ", "Execution Analysis: ",
-	"Post Compilation Analysis: ", "Computation hash: ", "Starting phase: ", "Ending phase: ", "Starting compilation",
-	"Starting Engine compilation", "Graph compiled", "Engine loaded", "Metric: ", "Counter: ",
 }
 
 var reAnyStamp = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?`)
@@ -257,7 +247,7 @@ func stampIn(prefix string, h header) header {
 	return h
 }
 
-func parsePrefix(rec []byte) (header, []byte) {
+func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 	var h header
 	switch c := rec[0]; {
 	case c >= '0' && c <= '9':
@@ -285,7 +275,7 @@ func parsePrefix(rec []byte) (header, []byte) {
 				h.stamp = string(m[1]) + "." + string(m[2])
 				h.t, h.dateKnown = parseTime("2006-01-02 15:04:05.000", h.stamp, true)
 			}
-			h.producer = producerFromLogger(string(m[3]))
+			h.producer = s.g.loggerProducer(string(m[3]))
 			return h, rec[len(m[0]):]
 		}
 		if m := reAbslPrefix.FindSubmatch(rec); m != nil {
@@ -348,18 +338,6 @@ func producerFromSource(path string, def Producer) Producer {
 		return ProducerXLA
 	}
 	return def
-}
-
-func producerFromLogger(name string) Producer {
-	switch {
-	case name == "tensorflow" || strings.HasPrefix(name, "tensorflow."):
-		return ProducerTF
-	case name == "jax" || strings.HasPrefix(name, "jax.") || strings.HasPrefix(name, "jaxlib"):
-		return ProducerJAX
-	case strings.HasPrefix(name, "torch_xla"):
-		return ProducerTorchXLA
-	}
-	return ""
 }
 
 func producerFromComponent(c string) Producer {

@@ -14,6 +14,9 @@ const DefaultBufSize = 1 << 20
 
 // Options configure a Scanner.
 type Options struct {
+	// Grammar is the frameworks whose messages the Scanner reads (frameworks.Grammar() has all of
+	// recomp's); without one it reads none.
+	Grammar *Grammar
 	// Marker, when set, makes the Scanner emit one Marker event at the first line it matches
 	// (the warm-up boundary of --after), in each process of the log (each rank of a log that
 	// holds several).
@@ -28,6 +31,7 @@ type Scanner struct {
 	r    io.Reader
 	name string
 	opt  Options
+	g    *Grammar
 
 	buf        []byte
 	start, end int
@@ -66,14 +70,11 @@ type Scanner struct {
 type procState struct {
 	rank        string
 	markerFound bool
-	bar         barState
 	held        *heldRecord // a multi-line record whose lines are still being read
-	ptxla       ptxlaState
-	last        Event // the last event emitted, to drop a record printed twice
+	last        Event       // the last event emitted, to drop a record printed twice
 	hasLast     bool
-	tfTraced    map[string]bool // TF functions seen traced (the first trace is not a retrace)
-	tfInputs    string          // TF device compiler: num_inputs of the compilation it is about to make
-	heldIdle    int             // lines of other ranks read while this rank holds a record
+	heldIdle    int   // lines of other ranks read while this rank holds a record
+	fwState     []any // each framework's state (Framework.NewState), by its index in the grammar
 }
 
 // maxRanks bounds the processes a Scanner follows in one log; the lines of further ranks are
@@ -111,7 +112,11 @@ func NewScanner(r io.Reader, name string, opt Options) *Scanner {
 		size = DefaultBufSize
 	}
 	root := &procState{}
-	return &Scanner{r: r, name: name, opt: opt, buf: make([]byte, size), line: 1, procState: root,
+	g := opt.Grammar
+	if g == nil {
+		g = &Grammar{filter: emptyFilter}
+	}
+	return &Scanner{r: r, name: name, opt: opt, g: g, buf: make([]byte, size), line: 1, procState: root,
 		procs: map[string]*procState{"": root}}
 }
 
@@ -199,9 +204,10 @@ func (s *Scanner) finish() {
 	for _, rank := range s.rankOrder() {
 		s.use(rank)
 		s.flushHeld()
-		s.ptxlaFlush()
-		if s.bar.active {
-			s.warn(s.bar.beginLine, "PopTorch graph compilation still in progress at the end of the log")
+		for i, fw := range s.g.frameworks {
+			if fw.Finish != nil && s.fwState != nil && s.fwState[i] != nil {
+				fw.Finish(&Context{s: s, fw: i, line: s.line})
+			}
 		}
 	}
 	if s.stats.Bytes > 0 && s.lastByte != '\n' {
@@ -246,7 +252,7 @@ func (s *Scanner) processRegion(region []byte) {
 			s.warn(s.line+bytes.Count(region[:i], []byte{'\n'}), "binary data (NUL byte): not a text log?")
 		}
 	}
-	s.spans = anchorFilter.candidates(region, s.spans[:0], &s.parts)
+	s.spans = s.g.filter.candidates(region, s.spans[:0], &s.parts)
 	markers := s.findMarkers(region)
 	counted, line := 0, s.line
 	lineAt := func(pos int) int {
@@ -345,4 +351,11 @@ func (s *Scanner) parseLine(line []byte, lineNo int) {
 			s.parseSegment(seg, lineNo)
 		}
 	}
+}
+
+func indexByteFrom(b []byte, c byte, from int) int {
+	if j := bytes.IndexByte(b[from:], c); j >= 0 {
+		return from + j
+	}
+	return -1
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
@@ -23,7 +24,7 @@ func hostileGuard(t *testing.T) *Guard {
 		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
 		"Begin XLA compilation: <img_src=x_onerror=alert(1)>.2  (Hash: 0xb) for ordinal  0\n" +
 		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n"
-	s := logscan.NewScanner(strings.NewReader(log), "run|<b>.log", logscan.Options{})
+	s := logscan.NewScanner(strings.NewReader(log), "run|<b>.log", logscan.Options{Grammar: frameworks.Grammar()})
 	l := ledger.NewLedger(ledger.Options{})
 	l.BeginInput(0, "run|<b>.log")
 	var events []logscan.Event
@@ -164,7 +165,7 @@ func TestTimelineMixedClocks(t *testing.T) {
 			"10:00:0%d.500 4242 PO:ENGINE   [I] Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n"
 		log.WriteString(strings.NewReplacer("%d", string(rune('1'+i))).Replace(fmt))
 	}
-	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{})
+	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{Grammar: frameworks.Grammar()})
 	l := ledger.NewLedger(ledger.Options{})
 	l.BeginInput(0, "run.log")
 	for s.Scan() {
@@ -193,7 +194,7 @@ func TestHTMLBounded(t *testing.T) {
 			"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
 			"Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n")
 	}
-	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{})
+	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{Grammar: frameworks.Grammar()})
 	l := ledger.NewLedger(ledger.Options{})
 	l.BeginInput(0, "run.log")
 	var events []logscan.Event

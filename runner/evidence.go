@@ -8,19 +8,17 @@ package runner
 import (
 	"slices"
 	"strings"
+
+	"github.com/recomp/recomp/frameworks"
 )
 
-// Framework selects whose evidence is switched on.
+// Framework selects whose evidence is switched on: a stack's name (frameworks.Names), or
+// FrameworkAuto for all of them.
 type Framework string
 
-// Frameworks.
-const (
-	FrameworkAuto     Framework = "auto" // all of them: a program may use several, and the others ignore them
-	FrameworkJAX      Framework = "jax"
-	FrameworkTF       Framework = "tf"
-	FrameworkTorchXLA Framework = "torch-xla"
-	FrameworkIPU      Framework = "ipu"
-)
+// FrameworkAuto switches on every stack's evidence: a program may use several, and the others
+// ignore them.
+const FrameworkAuto Framework = "auto"
 
 // DumpMode says which HLO modules XLA dumps into the run folder.
 type DumpMode string
@@ -40,24 +38,6 @@ type Setting struct {
 	Kept bool `json:"kept,omitempty"`
 	// Effect says what the setting costs or changes besides logging, when it does.
 	Effect string `json:"effect,omitempty"`
-}
-
-// evidence is what makes each framework log its compilations.
-var evidence = []struct {
-	fw            Framework
-	name, value   string
-	effect        string
-	appendToValue bool
-}{
-	{FrameworkJAX, "JAX_LOG_COMPILES", "1", "", false},
-	{FrameworkJAX, "JAX_EXPLAIN_CACHE_MISSES", "1", "JAX compares each new trace with the ones it has seen: a little tracing time", false},
-	{FrameworkTF, "TF_CPP_MIN_LOG_LEVEL", "0", "TensorFlow's info lines appear in the log too", false},
-	{FrameworkTF, "TF_CPP_VMODULE", "device_compiler=2,device_compilation_profiler=2", "", false},
-	{FrameworkTorchXLA, "PT_XLA_DEBUG_LEVEL", "2", "an analysis block per graph compiled and executed: more output, a little host time per step", false},
-	{FrameworkTorchXLA, "XLA_HLO_DEBUG", "1", "Python source lines in the HLO metadata; it changes the graph hash and so the persistent-cache key: entries cached without it are not reused", false},
-	{FrameworkIPU, "TF_CPP_VMODULE", "poplar_compiler=1,poplar_executable=1", "", false},
-	{FrameworkIPU, "POPLAR_LOG_LEVEL", "INFO", "Poplar logs every engine phase: a long log", false},
-	{FrameworkIPU, "POPART_LOG_LEVEL", "INFO", "PopART logs at info level: a long log", false},
 }
 
 // Evidence returns the settings that switch on the evidence of fw and the environment the
@@ -87,9 +67,9 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, env []string) ([]Sett
 		set[name] = len(settings)
 		settings = append(settings, s)
 	}
-	for _, e := range evidence {
-		if fw == FrameworkAuto || fw == e.fw || (fw == FrameworkIPU && e.fw == FrameworkTF) {
-			add(e.name, e.value, e.effect)
+	for _, f := range frameworks.Selected(string(fw)) {
+		for _, e := range f.Settings {
+			add(e.Name, e.Value, e.Effect)
 		}
 	}
 	if dump != DumpNone && dumpDir != "" {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/atomicfile"
 )
 
@@ -184,18 +185,8 @@ func CacheFolders(env []string, named []string) []*CacheSnapshot {
 		seen[dir] = true
 		out = append(out, &CacheSnapshot{Dir: dir, From: from})
 	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "JAX_COMPILATION_CACHE_DIR", "POPTORCH_CACHE_DIR", "XLA_PERSISTENT_CACHE_PATH":
-			add(v, k)
-		case "TF_POPLAR_FLAGS":
-			for _, f := range strings.Fields(v) {
-				if d, ok := strings.CutPrefix(f, "--executable_cache_path="); ok {
-					add(d, k)
-				}
-			}
-		}
+	for _, c := range frameworks.CacheFolders(env) {
+		add(c.Dir, c.From)
 	}
 	for _, d := range named {
 		add(d, "--cache")
@@ -269,10 +260,11 @@ func PythonOf(command []string) string {
 	return ""
 }
 
-// versionScript prints the versions of the frameworks the interpreter has.
-const versionScript = `import json, importlib.metadata as m
+// versionScript prints the versions of the packages the interpreter has (a JSON list of names
+// is its argument).
+const versionScript = `import json, sys, importlib.metadata as m
 out = {}
-for p in ("jax", "jaxlib", "flax", "optax", "tensorflow", "tensorflow-cpu", "keras", "torch", "torch_xla", "poptorch", "popart"):
+for p in json.loads(sys.argv[1]):
     try:
         out[p] = m.version(p)
     except Exception:
@@ -285,7 +277,8 @@ func Versions(python string, env []string) map[string]string {
 	if python == "" {
 		return nil
 	}
-	cmd := exec.Command(python, "-c", versionScript)
+	names, _ := json.Marshal(frameworks.Packages())
+	cmd := exec.Command(python, "-c", versionScript, string(names))
 	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/frameworks/jax"
 )
 
 // syncBuffer is a bytes.Buffer several goroutines may write.
@@ -177,7 +179,7 @@ func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
 	if !kept {
 		t.Errorf("the user's JAX_LOG_COMPILES is not reported as kept: %+v", settings)
 	}
-	if _, env := Evidence(FrameworkJAX, DumpNone, "", nil); len(env) != 2 {
+	if _, env := Evidence(Framework(jax.Name), DumpNone, "", nil); len(env) != 2 {
 		t.Errorf("jax without a dump: %v", env)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
@@ -179,7 +180,7 @@ func run(mb, nfiles, instr, rounds int, dir string, keep bool) error {
 // anchorPattern is the scan prefilter's anchors as one extended regexp, for grep and ripgrep.
 func anchorPattern() string {
 	var alts []string
-	for _, a := range logscan.Anchors() {
+	for _, a := range frameworks.Grammar().Anchors() {
 		alts = append(alts, strings.ReplaceAll(a, ".", `\.`))
 	}
 	return strings.Join(alts, "|")

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/report"
 )
@@ -48,7 +49,7 @@ func logUse(e *env, path string, use cache.LogUse) error {
 		return usageErr("%v", err)
 	}
 	defer rc.Close()
-	s := logscan.NewScanner(rc, path, logscan.Options{})
+	s := logscan.NewScanner(rc, path, logscan.Options{Grammar: frameworks.Grammar()})
 	for s.Scan() {
 		ev := s.Event()
 		use.Add(ev.Kind, ev.Path)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/report"
 )
 
@@ -119,7 +120,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": version()},
+		kong.Vars{"version": version(), "frameworks": strings.Join(frameworks.Names(), ",")},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "recomp: internal error: %v\n", err)
@@ -131,7 +132,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		var help cli
 		hp, err := kong.New(&help, kong.Name("recomp"), kong.Description(parser.Model.Help), kong.Writers(stderr, stderr),
 			kong.Exit(func(int) { panic(kongExit(exitUsage)) }), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-			kong.Vars{"version": version()})
+			kong.Vars{"version": version(), "frameworks": strings.Join(frameworks.Names(), ",")})
 		if err == nil {
 			_, _ = hp.Parse([]string{"--help"})
 		}

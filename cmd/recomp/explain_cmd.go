@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/recomp/recomp/diff"
-	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
@@ -61,7 +61,7 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 	retraced := map[string]bool{} // auto-clustering groups whose function was traced again
 	for _, u := range links {
 		if u.Retraced {
-			retraced[ledger.ClusterGroup(u.Module)] = true
+			retraced[frameworks.Group(u.Module)] = true
 		}
 	}
 	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) })
@@ -98,7 +98,7 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 
 // linkDumps links each dumped module with the compilation of the log that made it: the i-th
 // compilation of a function with the i-th dump of it, in the order of the dump's module
-// counter (which is the order of compilation). Families meet by hlo.FunctionKey, so TF's
+// counter (which is the order of compilation). Families meet by frameworks.FunctionKey, so TF's
 // cluster signatures meet their dumps and PyTorch/XLA's unnamed graphs (named after the Python
 // frame in the log, SyncTensorsGraph in the dump) meet in the order they were compiled.
 func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit {
@@ -106,7 +106,7 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 	var order []string
 	for _, m := range rep.Modules {
 		for _, u := range m.Compiled() {
-			k := hlo.FunctionKey(u.Family)
+			k := frameworks.FunctionKey(u.Family)
 			if units[k] == nil {
 				order = append(order, k)
 			}
@@ -126,7 +126,7 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 	links := map[*diff.DumpFile]*ledger.Unit{}
 	next := map[string]int{}
 	for _, f := range d.Files {
-		k := hlo.FunctionKey(f.Family)
+		k := frameworks.FunctionKey(f.Family)
 		if i := next[k]; i < len(units[k]) {
 			links[f] = units[k][i]
 			next[k] = i + 1
@@ -136,14 +136,14 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 }
 
 // programKey groups dumps for explain: by the program the log says compiled them, else by
-// what the dump's name says (ledger.DumpProgram). Eager one-op programs are left out; the
+// what the dump's name says (frameworks.DumpProgram). Eager one-op programs are left out; the
 // clusters TF formed anew each time a function was traced again are one program.
 func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retraced map[string]bool) string {
 	if u := links[f]; u != nil {
 		if u.Eager {
 			return ""
 		}
-		if g := ledger.ClusterGroup(u.Module); g != "" && retraced[g] {
+		if g := frameworks.Group(u.Module); g != "" && retraced[g] {
 			return g // the clusters of one function traced again: one program's versions
 		}
 		if u.Program != u.Family {
@@ -151,5 +151,5 @@ func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retrace
 		}
 		return u.Family
 	}
-	return ledger.DumpProgram(f.Module.Name)
+	return frameworks.DumpProgram(f.Module.Name)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
@@ -242,7 +243,7 @@ func scanOne(log hclog.Logger, i int, path string, stdin io.Reader, opt scanOpti
 			log.Trace("reading", "input", path, "bytes", st.Size(), "mode", st.Mode().String())
 		}
 	}
-	s := logscan.NewScanner(rc, name, logscan.Options{Marker: opt.marker})
+	s := logscan.NewScanner(rc, name, logscan.Options{Marker: opt.marker, Grammar: frameworks.Grammar()})
 	ps.ledger("", i, name) // the input's own process, even when every line carries a rank
 	ps.events[""]--
 	for s.Scan() {

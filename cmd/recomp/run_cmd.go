@@ -21,9 +21,9 @@ import (
 
 type runCmd struct {
 	Out       string        `help:"The run folder (it must not exist or be empty); default recomp-runs/<time>-<name>/." placeholder:"DIR"`
-	Framework string        `enum:"auto,jax,tf,torch-xla,ipu" default:"auto" help:"Whose evidence to switch on: auto (all), jax, tf, torch-xla or ipu."`
+	Framework string        `enum:"auto,${frameworks}" default:"auto" help:"Whose evidence to switch on: auto (all) or one of ${frameworks}."`
 	Dump      string        `enum:"before,all,none" default:"before" help:"HLO dumped into the run folder: before (the modules before optimisation), all, or none."`
-	Cache     []string      `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those named by JAX_COMPILATION_CACHE_DIR, TF_POPLAR_FLAGS and POPTORCH_CACHE_DIR are found)." placeholder:"DIR"`
+	Cache     []string      `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those the frameworks' cache variables name are found)." placeholder:"DIR"`
 	Guard     bool          `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
 	Grace     time.Duration `default:"3s" help:"How long to keep reading output that a process the command started holds open after the command exited." placeholder:"DURATION"`
 	gateFlags

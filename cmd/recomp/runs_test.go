@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/report"
 )
 
@@ -240,12 +240,12 @@ func checkExplain(t *testing.T, dir string, logs []string, tr truth) {
 	}
 }
 
-// programName is how a family is compared with a truth's name: by hlo.FunctionKey, a program
+// programName is how a family is compared with a truth's name: by frameworks.FunctionKey, a program
 // that explain labels "FAMILY [inputs]" by its family, an auto-clustering cluster by its
 // group (the truth may name it cluster_N).
 func programName(family string) string {
 	family, _, _ = strings.Cut(family, " [")
-	k := hlo.FunctionKey(family)
+	k := frameworks.FunctionKey(family)
 	if strings.HasPrefix(k, "tf cluster ") || strings.HasPrefix(family, "cluster_N") {
 		return "tf cluster"
 	}

@@ -1,24 +1,14 @@
-package ledger
+package jax
 
-import (
-	"regexp"
-	"strings"
+import "strings"
 
-	"github.com/recomp/recomp/hlo"
-	"github.com/recomp/recomp/logscan"
-)
-
-// isEagerOp reports whether a compilation is of a framework's one-op program: JAX compiles
-// every primitive or jax.numpy function applied outside jit (jnp.zeros, astype, a random draw
-// during initialisation) as a small program named after it (jit_convert_element_type,
-// jit_multiply) or after the private helper that implements it (jit__normal,
-// jit__reduce_sum). Programs of one such name differ in their arguments: compiling one again
-// is not a recompilation of a step. A function JAX explained as the program's own is never
-// one (the caller checks Unit.User).
-func isEagerOp(p logscan.Producer, family, signature string) bool {
-	if p != logscan.ProducerJAX {
-		return false
-	}
+// eager reports whether a compilation is of one of JAX's one-op programs: JAX compiles every
+// primitive or jax.numpy function applied outside jit (jnp.zeros, astype, a random draw during
+// initialisation) as a small program named after it (jit_convert_element_type, jit_multiply)
+// or after the private helper that implements it (jit__normal, jit__reduce_sum). Programs of
+// one such name differ in their arguments: compiling one again is not a recompilation of a
+// step. A function JAX explained as the program's own is never one (the ledger checks that).
+func eager(family, _ string) bool {
 	name, ok := strings.CutPrefix(family, "jit_")
 	if !ok {
 		return false
@@ -135,25 +125,3 @@ func init() {
 		jaxNames[n] = true
 	}
 }
-
-// IsEagerName reports whether a JAX module family is named like an eager one-op program; used
-// where no log says who compiled it (a dump read on its own).
-func IsEagerName(family string) bool {
-	return isEagerOp(logscan.ProducerJAX, family, "")
-}
-
-// DumpProgram is the program a dumped module belongs to when no log links it to a
-// compilation: its family, a Keras step function's own id (train, test and predict share a
-// family), or "" for an eager one-op program.
-func DumpProgram(module string) string {
-	fam := hlo.Family(module)
-	switch {
-	case IsEagerName(fam):
-		return ""
-	case isKerasStep(fam):
-		return reCounter.ReplaceAllString(module, "")
-	}
-	return fam
-}
-
-var reCounter = regexp.MustCompile(`(\.\d+)+$`)

@@ -1,0 +1,124 @@
+// Package framework declares what recomp knows of one XLA stack, in one place: how to read its
+// log, how it names its programs, what `recomp run` switches on to make it log its
+// compilations and what that costs, where its executable caches live, which Python packages
+// carry its version, and what to advise its users. Each stack is a unit under frameworks/
+// (jax, tf, torchxla, ipu) that fills one Framework; package frameworks lists them.
+package framework
+
+import (
+	"time"
+
+	"github.com/recomp/recomp/logscan"
+)
+
+// Framework is one stack. Fields that do not apply to a stack are left empty; a nil function
+// means the stack has nothing to say.
+type Framework struct {
+	// Name is the stack's name everywhere recomp names it: `recomp run --framework NAME`, the
+	// manifest, the reports ("jax", "tf", "torch-xla", "ipu").
+	Name string
+	// Title is how a person names it ("PyTorch/XLA").
+	Title string
+	// Producers are the programs whose log lines belong to the stack.
+	Producers []logscan.Producer
+	// Log is how logscan reads its messages.
+	Log *logscan.Framework
+
+	// Identity is how the stack names its programs.
+	Identity Identity
+
+	// Settings are what `recomp run` sets to make the stack log its compilations.
+	Settings []Setting
+	// Also names other stacks whose settings this one needs too (TF-IPU logs through TF).
+	Also []string
+	// CacheFolders finds, in one environment variable, the executable or persistent-cache
+	// folders a run of the stack will use.
+	CacheFolders func(name, value string) []string
+	// CompileFlags are the environment variables that carry compile options into the cache key
+	// and the compiled program (XLA_FLAGS is every stack's).
+	CompileFlags []string
+	// Packages are the Python distributions whose versions a run's manifest records.
+	Packages []string
+
+	// CompileTimeMetric names the metric in which the stack reports its total compile time
+	// (spread over the compilations of a log that gave no durations of its own).
+	CompileTimeMetric string
+	// Metrics compares what the stack's metrics report says (the last value of each metric)
+	// with the compilations of its producers the log showed.
+	Metrics func(metrics map[string]Metric, compiled int) []Note
+	// Unfinished is what to say of a compilation by producer p that had not finished at the
+	// end of the log (ok false: nothing).
+	Unfinished func(p logscan.Producer) (message, advice string, ok bool)
+
+	// Advice is what recomp tells the stack's users.
+	Advice Advice
+}
+
+// Metric is a stack's counter (Count) or metric (Count samples, Total time), with the log line
+// it was last reported at.
+type Metric struct {
+	Count int
+	Total time.Duration
+	File  string
+	Line  int
+}
+
+// Note is something a stack's unit wants a user to look at; Kind is a finding kind of the
+// JSON contract and Severity "error", "warning" or "info".
+type Note struct {
+	Severity, Kind  string
+	File            string
+	Line            int
+	Message, Advice string
+}
+
+// Setting is one environment variable `recomp run` sets for a stack.
+type Setting struct {
+	Name, Value string
+	// Effect says what the setting costs or changes besides logging ("" when nothing).
+	Effect string
+}
+
+// Identity is how a stack names the programs it compiles. Each function is optional.
+type Identity struct {
+	// Family strips the per-process counters the stack puts in module names (TF numbers every
+	// traced function: a_inference_train_function_18311__…); XLA's own ".N" suffixes are
+	// stripped for every stack before.
+	Family func(name string) string
+	// FunctionKey names the function a family was compiled from, so that the names the stack
+	// gives one function in its logs and its dumps meet (ok false: not one of the stack's).
+	FunctionKey func(family string) (key string, ok bool)
+	// Function is the function a module compiles, as the stack's explanations name it (JAX:
+	// jit_train_step → train_step); ok false when the module is not named that way.
+	Function func(module string) (fn string, ok bool)
+	// Eager says whether a compilation of the stack's producer is of a one-op program the
+	// stack compiles for an eager operation (many programs share its name).
+	Eager func(family, signature string) bool
+	// Program says what a compilation is counted against when that is not its family: programs
+	// that share a family without being one program (Keras's train and test steps). ok false:
+	// the family.
+	Program func(family, module, signature string) (program string, ok bool)
+	// Group names a group of modules the stack forms anew when it traces a function again (TF
+	// auto-clustering's cluster_0, cluster_1, …), "" for other modules.
+	Group func(module string) string
+	// DumpProgram is the program a dumped module (of family) belongs to when no log links it
+	// to a compilation, when that is not its family (ok false); "" leaves it out.
+	DumpProgram func(module, family string) (program string, ok bool)
+}
+
+// Advice is what recomp tells the users of a stack, by situation.
+type Advice struct {
+	// Evidence says how to make the stack log its compilations.
+	Evidence string
+	// Recompiled says how to find out what made a program compile again, when the log does
+	// not say.
+	Recompiled string
+	// Retrace is about the stack's own warnings that it traced a function too often.
+	Retrace string
+	// Warning is about the stack's other warnings on how the program uses it.
+	Warning string
+	// Cache says how to enable the stack's executable cache.
+	Cache string
+	// Group is about a group of modules formed anew (Identity.Group).
+	Group string
+}

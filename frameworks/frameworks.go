@@ -1,0 +1,301 @@
+// Package frameworks lists the XLA stacks recomp knows, each a unit of its own (jax, tf,
+// torchxla, ipu: see package framework for what a unit declares), and answers the questions
+// the rest of recomp asks of them all: the grammar logscan reads logs with, how a module name
+// becomes a family and a function, which programs are eager one-op programs, what `recomp run`
+// sets for a stack, where its caches live.
+//
+// Adding a stack is one unit under frameworks/ added to All, one generator under
+// testdata/runs/gen and one line in its matrix.txt.
+package frameworks
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/frameworks/ipu"
+	"github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/frameworks/tf"
+	"github.com/recomp/recomp/frameworks/torchxla"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Framework is one stack's unit.
+type Framework = framework.Framework
+
+// all are the stacks, in the order their rules are tried and their settings listed.
+var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework}
+
+// All returns the stacks recomp knows, in order.
+func All() []*Framework { return all }
+
+// Names returns their names, in order.
+func Names() []string {
+	out := make([]string, len(all))
+	for i, f := range all {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// ByName returns the stack of a name, nil when there is none.
+func ByName(name string) *Framework {
+	for _, f := range all {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// ForProducer returns the stack whose log lines a producer prints, nil when none.
+func ForProducer(p logscan.Producer) *Framework {
+	for _, f := range all {
+		for _, q := range f.Producers {
+			if q == p {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	grammarOnce sync.Once
+	grammar     *logscan.Grammar
+)
+
+// Grammar is the grammar of every stack's log, built once.
+func Grammar() *logscan.Grammar {
+	grammarOnce.Do(func() {
+		fs := make([]*logscan.Framework, 0, len(all))
+		for _, f := range all {
+			fs = append(fs, f.Log)
+		}
+		g, err := logscan.NewGrammar(fs...)
+		if err != nil {
+			panic("frameworks: " + err.Error()) // the units are wrong: a bug, caught by any test
+		}
+		grammar = g
+	})
+	return grammar
+}
+
+var reCounterSuffix = regexp.MustCompile(`(\.\d+)+$`)
+
+// Family returns the part of a module name that survives between compilations of the same
+// graph: per-process counters are stripped. XLA appends ".N" uniquifiers (cluster_35__…_.56,
+// jit_f.3, SyncTensorsGraph.38) for every stack, and a stack may number what it traces (TF's
+// a_inference_train_function_18311__…); both change when the same graph is traced again.
+func Family(name string) string {
+	f := reCounterSuffix.ReplaceAllString(name, "")
+	for _, fw := range all {
+		if fw.Identity.Family != nil {
+			f = fw.Identity.Family(f)
+		}
+	}
+	if f == "" {
+		return name
+	}
+	return f
+}
+
+// FunctionKey names the function a family was compiled from, so that the names a stack gives
+// one function in its logs and its dumps meet; other families are their own key.
+func FunctionKey(family string) string {
+	for _, fw := range all {
+		if fw.Identity.FunctionKey != nil {
+			if k, ok := fw.Identity.FunctionKey(family); ok {
+				return k
+			}
+		}
+	}
+	return family
+}
+
+// SameFunction reports whether two names a stack gives one function agree: JAX names the
+// function in its explanations (train_step), its module jit_train_step, and JAX 0.4 logs the
+// bare name in its compile request; TF's __inference_train_step_42.
+func SameFunction(a, b string) bool {
+	if a == b {
+		return true
+	}
+	return a != "" && b != "" && function(a) == function(b)
+}
+
+func function(name string) string {
+	for _, fw := range all {
+		if fw.Identity.Function != nil {
+			if fn, ok := fw.Identity.Function(name); ok {
+				name = fn
+				break
+			}
+		}
+	}
+	return sanitizeName(name)
+}
+
+// sanitizeName maps a Python name to the name XLA's front ends give its module: every character
+// other than a letter, digit, '_', '.' or '-' becomes '_', and trailing '_' are dropped.
+func sanitizeName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80) {
+			b[i] = '_'
+		}
+	}
+	return strings.TrimRight(string(b), "_")
+}
+
+// Eager reports whether a compilation a producer logged is of a one-op program its stack
+// compiles for an eager operation (JAX's jit_convert_element_type): many programs share its
+// name, and compiling one again is no recompilation.
+func Eager(p logscan.Producer, family, signature string) bool {
+	fw := ForProducer(p)
+	return fw != nil && fw.Identity.Eager != nil && fw.Identity.Eager(family, signature)
+}
+
+// EagerName reports whether a family is named like an eager one-op program of any stack; used
+// where no log says who compiled it (a dump read on its own).
+func EagerName(family string) bool {
+	for _, fw := range all {
+		if fw.Identity.Eager != nil && fw.Identity.Eager(family, "") {
+			return true
+		}
+	}
+	return false
+}
+
+// Program is what a compilation is counted against when that is not its family (ok false):
+// programs that share a family without being one program.
+func Program(family, module, signature string) (string, bool) {
+	for _, fw := range all {
+		if fw.Identity.Program != nil {
+			if p, ok := fw.Identity.Program(family, module, signature); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Group names the group of modules a stack forms anew when it traces a function again (TF
+// auto-clustering's clusters), "" for other modules.
+func Group(module string) string {
+	for _, fw := range all {
+		if fw.Identity.Group != nil {
+			if g := fw.Identity.Group(module); g != "" {
+				return g
+			}
+		}
+	}
+	return ""
+}
+
+// DumpProgram is the program a dumped module belongs to when no log links it to a compilation:
+// its family, a stack's own program key, or "" for one left out (an eager one-op program).
+func DumpProgram(module string) string {
+	fam := Family(module)
+	for _, fw := range all {
+		if fw.Identity.DumpProgram != nil {
+			if p, ok := fw.Identity.DumpProgram(module, fam); ok {
+				return p
+			}
+		}
+	}
+	return fam
+}
+
+// EvidenceAdvice says what makes each stack log its compilations.
+func EvidenceAdvice() string {
+	var parts []string
+	for _, fw := range all {
+		if fw.Advice.Evidence != "" {
+			parts = append(parts, fw.Advice.Evidence)
+		}
+	}
+	return "turn on the compile logging of the framework: " + strings.Join(parts, "; ")
+}
+
+// RecompiledAdvice says how to find out what made a program a producer logged compile again,
+// when the log does not say.
+func RecompiledAdvice(p logscan.Producer) string {
+	if fw := ForProducer(p); fw != nil && fw.Advice.Recompiled != "" {
+		return fw.Advice.Recompiled
+	}
+	return ByName(ipu.Name).Advice.Recompiled // a compiler that logs hashes: Graphcore's
+}
+
+// Selected returns the stacks whose settings `recomp run --framework name` switches on: all of
+// them for "auto", else the one named and those it needs too, in order.
+func Selected(name string) []*Framework {
+	if name == "auto" || name == "" {
+		return all
+	}
+	want := map[string]bool{name: true}
+	if fw := ByName(name); fw != nil {
+		for _, a := range fw.Also {
+			want[a] = true
+		}
+	}
+	var out []*Framework
+	for _, fw := range all {
+		if want[fw.Name] {
+			out = append(out, fw)
+		}
+	}
+	return out
+}
+
+// CacheFolder is a cache folder an environment variable names.
+type CacheFolder struct {
+	Dir, From string
+}
+
+// CacheFolders finds the executable and persistent-cache folders the stacks will use, from an
+// environment (KEY=VALUE), in its order.
+func CacheFolders(env []string) []CacheFolder {
+	var out []CacheFolder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		for _, fw := range all {
+			if fw.CacheFolders == nil {
+				continue
+			}
+			for _, d := range fw.CacheFolders(k, v) {
+				out = append(out, CacheFolder{Dir: d, From: k})
+			}
+		}
+	}
+	return out
+}
+
+// Packages are the Python distributions whose versions a run's manifest records, in order.
+func Packages() []string {
+	var out []string
+	for _, fw := range all {
+		out = append(out, fw.Packages...)
+	}
+	return out
+}
+
+// CompileFlags are the environment variables that carry compile options, XLA's first.
+func CompileFlags() []string {
+	out := []string{"XLA_FLAGS"}
+	for _, fw := range all {
+		out = append(out, fw.CompileFlags...)
+	}
+	return out
+}
+
+// CacheAdvice says how to enable the executable caches of the stacks that have one.
+func CacheAdvice() string {
+	var parts []string
+	for i := len(all) - 1; i >= 0; i-- { // Graphcore's, whose users met the cache first, leads
+		if c := all[i].Advice.Cache; c != "" {
+			parts = append(parts, c)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

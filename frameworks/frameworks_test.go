@@ -1,0 +1,63 @@
+package frameworks
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestFamily(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"cluster_35__XlaCompiledKernel_true__XlaNumConstantArgs_2__XlaNumResourceArgs_0_.56", "cluster_35__XlaCompiledKernel_true__XlaNumConstantArgs_2__XlaNumResourceArgs_0_"},
+		{"a_inference_train_function_18311__XlaMustCompile_true_config_proto___n_007_n_0...02_001_000__executor_type____.19234",
+			"a_inference_train_function_N__XlaMustCompile_true_config_proto___n_007_n_0...02_001_000__executor_type____"},
+		{"a_inference_train_function_640__XlaMustCompile_true_config_proto___n_007_n_0...02_001_000__executor_type____.412",
+			"a_inference_train_function_N__XlaMustCompile_true_config_proto___n_007_n_0...02_001_000__executor_type____"},
+		{"__inference_step_77", "__inference_step_N"},
+		{"jit_ipu_intor1e.0", "jit_ipu_intor1e"},
+		{"SyncTensorsGraph.38", "SyncTensorsGraph"},
+		{"jit_f", "jit_f"},
+		{"main.22_spmd", "main.22_spmd"},
+		{".5", ".5"},
+		{"", ""},
+	} {
+		if got := Family(c.in); got != c.want {
+			t.Errorf("Family(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFunctionKey(t *testing.T) {
+	log := Family("__inference_train_step_10")
+	dump := Family("a_inference_train_step_10__XlaMustCompile_true_config_proto_13561319589895757934_executor_type_11160318154034397263_.2")
+	if FunctionKey(log) != FunctionKey(dump) || FunctionKey(log) != "tf function train_step" {
+		t.Errorf("%q → %q, %q → %q", log, FunctionKey(log), dump, FunctionKey(dump))
+	}
+	if FunctionKey("jit_step") != "jit_step" || FunctionKey(Family("a_inference_test_step_5__")) == FunctionKey(Family("a_inference_train_step_5__")) {
+		t.Error("different functions share a key")
+	}
+}
+
+// Every message the classifier knows must contain an anchor, or the prefilter drops it.
+func TestAnchorsCoverMessages(t *testing.T) {
+	msgs := []string{
+		"Begin XLA compilation: m (Hash: 0x1)", "End XLA compilation: m (Hash: 0x1)", "Loaded m from /c/x.poplar_exec",
+		"Couldn't find /c/x.xla_engine in executable cache", "A pre-compiled Poplar program has been saved to /c/x.poplar_exec",
+		"Begin compiling Poplar engine m", "End compiling Poplar engine.", "Module m has not been compiled yet (Hash: 0x1).",
+		"Skip engine compilation - output is constant.", "Compiling module m:", "100% Compilation Finished [Elapsed: 00:00:01.0]",
+		"Starting phase: graphConstruction", "Ending phase: Loading executable (duration 1 ms; diff RSS: 0 MB)",
+		"Graph compilation:  10%|#| 1/10 [00:01<", "Starting compilation", "Starting Engine compilation", "Graph compiled",
+		"Loading serialized PopART executable from x", "Failed to load cached PopART executable from x: y",
+		"Saving serialized Executablex to x", "Engine loaded", "Compiled cluster using XLA!",
+		"TRACING CACHE MISS at a.py:1:1 (f):", "Persistent compilation cache hit for 'a' with key 'b'", "PERSISTENT COMPILATION CACHE MISS for 'a' with key 'b'",
+		"Writing a to persistent compilation cache with key 'b'", "Finished XLA compilation of jit(f) in 1 sec",
+		"1 out of the last 2 calls to f triggered tf.function retracing", "Instantly compiling for signature: s",
+		"Compiled s 1 times, compile time: 1 us", "Compilation Analysis: Compilation Cause", "pt-xla-profiler: CompileTime too frequent",
+	}
+	anchors := Grammar().Anchors()
+	for _, m := range msgs {
+		if !slices.ContainsFunc(anchors, func(a string) bool { return strings.Contains(m, a) }) {
+			t.Errorf("no anchor in %q", m)
+		}
+	}
+}

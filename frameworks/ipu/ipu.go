@@ -1,0 +1,78 @@
+// Package ipu is recomp's unit for Graphcore IPUs: TensorFlow's IPU fork (TF-IPU), the Poplar
+// SDK, PopART and PopTorch. It says how their logs read (compile requests that the executable
+// cache may still serve, engine phases, progress bars), what `recomp run` switches on, and
+// where their executable caches live.
+package ipu
+
+import (
+	"strings"
+
+	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Name is the unit's name.
+const Name = "ipu"
+
+// Framework is Graphcore's IPU stack.
+var Framework = &framework.Framework{
+	Name:  Name,
+	Title: "Graphcore IPU (TF-IPU, Poplar, PopART, PopTorch)",
+	Producers: []logscan.Producer{logscan.ProducerTFIPU, logscan.ProducerPoplar, logscan.ProducerPopLibs,
+		logscan.ProducerPopART, logscan.ProducerPopTorch, logscan.ProducerPoprun},
+	Log: &logscan.Framework{
+		Name: Name,
+		Anchors: []string{
+			"ompilation",   // XLA compilation, Compilation Finished, Graph compilation
+			"compiling ",   // Begin compiling Poplar engine
+			"Compiling ",   // Compiling module
+			" compiled ",   // has not been compiled yet
+			"h compiled",   // PopART: Graph compiled
+			"executable",   // PopART executables, in executable cache
+			"Executable",   // PopART: Saving serialized Executablex
+			"ing phase: ",  // Poplar Starting phase: / Ending phase:
+			".poplar_exec", // TF-IPU cache files
+			".xla_engine",  // TF-IPU cache files, SDK <= 1.4
+			"ngine loaded", // PopART Engine loaded
+		},
+		Heads:    []string{"Starting phase: ", "Ending phase: ", "Starting compilation", "Starting Engine compilation", "Graph compiled", "Engine loaded"},
+		Rules:    rules(),
+		NewState: func() any { return &barState{} },
+		Finish:   finish,
+	},
+	Also: []string{"tf"}, // TF-IPU logs through TensorFlow
+	Settings: []framework.Setting{
+		{Name: "TF_CPP_VMODULE", Value: "poplar_compiler=1,poplar_executable=1"},
+		{Name: "POPLAR_LOG_LEVEL", Value: "INFO", Effect: "Poplar logs every engine phase: a long log"},
+		{Name: "POPART_LOG_LEVEL", Value: "INFO", Effect: "PopART logs at info level: a long log"},
+	},
+	CacheFolders: func(name, value string) []string {
+		switch name {
+		case "POPTORCH_CACHE_DIR":
+			return []string{value}
+		case "TF_POPLAR_FLAGS":
+			var out []string
+			for _, f := range strings.Fields(value) {
+				if d, ok := strings.CutPrefix(f, "--executable_cache_path="); ok {
+					out = append(out, d)
+				}
+			}
+			return out
+		}
+		return nil
+	},
+	CompileFlags: []string{"TF_POPLAR_FLAGS"},
+	Unfinished: func(p logscan.Producer) (string, string, bool) {
+		if p != logscan.ProducerPopTorch {
+			return "", "", false
+		}
+		return "a PopTorch graph compilation had not finished at the end of the log",
+			"if the compile hangs, run with POPLAR_LOG_LEVEL=INFO to see the phase it is in", true
+	},
+	Packages: []string{"poptorch", "popart"},
+	Advice: framework.Advice{
+		Evidence:   "TF-IPU: TF_CPP_VMODULE=poplar_compiler=1; Poplar/PopART/PopTorch: POPLAR_LOG_LEVEL=INFO (PopTorch prints its compilation bar by default)",
+		Recompiled: "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`",
+		Cache:      "TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching",
+	},
+}

@@ -1,0 +1,67 @@
+// Package jax is recomp's unit for JAX (and what is built on it: flax, optax, equinox, Keras on
+// the JAX backend): how its log reads, how it names the programs it compiles (jit_f, eager
+// one-op programs), what `recomp run` switches on, and its persistent cache.
+package jax
+
+import (
+	"strings"
+
+	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Name is the unit's name.
+const Name = "jax"
+
+// Framework is JAX.
+var Framework = &framework.Framework{
+	Name:      Name,
+	Title:     "JAX",
+	Producers: []logscan.Producer{logscan.ProducerJAX},
+	Log:       messages,
+	Identity: framework.Identity{
+		FunctionKey: functionKey,
+		Function:    function,
+		Eager:       eager,
+		DumpProgram: func(_, family string) (string, bool) {
+			// An eager one-op program is left out: no log says whose it is.
+			return "", eager(family, "")
+		},
+	},
+	Settings: []framework.Setting{
+		{Name: "JAX_LOG_COMPILES", Value: "1"},
+		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time"},
+	},
+	CacheFolders: func(name, value string) []string {
+		if name == "JAX_COMPILATION_CACHE_DIR" {
+			return []string{value}
+		}
+		return nil
+	},
+	Packages: []string{"jax", "jaxlib", "flax", "optax"},
+	Advice: framework.Advice{
+		Evidence: "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
+		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
+			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
+		Cache: "JAX: jax_compilation_cache_dir",
+	},
+}
+
+// functionKey: JAX 0.4's dumps keep a trailing '_' its logs do not (jit__lambda_).
+func functionKey(family string) (string, bool) {
+	if strings.HasPrefix(family, "jit_") || strings.HasPrefix(family, "pmap_") {
+		return strings.TrimRight(family, "_"), true
+	}
+	return "", false
+}
+
+// function is the function a JAX module compiles: jit_train_step is train_step, as JAX's
+// explanations name it (and JAX 0.4's bare compile requests).
+func function(module string) (string, bool) {
+	for _, p := range []string{"jit_", "pjit_", "pmap_", "xmap_"} {
+		if name, ok := strings.CutPrefix(module, p); ok {
+			return name, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,174 @@
+package jax
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Messages of JAX, from the sources and real runs of jax 0.4.38 to 0.12
+// (jax/_src/interpreters/pxla.py, dispatch.py, compiler.py, compilation_cache.py,
+// interpreters/partial_eval.py, pjit.py).
+var (
+	// jax 0.4.30+: "Compiling jit(NAME) with global shapes and types T. Argument mapping: M.";
+	// 0.4.x before printed the bare function name, 0.3 put the function id after it, and 0.2
+	// said "Compiling NAME (ID) for args T.".
+	reCompiling = regexp.MustCompile(`^Compiling (\S+) (?:\(\d+\) )?(?:with global shapes and types (.*?)\. Argument mapping: |for args (.*)\.$)`)
+	reFinished  = regexp.MustCompile(`^Finished XLA compilation of (\S+) in ([0-9.]+) sec`)
+	reHit       = regexp.MustCompile(`^Persistent compilation cache hit for '([^']*)' with key '([^']*)'`)
+	reMiss      = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
+	reWrite     = regexp.MustCompile(`^Writing (\S+) to persistent compilation cache with key '([^']*)'`)
+	// 0.4 ended the first line with "because:". In a record that was wrapped or flattened (rich,
+	// JSON) the explanation follows on the same line, after the call site's "(function):".
+	reTraceMiss     = regexp.MustCompile(`^TRACING CACHE MISS at (.*?)(?: because)?:$`)
+	reTraceMissFlat = regexp.MustCompile(`^TRACING CACHE MISS at (.*?\))(?: because)?:\s*(.*)$`)
+	// The function a tracing-cache miss is about: "never seen function: NAME id=…" (a first
+	// trace, or a function re-defined on the same line), "for NAME defined at …" (a retrace),
+	// and 0.4's "because: QUALNAME id=… defined at …".
+	reNeverSeen = regexp.MustCompile(`never seen function:\s+(\S+) id=`)
+	reFor       = regexp.MustCompile(`(?:^|\s)for (\S+) defined at `)
+	reBecause   = regexp.MustCompile(`because:\s+(\S+) id=\d+ defined at `)
+	// Where the lines of an explanation began, to split one that a log handler flattened.
+	reExplanationBreak = regexp.MustCompile(`\s+(all previously seen cache keys|different input types:|different input pytree:|\* at |never seen |but seen another function|closest seen input|Tracing context doesn't match|explanation unavailable|cache miss explanation unavailable)`)
+)
+
+// messages is how recomp reads JAX's log.
+var messages = &logscan.Framework{
+	Name: Name,
+	Anchors: []string{
+		"ompilation",         // Finished XLA compilation, persistent compilation cache
+		"OMPILATION",         // PERSISTENT COMPILATION CACHE MISS
+		"Compiling ",         // Compiling jit(f) with global shapes
+		"TRACING CACHE MISS", // jax_explain_cache_misses
+	},
+	Heads: []string{"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
+		"PERSISTENT COMPILATION CACHE MISS ", "Writing "},
+	Loggers:     map[string]logscan.Producer{"jax": logscan.ProducerJAX, "jaxlib": logscan.ProducerJAX},
+	DropRepeats: []logscan.Producer{logscan.ProducerJAX},
+	Rules: []logscan.Rule{
+		{Prefix: "Compiling ", Contains: " with global shapes and types ", Handle: compiling},
+		{Prefix: "Compiling ", Contains: " for args ", Handle: compiling},
+		{Prefix: "Finished XLA compilation of ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reFinished.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			secs, _ := strconv.ParseFloat(m[2], 64)
+			c.Emit(logscan.Event{Kind: logscan.RequestDone, Producer: logscan.ProducerJAX, Signal: "jax:finished_xla", Module: ModuleName(m[1]),
+				Duration: time.Duration(secs * float64(time.Second))})
+			return true
+		}},
+		{Prefix: "Persistent compilation cache hit ", Handle: cacheLine(reHit, logscan.CacheHit, "jax:persistent_hit")},
+		{Prefix: "PERSISTENT COMPILATION CACHE MISS ", Handle: cacheLine(reMiss, logscan.CacheMiss, "jax:persistent_miss")},
+		{Prefix: "Writing ", Contains: " to persistent compilation cache ", Handle: cacheLine(reWrite, logscan.CacheWrite, "jax:persistent_write")},
+		{Prefix: "TRACING CACHE MISS at ", Handle: func(c *logscan.Context, msg string) bool {
+			// The explanation follows on indented lines (or, in a wrapped record, on this one).
+			c.Hold(msg, continuesExplanation, tracingMiss)
+			return true
+		}},
+	},
+}
+
+func compiling(c *logscan.Context, msg string) bool {
+	m := reCompiling.FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	c.Emit(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerJAX, Signal: "jax:compiling", Module: ModuleName(m[1]), Signature: m[2] + m[3]})
+	return true
+}
+
+// cacheLine reads a persistent-cache line: the module, and the key (its hash and file).
+func cacheLine(re *regexp.Regexp, kind logscan.Kind, sig logscan.Signal) func(*logscan.Context, string) bool {
+	return func(c *logscan.Context, msg string) bool {
+		m := re.FindStringSubmatch(msg)
+		if m == nil {
+			return false
+		}
+		c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: sig, Module: m[1], Hash: m[2], Path: m[2]})
+		return true
+	}
+}
+
+// continuesExplanation says whether a line continues a tracing-cache-miss explanation: an
+// indented line, or one of the few JAX 0.4 printed without indentation.
+func continuesExplanation(l []byte) bool {
+	s := string(l)
+	return logscan.Indented(l, 2) || strings.HasPrefix(s, "explanation unavailable!") ||
+		strings.HasPrefix(s, "where weak_type=") || strings.HasPrefix(s, "weak_type=False means")
+}
+
+// tracingMiss classifies a JAX tracing-cache-miss explanation: a retrace of the function it
+// names, or its first trace ("never seen function" without the hint that it is being
+// re-defined). A function JAX explains is the user's own: JAX 0.5+ explains no function of
+// its own, and a 0.4 explanation of one says where it is defined.
+func tracingMiss(c *logscan.Context, lines []string) {
+	first := strings.TrimSpace(lines[0])
+	m := reTraceMiss.FindStringSubmatch(first)
+	if m == nil {
+		if m = reTraceMissFlat.FindStringSubmatch(first); m == nil {
+			return
+		}
+	} else {
+		m = append(m, "")
+	}
+	var body []string
+	if rest := strings.TrimSpace(m[2]); rest != "" {
+		body = append(body, rest) // a wrapped or JSON record: the explanation on one line
+	}
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" {
+			body = append(body, l)
+		}
+	}
+	reason := strings.Join(body, "\n")
+	flat := strings.Join(body, " ")
+	if len(lines) == 1 && len(body) == 1 {
+		reason = reExplanationBreak.ReplaceAllString(reason, "\n$1") // a flattened record: its lines again
+	}
+	fn := ""
+	for _, re := range []*regexp.Regexp{reFor, reNeverSeen, reBecause} {
+		if f := re.FindStringSubmatch(flat); f != nil {
+			fn = f[1]
+			break
+		}
+	}
+	kind := logscan.Retrace
+	if strings.Contains(flat, "never seen function") && !strings.Contains(flat, "re-defined") {
+		kind = logscan.Trace
+	}
+	ev := logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: "jax:tracing_cache_miss", Path: m[1], Module: python.Name(fn), Reason: reason,
+		Library: strings.Contains(flat, "/jax/_src/") || strings.Contains(flat, "/site-packages/jax/")}
+	// A retrace of a function object JAX had traced before ("all previously seen cache keys
+	// differ", 0.4's "closest seen input type signature"). Not "never seen function … but seen
+	// another function defined on the same line": that line is the call site, which a library's
+	// wrapper (flax nnx.jit) shares between different functions.
+	ev.SeenBefore = kind == logscan.Retrace && !strings.Contains(flat, "never seen function")
+	if kind == logscan.Trace {
+		ev.Detail = "first trace of " + ev.Module
+	}
+	c.Emit(ev)
+}
+
+// ModuleName turns the name JAX logs ("jit(step)", or a bare "step" before 0.4.30) into the
+// module name it gives XLA and its dumps ("jit_step"): mlir.sanitize_name replaces every
+// character other than a letter, digit, '_', '.' or '-' with '_', and the trailing '_' are
+// dropped (JAX 0.4 kept them: its dumps say jit__lambda_, which FunctionKey matches).
+func ModuleName(name string) string {
+	bare := !strings.Contains(name, "(")
+	b := []rune(name)
+	for i, r := range b {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '-') {
+			b[i] = '_'
+		}
+	}
+	if bare {
+		return "jit_" + string(b) // JAX 0.4 logged the bare name and kept a trailing '_'
+	}
+	return strings.TrimRight(string(b), "_")
+}

@@ -1,0 +1,105 @@
+package jax_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/recomp/recomp/internal/scantest"
+	"github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Lines as jax 0.4 to 0.12 prints them, under the prefixes its loggers add.
+func TestMessages(t *testing.T) {
+	for _, c := range []struct {
+		line     string
+		kind     logscan.Kind
+		producer string
+		module   string
+		hash     string
+		dur      time.Duration
+		detail   string // Detail, or Signature for a compile request
+	}{
+		{"Compiling jit(train_step) with global shapes and types (ShapedArray(float32[8,4]), ShapedArray(float32[32,8])). Argument mapping: (UnspecifiedValue, UnspecifiedValue).",
+			logscan.CompileRequest, "jax", "jit_train_step", "", 0, "(ShapedArray(float32[8,4]), ShapedArray(float32[32,8]))"},
+		{"WARNING:jax._src.interpreters.pxla:Compiling jit(<lambda>) with global shapes and types (ShapedArray(float32[16,16]),). Argument mapping: (UnspecifiedValue,).",
+			logscan.CompileRequest, "jax", "jit__lambda", "", 0, "(ShapedArray(float32[16,16]),)"},
+		// jax 0.3 (function id after the name) and 0.2 ("for args").
+		{"Compiling train_step (140245115224064) with global shapes and types [ShapedArray(float32[32,8])]. Argument mapping: [OpShardingSharding({replicated})].",
+			logscan.CompileRequest, "jax", "jit_train_step", "", 0, "[ShapedArray(float32[32,8])]"},
+		{"Compiling f (139877341226912) for args (ShapedArray(float32[3]),).",
+			logscan.CompileRequest, "jax", "jit_f", "", 0, "(ShapedArray(float32[3]),)"},
+		{"WARNING:2023-06-07 00:14:40,280:jax._src.interpreters.pxla:1514: Finished XLA compilation of jit(f) in 0.059201717 sec",
+			logscan.RequestDone, "jax", "jit_f", "", 59201717 * time.Nanosecond, ""},
+		{"W1122 06:47:28.138073 3516 pxla.py:1514] Finished XLA compilation of pmap(g) in 2.5 sec",
+			logscan.RequestDone, "jax", "pmap_g", "", 2500 * time.Millisecond, ""},
+		{"Persistent compilation cache hit for 'jit_train_step' with key 'jit_train_step-5a0c1f'",
+			logscan.CacheHit, "jax", "jit_train_step", "jit_train_step-5a0c1f", 0, ""},
+		{"PERSISTENT COMPILATION CACHE MISS for 'jit_train_step' with key 'jit_train_step-5a0c1f'",
+			logscan.CacheMiss, "jax", "jit_train_step", "jit_train_step-5a0c1f", 0, ""},
+		{"Writing jit_train_step to persistent compilation cache with key 'jit_train_step-5a0c1f'",
+			logscan.CacheWrite, "jax", "jit_train_step", "jit_train_step-5a0c1f", 0, ""},
+	} {
+		ev := scantest.One(t, c.line)
+		text := ev.Detail
+		if ev.Kind == logscan.CompileRequest {
+			text = ev.Signature
+		}
+		if ev.Kind != c.kind || string(ev.Producer) != c.producer || ev.Module != c.module || ev.Hash != c.hash || ev.Duration != c.dur || text != c.detail {
+			t.Errorf("%q:\n got %+v", c.line, ev)
+		}
+	}
+}
+
+func TestFrameworkNoise(t *testing.T) {
+	for _, line := range []string{
+		"Finished tracing train_step for jit in 0.013793707 sec",
+		"Finished jaxpr to MLIR module conversion jit(train_step) in 0.024929047 sec",
+		"To enable the following instructions: AVX2 FMA, in other operations, rebuild TensorFlow with the appropriate compiler flags.",
+		"Compilation Analysis: Graph Info: ", // a block line with no block open
+	} {
+		if evs, _ := scantest.Scan(t, line+"\n", logscan.Options{}); len(evs) != 0 {
+			t.Errorf("%q: got %+v, want no event", line, evs)
+		}
+	}
+}
+
+const traceMiss = `TRACING CACHE MISS at /tmp/train.py:47:12 (main):
+  for train_step defined at /tmp/train.py:39
+  all previously seen cache keys differ. For the closest previous key:
+  different input types:
+  * at x, now f32[24,8] and before f32[32,8]
+Finished tracing train_step for jit in 0.010736704 sec
+Compiling jit(train_step) with global shapes and types (ShapedArray(float32[24,8]),). Argument mapping: (UnspecifiedValue,).
+`
+
+func TestTracingCacheMissKeepsItsExplanation(t *testing.T) {
+	// Buffer sizes above the longest line: the explanation may straddle two reads.
+	for _, size := range []int{0, 150, 181, 200, 230, 256, 300} {
+		evs, st := scantest.Scan(t, traceMiss, logscan.Options{BufSize: size})
+		if len(evs) != 2 || evs[0].Kind != logscan.Retrace || evs[1].Kind != logscan.CompileRequest {
+			t.Fatalf("buf %d: %+v", size, evs)
+		}
+		want := "for train_step defined at /tmp/train.py:39\nall previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at x, now f32[24,8] and before f32[32,8]"
+		if evs[0].Reason != want || evs[0].Path != "/tmp/train.py:47:12 (main)" || evs[0].Line != 1 || evs[1].Line != 7 {
+			t.Errorf("buf %d: %+v", size, evs[0])
+		}
+		if st.Lines != 7 {
+			t.Errorf("buf %d: %d lines", size, st.Lines)
+		}
+	}
+	// At the end of the log, and the 2024 wording.
+	evs, _ := scantest.Scan(t, "TRACING CACHE MISS at a.py:1:1 (f) because:\n  never seen function:\n    f id=1 defined at a.py:1", logscan.Options{})
+	if len(evs) != 1 || evs[0].Reason != "never seen function:\nf id=1 defined at a.py:1" {
+		t.Errorf("%+v", evs)
+	}
+}
+
+func TestJAXModuleName(t *testing.T) {
+	for in, want := range map[string]string{"jit(step)": "jit_step", "jit(<lambda>)": "jit__lambda", "pmap(f)": "pmap_f", "jvp(jit(f))": "jvp_jit_f",
+		"train_step": "jit_train_step", "<lambda>": "jit__lambda_"} {
+		if got := jax.ModuleName(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package torchxla
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Messages of PyTorch/XLA, from torch_xla 2.9's torch_xla/csrc/debug_util.cpp,
+// metrics_analysis.cc, the metrics report and real runs.
+var (
+	reProfiler = regexp.MustCompile(`pt-xla-profiler: ((\w+) too (?:frequent|slow): .*)$`)
+	reFrame    = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
+	reMetric   = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
+)
+
+// metrics are the counters and metrics of torch_xla's metrics report that recomp reads.
+var metrics = map[string]bool{"CompileTime": true, "CachedCompile": true, "UncachedCompile": true,
+	"PersistentCacheMiss": true, "PersistentCacheHit": true, "PersistentCacheDeserializeFailure": true, "PersistentCacheLoad": true}
+
+// messages is how recomp reads PyTorch/XLA's log.
+var messages = &logscan.Framework{
+	Name: Name,
+	Anchors: []string{
+		"ompilation",      // Compilation Analysis, Post Compilation Analysis
+		"pt-xla-profiler", // auto-metrics
+		"cution Analysis", // Execution Analysis
+		"mputation hash:", // Computation hash:
+		"CompileTime",     // metrics report: Metric: CompileTime
+		"achedCompile",    // metrics report: Counter: CachedCompile, UncachedCompile
+		"PersistentCache", // metrics report: the persistent cache's counters
+	},
+	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
+		"Metric: ", "Counter: "},
+	Loggers:  map[string]logscan.Producer{"torch_xla": logscan.ProducerTorchXLA},
+	NewState: func() any { return &analysis{} },
+	Finish:   func(c *logscan.Context) { flush(c) },
+	Rules: []logscan.Rule{
+		{Prefix: "Compilation Analysis: ", Handle: func(c *logscan.Context, msg string) bool {
+			block(c, compileBlock, strings.TrimPrefix(msg, "Compilation Analysis: "))
+			return true
+		}},
+		{Prefix: "Execution Analysis: ", Handle: func(c *logscan.Context, msg string) bool {
+			block(c, executeBlock, strings.TrimPrefix(msg, "Execution Analysis: "))
+			return true
+		}},
+		{Prefix: "Post Compilation Analysis: ", Handle: func(c *logscan.Context, msg string) bool {
+			post(c, strings.TrimPrefix(msg, "Post Compilation Analysis: "))
+			return true
+		}},
+		{Prefix: "Computation hash: ", Handle: func(c *logscan.Context, msg string) bool {
+			c.State().(*analysis).computation = strings.TrimSpace(strings.TrimPrefix(msg, "Computation hash: "))
+			return true
+		}},
+		{Contains: "pt-xla-profiler: ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reProfiler.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			kind := logscan.FrameworkWarning
+			if m[2] == "CompileTime" {
+				kind = logscan.Retrace
+			}
+			c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerTorchXLA, Signal: logscan.Signal("ptxla:" + m[2]), Detail: m[1]})
+			return true
+		}},
+		{Prefix: "Metric: ", Handle: metric},
+		{Prefix: "Counter: ", Handle: metric},
+	},
+}
+
+func metric(c *logscan.Context, msg string) bool {
+	m := reMetric.FindStringSubmatch(msg)
+	if m == nil || !metrics[m[2]] {
+		return false
+	}
+	name := m[2]
+	c.Hold(msg, func(l []byte) bool { return logscan.Indented(l, 2) },
+		func(c *logscan.Context, lines []string) { emitMetric(c, name, lines) })
+	return true
+}
+
+// emitMetric reads a metric (TotalSamples, Accumulator) or a counter (Value).
+func emitMetric(c *logscan.Context, name string, lines []string) {
+	ev := logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:metric", Detail: name}
+	for _, l := range lines[1:] {
+		k, v, ok := strings.Cut(strings.TrimSpace(l), ": ")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "TotalSamples", "Value":
+			ev.Count, _ = strconv.Atoi(v)
+		case "Accumulator":
+			ev.Duration = parseDuration(v)
+		}
+	}
+	c.Emit(ev)
+}
+
+// parseDuration reads torch_xla's durations: 06s927ms200.612us, 01m12s, 205ms156.851us.
+func parseDuration(v string) time.Duration {
+	var d time.Duration
+	units := []struct {
+		suffix string
+		unit   time.Duration
+	}{{"us", time.Microsecond}, {"ns", time.Nanosecond}, {"ms", time.Millisecond}, {"h", time.Hour}, {"m", time.Minute}, {"s", time.Second}}
+	for v != "" {
+		i := 0
+		for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
+			i++
+		}
+		num, rest := v[:i], v[i:]
+		found := false
+		for _, u := range units {
+			if strings.HasPrefix(rest, u.suffix) {
+				f, err := strconv.ParseFloat(num, 64)
+				if err != nil {
+					return d
+				}
+				d += time.Duration(f * float64(u.unit))
+				v = rest[len(u.suffix):]
+				found = true
+				break
+			}
+		}
+		if !found {
+			return d
+		}
+	}
+	return d
+}
+
+// analysis follows PyTorch/XLA's analysis blocks (PT_XLA_DEBUG_LEVEL >= 1) in one process. A
+// Compilation Analysis is printed when a graph is about to be compiled, an Execution Analysis
+// when one is run: the cause, the graph hash and name, the Python frames that triggered it,
+// then a closing rule. A Post Compilation Analysis follows a compilation, with the sizes.
+type analysis struct {
+	open        blockKind
+	wantCause   bool
+	inFrames    bool
+	ev          logscan.Event
+	computation string   // the last "Computation hash:"
+	post        []string // Post Compilation Analysis values
+	postAt      logscan.Mark
+	postOpen    bool
+}
+
+type blockKind uint8
+
+const (
+	noBlock blockKind = iota
+	compileBlock
+	executeBlock
+)
+
+func block(c *logscan.Context, kind blockKind, body string) {
+	p := c.State().(*analysis)
+	trimmed := strings.TrimSpace(body)
+	switch {
+	case body == "Compilation Cause" || body == "Execution Cause":
+		flush(c)
+		p.open, p.wantCause = kind, true
+		t, dateKnown, stamp := c.Time()
+		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:analysis", File: c.File(), Line: c.Line(),
+			Time: t, DateKnown: dateKnown, Stamp: stamp}
+		if kind == executeBlock {
+			ev.Kind, ev.Signal = logscan.Execution, "ptxla:execution"
+		}
+		p.ev = ev
+	case p.open != kind:
+	case p.wantCause && strings.HasPrefix(body, "  "):
+		p.ev.Reason, p.wantCause = trimmed, false
+	case strings.HasPrefix(trimmed, "Graph Hash: "):
+		p.ev.Hash = strings.TrimPrefix(trimmed, "Graph Hash: ")
+	case strings.HasPrefix(trimmed, "Graph Name: "):
+		p.ev.Module = strings.TrimPrefix(trimmed, "Graph Name: ")
+	case strings.HasPrefix(trimmed, "Python Frame Triggered Execution"):
+		p.inFrames = true
+	case strings.HasPrefix(trimmed, "=====") || strings.HasPrefix(trimmed, "-----"):
+		flush(c)
+	case p.inFrames && strings.HasPrefix(body, "  "):
+		if p.ev.Module == "" && p.ev.Path == "" {
+			if f := reFrame.FindStringSubmatch(trimmed); f != nil && python.IsUserFrame(f[2]) {
+				p.ev.Path = path.Base(f[2]) + ":" + f[3] + " (" + f[1] + ")"
+			}
+		}
+	default:
+		p.wantCause = false
+	}
+}
+
+// flush emits the open analysis block. A graph torch_xla leaves unnamed (run by torch_xla.sync
+// or mark_step) is named after the Python frame that triggered it: that is the identity a user
+// thinks in.
+func flush(c *logscan.Context) {
+	p := c.State().(*analysis)
+	if p.open == noBlock {
+		return
+	}
+	if p.ev.Module == "" {
+		p.ev.Module = p.ev.Path
+	}
+	c.Append(p.ev)
+	*p = analysis{computation: p.computation}
+}
+
+// post reads a Post Compilation Analysis block: the compilation it follows has finished.
+func post(c *logscan.Context, body string) {
+	p := c.State().(*analysis)
+	flush(c)
+	trimmed := strings.TrimSpace(body)
+	switch {
+	case strings.HasPrefix(trimmed, "====="):
+		if !p.postOpen {
+			p.postAt, p.postOpen = c.Mark(), true
+			return
+		}
+		detail := strings.Join(p.post, "; ")
+		if p.computation != "" {
+			detail = "computation hash " + p.computation + "; " + detail
+		}
+		c.EmitAt(p.postAt, logscan.Event{Kind: logscan.CompileFinished, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:post_compilation",
+			Detail: strings.TrimSuffix(detail, "; ")})
+		p.post, p.postOpen, p.computation = nil, false, ""
+	case strings.HasPrefix(trimmed, "-----"):
+	default:
+		if len(p.post) < 8 {
+			p.post = append(p.post, trimmed)
+		}
+	}
+}

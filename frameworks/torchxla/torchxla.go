@@ -1,0 +1,72 @@
+// Package torchxla is recomp's unit for PyTorch/XLA (torch_xla, and torch.compile with the
+// openxla backend): how its debug analysis and metrics read, how its graphs are named (they
+// have no name of their own: recomp names them by the Python frame that made them compile),
+// and what `recomp run` switches on.
+package torchxla
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Name is the unit's name.
+const Name = "torch-xla"
+
+// Framework is PyTorch/XLA.
+var Framework = &framework.Framework{
+	Name:      Name,
+	Title:     "PyTorch/XLA",
+	Producers: []logscan.Producer{logscan.ProducerTorchXLA},
+	Log:       messages,
+	Identity: framework.Identity{
+		// PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names it after
+		// the Python frame that ran it (train.py:42 (train_step)).
+		FunctionKey: func(family string) (string, bool) {
+			if family == "SyncTensorsGraph" || rePythonFrame.MatchString(family) {
+				return "torch_xla unnamed graph", true
+			}
+			return "", false
+		},
+	},
+	Settings: []framework.Setting{
+		{Name: "PT_XLA_DEBUG_LEVEL", Value: "2", Effect: "an analysis block per graph compiled and executed: more output, a little host time per step"},
+		{Name: "XLA_HLO_DEBUG", Value: "1", Effect: "Python source lines in the HLO metadata; it changes the graph hash and so the persistent-cache key: entries cached without it are not reused"},
+	},
+	CacheFolders: func(name, value string) []string {
+		if name == "XLA_PERSISTENT_CACHE_PATH" {
+			return []string{value}
+		}
+		return nil
+	},
+	Packages:          []string{"torch", "torch_xla"},
+	CompileTimeMetric: "CompileTime",
+	Metrics:           metricNotes,
+	Advice: framework.Advice{
+		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=2",
+		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
+			"(pad or bucket them) and avoid reading tensor values between steps",
+		Warning: "reading tensor values on the host (.item(), printing a tensor, Python control flow on a value) cuts the graph and " +
+			"waits for the device each step: keep such reads out of the step, or do them every N steps",
+	},
+}
+
+var rePythonFrame = regexp.MustCompile(`^\S+:\d+ \(.+\)$`)
+
+// metricNotes compares what PyTorch/XLA's metrics report says with what the log shows.
+func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note {
+	var out []framework.Note
+	if f, ok := ms["PersistentCacheDeserializeFailure"]; ok && f.Count > 0 {
+		out = append(out, framework.Note{Severity: "warning", Kind: "persistent_cache_unusable", File: f.File, Line: f.Line,
+			Message: fmt.Sprintf("the persistent compilation cache held %d executable(s) that could not be loaded (PersistentCacheDeserializeFailure): they were compiled again", f.Count),
+			Advice:  "this PJRT backend cannot deserialize executables (PyTorch/XLA 2.9 on CPU cannot); the cache helps only where the device's plugin supports it"})
+	}
+	if ct, ok := ms["CompileTime"]; ok && compiled > 0 && compiled != ct.Count {
+		out = append(out, framework.Note{Severity: "info", Kind: "metrics_disagree", File: ct.File, Line: ct.Line,
+			Message: fmt.Sprintf("PyTorch/XLA's metrics count %d compilation(s) (CompileTime samples), the log's Compilation Analysis blocks %d", ct.Count, compiled),
+			Advice:  "set PT_XLA_DEBUG_LEVEL=2 for the whole run (from before the first step) so that every compilation is analysed"})
+	}
+	return out
+}

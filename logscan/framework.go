@@ -1,0 +1,205 @@
+package logscan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Framework is what a Scanner needs to read one stack's messages: the literals its lines
+// contain (the prefilter's anchors), its message rules, the Python loggers it logs with, and
+// the state it follows within one process. Each stack declares one in its unit under
+// frameworks/; a Grammar puts them together.
+type Framework struct {
+	Name string
+	// Anchors are literals of which every line a rule of the framework reads contains at least
+	// one: lines without any anchor of any framework are never parsed.
+	Anchors []string
+	// Heads are how the messages its rules recognise only at the start of a message begin: a
+	// record whose layout logscan does not know is searched for them.
+	Heads []string
+	// Loggers map Python logger names (a name and its children: "jax" covers "jax._src.pxla")
+	// to the producer whose messages they carry.
+	Loggers map[string]Producer
+	// DropRepeats says a program may print each record of these producers twice (two logging
+	// handlers): an event equal to the one just before it, a few lines above, is dropped.
+	DropRepeats []Producer
+	// Rules are tried in order on each message: the first whose literal test passes decides
+	// for this framework.
+	Rules []Rule
+	// NewState makes the state the framework follows within one process (nil: none); rules
+	// reach it with Context.State.
+	NewState func() any
+	// Finish is called for each process at the end of the input, to emit what is still open.
+	Finish func(c *Context)
+}
+
+// A Rule recognises one message. Prefix (the message starts with it) and Contains (the message
+// holds it) are the cheap literal test; Handle parses the message and reports whether it was
+// one after all. With ByEffect, a message is recognised only when Handle emitted an event or
+// holds a record, whatever it returns. With ProducerFromLayout, the producer the record's
+// layout names (a Poplar component, a TF source path, a Python logger) replaces the one the
+// rule gives its events.
+type Rule struct {
+	Prefix, Contains   string
+	ByEffect           bool
+	ProducerFromLayout bool
+	Handle             func(c *Context, msg string) bool
+}
+
+func (r *Rule) accepts(msg string) bool {
+	if r.Prefix != "" && !strings.HasPrefix(msg, r.Prefix) {
+		return false
+	}
+	return r.Contains == "" || strings.Contains(msg, r.Contains)
+}
+
+// Grammar is the frameworks a Scanner reads, put together once: their rules in order, and the
+// prefilter built from all their anchors. It is safe for concurrent use by many Scanners.
+type Grammar struct {
+	frameworks  []*Framework
+	filter      *prefilter
+	anchors     []string
+	heads       []string
+	loggers     []loggerName
+	dropRepeats map[Producer]bool
+}
+
+type loggerName struct {
+	name     string
+	producer Producer
+}
+
+// NewGrammar puts frameworks together, in the order their rules are tried.
+func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
+	g := &Grammar{frameworks: frameworks, dropRepeats: map[Producer]bool{}}
+	seen := map[string]bool{}
+	for _, f := range frameworks {
+		for _, a := range f.Anchors {
+			if len(a) < 2 {
+				return nil, fmt.Errorf("framework %s: anchor %q is shorter than 2 bytes", f.Name, a)
+			}
+			if !seen[a] {
+				seen[a] = true
+				g.anchors = append(g.anchors, a)
+			}
+		}
+		for _, h := range f.Heads {
+			if !seen["head:"+h] {
+				seen["head:"+h] = true
+				g.heads = append(g.heads, h)
+			}
+		}
+		for _, name := range sortedKeys(f.Loggers) {
+			g.loggers = append(g.loggers, loggerName{name, f.Loggers[name]})
+		}
+		for _, p := range f.DropRepeats {
+			g.dropRepeats[p] = true
+		}
+	}
+	if len(g.anchors) == 0 {
+		return nil, fmt.Errorf("no anchors: a grammar needs at least one framework")
+	}
+	g.filter = newPrefilter(g.anchors)
+	return g, nil
+}
+
+// Frameworks returns the frameworks of the grammar, in order.
+func (g *Grammar) Frameworks() []*Framework { return g.frameworks }
+
+// Anchors returns the prefilter's literals (a copy), for tools that compare recomp with grep on
+// the same patterns.
+func (g *Grammar) Anchors() []string { return append([]string(nil), g.anchors...) }
+
+// loggerProducer is the producer of a Python logger's records, "" when no framework owns it.
+func (g *Grammar) loggerProducer(name string) Producer {
+	for _, l := range g.loggers {
+		if name == l.name || strings.HasPrefix(name, l.name+".") {
+			return l.producer
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Context is what a rule's handler works with: the record being read (its header and line)
+// and the framework's state in the process the record belongs to.
+type Context struct {
+	s    *Scanner
+	fw   int // index of the framework in the grammar
+	h    header
+	line int
+}
+
+// Line is the number of the line the record starts on.
+func (c *Context) Line() int { return c.line }
+
+// File is the name of the input.
+func (c *Context) File() string { return c.s.name }
+
+// Time is the record's timestamp (zero when it has none); DateKnown says whether its date is
+// meaningful.
+func (c *Context) Time() (t time.Time, dateKnown bool, stamp string) {
+	return c.h.t, c.h.dateKnown, c.h.stamp
+}
+
+// State is the framework's state in the current process (from Framework.NewState).
+func (c *Context) State() any {
+	p := c.s.procState
+	if p.fwState == nil {
+		p.fwState = make([]any, len(c.s.g.frameworks))
+	}
+	if p.fwState[c.fw] == nil {
+		if nf := c.s.g.frameworks[c.fw].NewState; nf != nil {
+			p.fwState[c.fw] = nf()
+		}
+	}
+	return p.fwState[c.fw]
+}
+
+// Emit adds an event for the current record: its file, line, rank and time are the record's,
+// and the record's layout names its producer when it does.
+func (c *Context) Emit(ev Event) { c.s.emit(c.h, c.line, ev) }
+
+// Mark is a record's place (its header and line), kept to emit an event for it later.
+type Mark struct {
+	h    header
+	line int
+}
+
+// Mark returns the current record's place.
+func (c *Context) Mark() Mark { return Mark{c.h, c.line} }
+
+// EmitAt adds an event for the record at m, as Emit does for the current one.
+func (c *Context) EmitAt(m Mark, ev Event) { c.s.emit(m.h, m.line, ev) }
+
+// Append adds an event as it is (file, line and time already set), with the current rank.
+func (c *Context) Append(ev Event) {
+	ev.Rank = c.s.rank
+	c.s.pending = append(c.s.pending, ev)
+	c.s.last, c.s.hasLast = ev, true
+}
+
+// Hold starts a record that continues on the lines after this one: each later line of the same
+// process that accept takes (orchestrator prefixes removed) is added to it, and done is called
+// with all its lines (the first is first) at the first line that does not continue it.
+func (c *Context) Hold(first string, accept func(line []byte) bool, done func(c *Context, lines []string)) {
+	s := c.s
+	s.flushHeld()
+	s.held = &heldRecord{h: c.h, line: c.line, lines: []string{first}, accept: accept, done: done, fw: c.fw}
+}
+
+// Warn records a warning about a line of the input.
+func (c *Context) Warn(line int, format string, args ...any) { c.s.warn(line, format, args...) }
+
+// Holding says whether the current process holds a multi-line record.
+func (c *Context) Holding() bool { return c.s.held != nil }

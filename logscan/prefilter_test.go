@@ -1,0 +1,91 @@
+package logscan
+
+import (
+	"bytes"
+	"math/rand"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// testAnchors are the anchors of recomp's frameworks when these tests were written: the
+// prefilter is tested on a realistic set of literals of several lengths.
+var testAnchors = []string{"ompilation", "OMPILATION", "compiling ", "Compiling ", " compiled ", "h compiled",
+	"Compiled cluster", " times, compile time:", "executable", "Executable", "ing phase: ", ".poplar_exec", ".xla_engine",
+	"ngine loaded", "tf.function retracing", "TRACING CACHE MISS", "pt-xla-profiler", "cution Analysis", "mputation hash:",
+	"CompileTime", "achedCompile", "PersistentCache", "new FuncGraph", "num_inputs=", "ady Compiled"}
+
+var testFilter = newPrefilter(testAnchors)
+
+// noisyLog is a TF VLOG-style log where 1 line in 500 matters.
+func noisyLog(size int) []byte {
+	var b bytes.Buffer
+	WriteSynthetic(&b, Synthetic{Size: int64(size)})
+	return b.Bytes()
+}
+
+// The shift-table prefilter must find exactly the lines a plain search finds.
+func TestPrefilterMatchesPlainSearch(t *testing.T) {
+	words := append(slices.Clone(testAnchors), "compiler", "compile", "tracing", "phase", "engine", "Compilatio", "xecutabl",
+		"\n", "\n", " ", "  ", "ab", "zz", "ompilatio", "g phase:", ".poplar_ex")
+	rng := rand.New(rand.NewSource(1))
+	plain := func(text []byte) []span {
+		var out []span
+		start := 0
+		for i := 0; i <= len(text); i++ {
+			if i == len(text) || text[i] == '\n' {
+				line := string(text[start:i])
+				for _, a := range testAnchors {
+					if strings.Contains(line, a) {
+						out = append(out, span{start, i})
+						break
+					}
+				}
+				start = i + 1
+			}
+		}
+		return out
+	}
+	for round := 0; round < 3000; round++ {
+		var b strings.Builder
+		for n := rng.Intn(40); n > 0; n-- {
+			b.WriteString(words[rng.Intn(len(words))])
+		}
+		text := []byte(b.String())
+		got := testFilter.lines(text, 0, nil)
+		want := plain(text)
+		if len(got) != len(want) {
+			t.Fatalf("%q: got %v, want %v", text, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%q: got %v, want %v", text, got, want)
+			}
+		}
+		var parts [][]span
+		if par := testFilter.candidates(text, nil, &parts); len(par) != len(want) {
+			t.Fatalf("%q: candidates %v, want %v", text, par, want)
+		}
+	}
+}
+
+// The parallel split must give the same candidates as one pass.
+func TestPrefilterParallelSplit(t *testing.T) {
+	text := noisyLog(3 * parallelMin)
+	one := testFilter.lines(text, 0, nil)
+	var parts [][]span
+	par := testFilter.candidates(text, nil, &parts)
+	if len(one) == 0 || len(one) != len(par) {
+		t.Fatalf("one pass %d, parallel %d", len(one), len(par))
+	}
+	for i := range one {
+		if one[i] != par[i] {
+			t.Fatalf("span %d: %v vs %v", i, one[i], par[i])
+		}
+	}
+	re := regexp.MustCompile(`(?m)^.*Begin XLA compilation.*$`)
+	if n := len(re.FindAllIndex(text, -1)); n != len(one) {
+		t.Errorf("%d candidate lines, %d compile lines", len(one), n)
+	}
+}

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recomp/recomp/internal/scantest"
 	"github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/internal/scantest"
 	"github.com/recomp/recomp/logscan"
 )
 

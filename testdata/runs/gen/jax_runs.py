@@ -9,37 +9,22 @@ on and XLA dumping every module it compiles, each built to recompile (or not) fo
 
 One file serves every JAX version of the matrix (jax-0.12.txt, jax-0.4.txt): it reads the
 installed versions, skips the scenarios the version cannot run (saying which and why) and handles
-the API differences (shard_map's home, flax nnx). Each scenario NAME becomes OUT/NAME/ with
-
-    run.log      stdout and stderr of the program, interleaved as printed (PYTHONUNBUFFERED=1)
-    dump/        the HLO modules XLA dumped before optimisation (XLA_FLAGS=--xla_dump_to=dump,
-                 relative to the run folder, which is the program's working directory); the other
-                 dump files are deleted to keep the folder small
-    truth.json   what the run really did (see README.md): the compilation count comes from
-                 jax.monitoring listeners inside the program, written to a side file at exit
+the API differences (shard_map's home, flax nnx). This file holds the scenarios (programs and
+specs), the evidence hook (jax.monitoring listeners inside the program, judged against the dump)
+and the set-up fixture (JAX_*/XLA_FLAGS environment); driver.py runs them and writes each
+scenario's run.log, dump/ and truth.json (see README.md).
 
 persistent-cache runs the program twice with one cache folder (OUT/persistent-cache/cache, kept)
 and writes run1.log and run2.log. The prefix-* scenarios run the partial-batch program and rewrite
 its output line by line the way the named launcher does (kubectl logs --timestamps, srun --label,
 torchrun --tee 3 --role rank, mpirun --tag-output).
-
-Every program runs in a fresh process: `jax_runs.py --run NAME` (internal).
 """
-import argparse
-import atexit
 import collections
 import datetime
-import importlib.metadata
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-import threading
-import time
 
-HERE = os.path.abspath(__file__)
+import driver
 
 # jax.monitoring events the programs count (the same names in JAX 0.4.38 and 0.12: jax/_src/dispatch.py
 # BACKEND_COMPILE_EVENT and jax/_src/compiler.py's persistent-cache events).
@@ -50,53 +35,34 @@ HOW = ("jax.monitoring listeners in the program: '%s' duration events (one per X
        "persistent-cache hits included) minus '%s' events; cache_hits counts '%s' events"
        % (BACKEND_COMPILE_EVENT, CACHE_HIT_EVENT, CACHE_HIT_EVENT))
 
-
-def _version_tuple(v):
-    return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
-
-
-def _installed(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+JAX_VERSION = driver.installed("jax") or "0"
+JAX = driver.version_tuple(JAX_VERSION)
 
 
-JAX_VERSION = _installed("jax") or "0"
-JAX = _version_tuple(JAX_VERSION)
-
-
-# --- inside the program: evidence and setup ---------------------------------------------------
-
-_EVIDENCE = {"backend_compile_events": 0, "cache_hits": 0, "cache_misses": 0, "by_module": {}}
-
+# --- inside the program: the evidence hook and setup ---------------------------------------------
 
 def _install_evidence():
-    """Count JAX's own compile and persistent-cache events; write them at exit to the side file
-    the driver named in RECOMP_EVIDENCE."""
+    """Count JAX's own compile and persistent-cache events into driver.EVIDENCE (the driver writes it
+    to the side file named in RECOMP_EVIDENCE when the program ends)."""
     import jax.monitoring as monitoring
+    ev = driver.EVIDENCE
+    ev.update(backend_compile_events=0, cache_hits=0, cache_misses=0, by_module={}, durations=[])
 
     def on_duration(event, duration, **kwargs):
         if event == BACKEND_COMPILE_EVENT:
-            _EVIDENCE["backend_compile_events"] += 1
+            ev["backend_compile_events"] += 1
             name = str(kwargs.get("fun_name", "?"))  # JAX 0.12 passes the module name; 0.4 nothing
-            _EVIDENCE["by_module"][name] = _EVIDENCE["by_module"].get(name, 0) + 1
+            ev["by_module"][name] = ev["by_module"].get(name, 0) + 1
+            ev["durations"].append([name, duration])
 
     def on_event(event, **kwargs):
         if event == CACHE_HIT_EVENT:
-            _EVIDENCE["cache_hits"] += 1
+            ev["cache_hits"] += 1
         elif event == CACHE_MISS_EVENT:
-            _EVIDENCE["cache_misses"] += 1
+            ev["cache_misses"] += 1
 
     monitoring.register_event_duration_secs_listener(on_duration)
     monitoring.register_event_listener(on_event)
-    path = os.environ.get("RECOMP_EVIDENCE")
-
-    def write():
-        if path:
-            with open(path, "w") as f:
-                json.dump(_EVIDENCE, f)
-    atexit.register(write)
 
 
 def _jax(config=False):
@@ -723,7 +689,7 @@ S["shard-map"] = dict(program=p_shard_map, env=ENV_LOGS, xla_flags=FORCE8, recom
     reason=["at x, now f32[32,8] and before f32[64,8]", "at x, seen f32[64,8], but now given f32[32,8]"],
     description=("A jitted shard_map program over 8 CPU devices using psum, all_gather, ppermute, psum_scatter and "
                  "pmax, called with a global batch of 64, 64, then 32 rows: the new batch size compiles it again."))
-S["constructs"] = dict(program=p_constructs, env=ENV_LOGS, recompiled=None, causes={
+S["constructs"] = dict(program=p_constructs, env=ENV_LOGS, recompiled=None, uses=("optax",), causes={
         "jit_scan_rnn": "input_shape", "jit_while_count": "batch_size", "jit_fori_poly": "input_shape",
         "jit_branchy": "batch_size", "jit_remat_mlp": "batch_size", "jit_linalg_ops": "input_shape",
         "jit_host_callback": "batch_size", "jit_random_ops": "batch_size", "jit_cnn_ops": "batch_size",
@@ -777,16 +743,7 @@ S["logfmt-rich"] = dict(PARTIAL, program=p_logfmt_rich, env=ENV_LOGS, requires=(
     "The partial-batch program logging through rich.logging.RichHandler. Not a terminal, so rich renders at "
     "80 columns: time, level, message wrapped to the width, and file:line on the right."))
 
-PREFIXES = {
-    "prefix-kubernetes": ("kubectl logs --timestamps", "each line starts with the kubelet's RFC 3339 timestamp "
-                          "with nanoseconds (Go's RFC3339Nano: trailing zeros dropped) and Z, then a space"),
-    "prefix-slurm": ("srun --label", "each line starts with the task number and a colon and space, '0: '"),
-    "prefix-torchrun": ("torchrun --tee 3 --role rank", "each line starts with torch elastic's log line prefix "
-                        "template [${role_name}${local_rank}]: with role 'rank', '[rank0]:' (no space)"),
-    "prefix-mpirun": ("mpirun --tag-output", "each line starts with Open MPI's '[jobid,rank]<stream>:' tag, "
-                      "'[1,0]<stdout>:' or '[1,0]<stderr>:' by the stream it was written to"),
-}
-for _name, (_tool, _how) in PREFIXES.items():
+for _name, (_tool, _how, _) in driver.LAUNCHERS.items():
     S[_name] = dict(PARTIAL, env=ENV_LOGS, prefix=_name, description=(
         f"The partial-batch program's real output, run under no launcher; the generator then added the "
         f"prefix that `{_tool}` adds, line by line as that tool does: {_how}."))
@@ -794,121 +751,37 @@ for _name, (_tool, _how) in PREFIXES.items():
 
 def skip_reason(spec):
     for dist in spec.get("requires", ()):
-        if _installed(dist) is None:
+        if driver.installed(dist) is None:
             return f"needs {dist}, which is not installed"
     if JAX < spec.get("min_jax", (0,)):
         return f"needs JAX >= {'.'.join(map(str, spec['min_jax']))}"
     return None
 
 
-# --- the driver --------------------------------------------------------------------------------
+# --- the set-up fixture and the evidence hook's judgement ------------------------------------------
 
-def _go_rfc3339nano(ns):
-    secs, frac = divmod(ns, 1_000_000_000)
-    stamp = datetime.datetime.fromtimestamp(secs, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    frac_s = f"{frac:09d}".rstrip("0")
-    return stamp + ("." + frac_s if frac_s else "") + "Z"
-
-
-def _prefixer(kind):
-    if kind == "prefix-kubernetes":
-        return lambda stream, line: _go_rfc3339nano(time.time_ns()) + " " + line
-    if kind == "prefix-slurm":
-        return lambda stream, line: "0: " + line
-    if kind == "prefix-torchrun":
-        return lambda stream, line: "[rank0]:" + line
-    if kind == "prefix-mpirun":
-        return lambda stream, line: f"[1,0]<{stream}>:" + line
-    raise ValueError(kind)
-
-
-def run_program(name, cwd, log_path, env_add, xla_flags, prefix=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_", "TF_CPP"))}
-    env.update(env_add)
-    env["XLA_FLAGS"] = " ".join(f for f in (xla_flags, "--xla_dump_to=dump") if f)
+def setup(spec):
+    """The env truth.json records, in order: the scenario's (JAX_* variables, or what the program sets
+    with jax.config.update), then CPU, the dump folder and unbuffered output."""
+    env = dict(spec["env"])
     env["JAX_PLATFORMS"] = "cpu"
+    env["XLA_FLAGS"] = " ".join(f for f in (spec.get("xla_flags", ""), "--xla_dump_to=dump") if f)
     env["PYTHONUNBUFFERED"] = "1"
-    env["RECOMP_EVIDENCE"] = os.path.join(cwd, ".evidence.json")
-    cmd = [sys.executable, HERE, "--run", name]
-    if prefix is None:
-        with open(log_path, "wb") as log:
-            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
-    else:
-        # read both streams line by line as they arrive and prefix each as the launcher would
-        add = _prefixer(prefix)
-        lock = threading.Lock()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd)
-        with open(log_path, "w", encoding="utf-8") as log:
-            def pump(pipe, stream):
-                for raw in iter(pipe.readline, b""):
-                    line = raw.decode("utf-8", "replace")
-                    with lock:
-                        log.write(add(stream, line))
-                        log.flush()
-            threads = [threading.Thread(target=pump, args=(proc.stdout, "stdout")),
-                       threading.Thread(target=pump, args=(proc.stderr, "stderr"))]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            rc = proc.wait()
-    if rc != 0:
-        sys.exit(f"{name}: the program failed (exit {rc}); see {log_path}")
-    with open(env["RECOMP_EVIDENCE"]) as f:
-        ev = json.load(f)
-    os.remove(env["RECOMP_EVIDENCE"])
-    return ev
+    return env
 
 
-def trim_dump(dump):
-    """Keep the HLO text dumped before optimisation; drop the rest."""
-    if not os.path.isdir(dump):
-        return
-    for entry in sorted(os.listdir(dump)):
-        path = os.path.join(dump, entry)
-        if os.path.isdir(path):
-            shutil.rmtree(path)
-        elif not entry.endswith(".before_optimizations.txt"):
-            os.remove(path)
-
-
-def dump_families(dump):
-    """module_0007.jit_train_step.before_optimizations.txt -> Counter({'jit_train_step': n})."""
-    fams = collections.Counter()
-    if os.path.isdir(dump):
-        for entry in os.listdir(dump):
-            m = re.match(r"module_\d+\.(.+?)\.before_optimizations\.txt$", entry)
-            if m:
-                fams[m.group(1)] += 1
-    return fams
-
-
-def versions(spec):
-    out = {"python": ".".join(map(str, sys.version_info[:3])), "jax": _installed("jax"), "jaxlib": _installed("jaxlib"),
-           "numpy": _installed("numpy")}
-    uses = set(spec.get("requires", ()))
-    if spec["program"] in (p_constructs, p_nested_jit):
-        uses.add("optax")
-    for dist in sorted(uses):
-        if _installed(dist):
-            out[dist] = _installed(dist)
+def _plain(counts):
+    """Module names compared without punctuation: JAX 0.12's compile events say "jit(<lambda>)" for
+    the module jit__lambda."""
+    out = collections.Counter()
+    for k, v in counts.items():
+        out[re.sub(r"[^A-Za-z0-9]", "", k)] += v
     return out
 
 
-def generate(name, out, matrix):
-    spec = S[name]
-    target = os.path.join(out, name)
-    shutil.rmtree(target, ignore_errors=True)
-    os.makedirs(target)
-    env_add = {k: v for k, v in spec["env"].items() if k.isupper()}
-    runs = spec.get("runs", 1)
-    logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
-    evs = [run_program(name, target, os.path.join(target, log), env_add, spec.get("xla_flags", ""),
-                       spec.get("prefix")) for log in logs]
-    dump = os.path.join(target, "dump")
-    trim_dump(dump)
-    fams = dump_families(dump)
-
+def judge(run):
+    spec, evs = run.spec, run.evidence
+    fams = run.families()
     backend = sum(e["backend_compile_events"] for e in evs)
     hits = sum(e["cache_hits"] for e in evs)
     causes = spec.get("causes")
@@ -918,100 +791,34 @@ def generate(name, out, matrix):
     if causes is not None:
         causes = {k: v for k, v in causes.items() if fams.get(k, 0) > 0}
         recompiled = recompiled or sorted(causes)
-    problems = [f"{fam} was to recompile but the dump has {fams.get(fam, 0)} module(s)"
-                for fam in recompiled if fams.get(fam, 0) < 2]
+    run.problems += [f"{fam} was to recompile but the dump has {fams.get(fam, 0)} module(s)"
+                     for fam in recompiled if fams.get(fam, 0) < 2]
     not_recompiled = sorted(f for f, c in fams.items() if c > 1 and f not in recompiled)
-
-    env = dict(spec["env"])
-    env["JAX_PLATFORMS"] = "cpu"
-    env["XLA_FLAGS"] = " ".join(f for f in (spec.get("xla_flags", ""), "--xla_dump_to=dump") if f)
-    env["PYTHONUNBUFFERED"] = "1"
-    truth = collections.OrderedDict()
-    truth["matrix"] = matrix
-    truth["scenario"] = name
-    truth["description"] = spec["description"]
-    if JAX < (0, 5) and name.startswith("logfmt-"):
-        truth["description"] += (" JAX 0.4 also has its own handler on the 'jax' logger ('LEVEL:asctime:logger:lineno: "
-                                 "message' on stderr), so every JAX record appears twice: once in each format.")
-    truth["versions"] = versions(spec)
-    truth["env"] = env
-    truth["logs"] = logs
-    truth["evidence"] = {"compilations": backend - hits, "cache_hits": hits, "how": HOW}
-    truth["recompiled"] = recompiled
-    truth["not_recompiled"] = not_recompiled
-    truth["guard_fails"] = bool(recompiled)
-    if causes is not None:
-        truth["causes"] = causes
-    else:
-        truth["cause"] = spec.get("cause")
-    if spec.get("reason"):
-        text = "".join(open(os.path.join(target, log), encoding="utf-8").read() for log in logs)
-        found = [r for r in spec["reason"] if r in text]
-        if found:
-            truth["reason"] = found[0]
-        elif not spec.get("reason_optional"):
-            problems.append(f"none of the reasons {spec['reason']!r} is in the log")
-    with open(os.path.join(target, "truth.json"), "w") as f:
-        json.dump(truth, f, indent=2)
-        f.write("\n")
-    dumped = sum(fams.values())
-    note = "" if dumped == backend - hits else f" (dump holds {dumped} modules)"
-    # JAX 0.12 names the module in its compile events ("jit(train_step)"): they must agree with the dump
-    # (compared without punctuation: "jit(<lambda>)" is the module jit__lambda)
-    def plain(counts):
-        out = collections.Counter()
-        for k, v in counts.items():
-            out[re.sub(r"[^A-Za-z0-9]", "", k)] += v
-        return out
+    # JAX 0.12 names the module in its compile events: they must agree with the dump
     events = collections.Counter()
     for e in evs:
         events.update(e["by_module"])
-    if hits == 0 and "?" not in events and plain(events) != plain(fams):
-        problems.append(f"compile events {dict(events)} disagree with the dump {dict(fams)}")
-    print(f"{name}: {backend - hits} compilations, {hits} cache hits{note}; recompiled {recompiled or '-'}; "
-          f"not_recompiled {not_recompiled or '-'}")
-    for p in problems:
-        print(f"  WARNING {name}: {p}")
-    return not problems
+    if hits == 0 and "?" not in events and _plain(events) != _plain(fams):
+        run.problems.append(f"compile events {dict(events)} disagree with the dump {dict(fams)}")
+    description = spec["description"]
+    if JAX < (0, 5) and run.name.startswith("logfmt-"):
+        description += (" JAX 0.4 also has its own handler on the 'jax' logger ('LEVEL:asctime:logger:lineno: "
+                        "message' on stderr), so every JAX record appears twice: once in each format.")
+    dumped = sum(fams.values())
+    return {
+        "description": description,
+        "evidence": {"compilations": backend - hits, "cache_hits": hits, "how": HOW},
+        "recompiled": recompiled,
+        "not_recompiled": not_recompiled,
+        "causes": causes,
+        "note": "" if dumped == backend - hits else f" (dump holds {dumped} modules)",
+    }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", help="folder that receives one folder per scenario (e.g. testdata/runs/jax-0.12)")
-    ap.add_argument("--list", action="store_true", help="list the scenarios, and why any is skipped here")
-    ap.add_argument("--run", help=argparse.SUPPRESS)  # internal: run one program in this process
-    ap.add_argument("names", nargs="*", help="scenarios to generate (default: all that this JAX can run)")
-    args = ap.parse_args()
-    if args.run:
-        spec = S[args.run]
-        spec["program"]()
-        return
-    matrix = "jax-%d.%d" % JAX[:2]
-    if args.list:
-        for name, spec in S.items():
-            why = skip_reason(spec)
-            print(f"{name}{'  (skipped: ' + why + ')' if why else ''}")
-        return
-    if not args.out:
-        ap.error("--out is required")
-    for name in args.names:
-        if name not in S:
-            ap.error(f"unknown scenario {name!r}; known: {', '.join(S)}")
-    out = os.path.abspath(args.out)
-    os.makedirs(out, exist_ok=True)
-    print(f"JAX {JAX_VERSION} (jaxlib {_installed('jaxlib')}), Python {sys.version.split()[0]}: matrix {matrix} -> {out}")
-    ok = True
-    start = time.time()
-    for name in args.names or list(S):
-        why = skip_reason(S[name])
-        if why:
-            print(f"{name}: skipped: {why}")
-            continue
-        ok = generate(name, out, matrix) and ok
-    print(f"done in {time.time() - start:.0f}s")
-    if not ok:
-        sys.exit("some scenarios did not do what they were built to do (WARNING lines above)")
-
+FRAMEWORK = driver.Framework(
+    file=__file__, title="JAX", scenarios=S, dists=("jax", "jaxlib", "numpy"),
+    matrix=lambda: "jax-%d.%d" % JAX[:2], setup=setup, judge=judge, scrub=("JAX_", "XLA_", "TF_CPP"),
+    skip=skip_reason)
 
 if __name__ == "__main__":
-    main()
+    driver.main(FRAMEWORK)

@@ -7,11 +7,10 @@ again for one reason (or, for the fixed variants, not to).
     $py testdata/runs/gen/tf_runs.py --out testdata/runs/tf-2.21              # all scenarios
     $py testdata/runs/gen/tf_runs.py --out /tmp/runs dtype structure          # some of them
 
-Each scenario NAME runs in a fresh Python process and becomes
-  OUT/NAME/run.log     everything the program printed (stdout and stderr, interleaved as printed)
-  OUT/NAME/dump/       the HLO modules XLA dumped before optimisation (*.before_optimizations.txt)
-  OUT/NAME/truth.json  what the run really did (see README.md), counted from TF's own output: the
-                       modules XLA dumped, per module family, and the device compiler's log lines.
+This file holds the scenarios (programs and specs), the evidence hook (tf.function tracing counts
+inside the program; outside it, the modules XLA dumped and the device compiler's log lines, counted
+per module family) and the set-up fixture (TF's C++ logging and XLA_FLAGS); driver.py runs each
+program in a fresh process and writes its run.log, dump/ and truth.json (see README.md).
 
 What makes TF print its compile evidence (recorded per run in truth.json "env"):
   TF_CPP_MIN_LOG_LEVEL=0          keep TF's INFO lines
@@ -28,16 +27,10 @@ Some programs also turn on tf.function's own trace log, tf.get_logger().setLevel
 prints "Creating new FuncGraph for Python function ... Input Parameters: ..." (TF's reason for the
 new trace) and, at level 2, the call's arguments. TF has no environment variable for that.
 """
-import argparse
 import collections
-import json
-import os
-import platform
 import re
-import shutil
-import subprocess
-import sys
-import time
+
+import driver
 
 MATRIX = "tf-2.21"
 
@@ -47,7 +40,8 @@ VMODULE_FULL = VMODULE_MIN + ",xla_compiler=2"
 
 # --- the programs: each runs in a fresh process ----------------------------------------------
 
-FACTS = {}  # what the program learns from TF itself (tracing counts); written to RECOMP_TF_FACTS
+# The evidence hook inside the program: what it learns from TF itself (tracing counts) goes to
+# driver.EVIDENCE, which the driver writes when the program ends.
 
 
 def _tf(trace_log=False):
@@ -58,7 +52,7 @@ def _tf(trace_log=False):
 
 
 def _traced(name, fn):
-    FACTS.setdefault("tracing_count", {})[name] = fn.experimental_get_tracing_count()
+    driver.EVIDENCE.setdefault("tracing_count", {})[name] = fn.experimental_get_tracing_count()
 
 
 def varying_shapes():
@@ -250,15 +244,13 @@ def autoclustering_retrace():
 
 # --- what each scenario is, and what it must show ----------------------------------------------
 
-Scenario = collections.namedtuple(
-    "Scenario", "program description vmodule env recompiled not_recompiled cause reason compilations "
-    "cluster_numbers_are_traces")
-
-
 def _s(program, description, *, vmodule=VMODULE_FULL, env=None, recompiled=(), not_recompiled=(),
        cause=None, reason=None, compilations, cluster_numbers_are_traces=False):
-    return Scenario(program, " ".join(description.split()), vmodule, env or {}, list(recompiled),
-                    list(not_recompiled), cause, reason, compilations, cluster_numbers_are_traces)
+    """A scenario's spec: its description's whitespace folded, "compilations" the XLA compilations it
+    is built for, "vmodule" its TF_CPP_VMODULE."""
+    return dict(program=program, description=" ".join(description.split()), vmodule=vmodule, env=env or {},
+                recompiled=list(recompiled), not_recompiled=list(not_recompiled), cause=cause, reason=reason,
+                compilations=compilations, cluster_numbers_are_traces=cluster_numbers_are_traces)
 
 
 # recompiled / not_recompiled name the Python-side identity; the generator finds its module family
@@ -360,18 +352,6 @@ def family(module):
     return f or module
 
 
-def dumped_modules(dump):
-    """(file, module name) of each module XLA dumped before optimisation, in dump order."""
-    out = []
-    for entry in sorted(os.listdir(dump)):
-        if entry.endswith(".before_optimizations.txt"):
-            with open(os.path.join(dump, entry)) as f:
-                first = f.readline()
-            m = re.match(r"HloModule ([^\s,]+)", first)
-            out.append((entry, m.group(1) if m else entry))
-    return out
-
-
 # The device compiler's lines (TF_CPP_VMODULE=device_compiler=2,device_compilation_profiler=2).
 _INSTANTLY = re.compile(r"device_compiler\.h:\d+\] Instantly compiling for signature: (\S+)")
 _ALREADY = re.compile(r"device_compiler\.h:\d+\] Already Compiled for signature: (\S+)")
@@ -380,9 +360,7 @@ _RETRACE = re.compile(r"(\d+) out of the last (\d+) calls to (.+?) triggered tf\
 _NEW_FUNCGRAPH = re.compile(r"Creating new FuncGraph for Python function")
 
 
-def count_evidence(log_path, modules):
-    with open(log_path, errors="replace") as f:
-        text = f.read()
+def count_evidence(text, modules):
     instantly = collections.Counter(_INSTANTLY.findall(text))
     profiled = {}
     for sig, n in _PROFILED.findall(text):
@@ -408,91 +386,47 @@ def resolve(identity, families):
     return hits[0]
 
 
-# --- the driver --------------------------------------------------------------------------------
+# --- the set-up fixture and the evidence hook's judgement ------------------------------------------
 
-def run_env(s, dump):
+def setup(spec):
+    """The env truth.json records, in order: TF's C++ logging, the dump folder, unbuffered output, no
+    GPU, then the scenario's own (TF_XLA_FLAGS)."""
     env = {
         "TF_CPP_MIN_LOG_LEVEL": "0",
-        "TF_CPP_VMODULE": s.vmodule,
-        "XLA_FLAGS": "--xla_dump_to=" + dump,
+        "TF_CPP_VMODULE": spec["vmodule"],
+        "XLA_FLAGS": "--xla_dump_to=dump",
         "PYTHONUNBUFFERED": "1",  # keep print/progress output in order with TF's C++ lines
         "CUDA_VISIBLE_DEVICES": "",
     }
-    env.update(s.env)
+    env.update(spec["env"])
     return env
 
 
-def versions():
-    from importlib import metadata
-    v = {"python": platform.python_version()}
-    for dist in ("tensorflow-cpu", "keras", "numpy"):
-        try:
-            v[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            v[dist] = None
-    return v
-
-
-def trim_dump(dump):
-    """Keep the HLO text dumped before optimisation; drop the rest."""
-    for entry in sorted(os.listdir(dump)):
-        path = os.path.join(dump, entry)
-        if os.path.isdir(path):
-            shutil.rmtree(path)
-        elif not entry.endswith(".before_optimizations.txt"):
-            os.remove(path)
-
-
-def generate(name, out):
-    s = SCENARIOS[name]
-    target = os.path.join(out, name)
-    shutil.rmtree(target, ignore_errors=True)
-    os.makedirs(target)
-    dump = os.path.join(target, "dump")
-    log_path = os.path.join(target, "run.log")
-    facts_path = os.path.join(target, ".facts.json")
-    env = dict(os.environ)
-    for k in ("TF_XLA_FLAGS", "XLA_FLAGS", "TF_CPP_MAX_VLOG_LEVEL", "TF_CPP_MIN_VLOG_LEVEL"):
-        env.pop(k, None)
-    recorded = run_env(s, "dump")  # truth.json shows the dump path relative to the run folder
-    env.update(run_env(s, dump))
-    env["RECOMP_TF_FACTS"] = facts_path
-    with open(log_path, "wb") as log:
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--run", name],
-                              stdout=log, stderr=subprocess.STDOUT, env=env, cwd=target)
-    if proc.returncode != 0:
-        sys.exit(f"{name}: the program failed (exit {proc.returncode}); see {log_path}")
-    trim_dump(dump)
-    facts = {}
-    if os.path.exists(facts_path):
-        with open(facts_path) as f:
-            facts = json.load(f)
-        os.remove(facts_path)
-
-    modules = dumped_modules(dump)
-    ev = count_evidence(log_path, modules)
+def judge(run):
+    s = run.spec
+    facts = run.evidence[0]
+    modules = run.modules()
+    ev = count_evidence(run.texts[0], modules)
     per_family = ev["per_family"]
-    if s.cluster_numbers_are_traces:  # one program under several cluster numbers (see its description)
+    if s["cluster_numbers_are_traces"]:  # one program under several cluster numbers (see its description)
         per_family = collections.Counter(re.sub(r"^cluster_\d+__", "cluster_N__", f) for f in
                                          (family(m) for _, m in modules))
     n_instantly = sum(ev["instantly"].values())
     n_profiled = sum(ev["profiled"].values())
-    problems = []
-    if ev["dumped"] != s.compilations:
-        problems.append(f"XLA dumped {ev['dumped']} modules, the scenario is built for {s.compilations}")
-    recompiled = [resolve(i, per_family) for i in s.recompiled]
-    not_recompiled = [resolve(i, per_family) for i in s.not_recompiled]
+    problems = run.problems
+    if ev["dumped"] != s["compilations"]:
+        problems.append(f"XLA dumped {ev['dumped']} modules, the scenario is built for {s['compilations']}")
+    recompiled = [resolve(i, per_family) for i in s["recompiled"]]
+    not_recompiled = [resolve(i, per_family) for i in s["not_recompiled"]]
     for fam in recompiled + not_recompiled:
         if per_family[fam] < 2:
             problems.append(f"{fam} was dumped {per_family[fam]} time(s), not more than once")
     for fam, n in per_family.items():
         if n > 1 and fam not in recompiled + not_recompiled:
             problems.append(f"{fam} was dumped {n} times but the scenario does not say why")
-    if problems:
-        sys.exit(f"{name}: the run does not show what it is built for: " + "; ".join(problems))
 
     fams = ", ".join(f"{f}: {n}" for f, n in sorted(ev["per_family"].items()))
-    if s.cluster_numbers_are_traces:
+    if s["cluster_numbers_are_traces"]:
         fams += " (one program: " + ", ".join(f"{f}: {n}" for f, n in sorted(per_family.items())) + ")"
     agree = n_instantly == ev["dumped"] == n_profiled
     sigs = ", ".join(f"{sig}: {n}" for sig, n in sorted(ev["instantly"].items()))
@@ -501,7 +435,7 @@ def generate(name, out):
            f"'Already Compiled for signature' (in-memory cache) lines: {ev['already']}, and the "
            f"highest 'Compiled SIG N times' count per signature adds up to {n_profiled}: "
            + ("all agree" if agree else "THEY DISAGREE"))
-    if s.recompiled and any(ev["profiled"].get(sig, 0) > 1 for sig in ev["profiled"]):
+    if s["recompiled"] and any(ev["profiled"].get(sig, 0) > 1 for sig in ev["profiled"]):
         how += ("; " + ", ".join(f"{sig} was compiled {n} times" for sig, n in sorted(ev["profiled"].items()) if n > 1)
                 + " (one device-compiler signature, one traced function or cluster, compiled again for "
                 "new argument shapes: those modules share their name up to the '.N' suffix)")
@@ -512,54 +446,17 @@ def generate(name, out):
         how += f"; TF printed {ev['retrace_warnings']} retracing warning(s)"
     if ev["new_funcgraphs"]:
         how += f"; {ev['new_funcgraphs']} 'Creating new FuncGraph' trace-log line(s)"
-
-    truth = {
-        "matrix": MATRIX,
-        "scenario": name,
-        "description": s.description,
-        "versions": versions(),
-        "env": recorded,
-        "logs": ["run.log"],
+    return {
         "evidence": {"compilations": ev["dumped"], "cache_hits": 0, "how": how},
         "recompiled": recompiled,
         "not_recompiled": not_recompiled,
-        "guard_fails": bool(recompiled),
-        "cause": s.cause,
+        "note": "" if agree else " (dump and device-compiler lines disagree)",
     }
-    if s.reason:
-        with open(log_path, errors="replace") as f:
-            if s.reason not in f.read():
-                sys.exit(f"{name}: TF's reason {s.reason!r} is not in {log_path}")
-        truth["reason"] = s.reason
-    with open(os.path.join(target, "truth.json"), "w") as f:
-        json.dump(truth, f, indent=2)
-        f.write("\n")
-    print(f"{name}: {ev['dumped']} compilation(s), recompiled {recompiled or 'nothing'} -> {target}"
-          + ("" if agree else "  (dump and device-compiler lines disagree)"))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", help="folder that receives one folder per scenario")
-    ap.add_argument("--run", help=argparse.SUPPRESS)  # internal: run one program in this process
-    ap.add_argument("names", nargs="*", help="scenarios to generate (default: all)")
-    args = ap.parse_args()
-    if args.run:
-        SCENARIOS[args.run].program()
-        if os.environ.get("RECOMP_TF_FACTS"):
-            with open(os.environ["RECOMP_TF_FACTS"], "w") as f:
-                json.dump(FACTS, f)
-        return
-    if not args.out:
-        ap.error("--out is required")
-    for name in args.names:
-        if name not in SCENARIOS:
-            ap.error(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")
-    start = time.time()
-    for name in args.names or SCENARIOS:
-        generate(name, os.path.abspath(args.out))
-    print(f"done in {time.time() - start:.0f}s")
-
+FRAMEWORK = driver.Framework(
+    file=__file__, title="TensorFlow", scenarios=SCENARIOS, dists=("tensorflow-cpu", "keras", "numpy"),
+    matrix=MATRIX, setup=setup, judge=judge, scrub=("TF_", "XLA_"))
 
 if __name__ == "__main__":
-    main()
+    driver.main(FRAMEWORK)

@@ -9,13 +9,11 @@ recompile (or not) for one known reason.
     $py testdata/runs/gen/torch_xla_runs.py --out /tmp/runs seq-length dtype           # some of them
     $py testdata/runs/gen/torch_xla_runs.py --list
 
-Each scenario NAME becomes OUT/NAME/ with
-
-    run.log      stdout and stderr of the program, interleaved as printed (PYTHONUNBUFFERED=1)
-    dump/        the HLO modules XLA dumped before optimisation (XLA_FLAGS=--xla_dump_to=dump,
-                 relative to the run folder, which is the program's working directory); the other
-                 dump files are deleted to keep the folder small
-    truth.json   what the run really did (see README.md)
+This file holds the scenarios (programs and specs), the evidence hook (finish() reads
+torch_xla.debug.metrics at the end of each program; judge() reads torch_xla's Compilation Analysis
+blocks in the log) and the set-up fixture (setup(): PJRT_DEVICE, PT_XLA_DEBUG_LEVEL, XLA_HLO_DEBUG,
+XLA_FLAGS); driver.py runs each program in a fresh process and writes its run.log, dump/ and
+truth.json (see README.md).
 
 Graphs cut by torch_xla.sync() / xm.mark_step() have no name of their own (the dump calls every one
 SyncTensorsGraph.N). Their identity in truth.json is the first frame of this file in the
@@ -23,25 +21,28 @@ SyncTensorsGraph.N). Their identity in truth.json is the first frame of this fil
 "torch_xla_runs.py:LINE (function)" (torch_xla prints it as "function (/path/torch_xla_runs.py:LINE)").
 Graphs of torch_xla.compile(..., name=N) are called N. The compilation count comes from
 torch_xla.debug.metrics inside the program (CompileTime samples, UncachedCompile, CachedCompile and
-the persistent-cache counters), written at the end of the program to a side file that the driver
-merges; the driver checks that the log holds one Compilation Analysis block per CompileTime sample.
+the persistent-cache counters), put in driver.EVIDENCE, which the driver writes to a side file when
+the program returns; judge() checks that the log holds one Compilation Analysis block per
+CompileTime sample.
+
+What makes torch_xla print its compile evidence (recorded per run in truth.json "env"):
+  PJRT_DEVICE=CPU               run on the host CPU
+  PT_XLA_DEBUG_LEVEL=2          a Compilation Analysis block per compilation (its cause, graph name
+                                and hash, the Python frames that triggered it) and an Execution
+                                Analysis block per execution
+  XLA_HLO_DEBUG=1               op metadata (the Python source line of each op) in the dumped HLO
+  PT_XLA_DEBUG=1                (some runs) the pt-xla-profiler's warnings and its exit summary
+  XLA_FLAGS=--xla_dump_to=dump  the HLO modules
 
 persistent-cache runs its program twice with one cache folder (OUT/persistent-cache/cache, kept)
 and writes run1.log and run2.log.
-
-Every program runs in a fresh process: `torch_xla_runs.py --run NAME --evidence FILE` (internal).
 """
-import argparse
 import collections
 import copy
-import importlib.metadata
-import json
 import os
 import re
-import shutil
-import subprocess
-import sys
-import time
+
+import driver
 
 HERE = os.path.abspath(__file__)
 ME = os.path.basename(HERE)
@@ -52,17 +53,16 @@ HOW = ("torch_xla.debug.metrics read at the end of the program: compilations = "
        "found in the in-memory graph cache, executed without compiling); summed over the logs")
 
 
-def _installed(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+def setup(spec):
+    """The set-up fixture: the env truth.json records, in order: the scenario's (PJRT_DEVICE,
+    torch_xla's debug settings), then the dump folder and unbuffered output."""
+    env = dict(spec["env"])
+    env["XLA_FLAGS"] = "--xla_dump_to=dump"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
 
 
-# --- inside the program --------------------------------------------------------------------------
-
-_EVIDENCE_PATH = None
-
+# --- inside the program (lines 67-309 keep their numbers: truth.json names graphs by them) -------
 
 def _torch():
     import torch
@@ -116,8 +116,10 @@ def finish(report="full"):
     import torch_xla.debug.metrics as met
     print(met.metrics_report() if report == "full" else met.short_metrics_report(), end="")
     ct = met.metric_data("CompileTime")
-    ev = {
+    # the evidence hook's counts; the driver writes driver.EVIDENCE to RECOMP_EVIDENCE at the end
+    driver.EVIDENCE.update({
         "compile_time_samples": ct[0] if ct else 0,
+        "compile_time_ns": ct[1] if ct else 0,  # the metric's accumulator: the compilations' total
         "uncached_compile": met.counter_value("UncachedCompile") or 0,
         "cached_compile": met.counter_value("CachedCompile") or 0,
         "persistent_cache_hit": met.counter_value("PersistentCacheHit") or 0,
@@ -125,9 +127,7 @@ def finish(report="full"):
         "persistent_cache_deserialize_failure": met.counter_value("PersistentCacheDeserializeFailure") or 0,
         "execute_time_samples": (met.metric_data("ExecuteTime") or (0,))[0],
         "mark_step": met.counter_value("MarkStep") or 0,
-    }
-    with open(_EVIDENCE_PATH, "w") as f:
-        json.dump(ev, f)
+    })
 
 
 SEQ_LENGTHS = (8, 12, 16, 20, 24, 28)
@@ -292,7 +292,7 @@ def train_item_sync():
     finish("full")
 
 
-def train_persistent_cache(cache):
+def train_persistent_cache(cache="cache"):
     """A fixed-shape training loop with torch_xla's persistent compilation cache in cache/."""
     import torch_xla.runtime as xr
     xr.initialize_cache(cache, readonly=False)  # before any computation
@@ -376,7 +376,7 @@ S["debug-profiler"] = dict(program=train_seq_length, env=ENV_PROFILER, recompile
                  "calls."))
 
 
-# --- the driver ----------------------------------------------------------------------------------
+# --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
 BLOCK_LINE = re.compile(r"^(Compilation|Execution|Unexpected Execution) Analysis: (.*)$")
 FRAME = re.compile(r"^  (\S.*) \((.+):(\d+)\)$")
@@ -422,72 +422,15 @@ def parse_analysis(text):
     return blocks
 
 
-def run_program(name, cwd, log_path, env_add):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PT_XLA", "XLA_", "PJRT_", "TF_CPP", "TPU_", "PYTHONWARNINGS"))}
-    env.update(env_add)
-    env["XLA_FLAGS"] = "--xla_dump_to=dump"
-    env["PYTHONUNBUFFERED"] = "1"
-    evidence = os.path.join(cwd, ".evidence.json")
-    cmd = [sys.executable, HERE, "--run", name, "--evidence", evidence]
-    with open(log_path, "wb") as log:
-        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
-    if rc != 0:
-        sys.exit(f"{name}: the program failed (exit {rc}); see {log_path}")
-    with open(evidence) as f:
-        ev = json.load(f)
-    os.remove(evidence)
-    return ev
-
-
-def trim_dump(dump):
-    """Keep the HLO text dumped before optimisation; drop the rest (objects, LLVM IR, MLIR,
-    buffer assignments, optimised HLO)."""
-    if not os.path.isdir(dump):
-        return
-    for entry in sorted(os.listdir(dump)):
-        path = os.path.join(dump, entry)
-        if os.path.isdir(path):
-            shutil.rmtree(path)
-        elif not entry.endswith(".before_optimizations.txt"):
-            os.remove(path)
-
-
-def dump_families(dump):
-    """module_0002.SyncTensorsGraph.176.before_optimizations.txt -> Counter({'SyncTensorsGraph': n})."""
-    fams = collections.Counter()
-    if os.path.isdir(dump):
-        for entry in os.listdir(dump):
-            m = re.match(r"module_\d+\.(.+?)(?:\.\d+)?\.before_optimizations\.txt$", entry)
-            if m:
-                fams[m.group(1)] += 1
-    return fams
-
-
-def versions():
-    return {"python": ".".join(map(str, sys.version_info[:3])), "torch": _installed("torch"),
-            "torch_xla": _installed("torch_xla"), "numpy": _installed("numpy")}
-
-
-def generate(name, out, matrix):
-    spec = S[name]
-    target = os.path.join(out, name)
-    shutil.rmtree(target, ignore_errors=True)
-    os.makedirs(target)
-    runs = spec.get("runs", 1)
-    logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
-    evs = [run_program(name, target, os.path.join(target, log), spec["env"]) for log in logs]
-    trim_dump(os.path.join(target, "dump"))
-    fams = dump_families(os.path.join(target, "dump"))
-    problems = []
+def judge(run):
+    spec, logs, evs, texts = run.spec, run.logs, run.evidence, run.texts
+    fams = run.families()
+    problems = run.problems
 
     # what torch_xla said, log by log: one Compilation Analysis block per compilation
     per_identity = collections.Counter()
     recomp_blocks = collections.defaultdict(list)
-    texts = []
-    for log, ev in zip(logs, evs):
-        text = open(os.path.join(target, log), encoding="utf-8").read()
-        texts.append(text)
+    for log, ev, text in zip(logs, evs, texts):
         comp = [b for b in parse_analysis(text) if b["kind"] == "Compilation"]
         if len(comp) != ev["compile_time_samples"]:
             problems.append(f"{log}: {len(comp)} Compilation Analysis blocks but "
@@ -524,101 +467,46 @@ def generate(name, out, matrix):
             not_recompiled.append(fam)
 
     comp_total = sum(e["compile_time_samples"] for e in evs)
-    env = dict(spec["env"])
-    env["XLA_FLAGS"] = "--xla_dump_to=dump"
-    env["PYTHONUNBUFFERED"] = "1"
-    truth = collections.OrderedDict()
-    truth["matrix"] = matrix
-    truth["scenario"] = name
-    truth["description"] = spec["description"]
-    truth["versions"] = versions()
-    truth["env"] = env
-    truth["logs"] = logs
     evidence = collections.OrderedDict()
     evidence["compilations"] = comp_total
     evidence["cache_hits"] = sum(e["persistent_cache_hit"] for e in evs)
     evidence["how"] = HOW
     evidence["in_memory_cache_hits"] = sum(e["cached_compile"] for e in evs)
-    if runs > 1 or any(e["persistent_cache_miss"] or e["persistent_cache_deserialize_failure"] for e in evs):
+    if len(logs) > 1 or any(e["persistent_cache_miss"] or e["persistent_cache_deserialize_failure"] for e in evs):
         evidence["per_log"] = {log: {"compilations": e["compile_time_samples"],
                                      "persistent_cache_hit": e["persistent_cache_hit"],
                                      "persistent_cache_miss": e["persistent_cache_miss"],
                                      "persistent_cache_deserialize_failure": e["persistent_cache_deserialize_failure"]}
                                for log, e in zip(logs, evs)}
     evidence["by_identity"] = dict(sorted(per_identity.items()))
-    truth["evidence"] = evidence
-    truth["recompiled"] = recompiled
-    truth["not_recompiled"] = not_recompiled
-    truth["guard_fails"] = bool(recompiled)
-    truth["cause"] = spec["cause"]
-    if spec.get("reason"):
-        reason = spec["reason"]
+    reason = spec.get("reason")
+    if reason and recompiled:
         blocks = [b for bs in recomp_blocks.values() for b in bs]
-        if recompiled and not all(b.get("cause", "").find(reason) >= 0 for b in blocks):
+        if not all(b.get("cause", "").find(reason) >= 0 for b in blocks):
             problems.append(f"reason {reason!r} is not the cause of every recompilation: "
                             f"{[b.get('cause') for b in blocks]}")
-        elif not any(reason in t for t in texts):
-            problems.append(f"reason {reason!r} is not in the log")
-        else:
-            truth["reason"] = reason
     if spec.get("profiler") and not any("pt-xla-profiler: " + spec["profiler"] in t for t in texts):
         problems.append(f"no 'pt-xla-profiler: {spec['profiler']}' line")
-    if name != "debug-profiler" and "PT_XLA_DEBUG" not in spec["env"] and any("too frequent" in t for t in texts):
+    if run.name != "debug-profiler" and "PT_XLA_DEBUG" not in spec["env"] and any("too frequent" in t for t in texts):
         problems.append("a profiler warning without PT_XLA_DEBUG")
-    with open(os.path.join(target, "truth.json"), "w") as f:
-        json.dump(truth, f, indent=2)
-        f.write("\n")
     dumped = sum(fams.values())
-    note = "" if dumped == comp_total else f" (dump holds {dumped} modules)"
-    print(f"{name}: {comp_total} compilations, {evidence['in_memory_cache_hits']} in-memory cache hits, "
-          f"{evidence['cache_hits']} persistent cache hits{note}; recompiled {recompiled or '-'}; "
-          f"not_recompiled {not_recompiled or '-'}")
-    for p in problems:
-        print(f"  WARNING {name}: {p}")
-    return not problems
+    return {
+        "evidence": evidence,
+        "recompiled": recompiled,
+        "not_recompiled": not_recompiled,
+        "note": (f", {evidence['in_memory_cache_hits']} in-memory cache hits"
+                 + ("" if dumped == comp_total else f" (dump holds {dumped} modules)")),
+    }
 
 
-def main():
-    global _EVIDENCE_PATH
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", help="folder that receives one folder per scenario (e.g. testdata/runs/torch-xla-2.9)")
-    ap.add_argument("--list", action="store_true", help="list the scenarios")
-    ap.add_argument("--run", help=argparse.SUPPRESS)       # internal: run one program in this process
-    ap.add_argument("--evidence", help=argparse.SUPPRESS)  # internal: where the program writes its counts
-    ap.add_argument("names", nargs="*", help="scenarios to generate (default: all)")
-    args = ap.parse_args()
-    if args.run:
-        _EVIDENCE_PATH = args.evidence
-        program = S[args.run]["program"]
-        if program is train_persistent_cache:
-            program("cache")
-        else:
-            program()
-        return
-    if args.list:
-        for name, spec in S.items():
-            print(f"{name}: {spec['description']}")
-        return
-    if not args.out:
-        ap.error("--out is required")
-    for name in args.names:
-        if name not in S:
-            ap.error(f"unknown scenario {name!r}; known: {', '.join(S)}")
-    tx = _installed("torch_xla")
-    if tx is None:
-        sys.exit("torch_xla is not installed in this Python; see the module docstring")
-    matrix = "torch-xla-%s" % ".".join(tx.split(".")[:2])
-    out = os.path.abspath(args.out)
-    os.makedirs(out, exist_ok=True)
-    print(f"torch {_installed('torch')}, torch_xla {tx}, Python {sys.version.split()[0]}: matrix {matrix} -> {out}")
-    ok = True
-    start = time.time()
-    for name in args.names or list(S):
-        ok = generate(name, out, matrix) and ok
-    print(f"done in {time.time() - start:.0f}s")
-    if not ok:
-        sys.exit("some scenarios did not do what they were built to do (WARNING lines above)")
+def matrix():
+    return "torch-xla-%s" % ".".join(driver.installed("torch_xla").split(".")[:2])
 
+
+FRAMEWORK = driver.Framework(
+    file=__file__, title="PyTorch/XLA", scenarios=S, dists=("torch", "torch_xla", "numpy"),
+    matrix=matrix, setup=setup, judge=judge,
+    scrub=("PT_XLA", "XLA_", "PJRT_", "TF_CPP", "TPU_", "PYTHONWARNINGS"))
 
 if __name__ == "__main__":
-    main()
+    driver.main(FRAMEWORK)

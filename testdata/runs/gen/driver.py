@@ -1,0 +1,417 @@
+"""The one driver of recomp's example-run generators (jax_runs.py, tf_runs.py, torch_xla_runs.py).
+
+A generator is a framework's scenarios, its evidence hook and its set-up fixture, handed to this
+driver as a Framework; `python GENERATOR --out DIR [NAME...]` then runs each scenario's program in a
+fresh Python process and makes DIR/NAME/:
+
+    run.log      what the program printed, stdout and stderr interleaved as printed: through one pipe
+                 (the default), through two pipes with a launcher's line prefix added (spec "prefix"),
+                 or under a pseudo-terminal (spec "terminal": \\r progress bars and \\r\\n line ends as a
+                 terminal gives them). Runs of several processes write run1.log, run2.log, ...
+    dump/        the HLO modules XLA dumped before optimisation (the fixture's XLA_FLAGS dump into
+                 dump/, relative to the run folder, which is the program's working directory); the
+                 other dump files are deleted to keep the folder small
+    truth.json   what the run really did (README.md): the evidence the program collected through the
+                 framework's own API, judged by the framework's hook, in one fixed key order
+
+Inside the program, the framework's evidence hook fills driver.EVIDENCE (a dict); the driver writes
+it, when the program returns, to the file named by RECOMP_EVIDENCE, and hands it back to the hook.
+Standard library only: the generators run in each framework's own virtual environment (Python 3.10+).
+"""
+import argparse
+import collections
+import datetime
+import errno
+import fcntl
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+
+# --- inside the program ----------------------------------------------------------------------------
+
+EVIDENCE = {}  # what the program learns from the framework (and about itself), written at its end
+
+
+def run_index():
+    """Which process of a scenario of several runs this is: 1, 2, ... (1 for a single run)."""
+    return int(os.environ.get("RECOMP_RUN", "1"))
+
+
+# --- versions ----------------------------------------------------------------------------------------
+
+def installed(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def version_tuple(v):
+    return tuple(int(p) for p in re.findall(r"\d+", v or "0")[:3])
+
+
+def versions(dists, extra=()):
+    """{"python": X.Y.Z, dist: version...}: every dist of `dists` (None when missing), then those of
+    `extra` that are installed, sorted."""
+    out = {"python": platform.python_version()}
+    for dist in dists:
+        out[dist] = installed(dist)
+    for dist in sorted(set(extra) - set(dists)):
+        if installed(dist):
+            out[dist] = installed(dist)
+    return out
+
+
+# --- launchers: the line prefixes they add --------------------------------------------------------------
+
+def go_rfc3339nano(ns):
+    secs, frac = divmod(ns, 1_000_000_000)
+    stamp = datetime.datetime.fromtimestamp(secs, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    frac_s = f"{frac:09d}".rstrip("0")
+    return stamp + ("." + frac_s if frac_s else "") + "Z"
+
+
+# name -> (the command a user runs, what it adds, prefix(stream, line) -> prefixed line)
+LAUNCHERS = collections.OrderedDict([
+    ("prefix-kubernetes", ("kubectl logs --timestamps", "each line starts with the kubelet's RFC 3339 timestamp "
+                           "with nanoseconds (Go's RFC3339Nano: trailing zeros dropped) and Z, then a space",
+                           lambda stream, line: go_rfc3339nano(time.time_ns()) + " " + line)),
+    ("prefix-slurm", ("srun --label", "each line starts with the task number and a colon and space, '0: '",
+                      lambda stream, line: "0: " + line)),
+    ("prefix-torchrun", ("torchrun --tee 3 --role rank", "each line starts with torch elastic's log line prefix "
+                         "template [${role_name}${local_rank}]: with role 'rank', '[rank0]:' (no space)",
+                         lambda stream, line: "[rank0]:" + line)),
+    ("prefix-mpirun", ("mpirun --tag-output", "each line starts with Open MPI's '[jobid,rank]<stream>:' tag, "
+                       "'[1,0]<stdout>:' or '[1,0]<stderr>:' by the stream it was written to",
+                       lambda stream, line: f"[1,0]<{stream}>:" + line)),
+])
+
+# The pseudo-terminal's size (rows, columns) for spec "terminal" runs; recorded in truth.json "terminal".
+TERMINAL_SIZE = (24, 80)
+
+
+# --- running one program ---------------------------------------------------------------------------------
+
+def _run_pipe(cmd, env, cwd, log_path):
+    with open(log_path, "wb") as log:
+        return subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
+
+
+def _run_prefixed(cmd, env, cwd, log_path, add):
+    """Read both streams line by line as they arrive and prefix each as the launcher would."""
+    lock = threading.Lock()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd)
+    with open(log_path, "w", encoding="utf-8") as log:
+        def pump(pipe, stream):
+            for raw in iter(pipe.readline, b""):
+                line = raw.decode("utf-8", "replace")
+                with lock:
+                    log.write(add(stream, line))
+                    log.flush()
+        threads = [threading.Thread(target=pump, args=(proc.stdout, "stdout")),
+                   threading.Thread(target=pump, args=(proc.stderr, "stderr"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    return proc.wait()
+
+
+def _run_terminal(cmd, env, cwd, log_path):
+    """Run under a pseudo-terminal: stdin, stdout and stderr are its slave side, and the log gets the
+    bytes of the master side as they come (the line discipline's \\r\\n included), as a terminal would
+    show them and as `recomp run` records them."""
+    master, slave = os.openpty()
+    rows, cols = TERMINAL_SIZE
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    try:
+        proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+                                start_new_session=True)
+    finally:
+        os.close(slave)
+    with open(log_path, "wb") as log:
+        while True:
+            try:
+                data = os.read(master, 1 << 16)
+            except OSError as e:  # EIO: every writer of the slave side is gone
+                if e.errno != errno.EIO:
+                    raise
+                break
+            if not data:
+                break
+            log.write(data)
+    os.close(master)
+    return proc.wait()
+
+
+ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*$")
+
+
+def child_env(fw, recorded, extra):
+    """The program's environment: ours without the framework's own settings (fw.scrub prefixes), then
+    every entry of the recorded env that is an environment variable (not "jax.config.update"), then
+    the driver's own (RECOMP_EVIDENCE, RECOMP_RUN)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(tuple(fw.scrub) + ("RECOMP_",))}
+    env.update({k: v for k, v in recorded.items() if ENV_NAME.match(k)})
+    env.update(extra)
+    return env
+
+
+def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
+    """Run scenario NAME's program once in a fresh process (working directory cwd), its output to
+    cwd/log; return the evidence its hook collected."""
+    evidence = os.path.join(cwd, ".evidence.json")
+    env = child_env(fw, dict(recorded, **(run_env or {})), {"RECOMP_EVIDENCE": evidence, "RECOMP_RUN": str(index)})
+    cmd = [sys.executable, fw.file, "--run", name]
+    log_path = os.path.join(cwd, log)
+    if spec.get("terminal"):
+        rc = _run_terminal(cmd, env, cwd, log_path)
+    elif spec.get("prefix"):
+        rc = _run_prefixed(cmd, env, cwd, log_path, LAUNCHERS[spec["prefix"]][2])
+    else:
+        rc = _run_pipe(cmd, env, cwd, log_path)
+    if rc != 0:
+        sys.exit(f"{name}: the program failed (exit {rc}); see {log_path}")
+    with open(evidence) as f:
+        ev = json.load(f)
+    os.remove(evidence)
+    return ev
+
+
+def child(fw, name):
+    """`GENERATOR --run NAME`: run the program in this process, then write what it collected."""
+    spec = fw.scenarios[name]
+    spec["program"]()
+    path = os.environ.get("RECOMP_EVIDENCE")
+    if path:
+        with open(path, "w") as f:
+            json.dump(EVIDENCE, f)
+
+
+# --- dumps ------------------------------------------------------------------------------------------------
+
+def trim_dump(dump):
+    """Keep the HLO text dumped before optimisation; drop the rest (optimised HLO, objects, LLVM IR,
+    MLIR, buffer assignments, subfolders)."""
+    if not os.path.isdir(dump):
+        return
+    for entry in sorted(os.listdir(dump)):
+        path = os.path.join(dump, entry)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif not entry.endswith(".before_optimizations.txt"):
+            os.remove(path)
+
+
+DUMP_FILE = re.compile(r"module_\d+\.(.+)\.before_optimizations\.txt$")
+COUNTER = re.compile(r"(\.\d+)+$")
+
+
+def strip_counter(module):
+    """XLA's '.N' uniquifiers stripped: SyncTensorsGraph.176 -> SyncTensorsGraph."""
+    return COUNTER.sub("", module) or module
+
+
+def dump_modules(dump):
+    """(file, module name) of each module dumped before optimisation, in dump order (the file name
+    carries the module's name, as its HloModule line does)."""
+    out = []
+    if os.path.isdir(dump):
+        for entry in sorted(os.listdir(dump)):
+            m = DUMP_FILE.match(entry)
+            if m:
+                out.append((entry, m.group(1)))
+    return out
+
+
+def dump_families(dump, family=strip_counter):
+    """Counter of module families in a dump folder."""
+    return collections.Counter(family(m) for _, m in dump_modules(dump))
+
+
+# --- the framework's side -----------------------------------------------------------------------------------
+
+class Framework:
+    """What a generator hands the driver.
+
+    file       the generator's path (the driver runs `python FILE --run NAME` for each process)
+    title      the framework's name for messages ("JAX")
+    scenarios  name -> spec dict: "program" (a function, run in the fresh process), "description",
+               "recompiled", "cause" or "causes", "reason" (a substring of the framework's own
+               explanation, or candidates, the first found in the log recorded; "reason_optional"),
+               "runs" (processes, default 1), "prefix" (a LAUNCHERS name), "terminal" (run under a
+               pseudo-terminal), "requires"/"uses" (distributions it needs / reports), anything the
+               hooks read
+    dists      the distributions truth.json "versions" always lists
+    matrix     the matrix name, or a function returning it from the installed versions
+    setup      the set-up fixture: spec -> the env truth.json records, in order (entries that are
+               environment variables are set for the program; others, like "jax.config.update",
+               say what the program does itself)
+    scrub      prefixes of the environment variables removed from the program's environment
+    judge      the evidence hook's other half: Run -> dict with "evidence", "recompiled",
+               "not_recompiled", optionally "causes", "description", "note" (for the summary line)
+               and "extra" (fields written after the standard ones); problems go to run.problems
+    skip       spec -> None, or why this installation cannot run the scenario
+    """
+
+    def __init__(self, *, file, title, scenarios, dists, matrix, setup, judge, scrub=(), skip=None):
+        self.file = os.path.abspath(file)
+        self.title = title
+        self.scenarios = scenarios
+        self.dists = tuple(dists)
+        self._matrix = matrix
+        self.setup = setup
+        self.judge = judge
+        self.scrub = tuple(scrub)
+        self.skip = skip or (lambda spec: None)
+
+    @property
+    def matrix(self):
+        return self._matrix() if callable(self._matrix) else self._matrix
+
+
+class Run:
+    """One scenario's finished run, for the framework's judge."""
+
+    def __init__(self, name, spec, target, logs, evidence):
+        self.name, self.spec, self.target, self.logs, self.evidence = name, spec, target, logs, evidence
+        self.problems = []
+        self._texts = None
+
+    @property
+    def texts(self):
+        if self._texts is None:
+            self._texts = [open(os.path.join(self.target, log), encoding="utf-8", errors="replace").read()
+                           for log in self.logs]
+        return self._texts
+
+    def path(self, *parts):
+        return os.path.join(self.target, *parts)
+
+    def modules(self, dump="dump"):
+        return dump_modules(self.path(dump))
+
+    def families(self, family=strip_counter, dump="dump"):
+        return dump_families(self.path(dump), family)
+
+
+def find_reason(spec, texts):
+    """The first of the spec's reason candidates found in the logs, and a problem when none is."""
+    want = spec.get("reason")
+    if not want:
+        return None, None
+    candidates = [want] if isinstance(want, str) else list(want)
+    text = "".join(texts)
+    found = [r for r in candidates if r in text]
+    if found:
+        return found[0], None
+    if spec.get("reason_optional"):
+        return None, None
+    return None, (f"the framework's reason {candidates[0]!r} is not in the log" if len(candidates) == 1 else
+                  f"none of the reasons {candidates!r} is in the log")
+
+
+def generate(fw, name, out, matrix):
+    """Run one scenario into out/name and write its truth.json; False when it did not do what it is
+    built for (the problems are printed)."""
+    spec = fw.scenarios[name]
+    target = os.path.join(out, name)
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    env = fw.setup(spec)
+    runs = spec.get("runs", 1)
+    logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
+    run_env = spec.get("run_env", {})  # run index -> env for that process only
+    evs = [run_program(fw, name, target, log, env, spec, i, run_env.get(i)) for i, log in enumerate(logs, 1)]
+    for entry in sorted(os.listdir(target)):
+        if re.match(r"dump\d*$", entry):
+            trim_dump(os.path.join(target, entry))
+
+    run = Run(name, spec, target, logs, evs)
+    v = fw.judge(run)
+    recompiled = v["recompiled"]
+    truth = collections.OrderedDict()
+    truth["matrix"] = matrix
+    truth["scenario"] = name
+    truth["description"] = v.get("description", spec["description"])
+    truth["versions"] = versions(fw.dists, tuple(spec.get("requires", ())) + tuple(spec.get("uses", ())))
+    truth["env"] = env
+    truth["logs"] = logs
+    truth["evidence"] = v["evidence"]
+    truth["recompiled"] = recompiled
+    truth["not_recompiled"] = v["not_recompiled"]
+    truth["guard_fails"] = bool(recompiled)
+    if v.get("causes") is not None:
+        truth["causes"] = v["causes"]
+    else:
+        truth["cause"] = spec.get("cause")
+    reason, problem = find_reason(spec, run.texts)
+    if problem:
+        run.problems.append(problem)
+    if reason:
+        truth["reason"] = reason
+    if spec.get("terminal"):
+        truth["terminal"] = {"rows": TERMINAL_SIZE[0], "columns": TERMINAL_SIZE[1]}
+    for k, val in (v.get("extra") or {}).items():
+        truth[k] = val
+    with open(os.path.join(target, "truth.json"), "w") as f:
+        json.dump(truth, f, indent=2)
+        f.write("\n")
+
+    ev = truth["evidence"]
+    print(f"{name}: {ev['compilations']} compilations, {ev['cache_hits']} cache hits{v.get('note', '')}; "
+          f"recompiled {recompiled or '-'}; not_recompiled {truth['not_recompiled'] or '-'}")
+    for p in run.problems:
+        print(f"  WARNING {name}: {p}")
+    return not run.problems
+
+
+def main(fw):
+    ap = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", help="folder that receives one folder per scenario (e.g. testdata/runs/MATRIX)")
+    ap.add_argument("--list", action="store_true", help="list the scenarios, and why any is skipped here")
+    ap.add_argument("--run", help=argparse.SUPPRESS)  # internal: run one program in this process
+    ap.add_argument("names", nargs="*", help="scenarios to generate (default: all this installation can run)")
+    args = ap.parse_args()
+    if args.run:
+        child(fw, args.run)
+        return
+    if args.list:
+        for name, spec in fw.scenarios.items():
+            why = fw.skip(spec)
+            print(f"{name}{'  (skipped: ' + why + ')' if why else ''}")
+        return
+    if not args.out:
+        ap.error("--out is required")
+    for name in args.names:
+        if name not in fw.scenarios:
+            ap.error(f"unknown scenario {name!r}; known: {', '.join(fw.scenarios)}")
+    missing = [d for d in fw.dists if installed(d) is None]
+    if missing:
+        sys.exit(f"{', '.join(missing)} not installed in this Python ({sys.executable}); see testdata/runs/gen/README.md")
+    matrix = fw.matrix
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    print(f"{fw.title}: " + ", ".join(f"{d} {installed(d)}" for d in fw.dists) +
+          f", Python {platform.python_version()}: matrix {matrix} -> {out}")
+    ok = True
+    start = time.time()
+    for name in args.names or list(fw.scenarios):
+        why = fw.skip(fw.scenarios[name])
+        if why:
+            print(f"{name}: skipped: {why}")
+            continue
+        ok = generate(fw, name, out, matrix) and ok
+    print(f"done in {time.time() - start:.0f}s")
+    if not ok:
+        sys.exit("some scenarios did not do what they were built to do (WARNING lines above)")

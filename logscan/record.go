@@ -214,18 +214,45 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 		return
 	}
 	for _, head := range s.g.heads {
-		i := strings.Index(text, head)
-		if i <= 0 || isWordByte(text[i-1]) {
-			continue
-		}
-		hh := h
-		if hh.stamp == "" {
-			hh = stampIn(text[:i], hh)
-		}
-		if s.classify(text[i:], hh, lineNo) {
-			return
+		for from := 1; from < len(text); {
+			j := strings.Index(text[from:], head)
+			if j < 0 {
+				break
+			}
+			i := from + j
+			from = i + 1
+			if !gluedHead(text[i-1], head) {
+				continue
+			}
+			hh := h
+			if hh.stamp == "" {
+				hh = stampIn(text[:i], hh)
+			}
+			if s.classify(text[i:], hh, lineNo) {
+				return
+			}
 		}
 	}
+}
+
+// gluedHead says whether a message head found after byte prev can start a message there. A
+// terminal's last progress-bar frame has no newline, so the next record may follow a digit or
+// a bracket ("… 15/16TRACING CACHE MISS at …"); after a letter a head is part of a word
+// ("Recompiling "), unless it is a word of capitals no text runs into.
+func gluedHead(prev byte, head string) bool {
+	if prev|0x20 >= 'a' && prev|0x20 <= 'z' || prev == '_' {
+		return isShouted(head)
+	}
+	return true
+}
+
+// isShouted says whether a head starts with a word of at least four capitals.
+func isShouted(head string) bool {
+	n := 0
+	for n < len(head) && head[n] >= 'A' && head[n] <= 'Z' {
+		n++
+	}
+	return n >= 4 && (n == len(head) || head[n] == ' ')
 }
 
 var reAnyStamp = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?`)

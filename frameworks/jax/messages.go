@@ -122,7 +122,12 @@ func tracingMiss(c *logscan.Context, lines []string) {
 		body = append(body, rest) // a wrapped or JSON record: the explanation on one line
 	}
 	for _, l := range lines[1:] {
-		if l = strings.TrimSpace(l); l != "" {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "":
+		case len(body) > 0 && wrapped(body[len(body)-1], l):
+			body[len(body)-1] += " " + l // a sentence JAX wrapped onto the next line
+		default:
 			body = append(body, l)
 		}
 	}
@@ -153,6 +158,20 @@ func tracingMiss(c *logscan.Context, lines []string) {
 		ev.Detail = "first trace of " + ev.Module
 	}
 	c.Emit(ev)
+}
+
+// itemStart is how the lines of a tracing-cache-miss explanation begin when they start an item
+// of their own (a sentence that goes on from the line before begins otherwise).
+var itemStart = regexp.MustCompile(`^(?:never seen|for \S+ defined at|all previously seen|different input|\* |but seen another|closest seen|tracing context|Tracing context|explanation unavailable|cache miss explanation|where weak_type|weak_type=)`)
+
+// wrapped says whether line continues the sentence of prev: JAX wraps a long sentence ("but
+// seen another function defined on the same line; maybe the function is / being re-defined
+// repeatedly, preventing caching?"), and its lines are read as one.
+func wrapped(prev, line string) bool {
+	if prev == "" || strings.ContainsAny(prev[len(prev)-1:], ":.?!") || itemStart.MatchString(line) {
+		return false
+	}
+	return line[0] >= 'a' && line[0] <= 'z'
 }
 
 // ModuleName turns the name JAX logs ("jit(step)", or a bare "step" before 0.4.30) into the

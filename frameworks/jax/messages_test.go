@@ -1,6 +1,7 @@
 package jax_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -101,5 +102,37 @@ func TestJAXModuleName(t *testing.T) {
 		if got := jax.ModuleName(in); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
+	}
+}
+
+// Under a terminal a progress bar's last frame has no newline: JAX's record that follows is
+// glued to it, and must be read wherever it starts. JAX's wrapped sentences are read whole.
+func TestRecordsGluedToProgressBars(t *testing.T) {
+	log := "Epoch 1: 100%|██████████| 16/16 [00:01<00:00, 12.1it/s]\r" +
+		"loss 0.12 | 15/16TRACING CACHE MISS at /w/train.py:64:12 (main):\n" +
+		"  for train_step defined at /w/train.py:20\n" +
+		"  all previously seen cache keys differ. For the closest previous key:\n" +
+		"  different input types:\n" +
+		"  * at x, now f32[24,8] and before f32[32,8]\n" +
+		"step 16/16Compiling jit(train_step) with global shapes and types (ShapedArray(float32[24,8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"[00:02<00:00]Finished XLA compilation of jit(train_step) in 0.1 sec\n" +
+		"RecompilingTRACING CACHE MISS at /w/train.py:70:1 (main):\n" + // capitals glued to a word still start a record
+		"  never seen function:\n    eval id=1 defined at /w/train.py:30\n" +
+		"  but seen another function defined on the same line; maybe the function is\n" +
+		"  being re-defined repeatedly, preventing caching?\n" +
+		"Recompiling jit(f) is not a compile request\n"
+	evs, _ := scantest.Scan(t, log, logscan.Options{})
+	var got []string
+	for _, ev := range evs {
+		got = append(got, string(ev.Kind)+" "+ev.Module)
+	}
+	if strings.Join(got, ", ") != "retrace train_step, compile_request jit_train_step, request_done jit_train_step, retrace eval" {
+		t.Fatalf("events: %s", strings.Join(got, ", "))
+	}
+	if !strings.Contains(evs[0].Reason, "* at x, now f32[24,8] and before f32[32,8]") || evs[0].Line != 1 {
+		t.Errorf("retrace %+v", evs[0])
+	}
+	if want := "but seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?"; !strings.Contains(evs[3].Reason, want) {
+		t.Errorf("wrapped sentence not read whole: %q", evs[3].Reason)
 	}
 }

@@ -180,7 +180,9 @@ func (l *Ledger) account(u *Unit) {
 	if !u.Compiled {
 		return
 	}
-	l.compiled++
+	if !u.Eager {
+		l.compiled++ // what --warmup counts: the program's own compilations
+	}
 	s.Compilations++
 	s.CompileTime += u.Duration
 	m.Compilations++

@@ -19,7 +19,7 @@ type Ledger struct {
 
 	open, last *Unit
 	units      int // units started in this input
-	compiled   int // compilations in this process
+	compiled   int // compilations of the program's own functions in this process (eager one-op programs left out)
 	whys       []pendingWhy
 	marked     bool // the warm-up marker of the current input has been seen
 	loadsLate  bool // --warmup: the Warmup-th compilation has been seen

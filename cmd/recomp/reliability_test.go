@@ -376,3 +376,15 @@ func TestRanksInOneFile(t *testing.T) {
 		t.Errorf("rank 1 recompiles: exit %d\n%s", code, out)
 	}
 }
+
+// --warmup N counts the program's own compilations: a real JAX run's 25 eager one-op programs
+// (initialisation outside jit) neither end the warm-up nor fail it (issue 20.2).
+func TestWarmupCountsTheProgramsOwnCompilations(t *testing.T) {
+	log := "../../testdata/runs/jax-0.12/eager-init/run.log"
+	if code, out, _ := runIn(t, "", "guard", "--warmup", "1", log); code != 0 || !strings.Contains(out, "PASS: 0 compilation(s) after warm-up") {
+		t.Errorf("--warmup 1: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runIn(t, "", "guard", "--warmup", "2", log); code != exitUsage || !strings.Contains(out, "the warm-up never ended") {
+		t.Errorf("--warmup 2 of one program: exit %d\n%s", code, out)
+	}
+}

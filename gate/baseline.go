@@ -18,12 +18,12 @@ type Baseline struct {
 	Families map[string][]string `json:"families"`
 }
 
-// NewBaseline takes the families and hashes of a report. Unnamed compilations are left out:
-// nothing could be compared with them.
+// NewBaseline takes the families and hashes of a report. Compilations whose program the log
+// does not name are kept under ledger.Unnamed with their graph hashes.
 func NewBaseline(rep *ledger.Report) *Baseline {
 	b := &Baseline{Version: 1, Families: map[string][]string{}}
 	for _, m := range rep.Modules {
-		if m.Family == ledger.Unnamed || m.Compilations == 0 {
+		if m.Compilations == 0 {
 			continue
 		}
 		hashes := append([]string{}, m.Hashes...)

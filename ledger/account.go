@@ -196,7 +196,9 @@ func (l *Ledger) account(u *Unit) {
 	}
 	l.programs[u.Program]++
 	u.Seq = l.programs[u.Program]
-	recompiled := (u.Seq > 1 || u.SeenBefore) && u.Family != Unnamed && !u.Eager
+	// A graph whose program the log does not name is exempt only when it has no hash either
+	// (PopTorch's bars, PopART): with a hash, a second graph may be the first recompiled.
+	recompiled := (u.Seq > 1 || u.SeenBefore) && !u.Eager && (u.Family != Unnamed || u.Hash != "")
 	if g := frameworks.Group(u.Module); g != "" && u.Seq == 1 && l.reused[g] {
 		// TF auto-clustering names the clusters of a traced graph cluster_0, cluster_1, …:
 		// a new cluster of a group whose graph was already running is the function traced

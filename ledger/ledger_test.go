@@ -387,3 +387,26 @@ func TestSameArgumentsSaid(t *testing.T) {
 		}
 	}
 }
+
+// A graph whose program the log cannot name (every PyTorch/XLA frame is library code, as under
+// torch.compile) is not exempt: a second graph hash fails the gate, saying why (issue 20.5).
+func TestUnnamedGraphsAreNotExempt(t *testing.T) {
+	block := func(hash string) string {
+		return "Compilation Analysis: ================================================================================\n" +
+			"Compilation Analysis: Compilation Cause\n" +
+			"Compilation Analysis:   dynamo is compiling a FX graph to HLO\n" +
+			"Compilation Analysis: Graph Info: \n" +
+			"Compilation Analysis:   Graph Hash: " + hash + "\n" +
+			"Compilation Analysis: Python Frame Triggered Execution: \n" +
+			"Compilation Analysis:   extract_compiled_graph (/v/lib/python3.11/site-packages/torch_xla/_dynamo/dynamo_bridge.py:733)\n" +
+			"Compilation Analysis: --------------------------------------------------------------------------------\n" +
+			"Compilation Analysis: ================================================================================\n"
+	}
+	r := report(t, Options{}, block("aaa")+block("bbb")+block("ccc"))
+	if r.Summary.Compilations != 3 || r.Summary.AfterWarmup != 2 || len(r.Late) != 2 || !strings.Contains(r.Late[0].Late, "does not name") {
+		t.Fatalf("summary %+v late %+v", r.Summary, r.Late)
+	}
+	if m := r.Modules[0]; m.Family != Unnamed || !m.Recompiled {
+		t.Errorf("module %+v", m)
+	}
+}

@@ -28,8 +28,8 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 	case o.Baseline != nil:
 		hashes, known := o.Baseline[u.Family]
 		switch {
-		case u.Family == Unnamed:
-			// nothing to compare against
+		case !known && u.Family == Unnamed:
+			u.Late = "a graph whose program the log does not name, and the baseline has none"
 		case !known:
 			u.Late = "module family not in the baseline"
 		case u.Hash != "" && !slices.Contains(hashes, u.Hash):
@@ -52,9 +52,13 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 		switch {
 		case u.Retraced:
 			u.Late = "compiled after warm-up: a new XLA cluster formed after the graph had run (the function was traced again)"
-		case u.Seq > 1 && u.Family != Unnamed && !u.Eager:
+		case u.Family == Unnamed && u.Hash == "":
+			// no name and no hash: nothing tells two graphs apart
+		case u.Seq > 1 && u.Family == Unnamed:
+			u.Late = "compiled after warm-up: a graph whose program the log does not name (no frame of the program's own code, no module name), so no new graph after the first is exempt"
+		case u.Seq > 1 && !u.Eager:
 			u.Late = "compiled after warm-up"
-		case u.SeenBefore && u.Family != Unnamed && !u.Eager:
+		case u.SeenBefore && !u.Eager:
 			u.Late = "compiled after warm-up: the framework says it had compiled this function before (the earlier compilation is not in the log)"
 		}
 	}

@@ -23,8 +23,10 @@ type Options struct {
 	Stdin          *os.File
 	Stdout, Stderr io.Writer
 	// Terminal gives the command a pseudo-terminal for its output (its progress bars and
-	// colours stay as on a terminal); its stdout and stderr then arrive as one stream, on
-	// Stdout. Without one they stay two pipes.
+	// colours stay as on a terminal) where the system has them (not Windows); its stdout and
+	// stderr then arrive as one stream, on Stdout. The pseudo-terminal takes the size of
+	// Stdout when that is a terminal, and follows it when it is resized (SIGWINCH). Without
+	// one they stay two pipes.
 	Terminal bool
 	// Log receives every line of output, each prefixed with the time it arrived
 	// (RFC 3339 in UTC, the layout of kubectl logs --timestamps, which recomp scan reads).
@@ -68,9 +70,11 @@ func Run(opt Options) (*Result, error) {
 	var sources []io.Reader
 	var sinks []io.Writer
 	var closeAfterStart []io.Closer
+	var master *os.File
 	if opt.Terminal {
-		master, slave, err := openPTY()
+		m, slave, err := openPTY()
 		if err == nil {
+			master = m
 			copyWindowSize(opt.Stdout, master)
 			cmd.Stdout, cmd.Stderr = slave, slave
 			sources, sinks = []io.Reader{ptyReader{master}}, []io.Writer{opt.Stdout}
@@ -108,6 +112,10 @@ func Run(opt Options) (*Result, error) {
 		c.Close()
 	}
 	stop := forwardSignals(cmd.Process, opt, res)
+	stopResize := func() {}
+	if master != nil {
+		stopResize = followWindowSize(opt.Stdout, master, cmd.Process)
+	}
 	var wg sync.WaitGroup
 	for i := range sources {
 		wg.Add(1)
@@ -119,6 +127,7 @@ func Run(opt Options) (*Result, error) {
 	wg.Wait() // the command's output ends when it (and what it started) closed it
 	err := cmd.Wait()
 	stop()
+	stopResize()
 	res.End = now()
 	res.Lines, res.Bytes = lw.flush()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)

@@ -1,3 +1,5 @@
+//go:build !unix
+
 package runner
 
 import (
@@ -6,9 +8,9 @@ import (
 	"os"
 )
 
-// openPTY is not supported on Windows: the command's output goes through pipes.
+// openPTY: no pseudo-terminals outside Unix (Windows): the command's output goes through pipes.
 func openPTY() (master, slave *os.File, err error) {
-	return nil, nil, errors.New("pseudo-terminals are not supported on Windows")
+	return nil, nil, errors.New("pseudo-terminals are not supported here")
 }
 
 func copyWindowSize(io.Writer, *os.File) {}

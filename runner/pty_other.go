@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !unix
 
 package runner
 
@@ -8,21 +8,15 @@ import (
 	"os"
 )
 
-// openPTY is not supported here: the command's output goes through pipes.
+// openPTY: no pseudo-terminals outside Unix (Windows): the command's output goes through pipes.
 func openPTY() (master, slave *os.File, err error) {
-	return nil, nil, errors.New("pseudo-terminals are supported on Linux only")
+	return nil, nil, errors.New("pseudo-terminals are not supported here")
 }
 
 func copyWindowSize(io.Writer, *os.File) {}
 
+func followWindowSize(io.Writer, *os.File, *os.Process) (stop func()) { return func() {} }
+
 type ptyReader struct{ f *os.File }
 
 func (r ptyReader) Read(p []byte) (int, error) { return r.f.Read(p) }
-
-// IsTerminal reports whether f is a character device (a terminal, on the systems recomp runs).
-func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func growPipe(*os.File) {}

@@ -23,8 +23,10 @@ type Options struct {
 	Stdin          *os.File
 	Stdout, Stderr io.Writer
 	// Terminal gives the command a pseudo-terminal for its output (its progress bars and
-	// colours stay as on a terminal); its stdout and stderr then arrive as one stream, on
-	// Stdout. Without one they stay two pipes.
+	// colours stay as on a terminal) where the system has them (not Windows); its stdout and
+	// stderr then arrive as one stream, on Stdout. The pseudo-terminal takes the size of
+	// Stdout when that is a terminal, and follows it when it is resized (SIGWINCH). Without
+	// one they stay two pipes.
 	Terminal bool
 	// Log receives every line of output, each prefixed with the time it arrived
 	// (RFC 3339 in UTC, the layout of kubectl logs --timestamps, which recomp scan reads).
@@ -77,9 +79,11 @@ func Run(opt Options) (*Result, error) {
 	var sources []io.Reader
 	var sinks []io.Writer
 	var closeAfterStart []io.Closer
+	var master *os.File
 	if opt.Terminal {
-		master, slave, err := openPTY()
+		m, slave, err := openPTY()
 		if err == nil {
+			master = m
 			copyWindowSize(opt.Stdout, master)
 			cmd.Stdout, cmd.Stderr = slave, slave
 			sources, sinks = []io.Reader{ptyReader{master}}, []io.Writer{opt.Stdout}
@@ -117,6 +121,10 @@ func Run(opt Options) (*Result, error) {
 		c.Close()
 	}
 	stop := forwardSignals(cmd.Process, opt, res)
+	stopResize := func() {}
+	if master != nil {
+		stopResize = followWindowSize(opt.Stdout, master, cmd.Process)
+	}
 	var wg sync.WaitGroup
 	for i := range sources {
 		wg.Add(1)
@@ -129,6 +137,7 @@ func Run(opt Options) (*Result, error) {
 	go func() { wg.Wait(); close(copied) }()
 	err := cmd.Wait()
 	stop()
+	stopResize()
 	res.End = now()
 	grace := opt.Grace
 	if grace <= 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/frameworks"
+	buildversion "github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/report"
 )
 
@@ -24,7 +25,7 @@ const (
 
 type cli struct {
 	LogLevel string           `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
-	Version  kong.VersionFlag `help:"Print recomp's version (module version and VCS revision) and exit."`
+	Version  kong.VersionFlag `help:"Print recomp's version, the VCS revision it was built from, and exit."`
 
 	Run     runCmd     `cmd:"" help:"Run a command with every framework's compile evidence switched on, keep its log and dumps in a run folder, and explain the run."`
 	Scan    scanCmd    `cmd:"" help:"Count compile requests, compilations, cache hits and misses and executable loads in logs."`
@@ -68,35 +69,9 @@ type kongExit int
 
 var validLevels = map[string]bool{"trace": true, "debug": true, "info": true, "warn": true, "error": true, "off": true}
 
-// version is the module version and VCS revision this binary was built from.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "recomp (no build information)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, when, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = ", modified"
-			}
-		}
-	}
-	out := "recomp " + v
-	if rev != "" {
-		out += fmt.Sprintf(" (revision %s%s, %s)", rev, dirty, when)
-	}
-	return out + " " + bi.GoVersion
-}
+// version names this build: recomp's version (internal/version, the one the wheels and release
+// files carry), the VCS revision and the Go that built it.
+func version() string { return buildversion.String() }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	return runWith(args, os.Stdin, stdout, stderr)

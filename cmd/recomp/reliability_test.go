@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	buildversion "github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/report"
 )
 
@@ -187,7 +188,7 @@ func TestUsageAndVersion(t *testing.T) {
 		t.Errorf("bare recomp: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	code, out, _ = runIn(t, "", "--version")
-	if code != 0 || !strings.HasPrefix(out, "recomp ") || !strings.Contains(out, "go1.") {
+	if code != 0 || !strings.HasPrefix(out, "recomp "+buildversion.Version+" ") || !strings.Contains(out, "go1.") {
 		t.Errorf("--version: exit %d %q", code, out)
 	}
 }

@@ -43,7 +43,7 @@ func (c *cacheCmd) Run(e *env) error {
 
 // logUse reads the cache events of one log.
 func logUse(e *env, path string, use cache.LogUse) error {
-	rc, err := openInput(path, e.stdin)
+	rc, err := openLog(path, e.stdin)
 	if err != nil {
 		return usageErr("%v", err)
 	}

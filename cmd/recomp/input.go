@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
-	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,49 +13,19 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
 )
 
-// openInput opens a path for reading: "-" is stdin, gzip data (by its magic bytes) is
-// decompressed. The caller closes the result.
-func openInput(path string, stdin io.Reader) (io.ReadCloser, error) {
-	var rc io.ReadCloser
-	if path == "-" {
-		rc = io.NopCloser(stdin)
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if st.IsDir() {
-			f.Close()
-			return nil, fmt.Errorf("%s: is a directory, not a log file", path)
-		}
-		rc = f
+// openLog opens a log (see input.Open); a folder is not a log.
+func openLog(path string, stdin io.Reader) (*input.File, error) {
+	f, err := input.Open(path, stdin)
+	if errors.Is(err, input.ErrFolder) {
+		return nil, fmt.Errorf("%s: is a directory, not a log file", path)
 	}
-	br := bufio.NewReaderSize(rc, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		return readCloser{zr, rc}, nil
-	}
-	return readCloser{br, rc}, nil
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
+	return f, err
 }
 
 // scanOptions say how logs are read into a scan report.
@@ -70,14 +38,8 @@ type scanOptions struct {
 
 // checkInputs refuses what cannot be read as asked: stdin named twice.
 func checkInputs(paths []string) error {
-	stdin := 0
-	for _, p := range paths {
-		if p == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usageErr("'-' (standard input) is given %d times: it can be read once", stdin)
+	if err := input.CheckStdin(paths); err != nil {
+		return usageErr("%v", err)
 	}
 	return nil
 }
@@ -231,16 +193,14 @@ func scanOne(log hclog.Logger, i int, path string, stdin io.Reader, opt scanOpti
 		name = "<stdin>"
 	}
 	res := scanned{input: report.Input{Path: path}}
-	rc, err := openInput(path, stdin)
+	rc, err := openLog(path, stdin)
 	if err != nil {
 		res.err = err
 		return res
 	}
 	defer rc.Close()
-	if f, ok := rc.(readCloser).Closer.(*os.File); ok {
-		if st, err := f.Stat(); err == nil {
-			log.Trace("reading", "input", path, "bytes", st.Size(), "mode", st.Mode().String())
-		}
+	if st := rc.Info; st != nil {
+		log.Trace("reading", "input", path, "bytes", st.Size(), "mode", st.Mode().String())
 	}
 	s := logscan.NewScanner(rc, name, logscan.Options{Marker: opt.marker})
 	ps.ledger("", i, name) // the input's own process, even when every line carries a rank
@@ -326,12 +286,7 @@ func (w warmupFlags) options() (scanOptions, error) {
 func runLogs(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = p
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			if f, ok := runner.OpenFolder(p); ok {
-				out[i] = f.Log
-			}
-		}
+		out[i] = input.RunLog(p)
 	}
 	return out
 }

@@ -51,7 +51,7 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 	}
 	var links map[*diff.DumpFile]*ledger.Unit
 	if len(logs) > 0 {
-		s, err := scanLogs(e, logs, scanOptions{sameProcess: true})
+		s, err := scanLogs(e, logs, ledger.ReadOptions{SameProcess: true})
 		if err != nil {
 			return nil, err
 		}

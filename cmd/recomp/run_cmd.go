@@ -15,6 +15,7 @@ import (
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
@@ -184,9 +185,9 @@ func (c *runCmd) manifest(cmdline []string, settings []runner.Setting, res *runn
 }
 
 // report reads the run folder back the way scan, explain and guard do.
-func (c *runCmd) report(e *env, dir string, m *runner.Manifest, opt scanOptions) (*report.Run, error) {
+func (c *runCmd) report(e *env, dir string, m *runner.Manifest, opt ledger.ReadOptions) (*report.Run, error) {
 	logPath := filepath.Join(dir, runner.LogName)
-	opt.sameProcess = true
+	opt.SameProcess = true
 	s, err := scanLogs(e, []string{logPath}, opt)
 	if err != nil {
 		return nil, err
@@ -214,7 +215,7 @@ func (c *runCmd) report(e *env, dir string, m *runner.Manifest, opt scanOptions)
 		}
 	}
 	if c.Guard {
-		r.Gate = gate.Evaluate(s.Ledger, gateInputs(s), gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads})
+		r.Gate = gate.EvaluateScan(&s.Scan, gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads})
 	}
 	return r, nil
 }

@@ -77,6 +77,15 @@ func Open(path string, stdin io.Reader) (*File, error) {
 	return f, nil
 }
 
+// OpenLog is Open for a log: a folder is named "not a log file".
+func OpenLog(path string, stdin io.Reader) (*File, error) {
+	f, err := Open(path, stdin)
+	if errors.Is(err, ErrFolder) {
+		return nil, fmt.Errorf("%s: is a directory, not a log file", path)
+	}
+	return f, err
+}
+
 // ReadAll reads the input at path whole (as Open opens it) into memory, at most max bytes: a
 // larger input, compressed or not, is an error.
 func ReadAll(path string, stdin io.Reader, max int64) ([]byte, error) {

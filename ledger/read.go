@@ -99,13 +99,13 @@ func (s *Scan) ReadErrors() []string {
 // the first MaxEvents are kept for listing. The error names the first log that could not be
 // opened; a log that breaks off part-way is read up to there and says so (Input.ReadError).
 func ReadLogs(logs []Log, opt ReadOptions) (*Scan, error) {
-	var stdin []string
+	var paths []string // the logs to open
 	for _, l := range logs {
 		if l.Reader == nil {
-			stdin = append(stdin, l.Path)
+			paths = append(paths, l.Path)
 		}
 	}
-	if err := input.CheckStdin(stdin); err != nil {
+	if err := input.CheckStdin(paths); err != nil {
 		return nil, err
 	}
 	if opt.Log == nil {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -133,6 +135,28 @@ func (u LogUse) Add(kind logscan.Kind, p string) {
 type Folder struct {
 	Name string
 	FS   fs.FS
+}
+
+// ReadLogUse reads what the logs at paths say about cache files ("-" is stdin, gzip is read
+// transparently). A log that breaks off part-way counts up to there.
+func ReadLogUse(paths []string, stdin io.Reader) (LogUse, error) {
+	use := NewLogUse()
+	if err := input.CheckStdin(paths); err != nil {
+		return use, err
+	}
+	for _, p := range paths {
+		f, err := input.OpenLog(p, stdin)
+		if err != nil {
+			return use, err
+		}
+		s := logscan.NewScanner(f, p, logscan.Options{Grammar: frameworks.Grammar()})
+		for s.Scan() {
+			ev := s.Event()
+			use.Add(ev.Kind, ev.Path)
+		}
+		f.Close()
+	}
+	return use, nil
 }
 
 // Take reads cache folders without changing them. Folders are read in batches, so memory is

@@ -116,3 +116,31 @@ func TestOnlyCacheEntriesArePrunable(t *testing.T) {
 		t.Errorf("warnings %q", inv.Warnings)
 	}
 }
+
+// ReadLogUse takes the cache events of every log, standard input included, by
+// the entry's base name; a log that cannot be opened is an error naming it.
+func TestReadLogUse(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.log")
+	os.WriteFile(a, []byte("Loaded cluster_3 from /c/9a8b.poplar_exec\n"), 0o644)
+	stdin := strings.NewReader("Couldn't find /c/77ff.poplar_exec in executable cache\n")
+	use, err := ReadLogUse([]string{a, "-"}, stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !use.Hits["9a8b.poplar_exec"] || !use.Misses["77ff.poplar_exec"] || len(use.Hits)+len(use.Misses)+len(use.Writes) != 2 {
+		t.Errorf("use %+v", use)
+	}
+	for _, c := range []struct {
+		paths []string
+		err   string
+	}{
+		{[]string{a, filepath.Join(dir, "missing.log")}, "missing.log"},
+		{[]string{dir}, "is a directory, not a log file"},
+		{[]string{"-", "-"}, "given 2 times"},
+	} {
+		if _, err := ReadLogUse(c.paths, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%v: %v, want %q", c.paths, err, c.err)
+		}
+	}
+}

@@ -5,9 +5,7 @@
 package diff
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/input"
 )
 
 // Stage names used for pairing.
@@ -277,52 +276,7 @@ const MaxFileBytes = 4 << 30
 // ReadFile reads one HLO text file: "-" reads stdin, gzip data (by its magic bytes) is
 // decompressed, and at most MaxFileBytes are read.
 func ReadFile(path string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader
-	size := int64(0)
-	if path == "-" {
-		if stdin == nil {
-			return nil, fmt.Errorf("-: no standard input")
-		}
-		r = stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s: is a folder", path)
-		}
-		if st.Mode().IsRegular() {
-			size = st.Size()
-		}
-		r = f
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		r, size = zr, 0
-	} else {
-		r = br
-	}
-	var buf bytes.Buffer
-	if size > 0 && size < MaxFileBytes {
-		buf.Grow(int(size) + bytes.MinRead) // one allocation for a plain file
-	}
-	if _, err := buf.ReadFrom(io.LimitReader(r, MaxFileBytes+1)); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if buf.Len() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, int64(MaxFileBytes))
-	}
-	return buf.Bytes(), nil
+	return input.ReadAll(path, stdin, MaxFileBytes)
 }
 
 func unwrapPath(err error) error {

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
 	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -60,6 +62,29 @@ var ErrWouldOverwriteInput = errors.New("would overwrite an input")
 type Opened struct {
 	Name string
 	Info os.FileInfo
+}
+
+// OpenedInputs are the files recomp reads for the inputs at paths: a run folder's run.log, the
+// file behind standard input ("-").
+func OpenedInputs(paths []string, stdin io.Reader) []Opened {
+	var out []Opened
+	for _, p := range paths {
+		o := Opened{Name: p}
+		if p == input.Stdin {
+			o.Name = "standard input"
+			if f, ok := stdin.(*os.File); ok {
+				o.Info, _ = f.Stat()
+			}
+		} else {
+			log := input.RunLog(p)
+			o.Info, _ = os.Stat(log)
+			if log != p {
+				o.Name = log
+			}
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // WriteBaseline writes b to path. It refuses a path that is one of the files recomp read,

@@ -119,6 +119,18 @@ type Input struct {
 	Binary    string // why the input is binary data, not a text log
 }
 
+// EvaluateScan judges what ledger.ReadLogs read: its report, and its inputs that could not
+// be read to the end or are not text.
+func EvaluateScan(s *ledger.Scan, opt Options) *Result {
+	var inputs []Input
+	for _, in := range s.Inputs {
+		if in.ReadError != "" || in.Binary != "" {
+			inputs = append(inputs, Input{Path: in.Path, ReadError: in.ReadError, Binary: in.Binary})
+		}
+	}
+	return Evaluate(s.Ledger, inputs, opt)
+}
+
 // Evaluate judges a report. A gate needs evidence from every process: a process whose log
 // holds no line of per-compilation logging, a log that ends inside a compilation, a binary
 // input, a warm-up that never ended make it inconclusive (AllowNoEvidence passes them); an

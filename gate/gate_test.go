@@ -8,22 +8,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/logscan"
 )
 
-// scanReport scans a TF-IPU style log into a report, the way recomp guard does.
+// scanReport reads a TF-IPU style log into a report, the way recomp guard does.
 func scanReport(t *testing.T, opt ledger.Options, log string) *ledger.Report {
 	t.Helper()
-	s := logscan.NewScanner(strings.NewReader(log), "run.log", logscan.Options{Grammar: frameworks.Grammar()})
-	l := ledger.NewLedger(opt)
-	l.BeginInput(0, "run.log")
-	for s.Scan() {
-		l.Add(s.Event())
+	return readLogs(t, opt, "run.log", log)
+}
+
+// readLogs reads logs given as name, text, name, text...: each log is its own process.
+func readLogs(t *testing.T, opt ledger.Options, nameText ...string) *ledger.Report {
+	t.Helper()
+	var logs []ledger.Log
+	for i := 0; i+1 < len(nameText); i += 2 {
+		logs = append(logs, ledger.Log{Path: nameText[i], Reader: strings.NewReader(nameText[i+1])})
 	}
-	l.EndInput(false)
-	return ledger.Merge(opt, l.Report())
+	s, err := ledger.ReadLogs(logs, ledger.ReadOptions{Ledger: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Ledger
 }
 
 func compile(module, hash string) string {
@@ -83,17 +88,7 @@ func TestEvaluate(t *testing.T) {
 // Every process must have evidence of its own: a rank whose compile logging was off does not
 // pass with the others.
 func TestEvidencePerProcess(t *testing.T) {
-	one := func(name, log string, opt ledger.Options) *ledger.Report {
-		s := logscan.NewScanner(strings.NewReader(log), name, logscan.Options{Grammar: frameworks.Grammar()})
-		l := ledger.NewLedger(opt)
-		l.BeginInput(0, name)
-		for s.Scan() {
-			l.Add(s.Event())
-		}
-		l.EndInput(false)
-		return l.Report()
-	}
-	rep := ledger.Merge(ledger.Options{}, one("rank0.log", compile("train.1", "0xa"), ledger.Options{}), one("rank1.log", "step 1\n", ledger.Options{}))
+	rep := readLogs(t, ledger.Options{}, "rank0.log", compile("train.1", "0xa"), "rank1.log", "step 1\n")
 	g := Evaluate(rep, nil, Options{})
 	if !g.Inconclusive || !strings.Contains(g.Reason, "rank1.log: no compile evidence of its own") {
 		t.Errorf("a rank without evidence: %+v", g)
@@ -102,12 +97,12 @@ func TestEvidencePerProcess(t *testing.T) {
 		t.Errorf("--allow-no-evidence: %+v", g)
 	}
 	opt := ledger.Options{Warmup: 3}
-	rep = ledger.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
+	rep = scanReport(t, opt, compile("train.1", "0xa")+compile("eval.1", "0xb"))
 	if g := Evaluate(rep, nil, Options{}); !g.Inconclusive || !strings.Contains(g.Reason, "the warm-up never ended") {
 		t.Errorf("--warmup 3 of 2 compilations: %+v", g)
 	}
 	opt = ledger.Options{Warmup: 2}
-	rep = ledger.Merge(opt, one("run.log", compile("train.1", "0xa")+compile("eval.1", "0xb"), opt))
+	rep = scanReport(t, opt, compile("train.1", "0xa")+compile("eval.1", "0xb"))
 	if g := Evaluate(rep, nil, Options{}); !g.Passed {
 		t.Errorf("--warmup 2 of 2 compilations: %+v", g)
 	}
@@ -184,5 +179,50 @@ func TestWriteBaselineSafety(t *testing.T) {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
+	}
+}
+
+// OpenedInputs names the files behind the inputs: a run folder's run.log, standard input's
+// file, and WriteBaseline refuses them.
+func TestOpenedInputs(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	os.Mkdir(run, 0o755)
+	log := filepath.Join(run, "run.log")
+	os.WriteFile(log, []byte("x\n"), 0o644)
+	plain := filepath.Join(dir, "plain.log")
+	os.WriteFile(plain, []byte("y\n"), 0o644)
+	stdin, err := os.Open(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	got := OpenedInputs([]string{run, "-", filepath.Join(dir, "missing.log")}, stdin)
+	if len(got) != 3 || got[0].Name != log || got[0].Info == nil || got[1].Name != "standard input" || got[1].Info == nil ||
+		got[2].Info != nil {
+		t.Fatalf("opened %+v", got)
+	}
+	b := &Baseline{Version: 1, Families: map[string][]string{}}
+	for _, target := range []string{log, plain} {
+		if err := WriteBaseline(target, b, got); !errors.Is(err, ErrWouldOverwriteInput) {
+			t.Errorf("%s: %v", target, err)
+		}
+	}
+}
+
+// EvaluateScan judges a scan with its inputs: one that broke off or is binary spoils a pass.
+func TestEvaluateScan(t *testing.T) {
+	s := &ledger.Scan{Ledger: scanReport(t, ledger.Options{}, compile("train.1", "0xa"))}
+	s.Inputs = []ledger.Input{{Path: "run.log"}}
+	if g := EvaluateScan(s, Options{}); !g.Passed {
+		t.Errorf("a clean scan: %+v", g)
+	}
+	s.Inputs = append(s.Inputs, ledger.Input{Path: "b.log.gz", ReadError: "unexpected EOF"})
+	if g := EvaluateScan(s, Options{}); !g.Inconclusive || !strings.Contains(g.Reason, "b.log.gz") {
+		t.Errorf("a broken input: %+v", g)
+	}
+	s.Inputs[1] = ledger.Input{Path: "core", Binary: "an ELF executable"}
+	if g := EvaluateScan(s, Options{}); !g.Inconclusive || !strings.Contains(g.Reason, "core: binary data") {
+		t.Errorf("a binary input: %+v", g)
 	}
 }

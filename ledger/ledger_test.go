@@ -7,25 +7,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
 )
 
+// report reads one log, run.log; with AfterMarker the warm-up ends at "Epoch 2/".
 func report(t *testing.T, opt Options, log string) *Report {
 	t.Helper()
-	so := logscan.Options{Grammar: frameworks.Grammar()}
+	ro := ReadOptions{Ledger: opt}
 	if opt.AfterMarker {
-		re, _ := logscan.NewLineRegexp("Epoch 2/")
-		so.Marker = re
+		ro.Marker, _ = logscan.NewLineRegexp("Epoch 2/")
 	}
-	s := logscan.NewScanner(strings.NewReader(log), "run.log", so)
-	l := NewLedger(opt)
-	l.BeginInput(0, "run.log")
-	for s.Scan() {
-		l.Add(s.Event())
+	return read(t, ro, Log{Path: "run.log", Reader: strings.NewReader(log)})
+}
+
+func read(t *testing.T, opt ReadOptions, logs ...Log) *Report {
+	t.Helper()
+	s, err := ReadLogs(logs, opt)
+	if err != nil {
+		t.Fatal(err)
 	}
-	l.EndInput(opt.AfterMarker)
-	return Merge(opt, l.Report())
+	return s.Ledger
 }
 
 const (
@@ -118,50 +119,36 @@ func TestSummarizeWhy(t *testing.T) {
 	}
 }
 
-// ledgerOf feeds each log to its own Ledger (separate processes) and merges them.
-func ledgerOf(opt Options, logs ...string) *Report {
-	var reps []*Report
+// ledgerOf reads each log as its own process (rank0.log, rank1.log, ...) and merges them.
+func ledgerOf(t *testing.T, opt Options, logs ...string) *Report {
+	t.Helper()
+	var in []Log
 	for i, log := range logs {
-		l := NewLedger(opt)
-		l.BeginInput(i, fmt.Sprintf("rank%d.log", i))
-		s := logscan.NewScanner(strings.NewReader(log), fmt.Sprintf("rank%d.log", i), logscan.Options{Grammar: frameworks.Grammar()})
-		for s.Scan() {
-			l.Add(s.Event())
-		}
-		l.EndInput(false)
-		reps = append(reps, l.Report())
+		in = append(in, Log{Path: fmt.Sprintf("rank%d.log", i), Reader: strings.NewReader(log)})
 	}
-	return Merge(opt, reps...)
+	return read(t, ReadOptions{Ledger: opt}, in...)
 }
 
 // Two rank logs that each compiled once are two processes: no recompilation. The same two
 // logs fed to one Ledger (one process whose log was split) are.
 func TestInputsAreSeparateProcesses(t *testing.T) {
 	rank := f(req, "cluster_1.4", "0xa") + f(eng, "cluster_1.4")
-	r := ledgerOf(Options{}, rank, rank)
+	r := ledgerOf(t, Options{}, rank, rank)
 	if r.Summary.Compilations != 2 || r.Summary.Recompilations != 0 || r.Summary.AfterWarmup != 0 || r.Processes != 2 {
 		t.Errorf("two processes: %+v", r.Summary)
 	}
 	if len(r.Modules) != 1 || r.Modules[0].Compilations != 2 || r.Modules[0].Recompiled || r.Modules[0].Inputs != 2 {
 		t.Errorf("module %+v", r.Modules[0])
 	}
-	again := ledgerOf(Options{}, rank+f(req, "cluster_1.9", "0xb")+f(eng, "cluster_1.9"), rank)
+	again := ledgerOf(t, Options{}, rank+f(req, "cluster_1.9", "0xb")+f(eng, "cluster_1.9"), rank)
 	if again.Summary.Recompilations != 1 || len(again.Findings) != 1 || !strings.Contains(again.Findings[0].Message, "in 1 of 2 inputs") {
 		t.Errorf("one rank recompiled: %+v %+v", again.Summary, again.Findings)
 	}
 	if again.Findings[0].File != "rank0.log" || again.Findings[0].Line != 5 {
 		t.Errorf("the finding points at the recompilation: %+v", again.Findings[0])
 	}
-	l := NewLedger(Options{})
-	for i := range 2 {
-		l.BeginInput(i, "part.log")
-		s := logscan.NewScanner(strings.NewReader(rank), "part.log", logscan.Options{Grammar: frameworks.Grammar()})
-		for s.Scan() {
-			l.Add(s.Event())
-		}
-		l.EndInput(false)
-	}
-	one := Merge(Options{}, l.Report())
+	one := read(t, ReadOptions{SameProcess: true},
+		Log{Path: "part.log", Reader: strings.NewReader(rank)}, Log{Path: "part.log", Reader: strings.NewReader(rank)})
 	if one.Summary.Recompilations != 1 || one.Processes != 1 || one.Inputs != 2 {
 		t.Errorf("one process: %+v", one.Summary)
 	}
@@ -243,7 +230,7 @@ func TestExplanationBelongsToItsFunction(t *testing.T) {
 }
 
 func TestNoEvidenceIsAFinding(t *testing.T) {
-	r := ledgerOf(Options{}, "just some output\nno compiler here\n")
+	r := ledgerOf(t, Options{}, "just some output\nno compiler here\n")
 	if len(r.Findings) != 1 || r.Findings[0].Kind != FindingNoEvidence || !strings.Contains(r.Findings[0].Advice, "JAX_LOG_COMPILES") {
 		t.Errorf("findings %+v", r.Findings)
 	}

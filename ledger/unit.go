@@ -9,9 +9,12 @@
 // keeps per-family aggregates and bounded lists, never every event: memory does not grow with
 // the length of the log.
 //
+// ReadLogs is the whole pipeline in one call: it reads logs (files, standard input, gzip, run
+// folders) in parallel into a Ledger per process and merges their Reports into a Scan.
+//
 // The work is split by job: join.go joins the events of one compilation into a Unit, account.go
 // counts units and loads per family, warmup.go decides what came after warm-up, report.go merges
-// processes and findings.go names what a user should look at.
+// processes, findings.go names what a user should look at, and read.go reads logs into ledgers.
 package ledger
 
 import (

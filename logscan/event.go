@@ -4,7 +4,7 @@
 //
 // A Scanner reads one log as a stream of bytes and is used like bufio.Scanner:
 //
-//	s := logscan.NewScanner(r, "run.log", logscan.Options{})
+//	s := logscan.NewScanner(r, "run.log", logscan.Options{Grammar: frameworks.Grammar()})
 //	for s.Scan() {
 //		ev := s.Event()
 //		...

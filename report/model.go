@@ -10,38 +10,13 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runner"
 )
 
-// MaxEvents is how many events a Scan lists unless all are asked for.
-const MaxEvents = 1000
-
-// Input is one log that was read.
-type Input struct {
-	Path         string
-	Lines        int
-	Bytes        int64
-	Events       int
-	WarningCount int
-	Warnings     []logscan.Warning
-	// ReadError says why the input could not be read to the end; what was read is counted.
-	ReadError string
-	// Binary says why the input is not a text log ("" for a text log).
-	Binary string
-}
-
-// Scan is the report of recomp scan: what the logs say about compiling, caching and loading.
+// Scan is the report of recomp scan: what the logs say about compiling, caching and loading
+// (ledger.ReadLogs reads them).
 type Scan struct {
-	Inputs []Input
-	Ledger *ledger.Report
-	// Events are the first MaxEvents events in input order (all of them when Full);
-	// EventCount counts them all.
-	Events     []logscan.Event
-	EventCount int
-	Full       bool
-	// SameProcess says the inputs were read as one process's log.
-	SameProcess bool
+	ledger.Scan
 }
 
 // Guard is the report of recomp guard: the scan and the gate's verdict.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
@@ -24,16 +23,8 @@ func hostileGuard(t *testing.T) *Guard {
 		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
 		"Begin XLA compilation: <img_src=x_onerror=alert(1)>.2  (Hash: 0xb) for ordinal  0\n" +
 		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n"
-	s := logscan.NewScanner(strings.NewReader(log), "run|<b>.log", logscan.Options{Grammar: frameworks.Grammar()})
-	l := ledger.NewLedger(ledger.Options{})
-	l.BeginInput(0, "run|<b>.log")
-	var events []logscan.Event
-	for s.Scan() {
-		l.Add(s.Event())
-		events = append(events, s.Event())
-	}
-	l.EndInput(false)
-	rep := ledger.Merge(ledger.Options{}, l.Report())
+	scan := readLog(t, "run|<b>.log", log)
+	rep := scan.Ledger
 	g := gate.Evaluate(rep, nil, gate.Options{})
 	if g.Passed || len(g.Failures) == 0 {
 		t.Fatalf("the hostile log should fail the gate: %+v", g)
@@ -43,9 +34,18 @@ func hostileGuard(t *testing.T) *Guard {
 	g.Problems = []string{hostile}
 	rep.Findings = append(rep.Findings, ledger.Finding{Severity: ledger.SeverityError, Kind: ledger.FindingRecompiled,
 		Module: hostile, Message: hostile, Advice: hostile})
-	scan := &Scan{Inputs: []Input{{Path: "run|<b>.log", Warnings: []logscan.Warning{{Line: 1, Message: hostile}}, WarningCount: 1}},
-		Ledger: rep, Events: events, EventCount: len(events)}
+	scan.Inputs[0].Warnings, scan.Inputs[0].WarningCount = []logscan.Warning{{Line: 1, Message: hostile}}, 1
 	return &Guard{Scan: scan, Gate: g}
+}
+
+// readLog reads a log the way recomp scan does.
+func readLog(t *testing.T, name, log string) *Scan {
+	t.Helper()
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: name, Reader: strings.NewReader(log)}}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Scan{Scan: *s}
 }
 
 func render(t *testing.T, f Format, r Report) string {
@@ -117,7 +117,7 @@ func TestHostileTextStaysInert(t *testing.T) {
 // TestEmptyReportsHaveNoNulls: every list of every JSON document is [] when empty.
 func TestEmptyReportsHaveNoNulls(t *testing.T) {
 	rep := ledger.Merge(ledger.Options{}, ledger.NewLedger(ledger.Options{}).Report())
-	scan := &Scan{Ledger: rep}
+	scan := &Scan{Scan: ledger.Scan{Ledger: rep}}
 	for name, r := range map[string]Report{
 		"scan":  scan,
 		"guard": &Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{})},
@@ -165,18 +165,12 @@ func TestTimelineMixedClocks(t *testing.T) {
 			"10:00:0%d.500 4242 PO:ENGINE   [I] Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n"
 		log.WriteString(strings.NewReplacer("%d", string(rune('1'+i))).Replace(fmt))
 	}
-	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{Grammar: frameworks.Grammar()})
-	l := ledger.NewLedger(ledger.Options{})
-	l.BeginInput(0, "run.log")
-	for s.Scan() {
-		l.Add(s.Event())
-	}
-	l.EndInput(false)
-	rep := ledger.Merge(ledger.Options{}, l.Report())
+	scan := readLog(t, "run.log", log.String())
+	rep := scan.Ledger
 	if rep.Summary.Compilations != 3 || rep.Summary.ExecutableLoads != 3 {
 		t.Fatalf("summary %+v", rep.Summary)
 	}
-	page := render(t, HTML, &Scan{Ledger: rep})
+	page := render(t, HTML, scan)
 	if !strings.Contains(page, "0 – 2.0s from the first compilation") {
 		t.Errorf("the axis is not the compilations' 2 s")
 	}
@@ -194,19 +188,11 @@ func TestHTMLBounded(t *testing.T) {
 			"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
 			"Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n")
 	}
-	s := logscan.NewScanner(strings.NewReader(log.String()), "run.log", logscan.Options{Grammar: frameworks.Grammar()})
-	l := ledger.NewLedger(ledger.Options{})
-	l.BeginInput(0, "run.log")
-	var events []logscan.Event
-	for s.Scan() {
-		if len(events) < MaxEvents {
-			events = append(events, s.Event())
-		}
-		l.Add(s.Event())
+	scan := readLog(t, "run.log", log.String())
+	rep := scan.Ledger
+	if len(scan.Events) != ledger.MaxEvents || scan.EventCount <= ledger.MaxEvents {
+		t.Fatalf("events: %d listed of %d", len(scan.Events), scan.EventCount)
 	}
-	l.EndInput(false)
-	rep := ledger.Merge(ledger.Options{}, l.Report())
-	scan := &Scan{Ledger: rep, Events: events, EventCount: 5 * 20_000}
 	for name, r := range map[string]Report{"scan": scan, "guard": &Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{Loads: true})}} {
 		page := render(t, HTML, r)
 		if len(page) > 1<<20 {

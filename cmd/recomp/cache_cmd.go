@@ -4,8 +4,6 @@ import (
 	"os"
 
 	"github.com/recomp/recomp/cache"
-	"github.com/recomp/recomp/frameworks"
-	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/report"
 )
 
@@ -19,16 +17,9 @@ func (c *cacheCmd) Run(e *env) error {
 	if err := c.check("cache"); err != nil {
 		return err
 	}
-	use := cache.NewLogUse()
-	if len(c.Log) > 0 {
-		if err := checkInputs(c.Log); err != nil {
-			return err
-		}
-		for _, p := range c.Log {
-			if err := logUse(e, p, use); err != nil {
-				return err
-			}
-		}
+	use, err := cache.ReadLogUse(c.Log, e.stdin)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	var folders []cache.Folder
 	for _, d := range c.Dirs {
@@ -40,19 +31,4 @@ func (c *cacheCmd) Run(e *env) error {
 	}
 	e.log.Debug("inventory", "entries", inv.Count, "bytes", inv.Bytes, "unused", inv.Unused)
 	return c.render(e, &report.Cache{Dirs: c.Dirs, Inventory: inv, LogsGiven: len(c.Log) > 0})
-}
-
-// logUse reads the cache events of one log.
-func logUse(e *env, path string, use cache.LogUse) error {
-	rc, err := openInput(path, e.stdin)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	defer rc.Close()
-	s := logscan.NewScanner(rc, path, logscan.Options{Grammar: frameworks.Grammar()})
-	for s.Scan() {
-		ev := s.Event()
-		use.Add(ev.Kind, ev.Path)
-	}
-	return nil
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/report"
 )
 
@@ -17,24 +17,11 @@ func (c *diffCmd) Run(e *env) error {
 	if err := c.check("diff"); err != nil {
 		return err
 	}
-	if err := checkInputs([]string{c.A, c.B}); err != nil {
-		return err
-	}
-	da, err := loadDump(e, c.A, c.Stage)
+	d, err := explain.Dumps(c.A, c.B, explain.Options{Stage: c.Stage, Text: c.Text || c.Format == string(report.HTML),
+		Stdin: e.stdin, Log: e.log})
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
-	db, err := loadDump(e, c.B, c.Stage)
-	if err != nil {
-		return err
-	}
-	dd := diff.Dumps(da, db)
-	d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
-		Problems: append(da.Problems, db.Problems...), Warnings: append(da.Warnings, db.Warnings...)}
-	for _, p := range dd.Pairs {
-		d.Pairs = append(d.Pairs, pairReport(p, c.Text || c.Format == string(report.HTML)))
-	}
-	e.log.Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
 	if err := c.render(e, d); err != nil {
 		return err
 	}
@@ -51,34 +38,4 @@ func diffExit(d *report.Diff) error {
 		return exitWith(exitFound)
 	}
 	return nil
-}
-
-func loadDump(e *env, path, stage string) (*diff.Dump, error) {
-	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: stage, Stdin: e.stdin})
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	e.log.Debug("loaded dump", "path", path, "modules", len(d.Files), "ignored", d.Ignored, "problems", len(d.Problems),
-		"stages", d.Stages)
-	for _, p := range d.Problems {
-		e.log.Warn("unreadable module", "problem", p.String())
-	}
-	return d, nil
-}
-
-func paths(files []*diff.DumpFile) []string {
-	var out []string
-	for _, f := range files {
-		out = append(out, f.Path)
-	}
-	return out
-}
-
-func pairReport(p *diff.Pair, text bool) *report.DiffPair {
-	rp := &report.DiffPair{Pair: p}
-	if text && !p.Result.Identical {
-		td := p.Result.Text(diff.TextOptions{})
-		rp.Text = &td
-	}
-	return rp
 }

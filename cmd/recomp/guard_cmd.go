@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/report"
@@ -31,7 +30,7 @@ func (c *guardCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.Baseline != "" && (opt.ledger.Warmup > 0 || opt.ledger.AfterMarker) {
+	if c.Baseline != "" && (opt.Ledger.Warmup > 0 || opt.Marker != nil) {
 		return usageErr("--baseline replaces --warmup and --after: choose one")
 	}
 	if c.Baseline != "" {
@@ -39,7 +38,7 @@ func (c *guardCmd) Run(e *env) error {
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		opt.ledger.Baseline = base.Families
+		opt.Ledger.Baseline = base.Families
 	}
 	s, err := scanLogs(e, c.Logs, opt)
 	if err != nil {
@@ -48,7 +47,7 @@ func (c *guardCmd) Run(e *env) error {
 	if c.WriteBaseline != "" {
 		return c.writeBaseline(e, s)
 	}
-	g := &report.Guard{Scan: s, Gate: gate.Evaluate(s.Ledger, gateInputs(s),
+	g := &report.Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan,
 		gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence})}
 	e.log.Debug("gate", "passed", g.Gate.Passed, "inconclusive", g.Gate.Inconclusive, "reason", g.Gate.Reason)
 	if err := c.render(e, g); err != nil {
@@ -64,11 +63,11 @@ func (c *guardCmd) Run(e *env) error {
 }
 
 func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
-	if problems := readErrors(s); len(problems) > 0 {
+	if problems := s.ReadErrors(); len(problems) > 0 {
 		return usageErr("not writing a baseline from an incomplete log: %s", problems[0])
 	}
 	b := gate.NewBaseline(s.Ledger)
-	if err := gate.WriteBaseline(c.WriteBaseline, b, openedInputs(e, c.Logs)); err != nil {
+	if err := gate.WriteBaseline(c.WriteBaseline, b, gate.OpenedInputs(c.Logs, e.stdin)); err != nil {
 		if errors.Is(err, gate.ErrWouldOverwriteInput) {
 			return usageErr("--write-baseline %v", err)
 		}
@@ -78,26 +77,4 @@ func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 		return usageErr("writing the result: %v", err)
 	}
 	return nil
-}
-
-// openedInputs are the files recomp read for these inputs: a run folder's run.log, the file
-// behind standard input.
-func openedInputs(e *env, paths []string) []gate.Opened {
-	var out []gate.Opened
-	for i, p := range runLogs(paths) {
-		o := gate.Opened{Name: paths[i]}
-		if p == "-" {
-			o.Name = "standard input"
-			if f, ok := e.stdin.(*os.File); ok {
-				o.Info, _ = f.Stat()
-			}
-		} else {
-			o.Info, _ = os.Stat(p)
-			if p != paths[i] {
-				o.Name = p
-			}
-		}
-		out = append(out, o)
-	}
-	return out
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/atomicfile"
 	"github.com/recomp/recomp/report"
@@ -106,9 +107,13 @@ func (c *runCmd) Run(e *env) error {
 			e.log.Debug("pruned the dump", "removed", n)
 		}
 	}
-	r, err := c.report(e, dir, m, opt)
+	ro := explain.RunOptions{Read: opt, Log: e.log}
+	if c.Guard {
+		ro.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
+	}
+	r, err := explain.Run(dir, m, ro)
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
 	if err := runner.WriteManifest(dir, m); err != nil {
 		return err
@@ -181,47 +186,6 @@ func (c *runCmd) manifest(cmdline []string, settings []runner.Setting, res *runn
 		m.Versions = map[string]string{}
 	}
 	return m
-}
-
-// report reads the run folder back the way scan, explain and guard do.
-func (c *runCmd) report(e *env, dir string, m *runner.Manifest, opt scanOptions) (*report.Run, error) {
-	logPath := filepath.Join(dir, runner.LogName)
-	opt.sameProcess = true
-	s, err := scanLogs(e, []string{logPath}, opt)
-	if err != nil {
-		return nil, err
-	}
-	r := &report.Run{Folder: dir, Manifest: m, Scan: s}
-	var first time.Time
-	for _, mod := range s.Ledger.Modules {
-		for _, u := range mod.Compiled() {
-			if !u.Begin.IsZero() && (first.IsZero() || u.Begin.Before(first)) {
-				first = u.Begin
-			}
-		}
-	}
-	if !first.IsZero() {
-		if t := runner.FirstStep(logPath, first); !t.IsZero() {
-			m.FirstStepSeconds = t.Sub(m.Start).Seconds()
-		}
-	}
-	if f, ok := runner.OpenFolder(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
-		d, err := explainDump(e, f.Dump, "", []string{logPath}, true)
-		if err == nil {
-			r.Explain = d
-		} else {
-			e.log.Warn("explaining the dump", "error", err)
-		}
-	}
-	if c.Guard {
-		r.Gate = gate.Evaluate(s.Ledger, gateInputs(s), gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads})
-	}
-	return r, nil
-}
-
-func hasFiles(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	return err == nil && len(entries) > 0
 }
 
 // writeRunReports writes report.json, report.md and report.html into the run folder, each

@@ -1,0 +1,286 @@
+package explain
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/report"
+)
+
+// module is a small HLO module named name whose one parameter is f32[batch,8].
+func module(name string, batch int) string {
+	return fmt.Sprintf(`HloModule %[1]s, entry_computation_layout={(f32[%[2]d,8]{1,0})->f32[%[2]d,8]{1,0}}
+
+ENTRY %%main.3 (x.1: f32[%[2]d,8]) -> f32[%[2]d,8] {
+  %%x.1 = f32[%[2]d,8]{1,0} parameter(0)
+  ROOT %%negate.2 = f32[%[2]d,8]{1,0} negate(%%x.1)
+}
+`, name, batch)
+}
+
+// dumpFile is one module of a dump: the name XLA gives the file (module_NNNN.NAME.stage.txt)
+// and the module's batch size.
+type dumpFile struct {
+	id    int
+	name  string
+	batch int
+}
+
+// writeDump writes the modules into dir/dump and loads it.
+func writeDump(t *testing.T, dir string, files ...dumpFile) (string, *diff.Dump) {
+	t.Helper()
+	dump := filepath.Join(dir, "dump")
+	if err := os.MkdirAll(dump, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		p := filepath.Join(dump, fmt.Sprintf("module_%04d.%s.before_optimizations.txt", f.id, f.name))
+		if err := os.WriteFile(p, []byte(module(f.name, f.batch)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := diff.LoadDump(dump, diff.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dump, d
+}
+
+func readLog(t *testing.T, log string) *ledger.Report {
+	t.Helper()
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(log)}}, ledger.ReadOptions{SameProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Ledger
+}
+
+func jax(fn, args string) string {
+	return "Compiling jit(" + fn + ") with global shapes and types (" + args + ",). Argument mapping: (UnspecifiedValue,).\n" +
+		"Finished XLA compilation of jit(" + fn + ") in 0.1 sec\n"
+}
+
+// families says what an explanation grouped: "family: files (compilations in the log)".
+func families(d *report.Diff) string {
+	var out []string
+	for _, f := range d.Families {
+		out = append(out, fmt.Sprintf("%s: %d (%d)", f.Family, len(f.Files), f.LogCompilations))
+	}
+	return strings.Join(out, "; ")
+}
+
+// pairs says what an explanation compared: "label: A -> B: first cause".
+func pairs(d *report.Diff) string {
+	var out []string
+	for _, p := range d.Pairs {
+		cause := ""
+		if len(p.Result.Causes) > 0 {
+			cause = string(p.Result.Causes[0].Kind)
+		}
+		out = append(out, fmt.Sprintf("%s: %s -> %s: %s", p.Label(), filepath.Base(p.A.Path)[:11], filepath.Base(p.B.Path)[:11], cause))
+	}
+	return strings.Join(out, "; ")
+}
+
+// The i-th compilation of a function is linked with its i-th dump, whatever else compiled in
+// between; eager one-op programs are left out of the explanation.
+func TestJoinJAX(t *testing.T) {
+	_, d := writeDump(t, t.TempDir(),
+		dumpFile{0, "jit_train_step", 32},
+		dumpFile{1, "jit_convert_element_type", 8},
+		dumpFile{2, "jit_convert_element_type", 4},
+		dumpFile{3, "jit_train_step", 24})
+	rep := readLog(t, jax("train_step", "ShapedArray(float32[32,8])")+
+		jax("convert_element_type", "ShapedArray(float32[8,8])")+
+		jax("convert_element_type", "ShapedArray(int32[4,8])")+
+		jax("train_step", "ShapedArray(float32[24,8])"))
+	links := linkDumps(d, rep)
+	if len(links) != 4 {
+		t.Fatalf("%d of 4 dumps linked", len(links))
+	}
+	for _, f := range d.Files {
+		u := links[f]
+		if want := map[int]int{0: 1, 1: 3, 2: 5, 3: 7}[f.ID]; u.Line != want || u.Eager != strings.Contains(f.Name, "convert") {
+			t.Errorf("%s: linked with line %d (eager %v), want line %d", f.Name, u.Line, u.Eager, want)
+		}
+	}
+	got := explain(d, rep, Options{})
+	if fams := families(got); fams != "jit_train_step: 2 (2)" {
+		t.Errorf("families %s", fams)
+	}
+	if ps := pairs(got); ps != "jit_train_step: module_0000 -> module_0003: batch_size" {
+		t.Errorf("pairs %s", ps)
+	}
+	if got.Command != "explain" || got.Differs() != true {
+		t.Errorf("command %q, differs %v", got.Command, got.Differs())
+	}
+}
+
+// A log's hashes reach the pairs and families they were linked with, and families meet by
+// function: TF's function numbers differ between compilations of one function.
+func TestJoinHashes(t *testing.T) {
+	_, d := writeDump(t, t.TempDir(),
+		dumpFile{3, "a_inference_train_step_101__XlaMustCompile_true__.12", 32},
+		dumpFile{11, "a_inference_train_step_377__XlaMustCompile_true__.57", 24})
+	compile := func(module, hash string) string {
+		return "Begin XLA compilation: " + module + "  (Hash: " + hash + ") for ordinal  0\n" +
+			"Begin compiling Poplar engine " + module + "\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n"
+	}
+	rep := readLog(t, compile("a_inference_train_step_101__XlaMustCompile_true__.12", "0xaa")+
+		compile("a_inference_train_step_377__XlaMustCompile_true__.57", "0xbb"))
+	got := explain(d, rep, Options{Text: true})
+	if len(got.Families) != 1 || strings.Join(got.Families[0].LogHashes, ",") != "0xaa,0xbb" || got.Families[0].LogCompilations != 2 {
+		t.Fatalf("families %+v", got.Families)
+	}
+	if len(got.Pairs) != 1 || got.Pairs[0].HashA != "0xaa" || got.Pairs[0].HashB != "0xbb" || got.Pairs[0].Text == nil {
+		t.Errorf("pairs %+v", got.Pairs)
+	}
+}
+
+// tfCompile is TF's device compiler compiling a signature with n inputs.
+func tfCompile(signature string, n int) string {
+	return fmt.Sprintf("I0000 00:00:1795416165.159740   29824 device_compiler.h:480] num_inputs=%d\n", n) +
+		"I0000 00:00:1795416165.159766   29824 device_compiler.h:551] Instantly compiling for signature: " + signature + "\n" +
+		"I0000 00:00:1795416165.577355   29824 device_compilation_profiler.cc:113] Compiled " + signature + " 1 times, compile time: 417527 us, cumulative: 417527 us (0 us / 418 ms)\n"
+}
+
+func tfReused(signature string) string {
+	return "I0000 00:00:1795416165.608795   29825 device_compiler.h:562] Already Compiled for signature: " + signature + "\n"
+}
+
+// TF auto-clustering forms its clusters anew each time a function is traced again: the log
+// says cluster_1 and cluster_2 are the function of cluster_0 again, and explain compares them
+// as one program's versions. Without the log they are three programs of one version each.
+func TestJoinAutoClustering(t *testing.T) {
+	const name = "cluster_%d__XlaCompiledKernel_true__XlaHasReferenceVars_false__XlaNumConstantArgs_0__XlaNumResourceArgs_0_.2"
+	_, d := writeDump(t, t.TempDir(),
+		dumpFile{0, fmt.Sprintf(name, 0), 32}, dumpFile{1, fmt.Sprintf(name, 1), 24}, dumpFile{2, fmt.Sprintf(name, 2), 16})
+	rep := readLog(t, tfCompile("cluster_0", 2)+tfReused("cluster_0")+tfCompile("cluster_1", 2)+tfReused("cluster_1")+tfCompile("cluster_2", 2))
+	got := explain(d, rep, Options{})
+	if fams := families(got); fams != "cluster_N: 3 (3)" {
+		t.Errorf("families %s", fams)
+	}
+	if ps := pairs(got); ps != "cluster_N: module_0000 -> module_0001: batch_size; cluster_N: module_0001 -> module_0002: batch_size" {
+		t.Errorf("pairs %s", ps)
+	}
+	alone := explain(d, nil, Options{})
+	if len(alone.Families) != 3 || len(alone.Pairs) != 0 {
+		t.Errorf("without the log: %s; pairs %s", families(alone), pairs(alone))
+	}
+}
+
+// Keras traces its train and test steps under one function name; the device compiler tells
+// them apart by their number of inputs, and a step traced again under a new function number
+// stays the same step.
+func TestJoinKerasSteps(t *testing.T) {
+	_, d := writeDump(t, t.TempDir(),
+		dumpFile{60, "a_inference_one_step_on_data_272__.6", 32},
+		dumpFile{121, "a_inference_one_step_on_data_433__.4", 32},
+		dumpFile{122, "a_inference_one_step_on_data_500__.6", 4})
+	rep := readLog(t, tfCompile("__inference_one_step_on_data_272", 10)+tfReused("__inference_one_step_on_data_272")+
+		tfCompile("__inference_one_step_on_data_433", 8)+tfCompile("__inference_one_step_on_data_500", 10))
+	got := explain(d, rep, Options{})
+	if fams := families(got); fams != "__inference_one_step_on_data_N [num_inputs=10]: 2 (2); __inference_one_step_on_data_N [num_inputs=8]: 1 (1)" {
+		t.Errorf("families %s", fams)
+	}
+	if ps := pairs(got); ps != "__inference_one_step_on_data_N [num_inputs=10]: module_0060 -> module_0122: batch_size" {
+		t.Errorf("pairs %s", ps)
+	}
+	if alone := explain(d, nil, Options{}); len(alone.Pairs) != 0 {
+		t.Errorf("without the log the steps cannot be told apart, yet: %s", pairs(alone))
+	}
+}
+
+// A dump with more modules than the log has compilations (a log cut short) links what it can,
+// in order, and explains the rest by the dump's names.
+func TestJoinMoreDumpsThanCompilations(t *testing.T) {
+	_, d := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_step", 24}, dumpFile{2, "jit_step", 16})
+	rep := readLog(t, jax("step", "ShapedArray(float32[32,8])"))
+	links := linkDumps(d, rep)
+	if len(links) != 1 || links[d.Files[0]] == nil {
+		t.Fatalf("links %v", links)
+	}
+	got := explain(d, rep, Options{})
+	if fams := families(got); fams != "jit_step: 3 (1)" || len(got.Pairs) != 2 {
+		t.Errorf("families %s, pairs %s", fams, pairs(got))
+	}
+}
+
+// Dump reads a run folder's dump and log; a run folder without a dump is an error naming it.
+func TestDumpOfARunFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeDump(t, dir, dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_step", 24})
+	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte(jax("step", "ShapedArray(float32[32,8])")+jax("step", "ShapedArray(float32[24,8])")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Dump(dir, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fams := families(got); fams != "jit_step: 2 (2)" {
+		t.Errorf("families %s", fams)
+	}
+	// Logs given replace the run folder's own.
+	other := filepath.Join(dir, "other.log")
+	os.WriteFile(other, []byte("nothing compiled\n"), 0o644)
+	if got, err := Dump(dir, []string{other}, Options{}); err != nil || families(got) != "jit_step: 2 (0)" {
+		t.Errorf("other log: %v, %s", err, families(got))
+	}
+	os.RemoveAll(filepath.Join(dir, "dump"))
+	if _, err := Dump(dir, nil, Options{}); err == nil || err.Error() != dir+": the run folder has no dump/ (recomp run --dump none?)" {
+		t.Errorf("no dump: %v", err)
+	}
+	if _, err := Dump(filepath.Join(dir, "missing"), nil, Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+// Dumps compares two runs' dumps; what stayed unpaired is said, and standard input is read once.
+func TestDumps(t *testing.T) {
+	a, _ := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_eval", 32})
+	b, _ := writeDump(t, t.TempDir(), dumpFile{4, "jit_step", 24})
+	got, err := Dumps(a, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Command != "diff" || pairs(got) != "jit_step: module_0000 -> module_0004: batch_size" || len(got.UnpairedA) != 1 ||
+		!strings.HasSuffix(got.UnpairedA[0], "module_0001.jit_eval.before_optimizations.txt") || len(got.UnpairedB) != 0 {
+		t.Errorf("pairs %s, unpaired %v %v", pairs(got), got.UnpairedA, got.UnpairedB)
+	}
+	if _, err := Dumps("-", "-", Options{Stdin: strings.NewReader("")}); err == nil || !strings.Contains(err.Error(), "given 2 times") {
+		t.Errorf("stdin twice: %v", err)
+	}
+}
+
+// torchCompile is PyTorch/XLA's analysis of one compilation, made by a frame of the user's
+// program.
+func torchCompile(hash, fn string, line int) string {
+	a := "Compilation Analysis: "
+	return a + strings.Repeat("=", 80) + "\n" + a + "Compilation Cause\n" + a + "  user torch_xla.sync\n" + a + "Graph Info: \n" +
+		a + "  Graph Hash: " + hash + "\n" + a + "  Number of Graph Inputs: 2\n" + a + "  Number of Graph Outputs: 1\n" +
+		a + "Python Frame Triggered Execution: \n" +
+		a + "  sync (/venv/lib/python3.11/site-packages/torch_xla/torch_xla.py:87)\n" +
+		a + fmt.Sprintf("  %s (/w/train.py:%d)\n", fn, line) +
+		a + "  <module> (/w/train.py:624)\n" + a + strings.Repeat("-", 80) + "\n" + a + strings.Repeat("=", 80) + "\n"
+}
+
+// PyTorch/XLA's graphs have no name: the log names them by the frame that compiled them, the
+// dump calls every one SyncTensorsGraph. They meet in the order they were compiled, across
+// frames, and each frame's graphs are one program.
+func TestJoinTorchFrames(t *testing.T) {
+	_, d := writeDump(t, t.TempDir(),
+		dumpFile{0, "SyncTensorsGraph.218", 32}, dumpFile{1, "SyncTensorsGraph.219", 16}, dumpFile{2, "SyncTensorsGraph.221", 24})
+	rep := readLog(t, torchCompile("aa", "train", 166)+torchCompile("bb", "evaluate", 200)+torchCompile("cc", "train", 166))
+	got := explain(d, rep, Options{})
+	if fams := families(got); fams != "train.py:166 (train): 2 (2); train.py:200 (evaluate): 1 (1)" {
+		t.Errorf("families %s", fams)
+	}
+	if ps := pairs(got); ps != "train.py:166 (train): module_0000 -> module_0002: batch_size" || got.Pairs[0].HashA != "aa" || got.Pairs[0].HashB != "cc" {
+		t.Errorf("pairs %s", ps)
+	}
+}

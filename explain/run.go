@@ -1,0 +1,77 @@
+package explain
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
+)
+
+// RunOptions say how a run folder is read back.
+type RunOptions struct {
+	// Read is how its log is read (the warm-up policy); the log is one process.
+	Read ledger.ReadOptions
+	// Gate, when set, judges the run like recomp guard.
+	Gate *gate.Options
+	// Log takes diagnostics (nil: none).
+	Log hclog.Logger
+}
+
+// Run reads a run folder back the way scan, explain and guard do: its log, the time from the
+// start to the first step (set in m), the recompilations explained from its dump (a dump that
+// cannot be explained is logged and left out), and the gate's verdict when one is asked for.
+func Run(dir string, m *runner.Manifest, opt RunOptions) (*report.Run, error) {
+	log := opt.Log
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	logPath := filepath.Join(dir, runner.LogName)
+	ro := opt.Read
+	ro.SameProcess, ro.Log = true, log
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath}}, ro)
+	if err != nil {
+		return nil, err
+	}
+	r := &report.Run{Folder: dir, Manifest: m, Scan: &report.Scan{Scan: *s}}
+	if first := firstCompilation(s.Ledger); !first.IsZero() {
+		if t := runner.FirstStep(logPath, first); !t.IsZero() {
+			m.FirstStepSeconds = t.Sub(m.Start).Seconds()
+		}
+	}
+	if f, ok := runner.OpenFolder(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
+		d, err := Dump(f.Dump, []string{logPath}, Options{Text: true, Log: log})
+		if err == nil {
+			r.Explain = d
+		} else {
+			log.Warn("explaining the dump", "error", err)
+		}
+	}
+	if opt.Gate != nil {
+		r.Gate = gate.EvaluateScan(s, *opt.Gate)
+	}
+	return r, nil
+}
+
+// firstCompilation is when the first compilation of a report began (zero when no line had a
+// clock).
+func firstCompilation(rep *ledger.Report) time.Time {
+	var first time.Time
+	for _, mod := range rep.Modules {
+		for _, u := range mod.Compiled() {
+			if !u.Begin.IsZero() && (first.IsZero() || u.Begin.Before(first)) {
+				first = u.Begin
+			}
+		}
+	}
+	return first
+}
+
+func hasFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
+}

@@ -1,0 +1,71 @@
+package explain
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/runner"
+)
+
+// stamped prefixes each line with the time it arrived, as recomp run writes run.log.
+func stamped(start time.Time, lines ...string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		b.WriteString(start.Add(time.Duration(i)*time.Second).Format(time.RFC3339Nano) + " " + l + "\n")
+	}
+	return b.String()
+}
+
+// Run reads a run folder back: the scan of its log, the time to the first step, the
+// recompilation explained from its dump, and the gate when asked.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	writeDump(t, dir, dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_step", 24})
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c32 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[32,8])"), "\n"), "\n")
+	c24 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[24,8])"), "\n"), "\n")
+	log := stamped(start.Add(time.Second), "loading data", c32[0], c32[1], "step 1 loss 0.5", c24[0], c24[1], "step 2 loss 0.4")
+	if err := os.WriteFile(filepath.Join(dir, runner.LogName), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &runner.Manifest{Start: start, FirstStepSeconds: -1}
+	r, err := Run(dir, m, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Folder != dir || r.Manifest != m || r.Scan.Ledger.Summary.Compilations != 2 || !r.Scan.SameProcess || r.Gate != nil {
+		t.Errorf("run %+v, summary %+v", r, r.Scan.Ledger.Summary)
+	}
+	if m.FirstStepSeconds != 4 {
+		t.Errorf("first step %vs after the start, want 4s", m.FirstStepSeconds)
+	}
+	if r.Explain == nil || pairs(r.Explain) != "jit_step: module_0000 -> module_0001: batch_size" || r.Explain.Pairs[0].Text == nil {
+		t.Errorf("explain %+v", r.Explain)
+	}
+
+	r, err = Run(dir, &runner.Manifest{Start: start}, RunOptions{Gate: &gate.Options{MaxRecompiles: 1}})
+	if err != nil || r.Gate == nil || !r.Gate.Passed {
+		t.Errorf("gate tolerating one recompilation: %v, %+v", err, r.Gate)
+	}
+	r, err = Run(dir, &runner.Manifest{Start: start}, RunOptions{Gate: &gate.Options{}})
+	if err != nil || r.Gate == nil || r.Gate.Passed {
+		t.Errorf("gate: %v, %+v", err, r.Gate)
+	}
+
+	// A dump that cannot be explained leaves the report without an explanation; no run.log is
+	// an error.
+	os.RemoveAll(filepath.Join(dir, "dump"))
+	os.Mkdir(filepath.Join(dir, "dump"), 0o755)
+	os.WriteFile(filepath.Join(dir, "dump", "notes.txt"), []byte("not hlo"), 0o644)
+	if r, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{}); err != nil || r.Explain != nil {
+		t.Errorf("an unexplainable dump: %v, %+v", err, r.Explain)
+	}
+	os.Remove(filepath.Join(dir, runner.LogName))
+	if _, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{}); err == nil || !strings.Contains(err.Error(), runner.LogName) {
+		t.Errorf("no run.log: %v", err)
+	}
+}

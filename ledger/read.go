@@ -1,0 +1,299 @@
+package ledger
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/logscan"
+)
+
+// MaxEvents is how many events a Scan keeps for listing unless all are asked for.
+const MaxEvents = 1000
+
+// Log is one log to read.
+type Log struct {
+	// Path names the log: a file (gzip is read transparently), "-" for ReadOptions.Stdin, or
+	// a run folder of recomp run, whose run.log is read.
+	Path string
+	// Reader, when set, is read instead of opening Path; Path still names the log.
+	Reader io.Reader
+}
+
+// Files are the logs at paths.
+func Files(paths []string) []Log {
+	out := make([]Log, len(paths))
+	for i, p := range paths {
+		out[i] = Log{Path: p}
+	}
+	return out
+}
+
+// ReadOptions say how ReadLogs reads logs.
+type ReadOptions struct {
+	// Ledger is the warm-up policy; its AfterMarker is set when Marker is.
+	Ledger Options
+	// Marker, when set, is the warm-up boundary (--after): what follows its first match in
+	// each process is after warm-up. The caller compiles it once.
+	Marker *logscan.LineRegexp
+	// SameProcess says the logs are parts of one process's log, read in order.
+	SameProcess bool
+	// AllEvents keeps every event, not the first MaxEvents (all are counted either way).
+	AllEvents bool
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+	// Log takes diagnostics (nil: none).
+	Log hclog.Logger
+}
+
+// Input is one log that was read.
+type Input struct {
+	Path         string
+	Lines        int
+	Bytes        int64
+	Events       int
+	WarningCount int
+	Warnings     []logscan.Warning
+	// ReadError says why the input could not be read to the end; what was read is counted.
+	ReadError string
+	// Binary says why the input is not a text log ("" for a text log).
+	Binary string
+}
+
+// Scan is what ReadLogs made of some logs: each input, the merged report of their processes,
+// and their events.
+type Scan struct {
+	Inputs []Input
+	Ledger *Report
+	// Events are the first MaxEvents events in input order (all of them when Full);
+	// EventCount counts them all.
+	Events     []logscan.Event
+	EventCount int
+	Full       bool
+	// SameProcess says the inputs were read as one process's log.
+	SameProcess bool
+}
+
+// ReadErrors lists the inputs that could not be read to the end, each as "path: why".
+func (s *Scan) ReadErrors() []string {
+	var out []string
+	for _, in := range s.Inputs {
+		if in.ReadError != "" {
+			out = append(out, in.Path+": "+in.ReadError)
+		}
+	}
+	return out
+}
+
+// ReadLogs reads logs into one Scan. Each log is its own process (ranks a launcher interleaved
+// in one log are processes of their own), and the logs are read in parallel, at most
+// GOMAXPROCS at a time; with SameProcess they are read in order as one process (one per rank).
+// Memory does not grow with the logs: events go into the ledgers as they are read, and only
+// the first MaxEvents are kept for listing. The error names the first log that could not be
+// opened; a log that breaks off part-way is read up to there and says so (Input.ReadError).
+func ReadLogs(logs []Log, opt ReadOptions) (*Scan, error) {
+	var paths []string // the logs to open
+	for _, l := range logs {
+		if l.Reader == nil {
+			paths = append(paths, l.Path)
+		}
+	}
+	if err := input.CheckStdin(paths); err != nil {
+		return nil, err
+	}
+	if opt.Log == nil {
+		opt.Log = hclog.NewNullLogger()
+	}
+	opt.Ledger.AfterMarker = opt.Marker != nil
+	logs = slices.Clone(logs)
+	for i, l := range logs {
+		if l.Reader == nil {
+			logs[i].Path = input.RunLog(l.Path)
+		}
+	}
+	start := time.Now()
+	out := make([]scanned, len(logs))
+	if opt.SameProcess {
+		ps := newProcesses(opt.Ledger)
+		for i, l := range logs {
+			out[i] = readOne(i, l, opt, ps)
+		}
+		return assemble(out, ps.reports(), opt, start)
+	}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, l := range logs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ps := newProcesses(opt.Ledger)
+			out[i] = readOne(i, l, opt, ps)
+			out[i].reps = ps.reports()
+		}()
+	}
+	wg.Wait()
+	var reps []*Report
+	for _, s := range out {
+		reps = append(reps, s.reps...)
+	}
+	return assemble(out, reps, opt, start)
+}
+
+// scanned is one log after reading: its events went into a ledger per process as they were
+// read.
+type scanned struct {
+	input  Input
+	events []logscan.Event // the first ones, for listing
+	count  int
+	reps   []*Report // the log's own process reports (nil when the logs are one process)
+	err    error     // the log could not be opened
+}
+
+func assemble(out []scanned, reps []*Report, opt ReadOptions, start time.Time) (*Scan, error) {
+	for _, s := range out {
+		if s.err != nil {
+			return nil, s.err
+		}
+	}
+	rs := &Scan{Ledger: Merge(opt.Ledger, reps...), SameProcess: opt.SameProcess, Full: opt.AllEvents}
+	for _, s := range out {
+		rs.Inputs = append(rs.Inputs, s.input)
+		rs.EventCount += s.count
+		if opt.AllEvents || len(rs.Events) < MaxEvents {
+			rs.Events = append(rs.Events, s.events...)
+		}
+	}
+	if !opt.AllEvents && len(rs.Events) > MaxEvents {
+		rs.Events = rs.Events[:MaxEvents]
+	}
+	opt.Log.Debug("scanned", "inputs", len(out), "processes", rs.Ledger.Processes, "events", rs.EventCount,
+		"compilations", rs.Ledger.Summary.Compilations, "elapsed", time.Since(start))
+	return rs, nil
+}
+
+// readOne reads log i into the ledgers of its processes, keeping its first MaxEvents events
+// (all with AllEvents).
+func readOne(i int, l Log, opt ReadOptions, ps *processes) scanned {
+	start := time.Now()
+	path, name := l.Path, l.Path
+	if path == input.Stdin && l.Reader == nil {
+		name = "<stdin>"
+	}
+	res := scanned{input: Input{Path: path}}
+	var r io.Reader = l.Reader
+	if r == nil {
+		f, err := input.OpenLog(path, opt.Stdin)
+		if err != nil {
+			res.err = err
+			return res
+		}
+		defer f.Close()
+		if st := f.Info; st != nil {
+			opt.Log.Trace("reading", "input", path, "bytes", st.Size(), "mode", st.Mode().String())
+		}
+		r = f
+	}
+	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar()})
+	ps.ledger("", i, name) // the log's own process, even when every line carries a rank
+	ps.events[""]--
+	for s.Scan() {
+		ev := s.Event()
+		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
+			continue // counted nowhere
+		}
+		ps.ledger(ev.Rank, i, name).Add(ev)
+		res.count++
+		if opt.AllEvents || len(res.events) < MaxEvents {
+			res.events = append(res.events, ev)
+		}
+		opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
+	}
+	ps.endInput(i, opt.Marker != nil)
+	st := s.Stats()
+	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
+	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
+	if err := s.Err(); err != nil {
+		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
+		// the input says it is incomplete.
+		res.input.ReadError = fmt.Sprintf("read error after line %d, the result covers the input up to there: %v", st.Lines, err)
+		res.input.WarningCount++
+		res.input.Warnings = append(res.input.Warnings, logscan.Warning{File: name, Line: st.Lines, Message: res.input.ReadError})
+	}
+	opt.Log.Debug("scanned input", "input", path, "lines", st.Lines, "bytes", st.Bytes, "events", res.count,
+		"warnings", st.WarningCount, "elapsed", time.Since(start))
+	return res
+}
+
+// processes are the ledgers of one process's log, one per rank a launcher's prefix named in
+// it ("" for lines without one): each rank is its own process.
+type processes struct {
+	opt    Options
+	byRank map[string]*Ledger
+	ranks  []string
+	began  map[string]int // the log each ledger is reading
+	events map[string]int // events each ledger was given
+}
+
+func newProcesses(opt Options) *processes {
+	return &processes{opt: opt, byRank: map[string]*Ledger{}, began: map[string]int{}, events: map[string]int{}}
+}
+
+// ledger returns the ledger of a rank, reading log i from name.
+func (ps *processes) ledger(rank string, i int, name string) *Ledger {
+	l := ps.byRank[rank]
+	if l == nil {
+		l = NewLedger(ps.opt)
+		ps.byRank[rank] = l
+		ps.ranks = append(ps.ranks, rank)
+		ps.began[rank] = -1
+	}
+	if ps.began[rank] != i {
+		ps.began[rank] = i
+		label := name
+		if rank != "" {
+			label = fmt.Sprintf("%s [rank %s]", name, rank)
+		}
+		l.BeginInput(i, label)
+	}
+	ps.events[rank]++
+	return l
+}
+
+// endInput ends log i in every ledger that read it.
+func (ps *processes) endInput(i int, marker bool) {
+	for _, r := range ps.ranks {
+		if ps.began[r] == i {
+			ps.byRank[r].EndInput(marker)
+		}
+	}
+}
+
+// reports closes the books of every process, in the order the ranks first appeared (the
+// unranked lines first).
+func (ps *processes) reports() []*Report {
+	ranks := slices.Clone(ps.ranks)
+	slices.SortStableFunc(ranks, func(a, b string) int {
+		if a == "" || b == "" || len(a) != len(b) {
+			return cmp.Compare(len(a), len(b))
+		}
+		return strings.Compare(a, b)
+	})
+	out := make([]*Report, 0, len(ranks))
+	for _, r := range ranks {
+		if r == "" && len(ranks) > 1 && ps.events[r] == 0 {
+			continue // every line of the log carried a rank: there is no unranked process
+		}
+		out = append(out, ps.byRank[r].Report())
+	}
+	return out
+}

@@ -45,6 +45,9 @@ func headless(t *testing.T, browser string, args ...string) []byte {
 // the page's DOM holds the verdict, the cause, the families and the timeline, and its
 // screenshot is not blank.
 func TestHTMLInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
 	browser := chromium(t)
 	dir := t.TempDir()
 	for _, c := range []struct {

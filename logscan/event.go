@@ -89,7 +89,7 @@ const (
 	ProducerPopTorch Producer = "poptorch"
 	ProducerPoprun   Producer = "poprun"
 	ProducerJAX      Producer = "jax"
-	ProducerTorchXLA Producer = "pytorch-xla"
+	ProducerTorchXLA Producer = "torch-xla"
 )
 
 // Signal names the message an event came from, e.g. "poplar:graphConstruction". Two events of

@@ -13,7 +13,7 @@ import (
 
 // JSONVersion is the version of every JSON document recomp writes. Fields are added without
 // changing it; any other change bumps it.
-const JSONVersion = 1
+const JSONVersion = 2
 
 type jsonRenderer struct{}
 
@@ -32,7 +32,7 @@ func nonNil[T any](xs []T) []T {
 	return xs
 }
 
-// ScanJSON is the document of scan and guard (README's contract, version 1).
+// ScanJSON is the document of scan and guard (README's contract).
 type ScanJSON struct {
 	Version    int           `json:"version"`
 	Inputs     []InputJSON   `json:"inputs"`

@@ -119,7 +119,7 @@ func TestScanJSONContract(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("scan exit %d", code)
 	}
-	for _, want := range []string{`"version": 1`, `"modules": []`, `"events": []`, `"kind": "no_compile_evidence"`, `"warnings": []`} {
+	for _, want := range []string{`"version": 2`, `"modules": []`, `"events": []`, `"kind": "no_compile_evidence"`, `"warnings": []`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("json lacks %s:\n%s", want, out)
 		}
@@ -145,7 +145,7 @@ func TestDiffJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
 		t.Fatalf("exit %d: %v", code, err)
 	}
-	if doc.Version != 1 || len(doc.Pairs) != 3 || doc.Unpaired.A == nil || !doc.Pairs[0].Identical || doc.Pairs[0].Causes[0].Kind != "identical" {
+	if doc.Version != report.JSONVersion || len(doc.Pairs) != 3 || doc.Unpaired.A == nil || !doc.Pairs[0].Identical || doc.Pairs[0].Causes[0].Kind != "identical" {
 		t.Errorf("doc %+v", doc)
 	}
 	if !strings.Contains(out, `"changes": []`) || !strings.Contains(out, `"a": []`) {

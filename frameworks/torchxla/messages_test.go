@@ -20,7 +20,7 @@ func TestMessages(t *testing.T) {
 		detail   string // Detail, or Signature for a compile request
 	}{
 		{"pt-xla-profiler: CompileTime too frequent: 21 counts during 11 steps",
-			logscan.Retrace, "pytorch-xla", "", "", 0, "CompileTime too frequent: 21 counts during 11 steps"},
+			logscan.Retrace, "torch-xla", "", "", 0, "CompileTime too frequent: 21 counts during 11 steps"},
 	} {
 		ev := scantest.One(t, c.line)
 		text := ev.Detail
@@ -54,7 +54,7 @@ func TestPyTorchXLAAnalysis(t *testing.T) {
 		t.Fatalf("%+v", evs)
 	}
 	for _, ev := range evs {
-		if ev.Kind != logscan.CompileBegin || ev.Producer != "pytorch-xla" || ev.Hash != "c74c3b91b855b2b123f833b0d5f86943" ||
+		if ev.Kind != logscan.CompileBegin || ev.Producer != "torch-xla" || ev.Hash != "c74c3b91b855b2b123f833b0d5f86943" ||
 			ev.Reason != "most likely user code trying to access tensor value before mark_step" {
 			t.Errorf("%+v", ev)
 		}

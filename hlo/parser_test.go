@@ -366,3 +366,20 @@ func TestMeshReplicaGroups(t *testing.T) {
 		t.Errorf("to_apply = %q", v)
 	}
 }
+
+// The fingerprint sees where a computation runs: execution_thread="main" is the default.
+func TestFingerprintSeesExecutionThread(t *testing.T) {
+	src := readTestdata(t, "grammar/execution-thread.hlo")
+	m := mustParse(t, "thread", src)
+	if v, _ := findAttr(m.Computation("host_copy").Attrs, "execution_thread"); v != `"host"` {
+		t.Errorf("execution_thread=%s", v)
+	}
+	other := strings.Replace(src, `}, execution_thread="host"`, `}, execution_thread="sparse_core"`, 1)
+	if Fingerprint(m) == Fingerprint(mustParse(t, "other", other)) {
+		t.Error("two modules that differ only in a computation's execution_thread have one fingerprint")
+	}
+	noMain := strings.Replace(src, `}, execution_thread="main"`, "}", 1)
+	if Fingerprint(m) != Fingerprint(mustParse(t, "no main", noMain)) {
+		t.Error(`execution_thread="main" changes the fingerprint`)
+	}
+}

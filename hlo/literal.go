@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// CanonicalLiteral returns a constant's literal with white space removed and every number
-// printed in one way, so that literals printed by different XLA versions compare equal when
+// CanonicalLiteral returns a constant's literal with white space and comments removed and
+// every number printed in one way, so that literals printed by different XLA versions compare equal when
 // their values are equal (1 and 1.0, 7.4505806e-09 and 7.4505806e-9).
 func CanonicalLiteral(lit string) string {
 	var b strings.Builder
@@ -22,6 +22,23 @@ func CanonicalLiteral(lit string) string {
 	for i := 0; i < len(lit); i++ {
 		c := lit[i]
 		switch c {
+		case '/':
+			// A comment: /*i0=0*/ before the rows of a literal, or one written by hand.
+			if start >= 0 {
+				tok(lit[start:i])
+				start = -1
+			}
+			if i+1 < len(lit) && lit[i+1] == '*' {
+				end := strings.Index(lit[i+2:], "*/")
+				if end < 0 {
+					return b.String()
+				}
+				i += end + 3
+			} else {
+				for i+1 < len(lit) && lit[i+1] != '\n' && lit[i+1] != '\r' {
+					i++
+				}
+			}
 		case '{', '}', '(', ')', ',', ' ', '\t', '\n', '\r':
 			if start >= 0 {
 				tok(lit[start:i])

@@ -235,7 +235,10 @@ func TestCanonicalLiteral(t *testing.T) {
 		"-inf":                        "-inf",
 		"nan(0x7)":                    "nan(0x7)",
 		"{...}":                       "{...}",
-		"true":                        "true",
+		"{ { /*i0=0*/ 1, 2 }, { /*i0=1*/ 3, 4 } }": "{{1,2},{3,4}}",
+		"{12345 /*bar*/}":                          "{12345}",
+		"{1, // one\n 2}":                          "{1,2}",
+		"true":                                     "true",
 	} {
 		if got := CanonicalLiteral(in); got != want {
 			t.Errorf("CanonicalLiteral(%q) = %q, want %q", in, got, want)

@@ -33,6 +33,8 @@ type parser struct {
 	strSlab   []string
 	attrSlab  []Attr
 
+	entry *Computation // the first ENTRY computation
+
 	// refs are the tuple-element references (x#N) of the computation being read, in order of
 	// first use; refSeen indexes them by name.
 	refs    []tupleRef
@@ -136,6 +138,24 @@ func (p *parser) found() string {
 	return strconv.QuoteRune(r)
 }
 
+// foundWord is found for a token that may start with a digit or '-': a number, a padding
+// like 1_1_0 or a word.
+func (p *parser) foundWord() string {
+	end := p.pos
+	for end < len(p.src) && end-p.pos < 40 && (isIdentChar(p.src[end]) || p.src[end] == '+') {
+		end++
+	}
+	if end == p.pos {
+		return p.found()
+	}
+	return strconv.Quote(string(p.src[p.pos:end]))
+}
+
+// expectedWord is expected with foundWord.
+func (p *parser) expectedWord(what string) {
+	p.errorf("expected %s, found %s", what, p.foundWord())
+}
+
 func isIdentStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
@@ -219,6 +239,13 @@ func (p *parser) expect(c byte) bool {
 	return false
 }
 
+// mark is a position to come back to.
+type mark struct{ pos, line, lineStart int }
+
+func (p *parser) mark() mark { return mark{p.pos, p.line, p.lineStart} }
+
+func (p *parser) reset(m mark) { p.pos, p.line, p.lineStart = m.pos, m.line, m.lineStart }
+
 // ident reads an identifier (a name that starts with a letter or '_'), with an optional '%'
 // before it. It returns "" if there is none.
 func (p *parser) ident() string {
@@ -267,6 +294,30 @@ func (p *parser) keyword(kw string) bool {
 	return false
 }
 
+// skipComputation skips the rest of a computation whose header did not parse (error
+// recovery): the rest of the line and, when the line opens the body, the lines up to the one
+// that starts with the closing '}'.
+func (p *parser) skipComputation() {
+	ls := p.lineStart
+	p.skipLine()
+	if !bytes.HasSuffix(bytes.TrimSpace(p.src[ls:p.pos]), []byte("{")) {
+		return
+	}
+	for p.pos < len(p.src) {
+		p.pos++
+		p.line++
+		p.lineStart = p.pos
+		q := p.pos
+		for q < len(p.src) && (p.src[q] == ' ' || p.src[q] == '\t') {
+			q++
+		}
+		p.skipLine()
+		if q < len(p.src) && p.src[q] == '}' {
+			return
+		}
+	}
+}
+
 // skipLine moves to the start of the next line (error recovery).
 func (p *parser) skipLine() {
 	for p.pos < len(p.src) && p.src[p.pos] != '\n' {
@@ -291,9 +342,12 @@ func (p *parser) parseModule() (m *Module) {
 			p.expected("module name")
 		}
 		for p.accept(',') {
-			if a, ok := p.attr(); ok {
-				m.Attrs = append(m.Attrs, a)
+			a, ok := p.attr(ctxModule)
+			if !ok {
+				p.skipLine() // the rest of the header
+				break
 			}
+			m.Attrs = append(m.Attrs, a)
 		}
 	}
 	p.skipStackFrameTables()
@@ -314,6 +368,9 @@ func (p *parser) finish(m *Module) {
 		if c.Entry {
 			m.Entry = c
 		}
+	}
+	if p.entry != nil {
+		m.Entry = p.entry
 	}
 	if m.Entry == nil && len(m.Computations) > 0 {
 		m.Entry = m.Computations[len(m.Computations)-1] // XLA takes the last one
@@ -351,7 +408,8 @@ func (p *parser) skipStackFrameTables() {
 // into helpers that pass the position back and forth.)
 func (p *parser) parseComputation() (c *Computation) {
 	p.refs, p.refSeen = p.refs[:0], nil
-	line := p.line
+	p.skip()
+	line, entryAt := p.line, p.mark()
 	entry := p.keyword("ENTRY")
 	name := p.name()
 	if name == "" {
@@ -367,16 +425,16 @@ func (p *parser) parseComputation() (c *Computation) {
 				pn := p.name()
 				if pn == "" {
 					p.expected("parameter name")
-					p.skipLine()
+					p.skipComputation()
 					return nil
 				}
 				if !p.expect(':') {
-					p.skipLine()
+					p.skipComputation()
 					return nil
 				}
 				sh, ok := p.shape()
 				if !ok {
-					p.skipLine()
+					p.skipComputation()
 					return nil
 				}
 				c.Params = append(c.Params, Param{Name: pn, Shape: sh})
@@ -384,7 +442,7 @@ func (p *parser) parseComputation() (c *Computation) {
 					break
 				}
 				if !p.expect(',') {
-					p.skipLine()
+					p.skipComputation()
 					return nil
 				}
 			}
@@ -394,7 +452,7 @@ func (p *parser) parseComputation() (c *Computation) {
 			p.pos += 2
 			sh, ok := p.shape()
 			if !ok {
-				p.skipLine()
+				p.skipComputation()
 				return nil
 			}
 			c.Result = &sh
@@ -433,13 +491,20 @@ func (p *parser) parseComputation() (c *Computation) {
 		}
 	}
 	for p.accept(',') {
-		if a, ok := p.attr(); ok {
+		if a, ok := p.attr(ctxComputation); ok {
 			c.Attrs = append(c.Attrs, a)
 		}
 	}
 	p.materializeRefs(c)
 	if c.Root == nil && len(c.Instructions) > 0 {
 		c.Root = c.Instructions[len(c.Instructions)-1]
+	}
+	if entry {
+		if p.entry != nil {
+			p.errorAt(entryAt.pos, entryAt.line, entryAt.lineStart, "a second ENTRY computation %s (the first is %s)", name, p.entry.Name)
+		} else {
+			p.entry = c
+		}
 	}
 	return c
 }
@@ -498,11 +563,13 @@ func (p *parser) instruction() *Instruction {
 	case "constant":
 		p.skip()
 		s := p.pos
-		if !p.balanced(')') {
+		if !p.literal(in.Shape, 0) {
 			return nil
 		}
 		in.Literal = strings.TrimSpace(p.str(p.src[s:p.pos]))
-		p.pos++ // ')'
+		if !p.expect(')') {
+			return nil
+		}
 	default:
 		if !p.operands(in) {
 			return nil
@@ -515,7 +582,7 @@ func (p *parser) instruction() *Instruction {
 			start = 0
 		}
 		for p.accept(',') {
-			a, ok := p.attr()
+			a, ok := p.attr(ctxInstruction)
 			if !ok {
 				return nil
 			}
@@ -621,11 +688,16 @@ func (p *parser) shapeAt(depth int) (Shape, bool) {
 		p.expected("'[' after element type " + s.Elem)
 		return s, false
 	}
+	if !isElemType(s.Elem) {
+		p.pos = start
+		p.expectedWord("element type")
+		return s, false
+	}
 	p.pos++
 	if !p.dims(&s) {
 		return s, false
 	}
-	return s, p.layout(&s)
+	return s, p.layout(&s, depth)
 }
 
 // tupleShape reads (shape, shape, ...) at the '('.
@@ -712,11 +784,12 @@ func (p *parser) dim(s *Shape, i int) bool {
 }
 
 // layout reads an optional {layout}: one follows only if '{' is followed by a digit, ':' or
-// '}' (an attribute's braces follow a ',').
-func (p *parser) layout(s *Shape) bool {
-	save, saveLine, saveLS := p.pos, p.line, p.lineStart
+// '}' (an attribute's braces follow a ','). The usual {1,0} is read here; anything else by
+// layoutGrammar.
+func (p *parser) layout(s *Shape, depth int) bool {
+	save := p.mark()
 	if p.peek() != '{' {
-		p.pos, p.line, p.lineStart = save, saveLine, saveLS
+		p.reset(save)
 		return true
 	}
 	q := p.pos + 1
@@ -724,37 +797,40 @@ func (p *parser) layout(s *Shape) bool {
 		q++
 	}
 	if q >= len(p.src) || !(isDigit(p.src[q]) || p.src[q] == ':' || p.src[q] == '}') {
-		p.pos, p.line, p.lineStart = save, saveLine, saveLS
+		p.reset(save)
 		return true
 	}
 	p.pos++
 	ls := p.pos
-	depth := 0
-	for ; p.pos < len(p.src); p.pos++ {
-		c := p.src[p.pos]
-		if c == '(' {
-			depth++
-		} else if c == ')' {
-			depth--
-		} else if c == '}' && depth <= 0 {
-			break
-		} else if c == '\n' || c == '{' {
-			p.expected("'}' to close layout")
-			return false
+	i := ls
+	for i < len(p.src) {
+		c := p.src[i]
+		if isDigit(c) || c == ',' && i > ls && isDigit(p.src[i-1]) && i+1 < len(p.src) && isDigit(p.src[i+1]) {
+			i++
+			continue
 		}
+		break
 	}
-	if p.pos >= len(p.src) {
-		p.expected("'}' to close layout")
-		return false
+	if i < len(p.src) && p.src[i] == '}' {
+		s.Layout = p.str(p.src[ls:i])
+		s.HasLayout = true
+		p.pos = i + 1
+		return true
 	}
-	s.Layout = strings.TrimSpace(p.str(p.src[ls:p.pos]))
-	s.HasLayout = true
-	p.pos++
-	return true
+	return p.layoutGrammar(s, ls, depth)
 }
 
+// attrCtx is where an attribute stands.
+type attrCtx uint8
+
+const (
+	ctxModule attrCtx = iota
+	ctxComputation
+	ctxInstruction
+)
+
 // attr reads name=value.
-func (p *parser) attr() (Attr, bool) {
+func (p *parser) attr(ctx attrCtx) (Attr, bool) {
 	p.skip()
 	s := p.pos
 	for p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
@@ -769,8 +845,55 @@ func (p *parser) attr() (Attr, bool) {
 		p.expected("'=' after attribute " + name)
 		return Attr{}, false
 	}
-	v, ok := p.value()
+	v, ok := p.attrValue(ctx, name)
 	return Attr{Name: name, Value: v}, ok
+}
+
+// attrValue reads the value of attribute name: by its grammar where XLA's parser checks one
+// that real dumps print, otherwise as balanced text (value).
+func (p *parser) attrValue(ctx attrCtx, name string) (string, bool) {
+	switch ctx {
+	case ctxModule:
+		switch name {
+		case "input_output_alias":
+			return p.checked(name, p.aliasing)
+		case "buffer_donor":
+			return p.checked(name, p.bufferDonor)
+		}
+	case ctxInstruction:
+		switch name {
+		case "window":
+			return p.checked(name, p.window)
+		case "result_accuracy":
+			return p.checked(name, p.resultAccuracy)
+		}
+	}
+	return p.value()
+}
+
+// checked reads a value with check, which follows its grammar and reports positioned
+// errors, and returns its text as value reads it.
+func (p *parser) checked(name string, check func() bool) (string, bool) {
+	p.skip()
+	m := p.mark()
+	if !check() {
+		return "", false
+	}
+	if p.pos < len(p.src) && !endsValue(p.src[p.pos]) {
+		p.expectedWord("',' after the value of " + name)
+		return "", false
+	}
+	p.reset(m)
+	return p.value()
+}
+
+// endsValue reports whether c may follow an attribute value.
+func endsValue(c byte) bool {
+	switch c {
+	case ',', ' ', '\t', '\r', '\n', '}', ')', '/':
+		return true
+	}
+	return false
 }
 
 // value reads an attribute value: everything up to a ',' or white space outside brackets and
@@ -890,39 +1013,6 @@ func (p *parser) skipString() bool {
 	}
 	p.pos = len(p.src)
 	p.errorAt(startPos, startLine, startLS, "string not terminated")
-	return false
-}
-
-// balanced moves to the unmatched close byte, skipping nested brackets and strings.
-func (p *parser) balanced(close byte) bool {
-	depth := 0
-	start, startLine, startLS := p.pos, p.line, p.lineStart
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		switch c {
-		case '"':
-			if !p.skipString() {
-				return false
-			}
-			continue
-		case '(', '{', '[':
-			depth++
-		case ')', '}', ']':
-			if depth == 0 {
-				if c == close {
-					return true
-				}
-				p.expected(strconv.QuoteRune(rune(close)))
-				return false
-			}
-			depth--
-		case '\n':
-			p.line++
-			p.lineStart = p.pos + 1
-		}
-		p.pos++
-	}
-	p.errorAt(start, startLine, startLS, "expected %q, found end of file", close)
 	return false
 }
 

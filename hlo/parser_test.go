@@ -149,7 +149,7 @@ func TestErrorsArePositioned(t *testing.T) {
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(x)\n}\n", "x.hlo:3:23: expected parameter number, found \"x\""},
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n", "x.hlo:4:1: expected '}' to close computation e, found end of file"},
 		{"HloModule m\n", "x.hlo:2:1: expected a computation, found end of file"},
-		{"HloModule m\nENTRY e {\n  a = f32[] constant(\"oops)\n}\n", "x.hlo:3:22: string not terminated"},
+		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0), backend_config=\"oops)\n}\n", "x.hlo:3:42: string not terminated"},
 	} {
 		m, err := Parse("x.hlo", []byte(c.src))
 		if m == nil {
@@ -180,6 +180,7 @@ func TestRecoversAfterABadLine(t *testing.T) {
 // parses it again: the fingerprint stays.
 func TestRoundTrip(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.hlo")
+	files = append(files, grammarFiles(t)...)
 	runs, _ := filepath.Glob("../testdata/runs/*/*/dump/*.txt")
 	if len(runs) < 100 {
 		t.Fatalf("only %d modules in the example runs", len(runs))

@@ -378,6 +378,10 @@ func (in *Instruction) CalledComputations() []string {
 func IsCallAttr(name string) bool { return callAttrs[name] }
 
 func writeShape(d *xxhash.Digest, s Shape) {
+	if !s.Known() {
+		d.WriteString("?")
+		return
+	}
 	if s.IsTuple {
 		d.WriteString("(")
 		for _, t := range s.Tuple {

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -314,4 +315,46 @@ func isNumber(t string) bool {
 		}
 	}
 	return i == len(t)
+}
+
+// literalAttr reads the value of a custom-call's literal= attribute: a shape and a literal
+// of it (literal=s32[2]{0} {1, 2}), or a tuple of those in parentheses.
+func (p *parser) literalAttr() (string, bool) {
+	p.skip()
+	start := p.pos
+	if !p.typedLiteral(0) {
+		return "", false
+	}
+	if p.pos < len(p.src) && !endsValue(p.src[p.pos]) {
+		p.expectedWord("',' after the value of literal")
+		return "", false
+	}
+	return p.text(start, bytes.ContainsAny(p.src[start:p.pos], "\n\t\r%/")), true
+}
+
+// typedLiteral reads shape literal, or '(' typedLiteral, ... ')'.
+func (p *parser) typedLiteral(depth int) bool {
+	if depth >= MaxTupleDepth {
+		p.errorf("tuple literal nested deeper than %d levels", MaxTupleDepth)
+		return false
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == '(' {
+		p.pos++
+		for p.peek() != ')' {
+			if !p.typedLiteral(depth + 1) {
+				return false
+			}
+			if p.peek() != ')' && !p.expect(',') {
+				return false
+			}
+			p.skip()
+		}
+		p.pos++
+		return true
+	}
+	s, ok := p.shapeAt(depth)
+	if !ok {
+		return false
+	}
+	return p.literal(s, depth)
 }

@@ -12,6 +12,10 @@ import (
 // Parse parses the HLO text of one module. file is used in error positions. The returned
 // module's strings share memory with src: src must not be modified afterwards.
 //
+// Besides a whole module, Parse reads what XLA's parser reads: computations without the
+// HloModule line, and a single instruction on its own, whose undefined operands become
+// parameters of the shapes written before them.
+//
 // On errors Parse returns the partial module (never nil) and an ErrorList.
 func Parse(file string, src []byte) (*Module, error) {
 	p := &parser{src: src, file: file, line: 1}
@@ -20,6 +24,10 @@ func Parse(file string, src []byte) (*Module, error) {
 	return m, p.errs.Err()
 }
 
+// MaxNestingDepth bounds how deeply instructions may be nested as operands
+// (add(f32[] sqrt(x), y)) and computations written inline in attributes (to_apply={...}).
+const MaxNestingDepth = 64
+
 type parser struct {
 	src       []byte
 	pos       int
@@ -27,18 +35,58 @@ type parser struct {
 	lineStart int
 	file      string
 	errs      ErrorList
+	m         *Module
 
 	instrSlab []Instruction
 	dimSlab   []int64
 	strSlab   []string
 	attrSlab  []Attr
 
-	entry *Computation // the first ENTRY computation
+	cs compState // the computation being read
 
+	depth   int          // instructions nested as operands and computations written inline
+	entry   *Computation // the first ENTRY computation
+	inline  []inlineRef  // attributes that name computations written inline
+	inlines []*Computation
+}
+
+// compState is what the parser keeps while it reads one computation.
+type compState struct {
 	// refs are the tuple-element references (x#N) of the computation being read, in order of
 	// first use; refSeen indexes them by name.
 	refs    []tupleRef
 	refSeen map[string]bool
+	// pending are the instructions made while reading the current one (instructions nested
+	// as its operands, parameters of a single instruction): they go before it.
+	pending []*Instruction
+	anon    []anonRef // instructions that need a name
+	infer   bool      // an instruction has no shape: infer shapes at the end
+	single  bool      // a single instruction: undefined operands become parameters
+	params  map[string]bool
+	nparams int
+}
+
+// anonRef is an instruction written without a name: nested as operand idx of user, or a
+// single instruction without its left-hand side (user nil).
+type anonRef struct {
+	in   *Instruction
+	user *Instruction
+	idx  int
+	base string
+}
+
+// inlineRef is an attribute of in whose value names computations written inline: its value
+// is made when the inline computations have their names.
+type inlineRef struct {
+	in    *Instruction
+	idx   int
+	list  bool
+	elems []inlineElem
+}
+
+type inlineElem struct {
+	name string
+	comp *Computation
 }
 
 // tupleRef is one x#N operand: the get-tuple-element it stands for.
@@ -49,29 +97,29 @@ type tupleRef struct {
 }
 
 func (p *parser) tupleRef(name, base, index string, user *Instruction) {
-	if p.refSeen == nil {
-		p.refSeen = map[string]bool{}
+	if p.cs.refSeen == nil {
+		p.cs.refSeen = map[string]bool{}
 	}
-	if p.refSeen[name] {
+	if p.cs.refSeen[name] {
 		return
 	}
-	p.refSeen[name] = true
-	p.refs = append(p.refs, tupleRef{name: name, base: base, index: index, user: user, line: p.line})
+	p.cs.refSeen[name] = true
+	p.cs.refs = append(p.cs.refs, tupleRef{name: name, base: base, index: index, user: user, line: p.line})
 }
 
 // materializeRefs adds to c a get-tuple-element instruction for each x#N reference, just
 // before its first user, with the element's shape: the module is then the one an older XLA
 // printed with explicit get-tuple-elements, and compares equal to it.
 func (p *parser) materializeRefs(c *Computation) {
-	if len(p.refs) == 0 {
+	if len(p.cs.refs) == 0 {
 		return
 	}
-	shapes := make(map[string]Shape, len(c.Instructions)+len(p.refs))
+	shapes := make(map[string]Shape, len(c.Instructions)+len(p.cs.refs))
 	for _, in := range c.Instructions {
 		shapes[in.Name] = in.Shape
 	}
 	before := map[*Instruction][]*Instruction{}
-	for _, r := range p.refs {
+	for _, r := range p.cs.refs {
 		gte := p.newInstruction()
 		*gte = Instruction{Name: r.name, Opcode: "get-tuple-element", Operands: []string{r.base}, Param: -1, Line: r.line,
 			Attrs: []Attr{{Name: "index", Value: r.index}}}
@@ -80,16 +128,18 @@ func (p *parser) materializeRefs(c *Computation) {
 				gte.Shape = bs.Tuple[k]
 			}
 		}
+		if !gte.Shape.Known() {
+			p.cs.infer = true
+		}
 		shapes[r.name] = gte.Shape
 		before[r.user] = append(before[r.user], gte)
 	}
-	out := make([]*Instruction, 0, len(c.Instructions)+len(p.refs))
+	out := make([]*Instruction, 0, len(c.Instructions)+len(p.cs.refs))
 	for _, in := range c.Instructions {
 		out = append(out, before[in]...)
 		out = append(out, in)
 	}
 	c.Instructions = out
-	p.refs, p.refSeen = p.refs[:0], nil
 }
 
 // bailout stops parsing once there are too many errors.
@@ -166,7 +216,8 @@ func isIdentChar(c byte) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// skip skips white space and comments.
+// skip skips white space and comments. A // comment ends at a line feed or a carriage
+// return, as in XLA's lexer (files with old Mac line ends).
 func (p *parser) skip() {
 	src := p.src
 	for p.pos < len(src) {
@@ -183,7 +234,7 @@ func (p *parser) skip() {
 			}
 			switch src[p.pos+1] {
 			case '/':
-				for p.pos < len(src) && src[p.pos] != '\n' {
+				for p.pos < len(src) && src[p.pos] != '\n' && src[p.pos] != '\r' {
 					p.pos++
 				}
 			case '*':
@@ -282,6 +333,15 @@ func (p *parser) name() string {
 	return p.str(p.src[start:end])
 }
 
+// nameColon takes the ':' that XLA's lexer allows right after a name written without '%'
+// (HloModule m:, ENTRY e:, x: = ...): the name token "m:".
+func (p *parser) nameColon(name string) {
+	start := p.pos - len(name)
+	if p.pos < len(p.src) && p.src[p.pos] == ':' && (start == 0 || p.src[start-1] != '%') {
+		p.pos++
+	}
+}
+
 func (p *parser) keyword(kw string) bool {
 	p.skip()
 	if len(p.src)-p.pos >= len(kw) && string(p.src[p.pos:p.pos+len(kw)]) == kw {
@@ -327,6 +387,7 @@ func (p *parser) skipLine() {
 
 func (p *parser) parseModule() (m *Module) {
 	m = &Module{}
+	p.m = m
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
@@ -336,19 +397,25 @@ func (p *parser) parseModule() (m *Module) {
 		p.finish(m)
 	}()
 	p.skip()
-	if p.keyword("HloModule") {
+	switch {
+	case p.keyword("HloModule"):
 		m.Name = p.name()
 		if m.Name == "" {
 			p.expected("module name")
+		} else {
+			p.nameColon(m.Name)
 		}
 		for p.accept(',') {
-			a, ok := p.attr(ctxModule)
+			a, ok := p.attr(ctxModule, nil, 0)
 			if !ok {
 				p.skipLine() // the rest of the header
 				break
 			}
 			m.Attrs = append(m.Attrs, a)
 		}
+	case p.singleAhead():
+		p.singleInstruction()
+		return m
 	}
 	p.skipStackFrameTables()
 	for p.peek() != 0 {
@@ -364,6 +431,7 @@ func (p *parser) parseModule() (m *Module) {
 }
 
 func (p *parser) finish(m *Module) {
+	p.nameInline()
 	for _, c := range m.Computations {
 		if c.Entry {
 			m.Entry = c
@@ -383,6 +451,51 @@ func (p *parser) finish(m *Module) {
 	}
 }
 
+// nameInline names the computations written inline in attributes as XLA's name uniquer
+// does (_, _.1, _.2, ...), apart from every computation named in the text, and makes the
+// values of the attributes that call them.
+func (p *parser) nameInline() {
+	if len(p.inlines) == 0 {
+		return
+	}
+	used := make(map[string]bool, len(p.m.Computations))
+	for _, c := range p.m.Computations {
+		if c.Name != "" {
+			used[c.Name] = true
+		}
+	}
+	for _, c := range p.inlines {
+		c.Name = uniqueName(used, "_")
+	}
+	for _, r := range p.inline {
+		if r.idx >= len(r.in.Attrs) {
+			continue // the instruction did not parse
+		}
+		names := make([]string, len(r.elems))
+		for i, e := range r.elems {
+			names[i] = e.name
+			if e.comp != nil {
+				names[i] = e.comp.Name
+			}
+		}
+		v := names[0]
+		if r.list {
+			v = "{" + strings.Join(names, ", ") + "}"
+		}
+		r.in.Attrs[r.idx].Value = v
+	}
+}
+
+// uniqueName returns base, or base.1, base.2, ... the first one not in used, and adds it.
+func uniqueName(used map[string]bool, base string) string {
+	name := base
+	for k := 1; used[name]; k++ {
+		name = base + "." + strconv.Itoa(k)
+	}
+	used[name] = true
+	return name
+}
+
 // skipStackFrameTables skips the FileNames/FunctionNames/FileLocations/StackFrames tables that
 // newer XLA prints after the header.
 func (p *parser) skipStackFrameTables() {
@@ -400,14 +513,56 @@ func (p *parser) skipStackFrameTables() {
 	}
 }
 
+// singleAhead reports whether the text is a single instruction, not a module: it starts
+// with ROOT, with a shape (an instruction without its left-hand side) or with "name =".
+func (p *parser) singleAhead() bool {
+	m := p.mark()
+	defer p.reset(m)
+	if p.keyword("ROOT") || p.peek() == '(' || p.startsShape() {
+		return true
+	}
+	if n := p.name(); n != "" {
+		p.nameColon(n)
+		return p.peek() == '='
+	}
+	return false
+}
+
+// singleInstruction reads a single instruction as XLA's parser does: it becomes the ROOT of
+// an ENTRY computation named _, its undefined operands become parameters with the shapes
+// written before them, and a computation it calls may be written inline.
+func (p *parser) singleInstruction() {
+	c := &Computation{Name: "_", Entry: true, Line: p.line}
+	p.cs = compState{single: true, params: map[string]bool{}}
+	var in *Instruction
+	if p.peek() == '(' || p.startsShape() {
+		in = p.instructionRHS("", false, p.line, true)
+		if in != nil {
+			p.cs.anon = append(p.cs.anon, anonRef{in: in, base: "_"})
+		}
+	} else {
+		in = p.instruction()
+	}
+	if in != nil {
+		c.Instructions = append(c.Instructions, p.cs.pending...)
+		c.Instructions = append(c.Instructions, in)
+		c.Root = in
+		if p.peek() != 0 {
+			p.expected("end of input after a single instruction")
+		}
+	}
+	p.endComputation(c)
+	p.m.Computations = append(p.m.Computations, c)
+}
+
 // parseComputation reads one computation: [ENTRY] name [(params) -> result] { instructions }
 // [, attributes].
 //
-// (Its cyclomatic complexity is over 25: it follows the grammar of a computation header and
-// body step by step, with error recovery at each step, which reads better whole than split
-// into helpers that pass the position back and forth.)
+// (Its cyclomatic complexity is over 25: it follows the grammar of a computation header
+// step by step, with error recovery at each step, which reads better whole than split into
+// helpers that pass the position back and forth.)
 func (p *parser) parseComputation() (c *Computation) {
-	p.refs, p.refSeen = p.refs[:0], nil
+	p.cs = compState{refs: p.cs.refs[:0]}
 	p.skip()
 	line, entryAt := p.line, p.mark()
 	entry := p.keyword("ENTRY")
@@ -417,6 +572,7 @@ func (p *parser) parseComputation() (c *Computation) {
 		p.skipLine()
 		return nil
 	}
+	p.nameColon(name)
 	c = &Computation{Name: name, Entry: entry, Line: line}
 	if p.peek() == '(' {
 		p.pos++
@@ -464,41 +620,13 @@ func (p *parser) parseComputation() (c *Computation) {
 		p.skipLine()
 		return nil
 	}
-	for {
-		ch := p.peek()
-		if ch == '}' {
-			p.pos++
-			break
-		}
-		if ch == 0 {
-			p.errorf("expected '}' to close computation %s, found end of file", name)
-			break
-		}
-		before := p.pos
-		if in := p.instruction(); in != nil {
-			c.Instructions = append(c.Instructions, in)
-			if in.Root {
-				if c.Root != nil {
-					p.errorAt(before, in.Line, p.lineStart, "computation %s has a second ROOT %s", name, in.Name)
-				}
-				c.Root = in
-			}
-		} else {
-			if p.pos == before {
-				p.pos++
-			}
-			p.skipLine()
-		}
-	}
+	p.instructions(c, name)
 	for p.accept(',') {
-		if a, ok := p.attr(ctxComputation); ok {
+		if a, ok := p.attr(ctxComputation, nil, 0); ok {
 			c.Attrs = append(c.Attrs, a)
 		}
 	}
-	p.materializeRefs(c)
-	if c.Root == nil && len(c.Instructions) > 0 {
-		c.Root = c.Instructions[len(c.Instructions)-1]
-	}
+	p.endComputation(c)
 	if entry {
 		if p.entry != nil {
 			p.errorAt(entryAt.pos, entryAt.line, entryAt.lineStart, "a second ENTRY computation %s (the first is %s)", name, p.entry.Name)
@@ -509,6 +637,75 @@ func (p *parser) parseComputation() (c *Computation) {
 	return c
 }
 
+// instructions reads the instructions of c after its '{', and the '}'.
+func (p *parser) instructions(c *Computation, label string) {
+	for {
+		ch := p.peek()
+		if ch == '}' {
+			p.pos++
+			return
+		}
+		if ch == 0 {
+			p.errorf("expected '}' to close computation %s, found end of file", label)
+			return
+		}
+		before, anon := p.pos, len(p.cs.anon)
+		if in := p.instruction(); in != nil {
+			if len(p.cs.pending) > 0 {
+				c.Instructions = append(c.Instructions, p.cs.pending...)
+				p.cs.pending = p.cs.pending[:0]
+			}
+			c.Instructions = append(c.Instructions, in)
+			if in.Root {
+				if c.Root != nil {
+					p.errorAt(before, in.Line, p.lineStart, "computation %s has a second ROOT %s", label, in.Name)
+				}
+				c.Root = in
+			}
+		} else {
+			p.cs.pending, p.cs.anon = p.cs.pending[:0], p.cs.anon[:anon]
+			if p.pos == before {
+				p.pos++
+			}
+			p.skipLine()
+		}
+	}
+}
+
+// endComputation names the instructions written without a name, adds the get-tuple-elements
+// of x#N operands, infers the shapes the text left out, and picks the root.
+func (p *parser) endComputation(c *Computation) {
+	p.nameAnon(c)
+	p.materializeRefs(c)
+	if p.cs.infer {
+		inferShapes(c)
+	}
+	if c.Root == nil && len(c.Instructions) > 0 {
+		c.Root = c.Instructions[len(c.Instructions)-1]
+	}
+}
+
+// nameAnon names the instructions nested as operands as XLA does (opcode.anon,
+// opcode.anon.1, ...), apart from every name in the computation, and puts the names in
+// their users' operands.
+func (p *parser) nameAnon(c *Computation) {
+	if len(p.cs.anon) == 0 {
+		return
+	}
+	used := make(map[string]bool, len(c.Instructions))
+	for _, in := range c.Instructions {
+		if in.Name != "" {
+			used[in.Name] = true
+		}
+	}
+	for _, a := range p.cs.anon {
+		a.in.Name = uniqueName(used, a.base)
+		if a.user != nil && a.idx < len(a.user.Operands) {
+			a.user.Operands[a.idx] = a.in.Name
+		}
+	}
+}
+
 func (p *parser) newInstruction() *Instruction {
 	if len(p.instrSlab) == cap(p.instrSlab) {
 		p.instrSlab = make([]Instruction, 0, 256)
@@ -517,6 +714,7 @@ func (p *parser) newInstruction() *Instruction {
 	return &p.instrSlab[len(p.instrSlab)-1]
 }
 
+// instruction reads [ROOT] name = [shape] opcode(operands) [, attributes].
 func (p *parser) instruction() *Instruction {
 	p.skip()
 	line := p.line
@@ -526,14 +724,21 @@ func (p *parser) instruction() *Instruction {
 		p.expected("instruction name")
 		return nil
 	}
+	p.nameColon(name)
 	if !p.accept('=') {
 		p.expected("'=' after instruction name " + name)
 		return nil
 	}
-	sh, ok := p.shape()
+	return p.instructionRHS(name, root, line, true)
+}
+
+// instructionRHS reads [shape] opcode(operands) and, when attrs is set, the attributes.
+func (p *parser) instructionRHS(name string, root bool, line int, attrs bool) *Instruction {
+	sh, hasShape, ok := p.optShape()
 	if !ok {
 		return nil
 	}
+	opAt := p.mark()
 	op := p.ident()
 	if op == "" {
 		p.expected("opcode")
@@ -541,10 +746,73 @@ func (p *parser) instruction() *Instruction {
 	}
 	in := p.newInstruction()
 	*in = Instruction{Name: name, Root: root, Shape: sh, Opcode: op, Param: -1, Line: line}
-	if !p.expect('(') {
+	if !hasShape && !p.shapeless(in, opAt) {
 		return nil
 	}
-	switch op {
+	if !p.expect('(') || !p.body(in) {
+		return nil
+	}
+	if attrs && p.peek() == ',' {
+		start := len(p.attrSlab)
+		if cap(p.attrSlab)-start < 8 {
+			p.attrSlab = make([]Attr, 0, 1024)
+			start = 0
+		}
+		for p.accept(',') {
+			own, n := p.attrSlab[start:len(p.attrSlab):len(p.attrSlab)], len(p.inlines)
+			a, ok := p.attr(ctxInstruction, in, len(own))
+			if !ok {
+				return nil
+			}
+			if len(p.inlines) != n {
+				// The inline computation's instructions took attributes from the slab after
+				// this instruction's: copy this instruction's to its end.
+				start = p.moveAttrs(own)
+			}
+			p.attrSlab = append(p.attrSlab, a)
+		}
+		in.Attrs = p.attrSlab[start:len(p.attrSlab):len(p.attrSlab)]
+	}
+	return in
+}
+
+// moveAttrs copies an instruction's attributes so far to the end of the attribute slab and
+// returns their new start.
+func (p *parser) moveAttrs(own []Attr) int {
+	if cap(p.attrSlab)-len(p.attrSlab) < len(own)+8 {
+		p.attrSlab = make([]Attr, 0, max(1024, 2*len(own)))
+	}
+	n := len(p.attrSlab)
+	p.attrSlab = append(p.attrSlab, own...)
+	return n
+}
+
+// optShape reads the shape that starts an instruction's right-hand side, if there is one:
+// a tuple, or an element type and '['. An identifier followed by anything else is the opcode
+// of an instruction written without its shape.
+func (p *parser) optShape() (s Shape, has, ok bool) {
+	if p.peek() == '(' || p.startsShape() {
+		s, ok = p.shape()
+		return s, true, ok
+	}
+	return Shape{}, false, true
+}
+
+// shapeless checks that the shape of in, written without one, can be inferred, as XLA's
+// parser requires, and asks for shapes to be inferred at the end of the computation.
+func (p *parser) shapeless(in *Instruction, opAt mark) bool {
+	if needsShape(in.Opcode) {
+		p.errorAt(opAt.pos, opAt.line, opAt.lineStart, "expected shape before opcode %s: XLA infers no shape for it", in.Opcode)
+		return false
+	}
+	p.cs.infer = true
+	return true
+}
+
+// body reads what follows the '(' after an opcode: a parameter number, a constant's literal
+// or the operands, and the ')'.
+func (p *parser) body(in *Instruction) bool {
+	switch in.Opcode {
 	case "parameter":
 		p.skip()
 		s := p.pos
@@ -554,46 +822,28 @@ func (p *parser) instruction() *Instruction {
 		n, err := strconv.Atoi(string(p.src[s:p.pos]))
 		if err != nil {
 			p.expected("parameter number")
-			return nil
+			return false
 		}
 		in.Param = n
-		if !p.expect(')') {
-			return nil
-		}
+		return p.expect(')')
 	case "constant":
 		p.skip()
 		s := p.pos
 		if !p.literal(in.Shape, 0) {
-			return nil
+			return false
 		}
 		in.Literal = strings.TrimSpace(p.str(p.src[s:p.pos]))
-		if !p.expect(')') {
-			return nil
-		}
-	default:
-		if !p.operands(in) {
-			return nil
-		}
+		return p.expect(')')
 	}
-	if p.peek() == ',' {
-		start := len(p.attrSlab)
-		if cap(p.attrSlab)-start < 8 {
-			p.attrSlab = make([]Attr, 0, 1024)
-			start = 0
-		}
-		for p.accept(',') {
-			a, ok := p.attr(ctxInstruction)
-			if !ok {
-				return nil
-			}
-			p.attrSlab = append(p.attrSlab, a)
-		}
-		in.Attrs = p.attrSlab[start:len(p.attrSlab):len(p.attrSlab)]
-	}
-	return in
+	return p.operands(in)
 }
 
-// operands reads "a, b)" or "f32[2]{0} %a, f32[2]{0} %b)" after the '('.
+// operands reads "a, b)" or "f32[2]{0} %a, f32[2]{0} %b)" after the '('. An operand may be an
+// instruction nested in place (add(f32[] sqrt(x), y)); in a single instruction an operand
+// may be a shape alone, and a named operand needs its shape: both become parameters.
+//
+// (Its cyclomatic complexity is over 25: it follows the grammar of an operand step by step,
+// which reads better whole than split into helpers that pass the operand list around.)
 func (p *parser) operands(in *Instruction) bool {
 	if p.accept(')') {
 		return true
@@ -605,39 +855,66 @@ func (p *parser) operands(in *Instruction) bool {
 	}
 	for {
 		p.skip()
+		at := p.mark()
 		// An operand may be preceded by its shape (long form).
+		var sh Shape
+		hasShape := false
 		if p.pos < len(p.src) && (p.src[p.pos] == '(' || p.startsShape()) {
-			if _, ok := p.shape(); !ok {
+			s, ok := p.shape()
+			if !ok {
 				return false
 			}
+			sh, hasShape = s, true
 		}
 		n := p.name()
-		if n == "" {
-			p.expected("operand name")
-			return false
-		}
-		for p.pos < len(p.src) && p.src[p.pos] == '#' {
-			// %x#N: element N of tuple x, printed at its use (XLA 2025+) where older XLA
-			// printed a get-tuple-element instruction. The parser makes that instruction.
-			ds := p.pos + 1
-			de := ds
-			for de < len(p.src) && isDigit(p.src[de]) {
-				de++
-			}
-			if de == ds {
-				p.pos++
-				p.expected("tuple index after '#'")
+		switch {
+		case n == "":
+			if c := p.peek(); !hasShape || !p.cs.single || c != ',' && c != ')' {
+				p.expected("operand name")
 				return false
 			}
-			// The instruction is named so that the canonical printer's output parses again.
-			elem := n + ".gte" + string(p.src[ds:de])
-			p.tupleRef(elem, n, p.str(p.src[ds:de]), in)
-			n = elem
-			p.pos = de
-		}
-		if p.peek() == '(' {
-			p.errorf("nested instructions as operands are not supported")
-			return false
+			if n = p.param("", sh, true, at); n == "" {
+				return false
+			}
+		case p.pos < len(p.src) && p.src[p.pos] == '#':
+			for p.pos < len(p.src) && p.src[p.pos] == '#' {
+				// %x#N: element N of tuple x, printed at its use (XLA 2025+) where older XLA
+				// printed a get-tuple-element instruction. The parser makes that instruction.
+				ds := p.pos + 1
+				de := ds
+				for de < len(p.src) && isDigit(p.src[de]) {
+					de++
+				}
+				if de == ds {
+					p.pos++
+					p.expected("tuple index after '#'")
+					return false
+				}
+				// The instruction is named so that the canonical printer's output parses again.
+				elem := n + ".gte" + string(p.src[ds:de])
+				p.tupleRef(elem, n, p.str(p.src[ds:de]), in)
+				n = elem
+				p.pos = de
+			}
+		case p.peek() == '(':
+			own := p.strSlab[start:len(p.strSlab):len(p.strSlab)]
+			nested := p.nested(n, sh, hasShape, at)
+			if nested == nil {
+				return false
+			}
+			// The nested instruction's operands went to the slab after this one's: copy this
+			// instruction's to its end.
+			if cap(p.strSlab)-len(p.strSlab) < len(own)+16 {
+				p.strSlab = make([]string, 0, max(1024, 2*len(own)))
+			}
+			start = len(p.strSlab)
+			p.strSlab = append(p.strSlab, own...)
+			p.cs.anon = append(p.cs.anon, anonRef{in: nested, user: in, idx: len(own), base: nested.Opcode + ".anon"})
+			n = ""
+		case p.cs.single:
+			if n = p.param(n, sh, hasShape, at); n == "" {
+				return false
+			}
 		}
 		p.strSlab = append(p.strSlab, n)
 		if p.accept(')') {
@@ -649,6 +926,50 @@ func (p *parser) operands(in *Instruction) bool {
 	}
 	in.Operands = p.strSlab[start:len(p.strSlab):len(p.strSlab)]
 	return true
+}
+
+// nested reads an instruction written in place of an operand, after its opcode: it has no
+// name and no attributes, and goes before the instruction that uses it.
+func (p *parser) nested(op string, sh Shape, hasShape bool, at mark) *Instruction {
+	if p.depth >= MaxNestingDepth {
+		p.errorAt(at.pos, at.line, at.lineStart, "instructions nested deeper than %d levels", MaxNestingDepth)
+		return nil
+	}
+	p.depth++
+	defer func() { p.depth-- }()
+	in := p.newInstruction()
+	*in = Instruction{Opcode: op, Shape: sh, Param: -1, Line: at.line}
+	if !hasShape && !p.shapeless(in, at) {
+		return nil
+	}
+	p.pos++ // '('
+	if !p.body(in) {
+		return nil
+	}
+	p.cs.pending = append(p.cs.pending, in)
+	return in
+}
+
+// param makes the parameter that an undefined operand of a single instruction stands for,
+// numbered in order of first use and named after the operand (_N when it has no name). It
+// returns the parameter's name, "" after an error.
+func (p *parser) param(name string, sh Shape, hasShape bool, at mark) string {
+	if name != "" && p.cs.params[name] {
+		return name
+	}
+	if !hasShape {
+		p.errorAt(at.pos, at.line, at.lineStart, "expected shape before operand %s: the operands of a single instruction become parameters of their shapes", name)
+		return ""
+	}
+	if name == "" {
+		name = "_" + strconv.Itoa(p.cs.nparams)
+	}
+	in := p.newInstruction()
+	*in = Instruction{Name: name, Shape: sh, Opcode: "parameter", Param: p.cs.nparams, Line: at.line}
+	p.cs.nparams++
+	p.cs.params[name] = true
+	p.cs.pending = append(p.cs.pending, in)
+	return name
 }
 
 // startsShape reports whether an element type followed by '[' starts at pos.
@@ -829,8 +1150,9 @@ const (
 	ctxInstruction
 )
 
-// attr reads name=value.
-func (p *parser) attr(ctx attrCtx) (Attr, bool) {
+// attr reads name=value. in and idx are the instruction the attribute belongs to and its
+// index there (ctxInstruction).
+func (p *parser) attr(ctx attrCtx, in *Instruction, idx int) (Attr, bool) {
 	p.skip()
 	s := p.pos
 	for p.pos < len(p.src) && isIdentChar(p.src[p.pos]) {
@@ -845,13 +1167,13 @@ func (p *parser) attr(ctx attrCtx) (Attr, bool) {
 		p.expected("'=' after attribute " + name)
 		return Attr{}, false
 	}
-	v, ok := p.attrValue(ctx, name)
+	v, ok := p.attrValue(ctx, name, in, idx)
 	return Attr{Name: name, Value: v}, ok
 }
 
 // attrValue reads the value of attribute name: by its grammar where XLA's parser checks one
 // that real dumps print, otherwise as balanced text (value).
-func (p *parser) attrValue(ctx attrCtx, name string) (string, bool) {
+func (p *parser) attrValue(ctx attrCtx, name string, in *Instruction, idx int) (string, bool) {
 	switch ctx {
 	case ctxModule:
 		switch name {
@@ -866,6 +1188,14 @@ func (p *parser) attrValue(ctx attrCtx, name string) (string, bool) {
 			return p.checked(name, p.window)
 		case "result_accuracy":
 			return p.checked(name, p.resultAccuracy)
+		case "literal":
+			return p.literalAttr()
+		case "to_apply", "calls", "condition", "body", "true_computation", "false_computation", "select", "scatter":
+			if p.inlineAhead() {
+				return p.inlineCall(in, idx)
+			}
+		case "branch_computations", "called_computations":
+			return p.callList(in, idx)
 		}
 	}
 	return p.value()
@@ -955,7 +1285,7 @@ loop:
 				if src[p.pos+1] == '*' {
 					p.skipBlockComment()
 				} else {
-					for p.pos < len(src) && src[p.pos] != '\n' {
+					for p.pos < len(src) && src[p.pos] != '\n' && src[p.pos] != '\r' {
 						p.pos++
 					}
 				}
@@ -972,11 +1302,17 @@ loop:
 		p.expected("attribute value")
 		return "", false
 	}
-	raw := src[start:p.pos]
+	return p.text(start, dirty), true
+}
+
+// text returns the value between start and the current position, with comments, '%' and
+// line breaks taken out when dirty.
+func (p *parser) text(start int, dirty bool) string {
+	raw := p.src[start:p.pos]
 	if !dirty {
-		return p.str(raw), true
+		return p.str(raw)
 	}
-	return normalizeValue(raw), true
+	return normalizeValue(raw)
 }
 
 // meshContinues reports whether the value that started at start is a device mesh
@@ -1016,6 +1352,95 @@ func (p *parser) skipString() bool {
 	return false
 }
 
+// inlineAhead reports whether a computation written inline ({ [ROOT] name = ...) starts at
+// the current position.
+func (p *parser) inlineAhead() bool {
+	if p.peek() != '{' {
+		return false
+	}
+	m := p.mark()
+	defer p.reset(m)
+	p.pos++
+	p.keyword("ROOT")
+	n := p.name()
+	if n == "" {
+		return false
+	}
+	p.nameColon(n)
+	return p.peek() == '='
+}
+
+// inlineCall reads a computation written inline as the value of a call attribute.
+func (p *parser) inlineCall(in *Instruction, idx int) (string, bool) {
+	c := p.inlineComputation()
+	if c == nil {
+		return "", false
+	}
+	p.inline = append(p.inline, inlineRef{in: in, idx: idx, elems: []inlineElem{{comp: c}}})
+	return "", true
+}
+
+// callList reads {a, b, ...}, a list of computations; when one of them is written inline
+// its value is made by nameInline, otherwise it is read as value reads it.
+func (p *parser) callList(in *Instruction, idx int) (string, bool) {
+	if p.peek() != '{' {
+		return p.value()
+	}
+	m := p.mark()
+	p.pos++
+	var elems []inlineElem
+	inline := false
+	for p.peek() != '}' {
+		if p.inlineAhead() {
+			c := p.inlineComputation()
+			if c == nil {
+				return "", false
+			}
+			elems = append(elems, inlineElem{comp: c})
+			inline = true
+		} else {
+			n := p.name()
+			if n == "" {
+				break // not a list of names: let value read it
+			}
+			elems = append(elems, inlineElem{name: n})
+		}
+		if !p.accept(',') {
+			break
+		}
+	}
+	if !inline {
+		p.reset(m)
+		return p.value()
+	}
+	if !p.expect('}') {
+		return "", false
+	}
+	p.inline = append(p.inline, inlineRef{in: in, idx: idx, list: true, elems: elems})
+	return "", true
+}
+
+// inlineComputation reads a computation written inline in an attribute ({ instructions }),
+// as XLA's parser reads to_apply={...}. It is named by nameInline.
+func (p *parser) inlineComputation() *Computation {
+	if p.depth >= MaxNestingDepth {
+		p.errorf("computations nested deeper than %d levels", MaxNestingDepth)
+		return nil
+	}
+	p.depth++
+	saved := p.cs
+	p.cs = compState{}
+	c := &Computation{Line: p.line}
+	p.pos++ // '{'
+	p.instructions(c, "written inline")
+	p.endComputation(c)
+	p.cs = saved
+	p.depth--
+	p.m.Computations = append(p.m.Computations, c)
+	p.inlines = append(p.inlines, c)
+	return c
+}
+
 // normalizeValue removes comments and '%' name prefixes outside strings and turns runs of
 // white space into one space.
 //
@@ -1047,7 +1472,7 @@ func normalizeValue(raw []byte) string {
 			}
 			i = j + 1
 		case c == '/' && i+1 < len(raw) && raw[i+1] == '/':
-			for i+1 < len(raw) && raw[i+1] != '\n' {
+			for i+1 < len(raw) && raw[i+1] != '\n' && raw[i+1] != '\r' {
 				i++
 			}
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':

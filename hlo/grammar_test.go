@@ -141,6 +141,11 @@ ENTRY main {
 	if Fingerprint(m) == Fingerprint(mustParse(t, "known", known)) {
 		t.Error("an unknown shape compares equal to a written one")
 	}
+	// An operand defined after its user (no valid HLO, but text) gets its shape first.
+	fwd := mustParse(t, "forward", "HloModule m\nENTRY e {\n  ROOT t = tuple(k)\n  k = partition-id()\n}\n")
+	if s := fwd.Entry.Root.Shape.String(); s != "(u32[])" {
+		t.Errorf("tuple of an operand defined later: %s", s)
+	}
 	// Operands that do not fix the shape leave it unknown: f32 and bf16 do not add.
 	mixed := mustParse(t, "mixed", "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  b = bf16[2] parameter(1)\n  ROOT c = add(a, b)\n}\n")
 	if s := mixed.Entry.Root.Shape; s.Known() {
@@ -397,6 +402,8 @@ func TestRefusedSyntax(t *testing.T) {
 			"x.hlo:1:29: expected shape before operand a: the operands of a single instruction become parameters of their shapes"},
 		{"two single instructions", "p = f32[2] parameter(0)\nn = f32[2] negate(p)\n",
 			"x.hlo:2:1: expected end of input after a single instruction, found \"n\""},
+		{"attribute value of only a '%'", "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), sharding=%\n}\n",
+			"x.hlo:3:41: expected attribute value, found \"%\""},
 		{"instructions nested too deep", "f32[] " + strings.Repeat("negate(", 70) + "f32[] x" + strings.Repeat(")", 70),
 			"x.hlo:1:462: instructions nested deeper than 64 levels"},
 	} {

@@ -33,24 +33,49 @@ func hasSuffix(s, suffix string) bool {
 func (s Shape) Known() bool { return s.IsTuple || s.Elem != "" }
 
 // inferShapes gives the instructions of c that have no shape the one their operands fix.
+// It infers to a fixed point, whatever the order of the instructions: an instruction whose
+// operand gets its shape later is inferred again then. So a module prints with the shapes it
+// inferred and parses again to the same shapes.
 func inferShapes(c *Computation) {
-	byName := make(map[string]*Instruction, len(c.Instructions))
-	for _, in := range c.Instructions {
-		if _, dup := byName[in.Name]; !dup {
-			byName[in.Name] = in
+	index := make(map[string]int, len(c.Instructions))
+	for i, in := range c.Instructions {
+		if _, dup := index[in.Name]; !dup {
+			index[in.Name] = i
 		}
 	}
-	for _, in := range c.Instructions {
+	var queue []int
+	users := map[int][]int{} // unknown operand -> the unknown instructions that use it
+	for i, in := range c.Instructions {
 		if in.Shape.Known() {
 			continue
 		}
-		ops := make([]Shape, len(in.Operands))
-		for i, o := range in.Operands {
-			if d := byName[o]; d != nil && d != in {
-				ops[i] = d.Shape
+		queue = append(queue, i)
+		for _, o := range in.Operands {
+			if j, ok := index[o]; ok && !c.Instructions[j].Shape.Known() {
+				users[j] = append(users[j], i)
 			}
 		}
-		in.Shape = inferShape(in, ops)
+	}
+	var ops []Shape
+	for len(queue) > 0 {
+		in := c.Instructions[queue[0]]
+		i := queue[0]
+		queue = queue[1:]
+		if in.Shape.Known() {
+			continue
+		}
+		ops = ops[:0]
+		for _, o := range in.Operands {
+			var s Shape
+			if j, ok := index[o]; ok {
+				s = c.Instructions[j].Shape
+			}
+			ops = append(ops, s)
+		}
+		if s := inferShape(in, ops); s.Known() {
+			in.Shape = s
+			queue = append(queue, users[i]...)
+		}
 	}
 }
 

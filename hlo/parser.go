@@ -896,7 +896,7 @@ func (p *parser) operands(in *Instruction) bool {
 				n = elem
 				p.pos = de
 			}
-		case p.peek() == '(':
+		case p.peek() == '(' && isIdentStart(n[0]):
 			own := p.strSlab[start:len(p.strSlab):len(p.strSlab)]
 			nested := p.nested(n, sh, hasShape, at)
 			if nested == nil {
@@ -1302,7 +1302,13 @@ loop:
 		p.expected("attribute value")
 		return "", false
 	}
-	return p.text(start, dirty), true
+	v := p.text(start, dirty)
+	if v == "" {
+		// Only '%' or comments: nothing that prints as a value.
+		p.errorAt(start, startLine, startLS, "expected attribute value, found %q", p.src[start:p.pos])
+		return "", false
+	}
+	return v, true
 }
 
 // text returns the value between start and the current position, with comments, '%' and

@@ -1302,13 +1302,7 @@ loop:
 		p.expected("attribute value")
 		return "", false
 	}
-	v := p.text(start, dirty)
-	if v == "" {
-		// Only '%' or comments: nothing that prints as a value.
-		p.errorAt(start, startLine, startLS, "expected attribute value, found %q", p.src[start:p.pos])
-		return "", false
-	}
-	return v, true
+	return p.text(start, dirty), true
 }
 
 // text returns the value between start and the current position, with comments, '%' and
@@ -1448,7 +1442,8 @@ func (p *parser) inlineComputation() *Computation {
 }
 
 // normalizeValue removes comments and '%' name prefixes outside strings and turns runs of
-// white space into one space.
+// white space into one space. A '%' that does not start a name is kept: dropping it could
+// join '/' and '*' into a comment.
 //
 // (Its cyclomatic complexity is over 25: it is a character-level scanner, one loop with a case per
 // character class or grammar step, which reads better whole than split into helpers that pass
@@ -1485,7 +1480,8 @@ func normalizeValue(raw []byte) string {
 			if len(b) > 0 && b[len(b)-1] != ' ' {
 				b = append(b, ' ')
 			}
-		case c == '%':
+		case c == '%' && i+1 < len(raw) && isIdentStart(raw[i+1]):
+			// %name: the '%' is not part of the name.
 		default:
 			b = append(b, c)
 		}

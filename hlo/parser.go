@@ -1442,7 +1442,7 @@ func (p *parser) inlineComputation() *Computation {
 }
 
 // normalizeValue removes comments and '%' name prefixes outside strings and turns runs of
-// white space into one space. A '%' that does not start a name is kept: dropping it could
+// white space into one space. '%'s that do not start a name are kept: dropping them could
 // join '/' and '*' into a comment.
 //
 // (Its cyclomatic complexity is over 25: it is a character-level scanner, one loop with a case per
@@ -1480,8 +1480,16 @@ func normalizeValue(raw []byte) string {
 			if len(b) > 0 && b[len(b)-1] != ' ' {
 				b = append(b, ' ')
 			}
-		case c == '%' && i+1 < len(raw) && isIdentStart(raw[i+1]):
-			// %name: the '%' is not part of the name.
+		case c == '%':
+			// %name: the '%' is not part of the name. Any other run of '%' is kept.
+			j := i
+			for j < len(raw) && raw[j] == '%' {
+				j++
+			}
+			if j == len(raw) || !isIdentStart(raw[j]) {
+				b = append(b, raw[i:j]...)
+			}
+			i = j - 1
 		default:
 			b = append(b, c)
 		}

@@ -391,8 +391,8 @@ func TestFingerprintSeesExecutionThread(t *testing.T) {
 // A '%' is dropped from a value only where it starts a name: a stray one is kept, so that
 // the printed value neither vanishes (x=%) nor turns into a comment (x=/%*).
 func TestValuePercent(t *testing.T) {
-	m := mustParse(t, "pct.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), a=%, b=/%*, c={%x, %y}\n}\n")
-	for name, want := range map[string]string{"a": "%", "b": "/%*", "c": "{x, y}"} {
+	m := mustParse(t, "pct.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), a=%, b=/%*, c={%x, %y}, d=%%z, e=%%\n}\n")
+	for name, want := range map[string]string{"a": "%", "b": "/%*", "c": "{x, y}", "d": "z", "e": "%%"} {
 		if v, _ := m.Entry.Root.Attr(name); v != want {
 			t.Errorf("%s=%q, want %q", name, v, want)
 		}

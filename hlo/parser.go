@@ -734,9 +734,16 @@ func (p *parser) instruction() *Instruction {
 
 // instructionRHS reads [shape] opcode(operands) and, when attrs is set, the attributes.
 func (p *parser) instructionRHS(name string, root bool, line int, attrs bool) *Instruction {
-	sh, hasShape, ok := p.optShape()
-	if !ok {
-		return nil
+	// The shape, unless the instruction is written without one: an identifier not followed by
+	// '[' is its opcode.
+	var sh Shape
+	hasShape := false
+	if p.peek() == '(' || p.startsShape() {
+		var ok bool
+		if sh, ok = p.shape(); !ok {
+			return nil
+		}
+		hasShape = true
 	}
 	opAt := p.mark()
 	op := p.ident()
@@ -785,17 +792,6 @@ func (p *parser) moveAttrs(own []Attr) int {
 	n := len(p.attrSlab)
 	p.attrSlab = append(p.attrSlab, own...)
 	return n
-}
-
-// optShape reads the shape that starts an instruction's right-hand side, if there is one:
-// a tuple, or an element type and '['. An identifier followed by anything else is the opcode
-// of an instruction written without its shape.
-func (p *parser) optShape() (s Shape, has, ok bool) {
-	if p.peek() == '(' || p.startsShape() {
-		s, ok = p.shape()
-		return s, true, ok
-	}
-	return Shape{}, false, true
 }
 
 // shapeless checks that the shape of in, written without one, can be inferred, as XLA's
@@ -856,15 +852,14 @@ func (p *parser) operands(in *Instruction) bool {
 	for {
 		p.skip()
 		at := p.mark()
-		// An operand may be preceded by its shape (long form).
-		var sh Shape
+		// An operand may be preceded by its shape (long form). It is read again where it is
+		// needed (operandShape), which is seldom.
 		hasShape := false
 		if p.pos < len(p.src) && (p.src[p.pos] == '(' || p.startsShape()) {
-			s, ok := p.shape()
-			if !ok {
+			if _, ok := p.shape(); !ok {
 				return false
 			}
-			sh, hasShape = s, true
+			hasShape = true
 		}
 		n := p.name()
 		switch {
@@ -873,7 +868,7 @@ func (p *parser) operands(in *Instruction) bool {
 				p.expected("operand name")
 				return false
 			}
-			if n = p.param("", sh, true, at); n == "" {
+			if n = p.param("", p.operandShape(at, true), true, at); n == "" {
 				return false
 			}
 		case p.pos < len(p.src) && p.src[p.pos] == '#':
@@ -898,7 +893,7 @@ func (p *parser) operands(in *Instruction) bool {
 			}
 		case p.peek() == '(' && isIdentStart(n[0]):
 			own := p.strSlab[start:len(p.strSlab):len(p.strSlab)]
-			nested := p.nested(n, sh, hasShape, at)
+			nested := p.nested(n, p.operandShape(at, hasShape), hasShape, at)
 			if nested == nil {
 				return false
 			}
@@ -912,7 +907,7 @@ func (p *parser) operands(in *Instruction) bool {
 			p.cs.anon = append(p.cs.anon, anonRef{in: nested, user: in, idx: len(own), base: nested.Opcode + ".anon"})
 			n = ""
 		case p.cs.single:
-			if n = p.param(n, sh, hasShape, at); n == "" {
+			if n = p.param(n, p.operandShape(at, hasShape), hasShape, at); n == "" {
 				return false
 			}
 		}
@@ -926,6 +921,18 @@ func (p *parser) operands(in *Instruction) bool {
 	}
 	in.Operands = p.strSlab[start:len(p.strSlab):len(p.strSlab)]
 	return true
+}
+
+// operandShape reads again the shape written before the operand at at, if it has one.
+func (p *parser) operandShape(at mark, has bool) Shape {
+	if !has {
+		return Shape{}
+	}
+	end := p.mark()
+	p.reset(at)
+	s, _ := p.shape()
+	p.reset(end)
+	return s
 }
 
 // nested reads an instruction written in place of an operand, after its opcode: it has no
@@ -1239,14 +1246,17 @@ func (p *parser) value() (string, bool) {
 	depth := 0
 	dirty := false
 	startLine, startLS := p.line, p.lineStart
+	i := p.pos // p.pos only where a helper reads it: the loop runs on i
 loop:
-	for p.pos < len(src) {
-		c := src[p.pos]
+	for i < len(src) {
+		c := src[i]
 		switch c {
 		case '"':
+			p.pos = i
 			if !p.skipString() {
 				return "", false
 			}
+			i = p.pos
 			continue
 		case '{', '[', '(':
 			depth++
@@ -1265,10 +1275,11 @@ loop:
 			}
 			dirty = true
 			p.line++
-			p.lineStart = p.pos + 1
+			p.lineStart = i + 1
 		case ' ', '\t', '\r':
 			if depth == 0 {
 				// replica_groups=mesh['x'=8] {'x'}: a device mesh and the axes over it, one value.
+				p.pos = i
 				if !p.meshContinues(start) {
 					break loop
 				}
@@ -1280,20 +1291,23 @@ loop:
 		case '%':
 			dirty = true
 		case '/':
-			if p.pos+1 < len(src) && (src[p.pos+1] == '*' || src[p.pos+1] == '/') {
+			if i+1 < len(src) && (src[i+1] == '*' || src[i+1] == '/') {
 				dirty = true
-				if src[p.pos+1] == '*' {
+				if src[i+1] == '*' {
+					p.pos = i
 					p.skipBlockComment()
+					i = p.pos
 				} else {
-					for p.pos < len(src) && src[p.pos] != '\n' && src[p.pos] != '\r' {
-						p.pos++
+					for i < len(src) && src[i] != '\n' && src[i] != '\r' {
+						i++
 					}
 				}
 				continue
 			}
 		}
-		p.pos++
+		i++
 	}
+	p.pos = i
 	if depth > 0 {
 		p.errorAt(start, startLine, startLS, "unbalanced brackets in attribute value")
 		return "", false
@@ -1329,25 +1343,34 @@ func (p *parser) meshContinues(start int) bool {
 	return q < len(p.src) && p.src[q] == '{'
 }
 
-// skipString skips a double-quoted string with C escapes, starting at the quote.
+// skipString skips a double-quoted string with C escapes, starting at the quote. The usual
+// string, without escapes or line breaks, is found by bytes.IndexByte.
 func (p *parser) skipString() bool {
 	startPos, startLine, startLS := p.pos, p.line, p.lineStart
-	p.pos++
-	for p.pos < len(p.src) {
-		switch p.src[p.pos] {
+	src := p.src
+	i := p.pos + 1
+	if q := bytes.IndexByte(src[i:], '"'); q >= 0 {
+		body := src[i : i+q]
+		if bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '\n') < 0 {
+			p.pos = i + q + 1
+			return true
+		}
+	}
+	for i < len(src) {
+		switch src[i] {
 		case '\\':
-			p.pos += 2
+			i += 2
 			continue
 		case '"':
-			p.pos++
+			p.pos = i + 1
 			return true
 		case '\n':
 			p.line++
-			p.lineStart = p.pos + 1
+			p.lineStart = i + 1
 		}
-		p.pos++
+		i++
 	}
-	p.pos = len(p.src)
+	p.pos = len(src)
 	p.errorAt(startPos, startLine, startLS, "string not terminated")
 	return false
 }

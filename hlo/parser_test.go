@@ -150,6 +150,7 @@ func TestErrorsArePositioned(t *testing.T) {
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n", "x.hlo:4:1: expected '}' to close computation e, found end of file"},
 		{"HloModule m\n", "x.hlo:2:1: expected a computation, found end of file"},
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0), backend_config=\"oops)\n}\n", "x.hlo:3:42: string not terminated"},
+		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0), backend_config=\"two\nlines \\\"q\\\"\"\n  b = f32[ bogus\n}\n", "x.hlo:5:12: expected dimension size, found \"bogus\""},
 	} {
 		m, err := Parse("x.hlo", []byte(c.src))
 		if m == nil {

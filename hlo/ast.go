@@ -3,9 +3,12 @@
 // everything that changes between two compilations of the same graph (names, .N suffixes,
 // metadata, comments, module ids) and sees everything else.
 //
-// Parse keeps going after an error, like go/parser: it returns the partial module together
-// with an ErrorList of positioned errors (file:line:col: expected X, found Y). Unknown opcodes
-// and attributes are kept as they are.
+// Parse follows XLA's text grammar (hlo_parser.cc): besides the print forms it reads what
+// XLA's parser reads (a single instruction, instructions nested as operands or written without
+// a shape, computations written inline) and refuses what that grammar refuses. It keeps going
+// after an error, like go/parser: it returns the partial module together with an ErrorList of
+// positioned errors (file:line:col: expected X, found Y). Unknown opcodes and attributes are
+// kept as they are, and what only XLA's checks of meaning refuse is accepted.
 package hlo
 
 import (
@@ -117,7 +120,8 @@ func findAttr(attrs []Attr, name string) (string, bool) {
 	return "", false
 }
 
-// Shape is an array shape (Elem set) or a tuple (IsTuple set).
+// Shape is an array shape (Elem set) or a tuple (IsTuple set). The zero Shape is unknown: an
+// instruction written without its shape whose operands do not fix it (see Known).
 type Shape struct {
 	Elem      string  // element type: f32, bf16, pred, token, ...; "" for a tuple
 	Dims      []int64 // -1 for an unbounded dynamic dimension (?)
@@ -128,7 +132,8 @@ type Shape struct {
 	Tuple     []Shape
 }
 
-// String prints the shape as XLA does, with its layout.
+// String prints the shape as XLA does, with its layout; "unknown" for a shape the text left
+// out and the parser could not infer.
 func (s Shape) String() string {
 	var b strings.Builder
 	s.write(&b, true)
@@ -150,6 +155,10 @@ func (s Shape) DimsString() string {
 }
 
 func (s Shape) write(b *strings.Builder, layout bool) {
+	if !s.Known() {
+		b.WriteString("unknown")
+		return
+	}
 	if s.IsTuple {
 		b.WriteByte('(')
 		for i, t := range s.Tuple {

@@ -68,12 +68,18 @@ func TestParseMemory(t *testing.T) {
 	runtime.KeepAlive(m)
 }
 
-func FuzzParse(f *testing.F) {
+// fuzzSeeds are the test modules and the grammar inputs: every form the parser reads.
+func fuzzSeeds(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.hlo")
-	for _, file := range files {
+	grammar, _ := filepath.Glob("testdata/grammar/*.hlo")
+	for _, file := range append(files, grammar...) {
 		b, _ := os.ReadFile(file)
 		f.Add(b)
 	}
+}
+
+func FuzzParse(f *testing.F) {
+	fuzzSeeds(f)
 	f.Add([]byte("HloModule m\nENTRY e {\n ROOT a = f32[] constant(1)\n}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, _ := Parse("fuzz.hlo", src)
@@ -91,11 +97,7 @@ func FuzzParse(f *testing.F) {
 // FuzzRoundTrip checks that every module that parses cleanly prints to text that parses to
 // the same fingerprint.
 func FuzzRoundTrip(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.hlo")
-	for _, file := range files {
-		b, _ := os.ReadFile(file)
-		f.Add(b)
-	}
+	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := Parse("fuzz.hlo", src)
 		if err != nil {

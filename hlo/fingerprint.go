@@ -13,7 +13,7 @@ import (
 // modules that differ only in instruction and computation names, .N suffixes, metadata,
 // operand-index comments, the module name and id, and the order of instructions that does not
 // change the dataflow; it differs for any change of shape, element type, layout, constant,
-// attribute or structure. Elided constants ({...}) hash as elided: equal fingerprints do not
+// attribute, a computation's execution thread, or structure. Elided constants ({...}) hash as elided: equal fingerprints do not
 // prove that two elided constants are equal.
 func Fingerprint(m *Module) string {
 	return fmt.Sprintf("%016x", NewHasher(m, HashOptions{}).Module())
@@ -171,8 +171,25 @@ func (h *Hasher) finish(c *Computation) {
 	for _, v := range sorted {
 		writeU64(d, v)
 	}
+	writeCompAttrs(d, c.Attrs)
 	ch.sum = d.Sum64()
 	ch.state = 2
+}
+
+// writeCompAttrs hashes the attributes after a computation's closing brace: its
+// execution_thread says where it runs. execution_thread="main" is the default XLA does not
+// print, so it hashes as no attribute.
+func writeCompAttrs(d *xxhash.Digest, attrs []Attr) {
+	for _, a := range sortedAttrs(attrs) {
+		if a.Name == "execution_thread" && a.Value == `"main"` {
+			continue
+		}
+		d.WriteString("\x03")
+		d.WriteString(a.Name)
+		d.WriteString("=")
+		d.WriteString(a.Value)
+		d.WriteString("\x00")
+	}
 }
 
 func (h *Hasher) state(c *Computation) *compHashes {
@@ -361,6 +378,10 @@ func (in *Instruction) CalledComputations() []string {
 func IsCallAttr(name string) bool { return callAttrs[name] }
 
 func writeShape(d *xxhash.Digest, s Shape) {
+	if !s.Known() {
+		d.WriteString("?")
+		return
+	}
 	if s.IsTuple {
 		d.WriteString("(")
 		for _, t := range s.Tuple {

@@ -149,7 +149,8 @@ func TestErrorsArePositioned(t *testing.T) {
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(x)\n}\n", "x.hlo:3:23: expected parameter number, found \"x\""},
 		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n", "x.hlo:4:1: expected '}' to close computation e, found end of file"},
 		{"HloModule m\n", "x.hlo:2:1: expected a computation, found end of file"},
-		{"HloModule m\nENTRY e {\n  a = f32[] constant(\"oops)\n}\n", "x.hlo:3:22: string not terminated"},
+		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0), backend_config=\"oops)\n}\n", "x.hlo:3:42: string not terminated"},
+		{"HloModule m\nENTRY e {\n  a = f32[] parameter(0), backend_config=\"two\nlines \\\"q\\\"\"\n  b = f32[ bogus\n}\n", "x.hlo:5:12: expected dimension size, found \"bogus\""},
 	} {
 		m, err := Parse("x.hlo", []byte(c.src))
 		if m == nil {
@@ -180,6 +181,7 @@ func TestRecoversAfterABadLine(t *testing.T) {
 // parses it again: the fingerprint stays.
 func TestRoundTrip(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.hlo")
+	files = append(files, grammarFiles(t)...)
 	runs, _ := filepath.Glob("../testdata/runs/*/*/dump/*.txt")
 	if len(runs) < 100 {
 		t.Fatalf("only %d modules in the example runs", len(runs))
@@ -235,7 +237,10 @@ func TestCanonicalLiteral(t *testing.T) {
 		"-inf":                        "-inf",
 		"nan(0x7)":                    "nan(0x7)",
 		"{...}":                       "{...}",
-		"true":                        "true",
+		"{ { /*i0=0*/ 1, 2 }, { /*i0=1*/ 3, 4 } }": "{{1,2},{3,4}}",
+		"{12345 /*bar*/}":                          "{12345}",
+		"{1, // one\n 2}":                          "{1,2}",
+		"true":                                     "true",
 	} {
 		if got := CanonicalLiteral(in); got != want {
 			t.Errorf("CanonicalLiteral(%q) = %q, want %q", in, got, want)
@@ -364,5 +369,33 @@ func TestMeshReplicaGroups(t *testing.T) {
 	}
 	if v, _ := m.Entry.Root.Attr("to_apply"); v != "add" {
 		t.Errorf("to_apply = %q", v)
+	}
+}
+
+// The fingerprint sees where a computation runs: execution_thread="main" is the default.
+func TestFingerprintSeesExecutionThread(t *testing.T) {
+	src := readTestdata(t, "grammar/execution-thread.hlo")
+	m := mustParse(t, "thread", src)
+	if v, _ := findAttr(m.Computation("host_copy").Attrs, "execution_thread"); v != `"host"` {
+		t.Errorf("execution_thread=%s", v)
+	}
+	other := strings.Replace(src, `}, execution_thread="host"`, `}, execution_thread="sparse_core"`, 1)
+	if Fingerprint(m) == Fingerprint(mustParse(t, "other", other)) {
+		t.Error("two modules that differ only in a computation's execution_thread have one fingerprint")
+	}
+	noMain := strings.Replace(src, `}, execution_thread="main"`, "}", 1)
+	if Fingerprint(m) != Fingerprint(mustParse(t, "no main", noMain)) {
+		t.Error(`execution_thread="main" changes the fingerprint`)
+	}
+}
+
+// A '%' is dropped from a value only where it starts a name: a stray one is kept, so that
+// the printed value neither vanishes (x=%) nor turns into a comment (x=/%*).
+func TestValuePercent(t *testing.T) {
+	m := mustParse(t, "pct.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), a=%, b=/%*, c={%x, %y}, d=%%z, e=%%\n}\n")
+	for name, want := range map[string]string{"a": "%", "b": "/%*", "c": "{x, y}", "d": "z", "e": "%%"} {
+		if v, _ := m.Entry.Root.Attr(name); v != want {
+			t.Errorf("%s=%q, want %q", name, v, want)
+		}
 	}
 }

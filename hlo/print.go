@@ -9,7 +9,10 @@ import (
 
 // Print writes m in one canonical text form: the short form (no '%', no operand shapes) with
 // the computation signatures that were parsed, one instruction per line, attributes as parsed.
-// Parsing the output gives a module with the same Fingerprint.
+// Instructions nested as operands, parameters of a single instruction and computations
+// written inline are printed as instructions and computations of their own, with the names
+// the parser gave them; an unknown shape is left out. Parsing the output gives a module with
+// the same Fingerprint.
 func Print(w io.Writer, m *Module) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("HloModule ")
@@ -88,8 +91,10 @@ func printInstruction(bw textWriter, in *Instruction) {
 	}
 	bw.WriteString(in.Name)
 	bw.WriteString(" = ")
-	bw.WriteString(in.Shape.String())
-	bw.WriteByte(' ')
+	if in.Shape.Known() {
+		bw.WriteString(in.Shape.String())
+		bw.WriteByte(' ')
+	}
 	bw.WriteString(in.Opcode)
 	bw.WriteByte('(')
 	switch in.Opcode {

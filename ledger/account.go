@@ -16,6 +16,8 @@ type Summary struct {
 	CacheWrites       int
 	ExecutableLoads   int
 	CompileTime       time.Duration
+	TraceTime         time.Duration // the stages before the compiler's own (JAX's tracing), where logged
+	LowerTime         time.Duration // (JAX's lowering to MLIR)
 	LoadTime          time.Duration
 	Recompilations    int // compilations of a program beyond its first, in its process; eager one-op programs not counted
 	AfterWarmup       int // compilations after warm-up
@@ -51,6 +53,8 @@ func (s *Summary) add(o Summary) {
 	s.CacheWrites += o.CacheWrites
 	s.ExecutableLoads += o.ExecutableLoads
 	s.CompileTime += o.CompileTime
+	s.TraceTime += o.TraceTime
+	s.LowerTime += o.LowerTime
 	s.LoadTime += o.LoadTime
 	s.Recompilations += o.Recompilations
 	s.AfterWarmup += o.AfterWarmup
@@ -86,6 +90,8 @@ type Module struct {
 	CacheHits       int
 	CacheMisses     int
 	CompileTime     time.Duration
+	TraceTime       time.Duration
+	LowerTime       time.Duration
 	// Hashes are the distinct graph hashes it compiled with, in order (the first MaxHashes);
 	// HashCount counts them (at least MaxHashes when there were more).
 	Hashes    []string
@@ -177,6 +183,10 @@ func (l *Ledger) account(u *Unit) {
 		s.CacheMisses++
 		m.CacheMisses++
 	}
+	s.TraceTime += u.TraceTime
+	s.LowerTime += u.LowerTime
+	m.TraceTime += u.TraceTime
+	m.LowerTime += u.LowerTime
 	if !u.Compiled {
 		return
 	}

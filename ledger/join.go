@@ -92,6 +92,9 @@ func (l *Ledger) start(ev logscan.Event) *Unit {
 		marked: l.marked}
 	u.signals = append(u.signals, ev.Signal)
 	l.note(u, ev)
+	if u.Module != "" {
+		l.attachTrace(u)
+	}
 	l.open = u
 	l.units++
 	return u
@@ -100,8 +103,9 @@ func (l *Ledger) start(ev logscan.Event) *Unit {
 func (l *Ledger) extend(u *Unit, ev logscan.Event) {
 	u.signals = append(u.signals, ev.Signal)
 	u.LastLine = ev.Line
-	if u.Module == "" {
+	if u.Module == "" && ev.Module != "" {
 		u.Module = ev.Module
+		l.attachTrace(u)
 	}
 	if u.Hash == "" {
 		u.Hash = ev.Hash

@@ -21,6 +21,7 @@ type Ledger struct {
 	units      int // units started in this input
 	compiled   int // compilations of the program's own functions in this process (eager one-op programs left out)
 	whys       []pendingWhy
+	traces     []pendingTrace // tracing times waiting for the compilation they led to
 	marked     bool // the warm-up marker of the current input has been seen
 	loadsLate  bool // --warmup: the Warmup-th compilation has been seen
 
@@ -61,6 +62,13 @@ type pendingWhy struct {
 	function, reason string
 	first, library   bool
 	seenBefore       bool
+}
+
+// pendingTrace is the time a framework spent tracing a function before it asked for its
+// compilation (JAX logs "Finished tracing" before "Compiling").
+type pendingTrace struct {
+	function string
+	d        time.Duration
 }
 
 // maxPendingWhys bounds the explanations kept between two compilations.
@@ -116,6 +124,8 @@ func (l *Ledger) Add(ev logscan.Event) {
 		l.execution(ev)
 	case logscan.FrameworkMetric:
 		l.metric(ev)
+	case logscan.CompileStage:
+		l.stage(ev)
 	case logscan.FrameworkWarning:
 		l.noteRetrace(ev)
 	case logscan.ExecutableLoad:
@@ -123,6 +133,41 @@ func (l *Ledger) Add(ev logscan.Event) {
 	case logscan.Marker:
 		l.marked = true
 	}
+}
+
+// stage adds the time of a stage before the compiler's own to its compilation: lowering follows
+// the request (the open unit, or the last, of its function); tracing precedes it and waits.
+func (l *Ledger) stage(ev logscan.Event) {
+	if ev.Phase == "lower" {
+		for _, u := range []*Unit{l.open, l.last} {
+			if u != nil && frameworks.SameFunction(u.Module, ev.Module) {
+				u.LowerTime += ev.Duration
+				if u != l.open { // already accounted
+					l.sum.LowerTime += ev.Duration
+					if m := l.mods[u.Family]; m != nil {
+						m.LowerTime += ev.Duration
+					}
+				}
+				return
+			}
+		}
+		return
+	}
+	if len(l.traces) == maxPendingWhys {
+		l.traces = l.traces[1:]
+	}
+	l.traces = append(l.traces, pendingTrace{function: ev.Module, d: ev.Duration})
+}
+
+// attachTrace gives a unit the tracing time of its function that came before it; traces of
+// other functions (nested ones a framework traced on the way, eager operations) are dropped.
+func (l *Ledger) attachTrace(u *Unit) {
+	for _, t := range l.traces {
+		if frameworks.SameFunction(t.function, u.Module) {
+			u.TraceTime += t.d
+		}
+	}
+	l.traces = l.traces[:0]
 }
 
 // load counts an executable load. The first load after a compilation or cache hit is that

@@ -397,3 +397,21 @@ func TestUnnamedGraphsAreNotExempt(t *testing.T) {
 		t.Errorf("module %+v", m)
 	}
 }
+
+// JAX's tracing and lowering times go to the compilation they led to: tracing comes before the
+// request, lowering after; a nested function's tracing (0.4 logs those too) is dropped.
+func TestStageTimes(t *testing.T) {
+	log := "Finished tracing + transforming inner for pjit in 0.5 sec\n" +
+		"Finished tracing train_step for jit in 0.25 sec\n" +
+		"Compiling jit(train_step) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"Finished jaxpr to MLIR module conversion jit(train_step) in 0.125 sec\n" +
+		"Finished XLA compilation of jit(train_step) in 1.0 sec\n"
+	r := report(t, Options{}, log)
+	u := r.Modules[0].Units[0]
+	if u.TraceTime != 250*time.Millisecond || u.LowerTime != 125*time.Millisecond || u.Duration != time.Second {
+		t.Errorf("unit %+v", u)
+	}
+	if s := r.Summary; s.TraceTime != 250*time.Millisecond || s.LowerTime != 125*time.Millisecond || s.CompileTime != time.Second {
+		t.Errorf("summary %+v", s)
+	}
+}

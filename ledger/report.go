@@ -91,6 +91,8 @@ func (m *Module) merge(o *Module) {
 	m.CacheHits += o.CacheHits
 	m.CacheMisses += o.CacheMisses
 	m.CompileTime += o.CompileTime
+	m.TraceTime += o.TraceTime
+	m.LowerTime += o.LowerTime
 	for _, h := range o.Hashes {
 		if !m.hashSet[h] {
 			m.addHash(h)

@@ -44,6 +44,10 @@ type Unit struct {
 	Written   bool
 	Finished  bool
 	Duration  time.Duration
+	// TraceTime and LowerTime are the stages before the compiler's own, where the framework
+	// logs them (JAX's tracing and lowering to MLIR); Duration is the compiler's.
+	TraceTime time.Duration
+	LowerTime time.Duration
 	// Begin is the time of the unit's first line (zero when the log has no clock); DateKnown
 	// says whether its date is meaningful.
 	Begin     time.Time

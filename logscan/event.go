@@ -68,6 +68,10 @@ const (
 	// FrameworkWarning is a framework's warning about how the program uses it (PyTorch/XLA's
 	// "TransferFromDeviceTime too frequent"); Detail holds its wording.
 	FrameworkWarning Kind = "framework_warning"
+	// CompileStage is a stage of a compilation before the compiler's own (JAX's tracing and
+	// lowering to MLIR), finished; Phase names it ("trace", "lower"), Duration is its time and
+	// Module the function or module it is about.
+	CompileStage Kind = "compile_stage"
 	// PhaseStart and PhaseEnd are Poplar engine phases other than those above.
 	PhaseStart Kind = "phase_start"
 	PhaseEnd   Kind = "phase_end"

@@ -20,6 +20,10 @@ var (
 	// said "Compiling NAME (ID) for args T.".
 	reCompiling = regexp.MustCompile(`^Compiling (\S+) (?:\(\d+\) )?(?:with global shapes and types (.*?)\. Argument mapping: |for args (.*)\.$)`)
 	reFinished  = regexp.MustCompile(`^Finished XLA compilation of (\S+) in ([0-9.]+) sec`)
+	// ≥ 0.10: "Finished tracing F for jit in T sec"; before: "Finished tracing + transforming F
+	// for pjit in T sec"; then "Finished jaxpr to MLIR module conversion M in T sec".
+	reTraced  = regexp.MustCompile(`^Finished tracing (?:\+ transforming )?(\S+) for p?jit in ([0-9.]+) sec`)
+	reLowered = regexp.MustCompile(`^Finished jaxpr to MLIR module conversion (\S+) in ([0-9.]+) sec`)
 	reHit       = regexp.MustCompile(`^Persistent compilation cache hit for '([^']*)' with key '([^']*)'`)
 	reMiss      = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
 	reWrite     = regexp.MustCompile(`^Writing (\S+) to persistent compilation cache with key '([^']*)'`)
@@ -45,9 +49,11 @@ var messages = &logscan.Framework{
 		"OMPILATION",         // PERSISTENT COMPILATION CACHE MISS
 		"Compiling ",         // Compiling jit(f) with global shapes
 		"TRACING CACHE MISS", // jax_explain_cache_misses
+		"Finished tracing ",  // the tracing stage's time
+		"MLIR module conv",   // the lowering stage's time
 	},
 	Heads: []string{"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
-		"PERSISTENT COMPILATION CACHE MISS ", "Writing "},
+		"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Finished tracing ", "Finished jaxpr to MLIR module conversion "},
 	Loggers:     map[string]logscan.Producer{"jax": logscan.ProducerJAX, "jaxlib": logscan.ProducerJAX},
 	DropRepeats: []logscan.Producer{logscan.ProducerJAX},
 	Rules: []logscan.Rule{
@@ -58,9 +64,26 @@ var messages = &logscan.Framework{
 			if m == nil {
 				return false
 			}
-			secs, _ := strconv.ParseFloat(m[2], 64)
 			c.Emit(logscan.Event{Kind: logscan.RequestDone, Producer: logscan.ProducerJAX, Signal: "jax:finished_xla", Module: ModuleName(m[1]),
-				Duration: time.Duration(secs * float64(time.Second))})
+				Duration: seconds(m[2])})
+			return true
+		}},
+		{Prefix: "Finished tracing ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reTraced.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			c.Emit(logscan.Event{Kind: logscan.CompileStage, Producer: logscan.ProducerJAX, Signal: "jax:traced", Phase: "trace",
+				Module: m[1], Duration: seconds(m[2])})
+			return true
+		}},
+		{Prefix: "Finished jaxpr to MLIR module conversion ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reLowered.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			c.Emit(logscan.Event{Kind: logscan.CompileStage, Producer: logscan.ProducerJAX, Signal: "jax:lowered", Phase: "lower",
+				Module: ModuleName(m[1]), Duration: seconds(m[2])})
 			return true
 		}},
 		{Prefix: "Persistent compilation cache hit ", Handle: cacheLine(reHit, logscan.CacheHit, "jax:persistent_hit")},
@@ -190,4 +213,10 @@ func ModuleName(name string) string {
 		return "jit_" + string(b) // JAX 0.4 logged the bare name and kept a trailing '_'
 	}
 	return strings.TrimRight(string(b), "_")
+}
+
+// seconds reads JAX's "in T sec".
+func seconds(v string) time.Duration {
+	secs, _ := strconv.ParseFloat(v, 64)
+	return time.Duration(secs * float64(time.Second))
 }

@@ -54,8 +54,6 @@ func TestMessages(t *testing.T) {
 
 func TestFrameworkNoise(t *testing.T) {
 	for _, line := range []string{
-		"Finished tracing train_step for jit in 0.013793707 sec",
-		"Finished jaxpr to MLIR module conversion jit(train_step) in 0.024929047 sec",
 		"To enable the following instructions: AVX2 FMA, in other operations, rebuild TensorFlow with the appropriate compiler flags.",
 		"Compilation Analysis: Graph Info: ", // a block line with no block open
 	} {
@@ -78,11 +76,11 @@ func TestTracingCacheMissKeepsItsExplanation(t *testing.T) {
 	// Buffer sizes above the longest line: the explanation may straddle two reads.
 	for _, size := range []int{0, 150, 181, 200, 230, 256, 300} {
 		evs, st := scantest.Scan(t, traceMiss, logscan.Options{BufSize: size})
-		if len(evs) != 2 || evs[0].Kind != logscan.Retrace || evs[1].Kind != logscan.CompileRequest {
+		if len(evs) != 3 || evs[0].Kind != logscan.Retrace || evs[1].Kind != logscan.CompileStage || evs[2].Kind != logscan.CompileRequest {
 			t.Fatalf("buf %d: %+v", size, evs)
 		}
 		want := "for train_step defined at /tmp/train.py:39\nall previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at x, now f32[24,8] and before f32[32,8]"
-		if evs[0].Reason != want || evs[0].Path != "/tmp/train.py:47:12 (main)" || evs[0].Line != 1 || evs[1].Line != 7 {
+		if evs[0].Reason != want || evs[0].Path != "/tmp/train.py:47:12 (main)" || evs[0].Line != 1 || evs[2].Line != 7 {
 			t.Errorf("buf %d: %+v", size, evs[0])
 		}
 		if st.Lines != 7 {
@@ -134,5 +132,23 @@ func TestRecordsGluedToProgressBars(t *testing.T) {
 	}
 	if want := "but seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?"; !strings.Contains(evs[3].Reason, want) {
 		t.Errorf("wrapped sentence not read whole: %q", evs[3].Reason)
+	}
+}
+
+// The stages before XLA's own compilation, with their times: tracing (both wordings) and the
+// lowering to MLIR.
+func TestStages(t *testing.T) {
+	for _, c := range []struct {
+		line, phase, module string
+		dur                 time.Duration
+	}{
+		{"Finished tracing train_step for jit in 0.013793707 sec", "trace", "train_step", 13793707 * time.Nanosecond},
+		{"WARNING:2026-11-24 06:55:16,149:jax._src.dispatch:182: Finished tracing + transforming matmul for pjit in 0.001117468 sec", "trace", "matmul", 1117468 * time.Nanosecond},
+		{"Finished jaxpr to MLIR module conversion jit(train_step) in 0.024929047 sec", "lower", "jit_train_step", 24929047 * time.Nanosecond},
+	} {
+		ev := scantest.One(t, c.line)
+		if ev.Kind != logscan.CompileStage || ev.Phase != c.phase || ev.Module != c.module || ev.Duration != c.dur {
+			t.Errorf("%q: %+v", c.line, ev)
+		}
 	}
 }

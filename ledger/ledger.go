@@ -22,8 +22,8 @@ type Ledger struct {
 	compiled   int // compilations of the program's own functions in this process (eager one-op programs left out)
 	whys       []pendingWhy
 	traces     []pendingTrace // tracing times waiting for the compilation they led to
-	marked     bool // the warm-up marker of the current input has been seen
-	loadsLate  bool // --warmup: the Warmup-th compilation has been seen
+	marked     bool           // the warm-up marker of the current input has been seen
+	loadsLate  bool           // --warmup: the Warmup-th compilation has been seen
 
 	sum          Summary
 	mods         map[string]*Module

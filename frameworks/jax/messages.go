@@ -24,9 +24,9 @@ var (
 	// for pjit in T sec"; then "Finished jaxpr to MLIR module conversion M in T sec".
 	reTraced  = regexp.MustCompile(`^Finished tracing (?:\+ transforming )?(\S+) for p?jit in ([0-9.]+) sec`)
 	reLowered = regexp.MustCompile(`^Finished jaxpr to MLIR module conversion (\S+) in ([0-9.]+) sec`)
-	reHit       = regexp.MustCompile(`^Persistent compilation cache hit for '([^']*)' with key '([^']*)'`)
-	reMiss      = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
-	reWrite     = regexp.MustCompile(`^Writing (\S+) to persistent compilation cache with key '([^']*)'`)
+	reHit     = regexp.MustCompile(`^Persistent compilation cache hit for '([^']*)' with key '([^']*)'`)
+	reMiss    = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
+	reWrite   = regexp.MustCompile(`^Writing (\S+) to persistent compilation cache with key '([^']*)'`)
 	// 0.4 ended the first line with "because:". In a record that was wrapped or flattened (rich,
 	// JSON) the explanation follows on the same line, after the call site's "(function):".
 	reTraceMiss     = regexp.MustCompile(`^TRACING CACHE MISS at (.*?)(?: because)?:$`)

@@ -62,6 +62,7 @@ type pendingWhy struct {
 	function, reason string
 	first, library   bool
 	seenBefore       bool
+	site             Site // where the program called the function, as the framework says
 }
 
 // pendingTrace is the time a framework spent tracing a function before it asked for its
@@ -207,7 +208,7 @@ func (l *Ledger) retrace(ev logscan.Event) {
 			l.whys = l.whys[1:]
 		}
 		l.whys = append(l.whys, pendingWhy{function: ev.Module, reason: ev.Reason, first: first, library: ev.Library,
-			seenBefore: ev.SeenBefore})
+			seenBefore: ev.SeenBefore, site: ParseSite(ev.Path)})
 		return
 	}
 	l.noteRetrace(ev)
@@ -228,6 +229,9 @@ func (l *Ledger) attachWhy(u *Unit) {
 		}
 		u.User = u.User || (w.function != "" && !w.library)
 		u.SeenBefore = u.SeenBefore || (w.seenBefore && !w.library)
+		if u.Site.File == "" {
+			u.Site = w.site
+		}
 		if !w.first && u.Why == "" {
 			u.Why = w.reason
 		}

@@ -415,3 +415,32 @@ func TestStageTimes(t *testing.T) {
 		t.Errorf("summary %+v", s)
 	}
 }
+
+// The line of the program that made a framework compile: JAX's "TRACING CACHE MISS at
+// FILE:LINE:COL (FUNCTION)" and PyTorch/XLA's first frame of the program's own code.
+func TestSites(t *testing.T) {
+	jax := "TRACING CACHE MISS at /w/train.py:64:12 (main):\n  never seen function:\n    step id=1 defined at /w/train.py:20\n" +
+		"Compiling jit(step) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"Finished XLA compilation of jit(step) in 0.1 sec\n"
+	u := report(t, Options{}, jax).Modules[0].Units[0]
+	if u.Site != (Site{File: "/w/train.py", Line: 64, Function: "main"}) || !u.Site.User() || u.Site.String() != "/w/train.py:64 (main)" {
+		t.Errorf("jax site %+v", u.Site)
+	}
+	pt := "Compilation Analysis: Compilation Cause\nCompilation Analysis:   user mark_step\nCompilation Analysis:   Graph Hash: ab\n" +
+		"Compilation Analysis: Python Frame Triggered Execution: \n" +
+		"Compilation Analysis:   mark_step (/v/lib/python3.11/site-packages/torch_xla/core/xla_model.py:1058)\n" +
+		"Compilation Analysis:   train (/w/train.py:88)\n" +
+		"Compilation Analysis: --------------------------------------------------------------------------------\n"
+	u = report(t, Options{}, pt).Modules[0].Units[0]
+	if u.Site != (Site{File: "train.py", Line: 88, Function: "train"}) {
+		t.Errorf("torch_xla site %+v", u.Site)
+	}
+	for in, want := range map[string]Site{"a.py:3": {File: "a.py", Line: 3}, "x": {}, "/s/site-packages/flax/c.py:1:2 (f)": {File: "/s/site-packages/flax/c.py", Line: 1, Function: "f"}} {
+		if got := ParseSite(in); got != want {
+			t.Errorf("%q: %+v", in, got)
+		}
+	}
+	if (Site{File: "/s/site-packages/flax/c.py", Line: 1}).User() {
+		t.Error("a library's line is the user's")
+	}
+}

@@ -18,6 +18,9 @@
 package ledger
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/logscan"
@@ -77,6 +80,10 @@ type Unit struct {
 	// text, PyTorch/XLA's compilation cause).
 	Signature string
 	Why       string
+	// Site is the line of the program that made the framework compile, when the log says
+	// (JAX's tracing-cache-miss "at FILE:LINE", PyTorch/XLA's first frame of the program's own
+	// code); zero when it does not.
+	Site Site
 
 	end      time.Time
 	signals  []logscan.Signal
@@ -122,3 +129,50 @@ const (
 	// maxTexts bounds Module.Names, Reasons and Signatures.
 	maxTexts = 64
 )
+
+// Site is a line of source: where a program called what compiled.
+type Site struct {
+	File     string
+	Line     int
+	Function string
+}
+
+// String writes a site as file:line (function), or "" for none.
+func (s Site) String() string {
+	if s.File == "" {
+		return ""
+	}
+	out := s.File
+	if s.Line > 0 {
+		out += ":" + strconv.Itoa(s.Line)
+	}
+	if s.Function != "" {
+		out += " (" + s.Function + ")"
+	}
+	return out
+}
+
+// User says whether a site is in the program's own code, not in a library's (site-packages)
+// or the standard library.
+func (s Site) User() bool {
+	return s.File != "" && !strings.Contains(s.File, "/site-packages/") && !strings.Contains(s.File, "/dist-packages/") &&
+		!strings.Contains(s.File, "/lib/python3") && !strings.HasPrefix(s.File, "<")
+}
+
+var reSite = regexp.MustCompile(`^(.+?):(\d+)(?::\d+)? \((.*)\)$|^(.+?):(\d+)(?::\d+)?$`)
+
+// ParseSite reads the places frameworks print: "FILE:LINE:COL (FUNCTION)" (JAX),
+// "FILE:LINE (FUNCTION)" (PyTorch/XLA's frames as recomp names them), "FILE:LINE".
+func ParseSite(v string) Site {
+	m := reSite.FindStringSubmatch(strings.TrimSpace(v))
+	switch {
+	case m == nil:
+		return Site{}
+	case m[1] != "":
+		n, _ := strconv.Atoi(m[2])
+		return Site{File: m[1], Line: n, Function: m[3]}
+	default:
+		n, _ := strconv.Atoi(m[5])
+		return Site{File: m[4], Line: n}
+	}
+}

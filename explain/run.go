@@ -37,6 +37,11 @@ func Run(dir string, m *runner.Manifest, opt RunOptions) (*report.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if recs, err := runner.ReadProbe(dir); err != nil {
+		log.Warn("reading the probe's records", "error", err)
+	} else if len(recs) > 0 {
+		attachProbe(s.Ledger, recs)
+	}
 	r := &report.Run{Folder: dir, Manifest: m, Scan: &report.Scan{Scan: *s}}
 	if first := firstCompilation(s.Ledger); !first.IsZero() {
 		if t := runner.FirstStep(logPath, first); !t.IsZero() {

@@ -69,3 +69,53 @@ func TestRun(t *testing.T) {
 		t.Errorf("no run.log: %v", err)
 	}
 }
+
+// The probe's lines go to the compilations whose log named no line of the program's own (JAX's
+// call site inside a library's wrapper, TF's compilations inside Keras's fit), never over one
+// the log named.
+func TestRunAttachesTheProbesLines(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	lib := "TRACING CACHE MISS at /v/lib/python3.12/site-packages/flax/nnx/transforms/compilation.py:1023:49 (JitWrapped.__call__):"
+	user := "TRACING CACHE MISS at /w/eval.py:9:4 (main):"
+	log := stamped(start,
+		lib, "  never seen function:", "    step id=1 defined at /w/train.py:20",
+		"Compiling jit(step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).",
+		"Finished XLA compilation of jit(step) in 0.1 sec",
+		user, "  never seen function:", "    evaluate id=2 defined at /w/eval.py:3",
+		"Compiling jit(evaluate) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).",
+		"Finished XLA compilation of jit(evaluate) in 0.1 sec",
+		"I0000 00:00:1767323062.000000   1 device_compiler.h:551] Instantly compiling for signature: __inference_one_step_on_data_12",
+		"I0000 00:00:1767323062.500000   1 device_compilation_profiler.cc:113] Compiled __inference_one_step_on_data_12 1 times, compile time: 100 us, cumulative: 100 us")
+	probe := `{"framework":"jax","event":"compile","seconds":0.1,"name":"jit(step)","file":"/w/train.py","line":64,"function":"main","t":1767323046,"pid":1}
+{"framework":"jax","event":"compile","seconds":0.1,"name":"jit(evaluate)","file":"/w/other.py","line":1,"function":"main","t":1767323051,"pid":1}
+{"framework":"keras","event":"fit_begin","file":"/w/keras_train.py","line":40,"function":"<module>","t":1767323050,"pid":1}
+not a record
+{"framework":"keras","event":"fit_end","t":1767323070,"pid":1}
+`
+	for name, text := range map[string]string{runner.LogName: log, runner.ProbeName: probe} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := map[string]string{}
+	for _, m := range r.Scan.Ledger.Modules {
+		for _, u := range m.Units {
+			sites[u.Module] = u.Site.String()
+		}
+	}
+	want := map[string]string{
+		"jit_step":                        "/w/train.py:64 (main)", // the log's line was flax's
+		"jit_evaluate":                    "/w/eval.py:9 (main)",   // the log's own line stays
+		"__inference_one_step_on_data_12": "/w/keras_train.py:40 (<module>)",
+	}
+	for m, w := range want {
+		if sites[m] != w {
+			t.Errorf("%s: site %q, want %q (all %v)", m, sites[m], w, sites)
+		}
+	}
+}

@@ -6,6 +6,7 @@
 package runner
 
 import (
+	"os"
 	"slices"
 	"strings"
 
@@ -42,9 +43,10 @@ type Setting struct {
 
 // Evidence returns the settings that switch on the evidence of fw and the environment the
 // command runs with: env with those settings added. A variable the user set is kept as it is,
-// except XLA_FLAGS, to which the dump flags are appended (never replacing the user's flags).
-// dumpDir is where XLA dumps HLO ("" or DumpNone for no dump).
-func Evidence(fw Framework, dump DumpMode, dumpDir string, env []string) ([]Setting, []string) {
+// except XLA_FLAGS, to which the dump flags are appended (never replacing the user's flags),
+// and PYTHONPATH, before which the probe's folder goes. dumpDir is where XLA dumps HLO ("" or
+// DumpNone for no dump); probe is the run folder's probe (nil for none, see WriteProbe).
+func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []string) ([]Setting, []string) {
 	have := map[string]string{}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -84,6 +86,15 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, env []string) ([]Sett
 		}
 		settings = append(settings, s)
 	}
+	if probe != nil {
+		s := Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: "recomp's probe (a sitecustomize) writes the program's own line of each JAX " +
+			"compilation and Keras fit, evaluate and predict to probe.jsonl: a walk up the Python stack per compilation, nothing per step"}
+		if v, ok := have["PYTHONPATH"]; ok && v != "" {
+			s.Value = probe.Dir + string(os.PathListSeparator) + v
+			s.Effect += " (put before your PYTHONPATH; your own sitecustomize still runs)"
+		}
+		settings = append(settings, s, Setting{Name: ProbeOutVar, Value: probe.Out})
+	}
 	out := make([]string, 0, len(env)+len(settings))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
@@ -91,6 +102,9 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, env []string) ([]Sett
 			continue
 		}
 		if k == "XLA_FLAGS" && dump != DumpNone && dumpDir != "" {
+			continue
+		}
+		if (k == "PYTHONPATH" || k == ProbeOutVar) && probe != nil {
 			continue
 		}
 		out = append(out, kv)

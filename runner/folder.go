@@ -85,7 +85,7 @@ func NewFolder(out, parent, name string, now time.Time) (string, error) {
 // DiscardFolder removes what recomp made of a run that could not start: its run.log and dump/,
 // and the folder itself unless keepDir (it was an empty folder the user named).
 func DiscardFolder(dir string, keepDir bool) error {
-	for _, name := range []string{LogName, DumpName} {
+	for _, name := range []string{LogName, DumpName, probeDir, ProbeName} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}

@@ -159,7 +159,7 @@ func TestNewFolderNeverOverwrites(t *testing.T) {
 }
 
 func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
-	settings, env := Evidence(FrameworkAuto, DumpBefore, "/runs/x/dump", []string{"PATH=/bin", "JAX_LOG_COMPILES=0", "XLA_FLAGS=--xla_cpu_use_thunk_runtime=false"})
+	settings, env := Evidence(FrameworkAuto, DumpBefore, "/runs/x/dump", nil, []string{"PATH=/bin", "JAX_LOG_COMPILES=0", "XLA_FLAGS=--xla_cpu_use_thunk_runtime=false"})
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -179,7 +179,7 @@ func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
 	if !kept {
 		t.Errorf("the user's JAX_LOG_COMPILES is not reported as kept: %+v", settings)
 	}
-	if _, env := Evidence(Framework(jax.Name), DumpNone, "", nil); len(env) != 2 {
+	if _, env := Evidence(Framework(jax.Name), DumpNone, "", nil, nil); len(env) != 2 {
 		t.Errorf("jax without a dump: %v", env)
 	}
 }

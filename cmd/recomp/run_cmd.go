@@ -27,6 +27,7 @@ type runCmd struct {
 	Cache     []string      `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those the frameworks' cache variables name are found)." placeholder:"DIR"`
 	Guard     bool          `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
 	Grace     time.Duration `default:"3s" help:"How long to keep reading output that a process the command started holds open after the command exited." placeholder:"DURATION"`
+	Probe     bool          `default:"true" negatable:"" help:"Load recomp's Python probe (a sitecustomize, chained to yours) to record the program's own line of each JAX compilation and Keras fit/evaluate/predict."`
 	gateFlags
 	Format  string   `default:"text" enum:"text,json,markdown" help:"The summary printed at the end (on stderr): text, json or markdown."`
 	Command []string `arg:"" passthrough:"" name:"CMD" help:"The command to run, after --."`
@@ -75,7 +76,14 @@ func (c *runCmd) Run(e *env) error {
 	}
 	absDir, _ := filepath.Abs(dir)
 	dumpDir := filepath.Join(absDir, runner.DumpName)
-	settings, env := runner.Evidence(runner.Framework(c.Framework), runner.DumpMode(c.Dump), dumpDir, os.Environ())
+	var probe *runner.Probe
+	if c.Probe {
+		if probe, err = runner.WriteProbe(absDir); err != nil {
+			e.log.Warn("the probe could not be written: running without it", "error", err)
+			probe = nil
+		}
+	}
+	settings, env := runner.Evidence(runner.Framework(c.Framework), runner.DumpMode(c.Dump), dumpDir, probe, os.Environ())
 	fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", dir)
 	for _, s := range settings {
 		note := ""
@@ -92,6 +100,11 @@ func (c *runCmd) Run(e *env) error {
 		cs.TakeBefore()
 	}
 	res, err := c.execute(e, absDir, cmdline, env)
+	if probe != nil {
+		if perr := probe.Remove(); perr != nil {
+			e.log.Warn("removing the probe", "error", perr)
+		}
+	}
 	if err != nil {
 		// The command could not start (a script whose #! interpreter is missing): no run.
 		if derr := runner.DiscardFolder(dir, keepDir); derr != nil {

@@ -1,0 +1,109 @@
+package explain
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/recomp/recomp/frameworks"
+	jaxfw "github.com/recomp/recomp/frameworks/jax"
+	tffw "github.com/recomp/recomp/frameworks/tf"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/runner"
+)
+
+// attachProbe gives each compilation of a run the line of the program's own code that the probe
+// saw, where the log named none or a library's: JAX's compilations in order (each backend
+// compile the probe saw is one compile request in the log, of the function the probe names),
+// and TF's compilations during a Keras fit, evaluate or predict the line that called it.
+func attachProbe(rep *ledger.Report, recs []runner.ProbeRecord) {
+	var units []*ledger.Unit
+	for _, m := range rep.Modules {
+		units = append(units, m.Units...)
+	}
+	slices.SortStableFunc(units, func(a, b *ledger.Unit) int {
+		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
+	})
+	attachJAX(units, recs)
+	attachKeras(units, recs)
+}
+
+func probeSite(r runner.ProbeRecord) ledger.Site {
+	return ledger.Site{File: r.File, Line: r.Line, Function: r.Function}
+}
+
+// better says whether the probe's site should replace a unit's: the unit has none, or only a
+// library's line.
+func better(u *ledger.Unit, s ledger.Site) bool {
+	return s.User() && !u.Site.User()
+}
+
+func attachJAX(units []*ledger.Unit, recs []runner.ProbeRecord) {
+	var compiles []runner.ProbeRecord
+	for _, r := range recs {
+		if r.Framework == jaxfw.Name && r.Event == "compile" {
+			compiles = append(compiles, r)
+		}
+	}
+	i := 0
+	for _, u := range units {
+		if !u.Requested || frameworks.ForProducer(u.Producer) != jaxfw.Framework {
+			continue
+		}
+		// The probe's record of this request: the next one of the same function.
+		for i < len(compiles) && compiles[i].Name != "" && !frameworks.SameFunction(jaxfw.ModuleName(compiles[i].Name), u.Module) {
+			i++
+		}
+		if i == len(compiles) {
+			return
+		}
+		if s := probeSite(compiles[i]); better(u, s) {
+			u.Site = s
+		}
+		i++
+	}
+}
+
+// attachKeras gives TF's compilations the line of the Keras fit, evaluate or predict they ran
+// under: the one whose time span holds the compilation's first line.
+func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
+	type span struct {
+		begin, end time.Time
+		site       ledger.Site
+	}
+	var spans []span
+	open := map[string][]int{} // calls begun and not ended, by method
+	for _, r := range recs {
+		if r.Framework != "keras" {
+			continue
+		}
+		switch method, ok := cutSuffix(r.Event, "_begin"); {
+		case ok:
+			open[method] = append(open[method], len(spans))
+			spans = append(spans, span{begin: r.Time(), site: probeSite(r)})
+		default:
+			method, _ = cutSuffix(r.Event, "_end")
+			if st := open[method]; len(st) > 0 {
+				spans[st[len(st)-1]].end = r.Time()
+				open[method] = st[:len(st)-1]
+			}
+		}
+	}
+	for _, u := range units {
+		if !u.Compiled || !u.DateKnown || frameworks.ForProducer(u.Producer) != tffw.Framework {
+			continue
+		}
+		for _, sp := range spans {
+			if !u.Begin.Before(sp.begin) && (sp.end.IsZero() || !u.Begin.After(sp.end)) && better(u, sp.site) {
+				u.Site = sp.site // the innermost call comes last
+			}
+		}
+	}
+}
+
+func cutSuffix(s, suffix string) (string, bool) {
+	if len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix {
+		return s[:len(s)-len(suffix)], true
+	}
+	return s, false
+}

@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"bufio"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The probe is a sitecustomize.py that recomp run puts first on the command's PYTHONPATH: it
+// writes, for each compilation a framework reports to its monitoring API (JAX) and each Keras
+// fit, evaluate and predict, the first frame of the program's own code to ProbeName in the run
+// folder. See probe/sitecustomize.py.
+
+//go:embed probe/sitecustomize.py
+var probeSource []byte
+
+// The probe's files.
+const (
+	ProbeName   = "probe.jsonl"      // what the probe wrote, in the run folder
+	probeDir    = ".recomp-probe"    // its sitecustomize.py, removed after the run
+	ProbeOutVar = "RECOMP_PROBE_OUT" // where the probe writes
+)
+
+// Probe is a run folder's probe: the folder that goes on PYTHONPATH and the file it writes.
+type Probe struct {
+	Dir, Out string
+}
+
+// WriteProbe writes the probe into the run folder dir (an absolute path).
+func WriteProbe(dir string) (*Probe, error) {
+	p := &Probe{Dir: filepath.Join(dir, probeDir), Out: filepath.Join(dir, ProbeName)}
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, "sitecustomize.py"), probeSource, 0o644); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Remove removes the probe's own files (not what it wrote), and what it wrote when that is
+// empty.
+func (p *Probe) Remove() error {
+	err := os.RemoveAll(p.Dir)
+	if st, serr := os.Stat(p.Out); serr == nil && st.Size() == 0 {
+		os.Remove(p.Out)
+	}
+	return err
+}
+
+// ProbeRecord is one line the probe wrote.
+type ProbeRecord struct {
+	Framework string  `json:"framework"`
+	Event     string  `json:"event"` // jax: trace, lower, compile; keras: fit_begin, fit_end, …
+	Seconds   float64 `json:"seconds,omitempty"`
+	Name      string  `json:"name,omitempty"` // the function or module the framework named
+	File      string  `json:"file,omitempty"` // the program's own line: its file, line and function
+	Line      int     `json:"line,omitempty"`
+	Function  string  `json:"function,omitempty"`
+	T         float64 `json:"t"` // Unix seconds
+	PID       int     `json:"pid"`
+}
+
+// Time is when the probe wrote the record.
+func (r ProbeRecord) Time() time.Time {
+	sec := int64(r.T)
+	return time.Unix(sec, int64((r.T-float64(sec))*1e9)).UTC()
+}
+
+// maxProbeRecords bounds what ReadProbe keeps.
+const maxProbeRecords = 1 << 20
+
+// ReadProbe reads what the probe wrote in a run folder: nil, nil when it wrote nothing. Lines
+// that are not records (a run cut while writing one) are skipped.
+func ReadProbe(dir string) ([]ProbeRecord, error) {
+	f, err := os.Open(filepath.Join(dir, ProbeName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []ProbeRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() && len(out) < maxProbeRecords {
+		var r ProbeRecord
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Event != "" {
+			out = append(out, r)
+		}
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,171 @@
+"""recomp's probe: `recomp run` puts this file's folder first on PYTHONPATH, so Python loads it
+as sitecustomize at start. For each compilation a framework reports to its own monitoring API
+(JAX's jax.monitoring: tracing, lowering, backend compile), and for each Keras fit, evaluate
+and predict, it writes the first frame of the program's own code — the user's line — to the
+file $RECOMP_PROBE_OUT, one JSON object per line. It imports nothing of a framework: it waits
+until the program imports one. It then runs the sitecustomize it shadows, if there is one.
+Nothing it does may break the program: every error is swallowed. RECOMP_PROBE=0 (recomp run
+--probe=false) leaves it out.
+"""
+import os
+import sys
+import threading
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_OUT = os.environ.get("RECOMP_PROBE_OUT", "")
+_LOCK = threading.Lock()
+_FILE = None
+_STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+
+
+def _write(rec):
+    global _FILE
+    import json
+    import time
+    rec["t"] = time.time()
+    rec["pid"] = os.getpid()
+    line = json.dumps(rec, separators=(",", ":")) + "\n"
+    with _LOCK:
+        if _FILE is None:
+            _FILE = open(_OUT, "a", buffering=1, encoding="utf-8")
+        _FILE.write(line)
+
+
+def _is_user(filename):
+    if not filename or filename.startswith("<") or filename.startswith(_STDLIB):
+        return False
+    if "/site-packages/" in filename or "/dist-packages/" in filename:
+        return False
+    return os.path.dirname(os.path.abspath(filename)) != _HERE
+
+
+def _user_frame():
+    f = sys._getframe(2)
+    while f is not None:
+        if _is_user(f.f_code.co_filename):
+            return {"file": f.f_code.co_filename, "line": f.f_lineno, "function": f.f_code.co_name}
+        f = f.f_back
+    return {}
+
+
+def _on_jax(module):
+    import jax.monitoring as monitoring
+
+    names = {
+        "/jax/core/compile/backend_compile_duration": "compile",
+        "/jax/core/compile/jaxpr_trace_duration": "trace",
+        "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
+    }
+
+    def listener(event, duration, *args, **kwargs):
+        try:
+            stage = names.get(event)
+            if stage is None:
+                return
+            rec = {"framework": "jax", "event": stage, "seconds": float(duration)}
+            if "fun_name" in kwargs:
+                rec["name"] = str(kwargs["fun_name"])
+            rec.update(_user_frame())
+            _write(rec)
+        except Exception:
+            pass
+
+    monitoring.register_event_duration_secs_listener(listener)
+
+
+def _on_keras(module):
+    model = getattr(module, "Model", None)
+    if model is None:
+        return
+    for method in ("fit", "evaluate", "predict"):
+        orig = getattr(model, method, None)
+        if orig is None or getattr(orig, "_recomp_probe", False):
+            continue
+
+        def wrap(orig, method):
+            def call(self, *args, **kwargs):
+                try:
+                    rec = {"framework": "keras", "event": method + "_begin"}
+                    rec.update(_user_frame())
+                    _write(rec)
+                except Exception:
+                    pass
+                try:
+                    return orig(self, *args, **kwargs)
+                finally:
+                    try:
+                        _write({"framework": "keras", "event": method + "_end"})
+                    except Exception:
+                        pass
+            call._recomp_probe = True
+            call.__wrapped__ = orig
+            call.__name__ = getattr(orig, "__name__", method)
+            call.__doc__ = getattr(orig, "__doc__", None)
+            return call
+
+        setattr(model, method, wrap(orig, method))
+
+
+_HOOKS = {"jax": _on_jax, "keras": _on_keras}
+
+
+class _ImportHook:
+    """Runs a hook right after a framework's top-level package is imported."""
+
+    def __init__(self):
+        self.done = set()
+
+    def find_spec(self, name, path=None, target=None):
+        hook = _HOOKS.get(name)
+        if hook is None or name in self.done:
+            return None
+        self.done.add(name)
+        spec = None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            try:
+                spec = finder.find_spec(name, path, target)
+            except Exception:
+                spec = None
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        loader = spec.loader
+        original = loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            try:
+                hook(module)
+            except Exception:
+                pass
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _chain():
+    """Runs the sitecustomize this one shadows (the user's or the interpreter's)."""
+    import importlib.machinery
+    import importlib.util
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+if _OUT and os.environ.get("RECOMP_PROBE", "1") != "0":
+    try:
+        sys.meta_path.insert(0, _ImportHook())
+    except Exception:
+        pass
+try:
+    _chain()
+except Exception:
+    import traceback
+    traceback.print_exc()

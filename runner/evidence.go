@@ -7,10 +7,12 @@ package runner
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 )
 
 // Framework selects whose evidence is switched on: a stack's name (frameworks.Names), or
@@ -39,6 +41,25 @@ type Setting struct {
 	Kept bool `json:"kept,omitempty"`
 	// Effect says what the setting costs or changes besides logging, when it does.
 	Effect string `json:"effect,omitempty"`
+	// Framework is the stack the setting is for ("" for every stack's: the dump, the probe).
+	Framework string `json:"framework,omitempty"`
+
+	prints    []*regexp.Regexp // the lines the setting makes the stack print
+	continued []bool
+}
+
+// QuietOf is what the settings recomp set (not the user's own) make the stacks print: kept out
+// of the terminal under recomp run unless the user asks to see everything.
+func QuietOf(settings []Setting) *Quiet {
+	q := &Quiet{}
+	for _, s := range settings {
+		if s.Kept {
+			continue
+		}
+		q.Lines = append(q.Lines, s.prints...)
+		q.Continued = append(q.Continued, s.continued...)
+	}
+	return q
 }
 
 // Evidence returns the settings that switch on the evidence of fw and the environment the
@@ -55,14 +76,23 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 	}
 	var settings []Setting
 	set := map[string]int{} // index of a name in settings
-	add := func(name, value, effect string) {
+	add := func(fw string, e framework.Setting) {
+		name, value := e.Name, e.Value
 		if i, ok := set[name]; ok { // two frameworks want one variable: join the values
 			if !settings[i].Kept && !slices.Contains(strings.Split(settings[i].Value, ","), value) {
 				settings[i].Value += "," + value
+				settings[i].Framework = ""
+				if e.Prints != nil {
+					settings[i].prints = append(settings[i].prints, e.Prints)
+					settings[i].continued = append(settings[i].continued, e.Continued)
+				}
 			}
 			return
 		}
-		s := Setting{Name: name, Value: value, Effect: effect}
+		s := Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}
+		if e.Prints != nil {
+			s.prints, s.continued = []*regexp.Regexp{e.Prints}, []bool{e.Continued}
+		}
 		if v, ok := have[name]; ok {
 			s.Value, s.Kept, s.Effect = v, true, ""
 		}
@@ -71,7 +101,7 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 	}
 	for _, f := range frameworks.Selected(string(fw)) {
 		for _, e := range f.Settings {
-			add(e.Name, e.Value, e.Effect)
+			add(f.Name, e)
 		}
 	}
 	if dump != DumpNone && dumpDir != "" {

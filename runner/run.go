@@ -36,6 +36,9 @@ type Options struct {
 	// ForwardInterrupt forwards SIGINT too when the command shares the terminal's process group
 	// (a Ctrl-C then reaches it already): only when stdin is not a terminal.
 	ForwardInterrupt bool
+	// Quiet, when set, keeps the lines it names out of Stdout and Stderr (they still go to Log):
+	// the compile logging recomp switched on, which the user did not ask to see.
+	Quiet *Quiet
 	// Grace is how long output is still read after the command exited while a process it
 	// started keeps the output open (a server left in the background); 0 means DefaultGrace.
 	Grace time.Duration
@@ -125,6 +128,14 @@ func Run(opt Options) (*Result, error) {
 	if master != nil {
 		stopResize = followWindowSize(opt.Stdout, master, cmd.Process)
 	}
+	var quiets []*quietWriter
+	if opt.Quiet != nil && len(opt.Quiet.Lines) > 0 {
+		for i := range sinks {
+			qw := newQuietWriter(sinks[i], opt.Quiet)
+			quiets = append(quiets, qw)
+			sinks[i] = qw
+		}
+	}
 	var wg sync.WaitGroup
 	for i := range sources {
 		wg.Add(1)
@@ -157,6 +168,9 @@ func Run(opt Options) (*Result, error) {
 		case <-copied:
 		case <-time.After(time.Second): // a source without deadlines: leave its reader behind
 		}
+	}
+	for _, qw := range quiets {
+		qw.Close()
 	}
 	res.Lines, res.Bytes = lw.flush()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/atomicfile"
 	"github.com/recomp/recomp/report"
@@ -28,6 +29,7 @@ type runCmd struct {
 	Guard     bool          `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
 	Grace     time.Duration `default:"3s" help:"How long to keep reading output that a process the command started holds open after the command exited." placeholder:"DURATION"`
 	Probe     bool          `default:"true" negatable:"" help:"Load recomp's Python probe (a sitecustomize, chained to yours) to record the program's own line of each JAX compilation and Keras fit/evaluate/predict."`
+	Verbose   bool          `short:"v" help:"Show on the terminal the compile logging recomp switched on (by default it goes to run.log only)."`
 	gateFlags
 	Format  string   `default:"text" enum:"text,json,markdown" help:"The summary printed at the end (on stderr): text, json or markdown."`
 	Command []string `arg:"" passthrough:"" name:"CMD" help:"The command to run, after --."`
@@ -84,22 +86,31 @@ func (c *runCmd) Run(e *env) error {
 		}
 	}
 	settings, env := runner.Evidence(runner.Framework(c.Framework), runner.DumpMode(c.Dump), dumpDir, probe, os.Environ())
-	fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", dir)
-	for _, s := range settings {
-		note := ""
-		switch {
-		case s.Kept:
-			note = " (yours, kept)"
-		case s.Effect != "":
-			note = " (" + s.Effect + ")"
+	if c.Verbose {
+		fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", dir)
+		for _, s := range settings {
+			note := ""
+			switch {
+			case s.Kept:
+				note = " (yours, kept)"
+			case s.Effect != "":
+				note = " (" + s.Effect + ")"
+			}
+			fmt.Fprintf(e.stderr, "recomp run: %s=%s%s\n", s.Name, s.Value, note)
 		}
-		fmt.Fprintf(e.stderr, "recomp run: %s=%s%s\n", s.Name, s.Value, note)
+	} else {
+		fmt.Fprintf(e.stderr, "recomp run: run folder %s; compile logging on for %s, to run.log only (-v shows it and the settings)\n",
+			dir, strings.Join(selectedNames(c.Framework), ", "))
 	}
 	caches := runner.CacheFolders(env, c.Cache)
 	for _, cs := range caches {
 		cs.TakeBefore()
 	}
-	res, err := c.execute(e, absDir, cmdline, env)
+	var quiet *runner.Quiet
+	if !c.Verbose {
+		quiet = runner.QuietOf(settings)
+	}
+	res, err := c.execute(e, absDir, cmdline, env, quiet)
 	if probe != nil {
 		if perr := probe.Remove(); perr != nil {
 			e.log.Warn("removing the probe", "error", perr)
@@ -154,7 +165,7 @@ func (c *runCmd) Run(e *env) error {
 }
 
 // execute runs the command, its output to the terminal and to run.log.
-func (c *runCmd) execute(e *env, dir string, cmdline, env []string) (*runner.Result, error) {
+func (c *runCmd) execute(e *env, dir string, cmdline, env []string, quiet *runner.Quiet) (*runner.Result, error) {
 	logf, err := os.Create(filepath.Join(dir, runner.LogName))
 	if err != nil {
 		return nil, err
@@ -164,7 +175,7 @@ func (c *runCmd) execute(e *env, dir string, cmdline, env []string) (*runner.Res
 	out, _ := e.stdout.(*os.File)
 	terminal := out != nil && runner.IsTerminal(out)
 	res, err := runner.Run(runner.Options{Command: cmdline, Env: env, Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr,
-		Terminal: terminal, Log: bw, ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace})
+		Terminal: terminal, Log: bw, ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet})
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
@@ -225,4 +236,13 @@ func nonNilStrings(xs []string) []string {
 		return []string{}
 	}
 	return xs
+}
+
+// selectedNames names the stacks whose evidence --framework switches on.
+func selectedNames(fw string) []string {
+	var out []string
+	for _, f := range frameworks.Selected(fw) {
+		out = append(out, f.Name)
+	}
+	return out
 }

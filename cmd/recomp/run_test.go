@@ -41,8 +41,12 @@ func TestRunShellProgram(t *testing.T) {
 	if doc.Scan.Summary.Compilations != 2 || doc.Gate == nil || doc.Gate.Passed {
 		t.Errorf("report %+v", doc)
 	}
-	if !strings.Contains(stderr, "recomp run: XLA_FLAGS=") || !strings.Contains(stderr, "recomp guard FAIL") {
+	if !strings.Contains(stderr, "compile logging on for jax, tf, torch-xla, ipu") || strings.Contains(stderr, "recomp run: XLA_FLAGS=") ||
+		!strings.Contains(stderr, "recomp guard FAIL") {
 		t.Errorf("stderr %s", stderr)
+	}
+	if _, _, stderr := runIn(t, "", "run", "-v", "--out", dir+"-v", "--", "true"); !strings.Contains(stderr, "recomp run: XLA_FLAGS=") {
+		t.Errorf("-v shows the settings: %s", stderr)
 	}
 	// The run folder is accepted wherever a log is.
 	if code, out, _ := runIn(t, "", "scan", dir); code != 0 || !strings.Contains(out, "compilations 2") {

@@ -6,6 +6,7 @@
 package framework
 
 import (
+	"regexp"
 	"time"
 
 	"github.com/recomp/recomp/logscan"
@@ -77,6 +78,11 @@ type Setting struct {
 	Name, Value string
 	// Effect says what the setting costs or changes besides logging ("" when nothing).
 	Effect string
+	// Prints matches the lines the setting makes the stack print (nil: none of its own): recomp
+	// run keeps them out of the terminal, in run.log only, unless the user set it. With
+	// Continued, the indented lines after such a line belong to it.
+	Prints    *regexp.Regexp
+	Continued bool
 }
 
 // Identity is how a stack names the programs it compiles. Each function is optional.

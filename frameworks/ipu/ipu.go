@@ -5,6 +5,7 @@
 package ipu
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
@@ -42,9 +43,12 @@ var Framework = &framework.Framework{
 	},
 	Also: []string{"tf"}, // TF-IPU logs through TensorFlow
 	Settings: []framework.Setting{
-		{Name: "TF_CPP_VMODULE", Value: "poplar_compiler=1,poplar_executable=1"},
-		{Name: "POPLAR_LOG_LEVEL", Value: "INFO", Effect: "Poplar logs every engine phase: a long log"},
-		{Name: "POPART_LOG_LEVEL", Value: "INFO", Effect: "PopART logs at info level: a long log"},
+		{Name: "TF_CPP_VMODULE", Value: "poplar_compiler=1,poplar_executable=1",
+			Prints: regexp.MustCompile(`\b(?:poplar_compiler|poplar_executable)\.cc:\d+\] `)},
+		{Name: "POPLAR_LOG_LEVEL", Value: "INFO", Effect: "Poplar logs every engine phase: a long log",
+			Prints: regexp.MustCompile(`^(?:\d\d:\d\d:\d\d\.\d+ \d+ PO:\S* +\[I\] |\S+Z PO:\S* +\S+ I: )`)},
+		{Name: "POPART_LOG_LEVEL", Value: "INFO", Effect: "PopART logs at info level: a long log",
+			Prints: regexp.MustCompile(`^(?:\[[\d\- :.]+\] \[popart[^\]]*\] \[info\] |\S+Z popart:\S* +\S+ I: )`)},
 	},
 	CacheFolders: func(name, value string) []string {
 		switch name {

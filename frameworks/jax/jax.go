@@ -4,6 +4,7 @@
 package jax
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
@@ -29,8 +30,11 @@ var Framework = &framework.Framework{
 		},
 	},
 	Settings: []framework.Setting{
-		{Name: "JAX_LOG_COMPILES", Value: "1"},
-		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time"},
+		{Name: "JAX_LOG_COMPILES", Value: "1", Prints: regexp.MustCompile(`Compiling \S+ (?:\(\d+\) )?(?:with global shapes and types|for args)|` +
+			`Finished tracing (?:\+ transforming )?\S+ for p?jit in|Finished jaxpr to MLIR module conversion \S+ in|Finished XLA compilation of \S+ in|` +
+			`Persistent compilation cache hit for|Writing \S+ to persistent compilation cache with key|Not writing persistent cache entry`)},
+		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time",
+			Prints: regexp.MustCompile(`TRACING CACHE MISS at |PERSISTENT COMPILATION CACHE MISS for `), Continued: true},
 	},
 	CacheFolders: func(name, value string) []string {
 		if name == "JAX_COMPILATION_CACHE_DIR" {

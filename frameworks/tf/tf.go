@@ -37,8 +37,10 @@ var Framework = &framework.Framework{
 		},
 	},
 	Settings: []framework.Setting{
-		{Name: "TF_CPP_MIN_LOG_LEVEL", Value: "0", Effect: "TensorFlow's info lines appear in the log too"},
-		{Name: "TF_CPP_VMODULE", Value: "device_compiler=2,device_compilation_profiler=2"},
+		{Name: "TF_CPP_MIN_LOG_LEVEL", Value: "0", Effect: "TensorFlow's info lines appear in the log too",
+			Prints: regexp.MustCompile(`^(?:I\d{4} \d\d:\d\d:\d\d\.\d+ +-?\d+ \S+:\d+\] |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I \S+:\d+\] )`)},
+		{Name: "TF_CPP_VMODULE", Value: "device_compiler=2,device_compilation_profiler=2",
+			Prints: regexp.MustCompile(`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `)},
 	},
 	Packages: []string{"tensorflow", "tensorflow-cpu", "keras"},
 	Advice: framework.Advice{

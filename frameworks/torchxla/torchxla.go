@@ -32,7 +32,8 @@ var Framework = &framework.Framework{
 		},
 	},
 	Settings: []framework.Setting{
-		{Name: "PT_XLA_DEBUG_LEVEL", Value: "2", Effect: "an analysis block per graph compiled and executed: more output, a little host time per step"},
+		{Name: "PT_XLA_DEBUG_LEVEL", Value: "2", Effect: "an analysis block per graph compiled and executed: more output, a little host time per step",
+			Prints: regexp.MustCompile(`^(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: `)},
 		{Name: "XLA_HLO_DEBUG", Value: "1", Effect: "Python source lines in the HLO metadata; it changes the graph hash and so the persistent-cache key: entries cached without it are not reused"},
 	},
 	CacheFolders: func(name, value string) []string {

@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"sync"
+	"time"
+)
+
+// Quiet says which lines of the command's output recomp switched on (a framework's compile
+// logging) and so keeps out of the terminal: they still go to run.log. Lines that match one of
+// Lines are quiet, and with Continued the indented lines that follow a quiet line too (the
+// explanation under JAX's TRACING CACHE MISS).
+type Quiet struct {
+	Lines     []*regexp.Regexp
+	Continued []bool // per expression: its lines continue on indented lines
+}
+
+// quiet says whether a whole line is quiet; cont is whether the line before was a quiet line
+// that continues, and the result's second value whether this one does.
+func (q *Quiet) quiet(line []byte, cont bool) (bool, bool) {
+	if cont && len(line) > 2 && line[0] == ' ' && line[1] == ' ' {
+		return true, true
+	}
+	for i, re := range q.Lines {
+		if re.Match(line) {
+			return true, q.Continued[i]
+		}
+	}
+	return false, false
+}
+
+// quietWriter passes the command's output to the terminal without the quiet lines. It holds
+// the start of a line until it can tell: the line's end, a carriage return (a progress bar's
+// frame, passed at once), or holdFor without more output (a prompt waiting for input).
+type quietWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	q       *Quiet
+	line    []byte // the current line, not yet written
+	cont    bool
+	timer   *time.Timer
+	holdFor time.Duration
+}
+
+// maxHeld bounds the part of a line held back: a longer line is passed on.
+const maxHeld = 64 << 10
+
+func newQuietWriter(w io.Writer, q *Quiet) *quietWriter {
+	return &quietWriter{w: w, q: q, holdFor: 100 * time.Millisecond}
+}
+
+func (qw *quietWriter) Write(p []byte) (int, error) {
+	qw.mu.Lock()
+	defer qw.mu.Unlock()
+	n := len(p)
+	if len(qw.line) > 0 && qw.line[len(qw.line)-1] == '\r' && len(p) > 0 && p[0] != '\n' {
+		qw.frame() // a carriage return held at the end of the last write was a bar's frame
+	}
+	for len(p) > 0 {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			qw.line = append(qw.line, p...)
+			if len(qw.line) > maxHeld {
+				qw.flushLocked()
+			}
+			break
+		}
+		qw.line = append(qw.line, p[:i+1]...)
+		p = p[i+1:]
+		switch {
+		case p0(qw.line) == '\n': // a line's end (\n or \r\n, as a pseudo-terminal writes it)
+			body := bytes.TrimRight(qw.line, "\r\n")
+			quiet, cont := qw.q.quiet(body, qw.cont)
+			qw.cont = cont
+			if !quiet {
+				qw.w.Write(qw.line)
+			}
+			qw.line = qw.line[:0]
+		case len(p) == 0: // a carriage return at the end: a line's end or a frame, later
+		case p[0] != '\n':
+			qw.frame()
+		}
+	}
+	qw.arm()
+	return n, nil
+}
+
+// p0 is the last byte of b.
+func p0(b []byte) byte { return b[len(b)-1] }
+
+// frame passes on a progress bar's frame (the line up to a carriage return): what follows is
+// still the same line.
+func (qw *quietWriter) frame() {
+	qw.w.Write(qw.line)
+	qw.line = qw.line[:0]
+}
+
+// arm passes on what is held when no more output comes for a while.
+func (qw *quietWriter) arm() {
+	if len(qw.line) == 0 {
+		return
+	}
+	if qw.timer == nil {
+		qw.timer = time.AfterFunc(qw.holdFor, func() {
+			qw.mu.Lock()
+			defer qw.mu.Unlock()
+			qw.flushLocked()
+		})
+		return
+	}
+	qw.timer.Reset(qw.holdFor)
+}
+
+func (qw *quietWriter) flushLocked() {
+	if len(qw.line) > 0 {
+		qw.w.Write(qw.line)
+		qw.line = qw.line[:0]
+	}
+}
+
+// Close passes on what is held (the output ended).
+func (qw *quietWriter) Close() {
+	qw.mu.Lock()
+	defer qw.mu.Unlock()
+	if qw.timer != nil {
+		qw.timer.Stop()
+	}
+	if len(qw.line) > 0 {
+		quiet, _ := qw.q.quiet(qw.line, qw.cont)
+		if !quiet {
+			qw.w.Write(qw.line)
+		}
+		qw.line = qw.line[:0]
+	}
+}

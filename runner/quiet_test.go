@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testQuiet = &Quiet{
+	Lines: []*regexp.Regexp{
+		regexp.MustCompile(`Finished XLA compilation of \S+ in|Compiling \S+ with global shapes and types`),
+		regexp.MustCompile(`TRACING CACHE MISS at `),
+		regexp.MustCompile(`^Execution Analysis: `),
+	},
+	Continued: []bool{false, true, false},
+}
+
+// The compile logging recomp switched on stays out of the terminal: whole lines, a record and
+// its indented explanation, lines glued after a bar's last frame; the program's own output,
+// its progress bars and an indented line of its own come through unchanged.
+func TestQuietWriter(t *testing.T) {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	for _, chunk := range []string{
+		"epoch 1\n",
+		"Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\nFinished XLA ",
+		"compilation of jit(f) in 0.1 sec\n",
+		"  10/16 [===>   ]\r  16/16 [======]\rTRACING CACHE MISS at a.py:1 (f):\n",
+		"  for f defined at a.py:1\n  * at x, now f32[24] and before f32[32]\n",
+		"loss 0.5\n  an indented line of the program's own\n",
+		"Execution Analysis: Graph Hash: 1\r\n",
+		"Enter a value: ",
+	} {
+		qw.Write([]byte(chunk))
+	}
+	time.Sleep(3 * qw.holdFor) // a prompt that waits for input is shown
+	if got := screen.String(); !strings.HasSuffix(got, "Enter a value: ") {
+		t.Errorf("the prompt is held back: %q", got)
+	}
+	qw.Write([]byte("42\nInfo at the end without newline"))
+	qw.Close()
+	want := "epoch 1\n  10/16 [===>   ]\r  16/16 [======]\rloss 0.5\n  an indented line of the program's own\nEnter a value: 42\nInfo at the end without newline"
+	if got := screen.String(); got != want {
+		t.Errorf("terminal\n got %q\nwant %q", got, want)
+	}
+}
+
+// Under recomp run, the command's terminal (a pseudo-terminal) shows the program's output
+// without the logging recomp switched on; run.log keeps every line.
+func TestQuietUnderATerminal(t *testing.T) {
+	_, tty, screen := recompsTerminal(t, 24, 80)
+	var log syncBuffer
+	script := `echo 'step 1'; echo 'Compiling jit(f) with global shapes and types (x). Argument mapping: (y).'; ` +
+		`printf 'TRACING CACHE MISS at a.py:1 (f):\n  for f defined at a.py:1\n'; printf 'bar 1/2\rbar 2/2\r'; echo 'step 2'`
+	res, err := Run(Options{Command: []string{"sh", "-c", script}, Stdout: tty, Stderr: tty, Terminal: true, Log: &log, Quiet: testQuiet})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatal(err, res)
+	}
+	for i := 0; !strings.Contains(screen.String(), "step 2"); i++ {
+		if i > 500 {
+			t.Fatalf("recomp's terminal shows %q", screen.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got := screen.String()
+	if strings.Contains(got, "Compiling") || strings.Contains(got, "TRACING") || strings.Contains(got, "defined at") ||
+		!strings.Contains(got, "step 1") || !strings.Contains(got, "bar 2/2\rstep 2") {
+		t.Errorf("terminal shows %q", got)
+	}
+	for _, w := range []string{"Compiling jit(f)", "TRACING CACHE MISS", "  for f defined at", "step 2"} {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("run.log lacks %q: %q", w, log.String())
+		}
+	}
+}

@@ -32,7 +32,9 @@ var Framework = &framework.Framework{
 		},
 	},
 	Settings: []framework.Setting{
-		{Name: "PT_XLA_DEBUG_LEVEL", Value: "2", Effect: "an analysis block per graph compiled and executed: more output, a little host time per step",
+		// Level 1 analyses each compilation; level 2 also each execution, every step: 13 lines and
+		// about 10% of a small step's time, for nothing recomp needs.
+		{Name: "PT_XLA_DEBUG_LEVEL", Value: "1", Effect: "an analysis block per graph compiled (its cause, hash and Python frames): nothing per step",
 			Prints: regexp.MustCompile(`^(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: `)},
 		{Name: "XLA_HLO_DEBUG", Value: "1", Effect: "Python source lines in the HLO metadata; it changes the graph hash and so the persistent-cache key: entries cached without it are not reused"},
 	},
@@ -46,7 +48,7 @@ var Framework = &framework.Framework{
 	CompileTimeMetric: "CompileTime",
 	Metrics:           metricNotes,
 	Advice: framework.Advice{
-		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=2",
+		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",
 		Warning: "reading tensor values on the host (.item(), printing a tensor, Python control flow on a value) cuts the graph and " +
@@ -67,7 +69,7 @@ func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note 
 	if ct, ok := ms["CompileTime"]; ok && compiled > 0 && compiled != ct.Count {
 		out = append(out, framework.Note{Severity: "info", Kind: "metrics_disagree", File: ct.File, Line: ct.Line,
 			Message: fmt.Sprintf("PyTorch/XLA's metrics count %d compilation(s) (CompileTime samples), the log's Compilation Analysis blocks %d", ct.Count, compiled),
-			Advice:  "set PT_XLA_DEBUG_LEVEL=2 for the whole run (from before the first step) so that every compilation is analysed"})
+			Advice:  "set PT_XLA_DEBUG_LEVEL=1 for the whole run (from before the first step) so that every compilation is analysed"})
 	}
 	return out
 }

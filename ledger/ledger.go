@@ -232,8 +232,8 @@ func (l *Ledger) attachWhy(u *Unit) {
 		if u.Site.File == "" {
 			u.Site = w.site
 		}
-		if !w.first && u.Why == "" {
-			u.Why = w.reason
+		if !w.first && w.reason != "" {
+			u.Why = w.reason // the explanation of a retrace says more than a compile record's cause
 		}
 		break
 	}

@@ -59,7 +59,7 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 		case u.Seq > 1 && !u.Eager:
 			u.Late = "compiled after warm-up"
 		case u.SeenBefore && !u.Eager:
-			u.Late = "compiled after warm-up: the framework says it had compiled this function before (the earlier compilation is not in the log)"
+			u.Late = "compiled after warm-up: the framework says it had compiled this function before (its first compilation is not in the log, or not named there)"
 		}
 	}
 	if o.Warmup == 0 && !o.AfterMarker && u.Seq == 1 && !u.Eager {

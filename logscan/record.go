@@ -26,7 +26,7 @@ var (
 
 	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +\d+)? ([^\s:\]]+):\d+\] `)
 	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
-	reAbslPrefix  = regexp.MustCompile(`^[IWEF](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +-?\d+ ([^\s:\]]+):\d+\] `)
+	reAbslPrefix  = regexp.MustCompile(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +-?\d+ ([^\s:\]]+):\d+\] `)
 	reGCOldPrefix = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
 	rePopARTOld   = regexp.MustCompile(`^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[([^\]]+)\] \[[a-z]+\] `)
 	// Python's logging: basicConfig's "LEVEL:logger:" and JAX's own handler
@@ -296,7 +296,7 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 			h.producer = producerFromComponent(string(m[2]))
 			return h, rec[len(m[0]):]
 		}
-	case c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'C' || c == 'F':
+	case c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'C' || c == 'F' || c == 'V':
 		if m := rePyLogging.FindSubmatch(rec); m != nil {
 			if len(m[1]) > 0 {
 				h.stamp = string(m[1]) + "." + string(m[2])

@@ -17,6 +17,11 @@ var (
 	reProfiler = regexp.MustCompile(`pt-xla-profiler: ((\w+) too (?:frequent|slow): .*)$`)
 	reFrame    = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
 	reMetric   = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
+	// torch.compile's front end, dynamo (TORCH_LOGS=recompiles,dynamo): the function it traces
+	// for each compilation, and why it compiles one again.
+	reDynamoStart     = regexp.MustCompile(`\[(\d+)/(\d+)\] Step 1: torchdynamo start tracing (\S+) (.+):(\d+)\s*$`)
+	reDynamoRecompile = regexp.MustCompile(`\[(\d+)/(\d+)\] \[__recompiles\] Recompiling function (\S+) in (.+):(\d+)\s*$`)
+	reDynamoFailure   = regexp.MustCompile(`\[__recompiles\]\s+- (?:\d+/\d+: )?(.+?)\s*$`)
 )
 
 // metrics are the counters and metrics of torch_xla's metrics report that recomp reads.
@@ -34,12 +39,14 @@ var messages = &logscan.Framework{
 		"CompileTime",     // metrics report: Metric: CompileTime
 		"achedCompile",    // metrics report: Counter: CachedCompile, UncachedCompile
 		"PersistentCache", // metrics report: the persistent cache's counters
+		"[__recompiles]",  // dynamo: Recompiling function F in FILE:LINE and its guard failures
+		"start tracing ",  // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
 	},
 	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
 		"Metric: ", "Counter: "},
 	Loggers:  map[string]logscan.Producer{"torch_xla": logscan.ProducerTorchXLA},
 	NewState: func() any { return &analysis{} },
-	Finish:   func(c *logscan.Context) { flush(c) },
+	Finish:   func(c *logscan.Context) { flush(c); flushRecompile(c) },
 	Rules: []logscan.Rule{
 		{Prefix: "Compilation Analysis: ", Handle: func(c *logscan.Context, msg string) bool {
 			block(c, compileBlock, strings.TrimPrefix(msg, "Compilation Analysis: "))
@@ -67,6 +74,36 @@ var messages = &logscan.Framework{
 				kind = logscan.Retrace
 			}
 			c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerTorchXLA, Signal: logscan.Signal("ptxla:" + m[2]), Detail: m[1]})
+			return true
+		}},
+		{Contains: "] Step 1: torchdynamo start tracing ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reDynamoStart.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			st := c.State().(*analysis)
+			flushRecompile(c)
+			st.frame = frameName(m[4], m[5], m[3])
+			c.Emit(logscan.Event{Kind: logscan.Trace, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:start_tracing", Module: st.frame,
+				Path: st.frame, Detail: "dynamo traces " + st.frame})
+			return true
+		}},
+		{Contains: "[__recompiles] Recompiling function ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reDynamoRecompile.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			st := c.State().(*analysis)
+			flushRecompile(c)
+			st.frame = frameName(m[4], m[5], m[3])
+			st.recompile, st.recompileAt, st.guards = true, c.Mark(), nil
+			return true
+		}},
+		{Contains: "[__recompiles]", Handle: func(c *logscan.Context, msg string) bool {
+			st := c.State().(*analysis)
+			if m := reDynamoFailure.FindStringSubmatch(msg); m != nil && st.recompile && len(st.guards) < 8 {
+				st.guards = append(st.guards, m[1])
+			}
 			return true
 		}},
 		{Prefix: "Metric: ", Handle: metric},
@@ -141,6 +178,13 @@ func parseDuration(v string) time.Duration {
 // when one is run: the cause, the graph hash and name, the Python frames that triggered it,
 // then a closing rule. A Post Compilation Analysis follows a compilation, with the sizes.
 type analysis struct {
+	// dynamo's function being compiled (file:line (function)), and a recompile record that
+	// waits for its guard failures
+	frame       string
+	recompile   bool
+	recompileAt logscan.Mark
+	guards      []string
+
 	open        blockKind
 	wantCause   bool
 	inFrames    bool
@@ -165,6 +209,7 @@ func block(c *logscan.Context, kind blockKind, body string) {
 	switch {
 	case body == "Compilation Cause" || body == "Execution Cause":
 		flush(c)
+		flushRecompile(c)
 		p.open, p.wantCause = kind, true
 		t, dateKnown, stamp := c.Time()
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:analysis", File: c.File(), Line: c.Line(),
@@ -203,11 +248,15 @@ func flush(c *logscan.Context) {
 	if p.open == noBlock {
 		return
 	}
+	if p.ev.Module == "" && p.ev.Path == "" && p.frame != "" && p.ev.Kind == logscan.CompileBegin {
+		// every frame is library code (torch.compile's): the graph is dynamo's function
+		p.ev.Path = p.frame
+	}
 	if p.ev.Module == "" {
 		p.ev.Module = p.ev.Path
 	}
 	c.Append(p.ev)
-	*p = analysis{computation: p.computation}
+	*p = analysis{computation: p.computation, frame: p.frame, recompile: p.recompile, recompileAt: p.recompileAt, guards: p.guards}
 }
 
 // post reads a Post Compilation Analysis block: the compilation it follows has finished.
@@ -234,4 +283,26 @@ func post(c *logscan.Context, body string) {
 			p.post = append(p.post, trimmed)
 		}
 	}
+}
+
+// frameName names dynamo's function as recomp names PyTorch/XLA's graphs: file:line (function),
+// the file's base name.
+func frameName(file, line, fn string) string {
+	return path.Base(file) + ":" + line + " (" + fn + ")"
+}
+
+// flushRecompile emits dynamo's record that it compiles a function again, with the guard
+// failures it gave: a recompilation of the function, whose first compilation may be unnamed
+// in the log (dynamo names a function only when it compiles it again).
+func flushRecompile(c *logscan.Context) {
+	st := c.State().(*analysis)
+	if !st.recompile {
+		return
+	}
+	st.recompile = false
+	reason := strings.Join(st.guards, "\n")
+	c.EmitAt(st.recompileAt, logscan.Event{Kind: logscan.Retrace, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:recompile",
+		Module: st.frame, Path: st.frame, Reason: reason, SeenBefore: true,
+		Detail: "dynamo compiles " + st.frame + " again"})
+	st.guards = nil
 }

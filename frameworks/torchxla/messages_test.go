@@ -1,6 +1,8 @@
 package torchxla_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +63,51 @@ func TestPyTorchXLAAnalysis(t *testing.T) {
 	}
 	if evs[0].Line != 3 || evs[1].Line != 16 {
 		t.Errorf("lines %d, %d", evs[0].Line, evs[1].Line)
+	}
+}
+
+// torch.compile(backend="openxla"): every frame PyTorch/XLA shows is library code, so the
+// graph is named after the function dynamo traces ("Step 1: torchdynamo start tracing", with
+// TORCH_LOGS=dynamo), and dynamo's recompile record (TORCH_LOGS=recompiles) says why it compiles
+// the function again — a recompilation even where the first compilation is not named.
+func TestDynamo(t *testing.T) {
+	block := "Compilation Analysis: ================================================================================\n" +
+		"Compilation Analysis: Compilation Cause\nCompilation Analysis:   dynamo is compiling a FX graph to HLO\n" +
+		"Compilation Analysis: Graph Info: \nCompilation Analysis:   Graph Hash: HASH\n" +
+		"Compilation Analysis: Python Frame Triggered Execution: \n" +
+		"Compilation Analysis:   extract_graph_helper (/v/lib/python3.11/site-packages/torch_xla/_dynamo/dynamo_bridge.py:432)\n" +
+		"Compilation Analysis: --------------------------------------------------------------------------------\n" +
+		"Compilation Analysis: ================================================================================\n"
+	start := "I1124 07:52:58.098000 8290 torch/_dynamo/symbolic_convert.py:3842] [0/N] Step 1: torchdynamo start tracing forward /w/model.py:6\n"
+	recompile := "V1124 07:52:58.331000 8290 torch/_dynamo/guards.py:4181] [0/1] [__recompiles] Recompiling function forward in /w/model.py:6\n" +
+		"V1124 07:52:58.331000 8290 torch/_dynamo/guards.py:4181] [0/1] [__recompiles]     triggered by the following guard failure(s):\n" +
+		"V1124 07:52:58.331000 8290 torch/_dynamo/guards.py:4181] [0/1] [__recompiles]     - 0/0: tensor 'x' size mismatch at index 1. expected 16, actual 24\n"
+	for _, c := range []struct {
+		name, log string
+		want      []string
+	}{
+		{"recompiles and dynamo", strings.Replace(start, "N", "0", 1) + strings.Replace(block, "HASH", "aa", 1) + recompile +
+			strings.Replace(start, "N", "1", 1) + strings.Replace(block, "HASH", "bb", 1),
+			[]string{"trace model.py:6 (forward)", "compile_begin model.py:6 (forward) aa", "retrace model.py:6 (forward) tensor 'x' size mismatch at index 1. expected 16, actual 24 true",
+				"trace model.py:6 (forward)", "compile_begin model.py:6 (forward) bb"}},
+		{"recompiles only", strings.Replace(block, "HASH", "aa", 1) + recompile + strings.Replace(block, "HASH", "bb", 1),
+			[]string{"compile_begin  aa", "retrace model.py:6 (forward) tensor 'x' size mismatch at index 1. expected 16, actual 24 true",
+				"compile_begin model.py:6 (forward) bb"}},
+	} {
+		evs, _ := scantest.Scan(t, c.log, logscan.Options{})
+		var got []string
+		for _, ev := range evs {
+			switch ev.Kind {
+			case logscan.Retrace:
+				got = append(got, fmt.Sprintf("%s %s %s %v", ev.Kind, ev.Module, ev.Reason, ev.SeenBefore))
+			case logscan.Trace:
+				got = append(got, fmt.Sprintf("%s %s", ev.Kind, ev.Module))
+			default:
+				got = append(got, fmt.Sprintf("%s %s %s", ev.Kind, ev.Module, ev.Hash))
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
 	}
 }

@@ -61,6 +61,9 @@ var advice = map[CauseKind]string{
 		"or an executable cache that was not enabled or not shared between processes",
 }
 
+// AdviceFor is the advice for a cause kind, for any framework.
+func AdviceFor(kind CauseKind) string { return advice[kind] }
+
 // maxEvidence is how many evidence lines a cause lists.
 const maxEvidence = 8
 

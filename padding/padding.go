@@ -236,7 +236,8 @@ func Pattern(seq []int) string {
 	case len(distinct) <= 1:
 		return "fixed"
 	case len(distinct) == 2:
-		// the smaller size never twice in a row, the larger the most common
+		// the larger size first and at least as common (each compilation of a size is one
+		// occurrence when the log names compilations only), the smaller never twice in a row
 		var small, large int
 		for v := range distinct {
 			if small == 0 || v < small {
@@ -246,7 +247,7 @@ func Pattern(seq []int) string {
 				large = v
 			}
 		}
-		if distinct[large] > distinct[small] && !twiceInARow(seq, small) {
+		if seq[0] == large && distinct[large] >= distinct[small] && !twiceInARow(seq, small) {
 			return "remainder"
 		}
 	}

@@ -139,6 +139,8 @@ func TestPattern(t *testing.T) {
 		{[]int{16, 16, 24, 24, 32}, "growing"},
 		{[]int{51, 58, 49, 60, 53}, "spread"},
 		{[]int{24, 24, 32}, "growing"},
+		{[]int{32, 24}, "remainder"}, // an epoch's remainder, as compilations show it
+		{[]int{24, 32}, "growing"},
 	} {
 		if got := Pattern(c.seq); got != c.want {
 			t.Errorf("%v: %s, want %s", c.seq, got, c.want)

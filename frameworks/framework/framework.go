@@ -127,4 +127,7 @@ type Advice struct {
 	Cache string
 	// Group is about a group of modules formed anew (Identity.Group).
 	Group string
+	// Causes is what to do about a program of the stack that compiled again, by cause kind
+	// (batch_size, input_shape, constant_value, …), where the stack has its own way to do it.
+	Causes map[string]string
 }

@@ -48,6 +48,15 @@ var Framework = &framework.Framework{
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",
+		Causes: map[string]string{
+			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
+			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
+			"dtype":           "cast the inputs to one dtype before the jitted call (watch Python scalars' weak types and float64 from NumPy)",
+			"constant_value":  "pass the value as an array argument instead of closing over a Python number, and jit once, outside the loop",
+			"module_config":   "keep donate_argnums and the other jit options the same between calls",
+			"graph_structure": "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
+			"identical":       "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
+		},
 	},
 }
 

@@ -53,6 +53,12 @@ var Framework = &framework.Framework{
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",
+		Causes: map[string]string{
+			"batch_size":      "drop the last partial batch (DataLoader(drop_last=True)), or pad it to the full batch before moving it to the XLA device",
+			"input_shape":     "pad to a few fixed sizes before moving tensors to the XLA device (under torch.compile, dynamic shapes still compile once per size with XLA)",
+			"constant_value":  "keep the value in a tensor on the device instead of a Python number, so that changing it does not change the graph",
+			"graph_structure": "Python control flow on tensor values (.item(), printing a tensor) cuts and changes the graph: keep it out of the step",
+		},
 		Warning: "reading tensor values on the host (.item(), printing a tensor, Python control flow on a value) cuts the graph and " +
 			"waits for the device each step: keep such reads out of the step, or do them every N steps",
 	},

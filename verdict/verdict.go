@@ -1,0 +1,444 @@
+// Package verdict turns what recomp found into what a user decides on: for each program that
+// compiled again, how often, what it cost and its share of the run, the causes with old → new
+// and how often each, the user's lines that made it compile, and the action — with the sizes
+// to pad to when one dimension varies. It also ranks the user's lines by the compile time they
+// cost, and says in one headline how much of the run went to compiling and how much of that to
+// compiling again. It reads the ledger's accounting and, when a dump was explained, the causes
+// package diff named; it prints nothing.
+package verdict
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/padding"
+)
+
+// Input is what a verdict is made of.
+type Input struct {
+	Ledger *ledger.Report
+	// Wall is the run's wall time (0 when unknown): shares are of it.
+	Wall time.Duration
+	// Explained are the dump's comparisons, each linked with the log's compilation of its later
+	// module when the log names it (nil without a dump).
+	Explained []Explained
+	// Dumped says the run dumped its HLO (recomp run, explain): then no advice says to dump it.
+	Dumped bool
+}
+
+// Explained is one comparison of a program's versions in a dump.
+type Explained struct {
+	Program string       // the program the comparison belongs to (explain's key)
+	Unit    *ledger.Unit // the log's compilation of the later version (nil when not linked)
+	Causes  []diff.Cause // ranked, first is the main cause
+}
+
+// Result is the verdict of a run.
+type Result struct {
+	// Wall is the run's time; Compile all compile time (tracing, lowering and the compiler's);
+	// Recompile the part of it beyond each program's first compilation; Late the part after
+	// warm-up.
+	Wall, Compile, Recompile, Late time.Duration
+	// Verdicts are the programs that compiled again, the costliest first.
+	Verdicts []Verdict
+	// Sites are the user's lines that made programs compile, the costliest first;
+	// Unattributed is the compile time of compilations no line is known for.
+	Sites        []SiteRow
+	Unattributed time.Duration
+}
+
+// Verdict is one program that compiled again.
+type Verdict struct {
+	Program   string // the family (or program) as reports name it
+	Framework string // the stack's name ("" when unknown)
+	// Compilations counts its compilations, AfterWarmup those after warm-up; Seconds is their
+	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
+	Compilations, AfterWarmup int
+	Time, LateTime            time.Duration
+	// Share is Time in the run's wall time (0 when unknown).
+	Share float64
+	// Causes say why, the most frequent first.
+	Causes []Cause
+	// Sizes proposes the sizes to pad to, when one dimension varied.
+	Sizes *Sizes
+	// Action is what to do, in one line.
+	Action string
+}
+
+// Cause is one reason a program compiled again, and how often it was the reason.
+type Cause struct {
+	Kind   string // a diff.CauseKind, or "" when only the framework's words say it
+	Change string // what changed, old → new
+	Count  int
+	Sites  []string // the user's lines where it happened
+}
+
+// Sizes is the padding proposal for a dimension that varied.
+type Sizes struct {
+	// What names the dimension ("batch", "x dimension 1").
+	What string
+	// Seen are the sizes compiled, in order; Pattern how they vary (padding.Pattern).
+	Seen    []int
+	Pattern string
+	// Plans are the bucket sets compared; Best indexes the one recommended (-1 none).
+	Plans []padding.Plan
+	Best  int
+	// Counted says the sizes are weighted by how often each was fed; otherwise each size seen
+	// counts once (the log names compilations, not steps).
+	Counted bool
+}
+
+// SiteRow is one user's line and what its calls cost in compilations.
+type SiteRow struct {
+	Site                      string
+	Compilations, AfterWarmup int
+	Time                      time.Duration
+	TopCause                  string
+	Example                   string // an old → new of the top cause
+}
+
+// cost is what a compilation cost: the stages before the compiler's and the compiler's own.
+func cost(u *ledger.Unit) time.Duration { return u.Duration + u.TraceTime + u.LowerTime }
+
+// Build makes the verdict of a run.
+func Build(in Input) *Result {
+	r := &Result{Wall: in.Wall}
+	rep := in.Ledger
+	if rep == nil {
+		return r
+	}
+	byUnit := map[*ledger.Unit][]diff.Cause{}
+	byProgram := map[string][]Explained{}
+	for _, e := range in.Explained {
+		if e.Unit != nil {
+			byUnit[e.Unit] = e.Causes
+		}
+		byProgram[e.Program] = append(byProgram[e.Program], e)
+	}
+	sites := map[string]*SiteRow{}
+	for _, m := range rep.Modules {
+		compiled := m.Compiled()
+		seq := map[string]int{}
+		for _, u := range compiled {
+			c := cost(u)
+			r.Compile += c
+			seq[u.Program]++
+			if seq[u.Program] > 1 || u.SeenBefore {
+				r.Recompile += c
+			}
+			if u.AfterWarmup {
+				r.Late += c
+			}
+			s := u.Site.String()
+			if s == "" || !u.Site.User() {
+				r.Unattributed += c
+				continue
+			}
+			row := sites[s]
+			if row == nil {
+				row = &SiteRow{Site: s}
+				sites[s] = row
+			}
+			row.Compilations++
+			row.Time += c
+			if u.AfterWarmup {
+				row.AfterWarmup++
+			}
+			if cs := byUnit[u]; len(cs) > 0 && row.TopCause == "" {
+				row.TopCause, row.Example = string(cs[0].Kind), change(cs[0])
+			} else if row.TopCause == "" && u.Why != "" && (seq[u.Program] > 1 || u.SeenBefore) {
+				row.TopCause, row.Example = reasonCause(u.Why)
+			}
+		}
+		if m.Recompiled && !m.Eager {
+			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], in))
+		}
+	}
+	for _, row := range sites {
+		r.Sites = append(r.Sites, *row)
+	}
+	slices.SortFunc(r.Sites, func(a, b SiteRow) int { return cmp.Or(cmp.Compare(b.Time, a.Time), cmp.Compare(a.Site, b.Site)) })
+	slices.SortStableFunc(r.Verdicts, func(a, b Verdict) int { return cmp.Compare(b.Time, a.Time) })
+	return r
+}
+
+func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, explained []Explained, in Input) Verdict {
+	v := Verdict{Program: m.Family, Compilations: len(compiled)}
+	if len(compiled) > 0 {
+		if fw := frameworks.ForProducer(compiled[0].Producer); fw != nil {
+			v.Framework = fw.Name
+		}
+	}
+	causes := map[string]*Cause{}
+	var order []string
+	add := func(kind, ch, site string) {
+		key := kind + "\x00" + ch
+		c := causes[key]
+		if c == nil {
+			c = &Cause{Kind: kind, Change: ch}
+			causes[key] = c
+			order = append(order, key)
+		}
+		c.Count++
+		if site != "" && !slices.Contains(c.Sites, site) && len(c.Sites) < 4 {
+			c.Sites = append(c.Sites, site)
+		}
+	}
+	seq := map[string]int{}
+	linked := 0
+	for _, u := range compiled {
+		v.Time += cost(u)
+		if u.AfterWarmup {
+			v.AfterWarmup++
+			v.LateTime += cost(u)
+		}
+		seq[u.Program]++
+		again := seq[u.Program] > 1 || u.SeenBefore
+		site := ""
+		if u.Site.User() {
+			site = u.Site.String()
+		}
+		if cs := byUnit[u]; len(cs) > 0 {
+			linked++
+			add(string(cs[0].Kind), change(cs[0]), site)
+			continue
+		}
+		if again && u.Why != "" {
+			kind, ch := reasonCause(u.Why)
+			add(kind, ch, site)
+		}
+	}
+	if linked == 0 { // a dump explained without the log's compilations linked to it
+		for _, e := range explained {
+			if len(e.Causes) > 0 {
+				add(string(e.Causes[0].Kind), change(e.Causes[0]), "")
+			}
+		}
+	}
+	for _, k := range order {
+		v.Causes = append(v.Causes, *causes[k])
+	}
+	slices.SortStableFunc(v.Causes, func(a, b Cause) int { return cmp.Compare(b.Count, a.Count) })
+	if in.Wall > 0 {
+		v.Share = v.Time.Seconds() / in.Wall.Seconds()
+	}
+	v.Sizes = sizesOf(compiled)
+	v.Action = action(v, in.Dumped)
+	return v
+}
+
+var reArrow = regexp.MustCompile(`(\S+ → \S+)`)
+
+// change is what a cause says changed, old → new, short.
+func change(c diff.Cause) string {
+	if m := reArrow.FindString(c.Summary); m != "" {
+		return m
+	}
+	return c.Summary
+}
+
+// Framework explanations recomp reads old → new from: JAX's "* at x, now f32[24,8] and before
+// f32[32,8]" (0.5+), its 0.4 "* at x, seen f32[32,8], but now given f32[24,8]", dynamo's
+// "size mismatch at index 1. expected 16, actual 24".
+var (
+	reJAXNowBefore = regexp.MustCompile(`\* at ([^,]+), now (\S+?) and before (\S+?)(?:[;\n]|$| )`)
+	reJAXSeenNow   = regexp.MustCompile(`\* at ([^,]+), seen (\S+?), but now given (\S+?)(?:[;\n,]|$| )`)
+	reDynamoSize   = regexp.MustCompile(`size mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
+	reShape        = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
+)
+
+// reasonCause reads a framework's explanation of a recompilation: the cause kind it shows and
+// what changed, old → new.
+func reasonCause(why string) (kind, ch string) {
+	if m := reJAXNowBefore.FindStringSubmatch(why); m != nil {
+		return shapeCause(m[1], m[3], m[2])
+	}
+	if m := reJAXSeenNow.FindStringSubmatch(why); m != nil {
+		return shapeCause(m[1], m[2], m[3])
+	}
+	if m := reDynamoSize.FindStringSubmatch(why); m != nil {
+		kind := string(diff.CauseInputShape)
+		if m[1] == "0" {
+			kind = string(diff.CauseBatchSize)
+		}
+		return kind, fmt.Sprintf("dimension %s: %s → %s", m[1], m[2], m[3])
+	}
+	line, _, _ := strings.Cut(ledger.SummarizeWhy(why), ";")
+	return "", strings.TrimSpace(line)
+}
+
+// shapeCause names what changed between two typed shapes of an argument.
+func shapeCause(arg, old, new string) (string, string) {
+	o, n := reShape.FindStringSubmatch(old), reShape.FindStringSubmatch(new)
+	ch := fmt.Sprintf("%s: %s → %s", strings.TrimSpace(arg), old, new)
+	switch {
+	case o == nil || n == nil:
+		return "", ch
+	case o[1] != n[1]:
+		return string(diff.CauseDtype), ch
+	}
+	od, nd := strings.Split(o[2], ","), strings.Split(n[2], ",")
+	if len(od) == len(nd) && len(od) > 0 && od[0] != nd[0] && slices.Equal(od[1:], nd[1:]) {
+		return string(diff.CauseBatchSize), ch
+	}
+	return string(diff.CauseInputShape), ch
+}
+
+// sizesOf finds the one dimension whose size varies between a program's compilations, from
+// the argument shapes the framework logged (JAX's global shapes and types) or the sizes its
+// explanations name (dynamo), and proposes the sizes to pad it to.
+func sizesOf(compiled []*ledger.Unit) *Sizes {
+	var seen []int
+	what := ""
+	var shapes [][][]int
+	for _, u := range compiled {
+		shapes = append(shapes, signatureShapes(u.Signature))
+	}
+	if arg, dim, ok := varyingDim(shapes); ok {
+		for _, s := range shapes {
+			seen = append(seen, s[arg][dim])
+		}
+		what = fmt.Sprintf("argument %d, dimension %d", arg, dim)
+		if dim == 0 {
+			what = "batch (the leading dimension)"
+		}
+	} else {
+		// dynamo: "expected 16, actual 24" per recompilation
+		for _, u := range compiled {
+			if m := reDynamoSize.FindStringSubmatch(u.Why); m != nil {
+				if len(seen) == 0 {
+					n, _ := strconv.Atoi(m[2])
+					seen = append(seen, n)
+				}
+				n, _ := strconv.Atoi(m[3])
+				seen = append(seen, n)
+				what = "dimension " + m[1]
+			}
+		}
+	}
+	if len(seen) < 2 {
+		return nil
+	}
+	var sizes []padding.Size
+	for _, v := range seen {
+		sizes = append(sizes, padding.Size{Value: v, Count: 1})
+	}
+	plans := padding.Plans(sizes, 8)
+	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0)}
+}
+
+var reShapedArray = regexp.MustCompile(`(?:ShapedArray\()?[a-z]+\d*\[([\d,\s]*)\]`)
+
+// signatureShapes reads the shapes of a logged argument signature, in order.
+func signatureShapes(sig string) [][]int {
+	var out [][]int
+	for _, m := range reShapedArray.FindAllStringSubmatch(sig, -1) {
+		var dims []int
+		for _, d := range strings.Split(m[1], ",") {
+			if d = strings.TrimSpace(d); d == "" {
+				continue
+			}
+			n, err := strconv.Atoi(d)
+			if err != nil {
+				dims = nil
+				break
+			}
+			dims = append(dims, n)
+		}
+		out = append(out, dims)
+	}
+	return out
+}
+
+// varyingDim finds the first argument dimension whose size differs between the signatures
+// (which must all have the same arguments and ranks).
+func varyingDim(shapes [][][]int) (arg, dim int, ok bool) {
+	if len(shapes) < 2 || len(shapes[0]) == 0 {
+		return 0, 0, false
+	}
+	for _, s := range shapes[1:] {
+		if len(s) != len(shapes[0]) {
+			return 0, 0, false
+		}
+		for a := range s {
+			if len(s[a]) != len(shapes[0][a]) {
+				return 0, 0, false
+			}
+		}
+	}
+	for a := range shapes[0] {
+		for d := range shapes[0][a] {
+			for _, s := range shapes[1:] {
+				if s[a][d] != shapes[0][a][d] {
+					return a, d, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// action says what to do about a program, in one line: the advice of its framework for its
+// main cause, with the sizes to pad to when a dimension varied.
+func action(v Verdict, dumped bool) string {
+	if len(v.Causes) == 0 {
+		if dumped {
+			return "compare its versions in the dump (recomp explain) to see what changed"
+		}
+		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
+	}
+	kind := diff.CauseKind(v.Causes[0].Kind)
+	fw := frameworks.ByName(v.Framework)
+	adv := ""
+	if fw != nil {
+		adv = fw.Advice.Causes[string(kind)]
+	}
+	if adv == "" {
+		adv = diff.AdviceFor(kind)
+	}
+	if kind == "" {
+		if dumped {
+			return "compare its versions in the dump (recomp explain) to see what changed"
+		}
+		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
+	}
+	if s := v.Sizes; s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
+		if pad := s.padTo(); pad != "" {
+			return pad + "; " + adv
+		}
+	}
+	return adv
+}
+
+// padTo says which sizes to pad to, in a few words.
+func (s *Sizes) padTo() string {
+	if s.Pattern == "remainder" {
+		large := slices.Max(s.Seen)
+		small := slices.Min(s.Seen)
+		return fmt.Sprintf("the last batch of each pass has %d rows, the others %d", small, large)
+	}
+	if s.Best < 0 || s.Best >= len(s.Plans) {
+		return ""
+	}
+	p := s.Plans[s.Best]
+	var tops []string
+	for _, t := range p.Tops {
+		tops = append(tops, strconv.Itoa(t))
+	}
+	return fmt.Sprintf("pad %s to %s (%d compilation(s) instead of %d, %.1f%% padding)", s.What, strings.Join(tops, ", "),
+		p.Compilations, len(distinct(s.Seen)), p.Overhead)
+}
+
+func distinct(xs []int) []int {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,100 @@
+package verdict
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/ledger"
+)
+
+func read(t *testing.T, log string) *ledger.Report {
+	t.Helper()
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(log)}}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Ledger
+}
+
+// jaxStep is one JAX compilation of train_step with the shapes of x, explained by JAX when
+// it is a retrace, called from line of main.py.
+func jaxStep(shape, before string, line int, compile float64) string {
+	var b strings.Builder
+	b.WriteString("TRACING CACHE MISS at /w/main.py:" + itoa(line) + ":8 (main):\n")
+	if before == "" {
+		b.WriteString("  never seen function:\n    train_step id=1 defined at /w/main.py:20\n")
+	} else {
+		b.WriteString("  for train_step defined at /w/main.py:20\n  all previously seen cache keys differ. For the closest previous key:\n" +
+			"  different input types:\n  * at x, now f32[" + shape + "] and before f32[" + before + "]\n")
+	}
+	b.WriteString("Finished tracing train_step for jit in 0.5 sec\n")
+	b.WriteString("Compiling jit(train_step) with global shapes and types (ShapedArray(float32[" + shape + "]),). Argument mapping: (UnspecifiedValue,).\n")
+	b.WriteString("Finished jaxpr to MLIR module conversion jit(train_step) in 0.25 sec\n")
+	b.WriteString("Finished XLA compilation of jit(train_step) in " + ftoa(compile) + " sec\n")
+	return b.String()
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// An epoch's last partial batch: the verdict names the program, its cost and share, the
+// cause with old → new, the user's line, and the action with what the sizes show.
+func TestRemainder(t *testing.T) {
+	log := jaxStep("32,8", "", 64, 2) + jaxStep("24,8", "32,8", 64, 1) + jaxStep("32,8", "24,8", 64, 1) + jaxStep("24,8", "32,8", 64, 1)
+	r := Build(Input{Ledger: read(t, log), Wall: 20 * time.Second})
+	if len(r.Verdicts) != 1 {
+		t.Fatalf("verdicts %+v", r.Verdicts)
+	}
+	v := r.Verdicts[0]
+	if v.Program != "jit_train_step" || v.Framework != "jax" || v.Compilations != 4 || v.AfterWarmup != 3 ||
+		v.Time != 8*time.Second || v.LateTime != 5250*time.Millisecond || v.Share != 0.4 {
+		t.Errorf("verdict %+v", v)
+	}
+	if len(v.Causes) != 2 || v.Causes[0].Kind != "batch_size" || v.Causes[0].Change != "x: f32[32,8] → f32[24,8]" || v.Causes[0].Count != 2 ||
+		v.Causes[0].Sites[0] != "/w/main.py:64 (main)" {
+		t.Errorf("causes %+v", v.Causes)
+	}
+	if v.Sizes == nil || v.Sizes.Pattern != "remainder" || !strings.HasPrefix(v.Action, "the last batch of each pass has 24 rows, the others 32; drop the last partial batch") {
+		t.Errorf("sizes %+v, action %q", v.Sizes, v.Action)
+	}
+	if r.Compile != 8*time.Second || r.Recompile != 5250*time.Millisecond || r.Late != 5250*time.Millisecond || r.Unattributed != 0 {
+		t.Errorf("totals %+v", r)
+	}
+	if len(r.Sites) != 1 || r.Sites[0].Site != "/w/main.py:64 (main)" || r.Sites[0].Compilations != 4 || r.Sites[0].AfterWarmup != 3 ||
+		r.Sites[0].TopCause != "batch_size" || r.Sites[0].Example != "x: f32[32,8] → f32[24,8]" {
+		t.Errorf("sites %+v", r.Sites)
+	}
+}
+
+// Lengths spread over 49..60: the verdict proposes the sizes to pad to.
+func TestSpreadGetsSizes(t *testing.T) {
+	var log string
+	prev := ""
+	for _, n := range []int{53, 49, 60, 51, 57, 58, 50, 55} {
+		shape := "8," + itoa(n)
+		log += jaxStep(shape, prev, 30, 0.5)
+		prev = shape
+	}
+	v := Build(Input{Ledger: read(t, log)}).Verdicts[0]
+	if v.Sizes == nil || v.Sizes.Pattern != "spread" || v.Sizes.What != "argument 0, dimension 1" || v.Causes[0].Kind != "input_shape" {
+		t.Fatalf("verdict %+v sizes %+v", v, v.Sizes)
+	}
+	if !strings.HasPrefix(v.Action, "pad argument 0, dimension 1 to ") || !strings.Contains(v.Action, "instead of 8") || !strings.Contains(v.Action, "jnp.pad") {
+		t.Errorf("action %q", v.Action)
+	}
+}
+
+// With a dump explained, the causes are diff's, and the unit it explained takes them.
+func TestExplainedCauses(t *testing.T) {
+	rep := read(t, jaxStep("32,8", "", 64, 1)+jaxStep("32,8", "32,8", 70, 1))
+	u := rep.Modules[0].Compiled()[1]
+	r := Build(Input{Ledger: rep, Dumped: true, Explained: []Explained{{Program: "jit_train_step", Unit: u,
+		Causes: []diff.Cause{{Kind: diff.CauseConstant, Summary: "a constant changed: 0.1 → 0.01"}}}}})
+	v := r.Verdicts[0]
+	if v.Causes[0].Kind != "constant_value" || v.Causes[0].Change != "0.1 → 0.01" || !strings.Contains(v.Action, "pass the value as an array argument") {
+		t.Errorf("verdict %+v", v)
+	}
+}

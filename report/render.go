@@ -51,7 +51,7 @@ type renderer interface {
 }
 
 var renderers = map[Format]func(Style) renderer{
-	Text:     func(st Style) renderer { return textRenderer{p: painter{st.Color}} },
+	Text:     func(st Style) renderer { return textRenderer{color: st.Color} },
 	JSON:     func(Style) renderer { return jsonRenderer{} },
 	Markdown: func(Style) renderer { return markdownRenderer{} },
 	GitHub:   func(Style) renderer { return githubRenderer{unsupported{GitHub}} },
@@ -90,9 +90,19 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 		return err
 	}
 	rd := renderers[f](st)
-	if f == Text {
-		w = &controlSafe{w: w}
+	if f == GitHub {
+		// every line is one of recomp's workflow commands, whose data is escaped (ghData)
+		return renderTo(w, rd, r)
 	}
+	g := newLineGuard(w, f)
+	err := renderTo(g, rd, r)
+	if cerr := g.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func renderTo(w io.Writer, rd renderer, r Report) error {
 	switch r := r.(type) {
 	case *Scan:
 		return rd.scan(w, r)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
 )
 
@@ -43,7 +44,9 @@ type env struct {
 	args           []string
 }
 
-// exitError carries an exit code out of a command; an empty error prints nothing.
+// exitError carries an exit code out of a command; an empty error prints nothing. Errors are
+// printed with textutil.Visible: a file name or a log line in one cannot break the line or
+// reach the terminal as a control sequence.
 type exitError struct {
 	code int
 	err  error
@@ -108,7 +111,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 				code = int(k)
 				return
 			}
-			fmt.Fprintf(stderr, "recomp: internal error: %v\n%s", r, debug.Stack())
+			fmt.Fprintf(stderr, "recomp: internal error: %s\n%s", textutil.Visible(fmt.Sprint(r)), debug.Stack())
 			code = exitInternal
 		}
 	}()
@@ -139,7 +142,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "recomp: error: %v\n", err)
+		fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 		var pe *kong.ParseError
 		if errors.As(err, &pe) && pe.Context != nil {
 			fmt.Fprintf(stderr, "run 'recomp %s --help' for usage\n", strings.Join(commandPath(pe.Context), " "))
@@ -148,7 +151,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 	}
 	level := strings.ToLower(c.LogLevel)
 	if !validLevels[level] {
-		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel)
+		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel) // %q shows control characters
 		return exitUsage
 	}
 	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args}
@@ -165,11 +168,11 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 	var xe *exitError
 	if errors.As(err, &xe) {
 		if xe.err != nil && xe.err.Error() != "" {
-			fmt.Fprintf(stderr, "recomp: error: %v\n", xe.err)
+			fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(xe.err.Error()))
 		}
 		return xe.code
 	}
-	fmt.Fprintf(stderr, "recomp: error: %v\n", err)
+	fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 	return exitUsage
 }
 

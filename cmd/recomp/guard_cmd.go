@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
 )
 
@@ -73,6 +74,6 @@ func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 		}
 		return usageErr("%v", err)
 	}
-	fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), c.WriteBaseline)
+	fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), textutil.Visible(c.WriteBaseline))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
@@ -59,7 +60,7 @@ func (c *runCmd) Run(e *env) error {
 	absDir, _ := filepath.Abs(dir)
 	dumpDir := filepath.Join(absDir, runner.DumpName)
 	settings, env := runner.Evidence(runner.Framework(c.Framework), runner.DumpMode(c.Dump), dumpDir, os.Environ())
-	fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", dir)
+	fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", textutil.Visible(dir))
 	for _, s := range settings {
 		note := ""
 		switch {
@@ -68,7 +69,7 @@ func (c *runCmd) Run(e *env) error {
 		case s.Effect != "":
 			note = " (" + s.Effect + ")"
 		}
-		fmt.Fprintf(e.stderr, "recomp run: %s=%s%s\n", s.Name, s.Value, note)
+		fmt.Fprintf(e.stderr, "recomp run: %s=%s%s\n", textutil.Visible(s.Name), textutil.Visible(s.Value), note)
 	}
 	caches := runner.CacheFolders(env, c.Cache)
 	for _, cs := range caches {
@@ -101,7 +102,7 @@ func (c *runCmd) Run(e *env) error {
 	if err := report.Render(e.stderr, report.Format(c.Format), r, st); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", dir)
+	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", textutil.Visible(dir))
 	switch {
 	case res.ExitCode != 0:
 		return exitWith(res.ExitCode)

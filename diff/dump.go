@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/recomp/recomp/hlo"
 )
@@ -64,10 +66,12 @@ type Dump struct {
 	Warnings []string    // entries skipped: not regular files, broken links
 }
 
+// The name patterns match any byte in a name ((?s): a module name in a file name can hold a
+// newline or another control character, and such a file is paired like any other).
 var (
-	reDumpName = regexp.MustCompile(`^(?:\d+\.)?module_(\d+)(?:\.(.*))?$`)
-	reAfter    = regexp.MustCompile(`^(?:(.*)\.)?((?:sm_[0-9.]+_gpu_|gfx[0-9a-z]+_gpu_|[a-z0-9]+_)?after_optimizations)$`)
-	rePass     = regexp.MustCompile(`^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
+	reDumpName = regexp.MustCompile(`(?s)^(?:\d+\.)?module_(\d+)(?:\.(.*))?$`)
+	reAfter    = regexp.MustCompile(`(?s)^(?:(.*)\.)?((?:sm_[0-9.]+_gpu_|gfx[0-9a-z]+_gpu_|[a-z0-9]+_)?after_optimizations)$`)
+	rePass     = regexp.MustCompile(`(?s)^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
 )
 
 // notHLO are suffixes of dump files that are not HLO modules.
@@ -172,6 +176,10 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	for _, c := range cands {
 		if c.stage != want {
 			d.Ignored++
+			if oddName(c.path) {
+				// a name made to hide: never dropped without a word
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not a module of stage %s (its name holds control characters)", c.path, want))
+			}
 			continue
 		}
 		f := d.loadFile(c.path, nil, false)
@@ -193,6 +201,12 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		return nil, fmt.Errorf("%s: no HLO text files found (looked for module_NNNN.*.txt and files starting with HloModule)", path)
 	}
 	return d, nil
+}
+
+// oddName reports whether a file's name holds control characters or bytes that are not UTF-8.
+func oddName(path string) bool {
+	name := filepath.Base(path)
+	return !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl)
 }
 
 // hloBase returns a dump file's name without .txt or .hlo (and .gz), and whether it has one.
@@ -243,9 +257,12 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool) *DumpFile {
 		return nil
 	}
 	if !looksLikeHLO(src) {
-		if explicit {
+		switch {
+		case explicit:
 			d.Problems = append(d.Problems, Problem{Path: path, Message: "not HLO text (no HloModule or computation found)"})
-		} else {
+		case oddName(path):
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not HLO text (its name holds control characters)", path))
+		default:
 			d.Ignored++
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"strings"
 
@@ -123,6 +124,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": version()},
+		kong.KindMapper(reflect.String, exactString),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "recomp: internal error: %v\n", err)
@@ -175,6 +177,22 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 	fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 	return exitUsage
 }
+
+// exactString decodes a string argument or flag as it was given. Kong's own string mapper goes
+// through JSON, which turns bytes that are not UTF-8 into U+FFFD: a file whose name holds such
+// bytes could not be named on the command line.
+var exactString = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+	t, err := ctx.Scan.PopValue("string")
+	if err != nil {
+		return err
+	}
+	s, ok := t.Value.(string)
+	if !ok {
+		s = fmt.Sprint(t.Value)
+	}
+	target.SetString(s)
+	return nil
+})
 
 func commandPath(ctx *kong.Context) []string {
 	var out []string

@@ -227,3 +227,57 @@ func TestPruneCommandIsSafe(t *testing.T) {
 		t.Errorf("command misses untouched entries: %q", cmd)
 	}
 }
+
+// A dump file whose name holds a newline, an escape sequence or bytes that are not UTF-8 is
+// paired like any other (issue 18, class 9: such a file was dropped without a word and explain
+// exited 0), or skipped with a warning when it is no module; and no output prints its name
+// raw.
+func TestOddDumpFileNames(t *testing.T) {
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "dump")
+	os.Mkdir(dump, 0o755)
+	src := "../../testdata/runs/jax-0.12/partial-batch/dump/"
+	a, _ := os.ReadFile(src + "module_0000.jit_train_step.before_optimizations.txt")
+	b, _ := os.ReadFile(src + "module_0002.jit_train_step.before_optimizations.txt")
+	odd := "module_0002.jit_train_step\n::stop-commands::x\x1b[31m\xff.before_optimizations.txt"
+	os.WriteFile(filepath.Join(dump, "module_0000.jit_train_step.before_optimizations.txt"), a, 0o644)
+	if err := os.WriteFile(filepath.Join(dump, odd), b, 0o644); err != nil {
+		t.Skipf("the file system refuses the name: %v", err)
+	}
+	os.WriteFile(filepath.Join(dump, "notes\x1b[2J.txt"), []byte("not HLO\n"), 0o644)
+
+	for _, f := range []string{"text", "json", "markdown", "html"} {
+		code, out, stderr := runIn(t, "", "explain", "--format", f, dump)
+		if code != exitFound {
+			t.Errorf("%s: exit %d, want %d (the pair differs): %s", f, code, exitFound, stderr)
+		}
+		if strings.ContainsAny(out, "\x1b\xff") || strings.Contains(out, "\n::stop") {
+			t.Errorf("%s: the odd name is printed raw:\n%q", f, out)
+		}
+		switch f {
+		case "text":
+			for _, want := range []string{`jit_train_step\n::stop-commands::x\x1b[31m\xff.before_optimizations.txt`,
+				"cause batch_size", `warning: ` + dump + `/notes\x1b[2J.txt: skipped: `} {
+				if !strings.Contains(out, want) {
+					t.Errorf("text: %q missing:\n%s", want, out)
+				}
+			}
+		case "json":
+			var doc report.DiffJSON
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Pairs) != 1 || !strings.Contains(doc.Pairs[0].B, "jit_train_step\n::stop-commands::x\x1b[31m") {
+				t.Errorf("json: the odd file is not paired: %+v", doc.Pairs)
+			}
+		}
+	}
+	code, out, _ := runIn(t, "", "diff", filepath.Join(dump, "module_0000.jit_train_step.before_optimizations.txt"), filepath.Join(dump, odd))
+	if code != exitFound || !strings.Contains(out, `\n::stop-commands::x\x1b[31m\xff`) {
+		t.Errorf("diff of the odd file: exit %d\n%s", code, out)
+	}
+	code, _, stderr := runIn(t, "", "hlo", "check", filepath.Join(dump, odd+"-missing"))
+	if code != exitUsage || strings.ContainsAny(stderr, "\x1b\xff") || !strings.Contains(stderr, `\x1b[31m\xff`) {
+		t.Errorf("hlo check of a missing odd file: exit %d, %q", code, stderr)
+	}
+}

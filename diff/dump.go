@@ -106,6 +106,8 @@ type LoadOptions struct {
 	Stage string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// MaxFileBytes is the most read of one file, plain or inflated (0: DefaultMaxFileBytes).
+	MaxFileBytes int64
 }
 
 // LoadDump reads a dump folder or one HLO file ("-" for stdin; gzip is read transparently).
@@ -116,7 +118,7 @@ type LoadOptions struct {
 func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	d := &Dump{Path: path}
 	if path == "-" {
-		d.loadFile(path, opt.Stdin, true)
+		d.loadFile(path, opt.Stdin, true, opt.MaxFileBytes)
 		return d, nil
 	}
 	st, err := os.Stat(path)
@@ -124,7 +126,7 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
-		d.loadFile(path, nil, true)
+		d.loadFile(path, nil, true, opt.MaxFileBytes)
 		return d, nil
 	}
 	entries, err := os.ReadDir(path)
@@ -182,7 +184,7 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 			}
 			continue
 		}
-		f := d.loadFile(c.path, nil, false)
+		f := d.loadFile(c.path, nil, false, opt.MaxFileBytes)
 		if f == nil {
 			continue
 		}
@@ -250,8 +252,8 @@ func quoteAll(xs []string) []string {
 // loadFile reads and parses one file into d. A file that cannot be read or parsed becomes a
 // Problem; one that is not HLO text is ignored, unless explicit (named by the user), which is
 // a Problem too.
-func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool) *DumpFile {
-	src, err := ReadFile(path, stdin)
+func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64) *DumpFile {
+	src, err := ReadFileMax(path, stdin, limit)
 	if err != nil {
 		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(err).Error()})
 		return nil
@@ -287,61 +289,144 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool) *DumpFile {
 	return f
 }
 
-// MaxFileBytes bounds what recomp reads of one HLO file into memory.
-const MaxFileBytes = 4 << 30
+// DefaultMaxFileBytes is the most recomp reads of one HLO file, plain or as gzip inflates it:
+// a module is read whole (and parsed into about 2.6 times its size), so a larger file is
+// refused with an error rather than exhausting memory. LoadOptions.MaxFileBytes and
+// ReadFileMax take another cap.
+const DefaultMaxFileBytes = 512 << 20
 
-// ReadFile reads one HLO text file: "-" reads stdin, gzip data (by its magic bytes) is
-// decompressed, and at most MaxFileBytes are read.
+// TooLargeError is a file over the cap: plain, or inflating to more (a gzip bomb is refused
+// after inflating it into nothing, never into memory).
+type TooLargeError struct {
+	Path     string
+	Cap      int64
+	Inflated bool
+}
+
+func (e *TooLargeError) Error() string { return e.Path + ": " + e.reason() }
+
+func (e *TooLargeError) reason() string {
+	what := "larger than"
+	if e.Inflated {
+		what = "inflates (gzip) to more than"
+	}
+	return fmt.Sprintf("%s %s, the most recomp reads of one HLO file", what, mib(e.Cap))
+}
+
+func mib(n int64) string {
+	if n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// ReadFile reads one HLO text file with the default cap (ReadFileMax).
 func ReadFile(path string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader
-	size := int64(0)
+	return ReadFileMax(path, stdin, DefaultMaxFileBytes)
+}
+
+// ReadFileMax reads one HLO text file: "-" reads stdin, gzip data (by its magic bytes) is
+// decompressed. A file of more than limit bytes, plain or inflated, is a *TooLargeError; a
+// regular gzip file is inflated twice, first only to count its size, so what a bomb inflates
+// to is never held in memory.
+func ReadFileMax(path string, stdin io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
 	if path == "-" {
 		if stdin == nil {
 			return nil, fmt.Errorf("-: no standard input")
 		}
-		r = stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
+		return readCapped(path, bufio.NewReaderSize(stdin, 64<<10), 0, limit)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a folder", path)
+	}
+	regular := st.Mode().IsRegular()
+	br := bufio.NewReaderSize(f, 64<<10)
+	if !isGzip(br) {
+		if regular && st.Size() > limit {
+			return nil, &TooLargeError{Path: path, Cap: limit}
 		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s: is a folder", path)
-		}
-		if st.Mode().IsRegular() {
+		size := int64(0)
+		if regular {
 			size = st.Size()
 		}
-		r = f
+		return readCapped(path, br, size, limit)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		r, size = zr, 0
-	} else {
-		r = br
+	if !regular { // a pipe cannot be read twice: inflate once, up to the cap
+		return readCapped(path, br, 0, limit)
 	}
-	var buf bytes.Buffer
-	if size > 0 && size < MaxFileBytes {
-		buf.Grow(int(size) + bytes.MinRead) // one allocation for a plain file
+	n, err := inflate(path, br, io.Discard, limit)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(r, MaxFileBytes+1)); err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if buf.Len() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, int64(MaxFileBytes))
+	br.Reset(f)
+	return readCapped(path, br, n, limit)
+}
+
+func isGzip(br *bufio.Reader) bool {
+	magic, _ := br.Peek(2)
+	return len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+}
+
+// inflate copies what the gzip stream r inflates to into w, up to limit bytes (a
+// *TooLargeError beyond), and returns how many bytes that was.
+func inflate(path string, r io.Reader, w io.Writer, limit int64) (int64, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", path, err)
+	}
+	n, err := io.Copy(w, io.LimitReader(zr, limit+1))
+	if err != nil {
+		return n, fmt.Errorf("%s: %v", path, err)
+	}
+	if n > limit {
+		return n, &TooLargeError{Path: path, Cap: limit, Inflated: true}
+	}
+	return n, nil
+}
+
+// readCapped reads r (inflating gzip) into memory, sized for size bytes when known, refusing
+// more than limit.
+func readCapped(path string, br *bufio.Reader, size, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(size) + bytes.MinRead) // one allocation when the size is known
+	}
+	if isGzip(br) {
+		if _, err := inflate(path, br, &buf, limit); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1)); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if int64(buf.Len()) > limit {
+		return nil, &TooLargeError{Path: path, Cap: limit}
 	}
 	return buf.Bytes(), nil
 }
 
+// unwrapPath is err without the path a Problem names anyway.
 func unwrapPath(err error) error {
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		return errors.New(tl.reason())
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %v", pe.Op, pe.Err)

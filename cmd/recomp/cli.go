@@ -26,6 +26,7 @@ const (
 type cli struct {
 	LogLevel string           `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
 	Version  kong.VersionFlag `help:"Print recomp's version (module version and VCS revision) and exit."`
+	MaxHLO   int64            `name:"max-hlo-mib" env:"RECOMP_MAX_HLO_MIB" default:"512" placeholder:"MIB" help:"The largest HLO file read (diff, explain, hlo), plain or as gzip inflates it; a larger one is refused. Logs are streamed: no cap."`
 
 	Run     runCmd     `cmd:"" help:"Run a command with every framework's compile evidence switched on, keep its log and dumps in a run folder, and explain the run."`
 	Scan    scanCmd    `cmd:"" help:"Count compile requests, compilations, cache hits and misses and executable loads in logs."`
@@ -43,6 +44,7 @@ type env struct {
 	log            hclog.Logger
 	color          bool
 	args           []string
+	maxHLO         int64 // bytes
 }
 
 // exitError carries an exit code out of a command; an empty error prints nothing. Errors are
@@ -156,7 +158,11 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel) // %q shows control characters
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args}
+	if c.MaxHLO <= 0 || c.MaxHLO > 1<<20 {
+		fmt.Fprintf(stderr, "recomp: error: --max-hlo-mib %d: want 1 to %d\n", c.MaxHLO, 1<<20)
+		return exitUsage
+	}
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args, maxHLO: c.MaxHLO << 20}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})
 	if level == "off" {

@@ -54,7 +54,7 @@ func diffExit(d *report.Diff) error {
 }
 
 func loadDump(e *env, path, stage string) (*diff.Dump, error) {
-	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: stage, Stdin: e.stdin})
+	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: stage, Stdin: e.stdin, MaxFileBytes: e.maxHLO})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

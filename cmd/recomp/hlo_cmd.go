@@ -32,7 +32,7 @@ func guardLines(e *env) (stdout, stderr io.WriteCloser) {
 
 // readHLO reads and parses one HLO file. A parse error is returned with the partial module.
 func readHLO(e *env, path string) (*hlo.Module, error) {
-	src, err := diff.ReadFile(path, e.stdin)
+	src, err := diff.ReadFileMax(path, e.stdin, e.maxHLO)
 	if err != nil {
 		return nil, err
 	}

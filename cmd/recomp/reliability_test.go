@@ -281,3 +281,28 @@ func TestOddDumpFileNames(t *testing.T) {
 		t.Errorf("hlo check of a missing odd file: exit %d, %q", code, stderr)
 	}
 }
+
+// A gzip bomb named on the command line or lying in a dump folder is refused at the cap with
+// the file named (issue 18, class 8); RECOMP_MAX_HLO_MIB sets the cap like --max-hlo-mib.
+func TestGzipBombRefused(t *testing.T) {
+	dir := t.TempDir()
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	zw.Write(make([]byte, 1<<20))
+	zw.Close()
+	bomb := filepath.Join(dir, "module_0001.f.before_optimizations.txt.gz")
+	os.WriteFile(bomb, bytes.Repeat(member.Bytes(), 16), 0o644) // 16 KB, inflating to 16 MiB
+	code, _, stderr := runIn(t, "", "--max-hlo-mib", "4", "hlo", "check", bomb)
+	if code != exitUsage || !strings.Contains(stderr, bomb+": inflates (gzip) to more than 4 MiB, the most recomp reads of one HLO file") {
+		t.Errorf("hlo check: exit %d, %q", code, stderr)
+	}
+	t.Setenv("RECOMP_MAX_HLO_MIB", "4")
+	code, out, _ := runIn(t, "", "explain", dir)
+	if code != exitUsage || !strings.Contains(out, bomb+": inflates (gzip) to more than 4 MiB") {
+		t.Errorf("explain: exit %d:\n%s", code, out)
+	}
+	code, _, stderr = runIn(t, "", "--max-hlo-mib", "0", "hlo", "check", bomb)
+	if code != exitUsage || !strings.Contains(stderr, "--max-hlo-mib 0: want 1 to") {
+		t.Errorf("--max-hlo-mib 0: exit %d, %q", code, stderr)
+	}
+}

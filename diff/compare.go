@@ -340,13 +340,13 @@ func (c *comparer) compareInstructions(x, y *hlo.Instruction, cb *hlo.Computatio
 			c.r.t.elided++
 		case x.Elided() || y.Elided():
 			ch := base
-			ch.Kind, ch.Old, ch.New = KindConstantElided, x.Literal, y.Literal
+			ch.Kind, ch.Old, ch.New = KindConstantElided, shownLiteral(x.Literal), shownLiteral(y.Literal)
 			c.add(ch)
 		default:
-			la, lb := hlo.CanonicalLiteral(x.Literal), hlo.CanonicalLiteral(y.Literal)
-			if la != lb {
+			if d := hlo.CompareLiterals(x.Literal, y.Literal); !d.Equal {
 				ch := base
-				ch.Kind, ch.Old, ch.New = KindConstant, x.Literal, y.Literal
+				ch.Kind = KindConstant
+				ch.Old, ch.New = constantValues(x.Literal, y.Literal, d)
 				c.add(ch)
 			}
 		}
@@ -485,7 +485,7 @@ func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, 
 		}
 		md := cn.Metadata()
 		c.add(Change{Kind: KindConstant, Computation: cb.Name, Instruction: p.Name + " → " + cn.Name, OpName: md.OpName,
-			Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: cn.Literal, IsParam: true, Param: p.Param,
+			Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: shownLiteral(cn.Literal), IsParam: true, Param: p.Param,
 			Entry: true, LineA: p.Line, LineB: cn.Line, inputToConstant: true})
 	})
 	return gone, came

@@ -12,13 +12,22 @@ import (
 // Shorten cuts s to at most n runes, keeping its head and its tail around an ellipsis, so
 // that both ends of a long name or value stay readable. It never splits a UTF-8 character.
 func Shorten(s string, n int) string {
-	if n < 5 || utf8.RuneCountInString(s) <= n {
+	if n < 5 || len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
 	head := (n - 1) * 2 / 3
 	tail := n - 1 - head
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+	h := 0 // byte offsets, walked rune by rune: a long s is never copied whole
+	for range head {
+		_, size := utf8.DecodeRuneInString(s[h:])
+		h += size
+	}
+	t := len(s)
+	for range tail {
+		_, size := utf8.DecodeLastRuneInString(s[:t])
+		t -= size
+	}
+	return s[:h] + "…" + s[t:]
 }
 
 // Visible shows the characters of untrusted text that would act instead of showing: C0

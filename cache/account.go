@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/recomp/recomp/hlo"
 )
 
@@ -35,6 +36,13 @@ type Summary struct {
 	// MetricCompileTime says CompileTime came from a framework's metric (the log gave no
 	// durations of its own).
 	MetricCompileTime bool
+	// FamiliesNotListed counts the module families a process had beyond MaxFamilies: their
+	// compile requests, compilations and recompilations (the NotListed counts) are in the
+	// totals above, but they have no Module of their own.
+	FamiliesNotListed       int
+	RequestsNotListed       int
+	CompilationsNotListed   int
+	RecompilationsNotListed int
 }
 
 // Metric is a framework's counter (Count) or metric (Count samples, Total time).
@@ -64,6 +72,10 @@ func (s *Summary) add(o Summary) {
 	s.Executions += o.Executions
 	s.Events += o.Events
 	s.MetricCompileTime = s.MetricCompileTime || o.MetricCompileTime
+	s.FamiliesNotListed += o.FamiliesNotListed
+	s.RequestsNotListed += o.RequestsNotListed
+	s.CompilationsNotListed += o.CompilationsNotListed
+	s.RecompilationsNotListed += o.RecompilationsNotListed
 	for k, v := range o.Metrics {
 		if s.Metrics == nil {
 			s.Metrics = map[string]Metric{}
@@ -144,14 +156,29 @@ func familyOf(module string) string {
 	return hlo.Family(module)
 }
 
+// module is the account of u's family. Beyond MaxFamilies families it is the one account of
+// all the others (l.other), which is never listed: its counts become the Summary's NotListed
+// counts, and the families in it are counted by a hash of their names.
 func (l *Ledger) module(u *Unit) *Module {
 	m := l.mods[u.Family]
-	if m == nil {
-		m = &Module{Name: u.Module, Family: u.Family, hashSet: map[string]bool{}, Eager: true, Inputs: 1, first: u}
-		l.mods[u.Family] = m
-		l.order = append(l.order, m)
+	if m != nil {
+		return m
 	}
+	if len(l.order) >= MaxFamilies {
+		l.otherFams[xxhash.Sum64String(u.Family)] = struct{}{}
+		if l.other == nil {
+			l.other = newModule(u)
+		}
+		return l.other
+	}
+	m = newModule(u)
+	l.mods[u.Family] = m
+	l.order = append(l.order, m)
 	return m
+}
+
+func newModule(u *Unit) *Module {
+	return &Module{Name: u.Module, Family: u.Family, hashSet: map[string]bool{}, Eager: true, Inputs: 1, first: u}
 }
 
 // account counts a closed unit.
@@ -163,8 +190,9 @@ func (l *Ledger) account(u *Unit) {
 	m.Names = addText(m.Names, u.Module)
 	m.Reasons = addText(m.Reasons, u.Why)
 	m.Signatures = addText(m.Signatures, u.Signature)
-	if len(m.Units) < MaxUnits {
+	if len(m.Units) < MaxUnits && l.listed < MaxListedUnits {
 		m.Units = append(m.Units, u)
+		l.listed++
 	}
 	s := &l.sum
 	if u.Requested {
@@ -194,8 +222,9 @@ func (l *Ledger) account(u *Unit) {
 	if u.Hash != "" {
 		m.addHash(u.Hash)
 	}
-	l.programs[u.Program]++
-	u.Seq = l.programs[u.Program]
+	p := xxhash.Sum64String(u.Program) // (the programs of 200 000 families, without their names)
+	l.programs[p]++
+	u.Seq = int(l.programs[p])
 	recompiled := u.Seq > 1 && u.Family != Unnamed && !u.Eager
 	if g := ClusterGroup(u.Module); g != "" && u.Seq == 1 && l.reused[g] {
 		// TF auto-clustering names the clusters of a traced graph cluster_0, cluster_1, …:

@@ -74,6 +74,9 @@ type SummaryJSON struct {
 	LoadsAfterWarmup  int     `json:"loads_after_warmup"`
 	Retraces          int     `json:"retraces"`
 	EagerCompilations int     `json:"eager_compilations"`
+	FamiliesNotListed int     `json:"families_not_listed,omitempty"`
+	CompilationsNL    int     `json:"compilations_not_listed,omitempty"`
+	RecompilationsNL  int     `json:"recompilations_not_listed,omitempty"`
 }
 
 type ModuleJSON struct {
@@ -175,7 +178,8 @@ func ScanDocument(s *Scan) ScanJSON {
 		CacheMisses: sm.CacheMisses, CacheWrites: sm.CacheWrites, ExecutableLoads: sm.ExecutableLoads,
 		CompileSeconds: seconds(sm.CompileTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
 		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
-		EagerCompilations: sm.EagerCompilations}
+		EagerCompilations: sm.EagerCompilations, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
+		RecompilationsNL: sm.RecompilationsNotListed}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
@@ -66,6 +67,10 @@ func (c *guardCmd) Run(e *env) error {
 func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 	if problems := readErrors(s); len(problems) > 0 {
 		return usageErr("not writing a baseline from an incomplete log: %s", problems[0])
+	}
+	if n := s.Ledger.Summary.FamiliesNotListed; n > 0 {
+		return usageErr("not writing a baseline: %d module families beyond the first %d of a process are counted, not listed, so the baseline would miss them",
+			n, cache.MaxFamilies)
 	}
 	b := gate.NewBaseline(s.Ledger)
 	if err := gate.WriteBaseline(c.WriteBaseline, b, c.Logs); err != nil {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/report"
 )
 
@@ -304,5 +306,31 @@ func TestGzipBombRefused(t *testing.T) {
 	code, _, stderr = runIn(t, "", "--max-hlo-mib", "0", "hlo", "check", bomb)
 	if code != exitUsage || !strings.Contains(stderr, "--max-hlo-mib 0: want 1 to") {
 		t.Errorf("--max-hlo-mib 0: exit %d, %q", code, stderr)
+	}
+}
+
+// A log of more module families than a process accounts one by one (cache.MaxFamilies) is
+// scanned and gated in full, says what it does not list, and gives no baseline that would
+// miss families.
+func TestManyFamilies(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	for i := range 2 * (cache.MaxFamilies + 10) {
+		fmt.Fprintf(&log, "Begin XLA compilation: cluster_%d  (Hash: 0x%x) for ordinal  0\n", i%(cache.MaxFamilies+10), i)
+	}
+	p := filepath.Join(dir, "families.log")
+	os.WriteFile(p, []byte(log.String()), 0o644)
+	code, out, _ := runIn(t, "", "guard", "--format", "json", p)
+	var doc report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if code != exitFound || doc.Gate.FailureCount != cache.MaxFamilies+10 || len(doc.Modules) != cache.MaxFamilies ||
+		doc.Summary.FamiliesNotListed != 10 || doc.Summary.RecompilationsNL != 10 {
+		t.Errorf("exit %d, %d failures, %d modules, summary %+v", code, doc.Gate.FailureCount, len(doc.Modules), doc.Summary)
+	}
+	code, _, stderr := runIn(t, "", "guard", "--write-baseline", filepath.Join(dir, "base.json"), p)
+	if code != exitUsage || !strings.Contains(stderr, "not writing a baseline: 10 module families beyond the first 10000") {
+		t.Errorf("baseline: exit %d, %q", code, stderr)
 	}
 }

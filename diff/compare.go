@@ -75,7 +75,7 @@ type Result struct {
 	// instruction matching (for the text diff).
 	Computations []CompPair
 
-	t tally
+	t *tally // what the cause rules read; nil once released
 }
 
 // CompPair is two computations compared with each other. MatchB[j] is the index in A of the
@@ -83,6 +83,19 @@ type Result struct {
 type CompPair struct {
 	A, B   *hlo.Computation
 	MatchB []int
+}
+
+// release lets go of the modules: the text diff can no longer be made, the rest of the
+// Result stays. The strings of its changes are copied, since the parser's strings are views of
+// the module's text.
+func (r *Result) release() {
+	r.A, r.B, r.Computations, r.t = nil, nil, nil, nil
+	for i := range r.Changes {
+		ch := &r.Changes[i]
+		ch.Computation, ch.Instruction, ch.OpName = strings.Clone(ch.Computation), strings.Clone(ch.Instruction), strings.Clone(ch.OpName)
+		ch.Source, ch.Attr, ch.Old, ch.New = strings.Clone(ch.Source), strings.Clone(ch.Attr), strings.Clone(ch.Old), strings.Clone(ch.New)
+		ch.oldShape, ch.newShape = hlo.Shape{}, hlo.Shape{}
+	}
 }
 
 // Compare compares two modules structurally and classifies the differences.

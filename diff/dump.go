@@ -33,12 +33,19 @@ const (
 
 // DumpFile is one HLO text file of a dump.
 type DumpFile struct {
-	Path   string
-	ID     int    // the module_NNNN counter (-1 when the name has none)
-	Name   string // the module name from the file name ("" for TF 1.15 dumps)
-	Stage  string // before_optimizations, after_optimizations, a pass name, or ""
+	Path  string
+	ID    int    // the module_NNNN counter (-1 when the name has none)
+	Name  string // the module name from the file name ("" for TF 1.15 dumps)
+	Stage string // before_optimizations, after_optimizations, a pass name, or ""
+	// Module is the parsed module while the dump holds it: a dump holds its first modules (up
+	// to LoadOptions.HoldBytes of text, 64 modules) and reads the others again when they are
+	// compared (Dump.Module), so a folder of 100 000 modules is compared two at a time.
 	Module *hlo.Module
-	Family string
+	// ModuleName is the module's own name (its HloModule line), Family its family; both are
+	// kept whether the module is held or not.
+	ModuleName string
+	Family     string
+	Bytes      int // the size of its text
 }
 
 // Problem is a module file that could not be read or parsed; the rest of the dump is compared
@@ -59,6 +66,7 @@ func (p Problem) String() string {
 // Dump is the HLO modules of one folder, or one file.
 type Dump struct {
 	Path     string
+	limit    int64       // LoadOptions.MaxFileBytes
 	Files    []*DumpFile // parsed modules of the chosen stage, in (ID, name) order
 	Stages   []string    // every stage seen
 	Ignored  int         // files that are not HLO text or not of the chosen stage
@@ -108,7 +116,19 @@ type LoadOptions struct {
 	Stdin io.Reader
 	// MaxFileBytes is the most read of one file, plain or inflated (0: DefaultMaxFileBytes).
 	MaxFileBytes int64
+	// HoldBytes is how much module text the dump holds parsed (0: DefaultHoldBytes; at most
+	// 64 modules); the modules past it are parsed to be checked and named, then dropped,
+	// and read again when they are compared. A file named on its own is always held.
+	HoldBytes int64
 }
+
+// DefaultHoldBytes is the module text a dump holds parsed unless told otherwise (the parsed
+// form of a large module takes about 2.6 times its text), and maxHeld the number of modules
+// (the parsed form of a small module takes over 100 KB whatever its size).
+const (
+	DefaultHoldBytes = 32 << 20
+	maxHeld          = 64
+)
 
 // LoadDump reads a dump folder or one HLO file ("-" for stdin; gzip is read transparently).
 // In a folder only regular files are read (a FIFO or device named like a module is skipped
@@ -116,7 +136,11 @@ type LoadOptions struct {
 // or parsed becomes a Problem: the others are still loaded. The error is for a path that
 // cannot be read at all.
 func LoadDump(path string, opt LoadOptions) (*Dump, error) {
-	d := &Dump{Path: path}
+	d := &Dump{Path: path, limit: opt.MaxFileBytes}
+	hold, held := opt.HoldBytes, 0
+	if hold <= 0 {
+		hold = DefaultHoldBytes
+	}
 	if path == "-" {
 		d.loadFile(path, opt.Stdin, true, opt.MaxFileBytes)
 		return d, nil
@@ -191,6 +215,11 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		f.ID, f.Stage = c.id, c.stage
 		if c.name != "" {
 			f.Name = c.name
+		}
+		if hold -= int64(f.Bytes); hold < 0 || held == maxHeld {
+			f.Module = nil // parsed and checked; read again when compared
+		} else {
+			held++
 		}
 	}
 	sort.SliceStable(d.Files, func(i, j int) bool {
@@ -284,9 +313,28 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64
 		}
 		return nil
 	}
-	f := &DumpFile{Path: path, ID: -1, Module: m, Family: hlo.Family(m.Name)}
+	name := strings.Clone(m.Name) // (the parser's strings are views of the text)
+	f := &DumpFile{Path: path, ID: -1, Module: m, ModuleName: name, Family: hlo.Family(name), Bytes: len(src)}
 	d.Files = append(d.Files, f)
 	return f
+}
+
+// Module returns a file's module: the one the dump holds, or the file read and parsed again.
+// A file that no longer reads or parses (it changed since LoadDump) becomes a Problem of the
+// dump, and ok is false.
+func (d *Dump) Module(f *DumpFile) (m *hlo.Module, ok bool) {
+	if f.Module != nil {
+		return f.Module, true
+	}
+	src, err := ReadFileMax(f.Path, nil, d.limit)
+	if err == nil {
+		m, err = hlo.Parse(f.Path, src)
+	}
+	if err != nil {
+		d.Problems = append(d.Problems, Problem{Path: f.Path, Message: "read again to be compared: " + unwrapPath(err).Error()})
+		return nil, false
+	}
+	return m, true
 }
 
 // DefaultMaxFileBytes is the most recomp reads of one HLO file, plain or as gzip inflates it:
@@ -352,7 +400,11 @@ func ReadFileMax(path string, stdin io.Reader, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: is a folder", path)
 	}
 	regular := st.Mode().IsRegular()
-	br := bufio.NewReaderSize(f, 64<<10)
+	bufSize := 64 << 10
+	if regular && st.Size() < int64(bufSize) {
+		bufSize = int(st.Size()) + 16 // (a 64 KB buffer for each of 100 000 small modules adds up)
+	}
+	br := bufio.NewReaderSize(f, bufSize)
 	if !isGzip(br) {
 		if regular && st.Size() > limit {
 			return nil, &TooLargeError{Path: path, Cap: limit}

@@ -119,7 +119,7 @@ func reportsWith(t testing.TB, s string) map[string]Report {
 		Ledger: rep, Events: events, EventCount: len(events)}
 
 	file := func() *diff.DumpFile {
-		return &diff.DumpFile{Path: s, Name: s, Family: s, Module: &hlo.Module{Name: s}}
+		return &diff.DumpFile{Path: s, Name: s, Family: s, ModuleName: s, Module: &hlo.Module{Name: s}}
 	}
 	res := &diff.Result{Changes: []diff.Change{{Kind: diff.KindConstant, Computation: s, Instruction: s, OpName: s, Old: s, New: s}},
 		ChangeCount: 1, Causes: []diff.Cause{{Kind: diff.CauseConstant, Summary: s, Evidence: []string{s, s}, Advice: s}}, Notes: []string{s}}
@@ -323,6 +323,28 @@ func TestPrivateUseNeverColours(t *testing.T) {
 		}
 		if n := strings.Count(out, "\x1b[31m"); color && n != 1+strings.Count(out, "\x1b[31merror\x1b[0m") {
 			t.Errorf("red appears %d times, not only on the verdict and the severities:\n%q", n, out)
+		}
+	}
+}
+
+// TestDiffJSONStreamed: the diff document written pair by pair is byte for byte the document
+// encoded whole.
+func TestDiffJSONStreamed(t *testing.T) {
+	for _, s := range []string{"jit_f", hostileTexts[3], hostileTexts[11]} {
+		d := reportsWith(t, s)["diff"].(*Diff)
+		for _, pairs := range [][]*DiffPair{d.Pairs, d.Pairs[:1], nil} {
+			dd := *d
+			dd.Pairs = pairs
+			var streamed, whole bytes.Buffer
+			if err := (jsonRenderer{}).diff(&streamed, &dd); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeJSON(&whole, DiffDocument(&dd)); err != nil {
+				t.Fatal(err)
+			}
+			if streamed.String() != whole.String() {
+				t.Errorf("%d pairs: streamed\n%s\nwhole\n%s", len(pairs), streamed.String(), whole.String())
+			}
 		}
 	}
 }

@@ -35,6 +35,9 @@ const (
 	htmlMaxDiffLine = 400 // characters of a diff line compared for highlighting
 )
 
+// HTMLMaxCards is how many compared pairs an HTML page shows (the first that differ).
+const HTMLMaxCards = htmlMaxCards
+
 // Meta says where a report came from: recomp's version and the command line.
 type Meta struct {
 	Version string

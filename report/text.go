@@ -384,9 +384,12 @@ func (t textRenderer) pair(w *textOut, pr *DiffPair) (identicalAdvice string) {
 }
 
 func kindCounts(r *diff.Result) string {
-	counts := map[diff.ChangeKind]int{}
-	for _, c := range r.Changes {
-		counts[c.Kind]++
+	counts := r.Counts // every change, listed or not
+	if counts == nil {
+		counts = map[diff.ChangeKind]int{}
+		for _, c := range r.Changes {
+			counts[c.Kind]++
+		}
 	}
 	var parts []string
 	for _, k := range sortedKinds(counts) {

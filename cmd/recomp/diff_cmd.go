@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/report"
 )
@@ -28,12 +30,13 @@ func (c *diffCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	dd := diff.Dumps(da, db)
+	dd := diff.Dumps(da, db, compareOptions(c.Text, c.Format))
 	d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
 		Problems: append(da.Problems, db.Problems...), Warnings: append(da.Warnings, db.Warnings...)}
 	for _, p := range dd.Pairs {
-		d.Pairs = append(d.Pairs, pairReport(p, c.Text || c.Format == string(report.HTML)))
+		d.Pairs = append(d.Pairs, pairReport(p))
 	}
+	d.Warnings = append(d.Warnings, textsLeftOut(c.Text, dd.Pairs)...)
 	e.log.Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
 	if err := c.render(e, d); err != nil {
 		return err
@@ -74,11 +77,31 @@ func paths(files []*diff.DumpFile) []string {
 	return out
 }
 
-func pairReport(p *diff.Pair, text bool) *report.DiffPair {
-	rp := &report.DiffPair{Pair: p}
-	if text && !p.Result.Identical {
-		td := p.Result.Text(diff.TextOptions{})
-		rp.Text = &td
+// maxTexts bounds the text diffs of one report (--text); an HTML page shows the first 50
+// differing pairs, and makes the text diffs of those only.
+const maxTexts = 1000
+
+// compareOptions are what diff and explain compute for each pair: text diffs for --text and
+// for an HTML page, as many as will be shown.
+func compareOptions(text bool, format string) diff.Options {
+	switch {
+	case text:
+		return diff.Options{Text: true, MaxTexts: maxTexts}
+	case format == string(report.HTML):
+		return diff.Options{Text: true, MaxTexts: report.HTMLMaxCards}
 	}
-	return rp
+	return diff.Options{}
+}
+
+// textsLeftOut is the warning that --text made text diffs of the first maxTexts differing
+// pairs only.
+func textsLeftOut(text bool, pairs []*diff.Pair) []string {
+	if n := diff.TextsLeftOut(pairs); text && n > 0 {
+		return []string{fmt.Sprintf("text diffs of the first %d differing pairs only: %d more differ (their causes and changes are listed)", maxTexts, n)}
+	}
+	return nil
+}
+
+func pairReport(p *diff.Pair) *report.DiffPair {
+	return &report.DiffPair{Pair: p, Text: p.Text}
 }

@@ -32,7 +32,7 @@ func (c *explainCmd) Run(e *env) error {
 			logs = []string{f.Log}
 		}
 	}
-	d, err := explainDump(e, dumpDir, c.Stage, logs, c.Text || c.Format == string(report.HTML))
+	d, err := explainDump(e, dumpDir, c.Stage, logs, compareOptions(c.Text, c.Format))
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (c *explainCmd) Run(e *env) error {
 
 // explainDump compares the versions of each program of a dump folder, linked with the logs'
 // compilations when logs are given.
-func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*report.Diff, error) {
+func explainDump(e *env, dumpDir, stage string, logs []string, opt diff.Options) (*report.Diff, error) {
 	dump, err := loadDump(e, dumpDir, stage)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 			retraced[cache.ClusterGroup(u.Module)] = true
 		}
 	}
-	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) })
+	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) }, opt)
 	d := &report.Diff{Command: "explain", Problems: dump.Problems, Warnings: dump.Warnings}
 	for _, h := range histories {
 		f := report.Family{Family: h.Family}
@@ -79,7 +79,7 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 		}
 		d.Families = append(d.Families, f)
 		for _, p := range h.Steps {
-			rp := pairReport(p, text)
+			rp := pairReport(p)
 			if h.Family != p.B.Family {
 				rp.Group = h.Family
 			}
@@ -92,6 +92,11 @@ func explainDump(e *env, dumpDir, stage string, logs []string, text bool) (*repo
 			d.Pairs = append(d.Pairs, rp)
 		}
 	}
+	var pairs []*diff.Pair
+	for _, h := range histories {
+		pairs = append(pairs, h.Steps...)
+	}
+	d.Warnings = append(d.Warnings, textsLeftOut(opt.MaxTexts == maxTexts, pairs)...)
 	e.log.Debug("explained", "families", len(d.Families), "pairs", len(d.Pairs), "problems", len(d.Problems))
 	return d, nil
 }
@@ -151,5 +156,5 @@ func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*cache.Unit, retraced
 		}
 		return u.Family
 	}
-	return cache.DumpProgram(f.Module.Name)
+	return cache.DumpProgram(f.ModuleName)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
@@ -181,7 +182,7 @@ func (c *runCmd) report(e *env, dir string, m *runner.Manifest, opt scanOptions)
 		}
 	}
 	if f, ok := runner.OpenFolder(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
-		d, err := explainDump(e, f.Dump, "", []string{logPath}, true)
+		d, err := explainDump(e, f.Dump, "", []string{logPath}, diff.Options{Text: true, MaxTexts: maxTexts})
 		if err == nil {
 			r.Explain = d
 		} else {

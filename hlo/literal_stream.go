@@ -111,6 +111,24 @@ func WriteCanonicalLiteral(w io.Writer, lit string) {
 	}
 }
 
+// hashCanonicalLiteral is WriteCanonicalLiteral into a digest (a concrete type: the digest of
+// each instruction stays on the stack).
+func hashCanonicalLiteral(d *xxhash.Digest, lit string) {
+	var buf [64]byte
+	sc := litScanner{s: lit}
+	for {
+		p, tok, ok := sc.next()
+		if !ok {
+			return
+		}
+		if tok {
+			d.Write(appendCanonicalNumber(buf[:0], p))
+		} else {
+			d.WriteString(p)
+		}
+	}
+}
+
 // LiteralDiff is how two literals compare as their canonical forms would.
 type LiteralDiff struct {
 	Equal bool

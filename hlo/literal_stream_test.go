@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 var literalSeeds = []string{
@@ -19,6 +21,10 @@ func TestWriteCanonicalLiteral(t *testing.T) {
 		WriteCanonicalLiteral(&b, lit)
 		if b.String() != CanonicalLiteral(lit) {
 			t.Errorf("%q: streamed %q, canonical %q", lit, b.String(), CanonicalLiteral(lit))
+		}
+		d, want := xxhash.New(), xxhash.Sum64String(CanonicalLiteral(lit))
+		if hashCanonicalLiteral(d, lit); d.Sum64() != want {
+			t.Errorf("%q: hashed differently", lit)
 		}
 	}
 }

@@ -87,21 +87,20 @@ func newComparing(opt Options) *comparing {
 // Result keeps what was found, not the graphs (release), and lists its changes while the
 // budget lasts.
 func (cg *comparing) compare(p *Pair, ma, mb *hlo.Module) {
-	opt, budget := cg.opt, &cg.budget
 	r := Compare(ma, mb)
-	if opt.Text && !r.Identical && (opt.MaxTexts == 0 || cg.texts < opt.MaxTexts) {
-		td := r.Text(opt.TextOptions)
+	if cg.opt.Text && !r.Identical && (cg.opt.MaxTexts == 0 || cg.texts < cg.opt.MaxTexts) {
+		td := r.Text(cg.opt.TextOptions)
 		p.Text = &td
 		cg.texts++
 	}
-	r.release()
-	k := min(len(r.Changes), *budget)
-	*budget -= k
+	k := min(len(r.Changes), cg.budget)
+	cg.budget -= k
 	if k == 0 {
 		r.Changes = nil
 	} else {
 		r.Changes = append(make([]Change, 0, k), r.Changes[:k]...) // no spare capacity held
 	}
+	r.release()
 	r.Counts = cg.shared(r.Counts)
 	p.Result = r
 }

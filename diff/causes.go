@@ -145,7 +145,7 @@ type rule func(c *classifier) (Cause, bool)
 var rules = []rule{dtypeRule, shardingRule, shapeRule, constantRule, moduleConfigRule, layoutRule, structureRule, identicalRule}
 
 func classify(r *Result) []Cause {
-	c := &classifier{r: r, t: &r.t, constants: r.t.constants, constCount: r.Counts[KindConstant]}
+	c := &classifier{r: r, t: r.t, constants: r.t.constants, constCount: r.Counts[KindConstant]}
 	c.unrelated = r.Added+r.Removed > 0 && r.Added+r.Removed >= r.Matched
 	sharded := map[int]bool{}
 	for _, ch := range c.t.sharding {

@@ -76,7 +76,7 @@ type Result struct {
 	// instruction matching (for the text diff).
 	Computations []CompPair
 
-	t tally
+	t *tally // what the cause rules read; nil once released
 }
 
 // CompPair is two computations compared with each other. MatchB[j] is the index in A of the
@@ -84,6 +84,19 @@ type Result struct {
 type CompPair struct {
 	A, B   *hlo.Computation
 	MatchB []int
+}
+
+// release lets go of the modules: the text diff can no longer be made, the rest of the
+// Result stays. The strings of its changes are copied, since the parser's strings are views of
+// the module's text.
+func (r *Result) release() {
+	r.A, r.B, r.Computations, r.t = nil, nil, nil, nil
+	for i := range r.Changes {
+		ch := &r.Changes[i]
+		ch.Computation, ch.Instruction, ch.OpName = strings.Clone(ch.Computation), strings.Clone(ch.Instruction), strings.Clone(ch.OpName)
+		ch.Source, ch.Attr, ch.Old, ch.New = strings.Clone(ch.Source), strings.Clone(ch.Attr), strings.Clone(ch.Old), strings.Clone(ch.New)
+		ch.oldShape, ch.newShape = hlo.Shape{}, hlo.Shape{}
+	}
 }
 
 // Compare compares two modules structurally and classifies the differences.
@@ -341,13 +354,13 @@ func (c *comparer) compareInstructions(x, y *hlo.Instruction, cb *hlo.Computatio
 			c.r.t.elided++
 		case x.Elided() || y.Elided():
 			ch := base
-			ch.Kind, ch.Old, ch.New = KindConstantElided, x.Literal, y.Literal
+			ch.Kind, ch.Old, ch.New = KindConstantElided, shownLiteral(x.Literal), shownLiteral(y.Literal)
 			c.add(ch)
 		default:
-			la, lb := hlo.CanonicalLiteral(x.Literal), hlo.CanonicalLiteral(y.Literal)
-			if la != lb {
+			if d := hlo.CompareLiterals(x.Literal, y.Literal); !d.Equal {
 				ch := base
-				ch.Kind, ch.Old, ch.New = KindConstant, x.Literal, y.Literal
+				ch.Kind = KindConstant
+				ch.Old, ch.New = constantValues(x.Literal, y.Literal, d)
 				c.add(ch)
 			}
 		}
@@ -486,7 +499,7 @@ func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, 
 		}
 		md := cn.Metadata()
 		c.add(Change{Kind: KindConstant, Computation: cb.Name, Instruction: p.Name + " → " + cn.Name, OpName: md.OpName,
-			Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: cn.Literal, IsParam: true, Param: p.Param,
+			Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: shownLiteral(cn.Literal), IsParam: true, Param: p.Param,
 			Entry: true, LineA: p.Line, LineB: cn.Line, inputToConstant: true})
 	})
 	return gone, came

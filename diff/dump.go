@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
@@ -31,12 +33,19 @@ const (
 
 // DumpFile is one HLO text file of a dump.
 type DumpFile struct {
-	Path   string
-	ID     int    // the module_NNNN counter (-1 when the name has none)
-	Name   string // the module name from the file name ("" for TF 1.15 dumps)
-	Stage  string // before_optimizations, after_optimizations, a pass name, or ""
+	Path  string
+	ID    int    // the module_NNNN counter (-1 when the name has none)
+	Name  string // the module name from the file name ("" for TF 1.15 dumps)
+	Stage string // before_optimizations, after_optimizations, a pass name, or ""
+	// Module is the parsed module while the dump holds it: a dump holds its first modules (up
+	// to LoadOptions.HoldBytes of text, 64 modules) and reads the others again when they are
+	// compared (Dump.Module), so a folder of 100 000 modules is compared two at a time.
 	Module *hlo.Module
-	Family string
+	// ModuleName is the module's own name (its HloModule line), Family its family; both are
+	// kept whether the module is held or not.
+	ModuleName string
+	Family     string
+	Bytes      int // the size of its text
 }
 
 // Problem is a module file that could not be read or parsed; the rest of the dump is compared
@@ -57,6 +66,7 @@ func (p Problem) String() string {
 // Dump is the HLO modules of one folder, or one file.
 type Dump struct {
 	Path     string
+	limit    int64       // LoadOptions.MaxFileBytes
 	Files    []*DumpFile // parsed modules of the chosen stage, in (ID, name) order
 	Stages   []string    // every stage seen
 	Ignored  int         // files that are not HLO text or not of the chosen stage
@@ -64,10 +74,12 @@ type Dump struct {
 	Warnings []string    // entries skipped: not regular files, broken links
 }
 
+// The name patterns match any byte in a name ((?s): a module name in a file name can hold a
+// newline or another control character, and such a file is paired like any other).
 var (
-	reDumpName = regexp.MustCompile(`^(?:\d+\.)?module_(\d+)(?:\.(.*))?$`)
-	reAfter    = regexp.MustCompile(`^(?:(.*)\.)?((?:sm_[0-9.]+_gpu_|gfx[0-9a-z]+_gpu_|[a-z0-9]+_)?after_optimizations)$`)
-	rePass     = regexp.MustCompile(`^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
+	reDumpName = regexp.MustCompile(`(?s)^(?:\d+\.)?module_(\d+)(?:\.(.*))?$`)
+	reAfter    = regexp.MustCompile(`(?s)^(?:(.*)\.)?((?:sm_[0-9.]+_gpu_|gfx[0-9a-z]+_gpu_|[a-z0-9]+_)?after_optimizations)$`)
+	rePass     = regexp.MustCompile(`(?s)^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
 )
 
 // notHLO are suffixes of dump files that are not HLO modules.
@@ -102,7 +114,21 @@ type LoadOptions struct {
 	Stage string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// MaxFileBytes is the most read of one file, plain or inflated (0: DefaultMaxFileBytes).
+	MaxFileBytes int64
+	// HoldBytes is how much module text the dump holds parsed (0: DefaultHoldBytes; at most
+	// 64 modules); the modules past it are parsed to be checked and named, then dropped,
+	// and read again when they are compared. A file named on its own is always held.
+	HoldBytes int64
 }
+
+// DefaultHoldBytes is the module text a dump holds parsed unless told otherwise (the parsed
+// form of a large module takes about 2.6 times its text), and maxHeld the number of modules
+// (the parsed form of a small module takes over 100 KB whatever its size).
+const (
+	DefaultHoldBytes = 32 << 20
+	maxHeld          = 64
+)
 
 // LoadDump reads a dump folder or one HLO file ("-" for stdin; gzip is read transparently).
 // In a folder only regular files are read (a FIFO or device named like a module is skipped
@@ -110,9 +136,13 @@ type LoadOptions struct {
 // or parsed becomes a Problem: the others are still loaded. The error is for a path that
 // cannot be read at all.
 func LoadDump(path string, opt LoadOptions) (*Dump, error) {
-	d := &Dump{Path: path}
+	d := &Dump{Path: path, limit: opt.MaxFileBytes}
+	hold, held := opt.HoldBytes, 0
+	if hold <= 0 {
+		hold = DefaultHoldBytes
+	}
 	if path == "-" {
-		d.loadFile(path, opt.Stdin, true)
+		d.loadFile(path, opt.Stdin, true, opt.MaxFileBytes)
 		return d, nil
 	}
 	st, err := os.Stat(path)
@@ -120,7 +150,7 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
-		d.loadFile(path, nil, true)
+		d.loadFile(path, nil, true, opt.MaxFileBytes)
 		return d, nil
 	}
 	entries, err := os.ReadDir(path)
@@ -172,15 +202,24 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	for _, c := range cands {
 		if c.stage != want {
 			d.Ignored++
+			if oddName(c.path) {
+				// a name made to hide: never dropped without a word
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not a module of stage %s (its name holds control characters)", c.path, want))
+			}
 			continue
 		}
-		f := d.loadFile(c.path, nil, false)
+		f := d.loadFile(c.path, nil, false, opt.MaxFileBytes)
 		if f == nil {
 			continue
 		}
 		f.ID, f.Stage = c.id, c.stage
 		if c.name != "" {
 			f.Name = c.name
+		}
+		if hold -= int64(f.Bytes); hold < 0 || held == maxHeld {
+			f.Module = nil // parsed and checked; read again when compared
+		} else {
+			held++
 		}
 	}
 	sort.SliceStable(d.Files, func(i, j int) bool {
@@ -193,6 +232,12 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		return nil, fmt.Errorf("%s: no HLO text files found (looked for module_NNNN.*.txt and files starting with HloModule)", path)
 	}
 	return d, nil
+}
+
+// oddName reports whether a file's name holds control characters or bytes that are not UTF-8.
+func oddName(path string) bool {
+	name := filepath.Base(path)
+	return !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl)
 }
 
 // hloBase returns a dump file's name without .txt or .hlo (and .gz), and whether it has one.
@@ -236,16 +281,19 @@ func quoteAll(xs []string) []string {
 // loadFile reads and parses one file into d. A file that cannot be read or parsed becomes a
 // Problem; one that is not HLO text is ignored, unless explicit (named by the user), which is
 // a Problem too.
-func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool) *DumpFile {
-	src, err := ReadFile(path, stdin)
+func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64) *DumpFile {
+	src, err := ReadFileMax(path, stdin, limit)
 	if err != nil {
 		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(err).Error()})
 		return nil
 	}
 	if !looksLikeHLO(src) {
-		if explicit {
+		switch {
+		case explicit:
 			d.Problems = append(d.Problems, Problem{Path: path, Message: "not HLO text (no HloModule or computation found)"})
-		} else {
+		case oddName(path):
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not HLO text (its name holds control characters)", path))
+		default:
 			d.Ignored++
 		}
 		return nil
@@ -265,21 +313,55 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool) *DumpFile {
 		}
 		return nil
 	}
-	f := &DumpFile{Path: path, ID: -1, Module: m, Family: frameworks.Family(m.Name)}
+	name := strings.Clone(m.Name) // (the parser's strings are views of the text)
+	f := &DumpFile{Path: path, ID: -1, Module: m, ModuleName: name, Family: frameworks.Family(name), Bytes: len(src)}
 	d.Files = append(d.Files, f)
 	return f
 }
 
-// MaxFileBytes bounds what recomp reads of one HLO file into memory.
-const MaxFileBytes = 4 << 30
-
-// ReadFile reads one HLO text file: "-" reads stdin, gzip data (by its magic bytes) is
-// decompressed, and at most MaxFileBytes are read.
-func ReadFile(path string, stdin io.Reader) ([]byte, error) {
-	return input.ReadAll(path, stdin, MaxFileBytes)
+// Module returns a file's module: the one the dump holds, or the file read and parsed again.
+// A file that no longer reads or parses (it changed since LoadDump) becomes a Problem of the
+// dump, and ok is false.
+func (d *Dump) Module(f *DumpFile) (m *hlo.Module, ok bool) {
+	if f.Module != nil {
+		return f.Module, true
+	}
+	src, err := ReadFileMax(f.Path, nil, d.limit)
+	if err == nil {
+		m, err = hlo.Parse(f.Path, src)
+	}
+	if err != nil {
+		d.Problems = append(d.Problems, Problem{Path: f.Path, Message: "read again to be compared: " + unwrapPath(err).Error()})
+		return nil, false
+	}
+	return m, true
 }
 
+// DefaultMaxFileBytes is the most recomp reads of one HLO file, plain or as gzip inflates it
+// (input.DefaultMaxBytes): a module is read whole (and parsed into about 2.6 times its size),
+// so a larger file is refused with an error rather than exhausting memory.
+const DefaultMaxFileBytes = input.DefaultMaxBytes
+
+// TooLargeError is a file over the cap (input.TooLargeError).
+type TooLargeError = input.TooLargeError
+
+// ReadFile reads one HLO text file with the default cap (ReadFileMax).
+func ReadFile(path string, stdin io.Reader) ([]byte, error) {
+	return ReadFileMax(path, stdin, DefaultMaxFileBytes)
+}
+
+// ReadFileMax reads one HLO text file: "-" reads stdin, gzip data (by its magic bytes) is
+// decompressed; a file of more than limit bytes, plain or inflated, is a *TooLargeError.
+func ReadFileMax(path string, stdin io.Reader, limit int64) ([]byte, error) {
+	return input.ReadAll(path, stdin, limit)
+}
+
+// unwrapPath is err without the path a Problem names anyway.
 func unwrapPath(err error) error {
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		return errors.New(tl.Reason())
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %v", pe.Op, pe.Err)

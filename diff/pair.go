@@ -2,6 +2,8 @@ package diff
 
 import (
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/recomp/recomp/hlo"
 )
@@ -23,6 +25,8 @@ type Pair struct {
 	A, B     *DumpFile
 	PairedBy PairedBy
 	Result   *Result
+	// Text is the pair's text diff when Options.Text asked for it (nil for an identical pair).
+	Text *TextDiff
 }
 
 // DumpDiff is the comparison of two dumps.
@@ -32,14 +36,104 @@ type DumpDiff struct {
 	UnpairedB []*DumpFile
 }
 
+// Options say what Dumps and Explain compute for each pair while its modules are in memory.
+type Options struct {
+	Text bool // the text diff of each pair that differs (Pair.Text)
+	// MaxTexts bounds the pairs that get a text diff, in order (0: no bound).
+	MaxTexts    int
+	TextOptions TextOptions
+}
+
+// TextsLeftOut is how many differing pairs got no text diff because of Options.MaxTexts.
+func TextsLeftOut(pairs []*Pair) int {
+	n := 0
+	for _, p := range pairs {
+		if p.Text == nil && p.Result != nil && !p.Result.Identical {
+			n++
+		}
+	}
+	return n
+}
+
+// maxSimilarity bounds the module pairs whose structure is scored to pair one family's
+// modules (similarity pairing is quadratic): beyond it, what fingerprints left is paired in
+// dump order, and an extra compilation is scored against its neighbours in dump order only.
+const maxSimilarity = 4096
+
+// extraWindow is how many neighbours an extra compilation is scored against when the family is
+// too large to score them all.
+const extraWindow = 8
+
+// MaxKeptChanges bounds the changes the pairs of one Dumps or Explain call list together
+// (each lists at most MaxChanges). The pairs after it list none: their ChangeCount, Counts,
+// causes and evidence still say what changed, so explaining 100 000 versions of a program
+// holds what each comparison concluded, not every change it saw.
+const MaxKeptChanges = 20_000
+
+// comparing is the state of one Dumps or Explain call: the changes left to list, and the
+// change counts seen so far (versions of one program that changed alike share one map).
+type comparing struct {
+	opt    Options
+	budget int
+	texts  int // text diffs made
+	counts map[string]map[ChangeKind]int
+}
+
+func newComparing(opt Options) *comparing {
+	return &comparing{opt: opt, budget: MaxKeptChanges, counts: map[string]map[ChangeKind]int{}}
+}
+
+// compare compares a pair, computes its text diff when asked, and lets go of the modules: a
+// Result keeps what was found, not the graphs (release), and lists its changes while the
+// budget lasts.
+func (cg *comparing) compare(p *Pair, ma, mb *hlo.Module) {
+	r := Compare(ma, mb)
+	if cg.opt.Text && !r.Identical && (cg.opt.MaxTexts == 0 || cg.texts < cg.opt.MaxTexts) {
+		td := r.Text(cg.opt.TextOptions)
+		p.Text = &td
+		cg.texts++
+	}
+	k := min(len(r.Changes), cg.budget)
+	cg.budget -= k
+	if k == 0 {
+		r.Changes = nil
+	} else {
+		r.Changes = append(make([]Change, 0, k), r.Changes[:k]...) // no spare capacity held
+	}
+	r.release()
+	r.Counts = cg.shared(r.Counts)
+	p.Result = r
+}
+
+// shared returns a map equal to counts that earlier pairs may share (Counts are only read).
+func (cg *comparing) shared(counts map[ChangeKind]int) map[ChangeKind]int {
+	keys := make([]string, 0, len(counts))
+	for k, n := range counts {
+		keys = append(keys, string(k)+"="+strconv.Itoa(n))
+	}
+	sort.Strings(keys)
+	key := strings.Join(keys, ",")
+	if m, ok := cg.counts[key]; ok {
+		return m
+	}
+	if len(cg.counts) < 10_000 {
+		cg.counts[key] = counts
+	}
+	return counts
+}
+
 // Dumps pairs the modules of two dumps and compares each pair. Two single files are always
 // paired with each other. Otherwise modules pair within a family (module name with counters
 // stripped) and stage: in order when both sides have as many, else equal fingerprints first and
-// then the most similar structure.
-func Dumps(a, b *Dump) *DumpDiff {
+// then the most similar structure. Modules the dumps do not hold are read again when compared,
+// two at a time; a module that no longer reads becomes a Problem of its dump and its pair is
+// left out.
+func Dumps(a, b *Dump, opt Options) *DumpDiff {
 	out := &DumpDiff{}
+	cg := newComparing(opt)
+	var pairs []*Pair
 	if len(a.Files) == 1 && len(b.Files) == 1 {
-		out.Pairs = append(out.Pairs, &Pair{A: a.Files[0], B: b.Files[0], PairedBy: PairedByArgument})
+		pairs = append(pairs, &Pair{A: a.Files[0], B: b.Files[0], PairedBy: PairedByArgument})
 	} else {
 		fa, fb := byFamily(a.Files), byFamily(b.Files)
 		var fams []string
@@ -53,14 +147,19 @@ func Dumps(a, b *Dump) *DumpDiff {
 		}
 		sort.Strings(fams)
 		for _, f := range fams {
-			pairs, ua, ub := pairFamily(fa[f], fb[f])
-			out.Pairs = append(out.Pairs, pairs...)
+			ps, ua, ub := pairFamily(a, b, fa[f], fb[f])
+			pairs = append(pairs, ps...)
 			out.UnpairedA = append(out.UnpairedA, ua...)
 			out.UnpairedB = append(out.UnpairedB, ub...)
 		}
 	}
-	for _, p := range out.Pairs {
-		p.Result = Compare(p.A.Module, p.B.Module)
+	for _, p := range pairs {
+		ma, okA := a.Module(p.A)
+		mb, okB := b.Module(p.B)
+		if okA && okB {
+			cg.compare(p, ma, mb)
+			out.Pairs = append(out.Pairs, p)
+		}
 	}
 	return out
 }
@@ -73,14 +172,14 @@ func byFamily(files []*DumpFile) map[string][]*DumpFile {
 	return m
 }
 
-func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
+func pairFamily(da, db *Dump, as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 	if len(as) == len(bs) {
 		for i := range as {
 			pairs = append(pairs, &Pair{A: as[i], B: bs[i], PairedBy: PairedByOrder})
 		}
 		return pairs, nil, nil
 	}
-	fp := &familyPairing{as: as, bs: bs, usedA: make([]bool, len(as)), usedB: make([]bool, len(bs)),
+	fp := &familyPairing{da: da, db: db, as: as, bs: bs, usedA: make([]bool, len(as)), usedB: make([]bool, len(bs)),
 		skel: map[*DumpFile]map[uint64]int{}}
 	fp.byFingerprint()
 	fp.bySimilarity()
@@ -96,8 +195,9 @@ func pairFamily(as, bs []*DumpFile) (pairs []*Pair, ua, ub []*DumpFile) {
 }
 
 // familyPairing pairs the modules of one family when the two sides have different numbers of
-// them.
+// them. A module that cannot be read again is left out (its dump has the Problem).
 type familyPairing struct {
+	da, db       *Dump
 	as, bs       []*DumpFile
 	usedA, usedB []bool
 	pairs        []*Pair
@@ -109,47 +209,76 @@ func (fp *familyPairing) add(i, j int, by PairedBy) {
 	fp.pairs = append(fp.pairs, &Pair{A: fp.as[i], B: fp.bs[j], PairedBy: by})
 }
 
-// byFingerprint pairs modules with equal normalised fingerprints.
+// byFingerprint pairs modules with equal normalised fingerprints, each A with the first B of
+// its fingerprint not yet paired.
 func (fp *familyPairing) byFingerprint() {
-	fpB := make([]string, len(fp.bs))
+	byFP := map[string][]int{}
 	for j, f := range fp.bs {
-		fpB[j] = hlo.Fingerprint(f.Module)
+		m, ok := fp.db.Module(f)
+		if !ok {
+			fp.usedB[j] = true
+			continue
+		}
+		h := hlo.Fingerprint(m)
+		byFP[h] = append(byFP[h], j)
 	}
 	for i, f := range fp.as {
-		h := hlo.Fingerprint(f.Module)
-		for j := range fp.bs {
-			if !fp.usedB[j] && h == fpB[j] {
-				fp.add(i, j, PairedByFingerprint)
-				break
-			}
+		m, ok := fp.da.Module(f)
+		if !ok {
+			fp.usedA[i] = true
+			continue
+		}
+		h := hlo.Fingerprint(m)
+		if l := byFP[h]; len(l) > 0 {
+			byFP[h] = l[1:]
+			fp.add(i, l[0], PairedByFingerprint)
 		}
 	}
+}
+
+func (fp *familyPairing) skeleton(d *Dump, f *DumpFile) map[uint64]int {
+	if fp.skel[f] == nil {
+		m, ok := d.Module(f)
+		if !ok {
+			return map[uint64]int{}
+		}
+		fp.skel[f] = skeletons(m)
+	}
+	return fp.skel[f]
 }
 
 func (fp *familyPairing) sim(a, b *DumpFile) float64 {
-	for _, f := range []*DumpFile{a, b} {
-		if fp.skel[f] == nil {
-			fp.skel[f] = skeletons(f.Module)
-		}
-	}
-	return similarity(fp.skel[a], fp.skel[b])
+	return similarity(fp.skeleton(fp.da, a), fp.skeleton(fp.db, b))
 }
 
-// bySimilarity pairs the rest, most similar structure first.
+func unused(used []bool) []int {
+	var out []int
+	for i, u := range used {
+		if !u {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// bySimilarity pairs the rest, most similar structure first; in dump order when there are too
+// many to score (maxSimilarity).
 func (fp *familyPairing) bySimilarity() {
+	ua, ub := unused(fp.usedA), unused(fp.usedB)
+	if len(ua)*len(ub) > maxSimilarity {
+		for k := 0; k < len(ua) && k < len(ub); k++ {
+			fp.add(ua[k], ub[k], PairedByOrder)
+		}
+		return
+	}
 	type cand struct {
 		i, j int
 		sim  float64
 	}
 	var cands []cand
-	for i := range fp.as {
-		if fp.usedA[i] {
-			continue
-		}
-		for j := range fp.bs {
-			if !fp.usedB[j] {
-				cands = append(cands, cand{i, j, fp.sim(fp.as[i], fp.bs[j])})
-			}
+	for _, i := range ua {
+		for _, j := range ub {
+			cands = append(cands, cand{i, j, fp.sim(fp.as[i], fp.bs[j])})
 		}
 	}
 	sort.SliceStable(cands, func(x, y int) bool { return cands[x].sim > cands[y].sim })
@@ -162,36 +291,52 @@ func (fp *familyPairing) bySimilarity() {
 
 // extras compares a compilation left over in a family that the other side has too with its
 // most similar counterpart: that is the question the user asks (why did this one compile?).
-// What cannot be paired at all is returned unpaired.
+// Of equally similar counterparts the nearest in dump order wins; when the family is too large
+// to score every counterpart, the extraWindow nearest are scored. What cannot be paired at all
+// is returned unpaired.
 func (fp *familyPairing) extras() (ua, ub []*DumpFile) {
-	best := func(f *DumpFile, others []*DumpFile) *DumpFile {
+	leftA, leftB := unused(fp.usedA), unused(fp.usedB)
+	best := func(at int, n int, others []*DumpFile, sim func(o *DumpFile) float64) *DumpFile {
+		window := len(others)
+		if (len(leftA)+len(leftB))*len(others) > maxSimilarity {
+			window = extraWindow
+		}
+		// the counterparts nearest in dump order first: a tie goes to the nearest
+		var cands []*DumpFile
+		if len(others) > 0 {
+			mid := min(at*len(others)/max(n, 1), len(others)-1)
+			for d := 0; len(cands) < window && (mid-d >= 0 || mid+d < len(others)); d++ {
+				if mid-d >= 0 {
+					cands = append(cands, others[mid-d])
+				}
+				if d > 0 && mid+d < len(others) && len(cands) < window {
+					cands = append(cands, others[mid+d])
+				}
+			}
+		}
 		var b *DumpFile
 		bs := -1.0
-		for _, o := range others {
-			if s := fp.sim(f, o); s > bs {
+		for _, o := range cands {
+			if s := sim(o); s > bs {
 				b, bs = o, s
 			}
 		}
 		return b
 	}
-	for i, u := range fp.usedA {
-		if u {
-			continue
-		}
-		if o := best(fp.as[i], fp.bs); o != nil {
-			fp.pairs = append(fp.pairs, &Pair{A: fp.as[i], B: o, PairedBy: PairedByExtra})
+	for _, i := range leftA {
+		a := fp.as[i]
+		if o := best(i, len(fp.as), fp.bs, func(o *DumpFile) float64 { return fp.sim(a, o) }); o != nil {
+			fp.pairs = append(fp.pairs, &Pair{A: a, B: o, PairedBy: PairedByExtra})
 		} else {
-			ua = append(ua, fp.as[i])
+			ua = append(ua, a)
 		}
 	}
-	for j, u := range fp.usedB {
-		if u {
-			continue
-		}
-		if o := best(fp.bs[j], fp.as); o != nil {
-			fp.pairs = append(fp.pairs, &Pair{A: o, B: fp.bs[j], PairedBy: PairedByExtra})
+	for _, j := range leftB {
+		b := fp.bs[j]
+		if o := best(j, len(fp.bs), fp.as, func(o *DumpFile) float64 { return fp.sim(o, b) }); o != nil {
+			fp.pairs = append(fp.pairs, &Pair{A: o, B: b, PairedBy: PairedByExtra})
 		} else {
-			ub = append(ub, fp.bs[j])
+			ub = append(ub, b)
 		}
 	}
 	return ua, ub
@@ -229,20 +374,22 @@ func similarity(ca, cb map[uint64]int) float64 {
 type History struct {
 	Family string
 	Files  []*DumpFile
-	Steps  []*Pair // Steps[i] compares Files[i] with Files[i+1]
+	Steps  []*Pair // each version compared with the one before (a version that cannot be read again is skipped)
 }
 
 // Explain returns every module family of a dump, in the order of their first file, and
 // compares each version of a family with the one before.
-func Explain(d *Dump) []*History {
-	return ExplainBy(d, func(f *DumpFile) string { return f.Family })
+func Explain(d *Dump, opt Options) []*History {
+	return ExplainBy(d, func(f *DumpFile) string { return f.Family }, opt)
 }
 
 // ExplainBy is Explain with the files grouped by key instead of by module family: the
 // identity a log gives each compilation (a Python frame for PyTorch/XLA's unnamed graphs,
 // a Keras function). Files whose key is "" are left out (eager one-op programs, which share
-// a name without being one program).
-func ExplainBy(d *Dump, key func(*DumpFile) string) []*History {
+// a name without being one program). The versions are compared in order, each module read
+// (when the dump does not hold it) once and let go of after the next comparison: memory does
+// not grow with the number of versions but with what their comparisons found.
+func ExplainBy(d *Dump, key func(*DumpFile) string, opt Options) []*History {
 	groups := map[string][]*DumpFile{}
 	for _, f := range d.Files {
 		if k := key(f); k != "" {
@@ -250,6 +397,7 @@ func ExplainBy(d *Dump, key func(*DumpFile) string) []*History {
 		}
 	}
 	var out []*History
+	cg := newComparing(opt)
 	for _, f := range d.Files {
 		k := key(f)
 		files := groups[k]
@@ -258,10 +406,19 @@ func ExplainBy(d *Dump, key func(*DumpFile) string) []*History {
 		}
 		delete(groups, k)
 		h := &History{Family: k, Files: files}
-		for i := 1; i < len(h.Files); i++ {
-			p := &Pair{A: h.Files[i-1], B: h.Files[i], PairedBy: PairedByOrder}
-			p.Result = Compare(p.A.Module, p.B.Module)
-			h.Steps = append(h.Steps, p)
+		var prev *DumpFile
+		var mPrev *hlo.Module
+		for _, f := range files {
+			m, ok := d.Module(f)
+			if !ok {
+				continue
+			}
+			if prev != nil {
+				p := &Pair{A: prev, B: f, PairedBy: PairedByOrder}
+				cg.compare(p, mPrev, m)
+				h.Steps = append(h.Steps, p)
+			}
+			prev, mPrev = f, m
 		}
 		out = append(out, h)
 	}

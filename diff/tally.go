@@ -29,8 +29,8 @@ type tally struct {
 
 const maxTally = 4 * MaxChanges
 
-func newTally() tally {
-	return tally{addedOps: map[string]int{}, removedOps: map[string]int{}}
+func newTally() *tally {
+	return &tally{addedOps: map[string]int{}, removedOps: map[string]int{}}
 }
 
 func keep(l *[]Change, ch Change) {

@@ -131,6 +131,7 @@ func newRenamer(r *Result) *renamer {
 // line prints an instruction without metadata; rename maps A's names to B's (nil for B).
 func (ren *renamer) line(in *hlo.Instruction, names map[string]string) string {
 	c := *in
+	c.Literal = shownLiteral(in.Literal) // a huge constant is one summary line, with its digest
 	c.Attrs = make([]hlo.Attr, 0, len(in.Attrs))
 	for _, a := range in.Attrs {
 		if a.Name == "metadata" {
@@ -177,16 +178,23 @@ func (ren *renamer) renameComps(v string) string {
 // diffComputation returns the diff of one computation pair, or nil when nothing differs.
 func (ren *renamer) diffComputation(p CompPair, maxLines int) *compDiff {
 	names := ren.instr[p.A]
-	cache := map[int]string{}
+	cacheA, cacheB := map[int]string{}, map[int]string{}
 	lineA := func(i int) string {
-		if s, ok := cache[i]; ok {
+		if s, ok := cacheA[i]; ok {
 			return s
 		}
 		s := ren.line(p.A.Instructions[i], names)
-		cache[i] = s
+		cacheA[i] = s
 		return s
 	}
-	lineB := func(j int) string { return ren.line(p.B.Instructions[j], nil) }
+	lineB := func(j int) string {
+		if s, ok := cacheB[j]; ok {
+			return s
+		}
+		s := ren.line(p.B.Instructions[j], nil)
+		cacheB[j] = s
+		return s
+	}
 	cd := &compDiff{p: p, nameA: lineA, nameB: lineB}
 	if len(p.A.Instructions) <= maxLines && len(p.B.Instructions) <= maxLines {
 		cd.items = lineDiff(p, lineA, lineB)

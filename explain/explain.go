@@ -25,12 +25,39 @@ type Options struct {
 	// Stage is the dump stage to compare: "before", "after", a stage name, or "" for
 	// before_optimizations when the dump has it.
 	Stage string
-	// Text adds the text diff of each changed computation.
-	Text bool
+	// Text adds the text diff of each changed computation, to the first MaxTexts pairs that
+	// differ (0: DefaultMaxTexts).
+	Text     bool
+	MaxTexts int
+	// MaxFileBytes caps what one HLO file may hold, plain or inflated (0: the default).
+	MaxFileBytes int64
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Log takes diagnostics (nil: none).
 	Log hclog.Logger
+}
+
+// DefaultMaxTexts bounds the text diffs of one report.
+const DefaultMaxTexts = 1000
+
+// compare says what diff computes for each pair.
+func (o *Options) compare() diff.Options {
+	if !o.Text {
+		return diff.Options{}
+	}
+	n := o.MaxTexts
+	if n <= 0 {
+		n = DefaultMaxTexts
+	}
+	return diff.Options{Text: true, MaxTexts: n}
+}
+
+// textsLeftOut is the warning that only the first MaxTexts differing pairs got a text diff.
+func (o *Options) textsLeftOut(pairs []*diff.Pair) []string {
+	if n := diff.TextsLeftOut(pairs); o.Text && n > 0 {
+		return []string{fmt.Sprintf("text diffs of the first %d differing pairs only: %d more differ (their causes and changes are listed)", o.compare().MaxTexts, n)}
+	}
+	return nil
 }
 
 func (o *Options) logger() hclog.Logger {
@@ -83,12 +110,13 @@ func Dumps(a, b string, opt Options) (*report.Diff, error) {
 	if err != nil {
 		return nil, err
 	}
-	dd := diff.Dumps(da, db)
+	dd := diff.Dumps(da, db, opt.compare())
 	d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
 		Problems: append(da.Problems, db.Problems...), Warnings: append(da.Warnings, db.Warnings...)}
 	for _, p := range dd.Pairs {
-		d.Pairs = append(d.Pairs, pairReport(p, opt.Text))
+		d.Pairs = append(d.Pairs, pairReport(p))
 	}
+	d.Warnings = append(d.Warnings, opt.textsLeftOut(dd.Pairs)...)
 	opt.logger().Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
 	return d, nil
 }
@@ -107,7 +135,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) *report.Diff {
 			retraced[frameworks.Group(u.Module)] = true
 		}
 	}
-	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) })
+	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) }, opt.compare())
 	d := &report.Diff{Command: "explain", Problems: dump.Problems, Warnings: dump.Warnings}
 	for _, h := range histories {
 		f := report.Family{Family: h.Family}
@@ -122,7 +150,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) *report.Diff {
 		}
 		d.Families = append(d.Families, f)
 		for _, p := range h.Steps {
-			rp := pairReport(p, opt.Text)
+			rp := pairReport(p)
 			if h.Family != p.B.Family {
 				rp.Group = h.Family
 			}
@@ -135,6 +163,11 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) *report.Diff {
 			d.Pairs = append(d.Pairs, rp)
 		}
 	}
+	var pairs []*diff.Pair
+	for _, h := range histories {
+		pairs = append(pairs, h.Steps...)
+	}
+	d.Warnings = append(d.Warnings, opt.textsLeftOut(pairs)...)
 	opt.logger().Debug("explained", "families", len(d.Families), "pairs", len(d.Pairs), "problems", len(d.Problems))
 	return d
 }
@@ -194,13 +227,13 @@ func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retrace
 		}
 		return u.Family
 	}
-	return frameworks.DumpProgram(f.Module.Name)
+	return frameworks.DumpProgram(f.ModuleName)
 }
 
 // load reads a dump folder or an HLO file; a module that cannot be read is a Problem of the
 // dump, and is logged.
 func load(path string, opt Options) (*diff.Dump, error) {
-	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: opt.Stage, Stdin: opt.Stdin})
+	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: opt.Stage, Stdin: opt.Stdin, MaxFileBytes: opt.MaxFileBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -221,11 +254,6 @@ func paths(files []*diff.DumpFile) []string {
 	return out
 }
 
-func pairReport(p *diff.Pair, text bool) *report.DiffPair {
-	rp := &report.DiffPair{Pair: p}
-	if text && !p.Result.Identical {
-		td := p.Result.Text(diff.TextOptions{})
-		rp.Text = &td
-	}
-	return rp
+func pairReport(p *diff.Pair) *report.DiffPair {
+	return &report.DiffPair{Pair: p, Text: p.Text}
 }

@@ -281,7 +281,7 @@ func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 		writeU64(d, uint64(in.Param))
 	case "constant":
 		if !h.opt.Skeleton {
-			d.WriteString(CanonicalLiteral(in.Literal))
+			hashCanonicalLiteral(d, in.Literal) // never builds the canonical form of a huge constant
 		}
 	}
 	d.WriteString("\x01")

@@ -708,7 +708,7 @@ func (p *parser) nameAnon(c *Computation) {
 
 func (p *parser) newInstruction() *Instruction {
 	if len(p.instrSlab) == cap(p.instrSlab) {
-		p.instrSlab = make([]Instruction, 0, 256)
+		p.instrSlab = make([]Instruction, 0, p.slabSize(256, 64, 8))
 	}
 	p.instrSlab = p.instrSlab[:len(p.instrSlab)+1]
 	return &p.instrSlab[len(p.instrSlab)-1]
@@ -762,7 +762,7 @@ func (p *parser) instructionRHS(name string, root bool, line int, attrs bool) *I
 	if attrs && p.peek() == ',' {
 		start := len(p.attrSlab)
 		if cap(p.attrSlab)-start < 8 {
-			p.attrSlab = make([]Attr, 0, 1024)
+			p.attrSlab = make([]Attr, 0, p.slabSize(1024, 32, 16))
 			start = 0
 		}
 		for p.accept(',') {
@@ -846,7 +846,7 @@ func (p *parser) operands(in *Instruction) bool {
 	}
 	start := len(p.strSlab)
 	if cap(p.strSlab)-start < 16 {
-		p.strSlab = make([]string, 0, 1024)
+		p.strSlab = make([]string, 0, p.slabSize(1024, 32, 32))
 		start = 0
 	}
 	for {
@@ -1059,7 +1059,7 @@ func (p *parser) tupleShape(depth int) (Shape, bool) {
 func (p *parser) dims(s *Shape) bool {
 	dimStart := len(p.dimSlab)
 	if cap(p.dimSlab)-dimStart < 16 {
-		p.dimSlab = make([]int64, 0, 4096)
+		p.dimSlab = make([]int64, 0, p.slabSize(4096, 8, 32))
 		dimStart = 0
 	}
 	p.skip()

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/recomp/recomp/frameworks"
 )
 
@@ -35,6 +36,13 @@ type Summary struct {
 	// MetricCompileTime says CompileTime came from a framework's metric (the log gave no
 	// durations of its own).
 	MetricCompileTime bool
+	// FamiliesNotListed counts the module families a process had beyond MaxFamilies: their
+	// compile requests, compilations and recompilations (the NotListed counts) are in the
+	// totals above, but they have no Module of their own.
+	FamiliesNotListed       int
+	RequestsNotListed       int
+	CompilationsNotListed   int
+	RecompilationsNotListed int
 }
 
 // Metric is a framework's counter (Count) or metric (Count samples, Total time).
@@ -66,6 +74,10 @@ func (s *Summary) add(o Summary) {
 	s.Executions += o.Executions
 	s.Events += o.Events
 	s.MetricCompileTime = s.MetricCompileTime || o.MetricCompileTime
+	s.FamiliesNotListed += o.FamiliesNotListed
+	s.RequestsNotListed += o.RequestsNotListed
+	s.CompilationsNotListed += o.CompilationsNotListed
+	s.RecompilationsNotListed += o.RecompilationsNotListed
 	for k, v := range o.Metrics {
 		if s.Metrics == nil {
 			s.Metrics = map[string]Metric{}
@@ -148,14 +160,29 @@ func familyOf(module string) string {
 	return frameworks.Family(module)
 }
 
+// module is the account of u's family. Beyond MaxFamilies families it is the one account of
+// all the others (l.other), which is never listed: its counts become the Summary's NotListed
+// counts, and the families in it are counted by a hash of their names.
 func (l *Ledger) module(u *Unit) *Module {
 	m := l.mods[u.Family]
-	if m == nil {
-		m = &Module{Name: u.Module, Family: u.Family, hashSet: map[string]bool{}, Eager: true, Inputs: 1, first: u}
-		l.mods[u.Family] = m
-		l.order = append(l.order, m)
+	if m != nil {
+		return m
 	}
+	if len(l.order) >= MaxFamilies {
+		l.otherFams[xxhash.Sum64String(u.Family)] = struct{}{}
+		if l.other == nil {
+			l.other = newModule(u)
+		}
+		return l.other
+	}
+	m = newModule(u)
+	l.mods[u.Family] = m
+	l.order = append(l.order, m)
 	return m
+}
+
+func newModule(u *Unit) *Module {
+	return &Module{Name: u.Module, Family: u.Family, hashSet: map[string]bool{}, Eager: true, Inputs: 1, first: u}
 }
 
 // account counts a closed unit.
@@ -167,8 +194,9 @@ func (l *Ledger) account(u *Unit) {
 	m.Names = addText(m.Names, u.Module)
 	m.Reasons = addText(m.Reasons, u.Why)
 	m.Signatures = addText(m.Signatures, u.Signature)
-	if len(m.Units) < MaxUnits {
+	if len(m.Units) < MaxUnits && l.listed < MaxListedUnits {
 		m.Units = append(m.Units, u)
+		l.listed++
 	}
 	s := &l.sum
 	if u.Requested {
@@ -204,8 +232,9 @@ func (l *Ledger) account(u *Unit) {
 	if u.Hash != "" {
 		m.addHash(u.Hash)
 	}
-	l.programs[u.Program]++
-	u.Seq = l.programs[u.Program]
+	p := xxhash.Sum64String(u.Program) // (the programs of 200 000 families, without their names)
+	l.programs[p]++
+	u.Seq = int(l.programs[p])
 	// A graph whose program the log does not name is exempt only when it has no hash either
 	// (PopTorch's bars, PopART): with a hash, a second graph may be the first recompiled.
 	recompiled := (u.Seq > 1 || u.SeenBefore) && !u.Eager && (u.Family != Unnamed || u.Hash != "")

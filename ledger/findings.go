@@ -42,6 +42,7 @@ const (
 	FindingFrameworkWarning    FindingKind = "framework_warning"
 	FindingCacheUnusable       FindingKind = "persistent_cache_unusable"
 	FindingMetricsDisagree     FindingKind = "metrics_disagree"
+	FindingFamiliesNotListed   FindingKind = "families_not_listed"
 )
 
 // Finding is something the ledger thinks a user should look at.
@@ -72,6 +73,16 @@ func findings(opt Options, r *Report) []Finding {
 		if m.Recompiled {
 			fs = append(fs, recompiledFinding(m, r.Processes))
 		}
+	}
+	if sm := r.Summary; sm.FamiliesNotListed > 0 {
+		f := Finding{Severity: SeverityWarning, Kind: FindingFamiliesNotListed,
+			Message: fmt.Sprintf("%d module families beyond the first %d of a process are counted, not listed: %d compile request(s), %d compilation(s), %d of them recompilations, are in the totals and the gate",
+				sm.FamiliesNotListed, MaxFamilies, sm.RequestsNotListed, sm.CompilationsNotListed, sm.RecompilationsNotListed),
+			Advice: "scan fewer logs at once, or the part of the log you care about, to see those families one by one"}
+		if sm.RecompilationsNotListed > 0 {
+			f.Severity = SeverityError
+		}
+		fs = append(fs, f)
 	}
 	if f, ok := eagerFinding(r.Modules); ok {
 		fs = append(fs, f)

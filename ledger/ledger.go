@@ -28,7 +28,10 @@ type Ledger struct {
 	sum          Summary
 	mods         map[string]*Module
 	order        []*Module
-	programs     map[string]int
+	other        *Module             // the families beyond MaxFamilies, in one account
+	otherFams    map[uint64]struct{} // their names' hashes
+	listed       int                 // units listed in Module.Units, all families together
+	programs     map[uint64]int32    // compilations by the hash of their program
 	late         []*Unit
 	loads        []Load
 	lateL        lateLoads // loads after warm-up
@@ -77,7 +80,7 @@ const maxPendingWhys = 16
 
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
-	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[string]int{},
+	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[uint64]int32{}, otherFams: map[uint64]struct{}{},
 		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}}
 }
 
@@ -274,6 +277,10 @@ func (l *Ledger) Report() *Report {
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
 	l.metricTimes()
+	if o := l.other; o != nil {
+		l.sum.FamiliesNotListed = len(l.otherFams)
+		l.sum.RequestsNotListed, l.sum.CompilationsNotListed, l.sum.RecompilationsNotListed = o.CompileRequests, o.Compilations, o.Recompilations
+	}
 	l.sum.LoadsAfterWarmup = l.lateL.total.LoadsAfterWarmup
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,

@@ -270,6 +270,69 @@ func TestLedgerMemoryIsBounded(t *testing.T) {
 	runtime.KeepAlive(r)
 }
 
+// TestLedgerFamiliesBounded feeds 200 000 module families, each compiled twice: the ledger
+// accounts the first MaxFamilies one by one and the others together, every compilation and
+// recompilation is still counted (the gate sees them), a finding says what is not listed,
+// and what the ledger holds stays bounded.
+func TestLedgerFamiliesBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	const n = 200_000
+	l := NewLedger(Options{})
+	l.BeginInput(0, "families.log")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range 2 * n {
+		l.Add(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerTFIPU, Signal: "tf:begin_xla",
+			Module: fmt.Sprintf("cluster_%d", i%n), Hash: fmt.Sprintf("0x%x", i), File: "families.log", Line: i + 1})
+	}
+	l.EndInput(false)
+	r := Merge(Options{}, l.Report())
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	sm := r.Summary
+	if len(r.Modules) != MaxFamilies || sm.Compilations != 2*n || sm.Recompilations != n || sm.AfterWarmup != n {
+		t.Errorf("%d modules listed, summary %+v", len(r.Modules), sm)
+	}
+	if sm.FamiliesNotListed != n-MaxFamilies || sm.CompilationsNotListed != 2*(n-MaxFamilies) || sm.RecompilationsNotListed != n-MaxFamilies {
+		t.Errorf("not listed: %d families, %d compilations, %d recompilations", sm.FamiliesNotListed, sm.CompilationsNotListed, sm.RecompilationsNotListed)
+	}
+	var said bool
+	for _, f := range r.Findings {
+		said = said || f.Kind == FindingFamiliesNotListed && f.Severity == SeverityError && strings.Contains(f.Message, "190000 module families beyond the first 10000")
+	}
+	if !said {
+		t.Error("no finding says which families are not listed")
+	}
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 64<<20 {
+		t.Errorf("the ledger holds %d MB after 200 000 families", grown>>20)
+	}
+	runtime.KeepAlive(r)
+}
+
+// BenchmarkLedgerFamilies feeds n module families, each compiled twice.
+func BenchmarkLedgerFamilies(b *testing.B) {
+	const n = 200_000
+	evs := make([]logscan.Event, 0, 2*n)
+	for i := range 2 * n {
+		evs = append(evs, logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerTFIPU, Signal: "tf:begin_xla",
+			Module: fmt.Sprintf("cluster_%d", i%n), Hash: fmt.Sprintf("0x%x", i), File: "families.log", Line: i + 1})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l := NewLedger(Options{})
+		l.BeginInput(0, "families.log")
+		for _, ev := range evs {
+			l.Add(ev)
+		}
+		l.EndInput(false)
+		Merge(Options{}, l.Report())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
+
 // BenchmarkLedger feeds n compilations of one family, each followed by an executable load:
 // the time per event must not grow with n.
 func BenchmarkLedger(b *testing.B) {

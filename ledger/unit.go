@@ -128,6 +128,14 @@ const (
 	MaxHashes = 4096
 	// maxTexts bounds Module.Names, Reasons and Signatures.
 	maxTexts = 64
+	// MaxFamilies bounds the module families a Ledger (one process) accounts one by one. The
+	// units of further families are counted in the Summary (compilations, recompilations,
+	// after warm-up: the gate sees them all) but their families are not listed:
+	// Summary.FamiliesNotListed says how many there were.
+	MaxFamilies = 10_000
+	// MaxListedUnits bounds the units the families of one Ledger list in Module.Units
+	// together (each at most MaxUnits); the others are counted.
+	MaxListedUnits = 100_000
 )
 
 // Site is a line of source: where a program called what compiled.

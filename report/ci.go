@@ -14,29 +14,24 @@ import (
 // problem, and a summary.
 type githubRenderer struct{ unsupported }
 
-var (
-	ghMessage  = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-)
-
 func (githubRenderer) guard(w io.Writer, g *Guard) error {
 	gr := g.Gate
 	for _, p := range gr.Problems {
-		fmt.Fprintf(w, "::error title=%s::%s\n", ghProperty.Replace("recomp guard: no verdict"), ghMessage.Replace(p))
+		fmt.Fprintf(w, "::error title=%s::%s\n", ghProp("recomp guard: no verdict"), ghData(p))
 	}
 	for _, f := range gr.Failures {
 		level := "error"
 		if gr.Passed {
 			level = "warning"
 		}
-		fmt.Fprintf(w, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProperty.Replace(f.File), f.Line,
-			ghProperty.Replace("recomp guard: "+string(f.Kind)), ghMessage.Replace(failureText(f)))
+		fmt.Fprintf(w, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProp(f.File), f.Line,
+			ghProp("recomp guard: "+string(f.Kind)), ghData(failureText(f)))
 	}
 	level := "notice"
 	if !gr.Passed {
 		level = "error"
 	}
-	fmt.Fprintf(w, "::%s title=recomp guard::%s\n", level, ghMessage.Replace(gr.Reason))
+	fmt.Fprintf(w, "::%s title=recomp guard::%s\n", level, ghData(gr.Reason))
 	return nil
 }
 
@@ -67,8 +62,18 @@ type junitFailure struct {
 	Body    string `xml:",chardata"`
 }
 
+// visibleAll is visible of each string.
+func visibleAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = visible(x)
+	}
+	return out
+}
+
 // junitRenderer writes one test case per module family, one for executable loads, and one
-// error case when the gate could not judge.
+// error case when the gate could not judge. Text from the logs is shown with visible: XML 1.0
+// has no way to write most control characters, and a failure is one line of its body.
 type junitRenderer struct{ unsupported }
 
 func (junitRenderer) guard(w io.Writer, g *Guard) error {
@@ -84,13 +89,13 @@ func (junitRenderer) guard(w io.Writer, g *Guard) error {
 	}
 	suite := junitSuite{Name: "recomp guard"}
 	add := func(name string, time float64, fails []gate.Failure) {
-		c := junitCase{Name: name, ClassName: "recomp.guard", Time: time}
+		c := junitCase{Name: visible(name), ClassName: "recomp.guard", Time: time}
 		if len(fails) > 0 && !gr.Passed {
 			var body []string
 			for _, f := range fails {
-				body = append(body, fmt.Sprintf("%s:%d: %s", f.File, f.Line, failureText(f)))
+				body = append(body, visible(fmt.Sprintf("%s:%d: %s", f.File, f.Line, failureText(f))))
 			}
-			c.Failure = &junitFailure{Message: fails[0].Message, Type: string(fails[0].Kind), Body: strings.Join(body, "\n")}
+			c.Failure = &junitFailure{Message: visible(fails[0].Message), Type: string(fails[0].Kind), Body: strings.Join(body, "\n")}
 			suite.Failures++
 		}
 		suite.Cases = append(suite.Cases, c)
@@ -98,7 +103,7 @@ func (junitRenderer) guard(w io.Writer, g *Guard) error {
 	}
 	if gr.Inconclusive {
 		suite.Cases = append(suite.Cases, junitCase{Name: "evidence", ClassName: "recomp.guard",
-			Error: &junitFailure{Message: gr.Reason, Type: "inconclusive", Body: strings.Join(gr.Problems, "\n")}})
+			Error: &junitFailure{Message: visible(gr.Reason), Type: "inconclusive", Body: strings.Join(visibleAll(gr.Problems), "\n")}})
 		suite.Tests++
 		suite.Errors++
 	}

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -48,15 +46,21 @@ func joinOr(xs []string, def string) string {
 	return strings.Join(xs, ", ")
 }
 
-// table writes aligned columns; the first row is the header.
+// table writes aligned columns of the text format; the first row is the header. Cells are
+// shown with visible: a name from a log cannot break a row.
 type table struct {
 	rows  [][]string
 	right []bool // right-align column i
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+func (t *table) add(cells ...string) {
+	for i, c := range cells {
+		cells[i] = visible(c)
+	}
+	t.rows = append(t.rows, cells)
+}
 
-func (t *table) write(w io.Writer, indent string) {
+func (t *table) write(o *textOut, indent string) {
 	if len(t.rows) == 0 {
 		return
 	}
@@ -83,77 +87,8 @@ func (t *table) write(w io.Writer, indent string) {
 				b.WriteString(c + pad)
 			}
 		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		o.raw(strings.TrimRight(b.String(), " ") + "\n")
 	}
-}
-
-// mdEscape makes text safe inside a Markdown table cell or list item.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// painter colours text on a terminal. It writes private-use characters that controlSafe turns
-// into escape sequences: an escape byte that comes from a log never reaches the terminal.
-type painter struct{ on bool }
-
-const (
-	paintRed    = "\ue001"
-	paintYellow = "\ue002"
-	paintBold   = "\ue003"
-	paintReset  = "\ue000"
-)
-
-// sgr maps the painter's characters to the escape sequences they stand for.
-var sgr = strings.NewReplacer(paintRed, "\x1b[31m", paintYellow, "\x1b[33m", paintBold, "\x1b[1m", paintReset, "\x1b[0m")
-
-// controlSafe writes the text format: control characters that come from a log or a file name
-// (a carriage return, an escape sequence that moves the cursor or retitles the window, NUL)
-// are written as visible escapes such as \x1b; newlines and tabs pass, and the painter's
-// characters become its colours.
-type controlSafe struct{ w io.Writer }
-
-func (c *controlSafe) Write(p []byte) (int, error) {
-	var out []byte
-	for i, b := range p {
-		if (b < 0x20 && b != '\n' && b != '\t') || b == 0x7f {
-			if out == nil {
-				out = append(make([]byte, 0, len(p)+16), p[:i]...)
-			}
-			out = fmt.Appendf(out, "\\x%02x", b)
-		} else if out != nil {
-			out = append(out, b)
-		}
-	}
-	if out == nil {
-		out = p
-	}
-	if bytes.Contains(out, []byte("\xee\x80")) { // the UTF-8 lead of U+E000..U+E03F
-		out = []byte(sgr.Replace(string(out)))
-	}
-	if _, err := c.w.Write(out); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-func (p painter) sev(s string) string {
-	if !p.on {
-		return s
-	}
-	switch s {
-	case "error", "FAIL", "ERROR":
-		return paintRed + s + paintReset
-	case "warning":
-		return paintYellow + s + paintReset
-	}
-	return s
-}
-
-func (p painter) bold(s string) string {
-	if !p.on {
-		return s
-	}
-	return paintBold + s + paintReset
 }
 
 // ShellQuote quotes a file name for a POSIX shell: bare when it is made of safe characters,

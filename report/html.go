@@ -5,6 +5,7 @@ import (
 	"html"
 	"html/template"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -33,6 +34,9 @@ const (
 	htmlMaxRows     = 500 // rows of a table
 	htmlMaxDiffLine = 400 // characters of a diff line compared for highlighting
 )
+
+// HTMLMaxCards is how many compared pairs an HTML page shows (the first that differ).
+const HTMLMaxCards = htmlMaxCards
 
 // Meta says where a report came from: recomp's version and the command line.
 type Meta struct {
@@ -196,7 +200,62 @@ th.dataset.asc=asc?"1":"0";rows.forEach(function(r){tb.appendChild(r)})})});
 </html>
 `))
 
-func writePage(w io.Writer, p *htmlPage) error { return pageTemplate.Execute(w, p) }
+func writePage(w io.Writer, p *htmlPage) error {
+	p.showControls()
+	return pageTemplate.Execute(w, p)
+}
+
+// escHTML escapes text for HTML that the page builds itself (the timeline, the diffs), with
+// its control characters shown.
+func escHTML(s string) string { return html.EscapeString(visible(s)) }
+
+// showControls shows the control characters of every text on the page with visible: the
+// template escapes markup, but a newline or an escape sequence from a file name or a log
+// would pass it. (Timeline and Diff are HTML built with escHTML.)
+func (p *htmlPage) showControls() {
+	v := func(ss ...*string) {
+		for _, s := range ss {
+			*s = visible(*s)
+		}
+	}
+	list := func(xs *[]string) { // a copy: the lists may be the model's own
+		*xs = slices.Clone(*xs)
+		for i := range *xs {
+			(*xs)[i] = visible((*xs)[i])
+		}
+	}
+	v(&p.Title, &p.Verdict, &p.Class, &p.Headline, &p.Meta.Version, &p.Meta.Command)
+	list(&p.Omitted)
+	for i := range p.Totals {
+		v(&p.Totals[i].Label, &p.Totals[i].Value)
+	}
+	for i := range p.Sections {
+		sec := &p.Sections[i]
+		v(&sec.ID, &sec.Title, &sec.Note)
+		list(&sec.Items)
+		if t := sec.Table; t != nil {
+			for j := range t.Head {
+				v(&t.Head[j].Text)
+			}
+			for _, r := range t.Rows {
+				for j := range r.Cells {
+					v(&r.Cells[j].Text)
+				}
+			}
+		}
+		for j := range sec.Cards {
+			c := &sec.Cards[j]
+			v(&c.Title, &c.Severity, &c.Advice)
+			list(&c.Lines)
+			list(&c.Notes)
+			for k := range c.Causes {
+				cs := &c.Causes[k]
+				v(&cs.Kind, &cs.Summary, &cs.Advice)
+				list(&cs.Evidence)
+			}
+		}
+	}
+}
 
 func (hr htmlRenderer) scan(w io.Writer, s *Scan) error {
 	p := scanPage(s, "recomp scan")
@@ -441,7 +500,7 @@ func drawTimeline(marks []timelineMark, mods []*ledger.Module, loadsRow bool, ax
 		left+width+20, height)
 	for row, m := range mods {
 		y := float64(row)*rowH + 14
-		fmt.Fprintf(&b, `<text x="4" y="%.0f">%s</text>`, y, html.EscapeString(shorten(m.Family, 40)))
+		fmt.Fprintf(&b, `<text x="4" y="%.0f">%s</text>`, y, escHTML(shorten(m.Family, 40)))
 		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#eceef2"/>`, left, y-4, left+width, y-4)
 	}
 	if loadsRow {
@@ -453,17 +512,17 @@ func drawTimeline(marks []timelineMark, mods []*ledger.Module, loadsRow bool, ax
 		w := max(mk.len/(hi-lo)*width, 2)
 		y := float64(mk.row)*rowH + 4
 		if mk.kind == "hit" {
-			fmt.Fprintf(&b, `<rect class="hit" x="%.1f" y="%.0f" width="3" height="14" fill="%s"><title>%s</title></rect>`, x, y, colors[mk.kind], html.EscapeString(mk.title))
+			fmt.Fprintf(&b, `<rect class="hit" x="%.1f" y="%.0f" width="3" height="14" fill="%s"><title>%s</title></rect>`, x, y, colors[mk.kind], escHTML(mk.title))
 			continue
 		}
-		fmt.Fprintf(&b, `<rect class="%s" x="%.1f" y="%.0f" width="%.1f" height="14" fill="%s"><title>%s</title></rect>`, mk.kind, x, y, w, colors[mk.kind], html.EscapeString(mk.title))
+		fmt.Fprintf(&b, `<rect class="%s" x="%.1f" y="%.0f" width="%.1f" height="14" fill="%s"><title>%s</title></rect>`, mk.kind, x, y, w, colors[mk.kind], escHTML(mk.title))
 	}
 	axis := fmt.Sprintf("log lines %.0f – %.0f", lo, hi)
 	if ax.useTime {
 		axis = fmt.Sprintf("0 – %s from the first compilation", dur(time.Duration((hi-lo)*float64(time.Second))))
 	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s · blue: compilation, red: compiled after warm-up, green: cache hit, grey: executable load</text></svg>`,
-		left, height-6, html.EscapeString(axis))
+		left, height-6, escHTML(axis))
 	return template.HTML(b.String())
 }
 
@@ -545,7 +604,7 @@ func pairCard(pr *DiffPair) htmlCard {
 // added lines that follows it, with the characters that differ marked.
 func sideBySide(lines []diff.DiffLine) []htmlDiffRow {
 	var rows []htmlDiffRow
-	esc := func(s string) template.HTML { return template.HTML(html.EscapeString(s)) }
+	esc := func(s string) template.HTML { return template.HTML(escHTML(s)) }
 	for i := 0; i < len(lines); {
 		l := lines[i]
 		switch l.Op {
@@ -588,14 +647,14 @@ func sideBySide(lines []diff.DiffLine) []htmlDiffRow {
 // shape or constant stands out.
 func marked(a, b string) (template.HTML, template.HTML) {
 	if len(a) > htmlMaxDiffLine || len(b) > htmlMaxDiffLine {
-		return template.HTML(html.EscapeString(a)), template.HTML(html.EscapeString(b))
+		return template.HTML(escHTML(a)), template.HTML(escHTML(b))
 	}
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0
 	ds := dmp.DiffCleanupSemantic(dmp.DiffMain(a, b, false))
 	var x, y strings.Builder
 	for _, d := range ds {
-		t := html.EscapeString(d.Text)
+		t := escHTML(d.Text)
 		switch d.Type {
 		case diffmatchpatch.DiffEqual:
 			x.WriteString(t)

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"time"
@@ -74,6 +77,9 @@ type SummaryJSON struct {
 	LoadsAfterWarmup  int     `json:"loads_after_warmup"`
 	Retraces          int     `json:"retraces"`
 	EagerCompilations int     `json:"eager_compilations"`
+	FamiliesNotListed int     `json:"families_not_listed,omitempty"`
+	CompilationsNL    int     `json:"compilations_not_listed,omitempty"`
+	RecompilationsNL  int     `json:"recompilations_not_listed,omitempty"`
 }
 
 type ModuleJSON struct {
@@ -175,7 +181,8 @@ func ScanDocument(s *Scan) ScanJSON {
 		CacheMisses: sm.CacheMisses, CacheWrites: sm.CacheWrites, ExecutableLoads: sm.ExecutableLoads,
 		CompileSeconds: seconds(sm.CompileTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
 		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
-		EagerCompilations: sm.EagerCompilations}
+		EagerCompilations: sm.EagerCompilations, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
+		RecompilationsNL: sm.RecompilationsNotListed}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
@@ -298,7 +305,7 @@ func DiffDocument(d *Diff) DiffJSON {
 
 func pairDocument(p *DiffPair) PairJSON {
 	r := p.Result
-	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.Module.Name, Family: p.Label(), PairedBy: string(p.PairedBy),
+	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.ModuleName, Family: p.Label(), PairedBy: string(p.PairedBy),
 		Identical: r.Identical, HashA: p.HashA, HashB: p.HashB, Matched: r.Matched, Added: r.Added, Removed: r.Removed,
 		ChangeCount: r.ChangeCount, Changes: []ChangeJSON{}, Causes: []CauseJSON{}, Notes: nonNil(r.Notes)}
 	for _, ch := range r.Changes {
@@ -319,7 +326,60 @@ func pairDocument(p *DiffPair) PairJSON {
 	return pj
 }
 
-func (jsonRenderer) diff(w io.Writer, d *Diff) error { return writeJSON(w, DiffDocument(d)) }
+// diff writes the document of a diff or explain pair by pair: 100 000 pairs are never one
+// document in memory. The bytes are those writeJSON(DiffDocument(d)) would write.
+func (jsonRenderer) diff(w io.Writer, d *Diff) error {
+	doc := DiffDocument(&Diff{Command: d.Command, UnpairedA: d.UnpairedA, UnpairedB: d.UnpairedB, Families: d.Families,
+		Problems: d.Problems, Warnings: d.Warnings})
+	if len(d.Pairs) == 0 {
+		return writeJSON(w, doc)
+	}
+	rest, err := marshalIndent(doc, "")
+	if err != nil {
+		return err
+	}
+	// rest is {"version": 1, "pairs": [], ...}: the pairs go between its brackets
+	head, tail, ok := bytes.Cut(rest, []byte(`"pairs": []`))
+	if !ok {
+		return fmt.Errorf("json: no pairs in the diff document")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head)
+	bw.WriteString("\"pairs\": [\n")
+	var buf bytes.Buffer // one buffer and encoder for every pair
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("    ", "  ")
+	enc.SetEscapeHTML(false)
+	for i, p := range d.Pairs {
+		buf.Reset()
+		if err := enc.Encode(pairDocument(p)); err != nil {
+			return err
+		}
+		bw.WriteString("    ")
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		if i < len(d.Pairs)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("  ]")
+	bw.Write(tail)
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// marshalIndent is v as writeJSON writes it, at a depth whose lines start with prefix, without
+// the final newline.
+func marshalIndent(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
 
 // CacheJSON is the document of recomp cache.
 type CacheJSON struct {

@@ -25,15 +25,15 @@ func writeScanMarkdown(w io.Writer, title string, s *Scan) {
 	if len(s.Ledger.Modules) > 0 {
 		fmt.Fprintf(w, "| module family | requests | compiled | hits | misses | time | hashes |\n|---|---:|---:|---:|---:|---:|---|\n")
 		for _, m := range s.Ledger.Modules {
-			fmt.Fprintf(w, "| `%s` | %d | %d | %d | %d | %s | %s |\n", mdEscape(m.Family), m.CompileRequests, m.Compilations,
-				m.CacheHits, m.CacheMisses, dur(m.CompileTime), mdEscape(joinOr(m.Hashes, "-")))
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s | %s |\n", mdCode(m.Family, true), m.CompileRequests, m.Compilations,
+				m.CacheHits, m.CacheMisses, dur(m.CompileTime), mdText(joinOr(m.Hashes, "-")))
 		}
 		fmt.Fprintln(w)
 	}
 	writeFindingsMarkdown(w, s.Ledger.Findings)
 	for _, in := range s.Inputs {
 		if in.ReadError != "" {
-			fmt.Fprintf(w, "- **warning** `%s`: %s\n", mdEscape(in.Path), mdEscape(in.ReadError))
+			fmt.Fprintf(w, "- **warning** %s: %s\n", mdCode(in.Path, false), mdText(in.ReadError))
 		}
 	}
 }
@@ -46,20 +46,20 @@ func writeFindingsMarkdown(w io.Writer, fs []ledger.Finding) {
 	for _, f := range fs {
 		loc := ""
 		if f.File != "" {
-			loc = fmt.Sprintf(" (`%s:%d`)", mdEscape(f.File), f.Line)
+			loc = fmt.Sprintf(" (%s)", mdCode(fmt.Sprintf("%s:%d", f.File, f.Line), false))
 		}
-		fmt.Fprintf(w, "- **%s** `%s`: %s%s  \n  %s\n", f.Severity, f.Kind, mdEscape(f.Message), loc, mdEscape(f.Advice))
+		fmt.Fprintf(w, "- **%s** `%s`: %s%s  \n  %s\n", f.Severity, f.Kind, mdText(f.Message), loc, mdText(f.Advice))
 	}
 	fmt.Fprintln(w)
 }
 
 func (markdownRenderer) guard(w io.Writer, g *Guard) error {
-	fmt.Fprintf(w, "## recomp guard: %s\n\n%s\n\n", verdict(g.Gate), mdEscape(g.Gate.Reason))
+	fmt.Fprintf(w, "## recomp guard: %s\n\n%s\n\n", verdict(g.Gate), mdText(g.Gate.Reason))
 	for _, p := range g.Gate.Problems {
-		fmt.Fprintf(w, "- **problem**: %s\n", mdEscape(p))
+		fmt.Fprintf(w, "- **problem**: %s\n", mdText(p))
 	}
 	for _, f := range g.Gate.Failures {
-		fmt.Fprintf(w, "- `%s:%d`: %s\n", mdEscape(f.File), f.Line, mdEscape(failureText(f)))
+		fmt.Fprintf(w, "- %s: %s\n", mdCode(fmt.Sprintf("%s:%d", f.File, f.Line), false), mdText(failureText(f)))
 	}
 	if len(g.Gate.Problems)+len(g.Gate.Failures) > 0 {
 		fmt.Fprintln(w)
@@ -74,9 +74,9 @@ func (markdownRenderer) diff(w io.Writer, d *Diff) error {
 		len(d.Pairs), differ, same, len(d.UnpairedA)+len(d.UnpairedB), len(d.Problems))
 	identicalAdvice := ""
 	for _, pr := range d.Pairs {
-		fmt.Fprintf(w, "### `%s`\n\n`%s` → `%s`\n\n| cause | summary |\n|---|---|\n", mdEscape(pr.Label()), mdEscape(pr.A.Path), mdEscape(pr.B.Path))
+		fmt.Fprintf(w, "### %s\n\n%s → %s\n\n| cause | summary |\n|---|---|\n", mdCode(pr.Label(), false), mdCode(pr.A.Path, false), mdCode(pr.B.Path, false))
 		for _, c := range pr.Result.Causes {
-			fmt.Fprintf(w, "| %s | %s |\n", c.Kind, mdEscape(c.Summary))
+			fmt.Fprintf(w, "| %s | %s |\n", c.Kind, mdText(c.Summary))
 		}
 		fmt.Fprintln(w)
 		for _, c := range pr.Result.Causes {
@@ -89,22 +89,22 @@ func (markdownRenderer) diff(w io.Writer, d *Diff) error {
 			}
 			fmt.Fprintf(w, "<details><summary>%s: evidence and advice</summary>\n\n", c.Kind)
 			for _, ev := range c.Evidence {
-				fmt.Fprintf(w, "- `%s`\n", mdEscape(ev))
+				fmt.Fprintf(w, "- %s\n", mdCode(ev, false))
 			}
-			fmt.Fprintf(w, "\n**Advice:** %s\n\n</details>\n\n", mdEscape(c.Advice))
+			fmt.Fprintf(w, "\n**Advice:** %s\n\n</details>\n\n", mdText(c.Advice))
 		}
 	}
 	if identicalAdvice != "" {
-		fmt.Fprintf(w, "**Advice for the identical pairs:** %s\n\n", mdEscape(identicalAdvice))
+		fmt.Fprintf(w, "**Advice for the identical pairs:** %s\n\n", mdText(identicalAdvice))
 	}
 	for _, f := range d.UnpairedA {
-		fmt.Fprintf(w, "- only in A: `%s`\n", mdEscape(f))
+		fmt.Fprintf(w, "- only in A: %s\n", mdCode(f, false))
 	}
 	for _, f := range d.UnpairedB {
-		fmt.Fprintf(w, "- only in B: `%s`\n", mdEscape(f))
+		fmt.Fprintf(w, "- only in B: %s\n", mdCode(f, false))
 	}
 	for _, p := range d.Problems {
-		fmt.Fprintf(w, "- could not be read: `%s`\n", mdEscape(p.String()))
+		fmt.Fprintf(w, "- could not be read: %s\n", mdCode(p.String(), false))
 	}
 	return nil
 }
@@ -114,7 +114,7 @@ func (markdownRenderer) cache(w io.Writer, c *Cache) error {
 	fmt.Fprintf(w, "## recomp cache\n\n%s, %s (%s)\n\n| entry | kind | size | modified | status |\n|---|---|---:|---|---|\n",
 		plural(inv.Count, "entry", "entries"), humanBytes(inv.Bytes), kindsLine(inv.ByKind))
 	for _, e := range inv.Entries {
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", mdEscape(e.Dir+"/"+e.Name), e.Kind, humanBytes(e.Size),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCode(e.Dir+"/"+e.Name, true), e.Kind, humanBytes(e.Size),
 			e.ModTime.UTC().Format("2006-01-02T15:04:05Z"), entryStatus(e, c.LogsGiven))
 	}
 	return nil

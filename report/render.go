@@ -51,7 +51,7 @@ type renderer interface {
 }
 
 var renderers = map[Format]func(Style) renderer{
-	Text:     func(st Style) renderer { return textRenderer{p: painter{st.Color}} },
+	Text:     func(st Style) renderer { return textRenderer{color: st.Color} },
 	JSON:     func(Style) renderer { return jsonRenderer{} },
 	Markdown: func(Style) renderer { return markdownRenderer{} },
 	GitHub:   func(Style) renderer { return githubRenderer{unsupported{GitHub}} },
@@ -92,10 +92,24 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 	}
 	rd := renderers[f](st)
 	ew := &errWriter{w: w}
-	w = ew
-	if f == Text {
-		w = &controlSafe{w: w}
+	var err error
+	if f == GitHub {
+		// every line is one of recomp's workflow commands, whose data is escaped (ghData)
+		err = renderTo(ew, rd, r)
+	} else {
+		g := newLineGuard(ew, f)
+		err = renderTo(g, rd, r)
+		if cerr := g.Close(); err == nil {
+			err = cerr
+		}
 	}
+	if ew.err != nil {
+		return fmt.Errorf("writing the report: %w", ew.err)
+	}
+	return err
+}
+
+func renderTo(w io.Writer, rd renderer, r Report) error {
 	var err error
 	switch r := r.(type) {
 	case *Scan:
@@ -110,9 +124,6 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 		err = rd.run(w, r)
 	default:
 		err = fmt.Errorf("no renderer for %T", r)
-	}
-	if ew.err != nil {
-		return fmt.Errorf("writing the report: %w", ew.err)
 	}
 	return err
 }

@@ -57,25 +57,22 @@ func sortedStrings(m map[string]string) []string {
 }
 
 func (t textRenderer) run(w io.Writer, r *Run) error {
-	fmt.Fprintf(w, "%s: %s; run folder %s\n", t.p.bold("recomp run"), runHeadline(r), r.Folder)
+	o := t.out(w)
+	o.printf("%s: %s; run folder %s\n", bold("recomp run"), runHeadline(r), r.Folder)
 	for _, f := range runFacts(r) {
-		fmt.Fprintf(w, "  %s\n", f)
+		o.printf("  %s\n", f)
 	}
-	fmt.Fprintln(w)
-	if err := t.scan(w, r.Scan); err != nil {
-		return err
-	}
+	o.printf("\n")
+	t.scanTo(o, r.Scan)
 	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
-		fmt.Fprintln(w)
-		if err := t.diff(w, withoutTextDiffs(r.Explain)); err != nil {
-			return err
-		}
+		o.printf("\n")
+		t.diffTo(o, withoutTextDiffs(r.Explain))
 	}
 	if r.Gate != nil {
-		fmt.Fprintln(w)
-		return t.guard(w, &Guard{Scan: r.Scan, Gate: r.Gate})
+		o.printf("\n")
+		t.guardTo(o, &Guard{Scan: r.Scan, Gate: r.Gate})
 	}
-	return nil
+	return o.err
 }
 
 // RunJSON is the document of recomp run (report.json in the run folder).
@@ -102,9 +99,9 @@ func (jsonRenderer) run(w io.Writer, r *Run) error {
 }
 
 func (markdownRenderer) run(w io.Writer, r *Run) error {
-	fmt.Fprintf(w, "# recomp run\n\n`%s`\n\n", mdEscape(runHeadline(r)))
+	fmt.Fprintf(w, "# recomp run\n\n%s\n\n", mdCode(runHeadline(r), false))
 	for _, f := range runFacts(r) {
-		fmt.Fprintf(w, "- %s\n", mdEscape(f))
+		fmt.Fprintf(w, "- %s\n", mdText(f))
 	}
 	fmt.Fprintln(w)
 	if r.Gate != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,10 +15,87 @@ import (
 	"github.com/recomp/recomp/ledger"
 )
 
-type textRenderer struct{ p painter }
+// textRenderer writes the text format for people. Colour (on a terminal) comes from paint
+// values only; see textOut.
+type textRenderer struct{ color bool }
+
+// textOut is where the text format is written. printf shows every string argument with
+// visible, so a control character from a log, a dump or a file name (a newline, an escape
+// sequence, a carriage return) is printed as an escape instead of acting on the terminal or
+// breaking a line; colour comes only from paint values, which only recomp's code makes: no
+// text of a log can become a colour code, whatever characters it holds.
+type textOut struct {
+	w     io.Writer
+	color bool
+	err   error
+}
+
+func (t textRenderer) out(w io.Writer) *textOut { return &textOut{w: w, color: t.color} }
+
+// paint is text recomp colours: sgr is the SGR parameter of the colour.
+type paint struct{ sgr, s string }
+
+func bold(s string) paint { return paint{"1", s} }
+
+// sev paints a severity or verdict: red for errors and failures, yellow for warnings.
+func sev(s string) paint {
+	switch s {
+	case "error", "FAIL", "ERROR":
+		return paint{"31", s}
+	case "warning":
+		return paint{"33", s}
+	}
+	return paint{"", s}
+}
+
+// printf writes a line or part of one: the format is recomp's, the arguments are shown
+// with visible (strings, errors, Stringers and string kinds) or painted (paint).
+func (o *textOut) printf(format string, args ...any) {
+	for i, a := range args {
+		args[i] = o.arg(a)
+	}
+	if o.err == nil {
+		_, o.err = fmt.Fprintf(o.w, format, args...)
+	}
+}
+
+// raw writes text that is already safe (a table row made of visible cells).
+func (o *textOut) raw(s string) {
+	if o.err == nil {
+		_, o.err = io.WriteString(o.w, s)
+	}
+}
+
+func (o *textOut) arg(a any) any {
+	switch v := a.(type) {
+	case paint:
+		if !o.color || v.sgr == "" {
+			return visible(v.s)
+		}
+		return "\x1b[" + v.sgr + "m" + visible(v.s) + "\x1b[0m"
+	case string:
+		return visible(v)
+	case error:
+		return visible(v.Error())
+	}
+	switch rv := reflect.ValueOf(a); rv.Kind() {
+	case reflect.String:
+		return visible(rv.String())
+	case reflect.Struct, reflect.Pointer:
+		if v, ok := a.(fmt.Stringer); ok {
+			return visible(v.String())
+		}
+	}
+	return a // numbers, a time.Duration among them, print as the verb says
+}
 
 func (t textRenderer) scan(w io.Writer, s *Scan) error {
-	p := t.p
+	o := t.out(w)
+	t.scanTo(o, s)
+	return o.err
+}
+
+func (t textRenderer) scanTo(w *textOut, s *Scan) {
 	var lines int
 	var bytes int64
 	warnings := 0
@@ -27,29 +105,29 @@ func (t textRenderer) scan(w io.Writer, s *Scan) error {
 		warnings += in.WarningCount
 	}
 	sm := s.Ledger.Summary
-	fmt.Fprintf(w, "%s: %s, %s, %s", p.bold("recomp scan"), plural(len(s.Inputs), "input", "inputs"),
+	w.printf("%s: %s, %s, %s", bold("recomp scan"), plural(len(s.Inputs), "input", "inputs"),
 		plural(lines, "line", "lines"), humanBytes(bytes))
 	if s.SameProcess && len(s.Inputs) > 1 {
-		fmt.Fprint(w, " (one process)")
+		w.printf(" (one process)")
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  compile requests %d, compilations %d (%s), cache hits %d, misses %d, writes %d\n",
+	w.printf("\n")
+	w.printf("  compile requests %d, compilations %d (%s), cache hits %d, misses %d, writes %d\n",
 		sm.CompileRequests, sm.Compilations, dur(sm.CompileTime), sm.CacheHits, sm.CacheMisses, sm.CacheWrites)
-	fmt.Fprintf(w, "  executable loads %d (%s), recompilations %d", sm.ExecutableLoads, dur(sm.LoadTime), sm.Recompilations)
+	w.printf("  executable loads %d (%s), recompilations %d", sm.ExecutableLoads, dur(sm.LoadTime), sm.Recompilations)
 	if sm.Retraces > 0 {
-		fmt.Fprintf(w, ", retraces %d", sm.Retraces)
+		w.printf(", retraces %d", sm.Retraces)
 	}
-	fmt.Fprintln(w)
+	w.printf("\n")
 	if sm.EagerCompilations > 0 {
-		fmt.Fprintf(w, "  of the compilations, %d were eager one-op programs\n", sm.EagerCompilations)
+		w.printf("  of the compilations, %d were eager one-op programs\n", sm.EagerCompilations)
 	}
 	if sm.MetricCompileTime {
-		fmt.Fprintf(w, "  compile time from the framework's metrics report, spread evenly over the compilations\n")
+		w.printf("  compile time from the framework's metrics report, spread evenly over the compilations\n")
 	}
-	fmt.Fprintf(w, "  after warm-up: %s, %s\n", plural(sm.AfterWarmup, "compilation", "compilations"),
+	w.printf("  after warm-up: %s, %s\n", plural(sm.AfterWarmup, "compilation", "compilations"),
 		plural(sm.LoadsAfterWarmup, "executable load", "executable loads"))
 	if len(s.Inputs) > 1 {
-		fmt.Fprintln(w)
+		w.printf("\n")
 		tb := &table{right: []bool{false, true, true, true}}
 		tb.add("INPUT", "LINES", "EVENTS", "WARNINGS")
 		for _, in := range s.Inputs {
@@ -58,7 +136,7 @@ func (t textRenderer) scan(w io.Writer, s *Scan) error {
 		tb.write(w, "")
 	}
 	if len(s.Ledger.Modules) > 0 {
-		fmt.Fprintln(w)
+		w.printf("\n")
 		tb := &table{right: []bool{false, true, true, true, true, true, true}}
 		tb.add("MODULE FAMILY", "REQUESTS", "COMPILED", "HITS", "MISSES", "TIME", "HASHES")
 		for _, m := range s.Ledger.Modules {
@@ -75,19 +153,18 @@ func (t textRenderer) scan(w io.Writer, s *Scan) error {
 		}
 		tb.write(w, "")
 	}
-	writeFindingsText(w, s.Ledger.Findings, p)
+	writeFindingsText(w, s.Ledger.Findings)
 	if warnings > 0 {
-		fmt.Fprintf(w, "\n%s\n", plural(warnings, "warning", "warnings"))
+		w.printf("\n%s\n", plural(warnings, "warning", "warnings"))
 		for _, in := range s.Inputs {
 			for _, wn := range in.Warnings {
-				fmt.Fprintf(w, "  %s:%d: %s\n", in.Path, wn.Line, wn.Message)
+				w.printf("  %s:%d: %s\n", in.Path, wn.Line, wn.Message)
 			}
 			if in.WarningCount > len(in.Warnings) {
-				fmt.Fprintf(w, "  %s: %d more not shown\n", in.Path, in.WarningCount-len(in.Warnings))
+				w.printf("  %s: %d more not shown\n", in.Path, in.WarningCount-len(in.Warnings))
 			}
 		}
 	}
-	return nil
 }
 
 func countString(n, listed int) string {
@@ -97,19 +174,19 @@ func countString(n, listed int) string {
 	return strconv.Itoa(n)
 }
 
-func writeFindingsText(w io.Writer, fs []ledger.Finding, p painter) {
+func writeFindingsText(w *textOut, fs []ledger.Finding) {
 	if len(fs) == 0 {
 		return
 	}
-	fmt.Fprintln(w)
+	w.printf("\n")
 	for _, f := range fs {
 		loc := ""
 		if f.File != "" {
 			loc = fmt.Sprintf(" (%s:%d)", f.File, f.Line)
 		}
-		fmt.Fprintf(w, "%s %s: %s%s\n", p.sev(string(f.Severity)), f.Kind, f.Message, loc)
+		w.printf("%s %s: %s%s\n", sev(string(f.Severity)), f.Kind, f.Message, loc)
 		if f.Advice != "" {
-			fmt.Fprintf(w, "  advice: %s\n", f.Advice)
+			w.printf("  advice: %s\n", f.Advice)
 		}
 	}
 }
@@ -143,19 +220,23 @@ func verdict(g *gate.Result) string {
 }
 
 func (t textRenderer) guard(w io.Writer, g *Guard) error {
-	p := t.p
+	o := t.out(w)
+	t.guardTo(o, g)
+	return o.err
+}
+
+func (t textRenderer) guardTo(w *textOut, g *Guard) {
 	v := verdict(g.Gate)
-	fmt.Fprintf(w, "%s %s: %s\n", p.bold("recomp guard"), p.sev(v), g.Gate.Reason)
+	w.printf("%s %s: %s\n", bold("recomp guard"), sev(v), g.Gate.Reason)
 	for _, pr := range g.Gate.Problems {
-		fmt.Fprintf(w, "  problem: %s\n", pr)
+		w.printf("  problem: %s\n", pr)
 	}
 	for _, f := range g.Gate.Failures {
-		fmt.Fprintf(w, "  %s:%d: %s\n", f.File, f.Line, failureText(f))
+		w.printf("  %s:%d: %s\n", f.File, f.Line, failureText(f))
 	}
 	if n := g.Gate.Compilations + g.Gate.LoadFailures; n > len(g.Gate.Failures) {
-		fmt.Fprintf(w, "  … %d more not listed (--format json lists the first %d)\n", n-len(g.Gate.Failures), ledger.MaxListed)
+		w.printf("  … %d more not listed (--format json lists the first %d)\n", n-len(g.Gate.Failures), ledger.MaxListed)
 	}
-	return nil
 }
 
 func causeLabel(kind diff.CauseKind) string {
@@ -166,28 +247,33 @@ func causeLabel(kind diff.CauseKind) string {
 }
 
 func (t textRenderer) diff(w io.Writer, d *Diff) error {
-	p := t.p
+	o := t.out(w)
+	t.diffTo(o, d)
+	return o.err
+}
+
+func (t textRenderer) diffTo(w *textOut, d *Diff) {
 	same, differ := d.Counts()
-	fmt.Fprintf(w, "%s: %s compared, %d differ, %d identical", p.bold("recomp "+d.command()), plural(len(d.Pairs), "pair", "pairs"), differ, same)
+	w.printf("%s: %s compared, %d differ, %d identical", bold("recomp "+d.command()), plural(len(d.Pairs), "pair", "pairs"), differ, same)
 	if n := len(d.UnpairedA) + len(d.UnpairedB); n > 0 {
-		fmt.Fprintf(w, ", %d unpaired", n)
+		w.printf(", %d unpaired", n)
 	}
 	if n := len(d.Problems); n > 0 {
-		fmt.Fprintf(w, ", %s", plural(n, "unreadable module", "unreadable modules"))
+		w.printf(", %s", plural(n, "unreadable module", "unreadable modules"))
 	}
-	fmt.Fprintln(w)
+	w.printf("\n")
 	if len(d.Families) > 0 {
-		fmt.Fprintln(w, "\nmodule families in the dump:")
+		w.printf("\nmodule families in the dump:\n")
 	}
 	for _, f := range d.Families {
-		fmt.Fprintf(w, "  %s: %s", shorten(f.Family, 80), plural(len(f.Files), "dump", "dumps"))
+		w.printf("  %s: %s", shorten(f.Family, 80), plural(len(f.Files), "dump", "dumps"))
 		if f.LogCompilations > 0 {
-			fmt.Fprintf(w, ", compiled %d times in the log", f.LogCompilations)
+			w.printf(", compiled %d times in the log", f.LogCompilations)
 			if len(f.LogHashes) > 0 {
-				fmt.Fprintf(w, " (hashes %s)", joinOr(f.LogHashes, "-"))
+				w.printf(" (hashes %s)", joinOr(f.LogHashes, "-"))
 			}
 		}
-		fmt.Fprintln(w)
+		w.printf("\n")
 	}
 	identicalAdvice := ""
 	for i := 0; i < len(d.Pairs); {
@@ -202,35 +288,34 @@ func (t textRenderer) diff(w io.Writer, d *Diff) error {
 			j++
 		}
 		if j > i+1 {
-			fmt.Fprintf(w, "  %s with the same cause (evidence and advice as above):\n", plural(j-i-1, "more pair", "more pairs"))
+			w.printf("  %s with the same cause (evidence and advice as above):\n", plural(j-i-1, "more pair", "more pairs"))
 			for _, q := range d.Pairs[i+1 : j] {
-				fmt.Fprintf(w, "    %s → %s: %s\n", dumpID(q.A.Path), dumpID(q.B.Path), q.Result.Causes[0].Summary)
+				w.printf("    %s → %s: %s\n", dumpID(q.A.Path), dumpID(q.B.Path), q.Result.Causes[0].Summary)
 			}
 		}
 		i = j
 	}
 	if identicalAdvice != "" {
-		fmt.Fprintf(w, "\nadvice for the identical pairs: %s\n", identicalAdvice)
+		w.printf("\nadvice for the identical pairs: %s\n", identicalAdvice)
 	}
 	if len(d.UnpairedA)+len(d.UnpairedB) > 0 {
-		fmt.Fprintf(w, "\nunpaired (no module of the same family and stage on the other side):\n")
+		w.printf("\nunpaired (no module of the same family and stage on the other side):\n")
 		for _, f := range d.UnpairedA {
-			fmt.Fprintf(w, "  only in A: %s\n", f)
+			w.printf("  only in A: %s\n", f)
 		}
 		for _, f := range d.UnpairedB {
-			fmt.Fprintf(w, "  only in B: %s\n", f)
+			w.printf("  only in B: %s\n", f)
 		}
 	}
 	if len(d.Problems) > 0 {
-		fmt.Fprintf(w, "\n%s (compared without them):\n", plural(len(d.Problems), "module could not be read", "modules could not be read"))
+		w.printf("\n%s (compared without them):\n", plural(len(d.Problems), "module could not be read", "modules could not be read"))
 		for _, pr := range d.Problems {
-			fmt.Fprintf(w, "  %s\n", pr)
+			w.printf("  %s\n", pr)
 		}
 	}
 	for _, wn := range d.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		w.printf("warning: %s\n", wn)
 	}
-	return nil
 }
 
 // dumpID is how a line names a dumped module: its module_NNNN counter when the file name has
@@ -262,47 +347,50 @@ func sameStory(a, b *DiffPair) bool {
 
 // pair writes one compared pair; it returns the advice of an identical pair, which the report
 // says once, at its end.
-func (t textRenderer) pair(w io.Writer, pr *DiffPair) (identicalAdvice string) {
-	p, r := t.p, pr.Result
-	fmt.Fprintf(w, "\n%s\n  %s\n  %s\n", p.bold(shorten(pr.Label(), 100)), pr.A.Path, pr.B.Path)
+func (t textRenderer) pair(w *textOut, pr *DiffPair) (identicalAdvice string) {
+	r := pr.Result
+	w.printf("\n%s\n  %s\n  %s\n", bold(shorten(pr.Label(), 100)), pr.A.Path, pr.B.Path)
 	if pr.HashA != "" || pr.HashB != "" {
-		fmt.Fprintf(w, "  log hashes: %s → %s\n", nonEmpty(pr.HashA, "?"), nonEmpty(pr.HashB, "?"))
+		w.printf("  log hashes: %s → %s\n", nonEmpty(pr.HashA, "?"), nonEmpty(pr.HashB, "?"))
 	}
 	for _, c := range r.Causes {
-		fmt.Fprintf(w, "  %s: %s\n", p.sev(causeLabel(c.Kind)), c.Summary)
+		w.printf("  %s: %s\n", sev(causeLabel(c.Kind)), c.Summary)
 		for _, ev := range c.Evidence {
-			fmt.Fprintf(w, "      %s\n", ev)
+			w.printf("      %s\n", ev)
 		}
 		switch {
 		case c.Kind == diff.CauseIdentical:
 			identicalAdvice = c.Advice
 		case c.Advice != "":
-			fmt.Fprintf(w, "    advice: %s\n", c.Advice)
+			w.printf("    advice: %s\n", c.Advice)
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		w.printf("  note: %s\n", n)
 	}
 	if !r.Identical {
-		fmt.Fprintf(w, "  %d change(s) %s; %d instructions matched, %d added, %d removed\n", r.ChangeCount,
+		w.printf("  %d change(s) %s; %d instructions matched, %d added, %d removed\n", r.ChangeCount,
 			kindCounts(r), r.Matched, r.Added, r.Removed)
 	}
 	if pr.Text != nil && pr.Text.Text != "" {
-		fmt.Fprintln(w)
+		w.printf("\n")
 		for _, l := range strings.SplitAfter(strings.TrimRight(pr.Text.Text, "\n"), "\n") {
-			fmt.Fprint(w, "    "+strings.TrimSuffix(l, "\n")+"\n")
+			w.printf("    %s\n", strings.TrimSuffix(l, "\n"))
 		}
 		for _, n := range pr.Text.Notes {
-			fmt.Fprintf(w, "    (%s)\n", n)
+			w.printf("    (%s)\n", n)
 		}
 	}
 	return identicalAdvice
 }
 
 func kindCounts(r *diff.Result) string {
-	counts := map[diff.ChangeKind]int{}
-	for _, c := range r.Changes {
-		counts[c.Kind]++
+	counts := r.Counts // every change, listed or not
+	if counts == nil {
+		counts = map[diff.ChangeKind]int{}
+		for _, c := range r.Changes {
+			counts[c.Kind]++
+		}
 	}
 	var parts []string
 	for _, k := range sortedKinds(counts) {
@@ -323,17 +411,23 @@ func nonEmpty(s, def string) string {
 }
 
 func (t textRenderer) cache(w io.Writer, c *Cache) error {
+	o := t.out(w)
+	t.cacheTo(o, c)
+	return o.err
+}
+
+func (t textRenderer) cacheTo(w *textOut, c *Cache) {
 	inv := c.Inventory
-	fmt.Fprintf(w, "recomp cache: %s, %s (%s)\n", plural(inv.Count, "entry", "entries"), humanBytes(inv.Bytes), kindsLine(inv.ByKind))
+	w.printf("recomp cache: %s, %s (%s)\n", plural(inv.Count, "entry", "entries"), humanBytes(inv.Bytes), kindsLine(inv.ByKind))
 	if c.LogsGiven {
-		fmt.Fprintf(w, "  not used by the given runs: %s, %s\n", plural(inv.Unused, "entry", "entries"), humanBytes(inv.UnusedBytes))
+		w.printf("  not used by the given runs: %s, %s\n", plural(inv.Unused, "entry", "entries"), humanBytes(inv.UnusedBytes))
 	}
 	if inv.Foreign > 0 {
-		fmt.Fprintf(w, "  %s that %s not cache entries (never proposed for removal)\n", plural(inv.Foreign, "file", "files"),
+		w.printf("  %s that %s not cache entries (never proposed for removal)\n", plural(inv.Foreign, "file", "files"),
 			map[bool]string{true: "is", false: "are"}[inv.Foreign == 1])
 	}
 	if len(inv.Entries) > 0 {
-		fmt.Fprintln(w)
+		w.printf("\n")
 		tb := &table{right: []bool{false, false, true, false, false}}
 		tb.add("ENTRY", "KIND", "SIZE", "MODIFIED", "STATUS")
 		for _, e := range inv.Entries {
@@ -343,18 +437,17 @@ func (t textRenderer) cache(w io.Writer, c *Cache) error {
 		tb.write(w, "")
 	}
 	if shown := len(inv.Entries); shown < inv.Count {
-		fmt.Fprintf(w, "  (%d more entries counted, not listed)\n", inv.Count-shown)
+		w.printf("  (%d more entries counted, not listed)\n", inv.Count-shown)
 	}
 	for _, m := range inv.MissingMisses {
-		fmt.Fprintf(w, "missed and still absent: %s (the run looked for it and never wrote it: was the compile interrupted or the cache read-only?)\n", m)
+		w.printf("missed and still absent: %s (the run looked for it and never wrote it: was the compile interrupted or the cache read-only?)\n", m)
 	}
 	for _, wn := range inv.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		w.printf("warning: %s\n", wn)
 	}
 	if cmd := PruneCommand(c); cmd != "" {
-		fmt.Fprintf(w, "\nrecomp never deletes anything. To remove the listed entries these runs did not use:\n  %s\n", cmd)
+		w.printf("\nrecomp never deletes anything. To remove the listed entries these runs did not use:\n  %s\n", cmd)
 	}
-	return nil
 }
 
 func kindsLine(m map[cache.EntryKind]int) string {

@@ -7,6 +7,7 @@
 //	go run ./cmd/recomp-bench                 # 300 MB log, 4 x 75 MB logs, two 100 000-instruction dumps
 //	go run ./cmd/recomp-bench -mb 1000 -rounds 5
 //	go run ./cmd/recomp-bench -stress         # 10k / 100k / 1M compilations and loads of one family
+//	go run ./cmd/recomp-bench -bounds         # gzip bomb, 100 000 modules, 100 MB constants, 200 000 families
 //
 // Everything it writes goes to a temporary folder (or -dir), removed at the end unless -keep.
 // A baseline that is not installed is skipped with a message saying how to get it.
@@ -38,11 +39,15 @@ func main() {
 	dir := flag.String("dir", "", "folder for the generated inputs (default: a temporary folder)")
 	keep := flag.Bool("keep", false, "keep the generated inputs")
 	stress := flag.Bool("stress", false, "instead: scan and guard logs of 10k, 100k and 1M compilations and executable loads (time per event and peak RSS must stay flat)")
+	bounds := flag.Bool("bounds", false, "instead: the bounded inputs (a gzip bomb, 100 000 modules of one program, two 100 MB constants, 200 000 module families), each checked against its bound on peak RSS")
 	flag.Parse()
 	var err error
-	if *stress {
+	switch {
+	case *bounds:
+		err = runBounds(*dir, *keep)
+	case *stress:
 		err = runStress(*dir, *keep)
-	} else {
+	default:
 		err = run(*mb, *files, *instr, *rounds, *dir, *keep)
 	}
 	if err != nil {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/textutil"
 	buildversion "github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/report"
 )
@@ -26,6 +28,7 @@ const (
 type cli struct {
 	LogLevel string           `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
 	Version  kong.VersionFlag `help:"Print recomp's version, the VCS revision it was built from, and exit."`
+	MaxHLO   int64            `name:"max-hlo-mib" env:"RECOMP_MAX_HLO_MIB" default:"512" placeholder:"MIB" help:"The largest HLO file read (diff, explain, hlo), plain or as gzip inflates it; a larger one is refused. Logs are streamed: no cap."`
 
 	Run     runCmd     `cmd:"" help:"Run a command with every framework's compile evidence switched on, keep its log and dumps in a run folder, and explain the run."`
 	Scan    scanCmd    `cmd:"" help:"Count compile requests, compilations, cache hits and misses and executable loads in logs."`
@@ -43,9 +46,12 @@ type env struct {
 	log            hclog.Logger
 	color          bool
 	args           []string
+	maxHLO         int64 // bytes
 }
 
-// exitError carries an exit code out of a command; an empty error prints nothing.
+// exitError carries an exit code out of a command; an empty error prints nothing. Errors are
+// printed with textutil.Visible: a file name or a log line in one cannot break the line or
+// reach the terminal as a control sequence.
 type exitError struct {
 	code int
 	err  error
@@ -73,7 +79,16 @@ var validLevels = map[string]bool{"trace": true, "debug": true, "info": true, "w
 // files carry), the VCS revision and the Go that built it.
 func version() string { return buildversion.String() }
 
+// memoryLimit is the soft limit recomp gives the Go runtime unless GOMEMLIMIT is set: the
+// garbage collector collects as the heap nears it rather than letting the heap grow to twice
+// what is live. What recomp holds is bounded on its own (see README, "Performance"); this
+// keeps the garbage of reading 100 000 modules from doubling the peak.
+const memoryLimit = 192 << 20
+
 func run(args []string, stdout, stderr io.Writer) int {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	return runWith(args, os.Stdin, stdout, stderr)
 }
 
@@ -84,7 +99,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 				code = int(k)
 				return
 			}
-			fmt.Fprintf(stderr, "recomp: internal error: %v\n%s", r, debug.Stack())
+			fmt.Fprintf(stderr, "recomp: internal error: %s\n%s", textutil.Visible(fmt.Sprint(r)), debug.Stack())
 			code = exitInternal
 		}
 	}()
@@ -96,6 +111,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": version(), "frameworks": strings.Join(frameworks.Names(), ",")},
+		kong.KindMapper(reflect.String, exactString),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "recomp: internal error: %v\n", err)
@@ -115,7 +131,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "recomp: error: %v\n", err)
+		fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 		var pe *kong.ParseError
 		if errors.As(err, &pe) && pe.Context != nil {
 			fmt.Fprintf(stderr, "run 'recomp %s --help' for usage\n", strings.Join(commandPath(pe.Context), " "))
@@ -124,10 +140,14 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 	}
 	level := strings.ToLower(c.LogLevel)
 	if !validLevels[level] {
-		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel)
+		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel) // %q shows control characters
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args}
+	if c.MaxHLO <= 0 || c.MaxHLO > 1<<20 {
+		fmt.Fprintf(stderr, "recomp: error: --max-hlo-mib %d: want 1 to %d\n", c.MaxHLO, 1<<20)
+		return exitUsage
+	}
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args, maxHLO: c.MaxHLO << 20}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})
 	if level == "off" {
@@ -141,13 +161,29 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 	var xe *exitError
 	if errors.As(err, &xe) {
 		if xe.err != nil && xe.err.Error() != "" {
-			fmt.Fprintf(stderr, "recomp: error: %v\n", xe.err)
+			fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(xe.err.Error()))
 		}
 		return xe.code
 	}
-	fmt.Fprintf(stderr, "recomp: error: %v\n", err)
+	fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 	return exitUsage
 }
+
+// exactString decodes a string argument or flag as it was given. Kong's own string mapper goes
+// through JSON, which turns bytes that are not UTF-8 into U+FFFD: a file whose name holds such
+// bytes could not be named on the command line.
+var exactString = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+	t, err := ctx.Scan.PopValue("string")
+	if err != nil {
+		return err
+	}
+	s, ok := t.Value.(string)
+	if !ok {
+		s = fmt.Sprint(t.Value)
+	}
+	target.SetString(s)
+	return nil
+})
 
 func commandPath(ctx *kong.Context) []string {
 	var out []string

@@ -17,8 +17,7 @@ func (c *diffCmd) Run(e *env) error {
 	if err := c.check("diff"); err != nil {
 		return err
 	}
-	d, err := explain.Dumps(c.A, c.B, explain.Options{Stage: c.Stage, Text: c.Text || c.Format == string(report.HTML),
-		Stdin: e.stdin, Log: e.log})
+	d, err := explain.Dumps(c.A, c.B, compareOptions(e, c.Stage, c.Text, c.Format))
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -38,4 +37,14 @@ func diffExit(d *report.Diff) error {
 		return exitWith(exitFound)
 	}
 	return nil
+}
+
+// compareOptions are what diff and explain compute for each pair: text diffs for --text (the
+// first explain.DefaultMaxTexts differing pairs), and for an HTML page as many as it shows.
+func compareOptions(e *env, stage string, text bool, format string) explain.Options {
+	opt := explain.Options{Stage: stage, Stdin: e.stdin, Log: e.log, MaxFileBytes: e.maxHLO, Text: text}
+	if !text && format == string(report.HTML) {
+		opt.Text, opt.MaxTexts = true, report.HTMLMaxCards
+	}
+	return opt
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/recomp/recomp/explain"
-	"github.com/recomp/recomp/report"
 )
 
 type explainCmd struct {
@@ -17,8 +16,7 @@ func (c *explainCmd) Run(e *env) error {
 	if err := c.check("explain"); err != nil {
 		return err
 	}
-	d, err := explain.Dump(c.Dump, c.Log, explain.Options{Stage: c.Stage, Text: c.Text || c.Format == string(report.HTML),
-		Stdin: e.stdin, Log: e.log})
+	d, err := explain.Dump(c.Dump, c.Log, compareOptions(e, c.Stage, c.Text, c.Format))
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/textutil"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 )
 
@@ -66,6 +68,10 @@ func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 	if problems := s.ReadErrors(); len(problems) > 0 {
 		return usageErr("not writing a baseline from an incomplete log: %s", problems[0])
 	}
+	if n := s.Ledger.Summary.FamiliesNotListed; n > 0 {
+		return usageErr("not writing a baseline: %d module families beyond the first %d of a process are counted, not listed, so the baseline would miss them",
+			n, ledger.MaxFamilies)
+	}
 	b := gate.NewBaseline(s.Ledger)
 	if err := gate.WriteBaseline(c.WriteBaseline, b, gate.OpenedInputs(c.Logs, e.stdin)); err != nil {
 		if errors.Is(err, gate.ErrWouldOverwriteInput) {
@@ -73,7 +79,7 @@ func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 		}
 		return usageErr("%v", err)
 	}
-	if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), c.WriteBaseline); err != nil {
+	if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), textutil.Visible(c.WriteBaseline)); err != nil {
 		return usageErr("writing the result: %v", err)
 	}
 	return nil

@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/textutil"
+	"github.com/recomp/recomp/report"
 )
 
 type hloCmd struct {
@@ -21,9 +24,15 @@ type hloFingerprintCmd struct {
 	Files []string `arg:"" name:"FILE" help:"HLO text files ('-' for stdin, .gz read transparently)."`
 }
 
+// guardLines are the command's stdout and stderr for lines that begin with a file name or a
+// module name: no such line can be a CI runner's command (report.NewLineGuard).
+func guardLines(e *env) (stdout, stderr io.WriteCloser) {
+	return report.NewLineGuard(e.stdout), report.NewLineGuard(e.stderr)
+}
+
 // readHLO reads and parses one HLO file. A parse error is returned with the partial module.
 func readHLO(e *env, path string) (*hlo.Module, error) {
-	src, err := diff.ReadFile(path, e.stdin)
+	src, err := diff.ReadFileMax(path, e.stdin, e.maxHLO)
 	if err != nil {
 		return nil, err
 	}
@@ -35,6 +44,9 @@ func (c *hloCheckCmd) Run(e *env) error {
 	if err := checkInputs(c.Files); err != nil {
 		return err
 	}
+	stdout, stderr := guardLines(e)
+	defer stdout.Close()
+	defer stderr.Close()
 	bad := 0
 	for _, f := range c.Files {
 		m, err := readHLO(e, f)
@@ -43,13 +55,14 @@ func (c *hloCheckCmd) Run(e *env) error {
 		case errors.As(err, &list):
 			bad++
 			for _, pe := range list {
-				fmt.Fprintln(e.stderr, pe.Error())
+				fmt.Fprintln(stderr, textutil.Visible(pe.Error()))
 			}
 		case err != nil:
 			bad++
-			fmt.Fprintf(e.stderr, "recomp: error: %v\n", err)
+			fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 		default:
-			if _, err := fmt.Fprintf(e.stdout, "%s: ok: module %s, %d computations, %d instructions\n", f, m.Name, len(m.Computations), m.InstructionCount()); err != nil {
+			if _, err := fmt.Fprintf(stdout, "%s: ok: module %s, %d computations, %d instructions\n", textutil.Visible(f), textutil.Visible(m.Name),
+				len(m.Computations), m.InstructionCount()); err != nil {
 				return usageErr("writing the result: %v", err)
 			}
 		}
@@ -64,15 +77,18 @@ func (c *hloFingerprintCmd) Run(e *env) error {
 	if err := checkInputs(c.Files); err != nil {
 		return err
 	}
+	stdout, stderr := guardLines(e)
+	defer stdout.Close()
+	defer stderr.Close()
 	bad := 0
 	for _, f := range c.Files {
 		m, err := readHLO(e, f)
 		if err != nil {
 			bad++
-			fmt.Fprintf(e.stderr, "recomp: error: %v\n", err)
+			fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 			continue
 		}
-		if _, err := fmt.Fprintf(e.stdout, "%s  %s  %s\n", hlo.Fingerprint(m), m.Name, f); err != nil {
+		if _, err := fmt.Fprintf(stdout, "%s  %s  %s\n", hlo.Fingerprint(m), textutil.Visible(m.Name), textutil.Visible(f)); err != nil {
 			return usageErr("writing the result: %v", err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	buildversion "github.com/recomp/recomp/internal/version"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 )
 
@@ -387,5 +389,110 @@ func TestWarmupCountsTheProgramsOwnCompilations(t *testing.T) {
 	}
 	if code, out, _ := runIn(t, "", "guard", "--warmup", "2", log); code != exitUsage || !strings.Contains(out, "the warm-up never ended") {
 		t.Errorf("--warmup 2 of one program: exit %d\n%s", code, out)
+	}
+}
+
+// A dump file whose name holds a newline, an escape sequence or bytes that are not UTF-8 is
+// paired like any other (issue 18, class 9: such a file was dropped without a word and explain
+// exited 0), or skipped with a warning when it is no module; and no output prints its name
+// raw.
+func TestOddDumpFileNames(t *testing.T) {
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "dump")
+	os.Mkdir(dump, 0o755)
+	src := "../../testdata/runs/jax-0.12/partial-batch/dump/"
+	a, _ := os.ReadFile(src + "module_0000.jit_train_step.before_optimizations.txt")
+	b, _ := os.ReadFile(src + "module_0002.jit_train_step.before_optimizations.txt")
+	odd := "module_0002.jit_train_step\n::stop-commands::x\x1b[31m\xff.before_optimizations.txt"
+	os.WriteFile(filepath.Join(dump, "module_0000.jit_train_step.before_optimizations.txt"), a, 0o644)
+	if err := os.WriteFile(filepath.Join(dump, odd), b, 0o644); err != nil {
+		t.Skipf("the file system refuses the name: %v", err)
+	}
+	os.WriteFile(filepath.Join(dump, "notes\x1b[2J.txt"), []byte("not HLO\n"), 0o644)
+
+	for _, f := range []string{"text", "json", "markdown", "html"} {
+		code, out, stderr := runIn(t, "", "explain", "--format", f, dump)
+		if code != exitFound {
+			t.Errorf("%s: exit %d, want %d (the pair differs): %s", f, code, exitFound, stderr)
+		}
+		if strings.ContainsAny(out, "\x1b\xff") || strings.Contains(out, "\n::stop") {
+			t.Errorf("%s: the odd name is printed raw:\n%q", f, out)
+		}
+		switch f {
+		case "text":
+			for _, want := range []string{`jit_train_step\n::stop-commands::x\x1b[31m\xff.before_optimizations.txt`,
+				"cause batch_size", `warning: ` + dump + `/notes\x1b[2J.txt: skipped: `} {
+				if !strings.Contains(out, want) {
+					t.Errorf("text: %q missing:\n%s", want, out)
+				}
+			}
+		case "json":
+			var doc report.DiffJSON
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Pairs) != 1 || !strings.Contains(doc.Pairs[0].B, "jit_train_step\n::stop-commands::x\x1b[31m") {
+				t.Errorf("json: the odd file is not paired: %+v", doc.Pairs)
+			}
+		}
+	}
+	code, out, _ := runIn(t, "", "diff", filepath.Join(dump, "module_0000.jit_train_step.before_optimizations.txt"), filepath.Join(dump, odd))
+	if code != exitFound || !strings.Contains(out, `\n::stop-commands::x\x1b[31m\xff`) {
+		t.Errorf("diff of the odd file: exit %d\n%s", code, out)
+	}
+	code, _, stderr := runIn(t, "", "hlo", "check", filepath.Join(dump, odd+"-missing"))
+	if code != exitUsage || strings.ContainsAny(stderr, "\x1b\xff") || !strings.Contains(stderr, `\x1b[31m\xff`) {
+		t.Errorf("hlo check of a missing odd file: exit %d, %q", code, stderr)
+	}
+}
+
+// A gzip bomb named on the command line or lying in a dump folder is refused at the cap with
+// the file named (issue 18, class 8); RECOMP_MAX_HLO_MIB sets the cap like --max-hlo-mib.
+func TestGzipBombRefused(t *testing.T) {
+	dir := t.TempDir()
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	zw.Write(make([]byte, 1<<20))
+	zw.Close()
+	bomb := filepath.Join(dir, "module_0001.f.before_optimizations.txt.gz")
+	os.WriteFile(bomb, bytes.Repeat(member.Bytes(), 16), 0o644) // 16 KB, inflating to 16 MiB
+	code, _, stderr := runIn(t, "", "--max-hlo-mib", "4", "hlo", "check", bomb)
+	if code != exitUsage || !strings.Contains(stderr, bomb+": inflates (gzip) to more than 4 MiB, the most recomp reads of one HLO file") {
+		t.Errorf("hlo check: exit %d, %q", code, stderr)
+	}
+	t.Setenv("RECOMP_MAX_HLO_MIB", "4")
+	code, out, _ := runIn(t, "", "explain", dir)
+	if code != exitUsage || !strings.Contains(out, bomb+": inflates (gzip) to more than 4 MiB") {
+		t.Errorf("explain: exit %d:\n%s", code, out)
+	}
+	code, _, stderr = runIn(t, "", "--max-hlo-mib", "0", "hlo", "check", bomb)
+	if code != exitUsage || !strings.Contains(stderr, "--max-hlo-mib 0: want 1 to") {
+		t.Errorf("--max-hlo-mib 0: exit %d, %q", code, stderr)
+	}
+}
+
+// A log of more module families than a process accounts one by one (ledger.MaxFamilies) is
+// scanned and gated in full, says what it does not list, and gives no baseline that would
+// miss families.
+func TestManyFamilies(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	for i := range 2 * (ledger.MaxFamilies + 10) {
+		fmt.Fprintf(&log, "Begin XLA compilation: cluster_%d  (Hash: 0x%x) for ordinal  0\n", i%(ledger.MaxFamilies+10), i)
+	}
+	p := filepath.Join(dir, "families.log")
+	os.WriteFile(p, []byte(log.String()), 0o644)
+	code, out, _ := runIn(t, "", "guard", "--format", "json", p)
+	var doc report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if code != exitFound || doc.Gate.FailureCount != ledger.MaxFamilies+10 || len(doc.Modules) != ledger.MaxFamilies ||
+		doc.Summary.FamiliesNotListed != 10 || doc.Summary.RecompilationsNL != 10 {
+		t.Errorf("exit %d, %d failures, %d modules, summary %+v", code, doc.Gate.FailureCount, len(doc.Modules), doc.Summary)
+	}
+	code, _, stderr := runIn(t, "", "guard", "--write-baseline", filepath.Join(dir, "base.json"), p)
+	if code != exitUsage || !strings.Contains(stderr, "not writing a baseline: 10 module families beyond the first 10000") {
+		t.Errorf("baseline: exit %d, %q", code, stderr)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
@@ -87,7 +88,7 @@ func (c *runCmd) Run(e *env) error {
 	}
 	settings, env := runner.Evidence(runner.Framework(c.Framework), runner.DumpMode(c.Dump), dumpDir, probe, os.Environ())
 	if c.Verbose {
-		fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", dir)
+		fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", textutil.Visible(dir))
 		for _, s := range settings {
 			note := ""
 			switch {
@@ -96,11 +97,11 @@ func (c *runCmd) Run(e *env) error {
 			case s.Effect != "":
 				note = " (" + s.Effect + ")"
 			}
-			fmt.Fprintf(e.stderr, "recomp run: %s=%s%s\n", s.Name, s.Value, note)
+			fmt.Fprintf(e.stderr, "recomp run: %s=%s%s\n", textutil.Visible(s.Name), textutil.Visible(s.Value), note)
 		}
 	} else {
 		fmt.Fprintf(e.stderr, "recomp run: run folder %s; compile logging on for %s, to run.log only (-v shows it and the settings)\n",
-			dir, strings.Join(selectedNames(c.Framework), ", "))
+			textutil.Visible(dir), strings.Join(selectedNames(c.Framework), ", "))
 	}
 	caches := runner.CacheFolders(env, c.Cache)
 	for _, cs := range caches {
@@ -152,7 +153,7 @@ func (c *runCmd) Run(e *env) error {
 	if err := report.Render(e.stderr, report.Format(c.Format), r, st); err != nil {
 		e.log.Debug("the summary could not be written", "error", err)
 	}
-	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", dir)
+	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", textutil.Visible(dir))
 	switch {
 	case res.ExitCode != 0:
 		return exitWith(res.ExitCode)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 
 	"github.com/recomp/recomp/runner"
 )
@@ -86,23 +87,133 @@ func OpenLog(path string, stdin io.Reader) (*File, error) {
 	return f, err
 }
 
-// ReadAll reads the input at path whole (as Open opens it) into memory, at most max bytes: a
-// larger input, compressed or not, is an error.
-func ReadAll(path string, stdin io.Reader, max int64) ([]byte, error) {
-	f, err := Open(path, stdin)
+// DefaultMaxBytes is the most ReadAll reads of one input, plain or as gzip inflates it: an
+// HLO module is read whole (and parsed into about 2.6 times its size), so a larger file is
+// refused with an error rather than exhausting memory. Logs are streamed and have no cap.
+const DefaultMaxBytes = 512 << 20
+
+// TooLargeError is a file over the cap: plain, or inflating to more (a gzip bomb is refused
+// after inflating it into nothing, never into memory).
+type TooLargeError struct {
+	Path     string
+	Cap      int64
+	Inflated bool
+}
+
+func (e *TooLargeError) Error() string { return e.Path + ": " + e.Reason() }
+
+// Reason is the error without the path.
+func (e *TooLargeError) Reason() string {
+	what := "larger than"
+	if e.Inflated {
+		what = "inflates (gzip) to more than"
+	}
+	return fmt.Sprintf("%s %s, the most recomp reads of one HLO file", what, mib(e.Cap))
+}
+
+func mib(n int64) string {
+	if n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// ReadAll reads one input whole (an HLO module): "-" reads stdin, gzip data (by its magic bytes) is
+// decompressed. A file of more than limit bytes, plain or inflated, is a *TooLargeError; a
+// regular gzip file is inflated twice, first only to count its size, so what a bomb inflates
+// to is never held in memory.
+func ReadAll(path string, stdin io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	if path == "-" {
+		if stdin == nil {
+			return nil, fmt.Errorf("-: no standard input")
+		}
+		return readCapped(path, bufio.NewReaderSize(stdin, 64<<10), 0, limit)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var buf bytes.Buffer
-	if !f.Gzip && f.Info != nil && f.Info.Mode().IsRegular() && f.Info.Size() > 0 && f.Info.Size() < max {
-		buf.Grow(int(f.Info.Size()) + bytes.MinRead) // one allocation for a plain file
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a folder", path)
+	}
+	regular := st.Mode().IsRegular()
+	bufSize := 64 << 10
+	if regular && st.Size() < int64(bufSize) {
+		bufSize = int(st.Size()) + 16 // (a 64 KB buffer for each of 100 000 small modules adds up)
+	}
+	br := bufio.NewReaderSize(f, bufSize)
+	if !isGzip(br) {
+		if regular && st.Size() > limit {
+			return nil, &TooLargeError{Path: path, Cap: limit}
+		}
+		size := int64(0)
+		if regular {
+			size = st.Size()
+		}
+		return readCapped(path, br, size, limit)
+	}
+	if !regular { // a pipe cannot be read twice: inflate once, up to the cap
+		return readCapped(path, br, 0, limit)
+	}
+	n, err := inflate(path, br, io.Discard, limit)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if int64(buf.Len()) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
+	br.Reset(f)
+	return readCapped(path, br, n, limit)
+}
+
+func isGzip(br *bufio.Reader) bool {
+	magic, _ := br.Peek(2)
+	return len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+}
+
+// inflate copies what the gzip stream r inflates to into w, up to limit bytes (a
+// *TooLargeError beyond), and returns how many bytes that was.
+func inflate(path string, r io.Reader, w io.Writer, limit int64) (int64, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", path, err)
+	}
+	n, err := io.Copy(w, io.LimitReader(zr, limit+1))
+	if err != nil {
+		return n, fmt.Errorf("%s: %v", path, err)
+	}
+	if n > limit {
+		return n, &TooLargeError{Path: path, Cap: limit, Inflated: true}
+	}
+	return n, nil
+}
+
+// readCapped reads r (inflating gzip) into memory, sized for size bytes when known, refusing
+// more than limit.
+func readCapped(path string, br *bufio.Reader, size, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(size) + bytes.MinRead) // one allocation when the size is known
+	}
+	if isGzip(br) {
+		if _, err := inflate(path, br, &buf, limit); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1)); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if int64(buf.Len()) > limit {
+		return nil, &TooLargeError{Path: path, Cap: limit}
 	}
 	return buf.Bytes(), nil
 }

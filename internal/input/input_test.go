@@ -87,9 +87,9 @@ func TestReadAllCap(t *testing.T) {
 		err  string
 	}{
 		{plain, 10, ""},
-		{plain, 9, plain + ": larger than 9 bytes"},
+		{plain, 9, plain + ": larger than 9 bytes, the most recomp reads of one HLO file"},
 		{packed, 1000, ""},
-		{packed, 999, packed + ": larger than 999 bytes"},
+		{packed, 999, packed + ": inflates (gzip) to more than 999 bytes, the most recomp reads of one HLO file"},
 	} {
 		b, err := ReadAll(c.path, nil, c.max)
 		switch {

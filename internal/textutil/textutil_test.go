@@ -23,3 +23,22 @@ func TestShorten(t *testing.T) {
 		}
 	}
 }
+
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain name_1.2":          "plain name_1.2",
+		"a\nb\rc\td":              `a\nb\rc\td`,
+		"\x1b[31mred\x00\x7f":     `\x1b[31mred\x00\x7f`,
+		"c1 \u009b2J":             `c1 \u009b2J`,
+		"bidi \u202eevil\u2066":   `bidi \u202eevil\u2066`,
+		"bad \xff\xfe utf8":       `bad \xff\xfe utf8`,
+		"é → ü \ue001 \U000F0001": "é → ü \ue001 \U000F0001", // private use is shown as it is: it acts on nothing
+	} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := EscapeControls("a\nb\x1b", true); got != "a\nb\\x1b" {
+		t.Errorf("escapeControls keeping newlines: %q", got)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/verdict"
 )
 
 // Options say how dumps are read and compared.
@@ -93,7 +94,11 @@ func Dump(path string, logs []string, opt Options) (*report.Diff, error) {
 		}
 		rep = s.Ledger
 	}
-	return explain(d, rep, opt), nil
+	r, explained := explain(d, rep, opt)
+	if rep != nil {
+		r.Verdict = verdict.Build(verdict.Input{Ledger: rep, Explained: explained, Dumped: true})
+	}
+	return r, nil
 }
 
 // Dumps compares the dumps of two runs (folders or HLO files): modules paired by family, stage
@@ -122,8 +127,9 @@ func Dumps(a, b string, opt Options) (*report.Diff, error) {
 }
 
 // explain compares the versions of each program of a dump, linked with the compilations of a
-// log's report (nil without logs).
-func explain(dump *diff.Dump, rep *ledger.Report, opt Options) *report.Diff {
+// log's report (nil without logs); it also returns each comparison with the log's
+// compilation of its later module, for the verdict.
+func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*report.Diff, []verdict.Explained) {
 	var links map[*diff.DumpFile]*ledger.Unit
 	if rep != nil {
 		links = linkDumps(dump, rep)
@@ -137,6 +143,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) *report.Diff {
 	}
 	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) }, opt.compare())
 	d := &report.Diff{Command: "explain", Problems: dump.Problems, Warnings: dump.Warnings}
+	var explained []verdict.Explained
 	for _, h := range histories {
 		f := report.Family{Family: h.Family}
 		for _, df := range h.Files {
@@ -161,6 +168,9 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) *report.Diff {
 				rp.HashB = u.Hash
 			}
 			d.Pairs = append(d.Pairs, rp)
+			if p.Result != nil {
+				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes})
+			}
 		}
 	}
 	var pairs []*diff.Pair
@@ -169,7 +179,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) *report.Diff {
 	}
 	d.Warnings = append(d.Warnings, opt.textsLeftOut(pairs)...)
 	opt.logger().Debug("explained", "families", len(d.Families), "pairs", len(d.Pairs), "problems", len(d.Problems))
-	return d
+	return d, explained
 }
 
 // linkDumps links each dumped module with the compilation of the log that made it: the i-th

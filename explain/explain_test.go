@@ -109,7 +109,11 @@ func TestJoinJAX(t *testing.T) {
 			t.Errorf("%s: linked with line %d (eager %v), want line %d", f.Name, u.Line, u.Eager, want)
 		}
 	}
-	got := explain(d, rep, Options{})
+	got, explained := explain(d, rep, Options{})
+	if len(explained) != 1 || explained[0].Program != "jit_train_step" || explained[0].Unit == nil || explained[0].Unit.Line != 7 ||
+		explained[0].Causes[0].Kind != "batch_size" {
+		t.Errorf("explained %+v", explained)
+	}
 	if fams := families(got); fams != "jit_train_step: 2 (2)" {
 		t.Errorf("families %s", fams)
 	}
@@ -133,7 +137,7 @@ func TestJoinHashes(t *testing.T) {
 	}
 	rep := readLog(t, compile("a_inference_train_step_101__XlaMustCompile_true__.12", "0xaa")+
 		compile("a_inference_train_step_377__XlaMustCompile_true__.57", "0xbb"))
-	got := explain(d, rep, Options{Text: true})
+	got, _ := explain(d, rep, Options{Text: true})
 	if len(got.Families) != 1 || strings.Join(got.Families[0].LogHashes, ",") != "0xaa,0xbb" || got.Families[0].LogCompilations != 2 {
 		t.Fatalf("families %+v", got.Families)
 	}
@@ -161,14 +165,14 @@ func TestJoinAutoClustering(t *testing.T) {
 	_, d := writeDump(t, t.TempDir(),
 		dumpFile{0, fmt.Sprintf(name, 0), 32}, dumpFile{1, fmt.Sprintf(name, 1), 24}, dumpFile{2, fmt.Sprintf(name, 2), 16})
 	rep := readLog(t, tfCompile("cluster_0", 2)+tfReused("cluster_0")+tfCompile("cluster_1", 2)+tfReused("cluster_1")+tfCompile("cluster_2", 2))
-	got := explain(d, rep, Options{})
+	got, _ := explain(d, rep, Options{})
 	if fams := families(got); fams != "cluster_N: 3 (3)" {
 		t.Errorf("families %s", fams)
 	}
 	if ps := pairs(got); ps != "cluster_N: module_0000 -> module_0001: batch_size; cluster_N: module_0001 -> module_0002: batch_size" {
 		t.Errorf("pairs %s", ps)
 	}
-	alone := explain(d, nil, Options{})
+	alone, _ := explain(d, nil, Options{})
 	if len(alone.Families) != 3 || len(alone.Pairs) != 0 {
 		t.Errorf("without the log: %s; pairs %s", families(alone), pairs(alone))
 	}
@@ -184,14 +188,14 @@ func TestJoinKerasSteps(t *testing.T) {
 		dumpFile{122, "a_inference_one_step_on_data_500__.6", 4})
 	rep := readLog(t, tfCompile("__inference_one_step_on_data_272", 10)+tfReused("__inference_one_step_on_data_272")+
 		tfCompile("__inference_one_step_on_data_433", 8)+tfCompile("__inference_one_step_on_data_500", 10))
-	got := explain(d, rep, Options{})
+	got, _ := explain(d, rep, Options{})
 	if fams := families(got); fams != "__inference_one_step_on_data_N [num_inputs=10]: 2 (2); __inference_one_step_on_data_N [num_inputs=8]: 1 (1)" {
 		t.Errorf("families %s", fams)
 	}
 	if ps := pairs(got); ps != "__inference_one_step_on_data_N [num_inputs=10]: module_0060 -> module_0122: batch_size" {
 		t.Errorf("pairs %s", ps)
 	}
-	if alone := explain(d, nil, Options{}); len(alone.Pairs) != 0 {
+	if alone, _ := explain(d, nil, Options{}); len(alone.Pairs) != 0 {
 		t.Errorf("without the log the steps cannot be told apart, yet: %s", pairs(alone))
 	}
 }
@@ -205,7 +209,7 @@ func TestJoinMoreDumpsThanCompilations(t *testing.T) {
 	if len(links) != 1 || links[d.Files[0]] == nil {
 		t.Fatalf("links %v", links)
 	}
-	got := explain(d, rep, Options{})
+	got, _ := explain(d, rep, Options{})
 	if fams := families(got); fams != "jit_step: 3 (1)" || len(got.Pairs) != 2 {
 		t.Errorf("families %s, pairs %s", fams, pairs(got))
 	}
@@ -276,7 +280,7 @@ func TestJoinTorchFrames(t *testing.T) {
 	_, d := writeDump(t, t.TempDir(),
 		dumpFile{0, "SyncTensorsGraph.218", 32}, dumpFile{1, "SyncTensorsGraph.219", 16}, dumpFile{2, "SyncTensorsGraph.221", 24})
 	rep := readLog(t, torchCompile("aa", "train", 166)+torchCompile("bb", "evaluate", 200)+torchCompile("cc", "train", 166))
-	got := explain(d, rep, Options{})
+	got, _ := explain(d, rep, Options{})
 	if fams := families(got); fams != "train.py:166 (train): 2 (2); train.py:200 (evaluate): 1 (1)" {
 		t.Errorf("families %s", fams)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/verdict"
 )
 
 // RunOptions say how a run folder is read back.
@@ -48,14 +49,16 @@ func Run(dir string, m *runner.Manifest, opt RunOptions) (*report.Run, error) {
 			m.FirstStepSeconds = t.Sub(m.Start).Seconds()
 		}
 	}
+	var explained []verdict.Explained
 	if f, ok := runner.OpenFolder(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
-		d, err := Dump(f.Dump, []string{logPath}, Options{Text: true, Log: log})
-		if err == nil {
-			r.Explain = d
+		if d, err := load(f.Dump, Options{Log: log}); err == nil {
+			r.Explain, explained = explain(d, s.Ledger, Options{Text: true, Log: log})
 		} else {
 			log.Warn("explaining the dump", "error", err)
 		}
 	}
+	wall := time.Duration(m.WallSeconds * float64(time.Second))
+	r.Scan.Verdict = verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: r.Explain != nil})
 	if opt.Gate != nil {
 		r.Gate = gate.EvaluateScan(s, *opt.Gate)
 	}

@@ -267,7 +267,7 @@ func (hr htmlRenderer) guard(w io.Writer, g *Guard) error {
 	p := scanPage(g.Scan, "recomp guard")
 	p.Meta = hr.meta
 	gr := g.Gate
-	p.Verdict = verdict(gr)
+	p.Verdict = gateStatus(gr)
 	p.Class = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}[p.Verdict]
 	p.Headline = gr.Reason
 	sec := htmlSection{ID: "gate", Title: "Gate"}

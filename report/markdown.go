@@ -54,7 +54,7 @@ func writeFindingsMarkdown(w io.Writer, fs []ledger.Finding) {
 }
 
 func (markdownRenderer) guard(w io.Writer, g *Guard) error {
-	fmt.Fprintf(w, "## recomp guard: %s\n\n%s\n\n", verdict(g.Gate), mdText(g.Gate.Reason))
+	fmt.Fprintf(w, "## recomp guard: %s\n\n%s\n\n", gateStatus(g.Gate), mdText(g.Gate.Reason))
 	for _, p := range g.Gate.Problems {
 		fmt.Fprintf(w, "- **problem**: %s\n", mdText(p))
 	}

@@ -11,12 +11,16 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/verdict"
 )
 
 // Scan is the report of recomp scan: what the logs say about compiling, caching and loading
 // (ledger.ReadLogs reads them).
 type Scan struct {
 	ledger.Scan
+	// Verdict is what the run's compilations come to: the programs that compiled again, their
+	// cost, causes, lines and actions (nil when not made).
+	Verdict *verdict.Result
 }
 
 // Guard is the report of recomp guard: the scan and the gate's verdict.
@@ -36,6 +40,8 @@ type Diff struct {
 	// Problems are module files that could not be read or parsed; Warnings entries skipped.
 	Problems []diff.Problem
 	Warnings []string
+	// Verdict is what the dump and the logs come to, when logs were given (nil otherwise).
+	Verdict *verdict.Result
 }
 
 // DiffPair is one compared pair, with what the logs say about its two compilations.

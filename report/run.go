@@ -122,7 +122,7 @@ func (hr htmlRenderer) run(w io.Writer, r *Run) error {
 	p.Meta = hr.meta
 	p.Headline = runHeadline(r) + " · " + r.Folder
 	if r.Gate != nil {
-		p.Verdict = verdict(r.Gate)
+		p.Verdict = gateStatus(r.Gate)
 		p.Class = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}[p.Verdict]
 	}
 	info := htmlSection{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}

@@ -209,7 +209,7 @@ func failureText(f gate.Failure) string {
 	return what
 }
 
-func verdict(g *gate.Result) string {
+func gateStatus(g *gate.Result) string {
 	switch {
 	case g.Passed:
 		return "PASS"
@@ -226,7 +226,7 @@ func (t textRenderer) guard(w io.Writer, g *Guard) error {
 }
 
 func (t textRenderer) guardTo(w *textOut, g *Guard) {
-	v := verdict(g.Gate)
+	v := gateStatus(g.Gate)
 	w.printf("%s %s: %s\n", bold("recomp guard"), sev(v), g.Gate.Reason)
 	for _, pr := range g.Gate.Problems {
 		w.printf("  problem: %s\n", pr)

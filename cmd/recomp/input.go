@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
@@ -15,14 +16,14 @@ func checkInputs(paths []string) error {
 	return nil
 }
 
-// scanLogs reads the logs into a scan report (ledger.ReadLogs).
+// scanLogs reads the logs into a scan report with its verdict (explain.Logs).
 func scanLogs(e *env, paths []string, opt ledger.ReadOptions) (*report.Scan, error) {
 	opt.Stdin, opt.Log = e.stdin, e.log
-	s, err := ledger.ReadLogs(ledger.Files(paths), opt)
+	s, err := explain.Logs(paths, opt)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	return &report.Scan{Scan: *s}, nil
+	return s, nil
 }
 
 // warmupFlags are shared by scan and guard.

@@ -27,16 +27,11 @@ type htmlRenderer struct {
 	meta Meta
 }
 
-// Limits of the HTML page, so that a report of a huge log or diff opens in seconds.
+// Limits of the HTML page beyond the document's.
 const (
 	htmlMaxFamilies = 30  // rows of the timeline
-	htmlMaxCards    = 50  // pair cards of a diff
-	htmlMaxRows     = 500 // rows of a table
 	htmlMaxDiffLine = 400 // characters of a diff line compared for highlighting
 )
-
-// HTMLMaxCards is how many compared pairs an HTML page shows (the first that differ).
-const HTMLMaxCards = htmlMaxCards
 
 // Meta says where a report came from: recomp's version and the command line.
 type Meta struct {
@@ -44,78 +39,13 @@ type Meta struct {
 	Command string
 }
 
+// htmlPage is a document as the page template shows it: the timeline drawn, the notes of what
+// the page left out first.
 type htmlPage struct {
-	Title    string
-	Verdict  string // PASS, FAIL, ERROR, or "" when there is no verdict
-	Class    string // verdict colour: ok, bad, warn
-	Headline string
-	Totals   []htmlTotal
+	*Document
 	Timeline template.HTML
-	Sections []htmlSection
-	Meta     Meta
 	Omitted  []string
-}
-
-type htmlTotal struct {
-	Label, Value string
-	Bad          bool
-}
-
-// htmlSection is one titled part of the page: a table, cards or a list.
-type htmlSection struct {
-	ID, Title string
-	Table     *htmlTable
-	Cards     []htmlCard
-	Items     []string
-	Note      string
-}
-
-type htmlTable struct {
-	Head []htmlCell
-	Rows []htmlRow
-}
-
-type htmlRow struct {
-	Cells []htmlCell
-	Bad   bool // the row is a problem
-}
-
-type htmlCell struct {
-	Text string
-	Num  bool
-}
-
-// newTable makes a table whose columns are numeric where numeric says so.
-func newTable(numeric []bool, head ...string) *htmlTable {
-	t := &htmlTable{}
-	for i, h := range head {
-		t.Head = append(t.Head, htmlCell{Text: h, Num: i < len(numeric) && numeric[i]})
-	}
-	return t
-}
-
-func (t *htmlTable) add(bad bool, cells ...string) {
-	r := htmlRow{Bad: bad}
-	for i, c := range cells {
-		r.Cells = append(r.Cells, htmlCell{Text: c, Num: i < len(t.Head) && t.Head[i].Num})
-	}
-	t.Rows = append(t.Rows, r)
-}
-
-type htmlCard struct {
-	Title    string
-	Severity string // error, warning, info, ok
-	Lines    []string
-	Causes   []htmlCause
-	Advice   string
-	Diff     []htmlDiffRow
-	Notes    []string
-}
-
-type htmlCause struct {
-	Kind, Summary string
-	Evidence      []string
-	Advice        string
+	Meta     Meta
 }
 
 // htmlDiffRow is one row of a side-by-side diff; Left and Right are escaped HTML with the
@@ -125,7 +55,7 @@ type htmlDiffRow struct {
 	Left, Right template.HTML
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"sideBySide": sideBySide}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -164,7 +94,7 @@ svg text{font:11px system-ui,sans-serif;fill:#1d2433}
 </style>
 </head>
 <body>
-<header><h1>{{if .Verdict}}<span class="verdict {{.Class}}">{{.Verdict}}</span>{{end}}{{.Title}}</h1><p>{{.Headline}}</p></header>
+<header><h1>{{if .Status}}<span class="verdict {{.Tone}}">{{.Status}}</span>{{end}}{{.Title}}</h1><p>{{.Headline}}</p></header>
 <main>
 <ul class="totals">{{range .Totals}}<li{{if .Bad}} class="badv"{{end}}><b>{{.Value}}</b>{{.Label}}</li>{{end}}</ul>
 {{if .Timeline}}<section id="timeline"><h2>Timeline</h2>{{.Timeline}}</section>{{end}}
@@ -180,8 +110,8 @@ svg text{font:11px system-ui,sans-serif;fill:#1d2433}
 {{if .Advice}}<p class="advice">{{.Advice}}</p>{{end}}</div>{{end}}
 {{if .Advice}}<p class="advice">{{.Advice}}</p>{{end}}
 {{range .Notes}}<p class="omitted">{{.}}</p>{{end}}
-{{if .Diff}}<details open><summary>side-by-side diff</summary><table class="sbs"><tbody>
-{{range .Diff}}<tr class="{{.Kind}}"><td>{{.Left}}</td><td>{{.Right}}</td></tr>
+{{with sideBySide .Diff}}<details open><summary>side-by-side diff</summary><table class="sbs"><tbody>
+{{range .}}<tr class="{{.Kind}}"><td>{{.Left}}</td><td>{{.Right}}</td></tr>
 {{end}}</tbody></table></details>{{end}}
 </div>{{end}}
 {{if .Items}}<ul>{{range .Items}}<li class="mono">{{.}}</li>{{end}}</ul>{{end}}
@@ -200,8 +130,14 @@ th.dataset.asc=asc?"1":"0";rows.forEach(function(r){tb.appendChild(r)})})});
 </html>
 `))
 
-func writePage(w io.Writer, p *htmlPage) error {
-	p.showControls()
+// writePage lays out a document as the page.
+func writePage(w io.Writer, d *Document, meta Meta) error {
+	p := &htmlPage{Document: showControls(d), Meta: meta}
+	if d.Timeline != nil {
+		p.Timeline, p.Omitted = timeline(d.Timeline)
+	}
+	p.Omitted = append(p.Omitted, p.Document.Omitted...)
+	p.Meta.Version, p.Meta.Command = visible(meta.Version), visible(meta.Command)
 	return pageTemplate.Execute(w, p)
 }
 
@@ -209,10 +145,12 @@ func writePage(w io.Writer, p *htmlPage) error {
 // its control characters shown.
 func escHTML(s string) string { return html.EscapeString(visible(s)) }
 
-// showControls shows the control characters of every text on the page with visible: the
-// template escapes markup, but a newline or an escape sequence from a file name or a log
-// would pass it. (Timeline and Diff are HTML built with escHTML.)
-func (p *htmlPage) showControls() {
+// showControls returns a copy of the document with the control characters of every text shown
+// with visible: the template escapes markup, but a newline or an escape sequence from a file
+// name or a log would pass it. (The timeline and the diffs are HTML built with escHTML.)
+func showControls(d *Document) *Document {
+	c := *d
+	p := &c
 	v := func(ss ...*string) {
 		for _, s := range ss {
 			*s = visible(*s)
@@ -224,30 +162,38 @@ func (p *htmlPage) showControls() {
 			(*xs)[i] = visible((*xs)[i])
 		}
 	}
-	v(&p.Title, &p.Verdict, &p.Class, &p.Headline, &p.Meta.Version, &p.Meta.Command)
+	v(&p.Title, &p.Status, &p.Tone, &p.Headline)
 	list(&p.Omitted)
+	p.Totals = slices.Clone(p.Totals)
 	for i := range p.Totals {
 		v(&p.Totals[i].Label, &p.Totals[i].Value)
 	}
+	p.Sections = slices.Clone(p.Sections)
 	for i := range p.Sections {
 		sec := &p.Sections[i]
 		v(&sec.ID, &sec.Title, &sec.Note)
 		list(&sec.Items)
-		if t := sec.Table; t != nil {
+		if sec.Table != nil {
+			t := &Table{Head: slices.Clone(sec.Table.Head), Rows: slices.Clone(sec.Table.Rows)}
+			sec.Table = t
 			for j := range t.Head {
 				v(&t.Head[j].Text)
 			}
-			for _, r := range t.Rows {
-				for j := range r.Cells {
-					v(&r.Cells[j].Text)
+			for j := range t.Rows {
+				r := &t.Rows[j]
+				r.Cells = slices.Clone(r.Cells)
+				for k := range r.Cells {
+					v(&r.Cells[k].Text)
 				}
 			}
 		}
+		sec.Cards = slices.Clone(sec.Cards)
 		for j := range sec.Cards {
 			c := &sec.Cards[j]
 			v(&c.Title, &c.Severity, &c.Advice)
 			list(&c.Lines)
 			list(&c.Notes)
+			c.Causes = slices.Clone(c.Causes)
 			for k := range c.Causes {
 				cs := &c.Causes[k]
 				v(&cs.Kind, &cs.Summary, &cs.Advice)
@@ -255,110 +201,18 @@ func (p *htmlPage) showControls() {
 			}
 		}
 	}
+	return p
 }
 
 func (hr htmlRenderer) scan(w io.Writer, s *Scan) error {
-	p := scanPage(s, "recomp scan")
-	p.Meta = hr.meta
-	return writePage(w, p)
+	return writePage(w, scanDoc(s, "recomp scan"), hr.meta)
 }
 
-func (hr htmlRenderer) guard(w io.Writer, g *Guard) error {
-	p := scanPage(g.Scan, "recomp guard")
-	p.Meta = hr.meta
-	gr := g.Gate
-	p.Verdict = gateStatus(gr)
-	p.Class = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}[p.Verdict]
-	p.Headline = gr.Reason
-	sec := htmlSection{ID: "gate", Title: "Gate"}
-	for _, pr := range gr.Problems {
-		sec.Cards = append(sec.Cards, htmlCard{Title: "no verdict: the evidence is incomplete", Severity: "warning", Lines: []string{pr}})
-	}
-	for _, f := range gr.Failures {
-		c := htmlCard{Title: fmt.Sprintf("%s:%d", f.File, f.Line), Severity: "error", Lines: []string{failureText(f)}}
-		if gr.Passed {
-			c.Severity = "info"
-		}
-		sec.Cards = append(sec.Cards, c)
-	}
-	if n := gr.Compilations + gr.LoadFailures; n > len(gr.Failures) {
-		sec.Note = fmt.Sprintf("%d failures, the first %d shown", n, len(gr.Failures))
-	}
-	if len(sec.Cards) == 0 {
-		sec.Items = []string{gr.Reason}
-	}
-	p.Sections = append([]htmlSection{sec}, p.Sections...)
-	return writePage(w, p)
-}
+func (hr htmlRenderer) guard(w io.Writer, g *Guard) error { return writePage(w, guardDoc(g), hr.meta) }
 
-// scanPage is the page of a scan: totals, timeline, families, findings, inputs.
-func scanPage(s *Scan, title string) *htmlPage {
-	rep, sm := s.Ledger, s.Ledger.Summary
-	var lines int
-	var bytes int64
-	for _, in := range s.Inputs {
-		lines += in.Lines
-		bytes += in.Bytes
-	}
-	p := &htmlPage{Title: title,
-		Headline: fmt.Sprintf("%s, %s, %s", plural(len(s.Inputs), "input", "inputs"), plural(lines, "line", "lines"), humanBytes(bytes))}
-	p.Totals = []htmlTotal{
-		{Label: "compilations", Value: fmt.Sprint(sm.Compilations)},
-		{Label: "compile time", Value: dur(sm.CompileTime)},
-		{Label: "recompilations", Value: fmt.Sprint(sm.Recompilations), Bad: sm.Recompilations > 0},
-		{Label: "after warm-up", Value: fmt.Sprint(sm.AfterWarmup), Bad: sm.AfterWarmup > 0},
-		{Label: "time lost after warm-up", Value: dur(sm.LateCompileTime), Bad: sm.LateCompileTime > 0},
-		{Label: "cache hits / misses", Value: fmt.Sprintf("%d / %d", sm.CacheHits, sm.CacheMisses)},
-		{Label: "executable loads", Value: fmt.Sprintf("%d (%s)", sm.ExecutableLoads, dur(sm.LoadTime))},
-	}
-	if sm.Retraces > 0 {
-		p.Totals = append(p.Totals, htmlTotal{Label: "retraces", Value: fmt.Sprint(sm.Retraces)})
-	}
-	tl, omitted := timeline(rep)
-	p.Timeline, p.Omitted = tl, append(p.Omitted, omitted...)
-	if len(rep.Findings) > 0 {
-		sec := htmlSection{ID: "findings", Title: "Findings"}
-		for i, f := range rep.Findings {
-			if i == htmlMaxCards {
-				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more findings (the page shows the first %d; the text and JSON formats list them all)",
-					len(rep.Findings)-i, htmlMaxCards))
-				break
-			}
-			c := htmlCard{Title: string(f.Kind) + ": " + f.Module, Severity: string(f.Severity), Lines: []string{f.Message}, Advice: f.Advice}
-			if f.File != "" {
-				c.Lines = append(c.Lines, fmt.Sprintf("%s:%d", f.File, f.Line))
-			}
-			sec.Cards = append(sec.Cards, c)
-		}
-		p.Sections = append(p.Sections, sec)
-	}
-	fams := newTable([]bool{false, true, true, true, true, true, true}, "module family", "requests", "compiled", "hits", "misses", "compile time", "hashes")
-	for i, m := range rep.Modules {
-		if i == htmlMaxRows {
-			p.Omitted = append(p.Omitted, fmt.Sprintf("%d more module families (the table lists %d)", len(rep.Modules)-i, htmlMaxRows))
-			break
-		}
-		name := m.Family
-		if m.Eager && m.Compilations > 0 {
-			name += " (eager one-op programs)"
-		}
-		fams.add(m.Recompiled, name, fmt.Sprint(m.CompileRequests), fmt.Sprint(m.Compilations), fmt.Sprint(m.CacheHits),
-			fmt.Sprint(m.CacheMisses), dur(m.CompileTime), countString(m.HashCount, len(m.Hashes)))
-	}
-	if len(fams.Rows) > 0 {
-		p.Sections = append(p.Sections, htmlSection{ID: "families", Title: "Module families", Table: fams})
-	}
-	ins := newTable([]bool{false, true, true, true, true}, "input", "lines", "bytes", "events", "warnings")
-	var warns []string
-	for _, in := range s.Inputs {
-		ins.add(in.ReadError != "", in.Path, fmt.Sprint(in.Lines), humanBytes(in.Bytes), fmt.Sprint(in.Events), fmt.Sprint(in.WarningCount))
-		for _, w := range in.Warnings {
-			warns = append(warns, fmt.Sprintf("%s:%d: %s", in.Path, w.Line, w.Message))
-		}
-	}
-	p.Sections = append(p.Sections, htmlSection{ID: "inputs", Title: "Inputs", Table: ins, Items: warns})
-	return p
-}
+func (hr htmlRenderer) diff(w io.Writer, d *Diff) error { return writePage(w, diffDoc(d), hr.meta) }
+
+func (hr htmlRenderer) run(w io.Writer, r *Run) error { return writePage(w, runDoc(r), hr.meta) }
 
 // timeline draws one row per module family (those that cost most), with each compilation as a
 // bar as long as it took (red after warm-up), each cache hit as a green tick, and a last row of
@@ -526,83 +380,13 @@ func drawTimeline(marks []timelineMark, mods []*ledger.Module, loadsRow bool, ax
 	return template.HTML(b.String())
 }
 
-func (hr htmlRenderer) diff(w io.Writer, d *Diff) error {
-	same, differ := d.Counts()
-	p := &htmlPage{Title: "recomp " + d.command(), Meta: hr.meta,
-		Headline: fmt.Sprintf("%s compared: %d differ, %d identical", plural(len(d.Pairs), "pair", "pairs"), differ, same)}
-	p.Verdict, p.Class = "IDENTICAL", "ok"
-	if differ > 0 || len(d.UnpairedA)+len(d.UnpairedB) > 0 {
-		p.Verdict, p.Class = "DIFFER", "bad"
-	}
-	if len(d.Problems) > 0 {
-		p.Verdict, p.Class = "INCOMPLETE", "warn"
-	}
-	p.Totals = []htmlTotal{{Label: "pairs compared", Value: fmt.Sprint(len(d.Pairs))}, {Label: "differ", Value: fmt.Sprint(differ), Bad: differ > 0},
-		{Label: "identical", Value: fmt.Sprint(same)}, {Label: "unpaired", Value: fmt.Sprint(len(d.UnpairedA) + len(d.UnpairedB))},
-		{Label: "unreadable", Value: fmt.Sprint(len(d.Problems)), Bad: len(d.Problems) > 0}}
-	if len(d.Families) > 0 {
-		t := newTable([]bool{false, true, true, false}, "program", "dumps", "log compilations", "log hashes")
-		for _, f := range d.Families {
-			t.add(len(f.Files) > 1, f.Family, fmt.Sprint(len(f.Files)), fmt.Sprint(f.LogCompilations), joinOr(f.LogHashes, "-"))
-		}
-		p.Sections = append(p.Sections, htmlSection{ID: "families", Title: "Programs in the dump", Table: t})
-	}
-	sec := htmlSection{ID: "pairs", Title: "Compared pairs"}
-	shown := 0
-	for _, pr := range d.Pairs {
-		if pr.Result.Identical && differ > 0 {
-			continue // the identical pairs are counted above
-		}
-		if shown == htmlMaxCards {
-			p.Omitted = append(p.Omitted, fmt.Sprintf("%d more pairs (the page shows %d; --format json lists them all)", len(d.Pairs)-shown, htmlMaxCards))
-			break
-		}
-		shown++
-		sec.Cards = append(sec.Cards, pairCard(pr))
-	}
-	p.Sections = append(p.Sections, sec)
-	var items []string
-	for _, f := range d.UnpairedA {
-		items = append(items, "only in A: "+f)
-	}
-	for _, f := range d.UnpairedB {
-		items = append(items, "only in B: "+f)
-	}
-	for _, pr := range d.Problems {
-		items = append(items, "could not be read: "+pr.String())
-	}
-	items = append(items, d.Warnings...)
-	if len(items) > 0 {
-		p.Sections = append(p.Sections, htmlSection{ID: "other", Title: "Unpaired and unreadable", Items: items})
-	}
-	return writePage(w, p)
-}
-
-func pairCard(pr *DiffPair) htmlCard {
-	r := pr.Result
-	c := htmlCard{Title: pr.Label(), Severity: "error", Lines: []string{pr.A.Path + " → " + pr.B.Path}, Notes: r.Notes}
-	if r.Identical {
-		c.Severity = "ok"
-	}
-	if pr.HashA != "" || pr.HashB != "" {
-		c.Lines = append(c.Lines, "log hashes: "+nonEmpty(pr.HashA, "?")+" → "+nonEmpty(pr.HashB, "?"))
-	}
-	for _, cs := range r.Causes {
-		c.Causes = append(c.Causes, htmlCause{Kind: string(cs.Kind), Summary: cs.Summary, Evidence: cs.Evidence, Advice: cs.Advice})
-	}
-	if !r.Identical {
-		c.Lines = append(c.Lines, fmt.Sprintf("%d change(s); %d instructions matched, %d added, %d removed", r.ChangeCount, r.Matched, r.Added, r.Removed))
-	}
-	if pr.Text != nil {
-		c.Diff = sideBySide(pr.Text.Lines)
-		c.Notes = append(c.Notes, pr.Text.Notes...)
-	}
-	return c
-}
-
 // sideBySide lays out a unified diff in two columns: a run of removed lines beside the run of
 // added lines that follows it, with the characters that differ marked.
-func sideBySide(lines []diff.DiffLine) []htmlDiffRow {
+func sideBySide(td *diff.TextDiff) []htmlDiffRow {
+	if td == nil {
+		return nil
+	}
+	lines := td.Lines
 	var rows []htmlDiffRow
 	esc := func(s string) template.HTML { return template.HTML(escHTML(s)) }
 	for i := 0; i < len(lines); {

@@ -117,45 +117,6 @@ func (markdownRenderer) run(w io.Writer, r *Run) error {
 	return nil
 }
 
-func (hr htmlRenderer) run(w io.Writer, r *Run) error {
-	p := scanPage(r.Scan, "recomp run")
-	p.Meta = hr.meta
-	p.Headline = runHeadline(r) + " · " + r.Folder
-	if r.Gate != nil {
-		p.Verdict = gateStatus(r.Gate)
-		p.Class = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}[p.Verdict]
-	}
-	info := htmlSection{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}
-	for _, s := range r.Manifest.Settings {
-		item := s.Name + "=" + s.Value
-		if s.Kept {
-			item += " (yours, kept)"
-		}
-		if s.Effect != "" {
-			item += " — " + s.Effect
-		}
-		info.Items = append(info.Items, item)
-	}
-	sections := []htmlSection{info}
-	if r.Explain != nil {
-		sec := htmlSection{ID: "causes", Title: "Why programs were compiled again"}
-		for i, pr := range r.Explain.Pairs {
-			if i == htmlMaxCards {
-				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more compared pairs", len(r.Explain.Pairs)-i))
-				break
-			}
-			if !pr.Result.Identical || len(r.Explain.Pairs) == 1 {
-				sec.Cards = append(sec.Cards, pairCard(pr))
-			}
-		}
-		if len(sec.Cards) > 0 {
-			sections = append(sections, sec)
-		}
-	}
-	p.Sections = append(sections, p.Sections...)
-	return writePage(w, p)
-}
-
 // withoutTextDiffs is the explanation without its line diffs: the summary printed at the end of
 // a run stays short, and report.md and report.html keep the diffs.
 func withoutTextDiffs(d *Diff) *Diff {

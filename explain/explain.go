@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/diff"
@@ -73,12 +74,14 @@ func (o *Options) logger() hclog.Logger {
 // given (read as one process). path may be a run folder of recomp run: its dump, and its log
 // unless logs are given.
 func Dump(path string, logs []string, opt Options) (*report.Diff, error) {
-	if f, ok := runner.OpenFolder(path); ok {
+	f, folder := runner.OpenFolder(path)
+	if folder {
 		if f.Dump == "" {
 			return nil, fmt.Errorf("%s: the run folder has no dump/ (recomp run --dump none?)", path)
 		}
 		path = f.Dump
-		if len(logs) == 0 {
+		folder = len(logs) == 0 // the folder's facts go with its own log only
+		if folder {
 			logs = []string{f.Log}
 		}
 	}
@@ -87,16 +90,20 @@ func Dump(path string, logs []string, opt Options) (*report.Diff, error) {
 		return nil, err
 	}
 	var rep *ledger.Report
+	var wall time.Duration
 	if len(logs) > 0 {
 		s, err := ledger.ReadLogs(ledger.Files(logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {
 			return nil, err
 		}
 		rep = s.Ledger
+		if folder {
+			wall = folderFacts(f, rep)
+		}
 	}
 	r, explained := explain(d, rep, opt)
 	if rep != nil {
-		r.Verdict = verdict.Build(verdict.Input{Ledger: rep, Explained: explained, Dumped: true})
+		r.Verdict = verdict.Build(verdict.Input{Ledger: rep, Wall: wall, Explained: explained, Dumped: true})
 	}
 	return r, nil
 }

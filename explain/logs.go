@@ -20,15 +20,24 @@ func Logs(paths []string, opt ledger.ReadOptions) (*report.Scan, error) {
 	var wall time.Duration
 	if len(paths) == 1 {
 		if f, ok := runner.OpenFolder(paths[0]); ok {
-			if f.Manifest != "" {
-				if m, err := runner.ReadManifest(f.Manifest); err == nil {
-					wall = time.Duration(m.WallSeconds * float64(time.Second))
-				}
-			}
-			if recs, err := runner.ReadProbe(f.Dir); err == nil && len(recs) > 0 {
-				attachProbe(s.Ledger, recs)
-			}
+			wall = folderFacts(f, s.Ledger)
 		}
 	}
 	return &report.Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall})}, nil
+}
+
+// folderFacts is what a run folder of recomp run lends a report besides its log: the wall time
+// its manifest records (0 when unreadable), and its probe's lines of the program's own code,
+// given to the ledger's compilations.
+func folderFacts(f runner.Folder, rep *ledger.Report) time.Duration {
+	var wall time.Duration
+	if f.Manifest != "" {
+		if m, err := runner.ReadManifest(f.Manifest); err == nil {
+			wall = time.Duration(m.WallSeconds * float64(time.Second))
+		}
+	}
+	if recs, err := runner.ReadProbe(f.Dir); err == nil && len(recs) > 0 {
+		attachProbe(rep, recs)
+	}
+	return wall
 }

@@ -46,6 +46,8 @@ type Failure struct {
 	Producer string
 	// Reason is the framework's own explanation, one line, when it gave one.
 	Reason string
+	// Site is the line of the program's own code that made it compile, when known.
+	Site ledger.Site
 }
 
 // Result is the gate's verdict.
@@ -157,6 +159,9 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 	for _, u := range rep.Late {
 		f := Failure{Kind: FailCompilation, Module: u.Module, Family: u.Family, Hash: u.Hash, File: u.File, Line: u.Line,
 			Duration: u.Duration, Message: u.Late, Producer: string(u.Producer)}
+		if u.Site.User() {
+			f.Site = u.Site
+		}
 		if u.Why != "" {
 			f.Reason = string(u.Producer) + " said: " + ledger.SummarizeWhy(u.Why)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -12,9 +13,7 @@ import (
 
 // githubRenderer writes GitHub Actions workflow commands: one ::error per gate failure or
 // problem, and a summary.
-type githubRenderer struct{ unsupported }
-
-func (githubRenderer) guard(w io.Writer, g *Guard) error {
+func writeGitHub(w io.Writer, g *Guard, st Style) error {
 	gr := g.Gate
 	for _, p := range gr.Problems {
 		fmt.Fprintf(w, "::error title=%s::%s\n", ghProp("recomp guard: no verdict"), ghData(p))
@@ -24,8 +23,14 @@ func (githubRenderer) guard(w io.Writer, g *Guard) error {
 		if gr.Passed {
 			level = "warning"
 		}
-		fmt.Fprintf(w, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProp(f.File), f.Line,
-			ghProp("recomp guard: "+string(f.Kind)), ghData(failureText(f)))
+		file, line, msg := f.File, f.Line, failureText(f)
+		if rel, ok := repoPath(f.Site.File, st.Root); ok && f.Site.Line > 0 {
+			// the user's own line, which a pull request shows; the log's line is in the message
+			file, line = rel, f.Site.Line
+			msg = fmt.Sprintf("%s (%s:%d)", msg, f.File, f.Line)
+		}
+		fmt.Fprintf(w, "::%s file=%s,line=%d,title=%s::%s\n", level, ghProp(file), line,
+			ghProp("recomp guard: "+string(f.Kind)), ghData(msg))
 	}
 	level := "notice"
 	if !gr.Passed {
@@ -74,9 +79,7 @@ func visibleAll(xs []string) []string {
 // junitRenderer writes one test case per module family, one for executable loads, and one
 // error case when the gate could not judge. Text from the logs is shown with visible: XML 1.0
 // has no way to write most control characters, and a failure is one line of its body.
-type junitRenderer struct{ unsupported }
-
-func (junitRenderer) guard(w io.Writer, g *Guard) error {
+func writeJUnit(w io.Writer, g *Guard) error {
 	gr := g.Gate
 	byFamily := map[string][]gate.Failure{}
 	var loads []gate.Failure
@@ -130,4 +133,21 @@ func (junitRenderer) guard(w io.Writer, g *Guard) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// repoPath is a program's file as a path relative to the repository root, when it is under it:
+// an absolute path under root, or a relative one that does not climb out.
+func repoPath(file, root string) (string, bool) {
+	if file == "" || root == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(file) {
+		clean := filepath.ToSlash(filepath.Clean(file))
+		return clean, !strings.HasPrefix(clean, "../") && clean != ".."
+	}
+	rel, err := filepath.Rel(root, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }

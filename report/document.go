@@ -2,26 +2,43 @@ package report
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/verdict"
 )
 
-// Document is a report laid out for people, in no format yet: what it is, its status and
-// headline, its totals, a timeline, titled sections of tables, cards and items, and what was
-// left out. Each report model is built into one Document (build); the text, Markdown and HTML
-// formats lay out the same Document, so a table or a card is made once for all of them. JSON
-// is not made from it: it projects the models themselves.
+// Document is a report laid out for people, in no format yet. It leads with the answer: its
+// status and headline, what compiling cost (Cost), and one line per program that compiled
+// again (Answer); then its totals and titled sections of tables, cards and items, and what was
+// left out. Each report model is built into one Document (document); the text, Markdown and
+// HTML formats lay out the same Document, so a table or a card is made once for all of them.
+// JSON is not made from it: it projects the models themselves.
 type Document struct {
 	Title    string
 	Status   string // PASS, FAIL, ERROR, IDENTICAL, DIFFER, INCOMPLETE; "" when none
 	Tone     string // the status's colour: ok, bad, warn
 	Headline string
-	Totals   []Total
-	// Timeline is the ledger whose compilations, cache hits and loads HTML draws (nil: none).
-	Timeline *ledger.Report
+	// Cost says in one line how much of the run went to compiling and to compiling again.
+	Cost   string
+	Answer []Answer
+	Totals []Total
+	// Sections are the details, in the order a person reads them.
 	Sections []Section
 	Omitted  []string
+}
+
+// Answer is one line of the answer: a program that compiled again (what, how often, the time,
+// the causes with old → new and the user's lines) and what to do about it.
+type Answer struct {
+	Tone   string // bad, warn, ok
+	Text   string
+	Action string
 }
 
 // Total is one figure of the totals.
@@ -30,13 +47,26 @@ type Total struct {
 	Bad          bool
 }
 
-// Section is one titled part of a document: a table, cards or a list.
+// Section is one titled part of a document: a table, cards, a list or a timeline.
 type Section struct {
 	ID, Title string
+	Note      string
 	Table     *Table
 	Cards     []Card
 	Items     []string
-	Note      string
+	// Timeline is the ledger whose compilations, cache hits and loads a page draws (the text
+	// formats cannot draw it and leave it out).
+	Timeline *ledger.Report
+	// Detail marks a section the text format leaves out: a terminal's summary has the answer
+	// and the tables; Markdown and HTML show everything.
+	Detail bool
+}
+
+func (s *Section) tableRows() []Row {
+	if s.Table == nil {
+		return nil
+	}
+	return s.Table.Rows
 }
 
 // Table is a table with typed columns: a numeric column is right-aligned and sorts as numbers.
@@ -74,7 +104,7 @@ func (t *Table) add(bad bool, cells ...string) {
 	t.Rows = append(t.Rows, r)
 }
 
-// Card is one thing found: a recompiled program, a finding, a gate failure.
+// Card is one thing found: a recompiled program, a compared pair, a finding, a gate failure.
 type Card struct {
 	Title    string
 	Severity string // error, warning, info, ok
@@ -82,6 +112,9 @@ type Card struct {
 	Causes   []CardCause
 	Advice   string
 	Notes    []string
+	// Same are the cards that told the same story (pairs with the same causes and advice),
+	// one line each.
+	Same []string
 	// Diff is the text diff of a compared pair, when it was asked for.
 	Diff *diff.TextDiff
 }
@@ -93,70 +126,59 @@ type CardCause struct {
 	Advice        string
 }
 
-// Limits of a document, so that a report of a huge log or diff opens in seconds.
+// Limits of a document, so that a report of a huge log or diff reads in seconds.
 const (
-	maxCards = 50  // cards of a section
-	maxRows  = 500 // rows of a table
+	maxCards    = 50  // cards of a section
+	maxRows     = 500 // rows of a table
+	maxAnswers  = 10  // lines of the answer
+	maxEvidence = 3   // evidence lines of one kind shown before the count of the others
 )
 
-// HTMLMaxCards is how many compared pairs an HTML page shows (the first that differ).
+// HTMLMaxCards is how many compared pairs a report shows (the first that differ).
 const HTMLMaxCards = maxCards
 
 // statusTone is the colour of a gate's status.
 var statusTone = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}
 
-func scanDoc(s *Scan, title string) *Document {
+// document builds the document of a report.
+func document(r Report) *Document {
+	switch r := r.(type) {
+	case *Scan:
+		return scanDoc(r, "recomp scan", false)
+	case *Guard:
+		return guardDoc(r)
+	case *Diff:
+		return diffDoc(r)
+	case *Cache:
+		return cacheDoc(r)
+	case *Run:
+		return runDoc(r)
+	}
+	return &Document{Title: fmt.Sprintf("no document for %T", r)}
+}
+
+// scanDoc is the document of what logs say: the answer, the user's lines, the sizes to pad
+// to, findings, the timeline, the module families and the inputs.
+func scanDoc(s *Scan, title string, dumped bool) *Document {
 	rep, sm := s.Ledger, s.Ledger.Summary
-	var lines int
+	var lines, warnings int
 	var bytes int64
 	for _, in := range s.Inputs {
 		lines += in.Lines
 		bytes += in.Bytes
+		warnings += in.WarningCount
 	}
-	p := &Document{Title: title, Timeline: rep,
+	p := &Document{Title: title,
 		Headline: fmt.Sprintf("%s, %s, %s", plural(len(s.Inputs), "input", "inputs"), plural(lines, "line", "lines"), humanBytes(bytes))}
-	p.Totals = []Total{
-		{Label: "compilations", Value: fmt.Sprint(sm.Compilations)},
-		{Label: "compile time", Value: dur(sm.CompileTime)},
-		{Label: "recompilations", Value: fmt.Sprint(sm.Recompilations), Bad: sm.Recompilations > 0},
-		{Label: "after warm-up", Value: fmt.Sprint(sm.AfterWarmup), Bad: sm.AfterWarmup > 0},
-		{Label: "time lost after warm-up", Value: dur(sm.LateCompileTime), Bad: sm.LateCompileTime > 0},
-		{Label: "cache hits / misses", Value: fmt.Sprintf("%d / %d", sm.CacheHits, sm.CacheMisses)},
-		{Label: "executable loads", Value: fmt.Sprintf("%d (%s)", sm.ExecutableLoads, dur(sm.LoadTime))},
+	if s.SameProcess && len(s.Inputs) > 1 {
+		p.Headline += " (one process)"
 	}
-	if sm.Retraces > 0 {
-		p.Totals = append(p.Totals, Total{Label: "retraces", Value: fmt.Sprint(sm.Retraces)})
-	}
-	if len(rep.Findings) > 0 {
-		sec := Section{ID: "findings", Title: "Findings"}
-		for i, f := range rep.Findings {
-			if i == maxCards {
-				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more findings (the page shows the first %d; the text and JSON formats list them all)",
-					len(rep.Findings)-i, maxCards))
-				break
-			}
-			c := Card{Title: string(f.Kind) + ": " + f.Module, Severity: string(f.Severity), Lines: []string{f.Message}, Advice: f.Advice}
-			if f.File != "" {
-				c.Lines = append(c.Lines, fmt.Sprintf("%s:%d", f.File, f.Line))
-			}
-			sec.Cards = append(sec.Cards, c)
-		}
-		p.Sections = append(p.Sections, sec)
-	}
-	fams := newTable([]bool{false, true, true, true, true, true, true}, "module family", "requests", "compiled", "hits", "misses", "compile time", "hashes")
-	for i, m := range rep.Modules {
-		if i == maxRows {
-			p.Omitted = append(p.Omitted, fmt.Sprintf("%d more module families (the table lists %d)", len(rep.Modules)-i, maxRows))
-			break
-		}
-		name := m.Family
-		if m.Eager && m.Compilations > 0 {
-			name += " (eager one-op programs)"
-		}
-		fams.add(m.Recompiled, name, fmt.Sprint(m.CompileRequests), fmt.Sprint(m.Compilations), fmt.Sprint(m.CacheHits),
-			fmt.Sprint(m.CacheMisses), dur(m.CompileTime), countString(m.HashCount, len(m.Hashes)))
-	}
-	if len(fams.Rows) > 0 {
+	p.Totals = scanTotals(sm, s.Verdict)
+	p.answer(s.Verdict, sm)
+	p.verdictSections(s.Verdict)
+	p.findings(rep.Findings, s.Verdict, dumped)
+	p.Sections = append(p.Sections, Section{ID: "timeline", Title: "Timeline", Timeline: rep, Detail: true})
+	if fams := familyTable(rep, &p.Omitted); len(fams.Rows) > 0 {
 		p.Sections = append(p.Sections, Section{ID: "families", Title: "Module families", Table: fams})
 	}
 	ins := newTable([]bool{false, true, true, true, true}, "input", "lines", "bytes", "events", "warnings")
@@ -166,14 +188,350 @@ func scanDoc(s *Scan, title string) *Document {
 		for _, w := range in.Warnings {
 			warns = append(warns, fmt.Sprintf("%s:%d: %s", in.Path, w.Line, w.Message))
 		}
+		if in.WarningCount > len(in.Warnings) {
+			warns = append(warns, fmt.Sprintf("%s: %d more warnings not listed", in.Path, in.WarningCount-len(in.Warnings)))
+		}
+		if in.ReadError != "" {
+			warns = append(warns, fmt.Sprintf("%s: %s", in.Path, in.ReadError))
+		}
 	}
-	p.Sections = append(p.Sections, Section{ID: "inputs", Title: "Inputs", Table: ins, Items: warns})
+	p.Sections = append(p.Sections, Section{ID: "inputs", Title: "Inputs", Table: ins, Items: warns,
+		Detail: len(s.Inputs) == 1 && warnings == 0 && len(warns) == 0})
 	return p
 }
 
+func scanTotals(sm ledger.Summary, v *verdict.Result) []Total {
+	late := sm.LateCompileTime
+	if v != nil {
+		late = v.Late // with the tracing and lowering, as the cost line counts it
+	}
+	ts := []Total{
+		{Label: "compile requests", Value: fmt.Sprint(sm.CompileRequests)},
+		{Label: "compilations", Value: fmt.Sprint(sm.Compilations)},
+		{Label: "compile time", Value: dur(sm.CompileTime)},
+	}
+	if sm.TraceTime+sm.LowerTime > 0 {
+		ts = append(ts, Total{Label: "tracing and lowering", Value: dur(sm.TraceTime + sm.LowerTime)})
+	}
+	ts = append(ts,
+		Total{Label: "recompilations", Value: fmt.Sprint(sm.Recompilations), Bad: sm.Recompilations > 0},
+		Total{Label: "after warm-up", Value: fmt.Sprint(sm.AfterWarmup), Bad: sm.AfterWarmup > 0},
+		Total{Label: "time lost after warm-up", Value: dur(late), Bad: late > 0},
+		Total{Label: "cache hits / misses / writes", Value: fmt.Sprintf("%d / %d / %d", sm.CacheHits, sm.CacheMisses, sm.CacheWrites)},
+		Total{Label: "executable loads", Value: fmt.Sprintf("%d (%s)", sm.ExecutableLoads, dur(sm.LoadTime))},
+	)
+	if sm.LoadsAfterWarmup > 0 {
+		ts = append(ts, Total{Label: "loads after warm-up", Value: fmt.Sprint(sm.LoadsAfterWarmup), Bad: true})
+	}
+	if sm.Retraces > 0 {
+		ts = append(ts, Total{Label: "retraces", Value: fmt.Sprint(sm.Retraces)})
+	}
+	if sm.EagerCompilations > 0 {
+		ts = append(ts, Total{Label: "eager one-op compilations", Value: fmt.Sprint(sm.EagerCompilations)})
+	}
+	return ts
+}
+
+// familyTable is the one table of module families.
+func familyTable(rep *ledger.Report, omitted *[]string) *Table {
+	t := newTable([]bool{false, true, true, true, true, true, true}, "module family", "requests", "compiled", "hits", "misses", "compile time", "hashes")
+	for i, m := range rep.Modules {
+		if i == maxRows {
+			*omitted = append(*omitted, fmt.Sprintf("%d more module families (the table lists %d; --format json lists them all)", len(rep.Modules)-i, maxRows))
+			break
+		}
+		name := m.Family
+		if m.Eager && m.Compilations > 0 {
+			name += " (eager one-op programs)"
+		}
+		hashes := "-"
+		if m.HashCount > 0 {
+			hashes = countString(m.HashCount, len(m.Hashes))
+		}
+		t.add(m.Recompiled, name, fmt.Sprint(m.CompileRequests), fmt.Sprint(m.Compilations), fmt.Sprint(m.CacheHits),
+			fmt.Sprint(m.CacheMisses), dur(m.CompileTime), hashes)
+	}
+	return t
+}
+
+// costLine is the headline of what compiling cost, in the spirit of Julia's @time.
+func costLine(v *verdict.Result) string {
+	if v == nil || v.Compile <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	if v.Wall > 0 {
+		fmt.Fprintf(&b, "%s of the run compiling (%s of %s)", percent(v.Compile.Seconds()/v.Wall.Seconds()), dur(v.Compile), dur(v.Wall))
+	} else {
+		fmt.Fprintf(&b, "%s compiling", dur(v.Compile))
+	}
+	fmt.Fprintf(&b, ", %s of it compiling again", percent(v.Recompile.Seconds()/v.Compile.Seconds()))
+	if v.Late > 0 {
+		fmt.Fprintf(&b, "; %s after warm-up", dur(v.Late))
+	}
+	return b.String()
+}
+
+func percent(f float64) string {
+	switch {
+	case f <= 0:
+		return "0%"
+	case f < 0.01:
+		return "<1%"
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
+}
+
+// answer fills the cost headline and one line per program that compiled again.
+func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
+	if v == nil {
+		return
+	}
+	p.Cost = costLine(v)
+	for i, vd := range v.Verdicts {
+		if i == maxAnswers {
+			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: fmt.Sprintf("%d more programs compiled again (listed below)", len(v.Verdicts)-i)})
+			break
+		}
+		tone := "warn"
+		if vd.AfterWarmup > 0 {
+			tone = "bad"
+		}
+		p.Answer = append(p.Answer, Answer{Tone: tone, Text: verdictLine(vd), Action: vd.Action})
+	}
+	if len(v.Verdicts) > 0 {
+		return
+	}
+	switch {
+	case sm.AfterWarmup > 0:
+		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("no program compiled again, but %s compiled after warm-up (%s)",
+			plural(sm.AfterWarmup, "new program", "new programs"), dur(sm.LateCompileTime)),
+			Action: "compile every program during warm-up (run each step kind, each shape, once) or move the warm-up marker after them"})
+	case sm.Compilations == 0 && sm.CompileRequests == 0:
+		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: "nothing compiled"})
+	default:
+		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: fmt.Sprintf("no program compiled again (%s, %s)",
+			plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime))})
+	}
+}
+
+// verdictLine is a program that compiled again in one line: how often, the time and share, the
+// causes with old → new, counts and the user's lines.
+func verdictLine(v verdict.Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s compiled %d× (", shorten(v.Program, 80), v.Compilations)
+	if v.AfterWarmup > 0 {
+		fmt.Fprintf(&b, "%d after warm-up, ", v.AfterWarmup)
+	}
+	b.WriteString(dur(v.Time))
+	if v.Share > 0 {
+		fmt.Fprintf(&b, " = %s of the run", percent(v.Share))
+	}
+	b.WriteString(")")
+	for i, c := range v.Causes {
+		if i == 3 {
+			fmt.Fprintf(&b, "; %d more causes", len(v.Causes)-i)
+			break
+		}
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(causeLine(v.Framework, c))
+	}
+	return b.String()
+}
+
+// causeLine is one cause: its kind in words (or whose words it is), what changed old → new, how
+// often, where.
+func causeLine(framework string, c verdict.Cause) string {
+	s := shorten(c.Change, 120)
+	if c.Kind == "" && framework != "" {
+		s = framework + " said: " + s
+	}
+	if w := kindWords(c.Kind); w != "" {
+		if strings.Contains(s, ":") || s == "" {
+			s = strings.TrimSuffix(w+", "+s, ", ")
+		} else {
+			s = w + " " + s
+		}
+	}
+	if c.Count > 1 {
+		s += fmt.Sprintf(" (×%d)", c.Count)
+	}
+	if len(c.Sites) > 0 {
+		s += " at " + strings.Join(c.Sites, ", ")
+	}
+	return s
+}
+
+// kindWords is a cause kind as words.
+func kindWords(kind string) string { return strings.ReplaceAll(kind, "_", " ") }
+
+// verdictSections adds the programs that compiled again (cards), the user's lines ranked by
+// what they cost, and the sizes to pad to.
+func (p *Document) verdictSections(v *verdict.Result) {
+	if v == nil {
+		return
+	}
+	if len(v.Verdicts) > 0 {
+		sec := Section{ID: "verdicts", Title: "What compiled again", Detail: true}
+		for i, vd := range v.Verdicts {
+			if i == maxCards {
+				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more programs that compiled again (--format json lists them all)", len(v.Verdicts)-i))
+				break
+			}
+			sec.Cards = append(sec.Cards, verdictCard(vd))
+		}
+		p.Sections = append(p.Sections, sec)
+	}
+	if len(v.Sites) > 0 {
+		t := newTable([]bool{false, true, true, true, false, false}, "call site", "compilations", "after warm-up", "compile time", "top cause", "example")
+		for i, s := range v.Sites {
+			if i == maxRows {
+				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more call sites (--format json lists them all)", len(v.Sites)-i))
+				break
+			}
+			t.add(s.AfterWarmup > 0, s.Site, fmt.Sprint(s.Compilations), fmt.Sprint(s.AfterWarmup), dur(s.Time), nonEmpty(kindWords(s.TopCause), "-"),
+				nonEmpty(shorten(s.Example, 80), "-"))
+		}
+		sec := Section{ID: "sites", Title: "Your lines that compiled", Table: t}
+		if v.Unattributed > 0 {
+			sec.Note = fmt.Sprintf("%s of compile time is not attributed to a line of the program's own code (the log names none, or only library code)", dur(v.Unattributed))
+		}
+		p.Sections = append(p.Sections, sec)
+	}
+	for _, vd := range v.Verdicts {
+		if s := vd.Sizes; s != nil && len(distinctInts(s.Seen)) > 2 && len(s.Plans) > 0 {
+			p.Sections = append(p.Sections, sizesSection(vd))
+		}
+	}
+}
+
+func verdictCard(v verdict.Verdict) Card {
+	c := Card{Title: v.Program, Severity: "warning", Advice: v.Action}
+	if v.AfterWarmup > 0 {
+		c.Severity = "error"
+	}
+	line := fmt.Sprintf("compiled %d× (%d after warm-up), %s", v.Compilations, v.AfterWarmup, dur(v.Time))
+	if v.Share > 0 {
+		line += fmt.Sprintf(" = %s of the run", percent(v.Share))
+	}
+	if v.LateTime > 0 {
+		line += fmt.Sprintf("; %s after warm-up", dur(v.LateTime))
+	}
+	if v.Framework != "" {
+		line += " · " + v.Framework
+	}
+	c.Lines = []string{line}
+	for _, cs := range v.Causes {
+		cc := CardCause{Kind: nonEmpty(cs.Kind, nonEmpty(v.Framework, "framework")+" said"), Summary: cs.Change}
+		if cs.Count > 1 {
+			cc.Summary += fmt.Sprintf(" (×%d)", cs.Count)
+		}
+		if len(cs.Sites) > 0 {
+			cc.Summary += " at " + strings.Join(cs.Sites, ", ")
+		}
+		c.Causes = append(c.Causes, cc)
+	}
+	if s := v.Sizes; s != nil {
+		c.Lines = append(c.Lines, fmt.Sprintf("%s took the sizes %s (%s)", s.What, intList(s.Seen, 16), nonEmpty(s.Pattern, "varied")))
+	}
+	return c
+}
+
+// sizesSection compares the bucket sets for a dimension that varied.
+func sizesSection(v verdict.Verdict) Section {
+	s := v.Sizes
+	t := newTable([]bool{false, false, true, true, false}, "plan", "pad to", "compilations", "padding", "")
+	for i, pl := range s.Plans {
+		mark := ""
+		if i == s.Best {
+			mark = "recommended"
+		}
+		t.add(false, pl.Name, intList(pl.Tops, 12), fmt.Sprint(pl.Compilations), fmt.Sprintf("%.1f%%", pl.Overhead), mark)
+	}
+	note := fmt.Sprintf("%s took %d sizes (%s): %s; padding is in %% of the real elements", s.What, len(distinctInts(s.Seen)),
+		nonEmpty(s.Pattern, "varied"), intList(distinctInts(s.Seen), 24))
+	if !s.Counted {
+		note += "; each size counts once (the log names compilations, not how many batches had each size)"
+	}
+	return Section{ID: "sizes", Title: "Sizes to pad to: " + shorten(v.Program, 80), Note: note, Table: t}
+}
+
+func intList(xs []int, max int) string {
+	var parts []string
+	for i, x := range xs {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("… %d more", len(xs)-i))
+			break
+		}
+		parts = append(parts, strconv.Itoa(x))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func distinctInts(xs []int) []int {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// recompiledKinds are the findings a verdict says better: the program's line in the answer
+// carries its count, cost, causes and action.
+var recompiledKinds = []ledger.FindingKind{ledger.FindingRecompiled, ledger.FindingRecompiledNewHash, ledger.FindingRecompiledSameHash}
+
+// findings adds the findings; those about a program the verdict explains (with causes, or with
+// the dump at hand: dumped) are lines on its card instead, with the verdict's action in place of
+// their generic advice.
+func (p *Document) findings(fs []ledger.Finding, v *verdict.Result, dumped bool) {
+	programs := map[string]int{}
+	if v != nil {
+		for i, vd := range v.Verdicts {
+			if len(vd.Causes) > 0 || dumped {
+				programs[vd.Program] = i
+			}
+		}
+	}
+	sec := Section{ID: "findings", Title: "Findings"}
+	for i, f := range fs {
+		if vi, ok := programs[f.Module]; ok && slices.Contains(recompiledKinds, f.Kind) {
+			for si := range p.Sections {
+				if p.Sections[si].ID == "verdicts" && vi < len(p.Sections[si].Cards) {
+					c := &p.Sections[si].Cards[vi]
+					c.Notes = append(c.Notes, f.Message)
+				}
+			}
+			continue
+		}
+		if len(sec.Cards) == maxCards {
+			p.Omitted = append(p.Omitted, fmt.Sprintf("%d more findings (the report shows the first %d; --format json lists them all)",
+				len(fs)-i, maxCards))
+			break
+		}
+		c := Card{Title: string(f.Kind) + ": " + f.Module, Severity: string(f.Severity), Lines: []string{f.Message}, Advice: f.Advice}
+		if f.Module == "" {
+			c.Title = string(f.Kind)
+		}
+		if f.File != "" {
+			c.Lines = append(c.Lines, fmt.Sprintf("%s:%d", f.File, f.Line))
+		}
+		sec.Cards = append(sec.Cards, c)
+	}
+	if len(sec.Cards) > 0 {
+		p.Sections = append(p.Sections, sec)
+	}
+}
+
 func guardDoc(g *Guard) *Document {
-	p := scanDoc(g.Scan, "recomp guard")
-	gr := g.Gate
+	p := scanDoc(g.Scan, "recomp guard", false)
+	p.gate(g.Gate)
+	return p
+}
+
+// gate sets the gate's status and puts its failures first.
+func (p *Document) gate(gr *gate.Result) {
 	p.Status = gateStatus(gr)
 	p.Tone = statusTone[p.Status]
 	p.Headline = gr.Reason
@@ -181,27 +539,46 @@ func guardDoc(g *Guard) *Document {
 	for _, pr := range gr.Problems {
 		sec.Cards = append(sec.Cards, Card{Title: "no verdict: the evidence is incomplete", Severity: "warning", Lines: []string{pr}})
 	}
-	for _, f := range gr.Failures {
-		c := Card{Title: fmt.Sprintf("%s:%d", f.File, f.Line), Severity: "error", Lines: []string{failureText(f)}}
-		if gr.Passed {
-			c.Severity = "info"
+	if len(gr.Failures) > 0 {
+		t := newTable([]bool{false, false, false, true, false}, "log line", "program", "hash", "lost", "why")
+		for i, f := range gr.Failures {
+			if i == maxRows {
+				break
+			}
+			// "compiled after warm-up" is what the table is of; what else the message says stays
+			msg := f.Message
+			if f.Kind == gate.FailCompilation {
+				msg = strings.TrimPrefix(strings.TrimPrefix(msg, "compiled after warm-up"), ": ")
+			}
+			var why []string
+			for _, s := range []string{msg, f.Reason} {
+				if s != "" {
+					why = append(why, s)
+				}
+			}
+			t.add(!gr.Passed, fmt.Sprintf("%s:%d", f.File, f.Line), nonEmpty(f.Family, "-"), nonEmpty(f.Hash, "-"), dur(f.Duration),
+				nonEmpty(strings.Join(why, "; "), "-"))
 		}
-		sec.Cards = append(sec.Cards, c)
+		sec.Table = t
 	}
-	if n := gr.Compilations + gr.LoadFailures; n > len(gr.Failures) {
-		sec.Note = fmt.Sprintf("%d failures, the first %d shown", n, len(gr.Failures))
+	if n := gr.Compilations + gr.LoadFailures; n > len(sec.tableRows()) {
+		sec.Note = fmt.Sprintf("%d failures, the first %d listed (--format json lists %d)", n, len(sec.tableRows()), ledger.MaxListed)
 	}
-	if len(sec.Cards) == 0 {
-		sec.Items = []string{gr.Reason}
+	if len(sec.Cards) > 0 || sec.Table != nil {
+		p.Sections = append([]Section{sec}, p.Sections...)
 	}
-	p.Sections = append([]Section{sec}, p.Sections...)
-	return p
 }
 
 func diffDoc(d *Diff) *Document {
 	same, differ := d.Counts()
 	p := &Document{Title: "recomp " + d.command(),
 		Headline: fmt.Sprintf("%s compared: %d differ, %d identical", plural(len(d.Pairs), "pair", "pairs"), differ, same)}
+	if n := len(d.UnpairedA) + len(d.UnpairedB); n > 0 {
+		p.Headline += fmt.Sprintf(", %d unpaired", n)
+	}
+	if n := len(d.Problems); n > 0 {
+		p.Headline += ", " + plural(n, "unreadable module", "unreadable modules")
+	}
 	p.Status, p.Tone = "IDENTICAL", "ok"
 	if differ > 0 || len(d.UnpairedA)+len(d.UnpairedB) > 0 {
 		p.Status, p.Tone = "DIFFER", "bad"
@@ -212,6 +589,18 @@ func diffDoc(d *Diff) *Document {
 	p.Totals = []Total{{Label: "pairs compared", Value: fmt.Sprint(len(d.Pairs))}, {Label: "differ", Value: fmt.Sprint(differ), Bad: differ > 0},
 		{Label: "identical", Value: fmt.Sprint(same)}, {Label: "unpaired", Value: fmt.Sprint(len(d.UnpairedA) + len(d.UnpairedB))},
 		{Label: "unreadable", Value: fmt.Sprint(len(d.Problems)), Bad: len(d.Problems) > 0}}
+	groups := groupPairs(d.Pairs)
+	if d.Verdict != nil {
+		var sm ledger.Summary
+		p.answer(d.Verdict, sm)
+		if len(d.Verdict.Verdicts) == 0 {
+			p.Answer = nil // the log's compilations were not linked: the pairs say it
+		}
+	}
+	if len(p.Answer) == 0 {
+		p.pairAnswers(groups)
+	}
+	p.verdictSections(d.Verdict)
 	if len(d.Families) > 0 {
 		t := newTable([]bool{false, true, true, false}, "program", "dumps", "log compilations", "log hashes")
 		for _, f := range d.Families {
@@ -219,20 +608,7 @@ func diffDoc(d *Diff) *Document {
 		}
 		p.Sections = append(p.Sections, Section{ID: "families", Title: "Programs in the dump", Table: t})
 	}
-	sec := Section{ID: "pairs", Title: "Compared pairs"}
-	shown := 0
-	for _, pr := range d.Pairs {
-		if pr.Result.Identical && differ > 0 {
-			continue // the identical pairs are counted above
-		}
-		if shown == maxCards {
-			p.Omitted = append(p.Omitted, fmt.Sprintf("%d more pairs (the page shows %d; --format json lists them all)", len(d.Pairs)-shown, maxCards))
-			break
-		}
-		shown++
-		sec.Cards = append(sec.Cards, pairCard(pr))
-	}
-	p.Sections = append(p.Sections, sec)
+	p.pairSections("pairs", "Compared pairs", groups, false)
 	var items []string
 	for _, f := range d.UnpairedA {
 		items = append(items, "only in A: "+f)
@@ -241,18 +617,107 @@ func diffDoc(d *Diff) *Document {
 		items = append(items, "only in B: "+f)
 	}
 	for _, pr := range d.Problems {
-		items = append(items, "could not be read: "+pr.String())
+		items = append(items, "could not be read (compared without it): "+pr.String())
 	}
-	items = append(items, d.Warnings...)
+	for _, w := range d.Warnings {
+		items = append(items, "warning: "+w)
+	}
 	if len(items) > 0 {
-		p.Sections = append(p.Sections, Section{ID: "other", Title: "Unpaired and unreadable", Items: items})
+		p.Sections = append(p.Sections, Section{ID: "other", Title: "Unpaired and unreadable", Items: items,
+			Note: "unpaired: no module of the same family and stage on the other side"})
 	}
 	return p
 }
 
+// pairGroup is a compared pair and the pairs after it that tell the same story.
+type pairGroup struct {
+	first *DiffPair
+	rest  []*DiffPair
+}
+
+func groupPairs(pairs []*DiffPair) []pairGroup {
+	var gs []pairGroup
+	for i := 0; i < len(pairs); {
+		g := pairGroup{first: pairs[i]}
+		j := i + 1
+		for j < len(pairs) && sameStory(pairs[i], pairs[j]) {
+			g.rest = append(g.rest, pairs[j])
+			j++
+		}
+		gs = append(gs, g)
+		i = j
+	}
+	return gs
+}
+
+// sameStory says whether pair b tells what pair a told: the same program, both identical or
+// the same causes in the same order with the same advice, and no text diff of its own to show.
+func sameStory(a, b *DiffPair) bool {
+	ca, cb := a.Result.Causes, b.Result.Causes
+	if a.Label() != b.Label() || len(ca) != len(cb) || len(ca) == 0 || a.Result.Identical != b.Result.Identical || b.Text != nil {
+		return false
+	}
+	for i := range ca {
+		if ca[i].Kind != cb[i].Kind || ca[i].Advice != cb[i].Advice {
+			return false
+		}
+	}
+	return true
+}
+
+// pairAnswers answers with the compared pairs when no log says what compiled: one line per
+// story, its main cause and advice.
+func (p *Document) pairAnswers(groups []pairGroup) {
+	n := 0
+	for _, g := range groups {
+		r := g.first.Result
+		if len(r.Causes) == 0 {
+			continue
+		}
+		if n == maxAnswers {
+			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: "more pairs differ (listed below)"})
+			break
+		}
+		n++
+		c := r.Causes[0]
+		tone := "bad"
+		if r.Identical {
+			tone = "ok"
+		}
+		text := shorten(g.first.Label(), 80) + ": " + c.Summary
+		if len(g.rest) > 0 {
+			text += fmt.Sprintf(" (%d pairs)", len(g.rest)+1)
+		}
+		p.Answer = append(p.Answer, Answer{Tone: tone, Text: text, Action: c.Advice})
+	}
+}
+
+// pairSections adds the cards of the compared pairs, a story once with the pairs that repeat
+// it listed under it.
+func (p *Document) pairSections(id, title string, groups []pairGroup, onlyDiffer bool) {
+	sec := Section{ID: id, Title: title}
+	for _, g := range groups {
+		if onlyDiffer && g.first.Result.Identical && len(groups) > 1 {
+			continue
+		}
+		if len(sec.Cards) == maxCards {
+			p.Omitted = append(p.Omitted, fmt.Sprintf("more compared pairs (the report shows %d stories; --format json lists every pair)", maxCards))
+			break
+		}
+		c := pairCard(g.first)
+		for _, q := range g.rest {
+			c.Same = append(c.Same, fmt.Sprintf("%s → %s: %s", dumpID(q.A.Path), dumpID(q.B.Path), q.Result.Causes[0].Summary))
+		}
+		sec.Cards = append(sec.Cards, c)
+	}
+	if len(sec.Cards) > 0 {
+		p.Sections = append(p.Sections, sec)
+	}
+}
+
 func pairCard(pr *DiffPair) Card {
 	r := pr.Result
-	c := Card{Title: pr.Label(), Severity: "error", Lines: []string{pr.A.Path + " → " + pr.B.Path}, Notes: r.Notes}
+	c := Card{Title: pr.Label(), Severity: "error", Lines: []string{pr.A.Path + " → " + pr.B.Path}, Notes: slices.Clone(r.Notes)}
 	if r.Identical {
 		c.Severity = "ok"
 	}
@@ -260,10 +725,10 @@ func pairCard(pr *DiffPair) Card {
 		c.Lines = append(c.Lines, "log hashes: "+nonEmpty(pr.HashA, "?")+" → "+nonEmpty(pr.HashB, "?"))
 	}
 	for _, cs := range r.Causes {
-		c.Causes = append(c.Causes, CardCause{Kind: string(cs.Kind), Summary: cs.Summary, Evidence: cs.Evidence, Advice: cs.Advice})
+		c.Causes = append(c.Causes, CardCause{Kind: causeKindLabel(cs.Kind), Summary: cs.Summary, Evidence: groupEvidence(cs.Evidence), Advice: cs.Advice})
 	}
 	if !r.Identical {
-		c.Lines = append(c.Lines, fmt.Sprintf("%d change(s); %d instructions matched, %d added, %d removed", r.ChangeCount, r.Matched, r.Added, r.Removed))
+		c.Lines = append(c.Lines, fmt.Sprintf("%d change(s) %s; %d instructions matched, %d added, %d removed", r.ChangeCount, kindCounts(r), r.Matched, r.Added, r.Removed))
 	}
 	if pr.Text != nil {
 		c.Diff = pr.Text
@@ -272,40 +737,159 @@ func pairCard(pr *DiffPair) Card {
 	return c
 }
 
+func causeKindLabel(k diff.CauseKind) string {
+	if k == diff.CauseIdentical {
+		return "identical"
+	}
+	return string(k)
+}
+
+// groupEvidence keeps the evidence short: of the lines that say the same kind of thing (the
+// words before their first ": "), the first few, then how many more.
+func groupEvidence(ev []string) []string {
+	if len(ev) <= maxEvidence {
+		return ev
+	}
+	kindOf := func(s string) string {
+		k, _, ok := strings.Cut(s, ": ")
+		if !ok {
+			return ""
+		}
+		return k
+	}
+	count := map[string]int{}
+	for _, e := range ev {
+		count[kindOf(e)]++
+	}
+	shown := map[string]int{}
+	var out []string
+	for _, e := range ev {
+		k := kindOf(e)
+		shown[k]++
+		switch {
+		case shown[k] <= maxEvidence:
+			out = append(out, e)
+		case shown[k] == maxEvidence+1:
+			if k == "" {
+				out = append(out, fmt.Sprintf("… %d more", count[k]-maxEvidence))
+			} else {
+				out = append(out, fmt.Sprintf("… %d more: %s", count[k]-maxEvidence, k))
+			}
+		}
+	}
+	return out
+}
+
 func runDoc(r *Run) *Document {
-	p := scanDoc(r.Scan, "recomp run")
-	p.Headline = runHeadline(r) + " · " + r.Folder
+	title := "recomp run"
+	p := scanDoc(r.Scan, title, r.Explain != nil)
+	p.Headline = runHeadline(r)
 	if r.Gate != nil {
-		p.Status = gateStatus(r.Gate)
-		p.Tone = statusTone[p.Status]
+		p.gate(r.Gate)
+		p.Headline = runHeadline(r) + " · " + r.Gate.Reason
+	}
+	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
+		sec := Section{}
+		q := &Document{}
+		q.pairSections("causes", "What changed in the graph", groupPairs(r.Explain.Pairs), true)
+		p.Omitted = append(p.Omitted, q.Omitted...)
+		if len(q.Sections) > 0 {
+			sec = q.Sections[0]
+			// after the answer's sections (verdicts, sites, sizes), before the findings
+			at := len(p.Sections)
+			for i, s := range p.Sections {
+				if s.ID != "gate" && s.ID != "verdicts" && s.ID != "sites" && s.ID != "sizes" {
+					at = i
+					break
+				}
+			}
+			p.Sections = slices.Insert(p.Sections, at, sec)
+		}
 	}
 	info := Section{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}
+	set := Section{ID: "settings", Title: "What recomp switched on", Detail: true}
+	used := usedFrameworks(r.Scan.Ledger)
+	hidden := 0
 	for _, s := range r.Manifest.Settings {
-		item := s.Name + "=" + s.Value
+		if s.Framework != "" && len(used) > 0 && !used[s.Framework] {
+			hidden++
+			continue
+		}
+		item := "set " + s.Name + "=" + s.Value
 		if s.Kept {
-			item += " (yours, kept)"
+			item = "kept your " + s.Name + "=" + s.Value
 		}
 		if s.Effect != "" {
 			item += " — " + s.Effect
 		}
-		info.Items = append(info.Items, item)
+		set.Items = append(set.Items, item)
 	}
-	sections := []Section{info}
-	if r.Explain != nil {
-		sec := Section{ID: "causes", Title: "Why programs were compiled again"}
-		for i, pr := range r.Explain.Pairs {
-			if i == maxCards {
-				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more compared pairs", len(r.Explain.Pairs)-i))
-				break
-			}
-			if !pr.Result.Identical || len(r.Explain.Pairs) == 1 {
-				sec.Cards = append(sec.Cards, pairCard(pr))
+	if hidden > 0 {
+		set.Note = fmt.Sprintf("%s for stacks the run did not use are not listed; run.json lists every one", plural(hidden, "setting", "settings"))
+	}
+	p.Sections = append(p.Sections, info, set)
+	return p
+}
+
+// usedFrameworks are the stacks whose evidence is in the ledger.
+func usedFrameworks(rep *ledger.Report) map[string]bool {
+	used := map[string]bool{}
+	for _, m := range rep.Modules {
+		for _, u := range m.Units {
+			if fw := frameworks.ForProducer(u.Producer); fw != nil {
+				used[fw.Name] = true
 			}
 		}
-		if len(sec.Cards) > 0 {
-			sections = append(sections, sec)
-		}
 	}
-	p.Sections = append(sections, p.Sections...)
+	return used
+}
+
+func cacheDoc(c *Cache) *Document {
+	inv := c.Inventory
+	p := &Document{Title: "recomp cache", Headline: fmt.Sprintf("%s, %s", plural(inv.Count, "entry", "entries"), humanBytes(inv.Bytes))}
+	if k := kindsLine(inv.ByKind); k != "" {
+		p.Headline += " (" + k + ")"
+	}
+	p.Totals = []Total{{Label: "entries", Value: fmt.Sprint(inv.Count)}, {Label: "size", Value: humanBytes(inv.Bytes)}}
+	if c.LogsGiven {
+		p.Totals = append(p.Totals, Total{Label: "not used by the given runs", Value: fmt.Sprintf("%d (%s)", inv.Unused, humanBytes(inv.UnusedBytes)), Bad: inv.Unused > 0})
+		tone := "ok"
+		if inv.Unused > 0 {
+			tone = "warn"
+		}
+		p.Answer = append(p.Answer, Answer{Tone: tone, Text: fmt.Sprintf("not used by the given runs: %s, %s", plural(inv.Unused, "entry", "entries"), humanBytes(inv.UnusedBytes))})
+	}
+	for _, m := range inv.MissingMisses {
+		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: "missed and still absent: " + m,
+			Action: "the run looked for it and never wrote it: was the compile interrupted or the cache read-only?"})
+	}
+	if inv.Foreign > 0 {
+		p.Totals = append(p.Totals, Total{Label: "files that are not cache entries (never proposed for removal)", Value: fmt.Sprint(inv.Foreign)})
+	}
+	t := newTable([]bool{false, false, true, false, false}, "entry", "kind", "size", "modified", "status")
+	for _, e := range inv.Entries {
+		if len(t.Rows) == maxRows {
+			break
+		}
+		t.add(false, ShellQuote(e.Dir+"/"+e.Name), string(e.Kind), humanBytes(e.Size), e.ModTime.UTC().Format("2006-01-02T15:04:05Z"), entryStatus(e, c.LogsGiven))
+	}
+	sec := Section{ID: "entries", Title: "Entries", Table: t}
+	if shown := len(t.Rows); shown < inv.Count {
+		sec.Note = fmt.Sprintf("%d more entries counted, not listed", inv.Count-shown)
+	}
+	if len(t.Rows) > 0 {
+		p.Sections = append(p.Sections, sec)
+	}
+	var warns []string
+	for _, w := range inv.Warnings {
+		warns = append(warns, "warning: "+w)
+	}
+	if len(warns) > 0 {
+		p.Sections = append(p.Sections, Section{ID: "warnings", Title: "Warnings", Items: warns})
+	}
+	if cmd := PruneCommand(c); cmd != "" {
+		p.Sections = append(p.Sections, Section{ID: "prune", Title: "To remove the entries these runs did not use",
+			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}})
+	}
 	return p
 }

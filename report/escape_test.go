@@ -144,7 +144,7 @@ func reportsWith(t testing.TB, s string) map[string]Report {
 }
 
 // sgrOwn are the colour sequences recomp's text format writes.
-var sgrOwn = regexp.MustCompile(`\x1b\[(1|31|33|0)m`)
+var sgrOwn = regexp.MustCompile(`\x1b\[(1|31|32|33|0)m`)
 
 // checkInert fails when an output in format f can act on its reader: a control character
 // (other than recomp's own newlines, and its own colours in text), a line that a CI runner
@@ -317,8 +317,8 @@ func TestPrivateUseNeverColours(t *testing.T) {
 		if color && !strings.Contains(out, "\x1b[31mFAIL\x1b[0m") {
 			t.Errorf("no colour on the verdict: %q", out)
 		}
-		if n := strings.Count(out, "\x1b[31m"); color && n != 1+strings.Count(out, "\x1b[31merror\x1b[0m") {
-			t.Errorf("red appears %d times, not only on the verdict and the severities:\n%q", n, out)
+		if n := strings.Count(out, "\x1b[31m"); color && n != 1+strings.Count(out, "\x1b[31merror\x1b[0m")+strings.Count(out, "\x1b[31m✗\x1b[0m") {
+			t.Errorf("red appears %d times, not only on the verdict, the severities and the answer's marks:\n%q", n, out)
 		}
 	}
 }
@@ -332,7 +332,7 @@ func TestDiffJSONStreamed(t *testing.T) {
 			dd := *d
 			dd.Pairs = pairs
 			var streamed, whole bytes.Buffer
-			if err := (jsonRenderer{}).diff(&streamed, &dd); err != nil {
+			if err := writeDiffJSON(&streamed, &dd); err != nil {
 				t.Fatal(err)
 			}
 			if err := writeJSON(&whole, DiffDocument(&dd)); err != nil {

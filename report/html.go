@@ -22,11 +22,6 @@ import (
 // inputs. Everything is bounded: the timeline draws the families that cost most, the cards
 // and diffs are capped, and the page says what it left out.
 
-type htmlRenderer struct {
-	unsupported
-	meta Meta
-}
-
 // Limits of the HTML page beyond the document's.
 const (
 	htmlMaxFamilies = 30  // rows of the timeline
@@ -89,16 +84,20 @@ tr.removed td:first-child,tr.changed td:first-child{background:#fdecea}tr.added 
 tr.skip td{color:#8a94a6;text-align:center;background:#f6f7f9}tr.comp td{font-weight:700;background:#eef1f7}
 mark{background:#f5c16c;padding:0}
 .omitted{color:#6b7385;font-size:13px}
+header p.cost{color:#fff;font-weight:600;margin-top:6px}
+section.answer{border-left:5px solid #1d2433}section.answer ul{list-style:none;margin:0;padding:0}section.answer li{margin:0 0 8px}
+.mark{display:inline-block;width:1.2em;font-weight:700}li.badline .mark{color:#c0392b}li.warnline .mark{color:#d68910}li.okline .mark{color:#1f8a4c}
+.action{display:inline-block;margin-left:1.2em;color:#3b4a63}
 footer{color:#6b7385;font-size:12px;padding:0 28px 24px}
 svg text{font:11px system-ui,sans-serif;fill:#1d2433}
 </style>
 </head>
 <body>
-<header><h1>{{if .Status}}<span class="verdict {{.Tone}}">{{.Status}}</span>{{end}}{{.Title}}</h1><p>{{.Headline}}</p></header>
+<header><h1>{{if .Status}}<span class="verdict {{.Tone}}">{{.Status}}</span>{{end}}{{.Title}}</h1><p>{{.Headline}}</p>{{if .Cost}}<p class="cost">{{.Cost}}</p>{{end}}</header>
 <main>
+{{if .Answer}}<section id="answer" class="answer"><h2>The answer</h2><ul>{{range .Answer}}<li class="{{.Tone}}line"><span class="mark">{{if eq .Tone "bad"}}✗{{else if eq .Tone "warn"}}!{{else}}✓{{end}}</span> {{.Text}}{{if .Action}}<br><span class="action">→ {{.Action}}</span>{{end}}</li>{{end}}</ul></section>{{end}}
 <ul class="totals">{{range .Totals}}<li{{if .Bad}} class="badv"{{end}}><b>{{.Value}}</b>{{.Label}}</li>{{end}}</ul>
-{{if .Timeline}}<section id="timeline"><h2>Timeline</h2>{{.Timeline}}</section>{{end}}
-{{range .Sections}}<section id="{{.ID}}"><h2>{{.Title}}</h2>
+{{range .Sections}}{{if .Timeline}}{{with $.Timeline}}<section id="timeline"><h2>Timeline</h2>{{.}}</section>{{end}}{{else}}<section id="{{.ID}}"><h2>{{.Title}}</h2>
 {{if .Note}}<p class="omitted">{{.Note}}</p>{{end}}
 {{with .Table}}<table class="sortable"><thead><tr>{{range .Head}}<th{{if .Num}} class="n"{{end}}>{{.Text}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr{{if .Bad}} class="badrow"{{end}}>{{range .Cells}}<td{{if .Num}} class="n"{{end}}>{{.Text}}</td>{{end}}</tr>
@@ -110,12 +109,13 @@ svg text{font:11px system-ui,sans-serif;fill:#1d2433}
 {{if .Advice}}<p class="advice">{{.Advice}}</p>{{end}}</div>{{end}}
 {{if .Advice}}<p class="advice">{{.Advice}}</p>{{end}}
 {{range .Notes}}<p class="omitted">{{.}}</p>{{end}}
-{{with sideBySide .Diff}}<details open><summary>side-by-side diff</summary><table class="sbs"><tbody>
+{{if .Same}}<details class="same"><summary>{{len .Same}} more with the same cause (evidence and advice as above)</summary><ul class="ev">{{range .Same}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
+{{with sideBySide .Diff}}<details><summary>side-by-side diff</summary><table class="sbs"><tbody>
 {{range .}}<tr class="{{.Kind}}"><td>{{.Left}}</td><td>{{.Right}}</td></tr>
 {{end}}</tbody></table></details>{{end}}
 </div>{{end}}
 {{if .Items}}<ul>{{range .Items}}<li class="mono">{{.}}</li>{{end}}</ul>{{end}}
-</section>
+</section>{{end}}
 {{end}}
 {{if .Omitted}}<section id="omitted"><h2>Left out of this page</h2><ul>{{range .Omitted}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
 </main>
@@ -133,8 +133,10 @@ th.dataset.asc=asc?"1":"0";rows.forEach(function(r){tb.appendChild(r)})})});
 // writePage lays out a document as the page.
 func writePage(w io.Writer, d *Document, meta Meta) error {
 	p := &htmlPage{Document: showControls(d), Meta: meta}
-	if d.Timeline != nil {
-		p.Timeline, p.Omitted = timeline(d.Timeline)
+	for _, sec := range d.Sections {
+		if sec.Timeline != nil {
+			p.Timeline, p.Omitted = timeline(sec.Timeline)
+		}
 	}
 	p.Omitted = append(p.Omitted, p.Document.Omitted...)
 	p.Meta.Version, p.Meta.Command = visible(meta.Version), visible(meta.Command)
@@ -162,8 +164,12 @@ func showControls(d *Document) *Document {
 			(*xs)[i] = visible((*xs)[i])
 		}
 	}
-	v(&p.Title, &p.Status, &p.Tone, &p.Headline)
+	v(&p.Title, &p.Status, &p.Tone, &p.Headline, &p.Cost)
 	list(&p.Omitted)
+	p.Answer = slices.Clone(p.Answer)
+	for i := range p.Answer {
+		v(&p.Answer[i].Tone, &p.Answer[i].Text, &p.Answer[i].Action)
+	}
 	p.Totals = slices.Clone(p.Totals)
 	for i := range p.Totals {
 		v(&p.Totals[i].Label, &p.Totals[i].Value)
@@ -193,6 +199,7 @@ func showControls(d *Document) *Document {
 			v(&c.Title, &c.Severity, &c.Advice)
 			list(&c.Lines)
 			list(&c.Notes)
+			list(&c.Same)
 			c.Causes = slices.Clone(c.Causes)
 			for k := range c.Causes {
 				cs := &c.Causes[k]
@@ -203,16 +210,6 @@ func showControls(d *Document) *Document {
 	}
 	return p
 }
-
-func (hr htmlRenderer) scan(w io.Writer, s *Scan) error {
-	return writePage(w, scanDoc(s, "recomp scan"), hr.meta)
-}
-
-func (hr htmlRenderer) guard(w io.Writer, g *Guard) error { return writePage(w, guardDoc(g), hr.meta) }
-
-func (hr htmlRenderer) diff(w io.Writer, d *Diff) error { return writePage(w, diffDoc(d), hr.meta) }
-
-func (hr htmlRenderer) run(w io.Writer, r *Run) error { return writePage(w, runDoc(r), hr.meta) }
 
 // timeline draws one row per module family (those that cost most), with each compilation as a
 // bar as long as it took (red after warm-up), each cache hit as a green tick, and a last row of

@@ -18,8 +18,6 @@ import (
 // changing it; any other change bumps it.
 const JSONVersion = 2
 
-type jsonRenderer struct{}
-
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -45,6 +43,7 @@ type ScanJSON struct {
 	Events     []EventJSON   `json:"events"`
 	EventCount int           `json:"event_count"`
 	Findings   []FindingJSON `json:"findings"`
+	Verdict    *VerdictJSON  `json:"verdict,omitempty"`
 	Gate       *GateJSON     `json:"gate,omitempty"`
 }
 
@@ -71,6 +70,8 @@ type SummaryJSON struct {
 	CacheWrites       int     `json:"cache_writes"`
 	ExecutableLoads   int     `json:"executable_loads"`
 	CompileSeconds    float64 `json:"compile_seconds"`
+	TraceSeconds      float64 `json:"trace_seconds"`
+	LowerSeconds      float64 `json:"lower_seconds"`
 	LoadSeconds       float64 `json:"load_seconds"`
 	Recompilations    int     `json:"recompilations"`
 	AfterWarmup       int     `json:"after_warmup"`
@@ -146,6 +147,7 @@ type GateFailureJSON struct {
 	Seconds float64 `json:"seconds"`
 	Message string  `json:"message"`
 	Reason  string  `json:"reason,omitempty"` // the framework's own explanation, when it gave one
+	Site    string  `json:"site,omitempty"`   // the line of the program's own code, when known
 }
 
 func eventTime(ev logscan.Event) string {
@@ -179,7 +181,7 @@ func ScanDocument(s *Scan) ScanJSON {
 	sm := rep.Summary
 	doc.Summary = SummaryJSON{CompileRequests: sm.CompileRequests, Compilations: sm.Compilations, CacheHits: sm.CacheHits,
 		CacheMisses: sm.CacheMisses, CacheWrites: sm.CacheWrites, ExecutableLoads: sm.ExecutableLoads,
-		CompileSeconds: seconds(sm.CompileTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
+		CompileSeconds: seconds(sm.CompileTime), TraceSeconds: seconds(sm.TraceTime), LowerSeconds: seconds(sm.LowerTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
 		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
 		EagerCompilations: sm.EagerCompilations, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
 		RecompilationsNL: sm.RecompilationsNotListed}
@@ -194,6 +196,7 @@ func ScanDocument(s *Scan) ScanJSON {
 		doc.Findings = append(doc.Findings, FindingJSON{Severity: string(f.Severity), Kind: string(f.Kind), Module: f.Module,
 			File: f.File, Line: f.Line, Message: f.Message, Advice: f.Advice})
 	}
+	doc.Verdict = VerdictDocument(s.Verdict)
 	return doc
 }
 
@@ -203,17 +206,9 @@ func GateDocument(g *gate.Result) *GateJSON {
 		Failures: []GateFailureJSON{}, FailureCount: g.Compilations + g.LoadFailures, Problems: nonNil(g.Problems)}
 	for _, f := range g.Failures {
 		gj.Failures = append(gj.Failures, GateFailureJSON{Module: f.Module, Family: f.Family, Hash: f.Hash, File: f.File,
-			Line: f.Line, Kind: string(f.Kind), Seconds: seconds(f.Duration), Message: f.Message, Reason: f.Reason})
+			Line: f.Line, Kind: string(f.Kind), Seconds: seconds(f.Duration), Message: f.Message, Reason: f.Reason, Site: f.Site.String()})
 	}
 	return gj
-}
-
-func (jsonRenderer) scan(w io.Writer, s *Scan) error { return writeJSON(w, ScanDocument(s)) }
-
-func (jsonRenderer) guard(w io.Writer, g *Guard) error {
-	doc := ScanDocument(g.Scan)
-	doc.Gate = GateDocument(g.Gate)
-	return writeJSON(w, doc)
 }
 
 // DiffJSON is the document of diff and explain.
@@ -224,6 +219,7 @@ type DiffJSON struct {
 	Families []FamilyJSON  `json:"families,omitempty"`
 	Problems []ProblemJSON `json:"problems"`
 	Warnings []string      `json:"warnings"`
+	Verdict  *VerdictJSON  `json:"verdict,omitempty"`
 }
 
 type UnpairedJSON struct {
@@ -300,6 +296,7 @@ func DiffDocument(d *Diff) DiffJSON {
 	for _, p := range d.Problems {
 		doc.Problems = append(doc.Problems, ProblemJSON{Path: p.Path, Line: p.Line, Col: p.Col, Message: p.Message})
 	}
+	doc.Verdict = VerdictDocument(d.Verdict)
 	return doc
 }
 
@@ -328,9 +325,9 @@ func pairDocument(p *DiffPair) PairJSON {
 
 // diff writes the document of a diff or explain pair by pair: 100 000 pairs are never one
 // document in memory. The bytes are those writeJSON(DiffDocument(d)) would write.
-func (jsonRenderer) diff(w io.Writer, d *Diff) error {
+func writeDiffJSON(w io.Writer, d *Diff) error {
 	doc := DiffDocument(&Diff{Command: d.Command, UnpairedA: d.UnpairedA, UnpairedB: d.UnpairedB, Families: d.Families,
-		Problems: d.Problems, Warnings: d.Warnings})
+		Problems: d.Problems, Warnings: d.Warnings, Verdict: d.Verdict})
 	if len(d.Pairs) == 0 {
 		return writeJSON(w, doc)
 	}
@@ -453,5 +450,3 @@ func CacheDocument(c *Cache) CacheJSON {
 	}
 	return doc
 }
-
-func (jsonRenderer) cache(w io.Writer, c *Cache) error { return writeJSON(w, CacheDocument(c)) }

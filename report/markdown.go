@@ -3,119 +3,139 @@ package report
 import (
 	"fmt"
 	"io"
-
-	"github.com/recomp/recomp/diff"
-	"github.com/recomp/recomp/ledger"
+	"strings"
 )
 
-type markdownRenderer struct{}
-
-func (markdownRenderer) scan(w io.Writer, s *Scan) error {
-	writeScanMarkdown(w, "recomp scan", s)
-	return nil
-}
-
-func writeScanMarkdown(w io.Writer, title string, s *Scan) {
-	sm := s.Ledger.Summary
-	fmt.Fprintf(w, "## %s\n\n", title)
-	fmt.Fprintf(w, "| compile requests | compilations | compile time | cache hits | cache misses | executable loads | load time | recompilations | after warm-up |\n")
-	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	fmt.Fprintf(w, "| %d | %d | %s | %d | %d | %d | %s | %d | %d |\n\n", sm.CompileRequests, sm.Compilations, dur(sm.CompileTime),
-		sm.CacheHits, sm.CacheMisses, sm.ExecutableLoads, dur(sm.LoadTime), sm.Recompilations, sm.AfterWarmup)
-	if len(s.Ledger.Modules) > 0 {
-		fmt.Fprintf(w, "| module family | requests | compiled | hits | misses | time | hashes |\n|---|---:|---:|---:|---:|---:|---|\n")
-		for _, m := range s.Ledger.Modules {
-			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s | %s |\n", mdCode(m.Family, true), m.CompileRequests, m.Compilations,
-				m.CacheHits, m.CacheMisses, dur(m.CompileTime), mdText(joinOr(m.Hashes, "-")))
-		}
-		fmt.Fprintln(w)
+// writeMarkdown lays out a document as Markdown for a CI comment or a run folder's report.md:
+// the answer as a list, the totals as a one-row table, each section under its heading, the
+// evidence and text diffs folded in <details>. Names and paths are code spans (mdCode), the
+// rest prose with its markup escaped (mdText).
+func writeMarkdown(w io.Writer, d *Document) error {
+	ew := &errWriter{w: w}
+	pf := func(format string, args ...any) { fmt.Fprintf(ew, format, args...) }
+	if d.Status != "" {
+		pf("## %s: %s\n\n", mdText(d.Title), mdText(d.Status))
+	} else {
+		pf("## %s\n\n", mdText(d.Title))
 	}
-	writeFindingsMarkdown(w, s.Ledger.Findings)
-	for _, in := range s.Inputs {
-		if in.ReadError != "" {
-			fmt.Fprintf(w, "- **warning** %s: %s\n", mdCode(in.Path, false), mdText(in.ReadError))
+	pf("%s\n\n", mdText(d.Headline))
+	if d.Cost != "" {
+		pf("**%s**\n\n", mdText(d.Cost))
+	}
+	for _, a := range d.Answer {
+		pf("- %s %s\n", map[string]string{"bad": "❌", "warn": "⚠️", "ok": "✅"}[a.Tone], mdText(a.Text))
+		if a.Action != "" {
+			pf("  → %s\n", mdText(a.Action))
 		}
 	}
-}
-
-func writeFindingsMarkdown(w io.Writer, fs []ledger.Finding) {
-	if len(fs) == 0 {
-		return
+	if len(d.Answer) > 0 {
+		pf("\n")
 	}
-	fmt.Fprintf(w, "### Findings\n\n")
-	for _, f := range fs {
-		loc := ""
-		if f.File != "" {
-			loc = fmt.Sprintf(" (%s)", mdCode(fmt.Sprintf("%s:%d", f.File, f.Line), false))
+	if len(d.Totals) > 0 {
+		var head, rule, row []string
+		for _, t := range d.Totals {
+			head = append(head, mdText(t.Label))
+			rule = append(rule, "---:")
+			row = append(row, mdText(t.Value))
 		}
-		fmt.Fprintf(w, "- **%s** `%s`: %s%s  \n  %s\n", f.Severity, f.Kind, mdText(f.Message), loc, mdText(f.Advice))
+		pf("| %s |\n|%s|\n| %s |\n\n", strings.Join(head, " | "), strings.Join(rule, "|"), strings.Join(row, " | "))
 	}
-	fmt.Fprintln(w)
-}
-
-func (markdownRenderer) guard(w io.Writer, g *Guard) error {
-	fmt.Fprintf(w, "## recomp guard: %s\n\n%s\n\n", gateStatus(g.Gate), mdText(g.Gate.Reason))
-	for _, p := range g.Gate.Problems {
-		fmt.Fprintf(w, "- **problem**: %s\n", mdText(p))
-	}
-	for _, f := range g.Gate.Failures {
-		fmt.Fprintf(w, "- %s: %s\n", mdCode(fmt.Sprintf("%s:%d", f.File, f.Line), false), mdText(failureText(f)))
-	}
-	if len(g.Gate.Problems)+len(g.Gate.Failures) > 0 {
-		fmt.Fprintln(w)
-	}
-	writeScanMarkdown(w, "what the logs say", g.Scan)
-	return nil
-}
-
-func (markdownRenderer) diff(w io.Writer, d *Diff) error {
-	same, differ := d.Counts()
-	fmt.Fprintf(w, "## recomp %s\n\n%d pair(s) compared: %d differ, %d identical, %d unpaired, %d unreadable.\n\n", d.command(),
-		len(d.Pairs), differ, same, len(d.UnpairedA)+len(d.UnpairedB), len(d.Problems))
-	identicalAdvice := ""
-	for _, pr := range d.Pairs {
-		fmt.Fprintf(w, "### %s\n\n%s → %s\n\n| cause | summary |\n|---|---|\n", mdCode(pr.Label(), false), mdCode(pr.A.Path, false), mdCode(pr.B.Path, false))
-		for _, c := range pr.Result.Causes {
-			fmt.Fprintf(w, "| %s | %s |\n", c.Kind, mdText(c.Summary))
+	for _, sec := range d.Sections {
+		if sec.Timeline != nil {
+			continue
 		}
-		fmt.Fprintln(w)
-		for _, c := range pr.Result.Causes {
-			if c.Kind == diff.CauseIdentical {
-				identicalAdvice = c.Advice
-				continue
+		empty := (sec.Table == nil || len(sec.Table.Rows) == 0) && len(sec.Cards) == 0 && len(sec.Items) == 0
+		if empty && sec.Note == "" {
+			continue
+		}
+		pf("### %s\n\n", mdText(sec.Title))
+		if sec.Note != "" {
+			pf("_%s_\n\n", mdText(sec.Note))
+		}
+		if t := sec.Table; t != nil && len(t.Rows) > 0 {
+			var head, rule []string
+			for _, h := range t.Head {
+				head = append(head, mdText(h.Text))
+				if h.Num {
+					rule = append(rule, "---:")
+				} else {
+					rule = append(rule, "---")
+				}
 			}
-			if len(c.Evidence) == 0 && c.Advice == "" {
-				continue
+			pf("| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(rule, "|"))
+			for _, r := range t.Rows {
+				var cells []string
+				for i, c := range r.Cells {
+					switch {
+					case c.Text == "":
+						cells = append(cells, " ")
+					case i == 0:
+						cells = append(cells, mdCode(c.Text, true))
+					default:
+						cells = append(cells, mdText(c.Text))
+					}
+				}
+				pf("| %s |\n", strings.Join(cells, " | "))
 			}
-			fmt.Fprintf(w, "<details><summary>%s: evidence and advice</summary>\n\n", c.Kind)
-			for _, ev := range c.Evidence {
-				fmt.Fprintf(w, "- %s\n", mdCode(ev, false))
-			}
-			fmt.Fprintf(w, "\n**Advice:** %s\n\n</details>\n\n", mdText(c.Advice))
+			pf("\n")
+		}
+		for _, c := range sec.Cards {
+			writeCardMarkdown(pf, c)
+		}
+		for _, it := range sec.Items {
+			pf("- %s\n", mdText(it))
+		}
+		if len(sec.Items) > 0 {
+			pf("\n")
 		}
 	}
-	if identicalAdvice != "" {
-		fmt.Fprintf(w, "**Advice for the identical pairs:** %s\n\n", mdText(identicalAdvice))
+	for _, om := range d.Omitted {
+		pf("_Left out: %s_\n\n", mdText(om))
 	}
-	for _, f := range d.UnpairedA {
-		fmt.Fprintf(w, "- only in A: %s\n", mdCode(f, false))
-	}
-	for _, f := range d.UnpairedB {
-		fmt.Fprintf(w, "- only in B: %s\n", mdCode(f, false))
-	}
-	for _, p := range d.Problems {
-		fmt.Fprintf(w, "- could not be read: %s\n", mdCode(p.String(), false))
-	}
-	return nil
+	return ew.err
 }
 
-func (markdownRenderer) cache(w io.Writer, c *Cache) error {
-	inv := c.Inventory
-	fmt.Fprintf(w, "## recomp cache\n\n%s, %s (%s)\n\n| entry | kind | size | modified | status |\n|---|---|---:|---|---|\n",
-		plural(inv.Count, "entry", "entries"), humanBytes(inv.Bytes), kindsLine(inv.ByKind))
-	for _, e := range inv.Entries {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCode(e.Dir+"/"+e.Name, true), e.Kind, humanBytes(e.Size),
-			e.ModTime.UTC().Format("2006-01-02T15:04:05Z"), entryStatus(e, c.LogsGiven))
+func writeCardMarkdown(pf func(string, ...any), c Card) {
+	pf("- **%s** %s\n", mdText(c.Severity), mdText(c.Title))
+	for _, l := range c.Lines {
+		pf("  %s  \n", mdText(l))
 	}
-	return nil
+	for _, cs := range c.Causes {
+		pf("  - `%s` %s\n", strings.ReplaceAll(cs.Kind, "`", "'"), mdText(cs.Summary))
+		if len(cs.Evidence) > 0 || cs.Advice != "" {
+			pf("    <details><summary>evidence and advice</summary>\n\n")
+			for _, ev := range cs.Evidence {
+				pf("    - %s\n", mdCode(ev, false))
+			}
+			if cs.Advice != "" {
+				pf("\n    **Advice:** %s\n", mdText(cs.Advice))
+			}
+			pf("\n    </details>\n")
+		}
+	}
+	if c.Advice != "" {
+		pf("  → %s\n", mdText(c.Advice))
+	}
+	for _, n := range c.Notes {
+		pf("  - _note:_ %s\n", mdText(n))
+	}
+	if len(c.Same) > 0 {
+		pf("  - %s with the same cause:\n", plural(len(c.Same), "more pair", "more pairs"))
+		for _, s := range c.Same {
+			pf("    - %s\n", mdCode(s, false))
+		}
+	}
+	if c.Diff != nil && c.Diff.Text != "" {
+		lines := strings.Split(strings.TrimRight(c.Diff.Text, "\n"), "\n")
+		fence := "```"
+		for strings.Contains(c.Diff.Text, fence) {
+			fence += "`"
+		}
+		pf("\n  <details><summary>text diff</summary>\n\n  %sdiff\n", fence)
+		for _, l := range lines {
+			pf("  %s\n", visible(l))
+		}
+		pf("  %s\n\n  </details>\n", fence)
+	}
+	pf("\n")
 }

@@ -20,11 +20,13 @@ const (
 	HTML     Format = "html"
 )
 
-// Style is how a renderer writes: Color for a terminal (text only); Meta is where the report
-// came from (HTML shows it).
+// Style is how a report is written: Color for a terminal (text only); Meta is where the report
+// came from (HTML shows it); Root is the repository the program's files are under (GitHub
+// annotations name a user's line relative to it; "" names the log's line instead).
 type Style struct {
 	Color bool
 	Meta  Meta
+	Root  string
 }
 
 // Report is one of the report models: *Scan, *Guard, *Diff, *Cache, *Run.
@@ -41,44 +43,52 @@ func (d *Diff) command() string {
 func (*Cache) command() string { return "cache" }
 func (*Run) command() string   { return "run" }
 
-// renderer writes the models one format supports; the others return errUnsupported.
-type renderer interface {
-	scan(w io.Writer, r *Scan) error
-	guard(w io.Writer, r *Guard) error
-	diff(w io.Writer, r *Diff) error
-	cache(w io.Writer, r *Cache) error
-	run(w io.Writer, r *Run) error
+// layout is one output format: the reports it lays out (by command) and how it writes one.
+type layout struct {
+	format  Format
+	reports []string
+	write   func(w io.Writer, r Report, st Style) error
 }
 
-var renderers = map[Format]func(Style) renderer{
-	Text:     func(st Style) renderer { return textRenderer{color: st.Color} },
-	JSON:     func(Style) renderer { return jsonRenderer{} },
-	Markdown: func(Style) renderer { return markdownRenderer{} },
-	GitHub:   func(Style) renderer { return githubRenderer{unsupported{GitHub}} },
-	JUnit:    func(Style) renderer { return junitRenderer{unsupported{JUnit}} },
-	HTML:     func(st Style) renderer { return htmlRenderer{unsupported{HTML}, st.Meta} },
-}
+var allReports = []string{"scan", "guard", "diff", "explain", "cache", "run"}
 
-// formats lists the formats of each command, in the order help shows them.
-var formats = map[string][]Format{
-	"scan":    {Text, JSON, Markdown, HTML},
-	"guard":   {Text, JSON, GitHub, JUnit, Markdown, HTML},
-	"diff":    {Text, JSON, Markdown, HTML},
-	"explain": {Text, JSON, Markdown, HTML},
-	"cache":   {Text, JSON, Markdown},
-	"run":     {Text, JSON, Markdown, HTML},
+// layouts are the formats, in the order help shows them. Text, Markdown and HTML lay out the
+// report's document; JSON projects the model; GitHub annotations and JUnit XML are a gate's.
+var layouts = []layout{
+	{Text, allReports, func(w io.Writer, r Report, st Style) error {
+		if run, ok := r.(*Run); ok && run.Explain != nil {
+			c := *run // the summary printed at the end of a run stays short: report.md and report.html keep the diffs
+			c.Explain = withoutTextDiffs(run.Explain)
+			r = &c
+		}
+		return writeText(w, document(r), st.Color)
+	}},
+	{JSON, allReports, func(w io.Writer, r Report, _ Style) error { return writeJSONReport(w, r) }},
+	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*Guard), st) }},
+	{JUnit, []string{"guard"}, func(w io.Writer, r Report, _ Style) error { return writeJUnit(w, r.(*Guard)) }},
+	{Markdown, allReports, func(w io.Writer, r Report, _ Style) error { return writeMarkdown(w, document(r)) }},
+	{HTML, allReports, func(w io.Writer, r Report, st Style) error { return writePage(w, document(r), st.Meta) }},
 }
 
 // Formats returns the formats a command can write.
-func Formats(command string) []Format { return formats[command] }
+func Formats(command string) []Format {
+	var fs []Format
+	for _, l := range layouts {
+		if slices.Contains(l.reports, command) {
+			fs = append(fs, l.format)
+		}
+	}
+	return fs
+}
 
 // CheckFormat returns an error naming the formats a command can write when f is not one.
 func CheckFormat(command string, f Format) error {
-	if slices.Contains(formats[command], f) {
+	fs := Formats(command)
+	if slices.Contains(fs, f) {
 		return nil
 	}
 	var names []string
-	for _, x := range formats[command] {
+	for _, x := range fs {
 		names = append(names, string(x))
 	}
 	return fmt.Errorf("--format %q: recomp %s writes %s", f, command, strings.Join(names, ", "))
@@ -90,40 +100,26 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 	if err := CheckFormat(r.command(), f); err != nil {
 		return err
 	}
-	rd := renderers[f](st)
+	var write func(io.Writer, Report, Style) error
+	for _, l := range layouts {
+		if l.format == f {
+			write = l.write
+		}
+	}
 	ew := &errWriter{w: w}
 	var err error
 	if f == GitHub {
 		// every line is one of recomp's workflow commands, whose data is escaped (ghData)
-		err = renderTo(ew, rd, r)
+		err = write(ew, r, st)
 	} else {
 		g := newLineGuard(ew, f)
-		err = renderTo(g, rd, r)
+		err = write(g, r, st)
 		if cerr := g.Close(); err == nil {
 			err = cerr
 		}
 	}
 	if ew.err != nil {
 		return fmt.Errorf("writing the report: %w", ew.err)
-	}
-	return err
-}
-
-func renderTo(w io.Writer, rd renderer, r Report) error {
-	var err error
-	switch r := r.(type) {
-	case *Scan:
-		err = rd.scan(w, r)
-	case *Guard:
-		err = rd.guard(w, r)
-	case *Diff:
-		err = rd.diff(w, r)
-	case *Cache:
-		err = rd.cache(w, r)
-	case *Run:
-		err = rd.run(w, r)
-	default:
-		err = fmt.Errorf("no renderer for %T", r)
 	}
 	return err
 }
@@ -145,15 +141,3 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	e.err = err
 	return n, err
 }
-
-// unsupported is embedded by the renderers of formats that do not fit every command.
-type unsupported struct{ format Format }
-
-func (u unsupported) err(cmd string) error {
-	return fmt.Errorf("recomp %s cannot write %s", cmd, u.format)
-}
-func (u unsupported) scan(io.Writer, *Scan) error   { return u.err("scan") }
-func (u unsupported) guard(io.Writer, *Guard) error { return u.err("guard") }
-func (u unsupported) diff(io.Writer, *Diff) error   { return u.err("diff") }
-func (u unsupported) cache(io.Writer, *Cache) error { return u.err("cache") }
-func (u unsupported) run(io.Writer, *Run) error     { return u.err("run") }

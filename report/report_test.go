@@ -131,8 +131,8 @@ func TestEmptyReportsHaveNoNulls(t *testing.T) {
 }
 
 func TestFormatsOfEachCommand(t *testing.T) {
-	if err := CheckFormat("cache", HTML); err == nil || !strings.Contains(err.Error(), "text, json, markdown") {
-		t.Errorf("cache html: %v", err)
+	if err := CheckFormat("cache", GitHub); err == nil || !strings.Contains(err.Error(), "text, json, markdown, html") {
+		t.Errorf("cache github: %v", err)
 	}
 	if err := Render(&bytes.Buffer{}, JUnit, &Scan{}, Style{}); err == nil {
 		t.Error("scan has no junit format")
@@ -199,7 +199,7 @@ func TestHTMLBounded(t *testing.T) {
 			t.Errorf("%s: the page is %d KB", name, len(page)>>10)
 		}
 		if !strings.Contains(page, "more module families (the table lists") || !strings.Contains(page, "the timeline draws the") ||
-			!strings.Contains(page, "more findings (the page shows the first 50") {
+			!strings.Contains(page, "more findings (the report shows the first 50") {
 			t.Errorf("%s: the page does not say what it left out", name)
 		}
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 )
@@ -23,7 +22,7 @@ func runHeadline(r *Run) string {
 func runFacts(r *Run) []string {
 	m := r.Manifest
 	var out []string
-	if f := r.CompileFraction(); f > 0 {
+	if f := r.CompileFraction(); f > 0 && (r.Scan.Verdict == nil || r.Scan.Verdict.Compile == 0) {
 		out = append(out, fmt.Sprintf("compiling: %s of %s (%.1f%%)", dur(r.Scan.Ledger.Summary.CompileTime),
 			dur(time.Duration(m.WallSeconds*float64(time.Second))), 100*f))
 	}
@@ -56,25 +55,6 @@ func sortedStrings(m map[string]string) []string {
 	return keys
 }
 
-func (t textRenderer) run(w io.Writer, r *Run) error {
-	o := t.out(w)
-	o.printf("%s: %s; run folder %s\n", bold("recomp run"), runHeadline(r), r.Folder)
-	for _, f := range runFacts(r) {
-		o.printf("  %s\n", f)
-	}
-	o.printf("\n")
-	t.scanTo(o, r.Scan)
-	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
-		o.printf("\n")
-		t.diffTo(o, withoutTextDiffs(r.Explain))
-	}
-	if r.Gate != nil {
-		o.printf("\n")
-		t.guardTo(o, &Guard{Scan: r.Scan, Gate: r.Gate})
-	}
-	return o.err
-}
-
 // RunJSON is the document of recomp run (report.json in the run folder).
 type RunJSON struct {
 	Version         int       `json:"version"`
@@ -84,37 +64,6 @@ type RunJSON struct {
 	Scan            ScanJSON  `json:"scan"`
 	Explain         *DiffJSON `json:"explain"`
 	Gate            *GateJSON `json:"gate,omitempty"`
-}
-
-func (jsonRenderer) run(w io.Writer, r *Run) error {
-	doc := RunJSON{Version: JSONVersion, Folder: r.Folder, Manifest: r.Manifest, CompileFraction: r.CompileFraction(), Scan: ScanDocument(r.Scan)}
-	if r.Explain != nil {
-		d := DiffDocument(r.Explain)
-		doc.Explain = &d
-	}
-	if r.Gate != nil {
-		doc.Gate = GateDocument(r.Gate)
-	}
-	return writeJSON(w, doc)
-}
-
-func (markdownRenderer) run(w io.Writer, r *Run) error {
-	fmt.Fprintf(w, "# recomp run\n\n%s\n\n", mdCode(runHeadline(r), false))
-	for _, f := range runFacts(r) {
-		fmt.Fprintf(w, "- %s\n", mdText(f))
-	}
-	fmt.Fprintln(w)
-	if r.Gate != nil {
-		if err := (markdownRenderer{}).guard(w, &Guard{Scan: r.Scan, Gate: r.Gate}); err != nil {
-			return err
-		}
-	} else {
-		writeScanMarkdown(w, "what the log says", r.Scan)
-	}
-	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
-		return (markdownRenderer{}).diff(w, r.Explain)
-	}
-	return nil
 }
 
 // withoutTextDiffs is the explanation without its line diffs: the summary printed at the end of

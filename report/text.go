@@ -8,16 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
-	"github.com/recomp/recomp/ledger"
 )
-
-// textRenderer writes the text format for people. Colour (on a terminal) comes from paint
-// values only; see textOut.
-type textRenderer struct{ color bool }
 
 // textOut is where the text format is written. printf shows every string argument with
 // visible, so a control character from a log, a dump or a file name (a newline, an escape
@@ -29,8 +25,6 @@ type textOut struct {
 	color bool
 	err   error
 }
-
-func (t textRenderer) out(w io.Writer) *textOut { return &textOut{w: w, color: t.color} }
 
 // paint is text recomp colours: sgr is the SGR parameter of the colour.
 type paint struct{ sgr, s string }
@@ -89,106 +83,11 @@ func (o *textOut) arg(a any) any {
 	return a // numbers, a time.Duration among them, print as the verb says
 }
 
-func (t textRenderer) scan(w io.Writer, s *Scan) error {
-	o := t.out(w)
-	t.scanTo(o, s)
-	return o.err
-}
-
-func (t textRenderer) scanTo(w *textOut, s *Scan) {
-	var lines int
-	var bytes int64
-	warnings := 0
-	for _, in := range s.Inputs {
-		lines += in.Lines
-		bytes += in.Bytes
-		warnings += in.WarningCount
-	}
-	sm := s.Ledger.Summary
-	w.printf("%s: %s, %s, %s", bold("recomp scan"), plural(len(s.Inputs), "input", "inputs"),
-		plural(lines, "line", "lines"), humanBytes(bytes))
-	if s.SameProcess && len(s.Inputs) > 1 {
-		w.printf(" (one process)")
-	}
-	w.printf("\n")
-	w.printf("  compile requests %d, compilations %d (%s), cache hits %d, misses %d, writes %d\n",
-		sm.CompileRequests, sm.Compilations, dur(sm.CompileTime), sm.CacheHits, sm.CacheMisses, sm.CacheWrites)
-	w.printf("  executable loads %d (%s), recompilations %d", sm.ExecutableLoads, dur(sm.LoadTime), sm.Recompilations)
-	if sm.Retraces > 0 {
-		w.printf(", retraces %d", sm.Retraces)
-	}
-	w.printf("\n")
-	if sm.EagerCompilations > 0 {
-		w.printf("  of the compilations, %d were eager one-op programs\n", sm.EagerCompilations)
-	}
-	if sm.MetricCompileTime {
-		w.printf("  compile time from the framework's metrics report, spread evenly over the compilations\n")
-	}
-	w.printf("  after warm-up: %s, %s\n", plural(sm.AfterWarmup, "compilation", "compilations"),
-		plural(sm.LoadsAfterWarmup, "executable load", "executable loads"))
-	if len(s.Inputs) > 1 {
-		w.printf("\n")
-		tb := &table{right: []bool{false, true, true, true}}
-		tb.add("INPUT", "LINES", "EVENTS", "WARNINGS")
-		for _, in := range s.Inputs {
-			tb.add(in.Path, strconv.Itoa(in.Lines), strconv.Itoa(in.Events), strconv.Itoa(in.WarningCount))
-		}
-		tb.write(w, "")
-	}
-	if len(s.Ledger.Modules) > 0 {
-		w.printf("\n")
-		tb := &table{right: []bool{false, true, true, true, true, true, true}}
-		tb.add("MODULE FAMILY", "REQUESTS", "COMPILED", "HITS", "MISSES", "TIME", "HASHES")
-		for _, m := range s.Ledger.Modules {
-			hashes := "-"
-			if m.HashCount > 0 {
-				hashes = countString(m.HashCount, len(m.Hashes))
-			}
-			name := shorten(m.Family, 56)
-			if m.Eager && m.Compilations > 0 {
-				name = shorten(m.Family, 48) + " (eager)"
-			}
-			tb.add(name, strconv.Itoa(m.CompileRequests), strconv.Itoa(m.Compilations),
-				strconv.Itoa(m.CacheHits), strconv.Itoa(m.CacheMisses), dur(m.CompileTime), hashes)
-		}
-		tb.write(w, "")
-	}
-	writeFindingsText(w, s.Ledger.Findings)
-	if warnings > 0 {
-		w.printf("\n%s\n", plural(warnings, "warning", "warnings"))
-		for _, in := range s.Inputs {
-			for _, wn := range in.Warnings {
-				w.printf("  %s:%d: %s\n", in.Path, wn.Line, wn.Message)
-			}
-			if in.WarningCount > len(in.Warnings) {
-				w.printf("  %s: %d more not shown\n", in.Path, in.WarningCount-len(in.Warnings))
-			}
-		}
-	}
-}
-
 func countString(n, listed int) string {
 	if n > listed {
 		return ">" + strconv.Itoa(listed)
 	}
 	return strconv.Itoa(n)
-}
-
-func writeFindingsText(w *textOut, fs []ledger.Finding) {
-	if len(fs) == 0 {
-		return
-	}
-	w.printf("\n")
-	for _, f := range fs {
-		loc := ""
-		if f.File != "" {
-			loc = fmt.Sprintf(" (%s:%d)", f.File, f.Line)
-		}
-		w.printf("%s %s: %s%s\n", sev(string(f.Severity)), f.Kind, f.Message, loc)
-		if f.Advice != "" {
-			w.printf("  advice: %s\n", f.Advice)
-		}
-	}
 }
 
 // failureText is one gate failure on one line.
@@ -219,105 +118,6 @@ func gateStatus(g *gate.Result) string {
 	return "FAIL"
 }
 
-func (t textRenderer) guard(w io.Writer, g *Guard) error {
-	o := t.out(w)
-	t.guardTo(o, g)
-	return o.err
-}
-
-func (t textRenderer) guardTo(w *textOut, g *Guard) {
-	v := gateStatus(g.Gate)
-	w.printf("%s %s: %s\n", bold("recomp guard"), sev(v), g.Gate.Reason)
-	for _, pr := range g.Gate.Problems {
-		w.printf("  problem: %s\n", pr)
-	}
-	for _, f := range g.Gate.Failures {
-		w.printf("  %s:%d: %s\n", f.File, f.Line, failureText(f))
-	}
-	if n := g.Gate.Compilations + g.Gate.LoadFailures; n > len(g.Gate.Failures) {
-		w.printf("  … %d more not listed (--format json lists the first %d)\n", n-len(g.Gate.Failures), ledger.MaxListed)
-	}
-}
-
-func causeLabel(kind diff.CauseKind) string {
-	if kind == diff.CauseIdentical {
-		return "identical"
-	}
-	return "cause " + string(kind)
-}
-
-func (t textRenderer) diff(w io.Writer, d *Diff) error {
-	o := t.out(w)
-	t.diffTo(o, d)
-	return o.err
-}
-
-func (t textRenderer) diffTo(w *textOut, d *Diff) {
-	same, differ := d.Counts()
-	w.printf("%s: %s compared, %d differ, %d identical", bold("recomp "+d.command()), plural(len(d.Pairs), "pair", "pairs"), differ, same)
-	if n := len(d.UnpairedA) + len(d.UnpairedB); n > 0 {
-		w.printf(", %d unpaired", n)
-	}
-	if n := len(d.Problems); n > 0 {
-		w.printf(", %s", plural(n, "unreadable module", "unreadable modules"))
-	}
-	w.printf("\n")
-	if len(d.Families) > 0 {
-		w.printf("\nmodule families in the dump:\n")
-	}
-	for _, f := range d.Families {
-		w.printf("  %s: %s", shorten(f.Family, 80), plural(len(f.Files), "dump", "dumps"))
-		if f.LogCompilations > 0 {
-			w.printf(", compiled %d times in the log", f.LogCompilations)
-			if len(f.LogHashes) > 0 {
-				w.printf(" (hashes %s)", joinOr(f.LogHashes, "-"))
-			}
-		}
-		w.printf("\n")
-	}
-	identicalAdvice := ""
-	for i := 0; i < len(d.Pairs); {
-		pr := d.Pairs[i]
-		if a := t.pair(w, pr); a != "" {
-			identicalAdvice = a
-		}
-		// The pairs after it that say the same again (a learning rate that changes every
-		// step) get a line each.
-		j := i + 1
-		for j < len(d.Pairs) && sameStory(pr, d.Pairs[j]) {
-			j++
-		}
-		if j > i+1 {
-			w.printf("  %s with the same cause (evidence and advice as above):\n", plural(j-i-1, "more pair", "more pairs"))
-			for _, q := range d.Pairs[i+1 : j] {
-				w.printf("    %s → %s: %s\n", dumpID(q.A.Path), dumpID(q.B.Path), q.Result.Causes[0].Summary)
-			}
-		}
-		i = j
-	}
-	if identicalAdvice != "" {
-		w.printf("\nadvice for the identical pairs: %s\n", identicalAdvice)
-	}
-	if len(d.UnpairedA)+len(d.UnpairedB) > 0 {
-		w.printf("\nunpaired (no module of the same family and stage on the other side):\n")
-		for _, f := range d.UnpairedA {
-			w.printf("  only in A: %s\n", f)
-		}
-		for _, f := range d.UnpairedB {
-			w.printf("  only in B: %s\n", f)
-		}
-	}
-	if len(d.Problems) > 0 {
-		w.printf("\n%s (compared without them):\n", plural(len(d.Problems), "module could not be read", "modules could not be read"))
-		for _, pr := range d.Problems {
-			w.printf("  %s\n", pr)
-		}
-	}
-	for _, wn := range d.Warnings {
-		w.printf("warning: %s\n", wn)
-	}
-}
-
 // dumpID is how a line names a dumped module: its module_NNNN counter when the file name has
 // one, else its (shortened) name.
 func dumpID(path string) string {
@@ -329,60 +129,6 @@ func dumpID(path string) string {
 }
 
 var dumpCounter = regexp.MustCompile(`^(\d+\.)?module_\d+`)
-
-// sameStory says whether pair b tells what pair a told: the same program, the same causes in
-// the same order with the same advice, none of them identical.
-func sameStory(a, b *DiffPair) bool {
-	ca, cb := a.Result.Causes, b.Result.Causes
-	if a.Label() != b.Label() || len(ca) != len(cb) || len(ca) == 0 || a.Result.Identical || b.Result.Identical || b.Text != nil {
-		return false
-	}
-	for i := range ca {
-		if ca[i].Kind != cb[i].Kind || ca[i].Advice != cb[i].Advice {
-			return false
-		}
-	}
-	return true
-}
-
-// pair writes one compared pair; it returns the advice of an identical pair, which the report
-// says once, at its end.
-func (t textRenderer) pair(w *textOut, pr *DiffPair) (identicalAdvice string) {
-	r := pr.Result
-	w.printf("\n%s\n  %s\n  %s\n", bold(shorten(pr.Label(), 100)), pr.A.Path, pr.B.Path)
-	if pr.HashA != "" || pr.HashB != "" {
-		w.printf("  log hashes: %s → %s\n", nonEmpty(pr.HashA, "?"), nonEmpty(pr.HashB, "?"))
-	}
-	for _, c := range r.Causes {
-		w.printf("  %s: %s\n", sev(causeLabel(c.Kind)), c.Summary)
-		for _, ev := range c.Evidence {
-			w.printf("      %s\n", ev)
-		}
-		switch {
-		case c.Kind == diff.CauseIdentical:
-			identicalAdvice = c.Advice
-		case c.Advice != "":
-			w.printf("    advice: %s\n", c.Advice)
-		}
-	}
-	for _, n := range r.Notes {
-		w.printf("  note: %s\n", n)
-	}
-	if !r.Identical {
-		w.printf("  %d change(s) %s; %d instructions matched, %d added, %d removed\n", r.ChangeCount,
-			kindCounts(r), r.Matched, r.Added, r.Removed)
-	}
-	if pr.Text != nil && pr.Text.Text != "" {
-		w.printf("\n")
-		for _, l := range strings.SplitAfter(strings.TrimRight(pr.Text.Text, "\n"), "\n") {
-			w.printf("    %s\n", strings.TrimSuffix(l, "\n"))
-		}
-		for _, n := range pr.Text.Notes {
-			w.printf("    (%s)\n", n)
-		}
-	}
-	return identicalAdvice
-}
 
 func kindCounts(r *diff.Result) string {
 	counts := r.Counts // every change, listed or not
@@ -410,46 +156,6 @@ func nonEmpty(s, def string) string {
 	return s
 }
 
-func (t textRenderer) cache(w io.Writer, c *Cache) error {
-	o := t.out(w)
-	t.cacheTo(o, c)
-	return o.err
-}
-
-func (t textRenderer) cacheTo(w *textOut, c *Cache) {
-	inv := c.Inventory
-	w.printf("recomp cache: %s, %s (%s)\n", plural(inv.Count, "entry", "entries"), humanBytes(inv.Bytes), kindsLine(inv.ByKind))
-	if c.LogsGiven {
-		w.printf("  not used by the given runs: %s, %s\n", plural(inv.Unused, "entry", "entries"), humanBytes(inv.UnusedBytes))
-	}
-	if inv.Foreign > 0 {
-		w.printf("  %s that %s not cache entries (never proposed for removal)\n", plural(inv.Foreign, "file", "files"),
-			map[bool]string{true: "is", false: "are"}[inv.Foreign == 1])
-	}
-	if len(inv.Entries) > 0 {
-		w.printf("\n")
-		tb := &table{right: []bool{false, false, true, false, false}}
-		tb.add("ENTRY", "KIND", "SIZE", "MODIFIED", "STATUS")
-		for _, e := range inv.Entries {
-			tb.add(ShellQuote(e.Dir+"/"+e.Name), string(e.Kind), humanBytes(e.Size), e.ModTime.UTC().Format("2006-01-02T15:04:05Z"),
-				entryStatus(e, c.LogsGiven))
-		}
-		tb.write(w, "")
-	}
-	if shown := len(inv.Entries); shown < inv.Count {
-		w.printf("  (%d more entries counted, not listed)\n", inv.Count-shown)
-	}
-	for _, m := range inv.MissingMisses {
-		w.printf("missed and still absent: %s (the run looked for it and never wrote it: was the compile interrupted or the cache read-only?)\n", m)
-	}
-	for _, wn := range inv.Warnings {
-		w.printf("warning: %s\n", wn)
-	}
-	if cmd := PruneCommand(c); cmd != "" {
-		w.printf("\nrecomp never deletes anything. To remove the listed entries these runs did not use:\n  %s\n", cmd)
-	}
-}
-
 func kindsLine(m map[cache.EntryKind]int) string {
 	var parts []string
 	for _, k := range []cache.EntryKind{cache.EntryTFIPU, cache.EntryTFIPUOld, cache.EntryPopEF, cache.EntryPopARTOld, cache.EntryJAX, cache.EntryLock, cache.EntryOther} {
@@ -458,4 +164,150 @@ func kindsLine(m map[cache.EntryKind]int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeText lays out a document as text for a terminal: the answer first, then the totals
+// and the sections that are not detail, each table aligned and each card indented.
+func writeText(w io.Writer, d *Document, color bool) error {
+	o := &textOut{w: w, color: color}
+	o.printf("%s", bold(d.Title))
+	if d.Status != "" {
+		o.printf(" %s", sev(d.Status))
+	}
+	o.printf(": %s\n", d.Headline)
+	if d.Cost != "" {
+		o.printf("  %s\n", d.Cost)
+	}
+	if len(d.Answer) > 0 {
+		o.printf("\n")
+		for _, a := range d.Answer {
+			o.printf("%s %s\n", toneMark(a.Tone), a.Text)
+			if a.Action != "" {
+				o.printf("    → %s\n", a.Action)
+			}
+		}
+	}
+	if len(d.Totals) > 0 {
+		var parts []string
+		for _, t := range d.Totals {
+			parts = append(parts, t.Label+" "+t.Value)
+		}
+		o.printf("\n")
+		for _, l := range wrapJoin(parts, " · ", 96) {
+			o.printf("  %s\n", l)
+		}
+	}
+	for _, sec := range d.Sections {
+		if sec.Detail || sec.Timeline != nil {
+			continue
+		}
+		o.printf("\n%s\n", bold(sec.Title))
+		if sec.Note != "" {
+			o.printf("  (%s)\n", sec.Note)
+		}
+		if t := sec.Table; t != nil && len(t.Rows) > 0 {
+			tb := &table{}
+			var head []string
+			for _, h := range t.Head {
+				head = append(head, strings.ToUpper(h.Text))
+				tb.right = append(tb.right, h.Num)
+			}
+			tb.add(head...)
+			for _, r := range t.Rows {
+				var cells []string
+				for _, c := range r.Cells {
+					cells = append(cells, c.Text)
+				}
+				tb.add(cells...)
+			}
+			tb.write(o, "  ")
+		}
+		for _, c := range sec.Cards {
+			writeCardText(o, c)
+		}
+		for _, it := range sec.Items {
+			o.printf("  %s\n", it)
+		}
+	}
+	for _, om := range d.Omitted {
+		o.printf("\nleft out: %s\n", om)
+	}
+	return o.err
+}
+
+// toneMark marks a line of the answer: ✗ a program compiled again after warm-up, ! before,
+// ✓ nothing to do.
+func toneMark(tone string) paint {
+	switch tone {
+	case "bad":
+		return paint{"31", "✗"}
+	case "warn":
+		return paint{"33", "!"}
+	}
+	return paint{"32", "✓"}
+}
+
+func writeCardText(o *textOut, c Card) {
+	simple := len(c.Lines) <= 1 && len(c.Causes) == 0 && c.Advice == "" && len(c.Notes) == 0 && len(c.Same) == 0 && c.Diff == nil
+	title := c.Title
+	if simple {
+		if len(c.Lines) == 1 {
+			title += ": " + c.Lines[0]
+		}
+		o.printf("  %s %s\n", sev(c.Severity), title)
+		return
+	}
+	o.printf("  %s %s\n", sev(c.Severity), bold(shorten(title, 120)))
+	for _, l := range c.Lines {
+		o.printf("    %s\n", l)
+	}
+	for _, cs := range c.Causes {
+		o.printf("    %s: %s\n", sev(cs.Kind), cs.Summary)
+		for _, ev := range cs.Evidence {
+			o.printf("        %s\n", ev)
+		}
+		if cs.Advice != "" {
+			o.printf("      advice: %s\n", cs.Advice)
+		}
+	}
+	if c.Advice != "" {
+		o.printf("    → %s\n", c.Advice)
+	}
+	for _, n := range c.Notes {
+		o.printf("    note: %s\n", n)
+	}
+	if len(c.Same) > 0 {
+		o.printf("    %s with the same cause (evidence and advice as above):\n", plural(len(c.Same), "more pair", "more pairs"))
+		for _, s := range c.Same {
+			o.printf("      %s\n", s)
+		}
+	}
+	if c.Diff != nil && c.Diff.Text != "" {
+		o.printf("\n")
+		for _, l := range strings.SplitAfter(strings.TrimRight(c.Diff.Text, "\n"), "\n") {
+			o.printf("      %s\n", strings.TrimSuffix(l, "\n"))
+		}
+	}
+}
+
+// wrapJoin joins parts with sep into lines of at most width characters (a part longer than
+// that gets a line of its own).
+func wrapJoin(parts []string, sep string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case utf8.RuneCountInString(cur)+len(sep)+utf8.RuneCountInString(p) > width:
+			lines = append(lines, cur)
+			cur = p
+		default:
+			cur += sep + p
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }

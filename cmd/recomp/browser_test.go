@@ -86,6 +86,20 @@ func TestHTMLInBrowser(t *testing.T) {
 					t.Errorf("the DOM Chromium built lacks %q", w)
 				}
 			}
+			// The answer comes first: above the totals, the timeline, the pairs and the
+			// families; a diff stays folded until opened.
+			answer := strings.Index(dom, `id="answer"`)
+			if answer < 0 {
+				t.Error("the page has no answer")
+			}
+			for _, later := range []string{`class="totals"`, `id="timeline"`, `id="pairs"`, `id="families"`} {
+				if i := strings.Index(dom, later); i >= 0 && i < answer {
+					t.Errorf("%s comes before the answer", later)
+				}
+			}
+			if strings.Contains(dom, "<details open") {
+				t.Error("a diff is unfolded: the page would be as long as the diff")
+			}
 			shot := filepath.Join(dir, c.name+".png")
 			headless(t, browser, "--screenshot="+shot, "--window-size=1200,900", "file://"+file)
 			f, err := os.Open(shot)

@@ -210,16 +210,26 @@ func useColor(w io.Writer) bool {
 // outputFlag is the --format flag of every command; the formats a command writes are
 // checked by report.CheckFormat.
 type outputFlag struct {
-	Format string `short:"f" default:"text" placeholder:"FORMAT" help:"Output format: text, json, markdown or html (guard also github and junit; cache no html)."`
+	Format string `short:"f" default:"text" placeholder:"FORMAT" help:"Output format: text, json, markdown or html (guard also github and junit)."`
 }
 
 // render checks the format and writes the report.
 func (o outputFlag) render(e *env, r report.Report) error {
-	st := report.Style{Color: e.color, Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}}
+	st := report.Style{Color: e.color, Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
 	if err := report.Render(e.stdout, report.Format(o.Format), r, st); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
+}
+
+// repoRoot is the repository GitHub annotations name the program's files relative to: the
+// workflow's checkout (GITHUB_WORKSPACE), else the working directory.
+func repoRoot() string {
+	if w := os.Getenv("GITHUB_WORKSPACE"); w != "" {
+		return w
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // reportVersion names the build in reports: the module version and VCS revision, without the

@@ -42,7 +42,7 @@ func TestRunShellProgram(t *testing.T) {
 		t.Errorf("report %+v", doc)
 	}
 	if !strings.Contains(stderr, "compile logging on for jax, tf, torch-xla, ipu") || strings.Contains(stderr, "recomp run: XLA_FLAGS=") ||
-		!strings.Contains(stderr, "recomp guard FAIL") {
+		!strings.Contains(stderr, "recomp run FAIL") {
 		t.Errorf("stderr %s", stderr)
 	}
 	if _, _, stderr := runIn(t, "", "run", "-v", "--out", dir+"-v", "--", "true"); !strings.Contains(stderr, "recomp run: XLA_FLAGS=") {

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"io"
+
+	"github.com/recomp/recomp/verdict"
+)
+
+// VerdictJSON is what the run's compilations come to (docs/json.md, "verdict").
+type VerdictJSON struct {
+	WallSeconds         float64              `json:"wall_seconds"`
+	CompileSeconds      float64              `json:"compile_seconds"`
+	RecompileSeconds    float64              `json:"recompile_seconds"`
+	AfterWarmupSeconds  float64              `json:"after_warmup_seconds"`
+	CompileFraction     float64              `json:"compile_fraction"`
+	Programs            []ProgramVerdictJSON `json:"programs"`
+	CallSites           []CallSiteJSON       `json:"call_sites"`
+	UnattributedSeconds float64              `json:"unattributed_seconds"`
+}
+
+type ProgramVerdictJSON struct {
+	Program            string             `json:"program"`
+	Framework          string             `json:"framework"`
+	Compilations       int                `json:"compilations"`
+	AfterWarmup        int                `json:"after_warmup"`
+	Seconds            float64            `json:"seconds"`
+	AfterWarmupSeconds float64            `json:"after_warmup_seconds"`
+	Share              float64            `json:"share"`
+	Causes             []VerdictCauseJSON `json:"causes"`
+	Sizes              *SizesJSON         `json:"sizes"`
+	Action             string             `json:"action"`
+}
+
+type VerdictCauseJSON struct {
+	Kind   string   `json:"kind"`
+	Change string   `json:"change"`
+	Count  int      `json:"count"`
+	Sites  []string `json:"sites"`
+}
+
+type SizesJSON struct {
+	What    string     `json:"what"`
+	Seen    []int      `json:"seen"`
+	Pattern string     `json:"pattern"`
+	Counted bool       `json:"counted"`
+	Plans   []PlanJSON `json:"plans"`
+	Best    int        `json:"best"`
+}
+
+type PlanJSON struct {
+	Name            string  `json:"name"`
+	Tops            []int   `json:"tops"`
+	Compilations    int     `json:"compilations"`
+	Waste           int64   `json:"waste"`
+	OverheadPercent float64 `json:"overhead_percent"`
+}
+
+type CallSiteJSON struct {
+	Site         string  `json:"site"`
+	Compilations int     `json:"compilations"`
+	AfterWarmup  int     `json:"after_warmup"`
+	Seconds      float64 `json:"seconds"`
+	TopCause     string  `json:"top_cause"`
+	Example      string  `json:"example"`
+}
+
+// VerdictDocument is the JSON of a verdict (nil for none).
+func VerdictDocument(v *verdict.Result) *VerdictJSON {
+	if v == nil {
+		return nil
+	}
+	d := &VerdictJSON{WallSeconds: seconds(v.Wall), CompileSeconds: seconds(v.Compile), RecompileSeconds: seconds(v.Recompile),
+		AfterWarmupSeconds: seconds(v.Late), Programs: []ProgramVerdictJSON{}, CallSites: []CallSiteJSON{},
+		UnattributedSeconds: seconds(v.Unattributed)}
+	if v.Wall > 0 {
+		d.CompileFraction = round3(v.Compile.Seconds() / v.Wall.Seconds())
+	}
+	for _, p := range v.Verdicts {
+		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, AfterWarmup: p.AfterWarmup,
+			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action}
+		for _, c := range p.Causes {
+			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites)})
+		}
+		if s := p.Sizes; s != nil {
+			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best}
+			for _, pl := range s.Plans {
+				sj.Plans = append(sj.Plans, PlanJSON{Name: pl.Name, Tops: nonNil(pl.Tops), Compilations: pl.Compilations, Waste: pl.Waste,
+					OverheadPercent: round3(pl.Overhead)})
+			}
+			pj.Sizes = sj
+		}
+		d.Programs = append(d.Programs, pj)
+	}
+	for _, s := range v.Sites {
+		d.CallSites = append(d.CallSites, CallSiteJSON{Site: s.Site, Compilations: s.Compilations, AfterWarmup: s.AfterWarmup,
+			Seconds: seconds(s.Time), TopCause: s.TopCause, Example: s.Example})
+	}
+	return d
+}
+
+func round3(f float64) float64 {
+	return float64(int64(f*1000+0.5)) / 1000
+}
+
+// writeJSONReport writes the JSON document of a report.
+func writeJSONReport(w io.Writer, r Report) error {
+	switch r := r.(type) {
+	case *Scan:
+		return writeJSON(w, ScanDocument(r))
+	case *Guard:
+		doc := ScanDocument(r.Scan)
+		doc.Gate = GateDocument(r.Gate)
+		return writeJSON(w, doc)
+	case *Diff:
+		return writeDiffJSON(w, r)
+	case *Cache:
+		return writeJSON(w, CacheDocument(r))
+	case *Run:
+		doc := RunJSON{Version: JSONVersion, Folder: r.Folder, Manifest: r.Manifest, CompileFraction: r.CompileFraction(), Scan: ScanDocument(r.Scan)}
+		if r.Explain != nil {
+			d := DiffDocument(r.Explain)
+			doc.Explain = &d
+		}
+		if r.Gate != nil {
+			doc.Gate = GateDocument(r.Gate)
+		}
+		return writeJSON(w, doc)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package report_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// runs are the example runs the goldens are made of, relative to this package.
+const runs = "../testdata/runs/"
+
+// TestGoldens renders reports of real example runs in every format their command writes and
+// compares each with its golden file (go test ./report -run TestGoldens -update rewrites them).
+// The reports are made by the library calls the commands make; cmd/recomp's scripts test the
+// wiring (flags, exit codes, which format a command takes).
+func TestGoldens(t *testing.T) {
+	ipuLog := runs + "ipu-partial-batch/run.log"
+	jax := runs + "jax-0.12/partial-batch/"
+	pairA, pairB := jax+"dump/module_0000.jit_train_step.before_optimizations.txt", jax+"dump/module_0002.jit_train_step.before_optimizations.txt"
+	scan := func(path string) *report.Scan {
+		s, err := explain.Logs([]string{path}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ipu := scan(ipuLog)
+	dumps := func(a, b string, text bool) *report.Diff {
+		d, err := explain.Dumps(a, b, explain.Options{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	dump := func(dir, log string, text bool) *report.Diff {
+		d, err := explain.Dump(dir, []string{log}, explain.Options{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	all := []report.Format{report.Text, report.JSON, report.Markdown}
+	cases := []struct {
+		name    string
+		r       report.Report
+		formats []report.Format
+	}{
+		{"scan", ipu, append(all, report.HTML)},
+		{"guard", &report.Guard{Scan: ipu, Gate: gate.EvaluateScan(&ipu.Scan, gate.Options{})},
+			[]report.Format{report.Text, report.JSON, report.GitHub, report.JUnit, report.Markdown, report.HTML}},
+		{"diff", dumps(pairA, pairB, false), all},
+		{"diff", dumps(pairA, pairB, true), []report.Format{report.HTML}}, // the page shows the diffs
+		{"diff-text", dumps(pairA, pairB, true), []report.Format{report.Text, report.Markdown}},
+		{"explain", dump(jax+"dump", jax+"run.log", false), all},
+		{"explain", dump(jax+"dump", jax+"run.log", true), []report.Format{report.HTML}},
+		{"keras", scan(runs + "tf-2.21/keras-fit-partial-batch/run.log"), []report.Format{report.Text}},
+		{"torch-explain", dump(runs+"torch-xla-2.9/seq-length/dump", runs+"torch-xla-2.9/seq-length/run.log", false), []report.Format{report.Text}},
+		{"eager", scan(runs + "jax-0.12/eager-init/run.log"), []report.Format{report.Text}},
+	}
+	st := report.Style{Meta: report.Meta{Version: "recomp (golden)", Command: "recomp (golden)"}, Root: ""}
+	for _, c := range cases {
+		for _, f := range c.formats {
+			var b bytes.Buffer
+			if err := report.Render(&b, f, c.r, st); err != nil {
+				t.Fatalf("%s %s: %v", c.name, f, err)
+			}
+			golden := filepath.Join("testdata", "golden", c.name+"."+string(f))
+			if *update {
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test ./report -run TestGoldens -update writes it)", err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("%s %s differs from %s (go test ./report -run TestGoldens -update rewrites it):\n%s", c.name, f, golden, b.String())
+			}
+		}
+	}
+}

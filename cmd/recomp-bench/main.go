@@ -8,6 +8,7 @@
 //	go run ./cmd/recomp-bench -mb 1000 -rounds 5
 //	go run ./cmd/recomp-bench -stress         # 10k / 100k / 1M compilations and loads of one family
 //	go run ./cmd/recomp-bench -bounds         # gzip bomb, 100 000 modules, 100 MB constants, 200 000 families
+//	go run ./cmd/recomp-bench -overhead       # recomp run's fixed cost and per-step cost on ~60 s training loops
 //
 // Everything it writes goes to a temporary folder (or -dir), removed at the end unless -keep.
 // A baseline that is not installed is skipped with a message saying how to get it.
@@ -39,10 +40,14 @@ func main() {
 	dir := flag.String("dir", "", "folder for the generated inputs (default: a temporary folder)")
 	keep := flag.Bool("keep", false, "keep the generated inputs")
 	stress := flag.Bool("stress", false, "instead: scan and guard logs of 10k, 100k and 1M compilations and executable loads (time per event and peak RSS must stay flat)")
+	overhead := flag.Bool("overhead", false, "instead: the cost of recomp run: its fixed cost, and per step after warm-up for a training loop of each framework (JAX, TF, PyTorch/XLA from the environments testdata/runs/gen/venv.sh makes)")
+	seconds := flag.Float64("seconds", 60, "with -overhead: how long each training loop runs")
 	bounds := flag.Bool("bounds", false, "instead: the bounded inputs (a gzip bomb, 100 000 modules of one program, two 100 MB constants, 200 000 module families), each checked against its bound on peak RSS")
 	flag.Parse()
 	var err error
 	switch {
+	case *overhead:
+		err = runOverhead(*rounds, *seconds, *dir, *keep)
 	case *bounds:
 		err = runBounds(*dir, *keep)
 	case *stress:

@@ -260,9 +260,12 @@ func costLine(v *verdict.Result) string {
 		return ""
 	}
 	var b strings.Builder
-	if v.Wall > 0 {
+	switch {
+	case v.Wall > 0:
 		fmt.Fprintf(&b, "%s of the run compiling (%s of %s)", percent(v.Compile.Seconds()/v.Wall.Seconds()), dur(v.Compile), dur(v.Wall))
-	} else {
+	case v.WallExceeded > 0:
+		fmt.Fprintf(&b, "%s compiling by the log, more than the run's %s: its times are not all this run's", dur(v.Compile), dur(v.WallExceeded))
+	default:
 		fmt.Fprintf(&b, "%s compiling", dur(v.Compile))
 	}
 	fmt.Fprintf(&b, ", %s of it compiling again", percent(v.Recompile.Seconds()/v.Compile.Seconds()))

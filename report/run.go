@@ -12,7 +12,7 @@ import (
 
 func runHeadline(r *Run) string {
 	m := r.Manifest
-	s := fmt.Sprintf("%s exited %d after %s", strings.Join(m.Command, " "), m.ExitCode, dur(time.Duration(m.WallSeconds*float64(time.Second))))
+	s := fmt.Sprintf("%s exited %d after %s", shorten(strings.Join(m.Command, " "), 120), m.ExitCode, dur(time.Duration(m.WallSeconds*float64(time.Second))))
 	if m.Signal != "" {
 		s += " (" + m.Signal + ")"
 	}

@@ -47,6 +47,9 @@ type Result struct {
 	// Recompile the part of it beyond each program's first compilation; Late the part after
 	// warm-up.
 	Wall, Compile, Recompile, Late time.Duration
+	// WallExceeded is the run's wall time when the log's compile time exceeds it (then Wall is
+	// 0 and no share is stated: the log's times are not all this run's).
+	WallExceeded time.Duration
 	// Verdicts are the programs that compiled again, the costliest first.
 	Verdicts []Verdict
 	// Sites are the user's lines that made programs compile, the costliest first;
@@ -160,6 +163,14 @@ func Build(in Input) *Result {
 		}
 		if m.Recompiled && !m.Eager {
 			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], in))
+		}
+	}
+	if r.Wall > 0 && r.Compile > r.Wall+r.Wall/50 {
+		// The log claims more compile time than the run lasted: its times are not all this
+		// run's (a log appended to, lines replayed), so no share of the run is stated.
+		r.WallExceeded, r.Wall = r.Wall, 0
+		for i := range r.Verdicts {
+			r.Verdicts[i].Share = 0
 		}
 	}
 	for _, row := range sites {

@@ -1,0 +1,126 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// lockedBuffer is what arrived on a terminal, read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRunInATerminal runs the recomp binary as a user does, in a terminal (a pseudo-terminal of
+// 30 rows and 100 columns): the program's own output and its progress bar's frames reach the
+// terminal unchanged, the compile logging recomp switched on does not (run.log has it), and
+// the report at the end leads with the answer — the program that compiled again, the user's
+// line, the action.
+func TestRunInATerminal(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "recomp") // the test binary runs as recomp (TestMain)
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Skip(err)
+	}
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer master.Close()
+	if err := pty.Setsize(master, &pty.Winsize{Rows: 30, Cols: 100}); err != nil {
+		t.Fatal(err)
+	}
+	var screen lockedBuffer
+	copied := make(chan struct{})
+	go func() { io.Copy(&screen, master); close(copied) }()
+
+	// A JAX-like program: its prints, a progress bar drawn with \r, and the lines JAX prints
+	// when recomp switches JAX_LOG_COMPILES and JAX_EXPLAIN_CACHE_MISSES on.
+	script := `[ "$JAX_LOG_COMPILES" = 1 ] || { echo "recomp did not switch JAX's logging on"; exit 3; }
+echo "epoch 1"
+echo "WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,)." >&2
+echo "WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.200000000 sec" >&2
+printf '  1/2 [==>   ]\r  2/2 [=====]\n'
+echo "epoch 2"
+printf 'WARNING:jax._src.pjit:TRACING CACHE MISS at /home/me/train.py:64:12 (main):\n  for train_step defined at /home/me/train.py:20\n  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n  * at x, now f32[24,8] and before f32[32,8]\n' >&2
+echo "WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[24,8]),). Argument mapping: (UnspecifiedValue,)." >&2
+echo "WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.100000000 sec" >&2
+printf '  1/1 [=====]\n'
+echo "done"`
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "run", "--out", dir, "--no-probe", "--", "sh", "-c", script)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close() // the child has it
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("recomp run did not end")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit %d (%v); the terminal shows:\n%s", code, err, screen.String())
+	}
+	select {
+	case <-copied:
+	case <-time.After(5 * time.Second):
+	}
+	// Each terminal's output processing turns \n into \r\n: the command's pseudo-terminal and
+	// this one.
+	got := regexp.MustCompile(`\r+\n`).ReplaceAllString(screen.String(), "\n")
+	for _, want := range []string{
+		"epoch 1\n", "  1/2 [==>   ]\r  2/2 [=====]\n", "epoch 2\n", "  1/1 [=====]\ndone\n",
+		"✗ jit_train_step compiled 2× (1 after warm-up",
+		"at /home/me/train.py:64 (main)",
+		"→ the last batch of each pass has 24 rows, the others 32",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the terminal lacks %q; it shows:\n%s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"Compiling jit(train_step)", "Finished XLA compilation", "TRACING CACHE MISS", "different input types"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("the compile logging recomp switched on reached the terminal (%q):\n%s", unwanted, got)
+		}
+	}
+	if i, j := strings.Index(got, "done\n"), strings.Index(got, "✗ jit_train_step"); i < 0 || j < i {
+		t.Errorf("the answer is not after the program's output:\n%s", got)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "run.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Compiling jit(train_step)", "TRACING CACHE MISS at /home/me/train.py:64:12 (main):", "epoch 2"} {
+		if !bytes.Contains(log, []byte(want)) {
+			t.Errorf("run.log lacks %q", want)
+		}
+	}
+}

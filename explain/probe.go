@@ -3,6 +3,7 @@ package explain
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
@@ -25,6 +26,7 @@ func attachProbe(rep *ledger.Report, recs []runner.ProbeRecord) {
 		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
 	})
 	attachJAX(units, recs)
+	attachTF(units, recs)
 	attachKeras(units, recs)
 }
 
@@ -61,6 +63,41 @@ func attachJAX(units []*ledger.Unit, recs []runner.ProbeRecord) {
 			u.Site = s
 		}
 		i++
+	}
+}
+
+// attachTF gives TF's compilations the line of the tf.function call that traced the function
+// they compile: the call that began last before the compilation's first line, of the same
+// function when both name it, and ended no more than a second before it (the log's line
+// arrives after the call's end is written).
+func attachTF(units []*ledger.Unit, recs []runner.ProbeRecord) {
+	var traces []runner.ProbeRecord
+	for _, r := range recs {
+		if r.Framework == tffw.Name && r.Event == "trace" {
+			traces = append(traces, r)
+		}
+	}
+	slices.SortStableFunc(traces, func(a, b runner.ProbeRecord) int { return a.Begin().Compare(b.Begin()) })
+	for _, u := range units {
+		if !u.Compiled || !u.DateKnown || frameworks.ForProducer(u.Producer) != tffw.Framework {
+			continue
+		}
+		for i := len(traces) - 1; i >= 0; i-- {
+			r := traces[i]
+			if r.Begin().After(u.Begin) {
+				continue
+			}
+			if u.Begin.Sub(r.Time()) > time.Second {
+				break
+			}
+			if r.Name != "" && !strings.Contains(u.Module, r.Name) {
+				continue
+			}
+			if s := probeSite(r); better(u, s) {
+				u.Site = s
+			}
+			break
+		}
 	}
 }
 

@@ -56,20 +56,32 @@ func (p *Probe) Remove() error {
 // ProbeRecord is one line the probe wrote.
 type ProbeRecord struct {
 	Framework string  `json:"framework"`
-	Event     string  `json:"event"` // jax: trace, lower, compile; keras: fit_begin, fit_end, …
+	Event     string  `json:"event"` // jax: trace, lower, compile; keras: fit_begin, fit_end, …; tf: trace
 	Seconds   float64 `json:"seconds,omitempty"`
 	Name      string  `json:"name,omitempty"` // the function or module the framework named
 	File      string  `json:"file,omitempty"` // the program's own line: its file, line and function
 	Line      int     `json:"line,omitempty"`
 	Function  string  `json:"function,omitempty"`
 	T         float64 `json:"t"` // Unix seconds
-	PID       int     `json:"pid"`
+	// T0 is when the call began, for a record written when it ended (tf: trace).
+	T0  float64 `json:"t0,omitempty"`
+	PID int     `json:"pid"`
 }
 
 // Time is when the probe wrote the record.
-func (r ProbeRecord) Time() time.Time {
-	sec := int64(r.T)
-	return time.Unix(sec, int64((r.T-float64(sec))*1e9)).UTC()
+func (r ProbeRecord) Time() time.Time { return unixTime(r.T) }
+
+// Begin is when the call the record is about began (its Time when not said).
+func (r ProbeRecord) Begin() time.Time {
+	if r.T0 > 0 {
+		return unixTime(r.T0)
+	}
+	return r.Time()
+}
+
+func unixTime(t float64) time.Time {
+	sec := int64(t)
+	return time.Unix(sec, int64((t-float64(sec))*1e9)).UTC()
 }
 
 // maxProbeRecords bounds what ReadProbe keeps.

@@ -29,7 +29,7 @@ type runCmd struct {
 	Cache     []string      `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those the frameworks' cache variables name are found)." placeholder:"DIR"`
 	Guard     bool          `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
 	Grace     time.Duration `default:"3s" help:"How long to keep reading output that a process the command started holds open after the command exited." placeholder:"DURATION"`
-	Probe     bool          `default:"true" negatable:"" help:"Load recomp's Python probe (a sitecustomize, chained to yours) to record the program's own line of each JAX compilation and Keras fit/evaluate/predict."`
+	Probe     bool          `default:"true" negatable:"" help:"Load recomp's Python probe (a sitecustomize, chained to yours) to record the program's own line of each JAX compilation, tf.function trace and Keras fit/evaluate/predict."`
 	Verbose   bool          `short:"v" help:"Show on the terminal the compile logging recomp switched on (by default it goes to run.log only)."`
 	gateFlags
 	Format  string   `default:"text" enum:"text,json,markdown" help:"The summary printed at the end (on stderr): text, json or markdown."`

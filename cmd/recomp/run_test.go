@@ -84,10 +84,11 @@ func TestLiveRecompRun(t *testing.T) {
 		extra        []string
 		family       string
 		cause        string
+		site         string // the user's line that made the program compile again
 	}{
-		{"RECOMP_LIVE_JAX_0_12", "jax_step.py", []string{"JAX_PLATFORMS=cpu"}, "jit_train_step", "batch_size"},
-		{"RECOMP_LIVE_TF_2_21", "tf_step.py", []string{"CUDA_VISIBLE_DEVICES="}, "__inference_train_step_N", "batch_size"},
-		{"RECOMP_LIVE_TORCH_XLA_2_9", "torch_xla_step.py", []string{"PJRT_DEVICE=CPU"}, "torch_xla_step.py:16 (train_step)", "batch_size"},
+		{"RECOMP_LIVE_JAX_0_12", "jax_step.py", []string{"JAX_PLATFORMS=cpu"}, "jit_train_step", "batch_size", "jax_step.py:17"},
+		{"RECOMP_LIVE_TF_2_21", "tf_step.py", []string{"CUDA_VISIBLE_DEVICES="}, "__inference_train_step_N", "batch_size", "tf_step.py:13"},
+		{"RECOMP_LIVE_TORCH_XLA_2_9", "torch_xla_step.py", []string{"PJRT_DEVICE=CPU"}, "torch_xla_step.py:16 (train_step)", "batch_size", "torch_xla_step.py:16"},
 	} {
 		t.Run(c.program, func(t *testing.T) {
 			py := os.Getenv(c.env)
@@ -123,6 +124,23 @@ func TestLiveRecompRun(t *testing.T) {
 			}
 			if doc.Explain == nil || len(doc.Explain.Pairs) == 0 || doc.Explain.Pairs[len(doc.Explain.Pairs)-1].Causes[0].Kind != c.cause {
 				t.Errorf("explain: %+v", doc.Explain)
+			}
+			// The answer: the program compiled twice, once after warm-up, for the batch size, at
+			// the program's own line, and the line heads the call sites.
+			v := doc.Scan.Verdict
+			if v == nil || len(v.Programs) == 0 {
+				t.Fatalf("no verdict:\n%s", stderr)
+			}
+			p := v.Programs[0]
+			if p.Program != c.family || p.Compilations != 2 || p.AfterWarmup != 1 || len(p.Causes) == 0 || p.Causes[0].Kind != c.cause ||
+				len(p.Causes[0].Sites) == 0 || !strings.Contains("/"+p.Causes[0].Sites[0], "/"+c.site) {
+				t.Errorf("verdict %+v", p)
+			}
+			if len(v.CallSites) == 0 || !strings.Contains("/"+v.CallSites[0].Site, "/"+c.site) || v.CallSites[0].AfterWarmup != 1 {
+				t.Errorf("call sites %+v", v.CallSites)
+			}
+			if !strings.Contains(stderr, "✗ "+c.family+" compiled 2× (1 after warm-up") {
+				t.Errorf("the terminal's answer:\n%s", stderr)
 			}
 			m, err := runner.ReadManifest(filepath.Join(dir, "manifest.json"))
 			if err != nil || len(m.Versions) == 0 || m.FirstStepSeconds < 0 {

@@ -266,9 +266,23 @@ var (
 	reShape        = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
 )
 
+// KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
+// jax.jit, a lambda or a closure made again, often in a loop), so nothing compiled for the old
+// one is reused, whatever else changed.
+const KindFunctionRebuilt = "function_rebuilt"
+
+// reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
+var reNeverSeenFn = regexp.MustCompile(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
+
 // reasonCause reads a framework's explanation of a recompilation: the cause kind it shows and
 // what changed, old → new.
 func reasonCause(why string) (kind, ch string) {
+	if strings.Contains(why, "re-defined") || strings.Contains(why, "seen another function defined on the same line") {
+		if m := reNeverSeenFn.FindStringSubmatch(why); m != nil {
+			return KindFunctionRebuilt, fmt.Sprintf("%s made anew (defined at %s)", m[1], baseSite(m[2]))
+		}
+		return KindFunctionRebuilt, "the function is made anew"
+	}
 	if m := reJAXNowBefore.FindStringSubmatch(why); m != nil {
 		return shapeCause(m[1], m[3], m[2])
 	}
@@ -284,6 +298,14 @@ func reasonCause(why string) (kind, ch string) {
 	}
 	line, _, _ := strings.Cut(ledger.SummarizeWhy(why), ";")
 	return "", strings.TrimSpace(line)
+}
+
+// baseSite is FILE:LINE with the file's folder left out.
+func baseSite(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 // shapeCause names what changed between two typed shapes of an argument.
@@ -398,35 +420,43 @@ func varyingDim(shapes [][][]int) (arg, dim int, ok bool) {
 }
 
 // action says what to do about a program, in one line: the advice of its framework for its
-// main cause, with the sizes to pad to when a dimension varied.
+// main causes (the two most frequent whose advice differs), with the sizes to pad to when a
+// dimension varied.
 func action(v Verdict, dumped bool) string {
-	if len(v.Causes) == 0 {
-		if dumped {
-			return "compare its versions in the dump (recomp explain) to see what changed"
-		}
-		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
+	look := "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
+	if dumped {
+		look = "compare its versions in the dump (recomp explain) to see what changed"
 	}
-	kind := diff.CauseKind(v.Causes[0].Kind)
 	fw := frameworks.ByName(v.Framework)
-	adv := ""
-	if fw != nil {
-		adv = fw.Advice.Causes[string(kind)]
-	}
-	if adv == "" {
-		adv = diff.AdviceFor(kind)
-	}
-	if kind == "" {
-		if dumped {
-			return "compare its versions in the dump (recomp explain) to see what changed"
+	var parts []string
+	for _, c := range v.Causes {
+		if len(parts) == 2 {
+			break
 		}
-		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
-	}
-	if s := v.Sizes; s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
-		if pad := s.padTo(); pad != "" {
-			return pad + "; " + adv
+		kind := diff.CauseKind(c.Kind)
+		if kind == "" {
+			continue
+		}
+		adv := ""
+		if fw != nil {
+			adv = fw.Advice.Causes[string(kind)]
+		}
+		if adv == "" {
+			adv = diff.AdviceFor(kind)
+		}
+		if s := v.Sizes; s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
+			if pad := s.padTo(); pad != "" {
+				adv = pad + "; " + adv
+			}
+		}
+		if adv != "" && !slices.Contains(parts, adv) {
+			parts = append(parts, adv)
 		}
 	}
-	return adv
+	if len(parts) == 0 {
+		return look
+	}
+	return strings.Join(parts, "; and ")
 }
 
 // padTo says which sizes to pad to, in a few words.

@@ -98,3 +98,22 @@ func TestExplainedCauses(t *testing.T) {
 		t.Errorf("verdict %+v", v)
 	}
 }
+
+// JAX's "never seen function … being re-defined" is a function made anew: the verdict names it
+// (one cause, however many ids JAX printed) and the action says to jit once, outside the loop,
+// beside the advice for the batch that also varied.
+func TestFunctionRebuilt(t *testing.T) {
+	for _, why := range []string{
+		"never seen function:\n  train_step id=140135523075232 defined at /w/jax_runs.py:673\nbut seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?",
+		"never seen function: train_step id=99 defined at /w/jax_runs.py:673 but seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?",
+	} {
+		kind, ch := reasonCause(why)
+		if kind != KindFunctionRebuilt || ch != "train_step made anew (defined at jax_runs.py:673)" {
+			t.Errorf("%q: %q %q", why, kind, ch)
+		}
+	}
+	v := Verdict{Framework: "jax", Causes: []Cause{{Kind: "batch_size", Count: 3}, {Kind: KindFunctionRebuilt, Count: 2}}}
+	if a := action(v, false); !strings.Contains(a, "drop the last partial batch") || !strings.Contains(a, "jit once, outside the loop") {
+		t.Errorf("action %q", a)
+	}
+}

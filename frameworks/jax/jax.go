@@ -56,6 +56,8 @@ var Framework = &framework.Framework{
 			"module_config":   "keep donate_argnums and the other jit options the same between calls",
 			"graph_structure": "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
 			"identical":       "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
+			"function_rebuilt": "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
+				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
 		},
 	},
 }

@@ -290,9 +290,12 @@ func unmatched(kind ChangeKind, comp *hlo.Computation, in *hlo.Instruction, entr
 	return ch
 }
 
-// shapeKind says how two shapes differ: dtype, shape (dimensions or tuple structure), layout,
-// or "" when they are equal.
+// shapeKind says how two shapes differ: dtype, shape (dimensions or tuple structure, or a
+// shape only one side knows), layout, or "" when they are equal.
 func shapeKind(a, b hlo.Shape) ChangeKind {
+	if a.Known() != b.Known() {
+		return KindShape // one side's text left the shape out ("unknown"): no element type to compare
+	}
 	if a.IsTuple != b.IsTuple {
 		return KindShape
 	}

@@ -329,3 +329,46 @@ ENTRY e {
 		t.Errorf("a value computed from an input was taken for a materialised constant: %+v", r.Causes)
 	}
 }
+
+// TestUnknownShape: an instruction whose shape the text left out, compared with one whose shape
+// it wrote, is a shape only one side knows ("unknown → f32[2,4]"), not an element type that
+// changed from nothing.
+func TestUnknownShape(t *testing.T) {
+	mod := func(shape string) *hlo.Module {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  x = f32[2,8]{1,0} parameter(0)
+  w = f32[8,4]{1,0} parameter(1)
+  ROOT d = %sdot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`, shape)
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := mod(""), mod("f32[2,4]{1,0} ")
+	if a.Entry.Root.Shape.Known() || !b.Entry.Root.Shape.Known() {
+		t.Fatal("the test needs a shape left out and one written")
+	}
+	for _, r := range []*Result{Compare(a, b), Compare(b, a)} {
+		if len(r.Changes) != 1 || r.Changes[0].Kind != KindShape || r.Counts[KindDtype] != 0 {
+			t.Fatalf("changes %+v", r.Changes)
+		}
+		for _, c := range r.Causes {
+			if c.Kind == CauseDtype || strings.Contains(c.Summary, "→ f32") && !strings.Contains(strings.Join(c.Evidence, "\n"), "unknown") {
+				t.Errorf("cause %+v", c)
+			}
+		}
+	}
+	if ch := Compare(a, b).Changes[0]; ch.Old != "unknown" || ch.New != "f32[2,4]{1,0}" {
+		t.Errorf("change %+v", ch)
+	}
+	if r := Compare(a, b); len(r.Causes) != 1 || r.Causes[0].Kind != CauseGraphStructure || !strings.Contains(r.Causes[0].Evidence[0], "unknown → f32[2,4]") {
+		t.Errorf("causes %+v", r.Causes)
+	}
+	if r := Compare(a, mod("")); !r.Identical {
+		t.Errorf("two shapes left out alike differ: %+v", r.Changes)
+	}
+}

@@ -41,6 +41,9 @@ func keep(l *[]Change, ch Change) {
 
 func (t *tally) add(ch Change) {
 	typeChange := ch.Kind == KindShape || ch.Kind == KindDtype || ch.Kind == KindLayout
+	if ch.oldShape.Known() != ch.newShape.Known() {
+		typeChange = false // a shape the text left out on one side: no input or result changed type
+	}
 	switch {
 	case ch.EntryParam() && typeChange && !ch.inputToConstant:
 		keep(&t.params, ch)

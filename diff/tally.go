@@ -25,6 +25,10 @@ type tally struct {
 	// from constants alone.
 	materialized    []Change
 	removedComputed int
+	// carried are entry parameters of B that hold state A created and returned (carriedState);
+	// unfed counts the instructions B added that none of them feeds and that are not plumbing.
+	carried []Change
+	unfed   int
 }
 
 const maxTally = 4 * MaxChanges

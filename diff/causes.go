@@ -135,9 +135,14 @@ type classifier struct {
 	// unrelated: the modules share too little structure for changes inside the graph
 	// (constants, element types of intermediate values) to be causes of their own.
 	unrelated bool
+	// next are causes a rule named beside its own (the shape rule's input_shape beside the
+	// batch size), ranked right after it.
+	next []Cause
 }
 
-// A rule looks at the changes and names one cause, or none. Rules run in rank order.
+// A rule looks at the changes and names one cause, or none (and may name more in
+// classifier.next). Rules run in rank order; a rule sees the causes named before it, and the
+// changes they explained are not causes of their own: causes compose, a pair names each.
 type rule func(c *classifier) (Cause, bool)
 
 // rules are the causes in the order they are ranked: the first that applies is the cause a
@@ -168,12 +173,17 @@ func classify(r *Result) []Cause {
 	}
 	c.dims = dimChanges(c.dimParams)
 	for _, rl := range rules {
-		if cause, ok := rl(c); ok {
+		cause, ok := rl(c)
+		if !ok {
+			continue
+		}
+		for _, cause := range append([]Cause{cause}, c.next...) {
 			if cause.Advice == "" {
 				cause.Advice = advice[cause.Kind]
 			}
 			c.causes = append(c.causes, cause)
 		}
+		c.next = nil
 	}
 	return c.causes
 }
@@ -222,10 +232,12 @@ func shardingRule(c *classifier) (Cause, bool) {
 	return Cause{Kind: CauseSharding, Summary: summary, Evidence: ev}, true
 }
 
-// shapeRule: the batch size (every changed parameter changed only its leading dimension, the
-// same way) or other input shapes; constants that follow the changed dimensions (a mean's
-// divisor, a count) are evidence of it, not constants of their own. Without parameter
-// changes, a changed result shape.
+// shapeRule: the batch size (every changed parameter changed its leading dimension, the same
+// way) or other input shapes; both when the parameters' leading dimension and others changed at
+// once (a last batch with fewer rows and a shorter padded length). Constants that follow the
+// changed dimensions (a mean's divisor, a count, the product of two of them, a small array that
+// holds one) are evidence of the cause whose dimensions they follow, not constants of their own.
+// Without parameter changes, a changed result shape.
 func shapeRule(c *classifier) (Cause, bool) {
 	if len(c.dimParams) == 0 {
 		structural := c.r.Added+c.r.Removed+c.r.Counts[KindCompAdded]+c.r.Counts[KindCompRemoved] > 0
@@ -240,10 +252,22 @@ func shapeRule(c *classifier) (Cause, bool) {
 		}
 		return Cause{}, false
 	}
-	var follow []Change
-	follow, c.constants = followsDims(c.constants, c.dims)
-	c.constCount -= len(follow)
-	if old, new, ok := leadingDimOnly(c.dimParams); ok && len(c.dtypeParams) == 0 {
+	// The dimensions a constant may follow: the parameters', then those inside the graph that
+	// follow from them (a strided convolution's output side).
+	dims := c.dims
+	for _, d := range dimChanges(c.t.shapes) {
+		if !slices.Contains(dims, d) {
+			dims = append(dims[:len(dims):len(dims)], d)
+		}
+	}
+	old, new, leading, others := leadingDim(c.dimParams)
+	if leading && len(c.dtypeParams) == 0 {
+		var follow []Change
+		if len(others) == 0 {
+			follow = c.follow(dims)
+		} else {
+			follow = c.follow([]dimChange{{old, new}})
+		}
 		ev := evidenceOf(c.dimParams, changeLine)
 		if res := resultsLeading(c.t.results, old, new); res != "" {
 			ev = append(ev, res)
@@ -251,13 +275,34 @@ func shapeRule(c *classifier) (Cause, bool) {
 		for _, ch := range follow {
 			ev = append(ev, fmt.Sprintf("constant follows the batch size (a mean or count over the batch): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
 		}
-		return Cause{Kind: CauseBatchSize, Summary: fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d parameter(s)", old, new, len(c.dimParams)), Evidence: ev}, true
+		batch := Cause{Kind: CauseBatchSize, Summary: fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d parameter(s)", old, new, len(c.dimParams)), Evidence: ev}
+		if len(others) == 0 {
+			return batch, true
+		}
+		// Other dimensions changed with the batch: a cause of their own.
+		ev = evidenceOf(others, func(ch Change) string { return where(ch) + ": " + otherDims(ch) })
+		for _, ch := range c.follow(dims) {
+			ev = append(ev, fmt.Sprintf("constant follows the changed dimensions (a mean or count over them): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
+		}
+		c.next = append(c.next, Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("other dimensions changed with the batch in %d parameter(s): %s",
+			len(others), distinct(others, otherDims)), Evidence: ev})
+		return batch, true
 	}
+	follow := c.follow(dims)
 	ev := evidenceOf(c.dimParams, changeLine)
 	for _, ch := range follow {
 		ev = append(ev, fmt.Sprintf("constant follows the changed dimension (a mean or count over it): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
 	}
 	return Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("input shapes changed in %d parameter(s): %s", len(c.dimParams), shapeSummary(c.dimParams)), Evidence: ev}, true
+}
+
+// follow takes the constants no earlier rule explained that follow dims (followsDims) off the
+// classifier's list, and returns them.
+func (c *classifier) follow(dims []dimChange) []Change {
+	var follow []Change
+	follow, c.constants = followsDims(c.constants, dims)
+	c.constCount -= len(follow)
+	return follow
 }
 
 // inGraphDim: no input changed shape, yet one dimension changed the same way (32 → 24) in
@@ -279,9 +324,7 @@ func inGraphDim(c *classifier) (Cause, bool) {
 		return Cause{}, false
 	}
 	d := dims[0]
-	var follow []Change
-	follow, c.constants = followsDims(c.constants, dims)
-	c.constCount -= len(follow)
+	follow := c.follow(dims)
 	n := c.r.Counts[KindShape]
 	ev := evidenceN(c.t.shapes, n, changeLine)
 	for _, ch := range follow {
@@ -321,7 +364,7 @@ func moduleConfigRule(c *classifier) (Cause, bool) {
 		switch ch.Attr {
 		case "num_partitions", "replica_count", "entry_computation_layout":
 			continue
-		case "buffer_donor", "input_output_alias":
+		case "buffer_donor", "input_output_alias", "allow_spmd_sharding_propagation_to_parameters":
 			if c.t.paramsA != c.t.paramsB {
 				continue // the parameters were renumbered
 			}
@@ -362,6 +405,9 @@ func layoutRule(c *classifier) (Cause, bool) {
 func structureRule(c *classifier) (Cause, bool) {
 	r, t := c.r, c.t
 	if cause, ok := materializedRule(c); ok {
+		return cause, true
+	}
+	if cause, ok := carriedRule(c); ok {
 		return cause, true
 	}
 	if r.Added+r.Removed+r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
@@ -443,7 +489,7 @@ func structureLine(ch Change) string {
 // second. It happens once per such tensor; the advice says how to keep it out of the step.
 func materializedRule(c *classifier) (Cause, bool) {
 	r, t := c.r, c.t
-	if len(c.causes) > 0 || len(t.materialized) == 0 || t.removedComputed > 0 ||
+	if len(t.materialized) == 0 || t.removedComputed > 0 ||
 		r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
 		return Cause{}, false
 	}
@@ -466,6 +512,29 @@ func materializedRule(c *classifier) (Cause, bool) {
 		Advice: "expected once: the first step also created these tensors (an optimizer creates its state in its first step; tensors made with device=...). " +
 			"Count two steps as warm-up (recomp guard --warmup 2), or materialise such tensors before the loop " +
 			"(PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device))"}, true
+}
+
+// carriedRule: the second graph takes as inputs state the first created and returned
+// (carriedState): an optimizer whose first step initialised its state inside the graph. The
+// ops added are the update of that state, now read from its inputs; like materializedRule it
+// explains the structural difference beside any other cause of the pair.
+func carriedRule(c *classifier) (Cause, bool) {
+	r, t := c.r, c.t
+	if len(t.carried) == 0 || t.unfed > 0 || t.removedComputed > 0 || r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
+		return Cause{}, false
+	}
+	sort.SliceStable(t.carried, func(i, j int) bool { return t.carried[i].Param < t.carried[j].Param })
+	ev := evidenceOf(t.carried, func(ch Change) string {
+		return fmt.Sprintf("%s: a new input %s; the first graph returned one of this shape", where(ch), short(ch.New))
+	})
+	ev = append(ev, fmt.Sprintf("the second graph updates them: %s", opDelta(r)))
+	return Cause{Kind: CauseGraphStructure,
+		Summary: fmt.Sprintf("%d input(s) of the second graph hold state the first graph created inside itself and returned: "+
+			"state initialised in the first step (an optimizer's) is an input from the second step on", len(t.carried)),
+		Evidence: ev,
+		Advice: "expected once: the first step created this state inside its graph (an optimizer state passed as None and initialised in the step, " +
+			"variables created lazily). Create it before the loop (opt_state = optimizer.init(params) outside the compiled step) so that the " +
+			"first step already takes it as input, or count two steps as warm-up (recomp guard --warmup 2)"}, true
 }
 
 // identicalRule: nothing differs after normalisation.
@@ -501,35 +570,85 @@ func dimChanges(chs []Change) []dimChange {
 	return out
 }
 
-// followsDims splits off the scalar constants whose change is a dimension change: the value
-// times the dimension, or over it, stays the same (1/128 → 1/96 for a mean over 32 → 24 rows
-// of 4), for one changed dimension or the product of two (a mean over batch and sequence).
+// followsDims splits off the constants whose change is a change of dimensions: the value times
+// the size, or over it, stays the same (1/128 → 1/96 for a mean over 32 → 24 rows of 4), for
+// one changed dimension or the product of two or three (a mean over B·T, over an image's H·W);
+// a small array (maxFollowElems elements at most, Keras's metric count s32[1] {64} → {22})
+// follows when each element that changed does.
 func followsDims(chs []Change, dims []dimChange) (follow, rest []Change) {
-	factors := append([]dimChange(nil), dims...)
+	dims = dims[:min(len(dims), maxFactorDims)]
+	type factor struct{ old, new float64 }
+	var factors []factor
 	for i := range dims {
-		for j := i + 1; j < len(dims) && j < 8; j++ {
-			factors = append(factors, dimChange{dims[i].old * dims[j].old, dims[i].new * dims[j].new})
+		fi := factor{float64(dims[i].old), float64(dims[i].new)}
+		factors = append(factors, fi)
+		for j := i; j < len(dims); j++ {
+			fj := factor{fi.old * float64(dims[j].old), fi.new * float64(dims[j].new)}
+			factors = append(factors, fj)
+			for k := j; k < len(dims); k++ {
+				factors = append(factors, factor{fj.old * float64(dims[k].old), fj.new * float64(dims[k].new)})
+			}
 		}
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a), math.Abs(b)) }
-	for _, ch := range chs {
-		o, errO := strconv.ParseFloat(strings.TrimSpace(ch.Old), 64)
-		n, errN := strconv.ParseFloat(strings.TrimSpace(ch.New), 64)
-		follows := false
+	follows := func(o, n float64) bool {
+		if o == 0 || n == 0 {
+			return false
+		}
 		for _, f := range factors {
-			if errO == nil && errN == nil && o != 0 && n != 0 &&
-				(near(o*float64(f.old), n*float64(f.new)) || near(o/float64(f.old), n/float64(f.new))) {
-				follows = true
-				break
+			if near(o*f.old, n*f.new) || near(o/f.old, n/f.new) {
+				return true
 			}
 		}
-		if follows {
+		return false
+	}
+	for _, ch := range chs {
+		olds, okO := literalNumbers(ch.Old)
+		news, okN := literalNumbers(ch.New)
+		ok := okO && okN && len(olds) == len(news) && len(factors) > 0
+		changed := 0
+		for i := 0; ok && i < len(olds); i++ {
+			if olds[i] != news[i] {
+				changed++
+				ok = follows(olds[i], news[i])
+			}
+		}
+		if ok && changed > 0 {
 			follow = append(follow, ch)
 		} else {
 			rest = append(rest, ch)
 		}
 	}
 	return follow, rest
+}
+
+// maxFactorDims bounds the changed dimensions whose products a constant is checked against;
+// maxFollowElems the elements of an array constant that may follow them.
+const (
+	maxFactorDims  = 8
+	maxFollowElems = 16
+)
+
+// literalNumbers reads a constant's value as numbers: a scalar (0.5), or the elements of a
+// small array ({64}, {{1, 2}, {3, 4}}); ok is false for anything else (an elided or a long
+// constant, a tuple, a non-numeric element).
+func literalNumbers(lit string) (out []float64, ok bool) {
+	lit = strings.TrimSpace(lit)
+	if lit == "" || len(lit) > 16*maxFollowElems {
+		return nil, false
+	}
+	fields := strings.FieldsFunc(lit, func(r rune) bool { return r == '{' || r == '}' || r == ',' || r == ' ' })
+	if len(fields) == 0 || len(fields) > maxFollowElems || strings.Contains(lit, "(") {
+		return nil, false
+	}
+	for _, f := range fields {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
 }
 
 func elemOf(ch Change) (string, string) {
@@ -561,26 +680,62 @@ func transitions(chs []Change, f func(Change) (string, string)) string {
 	return strings.Join(out, ", ")
 }
 
-// leadingDimOnly reports whether every change alters only dimension 0, the same way.
-func leadingDimOnly(chs []Change) (int64, int64, bool) {
-	var old, new int64 = -2, -2
+// distinct lists the distinct f(ch), three at most.
+func distinct(chs []Change, f func(Change) string) string {
+	var out []string
+	for _, ch := range chs {
+		if v := f(ch); !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) > 3 {
+		out = append(out[:3], "…")
+	}
+	return strings.Join(out, "; ")
+}
+
+// leadingDim reports whether every change alters dimension 0 the same way (old → new): the
+// batch size; others are the changes that alter other dimensions too (none of them in the
+// ratio dimension 0 changed).
+func leadingDim(chs []Change) (old, new int64, ok bool, others []Change) {
+	old, new = -2, -2
 	for _, ch := range chs {
 		a, b := ch.oldShape, ch.newShape
 		if a.IsTuple || b.IsTuple || len(a.Dims) != len(b.Dims) || len(a.Dims) == 0 || a.Elem != b.Elem {
-			return 0, 0, false
-		}
-		for i := 1; i < len(a.Dims); i++ {
-			if a.Dims[i] != b.Dims[i] {
-				return 0, 0, false
-			}
+			return 0, 0, false, nil
 		}
 		if old == -2 {
 			old, new = a.Dims[0], b.Dims[0]
 		} else if a.Dims[0] != old || b.Dims[0] != new {
-			return 0, 0, false
+			return 0, 0, false, nil
+		}
+		if !slices.Equal(a.Dims[1:], b.Dims[1:]) {
+			others = append(others, ch)
 		}
 	}
-	return old, new, old != new
+	// A leading dimension scaled as other dimensions were (a volume's sides all doubled) is
+	// part of one resize, not a batch of its own.
+	for _, ch := range others {
+		for i := 1; i < len(ch.oldShape.Dims); i++ {
+			if a, b := ch.oldShape.Dims[i], ch.newShape.Dims[i]; a != b && old*b == new*a {
+				return 0, 0, false, nil
+			}
+		}
+	}
+	return old, new, old != new, others
+}
+
+// otherDims says how the dimensions after the first of an array shape changed:
+// "dimension 1: 32 → 24".
+func otherDims(ch Change) string {
+	a, b := ch.oldShape, ch.newShape
+	var parts []string
+	for i := 1; i < len(a.Dims) && i < len(b.Dims); i++ {
+		if a.Dims[i] != b.Dims[i] {
+			parts = append(parts, fmt.Sprintf("dimension %d: %d → %d", i, a.Dims[i], b.Dims[i]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // resultsLeading says whether the entry result (or an element of it) changed its leading

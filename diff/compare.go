@@ -102,9 +102,10 @@ func (r *Result) release() {
 // Compare compares two modules structurally and classifies the differences.
 func Compare(a, b *hlo.Module) *Result {
 	r := &Result{A: a, B: b, Counts: map[ChangeKind]int{}, t: newTally()}
+	renumber := paramRenumbering(a.Entry, b.Entry)
 	c := &comparer{r: r, a: a, b: b,
-		fa: hlo.NewHasher(a, hlo.HashOptions{}), fb: hlo.NewHasher(b, hlo.HashOptions{}),
-		sa: hlo.NewHasher(a, hlo.HashOptions{Skeleton: true}), sb: hlo.NewHasher(b, hlo.HashOptions{Skeleton: true}),
+		fa: hlo.NewHasher(a, hlo.HashOptions{}), fb: hlo.NewHasher(b, hlo.HashOptions{EntryParams: renumber}),
+		sa: hlo.NewHasher(a, hlo.HashOptions{Skeleton: true}), sb: hlo.NewHasher(b, hlo.HashOptions{Skeleton: true, EntryParams: renumber}),
 		pairAB: map[*hlo.Computation]*hlo.Computation{}, pairBA: map[*hlo.Computation]*hlo.Computation{}}
 	c.header()
 	if a.Entry != nil && b.Entry != nil {
@@ -274,6 +275,89 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 			c.add(unmatched(KindAdded, cb, in, entry))
 		}
 	}
+	if entry {
+		c.carriedState(ca, cb, mt.ma, mt.mb, mt.ib, gone, came)
+	}
+}
+
+// carriedState finds the entry parameters of B that hold state the first graph created and
+// returned: B takes inputs A did not (and A lost none), A's result holds a value of each one's
+// shape besides those of its own inputs, and both return the same shapes. An optimizer whose
+// first step initialises its state inside the graph (optax's opt_state=None, then opt.init in
+// the step, folded from zeros into the update) and returns it, while the next step takes it
+// in, compiles so. It records those parameters, and counts the instructions B added that none
+// of them feeds and a compiler adds for nothing (tally.unfed): the rest of the difference is
+// the update of the state now read from them.
+func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, ib map[string]int, gone, came map[int]bool) {
+	var fresh []int
+	for j, in := range cb.Instructions {
+		if in.Opcode == "parameter" && mb[j] < 0 && !came[j] {
+			fresh = append(fresh, j)
+		}
+	}
+	if len(fresh) == 0 || ca.Root == nil || cb.Root == nil || ca.Root.Shape.NoLayout() != cb.Root.Shape.NoLayout() {
+		return
+	}
+	outs := map[string]int{}
+	if ca.Root.Shape.IsTuple {
+		for _, s := range ca.Root.Shape.Tuple {
+			outs[s.NoLayout()]++
+		}
+	} else {
+		outs[ca.Root.Shape.NoLayout()]++
+	}
+	for i, in := range ca.Instructions {
+		if in.Opcode != "parameter" {
+			continue
+		}
+		if ma[i] < 0 || gone[i] {
+			return // A lost an input: not state carried over
+		}
+		if k := in.Shape.NoLayout(); outs[k] > 0 {
+			outs[k]--
+		}
+	}
+	for _, j := range fresh {
+		k := cb.Instructions[j].Shape.NoLayout()
+		if outs[k] == 0 {
+			return
+		}
+		outs[k]--
+	}
+	users := make(map[int][]int, len(cb.Instructions))
+	for j, in := range cb.Instructions {
+		for _, op := range in.Operands {
+			if k, ok := ib[op]; ok {
+				users[k] = append(users[k], j)
+			}
+		}
+	}
+	fed := make([]bool, len(cb.Instructions))
+	queue := append([]int(nil), fresh...)
+	for _, j := range fresh {
+		fed[j] = true
+	}
+	for len(queue) > 0 {
+		j := queue[0]
+		queue = queue[1:]
+		for _, u := range users[j] {
+			if !fed[u] {
+				fed[u] = true
+				queue = append(queue, u)
+			}
+		}
+	}
+	for j, in := range cb.Instructions {
+		if mb[j] < 0 && !came[j] && !fed[j] && !plumbing[in.Opcode] {
+			c.r.t.unfed++
+		}
+	}
+	for _, j := range fresh {
+		p := cb.Instructions[j]
+		md := p.Metadata()
+		keep(&c.r.t.carried, Change{Kind: KindAdded, Computation: cb.Name, Instruction: p.Name, OpName: md.OpName, Source: md.Source(),
+			New: p.Shape.String(), IsParam: true, Param: p.Param, Entry: true, LineB: p.Line})
+	}
 }
 
 // unmatched is the change of an instruction only one side has.
@@ -290,9 +374,12 @@ func unmatched(kind ChangeKind, comp *hlo.Computation, in *hlo.Instruction, entr
 	return ch
 }
 
-// shapeKind says how two shapes differ: dtype, shape (dimensions or tuple structure), layout,
-// or "" when they are equal.
+// shapeKind says how two shapes differ: dtype, shape (dimensions or tuple structure, or a
+// shape only one side knows), layout, or "" when they are equal.
 func shapeKind(a, b hlo.Shape) ChangeKind {
+	if a.Known() != b.Known() {
+		return KindShape // one side's text left the shape out ("unknown"): no element type to compare
+	}
 	if a.IsTuple != b.IsTuple {
 		return KindShape
 	}
@@ -478,6 +565,27 @@ func pairParams(ca, cb *hlo.Computation) [][2]int {
 	}, true)
 	pairBy(func(in *hlo.Instruction) string { return in.Shape.String() }, true)
 	pairBy(func(in *hlo.Instruction) string { return in.Shape.String() }, false)
+	return out
+}
+
+// paramRenumbering numbers B's entry parameters as A's when the two entries have different
+// numbers of parameters (nil when they have as many: they pair by number): each parameter of B
+// paired with one of A (pairParams) takes its number, the others numbers no parameter of A has.
+// The instructions computed from the inputs both have then hash alike, and are matched, where
+// an input added before them would shift every number after it.
+func paramRenumbering(ca, cb *hlo.Computation) map[int]int {
+	if ca == nil || cb == nil || countParams(ca) == countParams(cb) {
+		return nil
+	}
+	out := map[int]int{}
+	for _, in := range cb.Instructions {
+		if in.Opcode == "parameter" {
+			out[in.Param] = 1<<30 + in.Param
+		}
+	}
+	for _, p := range pairParams(ca, cb) {
+		out[cb.Instructions[p[1]].Param] = ca.Instructions[p[0]].Param
+	}
 	return out
 }
 

@@ -191,6 +191,33 @@ func TestFollowsDims(t *testing.T) {
 	if len(follow) != 1 || follow[0].Old != "0.001953125" {
 		t.Errorf("sequence: follow %+v", follow)
 	}
+	// Products of changed dimensions, a dimension with itself among them (an image's H·W), and
+	// small arrays that hold one; a learning rate and an array whose other element changed too
+	// stay constants of their own.
+	chs = []Change{
+		{Old: "196", New: "256"},                             // 14·14 → 16·16: a pool over H·W
+		{Old: "0.0051020407", New: "0.00390625"},             // 1/(14·14) → 1/(16·16)
+		{Old: "{64}", New: "{22}"},                           // Keras's metric count s32[1]
+		{Old: "{1, 64}", New: "{1, 22}"},                     // a shape vector
+		{Old: "{{64, 2}, {3, 4}}", New: "{{22, 2}, {3, 4}}"}, // nested braces
+		{Old: "0.000976563", New: "0.00284091"},              // 1/(64·16) → 1/(22·16): batch times 16, 16 unchanged
+		{Old: "12544", New: "5632"},                          // B·H·W: 64·14·14 → 22·16·16
+		{Old: "0.1", New: "0.05"},                            // a learning rate
+		{Old: "{64, 3}", New: "{22, 5}"},                     // an element that follows nothing
+		{Old: "{64}", New: "{22, 1}"},                        // not the same length
+		{Old: "{true}", New: "{false}"},                      // not numbers
+	}
+	follow, rest = followsDims(chs, []dimChange{{64, 22}, {14, 16}, {28, 32}})
+	var got []string
+	for _, ch := range follow {
+		got = append(got, ch.Old)
+	}
+	if want := "[196 0.0051020407 {64} {1, 64} {{64, 2}, {3, 4}} 0.000976563 12544]"; fmt.Sprint(got) != want || len(rest) != 4 {
+		t.Errorf("follow %v, want %s; rest %+v", got, want, rest)
+	}
+	if follow, _ := followsDims(chs, nil); len(follow) != 0 {
+		t.Errorf("no dimension changed, yet %+v follow", follow)
+	}
 }
 
 // TestTextDiff: a small pair gets go-diff's line diff with A's names replaced by B's, so only
@@ -328,4 +355,129 @@ ENTRY e {
 	if r := Compare(computed, next); strings.Contains(r.Causes[0].Summary, "computed from constants") {
 		t.Errorf("a value computed from an input was taken for a materialised constant: %+v", r.Causes)
 	}
+}
+
+// TestUnknownShape: an instruction whose shape the text left out, compared with one whose shape
+// it wrote, is a shape only one side knows ("unknown → f32[2,4]"), not an element type that
+// changed from nothing.
+func TestUnknownShape(t *testing.T) {
+	mod := func(shape string) *hlo.Module {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  x = f32[2,8]{1,0} parameter(0)
+  w = f32[8,4]{1,0} parameter(1)
+  ROOT d = %sdot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`, shape)
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := mod(""), mod("f32[2,4]{1,0} ")
+	if a.Entry.Root.Shape.Known() || !b.Entry.Root.Shape.Known() {
+		t.Fatal("the test needs a shape left out and one written")
+	}
+	for _, r := range []*Result{Compare(a, b), Compare(b, a)} {
+		if len(r.Changes) != 1 || r.Changes[0].Kind != KindShape || r.Counts[KindDtype] != 0 {
+			t.Fatalf("changes %+v", r.Changes)
+		}
+		for _, c := range r.Causes {
+			if c.Kind == CauseDtype || strings.Contains(c.Summary, "→ f32") && !strings.Contains(strings.Join(c.Evidence, "\n"), "unknown") {
+				t.Errorf("cause %+v", c)
+			}
+		}
+	}
+	if ch := Compare(a, b).Changes[0]; ch.Old != "unknown" || ch.New != "f32[2,4]{1,0}" {
+		t.Errorf("change %+v", ch)
+	}
+	if r := Compare(a, b); len(r.Causes) != 1 || r.Causes[0].Kind != CauseGraphStructure || !strings.Contains(r.Causes[0].Evidence[0], "unknown → f32[2,4]") {
+		t.Errorf("causes %+v", r.Causes)
+	}
+	if r := Compare(a, mod("")); !r.Identical {
+		t.Errorf("two shapes left out alike differ: %+v", r.Changes)
+	}
+}
+
+// TestCausesCompose: causes of one pair are named side by side. A last batch with fewer rows
+// and a shorter padded length names the batch size and the other dimension, each with the
+// constants that follow it; a volume whose sides all doubled is one input shape. AdamW's first
+// step, which built the optimizer state inside its graph, next to a new sequence length names
+// the input shape and the state as a graph-structure change with its own advice — unless the
+// second graph added something the state does not explain.
+func TestCausesCompose(t *testing.T) {
+	mod := func(b, n int) *hlo.Module {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  tok = f32[%[1]d,%[2]d,8]{2,1,0} parameter(0), metadata={op_name="tokens"}
+  mask = f32[%[1]d,%[2]d]{1,0} parameter(1), metadata={op_name="mask"}
+  y = f32[%[1]d,4]{1,0} parameter(2), metadata={op_name="y"}
+  s = f32[%[1]d,%[2]d]{1,0} reduce(tok, c0), dimensions={2}, to_apply=add
+  c0 = f32[] constant(0)
+  m = f32[%[1]d,%[2]d]{1,0} multiply(s, mask)
+  r = f32[%[1]d]{0} reduce(m, c0), dimensions={1}, to_apply=add
+  k = f32[] constant(%[3]v)
+  kb = f32[%[1]d]{0} broadcast(k), dimensions={}
+  ROOT out = f32[%[1]d]{0} multiply(r, kb)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+`, b, n, 1/float64(b*n))
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	r := Compare(mod(32, 32), mod(4, 24))
+	if got := causeKinds(r.Causes); got != "[batch_size input_shape]" {
+		t.Fatalf("batch and length: causes %s", got)
+	}
+	if ev := strings.Join(r.Causes[1].Evidence, "\n"); !strings.Contains(r.Causes[1].Summary, "dimension 1: 32 → 24") ||
+		!strings.Contains(ev, "constant follows the changed dimensions") || !strings.Contains(ev, "0.0009765625 → 0.0104166") {
+		t.Errorf("input_shape: %s\n%s", r.Causes[1].Summary, ev)
+	}
+	if r := Compare(mod(32, 32), mod(4, 32)); causeKinds(r.Causes) != "[batch_size]" {
+		t.Errorf("the batch alone: %s", causeKinds(r.Causes))
+	}
+	if r := Compare(mod(32, 16), mod(64, 32)); causeKinds(r.Causes) != "[input_shape]" {
+		t.Errorf("batch and length doubled alike: %s", causeKinds(r.Causes))
+	}
+
+	dir := "../testdata/runs/jax-0.12/adamw-state/dump/"
+	a := parseFile(t, dir+"module_0000.jit_train_step.before_optimizations.txt")
+	b := parseFile(t, dir+"module_0002.jit_train_step.before_optimizations.txt")
+	r = Compare(a, b)
+	if got := causeKinds(r.Causes); got != "[input_shape graph_structure]" || r.Removed != 0 {
+		t.Fatalf("adamw: causes %s, %d removed", got, r.Removed)
+	}
+	if c := r.Causes[1]; !strings.Contains(c.Summary, "5 input(s) of the second graph hold state the first graph created") ||
+		!strings.Contains(c.Advice, "optimizer.init(params) outside") || !strings.Contains(c.Evidence[0], `opt_state[0].count`) {
+		t.Errorf("adamw's state: %+v", c)
+	}
+	src, err := os.ReadFile(dir + "module_0002.jit_train_step.before_optimizations.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := strings.Replace(string(src), "  ROOT %tuple.1", "  %extra.1 = f32[4,2]{1,0} sine(%y.1)\n  ROOT %tuple.1", 1)
+	mb, err := hlo.Parse("extra", []byte(extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = Compare(a, mb)
+	if got := causeKinds(r.Causes); got != "[input_shape graph_structure]" || strings.Contains(r.Causes[1].Summary, "state") {
+		t.Errorf("a sine the state does not feed: causes %s: %s", got, r.Causes[1].Summary)
+	}
+}
+
+func causeKinds(cs []Cause) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, string(c.Kind))
+	}
+	return fmt.Sprint(out)
 }

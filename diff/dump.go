@@ -45,7 +45,10 @@ type DumpFile struct {
 	// kept whether the module is held or not.
 	ModuleName string
 	Family     string
-	Bytes      int // the size of its text
+	// Role is what the module does among the programs of its family, as its graph says
+	// (frameworks.Role: Keras's "train step", "test step", "predict step"); "" when unknown.
+	Role  string
+	Bytes int // the size of its text
 }
 
 // Problem is a module file that could not be read or parsed; the rest of the dump is compared
@@ -314,7 +317,8 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64
 		return nil
 	}
 	name := strings.Clone(m.Name) // (the parser's strings are views of the text)
-	f := &DumpFile{Path: path, ID: -1, Module: m, ModuleName: name, Family: frameworks.Family(name), Bytes: len(src)}
+	fam := frameworks.Family(name)
+	f := &DumpFile{Path: path, ID: -1, Module: m, ModuleName: name, Family: fam, Role: frameworks.Role(fam, m), Bytes: len(src)}
 	d.Files = append(d.Files, f)
 	return f
 }

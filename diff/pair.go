@@ -1,10 +1,13 @@
 package diff
 
 import (
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/recomp/recomp/hlo"
 )
 
@@ -369,26 +372,129 @@ func similarity(ca, cb map[uint64]int) float64 {
 	return float64(common) / float64(max(na, nb))
 }
 
-// History is one module family of one dump: its files in dump order and, when it was compiled
-// more than once, each version compared with the one before.
+// History is one program of one dump: its files in dump order and, when it was compiled more
+// than once, each version compared with its closest earlier version.
 type History struct {
 	Family string
 	Files  []*DumpFile
-	Steps  []*Pair // each version compared with the one before (a version that cannot be read again is skipped)
+	// Steps compare each version with its closest earlier version (a version that cannot be read
+	// again is skipped): one of equal fingerprint when there is one, else the most similar of
+	// the last ones (variantWindow); of equally close ones, the latest.
+	Steps []*Pair
 }
 
 // Explain returns every module family of a dump, in the order of their first file, and
-// compares each version of a family with the one before.
+// compares each version of a family with its closest earlier version.
 func Explain(d *Dump, opt Options) []*History {
 	return ExplainBy(d, func(f *DumpFile) string { return f.Family }, opt)
 }
 
+// variantWindow bounds the distinct earlier versions of a program that a new version is scored
+// against (besides the latest of each program of its group): scoring is linear in their size.
+// Equal fingerprints are found among all earlier versions.
+const variantWindow = 8
+
+// sameProgram is the least similarity of their skeletons (instructions other than parameters
+// and constants, shapes and values left out) at which two versions of a group are one program
+// compiled again. Below it they are two programs that share a name: PyTorch/XLA's
+// SyncTensorsGraph of a training step and of an .item() read measured 0.01, versions of one
+// program whose structure changed 0.26 and more (a Python bool, a loop count, an optimizer's
+// state, a Python scalar become a constant).
+const sameProgram = 0.1
+
+// maxPrograms bounds the programs one group is split into; a version unlike all of them joins
+// the closest.
+const maxPrograms = 16
+
+// variant is an earlier version of a program: its file, fingerprint, program (of its group),
+// place among the group's versions, a digest of its inputs' shapes, and, while it may be
+// scored (variantWindow), the sorted hashes of its instructions, whole and as skeletons.
+type variant struct {
+	file     *DumpFile
+	fp       uint64
+	program  int
+	sequence int
+	inputs   uint64
+	full, sk []uint64
+}
+
+// summarize returns a module's fingerprint, the sorted hashes of its instructions (whole: a
+// constant or shape that changed changes every hash it reaches) and of their skeletons
+// (shapes and values left out: the program's structure), and a digest of its inputs' shapes.
+func summarize(m *hlo.Module) (fp uint64, full, sk []uint64, inputs uint64) {
+	h := hlo.NewHasher(m, hlo.HashOptions{})
+	fp = h.Module()
+	// The skeleton leaves out the inputs' numbers too: a version that gained an input (an
+	// optimizer's state) numbers the others anew.
+	anyNumber := map[int]int{}
+	if m.Entry != nil {
+		for _, in := range m.Entry.Instructions {
+			if in.Opcode == "parameter" {
+				anyNumber[in.Param] = 0
+			}
+		}
+	}
+	hs := hlo.NewHasher(m, hlo.HashOptions{Skeleton: true, EntryParams: anyNumber})
+	for _, c := range m.Computations {
+		full = append(full, h.Instructions(c)...)
+		for i, v := range hs.Instructions(c) {
+			if op := c.Instructions[i].Opcode; op != "parameter" && op != "constant" {
+				sk = append(sk, v) // (leaves any two programs share say nothing of their structure)
+			}
+		}
+	}
+	slices.Sort(full)
+	slices.Sort(sk)
+	if m.Entry != nil {
+		d := xxhash.New()
+		for _, in := range m.Entry.Instructions {
+			if in.Opcode == "parameter" {
+				d.WriteString(strconv.Itoa(in.Param) + ":" + in.Shape.String() + "\x00")
+			}
+		}
+		inputs = d.Sum64()
+	}
+	return fp, full, sk, inputs
+}
+
+// sortedSimilarity is similarity of two sorted multisets of hashes.
+func sortedSimilarity(a, b []uint64) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	common := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			common++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(common) / float64(max(len(a), len(b)))
+}
+
 // ExplainBy is Explain with the files grouped by key instead of by module family: the
 // identity a log gives each compilation (a Python frame for PyTorch/XLA's unnamed graphs,
-// a Keras function). Files whose key is "" are left out (eager one-op programs, which share
-// a name without being one program). The versions are compared in order, each module read
-// (when the dump does not hold it) once and let go of after the next comparison: memory does
-// not grow with the number of versions but with what their comparisons found.
+// a Keras step). Files whose key is "" are left out (eager one-op programs, which share a name
+// without being one program).
+//
+// Each version is compared with its closest earlier version, not with the one just before: one
+// of the same fingerprint (the same graph compiled again: the cause is outside it), else the
+// most similar by the instructions they share whole, of equally similar ones the latest. So a
+// family that alternates between variants (64 and 40 rows, a jit rebuilt each epoch) compares
+// each recompilation with the variant it repeats, and says why that one was not reused. A
+// version whose structure shares too little with every earlier one (sameProgram) is another
+// program that shares the name, not a recompilation: it starts a history of its own, named
+// "KEY #2" and so on.
+//
+// Memory does not grow with the number of versions but with what their comparisons found: the
+// group's fingerprints, and the hashes of the variantWindow latest distinct versions; a module
+// the dump does not hold is read again when it is compared.
 func ExplainBy(d *Dump, key func(*DumpFile) string, opt Options) []*History {
 	groups := map[string][]*DumpFile{}
 	for _, f := range d.Files {
@@ -405,22 +511,126 @@ func ExplainBy(d *Dump, key func(*DumpFile) string, opt Options) []*History {
 			continue // left out, or already done
 		}
 		delete(groups, k)
-		h := &History{Family: k, Files: files}
-		var prev *DumpFile
-		var mPrev *hlo.Module
-		for _, f := range files {
-			m, ok := d.Module(f)
-			if !ok {
-				continue
-			}
-			if prev != nil {
-				p := &Pair{A: prev, B: f, PairedBy: PairedByOrder}
-				cg.compare(p, mPrev, m)
-				h.Steps = append(h.Steps, p)
-			}
-			prev, mPrev = f, m
-		}
-		out = append(out, h)
+		out = append(out, explainGroup(d, k, files, cg)...)
 	}
 	return out
+}
+
+// explainGroup compares the versions of one group, each with its closest earlier version.
+func explainGroup(d *Dump, key string, files []*DumpFile, cg *comparing) []*History {
+	hs := []*History{{Family: key}}
+	byFP := map[uint64]*variant{} // the latest version of each fingerprint
+	var window []*variant         // the latest distinct versions, oldest first
+	var latest []*variant         // the latest version of each program
+	scored := func(v *variant) bool { return slices.Contains(window, v) || latest[v.program] == v }
+	var prev *variant
+	var mPrev *hlo.Module
+	for n, f := range files {
+		m, ok := d.Module(f)
+		if !ok {
+			continue
+		}
+		fp, full, sk, inputs := summarize(m)
+		v := &variant{file: f, fp: fp, full: full, sk: sk, sequence: n, inputs: inputs}
+		base, by := closest(v, byFP, window, latest, len(hs))
+		switch {
+		case base != nil:
+			v.program = base.program
+			before := latest[base.program] // the program's version just before
+			if base == before {
+				by = PairedByOrder
+			}
+			mBase := mPrev
+			if base != prev {
+				mBase = nil
+				if mb, ok := d.Module(base.file); ok {
+					mBase = mb
+				}
+			}
+			if mBase != nil {
+				p := &Pair{A: base.file, B: f, PairedBy: by}
+				cg.compare(p, mBase, m)
+				if base != before {
+					p.Result.Notes = append(p.Result.Notes, closestNote(base, before, v, p.Result))
+				}
+				hs[v.program].Steps = append(hs[v.program].Steps, p)
+			}
+		case prev != nil: // another program of the same name
+			v.program = len(hs)
+			hs = append(hs, &History{Family: key + " #" + strconv.Itoa(len(hs)+1)})
+		}
+		hs[v.program].Files = append(hs[v.program].Files, f)
+		byFP[fp] = v
+		var dropped []*variant
+		window = slices.DeleteFunc(window, func(w *variant) bool {
+			if w.fp == fp {
+				dropped = append(dropped, w)
+			}
+			return w.fp == fp
+		})
+		if window = append(window, v); len(window) > variantWindow {
+			dropped = append(dropped, window[0])
+			window = window[1:]
+		}
+		if v.program < len(latest) {
+			dropped = append(dropped, latest[v.program])
+			latest[v.program] = v
+		} else {
+			latest = append(latest, v)
+		}
+		for _, w := range dropped {
+			if !scored(w) {
+				w.full, w.sk = nil, nil // (what is no longer scored lets go of its hashes)
+			}
+		}
+		prev, mPrev = v, m
+	}
+	return hs
+}
+
+// closest chooses the earlier version v is compared with: the latest of its fingerprint, else
+// the most similar of the window and of each program's latest version that is the same program
+// (sameProgram), of equals the latest. nil: none is (v is the first, or another program).
+func closest(v *variant, byFP map[uint64]*variant, window, latest []*variant, programs int) (*variant, PairedBy) {
+	if b := byFP[v.fp]; b != nil {
+		return b, PairedByFingerprint
+	}
+	var best, fallback *variant
+	bestSim, bestSk := -1.0, -1.0
+	seen := map[*variant]bool{}
+	for _, c := range append(append([]*variant(nil), window...), latest...) {
+		if seen[c] || c.full == nil {
+			continue
+		}
+		seen[c] = true
+		sk := sortedSimilarity(c.sk, v.sk)
+		if sk > bestSk || sk == bestSk && c.sequence > fallback.sequence {
+			fallback, bestSk = c, sk
+		}
+		if sk < sameProgram {
+			continue
+		}
+		if sim := sortedSimilarity(c.full, v.full); sim > bestSim || sim == bestSim && c.sequence > best.sequence {
+			best, bestSim = c, sim
+		}
+	}
+	if best == nil && programs >= maxPrograms {
+		best = fallback // too many programs of one name: the closest
+	}
+	return best, PairedBySimilarity
+}
+
+// closestNote says that a version was compared with an earlier version than the one just
+// before, and why that one, which had the same inputs, could not be reused.
+func closestNote(base, prev, v *variant, r *Result) string {
+	s := "compared with " + filepath.Base(base.file.Path) + ", its closest earlier version, not with " +
+		filepath.Base(prev.file.Path) + ", the one just before"
+	if base.inputs != v.inputs || len(r.Causes) == 0 {
+		return s
+	}
+	why := r.Causes[0].Summary
+	if r.Causes[0].Kind == CauseIdentical {
+		why = "the graph is the same, so what differed is outside it (a function made anew, compile options or flags, the cache)"
+	}
+	return s + "; it was compiled for the same inputs and could not be reused: " + why
 }

@@ -25,6 +25,10 @@ type tally struct {
 	// from constants alone.
 	materialized    []Change
 	removedComputed int
+	// carried are entry parameters of B that hold state A created and returned (carriedState);
+	// unfed counts the instructions B added that none of them feeds and that are not plumbing.
+	carried []Change
+	unfed   int
 }
 
 const maxTally = 4 * MaxChanges
@@ -41,6 +45,9 @@ func keep(l *[]Change, ch Change) {
 
 func (t *tally) add(ch Change) {
 	typeChange := ch.Kind == KindShape || ch.Kind == KindDtype || ch.Kind == KindLayout
+	if ch.oldShape.Known() != ch.newShape.Known() {
+		typeChange = false // a shape the text left out on one side: no input or result changed type
+	}
 	switch {
 	case ch.EntryParam() && typeChange && !ch.inputToConstant:
 		keep(&t.params, ch)

@@ -148,7 +148,8 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*report.Diff, []
 			retraced[frameworks.Group(u.Module)] = true
 		}
 	}
-	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return programKey(f, links, retraced) }, opt.compare())
+	keys := programKeys(dump, links, retraced)
+	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return keys[f] }, opt.compare())
 	d := &report.Diff{Command: "explain", Problems: dump.Problems, Warnings: dump.Warnings}
 	var explained []verdict.Explained
 	for _, h := range histories {
@@ -189,37 +190,55 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*report.Diff, []
 	return d, explained
 }
 
-// linkDumps links each dumped module with the compilation of the log that made it: the i-th
-// compilation of a function with the i-th dump of it, in the order of the dump's module
-// counter (which is the order of compilation). Families meet by frameworks.FunctionKey, so TF's
-// cluster signatures meet their dumps and PyTorch/XLA's unnamed graphs (named after the Python
-// frame in the log, SyncTensorsGraph in the dump) meet in the order they were compiled.
+// linkDumps links each dumped module with the compilation of the log that made it, by
+// identity, never by position among different programs. Both sides meet by program key
+// (frameworks.FunctionKey: TF's cluster signatures and their dumps, PyTorch/XLA's graphs named
+// after a Python frame in the log and SyncTensorsGraph in the dump) and, within it, by the
+// identity of the one compiled function where the stack has one (frameworks.FunctionID: TF's
+// traced function with its id, so a Keras train step never joins a test step's dump); then
+// the i-th compilation of that identity is its i-th dump, in the order of the dump's module
+// counter (which is the order of compilation in the process). A compilation the log left
+// unnamed (PyTorch/XLA's first torch.compile graph) takes the key of its stack's graphs when
+// the dump has one such key.
 func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit {
-	units := map[string][]*ledger.Unit{}
-	var order []string
-	for _, m := range rep.Modules {
-		for _, u := range m.Compiled() {
-			k := frameworks.FunctionKey(u.Family)
-			if units[k] == nil {
-				order = append(order, k)
-			}
-			units[k] = append(units[k], u)
-		}
-	}
-	// The compilations of one key come from several families (a frame identity each): order
-	// them as the log did.
-	for _, k := range order {
-		slices.SortStableFunc(units[k], func(a, b *ledger.Unit) int {
-			if a.Input != b.Input {
-				return a.Input - b.Input
-			}
-			return a.Line - b.Line
-		})
-	}
-	links := map[*diff.DumpFile]*ledger.Unit{}
-	next := map[string]int{}
+	type id struct{ key, fn string }
+	dumpKeys := map[*frameworks.Framework][]string{} // the program keys of the dump, by stack
 	for _, f := range d.Files {
 		k := frameworks.FunctionKey(f.Family)
+		if fw := frameworks.KeyStack(f.Family); fw != nil && !slices.Contains(dumpKeys[fw], k) {
+			dumpKeys[fw] = append(dumpKeys[fw], k)
+		}
+	}
+	var compiled []*ledger.Unit
+	for _, m := range rep.Modules {
+		compiled = append(compiled, m.Compiled()...)
+	}
+	// the order of the log (the modules list their own compilations only)
+	slices.SortStableFunc(compiled, func(a, b *ledger.Unit) int {
+		if a.Input != b.Input {
+			return a.Input - b.Input
+		}
+		return a.Line - b.Line
+	})
+	units := map[id][]*ledger.Unit{}
+	for _, u := range compiled {
+		var k id
+		switch {
+		case u.Family == ledger.Unnamed:
+			keys := dumpKeys[frameworks.ForProducer(u.Producer)]
+			if len(keys) != 1 {
+				continue // no graph of its stack, or several: no identity to join by
+			}
+			k = id{keys[0], keys[0]}
+		default:
+			k = id{frameworks.FunctionKey(u.Family), frameworks.FunctionID(u.Module)}
+		}
+		units[k] = append(units[k], u)
+	}
+	links := map[*diff.DumpFile]*ledger.Unit{}
+	next := map[id]int{}
+	for _, f := range d.Files {
+		k := id{frameworks.FunctionKey(f.Family), frameworks.FunctionID(f.ModuleName)}
 		if i := next[k]; i < len(units[k]) {
 			links[f] = units[k][i]
 			next[k] = i + 1
@@ -228,9 +247,37 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 	return links
 }
 
-// programKey groups dumps for explain: by the program the log says compiled them, else by
-// what the dump's name says (frameworks.DumpProgram). Eager one-op programs are left out; the
-// clusters TF formed anew each time a function was traced again are one program.
+// programKeys groups dumps for explain: by the program the log says compiled them (with its
+// role where the dump's graph says it: a Keras step), else by what the dump's name says
+// (frameworks.DumpProgram). Eager one-op programs are left out; the clusters TF formed anew
+// each time a function was traced again are one program. A dump whose compilation the log left
+// unnamed belongs to the program compiled next in its stack when the framework says that one was
+// compiled before (dynamo's "Recompiling function forward": its first compilation is the unnamed
+// one); package diff checks that they are one program before it compares them.
+func programKeys(d *diff.Dump, links map[*diff.DumpFile]*ledger.Unit, retraced map[string]bool) map[*diff.DumpFile]string {
+	keys := make(map[*diff.DumpFile]string, len(d.Files))
+	unnamed := map[string]*diff.DumpFile{} // the latest dump of a stack's key whose compilation is unnamed
+	seen := map[string]bool{}              // programs linked so far
+	for _, f := range d.Files {
+		keys[f] = programKey(f, links, retraced)
+		u := links[f]
+		if u == nil {
+			continue
+		}
+		k := frameworks.FunctionKey(f.Family)
+		switch {
+		case u.Family == ledger.Unnamed:
+			unnamed[k] = f
+		case u.SeenBefore && !seen[u.Family] && unnamed[k] != nil:
+			keys[unnamed[k]] = keys[f]
+			delete(unnamed, k)
+		}
+		seen[u.Family] = true
+	}
+	return keys
+}
+
+// programKey is the key of one dump (programKeys).
 func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retraced map[string]bool) string {
 	if u := links[f]; u != nil {
 		if u.Eager {
@@ -239,12 +286,9 @@ func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retrace
 		if g := frameworks.Group(u.Module); g != "" && retraced[g] {
 			return g // the clusters of one function traced again: one program's versions
 		}
-		if u.Program != u.Family {
-			return u.Family + " [" + u.Signature + "]" // a Keras step: train, test, predict
-		}
-		return u.Family
+		return frameworks.WithRole(u.Family, f.Role) // a Keras step: train, test, predict
 	}
-	return frameworks.DumpProgram(f.ModuleName)
+	return frameworks.DumpProgram(f.ModuleName, f.Role)
 }
 
 // load reads a dump folder or an HLO file; a module that cannot be read is a Problem of the

@@ -178,25 +178,123 @@ func TestJoinAutoClustering(t *testing.T) {
 	}
 }
 
+// kerasStep is a Keras step's module: the train step aliases its weights to its results and
+// returns them with the loss, the test step returns the loss only.
+func kerasStep(name string, batch int, train bool) string {
+	if !train {
+		return fmt.Sprintf(`HloModule %[1]s, entry_computation_layout={(f32[%[2]d,8]{1,0}, f32[8,4]{1,0})->(f32[])}
+
+ENTRY %%main (x: f32[%[2]d,8], w: f32[8,4]) -> (f32[]) {
+  %%x = f32[%[2]d,8]{1,0} parameter(0)
+  %%w = f32[8,4]{1,0} parameter(1)
+  %%d = f32[%[2]d,4]{1,0} dot(f32[%[2]d,8]{1,0} %%x, f32[8,4]{1,0} %%w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %%z = f32[] constant(0)
+  %%l = f32[] reduce(f32[%[2]d,4]{1,0} %%d, f32[] %%z), dimensions={0,1}, to_apply=%%add
+  ROOT %%t = (f32[]) tuple(f32[] %%l)
+}
+
+%%add (a: f32[], b: f32[]) -> f32[] {
+  %%a = f32[] parameter(0)
+  %%b = f32[] parameter(1)
+  ROOT %%s = f32[] add(f32[] %%a, f32[] %%b)
+}
+`, name, batch)
+	}
+	return fmt.Sprintf(`HloModule %[1]s, input_output_alias={ {1}: (1, {}, may-alias) }, entry_computation_layout={(f32[%[2]d,8]{1,0}, f32[8,4]{1,0})->(f32[], f32[8,4]{1,0})}
+
+ENTRY %%main (x: f32[%[2]d,8], w: f32[8,4]) -> (f32[], f32[8,4]) {
+  %%x = f32[%[2]d,8]{1,0} parameter(0)
+  %%w = f32[8,4]{1,0} parameter(1)
+  %%d = f32[%[2]d,4]{1,0} dot(f32[%[2]d,8]{1,0} %%x, f32[8,4]{1,0} %%w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %%z = f32[] constant(0)
+  %%l = f32[] reduce(f32[%[2]d,4]{1,0} %%d, f32[] %%z), dimensions={0,1}, to_apply=%%add
+  %%g = f32[8,4]{1,0} dot(f32[%[2]d,8]{1,0} %%x, f32[%[2]d,4]{1,0} %%d), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  %%u = f32[8,4]{1,0} subtract(f32[8,4]{1,0} %%w, f32[8,4]{1,0} %%g)
+  ROOT %%t = (f32[], f32[8,4]{1,0}) tuple(f32[] %%l, f32[8,4]{1,0} %%u)
+}
+
+%%add (a: f32[], b: f32[]) -> f32[] {
+  %%a = f32[] parameter(0)
+  %%b = f32[] parameter(1)
+  ROOT %%s = f32[] add(f32[] %%a, f32[] %%b)
+}
+`, name, batch)
+}
+
 // Keras traces its train and test steps under one function name; the device compiler tells
-// them apart by their number of inputs, and a step traced again under a new function number
-// stays the same step.
+// them apart by their number of inputs, and each dump joins the compilation of its own traced
+// function (never a test step's dump with a train step's compilation). The dump's graphs say
+// which is the train and which the test step, and a step traced again under a new function
+// number stays the same step, with the log and without it.
 func TestJoinKerasSteps(t *testing.T) {
-	_, d := writeDump(t, t.TempDir(),
-		dumpFile{60, "a_inference_one_step_on_data_272__.6", 32},
-		dumpFile{121, "a_inference_one_step_on_data_433__.4", 32},
-		dumpFile{122, "a_inference_one_step_on_data_500__.6", 4})
+	dir := filepath.Join(t.TempDir(), "dump")
+	os.MkdirAll(dir, 0o755)
+	for _, f := range []struct {
+		id    int
+		name  string
+		batch int
+		train bool
+	}{{60, "a_inference_one_step_on_data_272__.6", 32, true}, {121, "a_inference_one_step_on_data_433__.4", 32, false},
+		{122, "a_inference_one_step_on_data_500__.6", 4, true}, {123, "a_inference_one_step_on_data_433__.4", 4, false}} {
+		p := filepath.Join(dir, fmt.Sprintf("module_%04d.%s.before_optimizations.txt", f.id, f.name))
+		if err := os.WriteFile(p, []byte(kerasStep(f.name, f.batch, f.train)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := diff.LoadDump(dir, diff.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the test step's second compilation is logged before the train step's retrace
 	rep := readLog(t, tfCompile("__inference_one_step_on_data_272", 10)+tfReused("__inference_one_step_on_data_272")+
-		tfCompile("__inference_one_step_on_data_433", 8)+tfCompile("__inference_one_step_on_data_500", 10))
+		tfCompile("__inference_one_step_on_data_433", 8)+tfCompile("__inference_one_step_on_data_433", 8)+
+		tfCompile("__inference_one_step_on_data_500", 10))
+	links := linkDumps(d, rep)
+	for _, f := range d.Files {
+		if u := links[f]; u == nil || !strings.Contains(f.ModuleName, strings.TrimPrefix(u.Module, "_")) {
+			t.Errorf("%s linked with %+v", f.ModuleName, u)
+		}
+	}
 	got, _ := explain(d, rep, Options{})
-	if fams := families(got); fams != "__inference_one_step_on_data_N [num_inputs=10]: 2 (2); __inference_one_step_on_data_N [num_inputs=8]: 1 (1)" {
+	if fams := families(got); fams != "__inference_one_step_on_data_N [train step, num_inputs=10]: 2 (2); __inference_one_step_on_data_N [test step, num_inputs=8]: 2 (2)" {
 		t.Errorf("families %s", fams)
 	}
-	if ps := pairs(got); ps != "__inference_one_step_on_data_N [num_inputs=10]: module_0060 -> module_0122: batch_size" {
+	if ps := pairs(got); ps != "__inference_one_step_on_data_N [train step, num_inputs=10]: module_0060 -> module_0122: batch_size; "+
+		"__inference_one_step_on_data_N [test step, num_inputs=8]: module_0121 -> module_0123: batch_size" {
 		t.Errorf("pairs %s", ps)
 	}
-	if alone, _ := explain(d, nil, Options{}); len(alone.Pairs) != 0 {
-		t.Errorf("without the log the steps cannot be told apart, yet: %s", pairs(alone))
+	alone, _ := explain(d, nil, Options{})
+	if fams := families(alone); fams != "a_inference_one_step_on_data_N__ [train step]: 2 (0); a_inference_one_step_on_data_N__ [test step]: 2 (0)" {
+		t.Errorf("without the log: %s", fams)
+	}
+}
+
+// PyTorch/XLA under torch.compile: dynamo names a function only when it compiles it again
+// ("Recompiling function forward"), so the log leaves the first compilation unnamed. Each dump
+// joins its own compilation in the order of the process (its hash reaches the pair), and the
+// unnamed first one is forward's first version.
+func TestJoinUnnamedFirst(t *testing.T) {
+	_, d := writeDump(t, t.TempDir(),
+		dumpFile{0, "SyncTensorsGraph.106", 16}, dumpFile{1, "SyncTensorsGraph.106", 24}, dumpFile{2, "SyncTensorsGraph.106", 32})
+	a := "Compilation Analysis: "
+	unnamed := a + strings.Repeat("=", 80) + "\n" + a + "Compilation Cause\n" + a + "  dynamo is compiling a FX graph to HLO\n" + a + "Graph Info: \n" +
+		a + "  Graph Hash: aa\n" + a + "Python Frame Triggered Execution: \n" +
+		a + "  extract_compiled_graph (/venv/lib/python3.11/site-packages/torch_xla/_dynamo/dynamo_bridge.py:700)\n" +
+		a + strings.Repeat("-", 80) + "\n" + a + strings.Repeat("=", 80) + "\n"
+	recompiling := func(hash string) string {
+		return "V1215 10:00:00.000000 1 torch/_dynamo/guards.py:1] [0/1] [__recompiles] Recompiling function forward in /w/train.py:88\n" +
+			"V1215 10:00:00.000000 1 torch/_dynamo/guards.py:1] [0/1] [__recompiles]     triggered by the following guard failure(s):\n" +
+			"V1215 10:00:00.000000 1 torch/_dynamo/guards.py:1] [0/1] [__recompiles]     - 0/0: tensor 'x' size mismatch at index 1. expected 16, actual 24\n" +
+			strings.Replace(unnamed, "Graph Hash: aa", "Graph Hash: "+hash, 1)
+	}
+	rep := readLog(t, unnamed+recompiling("bb")+recompiling("cc"))
+	got, _ := explain(d, rep, Options{})
+	if fams := families(got); fams != "train.py:88 (forward): 3 (3)" {
+		t.Fatalf("families %s", fams)
+	}
+	if ps := pairs(got); ps != "train.py:88 (forward): module_0000 -> module_0001: batch_size; train.py:88 (forward): module_0001 -> module_0002: batch_size" ||
+		got.Pairs[0].HashA != "aa" || got.Pairs[0].HashB != "bb" || got.Pairs[1].HashB != "cc" {
+		t.Errorf("pairs %s", ps)
 	}
 }
 

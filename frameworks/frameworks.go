@@ -18,6 +18,7 @@ import (
 	"github.com/recomp/recomp/frameworks/jax"
 	"github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/frameworks/torchxla"
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -194,9 +195,14 @@ func Group(module string) string {
 }
 
 // DumpProgram is the program a dumped module belongs to when no log links it to a compilation:
-// its family, a stack's own program key, or "" for one left out (an eager one-op program).
-func DumpProgram(module string) string {
+// its family, a stack's own program key, or "" for one left out (an eager one-op program). A
+// module whose graph says its role among the programs of its family (Role) belongs to
+// "FAMILY [role]".
+func DumpProgram(module, role string) string {
 	fam := Family(module)
+	if role != "" {
+		return WithRole(fam, role)
+	}
 	for _, fw := range all {
 		if fw.Identity.DumpProgram != nil {
 			if p, ok := fw.Identity.DumpProgram(module, fam); ok {
@@ -205,6 +211,59 @@ func DumpProgram(module string) string {
 		}
 	}
 	return fam
+}
+
+// WithRole names a program by its role too: "F [train step]", and "F [train step, num_inputs=10]"
+// for a program named "F [num_inputs=10]".
+func WithRole(program, role string) string {
+	if role == "" {
+		return program
+	}
+	if p, ok := strings.CutSuffix(program, "]"); ok {
+		if i := strings.LastIndex(p, " ["); i >= 0 {
+			return p[:i] + " [" + role + ", " + p[i+2:] + "]"
+		}
+	}
+	return program + " [" + role + "]"
+}
+
+// Role says what a dumped module does among the programs of its family, from its graph ("" when
+// no stack can tell).
+func Role(family string, m *hlo.Module) string {
+	for _, fw := range all {
+		if fw.Identity.Role != nil {
+			if r := fw.Identity.Role(family, m); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// FunctionID is the identity a compiled program has in both the log and the dump (see
+// framework.Identity.FunctionID), or its function key where its stack has none.
+func FunctionID(module string) string {
+	name := reCounterSuffix.ReplaceAllString(module, "")
+	for _, fw := range all {
+		if fw.Identity.FunctionID != nil {
+			if id, ok := fw.Identity.FunctionID(name); ok {
+				return id
+			}
+		}
+	}
+	return FunctionKey(Family(module))
+}
+
+// KeyStack is the stack whose unit names a family's function key (nil when none does).
+func KeyStack(family string) *Framework {
+	for _, fw := range all {
+		if fw.Identity.FunctionKey != nil {
+			if _, ok := fw.Identity.FunctionKey(family); ok {
+				return fw
+			}
+		}
+	}
+	return nil
 }
 
 // EvidenceAdvice says what makes each stack log its compilations.

@@ -61,3 +61,26 @@ func TestAnchorsCoverMessages(t *testing.T) {
 		}
 	}
 }
+
+// A program named by the role its graph says: beside the inputs that named it, or alone.
+func TestWithRole(t *testing.T) {
+	for _, c := range []struct{ program, role, want string }{
+		{"__inference_one_step_on_data_N [num_inputs=10]", "train step", "__inference_one_step_on_data_N [train step, num_inputs=10]"},
+		{"a_inference_one_step_on_data_N__", "test step", "a_inference_one_step_on_data_N__ [test step]"},
+		{"jit_step", "", "jit_step"},
+	} {
+		if got := WithRole(c.program, c.role); got != c.want {
+			t.Errorf("WithRole(%q, %q) = %q, want %q", c.program, c.role, got, c.want)
+		}
+	}
+	if got := DumpProgram("a_inference_one_step_on_data_433__.4", "test step"); got != "a_inference_one_step_on_data_N__ [test step]" {
+		t.Errorf("a test step's dump: %q", got)
+	}
+	if got := DumpProgram("a_inference_one_step_on_data_433__.4", ""); got != "a_inference_one_step_on_data_433__" {
+		t.Errorf("a Keras step's dump whose role is unknown: %q", got)
+	}
+	if FunctionID("a_inference_one_step_on_data_433__.4") != FunctionID("__inference_one_step_on_data_433") ||
+		FunctionID("SyncTensorsGraph.52") != FunctionID("train.py:12 (step)") || FunctionID("jit_f.3") != "jit_f" {
+		t.Error("a program's log and dump names do not meet")
+	}
+}

@@ -25,6 +25,10 @@ type HashOptions struct {
 	// attribute names, parameter numbers and the dataflow: two versions of a graph that differ
 	// only in shapes or constants have the same skeleton hashes.
 	Skeleton bool
+	// EntryParams renumbers the parameters of the entry computation: parameter n hashes as
+	// EntryParams[n] where n is a key. Two versions of a program of which one gained or lost
+	// inputs number the inputs both have alike, so what they compute from them hashes alike.
+	EntryParams map[int]int
 }
 
 // Hasher computes structural hashes of the computations and instructions of one module.
@@ -278,7 +282,11 @@ func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 	}
 	switch in.Opcode {
 	case "parameter":
-		writeU64(d, uint64(in.Param))
+		n := in.Param
+		if v, ok := h.opt.EntryParams[n]; ok && c == h.m.Entry {
+			n = v
+		}
+		writeU64(d, uint64(n))
 	case "constant":
 		if !h.opt.Skeleton {
 			hashCanonicalLiteral(d, in.Literal) // never builds the canonical form of a huge constant

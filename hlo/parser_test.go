@@ -399,3 +399,30 @@ func TestValuePercent(t *testing.T) {
 		}
 	}
 }
+
+// EntryParams renumbers the entry's parameters for hashing: a version that gained an input in
+// front hashes what it computes from the inputs both have alike, and only in the entry.
+func TestHashEntryParams(t *testing.T) {
+	a := mustParse(t, "a", "HloModule m\nc {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n"+
+		"ENTRY e {\n  x = f32[2]{0} parameter(0)\n  ROOT s = f32[2]{0} sine(x)\n}\n")
+	b := mustParse(t, "b", "HloModule m\nc {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n"+
+		"ENTRY e {\n  st = s32[] parameter(0)\n  x = f32[2]{0} parameter(1)\n  ROOT s = f32[2]{0} sine(x)\n}\n")
+	root := func(m *Module, opt HashOptions) uint64 {
+		h := NewHasher(m, opt)
+		return h.Instructions(m.Entry)[len(m.Entry.Instructions)-1]
+	}
+	if root(a, HashOptions{}) == root(b, HashOptions{}) {
+		t.Fatal("the parameter's number is hashed")
+	}
+	renumber := map[int]int{1: 0, 0: 1 << 30}
+	if root(a, HashOptions{}) != root(b, HashOptions{EntryParams: renumber}) {
+		t.Error("renumbered, sine(x) hashes differently")
+	}
+	if root(a, HashOptions{Skeleton: true}) != root(b, HashOptions{Skeleton: true, EntryParams: renumber}) {
+		t.Error("renumbered, sine(x)'s skeleton hashes differently")
+	}
+	ca, cb := a.Computation("c"), b.Computation("c")
+	if NewHasher(a, HashOptions{}).Computation(ca) != NewHasher(b, HashOptions{EntryParams: map[int]int{0: 7}}).Computation(cb) {
+		t.Error("a computation other than the entry is renumbered")
+	}
+}

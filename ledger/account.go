@@ -190,6 +190,9 @@ func (l *Ledger) account(u *Unit) {
 	u.Family = familyOf(u.Module)
 	u.Eager = !u.User && frameworks.Eager(u.Producer, u.Family, u.Signature)
 	u.Program = programOf(u)
+	if !u.Eager {
+		u.Family = u.Program // programs that share a name are families of their own (Keras's train and test steps)
+	}
 	m := l.module(u)
 	m.Names = addText(m.Names, u.Module)
 	m.Reasons = addText(m.Reasons, u.Why)

@@ -179,6 +179,9 @@ func sameArguments(m *Module) (string, bool) {
 	if len(m.Signatures) != 1 || m.Compilations < 2 {
 		return "", false
 	}
+	if m.first != nil && m.first.Program != familyOf(m.first.Module) {
+		return "", false // the signature names the program (Keras's num_inputs): the same for all by construction
+	}
 	n := 0
 	for _, u := range m.Units {
 		if u.Compiled {

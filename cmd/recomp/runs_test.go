@@ -34,6 +34,31 @@ type truth struct {
 	Cause       *string           `json:"cause"`
 	Causes      map[string]string `json:"causes"`
 	Reason      string            `json:"reason"`
+	// Compiles are the compilations of the programs a newer scenario is about, each with the
+	// causes the program knows it introduced and the earlier dump it differs from only by them.
+	Compiles  []truthCompile       `json:"compiles"`
+	Roles     map[string]truthRole `json:"roles"`
+	Processes []truthProcess       `json:"processes"`
+}
+
+type truthCompile struct {
+	Identity string   `json:"identity"`
+	Log      string   `json:"log"`
+	Dump     string   `json:"dump"`
+	Causes   []string `json:"causes"`
+	Against  string   `json:"against"`
+	Function string   `json:"function"`
+}
+
+// truthRole is a Keras step: the traced functions that are it and their dumps.
+type truthRole struct {
+	Functions []string `json:"functions"`
+	Dumps     []string `json:"dumps"`
+}
+
+type truthProcess struct {
+	Log  string `json:"log"`
+	Dump string `json:"dump"`
 }
 
 type truthEvidence struct {
@@ -175,6 +200,7 @@ func checkRun(t *testing.T, dir string, tr truth) {
 			t.Errorf("no reason of %q carries the framework's %q", tr.Recompiled, tr.Reason)
 		}
 	}
+	checkRoles(t, doc, tr)
 	gcode, gout, _ := runRecomp(append([]string{"guard"}, logs...)...)
 	if wantCode := map[bool]int{true: 1, false: 0}[tr.GuardFails]; gcode != wantCode {
 		t.Errorf("guard exit %d, want %d:\n%s", gcode, wantCode, gout)
@@ -182,24 +208,20 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	checkExplain(t, dir, logs, tr)
 }
 
-// checkExplain asserts that explain, with the run's logs, names each recompiled program's true
-// cause first and no other cause, and finds no recompilation where there is none.
+// checkExplain asserts what explain, with the run's logs, says of the run's dump (or of each
+// process's dump with its log): each compilation truth.json lists with causes is compared with
+// the dump it names as `against` and named exactly those causes, in recomp's rank order; a
+// first compilation is compared with nothing. Of the other pairs, each recompiled program's true
+// cause is the only one named, and nothing differs where nothing recompiled.
 func checkExplain(t *testing.T, dir string, logs []string, tr truth) {
-	dump := filepath.Join(dir, "dump")
-	if _, err := os.Stat(dump); err != nil {
-		return
-	}
-	args := []string{"explain", "--format", "json", dump}
-	for _, l := range logs {
-		args = append(args, "--log", l)
-	}
-	code, stdout, stderr := runRecomp(args...)
-	var doc report.DiffJSON
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("explain exit %d: %v\n%s", code, err, stderr)
-	}
-	if len(doc.Problems) > 0 {
-		t.Errorf("explain could not read %d module(s): %+v", len(doc.Problems), doc.Problems)
+	type explained struct{ dump, log string }
+	var runs []explained
+	if _, err := os.Stat(filepath.Join(dir, "dump")); err == nil {
+		runs = append(runs, explained{dump: "dump"})
+	} else {
+		for _, p := range tr.Processes {
+			runs = append(runs, explained{dump: p.Dump, log: p.Log})
+		}
 	}
 	causes := tr.Causes
 	if causes == nil {
@@ -211,32 +233,181 @@ func checkExplain(t *testing.T, dir string, logs []string, tr truth) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, p := range doc.Pairs {
-		fam := p.Family
-		for n := range causes {
-			if explainedAs(p, n, doc.Families) {
-				fam = n
+	for _, run := range runs {
+		args := []string{"explain", "--format", "json", filepath.Join(dir, run.dump)}
+		if run.log != "" {
+			args = append(args, "--log", filepath.Join(dir, run.log))
+		} else {
+			for _, l := range logs {
+				args = append(args, "--log", l)
 			}
 		}
-		want, ok := causes[fam]
-		if !ok {
-			if !p.Identical {
-				t.Errorf("explain compares %s with %s (%s) and finds %v: nothing recompiled there", filepath.Base(p.A), filepath.Base(p.B), p.Family, kinds(p.Causes))
-			}
-			continue
+		code, stdout, stderr := runRecomp(args...)
+		var doc report.DiffJSON
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("explain exit %d: %v\n%s", code, err, stderr)
 		}
-		seen[fam] = true
-		if got := kinds(p.Causes); len(got) != 1 || got[0] != want {
-			t.Errorf("%s: %s vs %s: causes %v, want [%s]", fam, filepath.Base(p.A), filepath.Base(p.B), got, want)
+		if len(doc.Problems) > 0 {
+			t.Errorf("explain could not read %d module(s): %+v", len(doc.Problems), doc.Problems)
+		}
+		covered := checkCompiles(t, dir, run.dump, doc, tr)
+		for _, p := range doc.Pairs {
+			fam := p.Family
+			for n := range causes {
+				if explainedAs(p, n, doc.Families) {
+					fam = n
+				}
+			}
+			if covered[p.B] {
+				seen[fam] = true
+				continue
+			}
+			want, ok := causes[fam]
+			if !ok {
+				if !p.Identical {
+					t.Errorf("explain compares %s with %s (%s) and finds %v: nothing recompiled there", filepath.Base(p.A), filepath.Base(p.B), p.Family, kinds(p.Causes))
+				}
+				continue
+			}
+			seen[fam] = true
+			if got := kinds(p.Causes); len(got) != 1 || got[0] != want {
+				t.Errorf("%s: %s vs %s: causes %v, want [%s]", fam, filepath.Base(p.A), filepath.Base(p.B), got, want)
+			}
+		}
+		if len(tr.Roles) > 0 {
+			checkExplainRoles(t, dir, doc, tr)
+		}
+		if len(tr.Processes) == 0 {
+			if wantCode := map[bool]int{true: 1, false: 0}[len(causes) > 0 && !allIdentical(causes)]; code != wantCode {
+				t.Errorf("explain exit %d, want %d", code, wantCode)
+			}
 		}
 	}
 	for n := range causes {
-		if !seen[n] {
-			t.Errorf("%s: explain compared none of its dumps (families %v)", n, familyNames(doc.Families))
+		if !seen[n] && len(runs) > 0 && !otherProcess(tr, n) {
+			t.Errorf("%s: explain compared none of its dumps", n)
 		}
 	}
-	if wantCode := map[bool]int{true: 1, false: 0}[len(causes) > 0 && !allIdentical(causes)]; code != wantCode {
-		t.Errorf("explain exit %d, want %d", code, wantCode)
+}
+
+// otherProcess says whether every recompilation of a program is compared with another process's
+// compilation (a persistent cache's second run): recomp diff's question, not explain's.
+func otherProcess(tr truth, name string) bool {
+	found := false
+	for _, c := range tr.Compiles {
+		if len(c.Causes) > 0 && programName(c.Identity) == programName(name) {
+			if filepath.Dir(c.Dump) == filepath.Dir(c.Against) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
+}
+
+// rank is recomp's order of causes (diff's rules), the one truth's causes are compared in.
+var rank = []string{"dtype", "sharding", "batch_size", "input_shape", "constant_value", "module_config", "layout", "graph_structure", "identical"}
+
+// checkCompiles holds an explanation of the dump folder dumpDir to the truth's compiles of that
+// folder, and returns the later dumps of the pairs it checked.
+func checkCompiles(t *testing.T, dir, dumpDir string, doc report.DiffJSON, tr truth) map[string]bool {
+	covered := map[string]bool{}
+	byB := map[string]report.PairJSON{}
+	for _, p := range doc.Pairs {
+		byB[p.B] = p
+	}
+	for _, c := range tr.Compiles {
+		if filepath.Dir(c.Dump) != dumpDir {
+			continue
+		}
+		b := filepath.Join(dir, c.Dump)
+		covered[b] = true
+		p, ok := byB[b]
+		if len(c.Causes) == 0 {
+			if ok {
+				t.Errorf("%s, a first compilation, is compared with %s: %v", c.Dump, filepath.Base(p.A), kinds(p.Causes))
+			}
+			continue
+		}
+		if filepath.Dir(c.Against) != dumpDir {
+			continue // compared with another process's compilation: recomp diff's question
+		}
+		if !ok {
+			t.Errorf("%s (%v against %s) is compared with nothing", c.Dump, c.Causes, c.Against)
+			continue
+		}
+		want := slices.Clone(c.Causes)
+		slices.SortStableFunc(want, func(x, y string) int { return slices.Index(rank, x) - slices.Index(rank, y) })
+		if got := kinds(p.Causes); !slices.Equal(got, want) {
+			t.Errorf("%s vs %s: causes %v, want %v", filepath.Base(p.A), filepath.Base(p.B), got, want)
+		}
+		against := filepath.Join(dir, c.Against)
+		if p.A == against {
+			continue
+		}
+		// Several earlier compilations may differ from this one by exactly its causes (a warm-up
+		// of 32, 64 and 128 rows before a 48-row batch): recomp compares with the latest of
+		// equally close ones, the truth names one of them.
+		_, out, _ := runRecomp("diff", "--format", "json", against, b)
+		var d report.DiffJSON
+		if err := json.Unmarshal([]byte(out), &d); err != nil || len(d.Pairs) != 1 {
+			t.Fatalf("diff %s %s: %v", c.Against, c.Dump, err)
+		}
+		if got := kinds(d.Pairs[0].Causes); !slices.Equal(got, want) || p.A < against {
+			t.Errorf("%s is compared with %s, not with %s (which differs from it by %v, want %v)",
+				filepath.Base(b), filepath.Base(p.A), filepath.Base(against), got, want)
+		}
+	}
+	return covered
+}
+
+// checkRoles asserts that Keras's train and validation steps are separate families in scan.
+func checkRoles(t *testing.T, doc report.ScanJSON, tr truth) {
+	family := map[string]string{} // traced function → family
+	for _, m := range doc.Modules {
+		for _, n := range m.Names {
+			family[n] = m.Family
+		}
+	}
+	byRole := map[string]string{}
+	for role, r := range tr.Roles {
+		for _, fn := range r.Functions {
+			f, ok := family[fn]
+			switch {
+			case !ok:
+				t.Errorf("scan: the %s step %s is in no family", role, fn)
+			case byRole[role] != "" && byRole[role] != f:
+				t.Errorf("scan: the %s step is in families %s and %s", role, byRole[role], f)
+			}
+			byRole[role] = f
+		}
+	}
+	if byRole["train"] == byRole["validation"] && len(tr.Roles) > 1 {
+		t.Errorf("scan: the train and validation steps share the family %s", byRole["train"])
+	}
+}
+
+// checkExplainRoles asserts that explain groups each Keras step's dumps, and only them, into a
+// family named by its role (the validation step is Keras's test step).
+func checkExplainRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) {
+	name := map[string]string{"train": "train step", "validation": "test step", "predict": "predict step"}
+	for role, r := range tr.Roles {
+		var want []string
+		for _, d := range r.Dumps {
+			want = append(want, filepath.Join(dir, d))
+		}
+		found := false
+		for _, f := range doc.Families {
+			if slices.Equal(f.Files, want) {
+				found = true
+				if !strings.Contains(f.Family, "["+name[role]) {
+					t.Errorf("explain: the %s step's family is %q", role, f.Family)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("explain: no family holds exactly the %s step's dumps %v (families %v)", role, r.Dumps, familyNames(doc.Families))
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -110,6 +111,14 @@ type Identity struct {
 	// DumpProgram is the program a dumped module (of family) belongs to when no log links it
 	// to a compilation, when that is not its family (ok false); "" leaves it out.
 	DumpProgram func(module, family string) (program string, ok bool)
+	// FunctionID is the identity one compiled program has in both the log and the dump, the
+	// stack's per-process counters included (TF's traced function: inference_f_272 for
+	// __inference_f_272 and a_inference_f_272__…), so that each dump joins its own compilation;
+	// ok false: the function key is all there is.
+	FunctionID func(module string) (id string, ok bool)
+	// Role says what a dumped module does among programs that share its family, read from its
+	// graph (Keras's train, test and predict steps: "train step"); "" when it does not say.
+	Role func(family string, m *hlo.Module) string
 }
 
 // Advice is what recomp tells the users of a stack, by situation.

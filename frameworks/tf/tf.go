@@ -6,9 +6,11 @@ package tf
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -35,6 +37,8 @@ var Framework = &framework.Framework{
 			}
 			return "", false
 		},
+		FunctionID: functionID,
+		Role:       kerasRole,
 	},
 	Settings: []framework.Setting{
 		{Name: "TF_CPP_MIN_LOG_LEVEL", Value: "0", Effect: "TensorFlow's info lines appear in the log too",
@@ -62,7 +66,9 @@ var Framework = &framework.Framework{
 
 var (
 	reFunctionID     = regexp.MustCompile(`(inference_[A-Za-z0-9_]*?)_\d+(__|$)`)
-	reFunctionFamily = regexp.MustCompile(`_inference_(.+?)_N(?:__|$)`)
+	reTracedID       = regexp.MustCompile(`inference_[A-Za-z0-9_]*?_\d+(?:__|$)`)
+	reFunctionFamily = regexp.MustCompile(`_inference_(.+?)_N(?:__| \[|$)`)
+	reAlias          = regexp.MustCompile(`:\s*\(\s*(\d+)\s*,`)
 	reClusterKey     = regexp.MustCompile(`^cluster_(\d+)(?:__|$)`)
 	reCluster        = regexp.MustCompile(`^cluster_\d+(__.*?)?(\.\d+)*$`)
 	reCounter        = regexp.MustCompile(`(\.\d+)+$`)
@@ -110,17 +116,81 @@ func isNumber(s string) bool {
 	return s != ""
 }
 
+// functionID: the traced function, its id included: __inference_f_272 in the log and
+// a_inference_f_272__XlaMustCompile_true__ in the dump are inference_f_272.
+func functionID(module string) (string, bool) {
+	if id := reTracedID.FindString(module); id != "" {
+		return strings.TrimSuffix(id, "__"), true
+	}
+	return "", false
+}
+
 // program: Keras 3 traces its train, test and predict steps under one function name
 // (one_step_on_data), which the XLA device compiler tells apart by their number of inputs (the
 // optimizer's state, the labels); a retrace of one of them (a new function id) keeps its inputs.
+// Each is a program, and a family, of its own: "__inference_one_step_on_data_N [num_inputs=10]"
+// (the log says no more; a dump says its role: kerasRole), or by its traced function when the
+// log gives no inputs.
 func program(family, module, signature string) (string, bool) {
 	if !isKerasStep(family) {
 		return "", false
 	}
 	if signature != "" {
-		return family + "\x00" + signature, true
+		return family + " [" + signature + "]", true
 	}
-	return module, true
+	if id, ok := functionID(module); ok {
+		return family + " [" + id + "]", true
+	}
+	return family + " [" + module + "]", true
+}
+
+// kerasRole reads what a Keras step's module does from its graph. The train step updates the
+// model's weights: its module aliases parameters that hold arrays to its results
+// (input_output_alias) and returns them. The test step (validation, evaluate) returns scalars
+// only, its loss and metrics (it may alias scalar metric state). The predict step returns arrays
+// whose leading dimension is its first input's (the batch).
+func kerasRole(family string, m *hlo.Module) string {
+	if !isKerasStep(family) || m.Entry == nil || m.Entry.Root == nil {
+		return ""
+	}
+	params := map[int]hlo.Shape{}
+	var first hlo.Shape
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == "parameter" {
+			params[in.Param] = in.Shape
+			if in.Param == 0 {
+				first = in.Shape
+			}
+		}
+	}
+	if alias, ok := m.Attr("input_output_alias"); ok {
+		for _, a := range reAlias.FindAllStringSubmatch(alias, -1) {
+			n, _ := strconv.Atoi(a[1])
+			if s, ok := params[n]; ok && !s.IsTuple && len(s.Dims) > 0 {
+				return "train step"
+			}
+		}
+	}
+	outs := []hlo.Shape{m.Entry.Root.Shape}
+	if outs[0].IsTuple {
+		outs = outs[0].Tuple
+	}
+	scalars := true
+	for _, o := range outs {
+		switch {
+		case o.IsTuple || !o.Known():
+			return ""
+		case len(o.Dims) > 0:
+			scalars = false
+			if len(first.Dims) == 0 || o.Dims[0] != first.Dims[0] {
+				return ""
+			}
+		}
+	}
+	if scalars {
+		return "test step"
+	}
+	return "predict step"
 }
 
 func isKerasStep(family string) bool {

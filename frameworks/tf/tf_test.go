@@ -1,0 +1,68 @@
+package tf
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/recomp/recomp/hlo"
+)
+
+// A Keras step is a program, and a family, of its own: by its number of inputs when the device
+// compiler logs them, else by its traced function.
+func TestKerasProgram(t *testing.T) {
+	for _, c := range []struct{ family, module, signature, want string }{
+		{"__inference_one_step_on_data_N", "__inference_one_step_on_data_272", "num_inputs=10", "__inference_one_step_on_data_N [num_inputs=10]"},
+		{"__inference_one_step_on_data_N", "__inference_one_step_on_data_272", "", "__inference_one_step_on_data_N [inference_one_step_on_data_272]"},
+		{"__inference_multi_step_on_iterator_N", "__inference_multi_step_on_iterator_9", "num_inputs=3", "__inference_multi_step_on_iterator_N [num_inputs=3]"},
+	} {
+		if got, ok := program(c.family, c.module, c.signature); !ok || got != c.want {
+			t.Errorf("program(%q, %q, %q) = %q, %v; want %q", c.family, c.module, c.signature, got, ok, c.want)
+		}
+		if k, ok := functionKey(c.want); !ok || k != "tf function "+c.family[len("__inference_"):len(c.family)-2] {
+			t.Errorf("functionKey(%q) = %q, %v", c.want, k, ok)
+		}
+	}
+	if _, ok := program("__inference_train_step_N", "__inference_train_step_4", "num_inputs=3"); ok {
+		t.Error("a tf.function of its own is named a Keras step")
+	}
+	for module, want := range map[string]string{
+		"__inference_one_step_on_data_272":                         "inference_one_step_on_data_272",
+		"a_inference_one_step_on_data_272__":                       "inference_one_step_on_data_272",
+		"a_inference_train_step_10__XlaMustCompile_true_config_12": "inference_train_step_10",
+	} {
+		if got, ok := functionID(module); !ok || got != want {
+			t.Errorf("functionID(%q) = %q, %v; want %q", module, got, ok, want)
+		}
+	}
+	if _, ok := functionID("cluster_3__XlaCompiledKernel_true__.2"); ok {
+		t.Error("a cluster has a traced function")
+	}
+}
+
+// The role of a Keras step is read from its graph, on Keras 3's real modules: the train step
+// aliases its weights to its results, the validation (test) step returns its loss and metrics
+// only, the predict step returns the batch's outputs.
+func TestKerasRole(t *testing.T) {
+	runs := "../../testdata/runs/tf-2.21/"
+	for file, want := range map[string]string{
+		"keras-fit-validation/dump/module_0060.a_inference_one_step_on_data_272__.6.before_optimizations.txt":                                                                     "train step",
+		"keras-fit-validation/dump/module_0121.a_inference_one_step_on_data_272__.6.before_optimizations.txt":                                                                     "train step",
+		"keras-fit-validation/dump/module_0122.a_inference_one_step_on_data_436__.4.before_optimizations.txt":                                                                     "test step",
+		"keras-fit-validation/dump/module_0123.a_inference_one_step_on_data_436__.4.before_optimizations.txt":                                                                     "test step",
+		"keras-predict-shapes/dump/module_0000.a_inference_one_step_on_data_132__.2.before_optimizations.txt":                                                                     "predict step",
+		"structure/dump/module_0006.a_inference_forward_19__XlaMustCompile_true_config_proto_13561319589895757934_executor_type_11160318154034397263_.2.before_optimizations.txt": "",
+	} {
+		src, err := os.ReadFile(runs + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := hlo.Parse(file, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := kerasRole(family(m.Name[:len(m.Name)-len(filepath.Ext(m.Name))]), m); got != want {
+			t.Errorf("%s: role %q, want %q", filepath.Base(file), got, want)
+		}
+	}
+}

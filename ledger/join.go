@@ -118,7 +118,10 @@ func (l *Ledger) extend(u *Unit, ev logscan.Event) {
 
 // note keeps what a framework's event says about the arguments or the cause.
 func (l *Ledger) note(u *Unit, ev logscan.Event) {
-	if u.Site.File == "" && ev.Path != "" && (ev.Kind == logscan.CompileBegin || ev.Kind == logscan.CompileRequest) {
+	switch {
+	case ev.Caller != "" && (ev.Kind == logscan.CompileBegin || ev.Kind == logscan.CompileRequest):
+		u.Site = ParseSite(ev.Caller) // the program's line that called the function compiled
+	case u.Site.File == "" && ev.Path != "" && (ev.Kind == logscan.CompileBegin || ev.Kind == logscan.CompileRequest):
 		u.Site = ParseSite(ev.Path) // PyTorch/XLA's frame of the program's own code
 	}
 	if ev.Signature != "" {

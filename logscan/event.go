@@ -134,6 +134,10 @@ type Event struct {
 	// "all previously seen cache keys differ"): what follows is a recompilation even when the
 	// earlier compilation is not in the log (a rotated log).
 	SeenBefore bool
+	// Caller is the line of the program's own code that called the function a framework
+	// compiles, when the framework names both (PyTorch/XLA under torch.compile: the first frame
+	// of the program's own outside the function dynamo compiled), as file:line (function).
+	Caller string
 	// Rank is the rank a launcher's prefix gave the line ("" when it gave none): mpirun
 	// --tag-output, srun --label, torchrun. Each rank is its own process.
 	Rank string

@@ -353,7 +353,7 @@ func causeLine(framework string, c verdict.Cause) string {
 	if c.Kind == "" && framework != "" {
 		s = framework + " said: " + s
 	}
-	if w := kindWords(c.Kind); w != "" {
+	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") { // "the batch took 4 sizes" says its kind
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
 		} else {

@@ -237,13 +237,43 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	for _, k := range order {
 		v.Causes = append(v.Causes, *causes[k])
 	}
-	slices.SortStableFunc(v.Causes, func(a, b Cause) int { return cmp.Compare(b.Count, a.Count) })
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
 	v.Sizes = sizesOf(compiled)
+	v.Causes = mergeSizes(v.Causes, v.Sizes)
+	slices.SortStableFunc(v.Causes, func(a, b Cause) int { return cmp.Compare(b.Count, a.Count) })
 	v.Action = action(v, in.Dumped)
 	return v
+}
+
+// mergeSizes folds the shape causes that only say the varying dimension took yet another size
+// (a spread of lengths: 55 → 54, 54 → 56, …) into one cause that says which sizes it took.
+func mergeSizes(cs []Cause, sz *Sizes) []Cause {
+	if sz == nil || len(distinct(sz.Seen)) < 3 {
+		return cs
+	}
+	var out []Cause
+	merged := -1
+	for _, c := range cs {
+		if c.Kind != string(diff.CauseBatchSize) && c.Kind != string(diff.CauseInputShape) {
+			out = append(out, c)
+			continue
+		}
+		if merged < 0 {
+			ds := distinct(sz.Seen)
+			out = append(out, Cause{Kind: c.Kind, Change: fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])})
+			merged = len(out) - 1
+		}
+		m := &out[merged]
+		m.Count += c.Count
+		for _, site := range c.Sites {
+			if !slices.Contains(m.Sites, site) && len(m.Sites) < 4 {
+				m.Sites = append(m.Sites, site)
+			}
+		}
+	}
+	return out
 }
 
 var reArrow = regexp.MustCompile(`(\S+ → \S+)`)
@@ -256,12 +286,16 @@ func change(c diff.Cause) string {
 	return c.Summary
 }
 
+// typed is a type as JAX prints one: a shaped array (f32[4,55,8], whose commas are not the
+// sentence's), or any other word.
+const typed = `[a-z]+\d*\[[\d,\s]*\](?:\{[^}]*\})?|[^\s,;]+`
+
 // Framework explanations recomp reads old → new from: JAX's "* at x, now f32[24,8] and before
 // f32[32,8]" (0.5+), its 0.4 "* at x, seen f32[32,8], but now given f32[24,8]", dynamo's
 // "size mismatch at index 1. expected 16, actual 24".
 var (
-	reJAXNowBefore = regexp.MustCompile(`\* at ([^,]+), now (\S+?) and before (\S+?)(?:[;\n]|$| )`)
-	reJAXSeenNow   = regexp.MustCompile(`\* at ([^,]+), seen (\S+?), but now given (\S+?)(?:[;\n,]|$| )`)
+	reJAXNowBefore = regexp.MustCompile(`\* at ([^,]+), now (` + typed + `) and before (` + typed + `)`)
+	reJAXSeenNow   = regexp.MustCompile(`\* at ([^,]+), seen (` + typed + `), but now given (` + typed + `)`)
 	reDynamoSize   = regexp.MustCompile(`size mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
 	reShape        = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
 )
@@ -341,7 +375,7 @@ func sizesOf(compiled []*ledger.Unit) *Sizes {
 		}
 		what = fmt.Sprintf("argument %d, dimension %d", arg, dim)
 		if dim == 0 {
-			what = "batch (the leading dimension)"
+			what = "the batch (leading dimension)"
 		}
 	} else {
 		// dynamo: "expected 16, actual 24" per recompilation
@@ -470,6 +504,17 @@ func (s *Sizes) padTo() string {
 		return ""
 	}
 	p := s.Plans[s.Best]
+	if n := len(distinct(s.Seen)); p.Compilations >= n {
+		// No bucket set within 10% padding compiles fewer times: the one size that covers
+		// them all, and what it costs in padding.
+		for _, q := range s.Plans {
+			if q.Compilations == 1 {
+				return fmt.Sprintf("pad %s to %d, the largest size (1 compilation instead of %d, %.0f%% padding; no bucket set under 10%% padding compiles fewer)",
+					s.What, q.Tops[len(q.Tops)-1], n, q.Overhead)
+			}
+		}
+		return ""
+	}
 	var tops []string
 	for _, t := range p.Tops {
 		tops = append(tops, strconv.Itoa(t))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,10 +40,23 @@ type truth struct {
 	Compiles  []truthCompile       `json:"compiles"`
 	Roles     map[string]truthRole `json:"roles"`
 	Processes []truthProcess       `json:"processes"`
+	// CompileSeconds is the sum of the framework's own per-compilation durations; CallSites the
+	// user's lines (FILE:LINE, FILE its base name) of each recompiled identity's recompilations;
+	// Spread the sizes fed to one program and the one size that covers them.
+	CompileSeconds *float64            `json:"compile_seconds"`
+	CallSites      map[string][]string `json:"call_sites"`
+	Spread         *truthSpread        `json:"spread"`
+}
+
+type truthSpread struct {
+	Identity string `json:"identity"`
+	Compiled []int  `json:"compiled"`
+	PadTo    int    `json:"pad_to"`
 }
 
 type truthCompile struct {
 	Identity string   `json:"identity"`
+	Seconds  float64  `json:"seconds"`
 	Log      string   `json:"log"`
 	Dump     string   `json:"dump"`
 	Causes   []string `json:"causes"`
@@ -201,6 +215,8 @@ func checkRun(t *testing.T, dir string, tr truth) {
 		}
 	}
 	checkRoles(t, doc, tr)
+	checkCost(t, doc, tr)
+	checkVerdict(t, doc, tr)
 	gcode, gout, _ := runRecomp(append([]string{"guard"}, logs...)...)
 	if wantCode := map[bool]int{true: 1, false: 0}[tr.GuardFails]; gcode != wantCode {
 		t.Errorf("guard exit %d, want %d:\n%s", gcode, wantCode, gout)
@@ -460,4 +476,76 @@ func familyNames(fs []report.FamilyJSON) []string {
 		out = append(out, fmt.Sprintf("%s(%d)", f.Family, len(f.Files)))
 	}
 	return out
+}
+
+// checkCost holds recomp's compile time to the framework's own per-compilation figures: the
+// total over the logs, and each identity's that truth.json lists every compilation of, within
+// 1% (2 ms for the millisecond rounding of small totals).
+func checkCost(t *testing.T, doc report.ScanJSON, tr truth) {
+	t.Helper()
+	near := func(got, want float64) bool { return math.Abs(got-want) <= max(0.01*want, 0.002) }
+	if tr.CompileSeconds != nil && !near(doc.Summary.CompileSeconds, *tr.CompileSeconds) {
+		t.Errorf("compile time %.3f s, the framework's own per-compilation figures sum to %.4f s", doc.Summary.CompileSeconds, *tr.CompileSeconds)
+	}
+	want := map[string]float64{}
+	for _, c := range tr.Compiles {
+		if c.Seconds > 0 && len(tr.Processes) == 0 {
+			want[programName(c.Identity)] += c.Seconds
+		}
+	}
+	for id, w := range want {
+		got := 0.0
+		for _, m := range doc.Modules {
+			if programName(m.Family) == id {
+				got += m.CompileSeconds
+			}
+		}
+		if !near(got, w) {
+			t.Errorf("%s: compile time %.3f s, the framework's figures of its compilations sum to %.4f s", id, got, w)
+		}
+	}
+}
+
+// checkVerdict holds the verdict to the user's lines and the sizes: each recompiled identity's
+// call sites are among the lines the verdict ranks (a TF log names no line: the probe of recomp
+// run does), and a spread of sizes gets the sizes it compiled and the one size that covers them.
+func checkVerdict(t *testing.T, doc report.ScanJSON, tr truth) {
+	t.Helper()
+	v := doc.Verdict
+	if v == nil {
+		t.Fatal("scan wrote no verdict")
+	}
+	if tr.Matrix != "" && strings.HasPrefix(tr.Matrix, "tf-") {
+		return // the log alone names no line of the program's own (TestLiveRecompRun checks the probe's)
+	}
+	for id, sites := range tr.CallSites {
+		for _, want := range sites {
+			found := false
+			for _, s := range v.CallSites {
+				found = found || strings.HasPrefix(filepath.Base(strings.SplitN(s.Site, " (", 2)[0]), want)
+			}
+			if !found {
+				t.Errorf("%s: the call site %s is not among the verdict's lines %+v", id, want, v.CallSites)
+			}
+		}
+	}
+	if sp := tr.Spread; sp != nil {
+		var p *report.ProgramVerdictJSON
+		for i := range v.Programs {
+			if programName(v.Programs[i].Program) == programName(sp.Identity) {
+				p = &v.Programs[i]
+			}
+		}
+		if p == nil || p.Sizes == nil {
+			t.Fatalf("no sizes to pad %s to: %+v", sp.Identity, v.Programs)
+		}
+		seen := slices.Clone(p.Sizes.Seen)
+		slices.Sort(seen)
+		if !slices.Equal(slices.Compact(seen), sp.Compiled) {
+			t.Errorf("sizes compiled %v, the program fed and compiled %v", seen, sp.Compiled)
+		}
+		if !strings.Contains(p.Action, fmt.Sprintf(" to %d", sp.PadTo)) {
+			t.Errorf("the action does not pad to %d: %s", sp.PadTo, p.Action)
+		}
+	}
 }

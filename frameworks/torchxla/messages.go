@@ -188,6 +188,7 @@ type analysis struct {
 	open        blockKind
 	wantCause   bool
 	inFrames    bool
+	firstUser   string // the first frame of the program's own code in the block
 	ev          logscan.Event
 	computation string   // the last "Computation hash:"
 	post        []string // Post Compilation Analysis values
@@ -217,7 +218,7 @@ func block(c *logscan.Context, kind blockKind, body string) {
 		if kind == executeBlock {
 			ev.Kind, ev.Signal = logscan.Execution, "ptxla:execution"
 		}
-		p.ev = ev
+		p.ev, p.firstUser = ev, ""
 	case p.open != kind:
 	case p.wantCause && strings.HasPrefix(body, "  "):
 		p.ev.Reason, p.wantCause = trimmed, false
@@ -230,9 +231,16 @@ func block(c *logscan.Context, kind blockKind, body string) {
 	case strings.HasPrefix(trimmed, "=====") || strings.HasPrefix(trimmed, "-----"):
 		flush(c)
 	case p.inFrames && strings.HasPrefix(body, "  "):
-		if p.ev.Module == "" && p.ev.Path == "" {
-			if f := reFrame.FindStringSubmatch(trimmed); f != nil && python.IsUserFrame(f[2]) {
-				p.ev.Path = path.Base(f[2]) + ":" + f[3] + " (" + f[1] + ")"
+		if f := reFrame.FindStringSubmatch(trimmed); f != nil && python.IsUserFrame(f[2]) {
+			frame := path.Base(f[2]) + ":" + f[3] + " (" + f[1] + ")"
+			switch {
+			case p.firstUser == "":
+				p.firstUser = frame
+				if p.ev.Module == "" && p.ev.Path == "" {
+					p.ev.Path = frame
+				}
+			case p.ev.Caller == "" && frame != p.firstUser:
+				p.ev.Caller = frame // the program's own line that called it
 			}
 		}
 	default:
@@ -254,6 +262,11 @@ func flush(c *logscan.Context) {
 	}
 	if p.ev.Module == "" {
 		p.ev.Module = p.ev.Path
+	}
+	if !strings.HasPrefix(p.ev.Reason, "dynamo is compiling") {
+		// the first frame of the program's own is where it compiled (a torch_xla.sync, a
+		// tensor read); only a function dynamo compiles has a caller of its own
+		p.ev.Caller = ""
 	}
 	c.Append(p.ev)
 	*p = analysis{computation: p.computation, frame: p.frame, recompile: p.recompile, recompileAt: p.recompileAt, guards: p.guards}

@@ -434,7 +434,7 @@ S["persistent-cache"] = dict(program=train_persistent_cache, env=ENV, recompiled
                  "executables ('Failed to deserialize executable: UNIMPLEMENTED', "
                  "PersistentCacheDeserializeFailure), so it compiles the same graph again: no cache hit on "
                  "CPU. Nothing recompiled within a run."))
-S["dynamo-openxla"] = dict(program=eval_dynamo, env=dict(ENV, TORCH_LOGS="recompiles"), recompiled=["forward"],
+S["dynamo-openxla"] = dict(program=eval_dynamo, env=dict(ENV, TORCH_LOGS="recompiles", PT_XLA_DEBUG_MAX_FRAME="32"), recompiled=["forward"],
     cause="input_shape", reason="size mismatch at index 1. expected 16, actual 24", reason_in_block=False, detail=True,
     description=("The model compiled with torch.compile(model, backend='openxla') and evaluated (no_grad) on "
                  "[4, seq, 16] inputs with seq 16, 16, 24, 24, 32. Dynamo guards on the input's size, so each new "

@@ -36,6 +36,7 @@ var Framework = &framework.Framework{
 		// about 10% of a small step's time, for nothing recomp needs.
 		{Name: "PT_XLA_DEBUG_LEVEL", Value: "1", Effect: "an analysis block per graph compiled (its cause, hash and Python frames): nothing per step",
 			Prints: regexp.MustCompile(`^(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: `)},
+		{Name: "PT_XLA_DEBUG_MAX_FRAME", Value: "32", Effect: "an analysis block lists up to 32 Python frames (8 by default): under torch.compile the program's own line is deeper than 8; longer blocks, nothing per step"},
 		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",
 			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
 		{Name: "XLA_HLO_DEBUG", Value: "1", Effect: "Python source lines in the HLO metadata; it changes the graph hash and so the persistent-cache key: entries cached without it are not reused"},

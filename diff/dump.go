@@ -177,7 +177,7 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 			fi, err := os.Stat(full)
 			switch {
 			case err != nil:
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", full, err))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", full, unwrapPath(full, err)))
 				continue
 			case !fi.Mode().IsRegular():
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not a regular file (%s)", full, fi.Mode().Type()))
@@ -284,7 +284,7 @@ func quoteAll(xs []string) []string {
 func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64) *DumpFile {
 	src, err := ReadFileMax(path, stdin, limit)
 	if err != nil {
-		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(err).Error()})
+		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(path, err).Error()})
 		return nil
 	}
 	if !looksLikeHLO(src) {
@@ -331,7 +331,7 @@ func (d *Dump) Module(f *DumpFile) (m *hlo.Module, ok bool) {
 		m, err = hlo.Parse(f.Path, src)
 	}
 	if err != nil {
-		d.Problems = append(d.Problems, Problem{Path: f.Path, Message: "read again to be compared: " + unwrapPath(err).Error()})
+		d.Problems = append(d.Problems, Problem{Path: f.Path, Message: "read again to be compared: " + unwrapPath(f.Path, err).Error()})
 		return nil, false
 	}
 	return m, true
@@ -356,8 +356,9 @@ func ReadFileMax(path string, stdin io.Reader, limit int64) ([]byte, error) {
 	return input.ReadAll(path, stdin, limit)
 }
 
-// unwrapPath is err without the path a Problem names anyway.
-func unwrapPath(err error) error {
+// unwrapPath is err about path without the path, which a Problem or warning names anyway:
+// the path of an fs.PathError, and the "path: " that errors about reading (gzip) start with.
+func unwrapPath(path string, err error) error {
 	var tl *TooLargeError
 	if errors.As(err, &tl) {
 		return errors.New(tl.Reason())
@@ -365,6 +366,9 @@ func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %v", pe.Op, pe.Err)
+	}
+	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
+		return errors.New(msg)
 	}
 	return err
 }

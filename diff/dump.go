@@ -82,7 +82,8 @@ var (
 	rePass     = regexp.MustCompile(`(?s)^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
 )
 
-// notHLO are suffixes of dump files that are not HLO modules.
+// notHLO are the endings (before .txt) of dump files that are not HLO modules; a module whose
+// name holds one of them elsewhere is still a module.
 var notHLO = []string{"-buffer-assignment", "-memory-usage-report", "-live-range", ".ir-no-opt", ".ir-with-opt",
 	".thunk_sequence", ".metadata", "autotune_results", "gpu_target_config"}
 
@@ -167,7 +168,7 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	for _, e := range entries {
 		n := e.Name()
 		base, ok := hloBase(n)
-		if e.IsDir() || !ok || slices.ContainsFunc(notHLO, func(s string) bool { return strings.Contains(base, s) }) {
+		if e.IsDir() || !ok || slices.ContainsFunc(notHLO, func(s string) bool { return strings.HasSuffix(base, s) }) {
 			d.Ignored++
 			continue
 		}

@@ -198,6 +198,10 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	sort.Strings(d.Stages)
 	want := chooseStage(opt.Stage, stages, d.Stages)
 	if !stages[want] && len(cands) > 0 {
+		if opt.Stage == "" { // several stages, none of them the default
+			return nil, fmt.Errorf("%s: HLO files of %d stages and none is %s or %s: name the stage to compare (stages here: %s)",
+				path, len(d.Stages), StageBefore, StageAfter, strings.Join(quoteAll(d.Stages), ", "))
+		}
 		return nil, fmt.Errorf("%s: no HLO files of stage %q (stages here: %s)", path, want, strings.Join(quoteAll(d.Stages), ", "))
 	}
 	for _, c := range cands {

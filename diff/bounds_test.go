@@ -41,10 +41,18 @@ func writeVersions(t testing.TB, dir string, n, offset, skip int) {
 
 // TestExplainManyVersions: a dump of many versions of one program holds a bounded number of
 // parsed modules, explains every version against the one before reading the others two at
-// a time, and keeps what each comparison found, not the modules.
+// a time, and keeps what each comparison found, not the modules. With -short it writes 300
+// versions, not 2000 (creating a file is most of its time): still over maxHeld, and enough
+// that the modules the dump holds spread under the bound per version.
 func TestExplainManyVersions(t *testing.T) {
 	dir := t.TempDir()
-	const n = 2000
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	if n <= 2*maxHeld {
+		t.Fatalf("%d versions do not test the bound of %d held modules", n, maxHeld)
+	}
 	writeVersions(t, dir, n, 0, -1)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -80,7 +88,7 @@ func TestExplainManyVersions(t *testing.T) {
 			t.Fatalf("step %d: %+v", i, r.Causes)
 		}
 	}
-	if per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n; per > 4<<10 {
+	if per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(n); per > 4<<10 {
 		t.Errorf("%d bytes held per version (a parsed module is over 100 KB)", per)
 	}
 	runtime.KeepAlive(hs)
@@ -88,12 +96,19 @@ func TestExplainManyVersions(t *testing.T) {
 
 // TestPairLargeFamilies: two dumps of many versions whose numbers differ by one and whose
 // fingerprints never match are paired in dump order (scoring every pair's structure would be
-// quadratic), and the extra version with its nearest neighbour.
+// quadratic), and the extra version with its nearest neighbour. With -short the families have
+// 150 versions, not 1500: still too many to score every pair.
 func TestPairLargeFamilies(t *testing.T) {
 	dir := t.TempDir()
-	const n = 1500
+	n := 1500
+	if testing.Short() {
+		n = 150
+	}
+	if n*(n-1) <= maxSimilarity {
+		t.Fatalf("%d versions a side are few enough to score every pair", n)
+	}
 	writeVersions(t, filepath.Join(dir, "a"), n, 0, -1)
-	writeVersions(t, filepath.Join(dir, "b"), n, 100_000, 700) // other constants; version 700 missing
+	writeVersions(t, filepath.Join(dir, "b"), n, 100_000, n*7/15) // other constants; a version in the middle missing
 	a, err := LoadDump(filepath.Join(dir, "a"), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

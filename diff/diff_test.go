@@ -125,9 +125,19 @@ func synthetic(tb testing.TB, s hlo.Synthetic) *hlo.Module {
 	return m
 }
 
+// largeModule is the instruction count of the large modules the tests compare: 20 000, or
+// 5 000 with -short (still over MaxChanges changes, and over TextOptions' default MaxLines).
+func largeModule() int {
+	if testing.Short() {
+		return 5_000
+	}
+	return 20_000
+}
+
 func TestLargeModulesDiffByCause(t *testing.T) {
-	a := synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 32, Scale: 0.5})
-	b := synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 24, Scale: 0.5})
+	n := largeModule()
+	a := synthetic(t, hlo.Synthetic{Instructions: n, Batch: 32, Scale: 0.5})
+	b := synthetic(t, hlo.Synthetic{Instructions: n, Batch: 24, Scale: 0.5})
 	r := Compare(a, b)
 	if len(r.Causes) != 1 || r.Causes[0].Kind != CauseBatchSize || r.Added+r.Removed != 0 || r.Matched != a.InstructionCount() {
 		t.Errorf("causes %+v matched %d added %d removed %d", r.Causes, r.Matched, r.Added, r.Removed)
@@ -135,8 +145,10 @@ func TestLargeModulesDiffByCause(t *testing.T) {
 	if len(r.Changes) != MaxChanges || r.ChangeCount <= MaxChanges {
 		t.Errorf("changes kept %d of %d", len(r.Changes), r.ChangeCount)
 	}
-	c := synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 32, Scale: 0.25})
-	if r := Compare(a, c); r.Causes[0].Kind != CauseConstant || r.Counts[KindConstant] != 4000 || !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "… and 3992 more") {
+	c := synthetic(t, hlo.Synthetic{Instructions: n, Batch: 32, Scale: 0.25})
+	layers := n / 5 // a constant in each layer of five instructions
+	if r := Compare(a, c); r.Causes[0].Kind != CauseConstant || r.Counts[KindConstant] != layers ||
+		!strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), fmt.Sprintf("… and %d more", layers-8)) {
 		t.Errorf("constants: %+v %v", r.Causes, r.Counts)
 	}
 }
@@ -232,8 +244,8 @@ func TestTextDiff(t *testing.T) {
 	if strings.Contains(td.Text, "metadata") || strings.Count(td.Text, "\n-") != 8 {
 		t.Errorf("only the 8 changed constants differ, without metadata:\n%s", td.Text)
 	}
-	big := Compare(synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 32, Scale: 0.5}),
-		synthetic(t, hlo.Synthetic{Instructions: 20_000, Batch: 24, Scale: 0.5})).Text(TextOptions{MaxOutput: 50})
+	big := Compare(synthetic(t, hlo.Synthetic{Instructions: largeModule(), Batch: 32, Scale: 0.5}),
+		synthetic(t, hlo.Synthetic{Instructions: largeModule(), Batch: 24, Scale: 0.5})).Text(TextOptions{MaxOutput: 50})
 	if n := strings.Count(big.Text, "\n"); n > 52 || len(big.Notes) != 2 || !strings.Contains(big.Notes[0], "aligned by the structural matching") {
 		t.Errorf("large: %d lines, notes %v", n, big.Notes)
 	}

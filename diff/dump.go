@@ -85,7 +85,8 @@ var (
 	rePass     = regexp.MustCompile(`(?s)^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
 )
 
-// notHLO are suffixes of dump files that are not HLO modules.
+// notHLO are the endings (before .txt) of dump files that are not HLO modules; a module whose
+// name holds one of them elsewhere is still a module.
 var notHLO = []string{"-buffer-assignment", "-memory-usage-report", "-live-range", ".ir-no-opt", ".ir-with-opt",
 	".thunk_sequence", ".metadata", "autotune_results", "gpu_target_config"}
 
@@ -170,7 +171,7 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	for _, e := range entries {
 		n := e.Name()
 		base, ok := hloBase(n)
-		if e.IsDir() || !ok || slices.ContainsFunc(notHLO, func(s string) bool { return strings.Contains(base, s) }) {
+		if e.IsDir() || !ok || slices.ContainsFunc(notHLO, func(s string) bool { return strings.HasSuffix(base, s) }) {
 			d.Ignored++
 			continue
 		}
@@ -180,7 +181,7 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 			fi, err := os.Stat(full)
 			switch {
 			case err != nil:
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", full, err))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", full, unwrapPath(full, err)))
 				continue
 			case !fi.Mode().IsRegular():
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not a regular file (%s)", full, fi.Mode().Type()))
@@ -200,6 +201,10 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	sort.Strings(d.Stages)
 	want := chooseStage(opt.Stage, stages, d.Stages)
 	if !stages[want] && len(cands) > 0 {
+		if opt.Stage == "" { // several stages, none of them the default
+			return nil, fmt.Errorf("%s: HLO files of %d stages and none is %s or %s: name the stage to compare (stages here: %s)",
+				path, len(d.Stages), StageBefore, StageAfter, strings.Join(quoteAll(d.Stages), ", "))
+		}
 		return nil, fmt.Errorf("%s: no HLO files of stage %q (stages here: %s)", path, want, strings.Join(quoteAll(d.Stages), ", "))
 	}
 	for _, c := range cands {
@@ -287,7 +292,7 @@ func quoteAll(xs []string) []string {
 func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64) *DumpFile {
 	src, err := ReadFileMax(path, stdin, limit)
 	if err != nil {
-		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(err).Error()})
+		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(path, err).Error()})
 		return nil
 	}
 	if !looksLikeHLO(src) {
@@ -335,7 +340,7 @@ func (d *Dump) Module(f *DumpFile) (m *hlo.Module, ok bool) {
 		m, err = hlo.Parse(f.Path, src)
 	}
 	if err != nil {
-		d.Problems = append(d.Problems, Problem{Path: f.Path, Message: "read again to be compared: " + unwrapPath(err).Error()})
+		d.Problems = append(d.Problems, Problem{Path: f.Path, Message: "read again to be compared: " + unwrapPath(f.Path, err).Error()})
 		return nil, false
 	}
 	return m, true
@@ -360,8 +365,9 @@ func ReadFileMax(path string, stdin io.Reader, limit int64) ([]byte, error) {
 	return input.ReadAll(path, stdin, limit)
 }
 
-// unwrapPath is err without the path a Problem names anyway.
-func unwrapPath(err error) error {
+// unwrapPath is err about path without the path, which a Problem or warning names anyway:
+// the path of an fs.PathError, and the "path: " that errors about reading (gzip) start with.
+func unwrapPath(path string, err error) error {
 	var tl *TooLargeError
 	if errors.As(err, &tl) {
 		return errors.New(tl.Reason())
@@ -369,6 +375,9 @@ func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %v", pe.Op, pe.Err)
+	}
+	if msg, ok := strings.CutPrefix(err.Error(), path+": "); ok {
+		return errors.New(msg)
 	}
 	return err
 }

@@ -183,7 +183,7 @@ func pairFamily(da, db *Dump, as, bs []*DumpFile) (pairs []*Pair, ua, ub []*Dump
 		return pairs, nil, nil
 	}
 	fp := &familyPairing{da: da, db: db, as: as, bs: bs, usedA: make([]bool, len(as)), usedB: make([]bool, len(bs)),
-		skel: map[*DumpFile]map[uint64]int{}}
+		skel: map[*DumpFile]map[uint64]int{}, unread: map[*DumpFile]bool{}}
 	fp.byFingerprint()
 	fp.bySimilarity()
 	ua, ub = fp.extras()
@@ -198,13 +198,27 @@ func pairFamily(da, db *Dump, as, bs []*DumpFile) (pairs []*Pair, ua, ub []*Dump
 }
 
 // familyPairing pairs the modules of one family when the two sides have different numbers of
-// them. A module that cannot be read again is left out (its dump has the Problem).
+// them. A module that cannot be read again is left out (its dump has the Problem, once) and is
+// no one's counterpart.
 type familyPairing struct {
 	da, db       *Dump
 	as, bs       []*DumpFile
 	usedA, usedB []bool
 	pairs        []*Pair
 	skel         map[*DumpFile]map[uint64]int // skeleton counts, computed once per file
+	unread       map[*DumpFile]bool           // modules that could not be read again
+}
+
+// module is a file's module, read at most once more after it failed.
+func (fp *familyPairing) module(d *Dump, f *DumpFile) (*hlo.Module, bool) {
+	if fp.unread[f] {
+		return nil, false
+	}
+	m, ok := d.Module(f)
+	if !ok {
+		fp.unread[f] = true
+	}
+	return m, ok
 }
 
 func (fp *familyPairing) add(i, j int, by PairedBy) {
@@ -217,7 +231,7 @@ func (fp *familyPairing) add(i, j int, by PairedBy) {
 func (fp *familyPairing) byFingerprint() {
 	byFP := map[string][]int{}
 	for j, f := range fp.bs {
-		m, ok := fp.db.Module(f)
+		m, ok := fp.module(fp.db, f)
 		if !ok {
 			fp.usedB[j] = true
 			continue
@@ -226,7 +240,7 @@ func (fp *familyPairing) byFingerprint() {
 		byFP[h] = append(byFP[h], j)
 	}
 	for i, f := range fp.as {
-		m, ok := fp.da.Module(f)
+		m, ok := fp.module(fp.da, f)
 		if !ok {
 			fp.usedA[i] = true
 			continue
@@ -241,7 +255,7 @@ func (fp *familyPairing) byFingerprint() {
 
 func (fp *familyPairing) skeleton(d *Dump, f *DumpFile) map[uint64]int {
 	if fp.skel[f] == nil {
-		m, ok := d.Module(f)
+		m, ok := fp.module(d, f)
 		if !ok {
 			return map[uint64]int{}
 		}
@@ -299,6 +313,16 @@ func (fp *familyPairing) bySimilarity() {
 // is returned unpaired.
 func (fp *familyPairing) extras() (ua, ub []*DumpFile) {
 	leftA, leftB := unused(fp.usedA), unused(fp.usedB)
+	readable := func(files []*DumpFile) []*DumpFile {
+		var out []*DumpFile
+		for _, f := range files {
+			if !fp.unread[f] {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	as, bs := readable(fp.as), readable(fp.bs)
 	best := func(at int, n int, others []*DumpFile, sim func(o *DumpFile) float64) *DumpFile {
 		window := len(others)
 		if (len(leftA)+len(leftB))*len(others) > maxSimilarity {
@@ -328,7 +352,7 @@ func (fp *familyPairing) extras() (ua, ub []*DumpFile) {
 	}
 	for _, i := range leftA {
 		a := fp.as[i]
-		if o := best(i, len(fp.as), fp.bs, func(o *DumpFile) float64 { return fp.sim(a, o) }); o != nil {
+		if o := best(i, len(fp.as), bs, func(o *DumpFile) float64 { return fp.sim(a, o) }); o != nil {
 			fp.pairs = append(fp.pairs, &Pair{A: a, B: o, PairedBy: PairedByExtra})
 		} else {
 			ua = append(ua, a)
@@ -336,7 +360,7 @@ func (fp *familyPairing) extras() (ua, ub []*DumpFile) {
 	}
 	for _, j := range leftB {
 		b := fp.bs[j]
-		if o := best(j, len(fp.bs), fp.as, func(o *DumpFile) float64 { return fp.sim(o, b) }); o != nil {
+		if o := best(j, len(fp.bs), as, func(o *DumpFile) float64 { return fp.sim(o, b) }); o != nil {
 			fp.pairs = append(fp.pairs, &Pair{A: o, B: b, PairedBy: PairedByExtra})
 		} else {
 			ub = append(ub, b)

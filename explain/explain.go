@@ -25,7 +25,8 @@ import (
 // Options say how dumps are read and compared.
 type Options struct {
 	// Stage is the dump stage to compare: "before", "after", a stage name, or "" for
-	// before_optimizations when the dump has it.
+	// before_optimizations when the dump has it (Dumps: when both dumps have it, else
+	// after_optimizations when both have that).
 	Stage string
 	// Text adds the text diff of each changed computation, to the first MaxTexts pairs that
 	// differ (0: DefaultMaxTexts).
@@ -122,6 +123,9 @@ func Dumps(a, b string, opt Options) (*report.Diff, error) {
 	if err != nil {
 		return nil, err
 	}
+	if da, db, err = oneStage(a, b, da, db, opt); err != nil {
+		return nil, err
+	}
 	dd := diff.Dumps(da, db, opt.compare())
 	d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
 		Problems: append(da.Problems, db.Problems...), Warnings: append(da.Warnings, db.Warnings...)}
@@ -131,6 +135,36 @@ func Dumps(a, b string, opt Options) (*report.Diff, error) {
 	d.Warnings = append(d.Warnings, opt.textsLeftOut(dd.Pairs)...)
 	opt.logger().Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
 	return d, nil
+}
+
+// oneStage loads again, at the stage both have, a dump whose default stage the other lacks (a
+// kept its modules before and after optimisation, b only after): two runs are compared at one
+// stage, not one's unoptimised modules with the other's optimised ones. Dumps of one file, and
+// dumps of a stage named, are left as they are.
+func oneStage(a, b string, da, db *diff.Dump, opt Options) (*diff.Dump, *diff.Dump, error) {
+	if opt.Stage != "" || len(da.Files) == 0 || len(db.Files) == 0 || len(da.Stages) == 0 || len(db.Stages) == 0 {
+		return da, db, nil
+	}
+	sa, sb := da.Files[0].Stage, db.Files[0].Stage
+	if sa == sb {
+		return da, db, nil
+	}
+	for _, s := range []string{diff.StageBefore, diff.StageAfter} {
+		if !slices.Contains(da.Stages, s) || !slices.Contains(db.Stages, s) {
+			continue
+		}
+		o := opt
+		o.Stage = s
+		var err error
+		if sa != s {
+			da, err = load(a, o)
+		}
+		if err == nil && sb != s {
+			db, err = load(b, o)
+		}
+		return da, db, err
+	}
+	return da, db, nil
 }
 
 // explain compares the versions of each program of a dump, linked with the compilations of a

@@ -359,6 +359,46 @@ func TestDumps(t *testing.T) {
 	}
 }
 
+// Two runs are compared at one stage: a kept its modules before and after optimisation, b only
+// after, so a's optimised modules are compared with b's (not its unoptimised ones, whose
+// differences would be XLA's fusions); a stage named is kept.
+func TestDumpsAtOneStage(t *testing.T) {
+	write := func(dir string, files map[string]string) string {
+		for name, text := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	fused := strings.Replace(module("jit_step", 32), "negate(", "exponential(", 1)
+	a := write(t.TempDir(), map[string]string{
+		"module_0001.jit_step.before_optimizations.txt":    module("jit_step", 32),
+		"module_0001.jit_step.cpu_after_optimizations.txt": fused,
+		"module_0002.jit_init.before_optimizations.txt":    module("jit_init", 8),
+		"module_0002.jit_init.cpu_after_optimizations.txt": module("jit_init", 8),
+	})
+	b := write(t.TempDir(), map[string]string{
+		"module_0004.jit_step.cpu_after_optimizations.txt": fused,
+		"module_0005.jit_init.cpu_after_optimizations.txt": module("jit_init", 8),
+	})
+	got, err := Dumps(a, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "jit_init: module_0002 -> module_0005: identical; jit_step: module_0001 -> module_0004: identical"; pairs(got) != want ||
+		!strings.HasSuffix(got.Pairs[0].A.Path, "cpu_after_optimizations.txt") {
+		t.Errorf("pairs %s, want %s (%s)", pairs(got), want, got.Pairs[0].A.Path)
+	}
+	got, err = Dumps(b, a, Options{})
+	if err != nil || !strings.HasSuffix(got.Pairs[0].B.Path, "cpu_after_optimizations.txt") {
+		t.Errorf("b, a: %v %v", err, got.Pairs[0].B.Path)
+	}
+	if _, err := Dumps(a, b, Options{Stage: "before"}); err == nil || !strings.Contains(err.Error(), `no HLO files of stage "before_optimizations"`) {
+		t.Errorf("a stage named is kept: %v", err)
+	}
+}
+
 // torchCompile is PyTorch/XLA's analysis of one compilation, made by a frame of the user's
 // program.
 func torchCompile(hash, fn string, line int) string {

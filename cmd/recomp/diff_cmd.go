@@ -8,7 +8,7 @@ import (
 type diffCmd struct {
 	outputFlag
 	Text  bool   `help:"Add a unified text diff of each changed computation (bounded: see README)."`
-	Stage string `help:"Dump stage to compare: before, after, or a stage name (default: before_optimizations when present)." placeholder:"STAGE"`
+	Stage string `help:"Dump stage to compare: before, after, or a stage name (default: before_optimizations when both dumps have it, else after_optimizations when both have it)." placeholder:"STAGE"`
 	A     string `arg:"" name:"A" help:"HLO file or XLA dump folder of the first run ('-' for stdin, .gz read transparently)."`
 	B     string `arg:"" name:"B" help:"HLO file or XLA dump folder of the second run."`
 }

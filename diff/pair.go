@@ -426,6 +426,11 @@ const variantWindow = 8
 // state, a Python scalar become a constant).
 const sameProgram = 0.1
 
+// minSplit is the fewest instructions (of the skeleton) both versions must have for their
+// dissimilarity to split them into two programs: in a graph of one or two instructions one
+// change (a convert for a new dtype, a fused op) is all of it (diff/testdata/dumps: gpu-names).
+const minSplit = 3
+
 // maxPrograms bounds the programs one group is split into; a version unlike all of them joins
 // the closest.
 const maxPrograms = 16
@@ -631,7 +636,7 @@ func closest(v *variant, byFP map[uint64]*variant, window, latest []*variant, pr
 		if sk > bestSk || sk == bestSk && c.sequence > fallback.sequence {
 			fallback, bestSk = c, sk
 		}
-		if sk < sameProgram {
+		if sk < sameProgram && min(len(c.sk), len(v.sk)) >= minSplit {
 			continue
 		}
 		if sim := sortedSimilarity(c.full, v.full); sim > bestSim || sim == bestSim && c.sequence > best.sequence {

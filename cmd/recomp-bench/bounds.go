@@ -42,15 +42,11 @@ type boundCase struct {
 }
 
 func runBounds(dir string, keep bool) error {
-	dir, cleanup, err := workDir(dir, "recomp-bounds-", keep)
+	dir, bin, cleanup, err := buildIn(dir, "recomp-bounds-", keep)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	bin := filepath.Join(dir, "recomp")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build (run from the project root): %v\n%s", err, out)
-	}
 	fmt.Println("generating the inputs …")
 	bomb := filepath.Join(dir, "bomb.hlo.gz")
 	bombSize, err := writeBomb(bomb, 1024)

@@ -76,16 +76,11 @@ func run(mb, nfiles, instr, rounds int, dir string, keep bool) error {
 	if mb <= 0 || nfiles <= 0 || instr <= 0 || rounds <= 0 {
 		return fmt.Errorf("-mb, -files, -instructions and -rounds must be positive")
 	}
-	dir, cleanup, err := workDir(dir, "recomp-bench-", keep)
+	dir, bin, cleanup, err := buildIn(dir, "recomp-bench-", keep)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	bin := filepath.Join(dir, "recomp")
-	fmt.Printf("building recomp into %s\n", bin)
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build (run from the project root): %v\n%s", err, out)
-	}
 
 	big := filepath.Join(dir, "big.log")
 	bigSize, lines, err := writeLog(big, int64(mb)<<20, 0)
@@ -321,6 +316,22 @@ func runStress(dir string, keep bool) error {
 
 // workDir is the folder for generated inputs: dir, or a new temporary one; cleanup removes it
 // unless keep.
+// buildIn makes the work folder (workDir) and builds recomp into it; cleanup removes the folder
+// unless keep.
+func buildIn(dir, prefix string, keep bool) (string, string, func(), error) {
+	dir, cleanup, err := workDir(dir, prefix, keep)
+	if err != nil {
+		return "", "", nil, err
+	}
+	bin := filepath.Join(dir, "recomp")
+	fmt.Printf("building recomp into %s\n", bin)
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
+		cleanup()
+		return "", "", nil, fmt.Errorf("go build (run from the project root): %v\n%s", err, out)
+	}
+	return dir, bin, cleanup, nil
+}
+
 func workDir(dir, prefix string, keep bool) (string, func(), error) {
 	if dir == "" {
 		d, err := os.MkdirTemp("", prefix)

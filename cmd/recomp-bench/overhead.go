@@ -80,15 +80,11 @@ func runOverhead(rounds int, seconds float64, dir string, keep bool) error {
 	if rounds <= 0 || seconds <= 0 {
 		return fmt.Errorf("-rounds and -seconds must be positive")
 	}
-	dir, cleanup, err := workDir(dir, "recomp-overhead-", keep)
+	dir, bin, cleanup, err := buildIn(dir, "recomp-overhead-", keep)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	bin := filepath.Join(dir, "recomp")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/recomp").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build (run from the project root): %v\n%s", err, out)
-	}
 	here, _ := os.Getwd()
 	fmt.Printf("machine: %d CPUs, %s/%s; %d rounds, loops of about %.0f s\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, rounds, seconds)
 	n := 0

@@ -26,6 +26,8 @@ import (
 const (
 	htmlMaxFamilies = 30  // rows of the timeline
 	htmlMaxDiffLine = 400 // characters of a diff line compared for highlighting
+	htmlMaxCardRows = 400  // rows of one side-by-side diff
+	htmlMaxDiffRows = 3000 // rows of all the side-by-side diffs of a page
 )
 
 // Meta says where a report came from: recomp's version and the command line.
@@ -140,7 +142,13 @@ func writePage(w io.Writer, d *Document, meta Meta) error {
 	}
 	p.Omitted = append(p.Omitted, p.Document.Omitted...)
 	p.Meta.Version, p.Meta.Command = visible(meta.Version), visible(meta.Command)
-	return pageTemplate.Execute(w, p)
+	budget := htmlMaxDiffRows
+	t, err := pageTemplate.Clone()
+	if err != nil {
+		return err
+	}
+	t.Funcs(template.FuncMap{"sideBySide": func(td *diff.TextDiff) []htmlDiffRow { return capRows(sideBySide(td), &budget) }})
+	return t.Execute(w, p)
 }
 
 // escHTML escapes text for HTML that the page builds itself (the timeline, the diffs), with
@@ -375,6 +383,18 @@ func drawTimeline(marks []timelineMark, mods []*ledger.Module, loadsRow bool, ax
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s · blue: compilation, red: compiled after warm-up, green: cache hit, grey: executable load</text></svg>`,
 		left, height-6, escHTML(axis))
 	return template.HTML(b.String())
+}
+
+// capRows keeps a diff's rows within its card's cap and what is left of the page's budget, and
+// says in a last row how many it left out.
+func capRows(rows []htmlDiffRow, budget *int) []htmlDiffRow {
+	n := min(len(rows), htmlMaxCardRows, max(*budget, 0))
+	*budget -= n
+	if n == len(rows) {
+		return rows
+	}
+	note := template.HTML(escHTML(fmt.Sprintf("… %d more lines of this diff left out of the page (recomp explain --text prints them all)", len(rows)-n)))
+	return append(rows[:n:n], htmlDiffRow{Kind: "skip", Left: note, Right: note})
 }
 
 // sideBySide lays out a unified diff in two columns: a run of removed lines beside the run of

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
@@ -202,5 +204,35 @@ func TestHTMLBounded(t *testing.T) {
 			!strings.Contains(page, "more findings (the report shows the first 50") {
 			t.Errorf("%s: the page does not say what it left out", name)
 		}
+	}
+}
+
+// TestHTMLDiffsBounded: a dump of 60 programs whose every pair has a long text diff gives a
+// page under 1 MB: each side-by-side diff is cut at its card's cap and all of them at the
+// page's, saying what was left out, and each diff starts folded.
+func TestHTMLDiffsBounded(t *testing.T) {
+	var lines []diff.DiffLine
+	for i := 0; i < 2000; i++ {
+		lines = append(lines, diff.DiffLine{Op: '-', Text: fmt.Sprintf("%%multiply.%d = f32[32,1024]{1,0} multiply(f32[32,1024]{1,0} %%a.%d, f32[32,1024]{1,0} %%b.%d)", i, i, i)},
+			diff.DiffLine{Op: '+', Text: fmt.Sprintf("%%multiply.%d = f32[24,1024]{1,0} multiply(f32[24,1024]{1,0} %%a.%d, f32[24,1024]{1,0} %%b.%d)", i, i, i)})
+	}
+	d := &Diff{Command: "explain"}
+	for i := 0; i < 60; i++ {
+		fam := fmt.Sprintf("jit_step_%d", i)
+		d.Pairs = append(d.Pairs, &DiffPair{Pair: &diff.Pair{
+			A:      &diff.DumpFile{Path: fam + "/module_0001.txt", Family: fam},
+			B:      &diff.DumpFile{Path: fam + "/module_0002.txt", Family: fam},
+			Result: &diff.Result{ChangeCount: 2000, Causes: []diff.Cause{{Kind: diff.CauseBatchSize, Summary: "batch size changed 32 → 24"}}}},
+			Text: &diff.TextDiff{Lines: lines}})
+	}
+	page := render(t, HTML, d)
+	if len(page) > 1<<20 {
+		t.Errorf("the page is %d KB", len(page)>>10)
+	}
+	if !strings.Contains(page, "more lines of this diff left out of the page") {
+		t.Error("the page does not say it cut the diffs")
+	}
+	if strings.Contains(page, "<details open") {
+		t.Error("a diff starts unfolded")
 	}
 }

@@ -7,7 +7,8 @@ fresh Python process and makes DIR/NAME/:
     run.log      what the program printed, stdout and stderr interleaved as printed: through one pipe
                  (the default), through two pipes with a launcher's line prefix added (spec "prefix"),
                  or under a pseudo-terminal (spec "terminal": \\r progress bars and \\r\\n line ends as a
-                 terminal gives them). Runs of several processes write run1.log, run2.log, ...
+                 terminal gives them). Scenarios of several processes write run1.log, run2.log, ...
+                 (one after the other, spec "runs") or rank0.log, rank1.log, ... (at once, spec "ranks")
     dump/        the HLO modules XLA dumped before optimisation (the fixture's XLA_FLAGS dump into
                  dump/, relative to the run folder, which is the program's working directory); the
                  other dump files are deleted to keep the folder small
@@ -29,6 +30,7 @@ import os
 import platform
 import re
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -44,6 +46,20 @@ EVIDENCE = {}  # what the program learns from the framework (and about itself), 
 def run_index():
     """Which process of a scenario of several runs this is: 1, 2, ... (1 for a single run)."""
     return int(os.environ.get("RECOMP_RUN", "1"))
+
+
+def rank():
+    """(rank, processes, coordinator "localhost:PORT") of a scenario of concurrent processes
+    (spec "ranks"); (0, 1, None) otherwise."""
+    return (int(os.environ.get("RECOMP_RANK", "0")), int(os.environ.get("RECOMP_RANKS", "1")),
+            os.environ.get("RECOMP_COORDINATOR"))
+
+
+def here(depth=1):
+    """"FILE:LINE" of the caller's line (FILE the base name, as a framework prints the frame without
+    its folder): a program writes `out, site = f(x), driver.here()` to know the line of its call."""
+    f = sys._getframe(depth)
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
 
 
 # --- versions ----------------------------------------------------------------------------------------
@@ -166,10 +182,28 @@ def child_env(fw, recorded, extra):
     return env
 
 
+def _evidence_file(cwd, log):
+    return os.path.join(cwd, ".evidence." + log + ".json")
+
+
+def _read_evidence(path):
+    with open(path) as f:
+        ev = json.load(f)
+    os.remove(path)
+    return ev
+
+
+def with_dump(env, folder):
+    """{"XLA_FLAGS": ...} of env with its dump folder (--xla_dump_to=dump) replaced by folder."""
+    flags = env.get("XLA_FLAGS", "")
+    assert "--xla_dump_to=dump" in flags.split(), flags
+    return {"XLA_FLAGS": " ".join("--xla_dump_to=" + folder if f == "--xla_dump_to=dump" else f for f in flags.split())}
+
+
 def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
     """Run scenario NAME's program once in a fresh process (working directory cwd), its output to
     cwd/log; return the evidence its hook collected."""
-    evidence = os.path.join(cwd, ".evidence.json")
+    evidence = _evidence_file(cwd, log)
     env = child_env(fw, dict(recorded, **(run_env or {})), {"RECOMP_EVIDENCE": evidence, "RECOMP_RUN": str(index)})
     cmd = [sys.executable, fw.file, "--run", name]
     log_path = os.path.join(cwd, log)
@@ -181,10 +215,42 @@ def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
         rc = _run_pipe(cmd, env, cwd, log_path)
     if rc != 0:
         sys.exit(f"{name}: the program failed (exit {rc}); see {log_path}")
-    with open(evidence) as f:
-        ev = json.load(f)
-    os.remove(evidence)
-    return ev
+    return _read_evidence(evidence)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def run_ranks(fw, name, cwd, logs, recorded, per_rank_env, timeout=600):
+    """Run scenario NAME's program as len(logs) concurrent processes, rank i's output (one pipe)
+    to cwd/logs[i]; they find each other through RECOMP_COORDINATOR (a free localhost port)."""
+    coordinator = f"localhost:{_free_port()}"
+    cmd = [sys.executable, fw.file, "--run", name]
+    procs, files = [], []
+    for i, log in enumerate(logs):
+        env = child_env(fw, dict(recorded, **per_rank_env[i]), {
+            "RECOMP_EVIDENCE": _evidence_file(cwd, log), "RECOMP_RANK": str(i), "RECOMP_RANKS": str(len(logs)),
+            "RECOMP_COORDINATOR": coordinator})
+        f = open(os.path.join(cwd, log), "wb")
+        files.append(f)
+        procs.append(subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=cwd))
+    deadline = time.time() + timeout
+    rcs = []
+    for p in procs:
+        try:
+            rcs.append(p.wait(timeout=max(1, deadline - time.time())))
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            rcs.append("timeout")
+    for f in files:
+        f.close()
+    if any(rc != 0 for rc in rcs):
+        sys.exit(f"{name}: a rank failed (exit codes {rcs}); see {', '.join(logs)} in {cwd}")
+    return [_read_evidence(_evidence_file(cwd, log)) for log in logs]
 
 
 def child(fw, name):
@@ -248,9 +314,11 @@ class Framework:
     scenarios  name -> spec dict: "program" (a function, run in the fresh process), "description",
                "recompiled", "cause" or "causes", "reason" (a substring of the framework's own
                explanation, or candidates, the first found in the log recorded; "reason_optional"),
-               "runs" (processes, default 1), "prefix" (a LAUNCHERS name), "terminal" (run under a
-               pseudo-terminal), "requires"/"uses" (distributions it needs / reports), anything the
-               hooks read
+               "runs" (processes one after the other, default 1; "run_env": run index -> that
+               process's own env; "dump_per_run": dump1/, dump2/, ...), "ranks" (N processes at
+               once, rank0.log ... with dump-rank0/ ...), "prefix" (a LAUNCHERS name), "terminal"
+               (run under a pseudo-terminal), "requires"/"uses" (distributions it needs / reports),
+               anything the hooks read
     dists      the distributions truth.json "versions" always lists
     matrix     the matrix name, or a function returning it from the installed versions
     setup      the set-up fixture: spec -> the env truth.json records, in order (entries that are
@@ -282,8 +350,9 @@ class Framework:
 class Run:
     """One scenario's finished run, for the framework's judge."""
 
-    def __init__(self, name, spec, target, logs, evidence):
+    def __init__(self, name, spec, target, logs, evidence, dumps):
         self.name, self.spec, self.target, self.logs, self.evidence = name, spec, target, logs, evidence
+        self.dumps = dumps  # the dump folder of each log's process ("dump" when they share one)
         self.problems = []
         self._texts = None
 
@@ -328,15 +397,26 @@ def generate(fw, name, out, matrix):
     shutil.rmtree(target, ignore_errors=True)
     os.makedirs(target)
     env = fw.setup(spec)
-    runs = spec.get("runs", 1)
-    logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
-    run_env = spec.get("run_env", {})  # run index -> env for that process only
-    evs = [run_program(fw, name, target, log, env, spec, i, run_env.get(i)) for i, log in enumerate(logs, 1)]
+    processes = None
+    if spec.get("ranks"):
+        logs = [f"rank{i}.log" for i in range(spec["ranks"])]
+        per = [with_dump(env, f"dump-rank{i}") for i in range(spec["ranks"])]
+        evs = run_ranks(fw, name, target, logs, env, per)
+        processes = [{"log": log, "dump": f"dump-rank{i}", "env": per[i]} for i, log in enumerate(logs)]
+    else:
+        runs = spec.get("runs", 1)
+        logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
+        per = [dict(spec.get("run_env", {}).get(i, {})) for i in range(1, runs + 1)]  # run index -> its own env
+        if spec.get("dump_per_run"):
+            per = [dict(with_dump(dict(env, **e), f"dump{i}"), **{k: v for k, v in e.items() if k != "XLA_FLAGS"})
+                   for i, e in enumerate(per, 1)]
+            processes = [{"log": log, "dump": f"dump{i}", "env": per[i - 1]} for i, log in enumerate(logs, 1)]
+        evs = [run_program(fw, name, target, log, env, spec, i, per[i - 1]) for i, log in enumerate(logs, 1)]
     for entry in sorted(os.listdir(target)):
-        if re.match(r"dump\d*$", entry):
+        if re.match(r"dump(\d+|-rank\d+)?$", entry):
             trim_dump(os.path.join(target, entry))
 
-    run = Run(name, spec, target, logs, evs)
+    run = Run(name, spec, target, logs, evs, [p["dump"] for p in processes] if processes else ["dump"] * len(logs))
     v = fw.judge(run)
     recompiled = v["recompiled"]
     truth = collections.OrderedDict()
@@ -361,6 +441,8 @@ def generate(fw, name, out, matrix):
         truth["reason"] = reason
     if spec.get("terminal"):
         truth["terminal"] = {"rows": TERMINAL_SIZE[0], "columns": TERMINAL_SIZE[1]}
+    if processes:
+        truth["processes"] = processes
     for k, val in (v.get("extra") or {}).items():
         truth[k] = val
     with open(os.path.join(target, "truth.json"), "w") as f:

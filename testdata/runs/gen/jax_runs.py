@@ -22,6 +22,7 @@ torchrun --tee 3 --role rank, mpirun --tag-output).
 import collections
 import datetime
 import json
+import os
 import re
 
 import driver
@@ -30,7 +31,8 @@ import driver
 # BACKEND_COMPILE_EVENT and jax/_src/compiler.py's persistent-cache events).
 BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 CACHE_HIT_EVENT = "/jax/compilation_cache/cache_hits"
-CACHE_MISS_EVENT = "/jax/compilation_cache/cache_misses"
+CACHE_MISS_EVENT = "/jax/compilation_cache/cache_misses"  # recorded when an entry is written
+CACHE_REQUEST_EVENT = "/jax/compilation_cache/compile_requests_use_cache"  # a request that looked in the cache
 HOW = ("jax.monitoring listeners in the program: '%s' duration events (one per XLA compile request, "
        "persistent-cache hits included) minus '%s' events; cache_hits counts '%s' events"
        % (BACKEND_COMPILE_EVENT, CACHE_HIT_EVENT, CACHE_HIT_EVENT))
@@ -46,20 +48,26 @@ def _install_evidence():
     to the side file named in RECOMP_EVIDENCE when the program ends)."""
     import jax.monitoring as monitoring
     ev = driver.EVIDENCE
-    ev.update(backend_compile_events=0, cache_hits=0, cache_misses=0, by_module={}, durations=[])
+    ev.update(backend_compile_events=0, cache_hits=0, cache_misses=0, cache_requests=0, by_module={}, compiles=[],
+              calls=[], problems=[], truth={})
+    hit = []  # a persistent-cache hit is reported inside the compile request it serves
 
     def on_duration(event, duration, **kwargs):
         if event == BACKEND_COMPILE_EVENT:
             ev["backend_compile_events"] += 1
             name = str(kwargs.get("fun_name", "?"))  # JAX 0.12 passes the module name; 0.4 nothing
             ev["by_module"][name] = ev["by_module"].get(name, 0) + 1
-            ev["durations"].append([name, duration])
+            ev["compiles"].append({"module": name, "seconds": duration, "hit": bool(hit)})
+            hit.clear()
 
     def on_event(event, **kwargs):
         if event == CACHE_HIT_EVENT:
             ev["cache_hits"] += 1
+            hit.append(1)
         elif event == CACHE_MISS_EVENT:
             ev["cache_misses"] += 1
+        elif event == CACHE_REQUEST_EVENT:
+            ev["cache_requests"] += 1
 
     monitoring.register_event_duration_secs_listener(on_duration)
     monitoring.register_event_listener(on_event)
@@ -74,6 +82,35 @@ def _jax(config=False):
         jax.config.update("jax_log_compiles", True)
         jax.config.update("jax_explain_cache_misses", True)
     return jax
+
+
+class _Calls:
+    """The program's own record of its calls of one jitted function: before() marks JAX's compile
+    events so far; after(site, key, ...) says whether the call compiled (a compile event since the
+    mark) and records what the program knows of it: its line, what it fed, and for a compilation
+    again, its causes, the key of the earlier call it differs least from, and what changed. A call
+    with a new key is expected to compile, a known key not (a persistent-cache hit is no compile)."""
+
+    def __init__(self, identity):
+        self.identity, self.mark, self.keys = identity, 0, set()
+
+    def before(self):
+        self.mark = len(driver.EVIDENCE["compiles"])
+
+    def after(self, site, key, input, causes=(), against=None, changed=None):
+        ev = driver.EVIDENCE
+        new = list(range(self.mark, len(ev["compiles"])))
+        real = [i for i in new if not ev["compiles"][i]["hit"]]
+        hit = any(ev["compiles"][i]["hit"] for i in new)
+        expected = key not in self.keys
+        self.keys.add(key)
+        if bool(real or hit) != expected:
+            ev["problems"].append(f"{self.identity} at {site} ({key}): compiled {bool(real or hit)}, expected {expected}")
+        if real or hit:
+            ev["calls"].append({"identity": self.identity, "event": (real or new)[-1], "hit": hit and not real,
+                                "site": site, "key": key, "input": input, "causes": list(causes),
+                                "against": against, "changed": changed})
+        return bool(real)
 
 
 def _data(rows, cols, seed=0, dtype="float32"):
@@ -630,6 +667,329 @@ def p_flax_nnx_fixed():
     p_flax_nnx(drop_remainder=True)
 
 
+# --- programs of the next issues: each records what it knows of its calls (_Calls) -----------------
+
+def _mse_step(jax, jnp, lr=0.1):
+    @jax.jit
+    def train_step(w, x, y):
+        def loss_fn(w):
+            return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+        loss, grad = jax.value_and_grad(loss_fn)(w)
+        return w - lr * grad, loss
+    return train_step
+
+
+def p_progress_bar():
+    """The partial-batch loop drawing its own progress bar, as people write them: every frame starts
+    with \\r and rewrites the line, the first frame (0/4) is drawn before the first step, and only the
+    end of an epoch prints a newline, so JAX's records of a compilation follow a frame on its line."""
+    import sys
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+    train_step = _mse_step(jax, jnp)
+
+    @jax.jit
+    def evaluate(w, x, y):
+        return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+
+    w = np.full((8, 4), 0.1, np.float32)
+    data, labels = _data(120, 8), _data(120, 4, seed=1)
+    steps = 4
+    for epoch in range(2):
+        sys.stdout.write(f"\rtrain epoch {epoch} [{'':<20}] 0/{steps}")
+        sys.stdout.flush()
+        for step, start in enumerate(range(0, 120, 32)):  # 32, 32, 32, then the remainder: 24
+            x, y = data[start:start + 32], labels[start:start + 32]
+            b = x.shape[0]
+            rec.before()
+            (w, loss), site = train_step(w, x, y), driver.here()
+            rec.after(site, f"batch {b}", f"x f32[{b},8], y f32[{b},4]", causes=["batch_size"] if b != 32 else [],
+                      against="batch 32" if b != 32 else None, changed="batch 32 -> 24 (the epoch's remainder)" if b != 32 else None)
+            done = step + 1
+            sys.stdout.write(f"\rtrain epoch {epoch} [{'#' * (20 * done // steps):<20}] {done}/{steps} loss {float(loss):.4f}")
+            sys.stdout.flush()
+        if epoch == 0:
+            sys.stdout.write("\n")
+    # no newline after the last frame: the evaluation's compilation records follow it
+    print(f" eval loss {float(evaluate(w, data[:32], labels[:32])):.4f}")
+
+
+def p_rebuilt_jit():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+    w = np.full((8, 4), 0.1, np.float32)
+    data, labels = _data(208, 8), _data(208, 4, seed=1)
+    rates = (0.1, 0.05, 0.025)
+    for epoch, lr in enumerate(rates):
+        train_step = _mse_step(jax, jnp, lr)  # rebuilt every epoch: the new rate is baked in as a constant
+        for start, b in ((0, 64), (64, 40), (104, 64), (168, 40)):  # batches alternate 64 and 40 rows
+            x, y = data[start:start + b], labels[start:start + b]
+            rec.before()
+            (w, loss), site = train_step(w, x, y), driver.here()
+            if epoch == 0:
+                causes, against, changed = ([], None, None) if b == 64 else (
+                    ["batch_size"], f"lr {lr} batch 64", "batch 64 -> 40, the same train_step")
+            else:
+                causes, against = ["constant_value"], f"lr {rates[epoch - 1]} batch {b}"
+                changed = (f"a new train_step function (rebuilt for epoch {epoch}) with the learning rate "
+                           f"{rates[epoch - 1]} -> {lr} baked in as a constant; the batch, {b} rows, is one the "
+                           f"previous train_step compiled")
+            rec.after(site, f"lr {lr} batch {b}", f"x f32[{b},8], y f32[{b},4]", causes, against, changed)
+        print(f"epoch {epoch} lr {lr} loss {float(loss):.4f}")
+
+
+def p_adamw_state():
+    import numpy as np
+    import optax
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+    opt = optax.adamw(1e-3)
+
+    @jax.jit
+    def train_step(params, opt_state, x, y):
+        if opt_state is None:  # the first step builds the optimiser state (zeros) inside its graph
+            opt_state = opt.init(params)
+        def loss_fn(p):
+            pooled = jnp.mean(jnp.tanh(x @ p["w"]), axis=1)  # [batch, seq, 16] -> mean over the sequence
+            return jnp.mean((pooled @ p["v"] - y) ** 2)
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = opt.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    rng = np.random.default_rng(0)
+    params = {"w": np.full((8, 16), 0.05, np.float32), "v": np.full((16, 2), 0.05, np.float32)}
+    opt_state = None
+    for step, seq in enumerate((16, 24, 24, 24)):  # the longer sequences arrive with the second step
+        x = rng.standard_normal((4, seq, 8)).astype(np.float32)
+        y = rng.standard_normal((4, 2)).astype(np.float32)
+        state = "built in the step" if opt_state is None else "an input"
+        rec.before()
+        (params, opt_state, loss), site = train_step(params, opt_state, x, y), driver.here()
+        if step == 0:
+            rec.after(site, f"seq {seq} state {state}", f"x f32[4,{seq},8], opt_state None")
+        else:
+            rec.after(site, f"seq {seq} state {state}", f"x f32[4,{seq},8], opt_state (adamw's count, mu, nu)",
+                      ["input_shape", "graph_structure"], "seq 16 state built in the step",
+                      "two changes at once: the sequence length 16 -> 24 (x f32[4,16,8] -> f32[4,24,8]), and "
+                      "adamw's state (count, mu and nu of w and v), which the first step's graph built from "
+                      "constants (opt.init: zeros), is an input from this step on")
+        print(f"step {step} seq {seq} loss {float(loss):.4f}")
+
+
+def p_conv_image_side():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    from jax import lax
+    rec = _Calls("jit_train_step")
+
+    @jax.jit
+    def train_step(p, images, labels):  # images [batch, side, side, 1], labels [batch] in 0..9
+        def loss_fn(p):
+            h = lax.conv_general_dilated(images, p["k1"], (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            h = lax.conv_general_dilated(jax.nn.relu(h), p["k2"], (2, 2), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            pooled = jnp.mean(jax.nn.relu(h), axis=(1, 2))  # global average pool: a sum / (H*W)
+            logits = pooled @ p["w"]
+            return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], axis=1))
+        loss, grads = jax.value_and_grad(loss_fn)(p)
+        return jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads), loss
+
+    rng = np.random.default_rng(0)
+    params = {"k1": np.full((3, 3, 1, 4), 0.1, np.float32), "k2": np.full((3, 3, 4, 8), 0.05, np.float32),
+              "w": np.full((8, 10), 0.01, np.float32)}
+    for step, side in enumerate((28, 28, 32, 32)):  # 28x28 images, then 32x32 ones
+        images = rng.random((8, side, side, 1), np.float32)
+        labels = rng.integers(0, 10, 8).astype(np.int32)
+        rec.before()
+        (params, loss), site = train_step(params, images, labels), driver.here()
+        rec.after(site, f"side {side}", f"images f32[8,{side},{side},1]",
+                  ["input_shape"] if side != 28 else [], "side 28" if side != 28 else None,
+                  "the image side 28 -> 32 (images f32[8,28,28,1] -> f32[8,32,32,1]); the mean over H*W and the "
+                  "strided convolution's shapes follow it, so constants derived from the shape change with it"
+                  if side != 28 else None)
+        print(f"step {step} side {side} loss {float(loss):.4f}")
+
+
+def p_last_batch_both():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+
+    @jax.jit
+    def train_step(w, tokens, mask, y):  # tokens [batch, padded length, 8]; mask [batch, padded length]
+        def loss_fn(w):
+            h = jnp.tanh(tokens @ w) * mask[..., None]
+            pooled = jnp.sum(h, axis=1) / jnp.maximum(jnp.sum(mask, axis=1, keepdims=True), 1.0)
+            return jnp.mean((pooled - y) ** 2)
+        loss, grad = jax.value_and_grad(loss_fn)(w)
+        return w - 0.1 * grad, loss
+
+    rng = np.random.default_rng(2)  # seed 2: the full batches pad to 32, the last 4 rows to 24
+    lengths = rng.integers(4, 31, 100)
+    w = np.full((8, 4), 0.1, np.float32)
+    first = None
+    for step, start in enumerate(range(0, 100, 32)):  # 32, 32, 32, then the remainder: 4
+        lens = lengths[start:start + 32]
+        b, padded = len(lens), int(-(-lens.max() // 8) * 8)  # pad to the batch's longest, rounded up to 8
+        mask = (np.arange(padded)[None, :] < lens[:, None]).astype(np.float32)
+        tokens = rng.standard_normal((b, padded, 8)).astype(np.float32) * mask[..., None]
+        y = rng.standard_normal((b, 4)).astype(np.float32)
+        key = f"batch {b} length {padded}"
+        first = first or key
+        rec.before()
+        (w, loss), site = train_step(w, tokens, mask, y), driver.here()
+        recomp_ = key != first
+        rec.after(site, key, f"tokens f32[{b},{padded},8], mask f32[{b},{padded}]",
+                  ["batch_size", "input_shape"] if recomp_ else [], first if recomp_ else None,
+                  f"two changes at once: the batch 32 -> {b} rows (the remainder) and the padded length "
+                  f"32 -> {padded} (its longest sequence has {lens.max()} tokens)" if recomp_ else None)
+        print(f"step {step} batch {b} padded to {padded} loss {float(loss):.4f}")
+
+
+def p_length_spread():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+
+    @jax.jit
+    def train_step(w, x, y):  # x [4, length, 8]
+        def loss_fn(w):
+            return jnp.mean((jnp.mean(jnp.tanh(x @ w), axis=1) - y) ** 2)
+        loss, grad = jax.value_and_grad(loss_fn)(w)
+        return w - 0.1 * grad, loss
+
+    rng = np.random.default_rng(0)
+    lengths = np.clip(np.rint(rng.normal(54.5, 3.0, 48)), 49, 60).astype(int)  # 48 steps, lengths 49..60
+    w = np.full((8, 4), 0.1, np.float32)
+    seen = []
+    for step, n in enumerate(lengths.tolist()):
+        x = rng.standard_normal((4, n, 8)).astype(np.float32)
+        y = rng.standard_normal((4, 4)).astype(np.float32)
+        rec.before()
+        (w, loss), site = train_step(w, x, y), driver.here()
+        new = f"length {n}" not in rec.keys
+        rec.after(site, f"length {n}", f"x f32[4,{n},8]", ["input_shape"] if new and seen else [],
+                  f"length {seen[-1]}" if new and seen else None,
+                  f"the sequence length {seen[-1]} -> {n}" if new and seen else None)
+        if new:
+            seen.append(n)
+        print(f"step {step} length {n} loss {float(loss):.4f}")
+    sizes = collections.Counter(lengths.tolist())
+    driver.EVIDENCE["truth"]["spread"] = {
+        "identity": "jit_train_step", "input": "x f32[4,L,8]: L, the sequence length", "steps": len(lengths),
+        "sizes": {str(k): sizes[k] for k in sorted(sizes)}, "compiled": sorted(seen), "pad_to": max(seen)}
+
+
+def _cache_run(decay, causes=("identical",), changed="nothing in the graph (cache_miss says why the cache missed)"):
+    """One of two runs sharing a persistent cache folder (cache/): a train step with weight decay.
+    Run 2 records its compilation against run 1's with the causes the scenario gives it."""
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+    run = driver.run_index()
+
+    @jax.jit
+    def train_step(w, x):
+        grad = jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w)))(w)
+        return w - 0.1 * (grad + decay * w)
+
+    w = np.full((8, 4), 0.1, np.float32)
+    for step in range(3):
+        rec.before()
+        w, site = train_step(w, _data(32, 8, seed=step)), driver.here()
+        rec.after(site, f"run {run}", "w f32[8,4], x f32[32,8]", causes if run > 1 else [],
+                  "run 1" if run > 1 else None, changed if run > 1 else None)
+        print(f"run {run} step {step} decay {decay}")
+    jax.block_until_ready(w)
+
+
+def p_cache_constant():
+    # between the runs the user changed the weight decay, a Python float the step closes over
+    _cache_run(1e-4 if driver.run_index() == 1 else 1e-3, ["constant_value"],
+               "the weight decay 0.0001 -> 0.001, a Python float baked into the graph as a constant")
+
+
+def p_cache_same():
+    _cache_run(1e-4)
+
+
+def p_ranks():
+    import numpy as np
+    rank, ranks, coordinator = driver.rank()
+    import jax
+    if JAX >= (0, 4, 27):
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(coordinator_address=coordinator, num_processes=ranks, process_id=rank)
+    jax = _jax()
+    import jax.numpy as jnp
+    from jax.experimental import multihost_utils
+    rec = _Calls("jit_grad_step")
+    print(f"rank {rank} of {ranks}: process {jax.process_index()}, local devices {jax.local_devices()}")
+
+    @jax.jit
+    def grad_step(w, x, y):  # this rank's gradient on its own shard of the batch
+        return jax.grad(lambda w: jnp.mean((jnp.tanh(x @ w) - y) ** 2))(w)
+
+    w = np.full((8, 4), 0.1, np.float32)
+    data, labels = _data(224, 8, seed=rank), _data(224, 4, seed=10 + rank)
+    for step in range(4):
+        b = 24 if rank == 1 and step == 3 else 32  # rank 1's shard of the last batch is partial
+        x, y = data[step * 32:step * 32 + b], labels[step * 32:step * 32 + b]
+        rec.before()
+        g, site = grad_step(w, x, y), driver.here()
+        if rec.after(site, f"batch {b}", f"x f32[{b},8], y f32[{b},4]", ["batch_size"] if b != 32 else [],
+                     "batch 32" if b != 32 else None, "batch 32 -> 24 on this rank only" if b != 32 else None) and b != 32:
+            driver.EVIDENCE["truth"].setdefault("diverged", []).append(
+                {"rank": rank, "step": step, "identity": "jit_grad_step", "causes": ["batch_size"],
+                 "changed": f"x f32[32,8] -> f32[{b},8], y f32[32,4] -> f32[{b},4]: this rank's shard of step "
+                            f"{step} is partial, the other ranks' are full"})
+        grads = multihost_utils.process_allgather(g)  # every rank's gradient, on every rank
+        w = w - 0.1 * np.asarray(grads).mean(axis=0)
+        print(f"rank {rank} step {step} batch {b}")
+    jax.distributed.shutdown()
+
+
+def p_warmup_uncovered():
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+    train_step = _mse_step(jax, jnp)
+    w = np.full((8, 4), 0.1, np.float32)
+    warm = (32, 64, 128)
+    compiled = []
+    for b in warm:  # warm-up: compile the step for every batch size the loader is said to produce
+        rec.before()
+        _, site = train_step(w, np.zeros((b, 8), np.float32), np.zeros((b, 4), np.float32)), driver.here()
+        rec.after(site, f"batch {b}", f"x f32[{b},8], y f32[{b},4]", ["batch_size"] if compiled else [],
+                  f"batch {compiled[-1]}" if compiled else None,
+                  f"warm-up: batch {compiled[-1]} -> {b}" if compiled else None)
+        compiled.append(b)
+    print(f"warm-up done: train_step compiled for batch sizes {', '.join(map(str, warm))}")
+    uncovered = []
+    for step, b in enumerate((64, 128, 32, 48, 64)):  # the loader's last bucket of an epoch has 48 rows
+        x, y = _data(b, 8, seed=step), _data(b, 4, seed=100 + step)
+        rec.before()
+        (w, loss), site = train_step(w, x, y), driver.here()
+        if rec.after(site, f"batch {b}", f"x f32[{b},8], y f32[{b},4]", ["batch_size"], "batch 32",
+                     f"batch {b}: a size the warm-up did not compile"):
+            uncovered.append({"identity": "jit_train_step", "input": f"x f32[{b},8], y f32[{b},4]",
+                              "call_site": site, "step": step})
+        print(f"step {step} batch {b} loss {float(loss):.4f}")
+    driver.EVIDENCE["truth"]["uncovered"] = {
+        "log": "run.log", "marker": "warm-up done", "marker_how": "one log; the line 'warm-up done: ...' ends the warm-up",
+        "warmed": [f"x f32[{b},8], y f32[{b},4]" for b in warm], "shapes": uncovered}
+
+
 # --- the scenarios -----------------------------------------------------------------------------
 
 ENV_LOGS = {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1"}
@@ -749,6 +1109,102 @@ for _name, (_tool, _how, _) in driver.LAUNCHERS.items():
         f"prefix that `{_tool}` adds, line by line as that tool does: {_how}."))
 
 
+# The scenarios of the next issues: "detail" adds compile_seconds, compiles and call_sites to the
+# truth (README.md), from the program's own record of its calls (_Calls) and JAX's compile events.
+CACHE_ENV = dict(ENV_LOGS, JAX_COMPILATION_CACHE_DIR="cache", JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+                 JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0")
+S["progress-bar"] = dict(PARTIAL, program=p_progress_bar, env=ENV_LOGS, terminal=True, detail=True,
+    reason=REASON_PARTIAL[:2], description=(
+    "The partial-batch loop (32, 32, 32, then 24 rows, two epochs) drawing its own progress bar, run under a "
+    "pseudo-terminal: each frame starts with \\r and rewrites the line ('train epoch 0 [#####     ] 1/4 loss ...'), "
+    "the first frame (0/4) is drawn before the first step and only the end of epoch 0 prints a newline. JAX's "
+    "records of the first compilation and of the 24-row recompilation (its TRACING CACHE MISS explanation) "
+    "therefore start on the line of a bar frame, and the last frame of epoch 1 has no newline: the evaluation's "
+    "compilation records follow it. The terminal's line discipline ends every line with \\r\\n."))
+S["rebuilt-jit"] = dict(program=p_rebuilt_jit, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
+    cause="constant_value", reason=["seen another function defined on the same line", "maybe the function is"], description=(
+    "The train step is built again every epoch (a factory closing over the learning rate, 0.1, 0.05, 0.025) and "
+    "fed batches that alternate between 64 and 40 rows. Epoch 0 compiles the 64-row step and, for the 40-row "
+    "batches, again (batch_size). Every later epoch has a new function object with a new constant baked in, so "
+    "it compiles the 64-row and the 40-row step again: the cause of those recompilations is the constant (the "
+    "new function), not the batch size, although the previous compilation in the log had the other batch size "
+    "(and JAX's own explanation of a later 40-row compilation compares it with the new function's 64-row one: "
+    "'different input types'). Had the step not been rebuilt, no compilation after epoch 0 would have happened. "
+    "compiles names, for each compilation, the earlier one it differs from only by its cause. cause names the "
+    "scenario's main cause; one recompilation (the first 40-row one) is batch_size."))
+S["adamw-state"] = dict(program=p_adamw_state, env=ENV_LOGS, detail=True, requires=("optax",), uses=("optax",),
+    recompiled=["jit_train_step"], cause="input_shape", reason_optional=True,
+    reason=["at input path [0][1], now <class 'tuple'> and before <class 'NoneType'>"],  # JAX 0.4 names neither
+    description=(
+    "An optax adamw train step on [4, seq, 8] inputs whose first call gets opt_state=None and builds the "
+    "optimiser state inside its graph (opt.init: zeros from constants); later calls pass the state in. The "
+    "sequence length goes 16, 24, 24, 24: the second call changes the sequence length and turns the "
+    "optimiser state from constants into inputs at once, so its one recompilation has two causes "
+    "(compiles[].causes: input_shape and graph_structure); cause names the first. JAX 0.12's explanation names "
+    "only the state's change (None -> tuple), JAX 0.4's neither."))
+S["conv-image-side"] = dict(program=p_conv_image_side, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
+    cause="input_shape", reason=["at images, now f32[8,32,32,1] and before f32[8,28,28,1]",
+                                 "at images, seen f32[8,28,28,1], but now given f32[8,32,32,1]"], description=(
+    "A small conv net (two convolutions, the second strided, a global average pool, a dense layer, softmax "
+    "cross-entropy) trained on 8 images of 28x28, twice, then of 32x32, twice: the image side changes, so the "
+    "step compiles again. The pool's 1/(H*W) and the shapes derived from the side change with it: the cause is "
+    "the input shape, not a constant."))
+S["last-batch-both"] = dict(program=p_last_batch_both, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
+    cause="batch_size", reason=["at tokens, now f32[4,24,8] and before f32[32,32,8]",
+                                "at tokens, seen f32[32,32,8], but now given f32[4,24,8]"], description=(
+    "100 token sequences of 4 to 30 tokens (seeded), batches of 32 padded to the batch's longest sequence "
+    "rounded up to 8, with a mask: the three full batches pad to 32, the 4-row remainder to 24. The last batch "
+    "changes the batch size and the padded length at once: one recompilation with two causes "
+    "(compiles[].causes: batch_size and input_shape); cause names the first."))
+S["length-spread"] = dict(program=p_length_spread, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
+    cause="input_shape", description=(
+    "48 steps on [4, L, 8] inputs whose sequence length L is drawn from a seeded normal distribution (mean 54.5, "
+    "sd 3, rounded, clipped to 49..60): every new length compiles the step again. spread records every length "
+    "and how often it came, and pad_to the one length that covers them all; compiles the cost of each."))
+S["cache-constant"] = dict(program=p_cache_constant, env=CACHE_ENV, runs=2, dump_per_run=True, detail=True,
+    recompiled=[], cause=None, cache_miss={"identity": "jit_train_step", "reason": "graph_differs",
+                                           "changed": "the weight decay 0.0001 -> 0.001, a constant in the graph"},
+    description=(
+    "Two runs of one program sharing a persistent compilation cache in cache/ (min compile time and entry size "
+    "0). Between them the user changed the weight decay, a Python float the train step closes over: run 2's "
+    "graph differs by that constant, its cache key differs, and it misses and compiles. Each run dumps into "
+    "its own folder (dump1/, dump2/). Nothing recompiled within a run."))
+S["cache-xla-flag"] = dict(program=p_cache_same, env=CACHE_ENV, runs=2, dump_per_run=True, detail=True,
+    run_env={2: {"XLA_FLAGS": "--xla_cpu_enable_fast_min_max=true --xla_dump_to=dump"}},
+    recompiled=[], cause=None, cache_miss={"identity": "jit_train_step", "reason": "key_changed_outside_graph",
+                                           "changed": "XLA_FLAGS: --xla_cpu_enable_fast_min_max=true added in run 2 "
+                                                      "(JAX hashes XLA_FLAGS, less the dump flags, into the cache key)"},
+    description=(
+    "Two runs of one program sharing a persistent compilation cache in cache/ (min compile time and entry size "
+    "0); run 2 adds an XLA flag (XLA_FLAGS=--xla_cpu_enable_fast_min_max=true). The graph is the same (the "
+    "dumps before optimisation are alike), but the flag is part of JAX's cache key, so run 2 misses and "
+    "compiles. Each run dumps into its own folder (dump1/, dump2/). Nothing recompiled within a run."))
+S["cache-never-written"] = dict(program=p_cache_same, runs=2, dump_per_run=True, detail=True,
+    env=dict(ENV_LOGS, JAX_COMPILATION_CACHE_DIR="cache", JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="1.0"),
+    recompiled=[], cause=None, cache_miss={"identity": "jit_train_step", "reason": "never_written",
+                                           "quote": "Not writing persistent cache entry for 'jit_train_step'"},
+    description=(
+    "Two runs of one program with a persistent compilation cache in cache/ and JAX's default minimum compile "
+    "time for an entry, 1 second (JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=1.0, stated). The step compiles "
+    "in a fraction of that, so run 1 never writes the entry (with JAX_EXPLAIN_CACHE_MISSES=1 JAX says so at "
+    "WARNING: 'Not writing persistent cache entry for ... because it took < 1.00 seconds to compile'; without it "
+    "at DEBUG) and run 2 misses and compiles again; cache/ stays empty (so it is not in the repository). Each "
+    "run dumps into its own folder (dump1/, dump2/). Nothing recompiled within a run."))
+S["ranks"] = dict(program=p_ranks, env=ENV_LOGS, ranks=2, detail=True, recompiled=["jit_grad_step"],
+    cause="batch_size", description=(
+    "Two processes (jax.distributed.initialize on localhost, CPU collectives over gloo where the version has "
+    "the option) train data-parallel: each computes its gradient on its own 32-row shard (jit_grad_step) and "
+    "multihost_utils.process_allgather averages them. At step 3 rank 1's shard is partial (24 rows), the other "
+    "rank's is full: only rank 1 compiles the step again. Each rank writes its own log (rank0.log, rank1.log) "
+    "and dump (dump-rank0/, dump-rank1/); ranks.diverged says which rank, step, program and cause."))
+S["warmup-uncovered"] = dict(program=p_warmup_uncovered, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
+    cause="batch_size", description=(
+    "A warm-up compiles the train step for the batch sizes the loader is said to produce (32, 64, 128, on "
+    "zeros) and prints 'warm-up done: ...'; the run-time loop then gets 64, 128, 32, 48 and 64 rows: 48 is a "
+    "size the warm-up never compiled, so the step compiles once after warm-up. One log; the marker line ends "
+    "the warm-up (uncovered.marker)."))
+
+
 def skip_reason(spec):
     for dist in spec.get("requires", ()):
         if driver.installed(dist) is None:
@@ -779,9 +1235,98 @@ def _plain(counts):
     return out
 
 
+def _detail(run, recompiled):
+    """compile_seconds, compiles and call_sites from the program's record of its calls and JAX's compile
+    events (the k-th compilation of a process is the k-th module of its dump folder), then what the
+    program recorded of itself (driver.EVIDENCE["truth"]) and, for two runs, why run 2's cache missed."""
+    spec, extra = run.spec, collections.OrderedDict()
+    compiles, seconds, first = [], 0.0, {}
+    if len(set(run.dumps)) != len(run.dumps):
+        run.problems.append("detail needs a dump folder per process")
+    for log, ev, dump in zip(run.logs, run.evidence, run.dumps):
+        real = [i for i, c in enumerate(ev["compiles"]) if not c["hit"]]
+        seconds += sum(ev["compiles"][i]["seconds"] for i in real)
+        files = run.modules(dump)
+        if len(files) != len(real):
+            run.problems.append(f"{log}: {len(real)} compilations but {len(files)} modules in {dump}/")
+        dump_of = dict(zip(real, files))
+        mine = {}
+        for call in ev["calls"]:
+            if call["hit"]:
+                continue
+            i = call["event"]
+            module = ev["compiles"][i]["module"]
+            f, name = dump_of.get(i, (None, None))
+            for other in (module, name):
+                if other not in (None, "?") and _plain({other: 1}) != _plain({call["identity"]: 1}):
+                    run.problems.append(f"{log}: compilation {i} is {other}, the program called {call['identity']}")
+            entry = collections.OrderedDict([
+                ("identity", call["identity"]), ("log", log), ("dump", f"{dump}/{f}" if f else None),
+                ("seconds", round(ev["compiles"][i]["seconds"], 6)), ("call_site", call["site"]),
+                ("input", call["input"]), ("causes", call["causes"]), ("against", None), ("changed", call["changed"])])
+            if call["against"]:
+                earlier = mine.get(call["against"]) or first.get(call["against"])
+                if earlier is None:
+                    run.problems.append(f"{log}: {call['key']} is compared with {call['against']}, which never compiled")
+                else:
+                    entry["against"] = earlier["dump"]
+            mine.setdefault(call["key"], entry)
+            first.setdefault(call["key"], entry)
+            compiles.append(entry)
+    extra["compile_seconds"] = round(seconds, 6)
+    extra["compiles"] = compiles
+    sites = collections.OrderedDict()
+    for c in compiles:
+        if c["identity"] in recompiled and c["causes"] and c["call_site"] not in sites.get(c["identity"], []):
+            sites.setdefault(c["identity"], []).append(c["call_site"])
+    extra["call_sites"] = sites
+    diverged = [d for ev in run.evidence for d in ev["truth"].get("diverged", [])]
+    if spec.get("ranks"):
+        extra["ranks"] = {"processes": spec["ranks"], "logs": run.logs, "diverged": diverged}
+    for ev in run.evidence:
+        for k, v in ev["truth"].items():
+            if k != "diverged":
+                extra[k] = v
+    if spec.get("cache_miss"):
+        extra["cache_miss"] = _cache_miss(run, spec["cache_miss"])
+    return extra
+
+
+def _cache_miss(run, want):
+    """Why run 2 missed the persistent cache, checked against what JAX counted and logged."""
+    ev1, ev2 = run.evidence[0], run.evidence[1]
+    cm = collections.OrderedDict([("log", run.logs[1]), ("identity", want["identity"]), ("reason", want["reason"])])
+    if ev2["cache_hits"] or not ev2["cache_requests"]:  # JAX counts a miss only when it writes the entry
+        run.problems.append(f"{run.logs[1]}: {ev2['cache_requests']} requests used the cache, "
+                            f"{ev2['cache_hits']} were hits: not a miss")
+    cache = run.path("cache")
+    entries = sorted(os.listdir(cache)) if os.path.isdir(cache) else []
+    if want["reason"] == "never_written":
+        took = [c["seconds"] for c in ev1["compiles"] if not c["hit"]]
+        cm["changed"] = (f"nothing: run 1 compiled {want['identity']} in {took[-1]:.2f} s, under "
+                         f"jax_persistent_cache_min_compile_time_secs, so JAX never wrote its entry")
+        lines = [ln.strip() for ln in run.texts[0].splitlines() if want["quote"] in ln]
+        if not lines:
+            run.problems.append(f"{run.logs[0]}: JAX did not say {want['quote']!r}")
+        cm["quote"] = lines[0] if lines else None
+        cm["quote_log"] = run.logs[0]
+        if entries:
+            run.problems.append(f"cache/ holds {entries}: the entry was written")
+    else:
+        cm["changed"] = want["changed"]
+        if len([e for e in entries if e.endswith("-cache")]) != 2:
+            run.problems.append(f"cache/ holds {entries}, not one entry per run")
+    cm["cache_entries"] = len([e for e in entries if e.endswith("-cache")])
+    return cm
+
+
 def judge(run):
     spec, evs = run.spec, run.evidence
-    fams = run.families()
+    fams = collections.Counter()
+    for dump in dict.fromkeys(run.dumps):
+        fams.update(run.families(dump=dump))
+    for e in evs:
+        run.problems += e.get("problems", [])
     backend = sum(e["backend_compile_events"] for e in evs)
     hits = sum(e["cache_hits"] for e in evs)
     causes = spec.get("causes")
@@ -812,6 +1357,7 @@ def judge(run):
         "not_recompiled": not_recompiled,
         "causes": causes,
         "note": "" if dumped == backend - hits else f" (dump holds {dumped} modules)",
+        "extra": _detail(run, recompiled) if spec.get("detail") else None,
     }
 
 

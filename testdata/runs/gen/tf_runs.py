@@ -148,6 +148,48 @@ def keras_predict_shapes():
         model.predict(rng.random((32, steps, 4), np.float32), batch_size=32, verbose=0)
 
 
+def _tf_functions(tf, fn, seen=None):
+    """The tf.functions a Keras step function calls: found in its closure (Keras keeps its
+    one_step_on_data tf.function there)."""
+    seen = set() if seen is None else seen
+    if id(fn) in seen:
+        return []
+    seen.add(id(fn))
+    out = []
+    if isinstance(fn, tf.types.experimental.PolymorphicFunction):
+        out.append(fn)
+        fn = fn.python_function
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if callable(value):
+            out += _tf_functions(tf, value, seen)
+    if getattr(fn, "__wrapped__", None) is not None:
+        out += _tf_functions(tf, fn.__wrapped__, seen)
+    return out
+
+
+def keras_fit_validation():
+    import numpy as np
+    tf = _tf()
+    import keras
+    model = _keras_model(tf, keras)
+    rng = np.random.default_rng(1)
+    x, y = rng.random((72, 8), np.float32), rng.random((72, 1), np.float32)    # 72 = 4 batches of 16 + 8
+    xv, yv = rng.random((36, 8), np.float32), rng.random((36, 1), np.float32)  # 36 = 2 batches of 16 + 4
+    model.fit(x, y, batch_size=16, epochs=2, validation_data=(xv, yv), verbose=2)
+    # which traced function is the train step and which the validation (test) step, from TF itself
+    roles = {}
+    for role, fn, rows in (("train", model.train_function, 72), ("validation", model.test_function, 36)):
+        steps = [f for f in _tf_functions(tf, fn) if f.__name__ == "one_step_on_data"]
+        roles[role] = {"functions": sorted(c.name.decode() for f in steps for c in f._list_all_concrete_functions()),
+                       "tracing_count": sum(f.experimental_get_tracing_count() for f in steps),
+                       "batches": [16] + ([rows % 16] if rows % 16 else [])}
+    driver.EVIDENCE["roles"] = roles
+
+
 def dtype():
     import numpy as np
     tf = _tf(trace_log=True)
@@ -245,12 +287,12 @@ def autoclustering_retrace():
 # --- what each scenario is, and what it must show ----------------------------------------------
 
 def _s(program, description, *, vmodule=VMODULE_FULL, env=None, recompiled=(), not_recompiled=(),
-       cause=None, reason=None, compilations, cluster_numbers_are_traces=False):
+       cause=None, reason=None, compilations, cluster_numbers_are_traces=False, detail=False):
     """A scenario's spec: its description's whitespace folded, "compilations" the XLA compilations it
     is built for, "vmodule" its TF_CPP_VMODULE."""
     return dict(program=program, description=" ".join(description.split()), vmodule=vmodule, env=env or {},
                 recompiled=list(recompiled), not_recompiled=list(not_recompiled), cause=cause, reason=reason,
-                compilations=compilations, cluster_numbers_are_traces=cluster_numbers_are_traces)
+                compilations=compilations, cluster_numbers_are_traces=cluster_numbers_are_traces, detail=detail)
 
 
 # recompiled / not_recompiled name the Python-side identity; the generator finds its module family
@@ -299,6 +341,14 @@ SCENARIOS = {
         one_step_on_data) is traced again for the new sequence length and XLA compiles it again;
         the batch dimension does not change.""",
         recompiled=["one_step_on_data"], cause="input_shape", compilations=2),
+    "keras-fit-validation": _s(keras_fit_validation, """
+        Keras 3 model.compile(jit_compile=True) and model.fit on 72 samples with batch_size=16 and
+        validation_data of 36 samples, 2 epochs: the train step compiles for 16 rows and for the 8-row
+        last batch, the validation step for 16 and for its 4-row last batch. Both are one_step_on_data
+        (one module family); roles says which traced function, and so which dumps, are the train step
+        and which the validation step, as the program found them in model.train_function and
+        model.test_function.""",
+        recompiled=["one_step_on_data"], cause="batch_size", compilations=4, detail=True),
     "dtype": _s(dtype, """
         A tf.function(jit_compile=True) called with float32 tensors (twice) and then with float16
         tensors (mixed precision switched on part-way): a new trace and a new XLA compilation for the
@@ -356,6 +406,7 @@ def family(module):
 _INSTANTLY = re.compile(r"device_compiler\.h:\d+\] Instantly compiling for signature: (\S+)")
 _ALREADY = re.compile(r"device_compiler\.h:\d+\] Already Compiled for signature: (\S+)")
 _PROFILED = re.compile(r"device_compilation_profiler\.cc:\d+\] Compiled (\S+) (\d+) times, compile time")
+_PROFILED_TIME = re.compile(r"device_compilation_profiler\.cc:\d+\] Compiled (\S+) (\d+) times, compile time: (\d+) us")
 _RETRACE = re.compile(r"(\d+) out of the last (\d+) calls to (.+?) triggered tf\.function retracing")
 _NEW_FUNCGRAPH = re.compile(r"Creating new FuncGraph for Python function")
 
@@ -451,7 +502,43 @@ def judge(run):
         "recompiled": recompiled,
         "not_recompiled": not_recompiled,
         "note": "" if agree else " (dump and device-compiler lines disagree)",
+        "extra": _detail(run, modules, facts, recompiled) if s["detail"] else None,
     }
+
+
+def _detail(run, modules, facts, recompiled):
+    """compile_seconds (the device compiler's 'compile time: N us' per compilation), compiles (each
+    dumped module with its signature's time, in order) and roles (which traced function, so which
+    dumps, is Keras's train step and which its validation step)."""
+    times = collections.defaultdict(list)
+    for sig, _, us in _PROFILED_TIME.findall(run.texts[0]):
+        times[sig].append(int(us) / 1e6)
+    role_of = {f: role for role, r in facts.get("roles", {}).items() for f in r["functions"]}
+    compiles, seen = [], collections.defaultdict(list)
+    for f, m in modules:
+        sig = next((s for s in times if re.search(rf"(^|_){re.escape(s.lstrip('_'))}__", m)), None)
+        if sig is None:
+            run.problems.append(f"{f}: no device-compiler signature")
+            continue
+        k = len(seen[sig])
+        role = role_of.get(sig)
+        batches = facts["roles"][role]["batches"] if role else []
+        entry = collections.OrderedDict([
+            ("identity", family(m)), ("function", sig), ("role", role), ("log", run.logs[0]), ("dump", f"dump/{f}"),
+            ("seconds", times[sig][k] if k < len(times[sig]) else None),
+            ("input", f"{batches[k]} rows" if k < len(batches) else None),
+            ("causes", ["batch_size"] if k else []), ("against", f"dump/{seen[sig][0]}" if k else None)])
+        seen[sig].append(f)
+        compiles.append(entry)
+    extra = collections.OrderedDict()
+    extra["compile_seconds"] = round(sum(t for ts in times.values() for t in ts), 6)
+    extra["compiles"] = compiles
+    roles = collections.OrderedDict()
+    for role, r in facts.get("roles", {}).items():
+        roles[role] = collections.OrderedDict([("functions", r["functions"]), ("batches", r["batches"]),
+                                               ("dumps", [f"dump/{f}" for sig in r["functions"] for f in seen[sig]])])
+    extra["roles"] = roles
+    return extra
 
 
 FRAMEWORK = driver.Framework(

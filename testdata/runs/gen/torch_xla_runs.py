@@ -307,6 +307,72 @@ def train_persistent_cache(cache="cache"):
     finish("full")
 
 
+# --- programs of the next issues (after line 309: the lines above keep their numbers) ----------------
+
+def record_compiles(expect):
+    """The per-compilation durations torch_xla keeps (metric_data('CompileTime') samples, in ns) and
+    what the program knows of each compilation, in order (expect: input, causes, against, changed)."""
+    import torch_xla.debug.metrics as met
+    ct = met.metric_data("CompileTime")
+    driver.EVIDENCE["compile_time_samples_ns"] = [v for _, v in ct[2]] if ct else []
+    driver.EVIDENCE["expect"] = expect
+
+
+def eval_dynamo():
+    """torch.compile(model, backend='openxla') evaluated on sequences of 16, 16, 24, 24 and 32 tokens."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    compiled = torch.compile(model, backend="openxla")
+    expect, seen = [], []
+    with torch.no_grad():
+        for i, seq in enumerate((16, 16, 24, 24, 32)):
+            x = _data(torch, 4, seq, 16, seed=i).to(dev)
+            out, site = compiled(x), driver.here()
+            torch_xla.sync()
+            if seq not in seen:
+                expect.append({"input": f"x f32[4,{seq},16]", "call_site": site,
+                               "causes": ["input_shape"] if seen else [],
+                               "against": len(seen) - 1 if seen else None,
+                               "changed": f"the sequence length {seen[-1]} -> {seq} (dynamo's guard on x's size "
+                                          f"at index 1)" if seen else None})
+                seen.append(seq)
+            print(f"seq {seq}: out {tuple(out.shape)}")
+    from torch._dynamo.utils import counters
+    forward = model.forward.__code__
+    driver.EVIDENCE["dynamo_identity"] = f"{ME}:{forward.co_firstlineno} ({forward.co_name})"
+    driver.EVIDENCE["dynamo"] = {"frames": dict(counters["frames"]), "unique_graphs": counters["stats"]["unique_graphs"]}
+    finish("short")
+    record_compiles(expect)
+
+
+def train_item_metric():
+    """A classification step, then the batch accuracy read with .item() after torch_xla.sync()."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x = _data(torch, 8, 16).to(dev)
+    labels = torch.tensor([0, 1, 2, 3, 0, 1, 2, 3]).to(dev)
+    expect = []
+    for i in range(5):
+        opt.zero_grad()
+        logits = model(x)
+        loss = torch.nn.functional.cross_entropy(logits, labels)
+        loss.backward()
+        opt.step()
+        _, step_site = torch_xla.sync(), driver.here()
+        acc, acc_site = (logits.argmax(-1) == labels).float().mean().item(), driver.here()  # a small graph
+        if i == 0:
+            expect += [{"input": "the step: x f32[8,16], labels s64[8]", "call_site": step_site, "causes": [],
+                        "against": None, "changed": None},
+                       {"input": "the accuracy: logits f32[8,4], labels s64[8]", "call_site": acc_site,
+                        "causes": [], "against": None, "changed": None}]
+        print(f"step {i}: loss {loss.item():.4f} accuracy {acc:.2f}")
+    finish("short")
+    record_compiles(expect)
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -368,6 +434,21 @@ S["persistent-cache"] = dict(program=train_persistent_cache, env=ENV, recompiled
                  "executables ('Failed to deserialize executable: UNIMPLEMENTED', "
                  "PersistentCacheDeserializeFailure), so it compiles the same graph again: no cache hit on "
                  "CPU. Nothing recompiled within a run."))
+S["dynamo-openxla"] = dict(program=eval_dynamo, env=dict(ENV, TORCH_LOGS="recompiles"), recompiled=["forward"],
+    cause="input_shape", reason="size mismatch at index 1. expected 16, actual 24", reason_in_block=False, detail=True,
+    description=("The model compiled with torch.compile(model, backend='openxla') and evaluated (no_grad) on "
+                 "[4, seq, 16] inputs with seq 16, 16, 24, 24, 32. Dynamo guards on the input's size, so each new "
+                 "length recompiles forward: with TORCH_LOGS=recompiles dynamo says 'Recompiling function forward "
+                 "in FILE:LINE' and 'triggered by the following guard failure(s): tensor 'x' size mismatch at index 1. "
+                 "expected 16, actual 24'. torch_xla's Compilation Analysis says 'dynamo is compiling a FX graph to "
+                 "HLO' and its frames stop in torch's own code, so the identity is dynamo's: the function and the "
+                 "line of its def, 'torch_xla_runs.py:LINE (forward)'. All three graphs are SyncTensorsGraph in the "
+                 "dump."))
+S["item-metric"] = dict(program=train_item_metric, env=ENV, recompiled=[], cause=None, detail=True,
+    description=("A classification step ending in torch_xla.sync(), then the batch accuracy read with "
+                 "(logits.argmax(-1) == labels).float().mean().item() after the sync, 5 steps: the .item() "
+                 "compiles a small graph of its own (argmax, compare, mean) once, the step's graph is compiled "
+                 "once; both are SyncTensorsGraph in the dump, two different graphs, no recompilation."))
 S["debug-profiler"] = dict(program=train_seq_length, env=ENV_PROFILER, recompiled=["train_step"],
     cause="input_shape", reason="user torch_xla.sync", profiler="CompileTime too frequent",
     description=("The seq-length program with PT_XLA_DEBUG=1 as well. After the 11th step (more than 10 steps, "
@@ -430,8 +511,13 @@ def judge(run):
     # what torch_xla said, log by log: one Compilation Analysis block per compilation
     per_identity = collections.Counter()
     recomp_blocks = collections.defaultdict(list)
+    blocks = []  # each log's Compilation Analysis blocks
     for log, ev, text in zip(logs, evs, texts):
         comp = [b for b in parse_analysis(text) if b["kind"] == "Compilation"]
+        for b in comp:  # dynamo's graphs: torch_xla's frames stop in torch; the program names the function
+            if b["identity"] is None and "dynamo" in b.get("cause", "") and ev.get("dynamo_identity"):
+                b["identity"] = ev["dynamo_identity"]
+        blocks.append(comp)
         if len(comp) != ev["compile_time_samples"]:
             problems.append(f"{log}: {len(comp)} Compilation Analysis blocks but "
                             f"{ev['compile_time_samples']} CompileTime samples")
@@ -480,7 +566,7 @@ def judge(run):
                                for log, e in zip(logs, evs)}
     evidence["by_identity"] = dict(sorted(per_identity.items()))
     reason = spec.get("reason")
-    if reason and recompiled:
+    if reason and recompiled and spec.get("reason_in_block", True):
         blocks = [b for bs in recomp_blocks.values() for b in bs]
         if not all(b.get("cause", "").find(reason) >= 0 for b in blocks):
             problems.append(f"reason {reason!r} is not the cause of every recompilation: "
@@ -496,7 +582,41 @@ def judge(run):
         "not_recompiled": not_recompiled,
         "note": (f", {evidence['in_memory_cache_hits']} in-memory cache hits"
                  + ("" if dumped == comp_total else f" (dump holds {dumped} modules)")),
+        "extra": _detail(run, blocks, recompiled) if spec.get("detail") else None,
     }
+
+
+def _detail(run, blocks, recompiled):
+    """compile_seconds (the CompileTime metric's total), compiles (each Compilation Analysis block with
+    its dump, its CompileTime sample and what the program knows of it) and call_sites."""
+    extra = collections.OrderedDict()
+    compiles = []
+    for log, ev, comp in zip(run.logs, run.evidence, blocks):
+        files = run.modules()
+        samples, expect = ev.get("compile_time_samples_ns", []), ev.get("expect", [])
+        if not (len(files) == len(comp) == len(samples) == len(expect)):
+            run.problems.append(f"{log}: {len(comp)} compilations, {len(files)} dumps, {len(samples)} CompileTime "
+                                f"samples, {len(expect)} expected by the program")
+        for k, (b, (f, _), ns, e) in enumerate(zip(comp, files, samples, expect)):
+            site = e["call_site"] if b["identity"] and b["identity"].endswith(")") and "dynamo" in b.get("cause", "") \
+                else (b["frame"] or e["call_site"]).split(" ")[0]
+            compiles.append(collections.OrderedDict([
+                ("identity", b["identity"]), ("log", log), ("dump", f"dump/{f}"), ("hash", b.get("hash")),
+                ("seconds", round(ns / 1e9, 6)), ("call_site", site), ("input", e["input"]),
+                ("causes", e["causes"]), ("against", f"dump/{files[e['against']][0]}" if e["against"] is not None else None),
+                ("changed", e["changed"]), ("framework_cause", b.get("cause"))]))
+            if site != e["call_site"]:
+                run.problems.append(f"{log}: compilation {k} at {site}, the program expected {e['call_site']}")
+    extra["compile_seconds"] = round(sum(ev.get("compile_time_ns", 0) for ev in run.evidence) / 1e9, 6)
+    extra["compiles"] = compiles
+    sites = collections.OrderedDict()
+    for c in compiles:
+        if c["identity"] in recompiled and c["causes"] and c["call_site"] not in sites.get(c["identity"], []):
+            sites.setdefault(c["identity"], []).append(c["call_site"])
+    extra["call_sites"] = sites
+    if run.evidence[0].get("dynamo"):
+        extra["dynamo"] = run.evidence[0]["dynamo"]
+    return extra
 
 
 def matrix():
@@ -506,7 +626,7 @@ def matrix():
 FRAMEWORK = driver.Framework(
     file=__file__, title="PyTorch/XLA", scenarios=S, dists=("torch", "torch_xla", "numpy"),
     matrix=matrix, setup=setup, judge=judge,
-    scrub=("PT_XLA", "XLA_", "PJRT_", "TF_CPP", "TPU_", "PYTHONWARNINGS"))
+    scrub=("PT_XLA", "XLA_", "PJRT_", "TF_CPP", "TPU_", "PYTHONWARNINGS", "TORCH_LOGS"))
 
 if __name__ == "__main__":
     driver.main(FRAMEWORK)

@@ -177,6 +177,7 @@ func (l *Ledger) account(u *Unit) {
 		s.CacheMisses++
 		m.CacheMisses++
 	}
+	l.seq.add(u)
 	if !u.Compiled {
 		return
 	}

@@ -92,6 +92,10 @@ func (l *Ledger) start(ev logscan.Event) *Unit {
 		marked: l.marked}
 	u.signals = append(u.signals, ev.Signal)
 	l.note(u, ev)
+	for _, k := range l.keyLines {
+		addKeyLine(u, k)
+	}
+	l.keyLines = l.keyLines[:0]
 	l.open = u
 	l.units++
 	return u

@@ -253,6 +253,7 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	l := ps.byRank[rank]
 	if l == nil {
 		l = NewLedger(ps.opt)
+		l.rank = rank
 		ps.byRank[rank] = l
 		ps.ranks = append(ps.ranks, rank)
 		ps.began[rank] = -1

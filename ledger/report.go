@@ -23,6 +23,9 @@ type Report struct {
 	MarkerMissing []string
 	// Procs describe each process, in input order: what evidence its log holds.
 	Procs []Process
+	// Sequences are each process's compile requests in order (one per process, in the order
+	// of Procs): what ranks of one job are compared by.
+	Sequences []*Sequence
 
 	retraces []*retraceNote
 }
@@ -43,6 +46,7 @@ func Merge(opt Options, reports ...*Report) *Report {
 		out.LateLoads = appendCapped(out.LateLoads, r.LateLoads, MaxListed)
 		out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
 		out.Procs = append(out.Procs, r.Procs...)
+		out.Sequences = append(out.Sequences, r.Sequences...)
 		for _, m := range r.Modules {
 			if have := byFamily[m.Family]; have != nil {
 				have.merge(m)

@@ -30,7 +30,17 @@ var Framework = &framework.Framework{
 	},
 	Settings: []framework.Setting{
 		{Name: "JAX_LOG_COMPILES", Value: "1"},
-		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time"},
+		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time; " +
+			"with a persistent cache it also says which entries it did not write and why"},
+		// Why a persistent-cache entry was missed: the hash of each part of every cache key and
+		// each XLA flag hashed into it (jax/_src/cache_key.py), compared across runs by recomp diff.
+		{Name: "JAX_DEBUG_LOG_MODULES", Value: "jax._src.cache_key", Effect: "with a persistent compilation cache on, JAX logs the hash of each " +
+			"part of every cache key and each XLA flag it includes: about 20 lines per compilation (JAX >= 0.5 prints each twice), and each part " +
+			"is hashed a second time for the log (the computation's serialised module too); nothing without a persistent cache"},
+		{Name: "JAX_LOGGING_LEVEL", Value: "INFO", Effect: "JAX >= 0.5 prints the cache-key lines only with a level set: JAX's records then go " +
+			"through JAX's own handler with its prefix (LEVEL:time:logger:line:), its INFO records (backend and cache set-up) appear, " +
+			"and it sets the C++ log level to INFO as TF_CPP_MIN_LOG_LEVEL=0 does; a program that configures logging itself prints JAX's " +
+			"records twice"},
 	},
 	CacheFolders: func(name, value string) []string {
 		if name == "JAX_COMPILATION_CACHE_DIR" {

@@ -229,6 +229,7 @@ func (hr htmlRenderer) guard(w io.Writer, g *Guard) error {
 		sec.Items = []string{gr.Reason}
 	}
 	p.Sections = append([]htmlSection{sec}, p.Sections...)
+	guardExtrasHTML(p, g)
 	return writePage(w, p)
 }
 

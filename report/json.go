@@ -43,6 +43,8 @@ type ScanJSON struct {
 	EventCount int           `json:"event_count"`
 	Findings   []FindingJSON `json:"findings"`
 	Gate       *GateJSON     `json:"gate,omitempty"`
+	Coverage   *CoverageJSON `json:"coverage,omitempty"`
+	Ranks      *RanksJSON    `json:"ranks,omitempty"`
 }
 
 type InputJSON struct {
@@ -206,6 +208,7 @@ func (jsonRenderer) scan(w io.Writer, s *Scan) error { return writeJSON(w, ScanD
 func (jsonRenderer) guard(w io.Writer, g *Guard) error {
 	doc := ScanDocument(g.Scan)
 	doc.Gate = GateDocument(g.Gate)
+	guardExtrasDocument(&doc, g)
 	return writeJSON(w, doc)
 }
 

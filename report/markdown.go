@@ -64,6 +64,7 @@ func (markdownRenderer) guard(w io.Writer, g *Guard) error {
 	if len(g.Gate.Problems)+len(g.Gate.Failures) > 0 {
 		fmt.Fprintln(w)
 	}
+	writeGuardExtrasMarkdown(w, g)
 	writeScanMarkdown(w, "what the logs say", g.Scan)
 	return nil
 }

@@ -67,6 +67,7 @@ var formats = map[string][]Format{
 	"explain": {Text, JSON, Markdown, HTML},
 	"cache":   {Text, JSON, Markdown},
 	"run":     {Text, JSON, Markdown, HTML},
+	"ranks":   {Text, JSON, Markdown, HTML},
 }
 
 // Formats returns the formats a command can write.
@@ -108,6 +109,8 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 		err = rd.cache(w, r)
 	case *Run:
 		err = rd.run(w, r)
+	case selfRendered:
+		err = r.render(w, f, st)
 	default:
 		err = fmt.Errorf("no renderer for %T", r)
 	}

@@ -152,9 +152,10 @@ func (t textRenderer) guard(w io.Writer, g *Guard) error {
 	for _, f := range g.Gate.Failures {
 		fmt.Fprintf(w, "  %s:%d: %s\n", f.File, f.Line, failureText(f))
 	}
-	if n := g.Gate.Compilations + g.Gate.LoadFailures; n > len(g.Gate.Failures) {
+	if n := g.Gate.Compilations + g.Gate.LoadFailures + g.Gate.Divergences; n > len(g.Gate.Failures) {
 		fmt.Fprintf(w, "  … %d more not listed (--format json lists the first %d)\n", n-len(g.Gate.Failures), ledger.MaxListed)
 	}
+	writeGuardExtrasText(w, g, p)
 	return nil
 }
 

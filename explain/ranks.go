@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
@@ -210,17 +211,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
 		if i < len(s.Ledger.Procs) && s.Ledger.Procs[i].Evidence == 0 {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile evidence in its log (its compile logging was off?): its requests cannot be compared", sq.Process))
 		}
-		for _, u := range sq.Units {
-			if u.Compiled {
-				ri.Compilations++
-				ri.CompileTime += u.Duration
-				if !u.Begin.IsZero() && (ri.FirstCompile.IsZero() || u.Begin.Before(ri.FirstCompile)) {
-					ri.FirstCompile, ri.DateKnown = u.Begin, u.DateKnown
-				}
-			} else {
-				ri.Hits++
-			}
-		}
+		ri.Compilations, ri.Hits, ri.CompileTime, ri.FirstCompile, ri.DateKnown = sq.Compilations, sq.Hits, sq.CompileTime, sq.First, sq.DateKnown
 		out.Ranks = append(out.Ranks, ri)
 	}
 	sortRanks(out.Ranks)
@@ -297,25 +288,25 @@ func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
 	}
 	ref := out.Reference()
 	dumps := rankDumps(out, opt)
-	refUnits := refRank.Sequence.Units
+	refUnits := refRank.Sequence.Entries
 	type pending struct {
 		d *report.Divergence
-		u *ledger.Unit
+		u *ledger.Entry
 	}
 	var todo []pending
 	for _, r := range out.Ranks {
 		if r.Group == 0 {
 			continue
 		}
-		units := r.Sequence.Units
+		units := r.Sequence.Entries
 		n := max(len(units), len(refUnits))
 		for i := 0; i < n; i++ {
-			var u, m *ledger.Unit
+			var u, m *ledger.Entry
 			if i < len(units) {
-				u = units[i]
+				u = &units[i]
 			}
 			if i < len(refUnits) {
-				m = refUnits[i]
+				m = &refUnits[i]
 			}
 			if u != nil && m != nil && ledger.SeqKey(u) == ledger.SeqKey(m) {
 				continue
@@ -358,7 +349,7 @@ func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
 		}
 		if r.Divergence == nil {
 			// equal as far as listed, different beyond: say so
-			d := &report.Divergence{Rank: r.Rank, Index: ledger.MaxSequence + 1, Step: -1, Kind: report.DivergeExtra,
+			d := &report.Divergence{Rank: r.Rank, Index: ledger.MaxSequence + 1, Step: -1, Kind: report.DivergeLater,
 				Summary: fmt.Sprintf("rank %s's requests agree with the %s's for the first %d; they differ later (%d requests, the %s %d)",
 					r.Rank, ref, ledger.MaxSequence, r.Sequence.Count, ref, refRank.Sequence.Count)}
 			r.Divergence = d
@@ -405,7 +396,7 @@ func stripRank(f string) string {
 	return f
 }
 
-func verb(u *ledger.Unit) string {
+func verb(u *ledger.Entry) string {
 	if u.Compiled {
 		return "a compilation of"
 	}
@@ -414,18 +405,18 @@ func verb(u *ledger.Unit) string {
 
 // majorityUnit is the majority's request of u's program that u is held against: at the same
 // point when it is that program, else the last one before it, else the first after it.
-func majorityUnit(ref []*ledger.Unit, u *ledger.Unit, i int) *ledger.Unit {
+func majorityUnit(ref []ledger.Entry, u *ledger.Entry, i int) *ledger.Entry {
 	if i < len(ref) && ref[i].Program == u.Program {
-		return ref[i]
+		return &ref[i]
 	}
 	for j := min(i, len(ref)) - 1; j >= 0; j-- {
 		if ref[j].Program == u.Program {
-			return ref[j]
+			return &ref[j]
 		}
 	}
 	for j := i + 1; j < len(ref); j++ {
 		if ref[j].Program == u.Program {
-			return ref[j]
+			return &ref[j]
 		}
 	}
 	return nil
@@ -434,7 +425,7 @@ func majorityUnit(ref []*ledger.Unit, u *ledger.Unit, i int) *ledger.Unit {
 // explainDivergence says what a divergent request is and names its cause against the majority's
 // module of the program: from the two ranks' dumps when both are given, else from their
 // signatures.
-func explainDivergence(d *report.Divergence, u, against *ledger.Unit, r, refRank *report.RankInfo, ref string, dumps map[string]*rankDump) {
+func explainDivergence(d *report.Divergence, u, against *ledger.Entry, r, refRank *report.RankInfo, ref string, dumps map[string]*rankDump) {
 	what := "compiled"
 	if !u.Compiled {
 		what = "got from the cache"
@@ -473,10 +464,10 @@ func explainDivergence(d *report.Divergence, u, against *ledger.Unit, r, refRank
 // rankDump is one rank's dump, linked to its compile requests.
 type rankDump struct {
 	dump  *diff.Dump
-	links map[*ledger.Unit]*diff.DumpFile
+	links map[*ledger.Entry]*diff.DumpFile
 }
 
-func (rd *rankDump) file(u *ledger.Unit) *diff.DumpFile {
+func (rd *rankDump) file(u *ledger.Entry) *diff.DumpFile {
 	if rd == nil || u == nil {
 		return nil
 	}
@@ -524,28 +515,30 @@ func rankDumps(out *report.Ranks, opt RanksOptions) map[string]*rankDump {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %v", path, err))
 			continue
 		}
-		res[r.Rank] = &rankDump{dump: d, links: linkUnits(d, r.Sequence.Units)}
+		res[r.Rank] = &rankDump{dump: d, links: linkEntries(d, r.Sequence.Entries)}
 	}
 	return res
 }
 
-// linkUnits links compile requests with the dumped modules they made, as linkDumps does for a
-// whole report: the i-th compilation of a function with its i-th dump.
-func linkUnits(d *diff.Dump, units []*ledger.Unit) map[*ledger.Unit]*diff.DumpFile {
-	rep := &ledger.Report{}
-	byFamily := map[string]*ledger.Module{}
-	for _, u := range units {
-		m := byFamily[u.Family]
-		if m == nil {
-			m = &ledger.Module{Family: u.Family}
-			byFamily[u.Family] = m
-			rep.Modules = append(rep.Modules, m)
+// linkEntries links compile requests with the dumped modules they made, as linkDumps does for
+// a whole report: the i-th compilation of a function with its i-th dump, in the order of the
+// dump's module counter.
+func linkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFile {
+	byKey := map[string][]*ledger.Entry{}
+	for i := range es {
+		if es[i].Compiled {
+			k := frameworks.FunctionKey(es[i].Family)
+			byKey[k] = append(byKey[k], &es[i])
 		}
-		m.Units = append(m.Units, u)
 	}
-	out := map[*ledger.Unit]*diff.DumpFile{}
-	for f, u := range linkDumps(d, rep) {
-		out[u] = f
+	out := map[*ledger.Entry]*diff.DumpFile{}
+	next := map[string]int{}
+	for _, f := range d.Files {
+		k := frameworks.FunctionKey(f.Family)
+		if i := next[k]; i < len(byKey[k]) {
+			out[byKey[k][i]] = f
+			next[k] = i + 1
+		}
 	}
 	return out
 }
@@ -555,45 +548,45 @@ func linkUnits(d *diff.Dump, units []*ledger.Unit) map[*ledger.Unit]*diff.DumpFi
 func skew(out *report.Ranks) {
 	var withClock []*report.RankInfo
 	for _, r := range out.Ranks {
-		if len(r.Sequence.Units) > 0 && !r.Sequence.Units[0].Begin.IsZero() {
+		if es := r.Sequence.Entries; len(es) > 0 && !es[0].Begin.IsZero() {
 			withClock = append(withClock, r)
 		}
 	}
 	if len(withClock) < 2 {
 		return
 	}
-	n := len(withClock[0].Sequence.Units)
+	n := len(withClock[0].Sequence.Entries)
 	for _, r := range withClock {
-		n = min(n, len(r.Sequence.Units))
+		n = min(n, len(r.Sequence.Entries))
 		if r.Divergence != nil {
 			n = min(n, r.Divergence.Index-1)
 		}
 	}
 	var best *report.Skew
 	for i := 0; i < n; i++ {
-		u0 := withClock[0].Sequence.Units[i]
-		lo, hi := withClock[0], withClock[0]
-		ok := true
+		e0 := &withClock[0].Sequence.Entries[i]
+		lo, hi := e0, e0
+		loR, hiR := withClock[0], withClock[0]
+		ok := e0.Compiled
 		for _, r := range withClock[1:] {
-			u := r.Sequence.Units[i]
-			if u.Begin.IsZero() || u.Program != u0.Program || !u.Compiled {
+			e := &r.Sequence.Entries[i]
+			if e.Begin.IsZero() || e.Program != e0.Program || !e.Compiled {
 				ok = false
 				break
 			}
-			if u.Begin.Before(lo.Sequence.Units[i].Begin) {
-				lo = r
+			if e.Begin.Before(lo.Begin) {
+				lo, loR = e, r
 			}
-			if u.Begin.After(hi.Sequence.Units[i].Begin) {
-				hi = r
+			if e.Begin.After(hi.Begin) {
+				hi, hiR = e, r
 			}
 		}
-		if !ok || !u0.Compiled {
+		if !ok {
 			continue
 		}
-		spread := hi.Sequence.Units[i].Begin.Sub(lo.Sequence.Units[i].Begin)
-		if best == nil || spread > best.Spread {
-			best = &report.Skew{Spread: spread, Index: i + 1, Program: u0.Family, Earliest: lo.Rank, Latest: hi.Rank,
-				DateKnown: u0.DateKnown, RanksWithClock: len(withClock)}
+		if spread := hi.Begin.Sub(lo.Begin); best == nil || spread > best.Spread {
+			best = &report.Skew{Spread: spread, Index: i + 1, Program: e0.Family, Earliest: loR.Rank, Latest: hiR.Rank,
+				DateKnown: e0.DateKnown, RanksWithClock: len(withClock)}
 		}
 	}
 	out.Skew = best

@@ -94,7 +94,7 @@ func TestSequence(t *testing.T) {
 	if len(seqs) != 3 {
 		t.Fatalf("%d sequences", len(seqs))
 	}
-	if seqs[0].Count != 2 || len(seqs[0].Units) != 2 || seqs[0].File != "a.log" || seqs[0].Units[1].Signature != "(ShapedArray(float32[24,8]),)" {
+	if seqs[0].Count != 2 || len(seqs[0].Entries) != 2 || seqs[0].File != "a.log" || seqs[0].Compilations != 2 || seqs[0].Entries[1].Signature != "(ShapedArray(float32[24,8]),)" {
 		t.Errorf("sequence %+v", seqs[0])
 	}
 	if seqs[0].Digest != seqs[1].Digest || seqs[0].Digest == seqs[2].Digest || len(seqs[0].DigestString()) != 16 {

@@ -45,7 +45,7 @@ type Ledger struct {
 	cut          *Unit                   // a compilation the log ended inside
 	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
-	seq          Sequence                // the process's compile requests in order
+	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
 }
 
 // evidenceKinds are the events a framework prints for each compilation, cache lookup, load or
@@ -73,7 +73,7 @@ const maxPendingWhys = 16
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
 	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[string]int{},
-		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}}
+		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
 }
 
 // BeginInput starts input number i (its index among the logs), read from file. The inputs of
@@ -303,7 +303,7 @@ func (l *Ledger) Report() *Report {
 	if len(l.files) > 0 {
 		l.seq.File = l.files[0]
 	}
-	r.Sequences = []*Sequence{&l.seq}
+	r.Sequences = []*Sequence{l.seq}
 	if l.markerWanted && !l.marked {
 		r.MarkerMissing = l.files
 	}

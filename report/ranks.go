@@ -84,7 +84,7 @@ func (d *Divergence) stepText() string {
 }
 
 func (d *Divergence) what() string {
-	if d.Kind == DivergeMissing {
+	if d.Kind == DivergeMissing || d.Kind == DivergeLater {
 		return ""
 	}
 	if d.Compiled {

@@ -142,6 +142,9 @@ const (
 	DivergeMissing   DivergenceKind = "missing_compilation" // the majority made a request this rank did not
 	DivergeCacheMiss DivergenceKind = "cache_miss"          // compiled what the majority got from the cache
 	DivergeCacheHit  DivergenceKind = "cache_hit"           // got from the cache what the majority compiled
+	// DivergeLater: the sequences agree as far as they are listed (ledger.MaxSequence requests)
+	// and differ after.
+	DivergeLater DivergenceKind = "differs_after_listed"
 )
 
 // RankInfo is one rank of a job: its log, its compile sequence's digest and counts, and where

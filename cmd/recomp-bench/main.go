@@ -7,6 +7,7 @@
 //	go run ./cmd/recomp-bench                 # 300 MB log, 4 x 75 MB logs, two 100 000-instruction dumps
 //	go run ./cmd/recomp-bench -mb 1000 -rounds 5
 //	go run ./cmd/recomp-bench -stress         # 10k / 100k / 1M compilations and loads of one family
+//	go run ./cmd/recomp-bench -ranks 1024     # 1024 rank logs of 100 MB, made as they are read
 //
 // Everything it writes goes to a temporary folder (or -dir), removed at the end unless -keep.
 // A baseline that is not installed is skipped with a message saying how to get it.
@@ -38,11 +39,17 @@ func main() {
 	dir := flag.String("dir", "", "folder for the generated inputs (default: a temporary folder)")
 	keep := flag.Bool("keep", false, "keep the generated inputs")
 	stress := flag.Bool("stress", false, "instead: scan and guard logs of 10k, 100k and 1M compilations and executable loads (time per event and peak RSS must stay flat)")
+	ranks := flag.Int("ranks", 0, "instead: line up N rank logs (recomp ranks), made as they are read, in this process")
+	rankMB := flag.Int("rank-mb", 100, "with -ranks: the size of each rank's log in MB")
+	rankCompiles := flag.Int("rank-compiles", 8, "with -ranks: compilations in each rank's log")
 	flag.Parse()
 	var err error
-	if *stress {
+	switch {
+	case *ranks > 0:
+		err = runRanks(*ranks, *rankMB, *rankCompiles)
+	case *stress:
 		err = runStress(*dir, *keep)
-	} else {
+	default:
 		err = run(*mb, *files, *instr, *rounds, *dir, *keep)
 	}
 	if err != nil {

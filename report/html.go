@@ -222,7 +222,7 @@ func (hr htmlRenderer) guard(w io.Writer, g *Guard) error {
 		}
 		sec.Cards = append(sec.Cards, c)
 	}
-	if n := gr.Compilations + gr.LoadFailures; n > len(gr.Failures) {
+	if n := gr.Compilations + gr.LoadFailures + gr.Divergences; n > len(gr.Failures) {
 		sec.Note = fmt.Sprintf("%d failures, the first %d shown", n, len(gr.Failures))
 	}
 	if len(sec.Cards) == 0 {

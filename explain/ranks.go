@@ -37,7 +37,7 @@ type RanksOptions struct {
 	// Step finds the step number in a line the program prints (DefaultStep when nil).
 	Step *regexp.Regexp
 	// Dumps are the ranks' dump folders, matched to ranks by the rank number in their names,
-	// else in the order of the logs.
+	// else the k-th dump is the k-th rank (by rank number).
 	Dumps []string
 	Options
 }

@@ -10,7 +10,7 @@ import (
 type ranksCmd struct {
 	outputFlag
 	rankFlags
-	Dump  []string `help:"A rank's dump folder, matched to its rank by the number in its name (dump-rank3), else in the order of the logs (a folder given as LOG brings its own)." placeholder:"DIR"`
+	Dump  []string `help:"A rank's dump folder, matched to its rank by the number in its name (dump-rank3), else the k-th dump is the k-th rank (a folder given as LOG brings its own)." placeholder:"DIR"`
 	Stage string   `help:"Dump stage to compare: before, after, or a stage name." placeholder:"STAGE"`
 	Logs  []string `arg:"" name:"LOG" help:"The ranks' logs (one per rank, or one a launcher tagged with ranks), run folders, or a folder of *.log files and dump folders ('-' for stdin, .gz read transparently)."`
 }

@@ -2,8 +2,10 @@
 // it joins the compilations a log names with the modules of the HLO dump by program identity
 // (the i-th compilation of a function is its i-th dump), pairs each program's versions in the
 // order they were compiled, and lets package diff compare them and name the causes. It also
-// compares the dumps of two runs (recomp diff) and assembles the whole report of a run folder
-// (recomp run). It returns report models; it prints nothing.
+// compares the dumps of two runs (recomp diff), says why run B missed run A's cache (Runs),
+// lines up the compile requests of a job's ranks (Ranks), holds a run time against its warm-up
+// (Coverage), and assembles the whole report of a run folder (recomp run). It returns report
+// models; it prints nothing.
 package explain
 
 import (

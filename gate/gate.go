@@ -63,6 +63,8 @@ type Result struct {
 	Failures     []Failure
 	Compilations int
 	LoadFailures int
+	// Divergences counts the ranks that departed from the majority (guard --ranks-consistent).
+	Divergences int
 	// Problems are what makes the verdict unreliable: inputs that could not be read to the
 	// end, a warm-up marker that never matched, a process without compile evidence, a log cut
 	// inside a compilation, a warm-up that never ended.

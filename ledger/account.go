@@ -218,6 +218,7 @@ func (l *Ledger) account(u *Unit) {
 	s.LowerTime += u.LowerTime
 	m.TraceTime += u.TraceTime
 	m.LowerTime += u.LowerTime
+	l.seq.add(u)
 	if !u.Compiled {
 		return
 	}

@@ -95,6 +95,10 @@ func (l *Ledger) start(ev logscan.Event) *Unit {
 	if u.Module != "" {
 		l.attachTrace(u)
 	}
+	for _, k := range l.keyLines {
+		addKeyLine(u, k)
+	}
+	l.keyLines = l.keyLines[:0]
 	l.open = u
 	l.units++
 	return u

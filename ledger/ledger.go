@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +47,9 @@ type Ledger struct {
 	clusterLines int                     // TF's "Compiled cluster using XLA!" lines
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
 	cut          *Unit                   // a compilation the log ended inside
+	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
+	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
+	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
 }
 
 // evidenceKinds are the events a framework prints for each compilation, cache lookup, load or
@@ -81,7 +85,7 @@ const maxPendingWhys = 16
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
 	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[uint64]int32{}, otherFams: map[uint64]struct{}{},
-		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}}
+		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
 }
 
 // BeginInput starts input number i (its index among the logs), read from file. The inputs of
@@ -136,6 +140,66 @@ func (l *Ledger) Add(ev logscan.Event) {
 		l.load(ev)
 	case logscan.Marker:
 		l.marked = true
+	case logscan.CacheKeyPart, logscan.CacheKeyFlag:
+		l.cacheKey(ev)
+	case logscan.CacheNotWritten, logscan.CacheReadError:
+		l.cacheWords(ev)
+	}
+}
+
+// maxKeyLines bounds the cache-key lines kept for one compilation.
+const maxKeyLines = 64
+
+// cacheKey keeps a part of a cache key, or a flag hashed into it, on the compilation being
+// requested (the framework logs them while it computes the key, before the lookup); a line
+// printed twice (two handlers) is kept once.
+func (l *Ledger) cacheKey(ev logscan.Event) {
+	u := l.open
+	if u == nil {
+		if len(l.keyLines) < maxKeyLines {
+			l.keyLines = append(l.keyLines, ev) // for the request that follows
+		}
+		return
+	}
+	addKeyLine(u, ev)
+}
+
+func addKeyLine(u *Unit, ev logscan.Event) {
+	if ev.Kind == logscan.CacheKeyFlag {
+		if !slices.Contains(u.KeyFlags, ev.Detail) && len(u.KeyFlags) < maxKeyLines {
+			u.KeyFlags = append(u.KeyFlags, ev.Detail)
+		}
+		return
+	}
+	for _, p := range u.KeyParts {
+		if p.Name == ev.Detail {
+			return
+		}
+	}
+	if len(u.KeyParts) < maxKeyLines {
+		u.KeyParts = append(u.KeyParts, KeyPart{Name: ev.Detail, Hash: ev.Hash})
+	}
+}
+
+// cacheWords keeps a framework's statement that it did not write an entry, or could not read
+// one, on the compilation it is about: the open one, else the last.
+func (l *Ledger) cacheWords(ev logscan.Event) {
+	u := l.open
+	if u == nil {
+		u = l.last
+	}
+	if u == nil {
+		return
+	}
+	q := &Quote{Producer: ev.Producer, File: ev.File, Line: ev.Line, Text: ev.Detail}
+	if ev.Kind == logscan.CacheReadError {
+		if u.ReadError == nil {
+			u.ReadError = q
+		}
+		return
+	}
+	if u.NotWritten == nil {
+		u.NotWritten = q
 	}
 }
 
@@ -291,6 +355,11 @@ func (l *Ledger) Report() *Report {
 		p.WarmupUnfinished = true
 	}
 	r.Procs = []Process{p}
+	l.seq.Process, l.seq.Rank = p.Name, l.rank
+	if len(l.files) > 0 {
+		l.seq.File = l.files[0]
+	}
+	r.Sequences = []*Sequence{l.seq}
 	if l.markerWanted && !l.marked {
 		r.MarkerMissing = l.files
 	}

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -123,30 +125,72 @@ func ReadLogs(logs []Log, opt ReadOptions) (*Scan, error) {
 	out := make([]scanned, len(logs))
 	if opt.SameProcess {
 		ps := newProcesses(opt.Ledger)
+		ps.intern = newInterner()
 		for i, l := range logs {
-			out[i] = readOne(i, l, opt, ps)
+			out[i] = readOne(i, l, opt, ps, nil)
 		}
-		return assemble(out, ps.reports(), opt, start)
+		m := newOrderedMerge(opt.Ledger)
+		m.done(0, ps.reports())
+		return assemble(out, m, opt, start)
 	}
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	// GOMAXPROCS workers take the logs in input order, so that they finish nearly in order: a
+	// log's reports are merged (and dropped) once the logs before it are, and memory holds the
+	// reports of the few logs read ahead, however many logs there are.
 	var wg sync.WaitGroup
-	for i, l := range logs {
+	kept := newKeptEvents(len(logs), opt.AllEvents)
+	merged := newOrderedMerge(opt.Ledger)
+	intern := newInterner()
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(logs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			ps := newProcesses(opt.Ledger)
-			out[i] = readOne(i, l, opt, ps)
-			out[i].reps = ps.reports()
+			for i := range next {
+				ps := newProcesses(opt.Ledger)
+				ps.intern = intern
+				out[i] = readOne(i, logs[i], opt, ps, kept)
+				kept.done(i, out)
+				merged.done(i, ps.reports())
+			}
 		}()
 	}
-	wg.Wait()
-	var reps []*Report
-	for _, s := range out {
-		reps = append(reps, s.reps...)
+	for i := range logs {
+		next <- i
 	}
-	return assemble(out, reps, opt, start)
+	close(next)
+	wg.Wait()
+	return assemble(out, merged, opt, start)
+}
+
+// orderedMerge merges the reports of logs read in parallel in input order, each as soon as the
+// logs before it are merged, and drops it: memory holds the reports of the logs read ahead, not
+// of all logs.
+type orderedMerge struct {
+	mu      sync.Mutex
+	m       *merger
+	pending map[int][]*Report
+	next    int
+}
+
+func newOrderedMerge(opt Options) *orderedMerge {
+	return &orderedMerge{m: newMerger(opt), pending: map[int][]*Report{}}
+}
+
+func (o *orderedMerge) done(i int, reps []*Report) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pending[i] = reps
+	for {
+		rs, ok := o.pending[o.next]
+		if !ok {
+			return
+		}
+		delete(o.pending, o.next)
+		for _, r := range rs {
+			o.m.add(r)
+		}
+		o.next++
+	}
 }
 
 // scanned is one log after reading: its events went into a ledger per process as they were
@@ -155,17 +199,16 @@ type scanned struct {
 	input  Input
 	events []logscan.Event // the first ones, for listing
 	count  int
-	reps   []*Report // the log's own process reports (nil when the logs are one process)
-	err    error     // the log could not be opened
+	err    error // the log could not be opened
 }
 
-func assemble(out []scanned, reps []*Report, opt ReadOptions, start time.Time) (*Scan, error) {
+func assemble(out []scanned, merged *orderedMerge, opt ReadOptions, start time.Time) (*Scan, error) {
 	for _, s := range out {
 		if s.err != nil {
 			return nil, s.err
 		}
 	}
-	rs := &Scan{Ledger: Merge(opt.Ledger, reps...), SameProcess: opt.SameProcess, Full: opt.AllEvents}
+	rs := &Scan{Ledger: merged.m.finish(), SameProcess: opt.SameProcess, Full: opt.AllEvents}
 	for _, s := range out {
 		rs.Inputs = append(rs.Inputs, s.input)
 		rs.EventCount += s.count
@@ -181,9 +224,61 @@ func assemble(out []scanned, reps []*Report, opt ReadOptions, start time.Time) (
 	return rs, nil
 }
 
+// keptEvents bounds the events logs read in parallel keep for listing: only the first
+// MaxEvents in input order are listed, so once the logs before log k are read and hold that
+// many, the logs after k keep none (and those already read drop theirs). Memory then does not
+// grow with the number of logs.
+type keptEvents struct {
+	mu     sync.Mutex
+	all    bool
+	read   []bool
+	counts []int
+	cut    atomic.Int64 // logs after this index keep no events
+}
+
+func newKeptEvents(n int, all bool) *keptEvents {
+	k := &keptEvents{all: all, read: make([]bool, n), counts: make([]int, n)}
+	k.cut.Store(math.MaxInt64)
+	return k
+}
+
+// wants says whether log i still keeps events.
+func (k *keptEvents) wants(i int) bool { return k == nil || k.all || int64(i) <= k.cut.Load() }
+
+// done records that log i was read, moves the cut when a prefix of read logs holds MaxEvents
+// events, and drops the events of the logs after it.
+func (k *keptEvents) done(i int, out []scanned) {
+	if k.all {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if int64(i) > k.cut.Load() {
+		out[i].events = nil // read while the cut moved before it
+	}
+	k.read[i], k.counts[i] = true, len(out[i].events)
+	sum := 0
+	for j := range k.read {
+		if !k.read[j] {
+			return
+		}
+		if sum += k.counts[j]; sum >= MaxEvents {
+			if int64(j) < k.cut.Load() {
+				k.cut.Store(int64(j))
+				for m := j + 1; m < len(out); m++ {
+					if k.read[m] {
+						out[m].events = nil
+					}
+				}
+			}
+			return
+		}
+	}
+}
+
 // readOne reads log i into the ledgers of its processes, keeping its first MaxEvents events
-// (all with AllEvents).
-func readOne(i int, l Log, opt ReadOptions, ps *processes) scanned {
+// (all with AllEvents; none once the logs before it hold MaxEvents).
+func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) scanned {
 	start := time.Now()
 	path, name := l.Path, l.Path
 	if path == input.Stdin && l.Reader == nil {
@@ -213,7 +308,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes) scanned {
 		}
 		ps.ledger(ev.Rank, i, name).Add(ev)
 		res.count++
-		if opt.AllEvents || len(res.events) < MaxEvents {
+		if opt.AllEvents || len(res.events) < MaxEvents && kept.wants(i) {
 			res.events = append(res.events, ev)
 		}
 		opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
@@ -238,6 +333,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes) scanned {
 // it ("" for lines without one): each rank is its own process.
 type processes struct {
 	opt    Options
+	intern *interner
 	byRank map[string]*Ledger
 	ranks  []string
 	began  map[string]int // the log each ledger is reading
@@ -253,6 +349,7 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	l := ps.byRank[rank]
 	if l == nil {
 		l = NewLedger(ps.opt)
+		l.rank, l.seq.intern = rank, ps.intern
 		ps.byRank[rank] = l
 		ps.ranks = append(ps.ranks, rank)
 		ps.began[rank] = -1

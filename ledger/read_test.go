@@ -3,8 +3,10 @@ package ledger
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,5 +170,37 @@ func TestReadLogsFiles(t *testing.T) {
 	// A reader is read in place of its path: "-" twice is two logs, not standard input.
 	if _, err := ReadLogs([]Log{text("-", ""), text("-", "")}, ReadOptions{}); err != nil {
 		t.Errorf("two readers named -: %v", err)
+	}
+}
+
+// Logs read in parallel list the first MaxEvents events in input order, whatever order the logs
+// finish in, while the logs after those events keep none.
+func TestReadLogsFirstEvents(t *testing.T) {
+	var logs []Log
+	var want, texts []string
+	for i := range 9 {
+		var b strings.Builder
+		for j := range 300 {
+			b.WriteString(jaxCompile(fmt.Sprintf("f%d_%d", i, j), "2"))
+			if len(want) < 2*MaxEvents { // two events per compilation
+				want = append(want, fmt.Sprintf("log%d.log:%d", i, 2*j+1), fmt.Sprintf("log%d.log:%d", i, 2*j+2))
+			}
+		}
+		logs = append(logs, text(fmt.Sprintf("log%d.log", i), b.String()))
+		texts = append(texts, b.String())
+	}
+	want = want[:MaxEvents]
+	for range 5 {
+		s := readScan(t, ReadOptions{}, logs...)
+		var got []string
+		for _, ev := range s.Events {
+			got = append(got, fmt.Sprintf("%s:%d", ev.File, ev.Line))
+		}
+		if s.EventCount != 9*600 || !slices.Equal(got, want) {
+			t.Fatalf("%d events counted, listed %d: %v … want %v …", s.EventCount, len(got), got[:min(3, len(got))], want[:3])
+		}
+		for i := range logs {
+			logs[i].Reader = strings.NewReader(texts[i])
+		}
 	}
 }

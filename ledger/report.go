@@ -23,6 +23,9 @@ type Report struct {
 	MarkerMissing []string
 	// Procs describe each process, in input order: what evidence its log holds.
 	Procs []Process
+	// Sequences are each process's compile requests in order (one per process, in the order
+	// of Procs): what ranks of one job are compared by.
+	Sequences []*Sequence
 
 	retraces []*retraceNote
 }
@@ -31,40 +34,62 @@ type Report struct {
 // and names the findings. Module families are compared within a process: a family compiled
 // once in each of two processes is not a recompilation.
 func Merge(opt Options, reports ...*Report) *Report {
-	out := &Report{}
-	byFamily := map[string]*Module{}
-	notes := map[string]*retraceNote{}
+	m := newMerger(opt)
 	for _, r := range reports {
-		out.Summary.add(r.Summary)
-		out.Inputs += r.Inputs
-		out.Processes++
-		out.Late = appendCapped(out.Late, r.Late, MaxListed)
-		out.Loads = append(out.Loads, r.Loads...)
-		out.LateLoads = appendCapped(out.LateLoads, r.LateLoads, MaxListed)
-		out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
-		out.Procs = append(out.Procs, r.Procs...)
-		for _, m := range r.Modules {
-			if have := byFamily[m.Family]; have != nil {
-				have.merge(m)
-				continue
-			}
-			byFamily[m.Family] = m
-			out.Modules = append(out.Modules, m)
-		}
-		for _, n := range r.retraces {
-			if have := notes[n.key]; have != nil {
-				have.merge(n)
-				continue
-			}
-			notes[n.key] = n
-			out.retraces = append(out.retraces, n)
-		}
+		m.add(r)
 	}
+	return m.finish()
+}
+
+// merger combines reports one at a time, in input order, so that a report can be dropped once
+// it is merged (ReadLogs merges each log's reports as soon as the logs before it are merged).
+type merger struct {
+	opt      Options
+	out      *Report
+	byFamily map[string]*Module
+	notes    map[string]*retraceNote
+}
+
+func newMerger(opt Options) *merger {
+	return &merger{opt: opt, out: &Report{}, byFamily: map[string]*Module{}, notes: map[string]*retraceNote{}}
+}
+
+func (m *merger) add(r *Report) {
+	out := m.out
+	out.Summary.add(r.Summary)
+	out.Inputs += r.Inputs
+	out.Processes++
+	out.Late = appendCapped(out.Late, r.Late, MaxListed)
+	out.Loads = append(out.Loads, r.Loads...)
+	out.LateLoads = appendCapped(out.LateLoads, r.LateLoads, MaxListed)
+	out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
+	out.Procs = append(out.Procs, r.Procs...)
+	out.Sequences = append(out.Sequences, r.Sequences...)
+	for _, mod := range r.Modules {
+		if have := m.byFamily[mod.Family]; have != nil {
+			have.merge(mod)
+			continue
+		}
+		m.byFamily[mod.Family] = mod
+		out.Modules = append(out.Modules, mod)
+	}
+	for _, n := range r.retraces {
+		if have := m.notes[n.key]; have != nil {
+			have.merge(n)
+			continue
+		}
+		m.notes[n.key] = n
+		out.retraces = append(out.retraces, n)
+	}
+}
+
+func (m *merger) finish() *Report {
+	out := m.out
 	sort.SliceStable(out.Modules, func(i, j int) bool {
 		a, b := out.Modules[i].first, out.Modules[j].first
 		return a.Input < b.Input || a.Input == b.Input && a.Line < b.Line
 	})
-	out.Findings = findings(opt, out)
+	out.Findings = findings(m.opt, out)
 	return out
 }
 

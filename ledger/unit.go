@@ -84,6 +84,16 @@ type Unit struct {
 	// (JAX's tracing-cache-miss "at FILE:LINE", PyTorch/XLA's first frame of the program's own
 	// code); zero when it does not.
 	Site Site
+	// KeyParts are the hashes a framework logged of the parts of the unit's cache key (JAX's
+	// jax._src.cache_key log: computation, jax_lib version, XLA flags, ...), in order; KeyFlags
+	// are the compile flags it logged as hashed into the key.
+	KeyParts []KeyPart
+	KeyFlags []string
+	// NotWritten is the framework's statement that it did not write the compiled executable to
+	// its cache (JAX: under the minimum compile time or entry size, not process 0, the cache
+	// disabled, an error writing it); ReadError that it could not read the cache's entry.
+	NotWritten *Quote
+	ReadError  *Quote
 
 	end      time.Time
 	signals  []logscan.Signal
@@ -98,6 +108,29 @@ func (u *Unit) seen(sig logscan.Signal) bool {
 		}
 	}
 	return false
+}
+
+// KeyPart is one part of a cache key and the hash a framework logged of it.
+type KeyPart struct {
+	Name, Hash string
+}
+
+// Quote is a framework's own words, where it said them.
+type Quote struct {
+	Producer logscan.Producer
+	File     string
+	Line     int
+	Text     string
+}
+
+// Variant is what tells two compilations of one program apart across processes: the argument
+// signature the framework logged (JAX's shapes and types), else the graph hash (a cache key
+// can differ between processes of one job: JAX folds the device assignment into it on CPU).
+func (u *Unit) Variant() string {
+	if u.Signature != "" {
+		return u.Signature
+	}
+	return u.Hash
 }
 
 // Load is one executable loaded onto the device.

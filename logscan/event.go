@@ -43,6 +43,20 @@ const (
 	CacheMiss Kind = "cache_miss"
 	// CacheWrite is an executable written to a cache.
 	CacheWrite Kind = "cache_write"
+	// CacheNotWritten is a framework saying it did not write a compiled executable to its cache
+	// (JAX: under the minimum compile time or entry size, not process 0, the cache disabled, an
+	// error writing it); Detail holds its words.
+	CacheNotWritten Kind = "cache_not_written"
+	// CacheReadError is a framework failing to read an entry of its cache (JAX: "Error reading
+	// persistent compilation cache entry", a deserialisation failure); Detail holds its words.
+	CacheReadError Kind = "cache_read_error"
+	// CacheKeyPart is the hash a framework logged of one part of a cache key (JAX's
+	// jax._src.cache_key debug log: computation, jax_lib version, XLA flags, ...): Detail names
+	// the part, Hash is its hash.
+	CacheKeyPart Kind = "cache_key_part"
+	// CacheKeyFlag is a compile flag a framework logged as part of a cache key (JAX: "Including
+	// XLA flag in cache key"); Detail is the flag.
+	CacheKeyFlag Kind = "cache_key_flag"
 	// ExecutableLoad is an executable loaded onto the device.
 	ExecutableLoad Kind = "executable_load"
 	// RequestDone is a framework finishing a compile request, by compiling or from its cache,

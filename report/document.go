@@ -153,6 +153,10 @@ func document(r Report) *Document {
 		return cacheDoc(r)
 	case *Run:
 		return runDoc(r)
+	case *RunsDiff:
+		return runsDoc(r)
+	case *Ranks:
+		return ranksDoc(r)
 	}
 	return &Document{Title: fmt.Sprintf("no document for %T", r)}
 }
@@ -530,6 +534,23 @@ func (p *Document) findings(fs []ledger.Finding, v *verdict.Result, dumped bool)
 func guardDoc(g *Guard) *Document {
 	p := scanDoc(g.Scan, "recomp guard", false)
 	p.gate(g.Gate)
+	// what --covered-by and --ranks-consistent add, after the gate's failures
+	at := 0
+	if len(p.Sections) > 0 && p.Sections[0].ID == "gate" {
+		at = 1
+	}
+	var extra []Section
+	if c := g.Coverage; c != nil {
+		extra = append(extra, coverageSection(c))
+	}
+	if r := g.Ranks; r != nil {
+		for _, sec := range r.sections(&p.Omitted) {
+			sec.ID = "ranks-" + sec.ID
+			extra = append(extra, sec)
+		}
+		extra[len(extra)-1].Note = r.RanksHeadline()
+	}
+	p.Sections = slices.Insert(p.Sections, at, extra...)
 	return p
 }
 

@@ -24,8 +24,8 @@ import (
 
 // Limits of the HTML page beyond the document's.
 const (
-	htmlMaxFamilies = 30  // rows of the timeline
-	htmlMaxDiffLine = 400 // characters of a diff line compared for highlighting
+	htmlMaxFamilies = 30   // rows of the timeline
+	htmlMaxDiffLine = 400  // characters of a diff line compared for highlighting
 	htmlMaxCardRows = 400  // rows of one side-by-side diff
 	htmlMaxDiffRows = 3000 // rows of all the side-by-side diffs of a page
 )
@@ -101,9 +101,6 @@ svg text{font:11px system-ui,sans-serif;fill:#1d2433}
 <ul class="totals">{{range .Totals}}<li{{if .Bad}} class="badv"{{end}}><b>{{.Value}}</b>{{.Label}}</li>{{end}}</ul>
 {{range .Sections}}{{if .Timeline}}{{with $.Timeline}}<section id="timeline"><h2>Timeline</h2>{{.}}</section>{{end}}{{else}}<section id="{{.ID}}"><h2>{{.Title}}</h2>
 {{if .Note}}<p class="omitted">{{.Note}}</p>{{end}}
-{{with .Table}}<table class="sortable"><thead><tr>{{range .Head}}<th{{if .Num}} class="n"{{end}}>{{.Text}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr{{if .Bad}} class="badrow"{{end}}>{{range .Cells}}<td{{if .Num}} class="n"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody></table>{{end}}
 {{range .Cards}}<div class="card {{.Severity}}"><h3>{{.Title}}</h3>
 {{range .Lines}}<p class="mono">{{.}}</p>{{end}}
 {{range .Causes}}<div class="cause"><span class="kind">{{.Kind}}</span>{{.Summary}}
@@ -116,6 +113,9 @@ svg text{font:11px system-ui,sans-serif;fill:#1d2433}
 {{range .}}<tr class="{{.Kind}}"><td>{{.Left}}</td><td>{{.Right}}</td></tr>
 {{end}}</tbody></table></details>{{end}}
 </div>{{end}}
+{{with .Table}}<table class="sortable"><thead><tr>{{range .Head}}<th{{if .Num}} class="n"{{end}}>{{.Text}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr{{if .Bad}} class="badrow"{{end}}>{{range .Cells}}<td{{if .Num}} class="n"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table>{{end}}
 {{if .Items}}<ul>{{range .Items}}<li class="mono">{{.}}</li>{{end}}</ul>{{end}}
 </section>{{end}}
 {{end}}

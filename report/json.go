@@ -45,6 +45,8 @@ type ScanJSON struct {
 	Findings   []FindingJSON `json:"findings"`
 	Verdict    *VerdictJSON  `json:"verdict,omitempty"`
 	Gate       *GateJSON     `json:"gate,omitempty"`
+	Coverage   *CoverageJSON `json:"coverage,omitempty"`
+	Ranks      *RanksJSON    `json:"ranks,omitempty"`
 }
 
 type InputJSON struct {
@@ -203,7 +205,7 @@ func ScanDocument(s *Scan) ScanJSON {
 // GateDocument is the gate object of guard's JSON document.
 func GateDocument(g *gate.Result) *GateJSON {
 	gj := &GateJSON{Passed: g.Passed, Inconclusive: g.Inconclusive, Reason: g.Reason, Allowed: g.Allowed,
-		Failures: []GateFailureJSON{}, FailureCount: g.Compilations + g.LoadFailures, Problems: nonNil(g.Problems)}
+		Failures: []GateFailureJSON{}, FailureCount: g.Compilations + g.LoadFailures + g.Divergences, Problems: nonNil(g.Problems)}
 	for _, f := range g.Failures {
 		gj.Failures = append(gj.Failures, GateFailureJSON{Module: f.Module, Family: f.Family, Hash: f.Hash, File: f.File,
 			Line: f.Line, Kind: string(f.Kind), Seconds: seconds(f.Duration), Message: f.Message, Reason: f.Reason, Site: f.Site.String()})

@@ -52,6 +52,9 @@ func writeMarkdown(w io.Writer, d *Document) error {
 		if sec.Note != "" {
 			pf("_%s_\n\n", mdText(sec.Note))
 		}
+		for _, c := range sec.Cards {
+			writeCardMarkdown(pf, c)
+		}
 		if t := sec.Table; t != nil && len(t.Rows) > 0 {
 			var head, rule []string
 			for _, h := range t.Head {
@@ -78,9 +81,6 @@ func writeMarkdown(w io.Writer, d *Document) error {
 				pf("| %s |\n", strings.Join(cells, " | "))
 			}
 			pf("\n")
-		}
-		for _, c := range sec.Cards {
-			writeCardMarkdown(pf, c)
 		}
 		for _, it := range sec.Items {
 			pf("- %s\n", mdText(it))

@@ -27,6 +27,10 @@ type Scan struct {
 type Guard struct {
 	Scan *Scan
 	Gate *gate.Result
+	// Coverage is the run time held against its warm-up (--covered-by); Ranks the ranks lined
+	// up (--ranks-consistent). nil when not asked for.
+	Coverage *Coverage
+	Ranks    *Ranks
 }
 
 // Diff is the report of recomp diff and recomp explain.

@@ -50,7 +50,7 @@ type layout struct {
 	write   func(w io.Writer, r Report, st Style) error
 }
 
-var allReports = []string{"scan", "guard", "diff", "explain", "cache", "run"}
+var allReports = []string{"scan", "guard", "diff", "explain", "cache", "run", "ranks"}
 
 // layouts are the formats, in the order help shows them. Text, Markdown and HTML lay out the
 // report's document; JSON projects the model; GitHub annotations and JUnit XML are a gate's.

@@ -205,6 +205,9 @@ func writeText(w io.Writer, d *Document, color bool) error {
 		if sec.Note != "" {
 			o.printf("  (%s)\n", sec.Note)
 		}
+		for _, c := range sec.Cards {
+			writeCardText(o, c)
+		}
 		if t := sec.Table; t != nil && len(t.Rows) > 0 {
 			tb := &table{}
 			var head []string
@@ -221,9 +224,6 @@ func writeText(w io.Writer, d *Document, color bool) error {
 				tb.add(cells...)
 			}
 			tb.write(o, "  ")
-		}
-		for _, c := range sec.Cards {
-			writeCardText(o, c)
 		}
 		for _, it := range sec.Items {
 			o.printf("  %s\n", it)

@@ -110,7 +110,12 @@ func writeJSONReport(w io.Writer, r Report) error {
 	case *Guard:
 		doc := ScanDocument(r.Scan)
 		doc.Gate = GateDocument(r.Gate)
+		guardExtrasDocument(&doc, r)
 		return writeJSON(w, doc)
+	case *RunsDiff:
+		return writeJSON(w, RunsDiffDocument(r))
+	case *Ranks:
+		return writeJSON(w, RanksDocument(r))
 	case *Diff:
 		return writeDiffJSON(w, r)
 	case *Cache:

@@ -123,8 +123,8 @@ func TestFunctionRebuilt(t *testing.T) {
 func TestReasonShapesWithCommas(t *testing.T) {
 	for why, want := range map[string]string{
 		"closest seen input type signature has 1 mismatches, including:\n  * at x, seen f32[4,55,8], but now given f32[4,54,8]": "x: f32[4,55,8] → f32[4,54,8]",
-		"different input types:\n  * at x, now f32[24,8] and before f32[32,8]; * at y, now f32[24,4] and before f32[32,4]": "x: f32[32,8] → f32[24,8]",
-		"* at lr, seen float32[], but now given int32[]": "lr: float32[] → int32[]",
+		"different input types:\n  * at x, now f32[24,8] and before f32[32,8]; * at y, now f32[24,4] and before f32[32,4]":      "x: f32[32,8] → f32[24,8]",
+		"* at lr, seen float32[], but now given int32[]":                                                                        "lr: float32[] → int32[]",
 	} {
 		if _, got := reasonCause(why); got != want {
 			t.Errorf("%q: %q, want %q", why, got, want)

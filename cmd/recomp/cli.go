@@ -34,7 +34,8 @@ type cli struct {
 	Scan    scanCmd    `cmd:"" help:"Count compile requests, compilations, cache hits and misses and executable loads in logs."`
 	Diff    diffCmd    `cmd:"" help:"Say why two HLO modules or dump folders differ."`
 	Explain explainCmd `cmd:"" help:"Explain the recompilations in one run's XLA dump folder."`
-	Guard   guardCmd   `cmd:"" help:"CI gate: fail when anything compiles after warm-up."`
+	Guard   guardCmd   `cmd:"" help:"CI gate: fail when anything compiles after warm-up (or outside what the warm-up covered, or on one rank only)."`
+	Ranks   ranksCmd   `cmd:"" help:"Line up the compile requests of a job's ranks: which rank departed, at which step, and why."`
 	Cache   cacheCmd   `cmd:"" help:"Inventory executable-cache folders, and with --log say what the runs used."`
 	Hlo     hloCmd     `cmd:"" help:"HLO text tools: check, fingerprint."`
 }

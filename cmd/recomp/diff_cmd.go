@@ -7,17 +7,47 @@ import (
 
 type diffCmd struct {
 	outputFlag
-	Text  bool   `help:"Add a unified text diff of each changed computation (bounded: see README)."`
-	Stage string `help:"Dump stage to compare: before, after, or a stage name (default: before_optimizations when both dumps have it, else after_optimizations when both have it)." placeholder:"STAGE"`
-	A     string `arg:"" name:"A" help:"HLO file or XLA dump folder of the first run ('-' for stdin, .gz read transparently)."`
-	B     string `arg:"" name:"B" help:"HLO file or XLA dump folder of the second run."`
+	Text  bool     `help:"Add a unified text diff of each changed computation (bounded: see README)."`
+	Stage string   `help:"Dump stage to compare: before, after, or a stage name (default: before_optimizations when both dumps have it, else after_optimizations when both have it)." placeholder:"STAGE"`
+	LogA  []string `name:"log-a" help:"A log of run A (its dump is A): compare the runs, not only their dumps." placeholder:"LOG"`
+	LogB  []string `name:"log-b" help:"A log of run B." placeholder:"LOG"`
+	DumpA string   `name:"dump-a" help:"The dump folder of run A when A is a log." placeholder:"DIR"`
+	DumpB string   `name:"dump-b" help:"The dump folder of run B when B is a log." placeholder:"DIR"`
+	Cache []string `help:"A persistent-cache folder the runs shared (besides those their manifests name): says whether an entry is still there, and what a hit saved." placeholder:"DIR"`
+	A     string   `arg:"" name:"A" help:"Run A: a recomp run folder, a folder with a log and a dump, a log, an XLA dump folder or an HLO file ('-' for stdin, .gz read transparently)."`
+	B     string   `arg:"" name:"B" help:"Run B, the same way."`
 }
 
 func (c *diffCmd) Run(e *env) error {
 	if err := c.check("diff"); err != nil {
 		return err
 	}
-	d, err := explain.Dumps(c.A, c.B, compareOptions(e, c.Stage, c.Text, c.Format))
+	opt := compareOptions(e, c.Stage, c.Text, c.Format)
+	a, err := explain.OpenSide(c.A, c.LogA, c.DumpA)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	b, err := explain.OpenSide(c.B, c.LogB, c.DumpB)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if explain.HasLogs(a) || explain.HasLogs(b) {
+		if err := checkInputs(append(append([]string{c.A, c.B}, c.LogA...), c.LogB...)); err != nil {
+			return err
+		}
+		r, err := explain.Runs(a, b, explain.RunsOptions{Options: opt, Caches: c.Cache})
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if err := c.render(e, r); err != nil {
+			return err
+		}
+		return runsExit(r)
+	}
+	if len(c.Cache) > 0 {
+		return usageErr("--cache needs the runs' logs (run folders, or --log-a and --log-b)")
+	}
+	d, err := explain.Dumps(a.Dump, b.Dump, opt)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -25,6 +55,19 @@ func (c *diffCmd) Run(e *env) error {
 		return err
 	}
 	return diffExit(d)
+}
+
+// runsExit is the exit code of diff on two runs: 2 when a module could not be read, 1 when B
+// compiled anything A's cache did not serve (or the dumps differ), 0 otherwise.
+func runsExit(r *report.RunsDiff) error {
+	missed, _ := r.Missed()
+	switch {
+	case r.Dumps != nil && len(r.Dumps.Problems) > 0:
+		return exitWith(exitUsage)
+	case missed > 0, r.Dumps != nil && r.Dumps.Differs():
+		return exitWith(exitFound)
+	}
+	return nil
 }
 
 // diffExit is the exit code of diff and explain: 2 when a module could not be read (the

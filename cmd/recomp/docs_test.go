@@ -49,7 +49,7 @@ func TestJSONContractDocumented(t *testing.T) {
 		}
 	}
 	for _, v := range []any{report.ScanJSON{Gate: &report.GateJSON{}}, report.GateJSON{}, report.DiffJSON{}, report.CacheJSON{},
-		report.RunJSON{}, runner.Manifest{}, gate.Baseline{}} {
+		report.RunJSON{}, runner.Manifest{}, gate.Baseline{}, report.RunsDiffJSON{}, report.RanksJSON{}, report.CoverageJSON{}} {
 		walk(reflect.TypeOf(v), reflect.TypeOf(v).Name())
 	}
 
@@ -58,6 +58,7 @@ func TestJSONContractDocumented(t *testing.T) {
 	kinds := map[string]string{
 		"../../logscan": "Kind Producer", "../../cache": "FindingKind Severity EntryKind",
 		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runner": "Framework DumpMode",
+		"../../report": "MissReason DivergenceKind",
 	}
 	for dir, types := range kinds {
 		want := strings.Fields(types)

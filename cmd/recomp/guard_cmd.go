@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
@@ -17,8 +18,11 @@ type guardCmd struct {
 	MaxRecompiles   int    `name:"max-recompiles" default:"0" help:"Tolerate up to N compilations after warm-up." placeholder:"N"`
 	Loads           bool   `help:"Also fail on executable loads after warm-up (executables switching on the device)."`
 	AllowNoEvidence bool   `name:"allow-no-evidence" help:"Pass a run whose logs hold no compile line at all (by default that is an error: the compile logging was off)."`
+	CoveredBy       string `name:"covered-by" help:"Fail on each run-time compilation whose program and shape the warm-up in this log or run folder did not compile; with --after and the same log (or no LOG), the log's part before the marker is the warm-up." placeholder:"WARMUP"`
+	RanksConsistent bool   `name:"ranks-consistent" help:"Also fail when a rank's compile requests depart from the other ranks' (the logs are the ranks of one job)."`
+	rankFlags
 	warmupFlags
-	Logs []string `arg:"" name:"LOG" help:"Log files ('-' for stdin, .gz read transparently)."`
+	Logs []string `arg:"" optional:"" name:"LOG" help:"Log files or run folders ('-' for stdin, .gz read transparently); with --ranks-consistent also a folder of rank logs."`
 }
 
 func (c *guardCmd) Run(e *env) error {
@@ -35,6 +39,23 @@ func (c *guardCmd) Run(e *env) error {
 	if c.Baseline != "" && (opt.Ledger.Warmup > 0 || opt.Marker != nil) {
 		return usageErr("--baseline replaces --warmup and --after: choose one")
 	}
+	if c.CoveredBy != "" && (c.Baseline != "" || c.WriteBaseline != "" || opt.Ledger.Warmup > 0) {
+		return usageErr("--covered-by replaces --baseline, --write-baseline and --warmup: the warm-up is the log it names")
+	}
+	if c.CoveredBy == "" && len(c.Logs) == 0 {
+		return usageErr("expected at least one LOG")
+	}
+	var ranksOpt explain.RanksOptions
+	if c.RanksConsistent {
+		if ranksOpt, err = c.rankOptions(e); err != nil {
+			return err
+		}
+		logs, dumps, err := explain.RankInputs(c.Logs, nil)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		c.Logs, ranksOpt.Dumps = logs, dumps
+	}
 	if c.Baseline != "" {
 		base, err := gate.ReadBaseline(c.Baseline)
 		if err != nil {
@@ -42,15 +63,26 @@ func (c *guardCmd) Run(e *env) error {
 		}
 		opt.Ledger.Baseline = base.Families
 	}
-	s, err := scanLogs(e, c.Logs, opt)
-	if err != nil {
-		return err
+	gopt := gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}
+	var g *report.Guard
+	if c.CoveredBy != "" {
+		if g, err = c.covered(e, opt, gopt); err != nil {
+			return err
+		}
+	} else {
+		s, err := scanLogs(e, c.Logs, opt)
+		if err != nil {
+			return err
+		}
+		if c.WriteBaseline != "" {
+			return c.writeBaseline(e, s)
+		}
+		g = &report.Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan, gopt)}
 	}
-	if c.WriteBaseline != "" {
-		return c.writeBaseline(e, s)
+	if c.RanksConsistent {
+		g.Ranks = explain.RanksOf(&g.Scan.Scan, ranksOpt)
+		g.Gate.AddDivergences(explain.DivergenceFailures(g.Ranks), gopt)
 	}
-	g := &report.Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan,
-		gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence})}
 	e.log.Debug("gate", "passed", g.Gate.Passed, "inconclusive", g.Gate.Inconclusive, "reason", g.Gate.Reason)
 	if err := c.render(e, g); err != nil {
 		return err
@@ -83,4 +115,33 @@ func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 		return usageErr("writing the result: %v", err)
 	}
 	return nil
+}
+
+// covered holds the run time against the warm-up of --covered-by: a log or run folder of its
+// own, or (with --after) the part of the same log before the marker.
+func (c *guardCmd) covered(e *env, opt ledger.ReadOptions, gopt gate.Options) (*report.Guard, error) {
+	logs := c.Logs
+	if len(logs) == 0 {
+		logs = []string{c.CoveredBy}
+	}
+	if err := checkInputs(append([]string{c.CoveredBy}, logs...)); err != nil && !(len(logs) == 1 && logs[0] == c.CoveredBy) {
+		return nil, err
+	}
+	split := len(logs) == 1 && sameInput(logs[0], c.CoveredBy)
+	if split && opt.Marker == nil {
+		return nil, usageErr("--covered-by %s is the log guarded: give --after REGEX, the line that ends its warm-up", c.CoveredBy)
+	}
+	run, err := scanLogs(e, logs, opt)
+	if err != nil {
+		return nil, err
+	}
+	warm := run
+	if !split {
+		if warm, err = scanLogs(e, []string{c.CoveredBy}, ledger.ReadOptions{SameProcess: true}); err != nil {
+			return nil, err
+		}
+	}
+	cov := explain.Coverage(&warm.Scan, &run.Scan, explain.CoverageOptions{Warmup: c.CoveredBy, Marker: c.After, Split: split})
+	return &report.Guard{Scan: run, Coverage: cov,
+		Gate: gate.EvaluateCoverage(&warm.Scan, &run.Scan, explain.CoverageFailures(cov), gopt)}, nil
 }

@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/report"
 )
 
@@ -46,6 +49,10 @@ type truth struct {
 	CompileSeconds *float64            `json:"compile_seconds"`
 	CallSites      map[string][]string `json:"call_sites"`
 	Spread         *truthSpread        `json:"spread"`
+	// Two runs sharing a cache, the ranks of a job, a run time held against its warm-up.
+	CacheMiss *truthCacheMiss `json:"cache_miss"`
+	Ranks     *truthRanks     `json:"ranks"`
+	Uncovered *truthUncovered `json:"uncovered"`
 }
 
 type truthSpread struct {
@@ -54,11 +61,18 @@ type truthSpread struct {
 	PadTo    int    `json:"pad_to"`
 }
 
+type truthProcess struct {
+	Log  string            `json:"log"`
+	Dump string            `json:"dump"`
+	Env  map[string]string `json:"env"`
+}
+
 type truthCompile struct {
 	Identity string   `json:"identity"`
 	Seconds  float64  `json:"seconds"`
 	Log      string   `json:"log"`
 	Dump     string   `json:"dump"`
+	Input    string   `json:"input"`
 	Causes   []string `json:"causes"`
 	Against  string   `json:"against"`
 	Function string   `json:"function"`
@@ -70,9 +84,36 @@ type truthRole struct {
 	Dumps     []string `json:"dumps"`
 }
 
-type truthProcess struct {
-	Log  string `json:"log"`
-	Dump string `json:"dump"`
+type truthCacheMiss struct {
+	Log          string `json:"log"`
+	Identity     string `json:"identity"`
+	Reason       string `json:"reason"`
+	Changed      string `json:"changed"`
+	Quote        string `json:"quote"`
+	QuoteLog     string `json:"quote_log"`
+	CacheEntries int    `json:"cache_entries"`
+}
+
+type truthRanks struct {
+	Processes int      `json:"processes"`
+	Logs      []string `json:"logs"`
+	Diverged  []struct {
+		Rank     int      `json:"rank"`
+		Step     int      `json:"step"`
+		Identity string   `json:"identity"`
+		Causes   []string `json:"causes"`
+	} `json:"diverged"`
+}
+
+type truthUncovered struct {
+	Log    string   `json:"log"`
+	Marker string   `json:"marker"`
+	Warmed []string `json:"warmed"`
+	Shapes []struct {
+		Identity string `json:"identity"`
+		Input    string `json:"input"`
+		Step     int    `json:"step"`
+	} `json:"shapes"`
 }
 
 type truthEvidence struct {
@@ -222,6 +263,15 @@ func checkRun(t *testing.T, dir string, tr truth) {
 		t.Errorf("guard exit %d, want %d:\n%s", gcode, wantCode, gout)
 	}
 	checkExplain(t, dir, logs, tr)
+	if tr.CacheMiss != nil {
+		checkCacheMiss(t, dir, tr)
+	}
+	if tr.Ranks != nil {
+		checkRanks(t, dir, tr)
+	}
+	if tr.Uncovered != nil {
+		checkUncovered(t, dir, tr)
+	}
 }
 
 // checkExplain asserts what explain, with the run's logs, says of the run's dump (or of each
@@ -506,6 +556,88 @@ func checkCost(t *testing.T, doc report.ScanJSON, tr truth) {
 	}
 }
 
+// checkCacheMiss asserts that recomp diff of the two runs says why run 2 missed run 1's cache,
+// with the reason the scenario built it for: the graph differs by the cause the program knows
+// it introduced; the key changed outside the graph by the XLA flags run 2 added (named flag by
+// flag); run 1 never wrote the entry, quoting JAX's own line where it said so.
+func checkCacheMiss(t *testing.T, dir string, tr truth) {
+	cm := tr.CacheMiss
+	var a, b *truthProcess
+	for i := range tr.Processes {
+		if tr.Processes[i].Log == cm.Log {
+			b = &tr.Processes[i]
+		} else if a == nil {
+			a = &tr.Processes[i]
+		}
+	}
+	if a == nil || b == nil {
+		t.Fatalf("cache_miss: no processes for %s in %+v", cm.Log, tr.Processes)
+	}
+	args := []string{"diff", "--format", "json", "--log-a", filepath.Join(dir, a.Log), "--log-b", filepath.Join(dir, b.Log)}
+	if st, err := os.Stat(filepath.Join(dir, "cache")); err == nil && st.IsDir() {
+		args = append(args, "--cache", filepath.Join(dir, "cache"))
+	}
+	args = append(args, filepath.Join(dir, a.Dump), filepath.Join(dir, b.Dump))
+	code, stdout, stderr := runRecomp(args...)
+	var doc report.RunsDiffJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("diff of the runs: exit %d: %v\n%s", code, err, stderr)
+	}
+	if code != 1 {
+		t.Errorf("diff of the runs: exit %d, want 1 (run 2 compiled)", code)
+	}
+	if doc.Summary.Served != tr.Evidence.CacheHits {
+		t.Errorf("diff of the runs: %d served from the cache, JAX counted %d hits", doc.Summary.Served, tr.Evidence.CacheHits)
+	}
+	var missed []report.ProgramJSON
+	for _, p := range doc.Programs {
+		if !p.Served && programName(p.Program) == programName(cm.Identity) {
+			missed = append(missed, p)
+		}
+	}
+	if len(missed) != 1 {
+		t.Fatalf("diff of the runs: %d missed requests of %s, want 1: %+v", len(missed), cm.Identity, doc.Programs)
+	}
+	p := missed[0]
+	if p.Reason != cm.Reason {
+		t.Errorf("diff of the runs: %s missed for %q (%s), the run was built for %q (%s)", cm.Identity, p.Reason, p.Summary, cm.Reason, cm.Changed)
+	}
+	switch cm.Reason {
+	case "graph_differs":
+		var want []string
+		for _, c := range tr.Compiles {
+			if c.Log == cm.Log && programName(c.Identity) == programName(cm.Identity) {
+				want = c.Causes
+			}
+		}
+		if p.Cause == nil || len(want) == 0 || p.Cause.Kind != want[0] || p.CauseFrom != "dump" {
+			t.Errorf("diff of the runs: cause %+v from %q, the program changed %v", p.Cause, p.CauseFrom, want)
+		}
+	case "key_changed_outside_graph":
+		added := xlaFlagsAdded(a.Env["XLA_FLAGS"], b.Env["XLA_FLAGS"])
+		if len(added) == 0 {
+			t.Fatalf("the truth's processes add no XLA flag: %+v", tr.Processes)
+		}
+		if !strings.Contains(p.Component, "XLA flags") {
+			t.Errorf("diff of the runs: component %q, want the XLA flags", p.Component)
+		}
+		for _, f := range added {
+			if !slices.ContainsFunc(p.Changed, func(c string) bool { return strings.Contains(c, f) && strings.Contains(c, "added") }) {
+				t.Errorf("diff of the runs: changed %q does not name the added flag %s", p.Changed, f)
+			}
+		}
+	case "never_written":
+		q := p.Quote
+		if q == nil || filepath.Base(q.File) != cm.QuoteLog || q.Line == 0 {
+			t.Fatalf("diff of the runs: quote %+v, want a line of %s", q, cm.QuoteLog)
+		}
+		line := logLine(t, q.File, q.Line)
+		if strings.TrimSpace(line) != cm.Quote || !strings.HasSuffix(cm.Quote, q.Text) || !strings.HasPrefix(q.Text, "Not writing") {
+			t.Errorf("diff of the runs: quotes %q at %s:%d (%q), JAX said %q", q.Text, q.File, q.Line, line, cm.Quote)
+		}
+	}
+}
+
 // checkVerdict holds the verdict to the user's lines and the sizes: each recompiled identity's
 // call sites are among the lines the verdict ranks (a TF log names no line: the probe of recomp
 // run does), and a spread of sizes gets the sizes it compiled and the one size that covers them.
@@ -547,5 +679,151 @@ func checkVerdict(t *testing.T, doc report.ScanJSON, tr truth) {
 		if !strings.Contains(p.Action, fmt.Sprintf(" to %d", sp.PadTo)) {
 			t.Errorf("the action does not pad to %d: %s", sp.PadTo, p.Action)
 		}
+	}
+}
+
+// xlaFlagsAdded are the flags of b's XLA_FLAGS that a's lacks, less the dump flags (JAX leaves
+// them out of its cache keys).
+func xlaFlagsAdded(a, b string) []string {
+	var out []string
+	for _, f := range strings.Fields(b) {
+		if !strings.HasPrefix(f, "--xla_dump") && !slices.Contains(strings.Fields(a), f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func logLine(t *testing.T, path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	if n < 1 || n > len(lines) {
+		t.Fatalf("%s has no line %d", path, n)
+	}
+	return lines[n-1]
+}
+
+// checkRanks asserts that recomp ranks finds the rank that diverged, at its step, with the
+// program and cause the scenario built (from the ranks' dumps, and from the logs alone), and that
+// guard --ranks-consistent fails on it.
+func checkRanks(t *testing.T, dir string, tr truth) {
+	var logs []string
+	for _, l := range tr.Ranks.Logs {
+		logs = append(logs, filepath.Join(dir, l))
+	}
+	for _, withDumps := range []bool{true, false} {
+		args := []string{"ranks", "--format", "json"}
+		if withDumps {
+			args = append(args, dir) // the folder: its rank logs and dump-rankN folders
+		} else {
+			args = append(args, logs...)
+		}
+		code, stdout, stderr := runRecomp(args...)
+		var doc report.RanksJSON
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("ranks: exit %d: %v\n%s", code, err, stderr)
+		}
+		if len(doc.Ranks) != tr.Ranks.Processes {
+			t.Errorf("ranks: %d ranks, the job had %d processes", len(doc.Ranks), tr.Ranks.Processes)
+		}
+		if wantCode := map[bool]int{true: 1, false: 0}[len(tr.Ranks.Diverged) > 0]; code != wantCode || doc.Consistent == (wantCode == 1) {
+			t.Errorf("ranks: exit %d, consistent %v, want exit %d", code, doc.Consistent, wantCode)
+		}
+		if len(doc.Divergences) != len(tr.Ranks.Diverged) {
+			t.Errorf("ranks: %d divergences, want %d: %+v", len(doc.Divergences), len(tr.Ranks.Diverged), doc.Divergences)
+		}
+		for _, want := range tr.Ranks.Diverged {
+			found := false
+			for _, d := range doc.Divergences {
+				if d.Rank != strconv.Itoa(want.Rank) {
+					continue
+				}
+				found = true
+				from := map[bool]string{true: "dump", false: "signature"}[withDumps]
+				if d.Step == nil || *d.Step != want.Step || programName(d.Program) != programName(want.Identity) || !d.Compiled ||
+					d.Cause == nil || d.Cause.Kind != want.Causes[0] || d.CauseFrom != from {
+					t.Errorf("ranks (dumps %v): rank %d diverged %+v (cause %+v), want step %d, %s compiled, cause %s from the %s",
+						withDumps, want.Rank, d, d.Cause, want.Step, want.Identity, want.Causes[0], from)
+				}
+			}
+			if !found {
+				t.Errorf("ranks (dumps %v): rank %d's divergence not found: %+v", withDumps, want.Rank, doc.Divergences)
+			}
+		}
+	}
+	code, stdout, _ := runRecomp("guard", "--format", "json", "--ranks-consistent", dir)
+	var g report.ScanJSON
+	if err := json.Unmarshal([]byte(stdout), &g); err != nil || g.Gate == nil || g.Ranks == nil {
+		t.Fatalf("guard --ranks-consistent: exit %d: %v\n%s", code, err, stdout)
+	}
+	n := 0
+	for _, f := range g.Gate.Failures {
+		if f.Kind == string(gate.FailDivergence) {
+			n++
+		}
+	}
+	if code != 1 || n != len(tr.Ranks.Diverged) {
+		t.Errorf("guard --ranks-consistent: exit %d, %d divergence failures, want 1 and %d", code, n, len(tr.Ranks.Diverged))
+	}
+}
+
+var reShape = regexp.MustCompile(`[a-z]+[0-9]*\[[0-9,]*\]`)
+
+// checkUncovered asserts that guard --covered-by, on the log split at the scenario's marker,
+// fails on exactly the run-time compilations the warm-up did not compile, with their shapes,
+// steps and causes, and counts each warm-up shape as a variant.
+func checkUncovered(t *testing.T, dir string, tr truth) {
+	u := tr.Uncovered
+	log := filepath.Join(dir, u.Log)
+	code, stdout, stderr := runRecomp("guard", "--format", "json", "--after", regexp.QuoteMeta(u.Marker), "--covered-by", log)
+	var g report.ScanJSON
+	if err := json.Unmarshal([]byte(stdout), &g); err != nil || g.Coverage == nil {
+		t.Fatalf("guard --covered-by: exit %d: %v\n%s%s", code, err, stdout, stderr)
+	}
+	c := g.Coverage
+	if wantCode := map[bool]int{true: 1, false: 0}[len(u.Shapes) > 0]; code != wantCode {
+		t.Errorf("guard --covered-by: exit %d, want %d", code, wantCode)
+	}
+	if len(c.Uncovered) != len(u.Shapes) || c.Runtime < len(u.Shapes) || c.Covered != c.Runtime-len(c.Uncovered) || c.By != "signature" {
+		t.Errorf("guard --covered-by: %d of %d covered (by %s), uncovered %+v; want uncovered %+v", c.Covered, c.Runtime, c.By, c.Uncovered, u.Shapes)
+	}
+	for i, want := range u.Shapes {
+		if i >= len(c.Uncovered) {
+			break
+		}
+		got := c.Uncovered[i]
+		var causes []string
+		for _, cp := range tr.Compiles {
+			if cp.Input == want.Input && programName(cp.Identity) == programName(want.Identity) {
+				causes = cp.Causes
+			}
+		}
+		if programName(got.Program) != programName(want.Identity) || got.Step == nil || *got.Step != want.Step ||
+			got.Cause == nil || len(causes) == 0 || got.Cause.Kind != causes[0] || got.Nearest == nil {
+			t.Errorf("uncovered %d: %+v (cause %+v), want %s %s at step %d, cause %v", i, got, got.Cause, want.Identity, want.Input, want.Step, causes)
+		}
+		for _, shape := range reShape.FindAllString(want.Input, -1) {
+			if !strings.Contains(got.Args, shape) {
+				t.Errorf("uncovered %d: arguments %q lack %s (%s)", i, got.Args, shape, want.Input)
+			}
+		}
+	}
+	for _, w := range u.Warmed {
+		if !slices.ContainsFunc(c.Variants, func(v report.VariantJSON) bool {
+			for _, shape := range reShape.FindAllString(w, -1) {
+				if !strings.Contains(v.Args, shape) {
+					return false
+				}
+			}
+			return true
+		}) {
+			t.Errorf("no warm-up variant has %s: %+v", w, c.Variants)
+		}
+	}
+	if len(c.Variants) != len(u.Warmed) {
+		t.Errorf("%d warm-up variants, the warm-up compiled %d shapes", len(c.Variants), len(u.Warmed))
 	}
 }

@@ -33,8 +33,20 @@ var Framework = &framework.Framework{
 		{Name: "JAX_LOG_COMPILES", Value: "1", Prints: regexp.MustCompile(`Compiling \S+ (?:\(\d+\) )?(?:with global shapes and types|for args)|` +
 			`Finished tracing (?:\+ transforming )?\S+ for p?jit in|Finished jaxpr to MLIR module conversion \S+ in|Finished XLA compilation of \S+ in|` +
 			`Persistent compilation cache hit for|Writing \S+ to persistent compilation cache with key|Not writing persistent cache entry`)},
-		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time",
+		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time; " +
+			"with a persistent cache it also says which entries it did not write and why",
 			Prints: regexp.MustCompile(`TRACING CACHE MISS at |PERSISTENT COMPILATION CACHE MISS for `), Continued: true},
+		// Why a persistent-cache entry was missed: the hash of each part of every cache key and
+		// each XLA flag hashed into it (jax/_src/cache_key.py), compared across runs by recomp diff.
+		{Name: "JAX_DEBUG_LOG_MODULES", Value: "jax._src.cache_key", Effect: "with a persistent compilation cache on, JAX logs the hash of each " +
+			"part of every cache key and each XLA flag it includes: about 20 lines per compilation (JAX >= 0.5 prints each twice), and each part " +
+			"is hashed a second time for the log (the computation's serialised module too); nothing without a persistent cache",
+			Prints: regexp.MustCompile(`jax\._src\.cache_key|get_cache_key hash|flag in cache key: `)},
+		{Name: "JAX_LOGGING_LEVEL", Value: "INFO", Effect: "JAX >= 0.5 prints the cache-key lines only with a level set: JAX's records then go " +
+			"through JAX's own handler with its prefix (LEVEL:time:logger:line:), its INFO records (backend and cache set-up) appear, " +
+			"and it sets the C++ log level to INFO as TF_CPP_MIN_LOG_LEVEL=0 does; a program that configures logging itself prints JAX's " +
+			"records twice",
+			Prints: regexp.MustCompile(`^(?:DEBUG|INFO):\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+:jax\.`)},
 	},
 	CacheFolders: func(name, value string) []string {
 		if name == "JAX_COMPILATION_CACHE_DIR" {

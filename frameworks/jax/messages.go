@@ -37,6 +37,20 @@ var (
 	reNeverSeen = regexp.MustCompile(`never seen function:\s+(\S+) id=`)
 	reFor       = regexp.MustCompile(`(?:^|\s)for (\S+) defined at `)
 	reBecause   = regexp.MustCompile(`because:\s+(\S+) id=\d+ defined at `)
+	// Why an entry was not written (jax/_src/compiler.py _cache_write, compilation_cache.py
+	// put_executable_and_time): "Not writing persistent cache entry for 'M' because it took < T
+	// seconds to compile (Ts)", "… for 'M' because it uses host callbacks …" (0.4), "… with key 'K'
+	// since its size (N bytes) is less than threshold (T bytes)", "… with key 'K' since cache is
+	// disabled/not initialized", "… since process_id != 0".
+	reNotWritten = regexp.MustCompile(`^Not writing persistent cache entry(?: for '([^']*)'| with key '([^']*)')?`)
+	// warnings.warn of jax/_src/compiler.py: "Error reading persistent compilation cache entry for
+	// 'M': TYPE: MESSAGE" (a deserialisation failure is one), "Error writing …".
+	reCacheError = regexp.MustCompile(`Error (reading|writing) persistent compilation cache entry for '([^']*)'`)
+	// jax._src.cache_key's debug log (JAX_DEBUG_LOG_MODULES=jax._src.cache_key): "get_cache_key
+	// hash of serialized PART: HEX" for each part of the key, and "Including XLA flag in cache key:
+	// FLAG" for each flag hashed into it.
+	reKeyPart = regexp.MustCompile(`^get_cache_key hash of serialized (.+?): ([0-9a-f]+)\s*$`)
+	reKeyFlag = regexp.MustCompile(`^Including XLA flag in cache key: (\S+)`)
 	// Where the lines of an explanation began, to split one that a log handler flattened.
 	reExplanationBreak = regexp.MustCompile(`\s+(all previously seen cache keys|different input types:|different input pytree:|\* at |never seen |but seen another function|closest seen input|Tracing context doesn't match|explanation unavailable|cache miss explanation unavailable)`)
 )
@@ -45,15 +59,20 @@ var (
 var messages = &logscan.Framework{
 	Name: Name,
 	Anchors: []string{
-		"ompilation",         // Finished XLA compilation, persistent compilation cache
-		"OMPILATION",         // PERSISTENT COMPILATION CACHE MISS
-		"Compiling ",         // Compiling jit(f) with global shapes
-		"TRACING CACHE MISS", // jax_explain_cache_misses
-		"Finished tracing ",  // the tracing stage's time
-		"MLIR module conv",   // the lowering stage's time
+		"ompilation",             // Finished XLA compilation, persistent compilation cache
+		"OMPILATION",             // PERSISTENT COMPILATION CACHE MISS
+		"Compiling ",             // Compiling jit(f) with global shapes
+		"TRACING CACHE MISS",     // jax_explain_cache_misses
+		"Finished tracing ",      // the tracing stage's time
+		"MLIR module conv",       // the lowering stage's time
+		"persistent cache entry", // Not writing persistent cache entry
+		"get_cache_key",          // jax._src.cache_key's debug log
+		"flag in cache key",      // Including XLA flag in cache key
 	},
 	Heads: []string{"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
-		"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Finished tracing ", "Finished jaxpr to MLIR module conversion "},
+		"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Finished tracing ", "Finished jaxpr to MLIR module conversion ",
+		"Not writing persistent cache entry", "Error reading persistent compilation cache entry",
+		"Error writing persistent compilation cache entry", "get_cache_key hash of serialized ", "Including XLA flag in cache key: "},
 	Loggers:     map[string]logscan.Producer{"jax": logscan.ProducerJAX, "jaxlib": logscan.ProducerJAX},
 	DropRepeats: []logscan.Producer{logscan.ProducerJAX},
 	Rules: []logscan.Rule{
@@ -89,6 +108,24 @@ var messages = &logscan.Framework{
 		{Prefix: "Persistent compilation cache hit ", Handle: cacheLine(reHit, logscan.CacheHit, "jax:persistent_hit")},
 		{Prefix: "PERSISTENT COMPILATION CACHE MISS ", Handle: cacheLine(reMiss, logscan.CacheMiss, "jax:persistent_miss")},
 		{Prefix: "Writing ", Contains: " to persistent compilation cache ", Handle: cacheLine(reWrite, logscan.CacheWrite, "jax:persistent_write")},
+		{Prefix: "Not writing persistent cache entry", Handle: notWritten},
+		{Contains: " persistent compilation cache entry for '", Handle: cacheError},
+		{Prefix: "get_cache_key hash of serialized ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reKeyPart.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			c.Emit(logscan.Event{Kind: logscan.CacheKeyPart, Producer: logscan.ProducerJAX, Signal: "jax:cache_key_part", Detail: m[1], Hash: m[2]})
+			return true
+		}},
+		{Prefix: "Including XLA flag in cache key: ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reKeyFlag.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			c.Emit(logscan.Event{Kind: logscan.CacheKeyFlag, Producer: logscan.ProducerJAX, Signal: "jax:cache_key_flag", Detail: m[1]})
+			return true
+		}},
 		{Prefix: "TRACING CACHE MISS at ", Handle: func(c *logscan.Context, msg string) bool {
 			// The explanation follows on indented lines (or, in a wrapped record, on this one).
 			c.Hold(msg, continuesExplanation, tracingMiss)
@@ -116,6 +153,52 @@ func cacheLine(re *regexp.Regexp, kind logscan.Kind, sig logscan.Signal) func(*l
 		c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: sig, Module: m[1], Hash: m[2], Path: m[2]})
 		return true
 	}
+}
+
+// notWritten reads JAX's statement that it did not write a compiled executable to the
+// persistent cache: the module (or the key, whose name part is the module), and its words.
+func notWritten(c *logscan.Context, msg string) bool {
+	m := reNotWritten.FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	ev := logscan.Event{Kind: logscan.CacheNotWritten, Producer: logscan.ProducerJAX, Signal: "jax:not_written", Module: m[1],
+		Hash: m[2], Detail: strings.TrimSpace(msg)}
+	if ev.Module == "" && ev.Hash != "" {
+		ev.Module = KeyModule(ev.Hash)
+	}
+	c.Emit(ev)
+	return true
+}
+
+// cacheError reads JAX's warning that it could not read or write a persistent-cache entry.
+func cacheError(c *logscan.Context, msg string) bool {
+	i := strings.Index(msg, "Error reading persistent compilation cache entry")
+	if i < 0 {
+		i = strings.Index(msg, "Error writing persistent compilation cache entry")
+	}
+	if i < 0 {
+		return false
+	}
+	msg = strings.TrimSpace(msg[i:])
+	m := reCacheError.FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	kind, sig := logscan.CacheReadError, logscan.Signal("jax:cache_read_error")
+	if m[1] == "writing" {
+		kind, sig = logscan.CacheNotWritten, "jax:cache_write_error"
+	}
+	c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: sig, Module: m[2], Detail: msg})
+	return true
+}
+
+// KeyModule is the module a persistent-cache key names: JAX's keys are "MODULE-SHA256".
+func KeyModule(key string) string {
+	if i := strings.LastIndexByte(key, '-'); i > 0 && len(key)-i-1 == 64 {
+		return key[:i]
+	}
+	return ""
 }
 
 // continuesExplanation says whether a line continues a tracing-cache-miss explanation: an

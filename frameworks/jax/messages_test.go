@@ -10,6 +10,9 @@ import (
 	"github.com/recomp/recomp/logscan"
 )
 
+// sha is the hash part of a JAX cache key.
+const sha = "9f47c1b3ce99c20843308b1dddaa953397d4cf233297ed33f3c07043f7154687"
+
 // Lines as jax 0.4 to 0.12 prints them, under the prefixes its loggers add.
 func TestMessages(t *testing.T) {
 	for _, c := range []struct {
@@ -40,6 +43,28 @@ func TestMessages(t *testing.T) {
 			logscan.CacheMiss, "jax", "jit_train_step", "jit_train_step-5a0c1f", 0, ""},
 		{"Writing jit_train_step to persistent compilation cache with key 'jit_train_step-5a0c1f'",
 			logscan.CacheWrite, "jax", "jit_train_step", "jit_train_step-5a0c1f", 0, ""},
+		// Why an entry was not written, as JAX 0.4.38 and 0.12 word it (the real runs
+		// cache-never-written), and the other reasons of jax/_src/compiler.py and compilation_cache.py.
+		{"Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.06s)",
+			logscan.CacheNotWritten, "jax", "jit_train_step", "", 0, "Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.06s)"},
+		{"WARNING:2026-11-24 07:26:50,673:jax._src.compiler:723: Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.03s)",
+			logscan.CacheNotWritten, "jax", "jit_train_step", "", 0, "Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.03s)"},
+		{"Not writing persistent cache entry with key 'jit_f-" + sha + "' since its size (1200 bytes) is less than threshold (4096 bytes)",
+			logscan.CacheNotWritten, "jax", "jit_f", "jit_f-" + sha, 0, "Not writing persistent cache entry with key 'jit_f-" + sha + "' since its size (1200 bytes) is less than threshold (4096 bytes)"},
+		{"Not writing persistent cache entry since process_id != 0",
+			logscan.CacheNotWritten, "jax", "", "", 0, "Not writing persistent cache entry since process_id != 0"},
+		// Python's warnings.warn layout, which recomp does not know: found by the message's head.
+		{"/venv/lib/python3.12/site-packages/jax/_src/compiler.py:806: UserWarning: Error reading persistent compilation cache entry for 'jit_f': XlaRuntimeError: INTERNAL: Failed to deserialize executable",
+			logscan.CacheReadError, "jax", "jit_f", "", 0, "Error reading persistent compilation cache entry for 'jit_f': XlaRuntimeError: INTERNAL: Failed to deserialize executable"},
+		{"/venv/lib/python3.12/site-packages/jax/_src/compiler.py:870: UserWarning: Error writing persistent compilation cache entry for 'jit_f': PermissionError: [Errno 13] Permission denied: '/cache/jit_f-" + sha + "-cache'",
+			logscan.CacheNotWritten, "jax", "jit_f", "", 0, "Error writing persistent compilation cache entry for 'jit_f': PermissionError: [Errno 13] Permission denied: '/cache/jit_f-" + sha + "-cache'"},
+		// jax._src.cache_key's debug log (the real runs cache-xla-flag).
+		{"DEBUG:2026-11-24 07:44:16,383:jax._src.cache_key:152: get_cache_key hash of serialized XLA flags: 4d46bbc87400d11108ad8e0aba0af7d47c7bd5e412497c3d9c47c0ce5619aeba",
+			logscan.CacheKeyPart, "jax", "", "4d46bbc87400d11108ad8e0aba0af7d47c7bd5e412497c3d9c47c0ce5619aeba", 0, "XLA flags"},
+		{"DEBUG:2026-11-24 07:44:16,383:jax._src.cache_key:152: get_cache_key hash of serialized jax_lib version: c8601d1831072872293c1f9c58282e40273dd0289eaea98e369c2037dc4231ae",
+			logscan.CacheKeyPart, "jax", "", "c8601d1831072872293c1f9c58282e40273dd0289eaea98e369c2037dc4231ae", 0, "jax_lib version"},
+		{"DEBUG:2026-11-24 07:44:16,383:jax._src.cache_key:358: Including XLA flag in cache key: --xla_cpu_enable_fast_min_max=true",
+			logscan.CacheKeyFlag, "jax", "", "", 0, "--xla_cpu_enable_fast_min_max=true"},
 	} {
 		ev := scantest.One(t, c.line)
 		text := ev.Detail
@@ -54,6 +79,8 @@ func TestMessages(t *testing.T) {
 
 func TestFrameworkNoise(t *testing.T) {
 	for _, line := range []string{
+		"DEBUG:2026-11-24 07:44:16,383:jax._src.cache_key:356: Not including XLA flag in cache key: --xla_dump_to=dump2",
+		"DEBUG:2026-11-24 07:44:16,383:jax._src.cache_key:158: get_cache_key hash after serializing XLA flags: 364fba0d6a5e5501f76fce829213c630ff63d484e1a915d9e672a01d8da742ce",
 		"To enable the following instructions: AVX2 FMA, in other operations, rebuild TensorFlow with the appropriate compiler flags.",
 		"Compilation Analysis: Graph Info: ", // a block line with no block open
 	} {

@@ -1169,7 +1169,11 @@ S["cache-constant"] = dict(program=p_cache_constant, env=CACHE_ENV, runs=2, dump
     "0). Between them the user changed the weight decay, a Python float the train step closes over: run 2's "
     "graph differs by that constant, its cache key differs, and it misses and compiles. Each run dumps into "
     "its own folder (dump1/, dump2/). Nothing recompiled within a run."))
-S["cache-xla-flag"] = dict(program=p_cache_same, env=CACHE_ENV, runs=2, dump_per_run=True, detail=True,
+# What recomp run switches on to see why a persistent cache missed: JAX's log of each part of the cache
+# key (the hash of each part, each XLA flag it includes). JAX >= 0.5 prints it only with a logging
+# level set (its debug handler stays silent while the jax logger's level is NOTSET).
+CACHE_KEY_LOGS = {"JAX_DEBUG_LOG_MODULES": "jax._src.cache_key", "JAX_LOGGING_LEVEL": "INFO"}
+S["cache-xla-flag"] = dict(program=p_cache_same, env=dict(CACHE_ENV, **CACHE_KEY_LOGS), runs=2, dump_per_run=True, detail=True,
     run_env={2: {"XLA_FLAGS": "--xla_cpu_enable_fast_min_max=true --xla_dump_to=dump"}},
     recompiled=[], cause=None, cache_miss={"identity": "jit_train_step", "reason": "key_changed_outside_graph",
                                            "changed": "XLA_FLAGS: --xla_cpu_enable_fast_min_max=true added in run 2 "
@@ -1178,7 +1182,9 @@ S["cache-xla-flag"] = dict(program=p_cache_same, env=CACHE_ENV, runs=2, dump_per
     "Two runs of one program sharing a persistent compilation cache in cache/ (min compile time and entry size "
     "0); run 2 adds an XLA flag (XLA_FLAGS=--xla_cpu_enable_fast_min_max=true). The graph is the same (the "
     "dumps before optimisation are alike), but the flag is part of JAX's cache key, so run 2 misses and "
-    "compiles. Each run dumps into its own folder (dump1/, dump2/). Nothing recompiled within a run."))
+    "compiles. Both runs log the parts of JAX's cache keys as recomp run has them logged (JAX_DEBUG_LOG_MODULES="
+    "jax._src.cache_key, JAX_LOGGING_LEVEL=INFO): the hash of each part and each XLA flag JAX includes. Each run "
+    "dumps into its own folder (dump1/, dump2/). Nothing recompiled within a run."))
 S["cache-never-written"] = dict(program=p_cache_same, runs=2, dump_per_run=True, detail=True,
     env=dict(ENV_LOGS, JAX_COMPILATION_CACHE_DIR="cache", JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="1.0"),
     recompiled=[], cause=None, cache_miss={"identity": "jit_train_step", "reason": "never_written",

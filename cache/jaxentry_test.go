@@ -1,0 +1,47 @@
+package cache
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The compile time JAX stores at the head of a persistent-cache entry: the real entries of the
+// runs in testdata (zlib: their Pythons had no zstandard) took under a second, which JAX stores
+// as 0; an entry written the way JAX writes one (4-byte big-endian seconds, then the executable,
+// zlib-compressed) reads back its seconds; zstandard and foreign files are refused with a reason.
+func TestJAXCompileTime(t *testing.T) {
+	real, _ := filepath.Glob("../testdata/runs/jax-0.*/*/cache/*-cache")
+	if len(real) < 4 {
+		t.Fatalf("%d real entries", len(real))
+	}
+	for _, f := range real {
+		if d, err := JAXCompileTime(f); err != nil || d != 0 {
+			t.Errorf("%s: %v, %v", f, d, err)
+		}
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	zw := zlib.NewWriter(&b)
+	zw.Write(append([]byte{0, 0, 1, 44}, bytes.Repeat([]byte("executable"), 100)...))
+	zw.Close()
+	entry := JAXEntryPath(dir, "jit_f-"+string(bytes.Repeat([]byte("a"), 64)))
+	os.WriteFile(entry, b.Bytes(), 0o644)
+	if d, err := JAXCompileTime(entry); err != nil || d != 300*time.Second {
+		t.Errorf("written entry: %v, %v", d, err)
+	}
+	zst := filepath.Join(dir, "z-cache")
+	os.WriteFile(zst, []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0}, 0o644)
+	if _, err := JAXCompileTime(zst); !errors.Is(err, ErrZstd) {
+		t.Errorf("zstd: %v", err)
+	}
+	other := filepath.Join(dir, "o-cache")
+	os.WriteFile(other, []byte("not an entry"), 0o644)
+	if _, err := JAXCompileTime(other); err == nil {
+		t.Error("a foreign file read as an entry")
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"regexp"
+
+	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/ledger"
+)
+
+type ranksCmd struct {
+	outputFlag
+	rankFlags
+	Dump  []string `help:"A rank's dump folder, matched to its rank by the number in its name (dump-rank3), else the k-th dump is the k-th rank (a folder given as LOG brings its own)." placeholder:"DIR"`
+	Stage string   `help:"Dump stage to compare: before, after, or a stage name." placeholder:"STAGE"`
+	Logs  []string `arg:"" name:"LOG" help:"The ranks' logs (one per rank, or one a launcher tagged with ranks), run folders, or a folder of *.log files and dump folders ('-' for stdin, .gz read transparently)."`
+}
+
+// rankFlags are shared by ranks and guard --ranks-consistent.
+type rankFlags struct {
+	RankFrom string `name:"rank-from" help:"Name each log's rank by the first group of the first line matching REGEX (e.g. 'process_index=(\\d+)'); by default a launcher's prefix or the file name (rank3.log) names it." placeholder:"REGEX"`
+	Step     string `help:"Find the step number in the lines the program prints by the first group of REGEX (default: step N, iteration N)." placeholder:"REGEX"`
+}
+
+func (f rankFlags) rankOptions(e *env) (explain.RanksOptions, error) {
+	opt := explain.RanksOptions{Options: explain.Options{Stdin: e.stdin, Log: e.log}}
+	var err error
+	if f.RankFrom != "" {
+		if opt.RankFrom, err = regexp.Compile(f.RankFrom); err != nil {
+			return opt, usageErr("--rank-from: %v", err)
+		}
+	}
+	if f.Step != "" {
+		if opt.Step, err = regexp.Compile(f.Step); err != nil {
+			return opt, usageErr("--step: %v", err)
+		}
+		if opt.Step.NumSubexp() < 1 {
+			return opt, usageErr("--step %q: want a group around the step number, e.g. 'step (\\d+)'", f.Step)
+		}
+	}
+	return opt, nil
+}
+
+func (c *ranksCmd) Run(e *env) error {
+	if err := c.check("ranks"); err != nil {
+		return err
+	}
+	opt, err := c.rankOptions(e)
+	if err != nil {
+		return err
+	}
+	logs, dumps, err := explain.RankInputs(c.Logs, c.Dump)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := checkInputs(logs); err != nil {
+		return err
+	}
+	opt.Dumps, opt.Stage = dumps, c.Stage
+	opt.Read = ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
+	r, err := explain.Ranks(ledger.Files(logs), opt)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := c.render(e, r); err != nil {
+		return err
+	}
+	if !r.Consistent() {
+		return exitWith(exitFound)
+	}
+	return nil
+}

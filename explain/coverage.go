@@ -1,0 +1,204 @@
+package explain
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/report"
+)
+
+// A run time held against its warm-up: a serving or training job compiles a set of programs and
+// shapes before it starts (its warm-up), and every compilation at run time should be one of
+// them. A run-time compilation is covered when the warm-up compiled (or got from a cache) the
+// same program with the same variant: the argument signature the framework logged (JAX), else
+// the graph hash (PyTorch/XLA, TF-IPU), else, when the logs name neither, the program alone.
+
+// CoverageOptions say how a run time is held against its warm-up.
+type CoverageOptions struct {
+	// Warmup names the warm-up's log in the report; Marker is the --after expression that
+	// split a log into warm-up and run time ("" when the warm-up is a log of its own).
+	Warmup, Marker string
+	// Split says warm and run are one scan split by the marker: the warm-up is what came before
+	// it, the run time what came after.
+	Split bool
+	// Step finds the step number in a line the program prints (DefaultStep when nil).
+	Step *regexp.Regexp
+}
+
+// Coverage holds the compilations of run (after the warm-up marker when the scan was read with
+// one) against the compile requests of warm (before the marker when Split).
+func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
+	c := &report.Coverage{Warmup: opt.Warmup, Marker: opt.Marker}
+	var wu, ru, used []*ledger.Unit
+	for _, m := range warm.Ledger.Modules {
+		for _, u := range m.Units {
+			if u.Eager || (opt.Split && u.AfterWarmup) {
+				continue
+			}
+			wu = append(wu, u)
+		}
+	}
+	for _, m := range run.Ledger.Modules {
+		for _, u := range m.Units {
+			if u.Eager || (opt.Marker != "" && !u.AfterWarmup) {
+				continue // with a marker, the run time is what came after it
+			}
+			if u.Compiled {
+				ru = append(ru, u)
+			} else {
+				used = append(used, u)
+				c.UseKnown = true
+			}
+		}
+	}
+	sortUnits(wu)
+	sortUnits(ru)
+	c.By = "program"
+	sig, hash := true, true
+	for _, u := range append(append([]*ledger.Unit{}, wu...), ru...) {
+		sig = sig && u.Signature != ""
+		hash = hash && u.Hash != ""
+	}
+	switch {
+	case sig && len(wu) > 0:
+		c.By = "signature"
+	case hash && len(wu) > 0:
+		c.By = "hash"
+	}
+	key := func(u *ledger.Unit) string {
+		switch c.By {
+		case "signature":
+			return u.Program + "\x00" + u.Signature
+		case "hash":
+			return u.Program + "\x00" + u.Hash
+		}
+		return u.Program
+	}
+	variants := map[string]*report.WarmupVariant{}
+	for _, u := range wu {
+		k := key(u)
+		if variants[k] != nil {
+			continue
+		}
+		v := &report.WarmupVariant{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
+			File: u.File, Line: u.Line}
+		variants[k] = v
+		c.Variants = append(c.Variants, v)
+	}
+	if c.By == "program" && len(wu) > 0 {
+		c.Notes = append(c.Notes, "the logs name neither argument signatures nor graph hashes: compilations are matched by program only (JAX: JAX_LOG_COMPILES=1)")
+	}
+	for _, u := range used {
+		if v := variants[key(u)]; v != nil {
+			v.Uses++
+		}
+	}
+	var late []*ledger.Unit
+	for _, u := range ru {
+		c.Runtime++
+		if v := variants[key(u)]; v != nil {
+			c.Covered++
+			v.Uses++
+			continue
+		}
+		late = append(late, u)
+	}
+	if !c.UseKnown {
+		c.Notes = append(c.Notes, "the run time's logs show no cache hit or execution of a compiled program (JAX logs none): a warm-up variant not compiled again is not seen used, which does not mean it was unused")
+	}
+	steps := map[string]map[int]int{}
+	lines := map[string][]int{}
+	for _, u := range late {
+		lines[u.File] = append(lines[u.File], u.LastLine)
+	}
+	st := opt.Step
+	if st == nil {
+		st = DefaultStep
+	}
+	for f, ls := range lines {
+		steps[f] = stepsAfter(f, ls, st)
+	}
+	for _, u := range late {
+		x := &report.Uncovered{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
+			File: u.File, Line: u.Line, Step: -1, Duration: u.Duration}
+		if s, ok := steps[u.File][u.LastLine]; ok {
+			x.Step = s
+		}
+		nearest(x, u, c.Variants)
+		c.Uncovered = append(c.Uncovered, x)
+	}
+	return c
+}
+
+// nearest finds the warm-up variant of the program an uncovered compilation is closest to: the
+// smallest one its inputs could be padded to, else the one whose arguments differ by fewest
+// elements; and names the cause against it.
+func nearest(x *report.Uncovered, u *ledger.Unit, vs []*report.WarmupVariant) {
+	var same []*report.WarmupVariant
+	for _, v := range vs {
+		if v.Program == u.Family {
+			same = append(same, v)
+		}
+	}
+	if len(same) == 0 {
+		x.Summary = fmt.Sprintf("the warm-up never compiled %s", u.Family)
+		return
+	}
+	var best *report.WarmupVariant
+	bestExtra := int64(-1)
+	for _, v := range same {
+		if e, ok := coversBy(v.Signature, u.Signature); ok && (bestExtra < 0 || e < bestExtra) {
+			best, bestExtra = v, e
+		}
+	}
+	if best != nil {
+		x.Nearest, x.PadTo = best, true
+	} else {
+		bestDist := int64(-1)
+		for _, v := range same {
+			if d := distance(v.Signature, u.Signature); d >= 0 && (bestDist < 0 || d < bestDist) {
+				best, bestDist = v, d
+			}
+		}
+		if best == nil {
+			best = same[len(same)-1]
+		}
+		x.Nearest = best
+	}
+	if ch, ok := compareSignatures(x.Nearest.Signature, u.Signature); ok {
+		x.Cause = &diff.Cause{Kind: ch.kind, Summary: ch.summary, Evidence: ch.changed, Advice: diff.Advice(ch.kind)}
+		x.Summary = ch.summary + " against the nearest warm-up variant"
+		if x.PadTo {
+			x.Summary += fmt.Sprintf(" (%s): padded to it, the inputs would have been covered", ShortSignature(x.Nearest.Signature))
+		}
+		return
+	}
+	x.Summary = fmt.Sprintf("a variant of %s the warm-up did not compile", u.Family)
+	if u.Hash != "" {
+		x.Summary += " (graph hash " + u.Hash + ")"
+	}
+}
+
+// CoverageFailures are the gate failures of the run-time compilations the warm-up did not cover.
+func CoverageFailures(c *report.Coverage) []gate.Failure {
+	var out []gate.Failure
+	for _, u := range c.Uncovered {
+		what := u.Args
+		if what == "" {
+			what = u.Hash
+		}
+		msg := "compiled at run time, not covered by the warm-up"
+		if what != "" {
+			msg += ": " + what
+		}
+		if u.Step >= 0 {
+			msg += fmt.Sprintf(" (step %d)", u.Step)
+		}
+		out = append(out, gate.Failure{Kind: gate.FailUncovered, Module: u.Module, Family: u.Program, Hash: u.Hash, File: u.File, Line: u.Line,
+			Duration: u.Duration, Message: msg, Reason: u.Summary})
+	}
+	return out
+}

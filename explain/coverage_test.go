@@ -1,0 +1,148 @@
+package explain
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
+)
+
+func scanOf(t *testing.T, opt ledger.ReadOptions, logs ...ledger.Log) *ledger.Scan {
+	t.Helper()
+	opt.SameProcess = true
+	s, err := ledger.ReadLogs(logs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A warm-up log of its own: the run time's 32-row batch is covered, 48 rows is not (the nearest
+// warm-up variant is 64, one it pads to), 128 rows is not either (its nearest is 64, which it
+// does not pad to), and a program the warm-up never compiled has no nearest; the 32-row variant
+// was seen used (compiled again at run time), the 64-row one was not, and JAX logs no use of a
+// program it compiled, so "not seen" is all recomp says.
+func TestCoverageSeparateWarmup(t *testing.T) {
+	dir := t.TempDir()
+	warm := writeFile(t, dir, "warm.log", jaxRequest("step", "32,8")+jaxRequest("step", "64,8"))
+	run := writeFile(t, dir, "run.log", jaxRequest("step", "32,8")+"step 0\n"+jaxRequest("step", "48,8")+"noise\nstep 1 loss 0.5\n"+
+		jaxRequest("step", "128,8")+jaxRequest("eval", "8")+"step 2\n")
+	c := Coverage(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}),
+		CoverageOptions{Warmup: warm})
+	if c.By != "signature" || len(c.Variants) != 2 || c.Runtime != 4 || c.Covered != 1 || len(c.Uncovered) != 3 || c.UseKnown {
+		t.Fatalf("coverage %+v, uncovered %+v", c, c.Uncovered)
+	}
+	u := c.Uncovered[0]
+	if u.Args != "f32[48,8]" || u.Step != 1 || !u.PadTo || u.Nearest == nil || u.Nearest.Args != "f32[64,8]" || u.Cause == nil ||
+		u.Cause.Kind != diff.CauseBatchSize || !strings.Contains(u.Summary, "padded to it") {
+		t.Errorf("48 rows: %+v (nearest %+v, cause %+v)", u, u.Nearest, u.Cause)
+	}
+	u = c.Uncovered[1]
+	if u.Args != "f32[128,8]" || u.Step != 2 || u.PadTo || u.Nearest == nil || u.Nearest.Args != "f32[64,8]" {
+		t.Errorf("128 rows: %+v (nearest %+v)", u, u.Nearest)
+	}
+	if u := c.Uncovered[2]; u.Program != "jit_eval" || u.Nearest != nil || !strings.Contains(u.Summary, "never compiled jit_eval") {
+		t.Errorf("a program the warm-up never compiled: %+v", u)
+	}
+	if un := c.Unused(); len(un) != 1 || un[0].Args != "f32[64,8]" || c.Variants[0].Uses != 1 {
+		t.Errorf("unused %+v", un)
+	}
+	fs := CoverageFailures(c)
+	if len(fs) != 3 || fs[0].Kind != gate.FailUncovered || !strings.Contains(fs[0].Message, "f32[48,8] (step 1)") {
+		t.Errorf("failures %+v", fs)
+	}
+}
+
+// One log split by --after: what came before the marker is the warm-up; a compilation after it
+// of a shape compiled before it is covered.
+func TestCoverageSplit(t *testing.T) {
+	log := jaxRequest("step", "32,8") + jaxRequest("step", "64,8") + "warm-up done\n" + jaxRequest("step", "64,8") + jaxRequest("step", "16,8")
+	m, err := logscan.NewLineRegexp("^warm-up done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := scanOf(t, ledger.ReadOptions{Marker: m}, ledger.Log{Path: "run.log", Reader: strings.NewReader(log)})
+	c := Coverage(s, s, CoverageOptions{Warmup: "run.log", Marker: "^warm-up done", Split: true})
+	if len(c.Variants) != 2 || c.Runtime != 2 || c.Covered != 1 || len(c.Uncovered) != 1 || c.Uncovered[0].Args != "f32[16,8]" ||
+		!c.Uncovered[0].PadTo || c.Uncovered[0].Nearest.Args != "f32[32,8]" || c.Uncovered[0].Step != -1 {
+		t.Errorf("coverage %+v, uncovered %+v", c, c.Uncovered)
+	}
+}
+
+// Graph hashes where the logs name no signature (TF-IPU): a run-time request served from the
+// executable cache uses its variant, so an unused variant is known to be unused.
+func TestCoverageByHash(t *testing.T) {
+	begin := func(h string) string {
+		return "I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation: cluster_1  (Hash: " + h + ") for ordinal  0\n"
+	}
+	loaded := "I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:1800] Loaded cluster_1 from /c/1f.poplar_exec\n"
+	dir := t.TempDir()
+	warm := writeFile(t, dir, "warm.log", begin("0x1")+begin("0x2"))
+	run := writeFile(t, dir, "run.log", begin("0x1")+loaded+begin("0x3"))
+	c := Coverage(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}), CoverageOptions{})
+	if c.By != "hash" || !c.UseKnown || len(c.Variants) != 2 || c.Runtime != 1 || len(c.Uncovered) != 1 || c.Uncovered[0].Hash != "0x3" ||
+		c.Variants[0].Uses != 1 || len(c.Unused()) != 1 || c.Unused()[0].Hash != "0x2" {
+		t.Errorf("coverage %+v, variants %+v, uncovered %+v", c, c.Variants, c.Uncovered)
+	}
+}
+
+func TestSignatures(t *testing.T) {
+	j12 := "(ShapedArray(float32[8,4]), ShapedArray(float32[32,8]), ShapedArray(float32[], weak_type=True))"
+	j04 := "[ShapedArray(float32[8,4]), ShapedArray(float32[24,8]), ShapedArray(float32[])]"
+	if got := ShortSignature(j12); got != "f32[8,4], f32[32,8], f32[]" {
+		t.Errorf("short %q", got)
+	}
+	if ShortSignature("opaque") != "opaque" || ShortSignature("") != "" {
+		t.Error("an unreadable signature is kept as it is")
+	}
+	for _, c := range []struct {
+		a, b string
+		kind diff.CauseKind
+		ok   bool
+	}{
+		{j12, j04, diff.CauseBatchSize, true},
+		{"(ShapedArray(float32[4,16,8]),)", "(ShapedArray(float32[4,24,8]),)", diff.CauseInputShape, true},
+		{"(ShapedArray(float32[4]),)", "(ShapedArray(bfloat16[4]),)", diff.CauseDtype, true},
+		{"(ShapedArray(float32[4]),)", "(ShapedArray(float32[4]), ShapedArray(float32[4]))", diff.CauseGraphStructure, true},
+		{"(ShapedArray(float32[32,8]), ShapedArray(float32[32,4]))", "(ShapedArray(float32[24,8]), ShapedArray(float32[16,4]))", diff.CauseInputShape, true},
+		{j12, j12, "", false},
+		{"x", j12, "", false},
+	} {
+		ch, ok := compareSignatures(c.a, c.b)
+		if ok != c.ok || ch.kind != c.kind {
+			t.Errorf("%s → %s: %v %+v, want %s", c.a, c.b, ok, ch, c.kind)
+		}
+	}
+	if e, ok := coversBy("(ShapedArray(float32[64,8]),)", "(ShapedArray(float32[48,8]),)"); !ok || e != 128 {
+		t.Errorf("covers: %d %v", e, ok)
+	}
+	if _, ok := coversBy("(ShapedArray(float32[32,8]),)", "(ShapedArray(float32[48,8]),)"); ok {
+		t.Error("a smaller shape covers a larger one")
+	}
+	if d := distance("(ShapedArray(float32[64,8]),)", "(ShapedArray(float32[48,8]),)"); d != 128 {
+		t.Errorf("distance %d", d)
+	}
+}
+
+// The step of a compilation is the number in the first line after it that names one; a line
+// longer than the reader's buffer is matched by its start; a log that cannot be read again has
+// none.
+func TestStepsAfter(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 3<<20)
+	p := writeFile(t, dir, "run.log", "a\nstep 1\ncompile\n"+long+"\nTrain_step 4 is a name\nIteration: 7 loss 1\ncompile\nglobal_step=9\n")
+	got := stepsAfter(p, []int{3, 7, 7}, DefaultStep)
+	if len(got) != 2 || got[3] != 7 || got[7] != 9 {
+		t.Errorf("steps %v", got)
+	}
+	if got := stepsAfter("-", []int{1}, DefaultStep); len(got) != 0 {
+		t.Errorf("stdin: %v", got)
+	}
+	if got := stepsAfter(filepath.Join(dir, "missing"), []int{1}, DefaultStep); len(got) != 0 {
+		t.Errorf("missing: %v", got)
+	}
+}

@@ -1,0 +1,593 @@
+package explain
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
+)
+
+// The ranks of one job: every rank (a process of a distributed run) runs the same programs in
+// the same order, and a rank that compiles something the others do not slows or hangs them
+// all at the next collective. Each rank's compile requests are lined up (ledger.Sequence), ranks
+// that behave alike are grouped, and each rank outside the largest group is explained at the
+// first request where it departs from it: which request, at which training step, compiled or
+// served, and the cause against the majority's module of that program.
+
+// RanksOptions say how the logs of a job's ranks are read.
+type RanksOptions struct {
+	// Read is how the logs are read (the warm-up policy is not used); each log is a process,
+	// and a log in which a launcher's prefix names ranks holds one per rank.
+	Read ledger.ReadOptions
+	// RankFrom, when set, names a log's rank: its first group in the first line it matches.
+	RankFrom *regexp.Regexp
+	// Step finds the step number in a line the program prints (DefaultStep when nil).
+	Step *regexp.Regexp
+	// Dumps are the ranks' dump folders, matched to ranks by the rank number in their names,
+	// else the k-th dump is the k-th rank (by rank number).
+	Dumps []string
+	Options
+}
+
+// RankInputs expands what was given for the ranks of a job: a folder that is not a run folder
+// stands for the logs in it (*.log, *.log.gz) and, when no dump is given, its dump folders; a
+// run folder for its run.log and dump.
+func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if p == input.Stdin || err != nil || !st.IsDir() {
+			logs = append(logs, p)
+			continue
+		}
+		if f, ok := runner.OpenFolder(p); ok {
+			logs = append(logs, f.Log)
+			if f.Dump != "" && len(dumps) == 0 {
+				dumpDirs = append(dumpDirs, f.Dump)
+			}
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		var ls, ds []string
+		for _, e := range entries {
+			full := filepath.Join(p, e.Name())
+			switch {
+			case e.IsDir() && diff.HasDumpFiles(full):
+				ds = append(ds, full)
+			case !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".log.gz")):
+				ls = append(ls, full)
+			}
+		}
+		if len(ls) == 0 {
+			return nil, nil, fmt.Errorf("%s: no logs (*.log) in the folder", p)
+		}
+		sortNatural(ls)
+		sortNatural(ds)
+		logs = append(logs, ls...)
+		if len(dumps) == 0 {
+			dumpDirs = append(dumpDirs, ds...)
+		}
+	}
+	return logs, append(dumpDirs, dumps...), nil
+}
+
+// reRankName finds a rank in a file or folder name: rank3.log, worker-3, process_3, dump-rank3.
+var reRankName = regexp.MustCompile(`(?i)(?:rank|proc|process|worker|task|node|host)[-_.]?(\d+)`)
+
+// nameRank is the rank a path's base name gives ("" when none).
+func nameRank(path string) string {
+	m := reRankName.FindAllStringSubmatch(filepath.Base(path), -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return trimZeros(m[len(m)-1][1])
+}
+
+func trimZeros(s string) string {
+	t := strings.TrimLeft(s, "0")
+	if t == "" {
+		return "0"
+	}
+	return t
+}
+
+// sortNatural sorts names with their numbers compared as numbers (rank2 before rank10).
+func sortNatural(xs []string) {
+	re := regexp.MustCompile(`\d+|\D+`)
+	sort.SliceStable(xs, func(i, j int) bool {
+		a, b := re.FindAllString(xs[i], -1), re.FindAllString(xs[j], -1)
+		for k := 0; k < len(a) && k < len(b); k++ {
+			if a[k] == b[k] {
+				continue
+			}
+			x, e1 := strconv.Atoi(a[k])
+			y, e2 := strconv.Atoi(b[k])
+			if e1 == nil && e2 == nil {
+				return x < y
+			}
+			return a[k] < b[k]
+		}
+		return len(a) < len(b)
+	})
+}
+
+// rankFromLog is the first group of the first line of a log that re matches ("" when none does,
+// or the log cannot be read again: standard input).
+func rankFromLog(path string, re *regexp.Regexp) string {
+	if path == input.Stdin {
+		return ""
+	}
+	f, err := input.Open(path, nil)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if m := re.FindSubmatch(sc.Bytes()); m != nil {
+			if len(m) > 1 {
+				return trimZeros(string(m[1]))
+			}
+			return string(m[0])
+		}
+	}
+	return ""
+}
+
+// Ranks reads the logs of one job's ranks and lines up their compile sequences.
+func Ranks(logs []ledger.Log, opt RanksOptions) (*report.Ranks, error) {
+	ro := opt.Read
+	ro.SameProcess = false
+	if ro.Log == nil {
+		ro.Log = opt.Log
+	}
+	s, err := ledger.ReadLogs(logs, ro)
+	if err != nil {
+		return nil, err
+	}
+	return RanksOf(s, opt), nil
+}
+
+// RanksOf lines up the compile sequences of the processes of a scan (each log, or each rank a
+// launcher's prefix named, a process of its own).
+func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
+	out := &report.Ranks{Scan: &report.Scan{Scan: *s}}
+	step := opt.Step
+	if step == nil {
+		step = DefaultStep
+	}
+	// Name each process's rank.
+	byLog := map[string]string{} // --rank-from per log
+	seen := map[string]int{}
+	for i, sq := range s.Ledger.Sequences {
+		ri := &report.RankInfo{Process: sq.Process, Log: sq.File, Sequence: sq}
+		logPath := strings.TrimSuffix(sq.File, " [rank "+sq.Rank+"]")
+		ri.Log = logPath
+		switch {
+		case sq.Rank != "":
+			ri.Rank, ri.RankFrom = sq.Rank, "launcher"
+		case opt.RankFrom != nil:
+			r, ok := byLog[logPath]
+			if !ok {
+				r = rankFromLog(logPath, opt.RankFrom)
+				byLog[logPath] = r
+			}
+			if r != "" {
+				ri.Rank, ri.RankFrom = r, "--rank-from"
+			}
+		}
+		if ri.Rank == "" {
+			if r := nameRank(logPath); r != "" {
+				ri.Rank, ri.RankFrom = r, "file name"
+			}
+		}
+		if ri.Rank == "" {
+			ri.Rank, ri.RankFrom = "#"+strconv.Itoa(i), "order"
+		}
+		base := ri.Rank
+		if n := seen[base]; n > 0 {
+			other := out.Ranks[slices.IndexFunc(out.Ranks, func(x *report.RankInfo) bool { return x.Rank == base })]
+			ri.Rank = fmt.Sprintf("%s.%d", base, n)
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: rank %s is named twice (also %s): this one is told apart as %s",
+				sq.Process, base, other.Process, ri.Rank))
+		}
+		seen[base]++
+		if i < len(s.Ledger.Procs) && s.Ledger.Procs[i].Evidence == 0 {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile evidence in its log (its compile logging was off?): its requests cannot be compared", sq.Process))
+		}
+		ri.Compilations, ri.Hits, ri.CompileTime, ri.FirstCompile, ri.DateKnown = sq.Compilations, sq.Hits, sq.CompileTime, sq.First, sq.DateKnown
+		out.Ranks = append(out.Ranks, ri)
+	}
+	sortRanks(out.Ranks)
+	group(out)
+	diverge(out, opt, step)
+	skew(out)
+	opt.logger().Debug("ranks", "ranks", len(out.Ranks), "groups", len(out.Groups), "divergences", len(out.Divergences))
+	return out
+}
+
+// DivergenceFailures are the gate failures of ranks that departed from the majority.
+func DivergenceFailures(r *report.Ranks) []gate.Failure {
+	var out []gate.Failure
+	for _, d := range r.Divergences {
+		out = append(out, gate.Failure{Kind: gate.FailDivergence, Module: d.Module, Family: d.Program, File: d.File, Line: d.Line,
+			Message: fmt.Sprintf("rank %s departed from the %s at its request %d: %s", d.Rank, r.Reference(), d.Index, d.Kind), Reason: d.Summary})
+	}
+	return out
+}
+
+// sortRanks orders ranks by number (then by name).
+func sortRanks(rs []*report.RankInfo) {
+	sort.SliceStable(rs, func(i, j int) bool { return rankLess(rs[i].Rank, rs[j].Rank) })
+}
+
+func rankLess(a, b string) bool {
+	x, e1 := strconv.ParseFloat(strings.TrimPrefix(a, "#"), 64)
+	y, e2 := strconv.ParseFloat(strings.TrimPrefix(b, "#"), 64)
+	if e1 == nil && e2 == nil && x != y {
+		return x < y
+	}
+	return a < b
+}
+
+// group puts ranks with equal sequences together; the largest group is the majority (on a tie,
+// the group of the lowest rank).
+func group(out *report.Ranks) {
+	byDigest := map[uint64]*report.RankGroup{}
+	for _, r := range out.Ranks {
+		g := byDigest[r.Sequence.Digest]
+		if g == nil {
+			g = &report.RankGroup{Digest: r.Sequence.DigestString(), Requests: r.Sequence.Count}
+			byDigest[r.Sequence.Digest] = g
+			out.Groups = append(out.Groups, g)
+		}
+		g.Ranks = append(g.Ranks, r.Rank)
+	}
+	sort.SliceStable(out.Groups, func(i, j int) bool { return len(out.Groups[i].Ranks) > len(out.Groups[j].Ranks) })
+	if len(out.Groups) > 0 {
+		out.Groups[0].Majority = true
+	}
+	index := map[string]int{}
+	for i, g := range out.Groups {
+		index[g.Digest] = i
+	}
+	for _, r := range out.Ranks {
+		r.Group = index[r.Sequence.DigestString()]
+	}
+}
+
+// diverge finds, for each rank outside the majority, the first request at which its sequence
+// departs from the majority's, and explains it; it also lists the requests ranks compiled while
+// the majority got them from the cache.
+func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
+	if len(out.Groups) < 2 {
+		return
+	}
+	var refRank *report.RankInfo
+	for _, r := range out.Ranks {
+		if r.Group == 0 {
+			refRank = r
+			break
+		}
+	}
+	ref := out.Reference()
+	dumps := rankDumps(out, opt)
+	refUnits := refRank.Sequence.Entries
+	type pending struct {
+		d *report.Divergence
+		u *ledger.Entry
+	}
+	var todo []pending
+	for _, r := range out.Ranks {
+		if r.Group == 0 {
+			continue
+		}
+		units := r.Sequence.Entries
+		n := max(len(units), len(refUnits))
+		for i := 0; i < n; i++ {
+			var u, m *ledger.Entry
+			if i < len(units) {
+				u = &units[i]
+			}
+			if i < len(refUnits) {
+				m = &refUnits[i]
+			}
+			if u != nil && m != nil && ledger.SeqKey(u) == ledger.SeqKey(m) {
+				continue
+			}
+			d := &report.Divergence{Rank: r.Rank, Index: i + 1, Step: -1}
+			switch {
+			case u != nil && m != nil && u.Program == m.Program && u.Variant() == m.Variant():
+				d.Kind = report.DivergeCacheMiss
+				if !u.Compiled {
+					d.Kind = report.DivergeCacheHit
+				}
+			case u != nil && m != nil && u.Program == m.Program:
+				d.Kind = report.DivergeVariant
+			case u != nil && m != nil:
+				d.Kind = report.DivergeProgram
+			case u != nil:
+				d.Kind = report.DivergeExtra
+			default:
+				d.Kind = report.DivergeMissing
+			}
+			if u == nil { // the rank stopped short: the majority's request is the event
+				d.Program, d.Module, d.Majority, d.MajorityArgs = m.Family, m.Module, m.Variant(), ShortSignature(m.Signature)
+				d.Summary = fmt.Sprintf("rank %s made %d request(s); the %s's request %d is %s %s, which rank %s never made",
+					r.Rank, len(units), ref, i+1, verb(m), m.Family, r.Rank)
+				r.Divergence = d
+				out.Divergences = append(out.Divergences, d)
+				break
+			}
+			d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line
+			d.Args = ShortSignature(u.Signature)
+			against := majorityUnit(refUnits, u, i)
+			if against != nil {
+				d.Majority, d.MajorityArgs = against.Variant(), ShortSignature(against.Signature)
+			}
+			explainDivergence(d, u, against, r, refRank, ref, dumps)
+			r.Divergence = d
+			out.Divergences = append(out.Divergences, d)
+			todo = append(todo, pending{d, u})
+			break
+		}
+		if r.Divergence == nil {
+			// equal as far as listed, different beyond: say so
+			d := &report.Divergence{Rank: r.Rank, Index: ledger.MaxSequence + 1, Step: -1, Kind: report.DivergeLater,
+				Summary: fmt.Sprintf("rank %s's requests agree with the %s's for the first %d; they differ later (%d requests, the %s %d)",
+					r.Rank, ref, ledger.MaxSequence, r.Sequence.Count, ref, refRank.Sequence.Count)}
+			r.Divergence = d
+			out.Divergences = append(out.Divergences, d)
+		}
+		// Requests this rank compiled while the majority got them from a cache, up to its divergence.
+		limit := min(len(units), len(refUnits))
+		if r.Divergence != nil && r.Divergence.Index-1 < limit {
+			limit = r.Divergence.Index - 1
+		}
+		for i := 0; i < limit; i++ {
+			if units[i].Compiled && !refUnits[i].Compiled {
+				out.CacheMisses = append(out.CacheMisses, report.RankMiss{Rank: r.Rank, Program: units[i].Family, File: units[i].File, Line: units[i].Line})
+			}
+		}
+		if d := r.Divergence; d != nil && d.Kind == report.DivergeCacheMiss {
+			out.CacheMisses = append(out.CacheMisses, report.RankMiss{Rank: r.Rank, Program: d.Program, File: d.File, Line: d.Line})
+		}
+	}
+	// The steps, one pass per log.
+	byFile := map[string][]pending{}
+	for _, p := range todo {
+		byFile[p.u.File] = append(byFile[p.u.File], p)
+	}
+	for f, ps := range byFile {
+		var lines []int
+		for _, p := range ps {
+			lines = append(lines, p.u.LastLine)
+		}
+		steps := stepsAfter(stripRank(f), lines, step)
+		for _, p := range ps {
+			if s, ok := steps[p.u.LastLine]; ok {
+				p.d.Step = s
+			}
+		}
+	}
+}
+
+// stripRank is the log a process name's file is: "rank.log [rank 3]" reads rank.log.
+func stripRank(f string) string {
+	if i := strings.LastIndex(f, " [rank "); i > 0 && strings.HasSuffix(f, "]") {
+		return f[:i]
+	}
+	return f
+}
+
+func verb(u *ledger.Entry) string {
+	if u.Compiled {
+		return "a compilation of"
+	}
+	return "a cache hit of"
+}
+
+// majorityUnit is the majority's request of u's program that u is held against: at the same
+// point when it is that program, else the last one before it, else the first after it.
+func majorityUnit(ref []ledger.Entry, u *ledger.Entry, i int) *ledger.Entry {
+	if i < len(ref) && ref[i].Program == u.Program {
+		return &ref[i]
+	}
+	for j := min(i, len(ref)) - 1; j >= 0; j-- {
+		if ref[j].Program == u.Program {
+			return &ref[j]
+		}
+	}
+	for j := i + 1; j < len(ref); j++ {
+		if ref[j].Program == u.Program {
+			return &ref[j]
+		}
+	}
+	return nil
+}
+
+// explainDivergence says what a divergent request is and names its cause against the majority's
+// module of the program: from the two ranks' dumps when both are given, else from their
+// signatures.
+func explainDivergence(d *report.Divergence, u, against *ledger.Entry, r, refRank *report.RankInfo, ref string, dumps map[string]*rankDump) {
+	what := "compiled"
+	if !u.Compiled {
+		what = "got from the cache"
+	}
+	switch d.Kind {
+	case report.DivergeCacheMiss:
+		d.Summary = fmt.Sprintf("rank %s compiled %s where the %s got it from the cache", r.Rank, u.Family, ref)
+		return
+	case report.DivergeCacheHit:
+		d.Summary = fmt.Sprintf("rank %s got %s from the cache where the %s compiled it", r.Rank, u.Family, ref)
+		return
+	case report.DivergeExtra:
+		d.Summary = fmt.Sprintf("rank %s %s %s at its request %d, a request the %s never made", r.Rank, what, u.Family, d.Index, ref)
+	default:
+		d.Summary = fmt.Sprintf("rank %s %s %s at its request %d, where the %s made another", r.Rank, what, u.Family, d.Index, ref)
+	}
+	if against == nil {
+		d.Summary += fmt.Sprintf(" (the %s never compiled %s)", ref, u.Family)
+		return
+	}
+	if da, db := dumps[refRank.Rank].file(against), dumps[r.Rank].file(u); da != nil && db != nil {
+		res := diff.Compare(da.Module, db.Module)
+		d.Pair = &report.DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
+		if len(res.Causes) > 0 {
+			c := res.Causes[0]
+			d.Cause, d.CauseFrom = &c, "dump"
+		}
+		return
+	}
+	if c, ok := compareSignatures(against.Signature, u.Signature); ok {
+		d.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		d.CauseFrom = "signature"
+	}
+}
+
+// rankDump is one rank's dump, linked to its compile requests.
+type rankDump struct {
+	dump  *diff.Dump
+	links map[*ledger.Entry]*diff.DumpFile
+}
+
+func (rd *rankDump) file(u *ledger.Entry) *diff.DumpFile {
+	if rd == nil || u == nil {
+		return nil
+	}
+	return rd.links[u]
+}
+
+// rankDumps reads the dumps of the ranks that need them (the majority's reference and the
+// divergent ranks), matched to ranks by the rank number in their names, else by order.
+func rankDumps(out *report.Ranks, opt RanksOptions) map[string]*rankDump {
+	res := map[string]*rankDump{}
+	if len(opt.Dumps) == 0 {
+		return res
+	}
+	byRank := map[string]string{}
+	for i, d := range opt.Dumps {
+		r := nameRank(d)
+		if r == "" && i < len(out.Ranks) {
+			r = out.Ranks[i].Rank
+		}
+		if _, dup := byRank[r]; dup {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: a second dump for rank %s, left out", d, r))
+			continue
+		}
+		byRank[r] = d
+	}
+	need := map[string]bool{}
+	for _, r := range out.Ranks {
+		if r.Group != 0 {
+			need[r.Rank] = true
+		}
+	}
+	for _, r := range out.Ranks {
+		if r.Group == 0 {
+			need[r.Rank] = true
+			break
+		}
+	}
+	for _, r := range out.Ranks {
+		path, ok := byRank[r.Rank]
+		if !need[r.Rank] || !ok {
+			continue
+		}
+		d, err := load(path, opt.Options)
+		if err != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %v", path, err))
+			continue
+		}
+		res[r.Rank] = &rankDump{dump: d, links: linkEntries(d, r.Sequence.Entries)}
+	}
+	return res
+}
+
+// linkEntries links compile requests with the dumped modules they made, as linkDumps does for
+// a whole report: the i-th compilation of a function with its i-th dump, in the order of the
+// dump's module counter.
+func linkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFile {
+	byKey := map[string][]*ledger.Entry{}
+	for i := range es {
+		if es[i].Compiled {
+			k := frameworks.FunctionKey(es[i].Family)
+			byKey[k] = append(byKey[k], &es[i])
+		}
+	}
+	out := map[*ledger.Entry]*diff.DumpFile{}
+	next := map[string]int{}
+	for _, f := range d.Files {
+		k := frameworks.FunctionKey(f.Family)
+		if i := next[k]; i < len(byKey[k]) {
+			out[byKey[k][i]] = f
+			next[k] = i + 1
+		}
+	}
+	return out
+}
+
+// skew finds the largest spread of compile start times between ranks for a request they all
+// made, while their sequences agree.
+func skew(out *report.Ranks) {
+	var withClock []*report.RankInfo
+	for _, r := range out.Ranks {
+		if es := r.Sequence.Entries; len(es) > 0 && !es[0].Begin.IsZero() {
+			withClock = append(withClock, r)
+		}
+	}
+	if len(withClock) < 2 {
+		return
+	}
+	n := len(withClock[0].Sequence.Entries)
+	for _, r := range withClock {
+		n = min(n, len(r.Sequence.Entries))
+		if r.Divergence != nil {
+			n = min(n, r.Divergence.Index-1)
+		}
+	}
+	var best *report.Skew
+	for i := 0; i < n; i++ {
+		e0 := &withClock[0].Sequence.Entries[i]
+		lo, hi := e0, e0
+		loR, hiR := withClock[0], withClock[0]
+		ok := e0.Compiled
+		for _, r := range withClock[1:] {
+			e := &r.Sequence.Entries[i]
+			if e.Begin.IsZero() || e.Program != e0.Program || !e.Compiled {
+				ok = false
+				break
+			}
+			if e.Begin.Before(lo.Begin) {
+				lo, loR = e, r
+			}
+			if e.Begin.After(hi.Begin) {
+				hi, hiR = e, r
+			}
+		}
+		if !ok {
+			continue
+		}
+		if spread := hi.Begin.Sub(lo.Begin); best == nil || spread > best.Spread {
+			best = &report.Skew{Spread: spread, Index: i + 1, Program: e0.Family, Earliest: loR.Rank, Latest: hiR.Rank,
+				DateKnown: e0.DateKnown, RanksWithClock: len(withClock)}
+		}
+	}
+	out.Skew = best
+}

@@ -1,0 +1,621 @@
+package explain
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
+)
+
+// Two runs compared: for every program run B compiled (or got from a cache), whether run A's
+// cache entry served it, and if not, why, from a closed list (report.MissReason). The evidence,
+// strongest first: the cache keys both logs name (the same key: A did not write it, it was
+// evicted, or B could not read it); the parts of the keys JAX logs with
+// JAX_DEBUG_LOG_MODULES=jax._src.cache_key (the computation's hash says whether the graph
+// changed, the other parts which setting did); the two dumps compared (the graph changed, and
+// how, or it is the same up to names and metadata); the manifests of recomp run (XLA_FLAGS and
+// versions); the argument signatures the logs name.
+
+// RunsOptions say how two runs are read and compared.
+type RunsOptions struct {
+	Options
+	// Caches are cache folders to look for the runs' entries in, besides those the manifests
+	// name.
+	Caches []string
+}
+
+// OpenSide finds the files of one run. path is a run folder of recomp run (run.log, dump/,
+// manifest.json), a folder that holds one log and one dump folder, a dump folder, an HLO file or
+// a log; logs and dump are added to what path gives (--log-a, --dump-a).
+func OpenSide(path string, logs []string, dump string) (report.RunSide, error) {
+	s := report.RunSide{Path: path}
+	st, err := os.Stat(path)
+	switch {
+	case path == "-":
+		s.Dump = path
+	case err != nil:
+		return s, err
+	case st.IsDir():
+		if f, ok := runner.OpenFolder(path); ok {
+			s.Logs, s.Dump, s.Manifest = []string{f.Log}, f.Dump, f.Manifest
+		} else if diff.HasDumpFiles(path) {
+			s.Dump = path
+		} else if l, d, ok := logAndDump(path); ok {
+			s.Logs, s.Dump = []string{l}, d
+		} else {
+			s.Dump = path // LoadDump says what is wrong with it
+		}
+	case diff.IsHLOFile(path):
+		s.Dump = path
+	default:
+		s.Logs = []string{path}
+	}
+	s.Logs = append(s.Logs, logs...)
+	if dump != "" {
+		if s.Dump != "" && s.Dump != dump {
+			return s, fmt.Errorf("%s: has a dump of its own (%s), and --dump names %s", path, s.Dump, dump)
+		}
+		s.Dump = dump
+	}
+	return s, nil
+}
+
+// logAndDump finds the one log (*.log) and the one dump folder of a folder.
+func logAndDump(dir string) (log, dump string, ok bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", "", false
+	}
+	var logs, dumps []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir() && diff.HasDumpFiles(p):
+			dumps = append(dumps, p)
+		case !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".log.gz")):
+			logs = append(logs, p)
+		}
+	}
+	if len(logs) != 1 || len(dumps) > 1 {
+		return "", "", false
+	}
+	if len(dumps) == 1 {
+		dump = dumps[0]
+	}
+	return logs[0], dump, true
+}
+
+// HasLogs says whether a side is a run with a log (not only a dump): recomp diff then compares
+// the runs, not only their dumps.
+func HasLogs(s report.RunSide) bool { return len(s.Logs) > 0 }
+
+// runSide is one run read back.
+type runSide struct {
+	side     report.RunSide
+	rep      *ledger.Report
+	units    []*ledger.Unit // its compile requests in order, eager one-op programs left out
+	eager    int
+	dump     *diff.Dump
+	dumpOf   map[*ledger.Unit]*diff.DumpFile
+	manifest *runner.Manifest
+	warnings []string
+}
+
+func readSide(s report.RunSide, opt RunsOptions) (*runSide, error) {
+	r := &runSide{side: s, dumpOf: map[*ledger.Unit]*diff.DumpFile{}}
+	if len(s.Logs) > 0 {
+		sc, err := ledger.ReadLogs(ledger.Files(s.Logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
+		if err != nil {
+			return nil, err
+		}
+		r.rep = sc.Ledger
+		for _, m := range r.rep.Modules {
+			for _, u := range m.Units {
+				if u.Eager {
+					r.eager++
+					continue
+				}
+				r.units = append(r.units, u)
+			}
+		}
+		sortUnits(r.units)
+	}
+	if st, err := os.Stat(s.Dump); err == nil && st.IsDir() && !diff.HasDumpFiles(s.Dump) {
+		// A run that got every program from the cache dumps nothing.
+		r.warnings = append(r.warnings, fmt.Sprintf("%s: no module was dumped (every program came from a cache, or the dump was off)", s.Dump))
+		s.Dump, r.side.Dump = "", ""
+	}
+	if s.Dump != "" {
+		d, err := load(s.Dump, opt.Options)
+		if err != nil {
+			return nil, err
+		}
+		r.dump = d
+		if r.rep != nil {
+			for f, u := range linkDumps(d, r.rep) {
+				r.dumpOf[u] = f
+			}
+		}
+	}
+	if s.Manifest != "" {
+		m, err := runner.ReadManifest(s.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		r.manifest = m
+	}
+	return r, nil
+}
+
+func sortUnits(us []*ledger.Unit) {
+	sort.SliceStable(us, func(i, j int) bool {
+		if us[i].Input != us[j].Input {
+			return us[i].Input < us[j].Input
+		}
+		return us[i].Line < us[j].Line
+	})
+}
+
+// Runs compares two runs: for each compile request of B (eager one-op programs left out),
+// whether A's cache served it, and if not, why; the manifests' differences; and the two dumps
+// compared module by module when both runs have one.
+func Runs(a, b report.RunSide, opt RunsOptions) (*report.RunsDiff, error) {
+	ra, err := readSide(a, opt)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := readSide(b, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := &report.RunsDiff{A: ra.side, B: rb.side, Eager: rb.eager, Warnings: append(slices.Clone(ra.warnings), rb.warnings...)}
+	if ra.manifest != nil && rb.manifest != nil {
+		out.Settings, out.Versions = manifestDiffs(ra.manifest, rb.manifest)
+	}
+	dirs := cacheDirs(opt.Caches, ra.manifest, rb.manifest)
+	out.A.Caches, out.B.Caches = dirs, dirs
+	if ra.dump != nil && rb.dump != nil {
+		dd := diff.Dumps(ra.dump, rb.dump, opt.compare())
+		d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
+			Problems: append(slices.Clone(ra.dump.Problems), rb.dump.Problems...), Warnings: append(slices.Clone(ra.dump.Warnings), rb.dump.Warnings...)}
+		for _, p := range dd.Pairs {
+			d.Pairs = append(d.Pairs, pairReport(p))
+		}
+		out.Dumps = d
+	}
+	if len(ra.units) == 0 && ra.rep != nil {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile request in run A's log", strings.Join(a.Logs, ", ")))
+	}
+	if rb.rep == nil {
+		out.Warnings = append(out.Warnings, "run B has no log: recomp cannot say what it compiled or got from the cache (give --log-b)")
+	}
+	if ra.rep == nil {
+		out.Warnings = append(out.Warnings, "run A has no log: recomp cannot say what it compiled or wrote (give --log-a)")
+	}
+	nth := map[string]int{}
+	for _, u := range rb.units {
+		i := nth[u.Program]
+		nth[u.Program]++
+		out.Programs = append(out.Programs, missVerdict(ra, rb, u, i, dirs))
+	}
+	opt.logger().Debug("compared runs", "programs", len(out.Programs), "settings", len(out.Settings), "versions", len(out.Versions))
+	return out, nil
+}
+
+// counterpart is A's compile request of u's program that u is compared with: the one with u's
+// cache key, else with u's signature, else the i-th of the program, else its last.
+func counterpart(as []*ledger.Unit, u *ledger.Unit, i int) *ledger.Unit {
+	var same []*ledger.Unit
+	key := frameworks.FunctionKey(u.Family)
+	for _, a := range as {
+		if a.Program == u.Program || (a.Family != u.Family && frameworks.FunctionKey(a.Family) == key) {
+			same = append(same, a)
+		}
+	}
+	if len(same) == 0 {
+		return nil
+	}
+	for _, a := range same {
+		if u.Hash != "" && a.Hash == u.Hash {
+			return a
+		}
+	}
+	for _, a := range same {
+		if u.Signature != "" && a.Signature == u.Signature {
+			return a
+		}
+	}
+	if i < len(same) {
+		return same[i]
+	}
+	return same[len(same)-1]
+}
+
+func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *report.ProgramVerdict {
+	v := &report.ProgramVerdict{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature),
+		File: u.File, Line: u.Line, KeyB: u.Hash, Served: u.Hit}
+	a := counterpart(ra.units, u, i)
+	if a != nil {
+		v.KeyA, v.CounterpartFile, v.CounterpartLine = a.Hash, a.File, a.Line
+	}
+	if u.Hit {
+		saved(v, ra, u, dirs)
+		return v
+	}
+	switch {
+	case ra.rep == nil:
+		v.Reason, v.Summary = report.MissUnknown, "run A has no log: nothing says what it compiled or wrote"
+	case a == nil:
+		v.Reason = report.MissNotInA
+		v.Summary = fmt.Sprintf("run A never compiled %s: its cache had nothing to serve", u.Family)
+	case u.Hash == "" && !u.Miss && len(u.KeyParts) == 0:
+		v.Reason = report.MissNotLookedUp
+		v.Summary = "run B's log shows no cache lookup for it: its persistent cache was off, or the logging of it was (" +
+			frameworks.CacheAdvice() + ")"
+		var g report.ProgramVerdict // what the graphs say, for the record
+		graphVerdict(&g, ra, rb, a, u)
+		v.Cause, v.CauseFrom, v.Pair = g.Cause, g.CauseFrom, g.Pair
+	case a.Hash != "" && a.Hash == u.Hash:
+		sameKey(v, a, u, dirs)
+	default:
+		graphVerdict(v, ra, rb, a, u)
+	}
+	v.Advice = missAdvice(v.Reason)
+	return v
+}
+
+// saved says what a cache hit saved, as JAX's own compile_time_saved_sec does: the compile time
+// of the entry (A's logged compile time of that key, else the whole seconds JAX stored in the
+// entry) less the time B took to get it.
+func saved(v *report.ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
+	v.Summary = "from the cache"
+	for _, a := range ra.units {
+		if a.Compiled && a.Hash != "" && a.Hash == u.Hash && a.Duration > 0 {
+			v.Saved, v.SavedFrom = max(a.Duration-u.Duration, 0), "log"
+			v.Summary = fmt.Sprintf("from the entry run A wrote (%s): run A compiled it in %s, run B got it in %s", shortKey(u.Hash),
+				ledger.FormatDuration(a.Duration), ledger.FormatDuration(u.Duration))
+			return
+		}
+	}
+	if u.Hash == "" {
+		return
+	}
+	v.Summary = fmt.Sprintf("from the entry %s (not written by run A)", shortKey(u.Hash))
+	for _, d := range dirs {
+		if t, err := cache.JAXCompileTime(cache.JAXEntryPath(d, u.Hash)); err == nil {
+			v.Saved, v.SavedFrom = max(t-u.Duration, 0), "cache entry"
+			return
+		}
+	}
+}
+
+// sameKey explains a miss of the key A compiled: A did not write it, the folder lost it, or B
+// could not read it.
+func sameKey(v *report.ProgramVerdict, a, u *ledger.Unit, dirs []string) {
+	key := shortKey(u.Hash)
+	switch {
+	case u.ReadError != nil:
+		v.Reason, v.Quote = report.MissUnreadable, u.ReadError
+		v.Summary = fmt.Sprintf("run B found the entry %s and could not read it (a deserialisation failure: a different jaxlib or backend, or a damaged file)", key)
+	case a.NotWritten != nil && readOnlyWords(a.NotWritten.Text):
+		v.Reason, v.Quote = report.MissReadOnly, a.NotWritten
+		v.Summary = fmt.Sprintf("run A compiled the same key %s and could not write it: the cache folder is read-only", key)
+	case a.NotWritten != nil:
+		v.Reason, v.Quote = report.MissNeverWritten, a.NotWritten
+		v.Summary = fmt.Sprintf("run A compiled the same key %s and never wrote the entry", key)
+	case a.Written || a.Hit:
+		present, known := entryPresent(u.Hash, dirs)
+		switch {
+		case known && !present:
+			v.Reason = report.MissEvicted
+			v.Summary = fmt.Sprintf("run A wrote the entry %s, and the cache folder no longer holds it: evicted (JAX's LRU eviction with "+
+				"jax_compilation_cache_max_size) or removed", key)
+		case known:
+			v.Reason = report.MissUnknown
+			v.Summary = fmt.Sprintf("run A wrote the entry %s and the cache folder holds it, yet run B missed it: did B look in another folder?", key)
+		default:
+			v.Reason = report.MissUnknown
+			v.Summary = fmt.Sprintf("run A wrote the entry %s and run B missed it: evicted, removed, or B looked in another folder "+
+				"(give the cache folder with --cache to tell)", key)
+		}
+	default:
+		v.Reason = report.MissNeverWritten
+		v.Summary = fmt.Sprintf("run A compiled the same key %s and its log shows no write of it (JAX says why only with "+
+			"JAX_EXPLAIN_CACHE_MISSES=1)", key)
+	}
+}
+
+func readOnlyWords(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "read-only") || strings.Contains(l, "permission denied") || strings.Contains(l, "errno 13") ||
+		strings.Contains(l, "errno 30")
+}
+
+// entryPresent says whether a cache folder holds a JAX key's entry (known false without folders).
+func entryPresent(key string, dirs []string) (present, known bool) {
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			continue
+		}
+		known = true
+		if _, err := os.Stat(cache.JAXEntryPath(d, key)); err == nil {
+			return true, true
+		}
+	}
+	return false, known
+}
+
+// graphVerdict explains a miss of another key than A's: the graph changed, or something else
+// in the key did.
+func graphVerdict(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
+	// JAX's cache-key log on both sides: the computation's hash says whether the graph changed,
+	// the other parts which setting did.
+	if len(a.KeyParts) > 0 && len(u.KeyParts) > 0 {
+		var differ []string
+		comp := false
+		for _, pb := range u.KeyParts {
+			for _, pa := range a.KeyParts {
+				if pa.Name == pb.Name && pa.Hash != pb.Hash {
+					if pb.Name == "computation" {
+						comp = true
+					} else {
+						differ = append(differ, pb.Name)
+					}
+				}
+			}
+		}
+		if comp {
+			v.Reason = report.MissGraphDiffers
+			v.Summary = "the cache key's computation part differs (JAX's cache-key log): the graph changed"
+			graphCause(v, ra, rb, a, u)
+			return
+		}
+		if len(differ) > 0 {
+			v.Reason = report.MissKeyOutsideGraph
+			v.Component = strings.Join(differ, ", ")
+			for _, d := range differ {
+				if d == "XLA flags" {
+					v.Changed = append(v.Changed, flagChanges(a.KeyFlags, u.KeyFlags)...)
+				}
+			}
+			v.Changed = append(v.Changed, manifestChanges(ra, rb, differ)...)
+			v.Summary = "the graph is the same (the cache key's computation part is equal in JAX's cache-key log"
+			if da, db := ra.dumpOf[a], rb.dumpOf[u]; da != nil && db != nil && diff.Compare(da.Module, db.Module).Identical {
+				v.Summary += ", and the dumps agree"
+			}
+			v.Summary += "); the key's " + v.Component + " part changed"
+			if len(v.Changed) > 0 {
+				v.Summary += ": " + strings.Join(v.Changed, "; ")
+			}
+			return
+		}
+	}
+	if da, db := ra.dumpOf[a], rb.dumpOf[u]; da != nil && db != nil {
+		res := diff.Compare(da.Module, db.Module)
+		if !res.Identical {
+			v.Reason = report.MissGraphDiffers
+			v.Summary = "the graphs differ"
+			setPair(v, da, db, res)
+			return
+		}
+		v.Reason = report.MissKeyOutsideGraph
+		v.Changed = manifestChanges(ra, rb, nil)
+		v.Summary = "the graph is the same up to names and metadata (the dumps compared), and the cache key changed outside it"
+		if len(v.Changed) > 0 {
+			v.Component = changedComponent(v.Changed)
+			v.Summary += ": " + strings.Join(v.Changed, "; ")
+		} else {
+			v.Summary += ": XLA flags, compile options, the jaxlib or backend version or the devices " +
+				"(JAX_DEBUG_LOG_MODULES=jax._src.cache_key names the part: recomp run sets it)"
+		}
+		return
+	}
+	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
+		v.Reason = report.MissGraphDiffers
+		v.Summary = "the program was called with other arguments: " + c.summary
+		v.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		v.CauseFrom = "signature"
+		return
+	}
+	v.Reason = report.MissUnknown
+	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (XLA_FLAGS=--xla_dump_to=DIR), " +
+		"or run them under recomp run (it dumps and logs the parts of JAX's cache keys)"
+}
+
+// graphCause names how a changed graph changed: from the dumps, else from the signatures.
+func graphCause(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
+	if da, db := ra.dumpOf[a], rb.dumpOf[u]; da != nil && db != nil {
+		setPair(v, da, db, diff.Compare(da.Module, db.Module))
+		return
+	}
+	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
+		v.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		v.CauseFrom = "signature"
+	}
+}
+
+func setPair(v *report.ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) {
+	p := &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}
+	v.Pair = &report.DiffPair{Pair: p}
+	if len(res.Causes) > 0 {
+		c := res.Causes[0]
+		v.Cause = &c
+		v.CauseFrom = "dump"
+		v.Summary += ": " + string(c.Kind) + ": " + c.Summary
+	}
+}
+
+// flagChanges lists the flags hashed into one key and not the other.
+func flagChanges(a, b []string) []string {
+	var out []string
+	for _, f := range b {
+		if !slices.Contains(a, f) {
+			out = append(out, "XLA flag "+f+" added in run B")
+		}
+	}
+	for _, f := range a {
+		if !slices.Contains(b, f) {
+			out = append(out, "XLA flag "+f+" removed in run B")
+		}
+	}
+	return out
+}
+
+// manifestChanges lists what the manifests say changed that bears on the key's parts (all of
+// them when parts is nil): XLA_FLAGS and the compile flags, and the framework versions.
+func manifestChanges(ra, rb *runSide, parts []string) []string {
+	if ra.manifest == nil || rb.manifest == nil {
+		return nil
+	}
+	settings, versions := manifestDiffs(ra.manifest, rb.manifest)
+	want := func(s string) bool { return parts == nil || slices.Contains(parts, s) }
+	var out []string
+	if want("XLA flags") {
+		for _, d := range settings {
+			if slices.Contains(frameworks.CompileFlags(), d.Name) {
+				out = append(out, fmt.Sprintf("%s: %s → %s (manifests)", d.Name, orNone(d.A), orNone(d.B)))
+			}
+		}
+	}
+	if want("jax_lib version") || want("backend version") {
+		for _, d := range versions {
+			out = append(out, fmt.Sprintf("%s %s → %s (manifests)", d.Name, orNone(d.A), orNone(d.B)))
+		}
+	}
+	return out
+}
+
+func changedComponent(changed []string) string {
+	var parts []string
+	for _, c := range changed {
+		switch {
+		case strings.HasPrefix(c, "XLA flag"), strings.Contains(c, "_FLAGS"), strings.Contains(c, "LIBTPU_INIT_ARGS"):
+			parts = append(parts, "XLA flags")
+		default:
+			parts = append(parts, "versions")
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(slices.Compact(parts), ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// manifestDiffs compares the settings and versions of two manifests. XLA_FLAGS is compared
+// without its dump flags (each run dumps into its own folder, and JAX leaves them out of its
+// cache keys).
+func manifestDiffs(a, b *runner.Manifest) (settings, versions []report.Difference) {
+	sa, sb := map[string]string{}, map[string]string{}
+	for _, s := range a.Settings {
+		sa[s.Name] = settingValue(s)
+	}
+	for _, s := range b.Settings {
+		sb[s.Name] = settingValue(s)
+	}
+	for _, k := range unionKeys(sa, sb) {
+		if sa[k] != sb[k] {
+			settings = append(settings, report.Difference{Name: k, A: sa[k], B: sb[k]})
+		}
+	}
+	for _, k := range unionKeys(a.Versions, b.Versions) {
+		if a.Versions[k] != b.Versions[k] {
+			versions = append(versions, report.Difference{Name: k, A: a.Versions[k], B: b.Versions[k]})
+		}
+	}
+	return settings, versions
+}
+
+func settingValue(s runner.Setting) string {
+	if s.Name != "XLA_FLAGS" {
+		return s.Value
+	}
+	var keep []string
+	for _, f := range strings.Fields(s.Value) {
+		if !strings.HasPrefix(f, "--xla_dump") {
+			keep = append(keep, f)
+		}
+	}
+	return strings.Join(keep, " ")
+}
+
+func unionKeys(a, b map[string]string) []string {
+	var out []string
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cacheDirs are the cache folders given and those the manifests name (relative ones from the
+// run's working folder).
+func cacheDirs(given []string, ms ...*runner.Manifest) []string {
+	out := slices.Clone(given)
+	for _, m := range ms {
+		if m == nil {
+			continue
+		}
+		for _, c := range m.Caches {
+			d := c.Dir
+			if !filepath.IsAbs(d) && m.WorkDir != "" {
+				d = filepath.Join(m.WorkDir, d)
+			}
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// shortKey shortens a JAX cache key (MODULE-SHA256) to its module and the hash's first 12 digits.
+func shortKey(k string) string {
+	if i := strings.LastIndexByte(k, '-'); i >= 0 && len(k)-i-1 == 64 {
+		return k[:i+13] + "…"
+	}
+	return k
+}
+
+// missAdvice is what to do about each reason.
+func missAdvice(r report.MissReason) string {
+	switch r {
+	case report.MissGraphDiffers:
+		return "the program changed between the runs: the cause says how; an entry can only serve the same graph"
+	case report.MissKeyOutsideGraph:
+		return "keep the compile flags (XLA_FLAGS, LIBTPU_INIT_ARGS and --xla* arguments), compile options, jaxlib and backend " +
+			"versions and the devices the same between runs that share a cache"
+	case report.MissNeverWritten:
+		return "lower jax_persistent_cache_min_compile_time_secs and jax_persistent_cache_min_entry_size_bytes (JAX writes only " +
+			"entries that took at least 1 s to compile by default), write from process 0, and initialise the cache before the first compilation"
+	case report.MissEvicted:
+		return "raise jax_compilation_cache_max_size, or keep the cache folder between runs (a CI cache, a persistent volume)"
+	case report.MissUnreadable:
+		return "an entry written by another jaxlib or backend cannot be read: key the cache folder by version, or clear it after an upgrade"
+	case report.MissReadOnly:
+		return "make the cache folder writable for the run that fills it"
+	case report.MissNotInA:
+		return "run A never compiled it: warm the cache with every program and shape the later run needs"
+	case report.MissNotLookedUp:
+		return "turn the persistent cache on in run B (" + frameworks.CacheAdvice() + ")"
+	}
+	return ""
+}

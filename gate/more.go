@@ -1,0 +1,80 @@
+package gate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/recomp/recomp/ledger"
+)
+
+// Failure kinds of the coverage and rank gates.
+const (
+	// FailUncovered is a run-time compilation no warm-up variant covers (guard --covered-by).
+	FailUncovered FailureKind = "uncovered_compilation"
+	// FailDivergence is a rank whose compile requests depart from the majority's (guard
+	// --ranks-consistent).
+	FailDivergence FailureKind = "rank_divergence"
+)
+
+// EvaluateCoverage judges a run time against its warm-up: its uncovered compilations fail the
+// gate (beyond MaxRecompiles) in place of the compilations after warm-up; the evidence
+// problems of both the warm-up's and the run time's logs stand, and with Loads so do executable
+// loads after warm-up. warm may be run (one log split by a marker).
+func EvaluateCoverage(warm, run *ledger.Scan, uncovered []Failure, opt Options) *Result {
+	g := EvaluateScan(run, opt)
+	if warm != nil && warm != run {
+		for _, p := range EvaluateScan(warm, opt).Problems {
+			if !slices.Contains(g.Problems, p) {
+				g.Problems = append(g.Problems, p)
+			}
+		}
+	}
+	var loads []Failure
+	for _, f := range g.Failures {
+		if f.Kind == FailLoad {
+			loads = append(loads, f)
+		}
+	}
+	g.Failures = append(slices.Clone(uncovered[:min(len(uncovered), ledger.MaxListed)]), loads...)
+	g.Compilations = len(uncovered)
+	g.decide(opt, "uncovered compilation(s)")
+	return g
+}
+
+// AddDivergences fails a verdict on ranks whose compile requests depart from the majority's
+// (guard --ranks-consistent), besides what failed it already.
+func (g *Result) AddDivergences(fs []Failure, opt Options) {
+	if len(fs) == 0 {
+		return
+	}
+	g.Failures = append(g.Failures, fs...)
+	g.Divergences = len(fs)
+	g.decide(opt, "compilation(s) after warm-up")
+}
+
+// decide sets the verdict from the result's counts: problems make it inconclusive; more
+// compilations of kind what than allowed, executable loads after warm-up or divergent ranks
+// fail it.
+func (g *Result) decide(opt Options, what string) {
+	g.Passed, g.Inconclusive = false, false
+	switch {
+	case len(g.Problems) > 0:
+		g.Inconclusive = true
+		g.Reason = fmt.Sprintf("inconclusive: %s", g.Problems[0])
+		if len(g.Problems) > 1 {
+			g.Reason += fmt.Sprintf(" (and %d more problem(s))", len(g.Problems)-1)
+		}
+	case g.Compilations > opt.MaxRecompiles:
+		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
+	case g.LoadFailures > 0:
+		g.Reason = fmt.Sprintf("%d executable load(s) after warm-up", g.LoadFailures)
+	case g.Divergences > 0:
+		g.Reason = fmt.Sprintf("%d rank(s) departed from the other ranks' compile requests", g.Divergences)
+	default:
+		g.Passed = true
+		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
+	}
+	if g.Divergences > 0 && !g.Inconclusive && !g.Passed && g.Compilations > opt.MaxRecompiles {
+		g.Reason += fmt.Sprintf("; %d rank(s) departed from the other ranks' compile requests", g.Divergences)
+	}
+}

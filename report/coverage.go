@@ -1,0 +1,180 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// What guard --covered-by and guard --ranks-consistent add to the guard report, in every
+// format: the coverage of the run time by its warm-up (covered, uncovered with the nearest
+// warm-up variant and the cause, variants not seen used), and the ranks' agreement.
+
+// CoverageHeadline says in one line how well the warm-up covered the run time.
+func (c *Coverage) CoverageHeadline() string {
+	s := fmt.Sprintf("the warm-up (%s) compiled %s (told apart by %s); they cover %d of %d run-time compilation(s)", c.Warmup,
+		plural(len(c.Variants), "variant", "variants"), byWords[c.By], c.Covered, c.Runtime)
+	if c.Runtime > 0 {
+		s += fmt.Sprintf(" (%.0f%%)", 100*float64(c.Covered)/float64(c.Runtime))
+	}
+	if n := len(c.Uncovered); n > 0 {
+		s += fmt.Sprintf("; %d uncovered", n)
+	}
+	if n := len(c.Unused()); n > 0 {
+		if c.UseKnown {
+			s += fmt.Sprintf("; %s never used", plural(n, "variant", "variants"))
+		} else {
+			s += fmt.Sprintf("; %s not seen used", plural(n, "variant", "variants"))
+		}
+	}
+	return s
+}
+
+var byWords = map[string]string{"signature": "argument signature", "hash": "graph hash", "program": "program only"}
+
+func (u *Uncovered) stepText() string {
+	if u.Step < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (step %d)", u.Step)
+}
+
+func (v *WarmupVariant) label() string {
+	if v.Args != "" {
+		return v.Program + " " + v.Args
+	}
+	if v.Hash != "" {
+		return v.Program + " (hash " + v.Hash + ")"
+	}
+	return v.Program
+}
+
+// CoverageJSON is the coverage object of guard --covered-by.
+type CoverageJSON struct {
+	Warmup    string          `json:"warmup"`
+	Marker    string          `json:"marker"`
+	By        string          `json:"by"`
+	Runtime   int             `json:"runtime_compilations"`
+	Covered   int             `json:"covered"`
+	Ratio     float64         `json:"coverage"`
+	Uncovered []UncoveredJSON `json:"uncovered"`
+	Variants  []VariantJSON   `json:"variants"`
+	Unused    int             `json:"unused_variants"`
+	UseKnown  bool            `json:"use_known"`
+	Notes     []string        `json:"notes"`
+}
+
+type UncoveredJSON struct {
+	Program   string       `json:"program"`
+	Module    string       `json:"module"`
+	Signature string       `json:"signature,omitempty"`
+	Args      string       `json:"args,omitempty"`
+	Hash      string       `json:"hash,omitempty"`
+	File      string       `json:"file"`
+	Line      int          `json:"line"`
+	Step      *int         `json:"step"`
+	Seconds   float64      `json:"seconds"`
+	Nearest   *VariantJSON `json:"nearest"`
+	PadTo     bool         `json:"pad_to"`
+	Cause     *CauseJSON   `json:"cause,omitempty"`
+	Summary   string       `json:"summary"`
+}
+
+type VariantJSON struct {
+	Program   string `json:"program"`
+	Module    string `json:"module"`
+	Signature string `json:"signature,omitempty"`
+	Args      string `json:"args,omitempty"`
+	Hash      string `json:"hash,omitempty"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Uses      int    `json:"uses"`
+}
+
+func variantDocument(v *WarmupVariant) VariantJSON {
+	return VariantJSON{Program: v.Program, Module: v.Module, Signature: v.Signature, Args: v.Args, Hash: v.Hash, File: v.File, Line: v.Line, Uses: v.Uses}
+}
+
+// CoverageDocument is the JSON of a coverage.
+func CoverageDocument(c *Coverage) *CoverageJSON {
+	doc := &CoverageJSON{Warmup: c.Warmup, Marker: c.Marker, By: c.By, Runtime: c.Runtime, Covered: c.Covered, Uncovered: []UncoveredJSON{},
+		Variants: []VariantJSON{}, Unused: len(c.Unused()), UseKnown: c.UseKnown, Notes: nonNil(c.Notes), Ratio: 1}
+	if c.Runtime > 0 {
+		doc.Ratio = float64(c.Covered) / float64(c.Runtime)
+	}
+	for _, v := range c.Variants {
+		doc.Variants = append(doc.Variants, variantDocument(v))
+	}
+	for _, u := range c.Uncovered {
+		uj := UncoveredJSON{Program: u.Program, Module: u.Module, Signature: u.Signature, Args: u.Args, Hash: u.Hash, File: u.File, Line: u.Line,
+			Seconds: seconds(u.Duration), PadTo: u.PadTo, Summary: u.Summary}
+		if u.Step >= 0 {
+			s := u.Step
+			uj.Step = &s
+		}
+		if u.Nearest != nil {
+			v := variantDocument(u.Nearest)
+			uj.Nearest = &v
+		}
+		if c := u.Cause; c != nil {
+			uj.Cause = &CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice}
+		}
+		doc.Uncovered = append(doc.Uncovered, uj)
+	}
+	return doc
+}
+
+// guardExtrasDocument adds coverage and ranks to guard's document.
+func guardExtrasDocument(doc *ScanJSON, g *Guard) {
+	if g.Coverage != nil {
+		doc.Coverage = CoverageDocument(g.Coverage)
+	}
+	if g.Ranks != nil {
+		r := RanksDocument(g.Ranks)
+		doc.Ranks = &r
+	}
+}
+
+// coverageSection is the run time held against its warm-up: each uncovered compilation with the
+// nearest warm-up variant and the cause, then the variants and how often each was seen used.
+func coverageSection(c *Coverage) Section {
+	sec := Section{ID: "coverage", Title: "Coverage by the warm-up", Note: c.CoverageHeadline()}
+	if c.Marker != "" {
+		sec.Note += fmt.Sprintf("; the warm-up ends at the first line matching %q", c.Marker)
+	}
+	for i, u := range c.Uncovered {
+		if i == maxCards {
+			break
+		}
+		card := Card{Title: fmt.Sprintf("uncovered %s:%d%s: %s", u.File, u.Line, u.stepText(), u.Program), Severity: "error",
+			Lines: []string{"arguments " + nonEmpty(u.Args, nonEmpty(u.Hash, "-"))}}
+		if u.Nearest != nil {
+			rel := ""
+			if u.PadTo {
+				rel = ", one the inputs can be padded to"
+			}
+			card.Lines = append(card.Lines, fmt.Sprintf("nearest warm-up variant%s: %s (%s:%d)", rel, u.Nearest.label(), u.Nearest.File, u.Nearest.Line))
+		}
+		if cs := u.Cause; cs != nil {
+			card.Causes = append(card.Causes, CardCause{Kind: causeKindLabel(cs.Kind), Summary: u.Summary, Evidence: groupEvidence(cs.Evidence)})
+		} else if u.Summary != "" {
+			card.Lines = append(card.Lines, u.Summary)
+		}
+		sec.Cards = append(sec.Cards, card)
+	}
+	word := "uses seen"
+	if c.UseKnown {
+		word = "uses"
+	}
+	t := newTable([]bool{false, false, true}, "warm-up variant", "where", word)
+	for i, v := range c.Variants {
+		if i == maxRows {
+			break
+		}
+		t.add(v.Uses == 0 && c.UseKnown, v.label(), fmt.Sprintf("%s:%d", v.File, v.Line), strconv.Itoa(v.Uses))
+	}
+	sec.Table = t
+	for _, n := range c.Notes {
+		sec.Items = append(sec.Items, "note: "+n)
+	}
+	return sec
+}

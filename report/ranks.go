@@ -1,0 +1,323 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// recomp ranks in every format: a headline (how many ranks, how many groups, who departed),
+// the groups, each rank's first divergence with its cause, the ranks that compiled what the
+// others got from the cache, the compile-start skew, and (JSON) one object per rank: the unit a
+// log pipeline ingests.
+
+// maxTextRanks bounds the ranks the text and Markdown formats list one by one.
+const maxTextRanks = 64
+
+// RanksHeadline says in one line whether the ranks agree.
+func (r *Ranks) RanksHeadline() string {
+	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
+	if r.Consistent() {
+		return s + ": every rank made the same compile requests"
+	}
+	var who []string
+	for _, d := range r.Divergences {
+		who = append(who, d.Rank)
+	}
+	return s + ": " + plural(len(who), "rank", "ranks") + " departed from the " + r.Reference() + " (" + RankRanges(who) + ")"
+}
+
+// Reference is what the reference group is called: the majority, unless it ties with another.
+func (r *Ranks) Reference() string {
+	if len(r.Groups) > 1 && len(r.Groups[1].Ranks) == len(r.Groups[0].Ranks) {
+		return "reference group"
+	}
+	return "majority"
+}
+
+// RankRanges writes rank names compactly: 0-511, 513-1023.
+func RankRanges(ranks []string) string {
+	var out []string
+	for i := 0; i < len(ranks); {
+		a, err := strconv.Atoi(ranks[i])
+		j := i + 1
+		if err == nil {
+			for j < len(ranks) {
+				b, err := strconv.Atoi(ranks[j])
+				if err != nil || b != a+(j-i) {
+					break
+				}
+				j++
+			}
+		}
+		if j-i > 2 {
+			out = append(out, ranks[i]+"-"+ranks[j-1])
+		} else {
+			out = append(out, ranks[i:j]...)
+		}
+		i = j
+	}
+	return strings.Join(out, ", ")
+}
+
+func (d *Divergence) stepText() string {
+	if d.Step < 0 {
+		return ""
+	}
+	return fmt.Sprintf(", step %d", d.Step)
+}
+
+func (d *Divergence) what() string {
+	if d.Kind == DivergeMissing || d.Kind == DivergeLater {
+		return ""
+	}
+	if d.Compiled {
+		return " (compiled)"
+	}
+	return " (served from the cache)"
+}
+
+func (s *Skew) text() string {
+	if s.Spread == 0 {
+		return fmt.Sprintf("none: the %d ranks with a clock started each compilation they share at the same time (largest spread 0ms)", s.RanksWithClock)
+	}
+	return fmt.Sprintf("%s at request %d (%s): rank %s started first, rank %s last (%d ranks with a clock)",
+		dur(s.Spread), s.Index, s.Program, s.Earliest, s.Latest, s.RanksWithClock)
+}
+
+// RanksJSON is the document of recomp ranks (and the ranks object of guard --ranks-consistent).
+type RanksJSON struct {
+	Version     int              `json:"version"`
+	Consistent  bool             `json:"consistent"`
+	Ranks       []RankJSON       `json:"ranks"`
+	Groups      []RankGroupJSON  `json:"groups"`
+	Divergences []DivergenceJSON `json:"divergences"`
+	CacheMisses []RankMissJSON   `json:"cache_misses"`
+	Skew        *SkewJSON        `json:"skew"`
+	Inputs      []InputJSON      `json:"inputs"`
+	Warnings    []string         `json:"warnings"`
+}
+
+// RankJSON is one rank: what a log pipeline ingests per rank (jq -c '.ranks[]').
+type RankJSON struct {
+	Rank           string          `json:"rank"`
+	RankFrom       string          `json:"rank_from"`
+	Process        string          `json:"process"`
+	Log            string          `json:"log"`
+	Group          int             `json:"group"`
+	SequenceDigest string          `json:"sequence_digest"`
+	Requests       int             `json:"requests"`
+	Compilations   int             `json:"compilations"`
+	CacheHits      int             `json:"cache_hits"`
+	CompileSeconds float64         `json:"compile_seconds"`
+	EagerRequests  int             `json:"eager_requests"`
+	FirstCompile   string          `json:"first_compile,omitempty"`
+	Diverged       bool            `json:"diverged"`
+	Divergence     *DivergenceJSON `json:"divergence"`
+}
+
+type RankGroupJSON struct {
+	Ranks    []string `json:"ranks"`
+	Size     int      `json:"size"`
+	Digest   string   `json:"digest"`
+	Requests int      `json:"requests"`
+	Majority bool     `json:"majority"`
+}
+
+type DivergenceJSON struct {
+	Rank            string     `json:"rank"`
+	Kind            string     `json:"kind"`
+	Request         int        `json:"request"`
+	Step            *int       `json:"step"`
+	Program         string     `json:"program"`
+	Module          string     `json:"module"`
+	Variant         string     `json:"variant"`
+	MajorityVariant string     `json:"majority_variant"`
+	Args            string     `json:"args,omitempty"`
+	MajorityArgs    string     `json:"majority_args,omitempty"`
+	Compiled        bool       `json:"compiled"`
+	File            string     `json:"file"`
+	Line            int        `json:"line"`
+	Summary         string     `json:"summary"`
+	Cause           *CauseJSON `json:"cause,omitempty"`
+	CauseFrom       string     `json:"cause_from,omitempty"`
+	Pair            *PairJSON  `json:"pair,omitempty"`
+}
+
+type RankMissJSON struct {
+	Rank    string `json:"rank"`
+	Program string `json:"program"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+}
+
+type SkewJSON struct {
+	Seconds        float64 `json:"seconds"`
+	Request        int     `json:"request"`
+	Program        string  `json:"program"`
+	EarliestRank   string  `json:"earliest_rank"`
+	LatestRank     string  `json:"latest_rank"`
+	RanksWithClock int     `json:"ranks_with_clock"`
+}
+
+func divergenceDocument(d *Divergence) *DivergenceJSON {
+	if d == nil {
+		return nil
+	}
+	dj := &DivergenceJSON{Rank: d.Rank, Kind: string(d.Kind), Request: d.Index, Program: d.Program, Module: d.Module, Variant: d.Variant,
+		MajorityVariant: d.Majority, Args: d.Args, MajorityArgs: d.MajorityArgs, Compiled: d.Compiled, File: d.File, Line: d.Line,
+		Summary: d.Summary, CauseFrom: d.CauseFrom}
+	if d.Step >= 0 {
+		s := d.Step
+		dj.Step = &s
+	}
+	if c := d.Cause; c != nil {
+		dj.Cause = &CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice}
+	}
+	if d.Pair != nil {
+		p := pairDocument(d.Pair)
+		dj.Pair = &p
+	}
+	return dj
+}
+
+// RanksDocument is the JSON document of recomp ranks.
+func RanksDocument(r *Ranks) RanksJSON {
+	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
+		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
+	for _, ri := range r.Ranks {
+		rj := RankJSON{Rank: ri.Rank, RankFrom: ri.RankFrom, Process: ri.Process, Log: ri.Log, Group: ri.Group + 1,
+			SequenceDigest: ri.Sequence.DigestString(), Requests: ri.Sequence.Count, Compilations: ri.Compilations, CacheHits: ri.Hits,
+			CompileSeconds: seconds(ri.CompileTime), EagerRequests: ri.Sequence.Eager, Diverged: ri.Divergence != nil,
+			Divergence: divergenceDocument(ri.Divergence)}
+		if !ri.FirstCompile.IsZero() {
+			if ri.DateKnown {
+				rj.FirstCompile = ri.FirstCompile.Format(time.RFC3339Nano)
+			} else {
+				rj.FirstCompile = ri.FirstCompile.Format("15:04:05.000000")
+			}
+		}
+		doc.Ranks = append(doc.Ranks, rj)
+	}
+	for _, g := range r.Groups {
+		doc.Groups = append(doc.Groups, RankGroupJSON{Ranks: nonNil(g.Ranks), Size: len(g.Ranks), Digest: g.Digest, Requests: g.Requests, Majority: g.Majority})
+	}
+	for _, d := range r.Divergences {
+		doc.Divergences = append(doc.Divergences, *divergenceDocument(d))
+	}
+	for _, m := range r.CacheMisses {
+		doc.CacheMisses = append(doc.CacheMisses, RankMissJSON(m))
+	}
+	if s := r.Skew; s != nil {
+		doc.Skew = &SkewJSON{Seconds: seconds(s.Spread), Request: s.Index, Program: s.Program, EarliestRank: s.Earliest, LatestRank: s.Latest,
+			RanksWithClock: s.RanksWithClock}
+	}
+	if r.Scan != nil {
+		doc.Inputs = ScanDocument(r.Scan).Inputs
+	}
+	return doc
+}
+
+// ranksDoc is the document of recomp ranks: whether the ranks agree, then each rank's first
+// divergence with its cause, the groups, the ranks that compiled what the others got from the
+// cache, the compile-start skew, and one row per rank.
+func ranksDoc(r *Ranks) *Document {
+	p := &Document{Title: "recomp ranks", Headline: r.RanksHeadline()}
+	p.Status, p.Tone = "CONSISTENT", "ok"
+	if !r.Consistent() {
+		p.Status, p.Tone = "DIVERGED", "bad"
+	}
+	p.Totals = []Total{{Label: "ranks", Value: fmt.Sprint(len(r.Ranks))}, {Label: "groups", Value: fmt.Sprint(len(r.Groups)), Bad: len(r.Groups) > 1},
+		{Label: "diverged", Value: fmt.Sprint(len(r.Divergences)), Bad: len(r.Divergences) > 0},
+		{Label: "cache misses", Value: fmt.Sprint(len(r.CacheMisses)), Bad: len(r.CacheMisses) > 0}}
+	if s := r.Skew; s != nil {
+		p.Totals = append(p.Totals, Total{Label: "compile-start skew", Value: dur(s.Spread)})
+	}
+	for i, d := range r.Divergences {
+		if i == maxAnswers {
+			p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("%d more ranks departed (listed below)", len(r.Divergences)-i)})
+			break
+		}
+		a := Answer{Tone: "bad", Text: fmt.Sprintf("rank %s departed at request %d%s: %s of %s%s", d.Rank, d.Index, d.stepText(), d.Kind, d.Program, d.what())}
+		if c := d.Cause; c != nil {
+			a.Text += ": " + c.Summary
+			a.Action = c.Advice
+		}
+		p.Answer = append(p.Answer, a)
+	}
+	p.Sections = r.sections(&p.Omitted)
+	return p
+}
+
+// sections are the ranks' details, for recomp ranks and guard --ranks-consistent.
+func (r *Ranks) sections(omitted *[]string) []Section {
+	var out []Section
+	if len(r.Divergences) > 0 {
+		sec := Section{ID: "divergences", Title: "Where each rank departed"}
+		for i, d := range r.Divergences {
+			if i == maxCards {
+				*omitted = append(*omitted, fmt.Sprintf("%d more divergences (--format json lists them all)", len(r.Divergences)-i))
+				break
+			}
+			c := Card{Title: fmt.Sprintf("rank %s, request %d%s: %s of %s%s", d.Rank, d.Index, d.stepText(), d.Kind, d.Program, d.what()),
+				Severity: "error", Lines: []string{d.Summary}}
+			if d.File != "" {
+				c.Lines = append(c.Lines, fmt.Sprintf("%s:%d", d.File, d.Line))
+			}
+			if d.Args != "" || d.MajorityArgs != "" {
+				c.Lines = append(c.Lines, fmt.Sprintf("arguments %s; the %s's %s", nonEmpty(d.Args, "-"), r.Reference(), nonEmpty(d.MajorityArgs, "-")))
+			}
+			if cs := d.Cause; cs != nil {
+				c.Causes = append(c.Causes, CardCause{Kind: causeKindLabel(cs.Kind), Summary: cs.Summary + " (from the " + d.CauseFrom + ")",
+					Evidence: groupEvidence(cs.Evidence), Advice: cs.Advice})
+			}
+			if d.Pair != nil {
+				c.Lines = append(c.Lines, "dumps: "+d.Pair.A.Path+" → "+d.Pair.B.Path)
+			}
+			sec.Cards = append(sec.Cards, c)
+		}
+		out = append(out, sec)
+	}
+	gt := newTable([]bool{false, false, true, false}, "group", "ranks", "requests", "digest")
+	for i, g := range r.Groups {
+		name := strconv.Itoa(i + 1)
+		if g.Majority {
+			name += " (" + r.Reference() + ")"
+		}
+		gt.add(!g.Majority, name, RankRanges(g.Ranks), strconv.Itoa(g.Requests), g.Digest)
+	}
+	out = append(out, Section{ID: "groups", Title: "Groups of ranks that made the same requests", Table: gt})
+	var items []string
+	for i, m := range r.CacheMisses {
+		if i == maxRows {
+			*omitted = append(*omitted, fmt.Sprintf("%d more cache misses (--format json lists them all)", len(r.CacheMisses)-i))
+			break
+		}
+		items = append(items, fmt.Sprintf("rank %s compiled %s (%s:%d) where the %s got it from the cache", m.Rank, m.Program, m.File, m.Line, r.Reference()))
+	}
+	if s := r.Skew; s != nil {
+		items = append(items, "compile-start skew: "+s.text())
+	}
+	for _, w := range r.Warnings {
+		items = append(items, "warning: "+w)
+	}
+	if len(items) > 0 {
+		out = append(out, Section{ID: "rank-misses", Title: "Cache misses, skew and warnings", Items: items})
+	}
+	rt := newTable([]bool{false, false, true, true, true, true, false}, "rank", "log", "group", "requests", "compiled", "compile time", "diverged")
+	for i, ri := range r.Ranks {
+		if i == maxRows {
+			*omitted = append(*omitted, fmt.Sprintf("%d more ranks (--format json lists them all)", len(r.Ranks)-i))
+			break
+		}
+		div := "-"
+		if d := ri.Divergence; d != nil {
+			div = fmt.Sprintf("request %d%s: %s", d.Index, d.stepText(), d.Kind)
+		}
+		rt.add(ri.Divergence != nil, ri.Rank, ri.Process, strconv.Itoa(ri.Group+1), strconv.Itoa(ri.Sequence.Count), strconv.Itoa(ri.Compilations),
+			dur(ri.CompileTime), div)
+	}
+	out = append(out, Section{ID: "ranks", Title: "Ranks", Table: rt, Detail: len(r.Ranks) > maxTextRanks})
+	return out
+}

@@ -794,9 +794,12 @@ func groupEvidence(ev []string) []string {
 		case shown[k] <= maxEvidence:
 			out = append(out, e)
 		case shown[k] == maxEvidence+1:
-			if k == "" {
+			switch {
+			case k == "":
 				out = append(out, fmt.Sprintf("… %d more", count[k]-maxEvidence))
-			} else {
+			case !strings.Contains(k, " "): // a computation's name
+				out = append(out, fmt.Sprintf("… %d more in %s", count[k]-maxEvidence, k))
+			default:
 				out = append(out, fmt.Sprintf("… %d more: %s", count[k]-maxEvidence, k))
 			}
 		}

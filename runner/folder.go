@@ -340,3 +340,61 @@ func PruneDump(dump string) (removed int, err error) {
 	}
 	return removed, nil
 }
+
+// Capture runs a command as Run does, writing what it prints to the run folder's run.log (each
+// line stamped with the time it arrived); opt.Log is set by Capture.
+func Capture(dir string, opt Options) (*Result, error) {
+	logf, err := os.Create(filepath.Join(dir, LogName))
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(logf, 256<<10)
+	opt.Log = bw
+	res, err := Run(opt)
+	if ferr := bw.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if cerr := logf.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return res, err
+}
+
+// RunInfo is what a run's manifest says besides the command's result.
+type RunInfo struct {
+	Command   []string
+	Recomp    string // recomp's version
+	Framework Framework
+	Dump      DumpMode
+	Settings  []Setting
+	Env       []string // the command's environment (for the Python packages' versions)
+	Caches    []*CacheSnapshot
+	Grace     time.Duration
+}
+
+// NewManifest is the manifest of a run that ended with res; it takes the caches' snapshots
+// after the run.
+func NewManifest(info RunInfo, res *Result) *Manifest {
+	wd, _ := os.Getwd()
+	host, _ := os.Hostname()
+	m := &Manifest{Version: 1, Recomp: info.Recomp, Command: info.Command, WorkDir: wd, Host: host,
+		Framework: info.Framework, Dump: info.Dump, Settings: info.Settings,
+		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
+		Signal: res.Signal, Forwarded: res.Forwarded, OutputLines: res.Lines, OutputBytes: res.Bytes,
+		Versions: Versions(PythonOf(info.Command), info.Env), Caches: []CacheSnapshot{}, FirstStepSeconds: -1,
+		HeldOpen: res.HeldOpen}
+	if m.Forwarded == nil {
+		m.Forwarded = []string{}
+	}
+	if res.HeldOpen {
+		m.GraceSeconds = info.Grace.Seconds()
+	}
+	for _, cs := range info.Caches {
+		cs.TakeAfter()
+		m.Caches = append(m.Caches, *cs)
+	}
+	if m.Versions == nil {
+		m.Versions = map[string]string{}
+	}
+	return m
+}

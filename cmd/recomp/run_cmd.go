@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -124,7 +123,8 @@ func (c *runCmd) Run(e *env) error {
 		}
 		return err
 	}
-	m := c.manifest(cmdline, settings, res, caches, env)
+	m := runner.NewManifest(runner.RunInfo{Command: cmdline, Recomp: reportVersion(), Framework: runner.Framework(c.Framework),
+		Dump: runner.DumpMode(c.Dump), Settings: settings, Env: env, Caches: caches, Grace: c.Grace}, res)
 	if c.Dump == string(runner.DumpBefore) {
 		if n, err := runner.PruneDump(dumpDir); err != nil {
 			e.log.Warn("pruning the dump", "error", err)
@@ -167,50 +167,16 @@ func (c *runCmd) Run(e *env) error {
 
 // execute runs the command, its output to the terminal and to run.log.
 func (c *runCmd) execute(e *env, dir string, cmdline, env []string, quiet *runner.Quiet) (*runner.Result, error) {
-	logf, err := os.Create(filepath.Join(dir, runner.LogName))
-	if err != nil {
-		return nil, err
-	}
-	bw := bufio.NewWriterSize(logf, 256<<10)
 	stdin, _ := e.stdin.(*os.File)
 	out, _ := e.stdout.(*os.File)
-	terminal := out != nil && runner.IsTerminal(out)
-	res, err := runner.Run(runner.Options{Command: cmdline, Env: env, Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr,
-		Terminal: terminal, Log: bw, ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet})
-	if ferr := bw.Flush(); err == nil && ferr != nil {
-		err = ferr
-	}
-	if cerr := logf.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
+	res, err := runner.Capture(dir, runner.Options{Command: cmdline, Env: env, Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr,
+		Terminal: out != nil && runner.IsTerminal(out), ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
 	e.log.Debug("command ended", "exit", res.ExitCode, "signal", res.Signal, "lines", res.Lines, "bytes", res.Bytes,
 		"wall", res.End.Sub(res.Start))
 	return res, nil
-}
-
-func (c *runCmd) manifest(cmdline []string, settings []runner.Setting, res *runner.Result, caches []*runner.CacheSnapshot, env []string) *runner.Manifest {
-	wd, _ := os.Getwd()
-	host, _ := os.Hostname()
-	m := &runner.Manifest{Version: 1, Recomp: reportVersion(), Command: cmdline, WorkDir: wd, Host: host,
-		Framework: runner.Framework(c.Framework), Dump: runner.DumpMode(c.Dump), Settings: settings,
-		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
-		Signal: res.Signal, Forwarded: nonNilStrings(res.Forwarded), OutputLines: res.Lines, OutputBytes: res.Bytes,
-		Versions: runner.Versions(runner.PythonOf(cmdline), env), Caches: []runner.CacheSnapshot{}, FirstStepSeconds: -1,
-		HeldOpen: res.HeldOpen}
-	if res.HeldOpen {
-		m.GraceSeconds = c.Grace.Seconds()
-	}
-	for _, cs := range caches {
-		cs.TakeAfter()
-		m.Caches = append(m.Caches, *cs)
-	}
-	if m.Versions == nil {
-		m.Versions = map[string]string{}
-	}
-	return m
 }
 
 // writeRunReports writes report.json, report.md and report.html into the run folder, each
@@ -230,13 +196,6 @@ func writeRunReports(e *env, dir string, r *report.Run) error {
 		}
 	}
 	return nil
-}
-
-func nonNilStrings(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
 }
 
 // selectedNames names the stacks whose evidence --framework switches on.

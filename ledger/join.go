@@ -67,6 +67,7 @@ var joinRules = map[logscan.Kind]joinRule{
 
 // join folds one compilation event into the open unit or starts a new one.
 func (l *Ledger) join(rule joinRule, ev logscan.Event) {
+	l.clusterAlone = nil // the compilation it announced has lines of its own
 	o := l.open
 	if o != nil && (rule.anyName || sameName(o, ev)) && rule.joins(o, ev) {
 		l.extend(o, ev)
@@ -165,12 +166,24 @@ func (l *Ledger) closeOpen() {
 // compilation only when nothing else in the log says so.
 func (l *Ledger) cluster(ev logscan.Event) {
 	l.clusterLines++
-	if l.units == 0 && l.open == nil {
-		u := l.start(ev)
-		u.Compiled, u.Finished = true, true
-		u.end = ev.Time
-		l.closeOpen()
+	if l.units == 0 && l.open == nil && l.clusterAlone == nil {
+		// It stands for a compilation only when no line of one follows: TF prints it just
+		// before its first compilation's profiler line.
+		l.clusterAlone = &ev
 	}
+}
+
+// clusterUnit makes the one compilation a lone "Compiled cluster using XLA!" shows.
+func (l *Ledger) clusterUnit() {
+	ev := l.clusterAlone
+	l.clusterAlone = nil
+	if ev == nil || l.units > 0 {
+		return
+	}
+	u := l.start(*ev)
+	u.Compiled, u.Finished = true, true
+	u.end = ev.Time
+	l.closeOpen()
 }
 
 // write marks the unit a cache write belongs to: the open one, else the last one.

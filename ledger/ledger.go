@@ -45,6 +45,7 @@ type Ledger struct {
 	inputs       int
 	evidence     int                     // events only per-compilation logging prints
 	clusterLines int                     // TF's "Compiled cluster using XLA!" lines
+	clusterAlone *logscan.Event          // such a line before any compilation, waiting for one
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
 	cut          *Unit                   // a compilation the log ended inside
 	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
@@ -326,6 +327,7 @@ func (l *Ledger) metric(ev logscan.Event) {
 
 // Report closes the books of this process. The Ledger must not be used afterwards.
 func (l *Ledger) Report() *Report {
+	l.clusterUnit()
 	l.closeOpen()
 	j := 0 // both lists are in input order: one merge pass marks the listed loads
 	for _, ld := range l.pending.list {

@@ -507,3 +507,17 @@ func TestSites(t *testing.T) {
 		t.Error("a library's line is the user's")
 	}
 }
+
+// TF prints "Compiled cluster using XLA!" once, just before its first compilation's profiler
+// line: with that line it is not a compilation of its own; alone it is the one compilation the
+// log shows.
+func TestClusterLineBeforeTheProfilersLine(t *testing.T) {
+	cluster := "I0000 00:00:1795513147.374659   16417 device_compiler.h:208] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n"
+	prof := "I0000 00:00:1795513147.374695   16417 device_compilation_profiler.cc:113] Compiled __inference_train_step_%d 1 times, compile time: 55945 us, cumulative: 55945 us (0 us / 55.9 ms)\n"
+	if s := report(t, Options{}, cluster+f(prof, 10)+f(prof, 25)).Summary; s.Compilations != 2 {
+		t.Errorf("with the profiler's lines: %d compilations, want 2", s.Compilations)
+	}
+	if s := report(t, Options{}, cluster).Summary; s.Compilations != 1 {
+		t.Errorf("the cluster line alone: %d compilations, want 1", s.Compilations)
+	}
+}

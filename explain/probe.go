@@ -66,10 +66,10 @@ func attachJAX(units []*ledger.Unit, recs []runner.ProbeRecord) {
 	}
 }
 
-// attachTF gives TF's compilations the line of the tf.function call that traced the function
-// they compile: the call that began last before the compilation's first line, of the same
-// function when both name it, and ended no more than a second before it (the log's line
-// arrives after the call's end is written).
+// attachTF gives TF's compilations the line of the call that traced the function they compile
+// (TF compiles a function at its first run after each trace): the trace that began last before
+// the compilation's line, of the same function when both name it (a trace the probe could not
+// name counts for 10 s).
 func attachTF(units []*ledger.Unit, recs []runner.ProbeRecord) {
 	var traces []runner.ProbeRecord
 	for _, r := range recs {
@@ -87,7 +87,7 @@ func attachTF(units []*ledger.Unit, recs []runner.ProbeRecord) {
 			if r.Begin().After(u.Begin) {
 				continue
 			}
-			if u.Begin.Sub(r.Time()) > time.Second {
+			if r.Name == "" && u.Begin.Sub(r.Time()) > 10*time.Second {
 				break
 			}
 			if r.Name != "" && !strings.Contains(u.Module, r.Name) {

@@ -118,8 +118,8 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 	}
 	if probe != nil {
 		s := Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: "recomp's probe (a sitecustomize) writes the program's own line of each JAX " +
-			"compilation, each tf.function call that traced, and each Keras fit, evaluate and predict to probe.jsonl: a walk up the Python " +
-			"stack per compilation; per step nothing for JAX, a Python wrapper around each tf.function call"}
+			"compilation, each tf.function trace, and each Keras fit, evaluate and predict to probe.jsonl: a walk up the Python " +
+			"stack per compilation, nothing per step"}
 		if v, ok := have["PYTHONPATH"]; ok && v != "" {
 			s.Value = probe.Dir + string(os.PathListSeparator) + v
 			s.Effect += " (put before your PYTHONPATH; your own sitecustomize still runs)"

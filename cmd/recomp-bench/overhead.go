@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 )
 
@@ -122,6 +123,13 @@ func runOverhead(rounds int, seconds float64, dir string, keep bool) error {
 	}
 	fmt.Println()
 
+	// The loop runs pinned to the last CPU, plain and under recomp run alike (recomp itself is
+	// not pinned): a shared machine's other work then moves the figures less.
+	var pin []string
+	if _, err := exec.LookPath("taskset"); err == nil && runtime.NumCPU() > 1 {
+		pin = []string{"taskset", "-c", fmt.Sprint(runtime.NumCPU() - 1)}
+		fmt.Printf("the loops run pinned to CPU %d (taskset)\n", runtime.NumCPU()-1)
+	}
 	fmt.Println("training loops: per-step cost after warm-up = (recomp long − recomp short) / (plain long − plain short) − 1")
 	for _, l := range loops {
 		py := loopPython(l.matrix)
@@ -132,11 +140,11 @@ func runOverhead(rounds int, seconds float64, dir string, keep bool) error {
 		script := filepath.Join(here, "cmd", "recomp-bench", "loops", l.script)
 		// calibrate: the time per step from two plain runs
 		const short, probe = 200, 3000
-		a, err := timed(l.env, next()+".out", py, script, fmt.Sprint(short))
+		a, err := timed(l.env, next()+".out", append(slices.Clone(pin), py, script, fmt.Sprint(short))...)
 		if err != nil {
 			return err
 		}
-		b, err := timed(l.env, next()+".out", py, script, fmt.Sprint(probe))
+		b, err := timed(l.env, next()+".out", append(slices.Clone(pin), py, script, fmt.Sprint(probe))...)
 		if err != nil {
 			return err
 		}
@@ -150,7 +158,7 @@ func runOverhead(rounds int, seconds float64, dir string, keep bool) error {
 				under bool
 				into  *[]time.Duration
 			}{{short, false, &ps}, {short, true, &rs}, {long, false, &pl}, {long, true, &rl}} {
-				argv := []string{py, script, fmt.Sprint(c.steps)}
+				argv := append(slices.Clone(pin), py, script, fmt.Sprint(c.steps))
 				out := next()
 				if c.under {
 					argv = append([]string{bin, "run", "--out", out, "--"}, argv...)

@@ -1,10 +1,9 @@
 """recomp's probe: `recomp run` puts this file's folder first on PYTHONPATH, so Python loads it
 as sitecustomize at start. For each compilation a framework reports to its own monitoring API
-(JAX's jax.monitoring: tracing, lowering, backend compile), for each call of a tf.function that
-traced it (and so made TF compile it), and for each Keras fit, evaluate and predict, it writes
-the first frame of the program's own code — the user's line — to the file $RECOMP_PROBE_OUT,
-one JSON object per line. Per step it costs a tf.function call a Python wrapper and a length of
-its trace cache; nothing for JAX. It imports nothing of a framework: it waits
+(JAX's jax.monitoring: tracing, lowering, backend compile), for each trace of a tf.function
+(TF then compiles it), and for each Keras fit, evaluate and predict, it writes the first frame
+of the program's own code — the user's line — to the file $RECOMP_PROBE_OUT, one JSON object
+per line. It costs nothing per step. It imports nothing of a framework: it waits
 until the program imports one. It then runs the sitecustomize it shadows, if there is one.
 Nothing it does may break the program: every error is swallowed. RECOMP_PROBE=0 (recomp run
 --probe=false) leaves it out.
@@ -111,34 +110,28 @@ def _on_keras(module):
 def _on_tensorflow(module):
     import importlib
     import time
-    pf = importlib.import_module("tensorflow.python.eager.polymorphic_function.polymorphic_function")
-    cls = getattr(pf, "Function", None)
-    orig = getattr(cls, "__call__", None)
+    tc = importlib.import_module("tensorflow.python.eager.polymorphic_function.tracing_compilation")
+    orig = getattr(tc, "_create_concrete_function", None)
     if orig is None or getattr(orig, "_recomp_probe", False):
         return
 
-    def call(self, *args, **kwds):
-        try:
-            before = len(self._function_cache)
-        except Exception:
-            return orig(self, *args, **kwds)
+    # Called only when a tf.function traces (a new input signature): what follows is its XLA
+    # compilation at the first run. Nothing per step.
+    def create(function_type, type_context, func_graph, tracing_options, *args, **kwargs):
         t0 = time.time()
         try:
-            return orig(self, *args, **kwds)
+            return orig(function_type, type_context, func_graph, tracing_options, *args, **kwargs)
         finally:
             try:
-                if len(self._function_cache) != before:
-                    rec = {"framework": "tf", "event": "trace", "name": str(getattr(self, "_name", "")), "t0": t0}
-                    rec.update(_user_frame())
-                    _write(rec)
+                rec = {"framework": "tf", "event": "trace", "name": str(getattr(tracing_options, "name", "") or ""), "t0": t0}
+                rec.update(_user_frame())
+                _write(rec)
             except Exception:
                 pass
 
-    call._recomp_probe = True
-    call.__wrapped__ = orig
-    call.__name__ = "__call__"
-    call.__doc__ = getattr(orig, "__doc__", None)
-    cls.__call__ = call
+    create._recomp_probe = True
+    create.__wrapped__ = orig
+    tc._create_concrete_function = create
 
 
 _HOOKS = {"jax": _on_jax, "keras": _on_keras, "tensorflow": _on_tensorflow}

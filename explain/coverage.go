@@ -1,11 +1,13 @@
 package explain
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 )
@@ -201,4 +203,44 @@ func CoverageFailures(c *report.Coverage) []gate.Failure {
 			Duration: u.Duration, Message: msg, Reason: u.Summary})
 	}
 	return out
+}
+
+// CoveredOptions say how guard --covered-by reads its logs.
+type CoveredOptions struct {
+	// Logs are the logs guarded; none: the warm-up's log itself, split by Read.Marker.
+	Logs []string
+	// Warmup is the warm-up's log or run folder (--covered-by); After the --after expression.
+	Warmup, After string
+	Read          ledger.ReadOptions
+	Gate          gate.Options
+}
+
+// ErrNoSplit says the warm-up's log is the log guarded and nothing marks where its warm-up ends.
+var ErrNoSplit = errors.New("give --after REGEX, the line that ends its warm-up")
+
+// Covered holds the run time against the warm-up (guard --covered-by): the warm-up is a log or
+// run folder of its own, or the part of the one log guarded before the --after marker.
+func Covered(opt CoveredOptions) (*report.Guard, error) {
+	logs := opt.Logs
+	if len(logs) == 0 {
+		logs = []string{opt.Warmup}
+	}
+	split := len(logs) == 1 && input.Same(logs[0], opt.Warmup)
+	if split && opt.Read.Marker == nil {
+		return nil, fmt.Errorf("--covered-by %s is the log guarded: %w", opt.Warmup, ErrNoSplit)
+	}
+	run, err := Logs(logs, opt.Read)
+	if err != nil {
+		return nil, err
+	}
+	warm := run
+	if !split {
+		wopt := ledger.ReadOptions{SameProcess: true, Stdin: opt.Read.Stdin, Log: opt.Read.Log}
+		if warm, err = Logs([]string{opt.Warmup}, wopt); err != nil {
+			return nil, err
+		}
+	}
+	cov := Coverage(&warm.Scan, &run.Scan, CoverageOptions{Warmup: opt.Warmup, Marker: opt.After, Split: split})
+	return &report.Guard{Scan: run, Coverage: cov,
+		Gate: gate.EvaluateCoverage(&warm.Scan, &run.Scan, CoverageFailures(cov), opt.Gate)}, nil
 }

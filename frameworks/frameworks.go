@@ -358,3 +358,12 @@ func CacheAdvice() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// SelectedNames names the stacks Selected returns.
+func SelectedNames(name string) []string {
+	var out []string
+	for _, f := range Selected(name) {
+		out = append(out, f.Name)
+	}
+	return out
+}

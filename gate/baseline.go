@@ -109,3 +109,16 @@ func WriteBaseline(path string, b *Baseline, inputs []Opened) error {
 	}
 	return atomicfile.Write(path, append(data, '\n'), 0o644)
 }
+
+// BaselineOf is the baseline of the logs a scan read, refused when the logs could not all be
+// read or hold more module families than the ledger lists (the baseline would miss them).
+func BaselineOf(s *ledger.Scan) (*Baseline, error) {
+	if problems := s.ReadErrors(); len(problems) > 0 {
+		return nil, fmt.Errorf("not writing a baseline from an incomplete log: %s", problems[0])
+	}
+	if n := s.Ledger.Summary.FamiliesNotListed; n > 0 {
+		return nil, fmt.Errorf("not writing a baseline: %d module families beyond the first %d of a process are counted, not listed, so the baseline would miss them",
+			n, ledger.MaxFamilies)
+	}
+	return NewBaseline(s.Ledger), nil
+}

@@ -147,3 +147,20 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 	}
 	return settings, out
 }
+
+// Describe says what each setting is, one line a setting: NAME=VALUE, and whether it is the
+// user's own or what it costs.
+func Describe(settings []Setting) []string {
+	var out []string
+	for _, s := range settings {
+		l := s.Name + "=" + s.Value
+		switch {
+		case s.Kept:
+			l += " (yours, kept)"
+		case s.Effect != "":
+			l += " (" + s.Effect + ")"
+		}
+		out = append(out, l)
+	}
+	return out
+}

@@ -7,7 +7,6 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
-	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 )
 
@@ -66,8 +65,15 @@ func (c *guardCmd) Run(e *env) error {
 	gopt := gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}
 	var g *report.Guard
 	if c.CoveredBy != "" {
-		if g, err = c.covered(e, opt, gopt); err != nil {
-			return err
+		inputs := append([]string{c.CoveredBy}, c.Logs...)
+		if len(c.Logs) > 0 {
+			if err := checkInputs(inputs); err != nil {
+				return err
+			}
+		}
+		opt.Stdin, opt.Log = e.stdin, e.log
+		if g, err = explain.Covered(explain.CoveredOptions{Logs: c.Logs, Warmup: c.CoveredBy, After: c.After, Read: opt, Gate: gopt}); err != nil {
+			return usageErr("%v", err)
 		}
 	} else {
 		s, err := scanLogs(e, c.Logs, opt)
@@ -97,14 +103,10 @@ func (c *guardCmd) Run(e *env) error {
 }
 
 func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
-	if problems := s.ReadErrors(); len(problems) > 0 {
-		return usageErr("not writing a baseline from an incomplete log: %s", problems[0])
+	b, err := gate.BaselineOf(&s.Scan)
+	if err != nil {
+		return usageErr("%v", err)
 	}
-	if n := s.Ledger.Summary.FamiliesNotListed; n > 0 {
-		return usageErr("not writing a baseline: %d module families beyond the first %d of a process are counted, not listed, so the baseline would miss them",
-			n, ledger.MaxFamilies)
-	}
-	b := gate.NewBaseline(s.Ledger)
 	if err := gate.WriteBaseline(c.WriteBaseline, b, gate.OpenedInputs(c.Logs, e.stdin)); err != nil {
 		if errors.Is(err, gate.ErrWouldOverwriteInput) {
 			return usageErr("--write-baseline %v", err)
@@ -115,33 +117,4 @@ func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
 		return usageErr("writing the result: %v", err)
 	}
 	return nil
-}
-
-// covered holds the run time against the warm-up of --covered-by: a log or run folder of its
-// own, or (with --after) the part of the same log before the marker.
-func (c *guardCmd) covered(e *env, opt ledger.ReadOptions, gopt gate.Options) (*report.Guard, error) {
-	logs := c.Logs
-	if len(logs) == 0 {
-		logs = []string{c.CoveredBy}
-	}
-	if err := checkInputs(append([]string{c.CoveredBy}, logs...)); err != nil && !(len(logs) == 1 && logs[0] == c.CoveredBy) {
-		return nil, err
-	}
-	split := len(logs) == 1 && sameInput(logs[0], c.CoveredBy)
-	if split && opt.Marker == nil {
-		return nil, usageErr("--covered-by %s is the log guarded: give --after REGEX, the line that ends its warm-up", c.CoveredBy)
-	}
-	run, err := scanLogs(e, logs, opt)
-	if err != nil {
-		return nil, err
-	}
-	warm := run
-	if !split {
-		if warm, err = scanLogs(e, []string{c.CoveredBy}, ledger.ReadOptions{SameProcess: true}); err != nil {
-			return nil, err
-		}
-	}
-	cov := explain.Coverage(&warm.Scan, &run.Scan, explain.CoverageOptions{Warmup: c.CoveredBy, Marker: c.After, Split: split})
-	return &report.Guard{Scan: run, Coverage: cov,
-		Gate: gate.EvaluateCoverage(&warm.Scan, &run.Scan, explain.CoverageFailures(cov), gopt)}, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/recomp/recomp/explain"
-	"os"
 
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
@@ -53,17 +52,4 @@ func (w warmupFlags) options() (ledger.ReadOptions, error) {
 	}
 	opt.Marker = re
 	return opt, nil
-}
-
-// sameInput says whether two paths name the same log (a run folder names its run.log).
-func sameInput(a, b string) bool {
-	if a == b {
-		return true
-	}
-	if a == input.Stdin || b == input.Stdin {
-		return false
-	}
-	sa, err1 := os.Stat(input.RunLog(a))
-	sb, err2 := os.Stat(input.RunLog(b))
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }

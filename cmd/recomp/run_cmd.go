@@ -88,19 +88,12 @@ func (c *runCmd) Run(e *env) error {
 	settings, env := runner.Evidence(runner.Framework(c.Framework), runner.DumpMode(c.Dump), dumpDir, probe, os.Environ())
 	if c.Verbose {
 		fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", textutil.Visible(dir))
-		for _, s := range settings {
-			note := ""
-			switch {
-			case s.Kept:
-				note = " (yours, kept)"
-			case s.Effect != "":
-				note = " (" + s.Effect + ")"
-			}
-			fmt.Fprintf(e.stderr, "recomp run: %s=%s%s\n", textutil.Visible(s.Name), textutil.Visible(s.Value), note)
+		for _, l := range runner.Describe(settings) {
+			fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
 		}
 	} else {
 		fmt.Fprintf(e.stderr, "recomp run: run folder %s; compile logging on for %s, to run.log only (-v shows it and the settings)\n",
-			textutil.Visible(dir), strings.Join(selectedNames(c.Framework), ", "))
+			textutil.Visible(dir), strings.Join(frameworks.SelectedNames(c.Framework), ", "))
 	}
 	caches := runner.CacheFolders(env, c.Cache)
 	for _, cs := range caches {
@@ -196,13 +189,4 @@ func writeRunReports(e *env, dir string, r *report.Run) error {
 		}
 	}
 	return nil
-}
-
-// selectedNames names the stacks whose evidence --framework switches on.
-func selectedNames(fw string) []string {
-	var out []string
-	for _, f := range frameworks.Selected(fw) {
-		out = append(out, f.Name)
-	}
-	return out
 }

@@ -245,3 +245,17 @@ func CheckStdin(paths []string) error {
 	}
 	return nil
 }
+
+// Same says whether two inputs are one file (a run folder stands for its run.log): the same
+// path, or paths that reach the same file. Standard input is never the same as a file.
+func Same(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if a == Stdin || b == Stdin {
+		return false
+	}
+	sa, err1 := os.Stat(RunLog(a))
+	sb, err2 := os.Stat(RunLog(b))
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

@@ -179,20 +179,6 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 				Message: "executable loaded after warm-up: executables are switching on the device"})
 		}
 	}
-	switch {
-	case len(g.Problems) > 0:
-		g.Inconclusive = true
-		g.Reason = fmt.Sprintf("inconclusive: %s", g.Problems[0])
-		if len(g.Problems) > 1 {
-			g.Reason += fmt.Sprintf(" (and %d more problem(s))", len(g.Problems)-1)
-		}
-	case g.Compilations > opt.MaxRecompiles:
-		g.Reason = fmt.Sprintf("%d compilation(s) after warm-up, %d allowed", g.Compilations, opt.MaxRecompiles)
-	case g.LoadFailures > 0:
-		g.Reason = fmt.Sprintf("%d executable load(s) after warm-up", g.LoadFailures)
-	default:
-		g.Passed = true
-		g.Reason = fmt.Sprintf("%d compilation(s) after warm-up, %d allowed", g.Compilations, opt.MaxRecompiles)
-	}
+	g.decide(opt, "compilation(s) after warm-up")
 	return g
 }

@@ -314,6 +314,9 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("no program compiled again, but %s compiled after warm-up (%s)",
 			plural(sm.AfterWarmup, "new program", "new programs"), dur(sm.LateCompileTime)),
 			Action: "compile every program during warm-up (run each step kind, each shape, once) or move the warm-up marker after them"})
+	case sm.Events == 0:
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: "no compilation in the log, and nothing in it says compile logging was on",
+			Action: "check that the framework's compile logging reached this log (see the finding below)"})
 	case sm.Compilations == 0 && sm.CompileRequests == 0:
 		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: "nothing compiled"})
 	default:

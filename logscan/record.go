@@ -23,6 +23,9 @@ var (
 		`|\[\d{2}:\d{2}:\d{2}\.\d{3}\] \[poptorch)`)
 	reRecordStartWord = regexp.MustCompile(`^(?:[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ ` +
 		`|\d{2}:\d{2}:\d{2}\.\d{3} \d+ (?:P[OL]|POPRUN))`)
+	// reAbslGlued is a whole absl prefix, up to its file:line], which may follow a digit: a
+	// progress bar's last frame ("loss: 1.1589I0000 00:00:1795514674.274491   22776 …").
+	reAbslGlued = regexp.MustCompile(`^[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ [^\s:\]]+:\d+\] `)
 
 	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +\d+)? ([^\s:\]]+):\d+\] `)
 	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
@@ -44,18 +47,28 @@ type header struct {
 	rank      string // the rank a launcher's prefix named
 }
 
-func (s *Scanner) parseSegment(seg []byte, lineNo int) {
+// parseSegment parses one piece of a physical line; line is what the prefixes before the
+// line's first piece said (its timestamp and rank hold where the piece has none of its own).
+// It returns what this piece's own prefixes say.
+func (s *Scanner) parseSegment(seg []byte, lineNo int, line header) header {
 	seg, rank := s.clean(seg, lineNo)
 	if len(seg) == 0 {
-		return
+		return header{}
 	}
-	seg, outer := stripOrchestrator(seg)
+	seg, own := stripOrchestrator(seg)
+	if own.rank == "" {
+		own.rank = rank
+	}
+	outer := own
+	if outer.stamp == "" {
+		outer.stamp, outer.t, outer.dateKnown = line.stamp, line.t, line.dateKnown
+	}
 	if outer.rank == "" {
-		outer.rank = rank
+		outer.rank = line.rank
 	}
 	s.use(outer.rank)
 	if s.richRecord(seg, outer, lineNo) || s.jsonRecord(seg, outer, lineNo) {
-		return
+		return own
 	}
 	prev := 0
 	for _, at := range recordStarts(seg, s.starts[:0]) {
@@ -63,6 +76,7 @@ func (s *Scanner) parseSegment(seg []byte, lineNo int) {
 		prev = at
 	}
 	s.parseRecord(seg[prev:], outer, lineNo)
+	return own
 }
 
 // clean removes ANSI colour codes and mpirun tags and repairs invalid UTF-8; it returns the rank
@@ -177,7 +191,8 @@ func recordStarts(seg []byte, out []int) []int {
 			if at <= 0 || at <= last {
 				continue
 			}
-			if reRecordStart.Match(seg[at:]) || (!isWordByte(seg[at-1]) && reRecordStartWord.Match(seg[at:])) {
+			if reRecordStart.Match(seg[at:]) || (!isWordByte(seg[at-1]) && reRecordStartWord.Match(seg[at:])) ||
+				(isDigit(seg[at-1]) && reAbslGlued.Match(seg[at:])) {
 				out = append(out, at)
 				last = at
 				break

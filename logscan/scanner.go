@@ -338,9 +338,11 @@ func (s *Scanner) markerEvent(line int, rank string) {
 }
 
 // parseLine splits one physical line at carriage returns (progress-bar redraws, CRLF) and
-// parses each piece.
+// parses each piece. The timestamp and rank that a launcher or recomp run put before the
+// line hold for each of its pieces.
 func (s *Scanner) parseLine(line []byte, lineNo int) {
-	for len(line) > 0 {
+	var outer header
+	for first := true; len(line) > 0; first = false {
 		seg := line
 		if i := bytes.IndexByte(line, '\r'); i >= 0 {
 			seg, line = line[:i], line[i+1:]
@@ -348,7 +350,10 @@ func (s *Scanner) parseLine(line []byte, lineNo int) {
 			line = nil
 		}
 		if len(seg) > 0 {
-			s.parseSegment(seg, lineNo)
+			o := s.parseSegment(seg, lineNo, outer)
+			if first {
+				outer = o
+			}
 		}
 	}
 }

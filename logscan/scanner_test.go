@@ -115,6 +115,24 @@ func TestGluedRecordsAndBars(t *testing.T) {
 	}
 }
 
+// Under recomp run a terminal's line starts with recomp's own timestamp, then a progress bar's
+// frames (split at \r), the last one with a TF record glued after a digit: the record is found
+// with its own time, and a record in a later piece without a time of its own takes the line's.
+func TestGluedAfterABarUnderRecompRun(t *testing.T) {
+	text := "2026-11-24T10:04:34.138790896Z \r1/4 ━━━ 1s 335ms/step - loss: 1.1589I0000 00:00:1795514674.274491   22776 device_compilation_profiler.cc:113] " +
+		"Compiled __inference_one_step_on_data_270 2 times, compile time: 131421 us, cumulative: 312676 us (0 us / 313 ms)\r\n" +
+		"2026-11-24T10:04:35.5Z \r2/4 ━━━ loss: 0.5\rjax._src.dispatch: Finished XLA compilation of jit(f) in 0.1 sec\n"
+	evs, _ := scantest.Scan(t, text, logscan.Options{})
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%d:%s:%s:%v", ev.Line, ev.Kind, ev.Time.Format(time.RFC3339Nano), ev.DateKnown))
+	}
+	want := "1:compile_finished:2026-11-24T10:04:34.274491Z:true 2:request_done:2026-11-24T10:04:35.5Z:true"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
 func TestLongLinesStayBounded(t *testing.T) {
 	// A 3 MB line (an HLO module dumped through VLOG) between two events, read with a 64 KiB
 	// buffer: both events are found with their line numbers, and a warning says what happened.

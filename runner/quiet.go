@@ -31,6 +31,43 @@ func (q *Quiet) quiet(line []byte, cont bool) (bool, bool) {
 	return false, false
 }
 
+// gluedAt finds a quiet record glued after the program's own output on one line (a progress
+// bar's last frame has no line end, so the next record a framework prints follows it: "loss:
+// 1.1589I0000 00:00:1795514674.274491 …"): where it starts, or -1. A record starts at a capital
+// letter after a character that cannot end a word, or after a colour code.
+func (q *Quiet) gluedAt(line []byte) int {
+	for i := 1; i < len(line); i++ {
+		if c := line[i]; c < 'A' || c > 'Z' {
+			continue
+		}
+		if prev := line[i-1]; prev|0x20 >= 'a' && prev|0x20 <= 'z' || prev == '_' {
+			if !endsInColour(line[:i]) {
+				continue
+			}
+		}
+		for _, re := range q.Lines {
+			if re.Match(line[i:]) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// endsInColour says whether b ends in a terminal colour code (ESC [ … m).
+func endsInColour(b []byte) bool {
+	i := bytes.LastIndexByte(b, 0x1b)
+	if i < 0 || i+2 >= len(b) || b[i+1] != '[' || b[len(b)-1] != 'm' {
+		return false
+	}
+	for _, c := range b[i+2 : len(b)-1] {
+		if (c < '0' || c > '9') && c != ';' {
+			return false
+		}
+	}
+	return true
+}
+
 // quietWriter passes the command's output to the terminal without the quiet lines. It holds
 // the start of a line until it can tell: the line's end, a carriage return (a progress bar's
 // frame, passed at once), or holdFor without more output (a prompt waiting for input).
@@ -73,10 +110,15 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 		case p0(qw.line) == '\n': // a line's end (\n or \r\n, as a pseudo-terminal writes it)
 			body := bytes.TrimRight(qw.line, "\r\n")
 			quiet, cont := qw.q.quiet(body, qw.cont)
-			qw.cont = cont
 			if !quiet {
-				qw.w.Write(qw.line)
+				if at := qw.q.gluedAt(body); at > 0 {
+					qw.w.Write(body[:at]) // a bar's last frame, its line left open as the program left it
+					_, cont = qw.q.quiet(body[at:], false)
+				} else {
+					qw.w.Write(qw.line)
+				}
 			}
+			qw.cont = cont
 			qw.line = qw.line[:0]
 		case len(p) == 0: // a carriage return at the end: a line's end or a frame, later
 		case p[0] != '\n':

@@ -12,8 +12,9 @@ var testQuiet = &Quiet{
 		regexp.MustCompile(`Finished XLA compilation of \S+ in|Compiling \S+ with global shapes and types`),
 		regexp.MustCompile(`TRACING CACHE MISS at `),
 		regexp.MustCompile(`^Execution Analysis: `),
+		regexp.MustCompile(`^I\d{4} \d\d:\d\d:\d+\.\d+ +-?\d+ \S+:\d+\] `),
 	},
-	Continued: []bool{false, true, false},
+	Continued: []bool{false, true, false, false},
 }
 
 // The compile logging recomp switched on stays out of the terminal: whole lines, a record and
@@ -30,6 +31,9 @@ func TestQuietWriter(t *testing.T) {
 		"  for f defined at a.py:1\n  * at x, now f32[24] and before f32[32]\n",
 		"loss 0.5\n  an indented line of the program's own\n",
 		"Execution Analysis: Graph Hash: 1\r\n",
+		"\r1/4 [==] loss: 1.1589I0000 00:00:1795514674.274491   22776 device_compilation_profiler.cc:113] Compiled f 2 times\n",
+		"\r\x1b[1m2/4\x1b[0mI1124 10:02:03.123456 1 device_compilation_profiler.cc:113] Compiled f 3 times\n",
+		"Status: OK, CPU Info I0000 is the program's own\n",
 		"Enter a value: ",
 	} {
 		qw.Write([]byte(chunk))
@@ -40,7 +44,9 @@ func TestQuietWriter(t *testing.T) {
 	}
 	qw.Write([]byte("42\nInfo at the end without newline"))
 	qw.Close()
-	want := "epoch 1\n  10/16 [===>   ]\r  16/16 [======]\rloss 0.5\n  an indented line of the program's own\nEnter a value: 42\nInfo at the end without newline"
+	want := "epoch 1\n  10/16 [===>   ]\r  16/16 [======]\rloss 0.5\n  an indented line of the program's own\n" +
+		"\r1/4 [==] loss: 1.1589\r\x1b[1m2/4\x1b[0m" + "Status: OK, CPU Info I0000 is the program's own\n" +
+		"Enter a value: 42\nInfo at the end without newline"
 	if got := screen.String(); got != want {
 		t.Errorf("terminal\n got %q\nwant %q", got, want)
 	}

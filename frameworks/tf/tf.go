@@ -42,7 +42,13 @@ var Framework = &framework.Framework{
 	},
 	Settings: []framework.Setting{
 		{Name: "TF_CPP_MIN_LOG_LEVEL", Value: "0", Effect: "TensorFlow's info lines appear in the log too",
-			Prints: regexp.MustCompile(`^(?:I\d{4} \d\d:\d\d:\d\d\.\d+ +-?\d+ \S+:\d+\] |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I \S+:\d+\] )`)},
+			// absl's info lines ("I1124 10:02:03.123456" or, before absl is set up, "I0000
+			// 00:00:1795514318.913671" in seconds since the epoch), the older TF form, and absl's
+			// notice of its own set-up that the first info line brings, and the second line of
+			// the CPU-features info line.
+			Prints: regexp.MustCompile(`^(?:I\d{4} \d\d:\d\d:\d+\.\d+ +-?\d+ \S+:\d+\] |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I \S+:\d+\] |` +
+				`WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR$|` +
+				`To enable the following instructions: .*, rebuild TensorFlow with the appropriate compiler flags\.$)`)},
 		// Not device_compiler=2: its five lines on every call of a compiled function (the cache
 		// lookup, "Already Compiled for signature") cost a small step about 20% under recomp run.
 		// The profiler's line comes once per compilation, with its time. Set by the user, it is

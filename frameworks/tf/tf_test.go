@@ -3,6 +3,8 @@ package tf
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/recomp/recomp/hlo"
@@ -63,6 +65,57 @@ func TestKerasRole(t *testing.T) {
 		}
 		if got := kerasRole(family(m.Name[:len(m.Name)-len(filepath.Ext(m.Name))]), m); got != want {
 			t.Errorf("%s: role %q, want %q", filepath.Base(file), got, want)
+		}
+	}
+}
+
+// The info lines TF_CPP_MIN_LOG_LEVEL=0 brings are recognised in every form the real runs print
+// them (absl's epoch-seconds form before it is set up included), and TF's warnings and errors,
+// which the user sees without recomp too, are not.
+func TestInfoLinesAreRecognised(t *testing.T) {
+	var prints *regexp.Regexp
+	for _, s := range Framework.Settings {
+		if s.Name == "TF_CPP_MIN_LOG_LEVEL" {
+			prints = s.Prints
+		}
+	}
+	logs, _ := filepath.Glob("../../testdata/runs/tf-2.21/*/run.log")
+	if len(logs) == 0 {
+		t.Fatal("no TF runs")
+	}
+	infoLine := regexp.MustCompile(`^I\d{4} |^WARNING: All log messages before absl|^To enable the following instructions`)
+	otherLine := regexp.MustCompile(`^[WEF]\d{4} `)
+	infos, others := 0, 0
+	for _, p := range logs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range strings.Split(string(b), "\n") {
+			switch {
+			case infoLine.MatchString(line):
+				infos++
+				if !prints.MatchString(line) {
+					t.Errorf("%s:%d: an info line is not recognised: %q", p, n+1, line)
+				}
+			case otherLine.MatchString(line):
+				others++
+				if prints.MatchString(line) {
+					t.Errorf("%s:%d: a warning is taken for an info line: %q", p, n+1, line)
+				}
+			}
+		}
+	}
+	if infos < 100 || others == 0 {
+		t.Errorf("%d info lines and %d warnings in the TF runs: too few to tell", infos, others)
+	}
+	for _, line := range []string{
+		"I0000 00:00:1795514318.913671   12746 cpu_feature_guard.cc:227] This TensorFlow binary is optimized",
+		"I1124 10:02:03.123456 140213 device_compilation_profiler.cc:102] Compiled cluster_0 1 times",
+		"2023-06-01 12:00:00.123456: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary",
+	} {
+		if !prints.MatchString(line) {
+			t.Errorf("not recognised: %q", line)
 		}
 	}
 }

@@ -836,6 +836,9 @@ func runDoc(r *Run) *Document {
 			p.Sections = slices.Insert(p.Sections, at, sec)
 		}
 	}
+	if r.Scan.Ledger.Summary.Events == 0 {
+		p.noEvidenceInRun(r)
+	}
 	info := Section{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}
 	set := Section{ID: "settings", Title: "What recomp switched on", Detail: true}
 	used := usedFrameworks(r.Scan.Ledger)
@@ -859,6 +862,45 @@ func runDoc(r *Run) *Document {
 	}
 	p.Sections = append(p.Sections, info, set)
 	return p
+}
+
+// noEvidenceInRun answers a run whose log holds no compile evidence: recomp switched the
+// logging on, so the question is not the settings but what the command did — it failed before
+// compiling, or compiled nothing through an XLA stack, or sent the framework's logging
+// elsewhere.
+func (p *Document) noEvidenceInRun(r *Run) {
+	m := r.Manifest
+	var frameworks []string
+	for _, s := range m.Settings {
+		if s.Framework != "" && !s.Kept && !slices.Contains(frameworks, s.Framework) {
+			frameworks = append(frameworks, s.Framework)
+		}
+	}
+	on := "recomp switched on the compile logging of " + joinOr(frameworks, "no stack")
+	a := Answer{Tone: "warn"}
+	switch {
+	case m.Signal != "":
+		a.Text = fmt.Sprintf("the command was stopped (%s) before anything compiled: run.log holds no compile line", m.Signal)
+		a.Action = "run it to the end to see what compiles"
+	case m.ExitCode != 0:
+		a.Text = fmt.Sprintf("the command failed (exit %d) before anything compiled: run.log holds no compile line", m.ExitCode)
+		a.Action = "fix the failure (the end of run.log shows it) and run again"
+	default:
+		a.Text = "nothing compiled through an XLA stack, or its logging did not reach the command's output: run.log holds no compile line although " + on
+		a.Action = "check that the program runs a jit, tf.function(jit_compile=True) or PyTorch/XLA step, and that it does not send the framework's " +
+			"logging to a file or silence it (logging.disable, absl's flags, a TF_CPP_MIN_LOG_LEVEL of its own)"
+	}
+	p.Answer = []Answer{a}
+	for si := range p.Sections {
+		if p.Sections[si].ID != "findings" {
+			continue
+		}
+		for ci, c := range p.Sections[si].Cards {
+			if c.Title == string(ledger.FindingNoEvidence) {
+				p.Sections[si].Cards[ci].Advice = on + " (What recomp switched on lists each setting)"
+			}
+		}
+	}
 }
 
 // usedFrameworks are the stacks whose evidence is in the ledger.

@@ -262,7 +262,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		if mt.ma[i] < 0 && !gone[i] {
 			c.r.Removed++
 			c.r.t.removedOps[in.Opcode]++
-			if !constOnly[i] {
+			if !constOnly[i] && !identityOp(ca, in, mt.ia) {
 				c.r.t.removedComputed++
 			}
 			c.add(unmatched(KindRemoved, ca, in, entry))
@@ -630,6 +630,27 @@ func swappedOperands(ca, cb *hlo.Computation, mb []int, ia, ib map[string]int, f
 			}
 		}
 	}
+}
+
+// identityOp says whether an instruction passes its operand's value on unchanged: a convert
+// to the type the operand already has, a copy, a reshape or bitcast to the operand's own
+// shape. A framework's lowering emits or drops them by how a value reached it (PyTorch/XLA
+// converts a computed f32 to f32, but not device data), so losing one is not a lost value.
+func identityOp(comp *hlo.Computation, in *hlo.Instruction, idx map[string]int) bool {
+	if len(in.Operands) != 1 {
+		return false
+	}
+	j, ok := idx[in.Operands[0]]
+	if !ok {
+		return false
+	}
+	switch in.Opcode {
+	case "copy":
+		return true
+	case "convert", "reshape", "bitcast":
+		return comp.Instructions[j].Shape.NoLayout() == in.Shape.NoLayout()
+	}
+	return false
 }
 
 // constantValued marks the instructions of a computation whose value follows from constants

@@ -11,7 +11,8 @@ import (
 // Quiet says which lines of the command's output recomp switched on (a framework's compile
 // logging) and so keeps out of the terminal: they still go to run.log. Lines that match one of
 // Lines are quiet, and with Continued the indented lines that follow a quiet line too (the
-// explanation under JAX's TRACING CACHE MISS).
+// explanation under JAX's TRACING CACHE MISS); so are empty lines next to a quiet line (the
+// framework's blank lines around a record: PyTorch/XLA's "\nComputation hash: …\n\n").
 type Quiet struct {
 	Lines     []*regexp.Regexp
 	Continued []bool // per expression: its lines continue on indented lines
@@ -77,6 +78,8 @@ type quietWriter struct {
 	q       *Quiet
 	line    []byte // the current line, not yet written
 	cont    bool
+	blanks  []byte // empty lines held until the next line says whether they border a quiet one
+	after   bool   // the last line was quiet
 	timer   *time.Timer
 	holdFor time.Duration
 }
@@ -109,16 +112,24 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 		switch {
 		case p0(qw.line) == '\n': // a line's end (\n or \r\n, as a pseudo-terminal writes it)
 			body := bytes.TrimRight(qw.line, "\r\n")
+			if len(body) == 0 {
+				qw.blank()
+				qw.line = qw.line[:0]
+				continue
+			}
 			quiet, cont := qw.q.quiet(body, qw.cont)
-			if !quiet {
+			if quiet {
+				qw.blanks = qw.blanks[:0]
+			} else {
+				qw.passBlanks()
 				if at := qw.q.gluedAt(body); at > 0 {
 					qw.w.Write(body[:at]) // a bar's last frame, its line left open as the program left it
-					_, cont = qw.q.quiet(body[at:], false)
+					quiet, cont = qw.q.quiet(body[at:], false)
 				} else {
 					qw.w.Write(qw.line)
 				}
 			}
-			qw.cont = cont
+			qw.cont, qw.after = cont, quiet
 			qw.line = qw.line[:0]
 		case len(p) == 0: // a carriage return at the end: a line's end or a frame, later
 		case p[0] != '\n':
@@ -129,19 +140,44 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// blank takes an empty line (qw.line): after a quiet line it is quiet; else it is held until
+// the next line (a few at most).
+func (qw *quietWriter) blank() {
+	if qw.after {
+		return
+	}
+	if len(qw.blanks) >= 2*maxBlanks {
+		qw.passBlanks()
+	}
+	qw.blanks = append(qw.blanks, qw.line...)
+}
+
+// maxBlanks is how many empty lines in a row are held: more are the program's own.
+const maxBlanks = 4
+
+// passBlanks writes the empty lines held.
+func (qw *quietWriter) passBlanks() {
+	if len(qw.blanks) > 0 {
+		qw.w.Write(qw.blanks)
+		qw.blanks = qw.blanks[:0]
+	}
+}
+
 // p0 is the last byte of b.
 func p0(b []byte) byte { return b[len(b)-1] }
 
 // frame passes on a progress bar's frame (the line up to a carriage return): what follows is
 // still the same line.
 func (qw *quietWriter) frame() {
+	qw.passBlanks()
+	qw.after = false
 	qw.w.Write(qw.line)
 	qw.line = qw.line[:0]
 }
 
 // arm passes on what is held when no more output comes for a while.
 func (qw *quietWriter) arm() {
-	if len(qw.line) == 0 {
+	if len(qw.line) == 0 && len(qw.blanks) == 0 {
 		return
 	}
 	if qw.timer == nil {
@@ -156,7 +192,9 @@ func (qw *quietWriter) arm() {
 }
 
 func (qw *quietWriter) flushLocked() {
+	qw.passBlanks()
 	if len(qw.line) > 0 {
+		qw.after = false
 		qw.w.Write(qw.line)
 		qw.line = qw.line[:0]
 	}
@@ -171,9 +209,13 @@ func (qw *quietWriter) Close() {
 	}
 	if len(qw.line) > 0 {
 		quiet, _ := qw.q.quiet(qw.line, qw.cont)
-		if !quiet {
+		if quiet {
+			qw.blanks = qw.blanks[:0]
+		} else {
+			qw.passBlanks()
 			qw.w.Write(qw.line)
 		}
 		qw.line = qw.line[:0]
 	}
+	qw.passBlanks()
 }

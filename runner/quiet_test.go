@@ -34,6 +34,8 @@ func TestQuietWriter(t *testing.T) {
 		"\r1/4 [==] loss: 1.1589I0000 00:00:1795514674.274491   22776 device_compilation_profiler.cc:113] Compiled f 2 times\n",
 		"\r\x1b[1m2/4\x1b[0mI1124 10:02:03.123456 1 device_compilation_profiler.cc:113] Compiled f 3 times\n",
 		"Status: OK, CPU Info I0000 is the program's own\n",
+		"\nExecution Analysis: x\n\n",
+		"step 2\n\n\nstep 3\n",
 		"Enter a value: ",
 	} {
 		qw.Write([]byte(chunk))
@@ -45,7 +47,7 @@ func TestQuietWriter(t *testing.T) {
 	qw.Write([]byte("42\nInfo at the end without newline"))
 	qw.Close()
 	want := "epoch 1\n  10/16 [===>   ]\r  16/16 [======]\rloss 0.5\n  an indented line of the program's own\n" +
-		"\r1/4 [==] loss: 1.1589\r\x1b[1m2/4\x1b[0m" + "Status: OK, CPU Info I0000 is the program's own\n" +
+		"\r1/4 [==] loss: 1.1589\r\x1b[1m2/4\x1b[0m" + "Status: OK, CPU Info I0000 is the program's own\n" + "step 2\n\n\nstep 3\n" +
 		"Enter a value: 42\nInfo at the end without newline"
 	if got := screen.String(); got != want {
 		t.Errorf("terminal\n got %q\nwant %q", got, want)
@@ -78,5 +80,17 @@ func TestQuietUnderATerminal(t *testing.T) {
 		if !strings.Contains(log.String(), w) {
 			t.Errorf("run.log lacks %q: %q", w, log.String())
 		}
+	}
+}
+
+// Empty lines are the program's own unless they border a quiet line: those the output ends
+// with, and those between lines of the program's, come through.
+func TestQuietBlankLines(t *testing.T) {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	qw.Write([]byte("a\n\nComputation\n\n\nExecution Analysis: 1\n\nb\n\n"))
+	qw.Close()
+	if got, want := screen.String(), "a\n\nComputation\nb\n\n"; got != want {
+		t.Errorf("terminal %q, want %q", got, want)
 	}
 }

@@ -35,6 +35,12 @@ type Cause struct {
 	Summary  string
 	Evidence []string
 	Advice   string
+	// Short says what changed in a few words, for one-line summaries ("" when the summary's
+	// old → new does).
+	Short string
+	// Once says the difference is expected once in a run: the first step built state (an
+	// optimizer's, tensors made on the device) that the steps after it take as inputs.
+	Once bool
 }
 
 // Advice per cause kind.
@@ -506,8 +512,9 @@ func materializedRule(c *classifier) (Cause, bool) {
 		return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), ch.New)
 	})
 	ev = append(ev, fmt.Sprintf("the first graph also computed them: %s", opDelta(r)))
-	return Cause{Kind: CauseGraphStructure,
+	return Cause{Kind: CauseGraphStructure, Once: true,
 		Summary:  fmt.Sprintf("%d value(s) the first graph computed from constants are inputs of the second: tensors created on the device were built inside the first graph and are device data from then on", len(t.materialized)),
+		Short:    fmt.Sprintf("%d tensor(s) built in the first step are inputs from then on", len(t.materialized)),
 		Evidence: ev,
 		Advice: "expected once: the first step also created these tensors (an optimizer creates its state in its first step; tensors made with device=...). " +
 			"Count two steps as warm-up (recomp guard --warmup 2), or materialise such tensors before the loop " +
@@ -528,13 +535,14 @@ func carriedRule(c *classifier) (Cause, bool) {
 		return fmt.Sprintf("%s: a new input %s; the first graph returned one of this shape", where(ch), short(ch.New))
 	})
 	ev = append(ev, fmt.Sprintf("the second graph updates them: %s", opDelta(r)))
-	return Cause{Kind: CauseGraphStructure,
+	return Cause{Kind: CauseGraphStructure, Once: true,
 		Summary: fmt.Sprintf("%d input(s) of the second graph hold state the first graph created inside itself and returned: "+
 			"state initialised in the first step (an optimizer's) is an input from the second step on", len(t.carried)),
+		Short:    fmt.Sprintf("state created in the first step is an input from then on (%d inputs)", len(t.carried)),
 		Evidence: ev,
-		Advice: "expected once: the first step created this state inside its graph (an optimizer state passed as None and initialised in the step, " +
-			"variables created lazily). Create it before the loop (opt_state = optimizer.init(params) outside the compiled step) so that the " +
-			"first step already takes it as input, or count two steps as warm-up (recomp guard --warmup 2)"}, true
+		Advice: "expected once: the first step created this state inside its graph (an optimizer's, initialised in its first step; " +
+			"variables created lazily). Count two steps as warm-up (recomp guard --warmup 2), or create the state before the loop so " +
+			"that the first step already takes it as input (JAX: opt_state = optimizer.init(params) outside the compiled step)"}, true
 }
 
 // identicalRule: nothing differs after normalisation.

@@ -116,7 +116,8 @@ func CoverageDocument(c *Coverage) *CoverageJSON {
 			uj.Nearest = &v
 		}
 		if c := u.Cause; c != nil {
-			uj.Cause = &CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice}
+			cj := causeJSON(*c)
+			uj.Cause = &cj
 		}
 		doc.Uncovered = append(doc.Uncovered, uj)
 	}

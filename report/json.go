@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/cache"
+	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/logscan"
 )
@@ -264,10 +265,15 @@ type ChangeJSON struct {
 }
 
 type CauseJSON struct {
-	Kind     string   `json:"kind"`
-	Summary  string   `json:"summary"`
-	Evidence []string `json:"evidence"`
-	Advice   string   `json:"advice"`
+	Kind         string   `json:"kind"`
+	Summary      string   `json:"summary"`
+	Evidence     []string `json:"evidence"`
+	Advice       string   `json:"advice"`
+	ExpectedOnce bool     `json:"expected_once,omitempty"`
+}
+
+func causeJSON(c diff.Cause) CauseJSON {
+	return CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice, ExpectedOnce: c.Once}
 }
 
 type FamilyJSON struct {
@@ -317,7 +323,7 @@ func pairDocument(p *DiffPair) PairJSON {
 		pj.Changes = append(pj.Changes, cj)
 	}
 	for _, c := range r.Causes {
-		pj.Causes = append(pj.Causes, CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice})
+		pj.Causes = append(pj.Causes, causeJSON(c))
 	}
 	if p.Text != nil {
 		pj.TextDiff, pj.TextDiffNotes = p.Text.Text, p.Text.Notes

@@ -173,7 +173,8 @@ func divergenceDocument(d *Divergence) *DivergenceJSON {
 		dj.Step = &s
 	}
 	if c := d.Cause; c != nil {
-		dj.Cause = &CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice}
+		cj := causeJSON(*c)
+		dj.Cause = &cj
 	}
 	if d.Pair != nil {
 		p := pairDocument(d.Pair)

@@ -173,7 +173,8 @@ func RunsDiffDocument(r *RunsDiff) RunsDiffJSON {
 			pj.Quote = &QuoteJSON{Producer: string(v.Quote.Producer), File: v.Quote.File, Line: v.Quote.Line, Text: v.Quote.Text}
 		}
 		if v.Cause != nil {
-			pj.Cause = &CauseJSON{Kind: string(v.Cause.Kind), Summary: v.Cause.Summary, Evidence: nonNil(v.Cause.Evidence), Advice: v.Cause.Advice}
+			cj := causeJSON(*v.Cause)
+			pj.Cause = &cj
 		}
 		if v.Pair != nil {
 			p := pairDocument(v.Pair)

@@ -32,10 +32,11 @@ type ProgramVerdictJSON struct {
 }
 
 type VerdictCauseJSON struct {
-	Kind   string   `json:"kind"`
-	Change string   `json:"change"`
-	Count  int      `json:"count"`
-	Sites  []string `json:"sites"`
+	Kind         string   `json:"kind"`
+	Change       string   `json:"change"`
+	Count        int      `json:"count"`
+	Sites        []string `json:"sites"`
+	ExpectedOnce bool     `json:"expected_once,omitempty"`
 }
 
 type SizesJSON struct {
@@ -79,7 +80,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, AfterWarmup: p.AfterWarmup,
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action}
 		for _, c := range p.Causes {
-			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites)})
+			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once})
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best}

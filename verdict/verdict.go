@@ -82,6 +82,10 @@ type Cause struct {
 	Change string // what changed, old → new
 	Count  int
 	Sites  []string // the user's lines where it happened
+	// Once says the cause is expected once in a run (diff.Cause.Once): state the first step
+	// built. It is listed after the causes that recur, with its own advice.
+	Once   bool
+	advice string // the comparison's own advice, for a cause expected once
 }
 
 // Sizes is the padding proposal for a dimension that varied.
@@ -106,6 +110,7 @@ type SiteRow struct {
 	Time                      time.Duration
 	TopCause                  string
 	Example                   string // an old → new of the top cause
+	topOnce                   bool   // the top cause is expected once (diff.Cause.Once)
 }
 
 // cost is what a compilation cost: the stages before the compiler's and the compiler's own.
@@ -155,9 +160,11 @@ func Build(in Input) *Result {
 			if u.AfterWarmup {
 				row.AfterWarmup++
 			}
-			if cs := byUnit[u]; len(cs) > 0 && row.TopCause == "" {
-				row.TopCause, row.Example = string(cs[0].Kind), change(cs[0])
-			} else if row.TopCause == "" && u.Why != "" && (seq[u.Program] > 1 || u.SeenBefore) {
+			// The first cause met names the line; a cause that recurs replaces one expected once.
+			if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
+				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
+			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (seq[u.Program] > 1 || u.SeenBefore) {
+				row.topOnce = false
 				row.TopCause, row.Example = reasonCause(u.Why)
 			}
 		}
@@ -190,11 +197,14 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	}
 	causes := map[string]*Cause{}
 	var order []string
-	add := func(kind, ch, site string) {
+	add := func(kind, ch, site string, from *diff.Cause) {
 		key := kind + "\x00" + ch
 		c := causes[key]
 		if c == nil {
 			c = &Cause{Kind: kind, Change: ch}
+			if from != nil && from.Once {
+				c.Once, c.advice = true, from.Advice
+			}
 			causes[key] = c
 			order = append(order, key)
 		}
@@ -219,18 +229,18 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		}
 		if cs := byUnit[u]; len(cs) > 0 {
 			linked++
-			add(string(cs[0].Kind), change(cs[0]), site)
+			add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
 			continue
 		}
 		if again && u.Why != "" {
 			kind, ch := reasonCause(u.Why)
-			add(kind, ch, site)
+			add(kind, ch, site, nil)
 		}
 	}
 	if linked == 0 { // a dump explained without the log's compilations linked to it
 		for _, e := range explained {
 			if len(e.Causes) > 0 {
-				add(string(e.Causes[0].Kind), change(e.Causes[0]), "")
+				add(string(e.Causes[0].Kind), change(e.Causes[0]), "", &e.Causes[0])
 			}
 		}
 	}
@@ -240,9 +250,11 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
-	v.Sizes = sizesOf(compiled)
+	v.Sizes = sizesOf(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
-	slices.SortStableFunc(v.Causes, func(a, b Cause) int { return cmp.Compare(b.Count, a.Count) })
+	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
+		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
+	})
 	v.Action = action(v, in.Dumped)
 	return v
 }
@@ -278,8 +290,18 @@ func mergeSizes(cs []Cause, sz *Sizes) []Cause {
 
 var reArrow = regexp.MustCompile(`(\S+ → \S+)`)
 
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // change is what a cause says changed, old → new, short.
 func change(c diff.Cause) string {
+	if c.Short != "" {
+		return c.Short
+	}
 	if m := reArrow.FindString(c.Summary); m != "" {
 		return m
 	}
@@ -360,9 +382,10 @@ func shapeCause(arg, old, new string) (string, string) {
 }
 
 // sizesOf finds the one dimension whose size varies between a program's compilations, from
-// the argument shapes the framework logged (JAX's global shapes and types) or the sizes its
-// explanations name (dynamo), and proposes the sizes to pad it to.
-func sizesOf(compiled []*ledger.Unit) *Sizes {
+// the argument shapes the framework logged (JAX's global shapes and types), the sizes its
+// explanations name (dynamo) or the shapes the dumps' comparisons show changing, and proposes
+// the sizes to pad it to.
+func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Sizes {
 	var seen []int
 	what := ""
 	var shapes [][][]int
@@ -391,6 +414,9 @@ func sizesOf(compiled []*ledger.Unit) *Sizes {
 			}
 		}
 	}
+	if len(seen) == 0 {
+		seen, what = comparedSizes(compiled, byUnit)
+	}
 	if len(seen) < 2 {
 		return nil
 	}
@@ -403,6 +429,76 @@ func sizesOf(compiled []*ledger.Unit) *Sizes {
 }
 
 var reShapedArray = regexp.MustCompile(`(?:ShapedArray\()?[a-z]+\d*\[([\d,\s]*)\]`)
+
+// comparedSizes reads the sizes of one dimension from the comparisons of a program's dumps
+// (PyTorch/XLA logs no argument shapes): each compilation whose main cause is a shape change
+// of one dimension ("s64[2,12] → s64[2,17]"), the same dimension each time, gives the size
+// before (the first time) and after.
+func comparedSizes(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) ([]int, string) {
+	var seen []int
+	dim, rank := -1, -1
+	for _, u := range compiled {
+		cs := byUnit[u]
+		if len(cs) == 0 || cs[0].Kind != diff.CauseBatchSize && cs[0].Kind != diff.CauseInputShape {
+			continue
+		}
+		old, new, ok := strings.Cut(change(cs[0]), " → ")
+		if !ok {
+			continue
+		}
+		o, n := dimsOf(old), dimsOf(new)
+		if o == nil || n == nil {
+			continue // not shapes ("x dimension 1: 8 → 9")
+		}
+		d := oneDimDiffers(o, n)
+		if d < 0 || (dim >= 0 && (d != dim || len(o) != rank)) {
+			return nil, ""
+		}
+		if dim < 0 {
+			dim, rank = d, len(o)
+			seen = append(seen, o[d])
+		}
+		seen = append(seen, n[d])
+	}
+	if dim == 0 {
+		return seen, "the batch (leading dimension)"
+	}
+	return seen, fmt.Sprintf("dimension %d", dim)
+}
+
+// dimsOf reads the dimensions of a typed shape ("s64[2,12]{1,0}"); nil when it is not one.
+func dimsOf(shape string) []int {
+	m := reShape.FindStringSubmatch(shape)
+	if m == nil || m[2] == "" {
+		return nil
+	}
+	var out []int
+	for _, d := range strings.Split(m[2], ",") {
+		n, err := strconv.Atoi(d)
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// oneDimDiffers is the one dimension in which two shapes of one rank differ, or -1.
+func oneDimDiffers(a, b []int) int {
+	if len(a) != len(b) || len(a) == 0 {
+		return -1
+	}
+	at := -1
+	for i := range a {
+		if a[i] != b[i] {
+			if at >= 0 {
+				return -1
+			}
+			at = i
+		}
+	}
+	return at
+}
 
 // signatureShapes reads the shapes of a logged argument signature, in order.
 func signatureShapes(sig string) [][]int {
@@ -472,7 +568,9 @@ func action(v Verdict, dumped bool) string {
 			continue
 		}
 		adv := ""
-		if fw != nil {
+		if c.Once {
+			adv = c.advice
+		} else if fw != nil {
 			adv = fw.Advice.Causes[string(kind)]
 		}
 		if adv == "" {

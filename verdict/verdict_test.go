@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,6 +100,29 @@ func TestExplainedCauses(t *testing.T) {
 	}
 }
 
+// State the first step built (an optimizer's) explains one compilation and is expected once:
+// it comes after a cause that recurs, even one as frequent, in its own words, and the action
+// gives its advice, not the framework's advice for a program whose structure changed.
+func TestOnceCausesComeLast(t *testing.T) {
+	rep := read(t, jaxStep("32,8", "", 64, 1)+jaxStep("32,8", "32,8", 64, 1)+jaxStep("32,9", "32,8", 64, 1))
+	us := rep.Modules[0].Compiled()
+	state := diff.Cause{Kind: diff.CauseGraphStructure, Once: true, Summary: "2 input(s) of the second graph hold state …",
+		Short: "state created in the first step is an input from then on (2 inputs)", Advice: "expected once: create it before the loop"}
+	r := Build(Input{Ledger: rep, Dumped: true, Explained: []Explained{
+		{Program: "jit_train_step", Unit: us[1], Causes: []diff.Cause{state}},
+		{Program: "jit_train_step", Unit: us[2], Causes: []diff.Cause{{Kind: diff.CauseInputShape, Summary: "x dimension 1: 8 → 9"}}}}})
+	v := r.Verdicts[0]
+	if len(v.Causes) != 2 || v.Causes[0].Kind != "input_shape" || v.Causes[1].Change != state.Short || !v.Causes[1].Once || v.Causes[0].Once {
+		t.Fatalf("causes %+v", v.Causes)
+	}
+	if !strings.Contains(v.Action, "expected once: create it before the loop") || strings.Contains(v.Action, "control flow") {
+		t.Errorf("action %q", v.Action)
+	}
+	if len(r.Sites) != 1 || r.Sites[0].TopCause != "input_shape" {
+		t.Errorf("the line's top cause is the one expected once: %+v", r.Sites)
+	}
+}
+
 // JAX's "never seen function … being re-defined" is a function made anew: the verdict names it
 // (one cause, however many ids JAX printed) and the action says to jit once, outside the loop,
 // beside the advice for the batch that also varied.
@@ -129,5 +153,28 @@ func TestReasonShapesWithCommas(t *testing.T) {
 		if _, got := reasonCause(why); got != want {
 			t.Errorf("%q: %q, want %q", why, got, want)
 		}
+	}
+}
+
+// Without argument shapes in the log (PyTorch/XLA), the sizes come from the dumps' comparisons:
+// each shape change of the one dimension that varies; a change of another dimension, or of
+// two, proposes nothing.
+func TestSizesFromComparisons(t *testing.T) {
+	units := []*ledger.Unit{{}, {}, {}, {}}
+	shape := func(ch string) []diff.Cause {
+		return []diff.Cause{{Kind: diff.CauseInputShape, Summary: "parameter 4 (p4.1) shape changed: " + ch}}
+	}
+	by := map[*ledger.Unit][]diff.Cause{
+		units[1]: {{Kind: diff.CauseGraphStructure, Once: true, Summary: "state"}},
+		units[2]: shape("s64[2,12]{1,0} → s64[2,17]{1,0}"),
+		units[3]: shape("s64[2,17]{1,0} → s64[2,23]{1,0}"),
+	}
+	sz := sizesOf(units, by)
+	if sz == nil || fmt.Sprint(sz.Seen) != "[12 17 23]" || sz.What != "dimension 1" || sz.Best < 0 {
+		t.Fatalf("sizes %+v", sz)
+	}
+	by[units[3]] = shape("s64[2,17]{1,0} → s64[4,17]{1,0}")
+	if sz := sizesOf(units, by); sz != nil {
+		t.Errorf("two dimensions varied: sizes %+v", sz)
 	}
 }

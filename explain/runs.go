@@ -515,16 +515,15 @@ func orNone(s string) string {
 	return s
 }
 
-// manifestDiffs compares the settings and versions of two manifests. XLA_FLAGS is compared
-// without its dump flags (each run dumps into its own folder, and JAX leaves them out of its
-// cache keys).
+// manifestDiffs compares the settings and versions of two manifests, each setting without
+// what names its own run folder (runner.Setting.Comparable).
 func manifestDiffs(a, b *runner.Manifest) (settings, versions []report.Difference) {
 	sa, sb := map[string]string{}, map[string]string{}
 	for _, s := range a.Settings {
-		sa[s.Name] = settingValue(s)
+		sa[s.Name] = s.Comparable()
 	}
 	for _, s := range b.Settings {
-		sb[s.Name] = settingValue(s)
+		sb[s.Name] = s.Comparable()
 	}
 	for _, k := range unionKeys(sa, sb) {
 		if sa[k] != sb[k] {
@@ -537,19 +536,6 @@ func manifestDiffs(a, b *runner.Manifest) (settings, versions []report.Differenc
 		}
 	}
 	return settings, versions
-}
-
-func settingValue(s runner.Setting) string {
-	if s.Name != "XLA_FLAGS" {
-		return s.Value
-	}
-	var keep []string
-	for _, f := range strings.Fields(s.Value) {
-		if !strings.HasPrefix(f, "--xla_dump") {
-			keep = append(keep, f)
-		}
-	}
-	return strings.Join(keep, " ")
 }
 
 func unionKeys(a, b map[string]string) []string {

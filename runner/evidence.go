@@ -7,6 +7,7 @@ package runner
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -46,6 +47,34 @@ type Setting struct {
 
 	prints    []*regexp.Regexp // the lines the setting makes the stack print
 	continued []bool
+}
+
+// Comparable is the setting's value without what names its own run folder, as two runs are
+// compared: XLA_FLAGS without its dump flags (each run dumps into its own folder, and JAX
+// leaves them out of its cache keys), PYTHONPATH without the probe's folder, and nothing of
+// the probe's output file.
+func (s Setting) Comparable() string {
+	switch s.Name {
+	case "XLA_FLAGS":
+		var keep []string
+		for _, f := range strings.Fields(s.Value) {
+			if !strings.HasPrefix(f, "--xla_dump") {
+				keep = append(keep, f)
+			}
+		}
+		return strings.Join(keep, " ")
+	case "PYTHONPATH":
+		var keep []string
+		for _, d := range filepath.SplitList(s.Value) {
+			if filepath.Base(d) != probeDir {
+				keep = append(keep, d)
+			}
+		}
+		return strings.Join(keep, string(os.PathListSeparator))
+	case ProbeOutVar:
+		return ""
+	}
+	return s.Value
 }
 
 // QuietOf is what the settings recomp set (not the user's own) make the stacks print: kept out

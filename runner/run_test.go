@@ -271,3 +271,20 @@ func TestClosedTerminalKeepsTheLog(t *testing.T) {
 		t.Errorf("exit %d, log %q", res.ExitCode, log.String())
 	}
 }
+
+// Two runs are compared on what their settings do, not on the run folders they name: the
+// dump flags, the probe's folder on PYTHONPATH and its output file are left out; the user's
+// own flags and folders stay.
+func TestSettingComparable(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"XLA_FLAGS", "--xla_cpu_use_thunk_runtime=false --xla_dump_to=/r/a/dump --xla_dump_hlo_as_text", "--xla_cpu_use_thunk_runtime=false"},
+		{"PYTHONPATH", "/r/a/.recomp-probe:/home/u/src", "/home/u/src"},
+		{"PYTHONPATH", "/r/a/.recomp-probe", ""},
+		{ProbeOutVar, "/r/a/probe.jsonl", ""},
+		{"JAX_LOG_COMPILES", "1", "1"},
+	} {
+		if got := (Setting{Name: c.name, Value: c.value}).Comparable(); got != c.want {
+			t.Errorf("%s=%s: %q, want %q", c.name, c.value, got, c.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks"
 	jaxfw "github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/frameworks/keras"
 	tffw "github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runner"
@@ -101,8 +102,9 @@ func attachTF(units []*ledger.Unit, recs []runner.ProbeRecord) {
 	}
 }
 
-// attachKeras gives TF's compilations the line of the Keras fit, evaluate or predict they ran
-// under: the one whose time span holds the compilation's first line.
+// attachKeras marks the compilations made under a Keras fit, evaluate or predict (the one
+// whose time span holds the compilation's first line), on any backend, and gives them its
+// line where they have none of the program's own.
 func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
 	type span struct {
 		begin, end time.Time
@@ -111,7 +113,7 @@ func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
 	var spans []span
 	open := map[string][]int{} // calls begun and not ended, by method
 	for _, r := range recs {
-		if r.Framework != "keras" {
+		if r.Framework != keras.Name {
 			continue
 		}
 		switch method, ok := cutSuffix(r.Event, "_begin"); {
@@ -127,11 +129,15 @@ func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
 		}
 	}
 	for _, u := range units {
-		if !u.Compiled || !u.DateKnown || frameworks.ForProducer(u.Producer) != tffw.Framework {
+		if !u.Compiled || !u.DateKnown {
 			continue
 		}
 		for _, sp := range spans {
-			if !u.Begin.Before(sp.begin) && (sp.end.IsZero() || !u.Begin.After(sp.end)) && better(u, sp.site) {
+			if u.Begin.Before(sp.begin) || !sp.end.IsZero() && u.Begin.After(sp.end) {
+				continue
+			}
+			u.Via = keras.Name
+			if better(u, sp.site) {
 				u.Site = sp.site // the innermost call comes last
 			}
 		}

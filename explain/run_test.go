@@ -102,11 +102,15 @@ not a record
 	if err != nil {
 		t.Fatal(err)
 	}
-	sites := map[string]string{}
+	sites, via := map[string]string{}, map[string]string{}
 	for _, m := range r.Scan.Ledger.Modules {
 		for _, u := range m.Units {
-			sites[u.Module] = u.Site.String()
+			sites[u.Module], via[u.Module] = u.Site.String(), u.Via
 		}
+	}
+	// Compiled during the fit, on any backend: under Keras.
+	if via["jit_step"] != "" || via["jit_evaluate"] != "keras" || via["__inference_one_step_on_data_12"] != "keras" {
+		t.Errorf("front ends: %v", via)
 	}
 	want := map[string]string{
 		"jit_step":                        "/w/train.py:64 (main)", // the log's line was flax's

@@ -2,7 +2,8 @@
 // torchxla, ipu: see package framework for what a unit declares), and answers the questions
 // the rest of recomp asks of them all: the grammar logscan reads logs with, how a module name
 // becomes a family and a function, which programs are eager one-op programs, what `recomp run`
-// sets for a stack, where its caches live.
+// sets for a stack, where its caches live. Beside the stacks are the front ends (keras): a
+// library the program calls whose remedies replace a stack's for what compiled under its calls.
 //
 // Adding a stack is one unit under frameworks/ added to All, one generator under
 // testdata/runs/gen and one line in its matrix.txt.
@@ -16,6 +17,7 @@ import (
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/frameworks/ipu"
 	"github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/frameworks/keras"
 	"github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/frameworks/torchxla"
 	"github.com/recomp/recomp/hlo"
@@ -27,6 +29,19 @@ type Framework = framework.Framework
 
 // all are the stacks, in the order their rules are tried and their settings listed.
 var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework}
+
+// frontEnds are the libraries between programs and stacks whose calls the probe records.
+var frontEnds = []*framework.FrontEnd{keras.FrontEnd}
+
+// FrontEnd returns the front end of a name (a probe record's framework), nil when none.
+func FrontEnd(name string) *framework.FrontEnd {
+	for _, f := range frontEnds {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
 
 // All returns the stacks recomp knows, in order.
 func All() []*Framework { return all }

@@ -84,6 +84,9 @@ type Unit struct {
 	// (JAX's tracing-cache-miss "at FILE:LINE", PyTorch/XLA's first frame of the program's own
 	// code); zero when it does not.
 	Site Site
+	// Via is the front end (frameworks.FrontEnd) whose call the compilation ran under, when
+	// the probe saw one ("keras": a Keras fit, evaluate or predict); "" when none.
+	Via string
 	// KeyParts are the hashes a framework logged of the parts of the unit's cache key (JAX's
 	// jax._src.cache_key log: computation, jax_lib version, XLA flags, ...), in order; KeyFlags
 	// are the compile flags it logged as hashed into the key.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/padding"
 )
@@ -255,7 +256,17 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
 		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
 	})
-	v.Action = action(v, in.Dumped)
+	via := "" // the front end all its compilations ran under
+	if len(compiled) > 0 {
+		via = compiled[0].Via
+	}
+	for _, u := range compiled {
+		if u.Via != via {
+			via = ""
+			break
+		}
+	}
+	v.Action = action(v, in.Dumped, frameworks.FrontEnd(via))
 	return v
 }
 
@@ -552,7 +563,7 @@ func varyingDim(shapes [][][]int) (arg, dim int, ok bool) {
 // action says what to do about a program, in one line: the advice of its framework for its
 // main causes (the two most frequent whose advice differs), with the sizes to pad to when a
 // dimension varied.
-func action(v Verdict, dumped bool) string {
+func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 	look := "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
 	if dumped {
 		look = "compare its versions in the dump (recomp explain) to see what changed"
@@ -568,9 +579,12 @@ func action(v Verdict, dumped bool) string {
 			continue
 		}
 		adv := ""
-		if c.Once {
+		switch {
+		case c.Once:
 			adv = c.advice
-		} else if fw != nil {
+		case front != nil && front.Causes[string(kind)] != "":
+			adv = front.Causes[string(kind)]
+		case fw != nil:
 			adv = fw.Advice.Causes[string(kind)]
 		}
 		if adv == "" {

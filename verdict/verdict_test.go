@@ -137,7 +137,7 @@ func TestFunctionRebuilt(t *testing.T) {
 		}
 	}
 	v := Verdict{Framework: "jax", Causes: []Cause{{Kind: "batch_size", Count: 3}, {Kind: KindFunctionRebuilt, Count: 2}}}
-	if a := action(v, false); !strings.Contains(a, "drop the last partial batch") || !strings.Contains(a, "jit once, outside the loop") {
+	if a := action(v, false, nil); !strings.Contains(a, "drop the last partial batch") || !strings.Contains(a, "jit once, outside the loop") {
 		t.Errorf("action %q", a)
 	}
 }
@@ -176,5 +176,23 @@ func TestSizesFromComparisons(t *testing.T) {
 	by[units[3]] = shape("s64[2,17]{1,0} → s64[4,17]{1,0}")
 	if sz := sizesOf(units, by); sz != nil {
 		t.Errorf("two dimensions varied: sizes %+v", sz)
+	}
+}
+
+// A program compiled under Keras's fit (on the JAX backend here) gets Keras's remedy for its
+// last partial batch, not the stack's (jnp.pad); one not all under Keras keeps the stack's.
+func TestFrontEndAdvice(t *testing.T) {
+	rep := read(t, jaxStep("32,8", "", 64, 1)+jaxStep("4,8", "32,8", 64, 1)+jaxStep("32,8", "4,8", 64, 1)+jaxStep("4,8", "32,8", 64, 1))
+	for _, u := range rep.Modules[0].Compiled() {
+		u.Via = "keras"
+	}
+	v := Build(Input{Ledger: rep}).Verdicts[0]
+	if !strings.Contains(v.Action, "batch_size that divides the number of samples") || strings.Contains(v.Action, "jnp.pad") ||
+		!strings.HasPrefix(v.Action, "the last batch of each pass has 4 rows, the others 32") {
+		t.Errorf("under Keras: %q", v.Action)
+	}
+	rep.Modules[0].Compiled()[0].Via = ""
+	if v := Build(Input{Ledger: rep}).Verdicts[0]; !strings.Contains(v.Action, "jnp.pad") {
+		t.Errorf("not all under Keras: %q", v.Action)
 	}
 }

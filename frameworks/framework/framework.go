@@ -122,6 +122,16 @@ type Identity struct {
 }
 
 // Advice is what recomp tells the users of a stack, by situation.
+// FrontEnd is a library between the program and a stack that the probe sees the program
+// call (Keras's fit, evaluate and predict, on any backend). Where the remedy for a cause is
+// the front end's own (the batch size fit is given), its advice replaces the stack's for the
+// compilations made under its calls.
+type FrontEnd struct {
+	Name string
+	// Causes is what to do, by cause kind, about a program compiled again under its calls.
+	Causes map[string]string
+}
+
 type Advice struct {
 	// Evidence says how to make the stack log its compilations.
 	Evidence string

@@ -215,6 +215,55 @@ type CoveredOptions struct {
 	Gate          gate.Options
 }
 
+// GuardOptions are recomp guard's: the logs, where their warm-up ends (Read's warm-up or
+// marker, a Baseline file of known programs, or a warm-up log CoveredBy), the gate's options,
+// and with Ranks the logs are one job's ranks (RankInputs resolved them) and a rank whose
+// compile requests depart from the others' fails too.
+type GuardOptions struct {
+	Logs      []string
+	Baseline  string
+	CoveredBy string
+	After     string // the --after expression, as given (for CoveredBy's report)
+	Read      ledger.ReadOptions
+	Gate      gate.Options
+	Ranks     *RanksOptions
+}
+
+// Guard judges the logs: the scan, the gate over it (or over what the warm-up did not cover),
+// and the ranks' consistency when asked.
+func Guard(opt GuardOptions) (*report.Guard, error) {
+	if opt.Baseline != "" {
+		base, err := gate.ReadBaseline(opt.Baseline)
+		if err != nil {
+			return nil, err
+		}
+		opt.Read.Ledger.Baseline = base.Families
+	}
+	var g *report.Guard
+	if opt.CoveredBy != "" {
+		if len(opt.Logs) > 0 {
+			if err := input.CheckStdin(append([]string{opt.CoveredBy}, opt.Logs...)); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if g, err = Covered(CoveredOptions{Logs: opt.Logs, Warmup: opt.CoveredBy, After: opt.After, Read: opt.Read, Gate: opt.Gate}); err != nil {
+			return nil, err
+		}
+	} else {
+		s, err := Logs(opt.Logs, opt.Read)
+		if err != nil {
+			return nil, err
+		}
+		g = &report.Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan, opt.Gate)}
+	}
+	if opt.Ranks != nil {
+		g.Ranks = RanksOf(&g.Scan.Scan, *opt.Ranks)
+		g.Gate.AddDivergences(DivergenceFailures(g.Ranks), opt.Gate)
+	}
+	return g, nil
+}
+
 // ErrNoSplit says the warm-up's log is the log guarded and nothing marks where its warm-up ends.
 var ErrNoSplit = errors.New("give --after REGEX, the line that ends its warm-up")
 

@@ -146,3 +146,53 @@ func TestStepsAfter(t *testing.T) {
 		t.Errorf("missing: %v", got)
 	}
 }
+
+// Guard is recomp guard's pipeline: a baseline of known programs fails what it does not hold, a
+// warm-up log fails what it did not cover, and with ranks a rank that departs fails too.
+func TestGuard(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.log", jaxRequest("step", "32,8"))
+	grown := writeFile(t, dir, "grown.log", jaxRequest("step", "32,8")+jaxRequest("step", "24,8"))
+	other := writeFile(t, dir, "other.log", jaxRequest("step", "32,8")+jaxRequest("eval", "8"))
+	s, err := Logs([]string{good}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gate.BaselineOf(&s.Scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "base.json")
+	if err := gate.WriteBaseline(base, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opt  GuardOptions
+		pass bool
+	}{
+		{"plain, one recompilation", GuardOptions{Logs: []string{grown}}, false},
+		{"plain, tolerated", GuardOptions{Logs: []string{grown}, Gate: gate.Options{MaxRecompiles: 1}}, true},
+		{"baseline, same program", GuardOptions{Logs: []string{good}, Baseline: base}, true},
+		{"baseline, a new program", GuardOptions{Logs: []string{other}, Baseline: base}, false},
+		{"covered by a warm-up that compiled it", GuardOptions{Logs: []string{good}, CoveredBy: grown}, true},
+		{"covered by a warm-up that did not", GuardOptions{Logs: []string{grown}, CoveredBy: good}, false},
+		{"ranks that agree", GuardOptions{Logs: []string{good, good}, Ranks: &RanksOptions{}}, true},
+		{"a rank that departs", GuardOptions{Logs: []string{good, grown}, Ranks: &RanksOptions{}, Gate: gate.Options{MaxRecompiles: 1}}, false},
+	} {
+		g, err := Guard(c.opt)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if g.Gate.Passed != c.pass || g.Gate.Inconclusive {
+			t.Errorf("%s: passed %v (inconclusive %v, %s), want %v", c.name, g.Gate.Passed, g.Gate.Inconclusive, g.Gate.Reason, c.pass)
+		}
+		if (c.opt.Ranks != nil) != (g.Ranks != nil) || (c.opt.CoveredBy != "") != (g.Coverage != nil) {
+			t.Errorf("%s: ranks %v, coverage %v", c.name, g.Ranks != nil, g.Coverage != nil)
+		}
+	}
+	if _, err := Guard(GuardOptions{Logs: []string{good}, Baseline: filepath.Join(dir, "missing.json")}); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("a missing baseline: %v", err)
+	}
+}

@@ -35,6 +35,9 @@ func (c *guardCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.Baseline != "" && c.WriteBaseline != "" {
+		return usageErr("--baseline reads a baseline and --write-baseline writes one: choose one")
+	}
 	if c.Baseline != "" && (opt.Ledger.Warmup > 0 || opt.Marker != nil) {
 		return usageErr("--baseline replaces --warmup and --after: choose one")
 	}
@@ -44,50 +47,29 @@ func (c *guardCmd) Run(e *env) error {
 	if c.CoveredBy == "" && len(c.Logs) == 0 {
 		return usageErr("expected at least one LOG")
 	}
-	var ranksOpt explain.RanksOptions
+	opt.Stdin, opt.Log = e.stdin, e.log
+	gopt := explain.GuardOptions{Logs: c.Logs, Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
+		Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}}
 	if c.RanksConsistent {
-		if ranksOpt, err = c.rankOptions(e); err != nil {
-			return err
-		}
-		logs, dumps, err := explain.RankInputs(c.Logs, nil)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		c.Logs, ranksOpt.Dumps = logs, dumps
-	}
-	if c.Baseline != "" {
-		base, err := gate.ReadBaseline(c.Baseline)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		opt.Ledger.Baseline = base.Families
-	}
-	gopt := gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}
-	var g *report.Guard
-	if c.CoveredBy != "" {
-		inputs := append([]string{c.CoveredBy}, c.Logs...)
-		if len(c.Logs) > 0 {
-			if err := checkInputs(inputs); err != nil {
-				return err
-			}
-		}
-		opt.Stdin, opt.Log = e.stdin, e.log
-		if g, err = explain.Covered(explain.CoveredOptions{Logs: c.Logs, Warmup: c.CoveredBy, After: c.After, Read: opt, Gate: gopt}); err != nil {
-			return usageErr("%v", err)
-		}
-	} else {
-		s, err := scanLogs(e, c.Logs, opt)
+		ranksOpt, err := c.rankOptions(e)
 		if err != nil {
 			return err
 		}
-		if c.WriteBaseline != "" {
-			return c.writeBaseline(e, s)
+		if gopt.Logs, ranksOpt.Dumps, err = explain.RankInputs(c.Logs, nil); err != nil {
+			return usageErr("%v", err)
 		}
-		g = &report.Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan, gopt)}
+		gopt.Ranks = &ranksOpt
 	}
-	if c.RanksConsistent {
-		g.Ranks = explain.RanksOf(&g.Scan.Scan, ranksOpt)
-		g.Gate.AddDivergences(explain.DivergenceFailures(g.Ranks), gopt)
+	if c.WriteBaseline != "" {
+		s, err := scanLogs(e, gopt.Logs, opt)
+		if err != nil {
+			return err
+		}
+		return c.writeBaseline(e, gopt.Logs, s)
+	}
+	g, err := explain.Guard(gopt)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	e.log.Debug("gate", "passed", g.Gate.Passed, "inconclusive", g.Gate.Inconclusive, "reason", g.Gate.Reason)
 	if err := c.render(e, g); err != nil {
@@ -102,12 +84,12 @@ func (c *guardCmd) Run(e *env) error {
 	return nil
 }
 
-func (c *guardCmd) writeBaseline(e *env, s *report.Scan) error {
+func (c *guardCmd) writeBaseline(e *env, logs []string, s *report.Scan) error {
 	b, err := gate.BaselineOf(&s.Scan)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := gate.WriteBaseline(c.WriteBaseline, b, gate.OpenedInputs(c.Logs, e.stdin)); err != nil {
+	if err := gate.WriteBaseline(c.WriteBaseline, b, gate.OpenedInputs(logs, e.stdin)); err != nil {
 		if errors.Is(err, gate.ErrWouldOverwriteInput) {
 			return usageErr("--write-baseline %v", err)
 		}

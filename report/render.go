@@ -1,10 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/recomp/recomp/internal/atomicfile"
 )
 
 // Format is an output format.
@@ -140,4 +144,25 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	}
 	e.err = err
 	return n, err
+}
+
+// RunFiles are the reports recomp run writes into its run folder, and their formats.
+var RunFiles = []struct {
+	Name   string
+	Format Format
+}{{"report.json", JSON}, {"report.md", Markdown}, {"report.html", HTML}}
+
+// WriteRunFiles writes the run's reports into its folder, each atomically: a failed write
+// leaves no truncated report.
+func WriteRunFiles(dir string, r *Run, st Style) error {
+	for _, f := range RunFiles {
+		var b bytes.Buffer
+		if err := Render(&b, f.Format, r, st); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(filepath.Join(dir, f.Name), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
-	"github.com/recomp/recomp/internal/atomicfile"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
@@ -65,66 +62,33 @@ func (c *runCmd) Run(e *env) error {
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
-	start := time.Now()
-	keepDir := false
-	if c.Out != "" {
-		if st, err := os.Stat(c.Out); err == nil && st.IsDir() {
-			keepDir = true // an empty folder the user named: it stays, whatever happens
-		}
-	}
-	dir, err := runner.NewFolder(c.Out, "recomp-runs", runner.Name(cmdline), start)
+	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runner.Framework(c.Framework),
+		Dump: runner.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log})
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	absDir, _ := filepath.Abs(dir)
-	dumpDir := filepath.Join(absDir, runner.DumpName)
-	var probe *runner.Probe
-	if c.Probe {
-		if probe, err = runner.WriteProbe(absDir); err != nil {
-			e.log.Warn("the probe could not be written: running without it", "error", err)
-			probe = nil
-		}
-	}
-	settings, env := runner.Evidence(runner.Framework(c.Framework), runner.DumpMode(c.Dump), dumpDir, probe, os.Environ())
+	dir := ses.Dir
 	if c.Verbose {
 		fmt.Fprintf(e.stderr, "recomp run: run folder %s\n", textutil.Visible(dir))
-		for _, l := range runner.Describe(settings) {
+		for _, l := range runner.Describe(ses.Settings) {
 			fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
 		}
 	} else {
 		fmt.Fprintf(e.stderr, "recomp run: run folder %s; compile logging on for %s, to run.log only (-v shows it and the settings)\n",
 			textutil.Visible(dir), strings.Join(frameworks.SelectedNames(c.Framework), ", "))
 	}
-	caches := runner.CacheFolders(env, c.Cache)
-	for _, cs := range caches {
-		cs.TakeBefore()
-	}
 	var quiet *runner.Quiet
 	if !c.Verbose {
-		quiet = runner.QuietOf(settings)
+		quiet = runner.QuietOf(ses.Settings)
 	}
-	res, err := c.execute(e, absDir, cmdline, env, quiet)
-	if probe != nil {
-		if perr := probe.Remove(); perr != nil {
-			e.log.Warn("removing the probe", "error", perr)
-		}
-	}
+	stdin, _ := e.stdin.(*os.File)
+	out, _ := e.stdout.(*os.File)
+	res, err := ses.Run(runner.Options{Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr, Terminal: out != nil && runner.IsTerminal(out),
+		ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet})
 	if err != nil {
-		// The command could not start (a script whose #! interpreter is missing): no run.
-		if derr := runner.DiscardFolder(dir, keepDir); derr != nil {
-			e.log.Warn("removing the run folder of a command that did not start", "dir", dir, "error", derr)
-		}
-		return err
+		return usageErr("%v", err)
 	}
-	m := runner.NewManifest(runner.RunInfo{Command: cmdline, Recomp: reportVersion(), Framework: runner.Framework(c.Framework),
-		Dump: runner.DumpMode(c.Dump), Settings: settings, Env: env, Caches: caches, Grace: c.Grace}, res)
-	if c.Dump == string(runner.DumpBefore) {
-		if n, err := runner.PruneDump(dumpDir); err != nil {
-			e.log.Warn("pruning the dump", "error", err)
-		} else {
-			e.log.Debug("pruned the dump", "removed", n)
-		}
-	}
+	m := ses.Manifest(res, reportVersion(), c.Grace)
 	ro := explain.RunOptions{Read: opt, Log: e.log}
 	if c.Guard {
 		ro.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
@@ -136,7 +100,8 @@ func (c *runCmd) Run(e *env) error {
 	if err := runner.WriteManifest(dir, m); err != nil {
 		return err
 	}
-	if err := writeRunReports(e, dir, r); err != nil {
+	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}
+	if err := report.WriteRunFiles(dir, r, report.Style{Meta: meta}); err != nil {
 		return err
 	}
 	// The summary is a courtesy: the run folder holds the reports, and a terminal that went away
@@ -154,39 +119,6 @@ func (c *runCmd) Run(e *env) error {
 		return exitWith(exitUsage)
 	case r.Gate != nil && !r.Gate.Passed:
 		return exitWith(exitFound)
-	}
-	return nil
-}
-
-// execute runs the command, its output to the terminal and to run.log.
-func (c *runCmd) execute(e *env, dir string, cmdline, env []string, quiet *runner.Quiet) (*runner.Result, error) {
-	stdin, _ := e.stdin.(*os.File)
-	out, _ := e.stdout.(*os.File)
-	res, err := runner.Capture(dir, runner.Options{Command: cmdline, Env: env, Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr,
-		Terminal: out != nil && runner.IsTerminal(out), ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet})
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	e.log.Debug("command ended", "exit", res.ExitCode, "signal", res.Signal, "lines", res.Lines, "bytes", res.Bytes,
-		"wall", res.End.Sub(res.Start))
-	return res, nil
-}
-
-// writeRunReports writes report.json, report.md and report.html into the run folder, each
-// atomically: a failed write leaves no truncated report.
-func writeRunReports(e *env, dir string, r *report.Run) error {
-	st := report.Style{Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}}
-	for _, f := range []struct {
-		name   string
-		format report.Format
-	}{{"report.json", report.JSON}, {"report.md", report.Markdown}, {"report.html", report.HTML}} {
-		var b bytes.Buffer
-		if err := report.Render(&b, f.format, r, st); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(dir, f.name), b.Bytes(), 0o644); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A session makes the run folder, runs the command with recomp's settings into run.log,
+// removes the probe, and says what ran in the manifest; a command that cannot start leaves no
+// run, and an empty folder the user named stays.
+func TestSession(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r1")
+	s, err := Prepare(SessionOptions{Out: out, Command: []string{"sh", "-c", `echo "jax $JAX_LOG_COMPILES"`}, Framework: "auto",
+		Dump: DumpBefore, Probe: true, Environ: []string{"PATH=" + os.Getenv("PATH")}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Dir != out || len(s.Settings) == 0 {
+		t.Fatalf("session %+v", s)
+	}
+	var stdout syncBuffer
+	res, err := s.Run(Options{Stdout: &stdout, Stderr: &stdout})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatal(err, res)
+	}
+	m := s.Manifest(res, "recomp (test)", time.Second)
+	logText, _ := os.ReadFile(filepath.Join(out, LogName))
+	if !strings.Contains(string(logText), "jax 1") || stdout.String() != "jax 1\n" {
+		t.Errorf("run.log %q, output %q", logText, stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, probeDir)); !os.IsNotExist(err) {
+		t.Errorf("the probe is left in the folder: %v", err)
+	}
+	if m.Recomp != "recomp (test)" || m.Command[0] != "sh" || m.ExitCode != 0 || len(m.Settings) != len(s.Settings) {
+		t.Errorf("manifest %+v", m)
+	}
+
+	script := filepath.Join(t.TempDir(), "bad.sh")
+	os.WriteFile(script, []byte("#!/no/such/interpreter\n"), 0o755)
+	empty := filepath.Join(t.TempDir(), "mine")
+	os.Mkdir(empty, 0o755)
+	for _, dir := range []string{filepath.Join(t.TempDir(), "r2"), empty} {
+		s, err := Prepare(SessionOptions{Out: dir, Command: []string{script}, Dump: DumpNone, Probe: true, Start: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(Options{Stdout: &stdout, Stderr: &stdout}); err == nil {
+			t.Fatalf("%s ran", script)
+		}
+		entries, err := os.ReadDir(dir)
+		if dir == empty && (err != nil || len(entries) != 0) || dir != empty && !os.IsNotExist(err) {
+			t.Errorf("%s after a command that did not start: %v, %v", dir, entries, err)
+		}
+	}
+}

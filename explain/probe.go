@@ -109,6 +109,7 @@ func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
 	type span struct {
 		begin, end time.Time
 		site       ledger.Site
+		call       *ledger.Call
 	}
 	var spans []span
 	open := map[string][]int{} // calls begun and not ended, by method
@@ -119,7 +120,8 @@ func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
 		switch method, ok := cutSuffix(r.Event, "_begin"); {
 		case ok:
 			open[method] = append(open[method], len(spans))
-			spans = append(spans, span{begin: r.Time(), site: probeSite(r)})
+			spans = append(spans, span{begin: r.Time(), site: probeSite(r),
+				call: &ledger.Call{FrontEnd: keras.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize}})
 		default:
 			method, _ = cutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {
@@ -136,9 +138,9 @@ func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
 			if u.Begin.Before(sp.begin) || !sp.end.IsZero() && u.Begin.After(sp.end) {
 				continue
 			}
-			u.Via = keras.Name
+			u.Via = sp.call // the innermost call comes last
 			if better(u, sp.site) {
-				u.Site = sp.site // the innermost call comes last
+				u.Site = sp.site
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +90,7 @@ func TestRunAttachesTheProbesLines(t *testing.T) {
 		"I0000 00:00:1767323062.500000   1 device_compilation_profiler.cc:113] Compiled __inference_one_step_on_data_12 1 times, compile time: 100 us, cumulative: 100 us")
 	probe := `{"framework":"jax","event":"compile","seconds":0.1,"name":"jit(step)","file":"/w/train.py","line":64,"function":"main","t":1767323046,"pid":1}
 {"framework":"jax","event":"compile","seconds":0.1,"name":"jit(evaluate)","file":"/w/other.py","line":1,"function":"main","t":1767323051,"pid":1}
-{"framework":"keras","event":"fit_begin","file":"/w/keras_train.py","line":40,"function":"<module>","t":1767323050,"pid":1}
+{"framework":"keras","event":"fit_begin","file":"/w/keras_train.py","line":40,"function":"<module>","t":1767323050,"pid":1,"samples":100,"batch_size":32}
 not a record
 {"framework":"keras","event":"fit_end","t":1767323070,"pid":1}
 `
@@ -105,11 +106,14 @@ not a record
 	sites, via := map[string]string{}, map[string]string{}
 	for _, m := range r.Scan.Ledger.Modules {
 		for _, u := range m.Units {
-			sites[u.Module], via[u.Module] = u.Site.String(), u.Via
+			sites[u.Module] = u.Site.String()
+			if u.Via != nil {
+				via[u.Module] = fmt.Sprintf("%s %s %d/%d", u.Via.FrontEnd, u.Via.Method, u.Via.Samples, u.Via.BatchSize)
+			}
 		}
 	}
 	// Compiled during the fit, on any backend: under Keras.
-	if via["jit_step"] != "" || via["jit_evaluate"] != "keras" || via["__inference_one_step_on_data_12"] != "keras" {
+	if via["jit_step"] != "" || via["jit_evaluate"] != "keras fit 100/32" || via["__inference_one_step_on_data_12"] != "keras fit 100/32" {
 		t.Errorf("front ends: %v", via)
 	}
 	want := map[string]string{

@@ -84,9 +84,9 @@ type Unit struct {
 	// (JAX's tracing-cache-miss "at FILE:LINE", PyTorch/XLA's first frame of the program's own
 	// code); zero when it does not.
 	Site Site
-	// Via is the front end (frameworks.FrontEnd) whose call the compilation ran under, when
-	// the probe saw one ("keras": a Keras fit, evaluate or predict); "" when none.
-	Via string
+	// Via is the front end's call the compilation ran under, when the probe saw one (a Keras
+	// fit, evaluate or predict); nil when none.
+	Via *Call
 	// KeyParts are the hashes a framework logged of the parts of the unit's cache key (JAX's
 	// jax._src.cache_key log: computation, jax_lib version, XLA flags, ...), in order; KeyFlags
 	// are the compile flags it logged as hashed into the key.
@@ -219,4 +219,13 @@ func ParseSite(v string) Site {
 		n, _ := strconv.Atoi(m[5])
 		return Site{File: m[4], Line: n}
 	}
+}
+
+// Call is a call of a front end (frameworks.FrontEnd) the program made, and the data it was
+// given where the probe could tell.
+type Call struct {
+	FrontEnd string // the front end's name ("keras")
+	Method   string // "fit", "evaluate", "predict"
+	// Samples and BatchSize are the call's on arrays (0 when its data is a dataset).
+	Samples, BatchSize int
 }

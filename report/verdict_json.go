@@ -46,6 +46,9 @@ type SizesJSON struct {
 	Counted bool       `json:"counted"`
 	Plans   []PlanJSON `json:"plans"`
 	Best    int        `json:"best"`
+	// Samples and BatchSizes: a Keras call's samples and the batch sizes dividing them.
+	Samples    int   `json:"samples,omitempty"`
+	BatchSizes []int `json:"batch_sizes,omitempty"`
 }
 
 type PlanJSON struct {
@@ -83,7 +86,8 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once})
 		}
 		if s := p.Sizes; s != nil {
-			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best}
+			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,
+				Samples: s.Samples, BatchSizes: s.BatchSizes}
 			for _, pl := range s.Plans {
 				sj.Plans = append(sj.Plans, PlanJSON{Name: pl.Name, Tops: nonNil(pl.Tops), Compilations: pl.Compilations, Waste: pl.Waste,
 					OverheadPercent: round3(pl.Overhead)})

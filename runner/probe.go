@@ -66,6 +66,10 @@ type ProbeRecord struct {
 	// T0 is when the call began, for a record written when it ended (tf: trace).
 	T0  float64 `json:"t0,omitempty"`
 	PID int     `json:"pid"`
+	// Samples and BatchSize are a Keras call's on arrays (keras: *_begin; 0 when its data is a
+	// dataset): what the size of its last batch follows from.
+	Samples   int `json:"samples,omitempty"`
+	BatchSize int `json:"batch_size,omitempty"`
 }
 
 // Time is when the probe wrote the record.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,5 +72,58 @@ func TestProbeInPython(t *testing.T) {
 	}
 	if _, err := os.Stat(p.Dir); err == nil {
 		t.Error("the probe's folder is left")
+	}
+}
+
+// The probe records what a Keras call on arrays was given: its samples and batch size (Keras's
+// 32 when none), the part fit trains on under validation_split, nothing of a dataset's.
+func TestProbeKerasSizes(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir := t.TempDir()
+	p, err := WriteProbe(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "lib", "site-packages", "keras")
+	for path, text := range map[string]string{
+		filepath.Join(lib, "__init__.py"): "class Model:\n" +
+			"    def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_split=0.0, **kw): return 'fitted'\n" +
+			"    def evaluate(self, x=None, y=None, batch_size=None, **kw): return 0.5\n" +
+			"    def predict(self, x, batch_size=None, **kw): return x\n",
+		filepath.Join(dir, "train.py"): "import keras\n" +
+			"class Arr:\n    def __init__(self, n): self.shape = (n, 8)\n" +
+			"m = keras.Model()\n" +
+			"assert m.fit(Arr(100), Arr(100), batch_size=16) == 'fitted'\n" +
+			"m.fit(x=Arr(100), y=Arr(100), validation_split=0.2)\n" +
+			"m.evaluate(Arr(30), Arr(30), 8)\n" +
+			"m.predict(iter([1, 2]))\n" +
+			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, env := Evidence(FrameworkAuto, DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
+	cmd := exec.Command(py, "train.py")
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	recs, err := ReadProbe(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if strings.HasSuffix(r.Event, "_begin") {
+			got = append(got, fmt.Sprintf("%s %d/%d", r.Event, r.Samples, r.BatchSize))
+		}
+	}
+	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4"; strings.Join(got, ",") != want {
+		t.Errorf("records %s, want %s", strings.Join(got, ","), want)
 	}
 }

@@ -102,6 +102,11 @@ type Sizes struct {
 	// Counted says the sizes are weighted by how often each was fed; otherwise each size seen
 	// counts once (the log names compilations, not steps).
 	Counted bool
+	// Samples is the number of samples a front end's call on arrays was given, when its batch
+	// size and last batch are the ones compiled (a Keras fit's remainder); BatchSizes the batch
+	// sizes near the one used that divide it, so that no pass ends with a smaller batch.
+	Samples    int
+	BatchSizes []int
 }
 
 // SiteRow is one user's line and what its calls cost in compilations.
@@ -256,17 +261,11 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
 		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
 	})
-	via := "" // the front end all its compilations ran under
-	if len(compiled) > 0 {
-		via = compiled[0].Via
+	front, call := viaOf(compiled)
+	if v.Sizes != nil && call != nil {
+		v.Sizes.fit(call)
 	}
-	for _, u := range compiled {
-		if u.Via != via {
-			via = ""
-			break
-		}
-	}
-	v.Action = action(v, in.Dumped, frameworks.FrontEnd(via))
+	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front))
 	return v
 }
 
@@ -447,7 +446,7 @@ var reShapedArray = regexp.MustCompile(`(?:ShapedArray\()?[a-z]+\d*\[([\d,\s]*)\
 // before (the first time) and after.
 func comparedSizes(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) ([]int, string) {
 	var seen []int
-	dim, rank := -1, -1
+	dim := -1
 	for _, u := range compiled {
 		cs := byUnit[u]
 		if len(cs) == 0 || cs[0].Kind != diff.CauseBatchSize && cs[0].Kind != diff.CauseInputShape {
@@ -458,15 +457,22 @@ func comparedSizes(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause
 			continue
 		}
 		o, n := dimsOf(old), dimsOf(new)
+		if cs[0].Kind == diff.CauseBatchSize {
+			a, erra := strconv.Atoi(old)
+			b, errb := strconv.Atoi(new)
+			if erra == nil && errb == nil { // "batch size (leading dimension) changed 32 → 4"
+				o, n = []int{a}, []int{b}
+			}
+		}
 		if o == nil || n == nil {
-			continue // not shapes ("x dimension 1: 8 → 9")
+			continue // not sizes ("x dimension 1: 8 → 9")
 		}
 		d := oneDimDiffers(o, n)
-		if d < 0 || (dim >= 0 && (d != dim || len(o) != rank)) {
+		if d < 0 || dim >= 0 && d != dim {
 			return nil, ""
 		}
 		if dim < 0 {
-			dim, rank = d, len(o)
+			dim = d
 			seen = append(seen, o[d])
 		}
 		seen = append(seen, n[d])
@@ -605,12 +611,76 @@ func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 	return strings.Join(parts, "; and ")
 }
 
+// viaOf is the front end all the compilations ran under ("" when not all under one), and the
+// data its calls were given when they all say the same (nil otherwise).
+func viaOf(compiled []*ledger.Unit) (string, *ledger.Call) {
+	var front string
+	var call *ledger.Call
+	for i, u := range compiled {
+		if u.Via == nil || i > 0 && u.Via.FrontEnd != front {
+			return "", nil
+		}
+		front = u.Via.FrontEnd
+		switch {
+		case u.Via.Samples == 0:
+		case call == nil:
+			call = u.Via
+		case u.Via.Samples != call.Samples || u.Via.BatchSize != call.BatchSize:
+			return front, nil
+		}
+	}
+	return front, call
+}
+
+// fit reads the samples of a call whose batch size and remainder are the sizes compiled, and
+// the batch sizes that would divide them.
+func (s *Sizes) fit(call *ledger.Call) {
+	if s.Pattern != "remainder" || call.BatchSize <= 0 {
+		return
+	}
+	large, small := slices.Max(s.Seen), slices.Min(s.Seen)
+	if call.BatchSize != large || call.Samples%large != small {
+		return
+	}
+	s.Samples, s.BatchSizes = call.Samples, divisorsNear(call.Samples, large)
+}
+
+// divisorsNear are the divisors of n nearest b from below and from above, within a factor of 2
+// of it, in increasing order.
+func divisorsNear(n, b int) []int {
+	var out []int
+	for d := b - 1; d >= max(2, (b+1)/2); d-- {
+		if n%d == 0 {
+			out = append(out, d)
+			break
+		}
+	}
+	for d := b + 1; d <= 2*b && d <= n; d++ {
+		if n%d == 0 {
+			out = append(out, d)
+			break
+		}
+	}
+	return out
+}
+
 // padTo says which sizes to pad to, in a few words.
 func (s *Sizes) padTo() string {
 	if s.Pattern == "remainder" {
 		large := slices.Max(s.Seen)
 		small := slices.Min(s.Seen)
-		return fmt.Sprintf("the last batch of each pass has %d rows, the others %d", small, large)
+		said := fmt.Sprintf("the last batch of each pass has %d rows, the others %d", small, large)
+		switch {
+		case s.Samples > 0 && len(s.BatchSizes) > 0:
+			var bs []string
+			for _, b := range s.BatchSizes {
+				bs = append(bs, fmt.Sprintf("%d (%d steps)", b, s.Samples/b))
+			}
+			said += fmt.Sprintf(": of %d samples; batch_size %s divides them", s.Samples, strings.Join(bs, " or "))
+		case s.Samples > 0:
+			said += fmt.Sprintf(": of %d samples, which no batch size near %d divides", s.Samples, large)
+		}
+		return said
 	}
 	if s.Best < 0 || s.Best >= len(s.Plans) {
 		return ""

@@ -177,22 +177,51 @@ func TestSizesFromComparisons(t *testing.T) {
 	if sz := sizesOf(units, by); sz != nil {
 		t.Errorf("two dimensions varied: sizes %+v", sz)
 	}
+	// A batch size diff names by its numbers (TF's dumps of a Keras step).
+	batch := []diff.Cause{{Kind: diff.CauseBatchSize, Summary: "batch size (leading dimension) changed 32 → 4 in 2 parameter(s)"}}
+	by = map[*ledger.Unit][]diff.Cause{units[1]: batch}
+	if sz := sizesOf(units, by); sz == nil || fmt.Sprint(sz.Seen) != "[32 4]" || sz.Pattern != "remainder" || sz.What != "the batch (leading dimension)" {
+		t.Errorf("batch sizes %+v", sz)
+	}
 }
 
 // A program compiled under Keras's fit (on the JAX backend here) gets Keras's remedy for its
-// last partial batch, not the stack's (jnp.pad); one not all under Keras keeps the stack's.
+// last partial batch, not the stack's (jnp.pad), with the batch sizes that divide the samples
+// the fit was given; one not all under Keras keeps the stack's.
 func TestFrontEndAdvice(t *testing.T) {
 	rep := read(t, jaxStep("32,8", "", 64, 1)+jaxStep("4,8", "32,8", 64, 1)+jaxStep("32,8", "4,8", 64, 1)+jaxStep("4,8", "32,8", 64, 1))
 	for _, u := range rep.Modules[0].Compiled() {
-		u.Via = "keras"
+		u.Via = &ledger.Call{FrontEnd: "keras", Method: "fit", Samples: 100, BatchSize: 32}
 	}
 	v := Build(Input{Ledger: rep}).Verdicts[0]
 	if !strings.Contains(v.Action, "batch_size that divides the number of samples") || strings.Contains(v.Action, "jnp.pad") ||
-		!strings.HasPrefix(v.Action, "the last batch of each pass has 4 rows, the others 32") {
+		!strings.HasPrefix(v.Action, "the last batch of each pass has 4 rows, the others 32: of 100 samples; batch_size 25 (4 steps) or 50 (2 steps) divides them") {
 		t.Errorf("under Keras: %q", v.Action)
 	}
-	rep.Modules[0].Compiled()[0].Via = ""
+	if v.Sizes.Samples != 100 || fmt.Sprint(v.Sizes.BatchSizes) != "[25 50]" {
+		t.Errorf("sizes %+v", v.Sizes)
+	}
+	// A call whose remainder is not the one compiled says nothing of its samples.
+	for _, u := range rep.Modules[0].Compiled() {
+		u.Via = &ledger.Call{FrontEnd: "keras", Method: "fit", Samples: 90, BatchSize: 32}
+	}
+	if v := Build(Input{Ledger: rep}).Verdicts[0]; v.Sizes.Samples != 0 || strings.Contains(v.Action, "samples;") {
+		t.Errorf("another call's samples: %q", v.Action)
+	}
+	rep.Modules[0].Compiled()[0].Via = nil
 	if v := Build(Input{Ledger: rep}).Verdicts[0]; !strings.Contains(v.Action, "jnp.pad") {
 		t.Errorf("not all under Keras: %q", v.Action)
+	}
+}
+
+// The divisors proposed are the nearest below and above the batch size, within a factor of 2.
+func TestDivisorsNear(t *testing.T) {
+	for _, c := range []struct {
+		n, b int
+		want string
+	}{{100, 32, "[25 50]"}, {1000, 64, "[50 100]"}, {97, 32, "[]"}, {60000, 128, "[125 150]"}, {20, 32, "[20]"}} {
+		if got := fmt.Sprint(divisorsNear(c.n, c.b)); got != c.want {
+			t.Errorf("divisorsNear(%d, %d) = %s, want %s", c.n, c.b, got, c.want)
+		}
 	}
 }

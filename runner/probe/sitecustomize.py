@@ -74,6 +74,40 @@ def _on_jax(module):
     monitoring.register_event_duration_secs_listener(listener)
 
 
+def _samples(x):
+    """The number of samples in x when it is arrays (or a list or dict of them), else 0 (a
+    dataset or generator: Keras's batches are the dataset's)."""
+    if isinstance(x, dict):
+        x = next(iter(x.values()), None)
+    if isinstance(x, (list, tuple)) and x and hasattr(x[0], "shape"):
+        x = x[0]
+    shape = getattr(x, "shape", None)
+    if shape is not None and len(shape) > 0 and isinstance(shape[0], int):
+        return shape[0]
+    if isinstance(x, list) and x and not hasattr(x[0], "__len__"):
+        return len(x)
+    return 0
+
+
+def _keras_sizes(method, args, kwargs):
+    """The samples and batch size of a fit, evaluate or predict on arrays: what makes its last
+    batch smaller. fit's validation_split keeps its first part for training (Keras fit runs
+    evaluate on the rest, and on validation_data, with a record of its own)."""
+    x = kwargs.get("x", args[0] if args else None)
+    # fit(x, y, batch_size, ...), evaluate(x, y, batch_size, ...), predict(x, batch_size, ...)
+    at = 1 if method == "predict" else 2
+    batch = kwargs.get("batch_size", args[at] if len(args) > at else None)
+    n = _samples(x)
+    if not n:
+        return {}
+    if method == "fit":
+        split = float(kwargs.get("validation_split", 0) or 0)
+        if 0 < split < 1:
+            import math
+            n = int(math.floor(n * (1.0 - split)))
+    return {"samples": n, "batch_size": int(batch) if batch else 32}  # 32: Keras's default for arrays
+
+
 def _on_keras(module):
     model = getattr(module, "Model", None)
     if model is None:
@@ -88,6 +122,7 @@ def _on_keras(module):
                 try:
                     rec = {"framework": "keras", "event": method + "_begin"}
                     rec.update(_user_frame())
+                    rec.update(_keras_sizes(method, args, kwargs))
                     _write(rec)
                 except Exception:
                     pass

@@ -250,8 +250,16 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			}
 		}
 	}
+	kinded := false
 	for _, k := range order {
-		v.Causes = append(v.Causes, *causes[k])
+		kinded = kinded || causes[k].Kind != ""
+	}
+	for _, k := range order {
+		// A framework's words that name no change (PyTorch/XLA's "dynamo is compiling a FX
+		// graph to HLO": what made it compile) are listed only when nothing names one.
+		if c := causes[k]; c.Kind != "" || !kinded {
+			v.Causes = append(v.Causes, *c)
+		}
 	}
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()

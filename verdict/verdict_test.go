@@ -225,3 +225,24 @@ func TestDivisorsNear(t *testing.T) {
 		}
 	}
 }
+
+// A framework's words that name no change are a cause only when nothing names one: beside a
+// batch size the dumps show, JAX's "cache miss explanation unavailable" is not listed.
+func TestWordsWithoutAChange(t *testing.T) {
+	unavailable := strings.Replace(jaxStep("32,8", "32,8", 64, 1), "different input types:\n  * at x, now f32[32,8] and before f32[32,8]",
+		"cache miss explanation unavailable", 1)
+	rep := read(t, jaxStep("32,8", "", 64, 1)+unavailable+jaxStep("24,8", "32,8", 64, 1))
+	us := rep.Modules[0].Compiled()
+	if len(us) != 3 || !strings.Contains(us[1].Why, "unavailable") {
+		t.Fatalf("units %d, why %q", len(us), us[1].Why)
+	}
+	only := Build(Input{Ledger: read(t, jaxStep("32,8", "", 64, 1)+unavailable)}).Verdicts[0]
+	if len(only.Causes) != 1 || only.Causes[0].Kind != "" || !strings.Contains(only.Causes[0].Change, "unavailable") {
+		t.Errorf("the words alone: %+v", only.Causes)
+	}
+	v := Build(Input{Ledger: rep, Dumped: true, Explained: []Explained{{Program: "jit_train_step", Unit: us[2],
+		Causes: []diff.Cause{{Kind: diff.CauseBatchSize, Summary: "batch size (leading dimension) changed 32 → 24 in 1 parameter(s)"}}}}}).Verdicts[0]
+	if len(v.Causes) != 1 || v.Causes[0].Kind != "batch_size" {
+		t.Errorf("beside a batch size: %+v", v.Causes)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"regexp/syntax"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,6 +18,86 @@ import (
 type Quiet struct {
 	Lines     []*regexp.Regexp
 	Continued []bool // per expression: its lines continue on indented lines
+
+	once sync.Once
+	// needs are, per expression, literals one of which a line must contain to match it (nil:
+	// none known); most of a program's lines contain none, and cost a few byte searches.
+	needs [][][]byte
+}
+
+func (q *Quiet) compile() {
+	q.needs = make([][][]byte, len(q.Lines))
+	for i, re := range q.Lines {
+		if strings.HasPrefix(re.String(), "^") {
+			continue // anchored: it fails on a line's first bytes
+		}
+		if tree, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
+			for _, lit := range requiredLiterals(tree.Simplify()) {
+				q.needs[i] = append(q.needs[i], []byte(lit))
+			}
+		}
+	}
+}
+
+// mayMatch says whether line contains one of the literals expression i needs.
+func (q *Quiet) mayMatch(i int, line []byte) bool {
+	if q.needs[i] == nil {
+		return true
+	}
+	for _, lit := range q.needs[i] {
+		if bytes.Contains(line, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// minLiteral is the shortest literal worth searching for before running an expression.
+const minLiteral = 4
+
+// requiredLiterals returns literals one of which every match of re contains, nil when it
+// cannot tell (or a literal would be shorter than minLiteral, and so no cheaper to look for).
+func requiredLiterals(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 || len(string(re.Rune)) < minLiteral {
+			return nil
+		}
+		return []string{string(re.Rune)}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []string
+		for _, sub := range re.Sub { // the child whose shortest literal is the longest
+			if lits := requiredLiterals(sub); lits != nil && (best == nil || shortest(lits) > shortest(best)) {
+				best = lits
+			}
+		}
+		return best
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			lits := requiredLiterals(sub)
+			if lits == nil {
+				return nil
+			}
+			all = append(all, lits...)
+		}
+		return all
+	}
+	return nil
+}
+
+func shortest(lits []string) int {
+	n := len(lits[0])
+	for _, l := range lits[1:] {
+		n = min(n, len(l))
+	}
+	return n
 }
 
 // quiet says whether a whole line is quiet; cont is whether the line before was a quiet line
@@ -24,8 +106,9 @@ func (q *Quiet) quiet(line []byte, cont bool) (bool, bool) {
 	if cont && len(line) > 2 && line[0] == ' ' && line[1] == ' ' {
 		return true, true
 	}
+	q.once.Do(q.compile)
 	for i, re := range q.Lines {
-		if re.Match(line) {
+		if q.mayMatch(i, line) && re.Match(line) {
 			return true, q.Continued[i]
 		}
 	}
@@ -37,6 +120,7 @@ func (q *Quiet) quiet(line []byte, cont bool) (bool, bool) {
 // 1.1589I0000 00:00:1795514674.274491 …"): where it starts, or -1. A record starts at a capital
 // letter after a character that cannot end a word, or after a colour code.
 func (q *Quiet) gluedAt(line []byte) int {
+	q.once.Do(q.compile)
 	for i := 1; i < len(line); i++ {
 		if c := line[i]; c < 'A' || c > 'Z' {
 			continue
@@ -47,7 +131,9 @@ func (q *Quiet) gluedAt(line []byte) int {
 			}
 		}
 		for _, re := range q.Lines {
-			if re.Match(line[i:]) {
+			// An expression not anchored at the line's start already failed on the whole line,
+			// so on every part of it: only anchored ones are tried, each a few bytes' work.
+			if strings.HasPrefix(re.String(), "^") && re.Match(line[i:]) {
 				return i
 			}
 		}

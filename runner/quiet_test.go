@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,5 +93,31 @@ func TestQuietBlankLines(t *testing.T) {
 	qw.Close()
 	if got, want := screen.String(), "a\n\nComputation\nb\n\n"; got != want {
 		t.Errorf("terminal %q, want %q", got, want)
+	}
+}
+
+// BenchmarkQuietWriter passes a program's output through the quiet filter of every stack's
+// settings: ordinary lines, and long lines full of capitals after spaces (each a place a glued
+// record could start), the worst case of gluedAt.
+func BenchmarkQuietWriter(b *testing.B) {
+	settings, _ := Evidence(FrameworkAuto, DumpNone, "", nil, nil)
+	q := QuietOf(settings)
+	for _, c := range []struct {
+		name string
+		line string
+	}{
+		{"ordinary", "Epoch 3/10 step 120 loss 0.5342 accuracy 0.87 Learning Rate 0.001\n"},
+		{"capitals", strings.Repeat("A B C D E F G H ", 4000) + "\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			qw := newQuietWriter(io.Discard, q)
+			data := []byte(strings.Repeat(c.line, max(1, 64<<10/len(c.line))))
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				qw.Write(data)
+			}
+			qw.Close()
+		})
 	}
 }

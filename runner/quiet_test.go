@@ -1,8 +1,13 @@
 package runner
 
 import (
+	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +124,63 @@ func BenchmarkQuietWriter(b *testing.B) {
 			}
 			qw.Close()
 		})
+	}
+}
+
+// The literals the filter looks for before running an expression are in every line the
+// expression matches: over every line of the example runs, the filter with them and without
+// them says the same. And they are found where they exist.
+func TestRequiredLiteralsAreRequired(t *testing.T) {
+	settings, _ := Evidence(FrameworkAuto, DumpNone, "", nil, nil)
+	q := QuietOf(settings)
+	q.once.Do(q.compile)
+	withLiterals := 0
+	for _, n := range q.needs {
+		if n != nil {
+			withLiterals++
+		}
+	}
+	if withLiterals < 4 {
+		t.Errorf("only %d of %d expressions have literals to look for: %q", withLiterals, len(q.Lines), q.needs)
+	}
+	logs, _ := filepath.Glob("../testdata/runs/*/*/run.log")
+	if len(logs) < 40 {
+		t.Fatalf("%d example runs", len(logs))
+	}
+	matched := 0
+	for _, p := range logs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range bytes.Split(b, []byte("\n")) {
+			for _, seg := range bytes.Split(line, []byte("\r")) {
+				for i, re := range q.Lines {
+					if re.Match(seg) {
+						matched++
+						if !q.mayMatch(i, seg) {
+							t.Errorf("%s:%d: %s matches, but no literal of %q is in %q", p, n+1, re, q.needs[i], seg)
+						}
+					}
+				}
+			}
+		}
+	}
+	if matched < 1000 {
+		t.Errorf("only %d lines matched: the check says little", matched)
+	}
+	for src, want := range map[string]string{
+		`TRACING CACHE MISS at |PERSISTENT COMPILATION CACHE MISS for `:   `[TRACING CACHE MISS at  PERSISTENT COMPILATION CACHE MISS for ]`,
+		`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `: `[device_compil]`,
+		`Compiling \S+ (?:\(\d+\) )?for args|x+`:                          `[]`,
+		`(?i)compiling`:                                                   `[]`,
+	} {
+		tree, err := syntax.Parse(src, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(requiredLiterals(tree.Simplify())); got != want {
+			t.Errorf("requiredLiterals(%s) = %s, want %s", src, got, want)
+		}
 	}
 }

@@ -100,7 +100,8 @@ func TestProbeKerasSizes(t *testing.T) {
 			"m.fit(x=Arr(100), y=Arr(100), validation_split=0.2)\n" +
 			"m.evaluate(Arr(30), Arr(30), 8)\n" +
 			"m.predict(iter([1, 2]))\n" +
-			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n",
+			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n" +
+			"m.predict(Arr(5), batch_size='many')\n",
 	} {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -123,7 +124,7 @@ func TestProbeKerasSizes(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s %d/%d", r.Event, r.Samples, r.BatchSize))
 		}
 	}
-	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4"; strings.Join(got, ",") != want {
+	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4,predict_begin 0/0"; strings.Join(got, ",") != want {
 		t.Errorf("records %s, want %s", strings.Join(got, ","), want)
 	}
 }

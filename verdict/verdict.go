@@ -653,9 +653,15 @@ func (s *Sizes) fit(call *ledger.Call) {
 	s.Samples, s.BatchSizes = call.Samples, divisorsNear(call.Samples, large)
 }
 
+// maxBatch bounds the batch sizes divisorsNear searches around (its work is linear in them).
+const maxBatch = 1 << 20
+
 // divisorsNear are the divisors of n nearest b from below and from above, within a factor of 2
 // of it, in increasing order.
 func divisorsNear(n, b int) []int {
+	if b > maxBatch {
+		return nil // no batch of a real run: a log's claim is not searched through
+	}
 	var out []int
 	for d := b - 1; d >= max(2, (b+1)/2); d-- {
 		if n%d == 0 {

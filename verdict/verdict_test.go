@@ -219,7 +219,7 @@ func TestDivisorsNear(t *testing.T) {
 	for _, c := range []struct {
 		n, b int
 		want string
-	}{{100, 32, "[25 50]"}, {1000, 64, "[50 100]"}, {97, 32, "[]"}, {60000, 128, "[125 150]"}, {20, 32, "[20]"}} {
+	}{{100, 32, "[25 50]"}, {1000, 64, "[50 100]"}, {97, 32, "[]"}, {60000, 128, "[125 150]"}, {20, 32, "[20]"}, {1 << 62, 1 << 40, "[]"}} {
 		if got := fmt.Sprint(divisorsNear(c.n, c.b)); got != c.want {
 			t.Errorf("divisorsNear(%d, %d) = %s, want %s", c.n, c.b, got, c.want)
 		}

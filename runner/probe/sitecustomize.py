@@ -122,7 +122,10 @@ def _on_keras(module):
                 try:
                     rec = {"framework": "keras", "event": method + "_begin"}
                     rec.update(_user_frame())
-                    rec.update(_keras_sizes(method, args, kwargs))
+                    try:
+                        rec.update(_keras_sizes(method, args, kwargs))
+                    except Exception:
+                        pass  # the line is still worth writing
                     _write(rec)
                 except Exception:
                     pass

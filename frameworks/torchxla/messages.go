@@ -262,6 +262,11 @@ func flush(c *logscan.Context) {
 	}
 	if p.ev.Module == "" {
 		p.ev.Module = p.ev.Path
+		if p.ev.Module != "" && strings.HasPrefix(p.ev.Reason, "torch_xla.sync when dynamo processing input graphs") {
+			// the inputs dynamo's function is given, still to be computed on the device (a
+			// tensor made there: torch.ones(n, 8, device=...)): a program of their own
+			p.ev.Module = inputsOf(p.ev.Module)
+		}
 	}
 	if !strings.HasPrefix(p.ev.Reason, "dynamo is compiling") {
 		// the first frame of the program's own is where it compiled (a torch_xla.sync, a
@@ -302,6 +307,15 @@ func post(c *logscan.Context, body string) {
 // the file's base name.
 func frameName(file, line, fn string) string {
 	return path.Base(file) + ":" + line + " (" + fn + ")"
+}
+
+// inputsOf names the graph that computes the inputs of dynamo's function named frame:
+// "dyn.py:5 (forward)" → "dyn.py:5 (inputs of forward)".
+func inputsOf(frame string) string {
+	if i := strings.LastIndex(frame, " ("); i >= 0 && strings.HasSuffix(frame, ")") {
+		return frame[:i] + " (inputs of " + frame[i+2:]
+	}
+	return frame + " (inputs)"
 }
 
 // flushRecompile emits dynamo's record that it compiles a function again, with the guard

@@ -90,6 +90,14 @@ func TestDynamo(t *testing.T) {
 			strings.Replace(start, "N", "1", 1) + strings.Replace(block, "HASH", "bb", 1),
 			[]string{"trace model.py:6 (forward)", "compile_begin model.py:6 (forward) aa", "retrace model.py:6 (forward) tensor 'x' size mismatch at index 1. expected 16, actual 24 true",
 				"trace model.py:6 (forward)", "compile_begin model.py:6 (forward) bb"}},
+		// The inputs dynamo's function is given, made on the device: a graph of their own, the
+		// function's frame among its frames.
+		{"inputs made on the device", strings.Replace(start, "N", "0", 1) + strings.NewReplacer("HASH", "ii",
+			"dynamo is compiling a FX graph to HLO", "torch_xla.sync when dynamo processing input graphs",
+			"extract_graph_helper (/v/lib/python3.11/site-packages/torch_xla/_dynamo/dynamo_bridge.py:432)",
+			"sync (/v/lib/python3.11/site-packages/torch_xla/torch_xla.py:87)\nCompilation Analysis:   forward (/w/model.py:6)").Replace(block) +
+			strings.Replace(block, "HASH", "aa", 1),
+			[]string{"trace model.py:6 (forward)", "compile_begin model.py:6 (inputs of forward) ii", "compile_begin model.py:6 (forward) aa"}},
 		{"recompiles only", strings.Replace(block, "HASH", "aa", 1) + recompile + strings.Replace(block, "HASH", "bb", 1),
 			[]string{"compile_begin  aa", "retrace model.py:6 (forward) tensor 'x' size mismatch at index 1. expected 16, actual 24 true",
 				"compile_begin model.py:6 (forward) bb"}},

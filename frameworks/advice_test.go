@@ -1,0 +1,33 @@
+package frameworks_test
+
+import (
+	"testing"
+
+	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/keras"
+	"github.com/recomp/recomp/verdict"
+)
+
+// Advice by cause is keyed by the cause kinds diff names (and the verdict's function_rebuilt,
+// which only a framework's words show): a key no cause has would never be said. The front ends are found by the name the probe's records give.
+func TestAdviceKeysAreCauseKinds(t *testing.T) {
+	check := func(who string, causes map[string]string) {
+		for kind, adv := range causes {
+			if diff.AdviceFor(diff.CauseKind(kind)) == "" && kind != verdict.KindFunctionRebuilt || adv == "" {
+				t.Errorf("%s: advice for %q, which is no cause kind (or says nothing)", who, kind)
+			}
+		}
+	}
+	for _, f := range frameworks.All() {
+		check(f.Name, f.Advice.Causes)
+	}
+	fe := frameworks.FrontEnd(keras.Name)
+	if fe == nil || len(fe.Causes) == 0 {
+		t.Fatalf("no front end %q", keras.Name)
+	}
+	check(fe.Name, fe.Causes)
+	if frameworks.FrontEnd("") != nil || frameworks.FrontEnd("jax") != nil {
+		t.Error("a stack or nothing is taken for a front end")
+	}
+}

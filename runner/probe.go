@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -92,7 +93,8 @@ func unixTime(t float64) time.Time {
 const maxProbeRecords = 1 << 20
 
 // ReadProbe reads what the probe wrote in a run folder: nil, nil when it wrote nothing. Lines
-// that are not records (a run cut while writing one) are skipped.
+// that are not records (a run cut while writing one, a line over 1 MiB) are skipped: the
+// others still count.
 func ReadProbe(dir string) ([]ProbeRecord, error) {
 	f, err := os.Open(filepath.Join(dir, ProbeName))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -103,13 +105,36 @@ func ReadProbe(dir string) ([]ProbeRecord, error) {
 	}
 	defer f.Close()
 	var out []ProbeRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() && len(out) < maxProbeRecords {
-		var r ProbeRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Event != "" {
-			out = append(out, r)
+	br := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	skip := false // the line is over maxProbeLine: the rest of it is dropped too
+	for len(out) < maxProbeRecords {
+		chunk, err := br.ReadSlice('\n')
+		if !skip && len(line)+len(chunk) > maxProbeLine {
+			skip, line = true, line[:0]
+		}
+		if !skip {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if !skip && len(line) > 0 {
+			var r ProbeRecord
+			if json.Unmarshal(line, &r) == nil && r.Event != "" {
+				out = append(out, r)
+			}
+		}
+		line, skip = line[:0], false
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
 		}
 	}
-	return out, sc.Err()
+	return out, nil
 }
+
+// maxProbeLine bounds one record: the probe writes a few hundred bytes a line.
+const maxProbeLine = 1 << 20

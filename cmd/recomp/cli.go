@@ -15,6 +15,7 @@ import (
 	"github.com/recomp/recomp/internal/textutil"
 	buildversion "github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
 )
 
 // Exit codes, the same for every command.
@@ -201,11 +202,7 @@ func useColor(w io.Writer) bool {
 		return false
 	}
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && runner.IsTerminal(f) // /dev/null is a character device, not a terminal
 }
 
 // outputFlag is the --format flag of every command; the formats a command writes are

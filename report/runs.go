@@ -52,14 +52,6 @@ func sideLine(s RunSide) string {
 	return strings.Join(parts, "; ")
 }
 
-// quoteLine is where a framework said it, and what.
-func (v *ProgramVerdict) quoteLine() string {
-	if v.Quote == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d: %s", filepath.Base(v.Quote.File), v.Quote.Line, v.Quote.Text)
-}
-
 func (v *ProgramVerdict) savedText() string {
 	switch v.SavedFrom {
 	case "log":

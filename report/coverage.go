@@ -106,18 +106,10 @@ func CoverageDocument(c *Coverage) *CoverageJSON {
 	}
 	for _, u := range c.Uncovered {
 		uj := UncoveredJSON{Program: u.Program, Module: u.Module, Signature: u.Signature, Args: u.Args, Hash: u.Hash, File: u.File, Line: u.Line,
-			Seconds: seconds(u.Duration), PadTo: u.PadTo, Summary: u.Summary}
-		if u.Step >= 0 {
-			s := u.Step
-			uj.Step = &s
-		}
+			Step: stepRef(u.Step), Seconds: seconds(u.Duration), PadTo: u.PadTo, Cause: causeRef(u.Cause), Summary: u.Summary}
 		if u.Nearest != nil {
 			v := variantDocument(u.Nearest)
 			uj.Nearest = &v
-		}
-		if c := u.Cause; c != nil {
-			cj := causeJSON(*c)
-			uj.Cause = &cj
 		}
 		doc.Uncovered = append(doc.Uncovered, uj)
 	}

@@ -276,6 +276,32 @@ func causeJSON(c diff.Cause) CauseJSON {
 	return CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice, ExpectedOnce: c.Once}
 }
 
+// causeRef is the JSON of a cause a model may lack (nil for none).
+func causeRef(c *diff.Cause) *CauseJSON {
+	if c == nil {
+		return nil
+	}
+	cj := causeJSON(*c)
+	return &cj
+}
+
+// pairRef is the JSON of a compared pair a model may lack (nil for none).
+func pairRef(p *DiffPair) *PairJSON {
+	if p == nil {
+		return nil
+	}
+	pj := pairDocument(p)
+	return &pj
+}
+
+// stepRef is a training step in JSON: null when no line names one (-1).
+func stepRef(step int) *int {
+	if step < 0 {
+		return nil
+	}
+	return &step
+}
+
 type FamilyJSON struct {
 	Family          string   `json:"family"`
 	Files           []string `json:"files"`

@@ -167,15 +167,7 @@ func eventTime(ev logscan.Event) string {
 func ScanDocument(s *Scan) ScanJSON {
 	rep := s.Ledger
 	doc := ScanJSON{Version: JSONVersion, Processes: rep.Processes, EventCount: s.EventCount,
-		Inputs: []InputJSON{}, Modules: []ModuleJSON{}, Events: []EventJSON{}, Findings: []FindingJSON{}}
-	for _, in := range s.Inputs {
-		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
-			Warnings: []WarningJSON{}, ReadError: in.ReadError}
-		for _, w := range in.Warnings {
-			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
-		}
-		doc.Inputs = append(doc.Inputs, ij)
-	}
+		Inputs: inputsDocument(s), Modules: []ModuleJSON{}, Events: []EventJSON{}, Findings: []FindingJSON{}}
 	for _, ev := range s.Events {
 		doc.Events = append(doc.Events, EventJSON{Kind: string(ev.Kind), Producer: string(ev.Producer), File: ev.File, Line: ev.Line,
 			Time: eventTime(ev), Module: ev.Module, Hash: ev.Hash, Path: ev.Path, DurationMS: ev.Duration.Milliseconds(),
@@ -201,6 +193,20 @@ func ScanDocument(s *Scan) ScanJSON {
 	}
 	doc.Verdict = VerdictDocument(s.Verdict)
 	return doc
+}
+
+// inputsDocument is the inputs of a scan: each log with its size and warnings.
+func inputsDocument(s *Scan) []InputJSON {
+	out := []InputJSON{}
+	for _, in := range s.Inputs {
+		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
+			Warnings: []WarningJSON{}, ReadError: in.ReadError}
+		for _, w := range in.Warnings {
+			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
+		}
+		out = append(out, ij)
+	}
+	return out
 }
 
 // GateDocument is the gate object of guard's JSON document.

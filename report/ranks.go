@@ -202,7 +202,7 @@ func RanksDocument(r *Ranks) RanksJSON {
 			RanksWithClock: s.RanksWithClock}
 	}
 	if r.Scan != nil {
-		doc.Inputs = ScanDocument(r.Scan).Inputs
+		doc.Inputs = inputsDocument(r.Scan)
 	}
 	return doc
 }

@@ -85,8 +85,7 @@ func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
 		if variants[k] != nil {
 			continue
 		}
-		v := &report.WarmupVariant{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
-			File: u.File, Line: u.Line}
+		v := &report.WarmupVariant{Request: request(u)}
 		variants[k] = v
 		c.Variants = append(c.Variants, v)
 	}
@@ -124,8 +123,7 @@ func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
 		steps[f] = stepsAfter(f, ls, st)
 	}
 	for _, u := range late {
-		x := &report.Uncovered{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
-			File: u.File, Line: u.Line, Step: -1, Duration: u.Duration}
+		x := &report.Uncovered{Request: request(u), Step: -1, Duration: u.Duration}
 		if s, ok := steps[u.File][u.LastLine]; ok {
 			x.Step = s
 		}
@@ -138,6 +136,12 @@ func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
 // nearest finds the warm-up variant of the program an uncovered compilation is closest to: the
 // smallest one its inputs could be padded to, else the one whose arguments differ by fewest
 // elements; and names the cause against it.
+// request is a unit as the coverage names it.
+func request(u *ledger.Unit) report.Request {
+	return report.Request{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
+		File: u.File, Line: u.Line}
+}
+
 func nearest(x *report.Uncovered, u *ledger.Unit, vs []*report.WarmupVariant) {
 	var same []*report.WarmupVariant
 	for _, v := range vs {

@@ -38,7 +38,7 @@ func (u *Uncovered) stepText() string {
 	return fmt.Sprintf(" (step %d)", u.Step)
 }
 
-func (v *WarmupVariant) label() string {
+func (v *Request) label() string {
 	if v.Args != "" {
 		return v.Program + " " + v.Args
 	}
@@ -63,23 +63,9 @@ type CoverageJSON struct {
 	Notes     []string        `json:"notes"`
 }
 
-type UncoveredJSON struct {
-	Program   string       `json:"program"`
-	Module    string       `json:"module"`
-	Signature string       `json:"signature,omitempty"`
-	Args      string       `json:"args,omitempty"`
-	Hash      string       `json:"hash,omitempty"`
-	File      string       `json:"file"`
-	Line      int          `json:"line"`
-	Step      *int         `json:"step"`
-	Seconds   float64      `json:"seconds"`
-	Nearest   *VariantJSON `json:"nearest"`
-	PadTo     bool         `json:"pad_to"`
-	Cause     *CauseJSON   `json:"cause,omitempty"`
-	Summary   string       `json:"summary"`
-}
-
-type VariantJSON struct {
+// RequestJSON is a compile request's program, arguments and line (its fields are those of the
+// objects it is embedded in).
+type RequestJSON struct {
 	Program   string `json:"program"`
 	Module    string `json:"module"`
 	Signature string `json:"signature,omitempty"`
@@ -87,11 +73,25 @@ type VariantJSON struct {
 	Hash      string `json:"hash,omitempty"`
 	File      string `json:"file"`
 	Line      int    `json:"line"`
-	Uses      int    `json:"uses"`
+}
+
+type UncoveredJSON struct {
+	RequestJSON
+	Step    *int         `json:"step"`
+	Seconds float64      `json:"seconds"`
+	Nearest *VariantJSON `json:"nearest"`
+	PadTo   bool         `json:"pad_to"`
+	Cause   *CauseJSON   `json:"cause,omitempty"`
+	Summary string       `json:"summary"`
+}
+
+type VariantJSON struct {
+	RequestJSON
+	Uses int `json:"uses"`
 }
 
 func variantDocument(v *WarmupVariant) VariantJSON {
-	return VariantJSON{Program: v.Program, Module: v.Module, Signature: v.Signature, Args: v.Args, Hash: v.Hash, File: v.File, Line: v.Line, Uses: v.Uses}
+	return VariantJSON{RequestJSON: RequestJSON(v.Request), Uses: v.Uses}
 }
 
 // CoverageDocument is the JSON of a coverage.
@@ -105,19 +105,10 @@ func CoverageDocument(c *Coverage) *CoverageJSON {
 		doc.Variants = append(doc.Variants, variantDocument(v))
 	}
 	for _, u := range c.Uncovered {
-		uj := UncoveredJSON{Program: u.Program, Module: u.Module, Signature: u.Signature, Args: u.Args, Hash: u.Hash, File: u.File, Line: u.Line,
-			Seconds: seconds(u.Duration), PadTo: u.PadTo, Summary: u.Summary}
-		if u.Step >= 0 {
-			s := u.Step
-			uj.Step = &s
-		}
+		uj := UncoveredJSON{RequestJSON: RequestJSON(u.Request), Step: stepRef(u.Step), Seconds: seconds(u.Duration), PadTo: u.PadTo, Cause: causeRef(u.Cause), Summary: u.Summary}
 		if u.Nearest != nil {
 			v := variantDocument(u.Nearest)
 			uj.Nearest = &v
-		}
-		if c := u.Cause; c != nil {
-			cj := causeJSON(*c)
-			uj.Cause = &cj
 		}
 		doc.Uncovered = append(doc.Uncovered, uj)
 	}

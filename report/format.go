@@ -2,18 +2,19 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 )
 
 // dur prints a duration the same way in every format.
 func dur(d time.Duration) string { return ledger.FormatDuration(d) }
+
+// durSeconds prints float seconds (a manifest's, the timeline's axis) as dur does.
+func durSeconds(s float64) string { return dur(time.Duration(s * float64(time.Second))) }
 
 // seconds is a duration in the float seconds of JSON, rounded to milliseconds.
 func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
@@ -132,14 +133,3 @@ func ShellQuote(s string) string {
 	b.WriteString("'")
 	return b.String()
 }
-
-func sortedKinds(m map[diff.ChangeKind]int) []diff.ChangeKind {
-	keys := make([]diff.ChangeKind, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func sortStrings(xs []string) { slices.Sort(xs) }

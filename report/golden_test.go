@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/recomp/recomp/explain"
@@ -87,6 +89,31 @@ func TestGoldens(t *testing.T) {
 			if !bytes.Equal(b.Bytes(), want) {
 				t.Errorf("%s %s differs from %s (go test ./report -run TestGoldens -update rewrites it):\n%s", c.name, f, golden, b.String())
 			}
+		}
+	}
+}
+
+// TestGoldenPagesSelfContained backs README's "one self-contained page (no network)": no golden
+// page loads anything (a script, a style sheet, an image, a font, a frame) or names an address
+// other than the SVG namespace.
+func TestGoldenPagesSelfContained(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("testdata", "golden", "*.html"))
+	if err != nil || len(pages) < 4 {
+		t.Fatalf("golden pages: %v %v", pages, err)
+	}
+	fetches := regexp.MustCompile(`(?i)\b(src|href|action|srcset)\s*=|<link\b|<iframe\b|<object\b|<embed\b|@import|url\(`)
+	addresses := regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}`)
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := strings.ReplaceAll(string(b), `xmlns="http://www.w3.org/2000/svg"`, "")
+		if m := fetches.FindString(page); m != "" {
+			t.Errorf("%s loads something: %q", p, m)
+		}
+		if m := addresses.FindString(page); m != "" {
+			t.Errorf("%s names an address: %q", p, m)
 		}
 	}
 }

@@ -378,7 +378,7 @@ func drawTimeline(marks []timelineMark, mods []*ledger.Module, loadsRow bool, ax
 	}
 	axis := fmt.Sprintf("log lines %.0f – %.0f", lo, hi)
 	if ax.useTime {
-		axis = fmt.Sprintf("0 – %s from the first compilation", dur(time.Duration((hi-lo)*float64(time.Second))))
+		axis = fmt.Sprintf("0 – %s from the first compilation", durSeconds(hi-lo))
 	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s · blue: compilation, red: compiled after warm-up, green: cache hit, grey: executable load</text></svg>`,
 		left, height-6, escHTML(axis))

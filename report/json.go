@@ -167,15 +167,7 @@ func eventTime(ev logscan.Event) string {
 func ScanDocument(s *Scan) ScanJSON {
 	rep := s.Ledger
 	doc := ScanJSON{Version: JSONVersion, Processes: rep.Processes, EventCount: s.EventCount,
-		Inputs: []InputJSON{}, Modules: []ModuleJSON{}, Events: []EventJSON{}, Findings: []FindingJSON{}}
-	for _, in := range s.Inputs {
-		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
-			Warnings: []WarningJSON{}, ReadError: in.ReadError}
-		for _, w := range in.Warnings {
-			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
-		}
-		doc.Inputs = append(doc.Inputs, ij)
-	}
+		Inputs: inputsDocument(s), Modules: []ModuleJSON{}, Events: []EventJSON{}, Findings: []FindingJSON{}}
 	for _, ev := range s.Events {
 		doc.Events = append(doc.Events, EventJSON{Kind: string(ev.Kind), Producer: string(ev.Producer), File: ev.File, Line: ev.Line,
 			Time: eventTime(ev), Module: ev.Module, Hash: ev.Hash, Path: ev.Path, DurationMS: ev.Duration.Milliseconds(),
@@ -201,6 +193,20 @@ func ScanDocument(s *Scan) ScanJSON {
 	}
 	doc.Verdict = VerdictDocument(s.Verdict)
 	return doc
+}
+
+// inputsDocument is the inputs of a scan: each log with its size and warnings.
+func inputsDocument(s *Scan) []InputJSON {
+	out := []InputJSON{}
+	for _, in := range s.Inputs {
+		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
+			Warnings: []WarningJSON{}, ReadError: in.ReadError}
+		for _, w := range in.Warnings {
+			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
+		}
+		out = append(out, ij)
+	}
+	return out
 }
 
 // GateDocument is the gate object of guard's JSON document.
@@ -274,6 +280,32 @@ type CauseJSON struct {
 
 func causeJSON(c diff.Cause) CauseJSON {
 	return CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice, ExpectedOnce: c.Once}
+}
+
+// causeRef is the JSON of a cause a model may lack (nil for none).
+func causeRef(c *diff.Cause) *CauseJSON {
+	if c == nil {
+		return nil
+	}
+	cj := causeJSON(*c)
+	return &cj
+}
+
+// pairRef is the JSON of a compared pair a model may lack (nil for none).
+func pairRef(p *DiffPair) *PairJSON {
+	if p == nil {
+		return nil
+	}
+	pj := pairDocument(p)
+	return &pj
+}
+
+// stepRef is a training step in JSON: null when no line names one (-1).
+func stepRef(step int) *int {
+	if step < 0 {
+		return nil
+	}
+	return &step
 }
 
 type FamilyJSON struct {

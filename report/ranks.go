@@ -165,22 +165,9 @@ func divergenceDocument(d *Divergence) *DivergenceJSON {
 	if d == nil {
 		return nil
 	}
-	dj := &DivergenceJSON{Rank: d.Rank, Kind: string(d.Kind), Request: d.Index, Program: d.Program, Module: d.Module, Variant: d.Variant,
-		MajorityVariant: d.Majority, Args: d.Args, MajorityArgs: d.MajorityArgs, Compiled: d.Compiled, File: d.File, Line: d.Line,
-		Summary: d.Summary, CauseFrom: d.CauseFrom}
-	if d.Step >= 0 {
-		s := d.Step
-		dj.Step = &s
-	}
-	if c := d.Cause; c != nil {
-		cj := causeJSON(*c)
-		dj.Cause = &cj
-	}
-	if d.Pair != nil {
-		p := pairDocument(d.Pair)
-		dj.Pair = &p
-	}
-	return dj
+	return &DivergenceJSON{Rank: d.Rank, Kind: string(d.Kind), Request: d.Index, Step: stepRef(d.Step), Program: d.Program, Module: d.Module,
+		Variant: d.Variant, MajorityVariant: d.Majority, Args: d.Args, MajorityArgs: d.MajorityArgs, Compiled: d.Compiled, File: d.File,
+		Line: d.Line, Summary: d.Summary, Cause: causeRef(d.Cause), CauseFrom: d.CauseFrom, Pair: pairRef(d.Pair)}
 }
 
 // RanksDocument is the JSON document of recomp ranks.
@@ -215,7 +202,7 @@ func RanksDocument(r *Ranks) RanksJSON {
 			RanksWithClock: s.RanksWithClock}
 	}
 	if r.Scan != nil {
-		doc.Inputs = ScanDocument(r.Scan).Inputs
+		doc.Inputs = inputsDocument(r.Scan)
 	}
 	return doc
 }

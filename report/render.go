@@ -33,7 +33,7 @@ type Style struct {
 	Root  string
 }
 
-// Report is one of the report models: *Scan, *Guard, *Diff, *Cache, *Run.
+// Report is one of the report models: *Scan, *Guard, *Diff, *Cache, *Run, *RunsDiff, *Ranks.
 type Report interface{ command() string }
 
 func (*Scan) command() string  { return "scan" }
@@ -44,8 +44,10 @@ func (d *Diff) command() string {
 	}
 	return d.Command
 }
-func (*Cache) command() string { return "cache" }
-func (*Run) command() string   { return "run" }
+func (*Cache) command() string    { return "cache" }
+func (*Run) command() string      { return "run" }
+func (*RunsDiff) command() string { return "diff" }
+func (*Ranks) command() string    { return "ranks" }
 
 // layout is one output format: the reports it lays out (by command) and how it writes one.
 type layout struct {

@@ -2,8 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
-	"time"
 )
 
 // The report of recomp run in each format: the run's own facts first (command, exit, wall
@@ -12,7 +13,7 @@ import (
 
 func runHeadline(r *Run) string {
 	m := r.Manifest
-	s := fmt.Sprintf("%s exited %d after %s", shorten(strings.Join(m.Command, " "), 120), m.ExitCode, dur(time.Duration(m.WallSeconds*float64(time.Second))))
+	s := fmt.Sprintf("%s exited %d after %s", shorten(strings.Join(m.Command, " "), 120), m.ExitCode, durSeconds(m.WallSeconds))
 	if m.Signal != "" {
 		s += " (" + m.Signal + ")"
 	}
@@ -24,35 +25,26 @@ func runFacts(r *Run) []string {
 	var out []string
 	if f := r.CompileFraction(); f > 0 && (r.Scan.Verdict == nil || r.Scan.Verdict.Compile == 0) {
 		out = append(out, fmt.Sprintf("compiling: %s of %s (%.1f%%)", dur(r.Scan.Ledger.Summary.CompileTime),
-			dur(time.Duration(m.WallSeconds*float64(time.Second))), 100*f))
+			durSeconds(m.WallSeconds), 100*f))
 	}
 	if m.HeldOpen {
 		out = append(out, fmt.Sprintf("a process the command started kept its output open: recomp stopped reading %s after the command exited, and what it printed later is not in run.log",
-			dur(time.Duration(m.GraceSeconds*float64(time.Second)))))
+			durSeconds(m.GraceSeconds)))
 	}
 	if m.FirstStepSeconds >= 0 {
-		out = append(out, fmt.Sprintf("first step %s after the start", dur(time.Duration(m.FirstStepSeconds*float64(time.Second)))))
+		out = append(out, fmt.Sprintf("first step %s after the start", durSeconds(m.FirstStepSeconds)))
 	}
 	for _, c := range m.Caches {
 		out = append(out, fmt.Sprintf("cache %s: %d entries before, %d after, %d added", c.Dir, c.Before, c.After, c.AddedCount))
 	}
 	var vs []string
-	for _, k := range sortedStrings(m.Versions) {
+	for _, k := range slices.Sorted(maps.Keys(m.Versions)) {
 		vs = append(vs, k+" "+m.Versions[k])
 	}
 	if len(vs) > 0 {
 		out = append(out, "versions: "+strings.Join(vs, ", "))
 	}
 	return out
-}
-
-func sortedStrings(m map[string]string) []string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
 }
 
 // RunJSON is the document of recomp run (report.json in the run folder).

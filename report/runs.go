@@ -52,14 +52,6 @@ func sideLine(s RunSide) string {
 	return strings.Join(parts, "; ")
 }
 
-// quoteLine is where a framework said it, and what.
-func (v *ProgramVerdict) quoteLine() string {
-	if v.Quote == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d: %s", filepath.Base(v.Quote.File), v.Quote.Line, v.Quote.Text)
-}
-
 func (v *ProgramVerdict) savedText() string {
 	switch v.SavedFrom {
 	case "log":
@@ -163,22 +155,14 @@ func RunsDiffDocument(r *RunsDiff) RunsDiffJSON {
 	for _, v := range r.Programs {
 		pj := ProgramJSON{Program: v.Program, Module: v.Module, Signature: v.Signature, Args: v.Args, File: v.File, Line: v.Line, Served: v.Served,
 			SavedFrom: v.SavedFrom, KeyA: v.KeyA, KeyB: v.KeyB, CounterpartFile: v.CounterpartFile, CounterpartLine: v.CounterpartLine,
-			Reason: string(v.Reason), Summary: v.Summary, Component: v.Component, Changed: nonNil(v.Changed), CauseFrom: v.CauseFrom,
-			Advice: v.Advice}
+			Reason: string(v.Reason), Summary: v.Summary, Component: v.Component, Changed: nonNil(v.Changed), Cause: causeRef(v.Cause),
+			CauseFrom: v.CauseFrom, Pair: pairRef(v.Pair), Advice: v.Advice}
 		if v.Served && v.SavedFrom != "" {
 			s := seconds(v.Saved)
 			pj.SavedSeconds = &s
 		}
 		if v.Quote != nil {
 			pj.Quote = &QuoteJSON{Producer: string(v.Quote.Producer), File: v.Quote.File, Line: v.Quote.Line, Text: v.Quote.Text}
-		}
-		if v.Cause != nil {
-			cj := causeJSON(*v.Cause)
-			pj.Cause = &cj
-		}
-		if v.Pair != nil {
-			p := pairDocument(v.Pair)
-			pj.Pair = &p
 		}
 		doc.Programs = append(doc.Programs, pj)
 	}

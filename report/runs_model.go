@@ -230,8 +230,8 @@ type Ranks struct {
 // Consistent reports whether every rank made the same requests.
 func (r *Ranks) Consistent() bool { return len(r.Divergences) == 0 }
 
-// WarmupVariant is one program and shape the warm-up compiled (or got from a cache).
-type WarmupVariant struct {
+// Request is a compile request held against the warm-up: its program and shape, and its line.
+type Request struct {
 	Program   string
 	Module    string
 	Signature string
@@ -239,6 +239,11 @@ type WarmupVariant struct {
 	Hash      string
 	File      string
 	Line      int
+}
+
+// WarmupVariant is one program and shape the warm-up compiled (or got from a cache).
+type WarmupVariant struct {
+	Request
 	// Uses counts the run-time requests seen to use it (compiled again, a cache hit); see
 	// Coverage.UseKnown.
 	Uses int
@@ -246,15 +251,9 @@ type WarmupVariant struct {
 
 // Uncovered is a run-time compilation no warm-up variant covers.
 type Uncovered struct {
-	Program   string
-	Module    string
-	Signature string
-	Args      string // the signature written short
-	Hash      string
-	File      string
-	Line      int
-	Step      int // -1 when no line after it names a step
-	Duration  time.Duration
+	Request
+	Step     int // -1 when no line after it names a step
+	Duration time.Duration
 	// Nearest is the warm-up variant of the program closest to it (nil when the warm-up never
 	// compiled the program); PadTo says the nearest is one the inputs could be padded to.
 	Nearest *WarmupVariant

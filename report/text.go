@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -139,7 +141,7 @@ func kindCounts(r *diff.Result) string {
 		}
 	}
 	var parts []string
-	for _, k := range sortedKinds(counts) {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
 	}
 	s := "(" + strings.Join(parts, ", ")

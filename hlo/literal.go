@@ -76,12 +76,7 @@ func (p *parser) literalValue(s Shape) bool {
 			p.expectedWord("imaginary part of a complex number")
 			return false
 		}
-		p.skip()
-		if p.pos >= len(p.src) || p.src[p.pos] != ')' {
-			return p.expect(')')
-		}
-		p.pos++
-		return true
+		return p.expect(')')
 	}
 	if !p.number() {
 		p.expectedWord("number")

@@ -266,14 +266,13 @@ func (p *parser) splitConfig() bool {
 	}
 }
 
-// shapeIndex reads '{' [integer (',' integer)*] '}'.
-func (p *parser) shapeIndex() bool {
+// braceList reads '{' [item (',' item)*] '}'; item reports its own errors.
+func (p *parser) braceList(item func() bool) bool {
 	if !p.expect('{') {
 		return false
 	}
 	for p.peek() != '}' {
-		if !p.intTok() {
-			p.expectedWord("integer in shape index")
+		if !item() {
 			return false
 		}
 		if !p.accept(',') {
@@ -283,22 +282,23 @@ func (p *parser) shapeIndex() bool {
 	return p.expect('}')
 }
 
+// shapeIndex reads '{' [integer (',' integer)*] '}'.
+func (p *parser) shapeIndex() bool {
+	return p.braceList(func() bool {
+		if !p.intTok() {
+			p.expectedWord("integer in shape index")
+			return false
+		}
+		return true
+	})
+}
+
 // aliasing reads the module's input_output_alias:
 //
 //	'{' [output_index ':' '(' parameter ',' parameter_index [',' (must-alias|may-alias)] ')' (',' ...)*] '}'
 func (p *parser) aliasing() bool {
-	if !p.expect('{') {
-		return false
-	}
-	for p.peek() != '}' {
-		if !p.shapeIndex() || !p.expect(':') || !p.expect('(') {
-			return false
-		}
-		if !p.intTok() {
-			p.expectedWord("parameter number")
-			return false
-		}
-		if !p.expect(',') || !p.shapeIndex() {
+	return p.braceList(func() bool {
+		if !p.shapeIndex() || !p.expect(':') || !p.expect('(') || !p.paramNumber() || !p.expect(',') || !p.shapeIndex() {
 			return false
 		}
 		if p.accept(',') {
@@ -310,37 +310,24 @@ func (p *parser) aliasing() bool {
 				return false
 			}
 		}
-		if !p.expect(')') {
-			return false
-		}
-		if !p.accept(',') {
-			break
-		}
-	}
-	return p.expect('}')
+		return p.expect(')')
+	})
 }
 
 // bufferDonor reads the module's buffer_donor: '{' ['(' parameter ',' parameter_index ')' (',' ...)*] '}'.
 func (p *parser) bufferDonor() bool {
-	if !p.expect('{') {
+	return p.braceList(func() bool {
+		return p.expect('(') && p.paramNumber() && p.expect(',') && p.shapeIndex() && p.expect(')')
+	})
+}
+
+// paramNumber reads the parameter number of an aliasing or a buffer donor.
+func (p *parser) paramNumber() bool {
+	if !p.intTok() {
+		p.expectedWord("parameter number")
 		return false
 	}
-	for p.peek() != '}' {
-		if !p.expect('(') {
-			return false
-		}
-		if !p.intTok() {
-			p.expectedWord("parameter number")
-			return false
-		}
-		if !p.expect(',') || !p.shapeIndex() || !p.expect(')') {
-			return false
-		}
-		if !p.accept(',') {
-			break
-		}
-	}
-	return p.expect('}')
+	return true
 }
 
 // window reads '{' sub-attributes '}': size, stride, lhs_dilate, rhs_dilate and rhs_reversal
@@ -429,7 +416,7 @@ func (p *parser) windowPad() int {
 	ok := end > s && (end == len(p.src) || !isIdentChar(p.src[end]))
 	for _, d := range dims {
 		lh := strings.Split(d, "_")
-		ok = ok && len(lh) == 2 && isInt(lh[0]) && isInt(lh[1])
+		ok = ok && len(lh) == 2 && isIntSyntax(lh[0]) && isIntSyntax(lh[1]) // (no '+': the token has none)
 	}
 	if !ok {
 		p.expectedWord("padding low_high in window")
@@ -437,19 +424,6 @@ func (p *parser) windowPad() int {
 	}
 	p.pos = end
 	return len(dims)
-}
-
-func isInt(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // resultAccuracy reads '{' mode=NAME '}' or '{' tolerance={[atol|rtol|ulps=number, ...]} '}'.
@@ -473,10 +447,7 @@ func (p *parser) resultAccuracy() bool {
 		}
 		return p.expect('}')
 	}
-	if !p.expect('{') {
-		return false
-	}
-	for p.peek() != '}' {
+	return p.braceList(func() bool {
 		m := p.mark()
 		key := p.word()
 		if (key != "atol" && key != "rtol" && key != "ulps") || p.pos >= len(p.src) || p.src[p.pos] != '=' {
@@ -490,9 +461,6 @@ func (p *parser) resultAccuracy() bool {
 			p.expectedWord("number")
 			return false
 		}
-		if !p.accept(',') {
-			break
-		}
-	}
-	return p.expect('}') && p.expect('}')
+		return true
+	}) && p.expect('}')
 }

@@ -1,6 +1,9 @@
 package hlo
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Shapes of instructions written without one (x = add(a, b)), as XLA's parser infers them.
 // The parser infers a shape only where the operands fix it: element-wise operations,
@@ -22,11 +25,7 @@ func needsShape(op string) bool {
 		return true
 	}
 	// async-start, all-reduce-done, custom-call-start, ...: asynchronous operations.
-	return hasSuffix(op, "-start") || hasSuffix(op, "-update") || hasSuffix(op, "-done")
-}
-
-func hasSuffix(s, suffix string) bool {
-	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+	return strings.HasSuffix(op, "-start") || strings.HasSuffix(op, "-update") || strings.HasSuffix(op, "-done")
 }
 
 // Known reports whether the shape was written or inferred: the zero Shape is unknown.

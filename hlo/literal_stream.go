@@ -68,7 +68,9 @@ func (l *litScanner) next() (piece string, token, ok bool) {
 	return "", false, false
 }
 
-// appendCanonicalNumber appends canonicalNumber(t) to dst without allocating.
+// appendCanonicalNumber appends token t printed in one way to dst, without allocating: an
+// integer value as an integer (1.0 as 1), any other number as strconv's shortest 'g' form,
+// and anything else (true, inf, nan(0x7f), ...) as it is.
 func appendCanonicalNumber(dst []byte, t string) []byte {
 	switch t {
 	case "true", "false", "...", "inf", "-inf", "nan", "-nan":
@@ -109,21 +111,23 @@ func isIntSyntax(t string) bool {
 	return true
 }
 
+// nextCanonical appends the next piece of the canonical form to buf[:0] and returns it (a
+// token as appendCanonicalNumber prints it); ok is false at the end.
+func (l *litScanner) nextCanonical(buf []byte) (piece []byte, ok bool) {
+	p, tok, ok := l.next()
+	if tok {
+		return appendCanonicalNumber(buf[:0], p), ok
+	}
+	return append(buf[:0], p...), ok
+}
+
 // WriteCanonicalLiteral writes the bytes of CanonicalLiteral(lit) to w, piece by piece, never
 // holding the canonical form (a fingerprint of a module with a 100 MB constant).
 func WriteCanonicalLiteral(w io.Writer, lit string) {
 	var buf [64]byte
 	sc := litScanner{s: lit}
-	for {
-		p, tok, ok := sc.next()
-		if !ok {
-			return
-		}
-		if tok {
-			w.Write(appendCanonicalNumber(buf[:0], p))
-		} else {
-			io.WriteString(w, p)
-		}
+	for p, ok := sc.nextCanonical(buf[:0]); ok; p, ok = sc.nextCanonical(buf[:0]) {
+		w.Write(p)
 	}
 }
 
@@ -132,16 +136,8 @@ func WriteCanonicalLiteral(w io.Writer, lit string) {
 func hashCanonicalLiteral(d *xxhash.Digest, lit string) {
 	var buf [64]byte
 	sc := litScanner{s: lit}
-	for {
-		p, tok, ok := sc.next()
-		if !ok {
-			return
-		}
-		if tok {
-			d.Write(appendCanonicalNumber(buf[:0], p))
-		} else {
-			d.WriteString(p)
-		}
+	for p, ok := sc.nextCanonical(buf[:0]); ok; p, ok = sc.nextCanonical(buf[:0]) {
+		d.Write(p)
 	}
 }
 

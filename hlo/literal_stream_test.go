@@ -87,3 +87,32 @@ func FuzzCompareLiterals(f *testing.F) {
 		}
 	})
 }
+
+// TestCanonicalLiteralValues pins CanonicalLiteral's output for the seeds, as it was before it
+// was written over WriteCanonicalLiteral (TestWriteCanonicalLiteral compares the two forms,
+// which agree whatever either prints).
+func TestCanonicalLiteralValues(t *testing.T) {
+	for _, c := range []struct{ lit, want string }{
+		{"{ { /*i0=0*/ {1}, {2.5} }, { /*i0=1*/ {-3e+2}, {inf} } }", "{{{1},{2.5}},{{-300},{inf}}}"},
+		{"{1, 2 // a comment to the end of the line\n, 3}", "{1,2,3}"},
+		{"{1/*x*/2}", "{12}"},
+		{"{1, /* unclosed", "{1,"},
+		{"{1, 2, 3}", "{1,2,3}"},
+		{"{1.0, 2, 3e0}", "{1,2,3}"},
+		{"{ {1, 2}, {3, 4} }", "{{1,2},{3,4}}"},
+		{"(1, {2.5, -inf}, nan)", "(1,{2.5,-inf},nan)"},
+		{"{...}", "{...}"},
+		{"true", "true"},
+		{"7.4505806e-09", "7.4505806e-09"},
+		{"{0.5, 1.5, 2.5, 3.5, 4.5, 5.5}", "{0.5,1.5,2.5,3.5,4.5,5.5}"},
+		{"{1, 2}", "{1,2}"},
+		{"{1, 2, 3, 4}", "{1,2,3,4}"},
+		{"nan(0x7fc00000)", "nan(0x7fc00000)"},
+		{"{ }", "{}"},
+		{"", ""},
+	} {
+		if got := CanonicalLiteral(c.lit); got != c.want {
+			t.Errorf("CanonicalLiteral(%q) = %q, want %q", c.lit, got, c.want)
+		}
+	}
+}

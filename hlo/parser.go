@@ -852,11 +852,12 @@ func (p *parser) operands(in *Instruction) bool {
 	for {
 		p.skip()
 		at := p.mark()
-		// An operand may be preceded by its shape (long form). It is read again where it is
-		// needed (operandShape), which is seldom.
+		// An operand may be preceded by its shape (long form).
+		var sh Shape
 		hasShape := false
 		if p.pos < len(p.src) && (p.src[p.pos] == '(' || p.startsShape()) {
-			if _, ok := p.shape(); !ok {
+			var ok bool
+			if sh, ok = p.shape(); !ok {
 				return false
 			}
 			hasShape = true
@@ -868,7 +869,7 @@ func (p *parser) operands(in *Instruction) bool {
 				p.expected("operand name")
 				return false
 			}
-			if n = p.param("", p.operandShape(at, true), true, at); n == "" {
+			if n = p.param("", sh, true, at); n == "" {
 				return false
 			}
 		case p.pos < len(p.src) && p.src[p.pos] == '#':
@@ -893,7 +894,7 @@ func (p *parser) operands(in *Instruction) bool {
 			}
 		case p.peek() == '(' && isIdentStart(n[0]):
 			own := p.strSlab[start:len(p.strSlab):len(p.strSlab)]
-			nested := p.nested(n, p.operandShape(at, hasShape), hasShape, at)
+			nested := p.nested(n, sh, hasShape, at)
 			if nested == nil {
 				return false
 			}
@@ -907,7 +908,7 @@ func (p *parser) operands(in *Instruction) bool {
 			p.cs.anon = append(p.cs.anon, anonRef{in: nested, user: in, idx: len(own), base: nested.Opcode + ".anon"})
 			n = ""
 		case p.cs.single:
-			if n = p.param(n, p.operandShape(at, hasShape), hasShape, at); n == "" {
+			if n = p.param(n, sh, hasShape, at); n == "" {
 				return false
 			}
 		}
@@ -921,18 +922,6 @@ func (p *parser) operands(in *Instruction) bool {
 	}
 	in.Operands = p.strSlab[start:len(p.strSlab):len(p.strSlab)]
 	return true
-}
-
-// operandShape reads again the shape written before the operand at at, if it has one.
-func (p *parser) operandShape(at mark, has bool) Shape {
-	if !has {
-		return Shape{}
-	}
-	end := p.mark()
-	p.reset(at)
-	s, _ := p.shape()
-	p.reset(end)
-	return s
 }
 
 // nested reads an instruction written in place of an operand, after its opcode: it has no

@@ -59,19 +59,9 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
 			}
 			continue
 		}
-		entries, err := os.ReadDir(p)
+		ls, ds, err := logsAndDumps(p)
 		if err != nil {
 			return nil, nil, err
-		}
-		var ls, ds []string
-		for _, e := range entries {
-			full := filepath.Join(p, e.Name())
-			switch {
-			case e.IsDir() && diff.HasDumpFiles(full):
-				ds = append(ds, full)
-			case !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".log.gz")):
-				ls = append(ls, full)
-			}
 		}
 		if len(ls) == 0 {
 			return nil, nil, fmt.Errorf("%s: no logs (*.log) in the folder", p)

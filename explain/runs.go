@@ -71,11 +71,23 @@ func OpenSide(path string, logs []string, dump string) (report.RunSide, error) {
 
 // logAndDump finds the one log (*.log) and the one dump folder of a folder.
 func logAndDump(dir string) (log, dump string, ok bool) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	logs, dumps, err := logsAndDumps(dir)
+	if err != nil || len(logs) != 1 || len(dumps) > 1 {
 		return "", "", false
 	}
-	var logs, dumps []string
+	if len(dumps) == 1 {
+		dump = dumps[0]
+	}
+	return logs[0], dump, true
+}
+
+// logsAndDumps lists the logs (*.log, *.log.gz) and the dump folders a folder holds, in the
+// order of their names.
+func logsAndDumps(dir string) (logs, dumps []string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		switch {
@@ -85,13 +97,7 @@ func logAndDump(dir string) (log, dump string, ok bool) {
 			logs = append(logs, p)
 		}
 	}
-	if len(logs) != 1 || len(dumps) > 1 {
-		return "", "", false
-	}
-	if len(dumps) == 1 {
-		dump = dumps[0]
-	}
-	return logs[0], dump, true
+	return logs, dumps, nil
 }
 
 // HasLogs says whether a side is a run with a log (not only a dump): recomp diff then compares

@@ -190,13 +190,7 @@ func Runs(a, b report.RunSide, opt RunsOptions) (*report.RunsDiff, error) {
 	dirs := cacheDirs(opt.Caches, ra.manifest, rb.manifest)
 	out.A.Caches, out.B.Caches = dirs, dirs
 	if ra.dump != nil && rb.dump != nil {
-		dd := diff.Dumps(ra.dump, rb.dump, opt.compare())
-		d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
-			Problems: append(slices.Clone(ra.dump.Problems), rb.dump.Problems...), Warnings: append(slices.Clone(ra.dump.Warnings), rb.dump.Warnings...)}
-		for _, p := range dd.Pairs {
-			d.Pairs = append(d.Pairs, pairReport(p))
-		}
-		out.Dumps = d
+		out.Dumps = compareDumps(ra.dump, rb.dump, opt.Options)
 	}
 	if len(ra.units) == 0 && ra.rep != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile request in run A's log", strings.Join(a.Logs, ", ")))

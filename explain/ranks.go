@@ -437,16 +437,14 @@ func explainDivergence(d *report.Divergence, u, against *ledger.Entry, r, refRan
 		return
 	}
 	if da, db := dumps[refRank.Rank].file(against), dumps[r.Rank].file(u); da != nil && db != nil {
-		res := diff.Compare(da.Module, db.Module)
-		d.Pair = &report.DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
-		if len(res.Causes) > 0 {
-			c := res.Causes[0]
-			d.Cause, d.CauseFrom = &c, "dump"
+		var c *diff.Cause
+		if d.Pair, c = comparedPair(da, db, diff.Compare(da.Module, db.Module)); c != nil {
+			d.Cause, d.CauseFrom = c, "dump"
 		}
 		return
 	}
 	if c, ok := compareSignatures(against.Signature, u.Signature); ok {
-		d.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		d.Cause = c.cause()
 		d.CauseFrom = "signature"
 	}
 }

@@ -422,7 +422,7 @@ func graphVerdict(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) 
 	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
 		v.Reason = report.MissGraphDiffers
 		v.Summary = "the program was called with other arguments: " + c.summary
-		v.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		v.Cause = c.cause()
 		v.CauseFrom = "signature"
 		return
 	}
@@ -438,20 +438,28 @@ func graphCause(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		return
 	}
 	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
-		v.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		v.Cause = c.cause()
 		v.CauseFrom = "signature"
 	}
 }
 
 func setPair(v *report.ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) {
-	p := &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}
-	v.Pair = &report.DiffPair{Pair: p}
-	if len(res.Causes) > 0 {
-		c := res.Causes[0]
-		v.Cause = &c
-		v.CauseFrom = "dump"
+	var c *diff.Cause
+	if v.Pair, c = comparedPair(da, db, res); c != nil {
+		v.Cause, v.CauseFrom = c, "dump"
 		v.Summary += ": " + string(c.Kind) + ": " + c.Summary
 	}
+}
+
+// comparedPair is the comparison of two modules recomp paired itself (a request and the one it
+// is held against), and its main cause (nil when it names none).
+func comparedPair(da, db *diff.DumpFile, res *diff.Result) (*report.DiffPair, *diff.Cause) {
+	p := &report.DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
+	if len(res.Causes) == 0 {
+		return p, nil
+	}
+	c := res.Causes[0]
+	return p, &c
 }
 
 // flagChanges lists the flags hashed into one key and not the other.

@@ -255,13 +255,7 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 	for _, m := range rep.Modules {
 		compiled = append(compiled, m.Compiled()...)
 	}
-	// the order of the log (the modules list their own compilations only)
-	slices.SortStableFunc(compiled, func(a, b *ledger.Unit) int {
-		if a.Input != b.Input {
-			return a.Input - b.Input
-		}
-		return a.Line - b.Line
-	})
+	sortUnits(compiled)
 	units := map[id][]*ledger.Unit{}
 	for _, u := range compiled {
 		var k id

@@ -166,9 +166,8 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
 	byLog := map[string]string{} // --rank-from per log
 	seen := map[string]int{}
 	for i, sq := range s.Ledger.Sequences {
-		ri := &report.RankInfo{Process: sq.Process, Log: sq.File, Sequence: sq}
-		logPath := strings.TrimSuffix(sq.File, " [rank "+sq.Rank+"]")
-		ri.Log = logPath
+		logPath := stripRank(sq.File)
+		ri := &report.RankInfo{Process: sq.Process, Log: logPath, Sequence: sq}
 		switch {
 		case sq.Rank != "":
 			ri.Rank, ri.RankFrom = sq.Rank, "launcher"

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -162,12 +163,11 @@ func readSide(s report.RunSide, opt RunsOptions) (*runSide, error) {
 	return r, nil
 }
 
+// sortUnits puts units in the order of the logs: by input, then line (a module lists its own
+// units only).
 func sortUnits(us []*ledger.Unit) {
-	sort.SliceStable(us, func(i, j int) bool {
-		if us[i].Input != us[j].Input {
-			return us[i].Input < us[j].Input
-		}
-		return us[i].Line < us[j].Line
+	slices.SortStableFunc(us, func(a, b *ledger.Unit) int {
+		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
 	})
 }
 

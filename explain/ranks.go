@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -116,8 +115,8 @@ func sortNatural(xs []string) {
 	})
 }
 
-// rankFromLog is the first group of the first line of a log that re matches ("" when none does,
-// or the log cannot be read again: standard input).
+// rankFromLog is the first group of the first line of a log that re matches within its first
+// maxLineHead bytes ("" when none does, or the log cannot be read again: standard input).
 func rankFromLog(path string, re *regexp.Regexp) string {
 	if path == input.Stdin {
 		return ""
@@ -127,17 +126,20 @@ func rankFromLog(path string, re *regexp.Regexp) string {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if m := re.FindSubmatch(sc.Bytes()); m != nil {
-			if len(m) > 1 {
-				return trimZeros(string(m[1]))
-			}
-			return string(m[0])
+	rank := ""
+	eachLineHead(f, func(_ int, head []byte) bool {
+		m := re.FindSubmatch(head)
+		switch {
+		case m == nil:
+			return true
+		case len(m) > 1:
+			rank = trimZeros(string(m[1]))
+		default:
+			rank = string(m[0])
 		}
-	}
-	return ""
+		return false
+	})
+	return rank
 }
 
 // Ranks reads the logs of one job's ranks and lines up their compile sequences.

@@ -95,11 +95,17 @@ func trimZeros(s string) string {
 	return t
 }
 
+// reNumberOrNot splits a name into its runs of digits and of other characters.
+var reNumberOrNot = regexp.MustCompile(`\d+|\D+`)
+
 // sortNatural sorts names with their numbers compared as numbers (rank2 before rank10).
 func sortNatural(xs []string) {
-	re := regexp.MustCompile(`\d+|\D+`)
+	parts := make(map[string][]string, len(xs)) // each name split once, not at each comparison
+	for _, x := range xs {
+		parts[x] = reNumberOrNot.FindAllString(x, -1)
+	}
 	sort.SliceStable(xs, func(i, j int) bool {
-		a, b := re.FindAllString(xs[i], -1), re.FindAllString(xs[j], -1)
+		a, b := parts[xs[i]], parts[xs[j]]
 		for k := 0; k < len(a) && k < len(b); k++ {
 			if a[k] == b[k] {
 				continue

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
@@ -175,7 +174,7 @@ func nearest(x *report.Uncovered, u *ledger.Unit, vs []*report.WarmupVariant) {
 		x.Nearest = best
 	}
 	if ch, ok := compareSignatures(x.Nearest.Signature, u.Signature); ok {
-		x.Cause = &diff.Cause{Kind: ch.kind, Summary: ch.summary, Evidence: ch.changed, Advice: diff.Advice(ch.kind)}
+		x.Cause = ch.cause()
 		x.Summary = ch.summary + " against the nearest warm-up variant"
 		if x.PadTo {
 			x.Summary += fmt.Sprintf(" (%s): padded to it, the inputs would have been covered", ShortSignature(x.Nearest.Signature))

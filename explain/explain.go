@@ -128,15 +128,21 @@ func Dumps(a, b string, opt Options) (*report.Diff, error) {
 	if da, db, err = oneStage(a, b, da, db, opt); err != nil {
 		return nil, err
 	}
+	return compareDumps(da, db, opt), nil
+}
+
+// compareDumps is the report of two dumps compared (recomp diff): their modules paired and
+// compared, what stayed unpaired, and both dumps' problems and warnings.
+func compareDumps(da, db *diff.Dump, opt Options) *report.Diff {
 	dd := diff.Dumps(da, db, opt.compare())
 	d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
-		Problems: append(da.Problems, db.Problems...), Warnings: append(da.Warnings, db.Warnings...)}
+		Problems: slices.Concat(da.Problems, db.Problems), Warnings: slices.Concat(da.Warnings, db.Warnings)}
 	for _, p := range dd.Pairs {
 		d.Pairs = append(d.Pairs, pairReport(p))
 	}
 	d.Warnings = append(d.Warnings, opt.textsLeftOut(dd.Pairs)...)
 	opt.logger().Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
-	return d, nil
+	return d
 }
 
 // oneStage loads again, at the stage both have, a dump whose default stage the other lacks (a
@@ -249,13 +255,7 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 	for _, m := range rep.Modules {
 		compiled = append(compiled, m.Compiled()...)
 	}
-	// the order of the log (the modules list their own compilations only)
-	slices.SortStableFunc(compiled, func(a, b *ledger.Unit) int {
-		if a.Input != b.Input {
-			return a.Input - b.Input
-		}
-		return a.Line - b.Line
-	})
+	sortUnits(compiled)
 	units := map[id][]*ledger.Unit{}
 	for _, u := range compiled {
 		var k id

@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -23,9 +22,7 @@ func attachProbe(rep *ledger.Report, recs []runner.ProbeRecord) {
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
 	}
-	slices.SortStableFunc(units, func(a, b *ledger.Unit) int {
-		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
-	})
+	sortUnits(units)
 	attachJAX(units, recs)
 	attachTF(units, recs)
 	attachKeras(units, recs)

@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,19 +58,9 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
 			}
 			continue
 		}
-		entries, err := os.ReadDir(p)
+		ls, ds, err := logsAndDumps(p)
 		if err != nil {
 			return nil, nil, err
-		}
-		var ls, ds []string
-		for _, e := range entries {
-			full := filepath.Join(p, e.Name())
-			switch {
-			case e.IsDir() && diff.HasDumpFiles(full):
-				ds = append(ds, full)
-			case !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".log.gz")):
-				ls = append(ls, full)
-			}
 		}
 		if len(ls) == 0 {
 			return nil, nil, fmt.Errorf("%s: no logs (*.log) in the folder", p)
@@ -106,11 +95,17 @@ func trimZeros(s string) string {
 	return t
 }
 
+// reNumberOrNot splits a name into its runs of digits and of other characters.
+var reNumberOrNot = regexp.MustCompile(`\d+|\D+`)
+
 // sortNatural sorts names with their numbers compared as numbers (rank2 before rank10).
 func sortNatural(xs []string) {
-	re := regexp.MustCompile(`\d+|\D+`)
+	parts := make(map[string][]string, len(xs)) // each name split once, not at each comparison
+	for _, x := range xs {
+		parts[x] = reNumberOrNot.FindAllString(x, -1)
+	}
 	sort.SliceStable(xs, func(i, j int) bool {
-		a, b := re.FindAllString(xs[i], -1), re.FindAllString(xs[j], -1)
+		a, b := parts[xs[i]], parts[xs[j]]
 		for k := 0; k < len(a) && k < len(b); k++ {
 			if a[k] == b[k] {
 				continue
@@ -126,8 +121,8 @@ func sortNatural(xs []string) {
 	})
 }
 
-// rankFromLog is the first group of the first line of a log that re matches ("" when none does,
-// or the log cannot be read again: standard input).
+// rankFromLog is the first group of the first line of a log that re matches within its first
+// maxLineHead bytes ("" when none does, or the log cannot be read again: standard input).
 func rankFromLog(path string, re *regexp.Regexp) string {
 	if path == input.Stdin {
 		return ""
@@ -137,17 +132,20 @@ func rankFromLog(path string, re *regexp.Regexp) string {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if m := re.FindSubmatch(sc.Bytes()); m != nil {
-			if len(m) > 1 {
-				return trimZeros(string(m[1]))
-			}
-			return string(m[0])
+	rank := ""
+	eachLineHead(f, func(_ int, head []byte) bool {
+		m := re.FindSubmatch(head)
+		switch {
+		case m == nil:
+			return true
+		case len(m) > 1:
+			rank = trimZeros(string(m[1]))
+		default:
+			rank = string(m[0])
 		}
-	}
-	return ""
+		return false
+	})
+	return rank
 }
 
 // Ranks reads the logs of one job's ranks and lines up their compile sequences.
@@ -176,9 +174,8 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
 	byLog := map[string]string{} // --rank-from per log
 	seen := map[string]int{}
 	for i, sq := range s.Ledger.Sequences {
-		ri := &report.RankInfo{Process: sq.Process, Log: sq.File, Sequence: sq}
-		logPath := strings.TrimSuffix(sq.File, " [rank "+sq.Rank+"]")
-		ri.Log = logPath
+		logPath := stripRank(sq.File)
+		ri := &report.RankInfo{Process: sq.Process, Log: logPath, Sequence: sq}
 		switch {
 		case sq.Rank != "":
 			ri.Rank, ri.RankFrom = sq.Rank, "launcher"
@@ -447,16 +444,14 @@ func explainDivergence(d *report.Divergence, u, against *ledger.Entry, r, refRan
 		return
 	}
 	if da, db := dumps[refRank.Rank].file(against), dumps[r.Rank].file(u); da != nil && db != nil {
-		res := diff.Compare(da.Module, db.Module)
-		d.Pair = &report.DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
-		if len(res.Causes) > 0 {
-			c := res.Causes[0]
-			d.Cause, d.CauseFrom = &c, "dump"
+		var c *diff.Cause
+		if d.Pair, c = comparedPair(da, db, diff.Compare(da.Module, db.Module)); c != nil {
+			d.Cause, d.CauseFrom = c, "dump"
 		}
 		return
 	}
 	if c, ok := compareSignatures(against.Signature, u.Signature); ok {
-		d.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		d.Cause = c.cause()
 		d.CauseFrom = "signature"
 	}
 }

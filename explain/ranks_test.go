@@ -157,3 +157,12 @@ func TestRankRangesAndNames(t *testing.T) {
 		t.Errorf("sorted %q", xs)
 	}
 }
+
+// --rank-from reads past a line longer than any buffer (an HLO module logged on one line) to
+// the line that names the rank.
+func TestRankFromLogAfterAHugeLine(t *testing.T) {
+	log := writeFile(t, t.TempDir(), "worker.log", "HloModule "+strings.Repeat("x", 3<<20)+"\nI am rank 07 of 8\nstep 1\n")
+	if got := rankFromLog(log, regexp.MustCompile(`rank (\d+)`)); got != "7" {
+		t.Errorf("rank %q, want 7", got)
+	}
+}

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,11 +72,23 @@ func OpenSide(path string, logs []string, dump string) (report.RunSide, error) {
 
 // logAndDump finds the one log (*.log) and the one dump folder of a folder.
 func logAndDump(dir string) (log, dump string, ok bool) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	logs, dumps, err := logsAndDumps(dir)
+	if err != nil || len(logs) != 1 || len(dumps) > 1 {
 		return "", "", false
 	}
-	var logs, dumps []string
+	if len(dumps) == 1 {
+		dump = dumps[0]
+	}
+	return logs[0], dump, true
+}
+
+// logsAndDumps lists the logs (*.log, *.log.gz) and the dump folders a folder holds, in the
+// order of their names.
+func logsAndDumps(dir string) (logs, dumps []string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		switch {
@@ -85,13 +98,7 @@ func logAndDump(dir string) (log, dump string, ok bool) {
 			logs = append(logs, p)
 		}
 	}
-	if len(logs) != 1 || len(dumps) > 1 {
-		return "", "", false
-	}
-	if len(dumps) == 1 {
-		dump = dumps[0]
-	}
-	return logs[0], dump, true
+	return logs, dumps, nil
 }
 
 // HasLogs says whether a side is a run with a log (not only a dump): recomp diff then compares
@@ -156,12 +163,11 @@ func readSide(s report.RunSide, opt RunsOptions) (*runSide, error) {
 	return r, nil
 }
 
+// sortUnits puts units in the order of the logs: by input, then line (a module lists its own
+// units only).
 func sortUnits(us []*ledger.Unit) {
-	sort.SliceStable(us, func(i, j int) bool {
-		if us[i].Input != us[j].Input {
-			return us[i].Input < us[j].Input
-		}
-		return us[i].Line < us[j].Line
+	slices.SortStableFunc(us, func(a, b *ledger.Unit) int {
+		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
 	})
 }
 
@@ -184,13 +190,7 @@ func Runs(a, b report.RunSide, opt RunsOptions) (*report.RunsDiff, error) {
 	dirs := cacheDirs(opt.Caches, ra.manifest, rb.manifest)
 	out.A.Caches, out.B.Caches = dirs, dirs
 	if ra.dump != nil && rb.dump != nil {
-		dd := diff.Dumps(ra.dump, rb.dump, opt.compare())
-		d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
-			Problems: append(slices.Clone(ra.dump.Problems), rb.dump.Problems...), Warnings: append(slices.Clone(ra.dump.Warnings), rb.dump.Warnings...)}
-		for _, p := range dd.Pairs {
-			d.Pairs = append(d.Pairs, pairReport(p))
-		}
-		out.Dumps = d
+		out.Dumps = compareDumps(ra.dump, rb.dump, opt.Options)
 	}
 	if len(ra.units) == 0 && ra.rep != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile request in run A's log", strings.Join(a.Logs, ", ")))
@@ -422,7 +422,7 @@ func graphVerdict(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) 
 	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
 		v.Reason = report.MissGraphDiffers
 		v.Summary = "the program was called with other arguments: " + c.summary
-		v.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		v.Cause = c.cause()
 		v.CauseFrom = "signature"
 		return
 	}
@@ -438,20 +438,28 @@ func graphCause(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		return
 	}
 	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
-		v.Cause = &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+		v.Cause = c.cause()
 		v.CauseFrom = "signature"
 	}
 }
 
 func setPair(v *report.ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) {
-	p := &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}
-	v.Pair = &report.DiffPair{Pair: p}
-	if len(res.Causes) > 0 {
-		c := res.Causes[0]
-		v.Cause = &c
-		v.CauseFrom = "dump"
+	var c *diff.Cause
+	if v.Pair, c = comparedPair(da, db, res); c != nil {
+		v.Cause, v.CauseFrom = c, "dump"
 		v.Summary += ": " + string(c.Kind) + ": " + c.Summary
 	}
+}
+
+// comparedPair is the comparison of two modules recomp paired itself (a request and the one it
+// is held against), and its main cause (nil when it names none).
+func comparedPair(da, db *diff.DumpFile, res *diff.Result) (*report.DiffPair, *diff.Cause) {
+	p := &report.DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
+	if len(res.Causes) == 0 {
+		return p, nil
+	}
+	c := res.Causes[0]
+	return p, &c
 }
 
 // flagChanges lists the flags hashed into one key and not the other.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,36 @@ func TestOpenSide(t *testing.T) {
 	}
 	if _, err := OpenSide(filepath.Join(dir, "missing"), nil, ""); err == nil {
 		t.Error("a missing path accepted")
+	}
+}
+
+// Two runs' dumps are compared as recomp diff compares two dumps: with text diffs capped, the
+// report says how many differing pairs got none, and one dump's problems are not appended into
+// the other's.
+func TestRunsDumpsAsDiff(t *testing.T) {
+	a, da := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_eval", 32})
+	b, _ := writeDump(t, t.TempDir(), dumpFile{4, "jit_step", 24}, dumpFile{5, "jit_eval", 16})
+	opt := Options{Text: true, MaxTexts: 1}
+	want, err := Dumps(a, b, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Runs(report.RunSide{Path: a, Dump: a}, report.RunSide{Path: b, Dump: b}, RunsOptions{Options: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pairs(r.Dumps) != pairs(want) || len(want.Pairs) != 2 {
+		t.Errorf("pairs %q, recomp diff of the dumps %q", pairs(r.Dumps), pairs(want))
+	}
+	left := "text diffs of the first 1 differing pairs only: 1 more differ"
+	if !slices.ContainsFunc(r.Dumps.Warnings, func(w string) bool { return strings.Contains(w, left) }) ||
+		!slices.ContainsFunc(want.Warnings, func(w string) bool { return strings.Contains(w, left) }) {
+		t.Errorf("warnings %q, recomp diff of the dumps %q", r.Dumps.Warnings, want.Warnings)
+	}
+	da.Problems = make([]diff.Problem, 0, 4)
+	db := &diff.Dump{Problems: []diff.Problem{{Path: "b"}}}
+	compareDumps(da, db, Options{})
+	if da.Problems[:1][0].Path == "b" { // within a's capacity, past its length
+		t.Errorf("b's problem written into a's: %+v", da.Problems[:1])
 	}
 }

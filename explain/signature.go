@@ -98,6 +98,11 @@ type sigChange struct {
 	changed []string // "argument 2: f32[128,8] → f32[48,8]"
 }
 
+// cause is the change as the cause diff would name, with its advice.
+func (c sigChange) cause() *diff.Cause {
+	return &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+}
+
 // compareSignatures says what changed from signature a to b; ok is false when either cannot
 // be read or they are equal.
 func compareSignatures(a, b string) (sigChange, bool) {

@@ -3,6 +3,7 @@ package explain
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,8 +19,8 @@ var DefaultStep = regexp.MustCompile(`(?i)\b(?:global[_ ]?)?(?:step|iter|iterati
 // maxStepLookahead bounds how many lines after a compilation are searched for its step.
 const maxStepLookahead = 100000
 
-// maxStepLine bounds the part of a line matched against the step expression.
-const maxStepLine = 4096
+// maxLineHead bounds the part of a line matched against the step or --rank-from expression.
+const maxLineHead = 4096
 
 // stepsAfter finds the step each compilation belongs to: the number in the first line after
 // the compilation's last line that names a step (a loop prints the step it ran after running
@@ -39,18 +40,9 @@ func stepsAfter(path string, lines []int, re *regexp.Regexp) map[int]int {
 	want := slices.Clone(lines)
 	slices.Sort(want)
 	want = slices.Compact(want)
-	br := bufio.NewReaderSize(f, 1<<20)
 	var open []int // compilations still looking for their step
 	next := 0      // the next of want to reach
-	for n := 1; ; n++ {
-		line, err := br.ReadSlice('\n')
-		head := line[:min(len(line), maxStepLine)]
-		if err == bufio.ErrBufferFull { // a line longer than the buffer: keep its start
-			head = bytes.Clone(head)
-			for err == bufio.ErrBufferFull {
-				_, err = br.ReadSlice('\n')
-			}
-		}
+	eachLineHead(f, func(n int, head []byte) bool {
 		if len(open) > 0 {
 			if m := re.FindSubmatch(head); m != nil && len(m) > 1 {
 				if s, e := strconv.Atoi(string(bytes.TrimSpace(m[1]))); e == nil {
@@ -68,8 +60,30 @@ func stepsAfter(path string, lines []int, re *regexp.Regexp) map[int]int {
 		if len(open) > 0 && n-open[0] > maxStepLookahead {
 			open = open[:0]
 		}
-		if err != nil || (next == len(want) && len(open) == 0) {
-			return out // the end of the log, a read error, or every step found
+		return next < len(want) || len(open) > 0 // until every step is found
+	})
+	return out
+}
+
+// eachLineHead calls fn with the number (from 1) and the first maxLineHead bytes of each line
+// of r, until fn returns false, r ends or a read fails; a line longer than the reader's buffer
+// (an HLO module logged on one line) is skipped past after its start, never held whole.
+func eachLineHead(r io.Reader, fn func(n int, head []byte) bool) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if len(line) == 0 && err != nil {
+			return
+		}
+		head := line[:min(len(line), maxLineHead)]
+		if err == bufio.ErrBufferFull { // a line longer than the buffer: keep its start
+			head = bytes.Clone(head)
+			for err == bufio.ErrBufferFull {
+				_, err = br.ReadSlice('\n')
+			}
+		}
+		if !fn(n, head) || err != nil {
+			return // fn is done, the end of r, or a read error
 		}
 	}
 }

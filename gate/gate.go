@@ -65,6 +65,8 @@ type Result struct {
 	LoadFailures int
 	// Divergences counts the ranks that departed from the majority (guard --ranks-consistent).
 	Divergences int
+	// counted says what Compilations counts, in the reason's words.
+	counted string
 	// Problems are what makes the verdict unreliable: inputs that could not be read to the
 	// end, a warm-up marker that never matched, a process without compile evidence, a log cut
 	// inside a compilation, a warm-up that never ended.

@@ -226,3 +226,17 @@ func TestEvaluateScan(t *testing.T) {
 		t.Errorf("a binary input: %+v", g)
 	}
 }
+
+// Divergent ranks added to a coverage verdict keep its words: its count is of uncovered
+// compilations, not of compilations after warm-up.
+func TestDivergencesAfterCoverage(t *testing.T) {
+	s := &ledger.Scan{Ledger: scanReport(t, ledger.Options{}, compile("train.1", "0xa")), Inputs: []ledger.Input{{Path: "run.log"}}}
+	g := EvaluateCoverage(s, s, []Failure{{Kind: FailUncovered, Family: "train"}}, Options{})
+	if g.Passed || g.Reason != "1 uncovered compilation(s), 0 allowed" {
+		t.Fatalf("coverage: %+v", g)
+	}
+	g.AddDivergences([]Failure{{Kind: FailDivergence, Family: "train"}}, Options{})
+	if g.Passed || !strings.HasPrefix(g.Reason, "1 uncovered compilation(s), 0 allowed; 1 rank(s) departed") {
+		t.Errorf("with a divergent rank: %q", g.Reason)
+	}
+}

@@ -49,14 +49,18 @@ func (g *Result) AddDivergences(fs []Failure, opt Options) {
 	}
 	g.Failures = append(g.Failures, fs...)
 	g.Divergences = len(fs)
-	g.decide(opt, "compilation(s) after warm-up")
+	what := g.counted
+	if what == "" {
+		what = "compilation(s) after warm-up"
+	}
+	g.decide(opt, what) // what Compilations counts stays what it was: after warm-up, or uncovered
 }
 
 // decide sets the verdict from the result's counts: problems make it inconclusive; more
 // compilations of kind what than allowed, executable loads after warm-up or divergent ranks
 // fail it.
 func (g *Result) decide(opt Options, what string) {
-	g.Passed, g.Inconclusive = false, false
+	g.Passed, g.Inconclusive, g.counted = false, false, what
 	switch {
 	case len(g.Problems) > 0:
 		g.Inconclusive = true

@@ -8,6 +8,7 @@
 package padding
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -39,6 +40,11 @@ type Plan struct {
 // Normalize merges sizes given more than once, drops non-positive values and counts, and sorts
 // them ascending.
 func Normalize(sizes []Size) []Size {
+	if slices.IsSortedFunc(sizes, func(a, b Size) int { return cmp.Compare(a.Value, b.Value) }) &&
+		!slices.ContainsFunc(sizes, func(s Size) bool { return s.Value <= 0 || s.Count <= 0 }) &&
+		!hasRepeats(sizes) {
+		return slices.Clone(sizes) // already normal: every plan of Plans normalises its sizes again
+	}
 	m := map[int]int{}
 	for _, s := range sizes {
 		if s.Value > 0 && s.Count > 0 {
@@ -49,8 +55,18 @@ func Normalize(sizes []Size) []Size {
 	for v, c := range m {
 		out = append(out, Size{v, c})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Value < out[j].Value })
+	slices.SortFunc(out, func(a, b Size) int { return cmp.Compare(a.Value, b.Value) })
 	return out
+}
+
+// hasRepeats says whether sorted sizes give a value twice.
+func hasRepeats(sorted []Size) bool {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i].Value == sorted[i-1].Value {
+			return true
+		}
+	}
+	return false
 }
 
 // Evaluate is the plan of the given tops for sizes: its compilations, waste and overhead. A
@@ -80,15 +96,26 @@ func Evaluate(name string, sizes []Size, tops []int) Plan {
 }
 
 // Optimal returns the k tops that waste the fewest padded elements (fewer when there are fewer
-// than k distinct sizes): an exact dynamic program over the distinct sizes, O(k·n²). The
-// largest size is always a top.
+// than k distinct sizes). The largest size is always a top.
 func Optimal(sizes []Size, k int) Plan {
 	sizes = Normalize(sizes)
-	n := len(sizes)
-	if n == 0 || k <= 0 {
+	if len(sizes) == 0 || k <= 0 {
 		return Evaluate("optimal", sizes, nil)
 	}
-	k = min(k, n)
+	tops := optimalTops(sizes, k)
+	return Evaluate("optimal", sizes, tops[len(tops)-1])
+}
+
+// optimalTops returns, for each k = 1…min(maxK, n), the k tops that waste the fewest padded
+// elements of the n distinct sizes (normalised, maxK ≥ 1): one exact dynamic program over the
+// sizes whose k-th layer is the best k-bucket cover. The waste of padding a run of sizes up to
+// its last one satisfies the quadrangle inequality, so the best previous bucket end is monotone
+// in the current one and each layer is found by divide and conquer: O(maxK·n·log n), not
+// O(maxK·n²) (100 000 distinct sizes take milliseconds, not hours). Among equal wastes the
+// earliest previous bucket end is taken, as a scan over all of them would.
+func optimalTops(sizes []Size, maxK int) [][]int {
+	n := len(sizes)
+	k := min(maxK, n)
 	// cost(i, j): the waste of padding sizes i..j (inclusive) up to sizes[j].
 	cnt := make([]int64, n+1) // prefix sums of counts
 	sum := make([]int64, n+1) // prefix sums of count × value
@@ -99,40 +126,47 @@ func Optimal(sizes []Size, k int) Plan {
 	cost := func(i, j int) int64 {
 		return (cnt[j+1]-cnt[i])*int64(sizes[j].Value) - (sum[j+1] - sum[i])
 	}
-	const inf = math.MaxInt64
-	// best[b][j]: the least waste covering sizes 0..j with b buckets, the last topped at j.
-	best := make([][]int64, k+1)
+	// prev[j], cur[j]: the least waste covering sizes 0..j with b-1, b buckets, the last topped
+	// at j; from[b][j]: where the b-1 buckets before it end.
+	prev, cur := make([]int64, n), make([]int64, n)
 	from := make([][]int, k+1)
-	for b := range best {
-		best[b] = make([]int64, n)
-		from[b] = make([]int, n)
-		for j := range best[b] {
-			best[b][j] = inf
-		}
-	}
+	from[1] = make([]int, n)
 	for j := 0; j < n; j++ {
-		best[1][j] = cost(0, j)
-		from[1][j] = -1
+		prev[j], from[1][j] = cost(0, j), -1
 	}
 	for b := 2; b <= k; b++ {
-		for j := b - 1; j < n; j++ {
-			for i := b - 2; i < j; i++ { // the previous bucket ends at i
-				if best[b-1][i] == inf {
-					continue
-				}
-				if c := best[b-1][i] + cost(i+1, j); c < best[b][j] {
-					best[b][j], from[b][j] = c, i
+		from[b] = make([]int, n)
+		// solve fills cur[j] for j in lo..hi, knowing the previous bucket ends in iLo..iHi.
+		var solve func(lo, hi, iLo, iHi int)
+		solve = func(lo, hi, iLo, iHi int) {
+			if lo > hi {
+				return
+			}
+			j := (lo + hi) / 2
+			bi, bc := -1, int64(math.MaxInt64)
+			for i := max(iLo, b-2); i <= min(iHi, j-1); i++ {
+				if c := prev[i] + cost(i+1, j); c < bc {
+					bi, bc = i, c
 				}
 			}
+			cur[j], from[b][j] = bc, bi
+			solve(lo, j-1, iLo, bi)
+			solve(j+1, hi, bi, iHi)
 		}
+		solve(b-1, n-1, b-2, n-2)
+		prev, cur = cur, prev
 	}
-	var tops []int
-	for b, j := k, n-1; b >= 1 && j >= 0; b-- {
-		tops = append(tops, sizes[j].Value)
-		j = from[b][j]
+	out := make([][]int, k)
+	for kk := 1; kk <= k; kk++ {
+		var tops []int
+		for b, j := kk, n-1; b >= 1 && j >= 0; b-- {
+			tops = append(tops, sizes[j].Value)
+			j = from[b][j]
+		}
+		slices.Sort(tops)
+		out[kk-1] = tops
 	}
-	slices.Sort(tops)
-	return Evaluate("optimal", sizes, tops)
+	return out
 }
 
 // PowersOfTwo pads every size to the next power of two.
@@ -185,10 +219,10 @@ func Percentiles(sizes []Size) Plan {
 func Plans(sizes []Size, maxK int) []Plan {
 	sizes = Normalize(sizes)
 	var out []Plan
-	for k := 1; k <= min(maxK, len(sizes)); k++ {
-		p := Optimal(sizes, k)
-		p.Name = fmt.Sprintf("optimal, %d bucket(s)", k)
-		out = append(out, p)
+	if len(sizes) > 0 && maxK > 0 {
+		for i, tops := range optimalTops(sizes, maxK) {
+			out = append(out, Evaluate(fmt.Sprintf("optimal, %d bucket(s)", i+1), sizes, tops))
+		}
 	}
 	for _, p := range []Plan{PowersOfTwo(sizes), Multiples(sizes, 8), Multiples(sizes, 64), Multiples(sizes, 128), Percentiles(sizes)} {
 		if !slices.ContainsFunc(out, func(q Plan) bool { return slices.Equal(q.Tops, p.Tops) }) {

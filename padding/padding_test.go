@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -149,3 +150,85 @@ func TestPattern(t *testing.T) {
 }
 
 func cost(p Plan, c [2]float64) float64 { return float64(p.Compilations)*c[0] + float64(p.Waste)*c[1] }
+
+// naiveTops is the plain O(k·n²) dynamic program Optimal was first written as: for each bucket
+// end, every previous end tried, the earliest of equal wastes kept.
+func naiveTops(sizes []Size, k int) []int {
+	sizes = Normalize(sizes)
+	n := len(sizes)
+	cost := func(i, j int) int64 {
+		var w int64
+		for t := i; t <= j; t++ {
+			w += int64(sizes[t].Count) * int64(sizes[j].Value-sizes[t].Value)
+		}
+		return w
+	}
+	best := make([][]int64, k+1)
+	from := make([][]int, k+1)
+	for b := range best {
+		best[b], from[b] = make([]int64, n), make([]int, n)
+		for j := range best[b] {
+			best[b][j] = math.MaxInt64
+		}
+	}
+	for j := 0; j < n; j++ {
+		best[1][j], from[1][j] = cost(0, j), -1
+	}
+	for b := 2; b <= k; b++ {
+		for j := b - 1; j < n; j++ {
+			for i := b - 2; i < j; i++ {
+				if c := best[b-1][i] + cost(i+1, j); c < best[b][j] {
+					best[b][j], from[b][j] = c, i
+				}
+			}
+		}
+	}
+	var tops []int
+	for b, j := k, n-1; b >= 1 && j >= 0; b-- {
+		tops = append(tops, sizes[j].Value)
+		j = from[b][j]
+	}
+	slices.Sort(tops)
+	return tops
+}
+
+// The divide-and-conquer program picks the very tops the plain one does, ties included (many
+// equal counts and evenly spaced sizes make ties), on more sizes than brute force can try.
+func TestOptimalEqualsNaiveDP(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for round := 0; round < 200; round++ {
+		var sizes []Size
+		step := 1 + rng.Intn(3)
+		for n := 1 + rng.Intn(60); n > 0; n-- {
+			c := 1
+			if round%2 == 0 {
+				c = 1 + rng.Intn(30)
+			}
+			sizes = append(sizes, Size{Value: step * (1 + rng.Intn(80)), Count: c})
+		}
+		for k := 1; k <= 9; k++ {
+			want := naiveTops(sizes, min(k, len(Normalize(sizes))))
+			if got := Optimal(sizes, k).Tops; !slices.Equal(got, want) {
+				t.Fatalf("sizes %v, k %d: tops %v, the plain program %v", sizes, k, got, want)
+			}
+		}
+	}
+}
+
+// Plans stays fast on a huge number of distinct sizes (one dimension of a generator that took
+// every length): 100 000 sizes, 8 optimal bucket sets.
+func BenchmarkPlansManySizes(b *testing.B) {
+	for _, n := range []int{1000, 100_000} {
+		rng := rand.New(rand.NewSource(1))
+		var sizes []Size
+		for v := 1; v <= n; v++ {
+			sizes = append(sizes, Size{Value: v * 3, Count: 1 + rng.Intn(50)})
+		}
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Plans(sizes, 8)
+			}
+		})
+	}
+}

@@ -172,17 +172,6 @@ func Eager(p logscan.Producer, family, signature string) bool {
 	return fw != nil && fw.Identity.Eager != nil && fw.Identity.Eager(family, signature)
 }
 
-// EagerName reports whether a family is named like an eager one-op program of any stack; used
-// where no log says who compiled it (a dump read on its own).
-func EagerName(family string) bool {
-	for _, fw := range all {
-		if fw.Identity.Eager != nil && fw.Identity.Eager(family, "") {
-			return true
-		}
-	}
-	return false
-}
-
 // Program is what a compilation is counted against when that is not its family (ok false):
 // programs that share a family without being one program.
 func Program(family, module, signature string) (string, bool) {

@@ -127,9 +127,8 @@ type Module struct {
 	Reasons    []string
 	Signatures []string
 
-	first    *Unit
-	hashSet  map[string]bool
-	producer string
+	first   *Unit
+	hashSet map[string]bool
 }
 
 func (m *Module) addHash(h string) {

@@ -66,21 +66,22 @@ func (m *merger) add(r *Report) {
 	out.Procs = append(out.Procs, r.Procs...)
 	out.Sequences = append(out.Sequences, r.Sequences...)
 	for _, mod := range r.Modules {
-		if have := m.byFamily[mod.Family]; have != nil {
-			have.merge(mod)
-			continue
-		}
-		m.byFamily[mod.Family] = mod
-		out.Modules = append(out.Modules, mod)
+		out.Modules = mergeInto(out.Modules, m.byFamily, mod.Family, mod)
 	}
 	for _, n := range r.retraces {
-		if have := m.notes[n.key]; have != nil {
-			have.merge(n)
-			continue
-		}
-		m.notes[n.key] = n
-		out.retraces = append(out.retraces, n)
+		out.retraces = mergeInto(out.retraces, m.notes, n.key, n)
 	}
+}
+
+// mergeInto merges v into the element of list that index holds under key, or appends it to list
+// (and index) when there is none.
+func mergeInto[T interface{ merge(T) }](list []T, index map[string]T, key string, v T) []T {
+	if have, ok := index[key]; ok {
+		have.merge(v)
+		return list
+	}
+	index[key] = v
+	return append(list, v)
 }
 
 func (m *merger) finish() *Report {

@@ -1,31 +1,5 @@
 package logscan
 
-import (
-	"regexp"
-)
-
-// Message patterns, from the format strings in the producers' sources (see
-// ../shared/docs/log-formats.md). They run only on records that passed the anchor prefilter.
-var (
-	reXLABegin     = regexp.MustCompile(`Begin XLA compilation: (\S+) +\(Hash: (0x[0-9a-fA-F]+)\)`)
-	reXLAEnd       = regexp.MustCompile(`End XLA compilation: (\S+) +\(Hash: (0x[0-9a-fA-F]+)\)`)
-	reTFLoaded     = regexp.MustCompile(`Loaded (\S+) from (\S+\.(?:poplar_exec|xla_engine))`)
-	reTFMiss       = regexp.MustCompile(`Couldn't find (\S+\.(?:poplar_exec|xla_engine)) in executable cache`)
-	reTFPrecompile = regexp.MustCompile(`A pre-compiled Poplar program has been saved to (\S+)`)
-	reEngineBegin  = regexp.MustCompile(`Begin compiling Poplar engine (\S+)`)
-	reNotYet       = regexp.MustCompile(`Module (\S+) has not been compiled yet \(Hash: (0x[0-9a-fA-F]+)\)`)
-	reSkip         = regexp.MustCompile(`Skip engine compilation - (.+?)\.?$`)
-	reBarHeader    = regexp.MustCompile(`^Compiling module (\S+):$`)
-	reTFBar        = regexp.MustCompile(`\[[# ]{50}\] (\d+)% Compilation Finished \[Elapsed: (\d+):(\d{2}):(\d{2})\.(\d)\]`)
-	rePhaseStart   = regexp.MustCompile(`^Starting phase: (.+)$`)
-	rePhaseEnd     = regexp.MustCompile(`^Ending phase: (.+?) \(duration (\d+) ms; diff RSS: ([-+0-9.eE]+) MB(?:; total RSS: ([-+0-9.eE]+) MB)?\)`)
-	rePopARTStart  = regexp.MustCompile(`^Starting (?:Engine )?compilation$`)
-	rePopARTHit    = regexp.MustCompile(`Loading serialized PopART executable from (.+)$`)
-	rePopARTFail   = regexp.MustCompile(`Failed to load cached PopART executable from (\S+?):? `)
-	rePopARTWrite  = regexp.MustCompile(`Saving serialized Executablex to (.+)$`)
-	rePTBar        = regexp.MustCompile(`Graph compilation: *(\d+)%\|[^|]*\| *(\d+)/(\d+) \[([\d:]+)<`)
-)
-
 func (s *Scanner) emit(h header, lineNo int, ev Event) {
 	ev.File, ev.Line, ev.Rank = s.name, lineNo, s.rank
 	if h.producer != "" {

@@ -105,9 +105,6 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 	return g, nil
 }
 
-// Frameworks returns the frameworks of the grammar, in order.
-func (g *Grammar) Frameworks() []*Framework { return g.frameworks }
-
 // Anchors returns the prefilter's literals (a copy), for tools that compare recomp with grep on
 // the same patterns.
 func (g *Grammar) Anchors() []string { return append([]string(nil), g.anchors...) }
@@ -200,6 +197,3 @@ func (c *Context) Hold(first string, accept func(line []byte) bool, done func(c 
 
 // Warn records a warning about a line of the input.
 func (c *Context) Warn(line int, format string, args ...any) { c.s.warn(line, format, args...) }
-
-// Holding says whether the current process holds a multi-line record.
-func (c *Context) Holding() bool { return c.s.held != nil }

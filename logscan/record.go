@@ -228,8 +228,9 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 	if s.classify(text, h, lineNo) {
 		return
 	}
+	tries := 0
 	for _, head := range s.g.heads {
-		for from := 1; from < len(text); {
+		for from := 1; from < len(text) && tries < maxGluedTries; {
 			j := strings.Index(text[from:], head)
 			if j < 0 {
 				break
@@ -239,6 +240,7 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 			if !gluedHead(text[i-1], head) {
 				continue
 			}
+			tries++
 			hh := h
 			if hh.stamp == "" {
 				hh = stampIn(text[:i], hh)
@@ -249,6 +251,11 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 		}
 	}
 }
+
+// maxGluedTries bounds the places inside one record where a message head is tried: each try
+// reads the rest of the record, so without a bound a long line full of a head ("1Compiling "
+// repeated over a megabyte) took time quadratic in its length.
+const maxGluedTries = 8
 
 // gluedHead says whether a message head found after byte prev can start a message there. A
 // terminal's last progress-bar frame has no newline, so the next record may follow a digit or

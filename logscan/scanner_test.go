@@ -324,3 +324,24 @@ func mustLineRegexp(expr string) *logscan.LineRegexp {
 	}
 	return re
 }
+
+// A line that repeats a message head where a glued record could start (after a digit), over and
+// over, is read in time linear in its length: each place is tried at most a few times per record,
+// not once per occurrence (1 MB took minutes). A real record glued after the repeats is still
+// found when it is among the first places tried.
+func TestRepeatedHeadsStayLinear(t *testing.T) {
+	text := "1Compiling 1Compiling Finished XLA compilation of jit(f) in 0.1 sec\n" +
+		strings.Repeat("1Compiling ", 512<<10/len("1Compiling ")) + "\n"
+	start := time.Now()
+	evs, _ := scantest.Scan(t, text, logscan.Options{})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("scanning a 512 KB line of repeated heads took %v", d)
+	}
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%d:%s", ev.Line, ev.Kind))
+	}
+	if want := "1:request_done"; strings.Join(got, " ") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
+	}
+}

@@ -87,24 +87,8 @@ var messages = &logscan.Framework{
 				Duration: seconds(m[2])})
 			return true
 		}},
-		{Prefix: "Finished tracing ", Handle: func(c *logscan.Context, msg string) bool {
-			m := reTraced.FindStringSubmatch(msg)
-			if m == nil {
-				return false
-			}
-			c.Emit(logscan.Event{Kind: logscan.CompileStage, Producer: logscan.ProducerJAX, Signal: "jax:traced", Phase: "trace",
-				Module: m[1], Duration: seconds(m[2])})
-			return true
-		}},
-		{Prefix: "Finished jaxpr to MLIR module conversion ", Handle: func(c *logscan.Context, msg string) bool {
-			m := reLowered.FindStringSubmatch(msg)
-			if m == nil {
-				return false
-			}
-			c.Emit(logscan.Event{Kind: logscan.CompileStage, Producer: logscan.ProducerJAX, Signal: "jax:lowered", Phase: "lower",
-				Module: ModuleName(m[1]), Duration: seconds(m[2])})
-			return true
-		}},
+		{Prefix: "Finished tracing ", Handle: stage(reTraced, "jax:traced", "trace", func(s string) string { return s })},
+		{Prefix: "Finished jaxpr to MLIR module conversion ", Handle: stage(reLowered, "jax:lowered", "lower", ModuleName)},
 		{Prefix: "Persistent compilation cache hit ", Handle: cacheLine(reHit, logscan.CacheHit, "jax:persistent_hit")},
 		{Prefix: "PERSISTENT COMPILATION CACHE MISS ", Handle: cacheLine(reMiss, logscan.CacheMiss, "jax:persistent_miss")},
 		{Prefix: "Writing ", Contains: " to persistent compilation cache ", Handle: cacheLine(reWrite, logscan.CacheWrite, "jax:persistent_write")},
@@ -151,6 +135,20 @@ func cacheLine(re *regexp.Regexp, kind logscan.Kind, sig logscan.Signal) func(*l
 			return false
 		}
 		c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: sig, Module: m[1], Hash: m[2], Path: m[2]})
+		return true
+	}
+}
+
+// stage is a rule's handler for JAX's record that a stage before compiling finished: re's
+// groups are what it is about (named by module) and its time in seconds.
+func stage(re *regexp.Regexp, sig logscan.Signal, phase string, module func(string) string) func(*logscan.Context, string) bool {
+	return func(c *logscan.Context, msg string) bool {
+		m := re.FindStringSubmatch(msg)
+		if m == nil {
+			return false
+		}
+		c.Emit(logscan.Event{Kind: logscan.CompileStage, Producer: logscan.ProducerJAX, Signal: sig, Phase: phase,
+			Module: module(m[1]), Duration: seconds(m[2])})
 		return true
 	}
 }

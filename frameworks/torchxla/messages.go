@@ -77,25 +77,19 @@ var messages = &logscan.Framework{
 			return true
 		}},
 		{Contains: "] Step 1: torchdynamo start tracing ", Handle: func(c *logscan.Context, msg string) bool {
-			m := reDynamoStart.FindStringSubmatch(msg)
-			if m == nil {
+			st := dynamoFrame(c, reDynamoStart, msg)
+			if st == nil {
 				return false
 			}
-			st := c.State().(*analysis)
-			flushRecompile(c)
-			st.frame = frameName(m[4], m[5], m[3])
 			c.Emit(logscan.Event{Kind: logscan.Trace, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:start_tracing", Module: st.frame,
 				Path: st.frame, Detail: "dynamo traces " + st.frame})
 			return true
 		}},
 		{Contains: "[__recompiles] Recompiling function ", Handle: func(c *logscan.Context, msg string) bool {
-			m := reDynamoRecompile.FindStringSubmatch(msg)
-			if m == nil {
+			st := dynamoFrame(c, reDynamoRecompile, msg)
+			if st == nil {
 				return false
 			}
-			st := c.State().(*analysis)
-			flushRecompile(c)
-			st.frame = frameName(m[4], m[5], m[3])
 			st.recompile, st.recompileAt, st.guards = true, c.Mark(), nil
 			return true
 		}},
@@ -301,6 +295,20 @@ func post(c *logscan.Context, body string) {
 			p.post = append(p.post, trimmed)
 		}
 	}
+}
+
+// dynamoFrame reads a dynamo message that names the frame it is about (re: its function, file
+// and line as groups 3, 4, 5): the recompilation noted before it is flushed and the frame becomes
+// the current one. It returns nil when msg is not that message.
+func dynamoFrame(c *logscan.Context, re *regexp.Regexp, msg string) *analysis {
+	m := re.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	st := c.State().(*analysis)
+	flushRecompile(c)
+	st.frame = frameName(m[4], m[5], m[3])
+	return st
 }
 
 // frameName names dynamo's function as recomp names PyTorch/XLA's graphs: file:line (function),

@@ -107,11 +107,13 @@ func findings(opt Options, r *Report) []Finding {
 			if !u.Compiled || u.Finished {
 				continue
 			}
-			if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Unfinished != nil {
-				if msg, advice, ok := fw.Unfinished(u.Producer); ok {
-					fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCompileUnfinished, Module: u.Family, File: u.File, Line: u.Line,
-						Message: msg, Advice: advice})
-				}
+			var first logscan.Signal
+			if len(u.signals) > 0 {
+				first = u.signals[0]
+			}
+			if msg, advice, ok := frameworks.Unfinished(u.Producer, first); ok {
+				fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCompileUnfinished, Module: u.Family, File: u.File, Line: u.Line,
+					Message: msg, Advice: advice})
 			}
 		}
 	}

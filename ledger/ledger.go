@@ -183,11 +183,21 @@ func addKeyLine(u *Unit, ev logscan.Event) {
 }
 
 // cacheWords keeps a framework's statement that it did not write an entry, or could not read
-// one, on the compilation it is about: the open one, else the last.
+// one, on the compilation it is about: the open one, else the last. A framework says it did not
+// write an entry only after compiling one (JAX: under the minimum compile time, not process 0,
+// an error writing it): where no compilation of that module is in the log, the statement is
+// the evidence of one, with the compile time it gives.
 func (l *Ledger) cacheWords(ev logscan.Event) {
 	u := l.open
 	if u == nil {
 		u = l.last
+	}
+	if ev.Kind == logscan.CacheNotWritten && (u == nil || !sameName(u, ev) || u.Hit || u.NotWritten != nil) {
+		l.evidence++
+		l.closeOpen()
+		u = l.start(ev)
+		u.Compiled, u.Finished, u.Duration = true, true, ev.Duration
+		l.closeOpen()
 	}
 	if u == nil {
 		return

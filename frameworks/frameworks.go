@@ -33,8 +33,8 @@ type Framework = framework.Framework
 var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework}
 
 // compilers are the units of what a compiler under several stacks prints itself (XLA's
-// slow-compile alarm): their messages are read in every log, after the stacks'; they are no
-// stack a user picks.
+// slow-compile alarm): their messages are read in every log, before the stacks' (a line in
+// XLA's words is XLA's, whichever stack drives it); they are no stack a user picks.
 var compilers = []*Framework{xla.Framework}
 
 // frontEnds are the libraries between programs and stacks whose calls the probe records.
@@ -93,7 +93,7 @@ var (
 func Grammar() *logscan.Grammar {
 	grammarOnce.Do(func() {
 		fs := make([]*logscan.Framework, 0, len(all)+len(compilers))
-		for _, f := range slices.Concat(all, compilers) {
+		for _, f := range slices.Concat(compilers, all) {
 			fs = append(fs, f.Log)
 		}
 		g, err := logscan.NewGrammar(fs...)

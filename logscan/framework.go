@@ -52,6 +52,10 @@ type Vocabulary struct {
 	Anchors  []string
 	Subjects []string
 	Actions  []string
+	// Known are literals of the framework's messages that use its vocabulary but that recomp
+	// reads on purpose as nothing to count (a cache key's intermediate hash, a profiler's running
+	// total, a warning about a setting): a message holding one of any framework's is read.
+	Known []string
 }
 
 // Uses says whether msg holds one of the vocabulary's subjects and one of its actions.
@@ -97,6 +101,7 @@ type Grammar struct {
 	heads       []string
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
+	known       []string // every framework's Vocabulary.Known
 }
 
 type loggerName struct {
@@ -135,6 +140,9 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 		return nil, fmt.Errorf("no anchors: a grammar needs at least one framework")
 	}
 	g.filter = newPrefilter(g.anchors)
+	for _, f := range frameworks {
+		g.known = append(g.known, f.Vocabulary.Known...)
+	}
 	return g, nil
 }
 

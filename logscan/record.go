@@ -256,7 +256,7 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 // unread counts a message no rule read when it uses a framework's compile vocabulary: a
 // compile record recomp cannot read (once per physical line).
 func (s *Scanner) unread(msg string, lineNo int) {
-	if lineNo == s.unreadAt {
+	if lineNo == s.unreadAt || containsAny(msg, s.g.known) {
 		return
 	}
 	for _, fw := range s.g.frameworks {

@@ -344,3 +344,53 @@ func TestRepeatedHeadsStayLinear(t *testing.T) {
 		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
 	}
 }
+
+// The committed real runs (every stack, every logging layout) hold programs' own output beside
+// the frameworks' records: none of it may be taken for a compile record recomp could not read,
+// and every framework record in them is read.
+func TestRealRunsHaveNoUnreadRecords(t *testing.T) {
+	logs, _ := filepath.Glob("../testdata/runs/*/*/*.log")
+	more, _ := filepath.Glob("../testdata/runs/*/*.log")
+	logs = append(logs, more...)
+	if len(logs) < 50 {
+		t.Fatalf("only %d real runs found", len(logs))
+	}
+	for _, path := range logs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st := scantest.Scan(t, string(b), logscan.Options{})
+		if st.Unread != 0 {
+			t.Errorf("%s: %d unread lines: %+v", path, st.Unread, st.UnreadLines)
+		}
+	}
+}
+
+// A wording of each stack that recomp does not know (made up here: a release to come) is
+// counted as an unread compile record, with its place and text, never read as nothing.
+func TestNewWordingsAreUnread(t *testing.T) {
+	for _, c := range []struct{ framework, line string }{
+		{"jax", "WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) on 8 devices, 3 arguments"},
+		{"jax", "PERSISTENT COMPILATION CACHE HIT for 'jit_step' (key jit_step-00ff)"},
+		{"jax", "TRACING CACHE HIT at /w/train.py:47 (main) after 2 retraces"},
+		{"tf", "2026-01-02 10:00:00.000000: I tensorflow/compiler/jit/device_compiler.h:190] Compiling cluster_12 for signature fn[0](f32[8])"},
+		{"tf", "W0102 10:00:00.000000 1 polymorphic_function.py:150] tf.function train_step was retraced 6 times in the last 10 calls"},
+		{"ipu", "10:00:02.123 4242 PO:ENGINE   [I] Poplar engine compilation for graph 'main' took 31.2 s"},
+		{"ipu", "[10:00:02.123] [poptorch:cpp] [info] PopTorch compiled the model in 12s"},
+		{"xla", "2026-01-02 10:00:00.000000: E external/xla/xla/service/slow_operation_alarm.cc:90] [Compiling module jit_step.5] Slow compile alert: 2m"},
+	} {
+		evs, st := scantest.Scan(t, "Epoch 1\n"+c.line+"\nEpoch 2\n", logscan.Options{})
+		if len(evs) != 0 || st.Unread != 1 || len(st.UnreadLines) != 1 || st.UnreadLines[0].Line != 2 || st.UnreadLines[0].Framework != c.framework ||
+			!strings.Contains(c.line, st.UnreadLines[0].Text) {
+			t.Errorf("%q: events %+v, unread %d %+v", c.line, evs, st.Unread, st.UnreadLines)
+		}
+	}
+	// A program's own words about compiling are not a framework's record.
+	for _, line := range []string{"Compiling the model...", "Model compiled in 3.2 s", "Recompiling assets (webpack)", "compiling 12 shaders for the renderer",
+		"Compilation finished: 0 errors, 2 warnings"} {
+		if _, st := scantest.Scan(t, line+"\n", logscan.Options{}); st.Unread != 0 {
+			t.Errorf("%q counted as unread: %+v", line, st.UnreadLines)
+		}
+	}
+}

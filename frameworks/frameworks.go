@@ -21,6 +21,7 @@ import (
 	"github.com/recomp/recomp/frameworks/keras"
 	"github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/frameworks/torchxla"
+	"github.com/recomp/recomp/frameworks/wrappers"
 	"github.com/recomp/recomp/frameworks/xla"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
@@ -32,10 +33,12 @@ type Framework = framework.Framework
 // all are the stacks, in the order their rules are tried and their settings listed.
 var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework}
 
-// compilers are the units of what a compiler under several stacks prints itself (XLA's
-// slow-compile alarm): their messages are read in every log, before the stacks' (a line in
-// XLA's words is XLA's, whichever stack drives it); they are no stack a user picks.
-var compilers = []*Framework{xla.Framework}
+// compilers are the units of what is printed about a stack's compilations by something other
+// than the stack: the compiler under several stacks (XLA's slow-compile alarm), the libraries
+// that drive a stack (serving engines' precompile loops, training wrappers). Their messages
+// are read in every log, before the stacks' (a line in XLA's words is XLA's, whichever stack
+// drives it); they are no stack a user picks.
+var compilers = []*Framework{xla.Framework, wrappers.Framework}
 
 // frontEnds are the libraries between programs and stacks whose calls the probe records.
 var frontEnds = []*framework.FrontEnd{keras.FrontEnd}
@@ -74,7 +77,7 @@ func ByName(name string) *Framework {
 
 // ForProducer returns the stack whose log lines a producer prints, nil when none.
 func ForProducer(p logscan.Producer) *Framework {
-	for _, f := range all {
+	for _, f := range slices.Concat(all, compilers) {
 		for _, q := range f.Producers {
 			if q == p {
 				return f
@@ -191,7 +194,7 @@ func Eager(p logscan.Producer, family, signature string) bool {
 // Program is what a compilation is counted against when that is not its family (ok false):
 // programs that share a family without being one program.
 func Program(family, module, signature string) (string, bool) {
-	for _, fw := range all {
+	for _, fw := range slices.Concat(all, compilers) {
 		if fw.Identity.Program != nil {
 			if p, ok := fw.Identity.Program(family, module, signature); ok {
 				return p, true

@@ -43,8 +43,9 @@ var Framework = &framework.Framework{
 				"Graph compil", "graph compil"},
 			Actions: []string{"ompil", "OMPIL", "loaded", "cache"},
 			// TF-IPU's echo of its flags, its progress report and its lookup of a cache file
-			// (the result of which is read).
-			Known: []string{"TF_POPLAR_FLAGS is set to ", "% complete", "Trying to deserialize cached file"},
+			// (the result of which is read); Poplar's warning that an engine option differs from
+			// the one the executable was compiled with.
+			Known: []string{"TF_POPLAR_FLAGS is set to ", "% complete", "Trying to deserialize cached file", "compile time engine option"},
 		},
 		Heads:    []string{"Starting phase: ", "Ending phase: ", "Starting compilation", "Starting Engine compilation", "Graph compiled", "Engine loaded"},
 		Rules:    rules(),

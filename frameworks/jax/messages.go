@@ -75,17 +75,16 @@ var (
 var messages = &logscan.Framework{
 	Name: Name,
 	Anchors: []string{
-		"ompilation",             // Finished XLA compilation, persistent compilation cache
-		"OMPILATION",             // PERSISTENT COMPILATION CACHE MISS
-		"Compiling ",             // Compiling jit(f) with global shapes
-		"TRACING CACHE MISS",     // jax_explain_cache_misses
-		"Finished tracing ",      // the tracing stage's time
-		"MLIR module conv",       // the lowering stage's time
-		"persistent cache entry", // Not writing persistent cache entry
-		"get_cache_key",          // jax._src.cache_key's debug log
-		"flag in cache key",      // Including XLA flag in cache key
-		"seconds to compile",     // 'M' took at least T seconds to compile (Ds)
-		"ing persistent cache",   // Not writing persistent cache entry, wrapped after "cache"
+		"ompilation",         // Finished XLA compilation, persistent compilation cache
+		"OMPILATION",         // PERSISTENT COMPILATION CACHE MISS
+		"Compiling ",         // Compiling jit(f) with global shapes
+		"TRACING CACHE",      // TRACING CACHE MISS (jax_explain_cache_misses)
+		"Finished tracing ",  // the tracing stage's time
+		"MLIR module conv",   // the lowering stage's time
+		"istent cache",       // Not writing persistent cache entry, wrapped or not
+		"get_cache_key",      // jax._src.cache_key's debug log
+		"flag in cache key",  // Including XLA flag in cache key
+		"seconds to compile", // 'M' took at least T seconds to compile (Ds)
 	},
 	Heads: []string{"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
 		"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Finished tracing ", "Finished jaxpr to MLIR module conversion ",
@@ -97,8 +96,7 @@ var messages = &logscan.Framework{
 	// is done to them: a line with both that no rule read is a record of a wording recomp does
 	// not know.
 	Vocabulary: logscan.Vocabulary{
-		Anchors: []string{"TRACING CACHE", "ersistent cache"},
-		Subjects: []string{"jit(", "jit_", "pjit", "pmap", "jaxpr", "MLIR", "ersistent cache", "ersistent compilation", "PERSISTENT",
+		Subjects: []string{"jit(", "jit_", "pjit", "pmap", "jaxpr", "MLIR", "istent cache", "ersistent compilation", "PERSISTENT",
 			"TRACING", "tracing cache", "cache_key", "cache key"},
 		Actions: []string{"ompil", "OMPIL", "trac", "TRAC", "cache", "CACHE"},
 		// jax._src.cache_key's hash of each part after serialising it (the one before is read),

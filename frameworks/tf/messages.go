@@ -36,7 +36,7 @@ var messages = &logscan.Framework{
 		"compiling ",            // Instantly compiling for signature
 		"Compiled cluster",      // Compiled cluster using XLA!
 		" times, compile time:", // Compiled S N times, compile time: T us
-		"tf.function retracing", // triggered tf.function retracing
+		"tf.function",           // triggered tf.function retracing, and other wordings
 		"new FuncGraph",         // (level 1) Creating new FuncGraph for Python function
 		"num_inputs=",           // the device compiler's inputs of a compilation
 		"ady Compiled",          // Already Compiled for signature
@@ -47,7 +47,6 @@ var messages = &logscan.Framework{
 	// What TF's compile records are about (traced functions, XLA clusters, signatures) and what
 	// they say is done to them.
 	Vocabulary: logscan.Vocabulary{
-		Anchors:  []string{"tf.function"},
 		Subjects: []string{"tf.function", "XLA", "cluster", "FuncGraph", "signature", "__inference", "jit_compile"},
 		Actions:  []string{"ompil", "retrac", "trac"},
 		// device_compilation_profiler.cc and device_compiler.h (VLOG 2): the signature of each

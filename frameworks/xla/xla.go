@@ -81,7 +81,7 @@ type state struct {
 
 var messages = &logscan.Framework{
 	Name:     Name,
-	Anchors:  []string{"low compile?", "operation took "},
+	Anchors:  []string{"w compile?", "ration took"},
 	Heads:    []string{"Very slow compile?", "Slow compile?", "[Compiling module ", "The operation took "},
 	NewState: func() any { return &state{} },
 	Rules: []logscan.Rule{
@@ -133,8 +133,13 @@ var messages = &logscan.Framework{
 		}},
 	},
 	Vocabulary: logscan.Vocabulary{
-		Subjects: []string{"module ", "HLO", "XLA", "xla_"},
+		Subjects: []string{"module ", "HLO", "XLA", "xla_", "PTX"},
 		Actions:  []string{"ompil", "OMPIL"},
+		// XLA GPU's lines about ptxas, which it runs for each module it compiles ("ptxas warning
+		// : Registers are spilled…", "Falling back to the CUDA driver for PTX compilation; ptxas
+		// does not support CC 9.0", "Couldn't get ptxas version"): part of a compilation that
+		// other lines count, none of them one.
+		Known: []string{"ptxas"},
 	},
 }
 

@@ -70,6 +70,9 @@ func TestSlowCompileAlarm(t *testing.T) {
 		// TF's tf.function module names end with a space inside the brackets.
 		{"TF module", "[Compiling module a_inference_f ] Very slow compile? If you want to file a bug, run with envvar XLA_FLAGS=--xla_dump_to=/tmp/foo\n",
 			"compile_begin a_inference_f @1"},
+		// XLA GPU's ptxas lines (jax-ml/jax issues, 2023) accompany a compilation, they are none.
+		{"ptxas", "2023-06-12 10:31:02.114318: W external/xla/xla/service/gpu/buffer_comparator.cc:1054] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0\n" +
+			"ptxas warning : Registers are spilled to local memory in function 'fusion_12', 8 bytes spill stores, 8 bytes spill loads\n", ""},
 		// The alarm times constant folding too: that is no compilation.
 		{"constant folding", "E0101 00:00:01.000000 1 slow_operation_alarm.cc:140] The operation took 8.2s\n" +
 			"Constant folding an instruction is taking > 1s:\n", ""},
@@ -77,5 +80,17 @@ func TestSlowCompileAlarm(t *testing.T) {
 		if g := got(t, c.log); g != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, g, c.want)
 		}
+	}
+}
+
+// ptxas lines are read (nothing to count), not unread.
+func TestPtxasIsRead(t *testing.T) {
+	_, st := scantest.Scan(t, "2023-06-12 10:31:02.114318: W external/xla/xla/service/gpu/buffer_comparator.cc:1054] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0\n", logscan.Options{})
+	if st.Unread != 0 {
+		t.Errorf("%+v", st.UnreadLines)
+	}
+	_, st = scantest.Scan(t, "2023-06-12 10:31:02.114318: E external/xla/xla/service/gpu/nvptx_compiler.cc:610] PTX compilation of module jit_f.3 failed after 2 attempts\n", logscan.Options{})
+	if st.Unread != 1 {
+		t.Errorf("an XLA compile line recomp does not know is not unread: %+v", st)
 	}
 }

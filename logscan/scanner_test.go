@@ -260,6 +260,12 @@ func FuzzScanner(f *testing.F) {
 	}
 	f.Add([]byte("[rank1]:TRACING CACHE MISS at a.py:1 (f):\n[rank0]:Epoch 2/3\n[rank1]:  for f defined at a.py:1\n"+
 		"[1,3]<stderr>:Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n7: Epoch 2/3\r\n"), 0x101)
+	// XLA's alarm in both layouts with its end, vLLM's precompile loop, a wrapped JAX record.
+	f.Add([]byte("E0319 07:30:02.045318 1 slow_operation_alarm.cc:73] \n****\n[Compiling module m.1] Very slow compile? If\n****\n"+
+		"E0319 07:32:14.895694 1 slow_operation_alarm.cc:140] The operation took 2m12.85s\n\n****\n[Compiling module m.1] Very slow compile? If\n"+
+		"Very slow compile?  If you want\nCompiling module jit_f.3\n****\n"), 9)
+	f.Add([]byte("INFO [tpu_model_runner.py:769] Compiling the model with different input shapes.\n  -- num_tokens: 16\nbatch_size: 1, seq_len: 16\n"+
+		"Compilation finished in in 44.09 [secs].\nNot writing persistent cache\nentry for 'jit_f' because it took < 1.00 seconds to\ncompile (0.02s)\n"), 4)
 	marker := mustLineRegexp(`^Epoch 2/`)
 	f.Fuzz(func(t *testing.T, data []byte, small int) {
 		size := 64 + (small&0xff)*8

@@ -70,9 +70,12 @@ func TestSlowCompileAlarm(t *testing.T) {
 		// TF's tf.function module names end with a space inside the brackets.
 		{"TF module", "[Compiling module a_inference_f ] Very slow compile? If you want to file a bug, run with envvar XLA_FLAGS=--xla_dump_to=/tmp/foo\n",
 			"compile_begin a_inference_f @1"},
-		// XLA GPU's ptxas lines (jax-ml/jax issues, 2023) accompany a compilation, they are none.
-		{"ptxas", "2023-06-12 10:31:02.114318: W external/xla/xla/service/gpu/buffer_comparator.cc:1054] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0\n" +
-			"ptxas warning : Registers are spilled to local memory in function 'fusion_12', 8 bytes spill stores, 8 bytes spill loads\n", ""},
+		// XLA GPU's ptxas lines accompany a compilation, they are none: a notebook's output (Dec
+		// 2023, asm_compiler.cc) and Lux.jl's documentation build (2025, subprocess_compilation.cc,
+		// whose file name the prefilter's "ompilation" finds).
+		{"ptxas", "2023-12-08 15:24:09.030037: W external/xla/xla/stream_executor/gpu/asm_compiler.cc:231] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 8.9\n" +
+			"2023-12-08 15:24:09.030055: W external/xla/xla/stream_executor/gpu/asm_compiler.cc:234] Used ptxas at ptxas\n" +
+			"2025-03-11 22:49:11.254444: I external/xla/xla/stream_executor/cuda/subprocess_compilation.cc:346] ptxas warning : Registers are spilled to local memory in function 'gemm_fusion_dot_22', 16 bytes spill stores, 16 bytes spill loads\n", ""},
 		// The alarm times constant folding too: that is no compilation.
 		{"constant folding", "E0101 00:00:01.000000 1 slow_operation_alarm.cc:140] The operation took 8.2s\n" +
 			"Constant folding an instruction is taking > 1s:\n", ""},
@@ -85,7 +88,8 @@ func TestSlowCompileAlarm(t *testing.T) {
 
 // ptxas lines are read (nothing to count), not unread.
 func TestPtxasIsRead(t *testing.T) {
-	_, st := scantest.Scan(t, "2023-06-12 10:31:02.114318: W external/xla/xla/service/gpu/buffer_comparator.cc:1054] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0\n", logscan.Options{})
+	_, st := scantest.Scan(t, "2023-12-08 15:24:09.030037: W external/xla/xla/stream_executor/gpu/asm_compiler.cc:231] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 8.9\n"+
+		"2025-03-11 22:49:11.254444: I external/xla/xla/stream_executor/cuda/subprocess_compilation.cc:346] ptxas warning : Registers are spilled to local memory in function 'gemm_fusion_dot_22', 16 bytes spill stores, 16 bytes spill loads\n", logscan.Options{})
 	if st.Unread != 0 {
 		t.Errorf("%+v", st.UnreadLines)
 	}

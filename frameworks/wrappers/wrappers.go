@@ -110,30 +110,9 @@ var messages = &logscan.Framework{
 			st.what = m[1]
 			return true
 		}},
-		{Contains: "batch_size: ", Handle: func(c *logscan.Context, msg string) bool {
-			st := c.State().(*state)
-			m := reV0Shape.FindStringSubmatch(strings.TrimSpace(msg))
-			if m == nil || st.what == "" {
-				return false
-			}
-			// V0 logs a shape once it is compiled: a compilation that has finished.
-			st.v0 = true
-			closeShape(c, st, 0)
-			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm " + st.what, Signature: m[1]})
-			c.Emit(logscan.Event{Kind: logscan.CompileFinished, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm " + st.what})
-			return true
-		}},
-		{Contains: "-- num_tokens: ", Handle: func(c *logscan.Context, msg string) bool {
-			st := c.State().(*state)
-			m := reV1Shape.FindStringSubmatch(strings.TrimSpace(msg))
-			if m == nil || st.what == "" {
-				return false
-			}
-			closeShape(c, st, 0)
-			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm " + st.what, Signature: m[1]})
-			st.open = true
-			return true
-		}},
+		// V0 logs a shape once it is compiled (a compilation that has finished), V1 before.
+		{Contains: "batch_size: ", Handle: shape(reV0Shape, true)},
+		{Contains: "-- num_tokens: ", Handle: shape(reV1Shape, false)},
 		{Contains: "Precompile ", Handle: func(c *logscan.Context, msg string) bool {
 			m := rePrecomp.FindStringSubmatch(strings.TrimSpace(msg))
 			if m == nil {
@@ -193,6 +172,26 @@ var messages = &logscan.Framework{
 		Subjects: []string{"input shapes", "Precompile", "precompil"},
 		Actions:  []string{"ompil"},
 	},
+}
+
+// shape is the handler of a loop's line for one shape (re's group): the compilation of it, done
+// when the line follows the compilation, else open until the next line of the loop.
+func shape(re *regexp.Regexp, done bool) func(*logscan.Context, string) bool {
+	return func(c *logscan.Context, msg string) bool {
+		st := c.State().(*state)
+		m := re.FindStringSubmatch(strings.TrimSpace(msg))
+		if m == nil || st.what == "" {
+			return false
+		}
+		closeShape(c, st, 0)
+		st.v0 = done
+		c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm " + st.what, Signature: m[1]})
+		st.open = true
+		if done {
+			closeShape(c, st, 0)
+		}
+		return true
+	}
 }
 
 // closeShape ends the shape being compiled, if one is open, with its time d (0: unknown).

@@ -153,3 +153,21 @@ func TestSlowCompileAlarmJoinsTheRequest(t *testing.T) {
 		t.Errorf("%+v", r.Summary)
 	}
 }
+
+// JAX logs "Finished XLA compilation" after each "Compiling": a request without it where the
+// log stops had not finished (jax-ml/jax#19654, the excerpt cut inside integer_pow's).
+func TestJAXRequestAtTheEndIsUnfinished(t *testing.T) {
+	log := "Compiling div for with global shapes and types [ShapedArray(float32[3]), ShapedArray(float32[3])]. Argument mapping: (GSPMDSharding({replicated}), GSPMDSharding({replicated})).\n" +
+		"Finished XLA compilation of jit(div) in 0.053856849670410156 sec\n" +
+		"Compiling integer_pow for with global shapes and types [ShapedArray(float32[], weak_type=True)]. Argument mapping: (GSPMDSharding({replicated}),).\n"
+	r := readScan(t, ReadOptions{}, text("a.log", log)).Ledger
+	var got []string
+	for _, f := range r.Findings {
+		if f.Kind == FindingCompileUnfinished {
+			got = append(got, f.Module)
+		}
+	}
+	if r.Summary.Compilations != 2 || r.Procs[0].Cut == nil || r.Procs[0].Cut.Module != "jit_integer_pow" || len(got) != 1 || got[0] != "jit_integer_pow" {
+		t.Errorf("%+v, unfinished %v", r.Summary, got)
+	}
+}

@@ -54,6 +54,12 @@ var Framework = &framework.Framework{
 		}
 		return nil
 	},
+	// JAX logs "Finished XLA compilation" after every "Compiling" (a persistent-cache hit too):
+	// a request without it at the end of the log was still compiling.
+	Unfinished: func(logscan.Producer) (string, string, bool) {
+		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
+			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
+	},
 	Packages: []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
 		Evidence: "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",

@@ -97,7 +97,9 @@ func Grammar() *logscan.Grammar {
 	grammarOnce.Do(func() {
 		fs := make([]*logscan.Framework, 0, len(all)+len(compilers))
 		for _, f := range slices.Concat(compilers, all) {
-			fs = append(fs, f.Log)
+			l := *f.Log // the unit's rules with its vocabulary
+			l.Vocabulary = f.Vocabulary
+			fs = append(fs, &l)
 		}
 		g, err := logscan.NewGrammar(fs...)
 		if err != nil {

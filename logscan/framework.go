@@ -35,7 +35,7 @@ type Framework struct {
 	Finish func(c *Context)
 	// Vocabulary is how the framework's compile records read, whatever their release: a line
 	// that no rule read and that uses it is counted as a compile record recomp could not read
-	// (Stats.Unread), never as silence.
+	// (Stats.Unread), never as silence. A unit declares it in its framework.Framework.
 	Vocabulary Vocabulary
 }
 

@@ -400,3 +400,22 @@ func TestNewWordingsAreUnread(t *testing.T) {
 		}
 	}
 }
+
+// A vocabulary's anchors make the prefilter find lines no rule's anchor finds, so that a new
+// wording without any of the rules' literals is still reported; its known lines are read.
+func TestVocabularyAnchors(t *testing.T) {
+	g, err := logscan.NewGrammar(&logscan.Framework{Name: "neff", Anchors: []string{"Compiler status PASS"},
+		Vocabulary: logscan.Vocabulary{Anchors: []string{".neff file"}, Subjects: []string{"neff"}, Actions: []string{"compiled", "cache"},
+			Known: []string{"Using a cached neff"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := "step 1\nWrote the compiled .neff file to /tmp/a.neff\nUsing a cached neff .neff file at /c/b.neff\nstep 2\n"
+	s := logscan.NewScanner(strings.NewReader(log), "n.log", logscan.Options{Grammar: g})
+	for s.Scan() {
+		t.Errorf("event %+v", s.Event())
+	}
+	if st := s.Stats(); st.Unread != 1 || st.UnreadLines[0].Line != 2 || st.UnreadLines[0].Framework != "neff" {
+		t.Errorf("%+v", st)
+	}
+}

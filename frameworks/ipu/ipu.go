@@ -36,21 +36,21 @@ var Framework = &framework.Framework{
 			".xla_engine",  // TF-IPU cache files, SDK <= 1.4
 			"ngine loaded", // PopART Engine loaded
 		},
-		// What Graphcore's compile records are about (Poplar engines and graphs, PopART and
-		// PopTorch executables) and what they say is done to them.
-		Vocabulary: logscan.Vocabulary{
-			Subjects: []string{"Poplar", "poplar", "PopART", "popart", "PopTorch", "poptorch", "IPU", "ipu", "Engine", "engine",
-				"Graph compil", "graph compil"},
-			Actions: []string{"ompil", "OMPIL", "loaded", "cache"},
-			// TF-IPU's echo of its flags, its progress report and its lookup of a cache file
-			// (the result of which is read); Poplar's warning that an engine option differs from
-			// the one the executable was compiled with.
-			Known: []string{"TF_POPLAR_FLAGS is set to ", "% complete", "Trying to deserialize cached file", "compile time engine option"},
-		},
 		Heads:    []string{"Starting phase: ", "Ending phase: ", "Starting compilation", "Starting Engine compilation", "Graph compiled", "Engine loaded"},
 		Rules:    rules(),
 		NewState: func() any { return &barState{} },
 		Finish:   finish,
+	},
+	// What Graphcore's compile records are about (Poplar engines and graphs, PopART and
+	// PopTorch executables) and what they say is done to them.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"Poplar", "poplar", "PopART", "popart", "PopTorch", "poptorch", "IPU", "ipu", "Engine", "engine",
+			"Graph compil", "graph compil"},
+		Actions: []string{"ompil", "OMPIL", "loaded", "cache"},
+		// TF-IPU's echo of its flags, its progress report and its lookup of a cache file
+		// (the result of which is read); Poplar's warning that an engine option differs from
+		// the one the executable was compiled with.
+		Known: []string{"TF_POPLAR_FLAGS is set to ", "% complete", "Trying to deserialize cached file", "compile time engine option"},
 	},
 	Also: []string{"tf"}, // TF-IPU logs through TensorFlow
 	Settings: []framework.Setting{

@@ -20,6 +20,17 @@ var Framework = &framework.Framework{
 	Title:     "JAX",
 	Producers: []logscan.Producer{logscan.ProducerJAX},
 	Log:       messages,
+	// What JAX's compile records are about (its programs, stages and caches) and what they say
+	// is done to them: a line with both that no rule read is a record of a wording recomp does
+	// not know.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"jit(", "jit_", "pjit", "pmap", "jaxpr", "MLIR", "istent cache", "ersistent compilation", "PERSISTENT",
+			"TRACING", "tracing cache", "cache_key", "cache key"},
+		Actions: []string{"ompil", "OMPIL", "trac", "TRAC", "cache", "CACHE"},
+		// jax._src.cache_key's hash of each part after serialising it (the one before is read),
+		// and the flags it leaves out of the key.
+		Known: []string{"get_cache_key hash after serializing ", "Not including XLA flag in cache key"},
+	},
 	Identity: framework.Identity{
 		FunctionKey: functionKey,
 		Function:    function,

@@ -91,18 +91,7 @@ var messages = &logscan.Framework{
 		"Not writing persistent cache entry", "Error reading persistent compilation cache entry",
 		"Error writing persistent compilation cache entry", "get_cache_key hash of serialized ", "Including XLA flag in cache key: ",
 		"Not writing persistent cache"},
-	Loggers: map[string]logscan.Producer{"jax": logscan.ProducerJAX, "jaxlib": logscan.ProducerJAX},
-	// What JAX's compile records are about (its programs, stages and caches) and what they say
-	// is done to them: a line with both that no rule read is a record of a wording recomp does
-	// not know.
-	Vocabulary: logscan.Vocabulary{
-		Subjects: []string{"jit(", "jit_", "pjit", "pmap", "jaxpr", "MLIR", "istent cache", "ersistent compilation", "PERSISTENT",
-			"TRACING", "tracing cache", "cache_key", "cache key"},
-		Actions: []string{"ompil", "OMPIL", "trac", "TRAC", "cache", "CACHE"},
-		// jax._src.cache_key's hash of each part after serialising it (the one before is read),
-		// and the flags it leaves out of the key.
-		Known: []string{"get_cache_key hash after serializing ", "Not including XLA flag in cache key"},
-	},
+	Loggers:     map[string]logscan.Producer{"jax": logscan.ProducerJAX, "jaxlib": logscan.ProducerJAX},
 	DropRepeats: []logscan.Producer{logscan.ProducerJAX},
 	Rules: []logscan.Rule{
 		{Prefix: "Compiling ", Handle: compiling},

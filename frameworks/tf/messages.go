@@ -43,20 +43,7 @@ var messages = &logscan.Framework{
 	},
 	Heads: []string{"Instantly compiling for signature: ", "Compiled ", "Already Compiled for signature: ",
 		"Creating new FuncGraph "},
-	Loggers: map[string]logscan.Producer{"tensorflow": logscan.ProducerTF},
-	// What TF's compile records are about (traced functions, XLA clusters, signatures) and what
-	// they say is done to them.
-	Vocabulary: logscan.Vocabulary{
-		Subjects: []string{"tf.function", "XLA", "cluster", "FuncGraph", "signature", "__inference", "jit_compile"},
-		Actions:  []string{"ompil", "retrac", "trac"},
-		// device_compilation_profiler.cc and device_compiler.h (VLOG 2): the signature of each
-		// request, a cluster not compiled yet (lazy compilation's threshold), the in-process
-		// cache's hit count and the running total of compile time,
-		// which the profiler's "Compiled S N times" line says per compilation; and TF's
-		// warning that XLA ignores a random op's seed.
-		Known: []string{"DeviceCompilationClusterSignature", "Compilation cache entry hit: ", "Compilation of XLA executable time: ",
-			"with XLA compilation will ignore seeds", "Not compiling "},
-	},
+	Loggers:  map[string]logscan.Producer{"tensorflow": logscan.ProducerTF},
 	NewState: func() any { return &state{} },
 	Rules: []logscan.Rule{
 		{Contains: "triggered tf.function retracing", Handle: func(c *logscan.Context, msg string) bool {

@@ -47,8 +47,6 @@ var messages = &logscan.Framework{
 	Loggers:  map[string]logscan.Producer{"torch_xla": logscan.ProducerTorchXLA},
 	NewState: func() any { return &analysis{} },
 	Finish:   func(c *logscan.Context) { flush(c); flushRecompile(c) },
-	// PyTorch/XLA's warning about its persistent cache under IR debugging: no compile record.
-	Vocabulary: logscan.Vocabulary{Known: []string{"Using persistent compilation cache with XLA_HLO_DEBUG"}},
 	Rules: []logscan.Rule{
 		{Prefix: "Compilation Analysis: ", Handle: func(c *logscan.Context, msg string) bool {
 			block(c, compileBlock, strings.TrimPrefix(msg, "Compilation Analysis: "))

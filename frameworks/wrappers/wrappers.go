@@ -30,6 +30,10 @@ var Framework = &framework.Framework{
 	Title:     "serving engines and training wrappers",
 	Producers: []logscan.Producer{ProducerVLLM, ProducerFairseq},
 	Log:       messages,
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"input shapes", "Precompile", "precompil"},
+		Actions:  []string{"ompil"},
+	},
 	Identity: framework.Identity{
 		// Each input shape of a precompile loop is a program of its own: compiling the next
 		// shape is no recompilation.
@@ -167,10 +171,6 @@ var messages = &logscan.Framework{
 			c.Emit(logscan.Event{Kind: logscan.CompileFinished, Producer: ProducerFairseq, Signal: "fairseq:compile_detected"})
 			return true
 		}},
-	},
-	Vocabulary: logscan.Vocabulary{
-		Subjects: []string{"input shapes", "Precompile", "precompil"},
-		Actions:  []string{"ompil"},
 	},
 }
 

@@ -22,6 +22,15 @@ var Framework = &framework.Framework{
 	Name:  Name,
 	Title: "XLA",
 	Log:   messages,
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"module ", "HLO", "XLA", "xla_", "PTX"},
+		Actions:  []string{"ompil", "OMPIL"},
+		// XLA GPU's lines about ptxas, which it runs for each module it compiles ("ptxas warning
+		// : Registers are spilled…", "Falling back to the CUDA driver for PTX compilation; ptxas
+		// does not support CC 9.0", "Couldn't get ptxas version"): part of a compilation that
+		// other lines count, none of them one.
+		Known: []string{"ptxas"},
+	},
 	Unfinished: func(logscan.Producer) (string, string, bool) {
 		return "XLA's slow-compile alarm fired for this module and the log does not show the compilation end: it had run for over " +
 				"2 minutes, and was still running where the log stops (or the log was cut)",
@@ -131,15 +140,6 @@ var messages = &logscan.Framework{
 			st.took, st.tookOpen = d, true
 			return true
 		}},
-	},
-	Vocabulary: logscan.Vocabulary{
-		Subjects: []string{"module ", "HLO", "XLA", "xla_", "PTX"},
-		Actions:  []string{"ompil", "OMPIL"},
-		// XLA GPU's lines about ptxas, which it runs for each module it compiles ("ptxas warning
-		// : Registers are spilled…", "Falling back to the CUDA driver for PTX compilation; ptxas
-		// does not support CC 9.0", "Couldn't get ptxas version"): part of a compilation that
-		// other lines count, none of them one.
-		Known: []string{"ptxas"},
 	},
 }
 

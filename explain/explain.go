@@ -20,7 +20,7 @@ import (
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
 
@@ -77,7 +77,7 @@ func (o *Options) logger() hclog.Logger {
 // given (read as one process). path may be a run folder of recomp run: its dump, and its log
 // unless logs are given.
 func Dump(path string, logs []string, opt Options) (*report.Diff, error) {
-	f, folder := runner.OpenFolder(path)
+	f, folder := runfolder.Open(path)
 	if folder {
 		if f.Dump == "" {
 			return nil, fmt.Errorf("%s: the run folder has no dump/ (recomp run --dump none?)", path)

@@ -16,7 +16,7 @@ import (
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // The ranks of one job: every rank (a process of a distributed run) runs the same programs in
@@ -51,7 +51,7 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
 			logs = append(logs, p)
 			continue
 		}
-		if f, ok := runner.OpenFolder(p); ok {
+		if f, ok := runfolder.Open(p); ok {
 			logs = append(logs, f.Log)
 			if f.Dump != "" && len(dumps) == 0 {
 				dumpDirs = append(dumpDirs, f.Dump)

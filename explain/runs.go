@@ -14,7 +14,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Two runs compared: for every program run B compiled (or got from a cache), whether run A's
@@ -46,7 +46,7 @@ func OpenSide(path string, logs []string, dump string) (report.RunSide, error) {
 	case err != nil:
 		return s, err
 	case st.IsDir():
-		if f, ok := runner.OpenFolder(path); ok {
+		if f, ok := runfolder.Open(path); ok {
 			s.Logs, s.Dump, s.Manifest = []string{f.Log}, f.Dump, f.Manifest
 		} else if diff.HasDumpFiles(path) {
 			s.Dump = path
@@ -113,7 +113,7 @@ type runSide struct {
 	eager    int
 	dump     *diff.Dump
 	dumpOf   map[*ledger.Unit]*diff.DumpFile
-	manifest *runner.Manifest
+	manifest *runfolder.Manifest
 	warnings []string
 }
 
@@ -154,7 +154,7 @@ func readSide(s report.RunSide, opt RunsOptions) (*runSide, error) {
 		}
 	}
 	if s.Manifest != "" {
-		m, err := runner.ReadManifest(s.Manifest)
+		m, err := runfolder.ReadManifest(s.Manifest)
 		if err != nil {
 			return nil, err
 		}
@@ -524,8 +524,8 @@ func orNone(s string) string {
 }
 
 // manifestDiffs compares the settings and versions of two manifests, each setting without
-// what names its own run folder (runner.Setting.Comparable).
-func manifestDiffs(a, b *runner.Manifest) (settings, versions []report.Difference) {
+// what names its own run folder (runfolder.Setting.Comparable).
+func manifestDiffs(a, b *runfolder.Manifest) (settings, versions []report.Difference) {
 	sa, sb := map[string]string{}, map[string]string{}
 	for _, s := range a.Settings {
 		sa[s.Name] = s.Comparable()
@@ -562,7 +562,7 @@ func unionKeys(a, b map[string]string) []string {
 
 // cacheDirs are the cache folders given and those the manifests name (relative ones from the
 // run's working folder).
-func cacheDirs(given []string, ms ...*runner.Manifest) []string {
+func cacheDirs(given []string, ms ...*runfolder.Manifest) []string {
 	out := slices.Clone(given)
 	for _, m := range ms {
 		if m == nil {

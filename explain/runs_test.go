@@ -14,7 +14,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // keyOf is a JAX persistent-cache key of module m (its hash part made from tag).
@@ -170,14 +170,14 @@ func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 		t.Errorf("no manifests: %s %q: %s", v.Reason, v.Component, v.Summary)
 	}
 	for i, flags := range []string{"--xla_dump_to=/r1/dump --xla_dump_hlo_as_text", "--xla_cpu_enable_fast_min_max=true --xla_dump_to=/r2/dump"} {
-		m := &runner.Manifest{Version: 1, Settings: []runner.Setting{{Name: "XLA_FLAGS", Value: flags}},
+		m := &runfolder.Manifest{Version: 1, Settings: []runfolder.Setting{{Name: "XLA_FLAGS", Value: flags}},
 			Versions: map[string]string{"jax": "0.12.0.1"}, FirstStepSeconds: -1}
 		d := filepath.Join(dir, fmt.Sprint("m", i))
 		os.MkdirAll(d, 0o755)
-		if err := runner.WriteManifest(d, m); err != nil {
+		if err := runfolder.WriteManifest(d, m); err != nil {
 			t.Fatal(err)
 		}
-		sides[i].Manifest = filepath.Join(d, runner.ManifestName)
+		sides[i].Manifest = filepath.Join(d, runfolder.ManifestName)
 	}
 	r, err := Runs(sides[0], sides[1], RunsOptions{})
 	if err != nil {
@@ -198,7 +198,7 @@ func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 func TestOpenSide(t *testing.T) {
 	run := "../testdata/runs/jax-0.12/partial-batch"
 	s, err := OpenSide(run, nil, "")
-	if err != nil || len(s.Logs) != 1 || filepath.Base(s.Logs[0]) != runner.LogName || s.Dump != filepath.Join(run, "dump") || !HasLogs(s) {
+	if err != nil || len(s.Logs) != 1 || filepath.Base(s.Logs[0]) != runfolder.LogName || s.Dump != filepath.Join(run, "dump") || !HasLogs(s) {
 		t.Errorf("run folder: %+v, %v", s, err)
 	}
 	dump := filepath.Join(run, "dump")

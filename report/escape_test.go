@@ -17,7 +17,7 @@ import (
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 func TestLineGuard(t *testing.T) {
@@ -132,8 +132,8 @@ func reportsWith(t testing.TB, s string) map[string]Report {
 
 	inv := &cache.Inventory{Entries: []*cache.CacheEntry{{Dir: s, Name: s, Kind: cache.EntryJAX, Size: 10, ModTime: time.Unix(0, 0)}},
 		Count: 1, ByKind: map[cache.EntryKind]int{cache.EntryJAX: 1}, MissingMisses: []string{s}, Warnings: []string{s}}
-	man := &runner.Manifest{Command: []string{s, s}, WallSeconds: 2, ExitCode: 1, Signal: s, Versions: map[string]string{s: s},
-		Settings: []runner.Setting{{Name: s, Value: s, Effect: s}}, Caches: []runner.CacheSnapshot{{Dir: s}}, FirstStepSeconds: 1}
+	man := &runfolder.Manifest{Command: []string{s, s}, WallSeconds: 2, ExitCode: 1, Signal: s, Versions: map[string]string{s: s},
+		Settings: []runfolder.Setting{{Name: s, Value: s, Effect: s}}, Caches: []runfolder.CacheSnapshot{{Dir: s}}, FirstStepSeconds: 1}
 	return map[string]Report{
 		"scan":  scan,
 		"guard": &Guard{Scan: scan, Gate: g},

@@ -10,7 +10,7 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
 
@@ -111,7 +111,7 @@ func (d *Diff) Counts() (identical, differ int) {
 // were compiled again, and the gate's verdict when one was asked for.
 type Run struct {
 	Folder   string
-	Manifest *runner.Manifest
+	Manifest *runfolder.Manifest
 	Scan     *Scan
 	Explain  *Diff        // nil when the run dumped no HLO
 	Gate     *gate.Result // nil without --guard

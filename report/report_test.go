@@ -13,7 +13,7 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // hostile is text a log can carry into a report: markup, a table separator, a GitHub workflow
@@ -243,7 +243,7 @@ func TestHTMLDiffsBounded(t *testing.T) {
 // recomp run switched on.
 func TestRunWithoutEvidence(t *testing.T) {
 	scan := readLog(t, "run.log", "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tqdm'\n")
-	settings := []runner.Setting{{Name: "JAX_LOG_COMPILES", Value: "1", Framework: "jax"}, {Name: "TF_CPP_MIN_LOG_LEVEL", Value: "2", Framework: "tf", Kept: true}}
+	settings := []runfolder.Setting{{Name: "JAX_LOG_COMPILES", Value: "1", Framework: "jax"}, {Name: "TF_CPP_MIN_LOG_LEVEL", Value: "2", Framework: "tf", Kept: true}}
 	for _, c := range []struct {
 		exit   int
 		signal string
@@ -253,7 +253,7 @@ func TestRunWithoutEvidence(t *testing.T) {
 		{-1, "interrupt", "the command was stopped (interrupt) before anything compiled"},
 		{0, "", "nothing compiled through an XLA stack, or its logging did not reach the command's output: run.log holds no compile line although recomp switched on the compile logging of jax"},
 	} {
-		man := &runner.Manifest{Command: []string{"python", "train.py"}, ExitCode: c.exit, Signal: c.signal, Settings: settings, FirstStepSeconds: -1}
+		man := &runfolder.Manifest{Command: []string{"python", "train.py"}, ExitCode: c.exit, Signal: c.signal, Settings: settings, FirstStepSeconds: -1}
 		got := render(t, Text, &Run{Folder: "runs/r1", Manifest: man, Scan: scan})
 		if !strings.Contains(got, c.want) || strings.Contains(got, "turn on the compile logging") || strings.Contains(got, "nothing in it says compile logging was on") {
 			t.Errorf("exit %d %s:\n%s", c.exit, c.signal, got)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // TestJSONContractDocumented: every field of every JSON document recomp writes, and every value
@@ -53,7 +53,7 @@ func TestJSONContractDocumented(t *testing.T) {
 		}
 	}
 	for _, v := range []any{report.ScanJSON{Gate: &report.GateJSON{}}, report.GateJSON{}, report.DiffJSON{}, report.CacheJSON{},
-		report.RunJSON{}, runner.Manifest{}, gate.Baseline{}, report.RunsDiffJSON{}, report.RanksJSON{}, report.CoverageJSON{}} {
+		report.RunJSON{}, runfolder.Manifest{}, gate.Baseline{}, report.RunsDiffJSON{}, report.RanksJSON{}, report.CoverageJSON{}} {
 		walk(reflect.TypeOf(v), reflect.TypeOf(v).Name())
 	}
 
@@ -61,7 +61,7 @@ func TestJSONContractDocumented(t *testing.T) {
 	// cannot be added without documenting it.
 	kinds := map[string]string{
 		"../../logscan": "Kind Producer", "../../cache": "FindingKind Severity EntryKind",
-		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runner": "Framework DumpMode",
+		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runfolder": "Framework DumpMode",
 		"../../report": "MissReason DivergenceKind",
 	}
 	for dir, types := range kinds {

@@ -547,11 +547,11 @@ func guardDoc(g *Guard) *Document {
 		extra = append(extra, coverageSection(c))
 	}
 	if r := g.Ranks; r != nil {
-		for _, sec := range r.sections(&p.Omitted) {
+		for _, sec := range ranksSections(r, &p.Omitted) {
 			sec.ID = "ranks-" + sec.ID
 			extra = append(extra, sec)
 		}
-		extra[len(extra)-1].Note = r.RanksHeadline()
+		extra[len(extra)-1].Note = RanksHeadline(r)
 	}
 	p.Sections = slices.Insert(p.Sections, at, extra...)
 	return p
@@ -598,7 +598,7 @@ func (p *Document) gate(gr *gate.Result) {
 
 func diffDoc(d *Diff) *Document {
 	same, differ := d.Counts()
-	p := &Document{Title: "recomp " + d.command(),
+	p := &Document{Title: "recomp " + commandOf(d),
 		Headline: fmt.Sprintf("%s compared: %d differ, %d identical", plural(len(d.Pairs), "pair", "pairs"), differ, same)}
 	if n := len(d.UnpairedA) + len(d.UnpairedB); n > 0 {
 		p.Headline += fmt.Sprintf(", %d unpaired", n)

@@ -273,7 +273,7 @@ func TestRenderInert(t *testing.T) {
 func renderAllInert(t *testing.T, s string) {
 	t.Helper()
 	for name, r := range reportsWith(t, s) {
-		for _, f := range Formats(r.command()) {
+		for _, f := range Formats(commandOf(r)) {
 			for _, color := range []bool{false, true} {
 				if color && f != Text {
 					continue

@@ -16,7 +16,7 @@ import (
 const maxTextRanks = 64
 
 // RanksHeadline says in one line whether the ranks agree.
-func (r *Ranks) RanksHeadline() string {
+func RanksHeadline(r *Ranks) string {
 	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
 	if r.Consistent() {
 		return s + ": every rank made the same compile requests"
@@ -61,14 +61,14 @@ func RankRanges(ranks []string) string {
 	return strings.Join(out, ", ")
 }
 
-func (d *Divergence) stepText() string {
+func divergenceStepText(d *Divergence) string {
 	if d.Step < 0 {
 		return ""
 	}
 	return fmt.Sprintf(", step %d", d.Step)
 }
 
-func (d *Divergence) what() string {
+func divergenceWhat(d *Divergence) string {
 	if d.Kind == DivergeMissing || d.Kind == DivergeLater {
 		return ""
 	}
@@ -78,7 +78,7 @@ func (d *Divergence) what() string {
 	return " (served from the cache)"
 }
 
-func (s *Skew) text() string {
+func skewText(s *Skew) string {
 	if s.Spread == 0 {
 		return fmt.Sprintf("none: the %d ranks with a clock started each compilation they share at the same time (largest spread 0ms)", s.RanksWithClock)
 	}
@@ -211,7 +211,7 @@ func RanksDocument(r *Ranks) RanksJSON {
 // divergence with its cause, the groups, the ranks that compiled what the others got from the
 // cache, the compile-start skew, and one row per rank.
 func ranksDoc(r *Ranks) *Document {
-	p := &Document{Title: "recomp ranks", Headline: r.RanksHeadline()}
+	p := &Document{Title: "recomp ranks", Headline: RanksHeadline(r)}
 	p.Status, p.Tone = "CONSISTENT", "ok"
 	if !r.Consistent() {
 		p.Status, p.Tone = "DIVERGED", "bad"
@@ -227,19 +227,19 @@ func ranksDoc(r *Ranks) *Document {
 			p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("%d more ranks departed (listed below)", len(r.Divergences)-i)})
 			break
 		}
-		a := Answer{Tone: "bad", Text: fmt.Sprintf("rank %s departed at request %d%s: %s of %s%s", d.Rank, d.Index, d.stepText(), d.Kind, d.Program, d.what())}
+		a := Answer{Tone: "bad", Text: fmt.Sprintf("rank %s departed at request %d%s: %s of %s%s", d.Rank, d.Index, divergenceStepText(d), d.Kind, d.Program, divergenceWhat(d))}
 		if c := d.Cause; c != nil {
 			a.Text += ": " + c.Summary
 			a.Action = c.Advice
 		}
 		p.Answer = append(p.Answer, a)
 	}
-	p.Sections = r.sections(&p.Omitted)
+	p.Sections = ranksSections(r, &p.Omitted)
 	return p
 }
 
 // sections are the ranks' details, for recomp ranks and guard --ranks-consistent.
-func (r *Ranks) sections(omitted *[]string) []Section {
+func ranksSections(r *Ranks, omitted *[]string) []Section {
 	var out []Section
 	if len(r.Divergences) > 0 {
 		sec := Section{ID: "divergences", Title: "Where each rank departed"}
@@ -248,7 +248,7 @@ func (r *Ranks) sections(omitted *[]string) []Section {
 				*omitted = append(*omitted, fmt.Sprintf("%d more divergences (--format json lists them all)", len(r.Divergences)-i))
 				break
 			}
-			c := Card{Title: fmt.Sprintf("rank %s, request %d%s: %s of %s%s", d.Rank, d.Index, d.stepText(), d.Kind, d.Program, d.what()),
+			c := Card{Title: fmt.Sprintf("rank %s, request %d%s: %s of %s%s", d.Rank, d.Index, divergenceStepText(d), d.Kind, d.Program, divergenceWhat(d)),
 				Severity: "error", Lines: []string{d.Summary}}
 			if d.File != "" {
 				c.Lines = append(c.Lines, fmt.Sprintf("%s:%d", d.File, d.Line))
@@ -285,7 +285,7 @@ func (r *Ranks) sections(omitted *[]string) []Section {
 		items = append(items, fmt.Sprintf("rank %s compiled %s (%s:%d) where the %s got it from the cache", m.Rank, m.Program, m.File, m.Line, r.Reference()))
 	}
 	if s := r.Skew; s != nil {
-		items = append(items, "compile-start skew: "+s.text())
+		items = append(items, "compile-start skew: "+skewText(s))
 	}
 	for _, w := range r.Warnings {
 		items = append(items, "warning: "+w)
@@ -301,7 +301,7 @@ func (r *Ranks) sections(omitted *[]string) []Section {
 		}
 		div := "-"
 		if d := ri.Divergence; d != nil {
-			div = fmt.Sprintf("request %d%s: %s", d.Index, d.stepText(), d.Kind)
+			div = fmt.Sprintf("request %d%s: %s", d.Index, divergenceStepText(d), d.Kind)
 		}
 		rt.add(ri.Divergence != nil, ri.Rank, ri.Process, strconv.Itoa(ri.Group+1), strconv.Itoa(ri.Sequence.Count), strconv.Itoa(ri.Compilations),
 			dur(ri.CompileTime), div)

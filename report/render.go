@@ -34,20 +34,31 @@ type Style struct {
 }
 
 // Report is one of the report models: *Scan, *Guard, *Diff, *Cache, *Run, *RunsDiff, *Ranks.
-type Report interface{ command() string }
+type Report any
 
-func (*Scan) command() string  { return "scan" }
-func (*Guard) command() string { return "guard" }
-func (d *Diff) command() string {
-	if d.Command == "" {
+// commandOf is the command whose report r is ("" for a value that is not a report model).
+func commandOf(r Report) string {
+	switch r := r.(type) {
+	case *Scan:
+		return "scan"
+	case *Guard:
+		return "guard"
+	case *Diff:
+		if r.Command == "" {
+			return "diff"
+		}
+		return r.Command
+	case *Cache:
+		return "cache"
+	case *Run:
+		return "run"
+	case *RunsDiff:
 		return "diff"
+	case *Ranks:
+		return "ranks"
 	}
-	return d.Command
+	return ""
 }
-func (*Cache) command() string    { return "cache" }
-func (*Run) command() string      { return "run" }
-func (*RunsDiff) command() string { return "diff" }
-func (*Ranks) command() string    { return "ranks" }
 
 // layout is one output format: the reports it lays out (by command) and how it writes one.
 type layout struct {
@@ -103,7 +114,7 @@ func CheckFormat(command string, f Format) error {
 // Render writes r in format f. A write that fails (a closed pipe, a full device) is its error,
 // in every format.
 func Render(w io.Writer, f Format, r Report, st Style) error {
-	if err := CheckFormat(r.command(), f); err != nil {
+	if err := CheckFormat(commandOf(r), f); err != nil {
 		return err
 	}
 	var write func(io.Writer, Report, Style) error

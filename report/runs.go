@@ -11,7 +11,7 @@ import (
 // manifests say differently, then the dumps' comparison.
 
 // runsHeadline says in one line what B's cache lookups came to.
-func (r *RunsDiff) runsHeadline() string {
+func runsHeadline(r *RunsDiff) string {
 	missed, by := r.Missed()
 	served := len(r.Programs) - missed
 	s := fmt.Sprintf("run B made %s: %d served from the cache", plural(len(r.Programs), "compile request", "compile requests"), served)
@@ -52,7 +52,7 @@ func sideLine(s RunSide) string {
 	return strings.Join(parts, "; ")
 }
 
-func (v *ProgramVerdict) savedText() string {
+func savedText(v *ProgramVerdict) string {
 	switch v.SavedFrom {
 	case "log":
 		return fmt.Sprintf("saved %s", dur(v.Saved))
@@ -179,7 +179,7 @@ func RunsDiffDocument(r *RunsDiff) RunsDiffJSON {
 // dumps' comparison.
 func runsDoc(r *RunsDiff) *Document {
 	missed, _ := r.Missed()
-	p := &Document{Title: "recomp diff", Headline: r.runsHeadline()}
+	p := &Document{Title: "recomp diff", Headline: runsHeadline(r)}
 	p.Status, p.Tone = "SERVED", "ok"
 	if missed > 0 {
 		p.Status, p.Tone = "MISSED", "bad"
@@ -217,7 +217,7 @@ func runsDoc(r *RunsDiff) *Document {
 		}
 		if v.Served {
 			line := "served: " + v.Summary
-			if s := v.savedText(); s != "" {
+			if s := savedText(v); s != "" {
 				line += "; " + s
 			}
 			c.Lines = append(c.Lines, line)

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
@@ -12,7 +11,7 @@ import (
 // Logs reads logs into a scan report with its verdict (recomp scan and guard). A run folder of
 // recomp run given alone lends its manifest's wall time (shares of the run) and its probe's
 // lines of the program's own code.
-func Logs(paths []string, opt ledger.ReadOptions) (*report.Scan, error) {
+func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 	s, err := ledger.ReadLogs(ledger.Files(paths), opt)
 	if err != nil {
 		return nil, err
@@ -23,7 +22,7 @@ func Logs(paths []string, opt ledger.ReadOptions) (*report.Scan, error) {
 			wall = folderFacts(f, s.Ledger)
 		}
 	}
-	return &report.Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall})}, nil
+	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall})}, nil
 }
 
 // folderFacts is what a run folder of recomp run lends a report besides its log: the wall time

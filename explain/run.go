@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
@@ -23,10 +22,10 @@ type RunOptions struct {
 	Log hclog.Logger
 }
 
-// Run reads a run folder back the way scan, explain and guard do: its log, the time from the
+// Folder reads a run folder back the way scan, explain and guard do: its log, the time from the
 // start to the first step (set in m), the recompilations explained from its dump (a dump that
 // cannot be explained is logged and left out), and the gate's verdict when one is asked for.
-func Run(dir string, m *runfolder.Manifest, opt RunOptions) (*report.Run, error) {
+func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	log := opt.Log
 	if log == nil {
 		log = hclog.NewNullLogger()
@@ -43,7 +42,7 @@ func Run(dir string, m *runfolder.Manifest, opt RunOptions) (*report.Run, error)
 	} else if len(recs) > 0 {
 		attachProbe(s.Ledger, recs)
 	}
-	r := &report.Run{Folder: dir, Manifest: m, Scan: &report.Scan{Scan: *s}}
+	r := &Run{Folder: dir, Manifest: m, Scan: &Scan{Scan: *s}}
 	if first := firstCompilation(s.Ledger); !first.IsZero() {
 		if t := runfolder.FirstStep(logPath, first); !t.IsZero() {
 			m.FirstStepSeconds = t.Sub(m.Start).Seconds()

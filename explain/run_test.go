@@ -21,7 +21,7 @@ func stamped(start time.Time, lines ...string) string {
 	return b.String()
 }
 
-// Run reads a run folder back: the scan of its log, the time to the first step, the
+// Folder reads a run folder back: the scan of its log, the time to the first step, the
 // recompilation explained from its dump, and the gate when asked.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &runfolder.Manifest{Start: start, FirstStepSeconds: -1}
-	r, err := Run(dir, m, RunOptions{})
+	r, err := Folder(dir, m, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,11 @@ func TestRun(t *testing.T) {
 		t.Errorf("explain %+v", r.Explain)
 	}
 
-	r, err = Run(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{MaxRecompiles: 1}})
+	r, err = Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{MaxRecompiles: 1}})
 	if err != nil || r.Gate == nil || !r.Gate.Passed {
 		t.Errorf("gate tolerating one recompilation: %v, %+v", err, r.Gate)
 	}
-	r, err = Run(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{}})
+	r, err = Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{}})
 	if err != nil || r.Gate == nil || r.Gate.Passed {
 		t.Errorf("gate: %v, %+v", err, r.Gate)
 	}
@@ -62,11 +62,11 @@ func TestRun(t *testing.T) {
 	os.RemoveAll(filepath.Join(dir, "dump"))
 	os.Mkdir(filepath.Join(dir, "dump"), 0o755)
 	os.WriteFile(filepath.Join(dir, "dump", "notes.txt"), []byte("not hlo"), 0o644)
-	if r, err := Run(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err != nil || r.Explain != nil {
+	if r, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err != nil || r.Explain != nil {
 		t.Errorf("an unexplainable dump: %v, %+v", err, r.Explain)
 	}
 	os.Remove(filepath.Join(dir, runfolder.LogName))
-	if _, err := Run(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err == nil || !strings.Contains(err.Error(), runfolder.LogName) {
+	if _, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err == nil || !strings.Contains(err.Error(), runfolder.LogName) {
 		t.Errorf("no run.log: %v", err)
 	}
 }
@@ -99,7 +99,7 @@ not a record
 			t.Fatal(err)
 		}
 	}
-	r, err := Run(dir, &runfolder.Manifest{Start: start}, RunOptions{})
+	r, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

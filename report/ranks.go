@@ -3,8 +3,9 @@ package report
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/recomp/recomp/explain"
 )
 
 // recomp ranks in every format: a headline (how many ranks, how many groups, who departed),
@@ -16,7 +17,7 @@ import (
 const maxTextRanks = 64
 
 // RanksHeadline says in one line whether the ranks agree.
-func RanksHeadline(r *Ranks) string {
+func RanksHeadline(r *explain.Ranks) string {
 	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
 	if r.Consistent() {
 		return s + ": every rank made the same compile requests"
@@ -25,51 +26,18 @@ func RanksHeadline(r *Ranks) string {
 	for _, d := range r.Divergences {
 		who = append(who, d.Rank)
 	}
-	return s + ": " + plural(len(who), "rank", "ranks") + " departed from the " + r.Reference() + " (" + RankRanges(who) + ")"
+	return s + ": " + plural(len(who), "rank", "ranks") + " departed from the " + r.Reference() + " (" + explain.RankRanges(who) + ")"
 }
 
-// Reference is what the reference group is called: the majority, unless it ties with another.
-func (r *Ranks) Reference() string {
-	if len(r.Groups) > 1 && len(r.Groups[1].Ranks) == len(r.Groups[0].Ranks) {
-		return "reference group"
-	}
-	return "majority"
-}
-
-// RankRanges writes rank names compactly: 0-511, 513-1023.
-func RankRanges(ranks []string) string {
-	var out []string
-	for i := 0; i < len(ranks); {
-		a, err := strconv.Atoi(ranks[i])
-		j := i + 1
-		if err == nil {
-			for j < len(ranks) {
-				b, err := strconv.Atoi(ranks[j])
-				if err != nil || b != a+(j-i) {
-					break
-				}
-				j++
-			}
-		}
-		if j-i > 2 {
-			out = append(out, ranks[i]+"-"+ranks[j-1])
-		} else {
-			out = append(out, ranks[i:j]...)
-		}
-		i = j
-	}
-	return strings.Join(out, ", ")
-}
-
-func divergenceStepText(d *Divergence) string {
+func divergenceStepText(d *explain.Divergence) string {
 	if d.Step < 0 {
 		return ""
 	}
 	return fmt.Sprintf(", step %d", d.Step)
 }
 
-func divergenceWhat(d *Divergence) string {
-	if d.Kind == DivergeMissing || d.Kind == DivergeLater {
+func divergenceWhat(d *explain.Divergence) string {
+	if d.Kind == explain.DivergeMissing || d.Kind == explain.DivergeLater {
 		return ""
 	}
 	if d.Compiled {
@@ -78,7 +46,7 @@ func divergenceWhat(d *Divergence) string {
 	return " (served from the cache)"
 }
 
-func skewText(s *Skew) string {
+func skewText(s *explain.Skew) string {
 	if s.Spread == 0 {
 		return fmt.Sprintf("none: the %d ranks with a clock started each compilation they share at the same time (largest spread 0ms)", s.RanksWithClock)
 	}
@@ -161,7 +129,7 @@ type SkewJSON struct {
 	RanksWithClock int     `json:"ranks_with_clock"`
 }
 
-func divergenceDocument(d *Divergence) *DivergenceJSON {
+func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
 	if d == nil {
 		return nil
 	}
@@ -171,7 +139,7 @@ func divergenceDocument(d *Divergence) *DivergenceJSON {
 }
 
 // RanksDocument is the JSON document of recomp ranks.
-func RanksDocument(r *Ranks) RanksJSON {
+func RanksDocument(r *explain.Ranks) RanksJSON {
 	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
 		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
 	for _, ri := range r.Ranks {
@@ -210,7 +178,7 @@ func RanksDocument(r *Ranks) RanksJSON {
 // ranksDoc is the document of recomp ranks: whether the ranks agree, then each rank's first
 // divergence with its cause, the groups, the ranks that compiled what the others got from the
 // cache, the compile-start skew, and one row per rank.
-func ranksDoc(r *Ranks) *Document {
+func ranksDoc(r *explain.Ranks) *Document {
 	p := &Document{Title: "recomp ranks", Headline: RanksHeadline(r)}
 	p.Status, p.Tone = "CONSISTENT", "ok"
 	if !r.Consistent() {
@@ -239,7 +207,7 @@ func ranksDoc(r *Ranks) *Document {
 }
 
 // sections are the ranks' details, for recomp ranks and guard --ranks-consistent.
-func ranksSections(r *Ranks, omitted *[]string) []Section {
+func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
 	var out []Section
 	if len(r.Divergences) > 0 {
 		sec := Section{ID: "divergences", Title: "Where each rank departed"}
@@ -273,7 +241,7 @@ func ranksSections(r *Ranks, omitted *[]string) []Section {
 		if g.Majority {
 			name += " (" + r.Reference() + ")"
 		}
-		gt.add(!g.Majority, name, RankRanges(g.Ranks), strconv.Itoa(g.Requests), g.Digest)
+		gt.add(!g.Majority, name, explain.RankRanges(g.Ranks), strconv.Itoa(g.Requests), g.Digest)
 	}
 	out = append(out, Section{ID: "groups", Title: "Groups of ranks that made the same requests", Table: gt})
 	var items []string

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/atomicfile"
 )
 
@@ -39,22 +40,22 @@ type Report any
 // commandOf is the command whose report r is ("" for a value that is not a report model).
 func commandOf(r Report) string {
 	switch r := r.(type) {
-	case *Scan:
+	case *explain.Scan:
 		return "scan"
-	case *Guard:
+	case *explain.Guard:
 		return "guard"
-	case *Diff:
+	case *explain.Diff:
 		if r.Command == "" {
 			return "diff"
 		}
 		return r.Command
 	case *Cache:
 		return "cache"
-	case *Run:
+	case *explain.Run:
 		return "run"
-	case *RunsDiff:
+	case *explain.RunsDiff:
 		return "diff"
-	case *Ranks:
+	case *explain.Ranks:
 		return "ranks"
 	}
 	return ""
@@ -73,7 +74,7 @@ var allReports = []string{"scan", "guard", "diff", "explain", "cache", "run", "r
 // report's document; JSON projects the model; GitHub annotations and JUnit XML are a gate's.
 var layouts = []layout{
 	{Text, allReports, func(w io.Writer, r Report, st Style) error {
-		if run, ok := r.(*Run); ok && run.Explain != nil {
+		if run, ok := r.(*explain.Run); ok && run.Explain != nil {
 			c := *run // the summary printed at the end of a run stays short: report.md and report.html keep the diffs
 			c.Explain = withoutTextDiffs(run.Explain)
 			r = &c
@@ -81,8 +82,8 @@ var layouts = []layout{
 		return writeText(w, document(r), st.Color)
 	}},
 	{JSON, allReports, func(w io.Writer, r Report, _ Style) error { return writeJSONReport(w, r) }},
-	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*Guard), st) }},
-	{JUnit, []string{"guard"}, func(w io.Writer, r Report, _ Style) error { return writeJUnit(w, r.(*Guard)) }},
+	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*explain.Guard), st) }},
+	{JUnit, []string{"guard"}, func(w io.Writer, r Report, _ Style) error { return writeJUnit(w, r.(*explain.Guard)) }},
 	{Markdown, allReports, func(w io.Writer, r Report, _ Style) error { return writeMarkdown(w, document(r)) }},
 	{HTML, allReports, func(w io.Writer, r Report, st Style) error { return writePage(w, document(r), st.Meta) }},
 }
@@ -167,7 +168,7 @@ var RunFiles = []struct {
 
 // WriteRunFiles writes the run's reports into its folder, each atomically: a failed write
 // leaves no truncated report.
-func WriteRunFiles(dir string, r *Run, st Style) error {
+func WriteRunFiles(dir string, r *explain.Run, st Style) error {
 	for _, f := range RunFiles {
 		var b bytes.Buffer
 		if err := Render(&b, f.Format, r, st); err != nil {

@@ -94,7 +94,7 @@ func (c *runCmd) Run(e *env) error {
 	if c.Guard {
 		ro.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
 	}
-	r, err := explain.Run(dir, m, ro)
+	r, err := explain.Folder(dir, m, ro)
 	if err != nil {
 		return usageErr("%v", err)
 	}

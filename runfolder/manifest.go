@@ -69,11 +69,12 @@ type CacheSnapshot struct {
 	From       string   `json:"from"` // what names the folder (a variable, --cache)
 	Before     int      `json:"before"`
 	After      int      `json:"after"`
-	Added      []string `json:"added"` // the first maxListed names the run added
+	Added      []string `json:"added"` // the first MaxListed names the run added
 	AddedCount int      `json:"added_count"`
 }
 
-const maxListed = 1000
+// MaxListed bounds the names a snapshot lists of what the run added.
+const MaxListed = 1000
 
 // Framework selects whose evidence is switched on: a stack's name (frameworks.Names), or
 // FrameworkAuto for all of them.

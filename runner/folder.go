@@ -86,8 +86,6 @@ type CacheWatch struct {
 	names map[string]bool
 }
 
-const maxListed = 1000
-
 // CacheFolders finds the cache folders a run will use, from its environment and the folders
 // the user named.
 func CacheFolders(env []string, named []string) []*CacheWatch {
@@ -120,7 +118,7 @@ func (c *CacheWatch) TakeAfter() {
 	c.After = listNames(c.Dir, func(n string) {
 		if !c.names[n] {
 			c.AddedCount++
-			if len(c.Added) < maxListed {
+			if len(c.Added) < runfolder.MaxListed {
 				c.Added = append(c.Added, n)
 			}
 		}

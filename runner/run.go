@@ -222,8 +222,9 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 	return func() {
 		signal.Stop(ch)
 		close(done)
+		// Wait for a signal being recorded to be in res.Forwarded before the caller reads it.
 		mu.Lock()
-		mu.Unlock()
+		mu.Unlock() //lint:ignore SA2001 the empty section waits for the forwarding goroutine's append
 	}
 }
 

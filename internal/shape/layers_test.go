@@ -1,4 +1,4 @@
-package layers
+package shape
 
 import (
 	"go/parser"
@@ -32,7 +32,7 @@ var layerOrder = [][]string{
 	{"frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/tf", "frameworks/torchxla"},
 	{"frameworks/framework", "frameworks/internal/python"},
 	{"hlo", "logscan"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/textutil", "internal/version", "internal/layers"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/textutil", "internal/version", "internal/shape"},
 }
 
 // allowed is every import edge between the module's packages (non-test files), by importing
@@ -68,7 +68,7 @@ var allowed = map[string][]string{
 	"internal/dist":              {},
 	"internal/textutil":          {},
 	"internal/version":           {},
-	"internal/layers":            {},
+	"internal/shape":             {},
 }
 
 // upward lists the allowed edges that still point up, each with why it is still there. They
@@ -114,12 +114,12 @@ func TestLayers(t *testing.T) {
 	imports := moduleImports(t)
 	for _, pkg := range sortedKeys(imports) {
 		if _, ok := allowed[pkg]; !ok {
-			t.Errorf("package %s is not in the layering tables: add it to layerOrder and allowed in %s", pkg, "internal/layers/layers_test.go")
+			t.Errorf("package %s is not in the layering tables: add it to layerOrder and allowed in %s", pkg, "internal/shape/layers_test.go")
 			continue
 		}
 		for _, to := range imports[pkg] {
 			if !slices.Contains(allowed[pkg], to) {
-				t.Errorf("%s imports %s, an edge the layering does not allow (internal/layers/layers_test.go)", pkg, to)
+				t.Errorf("%s imports %s, an edge the layering does not allow (internal/shape/layers_test.go)", pkg, to)
 			}
 		}
 	}

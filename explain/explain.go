@@ -1,11 +1,3 @@
-// Package explain says why a run's programs were compiled again, from the files the run left:
-// it joins the compilations a log names with the modules of the HLO dump by program identity
-// (the i-th compilation of a function is its i-th dump), pairs each program's versions in the
-// order they were compiled, and lets package diff compare them and name the causes. It also
-// compares the dumps of two runs (recomp diff), says why run B missed run A's cache (Runs),
-// lines up the compile requests of a job's ranks (ReadRanks), holds a run time against its
-// warm-up (CoverageOf), and assembles the whole report of a run folder (recomp run: Folder). Its results are
-// defined in result.go and runs_result.go; package report lays them out. It prints nothing.
 package explain
 
 import (

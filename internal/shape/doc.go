@@ -7,4 +7,6 @@
 //     import, add the edge to allowed in the importing package's row; it must point down.
 //   - complexity_test.go: no library function over cyclomatic complexity 25 (gocyclo's count),
 //     but for the exceptions it lists, each with its reason.
+//   - doc_test.go: a package of more than 1,500 lines has a doc.go whose package comment says
+//     what each of its files holds.
 package shape

@@ -517,7 +517,9 @@ func materializedRule(c *classifier) (Cause, bool) {
 		Short:    fmt.Sprintf("%d tensor(s) built in the first step are inputs from then on", len(t.materialized)),
 		Evidence: ev,
 		Advice: "expected once: the first step also created these tensors (an optimizer creates its state in its first step; tensors made with device=...). " +
-			"Count two steps as warm-up (recomp guard --warmup 2), or materialise such tensors before the loop " +
+			"recomp guard's default warm-up takes it as set-up when the log shows each graph's executions (PyTorch/XLA's " +
+			"PT_XLA_DEBUG_LEVEL=2, as recomp run sets it); otherwise keep this run as a baseline (recomp guard --write-baseline FILE LOG) " +
+			"and check later runs with --baseline FILE. Or materialise such tensors before the loop " +
 			"(PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device))"}, true
 }
 
@@ -541,7 +543,8 @@ func carriedRule(c *classifier) (Cause, bool) {
 		Short:    fmt.Sprintf("state created in the first step is an input from then on (%d inputs)", len(t.carried)),
 		Evidence: ev,
 		Advice: "expected once: the first step created this state inside its graph (an optimizer's, initialised in its first step; " +
-			"variables created lazily). Count two steps as warm-up (recomp guard --warmup 2), or create the state before the loop so " +
+			"variables created lazily). Keep this run as a baseline (recomp guard --write-baseline FILE LOG) and check later runs " +
+			"with --baseline FILE, or create the state before the loop so " +
 			"that the first step already takes it as input (JAX: opt_state = optimizer.init(params) outside the compiled step)"}, true
 }
 

@@ -243,6 +243,8 @@ func (l *Ledger) account(u *Unit) {
 	if u.Hash != "" {
 		m.addHash(u.Hash)
 	}
+	l.tick++
+	u.tick = l.tick
 	p := xxhash.Sum64String(u.Program) // (the programs of 200 000 families, without their names)
 	l.programs[p]++
 	u.Seq = int(l.programs[p])

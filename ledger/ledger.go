@@ -51,6 +51,8 @@ type Ledger struct {
 	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
+	tick         int                     // compilations and executions so far, in order
+	execs        map[string]*ran         // executions of each graph hash (PyTorch/XLA's Execution Analysis)
 }
 
 // evidenceKinds are the events a framework prints for each compilation, cache lookup, load or
@@ -86,7 +88,7 @@ const maxPendingWhys = 16
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
 	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[uint64]int32{}, otherFams: map[uint64]struct{}{},
-		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
+		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, execs: map[string]*ran{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
 }
 
 // BeginInput starts input number i (its index among the logs), read from file. The inputs of
@@ -330,6 +332,12 @@ func (l *Ledger) attachWhy(u *Unit) {
 // an auto-clustered graph says the graph is in its steady state.
 func (l *Ledger) execution(ev logscan.Event) {
 	l.sum.Executions++
+	l.tick++
+	if r := l.execs[ev.Hash]; r != nil {
+		r.n, r.last = r.n+1, l.tick
+	} else if ev.Hash != "" && len(l.execs) < maxRanHashes {
+		l.execs[ev.Hash] = &ran{n: 1, last: l.tick}
+	}
 	if g := frameworks.Group(ev.Module); g != "" {
 		l.reused[g] = true
 	}
@@ -360,6 +368,7 @@ func (l *Ledger) Report() *Report {
 	}
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
+	l.settle()
 	l.metricTimes()
 	if o := l.other; o != nil {
 		l.sum.FamiliesNotListed = len(l.otherFams)

@@ -632,7 +632,10 @@ func diffDoc(d *explain.Diff) *Document {
 		p.Headline += ", " + plural(n, "unreadable module", "unreadable modules")
 	}
 	p.Status, p.Tone = "IDENTICAL", "ok"
-	if differ > 0 || len(d.UnpairedA)+len(d.UnpairedB) > 0 {
+	switch {
+	case differ > 0 && d.Command == "explain" && !d.Recompiled():
+		p.Status = "SET-UP" // the pairs differ only by state the first step built
+	case differ > 0 || len(d.UnpairedA)+len(d.UnpairedB) > 0:
 		p.Status, p.Tone = "DIFFER", "bad"
 	}
 	if len(d.Problems) > 0 {
@@ -732,11 +735,15 @@ func (p *Document) pairAnswers(groups []pairGroup) {
 		}
 		n++
 		c := r.Causes[0]
-		tone := "bad"
-		if r.Identical {
+		tone, what := "bad", ""
+		switch {
+		case r.Identical:
 			tone = "ok"
+		case c.Once:
+			// state the first step built: set-up, not a recompilation
+			tone, what = "ok", "set-up, expected once: "
 		}
-		text := shorten(g.first.Label(), 80) + ": " + c.Summary
+		text := shorten(g.first.Label(), 80) + ": " + what + c.Summary
 		if len(g.rest) > 0 {
 			text += fmt.Sprintf(" (%d pairs)", len(g.rest)+1)
 		}

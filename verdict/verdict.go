@@ -145,8 +145,8 @@ func Build(in Input) *Result {
 			c := cost(u)
 			r.Compile += c
 			seq[u.Program]++
-			if seq[u.Program] > 1 || u.SeenBefore {
-				r.Recompile += c
+			if (seq[u.Program] > 1 || u.SeenBefore) && !u.Eager && u.Settled == "" {
+				r.Recompile += c // set-up that settled and eager one-op programs are not compiling again
 			}
 			if u.AfterWarmup {
 				r.Late += c

@@ -82,6 +82,18 @@ func diffExit(d *explain.Diff) error {
 	return nil
 }
 
+// explainExit is the exit code of explain: as diff's, except that pairs that differ only by state
+// the first step built (set-up, expected once) are no recompilation.
+func explainExit(d *explain.Diff) error {
+	switch {
+	case len(d.Problems) > 0:
+		return exitWith(exitUsage)
+	case d.Recompiled():
+		return exitWith(exitFound)
+	}
+	return nil
+}
+
 // compareOptions are what diff and explain compute for each pair: text diffs for --text (the
 // first explain.DefaultMaxTexts differing pairs), and for an HTML page as many as it shows.
 func compareOptions(e *env, stage string, text bool, format string) explain.Options {

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Round 3 (issue 28): each test here failed before its fix.
+
+// The Markdown form of recomp cache's rm command is a code span holding the command exactly as
+// the JSON gives it: a backtick in a path stays a backtick.
+func TestCacheMarkdownKeepsBackticks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c`ache``x")
+	os.Mkdir(dir, 0o755)
+	for _, n := range []string{"abc.poplar_exec", "def.poplar_exec"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
+	}
+	log := filepath.Join(t.TempDir(), "run.log")
+	os.WriteFile(log, []byte("Loaded m from /c/abc.poplar_exec\n"), 0o644)
+	_, js, _ := runIn(t, "", "cache", "--format", "json", dir, "--log", log)
+	var doc struct {
+		Prune string `json:"prune_command"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || !strings.Contains(doc.Prune, "`") {
+		t.Fatalf("json: %v, prune %q", err, doc.Prune)
+	}
+	_, md, _ := runIn(t, "", "cache", "--format", "markdown", dir, "--log", log)
+	var item string
+	for _, l := range strings.Split(md, "\n") {
+		if strings.Contains(l, "rm --") {
+			item = strings.TrimPrefix(l, "- ")
+		}
+	}
+	// A code span: n backticks, a space, the text, a space, n backticks (CommonMark).
+	n := len(item) - len(strings.TrimLeft(item, "`"))
+	fence := strings.Repeat("`", n)
+	if n == 0 || !strings.HasSuffix(item, fence) {
+		t.Fatalf("the rm command is not a code span: %q", item)
+	}
+	got := strings.TrimSuffix(strings.TrimPrefix(item, fence), fence)
+	if strings.HasPrefix(got, " ") && strings.HasSuffix(got, " ") {
+		got = got[1 : len(got)-1]
+	}
+	if got != doc.Prune {
+		t.Errorf("markdown shows %q, the command is %q", got, doc.Prune)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/internal/openfile"
 )
 
 // The files of a run folder.
@@ -145,15 +146,16 @@ func WriteManifest(dir string, m *Manifest) error {
 	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
 }
 
-// ReadManifest reads a folder's manifest.json.
+// MaxManifestBytes is the most ReadManifest reads: recomp writes a few KiB (at most 1000 names
+// a cache folder).
+const MaxManifestBytes = 16 << 20
+
+// ReadManifest reads a folder's manifest.json: a regular file (a FIFO or a device in its place is
+// an error, never a wait) of at most MaxManifestBytes.
 func ReadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	if err := openfile.ReadJSON(path, false, MaxManifestBytes, "a run folder's manifest", &m); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }

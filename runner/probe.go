@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/recomp/recomp/internal/openfile"
 )
 
 // The probe is a sitecustomize.py that recomp run puts first on the command's PYTHONPATH: it
@@ -92,11 +94,12 @@ func unixTime(t float64) time.Time {
 // maxProbeRecords bounds what ReadProbe keeps.
 const maxProbeRecords = 1 << 20
 
-// ReadProbe reads what the probe wrote in a run folder: nil, nil when it wrote nothing. Lines
+// ReadProbe reads what the probe wrote in a run folder: nil, nil when it wrote nothing; an error
+// when probe.jsonl is not a regular file (a FIFO or a device is never read). Lines
 // that are not records (a run cut while writing one, a line over 1 MiB) are skipped: the
 // others still count.
 func ReadProbe(dir string) ([]ProbeRecord, error) {
-	f, err := os.Open(filepath.Join(dir, ProbeName))
+	f, _, err := openfile.Open(filepath.Join(dir, ProbeName), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

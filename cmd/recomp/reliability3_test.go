@@ -48,3 +48,19 @@ func TestCacheMarkdownKeepsBackticks(t *testing.T) {
 		t.Errorf("markdown shows %q, the command is %q", got, doc.Prune)
 	}
 }
+
+// A baseline is read up to a cap: a 1 GiB file is refused, not read whole.
+func TestBaselineCapped(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "run.log")
+	os.WriteFile(log, []byte(goodLog), 0o644)
+	base := filepath.Join(dir, "base.json")
+	f, _ := os.Create(base)
+	f.WriteString(`{"version": 1, "families": {"`)
+	f.Truncate(1 << 30) // sparse
+	f.Close()
+	code, _, stderr := runIn(t, "", "guard", "--baseline", base, log)
+	if code != exitUsage || !strings.Contains(stderr, "larger than") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

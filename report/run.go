@@ -31,6 +31,10 @@ func runFacts(r *Run) []string {
 		out = append(out, fmt.Sprintf("a process the command started kept its output open: recomp stopped reading %s after the command exited, and what it printed later is not in run.log",
 			durSeconds(m.GraceSeconds)))
 	}
+	if m.LogError != "" {
+		out = append(out, fmt.Sprintf("run.log is incomplete: writing it failed (%s) and %d bytes were not written; what it holds was written before",
+			m.LogError, m.LogLostBytes))
+	}
 	if m.FirstStepSeconds >= 0 {
 		out = append(out, fmt.Sprintf("first step %s after the start", durSeconds(m.FirstStepSeconds)))
 	}

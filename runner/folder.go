@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,30 @@ type Folder struct {
 	Dir, Log, Dump, Manifest string
 }
 
+// Notes says what a run folder read back lacks, one sentence each: a run cut short (its
+// manifest.json is the one recomp run writes when the command starts: recomp was stopped,
+// killed, before the run ended), a manifest that cannot be read, a run.log that could not be
+// written to the end. A folder without a manifest says nothing: a run.log of one's own making is
+// a run folder too.
+func (f Folder) Notes() []string {
+	const held = "run.log holds what the command printed until then"
+	if f.Manifest == "" {
+		return nil
+	}
+	m, err := ReadManifest(f.Manifest)
+	if err != nil {
+		return []string{"the run's manifest could not be read: " + err.Error()}
+	}
+	var out []string
+	if m.Running {
+		out = append(out, "the run was cut: manifest.json is the one written when the command started, so recomp was stopped (killed?) before the run ended; "+held)
+	}
+	if m.LogError != "" {
+		out = append(out, fmt.Sprintf("run.log is incomplete: writing it failed (%s) and %d bytes were not written; what it holds was written before", m.LogError, m.LogLostBytes))
+	}
+	return out
+}
+
 // OpenFolder says whether path is a run folder (a folder with a run.log) and names its files;
 // Dump and Manifest are "" when the folder has none.
 func OpenFolder(path string) (Folder, bool) {
@@ -42,7 +67,7 @@ func OpenFolder(path string) (Folder, bool) {
 	if st, err := os.Stat(filepath.Join(path, DumpName)); err == nil && st.IsDir() {
 		f.Dump = filepath.Join(path, DumpName)
 	}
-	if _, err := os.Stat(filepath.Join(path, ManifestName)); err == nil {
+	if _, err := os.Lstat(filepath.Join(path, ManifestName)); err == nil {
 		f.Manifest = filepath.Join(path, ManifestName)
 	}
 	return f, true
@@ -86,7 +111,7 @@ func NewFolder(out, parent, name string, now time.Time) (string, error) {
 // DiscardFolder removes what recomp made of a run that could not start: its run.log and dump/,
 // and the folder itself unless keepDir (it was an empty folder the user named).
 func DiscardFolder(dir string, keepDir bool) error {
-	for _, name := range []string{LogName, DumpName, probeDir, ProbeName} {
+	for _, name := range []string{LogName, DumpName, probeDir, ProbeName, ManifestName} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}
@@ -135,15 +160,63 @@ type Manifest struct {
 	// FirstStepSeconds is the time from the start to the first line after the first
 	// compilation that names a step or an epoch (-1 when none does).
 	FirstStepSeconds float64 `json:"first_step_seconds"`
+	// Running marks the manifest written when the command started: one still there when the
+	// folder is read back says recomp was stopped (killed) before the run ended.
+	Running bool `json:"running,omitempty"`
+	// LogError is why run.log could not be written to the end (a full disk): what was written
+	// before it stays; LogLostBytes were not written.
+	LogError     string `json:"log_error,omitempty"`
+	LogLostBytes int64  `json:"log_lost_bytes,omitempty"`
 }
 
+// manifestReserve is the room the manifest written when the command starts takes (padded with
+// spaces), so that the final one can be written over it when the disk has filled up meanwhile.
+const manifestReserve = 64 << 10
+
 // WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file).
+// When that fails (a full disk) and the folder holds a manifest at least as large (the one
+// written at the start, with its reserve), m is written over it in place, padded with spaces.
 func WriteManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+	b = append(b, '\n')
+	path := filepath.Join(dir, ManifestName)
+	err = atomicfile.Write(path, b, 0o644)
+	if err == nil {
+		return nil
+	}
+	if st, serr := os.Lstat(path); serr == nil && st.Mode().IsRegular() && st.Size() >= int64(len(b)) {
+		if f, oerr := os.OpenFile(path, os.O_WRONLY, 0); oerr == nil {
+			pad := bytes.Repeat([]byte{' '}, int(st.Size())-len(b))
+			_, werr := f.WriteAt(append(b, pad...), 0)
+			if serr := f.Sync(); werr == nil {
+				werr = serr
+			}
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr == nil {
+				return nil
+			}
+		}
+	}
+	return err
+}
+
+// writeStartManifest writes the manifest of a run that has started (Running), padded to
+// manifestReserve bytes with spaces (JSON's white space).
+func writeStartManifest(dir string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if len(b) < manifestReserve {
+		b = append(b, bytes.Repeat([]byte{' '}, manifestReserve-len(b))...)
+	}
+	return atomicfile.Write(filepath.Join(dir, ManifestName), b, 0o644)
 }
 
 // MaxManifestBytes is the most ReadManifest reads: recomp writes a few KiB (at most 1000 names
@@ -344,23 +417,31 @@ func PruneDump(dump string) (removed int, err error) {
 }
 
 // Capture runs a command as Run does, writing what it prints to the run folder's run.log (each
-// line stamped with the time it arrived); opt.Log is set by Capture.
+// line stamped with the time it arrived) as it arrives; opt.Log is set by Capture. The error is
+// for a command that could not start (or a run.log that could not be made); a run.log that could
+// not be written to the end (a full disk) is the Result's LogError, and what was written stays.
 func Capture(dir string, opt Options) (*Result, error) {
 	logf, err := os.Create(filepath.Join(dir, LogName))
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(logf, 256<<10)
-	opt.Log = bw
+	opt.Log = logf
+	if testLogWriter != nil {
+		opt.Log = testLogWriter(logf)
+	}
 	res, err := Run(opt)
-	if ferr := bw.Flush(); err == nil && ferr != nil {
-		err = ferr
+	cerr := logf.Close()
+	if err != nil {
+		return nil, err
 	}
-	if cerr := logf.Close(); err == nil && cerr != nil {
-		err = cerr
+	if cerr != nil && res.LogError == "" {
+		res.LogError = cerr.Error()
 	}
-	return res, err
+	return res, nil
 }
+
+// testLogWriter, set by tests, wraps run.log's writer (to inject a failed write).
+var testLogWriter func(io.Writer) io.Writer
 
 // RunInfo is what a run's manifest says besides the command's result.
 type RunInfo struct {
@@ -384,7 +465,7 @@ func NewManifest(info RunInfo, res *Result) *Manifest {
 		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
 		Signal: res.Signal, Forwarded: res.Forwarded, OutputLines: res.Lines, OutputBytes: res.Bytes,
 		Versions: Versions(PythonOf(info.Command), info.Env), Caches: []CacheSnapshot{}, FirstStepSeconds: -1,
-		HeldOpen: res.HeldOpen}
+		HeldOpen: res.HeldOpen, LogError: res.LogError, LogLostBytes: res.LogLost}
 	if m.Forwarded == nil {
 		m.Forwarded = []string{}
 	}

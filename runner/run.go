@@ -59,6 +59,10 @@ type Result struct {
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited: Run stopped reading Grace later, and what it printed afterwards is not logged.
 	HeldOpen bool
+	// LogError is the first error writing the log (a full disk): what was written before it
+	// stays, and LogLost bytes of the log (with their time stamps) were not written.
+	LogError string
+	LogLost  int64
 }
 
 // maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
@@ -78,6 +82,8 @@ func Run(opt Options) (*Result, error) {
 	}
 	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = opt.Env, opt.Dir, opt.Stdin
+	// The command never outlives recomp: killed (Linux) when recomp ends, however it ends.
+	cmd.SysProcAttr = childAttr()
 	lw := newLineLog(opt.Log, now)
 	var sources []io.Reader
 	var sinks []io.Writer
@@ -173,6 +179,9 @@ func Run(opt Options) (*Result, error) {
 		qw.Close()
 	}
 	res.Lines, res.Bytes = lw.flush()
+	if lw.err != nil {
+		res.LogError, res.LogLost = lw.err.Error(), lw.lost
+	}
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
 }
@@ -246,7 +255,10 @@ func (r ptyReader) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadli
 
 // lineLog writes the lines of one or two streams to the log, each line prefixed with the time
 // its first byte arrived. A line of one stream is written whole, never interleaved with the
-// other's. It buffers what it writes (64 KiB) and formats each arrival time once.
+// other's. The lines of each piece of output read are written at once, in one write (a recomp
+// that is killed loses no line that had ended); only a line still unfinished is held. Each
+// arrival time is formatted once. After a failed write (a full disk) nothing more is written:
+// err is that error, lost counts what was not written.
 type lineLog struct {
 	mu        sync.Mutex
 	w         io.Writer
@@ -258,6 +270,8 @@ type lineLog struct {
 	lastStamp []byte
 	lines     int64
 	bytes     int64
+	err       error
+	lost      int64
 }
 
 func newLineLog(w io.Writer, now func() time.Time) *lineLog {
@@ -283,15 +297,28 @@ func (l *lineLog) line(t time.Time, parts ...[]byte) {
 	}
 	l.out = append(l.out, '\n')
 	l.lines++
-	if len(l.out) >= 64<<10 {
-		l.w.Write(l.out)
-		l.out = l.out[:0]
+}
+
+// emit writes the lines formatted so far.
+func (l *lineLog) emit() {
+	if len(l.out) == 0 {
+		return
 	}
+	if l.err == nil {
+		n, err := l.w.Write(l.out)
+		if err != nil {
+			l.err, l.lost = err, int64(len(l.out)-n)
+		}
+	} else {
+		l.lost += int64(len(l.out))
+	}
+	l.out = l.out[:0]
 }
 
 func (l *lineLog) write(stream int, b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.emit()
 	l.bytes += int64(len(b))
 	t := l.now()
 	for len(b) > 0 {
@@ -319,6 +346,7 @@ func (l *lineLog) write(stream int, b []byte) {
 func (l *lineLog) end(stream int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.emit()
 	if len(l.partial[stream]) > 0 {
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
@@ -336,10 +364,7 @@ func (l *lineLog) flush() (lines, bytes int64) {
 			l.partial[s] = l.partial[s][:0]
 		}
 	}
-	if len(l.out) > 0 {
-		l.w.Write(l.out)
-		l.out = l.out[:0]
-	}
+	l.emit()
 	l.w = io.Discard
 	return l.lines, l.bytes
 }

@@ -24,6 +24,8 @@ type SessionOptions struct {
 	// Environ is the environment the command would have without recomp (os.Environ()).
 	Environ []string
 	Start   time.Time
+	// Recomp is recomp's version, for the manifest written when the command starts.
+	Recomp string
 	// Log takes diagnostics (nil: none).
 	Log hclog.Logger
 }
@@ -73,14 +75,19 @@ func Prepare(opt SessionOptions) (*Session, error) {
 }
 
 // Run runs the command (opt without its Command and Env, which the session gives) with its
-// output into the folder's run.log, and removes the probe. A command that could not start
-// leaves no run: what recomp made of the folder is removed.
+// output into the folder's run.log, and removes the probe. A manifest marked Running is written
+// first: a folder read back with it says recomp was stopped before the run ended. A command that
+// could not start leaves no run: what recomp made of the folder is removed. Once it started, the
+// folder stays whatever happens (a full disk: see Result.LogError).
 func (s *Session) Run(opt Options) (*Result, error) {
 	for _, cs := range s.caches {
 		cs.TakeBefore()
 	}
 	opt.Command, opt.Env = s.opt.Command, s.Env
 	abs, _ := filepath.Abs(s.Dir)
+	if err := writeStartManifest(abs, s.startManifest()); err != nil {
+		s.log.Warn("the manifest of the run's start could not be written", "error", err)
+	}
 	res, err := Capture(abs, opt)
 	if s.probe != nil {
 		if perr := s.probe.Remove(); perr != nil {
@@ -112,6 +119,15 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *Man
 		}
 	}
 	return m
+}
+
+// startManifest is the manifest of the run as it starts: what runs, how, and Running.
+func (s *Session) startManifest() *Manifest {
+	wd, _ := os.Getwd()
+	host, _ := os.Hostname()
+	return &Manifest{Version: 1, Recomp: s.opt.Recomp, Command: s.opt.Command, WorkDir: wd, Host: host,
+		Framework: s.opt.Framework, Dump: s.opt.Dump, Settings: s.Settings, Start: s.opt.Start.UTC(),
+		Forwarded: []string{}, Versions: map[string]string{}, Caches: []CacheSnapshot{}, FirstStepSeconds: -1, Running: true}
 }
 
 func isDir(path string) bool {

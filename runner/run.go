@@ -255,8 +255,9 @@ func (r ptyReader) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadli
 
 // lineLog writes the lines of one or two streams to the log, each line prefixed with the time
 // its first byte arrived. A line of one stream is written whole, never interleaved with the
-// other's. The lines of each piece of output read are written at once, in one write (a recomp
-// that is killed loses no line that had ended); only a line still unfinished is held. Each
+// other's. Lines are written within flushAfter of their end, or as soon as 64 KiB are pending,
+// so a recomp that is killed loses at most the last tenth of a second of ended lines (and a
+// line still unfinished), and a command printing fast costs one write per 64 KiB. Each
 // arrival time is formatted once. After a failed write (a full disk) nothing more is written:
 // err is that error, lost counts what was not written.
 type lineLog struct {
@@ -272,6 +273,31 @@ type lineLog struct {
 	bytes     int64
 	err       error
 	lost      int64
+	timer     *time.Timer // writes what is pending flushAfter after it was formatted
+	armed     bool
+}
+
+// flushAfter is the longest an ended line waits in memory before it is written.
+const flushAfter = 100 * time.Millisecond
+
+// pending writes what is formatted when 64 KiB are, else makes sure it is written within
+// flushAfter.
+func (l *lineLog) pending() {
+	switch {
+	case len(l.out) >= 64<<10:
+		l.emit()
+	case len(l.out) == 0 || l.armed:
+	case l.timer == nil:
+		l.armed = true
+		l.timer = time.AfterFunc(flushAfter, func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.emit()
+		})
+	default:
+		l.armed = true
+		l.timer.Reset(flushAfter)
+	}
 }
 
 func newLineLog(w io.Writer, now func() time.Time) *lineLog {
@@ -301,6 +327,7 @@ func (l *lineLog) line(t time.Time, parts ...[]byte) {
 
 // emit writes the lines formatted so far.
 func (l *lineLog) emit() {
+	l.armed = false
 	if len(l.out) == 0 {
 		return
 	}
@@ -318,7 +345,7 @@ func (l *lineLog) emit() {
 func (l *lineLog) write(stream int, b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	defer l.emit()
+	defer l.pending()
 	l.bytes += int64(len(b))
 	t := l.now()
 	for len(b) > 0 {
@@ -346,7 +373,7 @@ func (l *lineLog) write(stream int, b []byte) {
 func (l *lineLog) end(stream int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	defer l.emit()
+	defer l.pending()
 	if len(l.partial[stream]) > 0 {
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
@@ -365,6 +392,9 @@ func (l *lineLog) flush() (lines, bytes int64) {
 		}
 	}
 	l.emit()
+	if l.timer != nil {
+		l.timer.Stop()
+	}
 	l.w = io.Discard
 	return l.lines, l.bytes
 }

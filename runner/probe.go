@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/openfile"
 )
 
@@ -43,6 +44,10 @@ func WriteProbe(dir string) (*Probe, error) {
 	if err := os.WriteFile(filepath.Join(p.Dir, "sitecustomize.py"), probeSource, 0o644); err != nil {
 		return nil, err
 	}
+	names, _ := json.Marshal(frameworks.Packages())
+	if err := os.WriteFile(filepath.Join(p.Dir, "packages.json"), names, 0o644); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -73,6 +78,19 @@ type ProbeRecord struct {
 	// dataset): what the size of its last batch follows from.
 	Samples   int `json:"samples,omitempty"`
 	BatchSize int `json:"batch_size,omitempty"`
+	// Versions are the framework distributions' versions (python: versions, written at exit).
+	Versions map[string]string `json:"versions,omitempty"`
+}
+
+// ProbeVersions are the versions the probe found in the command's own Python (nil when it
+// wrote none: no Python ran with the probe, or it did not reach its end).
+func ProbeVersions(recs []ProbeRecord) map[string]string {
+	for _, r := range recs {
+		if r.Framework == "python" && r.Event == "versions" && r.Versions != nil {
+			return r.Versions
+		}
+	}
+	return nil
 }
 
 // Time is when the probe wrote the record.

@@ -109,8 +109,14 @@ func (s *Session) Run(opt Options) (*Result, error) {
 // the time output held open was read for); the caches are looked at again and a dump of the
 // modules before optimisation is pruned to them.
 func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *Manifest {
+	var versions map[string]string
+	if s.probe != nil {
+		if recs, err := ReadProbe(s.Dir); err == nil {
+			versions = ProbeVersions(recs)
+		}
+	}
 	m := NewManifest(RunInfo{Command: s.opt.Command, Recomp: recomp, Framework: s.opt.Framework, Dump: s.opt.Dump,
-		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace}, res)
+		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace, Versions: versions}, res)
 	if s.opt.Dump == DumpBefore {
 		if n, err := PruneDump(s.dump); err != nil {
 			s.log.Warn("pruning the dump", "error", err)

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,44 @@ func TestBaselineCapped(t *testing.T) {
 	code, _, stderr := runIn(t, "", "guard", "--baseline", base, log)
 	if code != exitUsage || !strings.Contains(stderr, "larger than") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// The user's command runs once: a shell script named python3 is not run again to ask it for
+// versions, and the user's sitecustomize does not run again for the version query (the probe
+// off, the real interpreter asked with -S).
+func TestRunNeverRunsTheCommandTwice(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	script := filepath.Join(dir, "python3")
+	os.WriteFile(script, []byte("#!/bin/sh\necho \"$@\" >> "+marker+"\n"), 0o755)
+	code, _, stderr := runIn(t, "", "run", "--out", filepath.Join(dir, "r1"), "--", script, "train")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(marker); strings.Count(string(b), "\n") != 1 {
+		t.Errorf("the command ran %d times: %q", strings.Count(string(b), "\n"), b)
+	}
+
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	out, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	real := strings.TrimSpace(string(out))
+	user := filepath.Join(dir, "user")
+	os.Mkdir(user, 0o755)
+	marker2 := filepath.Join(dir, "site-ran")
+	os.WriteFile(filepath.Join(user, "sitecustomize.py"), []byte("open("+strconv.Quote(marker2)+", 'a').write('x\\n')\n"), 0o644)
+	t.Setenv("PYTHONPATH", user)
+	code, _, stderr = runIn(t, "", "run", "--probe=false", "--out", filepath.Join(dir, "r2"), "--", real, "-c", "pass")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(marker2); strings.Count(string(b), "\n") != 1 {
+		t.Errorf("the user's sitecustomize ran %d times", strings.Count(string(b), "\n"))
 	}
 }

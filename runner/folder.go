@@ -58,7 +58,8 @@ func (f Folder) Notes() []string {
 }
 
 // OpenFolder says whether path is a run folder (a folder with a run.log) and names its files;
-// Dump and Manifest are "" when the folder has none.
+// Dump and Manifest are "" when the folder has none. Dump is the folder's dump/, else the user's
+// own dump folder its manifest names (DumpDir).
 func OpenFolder(path string) (Folder, bool) {
 	st, err := os.Stat(filepath.Join(path, LogName))
 	if err != nil || !st.Mode().IsRegular() {
@@ -70,6 +71,14 @@ func OpenFolder(path string) (Folder, bool) {
 	}
 	if _, err := os.Lstat(filepath.Join(path, ManifestName)); err == nil {
 		f.Manifest = filepath.Join(path, ManifestName)
+		if f.Dump == "" {
+			// A run that dumped into the user's own folder names it in its manifest.
+			if m, err := ReadManifest(f.Manifest); err == nil && m.DumpDir != "" {
+				if st, err := os.Stat(m.DumpDir); err == nil && st.IsDir() {
+					f.Dump = m.DumpDir
+				}
+			}
+		}
 	}
 	return f, true
 }
@@ -161,6 +170,11 @@ type Manifest struct {
 	// FirstStepSeconds is the time from the start to the first line after the first
 	// compilation that names a step or an epoch (-1 when none does).
 	FirstStepSeconds float64 `json:"first_step_seconds"`
+	// DumpDir is the user's own dump folder (their XLA_FLAGS' --xla_dump_to, absolute), read in
+	// place of dump/: recomp added no dump flag and removed nothing from it.
+	DumpDir string `json:"dump_dir,omitempty"`
+	// ProbeNote says the probe was asked for and did not load (python -I, -E, -S): why.
+	ProbeNote string `json:"probe_note,omitempty"`
 	// Running marks the manifest written when the command started: one still there when the
 	// folder is read back says recomp was stopped (killed) before the run ended.
 	Running bool `json:"running,omitempty"`

@@ -44,7 +44,9 @@ type Session struct {
 	opt    SessionOptions
 	keep   bool // the folder was an empty one the user named: it stays whatever happens
 	dump   string
-	probe  *Probe
+	// userDump says dump is the user's own --xla_dump_to folder: read, never pruned.
+	userDump bool
+	probe    *Probe
 	caches []*CacheSnapshot
 	log    hclog.Logger
 }
@@ -63,6 +65,11 @@ func Prepare(opt SessionOptions) (*Session, error) {
 	s.Dir = dir
 	abs, _ := filepath.Abs(dir)
 	s.dump = filepath.Join(abs, DumpName)
+	if user := UserDumpDir(opt.Environ); user != "" && opt.Dump != DumpNone {
+		if ua, err := filepath.Abs(user); err == nil {
+			s.dump, s.userDump = ua, true
+		}
+	}
 	if opt.Probe {
 		if s.probe, err = WriteProbe(abs); err != nil {
 			s.log.Warn("the probe could not be written: running without it", "error", err)
@@ -110,14 +117,23 @@ func (s *Session) Run(opt Options) (*Result, error) {
 // modules before optimisation is pruned to them.
 func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *Manifest {
 	var versions map[string]string
+	probeNote := ""
 	if s.probe != nil {
-		if recs, err := ReadProbe(s.Dir); err == nil {
+		recs, err := ReadProbe(s.Dir)
+		if err == nil {
 			versions = ProbeVersions(recs)
+		}
+		if why := ProbeBlocked(s.opt.Command); why != "" {
+			probeNote = "recomp's probe did not load: " + why + "; the program's own lines of its compilations are not known"
+		} else if err == nil && len(recs) == 0 && res.ExitCode == 0 && PythonOf(s.opt.Command) != "" {
+			probeNote = "recomp's probe wrote nothing: it did not load in the program's Python (one that ignores PYTHONPATH?); " +
+				"the program's own lines of its compilations are not known"
 		}
 	}
 	m := NewManifest(RunInfo{Command: s.opt.Command, Recomp: recomp, Framework: s.opt.Framework, Dump: s.opt.Dump,
 		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace, Versions: versions}, res)
-	if s.opt.Dump == DumpBefore {
+	m.DumpDir, m.ProbeNote = s.userDumpDir(), probeNote
+	if s.opt.Dump == DumpBefore && !s.userDump { // only what recomp asked XLA to write is pruned
 		if n, err := PruneDump(s.dump); err != nil {
 			s.log.Warn("pruning the dump", "error", err)
 		} else {
@@ -133,7 +149,15 @@ func (s *Session) startManifest() *Manifest {
 	host, _ := os.Hostname()
 	return &Manifest{Version: 1, Recomp: s.opt.Recomp, Command: s.opt.Command, WorkDir: wd, Host: host,
 		Framework: s.opt.Framework, Dump: s.opt.Dump, Settings: s.Settings, Start: s.opt.Start.UTC(),
-		Forwarded: []string{}, Versions: map[string]string{}, Caches: []CacheSnapshot{}, FirstStepSeconds: -1, Running: true}
+		Forwarded: []string{}, Versions: map[string]string{}, Caches: []CacheSnapshot{}, FirstStepSeconds: -1, Running: true,
+		DumpDir: s.userDumpDir()}
+}
+
+func (s *Session) userDumpDir() string {
+	if s.userDump {
+		return s.dump
+	}
+	return ""
 }
 
 func isDir(path string) bool {

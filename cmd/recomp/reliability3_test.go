@@ -105,3 +105,60 @@ func TestRunNeverRunsTheCommandTwice(t *testing.T) {
 		t.Errorf("the user's sitecustomize ran %d times", strings.Count(string(b), "\n"))
 	}
 }
+
+// The user's own XLA_FLAGS=--xla_dump_to=DIR is kept (XLA takes the last --xla_dump_to: recomp
+// adds none), the dump is read from DIR, and nothing in it is deleted, the modules after
+// optimisation included.
+func TestRunKeepsTheUsersDump(t *testing.T) {
+	src, _ := filepath.Abs(jaxRun)
+	work := t.TempDir()
+	user := filepath.Join(work, "mydump")
+	// A stand-in for XLA: dumps into the last --xla_dump_to its XLA_FLAGS name.
+	script := `for f in $XLA_FLAGS; do case $f in --xla_dump_to=*) d=${f#--xla_dump_to=};; esac; done
+mkdir -p "$d" && cp "` + src + `"/dump/* "$d"/ && echo after > "$d/module_0000.jit_train_step.after_optimizations.txt"
+cat "` + src + `/run.log"`
+	t.Setenv("XLA_FLAGS", "--xla_dump_to="+user)
+	dir := filepath.Join(work, "run")
+	code, _, stderr := runIn(t, "", "run", "--out", dir, "--", "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	entries, _ := os.ReadDir(user)
+	if len(entries) != 3 {
+		t.Fatalf("your dump folder holds %d files, want the 3 written (the XLA flags were overridden?)", len(entries))
+	}
+	if _, err := os.Stat(filepath.Join(user, "module_0000.jit_train_step.after_optimizations.txt")); err != nil {
+		t.Errorf("the module after optimisation you asked for was deleted: %v", err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	var m struct {
+		DumpDir string `json:"dump_dir"`
+	}
+	json.Unmarshal(b, &m)
+	if m.DumpDir != user {
+		t.Errorf("manifest dump_dir %q, want %s", m.DumpDir, user)
+	}
+	code, out, stderr := runIn(t, "", "explain", "--format", "json", dir)
+	if code == exitUsage || !strings.Contains(out, "module_0002.jit_train_step") {
+		t.Errorf("explain on the run folder did not read your dump: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// python -I (or -E, -S) never loads the probe: the summary and the report say so.
+func TestRunSaysTheProbeDidNotLoad(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runIn(t, "", "run", "--out", dir, "--", py, "-I", "-c", "print('hello')")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "probe did not load") || !strings.Contains(stderr, "-I") {
+		t.Errorf("the summary says nothing of the probe's absence:\n%s", stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "report.md")); !strings.Contains(string(b), "probe did not load") {
+		t.Errorf("report.md says nothing of the probe's absence")
+	}
+}

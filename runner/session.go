@@ -41,14 +41,14 @@ type Session struct {
 	Settings []Setting
 	Env      []string
 
-	opt    SessionOptions
-	keep   bool // the folder was an empty one the user named: it stays whatever happens
-	dump   string
+	opt  SessionOptions
+	keep bool // the folder was an empty one the user named: it stays whatever happens
+	dump string
 	// userDump says dump is the user's own --xla_dump_to folder: read, never pruned.
 	userDump bool
 	probe    *Probe
-	caches []*CacheSnapshot
-	log    hclog.Logger
+	caches   []*CacheSnapshot
+	log      hclog.Logger
 }
 
 // Prepare makes the run folder and works out what the command runs with.

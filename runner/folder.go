@@ -332,14 +332,8 @@ func PythonOf(command []string) string {
 	if strings.HasPrefix(filepath.Base(command[0]), "python") {
 		return realPython(command[0])
 	}
-	f, err := os.Open(command[0])
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(io.LimitReader(f, 512)).ReadString('\n')
-	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
-	if !strings.HasPrefix(line, "#!") || len(fields) == 0 {
+	fields := shebang(command[0])
+	if len(fields) == 0 {
 		return ""
 	}
 	if filepath.Base(fields[0]) == "env" && len(fields) > 1 {

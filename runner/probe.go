@@ -211,7 +211,7 @@ func ProbeBlocked(command []string) string {
 
 // shebang is the #! line of a file split into words (nil when it has none).
 func shebang(path string) []string {
-	f, err := os.Open(path)
+	f, _, err := openfile.Open(path, false)
 	if err != nil {
 		return nil
 	}

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,71 +15,9 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
-	"github.com/recomp/recomp/internal/atomicfile"
 	"github.com/recomp/recomp/internal/openfile"
+	"github.com/recomp/recomp/runfolder"
 )
-
-// The files of a run folder.
-const (
-	LogName      = "run.log"
-	DumpName     = "dump"
-	ManifestName = "manifest.json"
-)
-
-// Folder is the files of a run folder.
-type Folder struct {
-	Dir, Log, Dump, Manifest string
-}
-
-// Notes says what a run folder read back lacks, one sentence each: a run cut short (its
-// manifest.json is the one recomp run writes when the command starts: recomp was stopped,
-// killed, before the run ended), a manifest that cannot be read, a run.log that could not be
-// written to the end. A folder without a manifest says nothing: a run.log of one's own making is
-// a run folder too.
-func (f Folder) Notes() []string {
-	const held = "run.log holds what the command printed until then"
-	if f.Manifest == "" {
-		return nil
-	}
-	m, err := ReadManifest(f.Manifest)
-	if err != nil {
-		return []string{"the run's manifest could not be read: " + err.Error()}
-	}
-	var out []string
-	if m.Running {
-		out = append(out, "the run was cut: manifest.json is the one written when the command started, so recomp was stopped (killed?) before the run ended; "+held)
-	}
-	if m.LogError != "" {
-		out = append(out, fmt.Sprintf("run.log is incomplete: writing it failed (%s) and %d bytes were not written; what it holds was written before", m.LogError, m.LogLostBytes))
-	}
-	return out
-}
-
-// OpenFolder says whether path is a run folder (a folder with a run.log) and names its files;
-// Dump and Manifest are "" when the folder has none. Dump is the folder's dump/, else the user's
-// own dump folder its manifest names (DumpDir).
-func OpenFolder(path string) (Folder, bool) {
-	st, err := os.Stat(filepath.Join(path, LogName))
-	if err != nil || !st.Mode().IsRegular() {
-		return Folder{}, false
-	}
-	f := Folder{Dir: path, Log: filepath.Join(path, LogName)}
-	if st, err := os.Stat(filepath.Join(path, DumpName)); err == nil && st.IsDir() {
-		f.Dump = filepath.Join(path, DumpName)
-	}
-	if _, err := os.Lstat(filepath.Join(path, ManifestName)); err == nil {
-		f.Manifest = filepath.Join(path, ManifestName)
-		if f.Dump == "" {
-			// A run that dumped into the user's own folder names it in its manifest.
-			if m, err := ReadManifest(f.Manifest); err == nil && m.DumpDir != "" {
-				if st, err := os.Stat(m.DumpDir); err == nil && st.IsDir() {
-					f.Dump = m.DumpDir
-				}
-			}
-		}
-	}
-	return f, true
-}
 
 var reUnsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
@@ -121,7 +57,7 @@ func NewFolder(out, parent, name string, now time.Time) (string, error) {
 // DiscardFolder removes what recomp made of a run that could not start: its run.log and dump/,
 // and the folder itself unless keepDir (it was an empty folder the user named).
 func DiscardFolder(dir string, keepDir bool) error {
-	for _, name := range []string{LogName, DumpName, probeDir, ProbeName, ManifestName} {
+	for _, name := range []string{runfolder.LogName, runfolder.DumpName, runfolder.ProbeDir, runfolder.ProbeName, runfolder.ManifestName} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}
@@ -143,137 +79,25 @@ func Name(command []string) string {
 	return filepath.Base(command[0])
 }
 
-// Manifest is a run folder's manifest.json: what ran, how, and what it left.
-type Manifest struct {
-	Version     int       `json:"version"`
-	Recomp      string    `json:"recomp"`
-	Command     []string  `json:"command"`
-	WorkDir     string    `json:"work_dir"`
-	Host        string    `json:"host"`
-	Framework   Framework `json:"framework"`
-	Dump        DumpMode  `json:"dump"`
-	Settings    []Setting `json:"settings"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	WallSeconds float64   `json:"wall_seconds"`
-	ExitCode    int       `json:"exit_code"`
-	Signal      string    `json:"signal,omitempty"`
-	Forwarded   []string  `json:"forwarded_signals"`
-	// HeldOpen says a process the command started kept its output open after the command
-	// exited; recomp stopped reading GraceSeconds later.
-	HeldOpen     bool              `json:"held_open,omitempty"`
-	GraceSeconds float64           `json:"grace_seconds,omitempty"`
-	OutputLines  int64             `json:"output_lines"`
-	OutputBytes  int64             `json:"output_bytes"`
-	Versions     map[string]string `json:"versions"`
-	Caches       []CacheSnapshot   `json:"caches"`
-	// FirstStepSeconds is the time from the start to the first line after the first
-	// compilation that names a step or an epoch (-1 when none does).
-	FirstStepSeconds float64 `json:"first_step_seconds"`
-	// DumpDir is the user's own dump folder (their XLA_FLAGS' --xla_dump_to, absolute), read in
-	// place of dump/: recomp added no dump flag and removed nothing from it.
-	DumpDir string `json:"dump_dir,omitempty"`
-	// ProbeNote says the probe was asked for and did not load (python -I, -E, -S): why.
-	ProbeNote string `json:"probe_note,omitempty"`
-	// Running marks the manifest written when the command started: one still there when the
-	// folder is read back says recomp was stopped (killed) before the run ended.
-	Running bool `json:"running,omitempty"`
-	// LogError is why run.log could not be written to the end (a full disk): what was written
-	// before it stays; LogLostBytes were not written.
-	LogError     string `json:"log_error,omitempty"`
-	LogLostBytes int64  `json:"log_lost_bytes,omitempty"`
-}
-
-// manifestReserve is the room the manifest written when the command starts takes (padded with
-// spaces), so that the final one can be written over it when the disk has filled up meanwhile.
-const manifestReserve = 64 << 10
-
-// WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file).
-// When that fails (a full disk) and the folder holds a manifest at least as large (the one
-// written at the start, with its reserve), m is written over it in place, padded with spaces.
-func WriteManifest(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	path := filepath.Join(dir, ManifestName)
-	err = atomicfile.Write(path, b, 0o644)
-	if err == nil {
-		return nil
-	}
-	if st, serr := os.Lstat(path); serr == nil && st.Mode().IsRegular() && st.Size() >= int64(len(b)) {
-		if f, oerr := os.OpenFile(path, os.O_WRONLY, 0); oerr == nil {
-			pad := bytes.Repeat([]byte{' '}, int(st.Size())-len(b))
-			_, werr := f.WriteAt(append(b, pad...), 0)
-			if serr := f.Sync(); werr == nil {
-				werr = serr
-			}
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr == nil {
-				return nil
-			}
-		}
-	}
-	return err
-}
-
-// writeStartManifest writes the manifest of a run that has started (Running), padded to
-// manifestReserve bytes with spaces (JSON's white space).
-func writeStartManifest(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if len(b) < manifestReserve {
-		b = append(b, bytes.Repeat([]byte{' '}, manifestReserve-len(b))...)
-	}
-	return atomicfile.Write(filepath.Join(dir, ManifestName), b, 0o644)
-}
-
-// MaxManifestBytes is the most ReadManifest reads: recomp writes a few KiB (at most 1000 names
-// a cache folder).
-const MaxManifestBytes = 16 << 20
-
-// ReadManifest reads a folder's manifest.json: a regular file (a FIFO or a device in its place is
-// an error, never a wait) of at most MaxManifestBytes.
-func ReadManifest(path string) (*Manifest, error) {
-	var m Manifest
-	if err := openfile.ReadJSON(path, false, MaxManifestBytes, "a run folder's manifest", &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
-}
-
-// CacheSnapshot is what an executable or persistent-cache folder held before and after the
-// run: counts and names, never contents.
-type CacheSnapshot struct {
-	Dir        string   `json:"dir"`
-	From       string   `json:"from"` // what names the folder (a variable, --cache)
-	Before     int      `json:"before"`
-	After      int      `json:"after"`
-	Added      []string `json:"added"` // the first maxListed names the run added
-	AddedCount int      `json:"added_count"`
+// CacheWatch takes the snapshot of a cache folder the run may write: the names in it before
+// the run, and what the run added.
+type CacheWatch struct {
+	runfolder.CacheSnapshot
 
 	names map[string]bool
 }
 
-const maxListed = 1000
-
 // CacheFolders finds the cache folders a run will use, from its environment and the folders
 // the user named.
-func CacheFolders(env []string, named []string) []*CacheSnapshot {
-	var out []*CacheSnapshot
+func CacheFolders(env []string, named []string) []*CacheWatch {
+	var out []*CacheWatch
 	seen := map[string]bool{}
 	add := func(dir, from string) {
 		if dir == "" || seen[dir] {
 			return
 		}
 		seen[dir] = true
-		out = append(out, &CacheSnapshot{Dir: dir, From: from})
+		out = append(out, &CacheWatch{CacheSnapshot: runfolder.CacheSnapshot{Dir: dir, From: from}})
 	}
 	for _, c := range frameworks.CacheFolders(env) {
 		add(c.Dir, c.From)
@@ -285,17 +109,17 @@ func CacheFolders(env []string, named []string) []*CacheSnapshot {
 }
 
 // TakeBefore takes the names in the folder before the run.
-func (c *CacheSnapshot) TakeBefore() {
+func (c *CacheWatch) TakeBefore() {
 	c.names = map[string]bool{}
 	c.Before = listNames(c.Dir, func(n string) { c.names[n] = true })
 }
 
 // TakeAfter counts the folder again and lists what the run added.
-func (c *CacheSnapshot) TakeAfter() {
+func (c *CacheWatch) TakeAfter() {
 	c.After = listNames(c.Dir, func(n string) {
 		if !c.names[n] {
 			c.AddedCount++
-			if len(c.Added) < maxListed {
+			if len(c.Added) < runfolder.MaxListed {
 				c.Added = append(c.Added, n)
 			}
 		}
@@ -423,34 +247,6 @@ func Versions(python string, env []string) map[string]string {
 	return v
 }
 
-var reStep = regexp.MustCompile(`(?i)\b(step|epoch|iter(ation)?)\b\s*[:=#]?\s*\d+`)
-
-// FirstStep returns the arrival time of the first line of a run.log at or after after that
-// names a step or an epoch ("Epoch 1/3", "step 0 loss 0.9"), or the zero time.
-func FirstStep(logPath string, after time.Time) time.Time {
-	f, err := os.Open(logPath)
-	if err != nil {
-		return time.Time{}
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxLine+64)
-	for sc.Scan() {
-		stamp, line, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339Nano, stamp)
-		if err != nil || t.Before(after) {
-			continue
-		}
-		if reStep.MatchString(line) {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
 // PruneDump keeps the modules dumped before optimisation (*.before_optimizations.txt) and
 // removes everything else XLA wrote into the run folder's own dump folder.
 func PruneDump(dump string) (removed int, err error) {
@@ -478,7 +274,7 @@ func PruneDump(dump string) (removed int, err error) {
 // for a command that could not start (or a run.log that could not be made); a run.log that could
 // not be written to the end (a full disk) is the Result's LogError, and what was written stays.
 func Capture(dir string, opt Options) (*Result, error) {
-	logf, err := os.Create(filepath.Join(dir, LogName))
+	logf, err := os.Create(filepath.Join(dir, runfolder.LogName))
 	if err != nil {
 		return nil, err
 	}
@@ -504,11 +300,11 @@ var testLogWriter func(io.Writer) io.Writer
 type RunInfo struct {
 	Command   []string
 	Recomp    string // recomp's version
-	Framework Framework
-	Dump      DumpMode
+	Framework runfolder.Framework
+	Dump      runfolder.DumpMode
 	Settings  []Setting
 	Env       []string // the command's environment (for the Python packages' versions)
-	Caches    []*CacheSnapshot
+	Caches    []*CacheWatch
 	Grace     time.Duration
 	// Versions are the framework versions the probe found (nil: ask the command's Python).
 	Versions map[string]string
@@ -516,14 +312,14 @@ type RunInfo struct {
 
 // NewManifest is the manifest of a run that ended with res; it takes the caches' snapshots
 // after the run.
-func NewManifest(info RunInfo, res *Result) *Manifest {
+func NewManifest(info RunInfo, res *Result) *runfolder.Manifest {
 	wd, _ := os.Getwd()
 	host, _ := os.Hostname()
-	m := &Manifest{Version: 1, Recomp: info.Recomp, Command: info.Command, WorkDir: wd, Host: host,
-		Framework: info.Framework, Dump: info.Dump, Settings: info.Settings,
+	m := &runfolder.Manifest{Version: 1, Recomp: info.Recomp, Command: info.Command, WorkDir: wd, Host: host,
+		Framework: info.Framework, Dump: info.Dump, Settings: settingsOf(info.Settings),
 		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
 		Signal: res.Signal, Forwarded: res.Forwarded, OutputLines: res.Lines, OutputBytes: res.Bytes,
-		Versions: info.Versions, Caches: []CacheSnapshot{}, FirstStepSeconds: -1,
+		Versions: info.Versions, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1,
 		HeldOpen: res.HeldOpen, LogError: res.LogError, LogLostBytes: res.LogLost}
 	if m.Forwarded == nil {
 		m.Forwarded = []string{}
@@ -533,7 +329,7 @@ func NewManifest(info RunInfo, res *Result) *Manifest {
 	}
 	for _, cs := range info.Caches {
 		cs.TakeAfter()
-		m.Caches = append(m.Caches, *cs)
+		m.Caches = append(m.Caches, cs.CacheSnapshot)
 	}
 	if m.Versions == nil {
 		m.Versions = Versions(PythonOf(info.Command), info.Env)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // SessionOptions say how recomp run runs a command.
@@ -13,8 +14,8 @@ type SessionOptions struct {
 	// Out is the run folder the user named ("" for recomp-runs/<time>-<name>/).
 	Out       string
 	Command   []string
-	Framework Framework
-	Dump      DumpMode
+	Framework runfolder.Framework
+	Dump      runfolder.DumpMode
 	// Probe loads the Python probe (see WriteProbe); a probe that cannot be written is logged
 	// and left out.
 	Probe bool
@@ -47,7 +48,7 @@ type Session struct {
 	// userDump says dump is the user's own --xla_dump_to folder: read, never pruned.
 	userDump bool
 	probe    *Probe
-	caches   []*CacheSnapshot
+	caches   []*CacheWatch
 	log      hclog.Logger
 }
 
@@ -64,8 +65,8 @@ func Prepare(opt SessionOptions) (*Session, error) {
 	}
 	s.Dir = dir
 	abs, _ := filepath.Abs(dir)
-	s.dump = filepath.Join(abs, DumpName)
-	if user := UserDumpDir(opt.Environ); user != "" && opt.Dump != DumpNone {
+	s.dump = filepath.Join(abs, runfolder.DumpName)
+	if user := UserDumpDir(opt.Environ); user != "" && opt.Dump != runfolder.DumpNone {
 		if ua, err := filepath.Abs(user); err == nil {
 			s.dump, s.userDump = ua, true
 		}
@@ -92,7 +93,7 @@ func (s *Session) Run(opt Options) (*Result, error) {
 	}
 	opt.Command, opt.Env = s.opt.Command, s.Env
 	abs, _ := filepath.Abs(s.Dir)
-	if err := writeStartManifest(abs, s.startManifest()); err != nil {
+	if err := runfolder.WriteStartManifest(abs, s.startManifest()); err != nil {
 		s.log.Warn("the manifest of the run's start could not be written", "error", err)
 	}
 	res, err := Capture(abs, opt)
@@ -115,13 +116,13 @@ func (s *Session) Run(opt Options) (*Result, error) {
 // Manifest is the manifest of the run that ended with res (recomp is recomp's version, grace
 // the time output held open was read for); the caches are looked at again and a dump of the
 // modules before optimisation is pruned to them.
-func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *Manifest {
+func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *runfolder.Manifest {
 	var versions map[string]string
 	probeNote := ""
 	if s.probe != nil {
-		recs, err := ReadProbe(s.Dir)
+		recs, err := runfolder.ReadProbe(s.Dir)
 		if err == nil {
-			versions = ProbeVersions(recs)
+			versions = runfolder.ProbeVersions(recs)
 		}
 		if why := ProbeBlocked(s.opt.Command); why != "" {
 			probeNote = "recomp's probe did not load: " + why + "; the program's own lines of its compilations are not known"
@@ -133,7 +134,7 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *Man
 	m := NewManifest(RunInfo{Command: s.opt.Command, Recomp: recomp, Framework: s.opt.Framework, Dump: s.opt.Dump,
 		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace, Versions: versions}, res)
 	m.DumpDir, m.ProbeNote = s.userDumpDir(), probeNote
-	if s.opt.Dump == DumpBefore && !s.userDump { // only what recomp asked XLA to write is pruned
+	if s.opt.Dump == runfolder.DumpBefore && !s.userDump { // only what recomp asked XLA to write is pruned
 		if n, err := PruneDump(s.dump); err != nil {
 			s.log.Warn("pruning the dump", "error", err)
 		} else {
@@ -144,12 +145,12 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *Man
 }
 
 // startManifest is the manifest of the run as it starts: what runs, how, and Running.
-func (s *Session) startManifest() *Manifest {
+func (s *Session) startManifest() *runfolder.Manifest {
 	wd, _ := os.Getwd()
 	host, _ := os.Hostname()
-	return &Manifest{Version: 1, Recomp: s.opt.Recomp, Command: s.opt.Command, WorkDir: wd, Host: host,
-		Framework: s.opt.Framework, Dump: s.opt.Dump, Settings: s.Settings, Start: s.opt.Start.UTC(),
-		Forwarded: []string{}, Versions: map[string]string{}, Caches: []CacheSnapshot{}, FirstStepSeconds: -1, Running: true,
+	return &runfolder.Manifest{Version: 1, Recomp: s.opt.Recomp, Command: s.opt.Command, WorkDir: wd, Host: host,
+		Framework: s.opt.Framework, Dump: s.opt.Dump, Settings: settingsOf(s.Settings), Start: s.opt.Start.UTC(),
+		Forwarded: []string{}, Versions: map[string]string{}, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1, Running: true,
 		DumpDir: s.userDumpDir()}
 }
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Round 3 (issue 28), class 2: a run is never lost.
@@ -38,7 +38,7 @@ func TestRunOnAFullDisk(t *testing.T) {
 	if err != nil || !strings.Contains(string(log), " step 0 loss 0.5") {
 		t.Fatalf("the part of run.log that fit is gone: %v (%d bytes)", err, len(log))
 	}
-	m, err := runner.ReadManifest(filepath.Join(dir, "manifest.json"))
+	m, err := runfolder.ReadManifest(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatalf("no manifest: %v", err)
 	}

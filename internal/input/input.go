@@ -16,7 +16,7 @@ import (
 	"strconv"
 
 	"github.com/recomp/recomp/internal/openfile"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Stdin is the path that names standard input.
@@ -227,7 +227,7 @@ func RunLog(path string) string {
 		return path
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if f, ok := runner.OpenFolder(path); ok {
+		if f, ok := runfolder.Open(path); ok {
 			return f.Log
 		}
 	}

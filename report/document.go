@@ -395,6 +395,9 @@ func causeLine(framework string, c verdict.Cause) string {
 			s = w + " " + s
 		}
 	}
+	if c.Said != "" {
+		s += fmt.Sprintf(" (%s said: %s)", nonEmpty(framework, "the framework"), shorten(c.Said, 160))
+	}
 	if c.Count > 1 {
 		s += fmt.Sprintf(" (×%d)", c.Count)
 	}

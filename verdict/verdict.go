@@ -85,7 +85,10 @@ type Cause struct {
 	Sites  []string // the user's lines where it happened
 	// Once says the cause is expected once in a run (diff.Cause.Once): state the first step
 	// built. It is listed after the causes that recur, with its own advice.
-	Once   bool
+	Once bool
+	// Said is the framework's own words that name the cause, when the cause is a construct only
+	// they show (a static argument, a pytree change).
+	Said   string
 	advice string // the comparison's own advice, for a cause expected once
 }
 
@@ -167,7 +170,11 @@ func Build(in Input) *Result {
 				row.AfterWarmup++
 			}
 			// The first cause met names the line; a cause that recurs replaces one expected once.
-			if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
+			again := seq[u.Program] > 1 || u.SeenBefore
+			if kind, ch, _, ok := constructCause(u.Why); ok && again && (row.TopCause == "" || row.topOnce) &&
+				(len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
+				row.TopCause, row.Example, row.topOnce = kind, ch, false
+			} else if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
 				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
 			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (seq[u.Program] > 1 || u.SeenBefore) {
 				row.topOnce = false
@@ -203,7 +210,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	}
 	causes := map[string]*Cause{}
 	var order []string
-	add := func(kind, ch, site string, from *diff.Cause) {
+	add := func(kind, ch, site string, from *diff.Cause) *Cause {
 		key := kind + "\x00" + ch
 		c := causes[key]
 		if c == nil {
@@ -218,6 +225,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		if site != "" && !slices.Contains(c.Sites, site) && len(c.Sites) < 4 {
 			c.Sites = append(c.Sites, site)
 		}
+		return c
 	}
 	seq := map[string]int{}
 	linked := 0
@@ -233,12 +241,21 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		if u.Site.User() {
 			site = u.Site.String()
 		}
+		kind, ch, said, named := constructCause(u.Why)
+		named = named && again
 		if cs := byUnit[u]; len(cs) > 0 {
 			linked++
+			if named && overrides(kind, cs[0].Kind) {
+				add(kind, ch, site, nil).Said = said
+				continue
+			}
 			add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
 			continue
 		}
-		if again && u.Why != "" {
+		switch {
+		case named:
+			add(kind, ch, site, nil).Said = said
+		case again && u.Why != "":
 			kind, ch := reasonCause(u.Why)
 			add(kind, ch, site, nil)
 		}

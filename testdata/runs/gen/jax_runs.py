@@ -1275,10 +1275,11 @@ S["static-step"] = dict(program=p_static_step, env=ENV_LOGS, recompiled=["jit_tr
                  "explanation unavailable' (0.4: 'explanation unavailable!'): what differs is outside the parts it "
                  "compares (the static arguments). The graphs differ by the learning rate baked in as a constant."))
 S["pytree-key"] = dict(program=p_pytree_key, env=ENV_LOGS, recompiled=["jit_train_step"], cause="graph_structure",
-    reason=["{'weights'}", "weights"],
+    reason=["{'weights'}", "never seen passing 2 positional args"],  # 0.4 names no key
     description=("A jitted train step on a batch dict {'x', 'y'}; from step 12 of 24 the loader adds a 'weights' "
                  "key (per-row loss weights). A new input pytree: JAX traces and compiles the step again and its "
-                 "explanation names the key set difference {'weights'}. The graph gains a parameter and the "
+                 "explanation names the key set difference {'weights'} (JAX 0.4's only says it never saw the call's "
+                 "arguments: 'never seen passing 2 positional args'). The graph gains a parameter and the "
                  "weighting ops."))
 
 # --- the set-up fixture and the evidence hook's judgement ------------------------------------------

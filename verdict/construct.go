@@ -1,0 +1,89 @@
+package verdict
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/recomp/recomp/diff"
+)
+
+// Causes only a framework's own words name: the construct in the user's program that made the
+// framework trace again, which a comparison of the graphs sees only as its effect (a constant,
+// a structure change) or not at all (identical graphs).
+const (
+	// KindStaticArgument: a static argument (JAX static_argnums/static_argnames) took a new
+	// value. JAX compares the tracing context, the input pytree, the argument names and the
+	// argument types of the closest earlier trace and finds them all equal ("cache miss
+	// explanation unavailable"; 0.4: "explanation unavailable!"): what differs is the part of its
+	// cache key it does not compare, the static arguments.
+	KindStaticArgument = "static_argument"
+	// KindPytree: the input pytree changed (a dict gained or lost a key, None became a tuple):
+	// JAX's "different input pytree" names the path and, for dicts, the keys.
+	KindPytree = "pytree_change"
+)
+
+var (
+	rePytreePath = regexp.MustCompile(`at input path (\S+), now (.+?) and before (.+?), so `)
+	reKeySets    = regexp.MustCompile(`symmetric difference of key sets: (\{.*?\})`)
+	reChildren   = regexp.MustCompile(`with (\d+) children`)
+	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
+	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
+)
+
+// constructCause reads the framework's explanation of a recompilation for the user's construct
+// it names: a static argument or a pytree change. It returns the kind, what changed and the
+// framework's own words that show it; ok is false when the words name neither.
+func constructCause(why string) (kind, ch, said string, ok bool) {
+	switch {
+	case strings.Contains(why, "explanation unavailable"):
+		said = "cache miss explanation unavailable"
+		if strings.Contains(why, "explanation unavailable!") {
+			said = "explanation unavailable!"
+		}
+		return KindStaticArgument, "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)", said, true
+	case strings.Contains(why, "different input pytree"):
+		m := rePytreePath.FindStringSubmatch(why)
+		if m == nil {
+			return KindPytree, "the input pytree changed", "different input pytree", true
+		}
+		said = strings.TrimSpace(m[0][:len(m[0])-len(", so ")])
+		where := "input path " + m[1]
+		if a := reArgPath.FindStringSubmatch(m[1]); a != nil {
+			where += " (positional argument " + a[1] + ", counted from 0)"
+		}
+		if k := reKeySets.FindStringSubmatch(why); k != nil {
+			said += ", … " + k[0]
+			verb := "changed"
+			if n, b := reChildren.FindStringSubmatch(m[2]), reChildren.FindStringSubmatch(m[3]); n != nil && b != nil {
+				switch {
+				case len(n[1]) > len(b[1]) || len(n[1]) == len(b[1]) && n[1] > b[1]:
+					verb = "added"
+				case n[1] != b[1]:
+					verb = "removed"
+				}
+			}
+			return KindPytree, fmt.Sprintf("%s: key %s %s", where, k[1], verb), said, true
+		}
+		return KindPytree, fmt.Sprintf("%s: %s → %s", where, className(m[3]), className(m[2])), said, true
+	}
+	return "", "", "", false
+}
+
+// className is a pytree node as JAX prints it, its class name without <class '…'>.
+func className(s string) string {
+	return strings.TrimSpace(reClass.ReplaceAllString(s, "$1"))
+}
+
+// overrides says whether a construct the framework names says more than the comparison's main
+// cause: the graphs show only the construct's effect (a baked-in constant, a structure change)
+// or nothing (identical graphs).
+func overrides(kind string, c diff.CauseKind) bool {
+	switch c {
+	case diff.CauseGraphStructure, diff.CauseIdentical:
+		return true
+	case diff.CauseConstant:
+		return kind == KindStaticArgument
+	}
+	return false
+}

@@ -1,0 +1,45 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/diff"
+)
+
+func TestConstructCauseNamesWhatJAXSaid(t *testing.T) {
+	for _, tc := range []struct {
+		why, kind, change, said string
+	}{
+		{"for train_step defined at t.py:3\nall previously seen cache keys differ. For the closest previous key:\ncache miss explanation unavailable",
+			KindStaticArgument, "a static argument took a new value", "cache miss explanation unavailable"},
+		{"for p.<locals>.run defined at t.py:3\nexplanation unavailable! please open an issue at https://github.com/jax-ml/jax",
+			KindStaticArgument, "a static argument", "explanation unavailable!"},
+		{"different input pytree:\n  * at input path [0][1], now <class 'dict'> with 3 children and before <class 'dict'> with 2 children, so the numbers of children do not match, with the symmetric difference of key sets: {'weights'}",
+			KindPytree, "input path [0][1] (positional argument 1, counted from 0): key {'weights'} added", "{'weights'}"},
+		{"different input pytree:\n  * at input path [0][0], now <class 'dict'> with 9 children and before <class 'dict'> with 10 children, so the numbers of children do not match, with the symmetric difference of key sets: {'mask'}",
+			KindPytree, "key {'mask'} removed", "with 10 children"},
+		{"different input pytree:\n  * at input path [0][1], now <class 'tuple'> and before <class 'NoneType'>, so the node types differ",
+			KindPytree, "input path [0][1] (positional argument 1, counted from 0): NoneType → tuple", "now <class 'tuple'>"},
+	} {
+		kind, ch, said, ok := constructCause(tc.why)
+		if !ok || kind != tc.kind || !strings.Contains(ch, tc.change) || !strings.Contains(said, tc.said) {
+			t.Errorf("%q: %v %q %q %q", tc.why, ok, kind, ch, said)
+		}
+	}
+	for _, why := range []string{"", "different input types:\n  * at x, now f32[24,8] and before f32[32,8]", "never seen function:\n f id=1 defined at t.py:1"} {
+		if _, _, _, ok := constructCause(why); ok {
+			t.Errorf("%q names no construct", why)
+		}
+	}
+}
+
+func TestConstructOverridesOnlyTheGraphsEffect(t *testing.T) {
+	if !overrides(KindStaticArgument, diff.CauseConstant) || !overrides(KindPytree, diff.CauseGraphStructure) ||
+		!overrides(KindStaticArgument, diff.CauseIdentical) {
+		t.Error("a construct the framework names says more than a constant, a structure change or identical graphs")
+	}
+	if overrides(KindPytree, diff.CauseInputShape) || overrides(KindPytree, diff.CauseConstant) || overrides(KindStaticArgument, diff.CauseDtype) {
+		t.Error("a shape, dtype or constant the comparison names stays the main cause")
+	}
+}

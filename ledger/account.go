@@ -226,6 +226,9 @@ func (l *Ledger) account(u *Unit) {
 	m.TraceTime += u.TraceTime
 	m.LowerTime += u.LowerTime
 	l.seq.add(u)
+	if u.Compiled {
+		l.hostRead(u.Producer, u.Why, u.Site.String(), u.File, u.Line, false)
+	}
 	if !u.Compiled {
 		return
 	}

@@ -53,6 +53,9 @@ type Ledger struct {
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
 	tick         int                     // compilations and executions so far, in order
 	execs        map[string]*ran         // executions of each graph hash (PyTorch/XLA's Execution Analysis)
+	reads        map[string]*HostRead    // lines that read a tensor on the host mid-step, by site
+	readOrder    []*HostRead
+	steps        int // steps ended (PyTorch/XLA's executions caused by torch_xla.sync)
 }
 
 // evidenceKinds are the events a framework prints for each compilation, cache lookup, load or
@@ -88,7 +91,7 @@ const maxPendingWhys = 16
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
 	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[uint64]int32{}, otherFams: map[uint64]struct{}{},
-		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, execs: map[string]*ran{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
+		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, execs: map[string]*ran{}, reads: map[string]*HostRead{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
 }
 
 // BeginInput starts input number i (its index among the logs), read from file. The inputs of
@@ -333,6 +336,7 @@ func (l *Ledger) attachWhy(u *Unit) {
 func (l *Ledger) execution(ev logscan.Event) {
 	l.sum.Executions++
 	l.tick++
+	l.hostRead(ev.Producer, ev.Reason, ev.Path, ev.File, ev.Line, true)
 	if r := l.execs[ev.Hash]; r != nil {
 		r.n, r.last = r.n+1, l.tick
 	} else if ev.Hash != "" && len(l.execs) < maxRanHashes {
@@ -377,7 +381,7 @@ func (l *Ledger) Report() *Report {
 	l.sum.LoadsAfterWarmup = l.lateL.total.LoadsAfterWarmup
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
-		Inputs: l.inputs, retraces: l.rorder}
+		Inputs: l.inputs, retraces: l.rorder, HostReads: l.hostReads()}
 	if l.cut != nil {
 		r.Summary.Unfinished = 1
 	}

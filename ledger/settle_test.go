@@ -8,10 +8,15 @@ import (
 // ptxla is one of PyTorch/XLA's analysis blocks (kind "Compilation" or "Execution") of a graph
 // triggered at /home/u/train.py:10 (train_step).
 func ptxla(kind, hash string) string {
+	return ptxlaAt(kind, hash, "user torch_xla.sync", "train_step (/home/u/train.py:10)")
+}
+
+// ptxlaAt is an analysis block with its cause and the program's frame.
+func ptxlaAt(kind, hash, why, frame string) string {
 	cause := kind + " Cause"
 	lines := []string{"================================================================================", cause,
-		"  user torch_xla.sync", "Graph Info: ", "  Graph Hash: " + hash, "  Number of Graph Inputs: 3",
-		"Python Frame Triggered Execution: ", "  train_step (/home/u/train.py:10)", "  main (/home/u/train.py:30)",
+		"  " + why, "Graph Info: ", "  Graph Hash: " + hash, "  Number of Graph Inputs: 3",
+		"Python Frame Triggered Execution: ", "  " + frame, "  main (/home/u/train.py:30)",
 		"--------------------------------------------------------------------------------",
 		"================================================================================"}
 	var b strings.Builder

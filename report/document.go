@@ -183,6 +183,7 @@ func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	}
 	p.Totals = scanTotals(sm, s.Verdict)
 	p.answer(s.Verdict, sm)
+	p.hostReadAnswers(rep.Findings)
 	p.verdictSections(s.Verdict)
 	p.findings(rep.Findings, s.Verdict, dumped)
 	p.Sections = append(p.Sections, Section{ID: "timeline", Title: "Timeline", Timeline: rep, Detail: true})
@@ -291,6 +292,16 @@ func percent(f float64) string {
 		return "<1%"
 	}
 	return fmt.Sprintf("%.0f%%", 100*f)
+}
+
+// hostReadAnswers adds a line for each of the program's lines that reads a tensor on the host
+// every step (or as often as the log can tell): no recompilation, but a wait for the device.
+func (p *Document) hostReadAnswers(fs []ledger.Finding) {
+	for _, f := range fs {
+		if f.Kind == ledger.FindingHostRead && f.Severity == ledger.SeverityWarning {
+			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: f.Message, Action: f.Advice})
+		}
+	}
 }
 
 // answer fills the cost headline and one line per program that compiled again.

@@ -26,7 +26,8 @@ var (
 
 // metrics are the counters and metrics of torch_xla's metrics report that recomp reads.
 var metrics = map[string]bool{"CompileTime": true, "CachedCompile": true, "UncachedCompile": true,
-	"PersistentCacheMiss": true, "PersistentCacheHit": true, "PersistentCacheDeserializeFailure": true, "PersistentCacheLoad": true}
+	"PersistentCacheMiss": true, "PersistentCacheHit": true, "PersistentCacheDeserializeFailure": true, "PersistentCacheLoad": true,
+	"TransferFromDeviceTime": true}
 
 // messages is how recomp reads PyTorch/XLA's log.
 var messages = &logscan.Framework{
@@ -39,6 +40,7 @@ var messages = &logscan.Framework{
 		"CompileTime",     // metrics report: Metric: CompileTime
 		"achedCompile",    // metrics report: Counter: CachedCompile, UncachedCompile
 		"PersistentCache", // metrics report: the persistent cache's counters
+		"FromDeviceTime",  // metrics report: Metric: TransferFromDeviceTime (host reads)
 		"[__recompiles]",  // dynamo: Recompiling function F in FILE:LINE and its guard failures
 		"start tracing ",  // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
 	},

@@ -7,6 +7,7 @@ package torchxla
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/logscan"
@@ -55,6 +56,13 @@ var Framework = &framework.Framework{
 	Packages:          []string{"torch", "torch_xla"},
 	CompileTimeMetric: "CompileTime",
 	Metrics:           metricNotes,
+	HostRead: func(reason string) bool {
+		return strings.Contains(reason, "user code trying to access tensor value")
+	},
+	StepEnd: func(reason string) bool {
+		return reason == "user torch_xla.sync" || reason == "user mark_step"
+	},
+	HostReadMetric: "TransferFromDeviceTime",
 	Advice: framework.Advice{
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +

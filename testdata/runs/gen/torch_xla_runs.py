@@ -410,6 +410,29 @@ def train_adamw_clean():
     record_compiles(expect)
 
 
+def train_host_reads():
+    """A step that reads tensors on the host before torch_xla.sync(): print(tensor) of the first
+    row's logits, then a loss check with loss.item(), every step, 6 steps."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = _data(torch, 8, 16).to(dev), _data(torch, 8, 4, seed=1).to(dev)
+    for i in range(6):
+        opt.zero_grad()
+        out = model(x)
+        _, print_site = print("logits[0]:", out[0]), driver.here()  # a host read: runs the forward graph
+        loss = torch.nn.functional.mse_loss(out, y)
+        big, item_site = loss.item() > 100.0, driver.here()  # a host read: the loss graph
+        if big:
+            print("loss diverged")
+        loss.backward()
+        opt.step()
+        torch_xla.sync()
+    driver.EVIDENCE["host_reads"] = {"steps": 6, "sites": [print_site, item_site]}
+    finish("full")
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -502,6 +525,14 @@ S["adamw-clean"] = dict(program=train_adamw_clean, env=ENV, recompiled=[], cause
                  "once each, then every step is a cached execution. The accuracy is a third graph, compiled at "
                  "the end of epoch 1 and cached after. Nothing recompiles: state created once and a one-shot "
                  "program are not recompilations, and guard must pass with its defaults."))
+S["host-reads"] = dict(program=train_host_reads, env=ENV, recompiled=[], cause=None,
+    reason="most likely user code trying to access tensor value before torch_xla.sync",
+    description=("Every step reads tensors on the host before torch_xla.sync(): print(tensor) of the first row's "
+                 "logits, then loss.item() > 100 as a divergence check, 6 steps. Each read makes torch_xla cut the "
+                 "step and run what it has so far (cause: 'most likely user code trying to access tensor value "
+                 "before torch_xla.sync'), waiting for the device: three graphs a step (the forward at the print, "
+                 "the loss at .item(), the rest at sync), each compiled once and then cached; no recompilation, "
+                 "but two device round trips a step at the program's two lines."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
@@ -627,13 +658,22 @@ def judge(run):
     if run.name != "debug-profiler" and "PT_XLA_DEBUG" not in spec["env"] and any("too frequent" in t for t in texts):
         problems.append("a profiler warning without PT_XLA_DEBUG")
     dumped = sum(fams.values())
+    extra = _detail(run, blocks, recompiled) if spec.get("detail") else None
+    if evs[0].get("host_reads"):  # the program's own reads: each site's executions with torch_xla's cause
+        hr = evs[0]["host_reads"]
+        runs = collections.Counter(b["frame"].split(" ")[0] for b in parse_analysis(texts[0])
+                                   if b["kind"] == "Execution" and "access tensor value" in b.get("cause", ""))
+        if sorted(runs) != sorted(hr["sites"]) or any(n != hr["steps"] for n in runs.values()):
+            problems.append(f"host reads {dict(runs)}, the program read at {hr['sites']} every one of {hr['steps']} steps")
+        extra = collections.OrderedDict(extra or {})
+        extra["host_reads"] = {"steps": hr["steps"], "sites": {site: runs[site] for site in hr["sites"]}}
     return {
         "evidence": evidence,
         "recompiled": recompiled,
         "not_recompiled": not_recompiled,
         "note": (f", {evidence['in_memory_cache_hits']} in-memory cache hits"
                  + ("" if dumped == comp_total else f" (dump holds {dumped} modules)")),
-        "extra": _detail(run, blocks, recompiled) if spec.get("detail") else None,
+        "extra": extra,
     }
 
 

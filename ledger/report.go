@@ -28,6 +28,7 @@ type Report struct {
 	Sequences []*Sequence
 
 	retraces []*retraceNote
+	notes    []Finding // what each process's metrics report says beyond its log
 }
 
 // Merge combines the reports of separate processes (each from its own Ledger, in input order)
@@ -65,6 +66,7 @@ func (m *merger) add(r *Report) {
 	out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
 	out.Procs = append(out.Procs, r.Procs...)
 	out.Sequences = append(out.Sequences, r.Sequences...)
+	out.notes = appendCapped(out.notes, r.notes, MaxListed)
 	for _, mod := range r.Modules {
 		out.Modules = mergeInto(out.Modules, m.byFamily, mod.Family, mod)
 	}

@@ -141,6 +141,9 @@ type Event struct {
 	InProcess bool
 	// Count is a number the message reports: a metric's samples or a counter's value.
 	Count int
+	// Step is the training step a framework's report is for, as printed (PyTorch/XLA's
+	// "[MetricsData; step=4]"), "" when it does not say.
+	Step string
 	// Library marks a trace of one of the framework's own functions (JAX 0.4 explains those
 	// too), which is not the program's code.
 	Library bool

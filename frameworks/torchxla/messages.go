@@ -41,7 +41,7 @@ var (
 )
 
 // metrics are the counters and metrics of torch_xla's metrics report that recomp reads.
-var metrics = map[string]bool{"CompileTime": true, "CachedCompile": true, "UncachedCompile": true,
+var metrics = map[string]bool{"CompileTime": true, "CachedCompile": true, "UncachedCompile": true, "ExecuteTime": true, "XrtExecute": true,
 	"PersistentCacheMiss": true, "PersistentCacheHit": true, "PersistentCacheDeserializeFailure": true, "PersistentCacheLoad": true}
 
 // messages is how recomp reads PyTorch/XLA's log.
@@ -157,7 +157,8 @@ func metric(c *logscan.Context, msg string) bool {
 
 // emitMetric reads a metric (TotalSamples, Accumulator) or a counter (Value).
 func emitMetric(c *logscan.Context, name string, lines []string) {
-	ev := logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:metric", Detail: name}
+	ev := logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:metric", Detail: name,
+		Step: c.State().(*analysis).step}
 	for _, l := range lines[1:] {
 		k, v, ok := strings.Cut(strings.TrimSpace(l), ": ")
 		if !ok {

@@ -52,6 +52,8 @@ var Framework = &framework.Framework{
 	},
 	Packages:          []string{"torch", "torch_xla"},
 	CompileTimeMetric: "CompileTime",
+	CacheHitMetric:    "CachedCompile",
+	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
 	Advice: framework.Advice{
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",

@@ -36,6 +36,9 @@ var (
 	reDynamoLimit    = regexp.MustCompile(`hit (config\.\w+|recompilation cache limit) \((\d+)\)(?: for function '([^']+)' \((.+?):(\d+)\)(?:, due to the following guard failures: (.*))?)?`)
 	reDynamoLimitFn  = regexp.MustCompile(`\s function: '([^']+)' \((.+?)(?::(\d+))?\)\s*$`)
 	reDynamoLimitWhy = regexp.MustCompile(`\s (?:last reason|reasons): (?:\d+/\d+: )?(.*?)\s*$`)
+	// torch_xla's own compile trace (TF_CPP_VMODULE=tensor=5 before 1.13, xla_graph_executor=5
+	// after): "Compiling IR graph hash H on device TPU:3 ..." then "... done!".
+	reIRGraph = regexp.MustCompile(`Compiling IR graph hash ([0-9a-f]+) on device (\S+?)(?: (\.\.\.)\.*| done!)?\s*$`)
 	// The step PyTorch/XLA's example scripts print before a metrics report.
 	reMetricsStep = regexp.MustCompile(`^\[MetricsData; step=(\d+)\]`)
 )
@@ -62,6 +65,7 @@ var messages = &logscan.Framework{
 		"n cache limit",         // torchdynamo: hit recompilation cache limit (64)
 		"RecompileLimitHit",     // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
 		"MetricsData; step=",    // [MetricsData; step=4] before a metrics report
+		"g IR graph hash ",      // Compiling IR graph hash H on device TPU:3 ...
 	},
 	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
 		"Metric: ", "Counter: ", "[MetricsData; step="},
@@ -129,6 +133,20 @@ var messages = &logscan.Framework{
 			standalone(c)
 			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:limit", Module: unnamedLimit,
 				SeenBefore: true, Reason: strings.TrimSpace(msg), Detail: "dynamo gave up compiling a function again: " + strings.TrimSpace(msg)})
+			return true
+		}},
+		{Contains: "Compiling IR graph hash ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reIRGraph.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			if m[3] == "" {
+				return true // "done!": the compilation begun on that device finished
+			}
+			// Each device's graphs are a program of their own: the processes of xmp.spawn, one
+			// per TPU core, compile the same graph at once into one log.
+			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:ir_graph",
+				Module: "IR graph on " + m[2], Hash: m[1]})
 			return true
 		}},
 		{Prefix: "[MetricsData; step=", Handle: func(c *logscan.Context, msg string) bool {

@@ -189,3 +189,25 @@ func TestDynamoLayouts(t *testing.T) {
 		}
 	}
 }
+
+// torch_xla's compile trace before PJRT (pytorch/xla#2757, XRT on a TPU v3-8, 2021): each
+// device's compilation begins with "Compiling IR graph hash H on device D ..."; its "done!"
+// line is not another compilation.
+func TestIRGraphCompile(t *testing.T) {
+	log := "2021-01-27 16:59:55.810562: I   23989 torch_xla/csrc/tensor.cpp:1153] Tensors graph hash cdd293cc662019c12881969b39da8479 on device TPU:3\n" +
+		"2021-01-27 16:59:55.810791: I   23989 torch_xla/csrc/tensor.cpp:1528] Compiling IR graph hash 5f2454bc1699532ea0fdbd46aa94c6db on device TPU:3 ...\n" +
+		"2021-01-27 16:59:55.816914: I   23997 torch_xla/csrc/tensor.cpp:1114] Waiting on device barrier for device TPU:4 done!\n" +
+		"2021-01-27 16:59:55.841562: I   23989 torch_xla/csrc/tensor.cpp:1533] Compiling IR graph hash 5f2454bc1699532ea0fdbd46aa94c6db on device TPU:3 done!\n" +
+		"2021-01-27 16:59:55.843431: I   23989 torch_xla/csrc/tensor.cpp:1535] Graph hash 5f2454bc1699532ea0fdbd46aa94c6db is computation hash 6915f8bc9540e41ef69bed09640fcaf1\n" +
+		// pytorch/xla#2760: the trace's dots vary
+		"2021-01-28 21:20:23.691490: I   42780 torch_xla/csrc/tensor.cpp:1554] Compiling IR graph hash a62f04e8cf52b37ceec7ac1eeba7b8be on device TPU:2 ......\n"
+	evs, _ := scantest.Scan(t, log, logscan.Options{})
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%s %s %s %d", ev.Kind, ev.Module, ev.Hash, ev.Line))
+	}
+	want := []string{"compile_begin IR graph on TPU:3 5f2454bc1699532ea0fdbd46aa94c6db 2", "compile_begin IR graph on TPU:2 a62f04e8cf52b37ceec7ac1eeba7b8be 6"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

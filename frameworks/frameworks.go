@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/frameworks/ipu"
 	"github.com/recomp/recomp/frameworks/jax"
 	"github.com/recomp/recomp/frameworks/keras"
@@ -269,6 +270,11 @@ func KeyStack(family string) *Framework {
 	}
 	return nil
 }
+
+// IsUserFile says whether a Python source file is the program's own, not a library's (installed
+// in site-packages, or known by its package path in a source checkout: …/torch_xla/core/…) or
+// the standard library's.
+func IsUserFile(file string) bool { return python.IsUserFrame(file) }
 
 // EvidenceAdvice says what makes each stack log its compilations.
 func EvidenceAdvice() string {

@@ -211,3 +211,39 @@ func TestIRGraphCompile(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// A graph is named after the program's first own frame even where the libraries are not under
+// site-packages (a source checkout): pytorch/xla#7149's sample (torch_xla 2.4 dev, built from
+// source) and #5723's (a test program in the checkout's test/ folder).
+func TestLibraryFramesInASourceCheckout(t *testing.T) {
+	for _, c := range []struct{ frames, want string }{
+		{"Compilation Analysis:   mark_step (/workspaces/dk3/pytorch/xla/torch_xla/core/xla_model.py:1055)\n" +
+			"Compilation Analysis:   next (/workspaces/dk3/pytorch/xla/torch_xla/distributed/parallel_loader.py:44)\n" +
+			"Compilation Analysis:   __next__ (/workspaces/dk3/pytorch/xla/torch_xla/distributed/parallel_loader.py:32)\n" +
+			"Compilation Analysis:   train_loop_fn (/workspaces/dk3/pytorch/xla/examples/train_decoder_only_base.py:48)\n" +
+			"Compilation Analysis:   start_training (/workspaces/dk3/pytorch/xla/examples/train_decoder_only_base.py:65)\n",
+			"train_decoder_only_base.py:48 (train_loop_fn)"},
+		{"Compilation Analysis:   mark_step (/src/pytorch/xla/torch_xla/core/xla_model.py:818)\n" +
+			"Compilation Analysis:   next (/src/pytorch/xla/torch_xla/distributed/parallel_loader.py:44)\n" +
+			"Compilation Analysis:   train_loop_fn (/src/pytorch/xla/test/test_train_mp_imagenet.py:296)\n" +
+			"Compilation Analysis:   __call__ (/src/pytorch/xla/torch_xla/_internal/pjrt.py:189)\n",
+			"test_train_mp_imagenet.py:296 (train_loop_fn)"},
+		// pytorch/xla#5958: torch from source, dynamo's generated code
+		{"Compilation Analysis:   forward (<eval_with_key>.7:5)\n" +
+			"Compilation Analysis:   _call_impl (/workspaces/dk2/pytorch/torch/nn/modules/module.py:1520)\n" +
+			"Compilation Analysis:   fwd (/workspaces/dk2/pytorch/torch/_dynamo/backends/torchxla.py:51)\n" +
+			"Compilation Analysis:   run (/home/u/proj/train.py:9)\n",
+			"train.py:9 (run)"},
+	} {
+		log := "Compilation Analysis: ================================================================================\n" +
+			"Compilation Analysis: Compilation Cause\nCompilation Analysis:   mark_step in parallel loader at step end\n" +
+			"Compilation Analysis: Graph Info: \nCompilation Analysis:   Graph Hash: c74c3b91b855b2b123f833b0d5f86943\n" +
+			"Compilation Analysis: Python Frame Triggered Execution: \n" + c.frames +
+			"Compilation Analysis: --------------------------------------------------------------------------------\n" +
+			"Compilation Analysis: ================================================================================\n"
+		ev := scantest.One(t, strings.TrimSuffix(log, "\n"))
+		if ev.Module != c.want {
+			t.Errorf("named %q, want %q", ev.Module, c.want)
+		}
+	}
+}

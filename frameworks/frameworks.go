@@ -19,6 +19,7 @@ import (
 	"github.com/recomp/recomp/frameworks/ipu"
 	"github.com/recomp/recomp/frameworks/jax"
 	"github.com/recomp/recomp/frameworks/keras"
+	"github.com/recomp/recomp/frameworks/neuron"
 	"github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/frameworks/torchxla"
 	"github.com/recomp/recomp/hlo"
@@ -29,7 +30,7 @@ import (
 type Framework = framework.Framework
 
 // all are the stacks, in the order their rules are tried and their settings listed.
-var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework}
+var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework, neuron.Framework}
 
 // frontEnds are the libraries between programs and stacks whose calls the probe records.
 var frontEnds = []*framework.FrontEnd{keras.FrontEnd}

@@ -108,6 +108,7 @@ const (
 	ProducerPoprun   Producer = "poprun"
 	ProducerJAX      Producer = "jax"
 	ProducerTorchXLA Producer = "torch-xla"
+	ProducerNeuron   Producer = "neuron"
 )
 
 // Signal names the message an event came from, e.g. "poplar:graphConstruction". Two events of

@@ -50,7 +50,7 @@ func TestMessages(t *testing.T) {
 			[]string{"cache_miss neuron MODULE_a7b0021f88c35fba5c31+39f12043 2 ", "compile_begin neuron MODULE_a7b0021f88c35fba5c31+39f12043 3 2024-09-21 16:15:28.000232",
 				"cache_miss neuron MODULE_98ba4c9111d5882d2331+39f12043 1 "}},
 		// not a neuronx-cc status: prose
-		{"prose", "Compiler status pass rate is 90%\n", nil},
+		{"prose", "Compiler status PASS rate is 90%\n", nil},
 	} {
 		got := events(t, c.log)
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {

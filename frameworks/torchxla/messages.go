@@ -30,10 +30,9 @@ var (
 	reDynamoFailure   = regexp.MustCompile(`__recompiles(?:_verbose)?\S*(?: \[DEBUG\])?\s+- (?:\d+/\d+: )?(.+?)\s*$`)
 	// dynamo giving up on a function it compiled too often: torch 2.2+ "[4/8] torch._dynamo hit
 	// config.cache_size_limit (8)" (2.6+ recompile_limit), then "function: 'F' (FILE:LINE)" and
-	// "last reason: R" on lines of their own; torchdynamo's "torchdynamo hit recompilation cache
-	// limit (64) for function 'F' (FILE:LINE), due to the following guard failures: R"; with
-	// fullgraph=True, "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached".
-	reDynamoLimit    = regexp.MustCompile(`hit (config\.\w+|recompilation cache limit) \((\d+)\)(?: for function '([^']+)' \((.+?):(\d+)\)(?:, due to the following guard failures: (.*))?)?`)
+	// "last reason: R" on lines of their own (2.0: "reasons: R"); with fullgraph=True,
+	// "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached".
+	reDynamoLimit    = regexp.MustCompile(`hit (config\.\w+) \((\d+)\)`)
 	reDynamoLimitFn  = regexp.MustCompile(`\s function: '([^']+)' \((.+?)(?::(\d+))?\)\s*$`)
 	reDynamoLimitWhy = regexp.MustCompile(`\s (?:last reason|reasons): (?:\d+/\d+: )?(.*?)\s*$`)
 	// torch_xla's own compile trace (TF_CPP_VMODULE=tensor=5 before 1.13, xla_graph_executor=5
@@ -51,21 +50,22 @@ var metrics = map[string]bool{"CompileTime": true, "CachedCompile": true, "Uncac
 var messages = &logscan.Framework{
 	Name: Name,
 	Anchors: []string{
-		"ompilation",            // Compilation Analysis, Post Compilation Analysis
-		"pt-xla-profiler",       // auto-metrics
-		"cution Analysis",       // Execution Analysis
-		"mputation hash:",       // Computation hash:
-		"CompileTime",           // metrics report: Metric: CompileTime
-		"achedCompile",          // metrics report: Counter: CachedCompile, UncachedCompile
-		"PersistentCache",       // metrics report: the persistent cache's counters
-		"__recompiles",          // dynamo: Recompiling function F in FILE:LINE and its guard failures
-		"Recompiling function ", // dynamo 2.0's tuple form
-		"start tracing ",        // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
-		"hit config.",           // dynamo: hit config.cache_size_limit (8), recompile_limit
-		"n cache limit",         // torchdynamo: hit recompilation cache limit (64)
-		"RecompileLimitHit",     // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
-		"MetricsData; step=",    // [MetricsData; step=4] before a metrics report
-		"g IR graph hash ",      // Compiling IR graph hash H on device TPU:3 ...
+		"ompilation",      // Compilation Analysis, Post Compilation Analysis
+		"pt-xla-profiler", // auto-metrics
+		"cution Analysis", // Execution Analysis
+		"mputation hash:", // Computation hash:
+		"CompileTime",     // metrics report: Metric: CompileTime
+		"achedCompile",    // metrics report: Counter: CachedCompile, UncachedCompile
+		"PersistentCache", // metrics report: the persistent cache's counters
+		// The anchors' first 10 bytes are what the prefilter skips by: each was chosen so that
+		// scanning a log where they are rare stays as fast (logscan's BenchmarkScanNoisyLog).
+		"[__recompiles",      // dynamo 2.3+: [0/1] [__recompiles] Recompiling function F in FILE:LINE, its guard failures
+		"recompiles: ",       // dynamo 2.0-2.2: torch._dynamo.guards.__recompiles: [DEBUG] …, the tuple form
+		"start tracing ",     // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
+		"it config.",         // dynamo: hit config.cache_size_limit (8), recompile_limit
+		"RecompileLimitHit",  // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
+		"MetricsData; step=", // [MetricsData; step=4] before a metrics report
+		"g IR graph hash ",   // Compiling IR graph hash H on device TPU:3 ...
 	},
 	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
 		"Metric: ", "Counter: ", "[MetricsData; step="},
@@ -123,7 +123,6 @@ var messages = &logscan.Framework{
 			return true
 		}},
 		{Contains: "hit config.", Handle: limitHit},
-		{Contains: "hit recompilation cache limit", Handle: limitHit},
 		{Contains: "FailOnRecompileLimitHit", Handle: func(c *logscan.Context, msg string) bool {
 			st := c.State().(*analysis)
 			if st.limitHit {
@@ -432,13 +431,6 @@ func limitHit(c *logscan.Context, msg string) bool {
 	flushRecompile(c)
 	standalone(c)
 	head := strings.TrimSpace(m[0])
-	if i := strings.Index(head, " for function"); i >= 0 {
-		head = head[:i]
-	}
-	if m[3] != "" { // torchdynamo's one-line form
-		limitRecord(c, c.Mark(), head, frameName(m[4], m[5], m[3]), m[6])
-		return true
-	}
 	at := c.Mark()
 	c.Hold(msg, func(l []byte) bool {
 		return bytes.Contains(l, []byte(" function: '")) || bytes.Contains(l, []byte(" reason")) || bytes.Contains(l, []byte(" recompilation "))

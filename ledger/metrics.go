@@ -28,6 +28,7 @@ func (l *Ledger) reconcile() {
 	if r.last > s.Compilations {
 		extra := r.last - s.Compilations
 		s.Compilations = r.last
+		s.ReportedCompilations += extra
 		shown := fmt.Sprintf("%d more than the log shows one by one", extra)
 		if extra == r.last {
 			shown = "the log shows none of them one by one"
@@ -57,13 +58,18 @@ func (l *Ledger) reconcile() {
 		msg = fmt.Sprintf("%s's metrics report: %d graph(s) compiled after warm-up (CompileTime samples: %d by %s, warm-up ends after %d)",
 			r.title, late, r.last, stepWords(r.lastAt, "its last report"), warm)
 	}
-	u := &Unit{Module: "", Family: Unnamed, Program: Unnamed, Producer: r.lastAt.Producer, Input: l.input, File: r.lastAt.File,
-		Line: r.lastAt.Line, LastLine: r.lastAt.Line, Compiled: true, AfterWarmup: true, Late: msg, Begin: r.lastAt.Time, DateKnown: r.lastAt.DateKnown}
-	s.AfterWarmup = late
-	if len(l.late) < MaxListed {
-		l.late = append(l.late, u)
+	// one listed compilation after warm-up for each the report counts beyond what the log's own
+	// records put after warm-up, all at the report that shows them
+	for range late - s.AfterWarmup {
+		if len(l.late) == MaxListed {
+			break
+		}
+		l.late = append(l.late, &Unit{Module: "", Family: Unnamed, Program: Unnamed, Producer: r.lastAt.Producer, Input: l.input,
+			File: r.lastAt.File, Line: r.lastAt.Line, LastLine: r.lastAt.Line, Compiled: true, AfterWarmup: true, Late: msg,
+			Begin: r.lastAt.Time, DateKnown: r.lastAt.DateKnown})
 	}
-	l.notes = append(l.notes, Finding{Severity: SeverityWarning, Kind: FindingMetricsRecompiled, File: u.File, Line: u.Line,
+	s.AfterWarmup = late
+	l.notes = append(l.notes, Finding{Severity: SeverityWarning, Kind: FindingMetricsRecompiled, File: r.lastAt.File, Line: r.lastAt.Line,
 		Message: msg + ": the program compiles new graphs after its first steps",
 		Advice:  frameworks.RecompiledAdvice(r.lastAt.Producer)})
 }

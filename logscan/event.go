@@ -109,6 +109,9 @@ const (
 	ProducerJAX      Producer = "jax"
 	ProducerTorchXLA Producer = "torch-xla"
 	ProducerNeuron   Producer = "neuron"
+	// ProducerDynamo is torch.compile's front end, dynamo, where its own records stand for a
+	// compilation (with any backend); under PyTorch/XLA its records explain torch-xla's.
+	ProducerDynamo Producer = "torch-dynamo"
 )
 
 // Signal names the message an event came from, e.g. "poplar:graphConstruction". Two events of

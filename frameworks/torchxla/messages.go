@@ -110,7 +110,7 @@ var messages = &logscan.Framework{
 			frame := frameName(m[4], m[5], m[3])
 			flushRecompile(c)
 			st.frame = frame
-			c.Emit(logscan.Event{Kind: logscan.Trace, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:start_tracing", Module: st.frame,
+			c.Emit(logscan.Event{Kind: logscan.Trace, Producer: logscan.ProducerDynamo, Signal: "dynamo:start_tracing", Module: st.frame,
 				Path: st.frame, Detail: "dynamo traces " + st.frame})
 			return true
 		}},
@@ -130,7 +130,7 @@ var messages = &logscan.Framework{
 			}
 			flushRecompile(c)
 			standalone(c)
-			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:limit", Module: unnamedLimit,
+			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: unnamedLimit,
 				SeenBefore: true, Reason: strings.TrimSpace(msg), Detail: "dynamo gave up compiling a function again: " + strings.TrimSpace(msg)})
 			return true
 		}},
@@ -458,7 +458,7 @@ func limitRecord(c *logscan.Context, at logscan.Mark, head, frame, why string) {
 	if why != "" {
 		reason += "; last reason: " + why
 	}
-	c.EmitAt(at, logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:limit", Module: frame, Path: frame,
+	c.EmitAt(at, logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: frame, Path: frame,
 		SeenBefore: true, Reason: reason, Detail: "dynamo compiled " + frame + " until it " + head})
 }
 
@@ -473,7 +473,7 @@ func flushRecompile(c *logscan.Context) {
 	}
 	st.recompile, st.limitHit = false, false
 	reason := strings.Join(st.guards, "\n")
-	c.EmitAt(st.recompileAt, logscan.Event{Kind: logscan.Retrace, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:recompile",
+	c.EmitAt(st.recompileAt, logscan.Event{Kind: logscan.Retrace, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
 		Module: st.frame, Path: st.frame, Reason: reason, SeenBefore: true,
 		Detail: "dynamo compiles " + st.frame + " again"})
 	st.unmatched = append(st.unmatched, dynamoRecompile{at: st.recompileAt, frame: st.frame, reason: reason})
@@ -492,7 +492,7 @@ func flushRecompile(c *logscan.Context) {
 func standalone(c *logscan.Context) {
 	st := c.State().(*analysis)
 	for _, r := range st.unmatched {
-		c.EmitAt(r.at, logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerTorchXLA, Signal: "dynamo:recompile",
+		c.EmitAt(r.at, logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
 			Module: r.frame, Path: r.frame, Reason: r.reason, SeenBefore: true, Detail: "dynamo compiled " + r.frame + " again"})
 	}
 	st.unmatched = st.unmatched[:0]

@@ -19,7 +19,7 @@ const Name = "torch-xla"
 var Framework = &framework.Framework{
 	Name:      Name,
 	Title:     "PyTorch/XLA",
-	Producers: []logscan.Producer{logscan.ProducerTorchXLA},
+	Producers: []logscan.Producer{logscan.ProducerTorchXLA, logscan.ProducerDynamo},
 	Log:       messages,
 	Identity: framework.Identity{
 		// PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names it after

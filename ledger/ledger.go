@@ -90,6 +90,10 @@ type pendingWhy struct {
 	first, library   bool
 	seenBefore       bool
 	site             Site // where the program called the function, as the framework says
+	// during is the compilation that was open when the explanation came (nil: none): one of
+	// another function is for the compilation after it (PyTorch/XLA's graph, still open when
+	// dynamo says why it compiles a function again).
+	during *Unit
 }
 
 // pendingTrace is the time a framework spent tracing a function before it asked for its
@@ -295,7 +299,7 @@ func (l *Ledger) retrace(ev logscan.Event) {
 			l.whys = l.whys[1:]
 		}
 		l.whys = append(l.whys, pendingWhy{function: ev.Module, reason: ev.Reason, first: first, library: ev.Library,
-			seenBefore: ev.SeenBefore, site: ParseSite(ev.Path)})
+			seenBefore: ev.SeenBefore, site: ParseSite(ev.Path), during: l.open})
 		return
 	}
 	l.noteRetrace(ev)
@@ -308,6 +312,9 @@ func (l *Ledger) retrace(ev logscan.Event) {
 func (l *Ledger) attachWhy(u *Unit) {
 	if len(l.whys) == 0 {
 		return
+	}
+	later := func(w pendingWhy) bool {
+		return w.during == u && w.function != "" && !frameworks.SameFunction(w.function, u.Module)
 	}
 	for i := len(l.whys) - 1; i >= 0; i-- {
 		w := l.whys[i]
@@ -324,7 +331,14 @@ func (l *Ledger) attachWhy(u *Unit) {
 		}
 		break
 	}
-	l.whys = l.whys[:0]
+	keep := l.whys[:0]
+	for _, w := range l.whys {
+		if later(w) {
+			w.during = nil
+			keep = append(keep, w)
+		}
+	}
+	l.whys = keep
 }
 
 // execution counts a framework running a graph it had compiled. TF's "Already Compiled" for

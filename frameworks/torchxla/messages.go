@@ -130,7 +130,7 @@ var messages = &logscan.Framework{
 			}
 			flushRecompile(c)
 			standalone(c)
-			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: unnamedLimit,
+			whole(c, c.Mark(), logscan.Event{Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: unnamedLimit,
 				SeenBefore: true, Reason: strings.TrimSpace(msg), Detail: "dynamo gave up compiling a function again: " + strings.TrimSpace(msg)})
 			return true
 		}},
@@ -458,7 +458,7 @@ func limitRecord(c *logscan.Context, at logscan.Mark, head, frame, why string) {
 	if why != "" {
 		reason += "; last reason: " + why
 	}
-	c.EmitAt(at, logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: frame, Path: frame,
+	whole(c, at, logscan.Event{Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: frame, Path: frame,
 		SeenBefore: true, Reason: reason, Detail: "dynamo compiled " + frame + " until it " + head})
 }
 
@@ -492,8 +492,16 @@ func flushRecompile(c *logscan.Context) {
 func standalone(c *logscan.Context) {
 	st := c.State().(*analysis)
 	for _, r := range st.unmatched {
-		c.EmitAt(r.at, logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
+		whole(c, r.at, logscan.Event{Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
 			Module: r.frame, Path: r.frame, Reason: r.reason, SeenBefore: true, Detail: "dynamo compiled " + r.frame + " again"})
 	}
 	st.unmatched = st.unmatched[:0]
+}
+
+// whole emits a compilation dynamo's record stands for, begun and finished at its line, so that
+// no later record joins it.
+func whole(c *logscan.Context, at logscan.Mark, ev logscan.Event) {
+	ev.Kind = logscan.CompileBegin
+	c.EmitAt(at, ev)
+	c.EmitAt(at, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/internal/scantest"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -174,6 +175,9 @@ func TestDynamoLayouts(t *testing.T) {
 		evs, _ := scantest.Scan(t, c.log, logscan.Options{})
 		var got []string
 		for _, ev := range evs {
+			if ev.Kind == logscan.CompileFinished && ev.Signal != "dynamo:recompile" && ev.Signal != "dynamo:limit" {
+				t.Errorf("%s: %+v", c.name, ev)
+			}
 			if ev.Kind == logscan.CompileBegin {
 				if !ev.SeenBefore {
 					t.Errorf("%s: %+v is not a compilation seen before", c.name, ev)
@@ -241,6 +245,39 @@ func TestLibraryFramesInASourceCheckout(t *testing.T) {
 		ev := scantest.One(t, strings.TrimSuffix(log, "\n"))
 		if ev.Module != c.want {
 			t.Errorf("named %q, want %q", ev.Module, c.want)
+		}
+	}
+}
+
+// A recompile record followed by PyTorch/XLA's Compilation Analysis is that compilation's cause,
+// not a compilation of its own; with no analysis after it (inductor, or PT_XLA_DEBUG off), it is
+// one. Either way the function counts as recompiled once.
+func TestDynamoRecordCountedOnce(t *testing.T) {
+	block := "Compilation Analysis: ================================================================================\n" +
+		"Compilation Analysis: Compilation Cause\nCompilation Analysis:   dynamo is compiling a FX graph to HLO\n" +
+		"Compilation Analysis: Graph Info: \nCompilation Analysis:   Graph Hash: HASH\n" +
+		"Compilation Analysis: Python Frame Triggered Execution: \n" +
+		"Compilation Analysis:   extract_graph_helper (/v/lib/python3.11/site-packages/torch_xla/_dynamo/dynamo_bridge.py:432)\n" +
+		"Compilation Analysis: --------------------------------------------------------------------------------\n" +
+		"Compilation Analysis: ================================================================================\n"
+	// the record as torch 2.9 prints it (testdata/runs/torch-xla-2.9/dynamo-openxla)
+	recompile := "V1124 08:45:48.196000 2391 torch/_dynamo/guards.py:4181] [0/1] [__recompiles] Recompiling function forward in /w/model.py:88\n" +
+		"V1124 08:45:48.196000 2391 torch/_dynamo/guards.py:4181] [0/1] [__recompiles]     triggered by the following guard failure(s):\n" +
+		"V1124 08:45:48.196000 2391 torch/_dynamo/guards.py:4181] [0/1] [__recompiles]     - 0/0: tensor 'x' size mismatch at index 1. expected 16, actual 24\n"
+	for _, c := range []struct {
+		name, log                string
+		compilations, recompiled int
+	}{
+		{"openxla", strings.Replace(block, "HASH", "aa", 1) + recompile + strings.Replace(block, "HASH", "bb", 1), 2, 1},
+		{"inductor", recompile, 1, 1},
+		{"two records, one analysed", recompile + strings.Replace(recompile, "[0/1]", "[0/2]", -1) + strings.Replace(block, "HASH", "cc", 1), 2, 2},
+	} {
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(c.log)}}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sm := s.Ledger.Summary; sm.Compilations != c.compilations || sm.Recompilations != c.recompiled {
+			t.Errorf("%s: compilations %d, recompilations %d; want %d, %d", c.name, sm.Compilations, sm.Recompilations, c.compilations, c.recompiled)
 		}
 	}
 }

@@ -34,7 +34,7 @@ var messages = &logscan.Framework{
 	// The anchors' first 10 bytes are what logscan's prefilter skips by: each was chosen so that
 	// scanning a log where they are rare stays as fast (logscan's BenchmarkScanNoisyLog).
 	Anchors: []string{
-		"_WRAPPER||: Call",     // ||NEURON_CC_WRAPPER||: Call compiler with cmd: (a cache miss compiled)
+		"_WRAPPER||: ",         // ||NEURON_CC_WRAPPER||: (||NCC_WRAPPER||:) Call compiler with cmd:, Using a cached neff
 		"Compiler status PASS", // neuronx-cc's end
 		"Using a cached neff",  // a cache hit
 		"ponding graph will",   // optimum-neuron's Hub cache: the corresponding graph will be recompiled

@@ -12,7 +12,10 @@ import (
 
 func events(t *testing.T, log string) []string {
 	t.Helper()
-	evs, _ := scantest.Scan(t, log, logscan.Options{})
+	evs, st := scantest.Scan(t, log, logscan.Options{})
+	if st.Unread != 0 {
+		t.Errorf("unread lines %+v", st.UnreadLines)
+	}
 	var out []string
 	for _, ev := range evs {
 		out = append(out, fmt.Sprintf("%s %s %s %d %s", ev.Kind, ev.Producer, ev.Hash, ev.Line, ev.Stamp))

@@ -6,7 +6,6 @@ package neuron
 
 import (
 	"github.com/recomp/recomp/frameworks/framework"
-	"github.com/recomp/recomp/frameworks/torchxla"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -19,8 +18,16 @@ var Framework = &framework.Framework{
 	Title:     "AWS Neuron",
 	Producers: []logscan.Producer{logscan.ProducerNeuron},
 	Log:       messages,
-	// torch-neuronx is PyTorch/XLA: its analysis names the graphs neuronx-cc compiles.
-	Also: []string{torchxla.Name},
+	// What the wrapper's and the compiler's records are about (NEFFs, the graph's MODULE_, the
+	// compiler) and what they say is done to them: a wrapper line with both that no rule read is
+	// a record of a wording recomp does not know.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"neff", "NEFF", "MODULE_", "neuronx-cc", "neuron-cc", "graph"},
+		Actions:  []string{"ompil", "OMPIL", "cache", "CACHE"},
+	},
+	// torch-neuronx is PyTorch/XLA (the torch-xla unit): its analysis names the graphs
+	// neuronx-cc compiles.
+	Also: []string{"torch-xla"},
 	CacheFolders: func(name, value string) []string {
 		if name == "NEURON_COMPILE_CACHE_URL" && value != "" {
 			return []string{value}

@@ -333,6 +333,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 // it ("" for lines without one): each rank is its own process.
 type processes struct {
 	opt    Options
+	hook   func(*Unit) // given to each ledger (Live's)
 	intern *interner
 	byRank map[string]*Ledger
 	ranks  []string
@@ -349,7 +350,7 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	l := ps.byRank[rank]
 	if l == nil {
 		l = NewLedger(ps.opt)
-		l.rank, l.seq.intern = rank, ps.intern
+		l.rank, l.seq.intern, l.onCompiled = rank, ps.intern, ps.hook
 		ps.byRank[rank] = l
 		ps.ranks = append(ps.ranks, rank)
 		ps.began[rank] = -1

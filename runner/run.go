@@ -43,6 +43,16 @@ type Options struct {
 	// started keeps the output open (a server left in the background); 0 means DefaultGrace.
 	Grace time.Duration
 	Now   func() time.Time
+	// Live, when set, reads run.log as it is written (see Live): its notes go to Notes, between
+	// the program's lines, and when it says stop the command is stopped (Result.Stopped).
+	Live  Live
+	Notes io.Writer
+	// OwnGroup runs the command in a process group of its own (where the system has them), the
+	// group a stop signals whole; recomp then passes a Ctrl-C on to it.
+	OwnGroup bool
+	// StopGrace is how long a stopped command has after SIGINT, then after SIGTERM, before
+	// SIGKILL (0: DefaultStopGrace).
+	StopGrace time.Duration
 }
 
 // DefaultGrace is how long Run reads the output of processes the command left behind.
@@ -59,6 +69,8 @@ type Result struct {
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited: Run stopped reading Grace later, and what it printed afterwards is not logged.
 	HeldOpen bool
+	// Stopped says why recomp stopped the command (Options.Live asked it to), "" when it did not.
+	Stopped string
 }
 
 // maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
@@ -79,6 +91,18 @@ func Run(opt Options) (*Result, error) {
 	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = opt.Env, opt.Dir, opt.Stdin
 	lw := newLineLog(opt.Log, now)
+	var nw noteWriter
+	if opt.Live != nil {
+		lw.tap = &liveTap{live: opt.Live}
+		nw = noteWriter{mu: &sync.Mutex{}, notes: opt.Notes}
+		if nw.notes == nil {
+			nw.notes = io.Discard
+		}
+	}
+	if opt.OwnGroup {
+		ownGroup(cmd)
+		opt.ForwardInterrupt = true
+	}
 	var sources []io.Reader
 	var sinks []io.Writer
 	var closeAfterStart []io.Closer
@@ -123,6 +147,15 @@ func Run(opt Options) (*Result, error) {
 	for _, c := range closeAfterStart {
 		c.Close()
 	}
+	stopper := &stopper{p: cmd.Process, own: opt.OwnGroup, grace: opt.StopGrace, exited: make(chan struct{})}
+	if stopper.grace <= 0 {
+		stopper.grace = DefaultStopGrace
+	}
+	if lw.tap != nil {
+		lw.mu.Lock()
+		lw.tap.stop = stopper.stop
+		lw.mu.Unlock()
+	}
 	stop := forwardSignals(cmd.Process, opt, res)
 	stopResize := func() {}
 	if master != nil {
@@ -141,12 +174,13 @@ func Run(opt Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			copyStream(sources[i], sinks[i], lw, i)
+			copyStream(sources[i], sinks[i], lw, i, nw)
 		}()
 	}
 	copied := make(chan struct{})
 	go func() { wg.Wait(); close(copied) }()
 	err := cmd.Wait()
+	close(stopper.exited)
 	stop()
 	stopResize()
 	res.End = now()
@@ -173,6 +207,10 @@ func Run(opt Options) (*Result, error) {
 		qw.Close()
 	}
 	res.Lines, res.Bytes = lw.flush()
+	if lw.tap != nil {
+		nw.write(io.Discard, nil, lw.tap.place(0)) // what the last lines said
+	}
+	res.Stopped = stopper.reason()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
 }
@@ -208,7 +246,7 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 				if s == syscall.SIGINT && !opt.ForwardInterrupt {
 					continue // the terminal sent it to the command's process group already
 				}
-				p.Signal(s)
+				signalGroup(p, opt.OwnGroup, s)
 				mu.Lock()
 				res.Forwarded = append(res.Forwarded, s.String())
 				mu.Unlock()
@@ -225,14 +263,15 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 	}
 }
 
-// copyStream copies a stream to its sink unchanged and to the line log.
-func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int) {
+// copyStream copies a stream to its sink unchanged and to the line log; what the log's Live
+// says about its lines is written between them.
+func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int, nw noteWriter) {
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			sink.Write(buf[:n]) // a sink that fails (a closed terminal) must not stop the command
-			lw.write(stream, buf[:n])
+			notes := lw.write(stream, buf[:n])
+			nw.write(sink, buf[:n], notes) // a sink that fails (a closed terminal) must not stop the command
 		}
 		if err != nil {
 			lw.end(stream)
@@ -258,6 +297,7 @@ type lineLog struct {
 	lastStamp []byte
 	lines     int64
 	bytes     int64
+	tap       *liveTap // the Live that reads the lines as they are written (nil: none)
 }
 
 func newLineLog(w io.Writer, now func() time.Time) *lineLog {
@@ -277,23 +317,31 @@ func (l *lineLog) stamp(t time.Time) []byte {
 }
 
 func (l *lineLog) line(t time.Time, parts ...[]byte) {
+	start := len(l.out)
 	l.out = append(l.out, l.stamp(t)...)
 	for _, p := range parts {
 		l.out = append(l.out, p...)
 	}
 	l.out = append(l.out, '\n')
 	l.lines++
+	if tp := l.tap; tp != nil {
+		if len(tp.lines) == 0 {
+			tp.first = l.lines
+		}
+		tp.lines = append(tp.lines, l.out[start:]...)
+	}
 	if len(l.out) >= 64<<10 {
 		l.w.Write(l.out)
 		l.out = l.out[:0]
 	}
 }
 
-func (l *lineLog) write(stream int, b []byte) {
+func (l *lineLog) write(stream int, b []byte) []noted {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.bytes += int64(len(b))
 	t := l.now()
+	n := len(b)
 	for len(b) > 0 {
 		p := &l.partial[stream]
 		if len(*p) == 0 {
@@ -304,14 +352,28 @@ func (l *lineLog) write(stream int, b []byte) {
 			room := maxLine - len(*p)
 			if len(b) < room {
 				*p = append(*p, b...)
-				return
+				break
 			}
 			l.line(l.started[stream], *p, b[:room]) // a very long line: written in pieces
 			*p, b = (*p)[:0], b[room:]
+			l.ended(n - len(b))
 			continue
 		}
 		l.line(l.started[stream], *p, b[:i])
 		*p, b = (*p)[:0], b[i+1:]
+		l.ended(n - len(b))
+	}
+	if l.tap == nil {
+		return nil
+	}
+	l.tap.read()
+	return l.tap.place(n)
+}
+
+// ended notes, for the Live, where in the bytes being written the line just logged ended.
+func (l *lineLog) ended(at int) {
+	if l.tap != nil {
+		l.tap.ends = append(l.tap.ends, at)
 	}
 }
 
@@ -322,6 +384,9 @@ func (l *lineLog) end(stream int) {
 	if len(l.partial[stream]) > 0 {
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
+	}
+	if l.tap != nil {
+		l.tap.read() // its notes are said at the end (Run)
 	}
 }
 
@@ -335,6 +400,9 @@ func (l *lineLog) flush() (lines, bytes int64) {
 			l.line(l.started[s], l.partial[s])
 			l.partial[s] = l.partial[s][:0]
 		}
+	}
+	if l.tap != nil {
+		l.tap.read()
 	}
 	if len(l.out) > 0 {
 		l.w.Write(l.out)

@@ -1,0 +1,148 @@
+package runner
+
+import (
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Live reads run.log while it is written: recomp run's live lines and its stop at a
+// recompilation. Run calls it with the log's mutex held, from one goroutine at a time.
+type Live interface {
+	// Log takes whole lines of run.log as they are written (each with its arrival time), the
+	// first of them line number first (counted from 1); it returns what to say on the terminal,
+	// each note after the log line it names. It returns once the lines are read.
+	Log(lines []byte, first int64) []Note
+	// Stop says why the command should be stopped now ("" to let it run); asked after each Log.
+	Stop() string
+}
+
+// Note is a line for the terminal, said after line After of run.log: between the program's
+// lines, never inside one.
+type Note struct {
+	After int64
+	Text  string // ends with a newline
+}
+
+// DefaultStopGrace is how long a command stopped at a recompilation has after SIGINT, and then
+// after SIGTERM, before it is killed.
+const DefaultStopGrace = 5 * time.Second
+
+// liveTap is what the line log keeps for a Live: the lines of the write in progress, where each
+// ends in the write's bytes, and the notes they gave.
+type liveTap struct {
+	live  Live
+	lines []byte
+	first int64
+	ends  []int // per line of lines: the offset in the write's bytes just after its end
+	notes []Note
+	stop  func(why string)
+}
+
+// noted are the pieces of one write of the command's output, and the notes said between them.
+type noted struct {
+	at   int // offset in the write's bytes
+	text string
+}
+
+// place turns the notes of a write into offsets of its bytes: a note after a line that
+// ended in this write goes after that line's end; one after an earlier line at the start.
+func (t *liveTap) place(n int) []noted {
+	if len(t.notes) == 0 {
+		t.ends = t.ends[:0]
+		return nil
+	}
+	out := make([]noted, 0, len(t.notes))
+	for _, note := range t.notes {
+		i := note.After - t.first
+		at := 0
+		switch {
+		case i >= int64(len(t.ends)):
+			at = n
+		case i >= 0:
+			at = t.ends[i]
+		}
+		out = append(out, noted{at: at, text: note.Text})
+	}
+	t.notes, t.ends = t.notes[:0], t.ends[:0]
+	return out
+}
+
+// read gives the lines gathered to the Live.
+func (t *liveTap) read() {
+	if len(t.lines) == 0 {
+		return
+	}
+	t.notes = append(t.notes, t.live.Log(t.lines, t.first)...)
+	t.lines = t.lines[:0]
+	if why := t.live.Stop(); why != "" && t.stop != nil {
+		t.stop(why)
+	}
+}
+
+// noteWriter writes the command's output and the notes said between its lines: the notes to
+// their own writer, never inside a line of the output.
+type noteWriter struct {
+	mu    *sync.Mutex
+	notes io.Writer
+}
+
+func (nw noteWriter) write(sink io.Writer, b []byte, notes []noted) {
+	if len(notes) == 0 {
+		sink.Write(b)
+		return
+	}
+	nw.mu.Lock()
+	defer nw.mu.Unlock()
+	at := 0
+	for _, n := range notes {
+		if n.at > at {
+			sink.Write(b[at:n.at])
+			at = n.at
+		}
+		nw.notes.Write([]byte(n.text))
+	}
+	if at < len(b) {
+		sink.Write(b[at:])
+	}
+}
+
+// stopper stops the command at a recompilation: SIGINT, then SIGTERM after a grace, then
+// SIGKILL, each to the command's process group (its own, see Options.Stop).
+type stopper struct {
+	once   sync.Once
+	mu     sync.Mutex
+	why    string
+	p      *os.Process
+	own    bool // the command has a process group of its own
+	grace  time.Duration
+	exited chan struct{}
+}
+
+func (s *stopper) stop(why string) {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.why = why
+		s.mu.Unlock()
+		go func() {
+			for _, sig := range stopSignals {
+				signalGroup(s.p, s.own, sig)
+				if sig == stopSignals[len(stopSignals)-1] {
+					return
+				}
+				select {
+				case <-s.exited:
+					return
+				case <-time.After(s.grace):
+				}
+			}
+		}()
+	})
+}
+
+func (s *stopper) reason() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.why
+}

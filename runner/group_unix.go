@@ -29,3 +29,12 @@ func signalGroup(p *os.Process, own bool, sig os.Signal) {
 	}
 	p.Signal(sig)
 }
+
+// groupAlive says whether the command's process group (or the command) still has a process.
+func groupAlive(p *os.Process, own bool) bool {
+	pid := p.Pid
+	if own {
+		pid = -pid
+	}
+	return syscall.Kill(pid, 0) == nil
+}

@@ -126,20 +126,31 @@ func (s *stopper) stop(why string) {
 		s.why = why
 		s.mu.Unlock()
 		go func() {
-			for _, sig := range stopSignals {
+			grace, exited := s.grace, s.exited
+			for i, sig := range stopSignals {
+				if i > 0 && !groupAlive(s.p, s.own) {
+					return
+				}
 				signalGroup(s.p, s.own, sig)
-				if sig == stopSignals[len(stopSignals)-1] {
+				if i == len(stopSignals)-1 {
 					return
 				}
 				select {
-				case <-s.exited:
-					return
-				case <-time.After(s.grace):
+				case <-exited:
+					// The command ended; what it left running in its group (a non-interactive
+					// shell's background jobs ignore SIGINT) gets the next signals sooner.
+					exited, grace = nil, min(grace, maxLeftoverGrace)
+					<-time.After(grace)
+				case <-time.After(grace):
 				}
 			}
 		}()
 	})
 }
+
+// maxLeftoverGrace is how long the processes a stopped command left in its group have between
+// the signals once the command itself ended.
+const maxLeftoverGrace = 500 * time.Millisecond
 
 func (s *stopper) reason() string {
 	s.mu.Lock()

@@ -17,6 +17,9 @@ func runHeadline(r *Run) string {
 	if m.Signal != "" {
 		s += " (" + m.Signal + ")"
 	}
+	if m.Stopped != "" {
+		s += ": stopped by recomp at " + m.Stopped
+	}
 	return s
 }
 

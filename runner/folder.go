@@ -125,7 +125,9 @@ type Manifest struct {
 	Forwarded   []string  `json:"forwarded_signals"`
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited; recomp stopped reading GraceSeconds later.
-	HeldOpen     bool              `json:"held_open,omitempty"`
+	HeldOpen bool `json:"held_open,omitempty"`
+	// Stopped says why recomp stopped the command (--fail-on-recompile, --compile-budget).
+	Stopped      string            `json:"stopped,omitempty"`
 	GraceSeconds float64           `json:"grace_seconds,omitempty"`
 	OutputLines  int64             `json:"output_lines"`
 	OutputBytes  int64             `json:"output_bytes"`
@@ -382,7 +384,7 @@ func NewManifest(info RunInfo, res *Result) *Manifest {
 		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
 		Signal: res.Signal, Forwarded: res.Forwarded, OutputLines: res.Lines, OutputBytes: res.Bytes,
 		Versions: Versions(PythonOf(info.Command), info.Env), Caches: []CacheSnapshot{}, FirstStepSeconds: -1,
-		HeldOpen: res.HeldOpen}
+		HeldOpen: res.HeldOpen, Stopped: res.Stopped}
 	if m.Forwarded == nil {
 		m.Forwarded = []string{}
 	}

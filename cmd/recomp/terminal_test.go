@@ -111,8 +111,14 @@ echo "done"`
 			t.Errorf("the compile logging recomp switched on reached the terminal (%q):\n%s", unwanted, got)
 		}
 	}
-	if i, j := strings.Index(got, "done\n"), strings.Index(got, "✗ jit_train_step"); i < 0 || j < i {
+	if i, j := strings.Index(got, "done\n"), strings.Index(got, "✗ jit_train_step compiled 2×"); i < 0 || j < i {
 		t.Errorf("the answer is not after the program's output:\n%s", got)
+	}
+	// The compilation after warm-up is said as it happens: after the program's line before it,
+	// before the program's next line, on a line of its own.
+	live := "epoch 2\nrecomp run: ✗ jit_train_step compiled after warm-up (compilation 2): x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.10 s compiling\n  1/1 [=====]\n"
+	if !strings.Contains(got, live) {
+		t.Errorf("the live line is not between the program's lines (want %q):\n%s", live, got)
 	}
 	log, err := os.ReadFile(filepath.Join(dir, "run.log"))
 	if err != nil {

@@ -1,0 +1,96 @@
+//go:build unix
+
+package main
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// TestLiveRecompileRealFrameworks runs real JAX, TF and PyTorch/XLA training loops that
+// recompile after warm-up and would run on for a minute (testdata/runs/gen/live/*_running.py)
+// through recomp run --fail-on-recompile in a terminal, with the frameworks' own venvs
+// (RECOMP_LIVE_<MATRIX>): the live line says the recompilation before the program's next line,
+// recomp stops the program long before its end and exits 4, and the run folder says why.
+func TestLiveRecompileRealFrameworks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	for _, c := range []struct {
+		env, program string
+		extra        []string
+		family       string
+	}{
+		{"RECOMP_LIVE_JAX_0_12", "jax_running.py", []string{"JAX_PLATFORMS=cpu"}, "jit_train_step"},
+		{"RECOMP_LIVE_TF_2_21", "tf_running.py", []string{"CUDA_VISIBLE_DEVICES="}, "__inference_train_step_N"},
+		{"RECOMP_LIVE_TORCH_XLA_2_9", "torch_xla_running.py", []string{"PJRT_DEVICE=CPU"}, "torch_xla_running.py:17 (train_step)"},
+	} {
+		t.Run(c.program, func(t *testing.T) {
+			py := os.Getenv(c.env)
+			if py == "" {
+				t.Skipf("SKIPPED LOUDLY: %s is not set: %s was not run through recomp run --fail-on-recompile (.ci/run sets it when the venv installs)", c.env, c.program)
+			}
+			bin := filepath.Join(t.TempDir(), "recomp") // the test binary runs as recomp (TestMain)
+			if err := os.Symlink(os.Args[0], bin); err != nil {
+				t.Fatal(err)
+			}
+			master, tty, err := pty.Open()
+			if err != nil {
+				t.Skipf("no pseudo-terminal here: %v", err)
+			}
+			defer master.Close()
+			var screen lockedBuffer
+			copied := make(chan struct{})
+			go func() { io.Copy(&screen, master); close(copied) }()
+			dir := filepath.Join(t.TempDir(), "run")
+			prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", c.program))
+			cmd := exec.Command(bin, "run", "--out", dir, "--fail-on-recompile", "--", py, prog)
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+			cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=1")
+			cmd.Env = append(cmd.Env, c.extra...)
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			tty.Close()
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("recomp run did not end; the terminal shows:\n%s", screen.String())
+			}
+			select {
+			case <-copied:
+			case <-time.After(5 * time.Second):
+			}
+			got := regexp.MustCompile(`\r+\n`).ReplaceAllString(screen.String(), "\n")
+			if code := cmd.ProcessState.ExitCode(); code != exitStopped {
+				t.Errorf("exit %d, want %d; the terminal shows:\n%s", code, exitStopped, got)
+			}
+			live := "recomp run: ✗ " + c.family + " compiled after warm-up (compilation 2)"
+			i, j := strings.Index(got, "step 2 batch 32\n"), strings.Index(got, live)
+			k := strings.Index(got, "batch 24\n")
+			if i < 0 || j < i || (k >= 0 && k < j) {
+				t.Errorf("the live line %q is not between the last step at batch 32 and the first at 24:\n%s", live, got)
+			}
+			if strings.Contains(got, "step 600 ") {
+				t.Errorf("the program was not stopped:\n%s", got)
+			}
+			m := runManifest(t, dir)
+			if !strings.HasPrefix(m.Stopped, c.family+" compiled after warm-up") {
+				t.Errorf("manifest stopped %q", m.Stopped)
+			}
+			t.Logf("stopped after %v", time.Since(start))
+		})
+	}
+}

@@ -17,7 +17,8 @@ import (
 )
 
 // exitStopped is recomp run's exit code when it stopped the command at a compilation after
-// warm-up (--fail-on-recompile, --compile-budget), and recomp watch's when one happened.
+// warm-up (--fail-on-recompile, --compile-budget). recomp watch, which stops nothing, exits 1
+// (exitFound) then.
 const exitStopped = 4
 
 // liveEvery is how often one program's live line is said at most: the compilations in between
@@ -52,6 +53,7 @@ type liveLines struct {
 	now    func() time.Time
 	tally  *liveTally
 	progs  map[string]*liveProgram
+	every  time.Duration // one program's lines are said this often at most (liveEvery)
 }
 
 // liveProgram is one program's repeats since its last live line.
@@ -65,7 +67,7 @@ type liveProgram struct {
 
 func newLiveLines(opt ledger.LiveOptions, prefix string, color bool, tally *liveTally) *liveLines {
 	return &liveLines{lv: ledger.NewLive(opt), prefix: prefix, color: color, now: time.Now, tally: tally,
-		progs: map[string]*liveProgram{}}
+		progs: map[string]*liveProgram{}, every: liveEvery}
 }
 
 // Log reads run.log's new lines and says their compilations after warm-up (runner.Live).
@@ -120,7 +122,7 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 			stopNow = true
 		}
 		now := l.now()
-		if !stopNow && !p.said.IsZero() && now.Sub(p.said) < liveEvery {
+		if !stopNow && !p.said.IsZero() && now.Sub(p.said) < l.every {
 			p.held++
 			p.heldTime += cost
 			continue
@@ -190,8 +192,11 @@ func (l *liveLines) line(text string) string {
 // argument signatures it logged.
 func changeOf(u *ledger.Unit, before string) string {
 	if u.Why != "" {
-		if _, ch := verdict.Reason(u.Why); ch != "" {
+		switch kind, ch := verdict.Reason(u.Why); {
+		case ch != "" && kind != "":
 			return ch
+		case ch != "":
+			return "the framework says " + strconv.Quote(ch) // its words, not a change
 		}
 	}
 	if before != "" && u.Signature != "" && before != u.Signature {

@@ -6,6 +6,7 @@
 package follow
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,8 @@ type file struct {
 	f      *os.File
 	info   os.FileInfo
 	off    int64
-	gone   bool // renamed away or deleted: read to its end, then dropped
+	tail   []byte // the last bytes read (up to tailLen): a file truncated and written again past off no longer has them there
+	gone   bool   // renamed away or deleted: read to its end, then dropped
 	target int
 }
 
@@ -199,8 +201,8 @@ func compressed(name string) bool {
 // truncated, and is read again from its start.
 func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
 	restart := f.off == 0 && fl.started(f)
-	if st, err := f.f.Stat(); err == nil && st.Size() < f.off {
-		f.off, restart = 0, true
+	if st, err := f.f.Stat(); err == nil && (st.Size() < f.off || !fl.sameTail(f)) {
+		f.off, f.tail, restart = 0, f.tail[:0], true
 		f.f.Seek(0, io.SeekStart)
 	}
 	var data []byte
@@ -214,10 +216,30 @@ func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
 			break
 		}
 	}
+	if len(data) >= tailLen {
+		f.tail = append(f.tail[:0], data[len(data)-tailLen:]...)
+	} else if len(data) > 0 {
+		f.tail = append(f.tail, data...)
+		f.tail = f.tail[max(0, len(f.tail)-tailLen):]
+	}
 	if len(data) > 0 || restart {
 		chunks = append(chunks, Chunk{Log: f.log, Restart: restart, Data: data})
 	}
 	return chunks
+}
+
+// tailLen is how many of the last bytes read are checked again at each Poll.
+const tailLen = 64
+
+// sameTail says whether the bytes before f's offset are still the ones read there: a file
+// truncated and written again past the offset between two Polls has others.
+func (fl *Follower) sameTail(f *file) bool {
+	if len(f.tail) == 0 {
+		return true
+	}
+	b := fl.buf[:len(f.tail)]
+	n, _ := f.f.ReadAt(b, f.off-int64(len(f.tail)))
+	return n == len(b) && bytes.Equal(b, f.tail)
 }
 
 // started says whether another file of f's log was read before (f replaced it).

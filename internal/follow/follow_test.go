@@ -73,6 +73,12 @@ func TestFollowFile(t *testing.T) {
 	}
 	appendTo(t, log, "7\n")
 	expect(t, "truncated", poll(t, fl), "app.log|restart|7\n")
+	// Truncated and written again past where it was read, between two polls.
+	appendTo(t, log, "eight\n")
+	expect(t, "appended", poll(t, fl), "app.log||eight\n")
+	os.Truncate(log, 0)
+	appendTo(t, log, "a longer line than before\n")
+	expect(t, "truncated and written past the offset", poll(t, fl), "app.log|restart|a longer line than before\n")
 }
 
 // A folder: the files in it and those that appear, a file renamed within it (still the same

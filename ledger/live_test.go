@@ -129,3 +129,42 @@ func TestLiveWarmupPolicies(t *testing.T) {
 		})
 	}
 }
+
+// FuzzLiveChunks: a log fed to a Live in pieces of any size gives the account ReadLogs gives of
+// it whole (the Scanner's reading does not depend on how the bytes arrive).
+func FuzzLiveChunks(f *testing.F) {
+	for _, run := range []string{"jax-0.12/partial-batch", "tf-2.21/keras-fit-partial-batch", "torch-xla-2.9/batch-size"} {
+		if b, err := os.ReadFile(filepath.Join("../testdata/runs", run, "run.log")); err == nil {
+			f.Add(b[:min(len(b), 8<<10)], uint8(7))
+		}
+	}
+	f.Add([]byte("WARNING:jax._src.dispatch:Finished XLA compilation of jit(f) in 0.1 sec\r\n\x00\xff"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		want, err := ReadLogs([]Log{{Path: "log", Reader: bytes.NewReader(data)}}, ReadOptions{})
+		if err != nil {
+			t.Skip()
+		}
+		n := int(size%64) + 1
+		lv := NewLive(LiveOptions{Name: "log"})
+		late := 0
+		for off := 0; off < len(data); off += n {
+			lv.Write(data[off:min(off+n, len(data))])
+			for _, u := range lv.Compiled() {
+				if u.AfterWarmup {
+					late++
+				}
+			}
+		}
+		got := lv.Close()
+		for _, u := range lv.Compiled() {
+			if u.AfterWarmup {
+				late++
+			}
+		}
+		w := want.Ledger.Summary
+		if g := got.Summary; g.Compilations != w.Compilations || g.AfterWarmup != w.AfterWarmup || g.CompileRequests != w.CompileRequests ||
+			g.Events != w.Events || late != w.AfterWarmup {
+			t.Errorf("pieces of %d: live %+v (%d late said), whole %+v", n, g, late, w)
+		}
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runner"
@@ -54,6 +55,7 @@ type liveLines struct {
 	tally  *liveTally
 	progs  map[string]*liveProgram
 	every  time.Duration // one program's lines are said this often at most (liveEvery)
+	probe  string        // the run folder whose probe records give a line the log does not ("" none)
 }
 
 // liveProgram is one program's repeats since its last live line.
@@ -111,6 +113,11 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 		}
 		if !u.AfterWarmup {
 			continue
+		}
+		if l.probe != "" && !u.Site.User() {
+			if recs, err := runner.ReadProbe(l.probe); err == nil {
+				explain.LiveSites([]*ledger.Unit{u.Unit}, recs)
+			}
 		}
 		cost := time.Duration(verdict.Cost(u.Unit) * float64(time.Second))
 		t := l.tally

@@ -100,6 +100,9 @@ func (c *runCmd) Run(e *env) error {
 		tally := &liveTally{policy: stopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget}}
 		live = newLiveLines(ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker, Name: runner.LogName}, "recomp run", useColor(e.stderr), tally)
 		ropt.Live, ropt.Notes, ropt.OwnGroup, ropt.StopGrace = live, e.stderr, stopping, c.StopGrace
+		if c.Probe {
+			live.probe = dir
+		}
 		if !c.Live {
 			ropt.Notes = io.Discard
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runner"
 )
 
@@ -94,5 +95,47 @@ func TestNoLive(t *testing.T) {
 	code, _, stderr := runIn(t, "", "run", "--out", dir, "--no-probe", "--no-live", "--", "sh", "-c", jaxLines)
 	if code != 0 || strings.Contains(stderr, "compiled after warm-up (compilation 2)") {
 		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+}
+
+// One program's live lines are said at most every liveEvery: the compilations in between are
+// summed into its next line, and those never said into the last words; another program is said
+// at once.
+func TestLiveLinesRateLimited(t *testing.T) {
+	compile := func(fn, batch string, secs string) string {
+		return "WARNING:jax._src.interpreters.pxla:Compiling jit(" + fn + ") with global shapes and types (ShapedArray(float32[" + batch + ",8]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"WARNING:jax._src.dispatch:Finished XLA compilation of jit(" + fn + ") in " + secs + " sec\n"
+	}
+	clock := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	l.now = func() time.Time { return clock }
+	var said []string
+	feed := func(s string) {
+		for _, n := range l.Log([]byte(s), 0) {
+			said = append(said, n.Text)
+		}
+	}
+	feed(compile("step", "32", "1.0") + compile("eval", "32", "1.0"))
+	for _, b := range []string{"24", "16", "8"} {
+		feed(compile("step", b, "0.5"))
+	}
+	feed(compile("eval", "24", "0.25"))
+	clock = clock.Add(liveEvery + time.Second)
+	feed(compile("step", "4", "0.5"))
+	for _, b := range []string{"2", "1"} {
+		feed(compile("step", b, "0.5"))
+	}
+	_, notes := l.close()
+	for _, n := range notes {
+		said = append(said, n.Text)
+	}
+	want := []string{
+		"recomp run: ✗ jit_step compiled after warm-up (compilation 2): arguments (ShapedArray(float32[32,8]),) → (ShapedArray(float32[24,8]),), 0.50 s compiling\n",
+		"recomp run: ✗ jit_eval compiled after warm-up (compilation 2): arguments (ShapedArray(float32[32,8]),) → (ShapedArray(float32[24,8]),), 0.25 s compiling\n",
+		"recomp run: ✗ jit_step compiled after warm-up (compilation 5): arguments (ShapedArray(float32[8,8]),) → (ShapedArray(float32[4,8]),), 0.50 s compiling; 2 more since 12:00:00 (1.00 s)\n",
+		"recomp run: jit_step compiled 2 more time(s) after warm-up since its last line (1.00 s)\n",
+	}
+	if strings.Join(said, "") != strings.Join(want, "") {
+		t.Errorf("said:\n%s\nwant:\n%s", strings.Join(said, ""), strings.Join(want, ""))
 	}
 }

@@ -60,7 +60,7 @@ func TestLiveNotesBetweenLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "one\nCOMPILE a\nNOTE 1\ntwo\nCOMPILE b\nNOTE 2\nthree end\nCOMPILE cNOTE 3\n"
+	want := "one\nCOMPILE a\nNOTE 1\ntwo\nCOMPILE b\nNOTE 2\nthree end\nCOMPILE c\nNOTE 3\n"
 	if got := screen.String(); got != want || res.ExitCode != 0 || res.Stopped != "" {
 		t.Errorf("the screen shows %q, want %q (exit %d, stopped %q)", got, want, res.ExitCode, res.Stopped)
 	}

@@ -208,7 +208,11 @@ func Run(opt Options) (*Result, error) {
 	}
 	res.Lines, res.Bytes = lw.flush()
 	if lw.tap != nil {
-		nw.write(io.Discard, nil, lw.tap.place(0)) // what the last lines said
+		notes := lw.tap.place(0) // what the last lines said
+		if len(notes) > 0 && lw.openEnd {
+			notes[0].text = "\n" + notes[0].text // after the line the output left open
+		}
+		nw.write(io.Discard, nil, notes)
 	}
 	res.Stopped = stopper.reason()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
@@ -298,6 +302,7 @@ type lineLog struct {
 	lines     int64
 	bytes     int64
 	tap       *liveTap // the Live that reads the lines as they are written (nil: none)
+	openEnd   bool     // a stream's output ended inside a line
 }
 
 func newLineLog(w io.Writer, now func() time.Time) *lineLog {
@@ -382,6 +387,7 @@ func (l *lineLog) end(stream int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.partial[stream]) > 0 {
+		l.openEnd = true
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
 	}
@@ -397,6 +403,7 @@ func (l *lineLog) flush() (lines, bytes int64) {
 	defer l.mu.Unlock()
 	for s := range l.partial {
 		if len(l.partial[s]) > 0 {
+			l.openEnd = true
 			l.line(l.started[s], l.partial[s])
 			l.partial[s] = l.partial[s][:0]
 		}

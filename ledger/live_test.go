@@ -2,8 +2,10 @@ package ledger
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,4 +169,79 @@ func FuzzLiveChunks(f *testing.F) {
 			t.Errorf("pieces of %d: live %+v (%d late said), whole %+v", n, g, late, w)
 		}
 	})
+}
+
+// trainingLog is a training run's log: n steps, each a line of the program's own, and every
+// recompileEvery steps a JAX recompilation of train_step at a new batch size (its cache-miss
+// explanation, compile request and end).
+func trainingLog(n, recompileEvery int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		if i%recompileEvery == 0 {
+			fmt.Fprintf(&b, "WARNING:jax._src.pjit:TRACING CACHE MISS at /srv/train.py:64:12 (main):\n  for train_step defined at /srv/train.py:20\n"+
+				"  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n  * at x, now f32[%d,8] and before f32[%d,8]\n", i+1, i)
+			fmt.Fprintf(&b, "WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[%d,8]),). Argument mapping: (UnspecifiedValue,).\n", i+1)
+			b.WriteString("WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.100000000 sec\n")
+		}
+		fmt.Fprintf(&b, "2026-11-26T10:00:00.000000000Z step %d loss 0.%06d lr 0.001 throughput 1234.5 samples/s\n", i, i)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkLive reads a training log as recomp run's live lines do (in the pieces a terminal
+// gives, each Write waiting until its lines are read) against ReadLogs of the whole log: the
+// cost of the live verdict.
+func BenchmarkLive(b *testing.B) {
+	data := trainingLog(200_000, 1000)
+	b.Run("ReadLogs", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := ReadLogs([]Log{{Path: "log", Reader: bytes.NewReader(data)}}, ReadOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, piece := range []int{256, 4 << 10, 64 << 10} {
+		b.Run(fmt.Sprintf("Live/piece=%d", piece), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for range b.N {
+				lv := NewLive(LiveOptions{Name: "log"})
+				late := 0
+				for off := 0; off < len(data); off += piece {
+					lv.Write(data[off:min(off+piece, len(data))])
+					late += len(lv.Compiled())
+				}
+				lv.Close()
+				if late < 150 {
+					b.Fatalf("%d compilations said", late)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLiveMemory feeds a Live the log of a job that recompiles for days (n compilations,
+// each at a new shape): the heap it keeps (live-MiB) must stay flat as n grows.
+func BenchmarkLiveMemory(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 400_000} {
+		b.Run(fmt.Sprintf("compilations=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var kept float64
+			for range b.N {
+				lv := NewLive(LiveOptions{Name: "log"})
+				for i := 0; i < n; i += 1000 {
+					lv.Write(trainingLog(1000, 1)) // 1000 compilations, one a step
+					lv.Compiled()
+				}
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				kept = float64(ms.HeapAlloc) / (1 << 20)
+				lv.Close()
+			}
+			b.ReportMetric(kept, "live-MiB")
+		})
+	}
 }

@@ -3,16 +3,11 @@
 package main
 
 import (
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // TestLiveRecompileRealFrameworks runs real JAX, TF and PyTorch/XLA training loops that
@@ -39,43 +34,11 @@ func TestLiveRecompileRealFrameworks(t *testing.T) {
 			if py == "" {
 				t.Skipf("SKIPPED LOUDLY: %s is not set: %s was not run through recomp run --fail-on-recompile (.ci/run sets it when the venv installs)", c.env, c.program)
 			}
-			bin := filepath.Join(t.TempDir(), "recomp") // the test binary runs as recomp (TestMain)
-			if err := os.Symlink(os.Args[0], bin); err != nil {
-				t.Fatal(err)
-			}
-			master, tty, err := pty.Open()
-			if err != nil {
-				t.Skipf("no pseudo-terminal here: %v", err)
-			}
-			defer master.Close()
-			var screen lockedBuffer
-			copied := make(chan struct{})
-			go func() { io.Copy(&screen, master); close(copied) }()
 			dir := filepath.Join(t.TempDir(), "run")
 			prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", c.program))
-			cmd := exec.Command(bin, "run", "--out", dir, "--fail-on-recompile", "--", py, prog)
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-			cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=1")
-			cmd.Env = append(cmd.Env, c.extra...)
 			start := time.Now()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			tty.Close()
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Minute):
-				cmd.Process.Kill()
-				t.Fatalf("recomp run did not end; the terminal shows:\n%s", screen.String())
-			}
-			select {
-			case <-copied:
-			case <-time.After(5 * time.Second):
-			}
-			got := regexp.MustCompile(`\r+\n`).ReplaceAllString(screen.String(), "\n")
-			if code := cmd.ProcessState.ExitCode(); code != exitStopped {
+			code, got := inTerminal(t, 5*time.Minute, c.extra, "run", "--out", dir, "--fail-on-recompile", "--", py, prog)
+			if code != exitStopped {
 				t.Errorf("exit %d, want %d; the terminal shows:\n%s", code, exitStopped, got)
 			}
 			live := "recomp run: ✗ " + c.family + " compiled after warm-up (compilation 2)" + c.said

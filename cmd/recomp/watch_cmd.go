@@ -34,6 +34,11 @@ func (c *watchCmd) Run(e *env) error {
 	if c.Interval <= 0 || c.CompileBudget < 0 {
 		return usageErr("--interval wants a duration > 0, --compile-budget one >= 0")
 	}
+	for _, p := range c.Logs {
+		if p == "-" {
+			return usageErr("recomp watch follows files and folders, not standard input ('-'): use recomp scan -")
+		}
+	}
 	fl, err := follow.New(c.Logs)
 	if err != nil {
 		return usageErr("%v", err)
@@ -50,21 +55,25 @@ func (c *watchCmd) Run(e *env) error {
 // watcher follows logs and says their compilations after warm-up as they are written: a Live
 // ledger per log (one process each), fed what each Poll read.
 type watcher struct {
-	fl    *follow.Follower
-	out   io.Writer
-	warn  io.Writer
-	color bool
-	lopt  ledger.LiveOptions
-	tally *liveTally
-	every time.Duration // liveEvery
-	logs  map[string]*watchedLog
-	order []string
+	fl     *follow.Follower
+	out    io.Writer
+	warn   io.Writer
+	color  bool
+	lopt   ledger.LiveOptions
+	tally  *liveTally
+	every  time.Duration // liveEvery
+	logs   map[string]*watchedLog
+	warned map[string]bool // the warnings said
+	order  []string
 }
 
 type watchedLog struct {
 	live *liveLines
 	open bool // the last byte read was not a line's end
 }
+
+// maxWarnings bounds the distinct warnings recomp watch says (and remembers).
+const maxWarnings = 100
 
 // maxWatchedLogs bounds the logs followed at once (follow.MaxFiles files).
 const maxWatchedLogs = follow.MaxFiles
@@ -95,6 +104,13 @@ func (w *watcher) poll() {
 	}
 	chunks, warnings := w.fl.Poll()
 	for _, msg := range warnings {
+		if w.warned == nil {
+			w.warned = map[string]bool{}
+		}
+		if w.warned[msg] || len(w.warned) >= maxWarnings {
+			continue // said once (a file that stays unreadable is polled again and again)
+		}
+		w.warned[msg] = true
 		fmt.Fprintf(w.warn, "recomp watch: warning: %s\n", textutil.Visible(msg))
 	}
 	for _, c := range chunks {

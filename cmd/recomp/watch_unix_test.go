@@ -121,3 +121,30 @@ func TestWatchFailOnRecompile(t *testing.T) {
 		t.Errorf("it said:\n%s", out.String())
 	}
 }
+
+// A folder that cannot be read (here: removed after recomp watch started) is said once, not at
+// every poll; standard input is refused.
+func TestWatchWarnsOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	os.Mkdir(dir, 0o755)
+	fl, err := follow.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	os.Remove(dir)
+	var out, warn lockedBuffer
+	w := &watcher{fl: fl, out: &out, warn: &warn, tally: &liveTally{}}
+	for range 3 {
+		w.poll()
+	}
+	if n := strings.Count(warn.String(), "no such file"); n != 1 {
+		t.Errorf("said %d times:\n%s", n, warn.String())
+	}
+}
+
+func TestWatchRefusesStdin(t *testing.T) {
+	if code, _, stderr := runIn(t, "", "watch", "-"); code != exitUsage || !strings.Contains(stderr, "not standard input") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

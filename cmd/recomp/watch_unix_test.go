@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,5 +147,39 @@ func TestWatchWarnsOnce(t *testing.T) {
 func TestWatchRefusesStdin(t *testing.T) {
 	if code, _, stderr := runIn(t, "", "watch", "-"); code != exitUsage || !strings.Contains(stderr, "not standard input") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// The recomp binary: recomp watch says the compilation after warm-up as it is written, and
+// Ctrl-C (SIGINT) ends it with the summary and exit 0.
+func TestWatchInterrupted(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "recomp") // the test binary runs as recomp (TestMain)
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Skip(err)
+	}
+	log := filepath.Join(t.TempDir(), "app.log")
+	appendLog(t, log, jaxCompile("32", ""))
+	var out lockedBuffer
+	cmd := exec.Command(bin, "watch", "--interval", "10ms", log)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	appendLog(t, log, jaxCompile("24", "32"))
+	waitFor(t, &out, "✗ jit_train_step compiled after warm-up (compilation 2)")
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("%v:\n%s", err, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("recomp watch did not end at SIGINT:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "recomp watch: 1 log(s), 1 compilation(s) after warm-up\n") {
+		t.Errorf("no summary:\n%s", out.String())
 	}
 }

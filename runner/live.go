@@ -82,10 +82,12 @@ func (t *liveTap) read() {
 }
 
 // noteWriter writes the command's output and the notes said between its lines: the notes to
-// their own writer, never inside a line of the output.
+// their own writer, never inside a line of the output — a note after output that left its line
+// open (a progress bar's frame) starts on a new line.
 type noteWriter struct {
 	mu    *sync.Mutex
 	notes io.Writer
+	ends  []*lineEnds // what reached the terminal, per stream
 }
 
 func (nw noteWriter) write(sink io.Writer, b []byte, notes []noted) {
@@ -101,11 +103,49 @@ func (nw noteWriter) write(sink io.Writer, b []byte, notes []noted) {
 			sink.Write(b[at:n.at])
 			at = n.at
 		}
-		nw.notes.Write([]byte(n.text))
+		text := n.text
+		for _, le := range nw.ends {
+			if le.open() {
+				text = "\n" + text
+				break
+			}
+		}
+		nw.notes.Write([]byte(text))
+		for _, le := range nw.ends {
+			le.closed() // the note ended the line
+		}
 	}
 	if at < len(b) {
 		sink.Write(b[at:])
 	}
+}
+
+// lineEnds passes writes on and remembers whether the last one left a line open.
+type lineEnds struct {
+	mu     sync.Mutex
+	w      io.Writer
+	isOpen bool
+}
+
+func (le *lineEnds) Write(p []byte) (int, error) {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	if len(p) > 0 {
+		le.isOpen = p[len(p)-1] != '\n'
+	}
+	return le.w.Write(p)
+}
+
+func (le *lineEnds) open() bool {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	return le.isOpen
+}
+
+func (le *lineEnds) closed() {
+	le.mu.Lock()
+	le.isOpen = false
+	le.mu.Unlock()
 }
 
 // stopper stops the command at a recompilation: SIGINT, then SIGTERM after a grace, then

@@ -102,3 +102,18 @@ func TestLiveStop(t *testing.T) {
 		})
 	}
 }
+
+// A note after a line the quiet filter left open (a progress bar's frame, and glued after it a
+// compile record it keeps off the terminal) starts on a line of its own.
+func TestLiveNoteAfterAnOpenLine(t *testing.T) {
+	var screen syncBuffer
+	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
+	_, err := Run(Options{Command: []string{"sh", "-c", `printf '  1/2 [==>   ]COMPILE glued\nnext\n'`},
+		Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := screen.String(), "  1/2 [==>   ]\nNOTE 1\nnext\n"; got != want {
+		t.Errorf("the screen shows %q, want %q", got, want)
+	}
+}

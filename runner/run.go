@@ -161,6 +161,15 @@ func Run(opt Options) (*Result, error) {
 	if master != nil {
 		stopResize = followWindowSize(opt.Stdout, master, cmd.Process)
 	}
+	if lw.tap != nil {
+		// What reaches the terminal is followed, so that a note never starts inside a line
+		// (the quiet writer may leave one open: a progress bar's frame, a glued record's start).
+		for i := range sinks {
+			le := &lineEnds{w: sinks[i]}
+			nw.ends = append(nw.ends, le)
+			sinks[i] = le
+		}
+	}
 	var quiets []*quietWriter
 	if opt.Quiet != nil && len(opt.Quiet.Lines) > 0 {
 		for i := range sinks {
@@ -209,9 +218,6 @@ func Run(opt Options) (*Result, error) {
 	res.Lines, res.Bytes = lw.flush()
 	if lw.tap != nil {
 		notes := lw.tap.place(0) // what the last lines said
-		if len(notes) > 0 && lw.openEnd {
-			notes[0].text = "\n" + notes[0].text // after the line the output left open
-		}
 		nw.write(io.Discard, nil, notes)
 	}
 	res.Stopped = stopper.reason()
@@ -302,7 +308,6 @@ type lineLog struct {
 	lines     int64
 	bytes     int64
 	tap       *liveTap // the Live that reads the lines as they are written (nil: none)
-	openEnd   bool     // a stream's output ended inside a line
 }
 
 func newLineLog(w io.Writer, now func() time.Time) *lineLog {
@@ -387,7 +392,6 @@ func (l *lineLog) end(stream int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.partial[stream]) > 0 {
-		l.openEnd = true
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
 	}
@@ -403,7 +407,6 @@ func (l *lineLog) flush() (lines, bytes int64) {
 	defer l.mu.Unlock()
 	for s := range l.partial {
 		if len(l.partial[s]) > 0 {
-			l.openEnd = true
 			l.line(l.started[s], l.partial[s])
 			l.partial[s] = l.partial[s][:0]
 		}

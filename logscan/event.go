@@ -1,19 +1,3 @@
-// Package logscan turns the text that XLA-based stacks print (TensorFlow and its Graphcore IPU
-// fork, Poplar, PopLibs, PopART, PopTorch, poprun, JAX, PyTorch/XLA) into typed compile, cache
-// and executable-load events.
-//
-// A Scanner reads one log as a stream of bytes and is used like bufio.Scanner:
-//
-//	s := logscan.NewScanner(r, "run.log", logscan.Options{Grammar: frameworks.Grammar()})
-//	for s.Scan() {
-//		ev := s.Event()
-//		...
-//	}
-//	if err := s.Err(); err != nil { ... }
-//
-// It works on bytes with a literal prefilter: only lines that contain one of a few rare anchor
-// strings are parsed at all, so memory stays bounded whatever the size of the log or the length
-// of a line. Bad lines never stop a scan; they become Warnings with a file and line.
 package logscan
 
 import "time"
@@ -174,7 +158,26 @@ type Stats struct {
 	Binary       string
 	WarningCount int       // all warnings, including those not kept
 	Warnings     []Warning // the first MaxWarnings
+	// Unread counts the lines that use a framework's compile vocabulary (Framework.Vocabulary)
+	// but that no rule read: most likely compile records in a wording recomp does not know, so
+	// that the log's silence proves nothing. UnreadLines are the first MaxUnread.
+	Unread      int
+	UnreadLines []UnreadLine
 }
 
 // MaxWarnings is how many warnings a Scanner keeps; the rest are only counted.
 const MaxWarnings = 50
+
+// UnreadLine is a line that looks like a compile record of a framework but that no rule read.
+type UnreadLine struct {
+	File      string
+	Line      int
+	Framework string // whose vocabulary it uses
+	Text      string // the message, cut to MaxUnreadText bytes
+}
+
+// MaxUnread is how many unread lines a Scanner keeps; the rest are only counted.
+const MaxUnread = 5
+
+// MaxUnreadText bounds the text kept of an unread line.
+const MaxUnreadText = 200

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/logscan"
 )
@@ -58,6 +59,16 @@ type InputJSON struct {
 	WarningCount int           `json:"warning_count"`
 	Warnings     []WarningJSON `json:"warnings"`
 	ReadError    string        `json:"read_error,omitempty"`
+	// Unread counts the lines that look like compile records recomp could not read;
+	// UnreadLines are the first few.
+	Unread      int              `json:"unread_records"`
+	UnreadLines []UnreadLineJSON `json:"unread_lines"`
+}
+
+type UnreadLineJSON struct {
+	Line      int    `json:"line"`
+	Framework string `json:"framework"`
+	Text      string `json:"text"`
 }
 
 type WarningJSON struct {
@@ -81,6 +92,7 @@ type SummaryJSON struct {
 	LoadsAfterWarmup  int     `json:"loads_after_warmup"`
 	Retraces          int     `json:"retraces"`
 	EagerCompilations int     `json:"eager_compilations"`
+	UnreadRecords     int     `json:"unread_records"`
 	FamiliesNotListed int     `json:"families_not_listed,omitempty"`
 	CompilationsNL    int     `json:"compilations_not_listed,omitempty"`
 	RecompilationsNL  int     `json:"recompilations_not_listed,omitempty"`
@@ -164,7 +176,7 @@ func eventTime(ev logscan.Event) string {
 }
 
 // ScanDocument is the JSON document of a scan.
-func ScanDocument(s *Scan) ScanJSON {
+func ScanDocument(s *explain.Scan) ScanJSON {
 	rep := s.Ledger
 	doc := ScanJSON{Version: JSONVersion, Processes: rep.Processes, EventCount: s.EventCount,
 		Inputs: inputsDocument(s), Modules: []ModuleJSON{}, Events: []EventJSON{}, Findings: []FindingJSON{}}
@@ -178,7 +190,7 @@ func ScanDocument(s *Scan) ScanJSON {
 		CacheMisses: sm.CacheMisses, CacheWrites: sm.CacheWrites, ExecutableLoads: sm.ExecutableLoads,
 		CompileSeconds: seconds(sm.CompileTime), TraceSeconds: seconds(sm.TraceTime), LowerSeconds: seconds(sm.LowerTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
 		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
-		EagerCompilations: sm.EagerCompilations, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
+		EagerCompilations: sm.EagerCompilations, UnreadRecords: sm.UnreadRecords, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
 		RecompilationsNL: sm.RecompilationsNotListed}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
@@ -196,13 +208,16 @@ func ScanDocument(s *Scan) ScanJSON {
 }
 
 // inputsDocument is the inputs of a scan: each log with its size and warnings.
-func inputsDocument(s *Scan) []InputJSON {
+func inputsDocument(s *explain.Scan) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range s.Inputs {
 		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
-			Warnings: []WarningJSON{}, ReadError: in.ReadError}
+			Warnings: []WarningJSON{}, ReadError: in.ReadError, Unread: in.Unread, UnreadLines: []UnreadLineJSON{}}
 		for _, w := range in.Warnings {
 			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
+		}
+		for _, u := range in.UnreadLines {
+			ij.UnreadLines = append(ij.UnreadLines, UnreadLineJSON{Line: u.Line, Framework: u.Framework, Text: u.Text})
 		}
 		out = append(out, ij)
 	}
@@ -292,7 +307,7 @@ func causeRef(c *diff.Cause) *CauseJSON {
 }
 
 // pairRef is the JSON of a compared pair a model may lack (nil for none).
-func pairRef(p *DiffPair) *PairJSON {
+func pairRef(p *explain.DiffPair) *PairJSON {
 	if p == nil {
 		return nil
 	}
@@ -323,7 +338,7 @@ type ProblemJSON struct {
 }
 
 // DiffDocument is the JSON document of a diff or explain.
-func DiffDocument(d *Diff) DiffJSON {
+func DiffDocument(d *explain.Diff) DiffJSON {
 	doc := DiffJSON{Version: JSONVersion, Pairs: []PairJSON{}, Unpaired: UnpairedJSON{A: nonNil(d.UnpairedA), B: nonNil(d.UnpairedB)},
 		Problems: []ProblemJSON{}, Warnings: nonNil(d.Warnings)}
 	for _, p := range d.Pairs {
@@ -340,7 +355,7 @@ func DiffDocument(d *Diff) DiffJSON {
 	return doc
 }
 
-func pairDocument(p *DiffPair) PairJSON {
+func pairDocument(p *explain.DiffPair) PairJSON {
 	r := p.Result
 	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.ModuleName, Family: p.Label(), PairedBy: string(p.PairedBy),
 		Identical: r.Identical, HashA: p.HashA, HashB: p.HashB, Matched: r.Matched, Added: r.Added, Removed: r.Removed,
@@ -365,8 +380,8 @@ func pairDocument(p *DiffPair) PairJSON {
 
 // diff writes the document of a diff or explain pair by pair: 100 000 pairs are never one
 // document in memory. The bytes are those writeJSON(DiffDocument(d)) would write.
-func writeDiffJSON(w io.Writer, d *Diff) error {
-	doc := DiffDocument(&Diff{Command: d.Command, UnpairedA: d.UnpairedA, UnpairedB: d.UnpairedB, Families: d.Families,
+func writeDiffJSON(w io.Writer, d *explain.Diff) error {
+	doc := DiffDocument(&explain.Diff{Command: d.Command, UnpairedA: d.UnpairedA, UnpairedB: d.UnpairedB, Families: d.Families,
 		Problems: d.Problems, Warnings: d.Warnings, Verdict: d.Verdict})
 	if len(d.Pairs) == 0 {
 		return writeJSON(w, doc)

@@ -3,6 +3,7 @@ package runner
 import (
 	"io"
 	"os"
+	"os/exec"
 	"sync"
 	"time"
 )
@@ -28,6 +29,59 @@ type Note struct {
 // DefaultStopGrace is how long a command stopped at a recompilation has after SIGINT, and then
 // after SIGTERM, before it is killed.
 const DefaultStopGrace = 5 * time.Second
+
+// prepareLive gives the line log a tap for opt.Live and returns the writer of its notes; with
+// OwnGroup the command gets a process group of its own, and a Ctrl-C is passed on to it.
+func prepareLive(opt *Options, cmd *exec.Cmd, lw *lineLog) *noteWriter {
+	if opt.OwnGroup {
+		ownGroup(cmd)
+		opt.ForwardInterrupt = true
+	}
+	if opt.Live == nil {
+		return &noteWriter{}
+	}
+	lw.tap = &liveTap{live: opt.Live}
+	nw := &noteWriter{mu: &sync.Mutex{}, notes: opt.Notes}
+	if nw.notes == nil {
+		nw.notes = io.Discard
+	}
+	return nw
+}
+
+// newStopper is the stopper of the started command p, which the Live's tap calls.
+func newStopper(p *os.Process, opt Options, lw *lineLog) *stopper {
+	s := &stopper{p: p, own: opt.OwnGroup, grace: opt.StopGrace, exited: make(chan struct{})}
+	if s.grace <= 0 {
+		s.grace = DefaultStopGrace
+	}
+	if lw.tap != nil {
+		lw.mu.Lock()
+		lw.tap.stop = s.stop
+		lw.mu.Unlock()
+	}
+	return s
+}
+
+// follow makes the sinks remember whether what reached the terminal left a line open, so that
+// a note never starts inside one (the quiet writer may leave one open: a progress bar's frame,
+// a glued record's start).
+func (nw *noteWriter) follow(sinks []io.Writer) {
+	if nw.mu == nil {
+		return // no Live
+	}
+	for i := range sinks {
+		le := &lineEnds{w: sinks[i]}
+		nw.ends = append(nw.ends, le)
+		sinks[i] = le
+	}
+}
+
+// sayLast says what the Live made of the last lines, once the output ended.
+func (nw *noteWriter) sayLast(lw *lineLog) {
+	if lw.tap != nil {
+		nw.write(io.Discard, nil, lw.tap.place(0))
+	}
+}
 
 // liveTap is what the line log keeps for a Live: the lines of the write in progress, where each
 // ends in the write's bytes, and the notes they gave.
@@ -90,7 +144,7 @@ type noteWriter struct {
 	ends  []*lineEnds // what reached the terminal, per stream
 }
 
-func (nw noteWriter) write(sink io.Writer, b []byte, notes []noted) {
+func (nw *noteWriter) write(sink io.Writer, b []byte, notes []noted) {
 	if len(notes) == 0 {
 		sink.Write(b)
 		return

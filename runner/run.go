@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Options describe a command to run.
@@ -75,7 +77,7 @@ type Result struct {
 
 // maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
 // so memory stays bounded whatever the command prints.
-const maxLine = 1 << 20
+const maxLine = runfolder.MaxLogLine
 
 // Run runs the command until it ends. Its output goes to Stdout/Stderr unchanged and to Log
 // line by line with arrival times; signals recomp receives are forwarded to it. The error is
@@ -91,18 +93,7 @@ func Run(opt Options) (*Result, error) {
 	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = opt.Env, opt.Dir, opt.Stdin
 	lw := newLineLog(opt.Log, now)
-	var nw noteWriter
-	if opt.Live != nil {
-		lw.tap = &liveTap{live: opt.Live}
-		nw = noteWriter{mu: &sync.Mutex{}, notes: opt.Notes}
-		if nw.notes == nil {
-			nw.notes = io.Discard
-		}
-	}
-	if opt.OwnGroup {
-		ownGroup(cmd)
-		opt.ForwardInterrupt = true
-	}
+	nw := prepareLive(&opt, cmd, lw)
 	var sources []io.Reader
 	var sinks []io.Writer
 	var closeAfterStart []io.Closer
@@ -147,29 +138,13 @@ func Run(opt Options) (*Result, error) {
 	for _, c := range closeAfterStart {
 		c.Close()
 	}
-	stopper := &stopper{p: cmd.Process, own: opt.OwnGroup, grace: opt.StopGrace, exited: make(chan struct{})}
-	if stopper.grace <= 0 {
-		stopper.grace = DefaultStopGrace
-	}
-	if lw.tap != nil {
-		lw.mu.Lock()
-		lw.tap.stop = stopper.stop
-		lw.mu.Unlock()
-	}
+	stopper := newStopper(cmd.Process, opt, lw)
 	stop := forwardSignals(cmd.Process, opt, res)
 	stopResize := func() {}
 	if master != nil {
 		stopResize = followWindowSize(opt.Stdout, master, cmd.Process)
 	}
-	if lw.tap != nil {
-		// What reaches the terminal is followed, so that a note never starts inside a line
-		// (the quiet writer may leave one open: a progress bar's frame, a glued record's start).
-		for i := range sinks {
-			le := &lineEnds{w: sinks[i]}
-			nw.ends = append(nw.ends, le)
-			sinks[i] = le
-		}
-	}
+	nw.follow(sinks)
 	var quiets []*quietWriter
 	if opt.Quiet != nil && len(opt.Quiet.Lines) > 0 {
 		for i := range sinks {
@@ -216,10 +191,7 @@ func Run(opt Options) (*Result, error) {
 		qw.Close()
 	}
 	res.Lines, res.Bytes = lw.flush()
-	if lw.tap != nil {
-		notes := lw.tap.place(0) // what the last lines said
-		nw.write(io.Discard, nil, notes)
-	}
+	nw.sayLast(lw)
 	res.Stopped = stopper.reason()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
@@ -268,14 +240,15 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 	return func() {
 		signal.Stop(ch)
 		close(done)
+		// Wait for a signal being recorded to be in res.Forwarded before the caller reads it.
 		mu.Lock()
-		mu.Unlock()
+		mu.Unlock() //lint:ignore SA2001 the empty section waits for the forwarding goroutine's append
 	}
 }
 
 // copyStream copies a stream to its sink unchanged and to the line log; what the log's Live
 // says about its lines is written between them.
-func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int, nw noteWriter) {
+func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int, nw *noteWriter) {
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)

@@ -13,6 +13,7 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/runner"
 	"github.com/recomp/recomp/verdict"
 )
@@ -115,7 +116,7 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 			continue
 		}
 		if l.probe != "" && !u.Site.User() {
-			if recs, err := runner.ReadProbe(l.probe); err == nil {
+			if recs, err := runfolder.ReadProbe(l.probe); err == nil {
 				explain.LiveSites([]*ledger.Unit{u.Unit}, recs)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // jaxLines are what JAX prints, with the logging recomp run switches on, for a program that
@@ -23,9 +23,9 @@ echo "WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 2
 `
 
 // runStopped reads a run folder's manifest.
-func runManifest(t *testing.T, dir string) *runner.Manifest {
+func runManifest(t *testing.T, dir string) *runfolder.Manifest {
 	t.Helper()
-	m, err := runner.ReadManifest(filepath.Join(dir, "manifest.json"))
+	m, err := runfolder.ReadManifest(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/runner"
 )
 
@@ -72,8 +73,8 @@ func (c *runCmd) Run(e *env) error {
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
-	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runner.Framework(c.Framework),
-		Dump: runner.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log})
+	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
+		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -98,7 +99,7 @@ func (c *runCmd) Run(e *env) error {
 	var live *liveLines
 	if c.Live || stopping {
 		tally := &liveTally{policy: stopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget}}
-		live = newLiveLines(ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker, Name: runner.LogName}, "recomp run", useColor(e.stderr), tally)
+		live = newLiveLines(ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker, Name: runfolder.LogName}, "recomp run", useColor(e.stderr), tally)
 		ropt.Live, ropt.Notes, ropt.OwnGroup, ropt.StopGrace = live, e.stderr, stopping, c.StopGrace
 		if c.Probe {
 			live.probe = dir
@@ -122,11 +123,11 @@ func (c *runCmd) Run(e *env) error {
 	if c.Guard {
 		ro.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
 	}
-	r, err := explain.Run(dir, m, ro)
+	r, err := explain.Folder(dir, m, ro)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := runner.WriteManifest(dir, m); err != nil {
+	if err := runfolder.WriteManifest(dir, m); err != nil {
 		return err
 	}
 	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}

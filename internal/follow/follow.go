@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/recomp/recomp/internal/openfile"
 )
 
 // MaxRead bounds what one Poll reads from one file; the rest is read by the next Polls.
@@ -118,14 +120,9 @@ func (fl *Follower) check(ti int, path, log string) []string {
 	if cur != nil && os.SameFile(cur.info, st) {
 		return nil
 	}
-	nf, err := os.Open(path)
+	nf, info, err := openfile.Open(path, false) // regular files only: a FIFO put there would block
 	if err != nil {
-		return []string{fmt.Sprintf("%s: %v", path, err)}
-	}
-	info, err := nf.Stat()
-	if err != nil {
-		nf.Close()
-		return []string{fmt.Sprintf("%s: %v", path, err)}
+		return []string{err.Error()}
 	}
 	if cur != nil {
 		cur.gone = true // read to its end below, before the new one
@@ -173,14 +170,9 @@ func (fl *Follower) list(ti int, t target) []string {
 		// renamed, is still followed as that log until it leaves the folder), else a log of
 		// its own.
 		log := p
-		nf, err := os.Open(p)
+		nf, info, err := openfile.Open(p, false)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: %v", p, err))
-			continue
-		}
-		info, err := nf.Stat()
-		if err != nil {
-			nf.Close()
+			warnings = append(warnings, err.Error())
 			continue
 		}
 		fl.files = append(fl.files, &file{log: log, path: p, f: nf, info: info, target: ti})

@@ -65,7 +65,8 @@ func TestLiveMatchesReadLogs(t *testing.T) {
 					}
 				}
 				if got.Summary.Compilations != want.Ledger.Summary.Compilations || got.Summary.AfterWarmup != want.Ledger.Summary.AfterWarmup ||
-					got.Summary.Recompilations != want.Ledger.Summary.Recompilations || got.Processes != want.Ledger.Processes {
+					got.Summary.Recompilations != want.Ledger.Summary.Recompilations || got.Processes != want.Ledger.Processes ||
+					got.Summary.UnreadRecords != want.Ledger.Summary.UnreadRecords {
 					t.Errorf("piece %d: live %+v\nread %+v", size, got.Summary, want.Ledger.Summary)
 				}
 				if len(late) != want.Ledger.Summary.AfterWarmup {
@@ -165,7 +166,7 @@ func FuzzLiveChunks(f *testing.F) {
 		}
 		w := want.Ledger.Summary
 		if g := got.Summary; g.Compilations != w.Compilations || g.AfterWarmup != w.AfterWarmup || g.CompileRequests != w.CompileRequests ||
-			g.Events != w.Events || late != w.AfterWarmup {
+			g.Events != w.Events || g.UnreadRecords != w.UnreadRecords || late != w.AfterWarmup {
 			t.Errorf("pieces of %d: live %+v (%d late said), whole %+v", n, g, late, w)
 		}
 	})

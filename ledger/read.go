@@ -322,8 +322,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
 	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
-	ps.unread += st.Unread
-	ps.unreadLines = appendCapped(ps.unreadLines, st.UnreadLines, logscan.MaxUnread)
+	ps.addUnread(st)
 	if err := s.Err(); err != nil {
 		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
 		// the input says it is incomplete.
@@ -350,6 +349,12 @@ type processes struct {
 	// read; they go with the first process's report.
 	unread      int
 	unreadLines []logscan.UnreadLine
+}
+
+// addUnread counts the lines of a log that look like compile records recomp could not read.
+func (ps *processes) addUnread(st logscan.Stats) {
+	ps.unread += st.Unread
+	ps.unreadLines = appendCapped(ps.unreadLines, st.UnreadLines, logscan.MaxUnread)
 }
 
 func newProcesses(opt Options) *processes {

@@ -35,6 +35,7 @@ type Report struct {
 	HostReads []HostRead
 
 	retraces []*retraceNote
+	notes    []Finding // what each process's metrics report says beyond its log
 }
 
 // Merge combines the reports of separate processes (each from its own Ledger, in input order)
@@ -72,6 +73,7 @@ func (m *merger) add(r *Report) {
 	out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
 	out.Procs = append(out.Procs, r.Procs...)
 	out.Sequences = append(out.Sequences, r.Sequences...)
+	out.notes = appendCapped(out.notes, r.notes, MaxListed)
 	out.Unread = appendCapped(out.Unread, r.Unread, logscan.MaxUnread)
 	out.HostReads = appendCapped(out.HostReads, r.HostReads, MaxListed)
 	for _, mod := range r.Modules {

@@ -51,8 +51,8 @@ var advice = map[CauseKind]string{
 		"a different tensor-parallel degree or mesh shape is a different program",
 	CauseBatchSize: "keep the batch size constant: drop the last partial batch (drop_remainder=True, drop_last=True) " +
 		"or pad it to the full size; if the leading dimension is a data-dependent count, pad it to a few fixed bucket sizes",
-	CauseInputShape: "feed fixed shapes: pad inputs to a fixed size or to a small set of buckets; for tf.function give " +
-		"an input_signature (or reduce_retracing=True); in JAX avoid passing differently-shaped arrays to one jit",
+	CauseInputShape: "feed fixed shapes: pad inputs to a fixed size or to a small set of buckets, so that the compiled " +
+		"function sees only those shapes",
 	CauseConstant: "a value is baked into the graph as a constant (a Python float such as a learning rate, a step " +
 		"counter, or frozen weights): pass it as an input tensor/array argument instead, so changing it does not change the graph",
 	CauseModuleConfig: "the module's compile configuration changed (buffer donation and aliasing, replica or partition " +

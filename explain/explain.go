@@ -11,6 +11,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
@@ -210,6 +211,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			}
 			if u := links[p.B]; u != nil {
 				rp.HashB = u.Hash
+				stackAdvice(p.Result, u.Producer)
 			}
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
@@ -347,4 +349,19 @@ func paths(files []*diff.DumpFile) []string {
 
 func pairReport(p *diff.Pair) *DiffPair {
 	return &DiffPair{Pair: p, Text: p.Text}
+}
+
+// stackAdvice gives a comparison's causes the advice of the stack that compiled the program, where
+// it has its own for the cause (a cause expected once keeps the comparison's own advice): a
+// PyTorch/XLA program is not told about tf.function or jax.jit.
+func stackAdvice(r *diff.Result, p logscan.Producer) {
+	fw := frameworks.ForProducer(p)
+	if r == nil || fw == nil {
+		return
+	}
+	for i, c := range r.Causes {
+		if adv := fw.Advice.Causes[string(c.Kind)]; adv != "" && !c.Once {
+			r.Causes[i].Advice = adv
+		}
+	}
 }

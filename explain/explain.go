@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -75,7 +76,9 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 			return nil, fmt.Errorf("%s: the run folder has no dump/ (recomp run --dump none?)", path)
 		}
 		path = f.Dump
-		folder = len(logs) == 0 // the folder's facts go with its own log only
+		// The folder's facts (manifest, probe) go with its own log only: naming that log with
+		// --log changes nothing.
+		folder = len(logs) == 0 || ownLog(logs, f.Log)
 		if folder {
 			logs = []string{f.Log}
 		}
@@ -364,4 +367,18 @@ func stackAdvice(r *diff.Result, p logscan.Producer) {
 			r.Causes[i].Advice = adv
 		}
 	}
+}
+
+// ownLog says whether every log named is the run folder's own log (the same file).
+func ownLog(logs []string, own string) bool {
+	st, err := os.Stat(own)
+	if err != nil {
+		return false
+	}
+	for _, l := range logs {
+		if o, err := os.Stat(l); err != nil || !os.SameFile(st, o) {
+			return false
+		}
+	}
+	return true
 }

@@ -100,6 +100,9 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 		}
 	}
 	r, explained := explain(d, rep, opt)
+	if rep != nil {
+		setUpFromDump(rep, explained, ledger.Options{})
+	}
 	if folder {
 		r.Warnings = append(f.Notes(), r.Warnings...)
 	}
@@ -381,4 +384,23 @@ func ownLog(logs []string, own string) bool {
 		}
 	}
 	return true
+}
+
+// setUpFromDump takes back the recompilations the dump shows to be set-up: a program's second
+// compilation whose every cause against the first is expected once (state the first step built,
+// an optimiser's), for logs that do not show each graph's executions (PyTorch/XLA's
+// PT_XLA_DEBUG_LEVEL=1, as recomp run sets it).
+func setUpFromDump(rep *ledger.Report, explained []verdict.Explained, opt ledger.Options) {
+	for _, e := range explained {
+		if e.Unit == nil || len(e.Causes) == 0 {
+			continue
+		}
+		once := true
+		for _, c := range e.Causes {
+			once = once && c.Once
+		}
+		if once {
+			rep.SetUp(e.Unit, opt)
+		}
+	}
 }

@@ -28,27 +28,18 @@ func (l *Ledger) settle() {
 		return
 	}
 	for _, m := range l.order {
-		b := l.setUp(m)
+		b := l.settledUnit(m)
 		if b == nil {
 			continue
 		}
-		l.sum.Recompilations--
-		m.Recompilations--
-		m.Recompiled, m.RecompiledIn, m.FirstRecompile = false, 0, nil
-		b.Settled = Settled
-		if b.AfterWarmup {
-			b.AfterWarmup, b.Late = false, ""
-			l.sum.AfterWarmup--
-			l.sum.LateCompileTime -= b.Duration
-			l.late = slices.DeleteFunc(l.late, func(u *Unit) bool { return u == b })
-		}
+		setUp(&l.sum, &l.late, m, b)
 	}
 }
 
-// setUp returns a program's second compilation when it was set-up: the program compiled twice,
+// settledUnit returns a program's second compilation when it was set-up: the program compiled twice,
 // its first graph ran once and never again after the second compiled, and the second ran at
 // least settledRuns times with the same logged signature; nil otherwise.
-func (l *Ledger) setUp(m *Module) *Unit {
+func (l *Ledger) settledUnit(m *Module) *Unit {
 	if m.Eager || m.Compilations != 2 || m.Recompilations != 1 {
 		return nil
 	}
@@ -71,4 +62,41 @@ func (l *Ledger) setUp(m *Module) *Unit {
 		return nil
 	}
 	return b
+}
+
+// setUp takes back the recompilation b of module m: set-up, not a recompilation.
+func setUp(sum *Summary, late *[]*Unit, m *Module, b *Unit) {
+	sum.Recompilations--
+	m.Recompilations--
+	m.Recompiled, m.RecompiledIn, m.FirstRecompile = false, 0, nil
+	b.Settled = Settled
+	if b.AfterWarmup {
+		b.AfterWarmup, b.Late = false, ""
+		sum.AfterWarmup--
+		sum.LateCompileTime -= b.Duration
+		*late = slices.DeleteFunc(*late, func(u *Unit) bool { return u == b })
+	}
+}
+
+// SetUp takes back, under the default warm-up policy, the recompilation u of a one-process
+// report when a comparison of the dumps shows it is set-up: the program compiled twice and its
+// second graph takes as input state the first step built (every cause expected once). It says
+// whether it did; the findings are named again.
+func (r *Report) SetUp(u *Unit, opt Options) bool {
+	if opt.Baseline != nil || opt.Warmup > 0 || opt.AfterMarker || r.Processes > 1 || u == nil || !u.Compiled ||
+		u.Seq != 2 || u.SeenBefore || u.Eager || u.Settled != "" {
+		return false
+	}
+	for _, m := range r.Modules {
+		if !slices.Contains(m.Units, u) {
+			continue
+		}
+		if m.Compilations != 2 || m.Recompilations != 1 {
+			return false
+		}
+		setUp(&r.Summary, &r.Late, m, u)
+		r.Findings = findings(opt, r)
+		return true
+	}
+	return false
 }

@@ -89,7 +89,7 @@ type Cause struct {
 	// Said is the framework's own words that name the cause, when the cause is a construct only
 	// they show (a static argument, a pytree change).
 	Said   string
-	advice string // the comparison's own advice, for a cause expected once
+	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
 }
 
 // Sizes is the padding proposal for a dimension that varied.
@@ -249,7 +249,12 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 				add(kind, ch, site, nil).Said = said
 				continue
 			}
-			add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
+			c := add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
+			if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
+				if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
+					c.Change, c.advice = what, adv
+				}
+			}
 			continue
 		}
 		switch {
@@ -611,7 +616,7 @@ func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 		}
 		adv := ""
 		switch {
-		case c.Once:
+		case c.Once, c.advice != "":
 			adv = c.advice
 		case front != nil && front.Causes[string(kind)] != "":
 			adv = front.Causes[string(kind)]

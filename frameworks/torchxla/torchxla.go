@@ -65,6 +65,7 @@ var Framework = &framework.Framework{
 	CacheHitMetric:    "CachedCompile",
 	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
+	Construct:         specialScalar,
 	HostRead: func(reason string) bool {
 		return strings.Contains(reason, "user code trying to access tensor value")
 	},
@@ -110,4 +111,21 @@ func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note 
 			Advice:  "set PT_XLA_DEBUG_LEVEL=1 for the whole run (from before the first step) so that every compilation is analysed"})
 	}
 	return out
+}
+
+// reSpecialScalar is an input that became the constant 0 or 1 (parameter(3) → 1).
+var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)$`)
+
+// specialScalar: PyTorch/XLA uploads a Python number used in an op as device data (one graph for
+// every value) except 0 and 1, its special scalars, which it bakes into the graph as constants:
+// a number that reaches 0 or 1 (a warm-up factor ending at 1.0, a dropout rate set to 0) compiles
+// the step again. XLA_NO_SPECIAL_SCALARS=1 makes them device data too.
+func specialScalar(kind, change string) (string, string, bool) {
+	m := reSpecialScalar.FindStringSubmatch(change)
+	if kind != "constant_value" || m == nil {
+		return "", "", false
+	}
+	return "a Python number became " + m[1] + ": torch_xla bakes its special scalars 0 and 1 into the graph",
+		"keep the number in a device tensor (torch.tensor(v, device=dev)) or off 0 and 1, or run with XLA_NO_SPECIAL_SCALARS=1 so that 0 and 1 are device data too",
+		true
 }

@@ -416,7 +416,7 @@ func causeLine(framework string, c verdict.Cause) string {
 		}
 	}
 	if c.Said != "" {
-		s += fmt.Sprintf(" (%s said: %s)", nonEmpty(framework, "the framework"), shorten(c.Said, 160))
+		s += fmt.Sprintf(" (%s said: %s)", nonEmpty(c.SaidBy, nonEmpty(framework, "the framework")), shorten(c.Said, 160))
 	}
 	if c.Count > 1 {
 		s += fmt.Sprintf(" (×%d)", c.Count)

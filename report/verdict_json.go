@@ -41,6 +41,8 @@ type VerdictCauseJSON struct {
 	// FrameworkSaid is the framework's own words that name the cause (a static argument, a
 	// pytree change), when only they show it.
 	FrameworkSaid string `json:"framework_said,omitempty"`
+	// SaidBy names who said it when not the stack itself ("dynamo").
+	SaidBy string `json:"said_by,omitempty"`
 }
 
 type SizesJSON struct {
@@ -87,7 +89,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, AfterWarmup: p.AfterWarmup,
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action}
 		for _, c := range p.Causes {
-			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said})
+			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy})
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

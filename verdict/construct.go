@@ -21,6 +21,9 @@ const (
 	// KindPytree: the input pytree changed (a dict gained or lost a key, None became a tuple):
 	// JAX's "different input pytree" names the path and, for dicts, the keys.
 	KindPytree = "pytree_change"
+	// KindPythonScalar: a Python number argument that a tracer specialised on its value
+	// changed: dynamo's guard failure "temperature == 1.0" (torch.compile).
+	KindPythonScalar = "python_scalar"
 )
 
 var (
@@ -29,6 +32,8 @@ var (
 	reChildren   = regexp.MustCompile(`with (\d+) children`)
 	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
 	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
+	// dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", after "- 0/0: "
+	reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(?:L\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
 )
 
 // constructCause reads the framework's explanation of a recompilation for the user's construct
@@ -67,6 +72,12 @@ func constructCause(why string) (kind, ch, said string, ok bool) {
 		}
 		return KindPytree, fmt.Sprintf("%s: %s → %s", where, className(m[3]), className(m[2])), said, true
 	}
+	if m := reDynamoEq.FindStringSubmatch(why); m != nil {
+		name := m[1] + m[2]
+		said = strings.TrimSpace(m[0])
+		said = strings.TrimSpace(strings.TrimSuffix(said, "#"))
+		return KindPythonScalar, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
+	}
 	return "", "", "", false
 }
 
@@ -83,7 +94,15 @@ func overrides(kind string, c diff.CauseKind) bool {
 	case diff.CauseGraphStructure, diff.CauseIdentical:
 		return true
 	case diff.CauseConstant:
-		return kind == KindStaticArgument
+		return kind == KindStaticArgument || kind == KindPythonScalar
 	}
 	return false
+}
+
+// saidBy is who says a construct's words, when not the stack itself: dynamo's guards.
+func saidBy(kind string) string {
+	if kind == KindPythonScalar {
+		return "dynamo"
+	}
+	return ""
 }

@@ -43,3 +43,18 @@ func TestConstructOverridesOnlyTheGraphsEffect(t *testing.T) {
 		t.Error("a shape, dtype or constant the comparison names stays the main cause")
 	}
 }
+
+func TestDynamoGuardOnAPythonValue(t *testing.T) {
+	for _, why := range []string{
+		"temperature == 1.0                                       # return torch.softmax(model(x) / temperature, dim=-1)  # t.py:444 in f",
+		"triggered by the following guard failure(s):\n    - 0/0: L['temperature'] == 1.0  # t.py:3",
+	} {
+		kind, ch, said, ok := constructCause(why)
+		if !ok || kind != KindPythonScalar || !strings.Contains(ch, "temperature changed from 1.0") || !strings.Contains(said, "temperature'] == 1.0") && !strings.HasPrefix(said, "temperature == 1.0") {
+			t.Errorf("%q: %v %q %q %q", why, ok, kind, ch, said)
+		}
+	}
+	if _, _, _, ok := constructCause("tensor 'x' size mismatch at index 1. expected 16, actual 24"); ok {
+		t.Error("a size guard is a shape, not a Python value")
+	}
+}

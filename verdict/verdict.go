@@ -88,7 +88,9 @@ type Cause struct {
 	Once bool
 	// Said is the framework's own words that name the cause, when the cause is a construct only
 	// they show (a static argument, a pytree change).
-	Said   string
+	Said string
+	// SaidBy names who said it when not the stack itself (dynamo, torch.compile's tracer).
+	SaidBy string
 	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
 }
 
@@ -246,7 +248,8 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		if cs := byUnit[u]; len(cs) > 0 {
 			linked++
 			if named && overrides(kind, cs[0].Kind) {
-				add(kind, ch, site, nil).Said = said
+				c := add(kind, ch, site, nil)
+				c.Said, c.SaidBy = said, saidBy(kind)
 				continue
 			}
 			c := add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
@@ -259,7 +262,8 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		}
 		switch {
 		case named:
-			add(kind, ch, site, nil).Said = said
+			c := add(kind, ch, site, nil)
+			c.Said, c.SaidBy = said, saidBy(kind)
 		case again && u.Why != "":
 			kind, ch := reasonCause(u.Why)
 			add(kind, ch, site, nil)

@@ -84,6 +84,8 @@ var Framework = &framework.Framework{
 			"graph_structure": "the step traced other ops: a Python value decided what ran (a loop count or a branch on a Python int " +
 				"or flag that changed, or on a tensor read with .item()); keep such values fixed while training, or express the choice " +
 				"on the device (torch.where, a mask) so that one graph serves every value",
+			"python_scalar": "torch.compile specialises a Python number argument on its first value and compiles again when it " +
+				"changes: pass it as a tensor on the device (torch.tensor(v, device=dev)), or compile with dynamic=True when it varies from the start",
 			"dtype": "cast the model and the inputs once, before the loop (model.to(dtype), or autocast around every step): " +
 				"a dtype switched part-way compiles the step again",
 			"identical": "the graph is the same, so something outside it changed: a model or function wrapped again (torch.compile, " +

@@ -433,6 +433,29 @@ def train_host_reads():
     finish("full")
 
 
+def eval_dynamo_float():
+    """torch.compile(backend='openxla') of a sampling head called with a Python float temperature
+    that changes: 1.0, 1.0, 1.5, 1.5."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+
+    def sample_logits(x, temperature):
+        return torch.softmax(model(x) / temperature, dim=-1)
+
+    compiled = torch.compile(sample_logits, backend="openxla")
+    x = _data(torch, 4, 16).to(dev)
+    with torch.no_grad():
+        for t in (1.0, 1.0, 1.5, 1.5):
+            out = compiled(x, t)
+            torch_xla.sync()
+            print(f"temperature {t}: {tuple(out.shape)}")
+    from torch._dynamo.utils import counters
+    driver.EVIDENCE["dynamo_identity"] = f"{ME}:{sample_logits.__code__.co_firstlineno} (sample_logits)"
+    driver.EVIDENCE["dynamo"] = {"frames": dict(counters["frames"]), "unique_graphs": counters["stats"]["unique_graphs"]}
+    finish("short")
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -533,6 +556,13 @@ S["host-reads"] = dict(program=train_host_reads, env=ENV, recompiled=[], cause=N
                  "before torch_xla.sync'), waiting for the device: three graphs a step (the forward at the print, "
                  "the loss at .item(), the rest at sync), each compiled once and then cached; no recompilation, "
                  "but two device round trips a step at the program's two lines."))
+S["dynamo-float"] = dict(program=eval_dynamo_float, env=dict(ENV, TORCH_LOGS="recompiles", PT_XLA_DEBUG_MAX_FRAME="32"),
+    recompiled=["sample_logits"], cause="graph_structure", reason="temperature == 1.0", reason_in_block=False,
+    description=("torch.compile(sample_logits, backend='openxla') of a sampling head called with a Python float "
+                 "temperature 1.0, 1.0, 1.5, 1.5. Dynamo specialises the float on its first value (the XLA graph holds "
+                 "the constant 1.0); at 1.5 its guard fails ('triggered by the following guard failure(s): - 0/0: "
+                 "temperature == 1.0') and it compiles the function again with the temperature as an input (the second "
+                 "XLA graph takes a parameter where the first had the constant), which 1.5 then reuses."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 

@@ -240,3 +240,32 @@ func TestDivergencesAfterCoverage(t *testing.T) {
 		t.Errorf("with a divergent rank: %q", g.Reason)
 	}
 }
+
+// A user's function whose name starts with an underscore is the user's program, not one of JAX's
+// eager one-op programs: its recompilation (a batch of 32, then 24) fails the gate, from a
+// written log and from a real one (testdata/jax-0.12-underscore-step.py run with JAX 0.12 and
+// JAX_LOG_COMPILES=1, no cache-miss explanations), while JAX's own helpers stay eager.
+func TestUnderscoreFunctionIsTheUsers(t *testing.T) {
+	jit := func(name, shape string) string {
+		return "Finished tracing " + name + " for jit in 0.006 sec\n" +
+			"Compiling jit(" + name + ") with global shapes and types (ShapedArray(float32[" + shape + ",4]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"Finished XLA compilation of jit(" + name + ") in 0.06 sec\n"
+	}
+	real, err := os.ReadFile("testdata/jax-0.12-underscore-step.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, log string
+		passed    bool
+	}{
+		{"written", jit("_train_step", "32") + "step 0\n" + jit("_train_step", "24"), false},
+		{"real JAX 0.12", string(real), false},
+		{"JAX's own helper", jit("_normal", "32") + jit("_normal", "24") + jit("_threefry_split", "2") + jit("_threefry_split", "3"), true},
+	} {
+		g := Evaluate(scanReport(t, ledger.Options{}, c.log), nil, Options{})
+		if g.Passed != c.passed || !c.passed && (len(g.Failures) != 1 || g.Failures[0].Family != "jit__train_step") {
+			t.Errorf("%s: passed %v, want %v: %+v", c.name, g.Passed, c.passed, g)
+		}
+	}
+}

@@ -231,7 +231,7 @@ func TestEvaluateScan(t *testing.T) {
 // compilations, not of compilations after warm-up.
 func TestDivergencesAfterCoverage(t *testing.T) {
 	s := &ledger.Scan{Ledger: scanReport(t, ledger.Options{}, compile("train.1", "0xa")), Inputs: []ledger.Input{{Path: "run.log"}}}
-	g := EvaluateCoverage(s, s, []Failure{{Kind: FailUncovered, Family: "train"}}, Options{})
+	g := EvaluateCoverage(s, s, []Failure{{Kind: FailUncovered, Family: "train"}}, "", Options{})
 	if g.Passed || g.Reason != "1 uncovered compilation(s), 0 allowed" {
 		t.Fatalf("coverage: %+v", g)
 	}

@@ -41,7 +41,7 @@ func init() {
 // jaxHelpers are the private functions JAX jits to implement an eager operation (jnp.mean is
 // jit__mean, jax.random.normal jit__normal): every function of jax 0.4.38 and 0.12 whose
 // definition is decorated with jit or that is passed to jit, found with Python's ast, less the
-// names too plain to be JAX's alone (_f, _t, _run, _wrapped, _solve, ...), which count as the
+// names too plain to be JAX's alone (_f, _t, _run, _wrapped, _solve, ...; _identity_fn is kept: multihost_utils compiles it), which count as the
 // user's.
 var jaxHelpers = map[string]bool{}
 
@@ -52,7 +52,7 @@ func init() {
 		_complex_loggamma_scipy _conv _csr_to_coo _cumsum_with_promotion _device_put_reshard _diag _dirichlet
 		_double_sided_maxwell _eigh _eigh_work _einsum _erfcinv_impl _expn _expn_jvp _exponential _flip _gamma
 		_gamma_approx _gaussian_kernel_eval _gen_associated_legendre _gen_derivatives _generalized_normal
-		_geometric _geomspace _gumbel _horner _hyp1f1_a_derivative _hyp1f1_b_derivative _hyp1f1_x_derivative
+		_geometric _geomspace _gumbel _horner _hyp1f1_a_derivative _hyp1f1_b_derivative _hyp1f1_x_derivative _identity_fn _identity_fn
 		_hyp2f1_a_derivative _hyp2f1_b_derivative _hyp2f1_c_derivative _hyp2f1_x_derivative _in1d _interp
 		_intersect1d_size _intersect1d_sorted_mask _laplace _lgamma_neg_reflection _lgamma_neg_root
 		_lgamma_pos_large _lgamma_pos_small _linspace _lobpcg_standard_callable _lobpcg_standard_matrix

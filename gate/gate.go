@@ -134,7 +134,13 @@ func EvaluateScan(s *ledger.Scan, opt Options) *Result {
 			inputs = append(inputs, Input{Path: in.Path, ReadError: in.ReadError, Binary: in.Binary})
 		}
 	}
-	return Evaluate(s.Ledger, inputs, opt)
+	g := Evaluate(s.Ledger, inputs, opt)
+	if len(s.Rotated) > 0 {
+		// One process's log read as several: a recompilation across the parts is seen by none.
+		g.Problems = append(g.Problems, s.Rotated...)
+		g.decide(opt, g.counted)
+	}
+	return g
 }
 
 // Evaluate judges a report. A gate needs evidence from every process: a process whose log

@@ -269,3 +269,41 @@ func TestUnderscoreFunctionIsTheUsers(t *testing.T) {
 		}
 	}
 }
+
+// One process's log rotated mid-run and given as two files: read as two processes each part
+// passes alone, so the gate is inconclusive and says to read them as one; read as one
+// (--same-process) the recompilation across the parts fails it. Logs that are not rotations of
+// one name (ranks, runs, workers) stay processes of their own without a word.
+func TestRotatedLog(t *testing.T) {
+	read := func(same bool, logs ...string) *ledger.Scan {
+		var ls []ledger.Log
+		for i := 0; i+1 < len(logs); i += 2 {
+			ls = append(ls, ledger.Log{Path: logs[i], Reader: strings.NewReader(logs[i+1])})
+		}
+		s, err := ledger.ReadLogs(ls, ledger.ReadOptions{SameProcess: same})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, b := compile("train.1", "0xa"), compile("train.2", "0xb")
+	for _, names := range [][2]string{{"logs/train.log.1", "logs/train.log"}, {"train.log-20261126.gz", "train.log"},
+		{"w.out.2", "w.out.1"}, {"job.log.2026-11-26_23-55", "job.log.2026-11-27_00-55"}} {
+		s := read(false, names[0], a, names[1], b)
+		g := EvaluateScan(s, Options{})
+		if g.Passed || !g.Inconclusive || !strings.Contains(g.Reason, "look like one log rotated") || !strings.Contains(g.Reason, "--same-process") {
+			t.Errorf("%v: %+v", names, g)
+		}
+		if len(s.Inputs[0].Warnings) != 1 {
+			t.Errorf("%v: warnings %+v", names, s.Inputs[0].Warnings)
+		}
+		if g := EvaluateScan(read(true, names[0], a, names[1], b), Options{}); g.Passed || g.Inconclusive || len(g.Failures) != 1 {
+			t.Errorf("%v, one process: %+v", names, g)
+		}
+	}
+	for _, names := range [][2]string{{"rank0.log", "rank1.log"}, {"run1.log", "run2.log"}, {"worker-1", "worker-2"}, {"a.log", "b.log"}} {
+		if g := EvaluateScan(read(false, names[0], a, names[1], b), Options{}); !g.Passed {
+			t.Errorf("%v: %+v", names, g)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -82,6 +83,10 @@ type Scan struct {
 	Full       bool
 	// SameProcess says the inputs were read as one process's log.
 	SameProcess bool
+	// Rotated says, for inputs read as processes of their own, which look like one log
+	// rotated (train.log and train.log.1): one process's log, each part judged as a process
+	// of its own, so that a recompilation across the parts is seen by neither.
+	Rotated []string
 }
 
 // ReadErrors lists the inputs that could not be read to the end, each as "path: why".
@@ -218,6 +223,18 @@ func assemble(out []scanned, merged *orderedMerge, opt ReadOptions, start time.T
 	}
 	if !opt.AllEvents && len(rs.Events) > MaxEvents {
 		rs.Events = rs.Events[:MaxEvents]
+	}
+	if !opt.SameProcess {
+		rs.Rotated = rotated(rs.Inputs)
+		for _, msg := range rs.Rotated {
+			for i := range rs.Inputs {
+				if in := &rs.Inputs[i]; strings.HasPrefix(msg, in.Path+", ") {
+					in.WarningCount++
+					in.Warnings = append(in.Warnings, logscan.Warning{File: in.Path, Message: msg})
+					break
+				}
+			}
+		}
 	}
 	opt.Log.Debug("scanned", "inputs", len(out), "processes", rs.Ledger.Processes, "events", rs.EventCount,
 		"compilations", rs.Ledger.Summary.Compilations, "elapsed", time.Since(start))
@@ -391,6 +408,51 @@ func (ps *processes) reports() []*Report {
 			continue // every line of the log carried a rank: there is no unranked process
 		}
 		out = append(out, ps.byRank[r].Report())
+	}
+	return out
+}
+
+// rotation is a suffix a log rotator adds to a log's name: logrotate's .1, .2.gz, its
+// dateext -20261126, Python's RotatingFileHandler .1 and TimedRotatingFileHandler
+// .2026-11-26_23-55.
+var rotation = regexp.MustCompile(`[.-](?:\d{1,3}|\d{4}-?\d\d-?\d\d(?:[_T-]?\d\d(?:-?\d\d){0,2})?)$`)
+
+// logName says a base name is a log's (what a rotator's suffix follows): another input, or a
+// name ending as logs do. worker-1 and worker-2 are two logs, train.log.1 and train.log.2 one.
+var logName = regexp.MustCompile(`\.(?:log|txt|out|err|stdout|stderr)$`)
+
+// rotated finds inputs that are parts of one rotated log: a log and the same name with a
+// rotation suffix (train.log, train.log.1, train.log-20261126.gz). Each such group is one
+// process's log read as several processes, and says so.
+func rotated(ins []Input) []string {
+	paths := map[string]bool{}
+	for _, in := range ins {
+		paths[strings.TrimSuffix(in.Path, ".gz")] = true
+	}
+	groups := map[string][]string{}
+	var bases []string
+	for _, in := range ins {
+		if in.Path == input.Stdin || in.Path == "" {
+			continue
+		}
+		base := strings.TrimSuffix(in.Path, ".gz")
+		if loc := rotation.FindStringIndex(base); loc != nil {
+			if b := base[:loc[0]]; paths[b] || logName.MatchString(b) {
+				base = b
+			}
+		}
+		if _, ok := groups[base]; !ok {
+			bases = append(bases, base)
+		}
+		groups[base] = append(groups[base], in.Path)
+	}
+	var out []string
+	for _, b := range bases {
+		if g := groups[b]; len(g) > 1 {
+			out = append(out, fmt.Sprintf("%s look like one log rotated while it was written (one process's log in %d parts): "+
+				"read as processes of their own, a compilation in one part is not held against the others; give them with --same-process, oldest first",
+				strings.Join(g, ", "), len(g)))
+		}
 	}
 	return out
 }

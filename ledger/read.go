@@ -444,7 +444,9 @@ func rotated(ins []Input) []string {
 		if _, ok := groups[base]; !ok {
 			bases = append(bases, base)
 		}
-		groups[base] = append(groups[base], in.Path)
+		if !slices.Contains(groups[base], in.Path) { // one log given twice is not two parts
+			groups[base] = append(groups[base], in.Path)
+		}
 	}
 	var out []string
 	for _, b := range bases {

@@ -110,6 +110,9 @@ func evidenceDoubts(rep *ledger.Report) []string {
 			}
 			out = append(out, fmt.Sprintf("%s:%d: the log ends inside the compilation of %s that begins there: it was cut, or is still being written", u.File, u.Line, name))
 		}
+		if p.CutBegin != "" && p.Cut == nil {
+			out = append(out, p.CutBegin)
+		}
 		if p.WarmupUnfinished {
 			out = append(out, fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than the %d this process made", p.Name, p.Compilations))
 		}

@@ -37,6 +37,11 @@ func compile(module, hash string) string {
 		"Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n", module, hash, module)
 }
 
+func jaxStep(rows string) string {
+	return "Compiling jit(step) with global shapes and types (ShapedArray(float32[" + rows + ",8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"Finished XLA compilation of jit(step) in 0.25 sec\n"
+}
+
 const load = "Ending phase: Loading executable (duration 600 ms; diff RSS: 0 MB)\n"
 
 func TestEvaluate(t *testing.T) {
@@ -66,6 +71,12 @@ func TestEvaluate(t *testing.T) {
 			nil, Options{}, false, true, 2, "run.log:11: the log ends inside the compilation of train.3"},
 		{"a cut log, allowed", compile("train.1", "0xa") + "Begin XLA compilation: eval.1  (Hash: 0xc) for ordinal  0\nBegin compiling Poplar engine eval.1\n",
 			nil, Options{AllowNoEvidence: true}, true, false, 0, "0 compilation(s)"},
+		{"a log cut inside the line that begins a compilation", twice + "Begin XLA compilation: train.3  (Ha", nil, Options{}, false, true, 1,
+			"run.log:11: the log ends inside a line that begins a compilation"},
+		{"a JAX log cut inside its Compiling line", jaxStep("32") + "step 1\nCompiling jit(step) with global shapes and ty", nil, Options{}, false, true, 0,
+			"run.log:4: the log ends inside a line that begins a compilation"},
+		{"a JAX log cut at the start of its Compiling line", jaxStep("32") + "step 1\nCompil", nil, Options{}, false, true, 0, "run.log:4: the log ends inside"},
+		{"a log cut inside a line of the program's own", jaxStep("32") + "step 1 loss 0.2", nil, Options{}, true, false, 0, "0 compilation(s)"},
 		{"a binary input", compile("train.1", "0xa"), []Input{{Path: "core", Binary: "an ELF executable"}}, Options{}, false, true, 0, "core: binary data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

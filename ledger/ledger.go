@@ -48,6 +48,7 @@ type Ledger struct {
 	clusterAlone *logscan.Event          // such a line before any compilation, waiting for one
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
 	cut          *Unit                   // a compilation the log ended inside
+	cutBegin     string                  // where the log ended inside a line that begins a compilation
 	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
@@ -352,7 +353,7 @@ func (l *Ledger) Report() *Report {
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
 		Inputs: l.inputs, retraces: l.rorder}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines,
-		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut}
+		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin}
 	if l.opt.Warmup > 0 && l.compiled < l.opt.Warmup {
 		p.WarmupUnfinished = true
 	}

@@ -69,6 +69,8 @@ type Input struct {
 	ReadError string
 	// Binary says why the input is not a text log ("" for a text log).
 	Binary string
+	// CutBegin says the input ends inside a line that begins a compilation ("" when not).
+	CutBegin string
 }
 
 // Scan is what ReadLogs made of some logs: each input, the merged report of their processes,
@@ -330,10 +332,14 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		}
 		opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
 	}
-	ps.endInput(i, opt.Marker != nil)
 	st := s.Stats()
+	if st.CutBegin != "" {
+		ps.byRank[""].cutBegin = st.CutBegin // the log's own process (every line's rank or none)
+	}
+	ps.endInput(i, opt.Marker != nil)
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
+	res.input.CutBegin = st.CutBegin
 	if err := s.Err(); err != nil {
 		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
 		// the input says it is incomplete.

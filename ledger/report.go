@@ -159,6 +159,9 @@ type Process struct {
 	WarmupUnfinished bool
 	// Cut is a compilation the log ends inside (the log was cut, or is still being written).
 	Cut *Unit
+	// CutBegin says where the log ends inside a line that begins a compilation (its last line,
+	// unterminated and cut): an open compilation too. "" when it does not.
+	CutBegin string
 }
 
 // Compiled returns the listed units of the module that were compiled, in order.

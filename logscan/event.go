@@ -171,7 +171,10 @@ type Stats struct {
 	// Binary says why the input is not a text log (an executable, a core file, NUL bytes at
 	// its start), "" for a text log. Lines found in binary data are still read, but they are
 	// no evidence a gate can rely on.
-	Binary       string
+	Binary string
+	// CutBegin says the input ends inside a line that begins a compilation (its last line,
+	// unterminated, holds the start of such a record): "" when it does not.
+	CutBegin     string
 	WarningCount int       // all warnings, including those not kept
 	Warnings     []Warning // the first MaxWarnings
 }

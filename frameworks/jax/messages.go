@@ -69,6 +69,7 @@ var messages = &logscan.Framework{
 		"get_cache_key",          // jax._src.cache_key's debug log
 		"flag in cache key",      // Including XLA flag in cache key
 	},
+	Begins: []string{"Compiling "},
 	Heads: []string{"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
 		"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Finished tracing ", "Finished jaxpr to MLIR module conversion ",
 		"Not writing persistent cache entry", "Error reading persistent compilation cache entry",

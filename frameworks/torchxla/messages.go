@@ -42,6 +42,7 @@ var messages = &logscan.Framework{
 		"[__recompiles]",  // dynamo: Recompiling function F in FILE:LINE and its guard failures
 		"start tracing ",  // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
 	},
+	Begins: []string{"Compilation Analysis: "},
 	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
 		"Metric: ", "Counter: "},
 	Loggers:  map[string]logscan.Producer{"torch_xla": logscan.ProducerTorchXLA},

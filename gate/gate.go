@@ -103,6 +103,12 @@ func evidenceDoubts(rep *ledger.Report) []string {
 		}
 	}
 	for _, p := range rep.Procs {
+		if p.ClusterLines > 0 && p.TFEvidence == 0 && p.Evidence > 0 {
+			// Another stack's records are no evidence of TF's compilations.
+			out = append(out, fmt.Sprintf("%s: TF compiled (its once-per-process \"Compiled cluster using XLA!\") but logged none of its "+
+				"compilations, beside another stack's records: TF's recompilations cannot be seen: turn on the device compiler's logging (%s; recomp run sets it)",
+				p.Name, frameworks.ForProducer(logscan.ProducerTF).Advice.Evidence))
+		}
 		if u := p.Cut; u != nil {
 			name := u.Module
 			if name == "" {

@@ -67,6 +67,10 @@ func TestEvaluate(t *testing.T) {
 		{"loads judged", switching, nil, Options{Loads: true}, false, false, 3, "executable load(s) after warm-up"},
 		{"TF's once-per-process line is no evidence", "I0000 00:00:1.000000 1 device_compiler.h:186] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n",
 			nil, Options{}, false, true, 0, "once per process"},
+		{"TF's once-per-process line beside JAX's records", jaxStep("32") + "I0000 00:00:1.000000 1 device_compiler.h:186] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n",
+			nil, Options{}, false, true, 0, "TF compiled (its once-per-process"},
+		{"TF's line beside TF's own records", "I0000 00:00:1.000000 1 device_compiler.h:186] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n" +
+			"I0000 00:00:1.000000 1 device_compiler.cc:1] Instantly compiling for signature: cluster_1\n", nil, Options{}, true, false, 0, "0 compilation(s)"},
 		{"a log cut inside a compilation", twice + "Begin XLA compilation: train.3  (Hash: 0xc) for ordinal  0\nBegin compiling Poplar engine train.3\n",
 			nil, Options{}, false, true, 2, "run.log:11: the log ends inside the compilation of train.3"},
 		{"a cut log, allowed", compile("train.1", "0xa") + "Begin XLA compilation: eval.1  (Hash: 0xc) for ordinal  0\nBegin compiling Poplar engine eval.1\n",

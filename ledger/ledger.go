@@ -45,6 +45,7 @@ type Ledger struct {
 	inputs       int
 	evidence     int                     // events only per-compilation logging prints
 	clusterLines int                     // TF's "Compiled cluster using XLA!" lines
+	tfEvidence   int                     // evidence events of TF's own (its device compiler's records)
 	clusterAlone *logscan.Event          // such a line before any compilation, waiting for one
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
 	cut          *Unit                   // a compilation the log ended inside
@@ -118,6 +119,9 @@ func (l *Ledger) Add(ev logscan.Event) {
 	}
 	if evidenceKinds[ev.Kind] {
 		l.evidence++
+		if ev.Producer == logscan.ProducerTF {
+			l.tfEvidence++
+		}
 	}
 	if rule, ok := joinRules[ev.Kind]; ok {
 		l.join(rule, ev)
@@ -352,7 +356,7 @@ func (l *Ledger) Report() *Report {
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
 		Inputs: l.inputs, retraces: l.rorder}
-	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines,
+	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines, TFEvidence: l.tfEvidence,
 		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin}
 	if l.opt.Warmup > 0 && l.compiled < l.opt.Warmup {
 		p.WarmupUnfinished = true

@@ -120,7 +120,11 @@ func evidenceDoubts(rep *ledger.Report) []string {
 			out = append(out, p.CutBegin)
 		}
 		if p.WarmupUnfinished {
-			out = append(out, fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than the %d this process made", p.Name, p.Compilations))
+			what := fmt.Sprintf("the %d this process made", p.Counted)
+			if eager := p.Compilations - p.Counted; eager > 0 {
+				what = fmt.Sprintf("the %d of the program's own functions this process made (and %d of eager one-op programs, which --warmup does not count)", p.Counted, eager)
+			}
+			out = append(out, fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than %s", p.Name, what))
 		}
 	}
 	return out

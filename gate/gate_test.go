@@ -322,3 +322,22 @@ func TestRotatedLog(t *testing.T) {
 		}
 	}
 }
+
+// --warmup N counts the compilations of the program's own functions: a process that compiled
+// its _train_step twice ends a warm-up of 1 and fails on the second; one that compiled only
+// eager one-op programs never ended it, and the reason counts what --warmup counts.
+func TestWarmupCountsOwnCompilations(t *testing.T) {
+	jit := func(name, rows string) string {
+		return "Compiling jit(" + name + ") with global shapes and types (ShapedArray(float32[" + rows + ",8]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"Finished XLA compilation of jit(" + name + ") in 0.25 sec\n"
+	}
+	opt := ledger.Options{Warmup: 1}
+	g := Evaluate(scanReport(t, opt, jit("_train_step", "32")+jit("_train_step", "24")), nil, Options{})
+	if g.Passed || g.Inconclusive || len(g.Failures) != 1 || strings.Contains(g.Reason, "never ended") {
+		t.Errorf("--warmup 1 of 2 compilations: %+v", g)
+	}
+	g = Evaluate(scanReport(t, opt, jit("multiply", "32")+jit("multiply", "24")), nil, Options{})
+	if !g.Inconclusive || !strings.Contains(g.Reason, "than the 0 of the program's own functions this process made (and 2 of eager one-op programs") {
+		t.Errorf("--warmup 1 of eager compilations only: %+v", g)
+	}
+}

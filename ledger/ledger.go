@@ -357,7 +357,7 @@ func (l *Ledger) Report() *Report {
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
 		Inputs: l.inputs, retraces: l.rorder}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines, TFEvidence: l.tfEvidence,
-		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin}
+		Compilations: l.sum.Compilations, Counted: l.compiled, Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin}
 	if l.opt.Warmup > 0 && l.compiled < l.opt.Warmup {
 		p.WarmupUnfinished = true
 	}

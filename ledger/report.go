@@ -158,6 +158,9 @@ type Process struct {
 	TFEvidence   int
 	Compilations int
 	Traces       int // retraces the framework explained
+	// Counted are the compilations --warmup N counts: those of the program's own functions
+	// (eager one-op programs left out).
+	Counted int
 	// WarmupUnfinished says the process compiled fewer times than --warmup N asked: its warm-up
 	// never ended.
 	WarmupUnfinished bool

@@ -159,10 +159,14 @@ func endsInColour(b []byte) bool {
 // the start of a line until it can tell: the line's end, a carriage return (a progress bar's
 // frame, passed at once), or holdFor without more output (a prompt waiting for input).
 type quietWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	q       *Quiet
-	line    []byte // the current line, not yet written
+	mu   sync.Mutex
+	w    io.Writer
+	q    *Quiet
+	line []byte // the current line, not yet written
+	// bounds are where in line a write of the command began (after its first byte): a
+	// program's partial line ("step 0: ") and a record a framework printed after it are two
+	// writes, so only the part from a boundary on can be the record.
+	bounds  []int
 	cont    bool
 	blanks  []byte // empty lines held until the next line says whether they border a quiet one
 	after   bool   // the last line was quiet
@@ -184,6 +188,9 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 	if len(qw.line) > 0 && qw.line[len(qw.line)-1] == '\r' && len(p) > 0 && p[0] != '\n' {
 		qw.frame() // a carriage return held at the end of the last write was a bar's frame
 	}
+	if len(qw.line) > 0 && len(p) > 0 && len(qw.bounds) < maxBounds {
+		qw.bounds = append(qw.bounds, len(qw.line))
+	}
 	for len(p) > 0 {
 		i := bytes.IndexAny(p, "\r\n")
 		if i < 0 {
@@ -200,12 +207,18 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 			body := bytes.TrimRight(qw.line, "\r\n")
 			if len(body) == 0 {
 				qw.blank()
-				qw.line = qw.line[:0]
+				qw.reset()
 				continue
 			}
 			quiet, cont := qw.q.quiet(body, qw.cont)
 			if quiet {
 				qw.blanks = qw.blanks[:0]
+				if at := qw.ownPart(body); at > 0 {
+					// The program's own partial line, a record recomp switched on glued after
+					// it: only the record stays out.
+					qw.w.Write(body[:at])
+					quiet, cont = qw.q.quiet(body[at:], false)
+				}
 			} else {
 				qw.passBlanks()
 				if at := qw.q.gluedAt(body); at > 0 {
@@ -216,7 +229,7 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 				}
 			}
 			qw.cont, qw.after = cont, quiet
-			qw.line = qw.line[:0]
+			qw.reset()
 		case len(p) == 0: // a carriage return at the end: a line's end or a frame, later
 		case p[0] != '\n':
 			qw.frame()
@@ -258,7 +271,7 @@ func (qw *quietWriter) frame() {
 	qw.passBlanks()
 	qw.after = false
 	qw.w.Write(qw.line)
-	qw.line = qw.line[:0]
+	qw.reset()
 }
 
 // arm passes on what is held when no more output comes for a while.
@@ -282,8 +295,34 @@ func (qw *quietWriter) flushLocked() {
 	if len(qw.line) > 0 {
 		qw.after = false
 		qw.w.Write(qw.line)
-		qw.line = qw.line[:0]
+		qw.reset()
 	}
+}
+
+// reset starts a new line.
+func (qw *quietWriter) reset() {
+	qw.line, qw.bounds = qw.line[:0], qw.bounds[:0]
+}
+
+// maxBounds bounds the write boundaries kept for one line.
+const maxBounds = 64
+
+// ownPart finds, in a quiet line, the program's own bytes before the record: the first write
+// boundary from which the rest of the line is still quiet on its own. 0 when there is none:
+// the whole line is the record.
+func (qw *quietWriter) ownPart(body []byte) int {
+	for _, at := range qw.bounds {
+		if at >= len(body) {
+			break
+		}
+		if quiet, _ := qw.q.quiet(body[at:], false); quiet {
+			if own, _ := qw.q.quiet(body[:at], qw.cont); !own {
+				return at
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // Close passes on what is held (the output ended).
@@ -297,11 +336,14 @@ func (qw *quietWriter) Close() {
 		quiet, _ := qw.q.quiet(qw.line, qw.cont)
 		if quiet {
 			qw.blanks = qw.blanks[:0]
+			if at := qw.ownPart(qw.line); at > 0 {
+				qw.w.Write(qw.line[:at])
+			}
 		} else {
 			qw.passBlanks()
 			qw.w.Write(qw.line)
 		}
-		qw.line = qw.line[:0]
+		qw.reset()
 	}
 	qw.passBlanks()
 }

@@ -13,6 +13,11 @@ import (
 // recomp run given alone lends its manifest's wall time (shares of the run) and its probe's
 // lines of the program's own code.
 func Logs(paths []string, opt ledger.ReadOptions) (*report.Scan, error) {
+	if len(paths) == 1 && opt.Process == nil {
+		if f, ok := runner.OpenFolder(paths[0]); ok {
+			opt.Process = routeByProbe(f.Dir) // workers the command started: a process each
+		}
+	}
 	s, err := ledger.ReadLogs(ledger.Files(paths), opt)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,7 @@ func Run(dir string, m *runner.Manifest, opt RunOptions) (*report.Run, error) {
 	logPath := filepath.Join(dir, runner.LogName)
 	ro := opt.Read
 	ro.SameProcess, ro.Log = true, log
+	ro.Process = routeByProbe(dir) // workers the command started: a process each
 	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath}}, ro)
 	if err != nil {
 		return nil, err

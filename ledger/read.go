@@ -51,6 +51,10 @@ type ReadOptions struct {
 	SameProcess bool
 	// AllEvents keeps every event, not the first MaxEvents (all are counted either way).
 	AllEvents bool
+	// Process, when set, names the process that wrote an event of a log several processes
+	// wrote to ("" when it cannot say: the log's own): each becomes a process of its own, as a
+	// launcher's ranks are. It is called in input order, once per event.
+	Process func(logscan.Event) string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Log takes diagnostics (nil: none).
@@ -325,7 +329,13 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			continue // counted nowhere
 		}
-		ps.ledger(ev.Rank, i, name).Add(ev)
+		key := ev.Rank
+		if opt.Process != nil && key == "" {
+			if p := opt.Process(ev); p != "" {
+				key, ps.routed = p, true
+			}
+		}
+		ps.ledger(key, i, name).Add(ev)
 		res.count++
 		if opt.AllEvents || len(res.events) < MaxEvents && kept.wants(i) {
 			res.events = append(res.events, ev)
@@ -361,6 +371,7 @@ type processes struct {
 	ranks  []string
 	began  map[string]int // the log each ledger is reading
 	events map[string]int // events each ledger was given
+	routed bool           // ReadOptions.Process named a process
 }
 
 func newProcesses(opt Options) *processes {
@@ -380,7 +391,10 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	if ps.began[rank] != i {
 		ps.began[rank] = i
 		label := name
-		if rank != "" {
+		switch {
+		case strings.HasPrefix(rank, "pid "):
+			label = fmt.Sprintf("%s [%s]", name, rank)
+		case rank != "":
 			label = fmt.Sprintf("%s [rank %s]", name, rank)
 		}
 		l.BeginInput(i, label)
@@ -412,6 +426,9 @@ func (ps *processes) reports() []*Report {
 	for _, r := range ranks {
 		if r == "" && len(ranks) > 1 && ps.events[r] == 0 {
 			continue // every line of the log carried a rank: there is no unranked process
+		}
+		if r == "" && ps.routed && ps.byRank[r].evidence == 0 {
+			continue // the processes' lines that name none, with no compilation of their own
 		}
 		out = append(out, ps.byRank[r].Report())
 	}

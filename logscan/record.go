@@ -45,6 +45,7 @@ type header struct {
 	t         time.Time
 	dateKnown bool
 	rank      string // the rank a launcher's prefix named
+	own       bool   // the stamp is the record's own (its layout's), not a line prefix's
 }
 
 // parseSegment parses one piece of a physical line; line is what the prefixes before the
@@ -221,6 +222,7 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 	if len(msg) == 0 {
 		return
 	}
+	h.own = h.stamp != ""
 	if h.stamp == "" {
 		h.stamp, h.t, h.dateKnown = outer.stamp, outer.t, outer.dateKnown
 	}

@@ -73,6 +73,7 @@ type procState struct {
 	markerFound bool
 	held        *heldRecord // a multi-line record whose lines are still being read
 	last        Event       // the last event emitted, to drop a record printed twice
+	lastOwn     bool        // the last event's stamp was its record's own
 	hasLast     bool
 	heldIdle    int   // lines of other ranks read while this rank holds a record
 	fwState     []any // each framework's state (Framework.NewState), by its index in the grammar

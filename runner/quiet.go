@@ -308,8 +308,11 @@ func (qw *quietWriter) reset() {
 const maxBounds = 64
 
 // ownPart finds, in a quiet line, the program's own bytes before the record: the first write
-// boundary from which the rest of the line is still quiet on its own. 0 when there is none:
-// the whole line is the record.
+// boundary from which the rest of the line is still quiet on its own. Where the two came in one
+// read, the record starts at a capital letter after a character that cannot end a word (or a
+// colour code), the first from which the rest is quiet, unless what comes before it is a log
+// record's own header (a level and a ':' or ']' before the message: the record's message, not
+// its start). 0 when there is none: the whole line is the record.
 func (qw *quietWriter) ownPart(body []byte) int {
 	for _, at := range qw.bounds {
 		if at >= len(body) {
@@ -322,8 +325,29 @@ func (qw *quietWriter) ownPart(body []byte) int {
 			return 0
 		}
 	}
+	for i := 1; i < len(body); i++ {
+		if c := body[i]; c < 'A' || c > 'Z' {
+			continue
+		}
+		if prev := body[i-1]; prev|0x20 >= 'a' && prev|0x20 <= 'z' || prev >= '0' && prev <= '9' || prev == '_' {
+			if !endsInColour(body[:i]) {
+				continue
+			}
+		}
+		if quiet, _ := qw.q.quiet(body[i:], false); !quiet {
+			continue
+		}
+		if own, _ := qw.q.quiet(body[:i], qw.cont); own || recordHeader.Match(body[:i]) {
+			return 0
+		}
+		return i
+	}
 	return 0
 }
+
+// recordHeader is the start of a log record before its message: a level word (Python's
+// logging, absl) or a glog/absl letter and date, ending in ':', ']' or '|' before the message.
+var recordHeader = regexp.MustCompile(`(?i)(?:\b(?:debug|info|warn|warning|error|critical|fatal)\b|^[IWEF]\d{4} ).*[\]:|]\s*$`)
 
 // Close passes on what is held (the output ended).
 func (qw *quietWriter) Close() {

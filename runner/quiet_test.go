@@ -244,3 +244,24 @@ func FuzzQuietWriter(f *testing.F) {
 		}
 	})
 }
+
+// The program's partial line and the record after it read at once (one read of the terminal,
+// no write boundary between them): the record still starts at its own first word, and a
+// record's own header before its message is never taken for the program's text.
+func TestQuietPartialLineInOneRead(t *testing.T) {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	for _, chunk := range []string{
+		"step 5: WARNING:2026-11-27 00:19:04,232:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\n10.0\n",
+		"WARNING:2026-11-27 00:19:04,232:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\n",
+		"W1122 06:47:28.138073 3516 pxla.py:1514] Finished XLA compilation of pmap(g) in 2.5 sec\n",
+		"WARNING:jax._src.interpreters.pxla:Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+		"\x1b[1mloss 2\x1b[0mCompiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+	} {
+		qw.Write([]byte(chunk))
+	}
+	qw.Close()
+	if got, want := screen.String(), "step 5: 10.0\n\x1b[1mloss 2\x1b[0m"; got != want {
+		t.Errorf("terminal\n got %q\nwant %q", got, want)
+	}
+}

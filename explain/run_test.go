@@ -129,7 +129,7 @@ not a record
 	}
 }
 
-// A real run (testdata/spawn-workers: workers.py under recomp run, JAX 0.12 on CPU): four
+// A real run (testdata/spawn-workers, made by testdata/runs/gen/spawn-workers.sh: JAX 0.12 on CPU): four
 // multiprocessing spawn workers each compile three programs into one terminal, so run.log
 // interleaves their records, and two workers' identical requests follow each other. Each
 // worker is a process of its own, told apart by the probe's records, and the counts are JAX's

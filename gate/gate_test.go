@@ -69,6 +69,8 @@ func TestEvaluate(t *testing.T) {
 			nil, Options{}, false, true, 0, "once per process"},
 		{"TF's once-per-process line beside JAX's records", jaxStep("32") + "I0000 00:00:1.000000 1 device_compiler.h:186] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n",
 			nil, Options{}, false, true, 0, "TF compiled (its once-per-process"},
+		{"TF's line beside the TF-IPU backend's records (tf2-ipu-keras-resnet50-sdk30)", "I0000 00:00:1.000000 1 device_compiler.h:186] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n" +
+			compile("cluster_1", "0xa"), nil, Options{}, true, false, 0, "0 compilation(s)"},
 		{"TF's line beside TF's own records", "I0000 00:00:1.000000 1 device_compiler.h:186] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n" +
 			"I0000 00:00:1.000000 1 device_compiler.cc:1] Instantly compiling for signature: cluster_1\n", nil, Options{}, true, false, 0, "0 compilation(s)"},
 		{"a log cut inside a compilation", twice + "Begin XLA compilation: train.3  (Hash: 0xc) for ordinal  0\nBegin compiling Poplar engine train.3\n",

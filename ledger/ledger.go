@@ -66,6 +66,11 @@ var evidenceKinds = map[logscan.Kind]bool{
 	logscan.RequestDone: true, logscan.Execution: true,
 }
 
+// tfStack are the producers whose records can be those of TF's compilations: TF's device
+// compiler, and on an IPU the TF-IPU backend, XLA and Poplar that compile TF's clusters.
+var tfStack = map[logscan.Producer]bool{logscan.ProducerTF: true, logscan.ProducerTFIPU: true, logscan.ProducerXLA: true,
+	logscan.ProducerPoplar: true, logscan.ProducerPopLibs: true}
+
 // pendingWhy is a framework's explanation of a trace, waiting for the compilation it caused.
 // A first trace explains nothing but says the function is the program's own.
 type pendingWhy struct {
@@ -119,7 +124,7 @@ func (l *Ledger) Add(ev logscan.Event) {
 	}
 	if evidenceKinds[ev.Kind] {
 		l.evidence++
-		if ev.Producer == logscan.ProducerTF {
+		if tfStack[ev.Producer] {
 			l.tfEvidence++
 		}
 	}

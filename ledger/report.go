@@ -152,9 +152,10 @@ type Process struct {
 	// ClusterLines counts TF's "Compiled cluster using XLA!", printed once per process whatever
 	// its logging: no evidence of how often it compiled.
 	ClusterLines int
-	// TFEvidence counts TF's own evidence events (its device compiler's per-compilation
-	// records): with ClusterLines and none of them, TF compiled and its logging was off, whatever
-	// another stack in the process logged.
+	// TFEvidence counts the evidence events of TF's stack (its device compiler's records, on
+	// an IPU those of the TF-IPU backend and Poplar that compile its clusters): with
+	// ClusterLines and none of them, TF compiled and its logging was off, whatever another
+	// stack in the process logged.
 	TFEvidence   int
 	Compilations int
 	Traces       int // retraces the framework explained

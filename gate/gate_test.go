@@ -343,3 +343,37 @@ func TestWarmupCountsOwnCompilations(t *testing.T) {
 		t.Errorf("--warmup 1 of eager compilations only: %+v", g)
 	}
 }
+
+// A log split in two under names that do not say so: both parts' glog/absl records name the same
+// thread (a process id) and the second follows the first in time, so they are one process. Ranks
+// that ran at the same time, or processes whose ids differ or are a container's small ones, are not.
+func TestSplitLogBySameThread(t *testing.T) {
+	n := 0
+	line := func(clock, tid string) string {
+		n++ // a cluster of its own each time: nothing recompiles
+		return "I1127 " + clock + " " + tid + " device_compiler.cc:1] Instantly compiling for signature: cluster_" + fmt.Sprint(n) + "\n"
+	}
+	read := func(a, b string) *Result {
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: "first.log", Reader: strings.NewReader(a)}, {Path: "second.log", Reader: strings.NewReader(b)}}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return EvaluateScan(s, Options{})
+	}
+	g := read(line("10:00:00.000000", "4242"), line("10:05:00.000000", "4242"))
+	if g.Passed || !g.Inconclusive || !strings.Contains(g.Reason, "first.log, second.log look like one process's log in two parts: both name thread 4242") {
+		t.Errorf("one process in two parts: %+v", g)
+	}
+	if g := read(line("10:05:00.000000", "4242"), line("10:00:00.000000", "4242")); !strings.Contains(g.Reason, "second.log, first.log look like") {
+		t.Errorf("given newest first: %+v", g)
+	}
+	for name, logs := range map[string][2]string{
+		"ranks at the same time": {line("10:00:00.000000", "4242") + line("10:06:00.000000", "4242"), line("10:05:00.000000", "4242")},
+		"two processes":          {line("10:00:00.000000", "4242"), line("10:05:00.000000", "4343")},
+		"a container's pid 1":    {line("10:00:00.000000", "1"), line("10:05:00.000000", "1")},
+	} {
+		if g := read(logs[0], logs[1]); !g.Passed {
+			t.Errorf("%s: %+v", name, g)
+		}
+	}
+}

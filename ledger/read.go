@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -208,6 +209,7 @@ func (o *orderedMerge) done(i int, reps []*Report) {
 // read.
 type scanned struct {
 	input  Input
+	stats  logscan.Stats   // the scanner's, for the threads and times of its records
 	events []logscan.Event // the first ones, for listing
 	count  int
 	err    error // the log could not be opened
@@ -232,6 +234,14 @@ func assemble(out []scanned, merged *orderedMerge, opt ReadOptions, start time.T
 	}
 	if !opt.SameProcess {
 		rs.Rotated = rotated(rs.Inputs)
+		for _, c := range continued(out) {
+			if !slices.ContainsFunc(rs.Rotated, func(r string) bool {
+				return strings.HasPrefix(r, c.a+", ") && strings.Contains(r, ", "+c.b) ||
+					strings.HasPrefix(r, c.b+", ") && strings.Contains(r, ", "+c.a)
+			}) {
+				rs.Rotated = append(rs.Rotated, c.msg) // not already named as rotated
+			}
+		}
 		for _, msg := range rs.Rotated {
 			for i := range rs.Inputs {
 				if in := &rs.Inputs[i]; strings.HasPrefix(msg, in.Path+", ") {
@@ -343,6 +353,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
 	}
 	st := s.Stats()
+	res.stats = st
 	if st.CutBegin != "" {
 		ps.byRank[""].cutBegin = st.CutBegin // the log's own process (every line's rank or none)
 	}
@@ -480,4 +491,42 @@ func rotated(ins []Input) []string {
 		}
 	}
 	return out
+}
+
+// continued finds logs read as processes of their own that are one process's log in parts
+// (rotated, or split, under names that do not say so): their records' glog/absl prefixes name
+// the same thread id (the main thread's is the process id), and their records do not overlap
+// in time, one following the other. Small ids (below 100: a container's first processes, the
+// same in every container of a job) are no evidence.
+func continued(out []scanned) []continuation {
+	var msgs []continuation
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			a, b := out[i].stats, out[j].stats
+			id := sharedThread(a.Threads, b.Threads)
+			if id == "" || a.First.IsZero() || b.First.IsZero() || !(!a.Last.After(b.First) || !b.Last.After(a.First)) {
+				continue
+			}
+			first, second := out[i].input.Path, out[j].input.Path
+			if b.Last.Before(a.First) {
+				first, second = second, first
+			}
+			msgs = append(msgs, continuation{first, second, fmt.Sprintf("%s, %s look like one process's log in two parts: both name thread %s (a process id) and the second's "+
+				"records follow the first's in time: read as processes of their own, a compilation in one part is not held against the other; "+
+				"give them with --same-process, oldest first", first, second, id)})
+		}
+	}
+	return msgs
+}
+
+type continuation struct{ a, b, msg string }
+
+// sharedThread is a thread id of 100 or more that both lists hold ("" when none).
+func sharedThread(a, b []string) string {
+	for _, id := range a {
+		if n, err := strconv.Atoi(id); err == nil && n >= 100 && slices.Contains(b, id) {
+			return id
+		}
+	}
+	return ""
 }

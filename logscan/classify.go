@@ -1,6 +1,7 @@
 package logscan
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,6 +16,12 @@ func (s *Scanner) emit(h header, lineNo int, ev Event) {
 		return
 	}
 	s.last, s.hasLast, s.lastOwn = ev, true, h.own
+	if !ev.Time.IsZero() {
+		if s.stats.First.IsZero() {
+			s.stats.First = ev.Time
+		}
+		s.stats.Last = ev.Time
+	}
 	s.pending = append(s.pending, ev)
 }
 
@@ -94,4 +101,11 @@ func fraction(stamp string) int {
 		n++
 	}
 	return n
+}
+
+// noteThread keeps a thread id a record's prefix named.
+func (s *Scanner) noteThread(id string) {
+	if len(s.stats.Threads) < MaxThreads && !slices.Contains(s.stats.Threads, id) {
+		s.stats.Threads = append(s.stats.Threads, id)
+	}
 }

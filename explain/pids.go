@@ -1,134 +1,26 @@
 package explain
 
 import (
-	"strconv"
+	"time"
 
-	"github.com/recomp/recomp/frameworks"
 	jaxfw "github.com/recomp/recomp/frameworks/jax"
-	"github.com/recomp/recomp/logscan"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/runfolder"
 )
 
-// Processes that write one terminal: a program that starts workers (multiprocessing's spawn,
-// a DataLoader's workers, a pool) under recomp run writes all their records to one run.log,
-// where JAX's lines name no process. Read as one process, the records of workers compiling at
-// the same time interleave: one worker's "Finished XLA compilation" closes another's request,
-// the counts drift from run to run, and every worker's first compilation of a function looks
-// like a recompilation of the others'. The probe writes each compile stage JAX reports with
-// its process id and its duration, and JAX prints the same duration (to the nanosecond) in
-// its "Finished tracing", "Finished jaxpr to MLIR" and "Finished XLA compilation" lines: so
-// those lines are each process's own, and a "Compiling" request is that of the process that
-// has just traced its function. Each process is then accounted as a process of its own.
-
-// pidRouter says which process wrote a JAX event of a run's log, from the probe's records.
-type pidRouter struct {
-	byStage map[probeKey][]int // a stage's duration → the processes that reported it, in order
-	traced  []tracedBy         // functions traced whose request has not been seen, in order
-	last    string             // the process of the last JAX event routed
-}
-
-type probeKey struct {
-	stage string
-	ns    int64
-}
-
-type tracedBy struct {
-	function string
-	pid      string
-}
-
-// stageOf is the probe's name of the stage a JAX event reports with its duration.
-func stageOf(ev logscan.Event) string {
-	switch {
-	case ev.Kind == logscan.CompileStage && (ev.Phase == "trace" || ev.Phase == "lower"):
-		return ev.Phase
-	case ev.Kind == logscan.RequestDone:
-		return "compile"
-	}
-	return ""
-}
-
-// newPIDRouter returns the router of a run whose probe saw JAX compile in more than one
-// process, nil otherwise (one process: nothing to tell apart).
-func newPIDRouter(recs []runner.ProbeRecord) *pidRouter {
-	r := &pidRouter{byStage: map[probeKey][]int{}}
-	pids := map[int]bool{}
-	for _, rec := range recs {
-		if rec.Framework != jaxfw.Name || rec.PID == 0 || rec.Seconds <= 0 {
-			continue
-		}
-		switch rec.Event {
-		case "trace", "lower", "compile":
-		default:
-			continue
-		}
-		pids[rec.PID] = true
-		k := probeKey{rec.Event, int64(rec.Seconds*1e9 + 0.5)}
-		r.byStage[k] = append(r.byStage[k], rec.PID)
-	}
-	if len(pids) < 2 {
+// probeStages are the compile stages the probe of a run folder saw JAX report, with each
+// process's id and the stage's duration (to the nanosecond, as JAX prints it): for the ledger
+// to tell apart the workers a command started, which wrote one run.log (ledger.StageRecord).
+func probeStages(dir string) []ledger.StageRecord {
+	recs, err := runfolder.ReadProbe(dir)
+	if err != nil {
 		return nil
 	}
-	return r
-}
-
-// maxTraced bounds the traced functions waiting for their request.
-const maxTraced = 256
-
-// process names the process of ev ("pid N"), "" when the probe cannot say.
-func (r *pidRouter) process(ev logscan.Event) string {
-	if ev.Producer != logscan.ProducerJAX {
-		return ""
-	}
-	if st := stageOf(ev); st != "" && ev.Duration > 0 {
-		pid := r.take(st, int64(ev.Duration))
-		if pid == "" {
-			return ""
-		}
-		if st == "trace" {
-			if len(r.traced) == maxTraced {
-				r.traced = r.traced[1:]
-			}
-			r.traced = append(r.traced, tracedBy{ev.Module, pid})
-		}
-		r.last = pid
-		return pid
-	}
-	if ev.Kind == logscan.CompileRequest {
-		for i, t := range r.traced {
-			if frameworks.SameFunction(t.function, ev.Module) {
-				r.traced = append(r.traced[:i], r.traced[i+1:]...)
-				r.last = t.pid
-				return t.pid
-			}
-		}
-		return r.last // a request whose trace the log does not show: the last process that reported
-	}
-	return ""
-}
-
-// take finds and uses the probe's record of a stage of duration ns (to within the rounding of
-// the log's nine decimals).
-func (r *pidRouter) take(stage string, ns int64) string {
-	for _, d := range []int64{0, -1, 1, -2, 2} {
-		k := probeKey{stage, ns + d}
-		if q := r.byStage[k]; len(q) > 0 {
-			r.byStage[k] = q[1:]
-			return "pid " + strconv.Itoa(q[0])
+	var out []ledger.StageRecord
+	for _, r := range recs {
+		if r.Framework == jaxfw.Name && r.PID != 0 && r.Seconds > 0 {
+			out = append(out, ledger.StageRecord{Stage: r.Event, PID: r.PID, Duration: time.Duration(r.Seconds*1e9 + 0.5)})
 		}
 	}
-	return ""
-}
-
-// routeByProbe sets the ledger's process router for a run folder whose probe saw several
-// processes compile.
-func routeByProbe(dir string) func(logscan.Event) string {
-	recs, err := runner.ReadProbe(dir)
-	if err != nil || len(recs) == 0 {
-		return nil
-	}
-	if r := newPIDRouter(recs); r != nil {
-		return r.process
-	}
-	return nil
+	return out
 }

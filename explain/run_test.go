@@ -10,7 +10,7 @@ import (
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // stamped prefixes each line with the time it arrived, as recomp run writes run.log.
@@ -22,7 +22,7 @@ func stamped(start time.Time, lines ...string) string {
 	return b.String()
 }
 
-// Run reads a run folder back: the scan of its log, the time to the first step, the
+// Folder reads a run folder back: the scan of its log, the time to the first step, the
 // recompilation explained from its dump, and the gate when asked.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -31,11 +31,11 @@ func TestRun(t *testing.T) {
 	c32 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[32,8])"), "\n"), "\n")
 	c24 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[24,8])"), "\n"), "\n")
 	log := stamped(start.Add(time.Second), "loading data", c32[0], c32[1], "step 1 loss 0.5", c24[0], c24[1], "step 2 loss 0.4")
-	if err := os.WriteFile(filepath.Join(dir, runner.LogName), []byte(log), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runfolder.LogName), []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := &runner.Manifest{Start: start, FirstStepSeconds: -1}
-	r, err := Run(dir, m, RunOptions{})
+	m := &runfolder.Manifest{Start: start, FirstStepSeconds: -1}
+	r, err := Folder(dir, m, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +49,11 @@ func TestRun(t *testing.T) {
 		t.Errorf("explain %+v", r.Explain)
 	}
 
-	r, err = Run(dir, &runner.Manifest{Start: start}, RunOptions{Gate: &gate.Options{MaxRecompiles: 1}})
+	r, err = Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{MaxRecompiles: 1}})
 	if err != nil || r.Gate == nil || !r.Gate.Passed {
 		t.Errorf("gate tolerating one recompilation: %v, %+v", err, r.Gate)
 	}
-	r, err = Run(dir, &runner.Manifest{Start: start}, RunOptions{Gate: &gate.Options{}})
+	r, err = Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{}})
 	if err != nil || r.Gate == nil || r.Gate.Passed {
 		t.Errorf("gate: %v, %+v", err, r.Gate)
 	}
@@ -63,11 +63,11 @@ func TestRun(t *testing.T) {
 	os.RemoveAll(filepath.Join(dir, "dump"))
 	os.Mkdir(filepath.Join(dir, "dump"), 0o755)
 	os.WriteFile(filepath.Join(dir, "dump", "notes.txt"), []byte("not hlo"), 0o644)
-	if r, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{}); err != nil || r.Explain != nil {
+	if r, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err != nil || r.Explain != nil {
 		t.Errorf("an unexplainable dump: %v, %+v", err, r.Explain)
 	}
-	os.Remove(filepath.Join(dir, runner.LogName))
-	if _, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{}); err == nil || !strings.Contains(err.Error(), runner.LogName) {
+	os.Remove(filepath.Join(dir, runfolder.LogName))
+	if _, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err == nil || !strings.Contains(err.Error(), runfolder.LogName) {
 		t.Errorf("no run.log: %v", err)
 	}
 }
@@ -95,12 +95,12 @@ func TestRunAttachesTheProbesLines(t *testing.T) {
 not a record
 {"framework":"keras","event":"fit_end","t":1767323070,"pid":1}
 `
-	for name, text := range map[string]string{runner.LogName: log, runner.ProbeName: probe} {
+	for name, text := range map[string]string{runfolder.LogName: log, runfolder.ProbeName: probe} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{})
+	r, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ not a record
 // program, none a recompilation.
 func TestSpawnWorkers(t *testing.T) {
 	dir := filepath.Join("testdata", "spawn-workers")
-	recs, err := runner.ReadProbe(dir)
+	recs, err := runfolder.ReadProbe(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +170,11 @@ func TestSpawnWorkers(t *testing.T) {
 			t.Errorf("%s: %d compilations (recompiled %v), want 4, one per worker", m.Name, m.Compilations, m.Recompiled)
 		}
 	}
-	m, err := runner.ReadManifest(filepath.Join(dir, runner.ManifestName))
+	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(dir, m, RunOptions{}) // recomp run's own report
+	r, err := Folder(dir, m, RunOptions{}) // recomp run's own report
 	if err != nil {
 		t.Fatal(err)
 	}

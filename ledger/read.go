@@ -52,10 +52,10 @@ type ReadOptions struct {
 	SameProcess bool
 	// AllEvents keeps every event, not the first MaxEvents (all are counted either way).
 	AllEvents bool
-	// Process, when set, names the process that wrote an event of a log several processes
-	// wrote to ("" when it cannot say: the log's own): each becomes a process of its own, as a
-	// launcher's ranks are. It is called in input order, once per event.
-	Process func(logscan.Event) string
+	// Stages, when they are of several processes (recomp run's probe saw workers the command
+	// started compile), tell apart the processes that wrote each log: each becomes a process
+	// of its own, as a launcher's ranks are (see StageRecord).
+	Stages []StageRecord
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Log takes diagnostics (nil: none).
@@ -332,7 +332,8 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		r = f
 	}
 	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar()})
-	ps.ledger("", i, name) // the log's own process, even when every line carries a rank
+	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
+	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
 	ps.events[""]--
 	for s.Scan() {
 		ev := s.Event()
@@ -340,8 +341,8 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 			continue // counted nowhere
 		}
 		key := ev.Rank
-		if opt.Process != nil && key == "" {
-			if p := opt.Process(ev); p != "" {
+		if router != nil && key == "" {
+			if p := router.process(ev); p != "" {
 				key, ps.routed = p, true
 			}
 		}

@@ -318,31 +318,57 @@ func (qw *quietWriter) ownPart(body []byte) int {
 		if at >= len(body) {
 			break
 		}
-		if quiet, _ := qw.q.quiet(body[at:], false); quiet {
-			if own, _ := qw.q.quiet(body[:at], qw.cont); !own {
-				return at
-			}
-			return 0
+		// A read of the terminal can end inside a record ("DEB", "UG:…"): the rest must be a
+		// record from its start.
+		if qw.q.recordAt(body[at:]) {
+			return qw.before(body, at)
 		}
 	}
 	for i := 1; i < len(body); i++ {
-		if c := body[i]; c < 'A' || c > 'Z' {
+		if c := body[i]; c < 'A' || c > 'Z' || !startsRecord(body, i) {
 			continue
 		}
-		if prev := body[i-1]; prev|0x20 >= 'a' && prev|0x20 <= 'z' || prev >= '0' && prev <= '9' || prev == '_' {
-			if !endsInColour(body[:i]) {
-				continue
-			}
+		if qw.q.recordAt(body[i:]) {
+			return qw.before(body, i)
 		}
-		if quiet, _ := qw.q.quiet(body[i:], false); !quiet {
-			continue
-		}
-		if own, _ := qw.q.quiet(body[:i], qw.cont); own || recordHeader.Match(body[:i]) {
-			return 0
-		}
-		return i
 	}
 	return 0
+}
+
+// recordAt says whether text is a quiet record from its first byte: an expression matches it
+// there, or after a record header of its own (a level word or a date first: "WARNING:…:236: ").
+func (q *Quiet) recordAt(text []byte) bool {
+	q.once.Do(q.compile)
+	for i, re := range q.Lines {
+		if !q.mayMatch(i, text) {
+			continue
+		}
+		if loc := re.FindIndex(text); loc != nil && (loc[0] == 0 || headerFirst.Match(text[:loc[0]]) && recordHeader.Match(text[:loc[0]])) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerFirst is how a record's own header begins: a level word, a glog/absl letter and date,
+// or a date.
+var headerFirst = regexp.MustCompile(`^(?:(?i:debug|info|warn|warning|error|critical|fatal)\b|[IWEF]\d{4} |\d{4}-\d\d-\d\d)`)
+
+// startsRecord says whether a record can start at body[i]: after a character that cannot end a
+// word, or after a colour code.
+func startsRecord(body []byte, i int) bool {
+	prev := body[i-1]
+	return !(prev|0x20 >= 'a' && prev|0x20 <= 'z' || prev >= '0' && prev <= '9' || prev == '_') || endsInColour(body[:i])
+}
+
+// before is where the program's own part of a quiet line ends when the rest, from at, is quiet:
+// at, unless what comes before is quiet too or a log record's own header (then the whole line
+// is the record: 0).
+func (qw *quietWriter) before(body []byte, at int) int {
+	if own, _ := qw.q.quiet(body[:at], qw.cont); own || recordHeader.Match(body[:at]) {
+		return 0
+	}
+	return at
 }
 
 // recordHeader is the start of a log record before its message: a level word (Python's

@@ -267,3 +267,23 @@ func TestQuietPartialLineInOneRead(t *testing.T) {
 		t.Errorf("terminal\n got %q\nwant %q", got, want)
 	}
 }
+
+// A read of the terminal that ends inside a record (a write boundary in "DEB" + "UG:…") does not
+// split the record: nothing of it reaches the terminal.
+func TestQuietRecordSplitAcrossReads(t *testing.T) {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	for _, chunk := range []string{
+		"step 4: ", "WARNING:2026-11-27 00:40:51,833:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\nDEB",
+		"UG:2026-11-27 00:40:51,840:jax._src.dispatch:236: Finished XLA compilation of jit(g) in 0.1 sec\n",
+		"WARNING:2026-11-27 00:40:51,833:jax._src.interpreters.pxla:", "732: Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+		"WARNING:2026-11-27 00:40:51,833:jax._src.interpreters.pxla:732: ", "Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+		"8.0\n",
+	} {
+		qw.Write([]byte(chunk))
+	}
+	qw.Close()
+	if got, want := screen.String(), "step 4: 8.0\n"; got != want {
+		t.Errorf("terminal\n got %q\nwant %q", got, want)
+	}
+}

@@ -169,6 +169,12 @@ func TestSpawnWorkers(t *testing.T) {
 		if m.Compilations != 4 || m.Recompiled {
 			t.Errorf("%s: %d compilations (recompiled %v), want 4, one per worker", m.Name, m.Compilations, m.Recompiled)
 		}
+		for _, u := range m.Units {
+			// The probe's line of each compilation, its own process's: the worker's call.
+			if !pids[u.PID] || u.Site.Line != 8 || !strings.HasSuffix(u.Site.File, "workers.py") {
+				t.Errorf("%s at %s:%d: pid %d, site %+v", m.Name, u.File, u.Line, u.PID, u.Site)
+			}
+		}
 	}
 	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
 	if err != nil {

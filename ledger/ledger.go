@@ -52,6 +52,7 @@ type Ledger struct {
 	cutBegin     string                  // where the log ended inside a line that begins a compilation
 	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
+	pid          int                     // its process id, when a probe told the log's processes apart
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
 }
 

@@ -396,6 +396,9 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	if l == nil {
 		l = NewLedger(ps.opt)
 		l.rank, l.seq.intern = rank, ps.intern
+		if id, ok := strings.CutPrefix(rank, "pid "); ok {
+			l.pid, _ = strconv.Atoi(id)
+		}
 		ps.byRank[rank] = l
 		ps.ranks = append(ps.ranks, rank)
 		ps.began[rank] = -1

@@ -176,6 +176,11 @@ func TestSpawnWorkers(t *testing.T) {
 			}
 		}
 	}
+	// Its run.log given alone is read with the folder's probe too.
+	if s, err := Logs([]string{filepath.Join(dir, "run.log")}, ledger.ReadOptions{}); err != nil || s.Ledger.Summary.Compilations != compiles ||
+		len(s.Ledger.Procs) != len(pids) {
+		t.Errorf("run.log alone: %v, %d compilations in %d processes", err, s.Ledger.Summary.Compilations, len(s.Ledger.Procs))
+	}
 	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
 	if err != nil {
 		t.Fatal(err)

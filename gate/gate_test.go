@@ -87,7 +87,8 @@ func TestEvaluate(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := Evaluate(scanReport(t, ledger.Options{}, c.log), c.inputs, c.opt)
-			if g.Passed != c.passed || g.Inconclusive != c.inconclusive || len(g.Failures) != c.failures || !strings.Contains(g.Reason, c.reason) {
+			if g.Passed != c.passed || g.Inconclusive != c.inconclusive || len(g.Failures) != c.failures ||
+				!strings.Contains(g.Reason+"\n"+strings.Join(g.Problems, "\n"), c.reason) {
 				t.Errorf("passed %v inconclusive %v failures %d reason %q; want %v %v %d %q",
 					g.Passed, g.Inconclusive, len(g.Failures), g.Reason, c.passed, c.inconclusive, c.failures, c.reason)
 			}

@@ -76,6 +76,10 @@ type Input struct {
 	Binary string
 	// CutBegin says the input ends inside a line that begins a compilation ("" when not).
 	CutBegin string
+	// Unread counts the lines that look like compile records recomp could not read;
+	// UnreadLines are the first logscan.MaxUnread.
+	Unread      int
+	UnreadLines []logscan.UnreadLine
 }
 
 // Scan is what ReadLogs made of some logs: each input, the merged report of their processes,
@@ -362,6 +366,9 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
 	res.input.CutBegin = st.CutBegin
+	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
+	ps.unread += st.Unread
+	ps.unreadLines = appendCapped(ps.unreadLines, st.UnreadLines, logscan.MaxUnread)
 	if err := s.Err(); err != nil {
 		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
 		// the input says it is incomplete.
@@ -383,7 +390,11 @@ type processes struct {
 	ranks  []string
 	began  map[string]int // the log each ledger is reading
 	events map[string]int // events each ledger was given
-	routed bool           // ReadOptions.Process named a process
+	routed bool           // Stages named a process
+	// unread counts the lines of the logs that look like compile records recomp could not
+	// read; they go with the first process's report.
+	unread      int
+	unreadLines []logscan.UnreadLine
 }
 
 func newProcesses(opt Options) *processes {
@@ -446,6 +457,10 @@ func (ps *processes) reports() []*Report {
 			continue // the processes' lines that name none, with no compilation of their own
 		}
 		out = append(out, ps.byRank[r].Report())
+	}
+	if len(out) > 0 {
+		out[0].Summary.UnreadRecords += ps.unread
+		out[0].Unread = appendCapped(out[0].Unread, ps.unreadLines, logscan.MaxUnread)
 	}
 	return out
 }

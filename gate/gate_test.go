@@ -20,15 +20,21 @@ func scanReport(t *testing.T, opt ledger.Options, log string) *ledger.Report {
 // readLogs reads logs given as name, text, name, text...: each log is its own process.
 func readLogs(t *testing.T, opt ledger.Options, nameText ...string) *ledger.Report {
 	t.Helper()
+	return readScan(t, ledger.ReadOptions{Ledger: opt}, nameText...).Ledger
+}
+
+// readScan reads logs given as name, text, name, text... into a scan.
+func readScan(t *testing.T, opt ledger.ReadOptions, nameText ...string) *ledger.Scan {
+	t.Helper()
 	var logs []ledger.Log
 	for i := 0; i+1 < len(nameText); i += 2 {
 		logs = append(logs, ledger.Log{Path: nameText[i], Reader: strings.NewReader(nameText[i+1])})
 	}
-	s, err := ledger.ReadLogs(logs, ledger.ReadOptions{Ledger: opt})
+	s, err := ledger.ReadLogs(logs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Ledger
+	return s
 }
 
 func compile(module, hash string) string {
@@ -294,15 +300,7 @@ func TestUnderscoreFunctionIsTheUsers(t *testing.T) {
 // one name (ranks, runs, workers) stay processes of their own without a word.
 func TestRotatedLog(t *testing.T) {
 	read := func(same bool, logs ...string) *ledger.Scan {
-		var ls []ledger.Log
-		for i := 0; i+1 < len(logs); i += 2 {
-			ls = append(ls, ledger.Log{Path: logs[i], Reader: strings.NewReader(logs[i+1])})
-		}
-		s, err := ledger.ReadLogs(ls, ledger.ReadOptions{SameProcess: same})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return readScan(t, ledger.ReadOptions{SameProcess: same}, logs...)
 	}
 	a, b := compile("train.1", "0xa"), compile("train.2", "0xb")
 	for _, names := range [][2]string{{"logs/train.log.1", "logs/train.log"}, {"train.log-20261126.gz", "train.log"},
@@ -355,11 +353,7 @@ func TestSplitLogBySameThread(t *testing.T) {
 		return "I1127 " + clock + " " + tid + " device_compiler.cc:1] Instantly compiling for signature: cluster_" + fmt.Sprint(n) + "\n"
 	}
 	read := func(a, b string) *Result {
-		s, err := ledger.ReadLogs([]ledger.Log{{Path: "first.log", Reader: strings.NewReader(a)}, {Path: "second.log", Reader: strings.NewReader(b)}}, ledger.ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return EvaluateScan(s, Options{})
+		return EvaluateScan(readScan(t, ledger.ReadOptions{}, "first.log", a, "second.log", b), Options{})
 	}
 	g := read(line("10:00:00.000000", "4242"), line("10:05:00.000000", "4242"))
 	if g.Passed || !g.Inconclusive || !strings.Contains(g.Reason, "first.log, second.log look like one process's log in two parts: both name thread 4242") {

@@ -191,19 +191,14 @@ func TestRequiredLiteralsAreRequired(t *testing.T) {
 // recomp switched on written after it end up on one line: the record stays out, the program's
 // bytes reach the terminal as it wrote them, whichever expression (anchored or not) matched.
 func TestQuietKeepsTheProgramsPartialLine(t *testing.T) {
-	var screen syncBuffer
-	qw := newQuietWriter(&screen, testQuiet)
-	for _, chunk := range []string{
+	got := quietScreen(
 		"step 0: ", "Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
 		"loss 1.5\n",
 		"step 1: ", "I0000 00:00:1.000000 1 device_compilation_profiler.cc:113] Compiled f 2 times\n", "loss 1.2\n",
 		"Compiling jit(g) with global shapes and types (x).", " Argument mapping: (y).\n", // one record in two writes
 		"step 2: done", "Finished XLA compilation of jit(f) in 0.1 sec",
-	} {
-		qw.Write([]byte(chunk))
-	}
-	qw.Close()
-	if got, want := screen.String(), "step 0: loss 1.5\nstep 1: loss 1.2\nstep 2: done"; got != want {
+	)
+	if want := "step 0: loss 1.5\nstep 1: loss 1.2\nstep 2: done"; got != want {
 		t.Errorf("terminal\n got %q\nwant %q", got, want)
 	}
 }
@@ -251,19 +246,14 @@ func FuzzQuietWriter(f *testing.F) {
 // no write boundary between them): the record still starts at its own first word, and a
 // record's own header before its message is never taken for the program's text.
 func TestQuietPartialLineInOneRead(t *testing.T) {
-	var screen syncBuffer
-	qw := newQuietWriter(&screen, testQuiet)
-	for _, chunk := range []string{
+	got := quietScreen(
 		"step 5: WARNING:2026-11-27 00:19:04,232:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\n10.0\n",
 		"WARNING:2026-11-27 00:19:04,232:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\n",
 		"W1122 06:47:28.138073 3516 pxla.py:1514] Finished XLA compilation of pmap(g) in 2.5 sec\n",
 		"WARNING:jax._src.interpreters.pxla:Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
 		"\x1b[1mloss 2\x1b[0mCompiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
-	} {
-		qw.Write([]byte(chunk))
-	}
-	qw.Close()
-	if got, want := screen.String(), "step 5: 10.0\n\x1b[1mloss 2\x1b[0m"; got != want {
+	)
+	if want := "step 5: 10.0\n\x1b[1mloss 2\x1b[0m"; got != want {
 		t.Errorf("terminal\n got %q\nwant %q", got, want)
 	}
 }
@@ -271,19 +261,25 @@ func TestQuietPartialLineInOneRead(t *testing.T) {
 // A read of the terminal that ends inside a record (a write boundary in "DEB" + "UG:…") does not
 // split the record: nothing of it reaches the terminal.
 func TestQuietRecordSplitAcrossReads(t *testing.T) {
-	var screen syncBuffer
-	qw := newQuietWriter(&screen, testQuiet)
-	for _, chunk := range []string{
+	got := quietScreen(
 		"step 4: ", "WARNING:2026-11-27 00:40:51,833:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\nDEB",
 		"UG:2026-11-27 00:40:51,840:jax._src.dispatch:236: Finished XLA compilation of jit(g) in 0.1 sec\n",
 		"WARNING:2026-11-27 00:40:51,833:jax._src.interpreters.pxla:", "732: Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
 		"WARNING:2026-11-27 00:40:51,833:jax._src.interpreters.pxla:732: ", "Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
 		"8.0\n",
-	} {
-		qw.Write([]byte(chunk))
-	}
-	qw.Close()
-	if got, want := screen.String(), "step 4: 8.0\n"; got != want {
+	)
+	if want := "step 4: 8.0\n"; got != want {
 		t.Errorf("terminal\n got %q\nwant %q", got, want)
 	}
+}
+
+// quietScreen is what the terminal shows of the command's writes through the quiet writer.
+func quietScreen(writes ...string) string {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	for _, w := range writes {
+		qw.Write([]byte(w))
+	}
+	qw.Close()
+	return screen.String()
 }

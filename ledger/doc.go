@@ -19,6 +19,8 @@
 // Files beside those: ledger.go is the Ledger and its entry point Add, unit.go the joined
 // compile request (Unit, its call site and cache-key parts), sequence.go a process's compile
 // sequence (what ranks and coverage line up), read.go also defines Scan, what ReadLogs
-// returns, and processes.go tells apart the processes that wrote one log (workers under one
-// terminal) by the compile stages a probe saw each report (StageRecord).
+// returns, metrics.go reconciles what a framework's metrics report counts (PyTorch/XLA's
+// CompileTime, CachedCompile) with the log's own records, and processes.go tells apart the
+// processes that wrote one log (workers under one terminal) by the compile stages a probe saw
+// each report (StageRecord).
 package ledger

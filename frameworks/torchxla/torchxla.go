@@ -19,7 +19,7 @@ const Name = "torch-xla"
 var Framework = &framework.Framework{
 	Name:      Name,
 	Title:     "PyTorch/XLA",
-	Producers: []logscan.Producer{logscan.ProducerTorchXLA},
+	Producers: []logscan.Producer{logscan.ProducerTorchXLA, logscan.ProducerDynamo},
 	Log:       messages,
 	// PyTorch/XLA's warning about its persistent cache under IR debugging: no compile record.
 	Vocabulary: logscan.Vocabulary{Known: []string{"Using persistent compilation cache with XLA_HLO_DEBUG"}},
@@ -54,6 +54,8 @@ var Framework = &framework.Framework{
 	},
 	Packages:          []string{"torch", "torch_xla"},
 	CompileTimeMetric: "CompileTime",
+	CacheHitMetric:    "CachedCompile",
+	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
 	Advice: framework.Advice{
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",

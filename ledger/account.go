@@ -270,6 +270,9 @@ func (l *Ledger) account(u *Unit) {
 		}
 	}
 	l.warmup(u, m)
+	if l.onCompiled != nil {
+		l.onCompiled(u)
+	}
 }
 
 // programOf is what a recompilation is counted against: the family, except for programs that

@@ -22,5 +22,6 @@
 // returns, metrics.go reconciles what a framework's metrics report counts (PyTorch/XLA's
 // CompileTime, CachedCompile) with the log's own records, and processes.go tells apart the
 // processes that wrote one log (workers under one terminal) by the compile stages a probe saw
-// each report (StageRecord).
+// each report (StageRecord). live.go is a Ledger fed as its log is written (Live: recomp run's
+// live lines and recomp watch), through the same Scanner and the same accounting as ReadLogs.
 package ledger

@@ -54,6 +54,7 @@ type Ledger struct {
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
 	pid          int                     // its process id, when a probe told the log's processes apart
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
+	onCompiled   func(*Unit)             // Live's hook: each compilation once it is accounted (nil: none)
 	reported     reported                // what the stack's metrics report says it compiled
 	notes        []Finding               // what the process's metrics report says beyond its log
 }

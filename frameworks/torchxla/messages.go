@@ -118,10 +118,13 @@ var messages = &logscan.Framework{
 		{Contains: "Recompiling function ", Handle: recompileRecord},
 		{Contains: "__recompiles", Handle: func(c *logscan.Context, msg string) bool {
 			st := c.State().(*analysis)
-			if m := reDynamoFailure.FindStringSubmatch(msg); m != nil && st.recompile && len(st.guards) < 8 {
+			m := reDynamoFailure.FindStringSubmatch(msg)
+			if m != nil && st.recompile && len(st.guards) < 8 {
 				st.guards = append(st.guards, m[1])
 			}
-			return true
+			// A guard failure, or the line that introduces them; any other record of the
+			// recompiles logger is one recomp does not read (unread when it speaks of compiling).
+			return m != nil || strings.Contains(msg, "triggered by the following guard failure")
 		}},
 		{Contains: "hit config.", Handle: limitHit},
 		{Contains: "FailOnRecompileLimitHit", Handle: func(c *logscan.Context, msg string) bool {

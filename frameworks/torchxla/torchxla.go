@@ -21,8 +21,15 @@ var Framework = &framework.Framework{
 	Title:     "PyTorch/XLA",
 	Producers: []logscan.Producer{logscan.ProducerTorchXLA, logscan.ProducerDynamo},
 	Log:       messages,
-	// PyTorch/XLA's warning about its persistent cache under IR debugging: no compile record.
-	Vocabulary: logscan.Vocabulary{Known: []string{"Using persistent compilation cache with XLA_HLO_DEBUG"}},
+	// What PyTorch/XLA's and dynamo's compile records are about (graphs, frames, IR, HLO) and
+	// what they say is done to them: a line with both that no rule read is a record of a wording
+	// recomp does not know. PyTorch/XLA's warning about its persistent cache under IR debugging
+	// is no compile record.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"graph hash", "IR graph", "FX graph", "SyncTensorsGraph", "HLO", "torch_xla", "dynamo", "frame", "function"},
+		Actions:  []string{"ompil", "OMPIL"},
+		Known:    []string{"Using persistent compilation cache with XLA_HLO_DEBUG"},
+	},
 	Identity: framework.Identity{
 		// PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names it after
 		// the Python frame that ran it (train.py:42 (train_step)).

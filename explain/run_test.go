@@ -157,6 +157,9 @@ func TestSpawnWorkers(t *testing.T) {
 		t.Errorf("probe: %d compilations; report: %d requests, %d compilations, %d recompilations, %d after warm-up",
 			compiles, sm.CompileRequests, sm.Compilations, sm.Recompilations, sm.AfterWarmup)
 	}
+	if s.Verdict == nil || s.Verdict.Recompile != 0 {
+		t.Errorf("the verdict counts compile time as compiling again: %+v", s.Verdict)
+	}
 	if got := len(s.Ledger.Procs); got != len(pids) {
 		t.Errorf("%d processes, want %d", got, len(pids))
 	}

@@ -27,9 +27,9 @@ var (
 	// progress bar's last frame ("loss: 1.1589I0000 00:00:1795514674.274491   22776 …").
 	reAbslGlued = regexp.MustCompile(`^[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ [^\s:\]]+:\d+\] `)
 
-	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +\d+)? ([^\s:\]]+):\d+\] `)
+	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +(\d+))? ([^\s:\]]+):\d+\] `)
 	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
-	reAbslPrefix  = regexp.MustCompile(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +-?\d+ ([^\s:\]]+):\d+\] `)
+	reAbslPrefix  = regexp.MustCompile(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +(-?\d+) ([^\s:\]]+):\d+\] `)
 	reGCOldPrefix = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
 	// AWS Neuron's compiler wrapper (libneuronxla, torch-neuronx): "2024-04-12 07:13:06.000296:
 	// 271334  INFO ||NEURON_CC_WRAPPER||: " (before 2.15 without the process id, ||NCC_WRAPPER||).
@@ -48,6 +48,8 @@ type header struct {
 	t         time.Time
 	dateKnown bool
 	rank      string // the rank a launcher's prefix named
+	own       bool   // the stamp is the record's own (its layout's), not a line prefix's
+	thread    string // the thread id a glog/absl prefix names ("" when none)
 }
 
 // parseSegment parses one piece of a physical line; line is what the prefixes before the
@@ -224,6 +226,10 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 	if len(msg) == 0 {
 		return
 	}
+	h.own = h.stamp != ""
+	if h.thread != "" {
+		s.noteThread(h.thread)
+	}
 	if h.stamp == "" {
 		h.stamp, h.t, h.dateKnown = outer.stamp, outer.t, outer.dateKnown
 	}
@@ -329,7 +335,7 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 		if m := reTFPrefix.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1])
 			h.t, h.dateKnown = parseTime("2006-01-02 15:04:05.000000", h.stamp, true)
-			h.producer = producerFromSource(string(m[2]), ProducerTF)
+			h.producer, h.thread = producerFromSource(string(m[3]), ProducerTF), string(m[2])
 			return h, rec[len(m[0]):]
 		}
 		if m := reGCNewPrefix.FindSubmatch(rec); m != nil {
@@ -362,7 +368,7 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 		if m := reAbslPrefix.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1]) + string(m[2]) + " " + string(m[3])
 			h.t, h.dateKnown = parseAbslTime(string(m[1]), string(m[2]), string(m[3]))
-			h.producer = producerFromSource(string(m[4]), ProducerXLA)
+			h.producer, h.thread = producerFromSource(string(m[5]), ProducerXLA), string(m[4])
 			return h, rec[len(m[0]):]
 		}
 	case c == '[':

@@ -18,6 +18,7 @@ type prefilter struct {
 	slot  [1 << 16]uint8 // per byte pair with shift 0: 1 + index into cands
 	cands [][]int        // anchors whose first m bytes end with that pair
 	pats  [][]byte
+	teddy *teddy // the vector search's tables; used where teddyVector is set
 }
 
 // emptyFilter finds no line: a Scanner without a grammar reads no message.
@@ -45,6 +46,7 @@ func newPrefilter(anchors []string) *prefilter {
 		s := p.slot[pair] - 1
 		p.cands[s] = append(p.cands[s], k)
 	}
+	p.teddy = newTeddy(p.pats)
 	return p
 }
 
@@ -58,6 +60,14 @@ type span struct{ start, end int }
 // lines appends to out the lines of text (which starts at a line start) that contain an
 // anchor, with offsets shifted by base.
 func (p *prefilter) lines(text []byte, base int, out []span) []span {
+	if p.teddy != nil && teddyVector != nil && len(text) < teddyMaxText {
+		return p.teddy.lines(teddyVector, text, base, out)
+	}
+	return p.shiftLines(text, base, out)
+}
+
+// shiftLines is lines with the portable shift-table search.
+func (p *prefilter) shiftLines(text []byte, base int, out []span) []span {
 	m := p.m
 	pos, last := 0, len(text)-m
 	if last < 0 || m < 2 {

@@ -89,3 +89,28 @@ func TestPrefilterParallelSplit(t *testing.T) {
 		t.Errorf("%d candidate lines, %d compile lines", len(one), n)
 	}
 }
+
+// BenchmarkPrefilter runs each search of the prefilter alone, on one core, over a noisy log: the
+// portable shift table, the generic Teddy scan, and each vector scan this CPU runs.
+func BenchmarkPrefilter(b *testing.B) {
+	text := noisyLog(64 << 20)
+	want := len(testFilter.shiftLines(text, 0, nil))
+	paths := []namedScanner{{"teddy-generic", teddyScanGeneric}}
+	paths = append(paths, teddyVectors...)
+	run := func(name string, lines func() []span) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := len(lines()); got != want {
+					b.Fatalf("%d lines, want %d", got, want)
+				}
+			}
+		})
+	}
+	var out []span
+	run("shift", func() []span { out = testFilter.shiftLines(text, 0, out[:0]); return out })
+	for _, p := range paths {
+		run(p.name, func() []span { out = testFilter.teddy.lines(p.scan, text, 0, out[:0]); return out })
+	}
+}

@@ -162,3 +162,19 @@ func FuzzPrefilterPaths(f *testing.F) {
 		checkPaths(t, anchors, []byte(text))
 	})
 }
+
+// The vector scan is in use where the CPU has one (all arm64 CPUs Go runs on have NEON), so the
+// tests above compared it with the generic paths.
+func TestVectorScanSelected(t *testing.T) {
+	names := []string{}
+	for _, v := range teddyVectors {
+		names = append(names, v.name)
+	}
+	t.Logf("vector scans: %v", names)
+	if want := wantVectors(); !slices.Equal(names, want) {
+		t.Fatalf("vector scans %v, want %v", names, want)
+	}
+	if (teddyVector != nil) != (len(teddyVectors) > 0) {
+		t.Fatalf("prefilter's scan set: %v, vectors %v", teddyVector != nil, names)
+	}
+}

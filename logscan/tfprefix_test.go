@@ -1,0 +1,57 @@
+package logscan
+
+import (
+	"strings"
+	"testing"
+)
+
+// checkTFPrefix fails unless tfPrefix agrees with reTFPrefix on rec.
+func checkTFPrefix(t *testing.T, rec string) {
+	t.Helper()
+	stamp, source, n := tfPrefix([]byte(rec))
+	m := reTFPrefix.FindStringSubmatch(rec)
+	if m == nil {
+		if n != 0 {
+			t.Fatalf("%q: tfPrefix matched %d bytes (%q, %q), the regexp nothing", rec, n, stamp, source)
+		}
+		return
+	}
+	if n != len(m[0]) || string(stamp) != m[1] || string(source) != m[2] {
+		t.Fatalf("%q: tfPrefix (%d, %q, %q), regexp (%d, %q, %q)", rec, n, stamp, source, len(m[0]), m[1], m[2])
+	}
+}
+
+func TestTFPrefixMatchesRegexp(t *testing.T) {
+	const stamp = "2021-03-10 12:34:56.789012"
+	for _, rec := range []string{
+		stamp + ": I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation",
+		stamp + ": W  123 xla_compilation_cache.cc:312] Compiled cluster",
+		stamp + ": E 12 34:5] x",
+		stamp + ": I 1234:5] x",
+		stamp + ": I  x.cc:1] ",
+		stamp + ": I x.cc:1]",
+		stamp + ": I x.cc:] y",
+		stamp + ": I x cc:1] y",
+		stamp + ": I x]cc:1] y",
+		stamp + ": I \xff\xfe.cc:1] y",
+		stamp + ": I 12 \tx.cc:1] y",
+		stamp + ": D x.cc:1] y",
+		stamp + ": I 12",
+		stamp + ": I ",
+		stamp + ":I x.cc:1] y",
+		"2021-03-10T12:34:56.789012: I x.cc:1] y",
+		"2021-03-10 12:34:56.78901: I x.cc:1] y",
+		"",
+	} {
+		for cut := 0; cut <= len(rec); cut++ {
+			checkTFPrefix(t, rec[:cut])
+		}
+		checkTFPrefix(t, strings.Replace(rec, "1", "x", 1))
+	}
+}
+
+func FuzzTFPrefix(f *testing.F) {
+	f.Add("2021-03-10 12:34:56.789012: I tensorflow/core/x.cc:12] msg")
+	f.Add("2021-03-10 12:34:56.789012: W  77 a:1] ")
+	f.Fuzz(func(t *testing.T, rec string) { checkTFPrefix(t, rec) })
+}

@@ -1,7 +1,3 @@
-// Package diff explains why a graph was compiled again. It reads XLA dump folders (or single
-// HLO files), pairs the modules of two runs (or the consecutive compilations of one module in
-// one run), compares paired modules structurally (instruction names, numbering and order do
-// not matter), and classifies the changes into causes with evidence and advice.
 package diff
 
 import (

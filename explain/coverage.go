@@ -8,7 +8,6 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
 )
 
 // A run time held against its warm-up: a serving or training job compiles a set of programs and
@@ -29,10 +28,10 @@ type CoverageOptions struct {
 	Step *regexp.Regexp
 }
 
-// Coverage holds the compilations of run (after the warm-up marker when the scan was read with
+// CoverageOf holds the compilations of run (after the warm-up marker when the scan was read with
 // one) against the compile requests of warm (before the marker when Split).
-func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
-	c := &report.Coverage{Warmup: opt.Warmup, Marker: opt.Marker}
+func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
+	c := &Coverage{Warmup: opt.Warmup, Marker: opt.Marker}
 	var wu, ru, used []*ledger.Unit
 	for _, m := range warm.Ledger.Modules {
 		for _, u := range m.Units {
@@ -78,13 +77,13 @@ func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
 		}
 		return u.Program
 	}
-	variants := map[string]*report.WarmupVariant{}
+	variants := map[string]*WarmupVariant{}
 	for _, u := range wu {
 		k := key(u)
 		if variants[k] != nil {
 			continue
 		}
-		v := &report.WarmupVariant{Request: request(u)}
+		v := &WarmupVariant{Request: request(u)}
 		variants[k] = v
 		c.Variants = append(c.Variants, v)
 	}
@@ -122,7 +121,7 @@ func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
 		steps[f] = stepsAfter(f, ls, st)
 	}
 	for _, u := range late {
-		x := &report.Uncovered{Request: request(u), Step: -1, Duration: u.Duration}
+		x := &Uncovered{Request: request(u), Step: -1, Duration: u.Duration}
 		if s, ok := steps[u.File][u.LastLine]; ok {
 			x.Step = s
 		}
@@ -136,13 +135,13 @@ func Coverage(warm, run *ledger.Scan, opt CoverageOptions) *report.Coverage {
 // smallest one its inputs could be padded to, else the one whose arguments differ by fewest
 // elements; and names the cause against it.
 // request is a unit as the coverage names it.
-func request(u *ledger.Unit) report.Request {
-	return report.Request{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
+func request(u *ledger.Unit) Request {
+	return Request{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
 		File: u.File, Line: u.Line}
 }
 
-func nearest(x *report.Uncovered, u *ledger.Unit, vs []*report.WarmupVariant) {
-	var same []*report.WarmupVariant
+func nearest(x *Uncovered, u *ledger.Unit, vs []*WarmupVariant) {
+	var same []*WarmupVariant
 	for _, v := range vs {
 		if v.Program == u.Family {
 			same = append(same, v)
@@ -152,7 +151,7 @@ func nearest(x *report.Uncovered, u *ledger.Unit, vs []*report.WarmupVariant) {
 		x.Summary = fmt.Sprintf("the warm-up never compiled %s", u.Family)
 		return
 	}
-	var best *report.WarmupVariant
+	var best *WarmupVariant
 	bestExtra := int64(-1)
 	for _, v := range same {
 		if e, ok := coversBy(v.Signature, u.Signature); ok && (bestExtra < 0 || e < bestExtra) {
@@ -188,7 +187,7 @@ func nearest(x *report.Uncovered, u *ledger.Unit, vs []*report.WarmupVariant) {
 }
 
 // CoverageFailures are the gate failures of the run-time compilations the warm-up did not cover.
-func CoverageFailures(c *report.Coverage) []gate.Failure {
+func CoverageFailures(c *Coverage) []gate.Failure {
 	var out []gate.Failure
 	for _, u := range c.Uncovered {
 		what := u.Args
@@ -232,9 +231,9 @@ type GuardOptions struct {
 	Ranks     *RanksOptions
 }
 
-// Guard judges the logs: the scan, the gate over it (or over what the warm-up did not cover),
+// EvaluateGuard judges the logs: the scan, the gate over it (or over what the warm-up did not cover),
 // and the ranks' consistency when asked.
-func Guard(opt GuardOptions) (*report.Guard, error) {
+func EvaluateGuard(opt GuardOptions) (*Guard, error) {
 	if opt.Baseline != "" {
 		base, err := gate.ReadBaseline(opt.Baseline)
 		if err != nil {
@@ -242,7 +241,7 @@ func Guard(opt GuardOptions) (*report.Guard, error) {
 		}
 		opt.Read.Ledger.Baseline = base.Families
 	}
-	var g *report.Guard
+	var g *Guard
 	if opt.CoveredBy != "" {
 		if len(opt.Logs) > 0 {
 			if err := input.CheckStdin(append([]string{opt.CoveredBy}, opt.Logs...)); err != nil {
@@ -258,7 +257,7 @@ func Guard(opt GuardOptions) (*report.Guard, error) {
 		if err != nil {
 			return nil, err
 		}
-		g = &report.Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan, opt.Gate)}
+		g = &Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan, opt.Gate)}
 	}
 	if opt.Ranks != nil {
 		g.Ranks = RanksOf(&g.Scan.Scan, *opt.Ranks)
@@ -272,7 +271,7 @@ var ErrNoSplit = errors.New("give --after REGEX, the line that ends its warm-up"
 
 // Covered holds the run time against the warm-up (guard --covered-by): the warm-up is a log or
 // run folder of its own, or the part of the one log guarded before the --after marker.
-func Covered(opt CoveredOptions) (*report.Guard, error) {
+func Covered(opt CoveredOptions) (*Guard, error) {
 	logs := opt.Logs
 	if len(logs) == 0 {
 		logs = []string{opt.Warmup}
@@ -292,7 +291,7 @@ func Covered(opt CoveredOptions) (*report.Guard, error) {
 			return nil, err
 		}
 	}
-	cov := Coverage(&warm.Scan, &run.Scan, CoverageOptions{Warmup: opt.Warmup, Marker: opt.After, Split: split})
-	return &report.Guard{Scan: run, Coverage: cov,
+	cov := CoverageOf(&warm.Scan, &run.Scan, CoverageOptions{Warmup: opt.Warmup, Marker: opt.After, Split: split})
+	return &Guard{Scan: run, Coverage: cov,
 		Gate: gate.EvaluateCoverage(&warm.Scan, &run.Scan, CoverageFailures(cov), opt.Gate)}, nil
 }

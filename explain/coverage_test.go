@@ -31,7 +31,7 @@ func TestCoverageSeparateWarmup(t *testing.T) {
 	warm := writeFile(t, dir, "warm.log", jaxRequest("step", "32,8")+jaxRequest("step", "64,8"))
 	run := writeFile(t, dir, "run.log", jaxRequest("step", "32,8")+"step 0\n"+jaxRequest("step", "48,8")+"noise\nstep 1 loss 0.5\n"+
 		jaxRequest("step", "128,8")+jaxRequest("eval", "8")+"step 2\n")
-	c := Coverage(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}),
+	c := CoverageOf(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}),
 		CoverageOptions{Warmup: warm})
 	if c.By != "signature" || len(c.Variants) != 2 || c.Runtime != 4 || c.Covered != 1 || len(c.Uncovered) != 3 || c.UseKnown {
 		t.Fatalf("coverage %+v, uncovered %+v", c, c.Uncovered)
@@ -66,7 +66,7 @@ func TestCoverageSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := scanOf(t, ledger.ReadOptions{Marker: m}, ledger.Log{Path: "run.log", Reader: strings.NewReader(log)})
-	c := Coverage(s, s, CoverageOptions{Warmup: "run.log", Marker: "^warm-up done", Split: true})
+	c := CoverageOf(s, s, CoverageOptions{Warmup: "run.log", Marker: "^warm-up done", Split: true})
 	if len(c.Variants) != 2 || c.Runtime != 2 || c.Covered != 1 || len(c.Uncovered) != 1 || c.Uncovered[0].Args != "f32[16,8]" ||
 		!c.Uncovered[0].PadTo || c.Uncovered[0].Nearest.Args != "f32[32,8]" || c.Uncovered[0].Step != -1 {
 		t.Errorf("coverage %+v, uncovered %+v", c, c.Uncovered)
@@ -83,7 +83,7 @@ func TestCoverageByHash(t *testing.T) {
 	dir := t.TempDir()
 	warm := writeFile(t, dir, "warm.log", begin("0x1")+begin("0x2"))
 	run := writeFile(t, dir, "run.log", begin("0x1")+loaded+begin("0x3"))
-	c := Coverage(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}), CoverageOptions{})
+	c := CoverageOf(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}), CoverageOptions{})
 	if c.By != "hash" || !c.UseKnown || len(c.Variants) != 2 || c.Runtime != 1 || len(c.Uncovered) != 1 || c.Uncovered[0].Hash != "0x3" ||
 		c.Variants[0].Uses != 1 || len(c.Unused()) != 1 || c.Unused()[0].Hash != "0x2" {
 		t.Errorf("coverage %+v, variants %+v, uncovered %+v", c, c.Variants, c.Uncovered)
@@ -147,7 +147,7 @@ func TestStepsAfter(t *testing.T) {
 	}
 }
 
-// Guard is recomp guard's pipeline: a baseline of known programs fails what it does not hold, a
+// EvaluateGuard is recomp guard's pipeline: a baseline of known programs fails what it does not hold, a
 // warm-up log fails what it did not cover, and with ranks a rank that departs fails too.
 func TestGuard(t *testing.T) {
 	dir := t.TempDir()
@@ -180,7 +180,7 @@ func TestGuard(t *testing.T) {
 		{"ranks that agree", GuardOptions{Logs: []string{good, good}, Ranks: &RanksOptions{}}, true},
 		{"a rank that departs", GuardOptions{Logs: []string{good, grown}, Ranks: &RanksOptions{}, Gate: gate.Options{MaxRecompiles: 1}}, false},
 	} {
-		g, err := Guard(c.opt)
+		g, err := EvaluateGuard(c.opt)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -192,7 +192,7 @@ func TestGuard(t *testing.T) {
 			t.Errorf("%s: ranks %v, coverage %v", c.name, g.Ranks != nil, g.Coverage != nil)
 		}
 	}
-	if _, err := Guard(GuardOptions{Logs: []string{good}, Baseline: filepath.Join(dir, "missing.json")}); err == nil || !strings.Contains(err.Error(), "missing.json") {
+	if _, err := EvaluateGuard(GuardOptions{Logs: []string{good}, Baseline: filepath.Join(dir, "missing.json")}); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("a missing baseline: %v", err)
 	}
 }

@@ -1,11 +1,3 @@
-// Package explain says why a run's programs were compiled again, from the files the run left:
-// it joins the compilations a log names with the modules of the HLO dump by program identity
-// (the i-th compilation of a function is its i-th dump), pairs each program's versions in the
-// order they were compiled, and lets package diff compare them and name the causes. It also
-// compares the dumps of two runs (recomp diff), says why run B missed run A's cache (Runs),
-// lines up the compile requests of a job's ranks (Ranks), holds a run time against its warm-up
-// (Coverage), and assembles the whole report of a run folder (recomp run). It returns report
-// models; it prints nothing.
 package explain
 
 import (
@@ -19,8 +11,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
 
@@ -76,8 +67,8 @@ func (o *Options) logger() hclog.Logger {
 // in the order they were compiled, linked with the compilations of the logs when logs are
 // given (read as one process). path may be a run folder of recomp run: its dump, and its log
 // unless logs are given.
-func Dump(path string, logs []string, opt Options) (*report.Diff, error) {
-	f, folder := runner.OpenFolder(path)
+func Dump(path string, logs []string, opt Options) (*Diff, error) {
+	f, folder := runfolder.Open(path)
 	if folder {
 		if f.Dump == "" {
 			return nil, fmt.Errorf("%s: the run folder has no dump/ (recomp run --dump none?)", path)
@@ -113,7 +104,7 @@ func Dump(path string, logs []string, opt Options) (*report.Diff, error) {
 
 // Dumps compares the dumps of two runs (folders or HLO files): modules paired by family, stage
 // and order, then by structure.
-func Dumps(a, b string, opt Options) (*report.Diff, error) {
+func Dumps(a, b string, opt Options) (*Diff, error) {
 	if err := input.CheckStdin([]string{a, b}); err != nil {
 		return nil, err
 	}
@@ -133,9 +124,9 @@ func Dumps(a, b string, opt Options) (*report.Diff, error) {
 
 // compareDumps is the report of two dumps compared (recomp diff): their modules paired and
 // compared, what stayed unpaired, and both dumps' problems and warnings.
-func compareDumps(da, db *diff.Dump, opt Options) *report.Diff {
+func compareDumps(da, db *diff.Dump, opt Options) *Diff {
 	dd := diff.Dumps(da, db, opt.compare())
-	d := &report.Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
+	d := &Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
 		Problems: slices.Concat(da.Problems, db.Problems), Warnings: slices.Concat(da.Warnings, db.Warnings)}
 	for _, p := range dd.Pairs {
 		d.Pairs = append(d.Pairs, pairReport(p))
@@ -178,7 +169,7 @@ func oneStage(a, b string, da, db *diff.Dump, opt Options) (*diff.Dump, *diff.Du
 // explain compares the versions of each program of a dump, linked with the compilations of a
 // log's report (nil without logs); it also returns each comparison with the log's
 // compilation of its later module, for the verdict.
-func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*report.Diff, []verdict.Explained) {
+func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict.Explained) {
 	var links map[*diff.DumpFile]*ledger.Unit
 	if rep != nil {
 		links = linkDumps(dump, rep)
@@ -192,10 +183,10 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*report.Diff, []
 	}
 	keys := programKeys(dump, links, retraced)
 	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return keys[f] }, opt.compare())
-	d := &report.Diff{Command: "explain", Problems: dump.Problems, Warnings: dump.Warnings}
+	d := &Diff{Command: "explain", Problems: dump.Problems, Warnings: dump.Warnings}
 	var explained []verdict.Explained
 	for _, h := range histories {
-		f := report.Family{Family: h.Family}
+		f := Family{Family: h.Family}
 		for _, df := range h.Files {
 			f.Files = append(f.Files, df.Path)
 			if u := links[df]; u != nil {
@@ -351,6 +342,6 @@ func paths(files []*diff.DumpFile) []string {
 	return out
 }
 
-func pairReport(p *diff.Pair) *report.DiffPair {
-	return &report.DiffPair{Pair: p, Text: p.Text}
+func pairReport(p *diff.Pair) *DiffPair {
+	return &DiffPair{Pair: p, Text: p.Text}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
 )
 
 // module is a small HLO module named name whose one parameter is f32[batch,8].
@@ -66,7 +65,7 @@ func jax(fn, args string) string {
 }
 
 // families says what an explanation grouped: "family: files (compilations in the log)".
-func families(d *report.Diff) string {
+func families(d *Diff) string {
 	var out []string
 	for _, f := range d.Families {
 		out = append(out, fmt.Sprintf("%s: %d (%d)", f.Family, len(f.Files), f.LogCompilations))
@@ -75,7 +74,7 @@ func families(d *report.Diff) string {
 }
 
 // pairs says what an explanation compared: "label: A -> B: first cause".
-func pairs(d *report.Diff) string {
+func pairs(d *Diff) string {
 	var out []string
 	for _, p := range d.Pairs {
 		cause := ""

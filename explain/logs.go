@@ -4,39 +4,38 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
 
 // Logs reads logs into a scan report with its verdict (recomp scan and guard). A run folder of
 // recomp run given alone lends its manifest's wall time (shares of the run) and its probe's
 // lines of the program's own code.
-func Logs(paths []string, opt ledger.ReadOptions) (*report.Scan, error) {
+func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 	s, err := ledger.ReadLogs(ledger.Files(paths), opt)
 	if err != nil {
 		return nil, err
 	}
 	var wall time.Duration
 	if len(paths) == 1 {
-		if f, ok := runner.OpenFolder(paths[0]); ok {
+		if f, ok := runfolder.Open(paths[0]); ok {
 			wall = folderFacts(f, s.Ledger)
 		}
 	}
-	return &report.Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall})}, nil
+	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall})}, nil
 }
 
 // folderFacts is what a run folder of recomp run lends a report besides its log: the wall time
 // its manifest records (0 when unreadable), and its probe's lines of the program's own code,
 // given to the ledger's compilations.
-func folderFacts(f runner.Folder, rep *ledger.Report) time.Duration {
+func folderFacts(f runfolder.Folder, rep *ledger.Report) time.Duration {
 	var wall time.Duration
 	if f.Manifest != "" {
-		if m, err := runner.ReadManifest(f.Manifest); err == nil {
+		if m, err := runfolder.ReadManifest(f.Manifest); err == nil {
 			wall = time.Duration(m.WallSeconds * float64(time.Second))
 		}
 	}
-	if recs, err := runner.ReadProbe(f.Dir); err == nil && len(recs) > 0 {
+	if recs, err := runfolder.ReadProbe(f.Dir); err == nil && len(recs) > 0 {
 		attachProbe(rep, recs)
 	}
 	return wall

@@ -10,14 +10,14 @@ import (
 	"github.com/recomp/recomp/frameworks/keras"
 	tffw "github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // attachProbe gives each compilation of a run the line of the program's own code that the probe
 // saw, where the log named none or a library's: JAX's compilations in order (each backend
 // compile the probe saw is one compile request in the log, of the function the probe names),
 // and TF's compilations during a Keras fit, evaluate or predict the line that called it.
-func attachProbe(rep *ledger.Report, recs []runner.ProbeRecord) {
+func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
 	var units []*ledger.Unit
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
@@ -28,7 +28,7 @@ func attachProbe(rep *ledger.Report, recs []runner.ProbeRecord) {
 	attachKeras(units, recs)
 }
 
-func probeSite(r runner.ProbeRecord) ledger.Site {
+func probeSite(r runfolder.ProbeRecord) ledger.Site {
 	return ledger.Site{File: r.File, Line: r.Line, Function: r.Function}
 }
 
@@ -38,8 +38,8 @@ func better(u *ledger.Unit, s ledger.Site) bool {
 	return s.User() && !u.Site.User()
 }
 
-func attachJAX(units []*ledger.Unit, recs []runner.ProbeRecord) {
-	var compiles []runner.ProbeRecord
+func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+	var compiles []runfolder.ProbeRecord
 	for _, r := range recs {
 		if r.Framework == jaxfw.Name && r.Event == "compile" {
 			compiles = append(compiles, r)
@@ -68,14 +68,14 @@ func attachJAX(units []*ledger.Unit, recs []runner.ProbeRecord) {
 // (TF compiles a function at its first run after each trace): the trace that began last before
 // the compilation's line, of the same function when both name it (a trace the probe could not
 // name counts for 10 s).
-func attachTF(units []*ledger.Unit, recs []runner.ProbeRecord) {
-	var traces []runner.ProbeRecord
+func attachTF(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+	var traces []runfolder.ProbeRecord
 	for _, r := range recs {
 		if r.Framework == tffw.Name && r.Event == "trace" {
 			traces = append(traces, r)
 		}
 	}
-	slices.SortStableFunc(traces, func(a, b runner.ProbeRecord) int { return a.Begin().Compare(b.Begin()) })
+	slices.SortStableFunc(traces, func(a, b runfolder.ProbeRecord) int { return a.Begin().Compare(b.Begin()) })
 	for _, u := range units {
 		if !u.Compiled || !u.DateKnown || frameworks.ForProducer(u.Producer) != tffw.Framework {
 			continue
@@ -102,7 +102,7 @@ func attachTF(units []*ledger.Unit, recs []runner.ProbeRecord) {
 // attachKeras marks the compilations made under a Keras fit, evaluate or predict (the one
 // whose time span holds the compilation's first line), on any backend, and gives them its
 // line where they have none of the program's own.
-func attachKeras(units []*ledger.Unit, recs []runner.ProbeRecord) {
+func attachKeras(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	type span struct {
 		begin, end time.Time
 		site       ledger.Site

@@ -15,8 +15,7 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // The ranks of one job: every rank (a process of a distributed run) runs the same programs in
@@ -51,7 +50,7 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
 			logs = append(logs, p)
 			continue
 		}
-		if f, ok := runner.OpenFolder(p); ok {
+		if f, ok := runfolder.Open(p); ok {
 			logs = append(logs, f.Log)
 			if f.Dump != "" && len(dumps) == 0 {
 				dumpDirs = append(dumpDirs, f.Dump)
@@ -148,8 +147,8 @@ func rankFromLog(path string, re *regexp.Regexp) string {
 	return rank
 }
 
-// Ranks reads the logs of one job's ranks and lines up their compile sequences.
-func Ranks(logs []ledger.Log, opt RanksOptions) (*report.Ranks, error) {
+// ReadRanks reads the logs of one job's ranks and lines up their compile sequences.
+func ReadRanks(logs []ledger.Log, opt RanksOptions) (*Ranks, error) {
 	ro := opt.Read
 	ro.SameProcess = false
 	if ro.Log == nil {
@@ -164,8 +163,8 @@ func Ranks(logs []ledger.Log, opt RanksOptions) (*report.Ranks, error) {
 
 // RanksOf lines up the compile sequences of the processes of a scan (each log, or each rank a
 // launcher's prefix named, a process of its own).
-func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
-	out := &report.Ranks{Scan: &report.Scan{Scan: *s}}
+func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
+	out := &Ranks{Scan: &Scan{Scan: *s}}
 	step := opt.Step
 	if step == nil {
 		step = DefaultStep
@@ -175,7 +174,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
 	seen := map[string]int{}
 	for i, sq := range s.Ledger.Sequences {
 		logPath := stripRank(sq.File)
-		ri := &report.RankInfo{Process: sq.Process, Log: logPath, Sequence: sq}
+		ri := &RankInfo{Process: sq.Process, Log: logPath, Sequence: sq}
 		switch {
 		case sq.Rank != "":
 			ri.Rank, ri.RankFrom = sq.Rank, "launcher"
@@ -199,7 +198,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
 		}
 		base := ri.Rank
 		if n := seen[base]; n > 0 {
-			other := out.Ranks[slices.IndexFunc(out.Ranks, func(x *report.RankInfo) bool { return x.Rank == base })]
+			other := out.Ranks[slices.IndexFunc(out.Ranks, func(x *RankInfo) bool { return x.Rank == base })]
 			ri.Rank = fmt.Sprintf("%s.%d", base, n)
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: rank %s is named twice (also %s): this one is told apart as %s",
 				sq.Process, base, other.Process, ri.Rank))
@@ -220,7 +219,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *report.Ranks {
 }
 
 // DivergenceFailures are the gate failures of ranks that departed from the majority.
-func DivergenceFailures(r *report.Ranks) []gate.Failure {
+func DivergenceFailures(r *Ranks) []gate.Failure {
 	var out []gate.Failure
 	for _, d := range r.Divergences {
 		out = append(out, gate.Failure{Kind: gate.FailDivergence, Module: d.Module, Family: d.Program, File: d.File, Line: d.Line,
@@ -230,7 +229,7 @@ func DivergenceFailures(r *report.Ranks) []gate.Failure {
 }
 
 // sortRanks orders ranks by number (then by name).
-func sortRanks(rs []*report.RankInfo) {
+func sortRanks(rs []*RankInfo) {
 	sort.SliceStable(rs, func(i, j int) bool { return rankLess(rs[i].Rank, rs[j].Rank) })
 }
 
@@ -245,12 +244,12 @@ func rankLess(a, b string) bool {
 
 // group puts ranks with equal sequences together; the largest group is the majority (on a tie,
 // the group of the lowest rank).
-func group(out *report.Ranks) {
-	byDigest := map[uint64]*report.RankGroup{}
+func group(out *Ranks) {
+	byDigest := map[uint64]*RankGroup{}
 	for _, r := range out.Ranks {
 		g := byDigest[r.Sequence.Digest]
 		if g == nil {
-			g = &report.RankGroup{Digest: r.Sequence.DigestString(), Requests: r.Sequence.Count}
+			g = &RankGroup{Digest: r.Sequence.DigestString(), Requests: r.Sequence.Count}
 			byDigest[r.Sequence.Digest] = g
 			out.Groups = append(out.Groups, g)
 		}
@@ -272,11 +271,11 @@ func group(out *report.Ranks) {
 // diverge finds, for each rank outside the majority, the first request at which its sequence
 // departs from the majority's, and explains it; it also lists the requests ranks compiled while
 // the majority got them from the cache.
-func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
+func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 	if len(out.Groups) < 2 {
 		return
 	}
-	var refRank *report.RankInfo
+	var refRank *RankInfo
 	for _, r := range out.Ranks {
 		if r.Group == 0 {
 			refRank = r
@@ -287,7 +286,7 @@ func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
 	dumps := rankDumps(out, opt)
 	refUnits := refRank.Sequence.Entries
 	type pending struct {
-		d *report.Divergence
+		d *Divergence
 		u *ledger.Entry
 	}
 	var todo []pending
@@ -308,21 +307,21 @@ func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
 			if u != nil && m != nil && ledger.SeqKey(u) == ledger.SeqKey(m) {
 				continue
 			}
-			d := &report.Divergence{Rank: r.Rank, Index: i + 1, Step: -1}
+			d := &Divergence{Rank: r.Rank, Index: i + 1, Step: -1}
 			switch {
 			case u != nil && m != nil && u.Program == m.Program && u.Variant() == m.Variant():
-				d.Kind = report.DivergeCacheMiss
+				d.Kind = DivergeCacheMiss
 				if !u.Compiled {
-					d.Kind = report.DivergeCacheHit
+					d.Kind = DivergeCacheHit
 				}
 			case u != nil && m != nil && u.Program == m.Program:
-				d.Kind = report.DivergeVariant
+				d.Kind = DivergeVariant
 			case u != nil && m != nil:
-				d.Kind = report.DivergeProgram
+				d.Kind = DivergeProgram
 			case u != nil:
-				d.Kind = report.DivergeExtra
+				d.Kind = DivergeExtra
 			default:
-				d.Kind = report.DivergeMissing
+				d.Kind = DivergeMissing
 			}
 			if u == nil { // the rank stopped short: the majority's request is the event
 				d.Program, d.Module, d.Majority, d.MajorityArgs = m.Family, m.Module, m.Variant(), ShortSignature(m.Signature)
@@ -346,7 +345,7 @@ func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
 		}
 		if r.Divergence == nil {
 			// equal as far as listed, different beyond: say so
-			d := &report.Divergence{Rank: r.Rank, Index: ledger.MaxSequence + 1, Step: -1, Kind: report.DivergeLater,
+			d := &Divergence{Rank: r.Rank, Index: ledger.MaxSequence + 1, Step: -1, Kind: DivergeLater,
 				Summary: fmt.Sprintf("rank %s's requests agree with the %s's for the first %d; they differ later (%d requests, the %s %d)",
 					r.Rank, ref, ledger.MaxSequence, r.Sequence.Count, ref, refRank.Sequence.Count)}
 			r.Divergence = d
@@ -359,11 +358,11 @@ func diverge(out *report.Ranks, opt RanksOptions, step *regexp.Regexp) {
 		}
 		for i := 0; i < limit; i++ {
 			if units[i].Compiled && !refUnits[i].Compiled {
-				out.CacheMisses = append(out.CacheMisses, report.RankMiss{Rank: r.Rank, Program: units[i].Family, File: units[i].File, Line: units[i].Line})
+				out.CacheMisses = append(out.CacheMisses, RankMiss{Rank: r.Rank, Program: units[i].Family, File: units[i].File, Line: units[i].Line})
 			}
 		}
-		if d := r.Divergence; d != nil && d.Kind == report.DivergeCacheMiss {
-			out.CacheMisses = append(out.CacheMisses, report.RankMiss{Rank: r.Rank, Program: d.Program, File: d.File, Line: d.Line})
+		if d := r.Divergence; d != nil && d.Kind == DivergeCacheMiss {
+			out.CacheMisses = append(out.CacheMisses, RankMiss{Rank: r.Rank, Program: d.Program, File: d.File, Line: d.Line})
 		}
 	}
 	// The steps, one pass per log.
@@ -422,19 +421,19 @@ func majorityUnit(ref []ledger.Entry, u *ledger.Entry, i int) *ledger.Entry {
 // explainDivergence says what a divergent request is and names its cause against the majority's
 // module of the program: from the two ranks' dumps when both are given, else from their
 // signatures.
-func explainDivergence(d *report.Divergence, u, against *ledger.Entry, r, refRank *report.RankInfo, ref string, dumps map[string]*rankDump) {
+func explainDivergence(d *Divergence, u, against *ledger.Entry, r, refRank *RankInfo, ref string, dumps map[string]*rankDump) {
 	what := "compiled"
 	if !u.Compiled {
 		what = "got from the cache"
 	}
 	switch d.Kind {
-	case report.DivergeCacheMiss:
+	case DivergeCacheMiss:
 		d.Summary = fmt.Sprintf("rank %s compiled %s where the %s got it from the cache", r.Rank, u.Family, ref)
 		return
-	case report.DivergeCacheHit:
+	case DivergeCacheHit:
 		d.Summary = fmt.Sprintf("rank %s got %s from the cache where the %s compiled it", r.Rank, u.Family, ref)
 		return
-	case report.DivergeExtra:
+	case DivergeExtra:
 		d.Summary = fmt.Sprintf("rank %s %s %s at its request %d, a request the %s never made", r.Rank, what, u.Family, d.Index, ref)
 	default:
 		d.Summary = fmt.Sprintf("rank %s %s %s at its request %d, where the %s made another", r.Rank, what, u.Family, d.Index, ref)
@@ -471,7 +470,7 @@ func (rd *rankDump) file(u *ledger.Entry) *diff.DumpFile {
 
 // rankDumps reads the dumps of the ranks that need them (the majority's reference and the
 // divergent ranks), matched to ranks by the rank number in their names, else by order.
-func rankDumps(out *report.Ranks, opt RanksOptions) map[string]*rankDump {
+func rankDumps(out *Ranks, opt RanksOptions) map[string]*rankDump {
 	res := map[string]*rankDump{}
 	if len(opt.Dumps) == 0 {
 		return res
@@ -540,8 +539,8 @@ func linkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFi
 
 // skew finds the largest spread of compile start times between ranks for a request they all
 // made, while their sequences agree.
-func skew(out *report.Ranks) {
-	var withClock []*report.RankInfo
+func skew(out *Ranks) {
+	var withClock []*RankInfo
 	for _, r := range out.Ranks {
 		if es := r.Sequence.Entries; len(es) > 0 && !es[0].Begin.IsZero() {
 			withClock = append(withClock, r)
@@ -557,7 +556,7 @@ func skew(out *report.Ranks) {
 			n = min(n, r.Divergence.Index-1)
 		}
 	}
-	var best *report.Skew
+	var best *Skew
 	for i := 0; i < n; i++ {
 		e0 := &withClock[0].Sequence.Entries[i]
 		lo, hi := e0, e0
@@ -580,7 +579,7 @@ func skew(out *report.Ranks) {
 			continue
 		}
 		if spread := hi.Begin.Sub(lo.Begin); best == nil || spread > best.Spread {
-			best = &report.Skew{Spread: spread, Index: i + 1, Program: e0.Family, Earliest: loR.Rank, Latest: hiR.Rank,
+			best = &Skew{Spread: spread, Index: i + 1, Program: e0.Family, Earliest: loR.Rank, Latest: hiR.Rank,
 				DateKnown: e0.DateKnown, RanksWithClock: len(withClock)}
 		}
 	}

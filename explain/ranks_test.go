@@ -9,7 +9,6 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
 )
 
 // stepLog is a rank's log: a request per batch size, each followed by the step line the loop
@@ -24,9 +23,9 @@ func stepLog(rank int, batches []int, stamp func(i int) string) string {
 	return b.String()
 }
 
-func readRanks(t *testing.T, opt RanksOptions, logs ...ledger.Log) *report.Ranks {
+func readRanks(t *testing.T, opt RanksOptions, logs ...ledger.Log) *Ranks {
 	t.Helper()
-	r, err := Ranks(logs, opt)
+	r, err := ReadRanks(logs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func TestRanksDivergence(t *testing.T) {
 		t.Fatalf("divergences %+v", r.Divergences)
 	}
 	d := r.Divergences[0]
-	if d.Rank != "2" || d.Kind != report.DivergeExtra || d.Index != 3 || d.Step != 12 || d.Program != "jit_step" || !d.Compiled ||
+	if d.Rank != "2" || d.Kind != DivergeExtra || d.Index != 3 || d.Step != 12 || d.Program != "jit_step" || !d.Compiled ||
 		d.Args != "f32[24,8]" || d.MajorityArgs != "f32[64,8]" || d.Cause == nil || d.Cause.Kind != diff.CauseBatchSize || d.CauseFrom != "signature" ||
 		d.Line != 7 || !strings.HasSuffix(d.File, "worker-2.log") {
 		t.Errorf("divergence %+v, cause %+v", d, d.Cause)
@@ -95,7 +94,7 @@ func TestRanksNamedAndKinds(t *testing.T) {
 		logs = append(logs, ledger.Log{Path: writeFile(t, dir, fmt.Sprintf("out-%c.txt", 'a'+r), hitLog(r, r != 1))})
 	}
 	r := readRanks(t, RanksOptions{RankFrom: regexp.MustCompile(`I am process (\d+)`)}, logs...)
-	if len(r.Divergences) != 1 || r.Divergences[0].Rank != "1" || r.Divergences[0].Kind != report.DivergeCacheMiss || r.Ranks[1].RankFrom != "--rank-from" {
+	if len(r.Divergences) != 1 || r.Divergences[0].Rank != "1" || r.Divergences[0].Kind != DivergeCacheMiss || r.Ranks[1].RankFrom != "--rank-from" {
 		t.Fatalf("divergences %+v", r.Divergences)
 	}
 	if len(r.CacheMisses) != 1 || r.CacheMisses[0].Rank != "1" || r.CacheMisses[0].Program != "jit_step" {
@@ -111,7 +110,7 @@ func TestRanksNamedAndKinds(t *testing.T) {
 		}
 	}
 	r = readRanks(t, RanksOptions{}, ledger.Log{Path: "job.log", Reader: strings.NewReader(b.String())})
-	if len(r.Ranks) != 3 || r.Ranks[2].RankFrom != "launcher" || len(r.Divergences) != 1 || r.Divergences[0].Kind != report.DivergeMissing ||
+	if len(r.Ranks) != 3 || r.Ranks[2].RankFrom != "launcher" || len(r.Divergences) != 1 || r.Divergences[0].Kind != DivergeMissing ||
 		r.Divergences[0].Index != 2 || r.Divergences[0].Program != "jit_eval" {
 		t.Errorf("ranks %+v, divergences %+v", r.Ranks, r.Divergences)
 	}
@@ -143,7 +142,7 @@ func TestRanksRealDumps(t *testing.T) {
 }
 
 func TestRankRangesAndNames(t *testing.T) {
-	if got := report.RankRanges([]string{"0", "1", "2", "3", "5", "7", "8", "x"}); got != "0-3, 5, 7, 8, x" {
+	if got := RankRanges([]string{"0", "1", "2", "3", "5", "7", "8", "x"}); got != "0-3, 5, 7, 8, x" {
 		t.Errorf("ranges %q", got)
 	}
 	for name, want := range map[string]string{"rank3.log": "3", "logs/worker_012.txt": "12", "dump-rank10": "10", "train.log": "", "node2-rank5.log": "5"} {

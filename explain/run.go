@@ -8,8 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
 
@@ -23,34 +22,34 @@ type RunOptions struct {
 	Log hclog.Logger
 }
 
-// Run reads a run folder back the way scan, explain and guard do: its log, the time from the
+// Folder reads a run folder back the way scan, explain and guard do: its log, the time from the
 // start to the first step (set in m), the recompilations explained from its dump (a dump that
 // cannot be explained is logged and left out), and the gate's verdict when one is asked for.
-func Run(dir string, m *runner.Manifest, opt RunOptions) (*report.Run, error) {
+func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	log := opt.Log
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	logPath := filepath.Join(dir, runner.LogName)
+	logPath := filepath.Join(dir, runfolder.LogName)
 	ro := opt.Read
 	ro.SameProcess, ro.Log = true, log
 	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath}}, ro)
 	if err != nil {
 		return nil, err
 	}
-	if recs, err := runner.ReadProbe(dir); err != nil {
+	if recs, err := runfolder.ReadProbe(dir); err != nil {
 		log.Warn("reading the probe's records", "error", err)
 	} else if len(recs) > 0 {
 		attachProbe(s.Ledger, recs)
 	}
-	r := &report.Run{Folder: dir, Manifest: m, Scan: &report.Scan{Scan: *s}}
+	r := &Run{Folder: dir, Manifest: m, Scan: &Scan{Scan: *s}}
 	if first := firstCompilation(s.Ledger); !first.IsZero() {
-		if t := runner.FirstStep(logPath, first); !t.IsZero() {
+		if t := runfolder.FirstStep(logPath, first); !t.IsZero() {
 			m.FirstStepSeconds = t.Sub(m.Start).Seconds()
 		}
 	}
 	var explained []verdict.Explained
-	if f, ok := runner.OpenFolder(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
+	if f, ok := runfolder.Open(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
 		if d, err := load(f.Dump, Options{Log: log}); err == nil {
 			r.Explain, explained = explain(d, s.Ledger, Options{Text: true, Log: log})
 		} else {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/gate"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // stamped prefixes each line with the time it arrived, as recomp run writes run.log.
@@ -21,7 +21,7 @@ func stamped(start time.Time, lines ...string) string {
 	return b.String()
 }
 
-// Run reads a run folder back: the scan of its log, the time to the first step, the
+// Folder reads a run folder back: the scan of its log, the time to the first step, the
 // recompilation explained from its dump, and the gate when asked.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -30,11 +30,11 @@ func TestRun(t *testing.T) {
 	c32 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[32,8])"), "\n"), "\n")
 	c24 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[24,8])"), "\n"), "\n")
 	log := stamped(start.Add(time.Second), "loading data", c32[0], c32[1], "step 1 loss 0.5", c24[0], c24[1], "step 2 loss 0.4")
-	if err := os.WriteFile(filepath.Join(dir, runner.LogName), []byte(log), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runfolder.LogName), []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := &runner.Manifest{Start: start, FirstStepSeconds: -1}
-	r, err := Run(dir, m, RunOptions{})
+	m := &runfolder.Manifest{Start: start, FirstStepSeconds: -1}
+	r, err := Folder(dir, m, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,11 @@ func TestRun(t *testing.T) {
 		t.Errorf("explain %+v", r.Explain)
 	}
 
-	r, err = Run(dir, &runner.Manifest{Start: start}, RunOptions{Gate: &gate.Options{MaxRecompiles: 1}})
+	r, err = Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{MaxRecompiles: 1}})
 	if err != nil || r.Gate == nil || !r.Gate.Passed {
 		t.Errorf("gate tolerating one recompilation: %v, %+v", err, r.Gate)
 	}
-	r, err = Run(dir, &runner.Manifest{Start: start}, RunOptions{Gate: &gate.Options{}})
+	r, err = Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{Gate: &gate.Options{}})
 	if err != nil || r.Gate == nil || r.Gate.Passed {
 		t.Errorf("gate: %v, %+v", err, r.Gate)
 	}
@@ -62,11 +62,11 @@ func TestRun(t *testing.T) {
 	os.RemoveAll(filepath.Join(dir, "dump"))
 	os.Mkdir(filepath.Join(dir, "dump"), 0o755)
 	os.WriteFile(filepath.Join(dir, "dump", "notes.txt"), []byte("not hlo"), 0o644)
-	if r, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{}); err != nil || r.Explain != nil {
+	if r, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err != nil || r.Explain != nil {
 		t.Errorf("an unexplainable dump: %v, %+v", err, r.Explain)
 	}
-	os.Remove(filepath.Join(dir, runner.LogName))
-	if _, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{}); err == nil || !strings.Contains(err.Error(), runner.LogName) {
+	os.Remove(filepath.Join(dir, runfolder.LogName))
+	if _, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{}); err == nil || !strings.Contains(err.Error(), runfolder.LogName) {
 		t.Errorf("no run.log: %v", err)
 	}
 }
@@ -94,12 +94,12 @@ func TestRunAttachesTheProbesLines(t *testing.T) {
 not a record
 {"framework":"keras","event":"fit_end","t":1767323070,"pid":1}
 `
-	for name, text := range map[string]string{runner.LogName: log, runner.ProbeName: probe} {
+	for name, text := range map[string]string{runfolder.LogName: log, runfolder.ProbeName: probe} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := Run(dir, &runner.Manifest{Start: start}, RunOptions{})
+	r, err := Folder(dir, &runfolder.Manifest{Start: start}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,12 +13,11 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Two runs compared: for every program run B compiled (or got from a cache), whether run A's
-// cache entry served it, and if not, why, from a closed list (report.MissReason). The evidence,
+// cache entry served it, and if not, why, from a closed list (MissReason). The evidence,
 // strongest first: the cache keys both logs name (the same key: A did not write it, it was
 // evicted, or B could not read it); the parts of the keys JAX logs with
 // JAX_DEBUG_LOG_MODULES=jax._src.cache_key (the computation's hash says whether the graph
@@ -37,8 +36,8 @@ type RunsOptions struct {
 // OpenSide finds the files of one run. path is a run folder of recomp run (run.log, dump/,
 // manifest.json), a folder that holds one log and one dump folder, a dump folder, an HLO file or
 // a log; logs and dump are added to what path gives (--log-a, --dump-a).
-func OpenSide(path string, logs []string, dump string) (report.RunSide, error) {
-	s := report.RunSide{Path: path}
+func OpenSide(path string, logs []string, dump string) (RunSide, error) {
+	s := RunSide{Path: path}
 	st, err := os.Stat(path)
 	switch {
 	case path == "-":
@@ -46,7 +45,7 @@ func OpenSide(path string, logs []string, dump string) (report.RunSide, error) {
 	case err != nil:
 		return s, err
 	case st.IsDir():
-		if f, ok := runner.OpenFolder(path); ok {
+		if f, ok := runfolder.Open(path); ok {
 			s.Logs, s.Dump, s.Manifest = []string{f.Log}, f.Dump, f.Manifest
 		} else if diff.HasDumpFiles(path) {
 			s.Dump = path
@@ -103,21 +102,21 @@ func logsAndDumps(dir string) (logs, dumps []string, err error) {
 
 // HasLogs says whether a side is a run with a log (not only a dump): recomp diff then compares
 // the runs, not only their dumps.
-func HasLogs(s report.RunSide) bool { return len(s.Logs) > 0 }
+func HasLogs(s RunSide) bool { return len(s.Logs) > 0 }
 
 // runSide is one run read back.
 type runSide struct {
-	side     report.RunSide
+	side     RunSide
 	rep      *ledger.Report
 	units    []*ledger.Unit // its compile requests in order, eager one-op programs left out
 	eager    int
 	dump     *diff.Dump
 	dumpOf   map[*ledger.Unit]*diff.DumpFile
-	manifest *runner.Manifest
+	manifest *runfolder.Manifest
 	warnings []string
 }
 
-func readSide(s report.RunSide, opt RunsOptions) (*runSide, error) {
+func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 	r := &runSide{side: s, dumpOf: map[*ledger.Unit]*diff.DumpFile{}}
 	if len(s.Logs) > 0 {
 		sc, err := ledger.ReadLogs(ledger.Files(s.Logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
@@ -154,7 +153,7 @@ func readSide(s report.RunSide, opt RunsOptions) (*runSide, error) {
 		}
 	}
 	if s.Manifest != "" {
-		m, err := runner.ReadManifest(s.Manifest)
+		m, err := runfolder.ReadManifest(s.Manifest)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +173,7 @@ func sortUnits(us []*ledger.Unit) {
 // Runs compares two runs: for each compile request of B (eager one-op programs left out),
 // whether A's cache served it, and if not, why; the manifests' differences; and the two dumps
 // compared module by module when both runs have one.
-func Runs(a, b report.RunSide, opt RunsOptions) (*report.RunsDiff, error) {
+func Runs(a, b RunSide, opt RunsOptions) (*RunsDiff, error) {
 	ra, err := readSide(a, opt)
 	if err != nil {
 		return nil, err
@@ -183,7 +182,7 @@ func Runs(a, b report.RunSide, opt RunsOptions) (*report.RunsDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &report.RunsDiff{A: ra.side, B: rb.side, Eager: rb.eager, Warnings: append(slices.Clone(ra.warnings), rb.warnings...)}
+	out := &RunsDiff{A: ra.side, B: rb.side, Eager: rb.eager, Warnings: append(slices.Clone(ra.warnings), rb.warnings...)}
 	if ra.manifest != nil && rb.manifest != nil {
 		out.Settings, out.Versions = manifestDiffs(ra.manifest, rb.manifest)
 	}
@@ -240,8 +239,8 @@ func counterpart(as []*ledger.Unit, u *ledger.Unit, i int) *ledger.Unit {
 	return same[len(same)-1]
 }
 
-func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *report.ProgramVerdict {
-	v := &report.ProgramVerdict{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature),
+func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *ProgramVerdict {
+	v := &ProgramVerdict{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature),
 		File: u.File, Line: u.Line, KeyB: u.Hash, Served: u.Hit}
 	a := counterpart(ra.units, u, i)
 	if a != nil {
@@ -253,15 +252,15 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *report.
 	}
 	switch {
 	case ra.rep == nil:
-		v.Reason, v.Summary = report.MissUnknown, "run A has no log: nothing says what it compiled or wrote"
+		v.Reason, v.Summary = MissUnknown, "run A has no log: nothing says what it compiled or wrote"
 	case a == nil:
-		v.Reason = report.MissNotInA
+		v.Reason = MissNotInA
 		v.Summary = fmt.Sprintf("run A never compiled %s: its cache had nothing to serve", u.Family)
 	case u.Hash == "" && !u.Miss && len(u.KeyParts) == 0:
-		v.Reason = report.MissNotLookedUp
+		v.Reason = MissNotLookedUp
 		v.Summary = "run B's log shows no cache lookup for it: its persistent cache was off, or the logging of it was (" +
 			frameworks.CacheAdvice() + ")"
-		var g report.ProgramVerdict // what the graphs say, for the record
+		var g ProgramVerdict // what the graphs say, for the record
 		graphVerdict(&g, ra, rb, a, u)
 		v.Cause, v.CauseFrom, v.Pair = g.Cause, g.CauseFrom, g.Pair
 	case a.Hash != "" && a.Hash == u.Hash:
@@ -276,7 +275,7 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *report.
 // saved says what a cache hit saved, as JAX's own compile_time_saved_sec does: the compile time
 // of the entry (A's logged compile time of that key, else the whole seconds JAX stored in the
 // entry) less the time B took to get it.
-func saved(v *report.ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
+func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 	v.Summary = "from the cache"
 	for _, a := range ra.units {
 		if a.Compiled && a.Hash != "" && a.Hash == u.Hash && a.Duration > 0 {
@@ -300,35 +299,35 @@ func saved(v *report.ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string)
 
 // sameKey explains a miss of the key A compiled: A did not write it, the folder lost it, or B
 // could not read it.
-func sameKey(v *report.ProgramVerdict, a, u *ledger.Unit, dirs []string) {
+func sameKey(v *ProgramVerdict, a, u *ledger.Unit, dirs []string) {
 	key := shortKey(u.Hash)
 	switch {
 	case u.ReadError != nil:
-		v.Reason, v.Quote = report.MissUnreadable, u.ReadError
+		v.Reason, v.Quote = MissUnreadable, u.ReadError
 		v.Summary = fmt.Sprintf("run B found the entry %s and could not read it (a deserialisation failure: a different jaxlib or backend, or a damaged file)", key)
 	case a.NotWritten != nil && readOnlyWords(a.NotWritten.Text):
-		v.Reason, v.Quote = report.MissReadOnly, a.NotWritten
+		v.Reason, v.Quote = MissReadOnly, a.NotWritten
 		v.Summary = fmt.Sprintf("run A compiled the same key %s and could not write it: the cache folder is read-only", key)
 	case a.NotWritten != nil:
-		v.Reason, v.Quote = report.MissNeverWritten, a.NotWritten
+		v.Reason, v.Quote = MissNeverWritten, a.NotWritten
 		v.Summary = fmt.Sprintf("run A compiled the same key %s and never wrote the entry", key)
 	case a.Written || a.Hit:
 		present, known := entryPresent(u.Hash, dirs)
 		switch {
 		case known && !present:
-			v.Reason = report.MissEvicted
+			v.Reason = MissEvicted
 			v.Summary = fmt.Sprintf("run A wrote the entry %s, and the cache folder no longer holds it: evicted (JAX's LRU eviction with "+
 				"jax_compilation_cache_max_size) or removed", key)
 		case known:
-			v.Reason = report.MissUnknown
+			v.Reason = MissUnknown
 			v.Summary = fmt.Sprintf("run A wrote the entry %s and the cache folder holds it, yet run B missed it: did B look in another folder?", key)
 		default:
-			v.Reason = report.MissUnknown
+			v.Reason = MissUnknown
 			v.Summary = fmt.Sprintf("run A wrote the entry %s and run B missed it: evicted, removed, or B looked in another folder "+
 				"(give the cache folder with --cache to tell)", key)
 		}
 	default:
-		v.Reason = report.MissNeverWritten
+		v.Reason = MissNeverWritten
 		v.Summary = fmt.Sprintf("run A compiled the same key %s and its log shows no write of it (JAX says why only with "+
 			"JAX_EXPLAIN_CACHE_MISSES=1)", key)
 	}
@@ -356,7 +355,7 @@ func entryPresent(key string, dirs []string) (present, known bool) {
 
 // graphVerdict explains a miss of another key than A's: the graph changed, or something else
 // in the key did.
-func graphVerdict(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
+func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	// JAX's cache-key log on both sides: the computation's hash says whether the graph changed,
 	// the other parts which setting did.
 	if len(a.KeyParts) > 0 && len(u.KeyParts) > 0 {
@@ -374,13 +373,13 @@ func graphVerdict(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) 
 			}
 		}
 		if comp {
-			v.Reason = report.MissGraphDiffers
+			v.Reason = MissGraphDiffers
 			v.Summary = "the cache key's computation part differs (JAX's cache-key log): the graph changed"
 			graphCause(v, ra, rb, a, u)
 			return
 		}
 		if len(differ) > 0 {
-			v.Reason = report.MissKeyOutsideGraph
+			v.Reason = MissKeyOutsideGraph
 			v.Component = strings.Join(differ, ", ")
 			for _, d := range differ {
 				if d == "XLA flags" {
@@ -402,12 +401,12 @@ func graphVerdict(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) 
 	if da, db := ra.dumpOf[a], rb.dumpOf[u]; da != nil && db != nil {
 		res := diff.Compare(da.Module, db.Module)
 		if !res.Identical {
-			v.Reason = report.MissGraphDiffers
+			v.Reason = MissGraphDiffers
 			v.Summary = "the graphs differ"
 			setPair(v, da, db, res)
 			return
 		}
-		v.Reason = report.MissKeyOutsideGraph
+		v.Reason = MissKeyOutsideGraph
 		v.Changed = manifestChanges(ra, rb, nil)
 		v.Summary = "the graph is the same up to names and metadata (the dumps compared), and the cache key changed outside it"
 		if len(v.Changed) > 0 {
@@ -420,19 +419,19 @@ func graphVerdict(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) 
 		return
 	}
 	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
-		v.Reason = report.MissGraphDiffers
+		v.Reason = MissGraphDiffers
 		v.Summary = "the program was called with other arguments: " + c.summary
 		v.Cause = c.cause()
 		v.CauseFrom = "signature"
 		return
 	}
-	v.Reason = report.MissUnknown
+	v.Reason = MissUnknown
 	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (XLA_FLAGS=--xla_dump_to=DIR), " +
 		"or run them under recomp run (it dumps and logs the parts of JAX's cache keys)"
 }
 
 // graphCause names how a changed graph changed: from the dumps, else from the signatures.
-func graphCause(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
+func graphCause(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	if da, db := ra.dumpOf[a], rb.dumpOf[u]; da != nil && db != nil {
 		setPair(v, da, db, diff.Compare(da.Module, db.Module))
 		return
@@ -443,7 +442,7 @@ func graphCause(v *report.ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	}
 }
 
-func setPair(v *report.ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) {
+func setPair(v *ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) {
 	var c *diff.Cause
 	if v.Pair, c = comparedPair(da, db, res); c != nil {
 		v.Cause, v.CauseFrom = c, "dump"
@@ -453,8 +452,8 @@ func setPair(v *report.ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) 
 
 // comparedPair is the comparison of two modules recomp paired itself (a request and the one it
 // is held against), and its main cause (nil when it names none).
-func comparedPair(da, db *diff.DumpFile, res *diff.Result) (*report.DiffPair, *diff.Cause) {
-	p := &report.DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
+func comparedPair(da, db *diff.DumpFile, res *diff.Result) (*DiffPair, *diff.Cause) {
+	p := &DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
 	if len(res.Causes) == 0 {
 		return p, nil
 	}
@@ -524,8 +523,8 @@ func orNone(s string) string {
 }
 
 // manifestDiffs compares the settings and versions of two manifests, each setting without
-// what names its own run folder (runner.Setting.Comparable).
-func manifestDiffs(a, b *runner.Manifest) (settings, versions []report.Difference) {
+// what names its own run folder (runfolder.Setting.Comparable).
+func manifestDiffs(a, b *runfolder.Manifest) (settings, versions []Difference) {
 	sa, sb := map[string]string{}, map[string]string{}
 	for _, s := range a.Settings {
 		sa[s.Name] = s.Comparable()
@@ -535,12 +534,12 @@ func manifestDiffs(a, b *runner.Manifest) (settings, versions []report.Differenc
 	}
 	for _, k := range unionKeys(sa, sb) {
 		if sa[k] != sb[k] {
-			settings = append(settings, report.Difference{Name: k, A: sa[k], B: sb[k]})
+			settings = append(settings, Difference{Name: k, A: sa[k], B: sb[k]})
 		}
 	}
 	for _, k := range unionKeys(a.Versions, b.Versions) {
 		if a.Versions[k] != b.Versions[k] {
-			versions = append(versions, report.Difference{Name: k, A: a.Versions[k], B: b.Versions[k]})
+			versions = append(versions, Difference{Name: k, A: a.Versions[k], B: b.Versions[k]})
 		}
 	}
 	return settings, versions
@@ -562,7 +561,7 @@ func unionKeys(a, b map[string]string) []string {
 
 // cacheDirs are the cache folders given and those the manifests name (relative ones from the
 // run's working folder).
-func cacheDirs(given []string, ms ...*runner.Manifest) []string {
+func cacheDirs(given []string, ms ...*runfolder.Manifest) []string {
 	out := slices.Clone(given)
 	for _, m := range ms {
 		if m == nil {
@@ -590,25 +589,25 @@ func shortKey(k string) string {
 }
 
 // missAdvice is what to do about each reason.
-func missAdvice(r report.MissReason) string {
+func missAdvice(r MissReason) string {
 	switch r {
-	case report.MissGraphDiffers:
+	case MissGraphDiffers:
 		return "the program changed between the runs: the cause says how; an entry can only serve the same graph"
-	case report.MissKeyOutsideGraph:
+	case MissKeyOutsideGraph:
 		return "keep the compile flags (XLA_FLAGS, LIBTPU_INIT_ARGS and --xla* arguments), compile options, jaxlib and backend " +
 			"versions and the devices the same between runs that share a cache"
-	case report.MissNeverWritten:
+	case MissNeverWritten:
 		return "lower jax_persistent_cache_min_compile_time_secs and jax_persistent_cache_min_entry_size_bytes (JAX writes only " +
 			"entries that took at least 1 s to compile by default), write from process 0, and initialise the cache before the first compilation"
-	case report.MissEvicted:
+	case MissEvicted:
 		return "raise jax_compilation_cache_max_size, or keep the cache folder between runs (a CI cache, a persistent volume)"
-	case report.MissUnreadable:
+	case MissUnreadable:
 		return "an entry written by another jaxlib or backend cannot be read: key the cache folder by version, or clear it after an upgrade"
-	case report.MissReadOnly:
+	case MissReadOnly:
 		return "make the cache folder writable for the run that fills it"
-	case report.MissNotInA:
+	case MissNotInA:
 		return "run A never compiled it: warm the cache with every program and shape the later run needs"
-	case report.MissNotLookedUp:
+	case MissNotLookedUp:
 		return "turn the persistent cache on in run B (" + frameworks.CacheAdvice() + ")"
 	}
 	return ""

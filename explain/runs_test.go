@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/diff"
-	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // keyOf is a JAX persistent-cache key of module m (its hash part made from tag).
@@ -54,7 +53,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 }
 
 // compareRuns runs Runs on two logs (and dumps) and returns B's one verdict.
-func compareRuns(t *testing.T, a, b report.RunSide, caches ...string) *report.ProgramVerdict {
+func compareRuns(t *testing.T, a, b RunSide, caches ...string) *ProgramVerdict {
 	t.Helper()
 	r, err := Runs(a, b, RunsOptions{Caches: caches})
 	if err != nil {
@@ -80,40 +79,40 @@ func TestRunsReasons(t *testing.T) {
 	for _, c := range []struct {
 		name, a, b string
 		caches     []string
-		reason     report.MissReason
+		reason     MissReason
 		quote      string
 		summary    string
 	}{
-		{"evicted", written, jaxRequest("f", "32,8", miss("jit_f", k), wrote("jit_f", k)), []string{cache}, report.MissEvicted, "", "no longer holds it"},
-		{"no folder given", written, jaxRequest("f", "32,8", miss("jit_f", k)), nil, report.MissUnknown, "", "--cache"},
-		{"unreadable", written, jaxRequest("f", "32,8", errRead, miss("jit_f", k), wrote("jit_f", k)), nil, report.MissUnreadable, "Error reading", "could not read"},
-		{"read-only", jaxRequest("f", "32,8", miss("jit_f", k), errWrite), jaxRequest("f", "32,8", miss("jit_f", k)), nil, report.MissReadOnly, "Read-only", "read-only"},
-		{"never written, not said why", jaxRequest("f", "32,8", miss("jit_f", k)), jaxRequest("f", "32,8", miss("jit_f", k)), nil, report.MissNeverWritten, "", "no write"},
-		{"not in A", jaxRequest("g", "32,8", miss("jit_g", keyOf("jit_g", "cd"))), jaxRequest("f", "32,8", miss("jit_f", k)), nil, report.MissNotInA, "", "never compiled jit_f"},
-		{"not looked up", written, jaxRequest("f", "32,8"), nil, report.MissNotLookedUp, "", "no cache lookup"},
-		{"signatures", written, jaxRequest("f", "24,8", miss("jit_f", keyOf("jit_f", "ef"))), nil, report.MissGraphDiffers, "", "batch size"},
-		{"unknown", written, jaxRequest("f", "32,8", miss("jit_f", keyOf("jit_f", "ef"))), nil, report.MissUnknown, "", "nothing says why"},
+		{"evicted", written, jaxRequest("f", "32,8", miss("jit_f", k), wrote("jit_f", k)), []string{cache}, MissEvicted, "", "no longer holds it"},
+		{"no folder given", written, jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissUnknown, "", "--cache"},
+		{"unreadable", written, jaxRequest("f", "32,8", errRead, miss("jit_f", k), wrote("jit_f", k)), nil, MissUnreadable, "Error reading", "could not read"},
+		{"read-only", jaxRequest("f", "32,8", miss("jit_f", k), errWrite), jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissReadOnly, "Read-only", "read-only"},
+		{"never written, not said why", jaxRequest("f", "32,8", miss("jit_f", k)), jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissNeverWritten, "", "no write"},
+		{"not in A", jaxRequest("g", "32,8", miss("jit_g", keyOf("jit_g", "cd"))), jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissNotInA, "", "never compiled jit_f"},
+		{"not looked up", written, jaxRequest("f", "32,8"), nil, MissNotLookedUp, "", "no cache lookup"},
+		{"signatures", written, jaxRequest("f", "24,8", miss("jit_f", keyOf("jit_f", "ef"))), nil, MissGraphDiffers, "", "batch size"},
+		{"unknown", written, jaxRequest("f", "32,8", miss("jit_f", keyOf("jit_f", "ef"))), nil, MissUnknown, "", "nothing says why"},
 	} {
 		a := c.a
 		if !strings.HasPrefix(a, dir) {
 			a = writeFile(t, dir, c.name+"-a.log", a)
 		}
 		b := writeFile(t, dir, c.name+"-b.log", c.b)
-		v := compareRuns(t, report.RunSide{Path: a, Logs: []string{a}}, report.RunSide{Path: b, Logs: []string{b}}, c.caches...)
-		if v.Served || v.Reason != c.reason || !strings.Contains(v.Summary, c.summary) || v.Advice == "" && c.reason != report.MissUnknown {
+		v := compareRuns(t, RunSide{Path: a, Logs: []string{a}}, RunSide{Path: b, Logs: []string{b}}, c.caches...)
+		if v.Served || v.Reason != c.reason || !strings.Contains(v.Summary, c.summary) || v.Advice == "" && c.reason != MissUnknown {
 			t.Errorf("%s: %s: %s (advice %q), want %s (%q)", c.name, v.Reason, v.Summary, v.Advice, c.reason, c.summary)
 		}
 		if (v.Quote != nil) != (c.quote != "") || v.Quote != nil && !strings.Contains(v.Quote.Text, c.quote) {
 			t.Errorf("%s: quote %+v, want %q", c.name, v.Quote, c.quote)
 		}
-		if c.reason == report.MissGraphDiffers && (v.Cause == nil || v.Cause.Kind != diff.CauseBatchSize || v.CauseFrom != "signature") {
+		if c.reason == MissGraphDiffers && (v.Cause == nil || v.Cause.Kind != diff.CauseBatchSize || v.CauseFrom != "signature") {
 			t.Errorf("%s: cause %+v from %q", c.name, v.Cause, v.CauseFrom)
 		}
 	}
 	// The entry is in the folder: B looked elsewhere.
 	os.WriteFile(filepath.Join(cache, k+"-cache"), []byte("x"), 0o644)
 	b := writeFile(t, dir, "present-b.log", jaxRequest("f", "32,8", miss("jit_f", k)))
-	if v := compareRuns(t, report.RunSide{Logs: []string{written}}, report.RunSide{Logs: []string{b}}, cache); v.Reason != report.MissUnknown ||
+	if v := compareRuns(t, RunSide{Logs: []string{written}}, RunSide{Logs: []string{b}}, cache); v.Reason != MissUnknown ||
 		!strings.Contains(v.Summary, "holds it") {
 		t.Errorf("present: %s: %s", v.Reason, v.Summary)
 	}
@@ -126,7 +125,7 @@ func TestRunsSaved(t *testing.T) {
 	k := keyOf("jit_f", "ab")
 	a := writeFile(t, dir, "a.log", jaxRequest("f", "32,8", miss("jit_f", k), wrote("jit_f", k)))
 	b := writeFile(t, dir, "b.log", strings.ReplaceAll(jaxRequest("f", "32,8", hit("jit_f", k)), "0.25 sec", "0.05 sec"))
-	v := compareRuns(t, report.RunSide{Logs: []string{a}}, report.RunSide{Logs: []string{b}})
+	v := compareRuns(t, RunSide{Logs: []string{a}}, RunSide{Logs: []string{b}})
 	if !v.Served || v.Saved != 200*time.Millisecond || v.SavedFrom != "log" || v.Reason != "" {
 		t.Errorf("saved by A's entry: %+v", v)
 	}
@@ -138,7 +137,7 @@ func TestRunsSaved(t *testing.T) {
 	cache := filepath.Join(dir, "cache")
 	writeFile(t, cache, k+"-cache", z.String())
 	other := writeFile(t, dir, "other.log", jaxRequest("g", "2", miss("jit_g", keyOf("jit_g", "cd"))))
-	v = compareRuns(t, report.RunSide{Logs: []string{other}}, report.RunSide{Logs: []string{b}}, cache)
+	v = compareRuns(t, RunSide{Logs: []string{other}}, RunSide{Logs: []string{b}}, cache)
 	if !v.Served || v.Saved != 4950*time.Millisecond || v.SavedFrom != "cache entry" {
 		t.Errorf("saved by an older entry: %+v", v)
 	}
@@ -152,7 +151,7 @@ func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 	src := "../testdata/runs/jax-0.12/cache-xla-flag"
 	dir := t.TempDir()
 	strip := regexp.MustCompile(`(?m)^.*jax\._src\.cache_key.*\n`)
-	var sides [2]report.RunSide
+	var sides [2]RunSide
 	for i, n := range []string{"1", "2"} {
 		b, err := os.ReadFile(filepath.Join(src, "run"+n+".log"))
 		if err != nil {
@@ -163,28 +162,28 @@ func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 			t.Fatal("the cache-key lines were not there, or are still there")
 		}
 		log := writeFile(t, dir, "run"+n+".log", stripped)
-		sides[i] = report.RunSide{Logs: []string{log}, Dump: filepath.Join(src, "dump"+n)}
+		sides[i] = RunSide{Logs: []string{log}, Dump: filepath.Join(src, "dump"+n)}
 	}
 	v := compareRuns(t, sides[0], sides[1])
-	if v.Reason != report.MissKeyOutsideGraph || v.Component != "" || !strings.Contains(v.Summary, "JAX_DEBUG_LOG_MODULES") {
+	if v.Reason != MissKeyOutsideGraph || v.Component != "" || !strings.Contains(v.Summary, "JAX_DEBUG_LOG_MODULES") {
 		t.Errorf("no manifests: %s %q: %s", v.Reason, v.Component, v.Summary)
 	}
 	for i, flags := range []string{"--xla_dump_to=/r1/dump --xla_dump_hlo_as_text", "--xla_cpu_enable_fast_min_max=true --xla_dump_to=/r2/dump"} {
-		m := &runner.Manifest{Version: 1, Settings: []runner.Setting{{Name: "XLA_FLAGS", Value: flags}},
+		m := &runfolder.Manifest{Version: 1, Settings: []runfolder.Setting{{Name: "XLA_FLAGS", Value: flags}},
 			Versions: map[string]string{"jax": "0.12.0.1"}, FirstStepSeconds: -1}
 		d := filepath.Join(dir, fmt.Sprint("m", i))
 		os.MkdirAll(d, 0o755)
-		if err := runner.WriteManifest(d, m); err != nil {
+		if err := runfolder.WriteManifest(d, m); err != nil {
 			t.Fatal(err)
 		}
-		sides[i].Manifest = filepath.Join(d, runner.ManifestName)
+		sides[i].Manifest = filepath.Join(d, runfolder.ManifestName)
 	}
 	r, err := Runs(sides[0], sides[1], RunsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v = r.Programs[0]
-	if v.Reason != report.MissKeyOutsideGraph || v.Component != "XLA flags" || len(v.Changed) != 1 ||
+	if v.Reason != MissKeyOutsideGraph || v.Component != "XLA flags" || len(v.Changed) != 1 ||
 		!strings.Contains(v.Changed[0], "(none) → --xla_cpu_enable_fast_min_max=true") {
 		t.Errorf("manifests: %s %q %q: %s", v.Reason, v.Component, v.Changed, v.Summary)
 	}
@@ -198,7 +197,7 @@ func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 func TestOpenSide(t *testing.T) {
 	run := "../testdata/runs/jax-0.12/partial-batch"
 	s, err := OpenSide(run, nil, "")
-	if err != nil || len(s.Logs) != 1 || filepath.Base(s.Logs[0]) != runner.LogName || s.Dump != filepath.Join(run, "dump") || !HasLogs(s) {
+	if err != nil || len(s.Logs) != 1 || filepath.Base(s.Logs[0]) != runfolder.LogName || s.Dump != filepath.Join(run, "dump") || !HasLogs(s) {
 		t.Errorf("run folder: %+v, %v", s, err)
 	}
 	dump := filepath.Join(run, "dump")
@@ -238,7 +237,7 @@ func TestRunsDumpsAsDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Runs(report.RunSide{Path: a, Dump: a}, report.RunSide{Path: b, Dump: b}, RunsOptions{Options: opt})
+	r, err := Runs(RunSide{Path: a, Dump: a}, RunSide{Path: b, Dump: b}, RunsOptions{Options: opt})
 	if err != nil {
 		t.Fatal(err)
 	}

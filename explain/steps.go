@@ -44,7 +44,7 @@ func stepsAfter(path string, lines []int, re *regexp.Regexp) map[int]int {
 	next := 0      // the next of want to reach
 	eachLineHead(f, func(n int, head []byte) bool {
 		if len(open) > 0 {
-			if m := re.FindSubmatch(head); m != nil && len(m) > 1 {
+			if m := re.FindSubmatch(head); len(m) > 1 {
 				if s, e := strconv.Atoi(string(bytes.TrimSpace(m[1]))); e == nil {
 					for _, l := range open {
 						out[l] = s

@@ -1,14 +1,3 @@
-// Package hlo reads the HLO text that XLA prints (the long, short and hybrid print forms),
-// prints it back in one canonical form, and computes a normalised fingerprint that ignores
-// everything that changes between two compilations of the same graph (names, .N suffixes,
-// metadata, comments, module ids) and sees everything else.
-//
-// Parse follows XLA's text grammar (hlo_parser.cc): besides the print forms it reads what
-// XLA's parser reads (a single instruction, instructions nested as operands or written without
-// a shape, computations written inline) and refuses what that grammar refuses. It keeps going
-// after an error, like go/parser: it returns the partial module together with an ErrorList of
-// positioned errors (file:line:col: expected X, found Y). Unknown opcodes and attributes are
-// kept as they are, and what only XLA's checks of meaning refuse is accepted.
 package hlo
 
 import (

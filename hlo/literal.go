@@ -92,7 +92,7 @@ func (p *parser) literalValue(s Shape) bool {
 func (p *parser) denseLiteral(s Shape) bool {
 	rank := len(s.Dims)
 	var small [8]int64
-	seen := small[:0]
+	var seen []int64
 	if rank <= len(small) {
 		seen = small[:rank]
 	} else {

@@ -245,6 +245,7 @@ type retraceNote struct {
 	count    int
 }
 
+//lint:ignore U1000 called through mergeInto's type constraint (staticcheck misses the use)
 func (n *retraceNote) merge(o *retraceNote) {
 	n.count += o.count
 	n.file, n.line, n.detail = o.file, o.line, o.detail

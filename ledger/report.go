@@ -102,6 +102,8 @@ func appendCapped[T any](list, more []T, n int) []T {
 }
 
 // merge adds the account of the same family in a later process.
+//
+//lint:ignore U1000 called through mergeInto's type constraint (staticcheck misses the use)
 func (m *Module) merge(o *Module) {
 	for _, n := range o.Names {
 		m.Names = addText(m.Names, n)

@@ -1,19 +1,3 @@
-// Package logscan turns the text that XLA-based stacks print (TensorFlow and its Graphcore IPU
-// fork, Poplar, PopLibs, PopART, PopTorch, poprun, JAX, PyTorch/XLA) into typed compile, cache
-// and executable-load events.
-//
-// A Scanner reads one log as a stream of bytes and is used like bufio.Scanner:
-//
-//	s := logscan.NewScanner(r, "run.log", logscan.Options{Grammar: frameworks.Grammar()})
-//	for s.Scan() {
-//		ev := s.Event()
-//		...
-//	}
-//	if err := s.Err(); err != nil { ... }
-//
-// It works on bytes with a literal prefilter: only lines that contain one of a few rare anchor
-// strings are parsed at all, so memory stays bounded whatever the size of the log or the length
-// of a line. Bad lines never stop a scan; they become Warnings with a file and line.
 package logscan
 
 import "time"

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/recomp/recomp/explain"
 )
 
 // What guard --covered-by and guard --ranks-consistent add to the guard report, in every
@@ -10,7 +12,7 @@ import (
 // warm-up variant and the cause, variants not seen used), and the ranks' agreement.
 
 // CoverageHeadline says in one line how well the warm-up covered the run time.
-func (c *Coverage) CoverageHeadline() string {
+func CoverageHeadline(c *explain.Coverage) string {
 	s := fmt.Sprintf("the warm-up (%s) compiled %s (told apart by %s); they cover %d of %d run-time compilation(s)", c.Warmup,
 		plural(len(c.Variants), "variant", "variants"), byWords[c.By], c.Covered, c.Runtime)
 	if c.Runtime > 0 {
@@ -31,14 +33,14 @@ func (c *Coverage) CoverageHeadline() string {
 
 var byWords = map[string]string{"signature": "argument signature", "hash": "graph hash", "program": "program only"}
 
-func (u *Uncovered) stepText() string {
+func uncoveredStepText(u *explain.Uncovered) string {
 	if u.Step < 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (step %d)", u.Step)
 }
 
-func (v *Request) label() string {
+func requestLabel(v *explain.Request) string {
 	if v.Args != "" {
 		return v.Program + " " + v.Args
 	}
@@ -90,12 +92,12 @@ type VariantJSON struct {
 	Uses int `json:"uses"`
 }
 
-func variantDocument(v *WarmupVariant) VariantJSON {
+func variantDocument(v *explain.WarmupVariant) VariantJSON {
 	return VariantJSON{RequestJSON: RequestJSON(v.Request), Uses: v.Uses}
 }
 
 // CoverageDocument is the JSON of a coverage.
-func CoverageDocument(c *Coverage) *CoverageJSON {
+func CoverageDocument(c *explain.Coverage) *CoverageJSON {
 	doc := &CoverageJSON{Warmup: c.Warmup, Marker: c.Marker, By: c.By, Runtime: c.Runtime, Covered: c.Covered, Uncovered: []UncoveredJSON{},
 		Variants: []VariantJSON{}, Unused: len(c.Unused()), UseKnown: c.UseKnown, Notes: nonNil(c.Notes), Ratio: 1}
 	if c.Runtime > 0 {
@@ -116,7 +118,7 @@ func CoverageDocument(c *Coverage) *CoverageJSON {
 }
 
 // guardExtrasDocument adds coverage and ranks to guard's document.
-func guardExtrasDocument(doc *ScanJSON, g *Guard) {
+func guardExtrasDocument(doc *ScanJSON, g *explain.Guard) {
 	if g.Coverage != nil {
 		doc.Coverage = CoverageDocument(g.Coverage)
 	}
@@ -128,8 +130,8 @@ func guardExtrasDocument(doc *ScanJSON, g *Guard) {
 
 // coverageSection is the run time held against its warm-up: each uncovered compilation with the
 // nearest warm-up variant and the cause, then the variants and how often each was seen used.
-func coverageSection(c *Coverage) Section {
-	sec := Section{ID: "coverage", Title: "Coverage by the warm-up", Note: c.CoverageHeadline()}
+func coverageSection(c *explain.Coverage) Section {
+	sec := Section{ID: "coverage", Title: "Coverage by the warm-up", Note: CoverageHeadline(c)}
 	if c.Marker != "" {
 		sec.Note += fmt.Sprintf("; the warm-up ends at the first line matching %q", c.Marker)
 	}
@@ -137,14 +139,14 @@ func coverageSection(c *Coverage) Section {
 		if i == maxCards {
 			break
 		}
-		card := Card{Title: fmt.Sprintf("uncovered %s:%d%s: %s", u.File, u.Line, u.stepText(), u.Program), Severity: "error",
+		card := Card{Title: fmt.Sprintf("uncovered %s:%d%s: %s", u.File, u.Line, uncoveredStepText(u), u.Program), Severity: "error",
 			Lines: []string{"arguments " + nonEmpty(u.Args, nonEmpty(u.Hash, "-"))}}
 		if u.Nearest != nil {
 			rel := ""
 			if u.PadTo {
 				rel = ", one the inputs can be padded to"
 			}
-			card.Lines = append(card.Lines, fmt.Sprintf("nearest warm-up variant%s: %s (%s:%d)", rel, u.Nearest.label(), u.Nearest.File, u.Nearest.Line))
+			card.Lines = append(card.Lines, fmt.Sprintf("nearest warm-up variant%s: %s (%s:%d)", rel, requestLabel(&u.Nearest.Request), u.Nearest.File, u.Nearest.Line))
 		}
 		if cs := u.Cause; cs != nil {
 			card.Causes = append(card.Causes, CardCause{Kind: causeKindLabel(cs.Kind), Summary: u.Summary, Evidence: groupEvidence(cs.Evidence)})
@@ -162,7 +164,7 @@ func coverageSection(c *Coverage) Section {
 		if i == maxRows {
 			break
 		}
-		t.add(v.Uses == 0 && c.UseKnown, v.label(), fmt.Sprintf("%s:%d", v.File, v.Line), strconv.Itoa(v.Uses))
+		t.add(v.Uses == 0 && c.UseKnown, requestLabel(&v.Request), fmt.Sprintf("%s:%d", v.File, v.Line), strconv.Itoa(v.Uses))
 	}
 	sec.Table = t
 	for _, n := range c.Notes {

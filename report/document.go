@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
@@ -143,19 +144,19 @@ var statusTone = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}
 // document builds the document of a report.
 func document(r Report) *Document {
 	switch r := r.(type) {
-	case *Scan:
+	case *explain.Scan:
 		return scanDoc(r, "recomp scan", false)
-	case *Guard:
+	case *explain.Guard:
 		return guardDoc(r)
-	case *Diff:
+	case *explain.Diff:
 		return diffDoc(r)
 	case *Cache:
 		return cacheDoc(r)
-	case *Run:
+	case *explain.Run:
 		return runDoc(r)
-	case *RunsDiff:
+	case *explain.RunsDiff:
 		return runsDoc(r)
-	case *Ranks:
+	case *explain.Ranks:
 		return ranksDoc(r)
 	}
 	return &Document{Title: fmt.Sprintf("no document for %T", r)}
@@ -163,7 +164,7 @@ func document(r Report) *Document {
 
 // scanDoc is the document of what logs say: the answer, the user's lines, the sizes to pad
 // to, findings, the timeline, the module families and the inputs.
-func scanDoc(s *Scan, title string, dumped bool) *Document {
+func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	rep, sm := s.Ledger, s.Ledger.Summary
 	var lines, warnings int
 	var bytes int64
@@ -534,7 +535,7 @@ func (p *Document) findings(fs []ledger.Finding, v *verdict.Result, dumped bool)
 	}
 }
 
-func guardDoc(g *Guard) *Document {
+func guardDoc(g *explain.Guard) *Document {
 	p := scanDoc(g.Scan, "recomp guard", false)
 	p.gate(g.Gate)
 	// what --covered-by and --ranks-consistent add, after the gate's failures
@@ -547,11 +548,11 @@ func guardDoc(g *Guard) *Document {
 		extra = append(extra, coverageSection(c))
 	}
 	if r := g.Ranks; r != nil {
-		for _, sec := range r.sections(&p.Omitted) {
+		for _, sec := range ranksSections(r, &p.Omitted) {
 			sec.ID = "ranks-" + sec.ID
 			extra = append(extra, sec)
 		}
-		extra[len(extra)-1].Note = r.RanksHeadline()
+		extra[len(extra)-1].Note = RanksHeadline(r)
 	}
 	p.Sections = slices.Insert(p.Sections, at, extra...)
 	return p
@@ -596,9 +597,9 @@ func (p *Document) gate(gr *gate.Result) {
 	}
 }
 
-func diffDoc(d *Diff) *Document {
+func diffDoc(d *explain.Diff) *Document {
 	same, differ := d.Counts()
-	p := &Document{Title: "recomp " + d.command(),
+	p := &Document{Title: "recomp " + commandOf(d),
 		Headline: fmt.Sprintf("%s compared: %d differ, %d identical", plural(len(d.Pairs), "pair", "pairs"), differ, same)}
 	if n := len(d.UnpairedA) + len(d.UnpairedB); n > 0 {
 		p.Headline += fmt.Sprintf(", %d unpaired", n)
@@ -658,11 +659,11 @@ func diffDoc(d *Diff) *Document {
 
 // pairGroup is a compared pair and the pairs after it that tell the same story.
 type pairGroup struct {
-	first *DiffPair
-	rest  []*DiffPair
+	first *explain.DiffPair
+	rest  []*explain.DiffPair
 }
 
-func groupPairs(pairs []*DiffPair) []pairGroup {
+func groupPairs(pairs []*explain.DiffPair) []pairGroup {
 	var gs []pairGroup
 	for i := 0; i < len(pairs); {
 		g := pairGroup{first: pairs[i]}
@@ -679,7 +680,7 @@ func groupPairs(pairs []*DiffPair) []pairGroup {
 
 // sameStory says whether pair b tells what pair a told: the same program, both identical or
 // the same causes in the same order with the same advice, and no text diff of its own to show.
-func sameStory(a, b *DiffPair) bool {
+func sameStory(a, b *explain.DiffPair) bool {
 	ca, cb := a.Result.Causes, b.Result.Causes
 	if a.Label() != b.Label() || len(ca) != len(cb) || len(ca) == 0 || a.Result.Identical != b.Result.Identical || b.Text != nil {
 		return false
@@ -742,7 +743,7 @@ func (p *Document) pairSections(id, title string, groups []pairGroup, onlyDiffer
 	}
 }
 
-func pairCard(pr *DiffPair) Card {
+func pairCard(pr *explain.DiffPair) Card {
 	r := pr.Result
 	c := Card{Title: pr.Label(), Severity: "error", Lines: []string{pr.A.Path + " → " + pr.B.Path}, Notes: slices.Clone(r.Notes)}
 	if r.Identical {
@@ -810,7 +811,7 @@ func groupEvidence(ev []string) []string {
 	return out
 }
 
-func runDoc(r *Run) *Document {
+func runDoc(r *explain.Run) *Document {
 	title := "recomp run"
 	p := scanDoc(r.Scan, title, r.Explain != nil)
 	p.Headline = runHeadline(r)
@@ -868,7 +869,7 @@ func runDoc(r *Run) *Document {
 // logging on, so the question is not the settings but what the command did — it failed before
 // compiling, or compiled nothing through an XLA stack, or sent the framework's logging
 // elsewhere.
-func (p *Document) noEvidenceInRun(r *Run) {
+func (p *Document) noEvidenceInRun(r *explain.Run) {
 	m := r.Manifest
 	var frameworks []string
 	for _, s := range m.Settings {

@@ -13,11 +13,12 @@ import (
 
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 func TestLineGuard(t *testing.T) {
@@ -111,7 +112,7 @@ func reportsWith(t testing.TB, s string) map[string]Report {
 	}
 	g.Problems = []string{s}
 	g.Reason = s
-	scan := &Scan{Scan: ledger.Scan{Inputs: []ledger.Input{{Path: s, Warnings: []logscan.Warning{{File: s, Line: 1, Message: s}}, WarningCount: 1, ReadError: s}},
+	scan := &explain.Scan{Scan: ledger.Scan{Inputs: []ledger.Input{{Path: s, Warnings: []logscan.Warning{{File: s, Line: 1, Message: s}}, WarningCount: 1, ReadError: s}},
 		Ledger: rep, Events: events, EventCount: len(events)}}
 
 	file := func() *diff.DumpFile {
@@ -120,26 +121,26 @@ func reportsWith(t testing.TB, s string) map[string]Report {
 	res := &diff.Result{Changes: []diff.Change{{Kind: diff.KindConstant, Computation: s, Instruction: s, OpName: s, Old: s, New: s}},
 		ChangeCount: 1, Causes: []diff.Cause{{Kind: diff.CauseConstant, Summary: s, Evidence: []string{s, s}, Advice: s}}, Notes: []string{s}}
 	same := &diff.Result{Identical: true, Causes: []diff.Cause{{Kind: diff.CauseIdentical, Summary: s, Advice: s}}}
-	pairs := []*DiffPair{
+	pairs := []*explain.DiffPair{
 		{Pair: &diff.Pair{A: file(), B: file(), PairedBy: diff.PairedByOrder, Result: res}, Group: s, HashA: s, HashB: s,
 			Text: &diff.TextDiff{Text: s + "\n" + s + "\n", Lines: []diff.DiffLine{{Op: 'c', Text: s}, {Op: '-', Text: s}, {Op: '+', Text: s + "x"}}, Notes: []string{s}}},
 		{Pair: &diff.Pair{A: file(), B: file(), PairedBy: diff.PairedBySimilarity, Result: res}},
 		{Pair: &diff.Pair{A: file(), B: file(), PairedBy: diff.PairedByFingerprint, Result: same}},
 	}
-	d := &Diff{Command: "explain", Pairs: pairs, UnpairedA: []string{s}, UnpairedB: []string{s},
-		Families: []Family{{Family: s, Files: []string{s, s}, LogCompilations: 2, LogHashes: []string{s}}},
+	d := &explain.Diff{Command: "explain", Pairs: pairs, UnpairedA: []string{s}, UnpairedB: []string{s},
+		Families: []explain.Family{{Family: s, Files: []string{s, s}, LogCompilations: 2, LogHashes: []string{s}}},
 		Problems: []diff.Problem{{Path: s, Line: 1, Col: 2, Message: s}, {Path: s, Message: s}}, Warnings: []string{s}}
 
 	inv := &cache.Inventory{Entries: []*cache.CacheEntry{{Dir: s, Name: s, Kind: cache.EntryJAX, Size: 10, ModTime: time.Unix(0, 0)}},
 		Count: 1, ByKind: map[cache.EntryKind]int{cache.EntryJAX: 1}, MissingMisses: []string{s}, Warnings: []string{s}}
-	man := &runner.Manifest{Command: []string{s, s}, WallSeconds: 2, ExitCode: 1, Signal: s, Versions: map[string]string{s: s},
-		Settings: []runner.Setting{{Name: s, Value: s, Effect: s}}, Caches: []runner.CacheSnapshot{{Dir: s}}, FirstStepSeconds: 1}
+	man := &runfolder.Manifest{Command: []string{s, s}, WallSeconds: 2, ExitCode: 1, Signal: s, Versions: map[string]string{s: s},
+		Settings: []runfolder.Setting{{Name: s, Value: s, Effect: s}}, Caches: []runfolder.CacheSnapshot{{Dir: s}}, FirstStepSeconds: 1}
 	return map[string]Report{
 		"scan":  scan,
-		"guard": &Guard{Scan: scan, Gate: g},
+		"guard": &explain.Guard{Scan: scan, Gate: g},
 		"diff":  d,
 		"cache": &Cache{Dirs: []string{s}, Inventory: inv, LogsGiven: true},
-		"run":   &Run{Folder: s, Manifest: man, Scan: scan, Explain: d, Gate: g},
+		"run":   &explain.Run{Folder: s, Manifest: man, Scan: scan, Explain: d, Gate: g},
 	}
 }
 
@@ -273,7 +274,7 @@ func TestRenderInert(t *testing.T) {
 func renderAllInert(t *testing.T, s string) {
 	t.Helper()
 	for name, r := range reportsWith(t, s) {
-		for _, f := range Formats(r.command()) {
+		for _, f := range Formats(commandOf(r)) {
 			for _, color := range []bool{false, true} {
 				if color && f != Text {
 					continue
@@ -327,8 +328,8 @@ func TestPrivateUseNeverColours(t *testing.T) {
 // encoded whole.
 func TestDiffJSONStreamed(t *testing.T) {
 	for _, s := range []string{"jit_f", hostileTexts[3], hostileTexts[11]} {
-		d := reportsWith(t, s)["diff"].(*Diff)
-		for _, pairs := range [][]*DiffPair{d.Pairs, d.Pairs[:1], nil} {
+		d := reportsWith(t, s)["diff"].(*explain.Diff)
+		for _, pairs := range [][]*explain.DiffPair{d.Pairs, d.Pairs[:1], nil} {
 			dd := *d
 			dd.Pairs = pairs
 			var streamed, whole bytes.Buffer

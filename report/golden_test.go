@@ -28,7 +28,7 @@ func TestGoldens(t *testing.T) {
 	ipuLog := runs + "ipu-partial-batch/run.log"
 	jax := runs + "jax-0.12/partial-batch/"
 	pairA, pairB := jax+"dump/module_0000.jit_train_step.before_optimizations.txt", jax+"dump/module_0002.jit_train_step.before_optimizations.txt"
-	scan := func(path string) *report.Scan {
+	scan := func(path string) *explain.Scan {
 		s, err := explain.Logs([]string{path}, ledger.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -36,14 +36,14 @@ func TestGoldens(t *testing.T) {
 		return s
 	}
 	ipu := scan(ipuLog)
-	dumps := func(a, b string, text bool) *report.Diff {
+	dumps := func(a, b string, text bool) *explain.Diff {
 		d, err := explain.Dumps(a, b, explain.Options{Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d
 	}
-	dump := func(dir, log string, text bool) *report.Diff {
+	dump := func(dir, log string, text bool) *explain.Diff {
 		d, err := explain.Dump(dir, []string{log}, explain.Options{Text: text})
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +57,7 @@ func TestGoldens(t *testing.T) {
 		formats []report.Format
 	}{
 		{"scan", ipu, append(all, report.HTML)},
-		{"guard", &report.Guard{Scan: ipu, Gate: gate.EvaluateScan(&ipu.Scan, gate.Options{})},
+		{"guard", &explain.Guard{Scan: ipu, Gate: gate.EvaluateScan(&ipu.Scan, gate.Options{})},
 			[]report.Format{report.Text, report.JSON, report.GitHub, report.JUnit, report.Markdown, report.HTML}},
 		{"diff", dumps(pairA, pairB, false), all},
 		{"diff", dumps(pairA, pairB, true), []report.Format{report.HTML}}, // the page shows the diffs

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/logscan"
 )
@@ -164,7 +165,7 @@ func eventTime(ev logscan.Event) string {
 }
 
 // ScanDocument is the JSON document of a scan.
-func ScanDocument(s *Scan) ScanJSON {
+func ScanDocument(s *explain.Scan) ScanJSON {
 	rep := s.Ledger
 	doc := ScanJSON{Version: JSONVersion, Processes: rep.Processes, EventCount: s.EventCount,
 		Inputs: inputsDocument(s), Modules: []ModuleJSON{}, Events: []EventJSON{}, Findings: []FindingJSON{}}
@@ -196,7 +197,7 @@ func ScanDocument(s *Scan) ScanJSON {
 }
 
 // inputsDocument is the inputs of a scan: each log with its size and warnings.
-func inputsDocument(s *Scan) []InputJSON {
+func inputsDocument(s *explain.Scan) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range s.Inputs {
 		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
@@ -292,7 +293,7 @@ func causeRef(c *diff.Cause) *CauseJSON {
 }
 
 // pairRef is the JSON of a compared pair a model may lack (nil for none).
-func pairRef(p *DiffPair) *PairJSON {
+func pairRef(p *explain.DiffPair) *PairJSON {
 	if p == nil {
 		return nil
 	}
@@ -323,7 +324,7 @@ type ProblemJSON struct {
 }
 
 // DiffDocument is the JSON document of a diff or explain.
-func DiffDocument(d *Diff) DiffJSON {
+func DiffDocument(d *explain.Diff) DiffJSON {
 	doc := DiffJSON{Version: JSONVersion, Pairs: []PairJSON{}, Unpaired: UnpairedJSON{A: nonNil(d.UnpairedA), B: nonNil(d.UnpairedB)},
 		Problems: []ProblemJSON{}, Warnings: nonNil(d.Warnings)}
 	for _, p := range d.Pairs {
@@ -340,7 +341,7 @@ func DiffDocument(d *Diff) DiffJSON {
 	return doc
 }
 
-func pairDocument(p *DiffPair) PairJSON {
+func pairDocument(p *explain.DiffPair) PairJSON {
 	r := p.Result
 	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.ModuleName, Family: p.Label(), PairedBy: string(p.PairedBy),
 		Identical: r.Identical, HashA: p.HashA, HashB: p.HashB, Matched: r.Matched, Added: r.Added, Removed: r.Removed,
@@ -365,8 +366,8 @@ func pairDocument(p *DiffPair) PairJSON {
 
 // diff writes the document of a diff or explain pair by pair: 100 000 pairs are never one
 // document in memory. The bytes are those writeJSON(DiffDocument(d)) would write.
-func writeDiffJSON(w io.Writer, d *Diff) error {
-	doc := DiffDocument(&Diff{Command: d.Command, UnpairedA: d.UnpairedA, UnpairedB: d.UnpairedB, Families: d.Families,
+func writeDiffJSON(w io.Writer, d *explain.Diff) error {
+	doc := DiffDocument(&explain.Diff{Command: d.Command, UnpairedA: d.UnpairedA, UnpairedB: d.UnpairedB, Families: d.Families,
 		Problems: d.Problems, Warnings: d.Warnings, Verdict: d.Verdict})
 	if len(d.Pairs) == 0 {
 		return writeJSON(w, doc)

@@ -1,126 +1,12 @@
-// Package report holds recomp's report models, one per command, and renders them in every
-// output format from one place: text for people, Markdown for CI comments, JSON for scripts
-// (a versioned contract), GitHub workflow annotations and JUnit XML for CI gates, and a
-// self-contained HTML page. A command fills its model once; Render picks the renderer of the
-// format. The package prints nothing on its own and reads no files.
 package report
 
 import (
 	"github.com/recomp/recomp/cache"
-	"github.com/recomp/recomp/diff"
-	"github.com/recomp/recomp/gate"
-	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/runner"
-	"github.com/recomp/recomp/verdict"
 )
-
-// Scan is the report of recomp scan: what the logs say about compiling, caching and loading
-// (ledger.ReadLogs reads them).
-type Scan struct {
-	ledger.Scan
-	// Verdict is what the run's compilations come to: the programs that compiled again, their
-	// cost, causes, lines and actions (nil when not made).
-	Verdict *verdict.Result
-}
-
-// Guard is the report of recomp guard: the scan and the gate's verdict.
-type Guard struct {
-	Scan *Scan
-	Gate *gate.Result
-	// Coverage is the run time held against its warm-up (--covered-by); Ranks the ranks lined
-	// up (--ranks-consistent). nil when not asked for.
-	Coverage *Coverage
-	Ranks    *Ranks
-}
-
-// Diff is the report of recomp diff and recomp explain.
-type Diff struct {
-	Command   string // "diff" or "explain"
-	Pairs     []*DiffPair
-	UnpairedA []string
-	UnpairedB []string
-	// Families are the module families of an explained dump (explain only).
-	Families []Family
-	// Problems are module files that could not be read or parsed; Warnings entries skipped.
-	Problems []diff.Problem
-	Warnings []string
-	// Verdict is what the dump and the logs come to, when logs were given (nil otherwise).
-	Verdict *verdict.Result
-}
-
-// DiffPair is one compared pair, with what the logs say about its two compilations.
-type DiffPair struct {
-	*diff.Pair
-	// Group is the program the pair belongs to when explain grouped the dump by the log's
-	// identities (a Python frame, a Keras step); "" when it is the module family.
-	Group        string
-	HashA, HashB string
-	// Text is the text diff when it was asked for.
-	Text *diff.TextDiff
-}
-
-// Label is how the pair's program is named: its group, else its module family.
-func (p *DiffPair) Label() string {
-	if p.Group != "" {
-		return p.Group
-	}
-	return p.B.Family
-}
-
-// Family is one module family of an explained dump.
-type Family struct {
-	Family          string
-	Files           []string
-	LogCompilations int
-	LogHashes       []string
-}
 
 // Cache is the report of recomp cache.
 type Cache struct {
 	Dirs      []string
 	Inventory *cache.Inventory
 	LogsGiven bool
-}
-
-// Differs reports whether anything paired differs or anything stayed unpaired.
-func (d *Diff) Differs() bool {
-	if len(d.UnpairedA)+len(d.UnpairedB) > 0 {
-		return true
-	}
-	for _, p := range d.Pairs {
-		if !p.Result.Identical {
-			return true
-		}
-	}
-	return false
-}
-
-// Counts returns how many pairs are identical and how many differ.
-func (d *Diff) Counts() (identical, differ int) {
-	for _, p := range d.Pairs {
-		if p.Result.Identical {
-			identical++
-		} else {
-			differ++
-		}
-	}
-	return identical, differ
-}
-
-// Run is the report of recomp run: how the command ran, what its log says, why its programs
-// were compiled again, and the gate's verdict when one was asked for.
-type Run struct {
-	Folder   string
-	Manifest *runner.Manifest
-	Scan     *Scan
-	Explain  *Diff        // nil when the run dumped no HLO
-	Gate     *gate.Result // nil without --guard
-}
-
-// CompileFraction is the share of the run's wall time spent compiling (0 when unknown).
-func (r *Run) CompileFraction() float64 {
-	if r.Manifest == nil || r.Manifest.WallSeconds <= 0 {
-		return 0
-	}
-	return r.Scan.Ledger.Summary.CompileTime.Seconds() / r.Manifest.WallSeconds
 }

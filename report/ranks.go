@@ -3,8 +3,9 @@ package report
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/recomp/recomp/explain"
 )
 
 // recomp ranks in every format: a headline (how many ranks, how many groups, who departed),
@@ -16,7 +17,7 @@ import (
 const maxTextRanks = 64
 
 // RanksHeadline says in one line whether the ranks agree.
-func (r *Ranks) RanksHeadline() string {
+func RanksHeadline(r *explain.Ranks) string {
 	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
 	if r.Consistent() {
 		return s + ": every rank made the same compile requests"
@@ -25,51 +26,18 @@ func (r *Ranks) RanksHeadline() string {
 	for _, d := range r.Divergences {
 		who = append(who, d.Rank)
 	}
-	return s + ": " + plural(len(who), "rank", "ranks") + " departed from the " + r.Reference() + " (" + RankRanges(who) + ")"
+	return s + ": " + plural(len(who), "rank", "ranks") + " departed from the " + r.Reference() + " (" + explain.RankRanges(who) + ")"
 }
 
-// Reference is what the reference group is called: the majority, unless it ties with another.
-func (r *Ranks) Reference() string {
-	if len(r.Groups) > 1 && len(r.Groups[1].Ranks) == len(r.Groups[0].Ranks) {
-		return "reference group"
-	}
-	return "majority"
-}
-
-// RankRanges writes rank names compactly: 0-511, 513-1023.
-func RankRanges(ranks []string) string {
-	var out []string
-	for i := 0; i < len(ranks); {
-		a, err := strconv.Atoi(ranks[i])
-		j := i + 1
-		if err == nil {
-			for j < len(ranks) {
-				b, err := strconv.Atoi(ranks[j])
-				if err != nil || b != a+(j-i) {
-					break
-				}
-				j++
-			}
-		}
-		if j-i > 2 {
-			out = append(out, ranks[i]+"-"+ranks[j-1])
-		} else {
-			out = append(out, ranks[i:j]...)
-		}
-		i = j
-	}
-	return strings.Join(out, ", ")
-}
-
-func (d *Divergence) stepText() string {
+func divergenceStepText(d *explain.Divergence) string {
 	if d.Step < 0 {
 		return ""
 	}
 	return fmt.Sprintf(", step %d", d.Step)
 }
 
-func (d *Divergence) what() string {
-	if d.Kind == DivergeMissing || d.Kind == DivergeLater {
+func divergenceWhat(d *explain.Divergence) string {
+	if d.Kind == explain.DivergeMissing || d.Kind == explain.DivergeLater {
 		return ""
 	}
 	if d.Compiled {
@@ -78,7 +46,7 @@ func (d *Divergence) what() string {
 	return " (served from the cache)"
 }
 
-func (s *Skew) text() string {
+func skewText(s *explain.Skew) string {
 	if s.Spread == 0 {
 		return fmt.Sprintf("none: the %d ranks with a clock started each compilation they share at the same time (largest spread 0ms)", s.RanksWithClock)
 	}
@@ -161,7 +129,7 @@ type SkewJSON struct {
 	RanksWithClock int     `json:"ranks_with_clock"`
 }
 
-func divergenceDocument(d *Divergence) *DivergenceJSON {
+func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
 	if d == nil {
 		return nil
 	}
@@ -171,7 +139,7 @@ func divergenceDocument(d *Divergence) *DivergenceJSON {
 }
 
 // RanksDocument is the JSON document of recomp ranks.
-func RanksDocument(r *Ranks) RanksJSON {
+func RanksDocument(r *explain.Ranks) RanksJSON {
 	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
 		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
 	for _, ri := range r.Ranks {
@@ -210,8 +178,8 @@ func RanksDocument(r *Ranks) RanksJSON {
 // ranksDoc is the document of recomp ranks: whether the ranks agree, then each rank's first
 // divergence with its cause, the groups, the ranks that compiled what the others got from the
 // cache, the compile-start skew, and one row per rank.
-func ranksDoc(r *Ranks) *Document {
-	p := &Document{Title: "recomp ranks", Headline: r.RanksHeadline()}
+func ranksDoc(r *explain.Ranks) *Document {
+	p := &Document{Title: "recomp ranks", Headline: RanksHeadline(r)}
 	p.Status, p.Tone = "CONSISTENT", "ok"
 	if !r.Consistent() {
 		p.Status, p.Tone = "DIVERGED", "bad"
@@ -227,19 +195,19 @@ func ranksDoc(r *Ranks) *Document {
 			p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("%d more ranks departed (listed below)", len(r.Divergences)-i)})
 			break
 		}
-		a := Answer{Tone: "bad", Text: fmt.Sprintf("rank %s departed at request %d%s: %s of %s%s", d.Rank, d.Index, d.stepText(), d.Kind, d.Program, d.what())}
+		a := Answer{Tone: "bad", Text: fmt.Sprintf("rank %s departed at request %d%s: %s of %s%s", d.Rank, d.Index, divergenceStepText(d), d.Kind, d.Program, divergenceWhat(d))}
 		if c := d.Cause; c != nil {
 			a.Text += ": " + c.Summary
 			a.Action = c.Advice
 		}
 		p.Answer = append(p.Answer, a)
 	}
-	p.Sections = r.sections(&p.Omitted)
+	p.Sections = ranksSections(r, &p.Omitted)
 	return p
 }
 
 // sections are the ranks' details, for recomp ranks and guard --ranks-consistent.
-func (r *Ranks) sections(omitted *[]string) []Section {
+func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
 	var out []Section
 	if len(r.Divergences) > 0 {
 		sec := Section{ID: "divergences", Title: "Where each rank departed"}
@@ -248,7 +216,7 @@ func (r *Ranks) sections(omitted *[]string) []Section {
 				*omitted = append(*omitted, fmt.Sprintf("%d more divergences (--format json lists them all)", len(r.Divergences)-i))
 				break
 			}
-			c := Card{Title: fmt.Sprintf("rank %s, request %d%s: %s of %s%s", d.Rank, d.Index, d.stepText(), d.Kind, d.Program, d.what()),
+			c := Card{Title: fmt.Sprintf("rank %s, request %d%s: %s of %s%s", d.Rank, d.Index, divergenceStepText(d), d.Kind, d.Program, divergenceWhat(d)),
 				Severity: "error", Lines: []string{d.Summary}}
 			if d.File != "" {
 				c.Lines = append(c.Lines, fmt.Sprintf("%s:%d", d.File, d.Line))
@@ -273,7 +241,7 @@ func (r *Ranks) sections(omitted *[]string) []Section {
 		if g.Majority {
 			name += " (" + r.Reference() + ")"
 		}
-		gt.add(!g.Majority, name, RankRanges(g.Ranks), strconv.Itoa(g.Requests), g.Digest)
+		gt.add(!g.Majority, name, explain.RankRanges(g.Ranks), strconv.Itoa(g.Requests), g.Digest)
 	}
 	out = append(out, Section{ID: "groups", Title: "Groups of ranks that made the same requests", Table: gt})
 	var items []string
@@ -285,7 +253,7 @@ func (r *Ranks) sections(omitted *[]string) []Section {
 		items = append(items, fmt.Sprintf("rank %s compiled %s (%s:%d) where the %s got it from the cache", m.Rank, m.Program, m.File, m.Line, r.Reference()))
 	}
 	if s := r.Skew; s != nil {
-		items = append(items, "compile-start skew: "+s.text())
+		items = append(items, "compile-start skew: "+skewText(s))
 	}
 	for _, w := range r.Warnings {
 		items = append(items, "warning: "+w)
@@ -301,7 +269,7 @@ func (r *Ranks) sections(omitted *[]string) []Section {
 		}
 		div := "-"
 		if d := ri.Divergence; d != nil {
-			div = fmt.Sprintf("request %d%s: %s", d.Index, d.stepText(), d.Kind)
+			div = fmt.Sprintf("request %d%s: %s", d.Index, divergenceStepText(d), d.Kind)
 		}
 		rt.add(ri.Divergence != nil, ri.Rank, ri.Process, strconv.Itoa(ri.Group+1), strconv.Itoa(ri.Sequence.Count), strconv.Itoa(ri.Compilations),
 			dur(ri.CompileTime), div)

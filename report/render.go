@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/atomicfile"
 )
 
@@ -34,20 +35,31 @@ type Style struct {
 }
 
 // Report is one of the report models: *Scan, *Guard, *Diff, *Cache, *Run, *RunsDiff, *Ranks.
-type Report interface{ command() string }
+type Report any
 
-func (*Scan) command() string  { return "scan" }
-func (*Guard) command() string { return "guard" }
-func (d *Diff) command() string {
-	if d.Command == "" {
+// commandOf is the command whose report r is ("" for a value that is not a report model).
+func commandOf(r Report) string {
+	switch r := r.(type) {
+	case *explain.Scan:
+		return "scan"
+	case *explain.Guard:
+		return "guard"
+	case *explain.Diff:
+		if r.Command == "" {
+			return "diff"
+		}
+		return r.Command
+	case *Cache:
+		return "cache"
+	case *explain.Run:
+		return "run"
+	case *explain.RunsDiff:
 		return "diff"
+	case *explain.Ranks:
+		return "ranks"
 	}
-	return d.Command
+	return ""
 }
-func (*Cache) command() string    { return "cache" }
-func (*Run) command() string      { return "run" }
-func (*RunsDiff) command() string { return "diff" }
-func (*Ranks) command() string    { return "ranks" }
 
 // layout is one output format: the reports it lays out (by command) and how it writes one.
 type layout struct {
@@ -62,7 +74,7 @@ var allReports = []string{"scan", "guard", "diff", "explain", "cache", "run", "r
 // report's document; JSON projects the model; GitHub annotations and JUnit XML are a gate's.
 var layouts = []layout{
 	{Text, allReports, func(w io.Writer, r Report, st Style) error {
-		if run, ok := r.(*Run); ok && run.Explain != nil {
+		if run, ok := r.(*explain.Run); ok && run.Explain != nil {
 			c := *run // the summary printed at the end of a run stays short: report.md and report.html keep the diffs
 			c.Explain = withoutTextDiffs(run.Explain)
 			r = &c
@@ -70,8 +82,8 @@ var layouts = []layout{
 		return writeText(w, document(r), st.Color)
 	}},
 	{JSON, allReports, func(w io.Writer, r Report, _ Style) error { return writeJSONReport(w, r) }},
-	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*Guard), st) }},
-	{JUnit, []string{"guard"}, func(w io.Writer, r Report, _ Style) error { return writeJUnit(w, r.(*Guard)) }},
+	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*explain.Guard), st) }},
+	{JUnit, []string{"guard"}, func(w io.Writer, r Report, _ Style) error { return writeJUnit(w, r.(*explain.Guard)) }},
 	{Markdown, allReports, func(w io.Writer, r Report, _ Style) error { return writeMarkdown(w, document(r)) }},
 	{HTML, allReports, func(w io.Writer, r Report, st Style) error { return writePage(w, document(r), st.Meta) }},
 }
@@ -103,7 +115,7 @@ func CheckFormat(command string, f Format) error {
 // Render writes r in format f. A write that fails (a closed pipe, a full device) is its error,
 // in every format.
 func Render(w io.Writer, f Format, r Report, st Style) error {
-	if err := CheckFormat(r.command(), f); err != nil {
+	if err := CheckFormat(commandOf(r), f); err != nil {
 		return err
 	}
 	var write func(io.Writer, Report, Style) error
@@ -156,7 +168,7 @@ var RunFiles = []struct {
 
 // WriteRunFiles writes the run's reports into its folder, each atomically: a failed write
 // leaves no truncated report.
-func WriteRunFiles(dir string, r *Run, st Style) error {
+func WriteRunFiles(dir string, r *explain.Run, st Style) error {
 	for _, f := range RunFiles {
 		var b bytes.Buffer
 		if err := Render(&b, f.Format, r, st); err != nil {

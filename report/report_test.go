@@ -10,17 +10,18 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // hostile is text a log can carry into a report: markup, a table separator, a GitHub workflow
 // command on a line of its own, a CDATA end, control bytes and an ANSI colour code.
 const hostile = "<script>alert(1)</script>|x]]>\n::set-output name=x::pwned\r\x00\x1b[31mred"
 
-func hostileGuard(t *testing.T) *Guard {
+func hostileGuard(t *testing.T) *explain.Guard {
 	t.Helper()
 	log := "Begin XLA compilation: <img_src=x_onerror=alert(1)>.1  (Hash: 0xa) for ordinal  0\n" +
 		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
@@ -38,17 +39,17 @@ func hostileGuard(t *testing.T) *Guard {
 	rep.Findings = append(rep.Findings, ledger.Finding{Severity: ledger.SeverityError, Kind: ledger.FindingRecompiled,
 		Module: hostile, Message: hostile, Advice: hostile})
 	scan.Inputs[0].Warnings, scan.Inputs[0].WarningCount = []logscan.Warning{{Line: 1, Message: hostile}}, 1
-	return &Guard{Scan: scan, Gate: g}
+	return &explain.Guard{Scan: scan, Gate: g}
 }
 
 // readLog reads a log the way recomp scan does.
-func readLog(t *testing.T, name, log string) *Scan {
+func readLog(t *testing.T, name, log string) *explain.Scan {
 	t.Helper()
 	s, err := ledger.ReadLogs([]ledger.Log{{Path: name, Reader: strings.NewReader(log)}}, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Scan{Scan: *s}
+	return &explain.Scan{Scan: *s}
 }
 
 func render(t *testing.T, f Format, r Report) string {
@@ -120,11 +121,11 @@ func TestHostileTextStaysInert(t *testing.T) {
 // TestEmptyReportsHaveNoNulls: every list of every JSON document is [] when empty.
 func TestEmptyReportsHaveNoNulls(t *testing.T) {
 	rep := ledger.Merge(ledger.Options{}, ledger.NewLedger(ledger.Options{}).Report())
-	scan := &Scan{Scan: ledger.Scan{Ledger: rep}}
+	scan := &explain.Scan{Scan: ledger.Scan{Ledger: rep}}
 	for name, r := range map[string]Report{
 		"scan":  scan,
-		"guard": &Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{})},
-		"diff":  &Diff{},
+		"guard": &explain.Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{})},
+		"diff":  &explain.Diff{},
 	} {
 		out := render(t, JSON, r)
 		if strings.Contains(out, "null") {
@@ -137,7 +138,7 @@ func TestFormatsOfEachCommand(t *testing.T) {
 	if err := CheckFormat("cache", GitHub); err == nil || !strings.Contains(err.Error(), "text, json, markdown, html") {
 		t.Errorf("cache github: %v", err)
 	}
-	if err := Render(&bytes.Buffer{}, JUnit, &Scan{}, Style{}); err == nil {
+	if err := Render(&bytes.Buffer{}, JUnit, &explain.Scan{}, Style{}); err == nil {
 		t.Error("scan has no junit format")
 	}
 }
@@ -196,7 +197,7 @@ func TestHTMLBounded(t *testing.T) {
 	if len(scan.Events) != ledger.MaxEvents || scan.EventCount <= ledger.MaxEvents {
 		t.Fatalf("events: %d listed of %d", len(scan.Events), scan.EventCount)
 	}
-	for name, r := range map[string]Report{"scan": scan, "guard": &Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{Loads: true})}} {
+	for name, r := range map[string]Report{"scan": scan, "guard": &explain.Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{Loads: true})}} {
 		page := render(t, HTML, r)
 		if len(page) > 1<<20 {
 			t.Errorf("%s: the page is %d KB", name, len(page)>>10)
@@ -217,10 +218,10 @@ func TestHTMLDiffsBounded(t *testing.T) {
 		lines = append(lines, diff.DiffLine{Op: '-', Text: fmt.Sprintf("%%multiply.%d = f32[32,1024]{1,0} multiply(f32[32,1024]{1,0} %%a.%d, f32[32,1024]{1,0} %%b.%d)", i, i, i)},
 			diff.DiffLine{Op: '+', Text: fmt.Sprintf("%%multiply.%d = f32[24,1024]{1,0} multiply(f32[24,1024]{1,0} %%a.%d, f32[24,1024]{1,0} %%b.%d)", i, i, i)})
 	}
-	d := &Diff{Command: "explain"}
+	d := &explain.Diff{Command: "explain"}
 	for i := 0; i < 60; i++ {
 		fam := fmt.Sprintf("jit_step_%d", i)
-		d.Pairs = append(d.Pairs, &DiffPair{Pair: &diff.Pair{
+		d.Pairs = append(d.Pairs, &explain.DiffPair{Pair: &diff.Pair{
 			A:      &diff.DumpFile{Path: fam + "/module_0001.txt", Family: fam},
 			B:      &diff.DumpFile{Path: fam + "/module_0002.txt", Family: fam},
 			Result: &diff.Result{ChangeCount: 2000, Causes: []diff.Cause{{Kind: diff.CauseBatchSize, Summary: "batch size changed 32 → 24"}}}},
@@ -243,7 +244,7 @@ func TestHTMLDiffsBounded(t *testing.T) {
 // recomp run switched on.
 func TestRunWithoutEvidence(t *testing.T) {
 	scan := readLog(t, "run.log", "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tqdm'\n")
-	settings := []runner.Setting{{Name: "JAX_LOG_COMPILES", Value: "1", Framework: "jax"}, {Name: "TF_CPP_MIN_LOG_LEVEL", Value: "2", Framework: "tf", Kept: true}}
+	settings := []runfolder.Setting{{Name: "JAX_LOG_COMPILES", Value: "1", Framework: "jax"}, {Name: "TF_CPP_MIN_LOG_LEVEL", Value: "2", Framework: "tf", Kept: true}}
 	for _, c := range []struct {
 		exit   int
 		signal string
@@ -253,8 +254,8 @@ func TestRunWithoutEvidence(t *testing.T) {
 		{-1, "interrupt", "the command was stopped (interrupt) before anything compiled"},
 		{0, "", "nothing compiled through an XLA stack, or its logging did not reach the command's output: run.log holds no compile line although recomp switched on the compile logging of jax"},
 	} {
-		man := &runner.Manifest{Command: []string{"python", "train.py"}, ExitCode: c.exit, Signal: c.signal, Settings: settings, FirstStepSeconds: -1}
-		got := render(t, Text, &Run{Folder: "runs/r1", Manifest: man, Scan: scan})
+		man := &runfolder.Manifest{Command: []string{"python", "train.py"}, ExitCode: c.exit, Signal: c.signal, Settings: settings, FirstStepSeconds: -1}
+		got := render(t, Text, &explain.Run{Folder: "runs/r1", Manifest: man, Scan: scan})
 		if !strings.Contains(got, c.want) || strings.Contains(got, "turn on the compile logging") || strings.Contains(got, "nothing in it says compile logging was on") {
 			t.Errorf("exit %d %s:\n%s", c.exit, c.signal, got)
 		}

@@ -5,13 +5,15 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/recomp/recomp/explain"
 )
 
 // The report of recomp run in each format: the run's own facts first (command, exit, wall
 // time, the share of it spent compiling, the time to the first step), then the scan, the
 // causes of the recompilations, and the gate.
 
-func runHeadline(r *Run) string {
+func runHeadline(r *explain.Run) string {
 	m := r.Manifest
 	s := fmt.Sprintf("%s exited %d after %s", shorten(strings.Join(m.Command, " "), 120), m.ExitCode, durSeconds(m.WallSeconds))
 	if m.Signal != "" {
@@ -20,7 +22,7 @@ func runHeadline(r *Run) string {
 	return s
 }
 
-func runFacts(r *Run) []string {
+func runFacts(r *explain.Run) []string {
 	m := r.Manifest
 	var out []string
 	if f := r.CompileFraction(); f > 0 && (r.Scan.Verdict == nil || r.Scan.Verdict.Compile == 0) {
@@ -60,9 +62,9 @@ type RunJSON struct {
 
 // withoutTextDiffs is the explanation without its line diffs: the summary printed at the end of
 // a run stays short, and report.md and report.html keep the diffs.
-func withoutTextDiffs(d *Diff) *Diff {
+func withoutTextDiffs(d *explain.Diff) *explain.Diff {
 	c := *d
-	c.Pairs = make([]*DiffPair, len(d.Pairs))
+	c.Pairs = make([]*explain.DiffPair, len(d.Pairs))
 	for i, p := range d.Pairs {
 		q := *p
 		q.Text = nil

@@ -33,7 +33,7 @@ func models(t *testing.T) map[string]report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rk, err := explain.Ranks(ledger.Files(logs), explain.RanksOptions{Dumps: dumps})
+	rk, err := explain.ReadRanks(ledger.Files(logs), explain.RanksOptions{Dumps: dumps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +43,10 @@ func models(t *testing.T) map[string]report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := explain.Coverage(s, s, explain.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
-	g := &report.Guard{Scan: &report.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, explain.CoverageFailures(c), gate.Options{})}
+	c := explain.CoverageOf(s, s, explain.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
+	g := &explain.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, explain.CoverageFailures(c), gate.Options{})}
 	out["guard --covered-by"] = g
-	rg := &report.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
+	rg := &explain.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
 	rg.Gate.AddDivergences(explain.DivergenceFailures(rk), gate.Options{})
 	out["guard --ranks-consistent"] = rg
 	return out
@@ -103,7 +103,7 @@ func TestAcrossFormats(t *testing.T) {
 // The ranks document is what a log pipeline ingests: one object per rank with its digest, and
 // each divergence inside the rank it belongs to.
 func TestRanksDocument(t *testing.T) {
-	doc := report.RanksDocument(models(t)["ranks"].(*report.Ranks))
+	doc := report.RanksDocument(models(t)["ranks"].(*explain.Ranks))
 	if len(doc.Ranks) != 2 || doc.Consistent || doc.Ranks[0].Diverged || !doc.Ranks[1].Diverged || doc.Ranks[1].Divergence == nil ||
 		*doc.Ranks[1].Divergence.Step != 3 || doc.Ranks[0].SequenceDigest == doc.Ranks[1].SequenceDigest || len(doc.Ranks[0].SequenceDigest) != 16 ||
 		doc.Groups[0].Size != 1 || !doc.Groups[0].Majority || doc.Skew != nil {

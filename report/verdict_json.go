@@ -3,6 +3,7 @@ package report
 import (
 	"io"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/verdict"
 )
 
@@ -110,22 +111,22 @@ func round3(f float64) float64 {
 // writeJSONReport writes the JSON document of a report.
 func writeJSONReport(w io.Writer, r Report) error {
 	switch r := r.(type) {
-	case *Scan:
+	case *explain.Scan:
 		return writeJSON(w, ScanDocument(r))
-	case *Guard:
+	case *explain.Guard:
 		doc := ScanDocument(r.Scan)
 		doc.Gate = GateDocument(r.Gate)
 		guardExtrasDocument(&doc, r)
 		return writeJSON(w, doc)
-	case *RunsDiff:
+	case *explain.RunsDiff:
 		return writeJSON(w, RunsDiffDocument(r))
-	case *Ranks:
+	case *explain.Ranks:
 		return writeJSON(w, RanksDocument(r))
-	case *Diff:
+	case *explain.Diff:
 		return writeDiffJSON(w, r)
 	case *Cache:
 		return writeJSON(w, CacheDocument(r))
-	case *Run:
+	case *explain.Run:
 		doc := RunJSON{Version: JSONVersion, Folder: r.Folder, Manifest: r.Manifest, CompileFraction: r.CompileFraction(), Scan: ScanDocument(r.Scan)}
 		if r.Explain != nil {
 			d := DiffDocument(r.Explain)

@@ -1,80 +1,36 @@
 // Package runner runs a training or serving command with the evidence recomp reads switched
 // on for every XLA stack it may use, keeps what the run leaves behind in a run folder (run.log
-// with the time each line arrived, the HLO dump, manifest.json), and finds those files again in
-// a run folder. It takes its writers and environment from the caller and prints nothing of
-// its own.
+// with the time each line arrived, the HLO dump, manifest.json; their format is runfolder's).
+// It takes its writers and environment from the caller and prints nothing of its own.
 package runner
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/runfolder"
 )
 
-// Framework selects whose evidence is switched on: a stack's name (frameworks.Names), or
-// FrameworkAuto for all of them.
-type Framework string
-
-// FrameworkAuto switches on every stack's evidence: a program may use several, and the others
-// ignore them.
-const FrameworkAuto Framework = "auto"
-
-// DumpMode says which HLO modules XLA dumps into the run folder.
-type DumpMode string
-
-// Dump modes.
-const (
-	DumpBefore DumpMode = "before" // the modules before optimisation: what recomp compares; the folder stays small
-	DumpAll    DumpMode = "all"    // everything XLA dumps
-	DumpNone   DumpMode = "none"   // no dump
-)
-
-// Setting is one environment variable recomp run sets (or leaves as the user set it).
+// Setting is one environment variable recomp run sets (or leaves as the user set it): what
+// the manifest keeps of it, and the lines it makes the stacks print.
 type Setting struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-	// Kept says the user had set it: recomp left the user's value (XLA_FLAGS is appended to).
-	Kept bool `json:"kept,omitempty"`
-	// Effect says what the setting costs or changes besides logging, when it does.
-	Effect string `json:"effect,omitempty"`
-	// Framework is the stack the setting is for ("" for every stack's: the dump, the probe).
-	Framework string `json:"framework,omitempty"`
+	runfolder.Setting
 
 	prints    []*regexp.Regexp // the lines the setting makes the stack print
 	continued []bool
 }
 
-// Comparable is the setting's value without what names its own run folder, as two runs are
-// compared: XLA_FLAGS without its dump flags (each run dumps into its own folder, and JAX
-// leaves them out of its cache keys), PYTHONPATH without the probe's folder, and nothing of
-// the probe's output file.
-func (s Setting) Comparable() string {
-	switch s.Name {
-	case "XLA_FLAGS":
-		var keep []string
-		for _, f := range strings.Fields(s.Value) {
-			if !strings.HasPrefix(f, "--xla_dump") {
-				keep = append(keep, f)
-			}
-		}
-		return strings.Join(keep, " ")
-	case "PYTHONPATH":
-		var keep []string
-		for _, d := range filepath.SplitList(s.Value) {
-			if filepath.Base(d) != probeDir {
-				keep = append(keep, d)
-			}
-		}
-		return strings.Join(keep, string(os.PathListSeparator))
-	case ProbeOutVar:
-		return ""
+// settingsOf is what the manifest keeps of the settings.
+func settingsOf(settings []Setting) []runfolder.Setting {
+	out := make([]runfolder.Setting, len(settings))
+	for i, s := range settings {
+		out[i] = s.Setting
 	}
-	return s.Value
+	return out
 }
 
 // QuietOf is what the settings recomp set (not the user's own) make the stacks print: kept out
@@ -95,8 +51,8 @@ func QuietOf(settings []Setting) *Quiet {
 // command runs with: env with those settings added. A variable the user set is kept as it is,
 // except XLA_FLAGS, to which the dump flags are appended (never replacing the user's flags),
 // and PYTHONPATH, before which the probe's folder goes. dumpDir is where XLA dumps HLO ("" or
-// DumpNone for no dump); probe is the run folder's probe (nil for none, see WriteProbe).
-func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []string) ([]Setting, []string) {
+// runfolder.DumpNone for no dump); probe is the run folder's probe (nil for none, see WriteProbe).
+func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, probe *Probe, env []string) ([]Setting, []string) {
 	have := map[string]string{}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -118,7 +74,7 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 			}
 			return
 		}
-		s := Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}
+		s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}}
 		if e.Prints != nil {
 			s.prints, s.continued = []*regexp.Regexp{e.Prints}, []bool{e.Continued}
 		}
@@ -133,9 +89,9 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 			add(f.Name, e)
 		}
 	}
-	if dump != DumpNone && dumpDir != "" {
+	if dump != runfolder.DumpNone && dumpDir != "" {
 		flags := "--xla_dump_to=" + dumpDir + " --xla_dump_hlo_as_text"
-		s := Setting{Name: "XLA_FLAGS", Value: flags, Effect: "XLA writes the HLO of every compilation into the run folder"}
+		s := Setting{Setting: runfolder.Setting{Name: "XLA_FLAGS", Value: flags, Effect: "XLA writes the HLO of every compilation into the run folder"}}
 		if v, ok := have["XLA_FLAGS"]; ok && strings.TrimSpace(v) != "" {
 			s.Value = strings.TrimSpace(v) + " " + flags
 			s.Effect += " (appended to your XLA_FLAGS)"
@@ -146,14 +102,14 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 		settings = append(settings, s)
 	}
 	if probe != nil {
-		s := Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: "recomp's probe (a sitecustomize) writes the program's own line of each JAX " +
+		s := Setting{Setting: runfolder.Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: "recomp's probe (a sitecustomize) writes the program's own line of each JAX " +
 			"compilation, each tf.function trace, and each Keras fit, evaluate and predict to probe.jsonl: a walk up the Python " +
-			"stack per compilation, nothing per step"}
+			"stack per compilation, nothing per step"}}
 		if v, ok := have["PYTHONPATH"]; ok && v != "" {
 			s.Value = probe.Dir + string(os.PathListSeparator) + v
 			s.Effect += " (put before your PYTHONPATH; your own sitecustomize still runs)"
 		}
-		settings = append(settings, s, Setting{Name: ProbeOutVar, Value: probe.Out})
+		settings = append(settings, s, Setting{Setting: runfolder.Setting{Name: runfolder.ProbeOutVar, Value: probe.Out}})
 	}
 	out := make([]string, 0, len(env)+len(settings))
 	for _, kv := range env {
@@ -161,10 +117,10 @@ func Evidence(fw Framework, dump DumpMode, dumpDir string, probe *Probe, env []s
 		if i, ok := set[k]; ok && !settings[i].Kept {
 			continue
 		}
-		if k == "XLA_FLAGS" && dump != DumpNone && dumpDir != "" {
+		if k == "XLA_FLAGS" && dump != runfolder.DumpNone && dumpDir != "" {
 			continue
 		}
-		if (k == "PYTHONPATH" || k == ProbeOutVar) && probe != nil {
+		if (k == "PYTHONPATH" || k == runfolder.ProbeOutVar) && probe != nil {
 			continue
 		}
 		out = append(out, kv)

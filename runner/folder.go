@@ -15,37 +15,8 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
-	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/runfolder"
 )
-
-// The files of a run folder.
-const (
-	LogName      = "run.log"
-	DumpName     = "dump"
-	ManifestName = "manifest.json"
-)
-
-// Folder is the files of a run folder.
-type Folder struct {
-	Dir, Log, Dump, Manifest string
-}
-
-// OpenFolder says whether path is a run folder (a folder with a run.log) and names its files;
-// Dump and Manifest are "" when the folder has none.
-func OpenFolder(path string) (Folder, bool) {
-	st, err := os.Stat(filepath.Join(path, LogName))
-	if err != nil || !st.Mode().IsRegular() {
-		return Folder{}, false
-	}
-	f := Folder{Dir: path, Log: filepath.Join(path, LogName)}
-	if st, err := os.Stat(filepath.Join(path, DumpName)); err == nil && st.IsDir() {
-		f.Dump = filepath.Join(path, DumpName)
-	}
-	if _, err := os.Stat(filepath.Join(path, ManifestName)); err == nil {
-		f.Manifest = filepath.Join(path, ManifestName)
-	}
-	return f, true
-}
 
 var reUnsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
@@ -85,7 +56,7 @@ func NewFolder(out, parent, name string, now time.Time) (string, error) {
 // DiscardFolder removes what recomp made of a run that could not start: its run.log and dump/,
 // and the folder itself unless keepDir (it was an empty folder the user named).
 func DiscardFolder(dir string, keepDir bool) error {
-	for _, name := range []string{LogName, DumpName, probeDir, ProbeName} {
+	for _, name := range []string{runfolder.LogName, runfolder.DumpName, runfolder.ProbeDir, runfolder.ProbeName} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}
@@ -107,83 +78,25 @@ func Name(command []string) string {
 	return filepath.Base(command[0])
 }
 
-// Manifest is a run folder's manifest.json: what ran, how, and what it left.
-type Manifest struct {
-	Version     int       `json:"version"`
-	Recomp      string    `json:"recomp"`
-	Command     []string  `json:"command"`
-	WorkDir     string    `json:"work_dir"`
-	Host        string    `json:"host"`
-	Framework   Framework `json:"framework"`
-	Dump        DumpMode  `json:"dump"`
-	Settings    []Setting `json:"settings"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	WallSeconds float64   `json:"wall_seconds"`
-	ExitCode    int       `json:"exit_code"`
-	Signal      string    `json:"signal,omitempty"`
-	Forwarded   []string  `json:"forwarded_signals"`
-	// HeldOpen says a process the command started kept its output open after the command
-	// exited; recomp stopped reading GraceSeconds later.
-	HeldOpen     bool              `json:"held_open,omitempty"`
-	GraceSeconds float64           `json:"grace_seconds,omitempty"`
-	OutputLines  int64             `json:"output_lines"`
-	OutputBytes  int64             `json:"output_bytes"`
-	Versions     map[string]string `json:"versions"`
-	Caches       []CacheSnapshot   `json:"caches"`
-	// FirstStepSeconds is the time from the start to the first line after the first
-	// compilation that names a step or an epoch (-1 when none does).
-	FirstStepSeconds float64 `json:"first_step_seconds"`
-}
-
-// WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file).
-func WriteManifest(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
-}
-
-// ReadManifest reads a folder's manifest.json.
-func ReadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return &m, nil
-}
-
-// CacheSnapshot is what an executable or persistent-cache folder held before and after the
-// run: counts and names, never contents.
-type CacheSnapshot struct {
-	Dir        string   `json:"dir"`
-	From       string   `json:"from"` // what names the folder (a variable, --cache)
-	Before     int      `json:"before"`
-	After      int      `json:"after"`
-	Added      []string `json:"added"` // the first maxListed names the run added
-	AddedCount int      `json:"added_count"`
+// CacheWatch takes the snapshot of a cache folder the run may write: the names in it before
+// the run, and what the run added.
+type CacheWatch struct {
+	runfolder.CacheSnapshot
 
 	names map[string]bool
 }
 
-const maxListed = 1000
-
 // CacheFolders finds the cache folders a run will use, from its environment and the folders
 // the user named.
-func CacheFolders(env []string, named []string) []*CacheSnapshot {
-	var out []*CacheSnapshot
+func CacheFolders(env []string, named []string) []*CacheWatch {
+	var out []*CacheWatch
 	seen := map[string]bool{}
 	add := func(dir, from string) {
 		if dir == "" || seen[dir] {
 			return
 		}
 		seen[dir] = true
-		out = append(out, &CacheSnapshot{Dir: dir, From: from})
+		out = append(out, &CacheWatch{CacheSnapshot: runfolder.CacheSnapshot{Dir: dir, From: from}})
 	}
 	for _, c := range frameworks.CacheFolders(env) {
 		add(c.Dir, c.From)
@@ -195,17 +108,17 @@ func CacheFolders(env []string, named []string) []*CacheSnapshot {
 }
 
 // TakeBefore takes the names in the folder before the run.
-func (c *CacheSnapshot) TakeBefore() {
+func (c *CacheWatch) TakeBefore() {
 	c.names = map[string]bool{}
 	c.Before = listNames(c.Dir, func(n string) { c.names[n] = true })
 }
 
 // TakeAfter counts the folder again and lists what the run added.
-func (c *CacheSnapshot) TakeAfter() {
+func (c *CacheWatch) TakeAfter() {
 	c.After = listNames(c.Dir, func(n string) {
 		if !c.names[n] {
 			c.AddedCount++
-			if len(c.Added) < maxListed {
+			if len(c.Added) < runfolder.MaxListed {
 				c.Added = append(c.Added, n)
 			}
 		}
@@ -291,34 +204,6 @@ func Versions(python string, env []string) map[string]string {
 	return v
 }
 
-var reStep = regexp.MustCompile(`(?i)\b(step|epoch|iter(ation)?)\b\s*[:=#]?\s*\d+`)
-
-// FirstStep returns the arrival time of the first line of a run.log at or after after that
-// names a step or an epoch ("Epoch 1/3", "step 0 loss 0.9"), or the zero time.
-func FirstStep(logPath string, after time.Time) time.Time {
-	f, err := os.Open(logPath)
-	if err != nil {
-		return time.Time{}
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxLine+64)
-	for sc.Scan() {
-		stamp, line, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339Nano, stamp)
-		if err != nil || t.Before(after) {
-			continue
-		}
-		if reStep.MatchString(line) {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
 // PruneDump keeps the modules dumped before optimisation (*.before_optimizations.txt) and
 // removes everything else XLA wrote into the run folder's own dump folder.
 func PruneDump(dump string) (removed int, err error) {
@@ -344,7 +229,7 @@ func PruneDump(dump string) (removed int, err error) {
 // Capture runs a command as Run does, writing what it prints to the run folder's run.log (each
 // line stamped with the time it arrived); opt.Log is set by Capture.
 func Capture(dir string, opt Options) (*Result, error) {
-	logf, err := os.Create(filepath.Join(dir, LogName))
+	logf, err := os.Create(filepath.Join(dir, runfolder.LogName))
 	if err != nil {
 		return nil, err
 	}
@@ -364,24 +249,24 @@ func Capture(dir string, opt Options) (*Result, error) {
 type RunInfo struct {
 	Command   []string
 	Recomp    string // recomp's version
-	Framework Framework
-	Dump      DumpMode
+	Framework runfolder.Framework
+	Dump      runfolder.DumpMode
 	Settings  []Setting
 	Env       []string // the command's environment (for the Python packages' versions)
-	Caches    []*CacheSnapshot
+	Caches    []*CacheWatch
 	Grace     time.Duration
 }
 
 // NewManifest is the manifest of a run that ended with res; it takes the caches' snapshots
 // after the run.
-func NewManifest(info RunInfo, res *Result) *Manifest {
+func NewManifest(info RunInfo, res *Result) *runfolder.Manifest {
 	wd, _ := os.Getwd()
 	host, _ := os.Hostname()
-	m := &Manifest{Version: 1, Recomp: info.Recomp, Command: info.Command, WorkDir: wd, Host: host,
-		Framework: info.Framework, Dump: info.Dump, Settings: info.Settings,
+	m := &runfolder.Manifest{Version: 1, Recomp: info.Recomp, Command: info.Command, WorkDir: wd, Host: host,
+		Framework: info.Framework, Dump: info.Dump, Settings: settingsOf(info.Settings),
 		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
 		Signal: res.Signal, Forwarded: res.Forwarded, OutputLines: res.Lines, OutputBytes: res.Bytes,
-		Versions: Versions(PythonOf(info.Command), info.Env), Caches: []CacheSnapshot{}, FirstStepSeconds: -1,
+		Versions: Versions(PythonOf(info.Command), info.Env), Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1,
 		HeldOpen: res.HeldOpen}
 	if m.Forwarded == nil {
 		m.Forwarded = []string{}
@@ -391,7 +276,7 @@ func NewManifest(info RunInfo, res *Result) *Manifest {
 	}
 	for _, cs := range info.Caches {
 		cs.TakeAfter()
-		m.Caches = append(m.Caches, *cs)
+		m.Caches = append(m.Caches, cs.CacheSnapshot)
 	}
 	if m.Versions == nil {
 		m.Versions = map[string]string{}

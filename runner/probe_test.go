@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/runfolder"
 )
 
 // The probe, in a real Python: it chains the user's own sitecustomize, waits for the program
@@ -38,14 +40,14 @@ func TestProbeInPython(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, env := Evidence(FrameworkAuto, DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + user + ":" + filepath.Join(dir, "lib", "site-packages")})
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + user + ":" + filepath.Join(dir, "lib", "site-packages")})
 	cmd := exec.Command(py, "train.py")
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "the user sitecustomize ran") || !strings.Contains(string(out), "done") {
 		t.Fatalf("%v: %s", err, out)
 	}
-	recs, err := ReadProbe(dir)
+	recs, err := runfolder.ReadProbe(dir)
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("records %+v, %v", recs, err)
 	}
@@ -64,7 +66,7 @@ func TestProbeInPython(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "done") {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if recs, _ := ReadProbe(dir); len(recs) != 0 {
+	if recs, _ := runfolder.ReadProbe(dir); len(recs) != 0 {
 		t.Errorf("RECOMP_PROBE=0 wrote %d records", len(recs))
 	}
 	if err := p.Remove(); err != nil {
@@ -108,13 +110,13 @@ func TestProbeKerasSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, env := Evidence(FrameworkAuto, DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
 	cmd := exec.Command(py, "train.py")
 	cmd.Dir, cmd.Env = dir, env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	recs, err := ReadProbe(dir)
+	recs, err := runfolder.ReadProbe(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,33 +128,5 @@ func TestProbeKerasSizes(t *testing.T) {
 	}
 	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4,predict_begin 0/0"; strings.Join(got, ",") != want {
 		t.Errorf("records %s, want %s", strings.Join(got, ","), want)
-	}
-}
-
-// What the probe wrote is read record by record: a line cut by a killed run, one that is not
-// JSON and one over 1 MiB (even one long line with a record's text at its end) are skipped,
-// and the records around them kept; a file without a final newline still gives its last one.
-func TestReadProbeSkipsBadLines(t *testing.T) {
-	dir := t.TempDir()
-	rec := func(line int) string {
-		return fmt.Sprintf(`{"framework":"jax","event":"compile","file":"/w/a.py","line":%d,"t":1}`, line)
-	}
-	text := rec(1) + "\n" + "not json\n" + strings.Repeat("x", 3<<20) + rec(99) + "\n" + rec(2) + "\n" + `{"framework":"jax","ev` + "\n" + rec(3)
-	if err := os.WriteFile(filepath.Join(dir, ProbeName), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := ReadProbe(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []int
-	for _, r := range recs {
-		lines = append(lines, r.Line)
-	}
-	if fmt.Sprint(lines) != "[1 2 3]" {
-		t.Errorf("records at lines %v, want [1 2 3]", lines)
-	}
-	if recs, err := ReadProbe(t.TempDir()); recs != nil || err != nil {
-		t.Errorf("no probe file: %v, %v", recs, err)
 	}
 }

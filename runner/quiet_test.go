@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/runfolder"
 )
 
 var testQuiet = &Quiet{
@@ -105,7 +107,7 @@ func TestQuietBlankLines(t *testing.T) {
 // settings: ordinary lines, and long lines full of capitals after spaces (each a place a glued
 // record could start), the worst case of gluedAt.
 func BenchmarkQuietWriter(b *testing.B) {
-	settings, _ := Evidence(FrameworkAuto, DumpNone, "", nil, nil)
+	settings, _ := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", nil, nil)
 	q := QuietOf(settings)
 	for _, c := range []struct {
 		name string
@@ -131,7 +133,7 @@ func BenchmarkQuietWriter(b *testing.B) {
 // expression matches: over every line of the example runs, the filter with them and without
 // them says the same. And they are found where they exist.
 func TestRequiredLiteralsAreRequired(t *testing.T) {
-	settings, _ := Evidence(FrameworkAuto, DumpNone, "", nil, nil)
+	settings, _ := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", nil, nil)
 	q := QuietOf(settings)
 	q.once.Do(q.compile)
 	withLiterals := 0

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Options describe a command to run.
@@ -63,7 +65,7 @@ type Result struct {
 
 // maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
 // so memory stays bounded whatever the command prints.
-const maxLine = 1 << 20
+const maxLine = runfolder.MaxLogLine
 
 // Run runs the command until it ends. Its output goes to Stdout/Stderr unchanged and to Log
 // line by line with arrival times; signals recomp receives are forwarded to it. The error is
@@ -220,8 +222,9 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 	return func() {
 		signal.Stop(ch)
 		close(done)
+		// Wait for a signal being recorded to be in res.Forwarded before the caller reads it.
 		mu.Lock()
-		mu.Unlock()
+		mu.Unlock() //lint:ignore SA2001 the empty section waits for the forwarding goroutine's append
 	}
 }
 

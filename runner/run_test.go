@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // syncBuffer is a bytes.Buffer several goroutines may write.
@@ -160,7 +161,7 @@ func TestNewFolderNeverOverwrites(t *testing.T) {
 }
 
 func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
-	settings, env := Evidence(FrameworkAuto, DumpBefore, "/runs/x/dump", nil, []string{"PATH=/bin", "JAX_LOG_COMPILES=0", "XLA_FLAGS=--xla_cpu_use_thunk_runtime=false"})
+	settings, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpBefore, "/runs/x/dump", nil, []string{"PATH=/bin", "JAX_LOG_COMPILES=0", "XLA_FLAGS=--xla_cpu_use_thunk_runtime=false"})
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -182,7 +183,7 @@ func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
 	}
 	// JAX's own settings and nothing else: compile logging, cache-miss explanations and the
 	// cache-key log that says why a persistent-cache entry was missed.
-	if _, env := Evidence(Framework(jax.Name), DumpNone, "", nil, nil); len(env) != len(jax.Framework.Settings) ||
+	if _, env := Evidence(runfolder.Framework(jax.Name), runfolder.DumpNone, "", nil, nil); len(env) != len(jax.Framework.Settings) ||
 		!slices.Contains(env, "JAX_DEBUG_LOG_MODULES=jax._src.cache_key") || !slices.Contains(env, "JAX_LOG_COMPILES=1") {
 		t.Errorf("jax without a dump: %v", env)
 	}
@@ -269,22 +270,5 @@ func TestClosedTerminalKeepsTheLog(t *testing.T) {
 	}
 	if res.ExitCode != 4 || strings.Count(log.String(), "line ") != 5 {
 		t.Errorf("exit %d, log %q", res.ExitCode, log.String())
-	}
-}
-
-// Two runs are compared on what their settings do, not on the run folders they name: the
-// dump flags, the probe's folder on PYTHONPATH and its output file are left out; the user's
-// own flags and folders stay.
-func TestSettingComparable(t *testing.T) {
-	for _, c := range []struct{ name, value, want string }{
-		{"XLA_FLAGS", "--xla_cpu_use_thunk_runtime=false --xla_dump_to=/r/a/dump --xla_dump_hlo_as_text", "--xla_cpu_use_thunk_runtime=false"},
-		{"PYTHONPATH", "/r/a/.recomp-probe:/home/u/src", "/home/u/src"},
-		{"PYTHONPATH", "/r/a/.recomp-probe", ""},
-		{ProbeOutVar, "/r/a/probe.jsonl", ""},
-		{"JAX_LOG_COMPILES", "1", "1"},
-	} {
-		if got := (Setting{Name: c.name, Value: c.value}).Comparable(); got != c.want {
-			t.Errorf("%s=%s: %q, want %q", c.name, c.value, got, c.want)
-		}
 	}
 }

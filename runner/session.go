@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // SessionOptions say how recomp run runs a command.
@@ -13,8 +14,8 @@ type SessionOptions struct {
 	// Out is the run folder the user named ("" for recomp-runs/<time>-<name>/).
 	Out       string
 	Command   []string
-	Framework Framework
-	Dump      DumpMode
+	Framework runfolder.Framework
+	Dump      runfolder.DumpMode
 	// Probe loads the Python probe (see WriteProbe); a probe that cannot be written is logged
 	// and left out.
 	Probe bool
@@ -43,7 +44,7 @@ type Session struct {
 	keep   bool // the folder was an empty one the user named: it stays whatever happens
 	dump   string
 	probe  *Probe
-	caches []*CacheSnapshot
+	caches []*CacheWatch
 	log    hclog.Logger
 }
 
@@ -60,7 +61,7 @@ func Prepare(opt SessionOptions) (*Session, error) {
 	}
 	s.Dir = dir
 	abs, _ := filepath.Abs(dir)
-	s.dump = filepath.Join(abs, DumpName)
+	s.dump = filepath.Join(abs, runfolder.DumpName)
 	if opt.Probe {
 		if s.probe, err = WriteProbe(abs); err != nil {
 			s.log.Warn("the probe could not be written: running without it", "error", err)
@@ -101,10 +102,10 @@ func (s *Session) Run(opt Options) (*Result, error) {
 // Manifest is the manifest of the run that ended with res (recomp is recomp's version, grace
 // the time output held open was read for); the caches are looked at again and a dump of the
 // modules before optimisation is pruned to them.
-func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *Manifest {
+func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *runfolder.Manifest {
 	m := NewManifest(RunInfo{Command: s.opt.Command, Recomp: recomp, Framework: s.opt.Framework, Dump: s.opt.Dump,
 		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace}, res)
-	if s.opt.Dump == DumpBefore {
+	if s.opt.Dump == runfolder.DumpBefore {
 		if n, err := PruneDump(s.dump); err != nil {
 			s.log.Warn("pruning the dump", "error", err)
 		} else {

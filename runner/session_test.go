@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/runfolder"
 )
 
 // A session makes the run folder, runs the command with recomp's settings into run.log,
@@ -14,7 +16,7 @@ import (
 func TestSession(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r1")
 	s, err := Prepare(SessionOptions{Out: out, Command: []string{"sh", "-c", `echo "jax $JAX_LOG_COMPILES"`}, Framework: "auto",
-		Dump: DumpBefore, Probe: true, Environ: []string{"PATH=" + os.Getenv("PATH")}, Start: time.Now()})
+		Dump: runfolder.DumpBefore, Probe: true, Environ: []string{"PATH=" + os.Getenv("PATH")}, Start: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +29,11 @@ func TestSession(t *testing.T) {
 		t.Fatal(err, res)
 	}
 	m := s.Manifest(res, "recomp (test)", time.Second)
-	logText, _ := os.ReadFile(filepath.Join(out, LogName))
+	logText, _ := os.ReadFile(filepath.Join(out, runfolder.LogName))
 	if !strings.Contains(string(logText), "jax 1") || stdout.String() != "jax 1\n" {
 		t.Errorf("run.log %q, output %q", logText, stdout.String())
 	}
-	if _, err := os.Stat(filepath.Join(out, probeDir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, runfolder.ProbeDir)); !os.IsNotExist(err) {
 		t.Errorf("the probe is left in the folder: %v", err)
 	}
 	if m.Recomp != "recomp (test)" || m.Command[0] != "sh" || m.ExitCode != 0 || len(m.Settings) != len(s.Settings) {
@@ -43,7 +45,7 @@ func TestSession(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "mine")
 	os.Mkdir(empty, 0o755)
 	for _, dir := range []string{filepath.Join(t.TempDir(), "r2"), empty} {
-		s, err := Prepare(SessionOptions{Out: dir, Command: []string{script}, Dump: DumpNone, Probe: true, Start: time.Now()})
+		s, err := Prepare(SessionOptions{Out: dir, Command: []string{script}, Dump: runfolder.DumpNone, Probe: true, Start: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
+	"github.com/recomp/recomp/report"
 )
 
 // The many-ranks benchmark: N rank logs of M MB each, made as they are read (there is no disk
@@ -160,7 +161,7 @@ func runRanks(ranks, mb, compiles int) error {
 		ranks, mb, float64(total)/(1<<30), 4*max(1, compiles/4), diverging)
 	fmt.Printf("machine: %d CPUs, %s/%s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	start := time.Now()
-	r, err := explain.Ranks(logs, explain.RanksOptions{})
+	r, err := explain.ReadRanks(logs, explain.RanksOptions{})
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func runRanks(ranks, mb, compiles int) error {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	fmt.Printf("recomp ranks: %.1f s for %d lines, %.2f GB/s, peak RSS %.1f MB (the whole process, generator included)\n",
 		elapsed.Seconds(), lines, float64(total)/(1<<30)/elapsed.Seconds(), float64(ru.Maxrss)/1024)
-	fmt.Printf("found: %s\n", r.RanksHeadline())
+	fmt.Printf("found: %s\n", report.RanksHeadline(r))
 	for _, d := range r.Divergences {
 		cause := "-"
 		if d.Cause != nil {

@@ -59,7 +59,7 @@ func (c *diffCmd) Run(e *env) error {
 
 // runsExit is the exit code of diff on two runs: 2 when a module could not be read, 1 when B
 // compiled anything A's cache did not serve (or the dumps differ), 0 otherwise.
-func runsExit(r *report.RunsDiff) error {
+func runsExit(r *explain.RunsDiff) error {
 	missed, _ := r.Missed()
 	switch {
 	case r.Dumps != nil && len(r.Dumps.Problems) > 0:
@@ -72,7 +72,7 @@ func runsExit(r *report.RunsDiff) error {
 
 // diffExit is the exit code of diff and explain: 2 when a module could not be read (the
 // answer may be incomplete), 1 when anything differs or stayed unpaired, 0 otherwise.
-func diffExit(d *report.Diff) error {
+func diffExit(d *explain.Diff) error {
 	switch {
 	case len(d.Problems) > 0:
 		return exitWith(exitUsage)

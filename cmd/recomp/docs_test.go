@@ -14,7 +14,7 @@ import (
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // TestJSONContractDocumented: every field of every JSON document recomp writes, and every value
@@ -53,7 +53,7 @@ func TestJSONContractDocumented(t *testing.T) {
 		}
 	}
 	for _, v := range []any{report.ScanJSON{Gate: &report.GateJSON{}}, report.GateJSON{}, report.DiffJSON{}, report.CacheJSON{},
-		report.RunJSON{}, runner.Manifest{}, gate.Baseline{}, report.RunsDiffJSON{}, report.RanksJSON{}, report.CoverageJSON{}} {
+		report.RunJSON{}, runfolder.Manifest{}, gate.Baseline{}, report.RunsDiffJSON{}, report.RanksJSON{}, report.CoverageJSON{}} {
 		walk(reflect.TypeOf(v), reflect.TypeOf(v).Name())
 	}
 
@@ -61,8 +61,8 @@ func TestJSONContractDocumented(t *testing.T) {
 	// cannot be added without documenting it.
 	kinds := map[string]string{
 		"../../logscan": "Kind Producer", "../../cache": "FindingKind Severity EntryKind",
-		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runner": "Framework DumpMode",
-		"../../report": "MissReason DivergenceKind",
+		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runfolder": "Framework DumpMode",
+		"../../explain": "MissReason DivergenceKind",
 	}
 	for dir, types := range kinds {
 		want := strings.Fields(types)
@@ -77,29 +77,34 @@ func TestJSONContractDocumented(t *testing.T) {
 // constValues returns the string values of the constants of the named types in a package.
 func constValues(t *testing.T, dir string, types []string) []string {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
+	for _, e := range entries {
+		if name := e.Name(); !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				id, ok := vs.Type.(*ast.Ident)
+				if !ok || !contains(types, id.Name) {
 					continue
 				}
-				for _, s := range g.Specs {
-					vs := s.(*ast.ValueSpec)
-					id, ok := vs.Type.(*ast.Ident)
-					if !ok || !contains(types, id.Name) {
-						continue
-					}
-					for _, v := range vs.Values {
-						if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							s, _ := strconv.Unquote(lit.Value)
-							out = append(out, s)
-						}
+				for _, v := range vs.Values {
+					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						s, _ := strconv.Unquote(lit.Value)
+						out = append(out, s)
 					}
 				}
 			}

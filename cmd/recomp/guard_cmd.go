@@ -7,7 +7,6 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
-	"github.com/recomp/recomp/report"
 )
 
 type guardCmd struct {
@@ -67,7 +66,7 @@ func (c *guardCmd) Run(e *env) error {
 		}
 		return c.writeBaseline(e, gopt.Logs, s)
 	}
-	g, err := explain.Guard(gopt)
+	g, err := explain.EvaluateGuard(gopt)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -84,7 +83,7 @@ func (c *guardCmd) Run(e *env) error {
 	return nil
 }
 
-func (c *guardCmd) writeBaseline(e *env, logs []string, s *report.Scan) error {
+func (c *guardCmd) writeBaseline(e *env, logs []string, s *explain.Scan) error {
 	b, err := gate.BaselineOf(&s.Scan)
 	if err != nil {
 		return usageErr("%v", err)

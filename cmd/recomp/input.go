@@ -6,7 +6,6 @@ import (
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
-	"github.com/recomp/recomp/report"
 )
 
 // checkInputs refuses what cannot be read as asked: stdin named twice.
@@ -18,7 +17,7 @@ func checkInputs(paths []string) error {
 }
 
 // scanLogs reads the logs into a scan report with its verdict (explain.Logs).
-func scanLogs(e *env, paths []string, opt ledger.ReadOptions) (*report.Scan, error) {
+func scanLogs(e *env, paths []string, opt ledger.ReadOptions) (*explain.Scan, error) {
 	opt.Stdin, opt.Log = e.stdin, e.log
 	s, err := explain.Logs(paths, opt)
 	if err != nil {

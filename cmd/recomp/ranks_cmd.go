@@ -57,7 +57,7 @@ func (c *ranksCmd) Run(e *env) error {
 	}
 	opt.Dumps, opt.Stage = dumps, c.Stage
 	opt.Read = ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
-	r, err := explain.Ranks(ledger.Files(logs), opt)
+	r, err := explain.ReadRanks(ledger.Files(logs), opt)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/runner"
 )
 
@@ -62,8 +63,8 @@ func (c *runCmd) Run(e *env) error {
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
-	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runner.Framework(c.Framework),
-		Dump: runner.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log})
+	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
+		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -93,11 +94,11 @@ func (c *runCmd) Run(e *env) error {
 	if c.Guard {
 		ro.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
 	}
-	r, err := explain.Run(dir, m, ro)
+	r, err := explain.Folder(dir, m, ro)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := runner.WriteManifest(dir, m); err != nil {
+	if err := runfolder.WriteManifest(dir, m); err != nil {
 		return err
 	}
 	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/report"
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // recomp run with a plain shell program: the run folder, its manifest and reports, the exit
@@ -26,7 +26,7 @@ func TestRunShellProgram(t *testing.T) {
 			t.Errorf("the run folder lacks %s", f)
 		}
 	}
-	m, err := runner.ReadManifest(filepath.Join(dir, "manifest.json"))
+	m, err := runfolder.ReadManifest(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestLiveRecompRun(t *testing.T) {
 			if !strings.Contains(stderr, "✗ "+c.family+" compiled 2× (1 after warm-up") {
 				t.Errorf("the terminal's answer:\n%s", stderr)
 			}
-			m, err := runner.ReadManifest(filepath.Join(dir, "manifest.json"))
+			m, err := runfolder.ReadManifest(filepath.Join(dir, "manifest.json"))
 			if err != nil || len(m.Versions) == 0 || m.FirstStepSeconds < 0 {
 				t.Errorf("manifest %+v (%v)", m, err)
 			}

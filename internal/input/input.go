@@ -15,7 +15,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Stdin is the path that names standard input.
@@ -224,7 +224,7 @@ func RunLog(path string) string {
 		return path
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if f, ok := runner.OpenFolder(path); ok {
+		if f, ok := runfolder.Open(path); ok {
 			return f.Log
 		}
 	}

@@ -1,6 +1,8 @@
-package report
+package explain
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/diff"
@@ -9,7 +11,7 @@ import (
 
 // The models of issue 22: two runs compared (why run B missed run A's cache), the ranks of one
 // job (which rank diverged), and a run time held against its warm-up (did warm-up cover it).
-// Their renderers are in runs.go, ranks.go and coverage.go.
+// Their layouts are in report (runs.go, ranks.go and coverage.go).
 
 // MissReason says why run B compiled a program run A's cache did not serve; the names are part
 // of the JSON contract.
@@ -230,6 +232,14 @@ type Ranks struct {
 // Consistent reports whether every rank made the same requests.
 func (r *Ranks) Consistent() bool { return len(r.Divergences) == 0 }
 
+// Reference is what the reference group is called: the majority, unless it ties with another.
+func (r *Ranks) Reference() string {
+	if len(r.Groups) > 1 && len(r.Groups[1].Ranks) == len(r.Groups[0].Ranks) {
+		return "reference group"
+	}
+	return "majority"
+}
+
 // Request is a compile request held against the warm-up: its program and shape, and its line.
 type Request struct {
 	Program   string
@@ -289,4 +299,29 @@ func (c *Coverage) Unused() []*WarmupVariant {
 		}
 	}
 	return out
+}
+
+// RankRanges writes rank names compactly: 0-511, 513-1023.
+func RankRanges(ranks []string) string {
+	var out []string
+	for i := 0; i < len(ranks); {
+		a, err := strconv.Atoi(ranks[i])
+		j := i + 1
+		if err == nil {
+			for j < len(ranks) {
+				b, err := strconv.Atoi(ranks[j])
+				if err != nil || b != a+(j-i) {
+					break
+				}
+				j++
+			}
+		}
+		if j-i > 2 {
+			out = append(out, ranks[i]+"-"+ranks[j-1])
+		} else {
+			out = append(out, ranks[i:j]...)
+		}
+		i = j
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,0 +1,202 @@
+package shape
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/recomp/recomp/"
+
+// layerOrder lists the module's packages from the top down: a package may import only
+// packages of a later (lower) row. Packages of one row do not import each other.
+var layerOrder = [][]string{
+	{"cmd/recomp", "cmd/recomp-bench", "cmd/recomp-dist"},
+	{"report"},
+	{"explain"},
+	{"gate"},
+	{"verdict"},
+	{"padding", "diff"},
+	{"ledger", "cache"},
+	{"runner"},
+	{"internal/input"},
+	{"runfolder"},
+	{"internal/scantest"},
+	{"frameworks"},
+	{"frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/tf", "frameworks/torchxla"},
+	{"frameworks/framework", "frameworks/internal/python"},
+	{"hlo", "logscan"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/textutil", "internal/version", "internal/shape"},
+}
+
+// allowed is every import edge between the module's packages (non-test files), by importing
+// package. A new edge fails TestLayers until it is written here.
+var allowed = map[string][]string{
+	"cmd/recomp":                 {"cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/input", "internal/textutil", "internal/version", "ledger", "logscan", "report", "runfolder", "runner"},
+	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
+	"cmd/recomp-dist":            {"internal/dist", "internal/version"},
+	"report":                     {"cache", "diff", "explain", "frameworks", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
+	"explain":                    {"cache", "diff", "frameworks", "frameworks/jax", "frameworks/keras", "frameworks/tf", "gate", "internal/input", "ledger", "runfolder", "verdict"},
+	"gate":                       {"frameworks", "internal/atomicfile", "internal/input", "ledger", "logscan"},
+	"verdict":                    {"diff", "frameworks", "frameworks/framework", "ledger", "padding"},
+	"padding":                    {},
+	"diff":                       {"frameworks", "hlo", "internal/input", "internal/textutil"},
+	"ledger":                     {"frameworks", "frameworks/framework", "internal/input", "internal/textutil", "logscan"},
+	"cache":                      {"frameworks", "internal/input", "logscan"},
+	"runner":                     {"frameworks", "frameworks/framework", "runfolder"},
+	"internal/input":             {"runfolder"},
+	"runfolder":                  {"internal/atomicfile"},
+	"internal/scantest":          {"frameworks", "logscan"},
+	"frameworks":                 {"frameworks/framework", "frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/tf", "frameworks/torchxla", "hlo", "logscan"},
+	"frameworks/ipu":             {"frameworks/framework", "logscan"},
+	"frameworks/jax":             {"frameworks/framework", "frameworks/internal/python", "logscan"},
+	"frameworks/keras":           {"frameworks/framework"},
+	"frameworks/tf":              {"frameworks/framework", "frameworks/internal/python", "hlo", "logscan"},
+	"frameworks/torchxla":        {"frameworks/framework", "frameworks/internal/python", "logscan"},
+	"frameworks/framework":       {"hlo", "logscan"},
+	"frameworks/internal/python": {},
+	"hlo":                        {},
+	"logscan":                    {},
+	"internal/atomicfile":        {},
+	"internal/corpus":            {},
+	"internal/dist":              {},
+	"internal/textutil":          {},
+	"internal/version":           {},
+	"internal/shape":             {},
+}
+
+// upward lists the allowed edges that still point up, each with why it is still there. They
+// are to be removed, not added to.
+var upward = map[[2]string]string{}
+
+// TestLayers fails on an import between the module's packages that allowed does not list, on
+// a package missing from the tables, and on an allowed edge that does not point down.
+func TestLayers(t *testing.T) {
+	rank := map[string]int{}
+	for i, row := range layerOrder {
+		for _, p := range row {
+			if _, dup := rank[p]; dup {
+				t.Errorf("layerOrder lists %s twice", p)
+			}
+			rank[p] = i
+		}
+	}
+	for from, tos := range allowed {
+		if _, ok := rank[from]; !ok {
+			t.Errorf("allowed lists %s, which layerOrder does not place", from)
+		}
+		for _, to := range tos {
+			if _, ok := rank[to]; !ok {
+				t.Errorf("allowed edge %s -> %s: layerOrder does not place %s", from, to, to)
+				continue
+			}
+			why, exception := upward[[2]string{from, to}]
+			switch {
+			case rank[to] <= rank[from] && !exception:
+				t.Errorf("allowed edge %s -> %s points up (or sideways): %s is not below %s in layerOrder", from, to, to, from)
+			case rank[to] > rank[from] && exception:
+				t.Errorf("upward lists %s -> %s (%s), which points down: remove it from upward", from, to, why)
+			}
+		}
+	}
+	for e := range upward {
+		if !slices.Contains(allowed[e[0]], e[1]) {
+			t.Errorf("upward lists %s -> %s, an edge allowed does not have: remove it", e[0], e[1])
+		}
+	}
+
+	imports := moduleImports(t)
+	for _, pkg := range sortedKeys(imports) {
+		if _, ok := allowed[pkg]; !ok {
+			t.Errorf("package %s is not in the layering tables: add it to layerOrder and allowed in %s", pkg, "internal/shape/layers_test.go")
+			continue
+		}
+		for _, to := range imports[pkg] {
+			if !slices.Contains(allowed[pkg], to) {
+				t.Errorf("%s imports %s, an edge the layering does not allow (internal/shape/layers_test.go)", pkg, to)
+			}
+		}
+	}
+	for _, pkg := range sortedKeys(allowed) {
+		for _, to := range allowed[pkg] {
+			if !slices.Contains(imports[pkg], to) {
+				t.Logf("allowed edge %s -> %s is no longer used: it can go", pkg, to)
+			}
+		}
+	}
+}
+
+// moduleImports parses the imports of every non-test Go file in the module (every build tag:
+// the union) and returns, for each package (its path inside the module), the module's packages
+// it imports, sorted.
+func moduleImports(t *testing.T) map[string][]string {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("the module root: %v", err)
+	}
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if _, ok := out[pkg]; !ok {
+			out[pkg] = nil
+		}
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			if err != nil || !strings.HasPrefix(p, module) {
+				continue
+			}
+			p = strings.TrimPrefix(p, module)
+			if !slices.Contains(out[pkg], p) {
+				out[pkg] = append(out[pkg], p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range out {
+		slices.Sort(v)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,23 @@
+// Package ledger keeps the books on compilation: a Ledger folds the events of logscan into
+// compile requests, real compilations, executable-cache hits, misses and writes, and
+// executable loads, per module family, decides which of them came after warm-up, and names
+// what looks wrong.
+//
+// A Ledger is one process: the events of one log, in order. Several logs are several
+// processes (ranks, hosts, runs) unless the caller feeds them to one Ledger; their Reports are
+// combined by Merge, which compares module families within a process, never across. A Ledger
+// keeps per-family aggregates and bounded lists, never every event: memory does not grow with
+// the length of the log.
+//
+// ReadLogs is the whole pipeline in one call: it reads logs (files, standard input, gzip, run
+// folders) in parallel into a Ledger per process and merges their Reports into a Scan.
+//
+// The work is split by job: join.go joins the events of one compilation into a Unit, account.go
+// counts units and loads per family, warmup.go decides what came after warm-up, report.go merges
+// processes, findings.go names what a user should look at, and read.go reads logs into ledgers.
+//
+// Files beside those: ledger.go is the Ledger and its entry point Add, unit.go the joined
+// compile request (Unit, its call site and cache-key parts), sequence.go a process's compile
+// sequence (what ranks and coverage line up), and read.go also defines Scan, what ReadLogs
+// returns.
+package ledger

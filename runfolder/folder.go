@@ -1,0 +1,79 @@
+// Package runfolder is the format of a run folder, what recomp run leaves behind and every
+// command accepts wherever a log or a dump is: the names of its files (run.log with the time
+// each line arrived, the HLO dump, manifest.json, the probe's records), the manifest, the
+// probe's records, and finding those files again in a folder. runner writes run folders;
+// internal/input, explain and report read them through this package.
+package runfolder
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The files of a run folder.
+const (
+	LogName      = "run.log"
+	DumpName     = "dump"
+	ManifestName = "manifest.json"
+	ProbeName    = "probe.jsonl"      // what the probe wrote
+	ProbeDir     = ".recomp-probe"    // the probe's sitecustomize.py, removed after the run
+	ProbeOutVar  = "RECOMP_PROBE_OUT" // where the probe writes
+)
+
+// Folder is the files of a run folder.
+type Folder struct {
+	Dir, Log, Dump, Manifest string
+}
+
+// Open says whether path is a run folder (a folder with a run.log) and names its files;
+// Dump and Manifest are "" when the folder has none.
+func Open(path string) (Folder, bool) {
+	st, err := os.Stat(filepath.Join(path, LogName))
+	if err != nil || !st.Mode().IsRegular() {
+		return Folder{}, false
+	}
+	f := Folder{Dir: path, Log: filepath.Join(path, LogName)}
+	if st, err := os.Stat(filepath.Join(path, DumpName)); err == nil && st.IsDir() {
+		f.Dump = filepath.Join(path, DumpName)
+	}
+	if _, err := os.Stat(filepath.Join(path, ManifestName)); err == nil {
+		f.Manifest = filepath.Join(path, ManifestName)
+	}
+	return f, true
+}
+
+// MaxLogLine bounds the part of a line run.log holds in one piece: a longer line is written
+// in pieces.
+const MaxLogLine = 1 << 20
+
+var reStep = regexp.MustCompile(`(?i)\b(step|epoch|iter(ation)?)\b\s*[:=#]?\s*\d+`)
+
+// FirstStep returns the arrival time of the first line of a run.log at or after after that
+// names a step or an epoch ("Epoch 1/3", "step 0 loss 0.9"), or the zero time.
+func FirstStep(logPath string, after time.Time) time.Time {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), MaxLogLine+64)
+	for sc.Scan() {
+		stamp, line, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, stamp)
+		if err != nil || t.Before(after) {
+			continue
+		}
+		if reStep.MatchString(line) {
+			return t
+		}
+	}
+	return time.Time{}
+}

@@ -1,0 +1,135 @@
+package runfolder
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recomp/recomp/internal/atomicfile"
+)
+
+// Manifest is a run folder's manifest.json: what ran, how, and what it left.
+type Manifest struct {
+	Version     int       `json:"version"`
+	Recomp      string    `json:"recomp"`
+	Command     []string  `json:"command"`
+	WorkDir     string    `json:"work_dir"`
+	Host        string    `json:"host"`
+	Framework   Framework `json:"framework"`
+	Dump        DumpMode  `json:"dump"`
+	Settings    []Setting `json:"settings"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	WallSeconds float64   `json:"wall_seconds"`
+	ExitCode    int       `json:"exit_code"`
+	Signal      string    `json:"signal,omitempty"`
+	Forwarded   []string  `json:"forwarded_signals"`
+	// HeldOpen says a process the command started kept its output open after the command
+	// exited; recomp stopped reading GraceSeconds later.
+	HeldOpen     bool              `json:"held_open,omitempty"`
+	GraceSeconds float64           `json:"grace_seconds,omitempty"`
+	OutputLines  int64             `json:"output_lines"`
+	OutputBytes  int64             `json:"output_bytes"`
+	Versions     map[string]string `json:"versions"`
+	Caches       []CacheSnapshot   `json:"caches"`
+	// FirstStepSeconds is the time from the start to the first line after the first
+	// compilation that names a step or an epoch (-1 when none does).
+	FirstStepSeconds float64 `json:"first_step_seconds"`
+}
+
+// WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file).
+func WriteManifest(dir string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+}
+
+// ReadManifest reads a folder's manifest.json.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &m, nil
+}
+
+// CacheSnapshot is what an executable or persistent-cache folder held before and after the
+// run: counts and names, never contents.
+type CacheSnapshot struct {
+	Dir        string   `json:"dir"`
+	From       string   `json:"from"` // what names the folder (a variable, --cache)
+	Before     int      `json:"before"`
+	After      int      `json:"after"`
+	Added      []string `json:"added"` // the first MaxListed names the run added
+	AddedCount int      `json:"added_count"`
+}
+
+// MaxListed bounds the names a snapshot lists of what the run added.
+const MaxListed = 1000
+
+// Framework selects whose evidence is switched on: a stack's name (frameworks.Names), or
+// FrameworkAuto for all of them.
+type Framework string
+
+// FrameworkAuto switches on every stack's evidence: a program may use several, and the others
+// ignore them.
+const FrameworkAuto Framework = "auto"
+
+// DumpMode says which HLO modules XLA dumps into the run folder.
+type DumpMode string
+
+// Dump modes.
+const (
+	DumpBefore DumpMode = "before" // the modules before optimisation: what recomp compares; the folder stays small
+	DumpAll    DumpMode = "all"    // everything XLA dumps
+	DumpNone   DumpMode = "none"   // no dump
+)
+
+// Setting is one environment variable recomp run sets (or leaves as the user set it).
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Kept says the user had set it: recomp left the user's value (XLA_FLAGS is appended to).
+	Kept bool `json:"kept,omitempty"`
+	// Effect says what the setting costs or changes besides logging, when it does.
+	Effect string `json:"effect,omitempty"`
+	// Framework is the stack the setting is for ("" for every stack's: the dump, the probe).
+	Framework string `json:"framework,omitempty"`
+}
+
+// Comparable is the setting's value without what names its own run folder, as two runs are
+// compared: XLA_FLAGS without its dump flags (each run dumps into its own folder, and JAX
+// leaves them out of its cache keys), PYTHONPATH without the probe's folder, and nothing of
+// the probe's output file.
+func (s Setting) Comparable() string {
+	switch s.Name {
+	case "XLA_FLAGS":
+		var keep []string
+		for _, f := range strings.Fields(s.Value) {
+			if !strings.HasPrefix(f, "--xla_dump") {
+				keep = append(keep, f)
+			}
+		}
+		return strings.Join(keep, " ")
+	case "PYTHONPATH":
+		var keep []string
+		for _, d := range filepath.SplitList(s.Value) {
+			if filepath.Base(d) != ProbeDir {
+				keep = append(keep, d)
+			}
+		}
+		return strings.Join(keep, string(os.PathListSeparator))
+	case ProbeOutVar:
+		return ""
+	}
+	return s.Value
+}

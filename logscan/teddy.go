@@ -167,7 +167,7 @@ func (t *teddy) lines(scan teddyScanner, text []byte, base int, out []span) []sp
 			if j := bytes.IndexByte(text[p:], '\n'); j >= 0 {
 				le = p + j
 			}
-			out = append(out, span{base + ls, base + le})
+			out = append(out, span{start: base + ls, end: base + le})
 			skip = le + 1
 		}
 	}

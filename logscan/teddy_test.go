@@ -17,7 +17,7 @@ func plainLines(anchors []string, text []byte) []span {
 			line := string(text[start:i])
 			for _, a := range anchors {
 				if strings.Contains(line, a) {
-					out = append(out, span{start, i})
+					out = append(out, span{start: start, end: i})
 					break
 				}
 			}

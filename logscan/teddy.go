@@ -3,6 +3,7 @@ package logscan
 import (
 	"bytes"
 	"slices"
+	"sync"
 )
 
 // teddy is the vector prefilter (Teddy, from Hyperscan, as ripgrep's aho-corasick and others
@@ -137,6 +138,10 @@ func teddyScanGeneric(t *teddy, text []byte, pos int, out []uint32) (n, next int
 // teddyBatch is how many candidate positions one call of the vector scan may report.
 const teddyBatch = 512
 
+// teddyBufs holds the candidate batches of teddy.lines: one on its stack would escape (the scan
+// is called through a function value) and cost an allocation per call.
+var teddyBufs = sync.Pool{New: func() any { return new([teddyBatch]uint32) }}
+
 // teddyMaxText bounds the text one vector scan reads: positions are reported as uint32.
 const teddyMaxText = 1 << 31
 
@@ -145,7 +150,8 @@ const teddyMaxText = 1 << 31
 // and finishing the last positions, which the vector scan cannot load a whole block for, with
 // the generic scan.
 func (t *teddy) lines(scan teddyScanner, text []byte, base int, out []span) []span {
-	var buf [teddyBatch]uint32
+	buf := teddyBufs.Get().(*[teddyBatch]uint32)
+	defer teddyBufs.Put(buf)
 	pos, skip := 0, 0 // next position to scan; candidates before skip are in a line already found
 	for pos < len(text) {
 		n, next := scan(t, text, pos, buf[:])

@@ -191,8 +191,8 @@ func recordStarts(seg []byte, out []int) []int {
 			if at <= 0 || at <= last {
 				continue
 			}
-			if c := seg[at]; !isDigit(c) && c != '[' && c != 'I' && c != 'W' && c != 'E' && c != 'F' {
-				continue // (what each expression below starts with)
+			if !mayStartRecord(seg, at) {
+				continue
 			}
 			if reRecordStart.Match(seg[at:]) || (!isWordByte(seg[at-1]) && reRecordStartWord.Match(seg[at:])) ||
 				(isDigit(seg[at-1]) && reAbslGlued.Match(seg[at:])) {
@@ -206,6 +206,21 @@ func recordStarts(seg []byte, out []int) []int {
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// mayStartRecord is a necessary condition for reRecordStart, reRecordStartWord or reAbslGlued to
+// match at seg[at]: the bytes each of their alternatives fixes near its start ("dddd-" of a date,
+// "dd:dd:dd.ddd " of a Poplar clock, '[', a severity letter). Most clocks in a line are not a
+// record's start, and this spares the regexp engine for them.
+func mayStartRecord(seg []byte, at int) bool {
+	switch c := seg[at]; {
+	case c == '[' || c == 'I' || c == 'W' || c == 'E' || c == 'F':
+		return true
+	case isDigit(c):
+		return at+4 < len(seg) && seg[at+4] == '-' ||
+			at+12 < len(seg) && seg[at+2] == ':' && seg[at+8] == '.' && seg[at+12] == ' '
+	}
+	return false
+}
 
 // tfPrefix matches reTFPrefix (TF's C++ logging, the commonest prefix of a TF log) without the
 // regexp engine, which cost a quarter of the scan of a log dense in TF records. It returns the

@@ -55,3 +55,31 @@ func FuzzTFPrefix(f *testing.F) {
 	f.Add("2021-03-10 12:34:56.789012: W  77 a:1] ")
 	f.Fuzz(func(t *testing.T, rec string) { checkTFPrefix(t, rec) })
 }
+
+// mayStartRecord must hold wherever one of the glued-record expressions matches.
+func TestMayStartRecord(t *testing.T) {
+	for _, rec := range []string{
+		"2021-03-10 12:34:56.789012: I x", "2021-03-10T12:34:56.789012Z x", "[2021-03-10 12:34:56.789] [popart]",
+		"[12:34:56.789] [poptorch:cpp]", "I0310 12:34:56.789012 77 x.cc:1] ", "12:34:56.789 4242 PO:ENGINE",
+		"12:34:56.789 4242 POPRUN", "W0310 12:34:56.789012   -1 a.cc:9] ",
+	} {
+		seg := []byte("x" + rec)
+		if !reRecordStart.Match(seg[1:]) && !reRecordStartWord.Match(seg[1:]) && !reAbslGlued.Match(seg[1:]) {
+			t.Fatalf("%q: no expression matches", rec)
+		}
+		if !mayStartRecord(seg, 1) {
+			t.Errorf("%q: mayStartRecord says no", rec)
+		}
+	}
+}
+
+func FuzzMayStartRecord(f *testing.F) {
+	f.Add("2021-03-10 12:34:56.789012: I x")
+	f.Add("12:34:56.789 4242 PO:ENGINE")
+	f.Fuzz(func(t *testing.T, rec string) {
+		seg := []byte("x" + rec)
+		if (reRecordStart.Match(seg[1:]) || reRecordStartWord.Match(seg[1:]) || reAbslGlued.Match(seg[1:])) && !mayStartRecord(seg, 1) {
+			t.Fatalf("%q: an expression matches, mayStartRecord says no", rec)
+		}
+	})
+}

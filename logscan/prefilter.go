@@ -54,6 +54,16 @@ func newPrefilter(anchors []string) *prefilter {
 // machine's byte order, which is how lines reads them.
 func pairKey(a, b byte) int { return int(binary.NativeEndian.Uint16([]byte{a, b})) }
 
+// lineAround returns the start and end (without the newline) of the line of text holding pos.
+func lineAround(text []byte, pos int) (start, end int) {
+	start = bytes.LastIndexByte(text[:pos], '\n') + 1
+	end = len(text)
+	if j := bytes.IndexByte(text[pos:], '\n'); j >= 0 {
+		end = pos + j
+	}
+	return start, end
+}
+
 // span is one candidate line: text[start:end], without its newline. candidates sets nl, the
 // newlines of the region before start (lines leaves it 0).
 type span struct{ start, end, nl int }
@@ -94,11 +104,7 @@ func (p *prefilter) shiftLines(text []byte, base int, out []span) []span {
 			pos++
 			continue
 		}
-		ls := bytes.LastIndexByte(text[:pos], '\n') + 1
-		le := len(text)
-		if j := bytes.IndexByte(text[pos:], '\n'); j >= 0 {
-			le = pos + j
-		}
+		ls, le := lineAround(text, pos)
 		out = append(out, span{start: base + ls, end: base + le})
 		pos = le + 1
 	}

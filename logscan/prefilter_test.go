@@ -31,23 +31,7 @@ func TestPrefilterMatchesPlainSearch(t *testing.T) {
 	words := append(slices.Clone(testAnchors), "compiler", "compile", "tracing", "phase", "engine", "Compilatio", "xecutabl",
 		"\n", "\n", " ", "  ", "ab", "zz", "ompilatio", "g phase:", ".poplar_ex")
 	rng := rand.New(rand.NewSource(1))
-	plain := func(text []byte) []span {
-		var out []span
-		start := 0
-		for i := 0; i <= len(text); i++ {
-			if i == len(text) || text[i] == '\n' {
-				line := string(text[start:i])
-				for _, a := range testAnchors {
-					if strings.Contains(line, a) {
-						out = append(out, span{start: start, end: i})
-						break
-					}
-				}
-				start = i + 1
-			}
-		}
-		return out
-	}
+	plain := func(text []byte) []span { return plainLines(testAnchors, text) }
 	for round := 0; round < 3000; round++ {
 		var b strings.Builder
 		for n := rng.Intn(40); n > 0; n-- {

@@ -168,11 +168,7 @@ func (t *teddy) lines(scan teddyScanner, text []byte, base int, out []span) []sp
 			if p < skip || !t.verify(text, p) {
 				continue
 			}
-			ls := bytes.LastIndexByte(text[:p], '\n') + 1
-			le := len(text)
-			if j := bytes.IndexByte(text[p:], '\n'); j >= 0 {
-				le = p + j
-			}
+			ls, le := lineAround(text, p)
 			out = append(out, span{start: base + ls, end: base + le})
 			skip = le + 1
 		}

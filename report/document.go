@@ -55,6 +55,9 @@ type Section struct {
 	Table     *Table
 	Cards     []Card
 	Items     []string
+	// Code says the items are commands or paths, shown as code (Markdown: a code span that
+	// keeps every backtick), never as prose.
+	Code bool
 	// Timeline is the ledger whose compilations, cache hits and loads a page draws (the text
 	// formats cannot draw it and leave it out).
 	Timeline *ledger.Report
@@ -308,6 +311,30 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 		p.Answer = append(p.Answer, Answer{Tone: tone, Text: verdictLine(vd), Action: vd.Action})
 	}
 	if len(v.Verdicts) > 0 {
+		return
+	}
+	if sm.UnreadRecords > 0 && sm.AfterWarmup == 0 {
+		// What recomp could not read may be what compiled: no all-clear, no advice to switch on
+		// logging the log has.
+		unread := plural(sm.UnreadRecords, "line looks like a compile record", "lines look like compile records")
+		text := unread + " recomp could not read, so nothing can be said of what compiled"
+		if sm.Events > 0 {
+			text = fmt.Sprintf("no program compiled again in what recomp read (%s, %s), but %s it could not read",
+				plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime), unread)
+		}
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: text,
+			Action: "read those lines (the finding below names them): the counts may be short of what the log says"})
+		return
+	}
+	if sm.Unfinished > 0 && sm.AfterWarmup == 0 {
+		// A compilation the log ends inside took an unknown time, and may not be the last.
+		text := "the log ends inside a compilation that had not finished: its time, and whether more followed, are unknown"
+		if before := sm.Compilations - sm.Unfinished; before > 0 {
+			text = fmt.Sprintf("the log ends inside a compilation that had not finished (after %s, %s): its time, and whether more followed, are unknown",
+				plural(before, "other", "others"), dur(sm.CompileTime))
+		}
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: text,
+			Action: "see the finding below: let the run finish, or find why the compilation hangs"})
 		return
 	}
 	switch {
@@ -837,7 +864,7 @@ func runDoc(r *explain.Run) *Document {
 			p.Sections = slices.Insert(p.Sections, at, sec)
 		}
 	}
-	if r.Scan.Ledger.Summary.Events == 0 {
+	if sm := r.Scan.Ledger.Summary; sm.Events == 0 && sm.UnreadRecords == 0 {
 		p.noEvidenceInRun(r)
 	}
 	info := Section{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}
@@ -962,7 +989,7 @@ func cacheDoc(c *Cache) *Document {
 	}
 	if cmd := PruneCommand(c); cmd != "" {
 		p.Sections = append(p.Sections, Section{ID: "prune", Title: "To remove the entries these runs did not use",
-			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}})
+			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}, Code: true})
 	}
 	return p
 }

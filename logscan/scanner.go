@@ -259,18 +259,24 @@ func (s *Scanner) processRegion(region []byte) {
 			s.nulWarned = true
 		}
 	}
-	if !s.nulWarned {
-		if i := bytes.IndexByte(region, 0); i >= 0 {
-			s.nulWarned = true
-			s.warn(s.line+bytes.Count(region[:i], []byte{'\n'}), "binary data (NUL byte): not a text log?")
-		}
+	var rs regionScan
+	s.spans, rs = s.g.filter.candidates(region, s.spans[:0], &s.parts, !s.nulWarned)
+	if !s.nulWarned && rs.nul >= 0 {
+		s.nulWarned = true
+		s.warn(s.line+bytes.Count(region[:rs.nul], []byte{'\n'}), "binary data (NUL byte): not a text log?")
 	}
-	s.spans = s.g.filter.candidates(region, s.spans[:0], &s.parts)
 	markers := s.findMarkers(region)
 	counted, line := 0, s.line
 	lineAt := func(pos int) int {
 		line += bytes.Count(region[counted:pos], []byte{'\n'})
 		counted = pos
+		return line
+	}
+	// spanLine is lineAt for a candidate line, from the count candidates made: no counting here.
+	spanLine := func(sp span) int {
+		if sp.start >= counted {
+			counted, line = sp.start, s.line+sp.nl
+		}
 		return line
 	}
 	mi, si := 0, 0
@@ -290,7 +296,7 @@ func (s *Scanner) processRegion(region []byte) {
 			}
 			candidate := si < len(s.spans) && s.spans[si].start == pos
 			if !s.continueHeld(region[pos:end], candidate) && candidate {
-				s.parseLine(region[pos:s.spans[si].end], lineAt(pos))
+				s.parseLine(region[pos:s.spans[si].end], spanLine(s.spans[si]))
 			}
 			if candidate {
 				si++
@@ -310,15 +316,14 @@ func (s *Scanner) processRegion(region []byte) {
 			s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 			mi++
 		}
-		s.parseLine(region[sp.start:sp.end], lineAt(sp.start))
+		s.parseLine(region[sp.start:sp.end], spanLine(sp))
 		pos = sp.end + 1
 	}
 	for ; mi < len(markers); mi++ {
 		s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 	}
-	startLine := s.line
-	s.line = lineAt(len(region))
-	s.stats.Lines += s.line - startLine
+	s.line += rs.newlines
+	s.stats.Lines += rs.newlines
 	if len(region) > 0 && region[len(region)-1] == '\n' {
 		s.longWarned = false
 	}

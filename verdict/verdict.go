@@ -145,13 +145,14 @@ func Build(in Input) *Result {
 	sites := map[string]*SiteRow{}
 	for _, m := range rep.Modules {
 		compiled := m.Compiled()
-		seq := map[string]int{}
 		for _, u := range compiled {
 			c := cost(u)
 			r.Compile += c
-			seq[u.Program]++
-			if (seq[u.Program] > 1 || u.SeenBefore) && !u.Eager && u.Settled == "" {
-				r.Recompile += c // set-up that settled and eager one-op programs are not compiling again
+			// Its program compiled before in its own process (Seq counts per process: ranks and
+			// workers merged into one module each compile it once); set-up that settled and eager
+			// one-op programs are not compiling again.
+			if (u.Seq > 1 || u.SeenBefore) && !u.Eager && u.Settled == "" {
+				r.Recompile += c
 			}
 			if u.AfterWarmup {
 				r.Late += c
@@ -172,13 +173,13 @@ func Build(in Input) *Result {
 				row.AfterWarmup++
 			}
 			// The first cause met names the line; a cause that recurs replaces one expected once.
-			again := seq[u.Program] > 1 || u.SeenBefore
+			again := u.Seq > 1 || u.SeenBefore
 			if kind, ch, _, ok := constructCause(u.Why); ok && again && (row.TopCause == "" || row.topOnce) &&
 				(len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
 				row.TopCause, row.Example, row.topOnce = kind, ch, false
 			} else if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
 				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
-			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (seq[u.Program] > 1 || u.SeenBefore) {
+			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (u.Seq > 1 || u.SeenBefore) {
 				row.topOnce = false
 				row.TopCause, row.Example = reasonCause(u.Why)
 			}

@@ -398,7 +398,29 @@ func verdictLine(v verdict.Verdict) string {
 		}
 		b.WriteString(causeLine(v.Framework, c))
 	}
+	b.WriteString(recurrence(v))
 	return b.String()
+}
+
+// recurrence says whether a program's compilations recur (the same variant compiled again) or
+// were paid once per new variant (3 or more, each compiled once); "" otherwise.
+func recurrence(v verdict.Verdict) string {
+	switch {
+	case v.Repeated > 0:
+		return fmt.Sprintf("; recurring: the same %s compiled again %d×", variantWord(v.Framework), v.Repeated)
+	case v.Variants > 2:
+		return fmt.Sprintf("; once per new variant: %d %ss, each compiled once", v.Variants, variantWord(v.Framework))
+	}
+	return ""
+}
+
+// variantWord is what tells a program's variants apart in its stack's log: JAX's argument
+// signature, else the graph hash.
+func variantWord(framework string) string {
+	if framework == "jax" {
+		return "argument signature"
+	}
+	return "graph"
 }
 
 // causeLine is one cause: its kind in words (or whose words it is), what changed old → new, how

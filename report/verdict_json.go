@@ -30,6 +30,10 @@ type ProgramVerdictJSON struct {
 	Causes             []VerdictCauseJSON `json:"causes"`
 	Sizes              *SizesJSON         `json:"sizes"`
 	Action             string             `json:"action"`
+	// Variants and Repeated: the distinct variants compiled and the compilations of a variant
+	// compiled before (recurring); both 0 when the log tells no variants apart.
+	Variants int `json:"variants"`
+	Repeated int `json:"repeated"`
 }
 
 type VerdictCauseJSON struct {
@@ -87,7 +91,8 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 	}
 	for _, p := range v.Verdicts {
 		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, AfterWarmup: p.AfterWarmup,
-			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action}
+			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
+			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
 			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy})
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/ledger"
 )
 
 // Causes only a framework's own words name: the construct in the user's program that made the
@@ -105,4 +107,28 @@ func saidBy(kind string) string {
 		return "dynamo"
 	}
 	return ""
+}
+
+// variants counts a program's distinct variants (graph hash, else JAX's argument signature) and the
+// compilations of a variant its process had compiled before; (0, 0) when a compilation names
+// neither.
+func variants(compiled []*ledger.Unit) (distinct, repeated int) {
+	seen := map[string]bool{}
+	for _, u := range compiled {
+		key := u.Hash
+		if fw := frameworks.ForProducer(u.Producer); key == "" && fw != nil && fw.Name == "jax" {
+			key = u.Signature // JAX's argument shapes and types; other stacks' signatures name no variant
+		}
+		if key == "" {
+			return 0, 0
+		}
+		key = fmt.Sprint(u.Input) + "\x00" + key // per process
+		if seen[key] {
+			repeated++
+			continue
+		}
+		seen[key] = true
+		distinct++
+	}
+	return distinct, repeated
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/ledger"
 )
 
 func TestConstructCauseNamesWhatJAXSaid(t *testing.T) {
@@ -56,5 +57,23 @@ func TestDynamoGuardOnAPythonValue(t *testing.T) {
 	}
 	if _, _, _, ok := constructCause("tensor 'x' size mismatch at index 1. expected 16, actual 24"); ok {
 		t.Error("a size guard is a shape, not a Python value")
+	}
+}
+
+func TestVariantsTellOnceFromRecurring(t *testing.T) {
+	u := func(hash string, input int) *ledger.Unit {
+		return &ledger.Unit{Hash: hash, Input: input, Compiled: true}
+	}
+	if d, r := variants([]*ledger.Unit{u("a", 0), u("b", 0), u("c", 0)}); d != 3 || r != 0 {
+		t.Errorf("three shapes, each once: %d %d", d, r)
+	}
+	if d, r := variants([]*ledger.Unit{u("a", 0), u("a", 0), u("a", 0)}); d != 1 || r != 2 {
+		t.Errorf("the same graph compiled again: %d %d", d, r)
+	}
+	if d, r := variants([]*ledger.Unit{u("a", 0), u("a", 1)}); d != 2 || r != 0 {
+		t.Errorf("one graph in each of two processes is no recurrence: %d %d", d, r)
+	}
+	if d, r := variants([]*ledger.Unit{u("a", 0), u("", 0)}); d != 0 || r != 0 {
+		t.Errorf("a compilation that names no variant: %d %d", d, r)
 	}
 }

@@ -75,6 +75,11 @@ type Verdict struct {
 	Sizes *Sizes
 	// Action is what to do, in one line.
 	Action string
+	// Variants counts the distinct variants compiled (by graph hash, else JAX's argument signature; 0
+	// when the log names neither), Repeated the compilations of a variant compiled before in
+	// the same process: with none, each variant was paid once (a new shape, then reused); with
+	// some, the same thing compiles again and recurs.
+	Variants, Repeated int
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -291,6 +296,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
+	v.Variants, v.Repeated = variants(compiled)
 	v.Sizes = sizesOf(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {

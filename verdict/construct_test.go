@@ -77,3 +77,28 @@ func TestVariantsTellOnceFromRecurring(t *testing.T) {
 		t.Errorf("a compilation that names no variant: %d %d", d, r)
 	}
 }
+
+// FuzzConstructCause: any text, no panic; what it reads is a construct kind, and JAX's words
+// come from the text.
+func FuzzConstructCause(f *testing.F) {
+	for _, s := range []string{"cache miss explanation unavailable", "explanation unavailable!",
+		"different input pytree:\n  * at input path [0][1], now <class 'dict'> with 3 children and before <class 'dict'> with 2 children, so the numbers of children do not match, with the symmetric difference of key sets: {'weights'}",
+		"different input pytree:\n  * at input path [0][1], now <class 'tuple'> and before <class 'NoneType'>, so the node types differ",
+		"- 0/0: L['temperature'] == 1.0  # t.py:3", "temperature == 1.0   # x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, why string) {
+		kind, _, said, ok := constructCause(why)
+		if !ok {
+			return
+		}
+		switch kind {
+		case KindStaticArgument, KindPytree, KindPythonScalar:
+		default:
+			t.Fatalf("kind %q", kind)
+		}
+		if kind == KindPythonScalar && !strings.Contains(why, said) {
+			t.Fatalf("said %q is not in %q", said, why)
+		}
+	})
+}

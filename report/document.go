@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
@@ -405,11 +406,15 @@ func verdictLine(v verdict.Verdict) string {
 // recurrence says whether a program's compilations recur (the same variant compiled again) or
 // were paid once per new variant (3 or more, each compiled once); "" otherwise.
 func recurrence(v verdict.Verdict) string {
+	if v.Compilations == 0 {
+		return ""
+	}
+	each := dur(v.Time / time.Duration(v.Compilations))
 	switch {
 	case v.Repeated > 0:
-		return fmt.Sprintf("; recurring: the same %s compiled again %d×", variantWord(v.Framework), v.Repeated)
+		return fmt.Sprintf("; recurring: the same %s compiled again %d×, ≈ %s each time it recurs", variantWord(v.Framework), v.Repeated, each)
 	case v.Variants > 2:
-		return fmt.Sprintf("; once per new variant: %d %ss, each compiled once", v.Variants, variantWord(v.Framework))
+		return fmt.Sprintf("; once per new variant: %d %ss, each compiled once (≈ %s each)", v.Variants, variantWord(v.Framework), each)
 	}
 	return ""
 }

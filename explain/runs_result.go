@@ -152,10 +152,13 @@ const (
 // RankInfo is one rank of a job: its log, its compile sequence's digest and counts, and where
 // it first departs from the majority.
 type RankInfo struct {
-	Rank     string
-	Process  string // the process's log, with the rank a launcher's prefix named
-	Log      string
-	RankFrom string // what named the rank: "launcher", "file name", "--rank-from", "order"
+	Rank    string
+	Process string // the process's log, with the rank a launcher's prefix named
+	Log     string
+	// Name is the process as the user named it: the run folder or log given (with the rank a
+	// launcher's prefix named).
+	Name     string
+	RankFrom string // what named the rank: "environment", "launcher", "--rank-from", "file name", "order"
 	Group    int    // index in Ranks.Groups
 	Sequence *ledger.Sequence
 	// Compilations, Hits and CompileTime count its requests (eager one-op programs left out).

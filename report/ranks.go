@@ -73,6 +73,7 @@ type RankJSON struct {
 	RankFrom       string          `json:"rank_from"`
 	Process        string          `json:"process"`
 	Log            string          `json:"log"`
+	Name           string          `json:"name"`
 	Group          int             `json:"group"`
 	SequenceDigest string          `json:"sequence_digest"`
 	Requests       int             `json:"requests"`
@@ -143,7 +144,7 @@ func RanksDocument(r *explain.Ranks) RanksJSON {
 	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
 		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
 	for _, ri := range r.Ranks {
-		rj := RankJSON{Rank: ri.Rank, RankFrom: ri.RankFrom, Process: ri.Process, Log: ri.Log, Group: ri.Group + 1,
+		rj := RankJSON{Rank: ri.Rank, RankFrom: ri.RankFrom, Process: ri.Process, Log: ri.Log, Name: ri.Name, Group: ri.Group + 1,
 			SequenceDigest: ri.Sequence.DigestString(), Requests: ri.Sequence.Count, Compilations: ri.Compilations, CacheHits: ri.Hits,
 			CompileSeconds: seconds(ri.CompileTime), EagerRequests: ri.Sequence.Eager, Diverged: ri.Divergence != nil,
 			Divergence: divergenceDocument(ri.Divergence)}
@@ -261,7 +262,7 @@ func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
 	if len(items) > 0 {
 		out = append(out, Section{ID: "rank-misses", Title: "Cache misses, skew and warnings", Items: items})
 	}
-	rt := newTable([]bool{false, false, true, true, true, true, false}, "rank", "log", "group", "requests", "compiled", "compile time", "diverged")
+	rt := newTable([]bool{false, false, false, true, true, true, true, false}, "rank", "named by", "given as", "group", "requests", "compiled", "compile time", "diverged")
 	for i, ri := range r.Ranks {
 		if i == maxRows {
 			*omitted = append(*omitted, fmt.Sprintf("%d more ranks (--format json lists them all)", len(r.Ranks)-i))
@@ -271,7 +272,7 @@ func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
 		if d := ri.Divergence; d != nil {
 			div = fmt.Sprintf("request %d%s: %s", d.Index, divergenceStepText(d), d.Kind)
 		}
-		rt.add(ri.Divergence != nil, ri.Rank, ri.Process, strconv.Itoa(ri.Group+1), strconv.Itoa(ri.Sequence.Count), strconv.Itoa(ri.Compilations),
+		rt.add(ri.Divergence != nil, ri.Rank, ri.RankFrom, ri.Name, strconv.Itoa(ri.Group+1), strconv.Itoa(ri.Sequence.Count), strconv.Itoa(ri.Compilations),
 			dur(ri.CompileTime), div)
 	}
 	out = append(out, Section{ID: "ranks", Title: "Ranks", Table: rt, Detail: len(r.Ranks) > maxTextRanks})

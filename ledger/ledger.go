@@ -353,6 +353,13 @@ func (l *Ledger) Report() *Report {
 		Inputs: l.inputs, retraces: l.rorder}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines,
 		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut}
+	for _, m := range l.order {
+		for _, u := range m.Units {
+			if u.Compiled {
+				p.Cost += u.Duration + u.TraceTime + u.LowerTime
+			}
+		}
+	}
 	if l.opt.Warmup > 0 && l.compiled < l.opt.Warmup {
 		p.WarmupUnfinished = true
 	}

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"sort"
+	"time"
 )
 
 // Report is the account of one or more processes.
@@ -155,7 +156,11 @@ type Process struct {
 	// its logging: no evidence of how often it compiled.
 	ClusterLines int
 	Compilations int
-	Traces       int // retraces the framework explained
+	// Cost is the compile time of its listed compilations (the compiler's, tracing and
+	// lowering): what this process spent compiling, which a job of many processes waits for
+	// on the slowest of them.
+	Cost   time.Duration
+	Traces int // retraces the framework explained
 	// WarmupUnfinished says the process compiled fewer times than --warmup N asked: its warm-up
 	// never ended.
 	WarmupUnfinished bool

@@ -266,6 +266,15 @@ func costLine(v *verdict.Result) string {
 	}
 	var b strings.Builder
 	switch {
+	case v.Processes > 1:
+		// A job: the sum is no one process's time; the job waited for its slowest process.
+		fmt.Fprintf(&b, "%d processes: %s compiling in all; the slowest, %s, %s", v.Processes, dur(v.Compile), explain.UserName(v.SlowestProcess), dur(v.Slowest))
+		switch {
+		case v.Wall > 0:
+			fmt.Fprintf(&b, " (%s of the run's %s)", percent(v.Slowest.Seconds()/v.Wall.Seconds()), dur(v.Wall))
+		case v.WallExceeded > 0:
+			fmt.Fprintf(&b, ", more than the run's %s: its times are not all this run's", dur(v.WallExceeded))
+		}
 	case v.Wall > 0:
 		fmt.Fprintf(&b, "%s of the run compiling (%s of %s)", percent(v.Compile.Seconds()/v.Wall.Seconds()), dur(v.Compile), dur(v.Wall))
 	case v.WallExceeded > 0:
@@ -273,7 +282,11 @@ func costLine(v *verdict.Result) string {
 	default:
 		fmt.Fprintf(&b, "%s compiling", dur(v.Compile))
 	}
-	fmt.Fprintf(&b, ", %s of it compiling again", percent(v.Recompile.Seconds()/v.Compile.Seconds()))
+	sep := ", "
+	if v.Processes > 1 {
+		sep = "; "
+	}
+	fmt.Fprintf(&b, "%s%s of it compiling again", sep, percent(v.Recompile.Seconds()/v.Compile.Seconds()))
 	if v.Late > 0 {
 		fmt.Fprintf(&b, "; %s after warm-up", dur(v.Late))
 	}

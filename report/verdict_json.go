@@ -17,6 +17,9 @@ type VerdictJSON struct {
 	Programs            []ProgramVerdictJSON `json:"programs"`
 	CallSites           []CallSiteJSON       `json:"call_sites"`
 	UnattributedSeconds float64              `json:"unattributed_seconds"`
+	Processes           int                  `json:"processes"`
+	SlowestSeconds      float64              `json:"slowest_seconds"`
+	SlowestProcess      string               `json:"slowest_process"`
 }
 
 type ProgramVerdictJSON struct {
@@ -76,8 +79,11 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 	}
 	d := &VerdictJSON{WallSeconds: seconds(v.Wall), CompileSeconds: seconds(v.Compile), RecompileSeconds: seconds(v.Recompile),
 		AfterWarmupSeconds: seconds(v.Late), Programs: []ProgramVerdictJSON{}, CallSites: []CallSiteJSON{},
-		UnattributedSeconds: seconds(v.Unattributed)}
-	if v.Wall > 0 {
+		UnattributedSeconds: seconds(v.Unattributed), Processes: v.Processes, SlowestSeconds: seconds(v.Slowest), SlowestProcess: v.SlowestProcess}
+	switch {
+	case v.Wall > 0 && v.Processes > 1:
+		d.CompileFraction = round3(v.Slowest.Seconds() / v.Wall.Seconds())
+	case v.Wall > 0:
 		d.CompileFraction = round3(v.Compile.Seconds() / v.Wall.Seconds())
 	}
 	for _, p := range v.Verdicts {

@@ -51,6 +51,14 @@ type Result struct {
 	// WallExceeded is the run's wall time when the log's compile time exceeds it (then Wall is
 	// 0 and no share is stated: the log's times are not all this run's).
 	WallExceeded time.Duration
+	// Processes counts the processes the logs hold (the ranks of a job, runs read together).
+	// With more than one, Compile and Recompile are sums over them, not one process's time:
+	// Slowest is the compile time of the process that compiled longest, what a job whose ranks
+	// meet at each step waits for (its critical path), SlowestProcess names it, and Wall is held
+	// against Slowest.
+	Processes      int
+	Slowest        time.Duration
+	SlowestProcess string
 	// Verdicts are the programs that compiled again, the costliest first.
 	Verdicts []Verdict
 	// Sites are the user's lines that made programs compile, the costliest first;
@@ -122,6 +130,29 @@ type SiteRow struct {
 // cost is what a compilation cost: the stages before the compiler's and the compiler's own.
 func cost(u *ledger.Unit) time.Duration { return u.Duration + u.TraceTime + u.LowerTime }
 
+// compiledAgain says whether a compilation is its program's again in its own process: by the
+// ledger's count per process (Unit.Seq), else by seq, the count of the program's compilations
+// met so far. A first compilation in each of many processes is not a recompilation.
+func compiledAgain(u *ledger.Unit, seq map[string]int) bool {
+	seq[u.Program]++
+	if u.SeenBefore {
+		return true
+	}
+	if u.Seq > 0 {
+		return u.Seq > 1
+	}
+	return seq[u.Program] > 1
+}
+
+// critical is the compile time the run's wall time is held against: one process's whole, the
+// slowest process's of many.
+func (r *Result) critical() time.Duration {
+	if r.Processes > 1 {
+		return r.Slowest
+	}
+	return r.Compile
+}
+
 // Build makes the verdict of a run.
 func Build(in Input) *Result {
 	r := &Result{Wall: in.Wall}
@@ -137,6 +168,12 @@ func Build(in Input) *Result {
 		}
 		byProgram[e.Program] = append(byProgram[e.Program], e)
 	}
+	r.Processes = len(rep.Procs)
+	for _, p := range rep.Procs {
+		if p.Cost > r.Slowest {
+			r.Slowest, r.SlowestProcess = p.Cost, p.Name
+		}
+	}
 	sites := map[string]*SiteRow{}
 	for _, m := range rep.Modules {
 		compiled := m.Compiled()
@@ -144,8 +181,8 @@ func Build(in Input) *Result {
 		for _, u := range compiled {
 			c := cost(u)
 			r.Compile += c
-			seq[u.Program]++
-			if seq[u.Program] > 1 || u.SeenBefore {
+			again := compiledAgain(u, seq)
+			if again {
 				r.Recompile += c
 			}
 			if u.AfterWarmup {
@@ -169,7 +206,7 @@ func Build(in Input) *Result {
 			// The first cause met names the line; a cause that recurs replaces one expected once.
 			if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
 				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
-			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (seq[u.Program] > 1 || u.SeenBefore) {
+			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && again {
 				row.topOnce = false
 				row.TopCause, row.Example = reasonCause(u.Why)
 			}
@@ -178,7 +215,13 @@ func Build(in Input) *Result {
 			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], in))
 		}
 	}
-	if r.Wall > 0 && r.Compile > r.Wall+r.Wall/50 {
+	if r.Processes > 1 {
+		// A sum over processes is no share of one run's time: only the slowest process's is.
+		for i := range r.Verdicts {
+			r.Verdicts[i].Share = 0
+		}
+	}
+	if r.Wall > 0 && r.critical() > r.Wall+r.Wall/50 {
 		// The log claims more compile time than the run lasted: its times are not all this
 		// run's (a log appended to, lines replayed), so no share of the run is stated.
 		r.WallExceeded, r.Wall = r.Wall, 0
@@ -227,8 +270,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			v.AfterWarmup++
 			v.LateTime += cost(u)
 		}
-		seq[u.Program]++
-		again := seq[u.Program] > 1 || u.SeenBefore
+		again := compiledAgain(u, seq)
 		site := ""
 		if u.Site.User() {
 			site = u.Site.String()

@@ -256,3 +256,39 @@ func TestRunsDumpsAsDiff(t *testing.T) {
 		t.Errorf("b's problem written into a's: %+v", da.Problems[:1])
 	}
 }
+
+// JAX 0.12 logs each part of a cache key even with no persistent cache: two recomp run folders
+// whose manifests name no cache folder looked nothing up (not_looked_up, not a key changed
+// outside the graph). The logs are the real cache-xla-flag runs without their cache lookup and
+// write lines, as JAX prints them with no cache (checked against a real run without one).
+func TestRunsNoCacheDespiteKeyLog(t *testing.T) {
+	src := "../testdata/runs/jax-0.12/cache-xla-flag"
+	dir := t.TempDir()
+	strip := regexp.MustCompile(`(?m)^.*(PERSISTENT COMPILATION CACHE MISS|to persistent compilation cache|persistent compilation cache entry).*\n`)
+	var sides [2]RunSide
+	for i, n := range []string{"1", "2"} {
+		b, err := os.ReadFile(filepath.Join(src, "run"+n+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stripped := strip.ReplaceAllString(string(b), "")
+		if !strings.Contains(stripped, "get_cache_key") || strings.Contains(stripped, "CACHE MISS for") {
+			t.Fatal("the cache-key lines are gone, or the lookup lines are still there")
+		}
+		d := filepath.Join(dir, "r"+n)
+		log := writeFile(t, d, runfolder.LogName, stripped)
+		m := &runfolder.Manifest{Version: 1, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1}
+		if err := runfolder.WriteManifest(d, m); err != nil {
+			t.Fatal(err)
+		}
+		sides[i] = RunSide{Path: d, Logs: []string{log}, Manifest: filepath.Join(d, runfolder.ManifestName)}
+	}
+	if v := compareRuns(t, sides[0], sides[1]); v.Reason != MissNotLookedUp {
+		t.Errorf("no cache folder in the manifests: %s: %s", v.Reason, v.Summary)
+	}
+	// Without a manifest to say, the key's parts are taken as a lookup, as before.
+	sides[1].Manifest = ""
+	if v := compareRuns(t, sides[0], sides[1]); v.Reason != MissKeyOutsideGraph {
+		t.Errorf("no manifest: %s: %s", v.Reason, v.Summary)
+	}
+}

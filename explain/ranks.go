@@ -426,7 +426,7 @@ func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 				out.Divergences = append(out.Divergences, d)
 				break
 			}
-			d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line
+			d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line, d.Site = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line, u.Site
 			d.Args = ShortSignature(u.Signature)
 			against := majorityUnit(refUnits, u, i)
 			if against != nil {

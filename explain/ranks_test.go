@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/ledger"
@@ -240,5 +241,37 @@ func TestNameRank(t *testing.T) {
 		if got := nameRank(name); got != want {
 			t.Errorf("%s: %q, want %q", name, got, want)
 		}
+	}
+}
+
+// A log a launcher tagged with ranks is read by scan as a job: the rank that departs is named
+// with its step and cause; logs no launcher named are not lined up as ranks.
+func TestScanOfALauncherRunIsAJob(t *testing.T) {
+	dir := t.TempDir()
+	stamp := func(i int) string { return fmt.Sprintf("2026-11-24 08:00:%02d,000", i) }
+	var b strings.Builder
+	for r, batches := range [][]int{{32}, {32}, {32, 20}} {
+		for _, line := range strings.SplitAfter(stepLog(r, batches, stamp), "\n") {
+			if line != "" {
+				fmt.Fprintf(&b, "[rank%d]:%s", r, line)
+			}
+		}
+	}
+	tagged := writeFile(t, dir, "job.log", b.String())
+	s, err := Logs([]string{tagged}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Job == nil || len(s.Job.Ranks) != 3 || len(s.Job.Divergences) != 1 || s.Job.Divergences[0].Rank != "2" ||
+		s.Job.Divergences[0].Step != 11 || s.Job.Divergences[0].Cause == nil || s.Job.Divergences[0].Cause.Kind != diff.CauseBatchSize {
+		t.Fatalf("job %+v", s.Job)
+	}
+	if s.Verdict.Processes != 3 || s.Verdict.Recompile != 100*time.Millisecond || s.Verdict.Compile != 400*time.Millisecond {
+		t.Errorf("verdict: %d processes, %v of %v compiling again", s.Verdict.Processes, s.Verdict.Recompile, s.Verdict.Compile)
+	}
+	a := writeFile(t, dir, "a.log", stepLog(0, []int{32, 32}, stamp))
+	c := writeFile(t, dir, "b.log", stepLog(1, []int{32, 20}, stamp))
+	if s, err := Logs([]string{a, c}, ledger.ReadOptions{}); err != nil || s.Job != nil {
+		t.Errorf("untagged logs read as a job: %v %+v", err, s.Job)
 	}
 }

@@ -184,8 +184,10 @@ type Divergence struct {
 	// Args and MajorityArgs are the two variants written short when they are signatures.
 	Args, MajorityArgs string
 	Compiled           bool // this rank compiled (false: served from a cache)
-	File               string
-	Line               int
+	// Site is the line of the program's own code that made the request, when the log says.
+	Site string
+	File string
+	Line int
 	// Cause is how the rank's module differs from the majority's: from the two ranks' dumps when
 	// given (Pair is that comparison), else from the logged signatures (CauseFrom).
 	Cause     *diff.Cause

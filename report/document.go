@@ -180,7 +180,13 @@ func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	}
 	p.Totals = scanTotals(sm, s.Verdict)
 	p.answer(s.Verdict, sm)
+	if s.Job != nil {
+		p.Answer = append(p.Answer, rankAnswers(s.Job)...)
+	}
 	p.verdictSections(s.Verdict)
+	if s.Job != nil {
+		p.Sections = append(p.Sections, ranksSections(s.Job, &p.Omitted)...)
+	}
 	p.findings(rep.Findings, s.Verdict, dumped)
 	p.Sections = append(p.Sections, Section{ID: "timeline", Title: "Timeline", Timeline: rep, Detail: true})
 	if fams := familyTable(rep, &p.Omitted); len(fams.Rows) > 0 {

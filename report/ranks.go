@@ -106,6 +106,7 @@ type DivergenceJSON struct {
 	Args            string     `json:"args,omitempty"`
 	MajorityArgs    string     `json:"majority_args,omitempty"`
 	Compiled        bool       `json:"compiled"`
+	CallSite        string     `json:"call_site"`
 	File            string     `json:"file"`
 	Line            int        `json:"line"`
 	Summary         string     `json:"summary"`
@@ -135,7 +136,7 @@ func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
 		return nil
 	}
 	return &DivergenceJSON{Rank: d.Rank, Kind: string(d.Kind), Request: d.Index, Step: stepRef(d.Step), Program: d.Program, Module: d.Module,
-		Variant: d.Variant, MajorityVariant: d.Majority, Args: d.Args, MajorityArgs: d.MajorityArgs, Compiled: d.Compiled, File: d.File,
+		Variant: d.Variant, MajorityVariant: d.Majority, Args: d.Args, MajorityArgs: d.MajorityArgs, Compiled: d.Compiled, CallSite: d.Site, File: d.File,
 		Line: d.Line, Summary: d.Summary, Cause: causeRef(d.Cause), CauseFrom: d.CauseFrom, Pair: pairRef(d.Pair)}
 }
 
@@ -191,9 +192,18 @@ func ranksDoc(r *explain.Ranks) *Document {
 	if s := r.Skew; s != nil {
 		p.Totals = append(p.Totals, Total{Label: "compile-start skew", Value: dur(s.Spread)})
 	}
+	p.Answer = append(p.Answer, rankAnswers(r)...)
+	p.Sections = ranksSections(r, &p.Omitted)
+	return p
+}
+
+// rankAnswers are one line per rank that departed: where (request, step), what (program,
+// compiled or served), why (the cause) and the user's line.
+func rankAnswers(r *explain.Ranks) []Answer {
+	var out []Answer
 	for i, d := range r.Divergences {
 		if i == maxAnswers {
-			p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("%d more ranks departed (listed below)", len(r.Divergences)-i)})
+			out = append(out, Answer{Tone: "bad", Text: fmt.Sprintf("%d more ranks departed (listed below)", len(r.Divergences)-i)})
 			break
 		}
 		a := Answer{Tone: "bad", Text: fmt.Sprintf("rank %s departed at request %d%s: %s of %s%s", d.Rank, d.Index, divergenceStepText(d), d.Kind, d.Program, divergenceWhat(d))}
@@ -201,10 +211,12 @@ func ranksDoc(r *explain.Ranks) *Document {
 			a.Text += ": " + c.Summary
 			a.Action = c.Advice
 		}
-		p.Answer = append(p.Answer, a)
+		if d.Site != "" {
+			a.Text += " at " + d.Site
+		}
+		out = append(out, a)
 	}
-	p.Sections = ranksSections(r, &p.Omitted)
-	return p
+	return out
 }
 
 // sections are the ranks' details, for recomp ranks and guard --ranks-consistent.

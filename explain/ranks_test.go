@@ -129,7 +129,7 @@ func hit0(m, key string) string { return hit(m, key) }
 // dumps, against the majority's module of that program.
 func TestRanksRealDumps(t *testing.T) {
 	for _, m := range []string{"jax-0.12", "jax-0.4"} {
-		logs, dumps, err := RankInputs([]string{filepath.Join("../testdata/runs", m, "ranks")}, nil)
+		logs, dumps, _, err := RankInputs([]string{filepath.Join("../testdata/runs", m, "ranks")}, nil)
 		if err != nil || len(logs) != 2 || len(dumps) != 2 || filepath.Base(dumps[1]) != "dump-rank1" {
 			t.Fatalf("%s: inputs %q %q %v", m, logs, dumps, err)
 		}
@@ -190,7 +190,7 @@ func TestRanksFromRunFolders(t *testing.T) {
 		args = append(args, filepath.Join(job, fmt.Sprintf("r%d", r)))
 	}
 	for _, in := range [][]string{args, {job}} {
-		logs, _, err := RankInputs(in, nil)
+		logs, _, _, err := RankInputs(in, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestRanksFromRunFolders(t *testing.T) {
 		m := fmt.Sprintf(`{"version":1,"launcher":{"RANK":"%d","WORLD_SIZE":"4"}}`, 3-r)
 		writeFile(t, filepath.Join(job, fmt.Sprintf("r%d", r)), "manifest.json", m)
 	}
-	logs, _, err := RankInputs([]string{job}, nil)
+	logs, _, _, err := RankInputs([]string{job}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestRanksFromRunFolders(t *testing.T) {
 		t.Errorf("manifest: divergences %+v", r.Divergences)
 	}
 	// A folder with neither logs nor run folders is refused, naming both.
-	if _, _, err := RankInputs([]string{t.TempDir()}, nil); err == nil || !strings.Contains(err.Error(), "run folders") {
+	if _, _, _, err := RankInputs([]string{t.TempDir()}, nil); err == nil || !strings.Contains(err.Error(), "run folders") {
 		t.Errorf("empty folder: %v", err)
 	}
 }

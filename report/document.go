@@ -55,6 +55,9 @@ type Section struct {
 	Table     *Table
 	Cards     []Card
 	Items     []string
+	// Code says the items are commands or paths, shown as code (Markdown: a code span that
+	// keeps every backtick), never as prose.
+	Code bool
 	// Timeline is the ledger whose compilations, cache hits and loads a page draws (the text
 	// formats cannot draw it and leave it out).
 	Timeline *ledger.Report
@@ -1005,7 +1008,7 @@ func cacheDoc(c *Cache) *Document {
 	}
 	if cmd := PruneCommand(c); cmd != "" {
 		p.Sections = append(p.Sections, Section{ID: "prune", Title: "To remove the entries these runs did not use",
-			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}})
+			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}, Code: true})
 	}
 	return p
 }

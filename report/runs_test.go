@@ -29,7 +29,7 @@ func models(t *testing.T) map[string]report.Report {
 		}
 		out["diff "+sc] = r
 	}
-	logs, dumps, err := explain.RankInputs([]string{jaxRuns + "ranks"}, nil)
+	logs, dumps, _, err := explain.RankInputs([]string{jaxRuns + "ranks"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,10 @@ type Result struct {
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited: Run stopped reading Grace later, and what it printed afterwards is not logged.
 	HeldOpen bool
+	// LogError is the first error writing the log (a full disk): what was written before it
+	// stays, and LogLost bytes of the log (with their time stamps) were not written.
+	LogError string
+	LogLost  int64
 }
 
 // maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
@@ -80,6 +84,8 @@ func Run(opt Options) (*Result, error) {
 	}
 	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = opt.Env, opt.Dir, opt.Stdin
+	// The command never outlives recomp: killed (Linux) when recomp ends, however it ends.
+	cmd.SysProcAttr = childAttr()
 	lw := newLineLog(opt.Log, now)
 	var sources []io.Reader
 	var sinks []io.Writer
@@ -175,6 +181,9 @@ func Run(opt Options) (*Result, error) {
 		qw.Close()
 	}
 	res.Lines, res.Bytes = lw.flush()
+	if lw.err != nil {
+		res.LogError, res.LogLost = lw.err.Error(), lw.lost
+	}
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
 }
@@ -249,7 +258,11 @@ func (r ptyReader) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadli
 
 // lineLog writes the lines of one or two streams to the log, each line prefixed with the time
 // its first byte arrived. A line of one stream is written whole, never interleaved with the
-// other's. It buffers what it writes (64 KiB) and formats each arrival time once.
+// other's. Lines are written within flushAfter of their end, or as soon as 64 KiB are pending,
+// so a recomp that is killed loses at most the last tenth of a second of ended lines (and a
+// line still unfinished), and a command printing fast costs one write per 64 KiB. Each
+// arrival time is formatted once. After a failed write (a full disk) nothing more is written:
+// err is that error, lost counts what was not written.
 type lineLog struct {
 	mu        sync.Mutex
 	w         io.Writer
@@ -261,6 +274,33 @@ type lineLog struct {
 	lastStamp []byte
 	lines     int64
 	bytes     int64
+	err       error
+	lost      int64
+	timer     *time.Timer // writes what is pending flushAfter after it was formatted
+	armed     bool
+}
+
+// flushAfter is the longest an ended line waits in memory before it is written.
+const flushAfter = 100 * time.Millisecond
+
+// pending writes what is formatted when 64 KiB are, else makes sure it is written within
+// flushAfter.
+func (l *lineLog) pending() {
+	switch {
+	case len(l.out) >= 64<<10:
+		l.emit()
+	case len(l.out) == 0 || l.armed:
+	case l.timer == nil:
+		l.armed = true
+		l.timer = time.AfterFunc(flushAfter, func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.emit()
+		})
+	default:
+		l.armed = true
+		l.timer.Reset(flushAfter)
+	}
 }
 
 func newLineLog(w io.Writer, now func() time.Time) *lineLog {
@@ -286,15 +326,29 @@ func (l *lineLog) line(t time.Time, parts ...[]byte) {
 	}
 	l.out = append(l.out, '\n')
 	l.lines++
-	if len(l.out) >= 64<<10 {
-		l.w.Write(l.out)
-		l.out = l.out[:0]
+}
+
+// emit writes the lines formatted so far.
+func (l *lineLog) emit() {
+	l.armed = false
+	if len(l.out) == 0 {
+		return
 	}
+	if l.err == nil {
+		n, err := l.w.Write(l.out)
+		if err != nil {
+			l.err, l.lost = err, int64(len(l.out)-n)
+		}
+	} else {
+		l.lost += int64(len(l.out))
+	}
+	l.out = l.out[:0]
 }
 
 func (l *lineLog) write(stream int, b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.pending()
 	l.bytes += int64(len(b))
 	t := l.now()
 	for len(b) > 0 {
@@ -322,6 +376,7 @@ func (l *lineLog) write(stream int, b []byte) {
 func (l *lineLog) end(stream int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.pending()
 	if len(l.partial[stream]) > 0 {
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
@@ -339,9 +394,9 @@ func (l *lineLog) flush() (lines, bytes int64) {
 			l.partial[s] = l.partial[s][:0]
 		}
 	}
-	if len(l.out) > 0 {
-		l.w.Write(l.out)
-		l.out = l.out[:0]
+	l.emit()
+	if l.timer != nil {
+		l.timer.Stop()
 	}
 	l.w = io.Discard
 	return l.lines, l.bytes

@@ -54,7 +54,7 @@ func (c *guardCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		if gopt.Logs, ranksOpt.Dumps, err = explain.RankInputs(c.Logs, nil); err != nil {
+		if gopt.Logs, ranksOpt.Dumps, ranksOpt.Warnings, err = explain.RankInputs(c.Logs, nil); err != nil {
 			return usageErr("%v", err)
 		}
 		gopt.Ranks = &ranksOpt

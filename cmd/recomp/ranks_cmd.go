@@ -48,10 +48,11 @@ func (c *ranksCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	logs, dumps, err := explain.RankInputs(c.Logs, c.Dump)
+	logs, dumps, skipped, err := explain.RankInputs(c.Logs, c.Dump)
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	opt.Warnings = skipped
 	if err := checkInputs(logs); err != nil {
 		return err
 	}

@@ -64,7 +64,8 @@ func (c *runCmd) Run(e *env) error {
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
 	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
-		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log})
+		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log,
+		Recomp: reportVersion()})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -94,16 +95,22 @@ func (c *runCmd) Run(e *env) error {
 	if c.Guard {
 		ro.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
 	}
+	// From here on the run happened: a file recomp cannot write (a full disk) is said, and the
+	// exit code stays the command's (or says the run's record is incomplete), never a lost run.
+	var lost []string
+	if res.LogError != "" {
+		lost = append(lost, fmt.Sprintf("run.log is incomplete: %s (%d bytes not written)", res.LogError, res.LogLost))
+	}
 	r, err := explain.Folder(dir, m, ro)
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	if err := runfolder.WriteManifest(dir, m); err != nil {
-		return err
+		lost = append(lost, fmt.Sprintf("the manifest could not be written: %v", err))
 	}
 	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}
 	if err := report.WriteRunFiles(dir, r, report.Style{Meta: meta}); err != nil {
-		return err
+		lost = append(lost, fmt.Sprintf("the reports could not be written: %v", err))
 	}
 	// The summary is a courtesy: the run folder holds the reports, and a terminal that went away
 	// (a closed stderr) changes no exit code.
@@ -113,9 +120,14 @@ func (c *runCmd) Run(e *env) error {
 		e.log.Debug("the summary could not be written", "error", err)
 	}
 	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", textutil.Visible(dir))
+	for _, l := range lost {
+		fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
+	}
 	switch {
 	case res.ExitCode != 0:
 		return exitWith(res.ExitCode)
+	case len(lost) > 0:
+		return exitWith(exitUsage) // the run's record is incomplete: no verdict to trust
 	case r.Gate != nil && r.Gate.Inconclusive:
 		return exitWith(exitUsage)
 	case r.Gate != nil && !r.Gate.Passed:

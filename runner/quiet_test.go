@@ -186,3 +186,34 @@ func TestRequiredLiteralsAreRequired(t *testing.T) {
 		}
 	}
 }
+
+// Under a launcher that tags each rank's lines (torchrun's [rank2]: and [default0]:, mpirun's
+// [1,0]<stderr>:), the tagged compile logging stays out as the untagged does, its indented
+// explanation included, and no tag is written without the line it tagged: the terminal shows
+// the program's own tagged lines, whole, and nothing else.
+func TestQuietTaggedLines(t *testing.T) {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	var want strings.Builder
+	for step := range 3 {
+		for _, tag := range []string{"[rank3]:", "[rank1]:", "[default0]:", "[1,2]<stderr>:"} {
+			qw.Write([]byte(tag + "TRACING CACHE MISS at /w/train.py:9 (main):\n"))
+			qw.Write([]byte(tag + "  never seen function:\n" + tag + "    step id=1 defined at /w/train.py:3\n"))
+			qw.Write([]byte(tag + "Compiling jit(step) with global shapes and types (x). Argument mapping: (y).\n"))
+			qw.Write([]byte(tag + "Execution Analysis: Graph Hash: 1\n")) // an anchored record: no tag left behind
+			own := fmt.Sprintf("%sstep %d loss 0.5\n", tag, step)
+			qw.Write([]byte(own))
+			want.WriteString(own)
+		}
+	}
+	qw.Write([]byte("[rank0]:  an indented line of the program's own\n[notatag]:TRACING CACHE MISS at a.py:1\n"))
+	qw.Close()
+	if got := screen.String(); got != want.String()+"[rank0]:  an indented line of the program's own\n" {
+		t.Errorf("terminal:\n%s\nwant:\n%s", got, want.String())
+	}
+	for line, n := range map[string]int{"[rank12]:x": 9, "[default0]:": 11, "[1,0]<stdout>:a": 14, "[1,0]<stdin>:a": 0, "[rank]:x": 0, "rank3]:": 0, "[abc]:": 0} {
+		if got := tagLen([]byte(line)); got != n {
+			t.Errorf("tagLen(%q) = %d, want %d", line, got, n)
+		}
+	}
+}

@@ -217,3 +217,29 @@ func TestQuietTaggedLines(t *testing.T) {
 		}
 	}
 }
+
+// A real job's console as torchrun --tee tags it (testdata ranks-job: four JAX processes, every
+// line tagged [rankI]: as it arrived), through the quiet terminal with the settings recomp run
+// switches on for JAX: what is left is the program's own lines, each whole with its one tag.
+func TestQuietRealTaggedJob(t *testing.T) {
+	b, err := os.ReadFile("../testdata/runs/jax-0.12/ranks-job/launcher.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := Evidence(runfolder.Framework("jax"), runfolder.DumpNone, "", nil, nil)
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, QuietOf(settings))
+	qw.Write(b)
+	qw.Close()
+	// the program's lines, and gloo's, which it prints whatever recomp switches on
+	own := regexp.MustCompile(`^\[rank(\d)\]:(?:rank|\[Gloo\] Rank) (\d) (?:of 4: process \d, local devices .*|step \d batch \d+|is connected to 3 peer ranks.*)$`)
+	lines := strings.Split(strings.TrimSuffix(screen.String(), "\n"), "\n")
+	for _, line := range lines {
+		if m := own.FindStringSubmatch(line); m == nil || m[1] != m[2] {
+			t.Errorf("on the terminal, not the program's own line: %q", line)
+		}
+	}
+	if len(lines) != 4*10 { // each rank: its greeting, gloo's and 8 steps
+		t.Errorf("%d lines on the terminal, want 40:\n%s", len(lines), screen.String())
+	}
+}

@@ -132,18 +132,30 @@ func UserName(logPath string) string {
 	return logPath
 }
 
+// probeRank says a rank came from the probe's records.
+const probeRank = "jax.process_index()"
+
 // manifestRank is the rank the launcher's environment gave a run folder's run (recorded by
-// recomp run in its manifest), and the variable that gave it.
+// recomp run in its manifest), and the variable that gave it; else JAX's process index the
+// probe recorded at the run's compilations.
 func manifestRank(logPath string) (rank, from string) {
 	f, ok := runfolder.Of(logPath)
-	if !ok || f.Manifest == "" {
+	if !ok {
 		return "", ""
 	}
-	m, err := runfolder.ReadManifest(f.Manifest)
-	if err != nil {
-		return "", ""
+	if f.Manifest != "" {
+		if m, err := runfolder.ReadManifest(f.Manifest); err == nil {
+			if r, from := m.Rank(); r != "" {
+				return r, from
+			}
+		}
 	}
-	return m.Rank()
+	if recs, err := runfolder.ReadProbe(f.Dir); err == nil {
+		if i, ok := runfolder.ProcessIndex(recs); ok {
+			return strconv.Itoa(i), probeRank
+		}
+	}
+	return "", ""
 }
 
 // reRankName finds a rank in a file or folder name: rank3.log, worker-3, process_3, dump-rank3.
@@ -256,12 +268,13 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 		step = DefaultStep
 	}
 	// Name each process's rank.
-	byLog := map[string]string{} // --rank-from per log
-	manifestRanks := map[string]string{}
+	byLog := map[string]string{}            // --rank-from per log
+	manifestRanks := map[string][2]string{} // log -> rank, what named it
 	for _, sq := range s.Ledger.Sequences {
 		logPath := stripRank(sq.File)
 		if _, ok := manifestRanks[logPath]; !ok {
-			manifestRanks[logPath], _ = manifestRank(logPath)
+			r, from := manifestRank(logPath)
+			manifestRanks[logPath] = [2]string{r, from}
 		}
 	}
 	seen := map[string]int{}
@@ -284,8 +297,11 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 				ri.Rank, ri.RankFrom = r, "--rank-from"
 			}
 		}
-		if ri.Rank == "" && manifestRanks[logPath] != "" {
-			ri.Rank, ri.RankFrom = manifestRanks[logPath], "environment"
+		if mr := manifestRanks[logPath]; ri.Rank == "" && mr[0] != "" {
+			ri.Rank, ri.RankFrom = mr[0], "environment"
+			if mr[1] == probeRank {
+				ri.RankFrom = "probe"
+			}
 		}
 		if ri.Rank == "" {
 			if r := nameRank(logPath); r != "" {

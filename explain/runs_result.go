@@ -160,7 +160,7 @@ type RankInfo struct {
 	// Name is the process as the user named it: the run folder or log given (with the rank a
 	// launcher's prefix named).
 	Name     string
-	RankFrom string // what named the rank: "environment", "launcher", "--rank-from", "file name", "order"
+	RankFrom string // what named the rank: "launcher", "--rank-from", "environment", "probe", "file name", "order"
 	Group    int    // index in Ranks.Groups
 	Sequence *ledger.Sequence
 	// Compilations, Hits and CompileTime count its requests (eager one-op programs left out).

@@ -17,8 +17,8 @@ import (
 
 // TestLiveRecompRunJob runs the ranks-job program (four JAX processes, jax.distributed on CPU)
 // as a launcher would: each rank under its own `recomp run`, with RANK and WORLD_SIZE in its
-// environment, into run folders whose names say nothing of the rank (gold is rank 0, blue rank
-// 2). recomp ranks, scan and guard --ranks-consistent, given the folder of run folders, name the
+// environment (rank 3 without: JAX's process index, read by recomp's probe, names it), into run
+// folders whose names say nothing of the rank (gold is rank 0, blue rank 2). recomp ranks, scan and guard --ranks-consistent, given the folder of run folders, name the
 // ranks by the environment each manifest recorded and find the two that departed: rank 0 (its
 // own eval program at step 3) and rank 2 (a ragged shard at step 6, batch size).
 func TestLiveRecompRunJob(t *testing.T) {
@@ -50,8 +50,10 @@ func TestLiveRecompRunJob(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			cmd := exec.Command(bin, "run", "--out", filepath.Join(job, name), "--", py, gen, "--run", "ranks-job")
-			cmd.Env = append(os.Environ(), fmt.Sprint("RANK=", i), "WORLD_SIZE=4", "JAX_PLATFORMS=cpu",
-				fmt.Sprint("RECOMP_RANK=", i), "RECOMP_RANKS=4", "RECOMP_COORDINATOR="+coordinator)
+			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu", fmt.Sprint("RECOMP_RANK=", i), "RECOMP_RANKS=4", "RECOMP_COORDINATOR="+coordinator)
+			if i != 3 { // rank 3's launcher said nothing: JAX's process index, read by the probe, names it
+				cmd.Env = append(cmd.Env, fmt.Sprint("RANK=", i), "WORLD_SIZE=4")
+			}
 			outs[i], errs[i] = cmd.CombinedOutput()
 		}()
 	}
@@ -68,7 +70,8 @@ func TestLiveRecompRunJob(t *testing.T) {
 			t.Fatalf("%s: %d ranks, divergences %+v", what, len(doc.Ranks), doc.Divergences)
 		}
 		for i, r := range doc.Ranks {
-			if r.Rank != fmt.Sprint(i) || r.RankFrom != "environment" || filepath.Base(r.Name) != names[i] {
+			from := map[bool]string{true: "probe", false: "environment"}[i == 3]
+			if r.Rank != fmt.Sprint(i) || r.RankFrom != from || filepath.Base(r.Name) != names[i] {
 				t.Errorf("%s: rank %d: %q from %q, named %q", what, i, r.Rank, r.RankFrom, r.Name)
 			}
 		}

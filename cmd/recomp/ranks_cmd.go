@@ -17,7 +17,7 @@ type ranksCmd struct {
 
 // rankFlags are shared by ranks and guard --ranks-consistent.
 type rankFlags struct {
-	RankFrom string `name:"rank-from" help:"Name each log's rank by the first group of the first line matching REGEX (e.g. 'process_index=(\\d+)'); by default a launcher's prefix on the lines, the launcher's environment recomp run recorded (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, LOCAL_RANK), or the file or run folder name (rank3.log, r3) names it." placeholder:"REGEX"`
+	RankFrom string `name:"rank-from" help:"Name each log's rank by the first group of the first line matching REGEX (e.g. 'process_index=(\\d+)'); by default a launcher's prefix on the lines, the launcher's environment recomp run recorded (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, LOCAL_RANK), JAX's process index recomp run's probe recorded, or the file or run folder name (rank3.log, r3) names it." placeholder:"REGEX"`
 	Step     string `help:"Find the step number in the lines the program prints by the first group of REGEX (default: step N, iteration N)." placeholder:"REGEX"`
 }
 

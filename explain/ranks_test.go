@@ -266,6 +266,9 @@ func TestScanOfALauncherRunIsAJob(t *testing.T) {
 		s.Job.Divergences[0].Step != 11 || s.Job.Divergences[0].Cause == nil || s.Job.Divergences[0].Cause.Kind != diff.CauseBatchSize {
 		t.Fatalf("job %+v", s.Job)
 	}
+	if vs := s.Verdict.Verdicts; len(vs) != 1 || vs[0].Processes != 3 || vs[0].MostInOne != 2 || vs[0].Compilations != 4 {
+		t.Errorf("verdicts %+v: the step compiled in 3 processes, twice in rank 2", vs)
+	}
 	if s.Verdict.Processes != 3 || s.Verdict.Recompile != 100*time.Millisecond || s.Verdict.Compile != 400*time.Millisecond {
 		t.Errorf("verdict: %d processes, %v of %v compiling again", s.Verdict.Processes, s.Verdict.Recompile, s.Verdict.Compile)
 	}

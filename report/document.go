@@ -377,6 +377,9 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 func verdictLine(v verdict.Verdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s compiled %d× (", shorten(v.Program, 80), v.Compilations)
+	if v.Processes > 1 {
+		fmt.Fprintf(&b, "in %d processes, at most %d× in one; ", v.Processes, v.MostInOne)
+	}
 	if v.AfterWarmup > 0 {
 		fmt.Fprintf(&b, "%d after warm-up, ", v.AfterWarmup)
 	}

@@ -26,6 +26,8 @@ type ProgramVerdictJSON struct {
 	Program            string             `json:"program"`
 	Framework          string             `json:"framework"`
 	Compilations       int                `json:"compilations"`
+	Processes          int                `json:"processes"`
+	MostInOne          int                `json:"most_in_one"`
 	AfterWarmup        int                `json:"after_warmup"`
 	Seconds            float64            `json:"seconds"`
 	AfterWarmupSeconds float64            `json:"after_warmup_seconds"`
@@ -87,7 +89,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		d.CompileFraction = round3(v.Compile.Seconds() / v.Wall.Seconds())
 	}
 	for _, p := range v.Verdicts {
-		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, AfterWarmup: p.AfterWarmup,
+		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action}
 		for _, c := range p.Causes {
 			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once})

@@ -75,6 +75,9 @@ type Verdict struct {
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
 	Compilations, AfterWarmup int
 	Time, LateTime            time.Duration
+	// Processes counts the processes that compiled it (the ranks of a job); MostInOne is the
+	// most compilations of it in one process (by the ledger's count per process).
+	Processes, MostInOne int
 	// Share is Time in the run's wall time (0 when unknown).
 	Share float64
 	// Causes say why, the most frequent first.
@@ -239,6 +242,12 @@ func Build(in Input) *Result {
 
 func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, explained []Explained, in Input) Verdict {
 	v := Verdict{Program: m.Family, Compilations: len(compiled)}
+	procs := map[string]bool{}
+	for _, u := range compiled {
+		procs[u.Process] = true
+		v.MostInOne = max(v.MostInOne, u.Seq)
+	}
+	v.Processes = len(procs)
 	if len(compiled) > 0 {
 		if fw := frameworks.ForProducer(compiled[0].Producer); fw != nil {
 			v.Framework = fw.Name

@@ -14,4 +14,5 @@
 // job (ReadRanks, RanksOf); coverage.go holds a run time against its warm-up and is recomp
 // guard's pipeline (CoverageOf, EvaluateGuard); signature.go reads argument signatures and
 // steps.go the step each line belongs to. result.go and runs_result.go define the results.
+// live.go gives compilations the probe's line while a run goes on (LiveSites).
 package explain

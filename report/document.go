@@ -357,6 +357,15 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 		return
 	}
 	switch {
+	case sm.Recompilations > 0:
+		// a framework's metrics report: its count grew, but its graphs have no names
+		tone := "warn"
+		if sm.AfterWarmup > 0 {
+			tone = "bad"
+		}
+		p.Answer = append(p.Answer, Answer{Tone: tone, Text: fmt.Sprintf("%s compiled again, after the first report of the framework's metrics (%s after warm-up, %s): the log does not name them",
+			plural(sm.Recompilations, "graph", "graphs"), plural(sm.AfterWarmup, "compilation", "compilations"), dur(sm.LateCompileTime)),
+			Action: "turn on the framework's compile logging to see which graph compiled again and why (see the findings below)"})
 	case sm.AfterWarmup > 0:
 		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("no program compiled again, but %s compiled after warm-up (%s)",
 			plural(sm.AfterWarmup, "new program", "new programs"), dur(sm.LateCompileTime)),

@@ -19,6 +19,9 @@ func runHeadline(r *explain.Run) string {
 	if m.Signal != "" {
 		s += " (" + m.Signal + ")"
 	}
+	if m.Stopped != "" {
+		s += ": stopped by recomp at " + m.Stopped
+	}
 	return s
 }
 

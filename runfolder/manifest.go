@@ -32,7 +32,9 @@ type Manifest struct {
 	Forwarded   []string  `json:"forwarded_signals"`
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited; recomp stopped reading GraceSeconds later.
-	HeldOpen     bool              `json:"held_open,omitempty"`
+	HeldOpen bool `json:"held_open,omitempty"`
+	// Stopped says why recomp stopped the command (--fail-on-recompile, --compile-budget).
+	Stopped      string            `json:"stopped,omitempty"`
 	GraceSeconds float64           `json:"grace_seconds,omitempty"`
 	OutputLines  int64             `json:"output_lines"`
 	OutputBytes  int64             `json:"output_bytes"`

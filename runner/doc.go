@@ -11,9 +11,12 @@
 // and dump folder kept), folder.go makes run folders, captures run.log, watches cache folders
 // and asks the command's real Python interpreter for versions, probe.go writes the Python probe
 // and says when the command's Python cannot load it, quiet.go keeps the compile logging recomp
-// switched on off the terminal, and terminal.go says whether a file is a terminal.
+// switched on off the terminal, live.go lets a Live read run.log as it is written, says its notes
+// between the program's lines and stops the command when it asks, and terminal.go says whether
+// a file is a terminal.
 //
 // By system: pty_unix.go and pty_other.go open the pseudo-terminal (none outside Unix),
 // pipe_linux.go and pipe_other.go size the pipes and give the command its parent-death signal
-// (Linux only).
+// (Linux only), group_unix.go and group_other.go give a command stopped at a recompilation its
+// own process group and the signals that stop it (kill only outside Unix).
 package runner

@@ -45,6 +45,16 @@ type Options struct {
 	// started keeps the output open (a server left in the background); 0 means DefaultGrace.
 	Grace time.Duration
 	Now   func() time.Time
+	// Live, when set, reads run.log as it is written (see Live): its notes go to Notes, between
+	// the program's lines, and when it says stop the command is stopped (Result.Stopped).
+	Live  Live
+	Notes io.Writer
+	// OwnGroup runs the command in a process group of its own (where the system has them), the
+	// group a stop signals whole; recomp then passes a Ctrl-C on to it.
+	OwnGroup bool
+	// StopGrace is how long a stopped command has after SIGINT, then after SIGTERM, before
+	// SIGKILL (0: DefaultStopGrace).
+	StopGrace time.Duration
 }
 
 // DefaultGrace is how long Run reads the output of processes the command left behind.
@@ -61,6 +71,8 @@ type Result struct {
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited: Run stopped reading Grace later, and what it printed afterwards is not logged.
 	HeldOpen bool
+	// Stopped says why recomp stopped the command (Options.Live asked it to), "" when it did not.
+	Stopped string
 	// LogError is the first error writing the log (a full disk): what was written before it
 	// stays, and LogLost bytes of the log (with their time stamps) were not written.
 	LogError string
@@ -87,6 +99,7 @@ func Run(opt Options) (*Result, error) {
 	// The command never outlives recomp: killed (Linux) when recomp ends, however it ends.
 	cmd.SysProcAttr = childAttr()
 	lw := newLineLog(opt.Log, now)
+	nw := prepareLive(&opt, cmd, lw)
 	var sources []io.Reader
 	var sinks []io.Writer
 	var closeAfterStart []io.Closer
@@ -131,11 +144,13 @@ func Run(opt Options) (*Result, error) {
 	for _, c := range closeAfterStart {
 		c.Close()
 	}
+	stopper := newStopper(cmd.Process, opt, lw)
 	stop := forwardSignals(cmd.Process, opt, res)
 	stopResize := func() {}
 	if master != nil {
 		stopResize = followWindowSize(opt.Stdout, master, cmd.Process)
 	}
+	nw.follow(sinks)
 	var quiets []*quietWriter
 	if opt.Quiet != nil && len(opt.Quiet.Lines) > 0 {
 		for i := range sinks {
@@ -149,12 +164,13 @@ func Run(opt Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			copyStream(sources[i], sinks[i], lw, i)
+			copyStream(sources[i], sinks[i], lw, i, nw)
 		}()
 	}
 	copied := make(chan struct{})
 	go func() { wg.Wait(); close(copied) }()
 	err := cmd.Wait()
+	close(stopper.exited)
 	stop()
 	stopResize()
 	res.End = now()
@@ -184,6 +200,8 @@ func Run(opt Options) (*Result, error) {
 	if lw.err != nil {
 		res.LogError, res.LogLost = lw.err.Error(), lw.lost
 	}
+	nw.sayLast(lw)
+	res.Stopped = stopper.reason()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
 }
@@ -219,7 +237,7 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 				if s == syscall.SIGINT && !opt.ForwardInterrupt {
 					continue // the terminal sent it to the command's process group already
 				}
-				p.Signal(s)
+				signalGroup(p, opt.OwnGroup, s)
 				mu.Lock()
 				res.Forwarded = append(res.Forwarded, s.String())
 				mu.Unlock()
@@ -237,14 +255,15 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 	}
 }
 
-// copyStream copies a stream to its sink unchanged and to the line log.
-func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int) {
+// copyStream copies a stream to its sink unchanged and to the line log; what the log's Live
+// says about its lines is written between them.
+func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int, nw *noteWriter) {
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			sink.Write(buf[:n]) // a sink that fails (a closed terminal) must not stop the command
-			lw.write(stream, buf[:n])
+			notes := lw.write(stream, buf[:n])
+			nw.write(sink, buf[:n], notes) // a sink that fails (a closed terminal) must not stop the command
 		}
 		if err != nil {
 			lw.end(stream)
@@ -274,6 +293,7 @@ type lineLog struct {
 	lastStamp []byte
 	lines     int64
 	bytes     int64
+	tap       *liveTap // the Live that reads the lines as they are written (nil: none)
 	err       error
 	lost      int64
 	timer     *time.Timer // writes what is pending flushAfter after it was formatted
@@ -320,12 +340,19 @@ func (l *lineLog) stamp(t time.Time) []byte {
 }
 
 func (l *lineLog) line(t time.Time, parts ...[]byte) {
+	start := len(l.out)
 	l.out = append(l.out, l.stamp(t)...)
 	for _, p := range parts {
 		l.out = append(l.out, p...)
 	}
 	l.out = append(l.out, '\n')
 	l.lines++
+	if tp := l.tap; tp != nil {
+		if len(tp.lines) == 0 {
+			tp.first = l.lines
+		}
+		tp.lines = append(tp.lines, l.out[start:]...)
+	}
 }
 
 // emit writes the lines formatted so far.
@@ -345,12 +372,13 @@ func (l *lineLog) emit() {
 	l.out = l.out[:0]
 }
 
-func (l *lineLog) write(stream int, b []byte) {
+func (l *lineLog) write(stream int, b []byte) []noted {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer l.pending()
 	l.bytes += int64(len(b))
 	t := l.now()
+	n := len(b)
 	for len(b) > 0 {
 		p := &l.partial[stream]
 		if len(*p) == 0 {
@@ -361,14 +389,28 @@ func (l *lineLog) write(stream int, b []byte) {
 			room := maxLine - len(*p)
 			if len(b) < room {
 				*p = append(*p, b...)
-				return
+				break
 			}
 			l.line(l.started[stream], *p, b[:room]) // a very long line: written in pieces
 			*p, b = (*p)[:0], b[room:]
+			l.ended(n - len(b))
 			continue
 		}
 		l.line(l.started[stream], *p, b[:i])
 		*p, b = (*p)[:0], b[i+1:]
+		l.ended(n - len(b))
+	}
+	if l.tap == nil {
+		return nil
+	}
+	l.tap.read()
+	return l.tap.place(n)
+}
+
+// ended notes, for the Live, where in the bytes being written the line just logged ended.
+func (l *lineLog) ended(at int) {
+	if l.tap != nil {
+		l.tap.ends = append(l.tap.ends, at)
 	}
 }
 
@@ -380,6 +422,9 @@ func (l *lineLog) end(stream int) {
 	if len(l.partial[stream]) > 0 {
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
+	}
+	if l.tap != nil {
+		l.tap.read() // its notes are said at the end (Run)
 	}
 }
 
@@ -393,6 +438,9 @@ func (l *lineLog) flush() (lines, bytes int64) {
 			l.line(l.started[s], l.partial[s])
 			l.partial[s] = l.partial[s][:0]
 		}
+	}
+	if l.tap != nil {
+		l.tap.read()
 	}
 	l.emit()
 	if l.timer != nil {

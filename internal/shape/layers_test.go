@@ -29,16 +29,17 @@ var layerOrder = [][]string{
 	{"runfolder"},
 	{"internal/scantest"},
 	{"frameworks"},
-	{"frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/tf", "frameworks/torchxla", "frameworks/wrappers", "frameworks/xla"},
+	{"frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/neuron", "frameworks/tf", "frameworks/torchxla", "frameworks/wrappers", "frameworks/xla"},
 	{"frameworks/framework", "frameworks/internal/python"},
 	{"hlo", "logscan"},
+	{"internal/follow"},
 	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/openfile", "internal/textutil", "internal/version", "internal/shape"},
 }
 
 // allowed is every import edge between the module's packages (non-test files), by importing
 // package. A new edge fails TestLayers until it is written here.
 var allowed = map[string][]string{
-	"cmd/recomp":                 {"cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/input", "internal/textutil", "internal/version", "ledger", "logscan", "report", "runfolder", "runner"},
+	"cmd/recomp":                 {"cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/input", "internal/textutil", "internal/version", "ledger", "logscan", "report", "runfolder", "runner", "verdict"},
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
 	"cmd/recomp-dist":            {"internal/dist", "internal/version"},
 	"report":                     {"cache", "diff", "explain", "frameworks", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
@@ -53,10 +54,11 @@ var allowed = map[string][]string{
 	"internal/input":             {"internal/openfile", "runfolder"},
 	"runfolder":                  {"internal/atomicfile", "internal/openfile"},
 	"internal/scantest":          {"frameworks", "logscan"},
-	"frameworks":                 {"frameworks/framework", "frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/tf", "frameworks/torchxla", "frameworks/wrappers", "frameworks/xla", "hlo", "logscan"},
+	"frameworks":                 {"frameworks/framework", "frameworks/internal/python", "frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/neuron", "frameworks/tf", "frameworks/torchxla", "frameworks/wrappers", "frameworks/xla", "hlo", "logscan"},
 	"frameworks/ipu":             {"frameworks/framework", "logscan"},
 	"frameworks/jax":             {"frameworks/framework", "frameworks/internal/python", "logscan"},
 	"frameworks/keras":           {"frameworks/framework"},
+	"frameworks/neuron":          {"frameworks/framework", "logscan"},
 	"frameworks/tf":              {"frameworks/framework", "frameworks/internal/python", "hlo", "logscan"},
 	"frameworks/torchxla":        {"frameworks/framework", "frameworks/internal/python", "logscan"},
 	"frameworks/wrappers":        {"frameworks/framework", "logscan"},
@@ -68,6 +70,7 @@ var allowed = map[string][]string{
 	"internal/atomicfile":        {},
 	"internal/corpus":            {},
 	"internal/dist":              {},
+	"internal/follow":            {"internal/openfile"},
 	"internal/openfile":          {},
 	"internal/textutil":          {},
 	"internal/version":           {},

@@ -150,17 +150,12 @@ func TestRunsSaved(t *testing.T) {
 func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 	src := "../testdata/runs/jax-0.12/cache-xla-flag"
 	dir := t.TempDir()
-	strip := regexp.MustCompile(`(?m)^.*jax\._src\.cache_key.*\n`)
 	var sides [2]RunSide
-	for i, n := range []string{"1", "2"} {
-		b, err := os.ReadFile(filepath.Join(src, "run"+n+".log"))
-		if err != nil {
-			t.Fatal(err)
+	for i, stripped := range cacheRunsWithout(t, `jax\._src\.cache_key`) {
+		if strings.Contains(stripped, "get_cache_key") {
+			t.Fatal("the cache-key lines are still there")
 		}
-		stripped := strip.ReplaceAllString(string(b), "")
-		if strings.Contains(stripped, "get_cache_key") || !strings.Contains(string(b), "get_cache_key") {
-			t.Fatal("the cache-key lines were not there, or are still there")
-		}
+		n := fmt.Sprint(i + 1)
 		log := writeFile(t, dir, "run"+n+".log", stripped)
 		sides[i] = RunSide{Logs: []string{log}, Dump: filepath.Join(src, "dump"+n)}
 	}
@@ -262,20 +257,13 @@ func TestRunsDumpsAsDiff(t *testing.T) {
 // outside the graph). The logs are the real cache-xla-flag runs without their cache lookup and
 // write lines, as JAX prints them with no cache (checked against a real run without one).
 func TestRunsNoCacheDespiteKeyLog(t *testing.T) {
-	src := "../testdata/runs/jax-0.12/cache-xla-flag"
 	dir := t.TempDir()
-	strip := regexp.MustCompile(`(?m)^.*(PERSISTENT COMPILATION CACHE MISS|to persistent compilation cache|persistent compilation cache entry).*\n`)
 	var sides [2]RunSide
-	for i, n := range []string{"1", "2"} {
-		b, err := os.ReadFile(filepath.Join(src, "run"+n+".log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		stripped := strip.ReplaceAllString(string(b), "")
+	for i, stripped := range cacheRunsWithout(t, `PERSISTENT COMPILATION CACHE MISS|to persistent compilation cache|persistent compilation cache entry`) {
 		if !strings.Contains(stripped, "get_cache_key") || strings.Contains(stripped, "CACHE MISS for") {
 			t.Fatal("the cache-key lines are gone, or the lookup lines are still there")
 		}
-		d := filepath.Join(dir, "r"+n)
+		d := filepath.Join(dir, fmt.Sprint("r", i+1))
 		log := writeFile(t, d, runfolder.LogName, stripped)
 		m := &runfolder.Manifest{Version: 1, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1}
 		if err := runfolder.WriteManifest(d, m); err != nil {
@@ -291,4 +279,21 @@ func TestRunsNoCacheDespiteKeyLog(t *testing.T) {
 	if v := compareRuns(t, sides[0], sides[1]); v.Reason != MissKeyOutsideGraph {
 		t.Errorf("no manifest: %s: %s", v.Reason, v.Summary)
 	}
+}
+
+// cacheRunsWithout is the two real cache-xla-flag logs without the lines that match lines.
+func cacheRunsWithout(t *testing.T, lines string) [2]string {
+	t.Helper()
+	strip := regexp.MustCompile(`(?m)^.*(?:` + lines + `).*\n`)
+	var out [2]string
+	for i := range out {
+		b, err := os.ReadFile(fmt.Sprintf("../testdata/runs/jax-0.12/cache-xla-flag/run%d.log", i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[i] = strip.ReplaceAllString(string(b), ""); out[i] == string(b) {
+			t.Fatal("no line to take out")
+		}
+	}
+	return out
 }

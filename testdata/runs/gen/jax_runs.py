@@ -920,16 +920,10 @@ def p_cache_constant():
 
 def p_ranks_job():
     import numpy as np
-    rank, ranks, coordinator = driver.rank()
-    import jax
-    if JAX >= (0, 4, 27):
-        jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    jax.distributed.initialize(coordinator_address=coordinator, num_processes=ranks, process_id=rank)
-    jax = _jax()
+    rank, ranks, jax = _join_job()
     import jax.numpy as jnp
     from jax.experimental import multihost_utils
     rec = _Calls("jit_grad_step")
-    print(f"rank {rank} of {ranks}: process {jax.process_index()}, local devices {jax.local_devices()}")
 
     @jax.jit
     def grad_step(w, x, y):  # this rank's gradient on its own shard of the batch
@@ -968,18 +962,25 @@ def p_cache_same():
     _cache_run(1e-4)
 
 
-def p_ranks():
-    import numpy as np
+def _join_job():
+    """This process's place in a job (driver.rank()): JAX's distributed runtime on localhost, CPU
+    collectives over gloo where the version has the option; (rank, ranks, jax)."""
     rank, ranks, coordinator = driver.rank()
     import jax
     if JAX >= (0, 4, 27):
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
     jax.distributed.initialize(coordinator_address=coordinator, num_processes=ranks, process_id=rank)
     jax = _jax()
+    print(f"rank {rank} of {ranks}: process {jax.process_index()}, local devices {jax.local_devices()}")
+    return rank, ranks, jax
+
+
+def p_ranks():
+    import numpy as np
+    rank, ranks, jax = _join_job()
     import jax.numpy as jnp
     from jax.experimental import multihost_utils
     rec = _Calls("jit_grad_step")
-    print(f"rank {rank} of {ranks}: process {jax.process_index()}, local devices {jax.local_devices()}")
 
     @jax.jit
     def grad_step(w, x, y):  # this rank's gradient on its own shard of the batch

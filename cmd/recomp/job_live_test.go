@@ -50,7 +50,9 @@ func TestLiveRecompRunJob(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			cmd := exec.Command(bin, "run", "--out", filepath.Join(job, name), "--", py, gen, "--run", "ranks-job")
-			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu", fmt.Sprint("RECOMP_RANK=", i), "RECOMP_RANKS=4", "RECOMP_COORDINATOR="+coordinator)
+			// PYTHONUNBUFFERED as the generator runs it: through pipes (no terminal here) Python holds
+			// its prints back, and the step lines would arrive after the compile lines they follow
+			cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu", "PYTHONUNBUFFERED=1", fmt.Sprint("RECOMP_RANK=", i), "RECOMP_RANKS=4", "RECOMP_COORDINATOR="+coordinator)
 			if i != 3 { // rank 3's launcher said nothing: JAX's process index, read by the probe, names it
 				cmd.Env = append(cmd.Env, fmt.Sprint("RANK=", i), "WORLD_SIZE=4")
 			}
@@ -78,7 +80,11 @@ func TestLiveRecompRunJob(t *testing.T) {
 		for _, d := range doc.Divergences {
 			step := map[string]int{"0": 3, "2": 6}[d.Rank]
 			if programName(d.Program) != want[d.Rank] || d.Step == nil || *d.Step != step || !d.Compiled {
-				t.Errorf("%s: rank %s departed %+v, want %s at step %d", what, d.Rank, d, want[d.Rank], step)
+				got := -1
+				if d.Step != nil {
+					got = *d.Step
+				}
+				t.Errorf("%s: rank %s departed at step %d: %+v, want %s at step %d", what, d.Rank, got, d, want[d.Rank], step)
 			}
 			if d.Rank == "2" && (d.Cause == nil || d.Cause.Kind != "batch_size") {
 				t.Errorf("%s: rank 2's cause %+v, want batch_size", what, d.Cause)

@@ -9,7 +9,8 @@
 //
 // The work is split by job: explain.go joins one dump with its logs and compares dumps
 // (Dump, Dumps); logs.go reads logs into a scan (Logs) and probe.go attaches the probe's lines
-// of the program's own code; run.go reads a run folder back (Folder, recomp run's answer);
+// of the program's own code (pids.go hands the ledger its compile stages of each process:
+// the workers a command started, which wrote one run.log); run.go reads a run folder back (Folder, recomp run's answer);
 // runs.go compares two runs (Runs: why B missed A's cache); ranks.go lines up the ranks of a
 // job (ReadRanks, RanksOf); coverage.go holds a run time against its warm-up and is recomp
 // guard's pipeline (CoverageOf, EvaluateGuard); signature.go reads argument signatures and

@@ -44,7 +44,7 @@ func models(t *testing.T) map[string]report.Report {
 		t.Fatal(err)
 	}
 	c := explain.CoverageOf(s, s, explain.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
-	g := &explain.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, explain.CoverageFailures(c), gate.Options{})}
+	g := &explain.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, explain.CoverageFailures(c), explain.Unmatched(c), gate.Options{})}
 	out["guard --covered-by"] = g
 	rg := &explain.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
 	rg.Gate.AddDivergences(explain.DivergenceFailures(rk), gate.Options{})

@@ -223,3 +223,48 @@ func TestSpawnWorkers(t *testing.T) {
 		t.Errorf("recomp run's report: %d compilations, %d recompilations", sm.Compilations, sm.Recompilations)
 	}
 }
+
+// recomp run's live lines read the spawn workers' run.log as it is written, with the probe's
+// records as the probe writes them: each worker is its own process there too, so no worker's
+// first compilation is said (or stopped on) as a recompilation, and the live ledger's account
+// at the end is the report's. Without the probe's records the same log reads as one process
+// compiling again, which is what the live lines said before.
+func TestSpawnWorkersLive(t *testing.T) {
+	dir := filepath.Join("testdata", "spawn-workers")
+	data, err := os.ReadFile(filepath.Join(dir, runfolder.LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(withProbe bool) (late int, rep *ledger.Report) {
+		opt := ledger.LiveOptions{Name: runfolder.LogName}
+		if withProbe {
+			var stop func()
+			opt.Stages, stop = LiveStages(dir)
+			defer stop()
+		}
+		lv := ledger.NewLive(opt)
+		for off := 0; off < len(data); off += 512 {
+			lv.Write(data[off:min(off+512, len(data))])
+			for _, u := range lv.Compiled() {
+				if u.AfterWarmup {
+					late++
+				}
+			}
+		}
+		rep = lv.Close()
+		for _, u := range lv.Compiled() {
+			if u.AfterWarmup {
+				late++
+			}
+		}
+		return late, rep
+	}
+	late, rep := feed(true)
+	if sm := rep.Summary; late != 0 || sm.Compilations != 12 || sm.Recompilations != 0 || sm.AfterWarmup != 0 {
+		t.Errorf("with the probe: %d live compilations after warm-up; %d compilations, %d recompilations, %d after warm-up",
+			late, sm.Compilations, sm.Recompilations, sm.AfterWarmup)
+	}
+	if late, rep := feed(false); late == 0 && rep.Summary.Recompilations == 0 {
+		t.Errorf("without the probe the workers' log read as no recompilation: the test shows nothing")
+	}
+}

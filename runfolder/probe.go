@@ -33,6 +33,21 @@ type ProbeRecord struct {
 	BatchSize int `json:"batch_size,omitempty"`
 	// Versions are the framework distributions' versions (python: versions, written at exit).
 	Versions map[string]string `json:"versions,omitempty"`
+	// ProcessIndex and ProcessCount are JAX's jax.process_index() and jax.process_count() at a
+	// compilation of a job of several processes (jax: compile; ProcessCount 0 otherwise).
+	ProcessIndex int `json:"process_index,omitempty"`
+	ProcessCount int `json:"process_count,omitempty"`
+}
+
+// ProcessIndex is the process index of a job of several processes the probe's records give
+// (JAX's jax.process_index() at its compilations), and whether they give one.
+func ProcessIndex(recs []ProbeRecord) (int, bool) {
+	for _, r := range recs {
+		if r.ProcessCount > 1 && r.ProcessIndex >= 0 && r.ProcessIndex < r.ProcessCount {
+			return r.ProcessIndex, true
+		}
+	}
+	return 0, false
 }
 
 // ProbeVersions are the versions the probe found in the command's own Python (nil when it

@@ -41,7 +41,7 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 			explained, dumped = folderDump(f, s.Ledger, opt)
 		}
 	}
-	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped})}, nil
+	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log})}, nil
 }
 
 // folderDump explains a run folder's dump against its log, as explain RUN does: the verdict names
@@ -61,6 +61,22 @@ func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions) 
 	_, explained := explain(d, rep, Options{Log: opt.Log})
 	setUpFromDump(rep, explained, opt.Ledger)
 	return explained, true
+}
+
+// JobOf lines up the processes of a scan as a job's ranks when a launcher named every one of
+// them (its prefix, or its environment in a run folder's manifest); nil otherwise.
+func JobOf(s *ledger.Scan, opt Options) *Ranks {
+	if len(s.Ledger.Sequences) < 2 {
+		return nil
+	}
+	for _, sq := range s.Ledger.Sequences {
+		if sq.Rank == "" {
+			if r, _ := manifestRank(stripRank(sq.File)); r == "" {
+				return nil
+			}
+		}
+	}
+	return RanksOf(s, RanksOptions{Options: opt})
 }
 
 // noteFolder adds what a run folder lacks (runfolder.Folder.Notes: a run cut short) to the warnings

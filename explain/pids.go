@@ -16,6 +16,18 @@ func probeStages(dir string) []ledger.StageRecord {
 	if err != nil {
 		return nil
 	}
+	return stagesOf(recs)
+}
+
+// LiveStages follows the probe's records of the run folder dir while the run goes on: next
+// gives the stages written since its last call (ledger.LiveOptions.Stages); stop ends it.
+func LiveStages(dir string) (next func() []ledger.StageRecord, stop func()) {
+	t := runfolder.NewProbeTail(dir)
+	return func() []ledger.StageRecord { return stagesOf(t.Next()) }, func() { t.Close() }
+}
+
+// stagesOf keeps the probe's JAX compile stages that name their process and duration.
+func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 	var out []ledger.StageRecord
 	for _, r := range recs {
 		if r.Framework == jaxfw.Name && r.PID != 0 && r.Seconds > 0 {

@@ -42,10 +42,11 @@ type RanksOptions struct {
 	Options
 }
 
-// RankInputs expands what was given for the ranks of a job: a folder that is not a run folder
-// stands for the logs in it (*.log, *.log.gz) and, when no dump is given, its dump folders; a
-// run folder for its run.log and dump. A file of such a folder named as a log that is not a
-// regular file (a FIFO, a device) is left out, with a warning.
+// RankInputs expands what was given for the ranks of a job: a folder of run folders (one per
+// process: r0/, r1/, …) stands for their run.logs and dumps; a run folder for its run.log and
+// dump; another folder for the logs in it (*.log, *.log.gz) and, when no dump is given, its dump
+// folders. A file of such a folder named as a log that is not a regular file (a FIFO, a device)
+// is left out, with a warning.
 func RankInputs(paths, dumps []string) (logs, dumpDirs, warnings []string, err error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -60,13 +61,23 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs, warnings []string, err e
 			}
 			continue
 		}
+		if runs := runfolder.Runs(p); len(runs) > 0 {
+			sortFolders(runs)
+			for _, f := range runs {
+				logs = append(logs, f.Log)
+				if f.Dump != "" && len(dumps) == 0 {
+					dumpDirs = append(dumpDirs, f.Dump)
+				}
+			}
+			continue
+		}
 		ls, ds, skipped, err := logsAndDumps(p)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		warnings = append(warnings, skipped...)
 		if len(ls) == 0 {
-			return nil, nil, warnings, fmt.Errorf("%s: no logs (*.log) in the folder", p)
+			return nil, nil, warnings, fmt.Errorf("%s: no logs (*.log) and no run folders in the folder", p)
 		}
 		sortNatural(ls)
 		sortNatural(ds)
@@ -78,16 +89,99 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs, warnings []string, err e
 	return logs, append(dumpDirs, dumps...), warnings, nil
 }
 
+// ExpandRuns replaces each folder of run folders among paths by its run folders (in natural
+// order: r2 before r10); the other paths are kept as given.
+func ExpandRuns(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		runs := []runfolder.Folder(nil)
+		if p != input.Stdin {
+			runs = runfolder.Runs(p)
+		}
+		if len(runs) == 0 {
+			out = append(out, p)
+			continue
+		}
+		sortFolders(runs)
+		for _, f := range runs {
+			out = append(out, f.Dir)
+		}
+	}
+	return out
+}
+
+func sortFolders(fs []runfolder.Folder) {
+	dirs := make([]string, len(fs))
+	byDir := make(map[string]runfolder.Folder, len(fs))
+	for i, f := range fs {
+		dirs[i] = f.Dir
+		byDir[f.Dir] = f
+	}
+	sortNatural(dirs)
+	for i, d := range dirs {
+		fs[i] = byDir[d]
+	}
+}
+
+// UserName is the name the user gave a process's log: its run folder for a run.log, else the
+// log's path.
+func UserName(logPath string) string {
+	if f, ok := runfolder.Of(logPath); ok {
+		return f.Dir
+	}
+	return logPath
+}
+
+// probeRank says a rank came from the probe's records.
+const probeRank = "jax.process_index()"
+
+// manifestRank is the rank the launcher's environment gave a run folder's run (recorded by
+// recomp run in its manifest), and the variable that gave it; else JAX's process index the
+// probe recorded at the run's compilations.
+func manifestRank(logPath string) (rank, from string) {
+	f, ok := runfolder.Of(logPath)
+	if !ok {
+		return "", ""
+	}
+	if f.Manifest != "" {
+		if m, err := runfolder.ReadManifest(f.Manifest); err == nil {
+			if r, from := m.Rank(); r != "" {
+				return r, from
+			}
+		}
+	}
+	if recs, err := runfolder.ReadProbe(f.Dir); err == nil {
+		if i, ok := runfolder.ProcessIndex(recs); ok {
+			return strconv.Itoa(i), probeRank
+		}
+	}
+	return "", ""
+}
+
 // reRankName finds a rank in a file or folder name: rank3.log, worker-3, process_3, dump-rank3.
 var reRankName = regexp.MustCompile(`(?i)(?:rank|proc|process|worker|task|node|host)[-_.]?(\d+)`)
 
-// nameRank is the rank a path's base name gives ("" when none).
+// reNumbered is a name that is a word and a number, the number last: r3, gpu-7, n03, 2.
+var reNumbered = regexp.MustCompile(`^[A-Za-z]*[-_.]?(\d{1,9})$`)
+
+// nameRank is the rank a path's base name gives ("" when none): a number after a word that
+// says rank (rank3.log, worker-3), else the number that ends a short name (r3, gpu-7.log; a
+// run folder's run.log is named by its folder).
 func nameRank(path string) string {
-	m := reRankName.FindAllStringSubmatch(filepath.Base(path), -1)
-	if len(m) == 0 {
-		return ""
+	if f, ok := runfolder.Of(path); ok {
+		path = f.Dir
 	}
-	return trimZeros(m[len(m)-1][1])
+	base := filepath.Base(filepath.Clean(path))
+	if m := reRankName.FindAllStringSubmatch(base, -1); len(m) > 0 {
+		return trimZeros(m[len(m)-1][1])
+	}
+	for _, ext := range []string{".gz", ".log", ".txt"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if m := reNumbered.FindStringSubmatch(base); m != nil {
+		return trimZeros(m[1])
+	}
+	return ""
 }
 
 func trimZeros(s string) string {
@@ -174,11 +268,22 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 		step = DefaultStep
 	}
 	// Name each process's rank.
-	byLog := map[string]string{} // --rank-from per log
+	byLog := map[string]string{}            // --rank-from per log
+	manifestRanks := map[string][2]string{} // log -> rank, what named it
+	for _, sq := range s.Ledger.Sequences {
+		logPath := stripRank(sq.File)
+		if _, ok := manifestRanks[logPath]; !ok {
+			r, from := manifestRank(logPath)
+			manifestRanks[logPath] = [2]string{r, from}
+		}
+	}
 	seen := map[string]int{}
 	for i, sq := range s.Ledger.Sequences {
 		logPath := stripRank(sq.File)
-		ri := &RankInfo{Process: sq.Process, Log: logPath, Sequence: sq}
+		ri := &RankInfo{Process: sq.Process, Log: logPath, Name: UserName(logPath), Sequence: sq}
+		if sq.Rank != "" {
+			ri.Name += " [rank " + sq.Rank + "]"
+		}
 		switch {
 		case sq.Rank != "":
 			ri.Rank, ri.RankFrom = sq.Rank, "launcher"
@@ -190,6 +295,12 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 			}
 			if r != "" {
 				ri.Rank, ri.RankFrom = r, "--rank-from"
+			}
+		}
+		if mr := manifestRanks[logPath]; ri.Rank == "" && mr[0] != "" {
+			ri.Rank, ri.RankFrom = mr[0], "environment"
+			if mr[1] == probeRank {
+				ri.RankFrom = "probe"
 			}
 		}
 		if ri.Rank == "" {
@@ -335,7 +446,7 @@ func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 				out.Divergences = append(out.Divergences, d)
 				break
 			}
-			d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line
+			d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line, d.Site = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line, u.Site
 			d.Args = ShortSignature(u.Signature)
 			against := majorityUnit(refUnits, u, i)
 			if against != nil {
@@ -480,8 +591,17 @@ func rankDumps(out *Ranks, opt RanksOptions) map[string]*rankDump {
 		return res
 	}
 	byRank := map[string]string{}
+	ofFolder := map[string]string{} // a run folder's dump -> the rank of its run.log
+	for _, r := range out.Ranks {
+		if f, ok := runfolder.Of(r.Log); ok && f.Dump != "" {
+			ofFolder[f.Dump] = r.Rank
+		}
+	}
 	for i, d := range opt.Dumps {
-		r := nameRank(d)
+		r, ok := ofFolder[d]
+		if !ok {
+			r = nameRank(d)
+		}
 		if r == "" && i < len(out.Ranks) {
 			r = out.Ranks[i].Rank
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/ledger"
@@ -163,5 +164,117 @@ func TestRankFromLogAfterAHugeLine(t *testing.T) {
 	log := writeFile(t, t.TempDir(), "worker.log", "HloModule "+strings.Repeat("x", 3<<20)+"\nI am rank 07 of 8\nstep 1\n")
 	if got := rankFromLog(log, regexp.MustCompile(`rank (\d+)`)); got != "7" {
 		t.Errorf("rank %q, want 7", got)
+	}
+}
+
+// Run folders named r3 r2 r1 r0, given in that order, are ranks 3..0 by their names (not by
+// their places among the arguments), and a folder of them is read as the job; a manifest that
+// recorded the launcher's RANK names the rank before the folder's name does. Ranks 2 and 0
+// depart: they are named 2 and 0.
+func TestRanksFromRunFolders(t *testing.T) {
+	dir := t.TempDir()
+	job := filepath.Join(dir, "job")
+	stamp := func(i int) string { return fmt.Sprintf("2026-11-24 08:00:%02d,000", i) }
+	for r := range 4 {
+		batches := []int{32, 32, 32, 32}
+		if r == 2 {
+			batches[3] = 20
+		}
+		if r == 0 {
+			batches[1] = 8
+		}
+		writeFile(t, filepath.Join(job, fmt.Sprintf("r%d", r)), "run.log", stepLog(r, batches, stamp))
+	}
+	var args []string
+	for _, r := range []int{3, 2, 1, 0} {
+		args = append(args, filepath.Join(job, fmt.Sprintf("r%d", r)))
+	}
+	for _, in := range [][]string{args, {job}} {
+		logs, _, _, err := RankInputs(in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := readRanks(t, RanksOptions{}, ledger.Files(logs)...)
+		var departed []string
+		for _, d := range r.Divergences {
+			departed = append(departed, d.Rank)
+		}
+		if fmt.Sprint(departed) != "[0 2]" {
+			t.Errorf("%v: departed %v, want [0 2]", in, departed)
+		}
+		for i, ri := range r.Ranks {
+			if ri.Rank != fmt.Sprint(i) || ri.RankFrom != "file name" || filepath.Base(ri.Name) != "r"+fmt.Sprint(i) {
+				t.Errorf("%v: rank %d: %q from %q named %q", in, i, ri.Rank, ri.RankFrom, ri.Name)
+			}
+		}
+	}
+	// The launcher's environment, recorded in the manifests, names the ranks the other way round.
+	for r := range 4 {
+		m := fmt.Sprintf(`{"version":1,"launcher":{"RANK":"%d","WORLD_SIZE":"4"}}`, 3-r)
+		writeFile(t, filepath.Join(job, fmt.Sprintf("r%d", r)), "manifest.json", m)
+	}
+	logs, _, _, err := RankInputs([]string{job}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readRanks(t, RanksOptions{}, ledger.Files(logs)...)
+	for i, ri := range r.Ranks {
+		if ri.Rank != fmt.Sprint(i) || ri.RankFrom != "environment" || filepath.Base(ri.Name) != "r"+fmt.Sprint(3-i) {
+			t.Errorf("manifest: rank %d: %q from %q named %q", i, ri.Rank, ri.RankFrom, ri.Name)
+		}
+	}
+	if len(r.Divergences) != 2 || r.Divergences[0].Rank != "1" || r.Divergences[1].Rank != "3" {
+		t.Errorf("manifest: divergences %+v", r.Divergences)
+	}
+	// A folder with neither logs nor run folders is refused, naming both.
+	if _, _, _, err := RankInputs([]string{t.TempDir()}, nil); err == nil || !strings.Contains(err.Error(), "run folders") {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// Digits in a name name a rank only as a rank word's number or the number ending a short name.
+func TestNameRank(t *testing.T) {
+	for name, want := range map[string]string{
+		"rank3.log": "3", "worker-03.log": "3", "r3": "3", "gpu7.log": "7", "12": "12", "node_2.log.gz": "2",
+		"train-2026-11-24.log": "", "python-train.py-20261124T080000": "", "run.log": "", "a1b2.log": "",
+	} {
+		if got := nameRank(name); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
+
+// A log a launcher tagged with ranks is read by scan as a job: the rank that departs is named
+// with its step and cause; logs no launcher named are not lined up as ranks.
+func TestScanOfALauncherRunIsAJob(t *testing.T) {
+	dir := t.TempDir()
+	stamp := func(i int) string { return fmt.Sprintf("2026-11-24 08:00:%02d,000", i) }
+	var b strings.Builder
+	for r, batches := range [][]int{{32}, {32}, {32, 20}} {
+		for _, line := range strings.SplitAfter(stepLog(r, batches, stamp), "\n") {
+			if line != "" {
+				fmt.Fprintf(&b, "[rank%d]:%s", r, line)
+			}
+		}
+	}
+	tagged := writeFile(t, dir, "job.log", b.String())
+	s, err := Logs([]string{tagged}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Job == nil || len(s.Job.Ranks) != 3 || len(s.Job.Divergences) != 1 || s.Job.Divergences[0].Rank != "2" ||
+		s.Job.Divergences[0].Step != 11 || s.Job.Divergences[0].Cause == nil || s.Job.Divergences[0].Cause.Kind != diff.CauseBatchSize {
+		t.Fatalf("job %+v", s.Job)
+	}
+	if vs := s.Verdict.Verdicts; len(vs) != 1 || vs[0].Processes != 3 || vs[0].MostInOne != 2 || vs[0].Compilations != 4 {
+		t.Errorf("verdicts %+v: the step compiled in 3 processes, twice in rank 2", vs)
+	}
+	if s.Verdict.Processes != 3 || s.Verdict.Recompile != 100*time.Millisecond || s.Verdict.Compile != 400*time.Millisecond {
+		t.Errorf("verdict: %d processes, %v of %v compiling again", s.Verdict.Processes, s.Verdict.Recompile, s.Verdict.Compile)
+	}
+	a := writeFile(t, dir, "a.log", stepLog(0, []int{32, 32}, stamp))
+	c := writeFile(t, dir, "b.log", stepLog(1, []int{32, 20}, stamp))
+	if s, err := Logs([]string{a, c}, ledger.ReadOptions{}); err != nil || s.Job != nil {
+		t.Errorf("untagged logs read as a job: %v %+v", err, s.Job)
 	}
 }

@@ -19,6 +19,10 @@ type Scan struct {
 	// Verdict is what the run's compilations come to: the programs that compiled again, their
 	// cost, causes, lines and actions (nil when not made).
 	Verdict *verdict.Result
+	// Job is the processes lined up as a job's ranks when a launcher named them (its prefix on
+	// the lines, or its environment recorded by recomp run): each rank that departs from the
+	// others, where, and why. nil for one process, or processes no launcher named.
+	Job *Ranks
 }
 
 // Guard is the report of recomp guard: the scan and the gate's verdict.

@@ -129,6 +129,33 @@ not a record
 	}
 }
 
+// recomp run of a launcher (its console tagged by rank, as the real ranks-job's launcher.txt):
+// the run is read as a job, a verdict per departing rank, the costs of four processes.
+func TestRunOfALauncher(t *testing.T) {
+	b, err := os.ReadFile("../testdata/runs/jax-0.12/ranks-job/launcher.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	log := stamped(start.Add(time.Second), strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+	if err := os.WriteFile(filepath.Join(dir, runfolder.LogName), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Folder(dir, &runfolder.Manifest{Start: start, WallSeconds: 15, FirstStepSeconds: -1}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, job := r.Scan.Verdict, r.Scan.Job
+	if job == nil || len(job.Ranks) != 4 || len(job.Divergences) != 2 || job.Divergences[0].Rank != "0" || job.Divergences[1].Rank != "2" ||
+		job.Divergences[1].Step != 6 || job.Divergences[1].Cause == nil {
+		t.Fatalf("job %+v", job)
+	}
+	if v.Processes != 4 || v.Slowest >= v.Compile || v.Wall != 15*time.Second || v.WallExceeded != 0 || v.Recompile > v.Compile/10 {
+		t.Errorf("verdict: %d processes, slowest %v of %v, wall %v (exceeded %v), recompile %v", v.Processes, v.Slowest, v.Compile, v.Wall, v.WallExceeded, v.Recompile)
+	}
+}
+
 // A real run (testdata/spawn-workers, made by testdata/runs/gen/spawn-workers.sh: JAX 0.12 on CPU): four
 // multiprocessing spawn workers each compile three programs into one terminal, so run.log
 // interleaves their records, and two workers' identical requests follow each other. Each
@@ -194,5 +221,50 @@ func TestSpawnWorkers(t *testing.T) {
 	}
 	if sm := r.Scan.Ledger.Summary; sm.Compilations != compiles || sm.Recompilations != 0 {
 		t.Errorf("recomp run's report: %d compilations, %d recompilations", sm.Compilations, sm.Recompilations)
+	}
+}
+
+// recomp run's live lines read the spawn workers' run.log as it is written, with the probe's
+// records as the probe writes them: each worker is its own process there too, so no worker's
+// first compilation is said (or stopped on) as a recompilation, and the live ledger's account
+// at the end is the report's. Without the probe's records the same log reads as one process
+// compiling again, which is what the live lines said before.
+func TestSpawnWorkersLive(t *testing.T) {
+	dir := filepath.Join("testdata", "spawn-workers")
+	data, err := os.ReadFile(filepath.Join(dir, runfolder.LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(withProbe bool) (late int, rep *ledger.Report) {
+		opt := ledger.LiveOptions{Name: runfolder.LogName}
+		if withProbe {
+			var stop func()
+			opt.Stages, stop = LiveStages(dir)
+			defer stop()
+		}
+		lv := ledger.NewLive(opt)
+		for off := 0; off < len(data); off += 512 {
+			lv.Write(data[off:min(off+512, len(data))])
+			for _, u := range lv.Compiled() {
+				if u.AfterWarmup {
+					late++
+				}
+			}
+		}
+		rep = lv.Close()
+		for _, u := range lv.Compiled() {
+			if u.AfterWarmup {
+				late++
+			}
+		}
+		return late, rep
+	}
+	late, rep := feed(true)
+	if sm := rep.Summary; late != 0 || sm.Compilations != 12 || sm.Recompilations != 0 || sm.AfterWarmup != 0 {
+		t.Errorf("with the probe: %d live compilations after warm-up; %d compilations, %d recompilations, %d after warm-up",
+			late, sm.Compilations, sm.Recompilations, sm.AfterWarmup)
+	}
+	if late, rep := feed(false); late == 0 && rep.Summary.Recompilations == 0 {
+		t.Errorf("without the probe the workers' log read as no recompilation: the test shows nothing")
 	}
 }

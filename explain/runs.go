@@ -109,6 +109,14 @@ func logsAndDumps(dir string) (logs, dumps, skipped []string, err error) {
 	return logs, dumps, skipped, nil
 }
 
+// cacheWatched says whether run B can have looked in a persistent cache: its manifest names a
+// cache folder (recomp run snapshots each one a setting or --cache names), or there is no
+// manifest to say. A cache key in the log is no lookup: JAX 0.12 computes and logs one for each
+// compilation with no persistent cache at all.
+func (r *runSide) cacheWatched() bool {
+	return r.manifest == nil || len(r.manifest.Caches) > 0
+}
+
 // HasLogs says whether a side is a run with a log (not only a dump): recomp diff then compares
 // the runs, not only their dumps.
 func HasLogs(s RunSide) bool { return len(s.Logs) > 0 }
@@ -265,7 +273,7 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *Program
 	case a == nil:
 		v.Reason = MissNotInA
 		v.Summary = fmt.Sprintf("run A never compiled %s: its cache had nothing to serve", u.Family)
-	case u.Hash == "" && !u.Miss && len(u.KeyParts) == 0:
+	case u.Hash == "" && !u.Miss && (len(u.KeyParts) == 0 || !rb.cacheWatched()):
 		v.Reason = MissNotLookedUp
 		v.Summary = "run B's log shows no cache lookup for it: its persistent cache was off, or the logging of it was (" +
 			frameworks.CacheAdvice() + ")"

@@ -154,10 +154,13 @@ const (
 // RankInfo is one rank of a job: its log, its compile sequence's digest and counts, and where
 // it first departs from the majority.
 type RankInfo struct {
-	Rank     string
-	Process  string // the process's log, with the rank a launcher's prefix named
-	Log      string
-	RankFrom string // what named the rank: "launcher", "file name", "--rank-from", "order"
+	Rank    string
+	Process string // the process's log, with the rank a launcher's prefix named
+	Log     string
+	// Name is the process as the user named it: the run folder or log given (with the rank a
+	// launcher's prefix named).
+	Name     string
+	RankFrom string // what named the rank: "launcher", "--rank-from", "environment", "probe", "file name", "order"
 	Group    int    // index in Ranks.Groups
 	Sequence *ledger.Sequence
 	// Compilations, Hits and CompileTime count its requests (eager one-op programs left out).
@@ -183,8 +186,10 @@ type Divergence struct {
 	// Args and MajorityArgs are the two variants written short when they are signatures.
 	Args, MajorityArgs string
 	Compiled           bool // this rank compiled (false: served from a cache)
-	File               string
-	Line               int
+	// Site is the line of the program's own code that made the request, when the log says.
+	Site string
+	File string
+	Line int
 	// Cause is how the rank's module differs from the majority's: from the two ranks' dumps when
 	// given (Pair is that comparison), else from the logged signatures (CauseFrom).
 	Cause     *diff.Cause

@@ -150,17 +150,12 @@ func TestRunsSaved(t *testing.T) {
 func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 	src := "../testdata/runs/jax-0.12/cache-xla-flag"
 	dir := t.TempDir()
-	strip := regexp.MustCompile(`(?m)^.*jax\._src\.cache_key.*\n`)
 	var sides [2]RunSide
-	for i, n := range []string{"1", "2"} {
-		b, err := os.ReadFile(filepath.Join(src, "run"+n+".log"))
-		if err != nil {
-			t.Fatal(err)
+	for i, stripped := range cacheRunsWithout(t, `jax\._src\.cache_key`) {
+		if strings.Contains(stripped, "get_cache_key") {
+			t.Fatal("the cache-key lines are still there")
 		}
-		stripped := strip.ReplaceAllString(string(b), "")
-		if strings.Contains(stripped, "get_cache_key") || !strings.Contains(string(b), "get_cache_key") {
-			t.Fatal("the cache-key lines were not there, or are still there")
-		}
+		n := fmt.Sprint(i + 1)
 		log := writeFile(t, dir, "run"+n+".log", stripped)
 		sides[i] = RunSide{Logs: []string{log}, Dump: filepath.Join(src, "dump"+n)}
 	}
@@ -255,4 +250,50 @@ func TestRunsDumpsAsDiff(t *testing.T) {
 	if da.Problems[:1][0].Path == "b" { // within a's capacity, past its length
 		t.Errorf("b's problem written into a's: %+v", da.Problems[:1])
 	}
+}
+
+// JAX 0.12 logs each part of a cache key even with no persistent cache: two recomp run folders
+// whose manifests name no cache folder looked nothing up (not_looked_up, not a key changed
+// outside the graph). The logs are the real cache-xla-flag runs without their cache lookup and
+// write lines, as JAX prints them with no cache (checked against a real run without one).
+func TestRunsNoCacheDespiteKeyLog(t *testing.T) {
+	dir := t.TempDir()
+	var sides [2]RunSide
+	for i, stripped := range cacheRunsWithout(t, `PERSISTENT COMPILATION CACHE MISS|to persistent compilation cache|persistent compilation cache entry`) {
+		if !strings.Contains(stripped, "get_cache_key") || strings.Contains(stripped, "CACHE MISS for") {
+			t.Fatal("the cache-key lines are gone, or the lookup lines are still there")
+		}
+		d := filepath.Join(dir, fmt.Sprint("r", i+1))
+		log := writeFile(t, d, runfolder.LogName, stripped)
+		m := &runfolder.Manifest{Version: 1, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1}
+		if err := runfolder.WriteManifest(d, m); err != nil {
+			t.Fatal(err)
+		}
+		sides[i] = RunSide{Path: d, Logs: []string{log}, Manifest: filepath.Join(d, runfolder.ManifestName)}
+	}
+	if v := compareRuns(t, sides[0], sides[1]); v.Reason != MissNotLookedUp {
+		t.Errorf("no cache folder in the manifests: %s: %s", v.Reason, v.Summary)
+	}
+	// Without a manifest to say, the key's parts are taken as a lookup, as before.
+	sides[1].Manifest = ""
+	if v := compareRuns(t, sides[0], sides[1]); v.Reason != MissKeyOutsideGraph {
+		t.Errorf("no manifest: %s: %s", v.Reason, v.Summary)
+	}
+}
+
+// cacheRunsWithout is the two real cache-xla-flag logs without the lines that match lines.
+func cacheRunsWithout(t *testing.T, lines string) [2]string {
+	t.Helper()
+	strip := regexp.MustCompile(`(?m)^.*(?:` + lines + `).*\n`)
+	var out [2]string
+	for i := range out {
+		b, err := os.ReadFile(fmt.Sprintf("../testdata/runs/jax-0.12/cache-xla-flag/run%d.log", i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[i] = strip.ReplaceAllString(string(b), ""); out[i] == string(b) {
+			t.Fatal("no line to take out")
+		}
+	}
+	return out
 }

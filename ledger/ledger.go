@@ -465,6 +465,13 @@ func (l *Ledger) Report() *Report {
 	}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: ev, ClusterLines: l.clusterLines, TFEvidence: l.tfEvidence,
 		Compilations: l.sum.Compilations, Counted: max(l.compiled, l.reported.last), Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin}
+	for _, m := range l.order {
+		for _, u := range m.Units {
+			if u.Compiled {
+				p.Cost += u.Duration + u.TraceTime + u.LowerTime
+			}
+		}
+	}
 	if l.opt.Warmup > 0 && max(l.compiled, l.reported.last) < l.opt.Warmup {
 		p.WarmupUnfinished = true
 	}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"io"
 	"sync"
+	"time"
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
@@ -21,7 +22,8 @@ type Live struct {
 	ps   *processes
 	opt  LiveOptions
 
-	cur    int // the line of the event being added
+	cur    int        // the line of the event being added
+	router *pidRouter // the probe's processes (LiveOptions.Stages)
 	closed []LiveUnit
 	rep    *Report
 }
@@ -34,6 +36,11 @@ type LiveOptions struct {
 	Marker *logscan.LineRegexp
 	// Name names the log in events and units.
 	Name string
+	// Stages, when set, gives the compile stages the probe recorded since the last call (pid
+	// and duration; see StageRecord): once they name more than one process, each JAX event is
+	// accounted to its own process, as ReadLogs does with ReadOptions.Stages, so that workers
+	// writing one terminal are not read as one process compiling again.
+	Stages func() []StageRecord
 }
 
 // LiveUnit is a compilation the lines of a Write closed: Line is the log's line (counted from 1
@@ -69,12 +76,47 @@ func (lv *Live) read() {
 			continue
 		}
 		lv.cur = ev.Line
-		lv.ps.ledger(ev.Rank, 0, lv.opt.Name).Add(ev)
+		key := ev.Rank
+		if key == "" && lv.opt.Stages != nil && ev.Producer == logscan.ProducerJAX {
+			key = lv.route(ev)
+		}
+		lv.ps.ledger(key, 0, lv.opt.Name).Add(ev)
 	}
 	lv.cur = lv.s.Stats().Lines
 	lv.ps.addUnread(lv.s.Stats())
 	lv.ps.endInput(0, lv.opt.Marker != nil)
 	lv.rep = Merge(lv.opt.Ledger, lv.ps.reports()...)
+}
+
+// routeWait is how long route waits, at most, for the probe's record of a JAX stage the log
+// has just shown: the probe writes it as JAX reports it, a moment before or after the line.
+const routeWait = 100 * time.Millisecond
+
+// route names the process of a JAX event from the probe's records ("" while they name one
+// process only, as ReadLogs keys a single process). A stage the log shows before the probe's
+// record of it is waited for (routeWait at most, and only once the probe has written one):
+// a second worker's first stage must count as a second process before its events are keyed.
+func (lv *Live) route(ev logscan.Event) string {
+	r := lv.router
+	if r == nil {
+		r = &pidRouter{byStage: map[probeKey][]int{}, pids: map[int]bool{}}
+		lv.router = r
+	}
+	r.add(lv.opt.Stages())
+	if routable(ev) && len(r.pids) > 0 {
+		for waited := time.Duration(0); !r.has(ev) && waited < routeWait; waited += 10 * time.Millisecond {
+			time.Sleep(10 * time.Millisecond)
+			r.add(lv.opt.Stages())
+		}
+	}
+	p := r.process(ev)
+	if !r.several() {
+		return ""
+	}
+	if p != "" {
+		lv.ps.routed = true
+	}
+	return p
 }
 
 // Write reads p, a piece of the log, into the ledger: when it returns, every line p completed

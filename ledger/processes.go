@@ -31,6 +31,7 @@ type StageRecord struct {
 // pidRouter says which process wrote a JAX event of a run's log, from the probe's records.
 type pidRouter struct {
 	byStage map[probeKey][]int // a stage's duration → the processes that reported it, in order
+	pids    map[int]bool       // the processes the records named
 	traced  []tracedBy         // functions traced whose request has not been seen, in order
 	last    string             // the process of the last JAX event routed
 }
@@ -59,8 +60,16 @@ func stageOf(ev logscan.Event) string {
 // newPIDRouter returns the router of stages of more than one
 // process, nil otherwise (one process: nothing to tell apart).
 func newPIDRouter(recs []StageRecord) *pidRouter {
-	r := &pidRouter{byStage: map[probeKey][]int{}}
-	pids := map[int]bool{}
+	r := &pidRouter{byStage: map[probeKey][]int{}, pids: map[int]bool{}}
+	r.add(recs)
+	if !r.several() {
+		return nil
+	}
+	return r
+}
+
+// add takes more of the probe's records (a live run's, as the probe writes them).
+func (r *pidRouter) add(recs []StageRecord) {
 	for _, rec := range recs {
 		if rec.PID == 0 || rec.Duration <= 0 {
 			continue
@@ -70,14 +79,19 @@ func newPIDRouter(recs []StageRecord) *pidRouter {
 		default:
 			continue
 		}
-		pids[rec.PID] = true
+		r.pids[rec.PID] = true
 		k := probeKey{rec.Stage, int64(rec.Duration)}
 		r.byStage[k] = append(r.byStage[k], rec.PID)
 	}
-	if len(pids) < 2 {
-		return nil
-	}
-	return r
+}
+
+// several says whether the records are of more than one process.
+func (r *pidRouter) several() bool { return len(r.pids) > 1 }
+
+// routable says whether the router needs ev's record to name its process: a JAX stage with
+// its duration.
+func routable(ev logscan.Event) bool {
+	return ev.Producer == logscan.ProducerJAX && stageOf(ev) != "" && ev.Duration > 0
 }
 
 // maxTraced bounds the traced functions waiting for their request.
@@ -113,6 +127,16 @@ func (r *pidRouter) process(ev logscan.Event) string {
 		return r.last // a request whose trace the log does not show: the last process that reported
 	}
 	return ""
+}
+
+// has says whether the probe's record of a routable event is there (see take).
+func (r *pidRouter) has(ev logscan.Event) bool {
+	for _, d := range []int64{0, -1, 1, -2, 2} {
+		if len(r.byStage[probeKey{stageOf(ev), int64(ev.Duration) + d}]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // take finds and uses the probe's record of a stage of duration ns (to within the rounding of

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"sort"
+	"time"
 
 	"github.com/recomp/recomp/logscan"
 )
@@ -171,7 +172,11 @@ type Process struct {
 	// stack in the process logged.
 	TFEvidence   int
 	Compilations int
-	Traces       int // retraces the framework explained
+	// Cost is the compile time of its listed compilations (the compiler's, tracing and
+	// lowering): what this process spent compiling, which a job of many processes waits for
+	// on the slowest of them.
+	Cost   time.Duration
+	Traces int // retraces the framework explained
 	// Counted are the compilations --warmup N counts: those of the program's own functions
 	// (eager one-op programs left out).
 	Counted int

@@ -50,9 +50,12 @@ type Entry struct {
 	Compiled        bool // false: served from a cache
 	File            string
 	Line, LastLine  int
-	Begin           time.Time // zero when the log has no clock
-	DateKnown       bool
-	Duration        time.Duration
+	// Site is the line of the program's own code that made it compile, when the log says
+	// (Unit.Site); "" when not.
+	Site      string
+	Begin     time.Time // zero when the log has no clock
+	DateKnown bool
+	Duration  time.Duration
 }
 
 // Variant is what tells two requests of one program apart across processes (Unit.Variant).
@@ -85,6 +88,9 @@ func (s *Sequence) add(u *Unit) {
 	e := Entry{Program: in.get(u.Program), Family: in.get(u.Family), Module: in.get(u.Module), Signature: in.get(u.Signature),
 		Hash: in.get(u.Hash), Compiled: u.Compiled, File: in.get(u.File), Line: u.Line, LastLine: u.LastLine, Begin: u.Begin,
 		DateKnown: u.DateKnown, Duration: u.Duration}
+	if u.Site.User() {
+		e.Site = in.get(u.Site.String())
+	}
 	_, _ = s.h.WriteString(SeqKey(&e))
 	_, _ = s.h.WriteString("\x01")
 	s.Count++

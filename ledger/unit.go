@@ -17,10 +17,13 @@ type Unit struct {
 	// Program is what a recompilation is counted against: the family, or for eager one-op
 	// programs (which share a name across different programs) the family and the argument
 	// signature.
-	Program   string
-	Hash      string
-	Producer  logscan.Producer
-	Input     int // the input it came from (the index of its log)
+	Program  string
+	Hash     string
+	Producer logscan.Producer
+	Input    int // the input it came from (the index of its log)
+	// Process names the process it belongs to: its log, with the rank a launcher's prefix named
+	// ("job.log [rank 2]").
+	Process   string
 	File      string
 	Line      int
 	LastLine  int  // the last line that belongs to this unit

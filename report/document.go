@@ -185,7 +185,13 @@ func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	p.Totals = scanTotals(sm, s.Verdict)
 	p.answer(s.Verdict, sm)
 	p.hostReadAnswers(rep.Findings)
+	if s.Job != nil {
+		p.Answer = append(p.Answer, rankAnswers(s.Job)...)
+	}
 	p.verdictSections(s.Verdict)
+	if s.Job != nil {
+		p.Sections = append(p.Sections, ranksSections(s.Job, &p.Omitted)...)
+	}
 	p.findings(rep.Findings, s.Verdict, dumped)
 	p.Sections = append(p.Sections, Section{ID: "timeline", Title: "Timeline", Timeline: rep, Detail: true})
 	if fams := familyTable(rep, &p.Omitted); len(fams.Rows) > 0 {
@@ -271,6 +277,15 @@ func costLine(v *verdict.Result) string {
 	}
 	var b strings.Builder
 	switch {
+	case v.Processes > 1:
+		// A job: the sum is no one process's time; the job waited for its slowest process.
+		fmt.Fprintf(&b, "%d processes: %s compiling in all; the slowest, %s, %s", v.Processes, dur(v.Compile), explain.UserName(v.SlowestProcess), dur(v.Slowest))
+		switch {
+		case v.Wall > 0:
+			fmt.Fprintf(&b, " (%s of the run's %s)", percent(v.Slowest.Seconds()/v.Wall.Seconds()), dur(v.Wall))
+		case v.WallExceeded > 0:
+			fmt.Fprintf(&b, ", more than the run's %s: its times are not all this run's", dur(v.WallExceeded))
+		}
 	case v.Wall > 0:
 		fmt.Fprintf(&b, "%s of the run compiling (%s of %s)", percent(v.Compile.Seconds()/v.Wall.Seconds()), dur(v.Compile), dur(v.Wall))
 	case v.WallExceeded > 0:
@@ -278,7 +293,11 @@ func costLine(v *verdict.Result) string {
 	default:
 		fmt.Fprintf(&b, "%s compiling", dur(v.Compile))
 	}
-	fmt.Fprintf(&b, ", %s of it compiling again", percent(v.Recompile.Seconds()/v.Compile.Seconds()))
+	sep := ", "
+	if v.Processes > 1 {
+		sep = "; "
+	}
+	fmt.Fprintf(&b, "%s%s of it compiling again", sep, percent(v.Recompile.Seconds()/v.Compile.Seconds()))
 	if v.Late > 0 {
 		fmt.Fprintf(&b, "; %s after warm-up", dur(v.Late))
 	}
@@ -379,6 +398,9 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 func verdictLine(v verdict.Verdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s compiled %d× (", shorten(v.Program, 80), v.Compilations)
+	if v.Processes > 1 {
+		fmt.Fprintf(&b, "in %d processes, at most %d× in one; ", v.Processes, v.MostInOne)
+	}
 	if v.AfterWarmup > 0 {
 		fmt.Fprintf(&b, "%d after warm-up, ", v.AfterWarmup)
 	}

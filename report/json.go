@@ -205,6 +205,10 @@ func ScanDocument(s *explain.Scan) ScanJSON {
 			File: f.File, Line: f.Line, Message: f.Message, Advice: f.Advice})
 	}
 	doc.Verdict = VerdictDocument(s.Verdict)
+	if s.Job != nil {
+		r := RanksDocument(s.Job)
+		doc.Ranks = &r
+	}
 	return doc
 }
 

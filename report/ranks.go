@@ -73,6 +73,7 @@ type RankJSON struct {
 	RankFrom       string          `json:"rank_from"`
 	Process        string          `json:"process"`
 	Log            string          `json:"log"`
+	Name           string          `json:"name"`
 	Group          int             `json:"group"`
 	SequenceDigest string          `json:"sequence_digest"`
 	Requests       int             `json:"requests"`
@@ -105,6 +106,7 @@ type DivergenceJSON struct {
 	Args            string     `json:"args,omitempty"`
 	MajorityArgs    string     `json:"majority_args,omitempty"`
 	Compiled        bool       `json:"compiled"`
+	CallSite        string     `json:"call_site"`
 	File            string     `json:"file"`
 	Line            int        `json:"line"`
 	Summary         string     `json:"summary"`
@@ -134,7 +136,7 @@ func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
 		return nil
 	}
 	return &DivergenceJSON{Rank: d.Rank, Kind: string(d.Kind), Request: d.Index, Step: stepRef(d.Step), Program: d.Program, Module: d.Module,
-		Variant: d.Variant, MajorityVariant: d.Majority, Args: d.Args, MajorityArgs: d.MajorityArgs, Compiled: d.Compiled, File: d.File,
+		Variant: d.Variant, MajorityVariant: d.Majority, Args: d.Args, MajorityArgs: d.MajorityArgs, Compiled: d.Compiled, CallSite: d.Site, File: d.File,
 		Line: d.Line, Summary: d.Summary, Cause: causeRef(d.Cause), CauseFrom: d.CauseFrom, Pair: pairRef(d.Pair)}
 }
 
@@ -143,7 +145,7 @@ func RanksDocument(r *explain.Ranks) RanksJSON {
 	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
 		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
 	for _, ri := range r.Ranks {
-		rj := RankJSON{Rank: ri.Rank, RankFrom: ri.RankFrom, Process: ri.Process, Log: ri.Log, Group: ri.Group + 1,
+		rj := RankJSON{Rank: ri.Rank, RankFrom: ri.RankFrom, Process: ri.Process, Log: ri.Log, Name: ri.Name, Group: ri.Group + 1,
 			SequenceDigest: ri.Sequence.DigestString(), Requests: ri.Sequence.Count, Compilations: ri.Compilations, CacheHits: ri.Hits,
 			CompileSeconds: seconds(ri.CompileTime), EagerRequests: ri.Sequence.Eager, Diverged: ri.Divergence != nil,
 			Divergence: divergenceDocument(ri.Divergence)}
@@ -190,9 +192,18 @@ func ranksDoc(r *explain.Ranks) *Document {
 	if s := r.Skew; s != nil {
 		p.Totals = append(p.Totals, Total{Label: "compile-start skew", Value: dur(s.Spread)})
 	}
+	p.Answer = append(p.Answer, rankAnswers(r)...)
+	p.Sections = ranksSections(r, &p.Omitted)
+	return p
+}
+
+// rankAnswers are one line per rank that departed: where (request, step), what (program,
+// compiled or served), why (the cause) and the user's line.
+func rankAnswers(r *explain.Ranks) []Answer {
+	var out []Answer
 	for i, d := range r.Divergences {
 		if i == maxAnswers {
-			p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("%d more ranks departed (listed below)", len(r.Divergences)-i)})
+			out = append(out, Answer{Tone: "bad", Text: fmt.Sprintf("%d more ranks departed (listed below)", len(r.Divergences)-i)})
 			break
 		}
 		a := Answer{Tone: "bad", Text: fmt.Sprintf("rank %s departed at request %d%s: %s of %s%s", d.Rank, d.Index, divergenceStepText(d), d.Kind, d.Program, divergenceWhat(d))}
@@ -200,10 +211,12 @@ func ranksDoc(r *explain.Ranks) *Document {
 			a.Text += ": " + c.Summary
 			a.Action = c.Advice
 		}
-		p.Answer = append(p.Answer, a)
+		if d.Site != "" {
+			a.Text += " at " + d.Site
+		}
+		out = append(out, a)
 	}
-	p.Sections = ranksSections(r, &p.Omitted)
-	return p
+	return out
 }
 
 // sections are the ranks' details, for recomp ranks and guard --ranks-consistent.
@@ -261,7 +274,7 @@ func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
 	if len(items) > 0 {
 		out = append(out, Section{ID: "rank-misses", Title: "Cache misses, skew and warnings", Items: items})
 	}
-	rt := newTable([]bool{false, false, true, true, true, true, false}, "rank", "log", "group", "requests", "compiled", "compile time", "diverged")
+	rt := newTable([]bool{false, false, false, true, true, true, true, false}, "rank", "named by", "given as", "group", "requests", "compiled", "compile time", "diverged")
 	for i, ri := range r.Ranks {
 		if i == maxRows {
 			*omitted = append(*omitted, fmt.Sprintf("%d more ranks (--format json lists them all)", len(r.Ranks)-i))
@@ -271,7 +284,7 @@ func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
 		if d := ri.Divergence; d != nil {
 			div = fmt.Sprintf("request %d%s: %s", d.Index, divergenceStepText(d), d.Kind)
 		}
-		rt.add(ri.Divergence != nil, ri.Rank, ri.Process, strconv.Itoa(ri.Group+1), strconv.Itoa(ri.Sequence.Count), strconv.Itoa(ri.Compilations),
+		rt.add(ri.Divergence != nil, ri.Rank, ri.RankFrom, ri.Name, strconv.Itoa(ri.Group+1), strconv.Itoa(ri.Sequence.Count), strconv.Itoa(ri.Compilations),
 			dur(ri.CompileTime), div)
 	}
 	out = append(out, Section{ID: "ranks", Title: "Ranks", Table: rt, Detail: len(r.Ranks) > maxTextRanks})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -263,6 +264,26 @@ func TestRunWithoutEvidence(t *testing.T) {
 		if !strings.Contains(got, "recomp switched on the compile logging of jax (What recomp switched on lists each setting)") {
 			t.Errorf("the finding does not say what recomp switched on:\n%s", got)
 		}
+	}
+}
+
+// A run whose persistent cache missed says so, with what held entries before it, and how to
+// ask why (recomp diff against the run that filled the cache); a run without a miss does not.
+func TestRunCacheMissed(t *testing.T) {
+	b, err := os.ReadFile("../testdata/runs/jax-0.12/persistent-cache/run1.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man := &runfolder.Manifest{Command: []string{"python", "train.py"}, FirstStepSeconds: -1,
+		Caches: []runfolder.CacheSnapshot{{Dir: "/c", Before: 3, After: 4, AddedCount: 1}}}
+	got := render(t, Text, &explain.Run{Folder: "runs/r2", Manifest: man, Scan: readLog(t, "run.log", string(b))})
+	if !strings.Contains(got, "the persistent cache missed") || !strings.Contains(got, "though it held 3 entries before the run") ||
+		!strings.Contains(got, "recomp diff EARLIER_RUN runs/r2") {
+		t.Errorf("no word of the miss:\n%s", got)
+	}
+	got = render(t, Text, &explain.Run{Folder: "runs/r2", Manifest: man, Scan: readLog(t, "run.log", "step 1\n")})
+	if strings.Contains(got, "missed") {
+		t.Errorf("a miss without one:\n%s", got)
 	}
 }
 

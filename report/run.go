@@ -52,6 +52,13 @@ func runFacts(r *explain.Run) []string {
 	for _, c := range m.Caches {
 		out = append(out, fmt.Sprintf("cache %s: %d entries before, %d after, %d added", c.Dir, c.Before, c.After, c.AddedCount))
 	}
+	if sm := r.Scan.Ledger.Summary; sm.CacheMisses > 0 {
+		s := fmt.Sprintf("the persistent cache missed %d compile request(s) (%d served from it)", sm.CacheMisses, sm.CacheHits)
+		if held := cacheEntriesBefore(r); held > 0 {
+			s += fmt.Sprintf(" though it held %d entries before the run", held)
+		}
+		out = append(out, s+"; why each missed: recomp diff EARLIER_RUN "+r.Folder+" (the run folder that filled the cache)")
+	}
 	var vs []string
 	for _, k := range slices.Sorted(maps.Keys(m.Versions)) {
 		vs = append(vs, k+" "+m.Versions[k])
@@ -60,6 +67,15 @@ func runFacts(r *explain.Run) []string {
 		out = append(out, "versions: "+strings.Join(vs, ", "))
 	}
 	return out
+}
+
+// cacheEntriesBefore counts the entries the run's cache folders held before it.
+func cacheEntriesBefore(r *explain.Run) int {
+	n := 0
+	for _, c := range r.Manifest.Caches {
+		n += c.Before
+	}
+	return n
 }
 
 // RunJSON is the document of recomp run (report.json in the run folder).

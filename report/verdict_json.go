@@ -17,12 +17,17 @@ type VerdictJSON struct {
 	Programs            []ProgramVerdictJSON `json:"programs"`
 	CallSites           []CallSiteJSON       `json:"call_sites"`
 	UnattributedSeconds float64              `json:"unattributed_seconds"`
+	Processes           int                  `json:"processes"`
+	SlowestSeconds      float64              `json:"slowest_seconds"`
+	SlowestProcess      string               `json:"slowest_process"`
 }
 
 type ProgramVerdictJSON struct {
 	Program            string             `json:"program"`
 	Framework          string             `json:"framework"`
 	Compilations       int                `json:"compilations"`
+	Processes          int                `json:"processes"`
+	MostInOne          int                `json:"most_in_one"`
 	AfterWarmup        int                `json:"after_warmup"`
 	Seconds            float64            `json:"seconds"`
 	AfterWarmupSeconds float64            `json:"after_warmup_seconds"`
@@ -85,12 +90,15 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 	}
 	d := &VerdictJSON{WallSeconds: seconds(v.Wall), CompileSeconds: seconds(v.Compile), RecompileSeconds: seconds(v.Recompile),
 		AfterWarmupSeconds: seconds(v.Late), Programs: []ProgramVerdictJSON{}, CallSites: []CallSiteJSON{},
-		UnattributedSeconds: seconds(v.Unattributed)}
-	if v.Wall > 0 {
+		UnattributedSeconds: seconds(v.Unattributed), Processes: v.Processes, SlowestSeconds: seconds(v.Slowest), SlowestProcess: v.SlowestProcess}
+	switch {
+	case v.Wall > 0 && v.Processes > 1:
+		d.CompileFraction = round3(v.Slowest.Seconds() / v.Wall.Seconds())
+	case v.Wall > 0:
 		d.CompileFraction = round3(v.Compile.Seconds() / v.Wall.Seconds())
 	}
 	for _, p := range v.Verdicts {
-		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, AfterWarmup: p.AfterWarmup,
+		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {

@@ -111,3 +111,34 @@ func FirstStep(logPath string, after time.Time) time.Time {
 	}
 	return time.Time{}
 }
+
+// Runs lists the run folders directly inside path when path is a folder of run folders (one
+// per process of a job: r0/, r1/, …) and not a run folder itself; nil otherwise. The order is
+// the folder's (by name).
+func Runs(path string) []Folder {
+	if _, ok := Open(path); ok {
+		return nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil
+	}
+	var out []Folder
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if f, ok := Open(filepath.Join(path, e.Name())); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Of is the run folder a log path belongs to: the folder of a run.log that Open accepts.
+func Of(logPath string) (Folder, bool) {
+	if filepath.Base(logPath) != LogName {
+		return Folder{}, false
+	}
+	return Open(filepath.Dir(logPath))
+}

@@ -52,3 +52,53 @@ func TestReadProbeSkipsBadLines(t *testing.T) {
 		t.Errorf("no probe file: %v, %v", recs, err)
 	}
 }
+
+// A launcher's rank comes from its variables, a job-wide one before a node-local one; other
+// variables are not recorded, and a value that is not a rank names none.
+func TestLauncherRank(t *testing.T) {
+	for _, c := range []struct {
+		env        []string
+		rank, from string
+	}{
+		{[]string{"HOME=/h", "LOCAL_RANK=1", "RANK=5", "WORLD_SIZE=8"}, "5", "RANK"},
+		{[]string{"OMPI_COMM_WORLD_LOCAL_RANK=0", "OMPI_COMM_WORLD_RANK=3"}, "3", "OMPI_COMM_WORLD_RANK"},
+		{[]string{"PMI_RANK=2"}, "2", "PMI_RANK"},
+		{[]string{"SLURM_PROCID=07", "SLURM_LOCALID=1"}, "7", "SLURM_PROCID"},
+		{[]string{"LOCAL_RANK=1"}, "1", "LOCAL_RANK"},
+		{[]string{"RANK=x", "PMI_RANK=4"}, "4", "PMI_RANK"},
+		{[]string{"RANK=-1"}, "", ""},
+		{[]string{"HOME=/h"}, "", ""},
+	} {
+		m := &Manifest{Launcher: LauncherEnv(c.env)}
+		if _, ok := m.Launcher["HOME"]; ok {
+			t.Errorf("%v: HOME recorded", c.env)
+		}
+		if r, from := m.Rank(); r != c.rank || from != c.from {
+			t.Errorf("%v: rank %q from %q, want %q from %q", c.env, r, from, c.rank, c.from)
+		}
+	}
+}
+
+// A folder of run folders lists them; a run folder, a file and a folder of logs list none.
+func TestRuns(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"r1", "r0", "notes"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, "r0", LogName), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "r1", LogName), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "a.log"), nil, 0o644)
+	fs := Runs(dir)
+	if len(fs) != 2 || filepath.Base(fs[0].Dir) != "r0" || filepath.Base(fs[1].Dir) != "r1" {
+		t.Errorf("Runs: %+v", fs)
+	}
+	if Runs(filepath.Join(dir, "r0")) != nil || Runs(filepath.Join(dir, "a.log")) != nil || Runs(filepath.Join(dir, "notes")) != nil {
+		t.Error("Runs listed run folders of a run folder, a file or an empty folder")
+	}
+	if f, ok := Of(filepath.Join(dir, "r1", LogName)); !ok || filepath.Base(f.Dir) != "r1" {
+		t.Errorf("Of: %+v %v", f, ok)
+	}
+	if _, ok := Of(filepath.Join(dir, "a.log")); ok {
+		t.Error("Of: a.log is in no run folder")
+	}
+}

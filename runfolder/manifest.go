@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +43,9 @@ type Manifest struct {
 	// FirstStepSeconds is the time from the start to the first line after the first
 	// compilation that names a step or an epoch (-1 when none does).
 	FirstStepSeconds float64 `json:"first_step_seconds"`
+	// Launcher is what a launcher told the process about its rank (LauncherVars found in the
+	// command's environment): empty when the run was not started by one.
+	Launcher map[string]string `json:"launcher"`
 	// DumpDir is the user's own dump folder (their XLA_FLAGS' --xla_dump_to, absolute), read in
 	// place of dump/: recomp added no dump flag and removed nothing from it.
 	DumpDir string `json:"dump_dir,omitempty"`
@@ -189,4 +194,43 @@ func (s Setting) Comparable() string {
 		return ""
 	}
 	return s.Value
+}
+
+// LauncherVars are the variables through which launchers tell a process which rank of a job it
+// is (torchrun, Open MPI's mpirun, MPICH/Intel MPI's PMI, Slurm's srun), in the order their rank is believed: a job-wide rank before a node-local one.
+// recomp run records those it finds in the command's environment (Manifest.Launcher).
+var LauncherVars = []string{
+	"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+	"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
+	"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+}
+
+// rankVars are the LauncherVars that give a rank, job-wide ones first.
+var rankVars = []string{"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+	"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}
+
+// LauncherEnv picks the LauncherVars out of an environment (NAME=value entries); never nil.
+func LauncherEnv(env []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if ok && slices.Contains(LauncherVars, name) {
+			out[name] = value
+		}
+	}
+	return out
+}
+
+// Rank is the rank the launcher's environment gave the run, and the variable that gave it ("",
+// "" when none did, or its value is not a number). A node-local rank is used only when no
+// job-wide one is set.
+func (m *Manifest) Rank() (rank, from string) {
+	for _, v := range rankVars {
+		if s, ok := m.Launcher[v]; ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 0 {
+				return strconv.Itoa(n), v
+			}
+		}
+	}
+	return "", ""
 }

@@ -2,10 +2,12 @@ package runfolder
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -31,6 +33,21 @@ type ProbeRecord struct {
 	BatchSize int `json:"batch_size,omitempty"`
 	// Versions are the framework distributions' versions (python: versions, written at exit).
 	Versions map[string]string `json:"versions,omitempty"`
+	// ProcessIndex and ProcessCount are JAX's jax.process_index() and jax.process_count() at a
+	// compilation of a job of several processes (jax: compile; ProcessCount 0 otherwise).
+	ProcessIndex int `json:"process_index,omitempty"`
+	ProcessCount int `json:"process_count,omitempty"`
+}
+
+// ProcessIndex is the process index of a job of several processes the probe's records give
+// (JAX's jax.process_index() at its compilations), and whether they give one.
+func ProcessIndex(recs []ProbeRecord) (int, bool) {
+	for _, r := range recs {
+		if r.ProcessCount > 1 && r.ProcessIndex >= 0 && r.ProcessIndex < r.ProcessCount {
+			return r.ProcessIndex, true
+		}
+	}
+	return 0, false
 }
 
 // ProbeVersions are the versions the probe found in the command's own Python (nil when it
@@ -109,3 +126,74 @@ func ReadProbe(dir string) ([]ProbeRecord, error) {
 
 // maxProbeLine bounds one record: the probe writes a few hundred bytes a line.
 const maxProbeLine = 1 << 20
+
+// ProbeTail reads the records the probe appends to a run folder's probe.jsonl while the run
+// goes on (recomp run's live lines): each Next gives the whole records written since the last.
+// It reads what ReadProbe reads, under the same rules (a regular file only; a line over 1 MiB
+// or not a record is skipped), and keeps at most one partial line between calls.
+type ProbeTail struct {
+	path    string
+	f       *os.File
+	off     int64
+	partial []byte
+	skip    bool // the partial line is over maxProbeLine: dropped to its end
+	failed  bool // probe.jsonl is not a regular file: never read
+}
+
+// NewProbeTail follows the probe records of the run folder dir.
+func NewProbeTail(dir string) *ProbeTail { return &ProbeTail{path: filepath.Join(dir, ProbeName)} }
+
+// Next returns the records completed since the last call (none while the probe wrote none).
+func (t *ProbeTail) Next() []ProbeRecord {
+	if t.failed {
+		return nil
+	}
+	if t.f == nil {
+		f, _, err := openfile.Open(t.path, false)
+		if err != nil {
+			t.failed = !errors.Is(err, fs.ErrNotExist)
+			return nil
+		}
+		t.f = f
+	}
+	var out []ProbeRecord
+	buf := make([]byte, 64<<10)
+	for len(out) < maxProbeRecords {
+		n, err := t.f.ReadAt(buf, t.off)
+		t.off += int64(n)
+		for chunk := buf[:n]; len(chunk) > 0; {
+			i := bytes.IndexByte(chunk, '\n')
+			piece := chunk
+			if i >= 0 {
+				piece = chunk[:i+1]
+			}
+			chunk = chunk[len(piece):]
+			if !t.skip && len(t.partial)+len(piece) > maxProbeLine {
+				t.skip, t.partial = true, t.partial[:0]
+			}
+			if !t.skip {
+				t.partial = append(t.partial, piece...)
+			}
+			if i < 0 {
+				break
+			}
+			var r ProbeRecord
+			if !t.skip && json.Unmarshal(t.partial, &r) == nil && r.Event != "" {
+				out = append(out, r)
+			}
+			t.partial, t.skip = t.partial[:0], false
+		}
+		if err != nil || n < len(buf) {
+			return out
+		}
+	}
+	return out
+}
+
+// Close ends the tail.
+func (t *ProbeTail) Close() error {
+	if t.f == nil {
+		return nil
+	}
+	return t.f.Close()
+}

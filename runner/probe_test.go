@@ -28,7 +28,7 @@ func TestProbeInPython(t *testing.T) {
 	lib := filepath.Join(dir, "lib", "site-packages", "jax")
 	for path, text := range map[string]string{
 		filepath.Join(user, "sitecustomize.py"): "print('the user sitecustomize ran')\n",
-		filepath.Join(lib, "__init__.py"):       "from . import monitoring\n",
+		filepath.Join(lib, "__init__.py"):       "from . import monitoring\ndef process_count():\n    return 4\ndef process_index():\n    return 2\n",
 		filepath.Join(lib, "monitoring.py"): "_ls = []\n" +
 			"def register_event_duration_secs_listener(cb):\n    _ls.append(cb)\n" +
 			"def record(event, d, **kw):\n    for cb in _ls:\n        cb(event, d, **kw)\n" +
@@ -53,6 +53,9 @@ func TestProbeInPython(t *testing.T) {
 	}
 	// At its end the program's Python tells the framework versions it has (none here): recomp
 	// never asks it again.
+	if i, ok := runfolder.ProcessIndex(recs); !ok || i != 2 || recs[0].ProcessCount != 4 {
+		t.Errorf("the process index of a job: %d %v (%+v)", i, ok, recs[0])
+	}
 	if v := runfolder.ProbeVersions(recs); v == nil || recs[2].Event != "versions" {
 		t.Errorf("no versions record: %+v", recs[2])
 	}

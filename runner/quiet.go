@@ -103,6 +103,7 @@ func shortest(lits []string) int {
 // quiet says whether a whole line is quiet; cont is whether the line before was a quiet line
 // that continues, and the result's second value whether this one does.
 func (q *Quiet) quiet(line []byte, cont bool) (bool, bool) {
+	line = line[tagLen(line):]
 	if cont && len(line) > 2 && line[0] == ' ' && line[1] == ' ' {
 		return true, true
 	}
@@ -115,13 +116,31 @@ func (q *Quiet) quiet(line []byte, cont bool) (bool, bool) {
 	return false, false
 }
 
+// reTag is a launcher's tag at the start of a line of a job's console: torchrun's (torch
+// elastic's log line prefix [${role_name}${local_rank}]:, "[default0]:", "[rank2]:") and Open
+// MPI's mpirun --tag-output ("[1,0]<stderr>:").
+var reTag = regexp.MustCompile(`^(?:\[[A-Za-z_-]{0,32}\d{1,9}\]:|\[\d{1,9},\d{1,9}\]<std(?:out|err|diag)>:)`)
+
+// tagLen is the length of the launcher's tag a line starts with (0 when none): a tagged line is
+// quiet when the line without its tag is, so a launcher's copy of the compile logging recomp
+// switched on stays out of the terminal as the untagged one does.
+func tagLen(line []byte) int {
+	if len(line) < 4 || line[0] != '[' {
+		return 0
+	}
+	if loc := reTag.FindIndex(line); loc != nil {
+		return loc[1]
+	}
+	return 0
+}
+
 // gluedAt finds a quiet record glued after the program's own output on one line (a progress
 // bar's last frame has no line end, so the next record a framework prints follows it: "loss:
 // 1.1589I0000 00:00:1795514674.274491 …"): where it starts, or -1. A record starts at a capital
 // letter after a character that cannot end a word, or after a colour code.
 func (q *Quiet) gluedAt(line []byte) int {
 	q.once.Do(q.compile)
-	for i := 1; i < len(line); i++ {
+	for i := tagLen(line) + 1; i < len(line); i++ { // a record right after a launcher's tag is the line's own
 		if c := line[i]; c < 'A' || c > 'Z' {
 			continue
 		}
@@ -362,10 +381,11 @@ func startsRecord(body []byte, i int) bool {
 }
 
 // before is where the program's own part of a quiet line ends when the rest, from at, is quiet:
-// at, unless what comes before is quiet too or a log record's own header (then the whole line
-// is the record: 0).
+// at, unless what comes before is quiet too, a log record's own header, or a launcher's tag
+// (then the whole line is the record: 0; a bare tag left on the terminal glues the next line's
+// to it: "[rank3]:[rank1]:…").
 func (qw *quietWriter) before(body []byte, at int) int {
-	if own, _ := qw.q.quiet(body[:at], qw.cont); own || recordHeader.Match(body[:at]) {
+	if own, _ := qw.q.quiet(body[:at], qw.cont); own || recordHeader.Match(body[:at]) || tagLen(body) == at {
 		return 0
 	}
 	return at

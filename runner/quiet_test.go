@@ -187,6 +187,63 @@ func TestRequiredLiteralsAreRequired(t *testing.T) {
 	}
 }
 
+// Under a launcher that tags each rank's lines (torchrun's [rank2]: and [default0]:, mpirun's
+// [1,0]<stderr>:), the tagged compile logging stays out as the untagged does, its indented
+// explanation included, and no tag is written without the line it tagged: the terminal shows
+// the program's own tagged lines, whole, and nothing else.
+func TestQuietTaggedLines(t *testing.T) {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	var want strings.Builder
+	for step := range 3 {
+		for _, tag := range []string{"[rank3]:", "[rank1]:", "[default0]:", "[1,2]<stderr>:"} {
+			qw.Write([]byte(tag + "TRACING CACHE MISS at /w/train.py:9 (main):\n"))
+			qw.Write([]byte(tag + "  never seen function:\n" + tag + "    step id=1 defined at /w/train.py:3\n"))
+			qw.Write([]byte(tag + "Compiling jit(step) with global shapes and types (x). Argument mapping: (y).\n"))
+			qw.Write([]byte(tag + "Execution Analysis: Graph Hash: 1\n")) // an anchored record: no tag left behind
+			own := fmt.Sprintf("%sstep %d loss 0.5\n", tag, step)
+			qw.Write([]byte(own))
+			want.WriteString(own)
+		}
+	}
+	qw.Write([]byte("[rank0]:  an indented line of the program's own\n"))
+	qw.Close()
+	if got := screen.String(); got != want.String()+"[rank0]:  an indented line of the program's own\n" {
+		t.Errorf("terminal:\n%s\nwant:\n%s", got, want.String())
+	}
+	for line, n := range map[string]int{"[rank12]:x": 9, "[default0]:": 11, "[1,0]<stdout>:a": 14, "[1,0]<stdin>:a": 0, "[rank]:x": 0, "rank3]:": 0, "[abc]:": 0} {
+		if got := tagLen([]byte(line)); got != n {
+			t.Errorf("tagLen(%q) = %d, want %d", line, got, n)
+		}
+	}
+}
+
+// A real job's console as torchrun --tee tags it (testdata ranks-job: four JAX processes, every
+// line tagged [rankI]: as it arrived), through the quiet terminal with the settings recomp run
+// switches on for JAX: what is left is the program's own lines, each whole with its one tag.
+func TestQuietRealTaggedJob(t *testing.T) {
+	b, err := os.ReadFile("../testdata/runs/jax-0.12/ranks-job/launcher.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := Evidence(runfolder.Framework("jax"), runfolder.DumpNone, "", nil, nil)
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, QuietOf(settings))
+	qw.Write(b)
+	qw.Close()
+	// the program's lines, and gloo's, which it prints whatever recomp switches on
+	own := regexp.MustCompile(`^\[rank(\d)\]:(?:rank|\[Gloo\] Rank) (\d) (?:of 4: process \d, local devices .*|step \d batch \d+|is connected to 3 peer ranks.*)$`)
+	lines := strings.Split(strings.TrimSuffix(screen.String(), "\n"), "\n")
+	for _, line := range lines {
+		if m := own.FindStringSubmatch(line); m == nil || m[1] != m[2] {
+			t.Errorf("on the terminal, not the program's own line: %q", line)
+		}
+	}
+	if len(lines) != 4*10 { // each rank: its greeting, gloo's and 8 steps
+		t.Errorf("%d lines on the terminal, want 40:\n%s", len(lines), screen.String())
+	}
+}
+
 // A partial line the program printed ("step 0: ", flushed without a line end) and a record
 // recomp switched on written after it end up on one line: the record stays out, the program's
 // bytes reach the terminal as it wrote them, whichever expression (anchored or not) matched.

@@ -16,7 +16,7 @@ import (
 func TestSession(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r1")
 	s, err := Prepare(SessionOptions{Out: out, Command: []string{"sh", "-c", `echo "jax $JAX_LOG_COMPILES"`}, Framework: "auto",
-		Dump: runfolder.DumpBefore, Probe: true, Environ: []string{"PATH=" + os.Getenv("PATH")}, Start: time.Now()})
+		Dump: runfolder.DumpBefore, Probe: true, Environ: []string{"PATH=" + os.Getenv("PATH"), "RANK=3", "WORLD_SIZE=4"}, Start: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,9 @@ func TestSession(t *testing.T) {
 	}
 	if m.Recomp != "recomp (test)" || m.Command[0] != "sh" || m.ExitCode != 0 || len(m.Settings) != len(s.Settings) {
 		t.Errorf("manifest %+v", m)
+	}
+	if r, from := m.Rank(); r != "3" || from != "RANK" || m.Launcher["WORLD_SIZE"] != "4" || len(m.Launcher) != 2 {
+		t.Errorf("manifest: launcher %v, rank %q from %q", m.Launcher, r, from)
 	}
 
 	script := filepath.Join(t.TempDir(), "bad.sh")

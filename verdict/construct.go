@@ -113,7 +113,7 @@ func saidBy(kind string) string {
 // compilations of a variant its process had compiled before; (0, 0) when a compilation names
 // neither.
 func variants(compiled []*ledger.Unit) (distinct, repeated int) {
-	seen := map[string]bool{}
+	seen, inProcess := map[string]bool{}, map[string]bool{}
 	for _, u := range compiled {
 		key := u.Hash
 		if fw := frameworks.ForProducer(u.Producer); key == "" && fw != nil && fw.Name == "jax" {
@@ -122,13 +122,15 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 		if key == "" {
 			return 0, 0
 		}
-		key = fmt.Sprint(u.Input) + "\x00" + key // per process
-		if seen[key] {
-			repeated++
-			continue
+		if !seen[key] {
+			seen[key] = true
+			distinct++
 		}
-		seen[key] = true
-		distinct++
+		if p := fmt.Sprint(u.Input) + "\x00" + key; inProcess[p] {
+			repeated++ // compiled again in the same process; one in each of two processes is none
+		} else {
+			inProcess[p] = true
+		}
 	}
 	return distinct, repeated
 }

@@ -51,6 +51,14 @@ type Result struct {
 	// WallExceeded is the run's wall time when the log's compile time exceeds it (then Wall is
 	// 0 and no share is stated: the log's times are not all this run's).
 	WallExceeded time.Duration
+	// Processes counts the processes the logs hold (the ranks of a job, runs read together).
+	// With more than one, Compile and Recompile are sums over them, not one process's time:
+	// Slowest is the compile time of the process that compiled longest, what a job whose ranks
+	// meet at each step waits for (its critical path), SlowestProcess names it, and Wall is held
+	// against Slowest.
+	Processes      int
+	Slowest        time.Duration
+	SlowestProcess string
 	// Verdicts are the programs that compiled again, the costliest first.
 	Verdicts []Verdict
 	// Sites are the user's lines that made programs compile, the costliest first;
@@ -67,6 +75,9 @@ type Verdict struct {
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
 	Compilations, AfterWarmup int
 	Time, LateTime            time.Duration
+	// Processes counts the processes that compiled it (the ranks of a job); MostInOne is the
+	// most compilations of it in one process (by the ledger's count per process).
+	Processes, MostInOne int
 	// Share is Time in the run's wall time (0 when unknown).
 	Share float64
 	// Causes say why, the most frequent first.
@@ -132,6 +143,29 @@ type SiteRow struct {
 // cost is what a compilation cost: the stages before the compiler's and the compiler's own.
 func cost(u *ledger.Unit) time.Duration { return u.Duration + u.TraceTime + u.LowerTime }
 
+// compiledAgain says whether a compilation is its program's again in its own process: by the
+// ledger's count per process (Unit.Seq), else by seq, the count of the program's compilations
+// met so far. A first compilation in each of many processes is not a recompilation.
+func compiledAgain(u *ledger.Unit, seq map[string]int) bool {
+	seq[u.Program]++
+	if u.SeenBefore {
+		return true
+	}
+	if u.Seq > 0 {
+		return u.Seq > 1
+	}
+	return seq[u.Program] > 1
+}
+
+// critical is the compile time the run's wall time is held against: one process's whole, the
+// slowest process's of many.
+func (r *Result) critical() time.Duration {
+	if r.Processes > 1 {
+		return r.Slowest
+	}
+	return r.Compile
+}
+
 // Build makes the verdict of a run.
 func Build(in Input) *Result {
 	r := &Result{Wall: in.Wall}
@@ -147,16 +181,22 @@ func Build(in Input) *Result {
 		}
 		byProgram[e.Program] = append(byProgram[e.Program], e)
 	}
+	r.Processes = len(rep.Procs)
+	for _, p := range rep.Procs {
+		if p.Cost > r.Slowest {
+			r.Slowest, r.SlowestProcess = p.Cost, p.Name
+		}
+	}
 	sites := map[string]*SiteRow{}
 	for _, m := range rep.Modules {
 		compiled := m.Compiled()
+		seq := map[string]int{}
 		for _, u := range compiled {
 			c := cost(u)
 			r.Compile += c
-			// Its program compiled before in its own process (Seq counts per process: ranks and
-			// workers merged into one module each compile it once); set-up that settled and eager
-			// one-op programs are not compiling again.
-			if (u.Seq > 1 || u.SeenBefore) && !u.Eager && u.Settled == "" {
+			// set-up that settled and eager one-op programs are not compiling again
+			again := compiledAgain(u, seq)
+			if again && !u.Eager && u.Settled == "" {
 				r.Recompile += c
 			}
 			if u.AfterWarmup {
@@ -178,13 +218,12 @@ func Build(in Input) *Result {
 				row.AfterWarmup++
 			}
 			// The first cause met names the line; a cause that recurs replaces one expected once.
-			again := u.Seq > 1 || u.SeenBefore
 			if kind, ch, _, ok := constructCause(u.Why); ok && again && (row.TopCause == "" || row.topOnce) &&
 				(len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
 				row.TopCause, row.Example, row.topOnce = kind, ch, false
 			} else if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
 				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
-			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (u.Seq > 1 || u.SeenBefore) {
+			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && again {
 				row.topOnce = false
 				row.TopCause, row.Example = reasonCause(u.Why)
 			}
@@ -193,7 +232,13 @@ func Build(in Input) *Result {
 			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], in))
 		}
 	}
-	if r.Wall > 0 && r.Compile > r.Wall+r.Wall/50 {
+	if r.Processes > 1 {
+		// A sum over processes is no share of one run's time: only the slowest process's is.
+		for i := range r.Verdicts {
+			r.Verdicts[i].Share = 0
+		}
+	}
+	if r.Wall > 0 && r.critical() > r.Wall+r.Wall/50 {
 		// The log claims more compile time than the run lasted: its times are not all this
 		// run's (a log appended to, lines replayed), so no share of the run is stated.
 		r.WallExceeded, r.Wall = r.Wall, 0
@@ -211,6 +256,12 @@ func Build(in Input) *Result {
 
 func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, explained []Explained, in Input) Verdict {
 	v := Verdict{Program: m.Family, Compilations: len(compiled)}
+	procs := map[string]bool{}
+	for _, u := range compiled {
+		procs[u.Process] = true
+		v.MostInOne = max(v.MostInOne, u.Seq)
+	}
+	v.Processes = len(procs)
 	if len(compiled) > 0 {
 		if fw := frameworks.ForProducer(compiled[0].Producer); fw != nil {
 			v.Framework = fw.Name
@@ -243,8 +294,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			v.AfterWarmup++
 			v.LateTime += cost(u)
 		}
-		seq[u.Program]++
-		again := seq[u.Program] > 1 || u.SeenBefore
+		again := compiledAgain(u, seq)
 		site := ""
 		if u.Site.User() {
 			site = u.Site.String()

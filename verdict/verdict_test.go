@@ -254,3 +254,35 @@ func TestWordsWithoutAChange(t *testing.T) {
 		t.Errorf("over a constant: %+v", v.Causes)
 	}
 }
+
+// The ranks of a job each compile the step once: no compilation is another's recompilation
+// (two ranks, or 2000), the sum is not one process's time, and the run's wall time is held
+// against the slowest rank's compile time, not the sum.
+func TestRanksAreNotRecompilations(t *testing.T) {
+	sizes := []int{2, 2000}
+	if testing.Short() {
+		sizes = []int{2, 300}
+	}
+	for _, n := range sizes {
+		var logs []ledger.Log
+		for r := range n {
+			logs = append(logs, ledger.Log{Path: fmt.Sprintf("rank%d.log", r), Reader: strings.NewReader(jaxStep("32,8", "", 64, 1+float64(r%3)))})
+		}
+		s, err := ledger.ReadLogs(logs, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Build(Input{Ledger: s.Ledger, Wall: 10 * time.Second})
+		if r.Recompile != 0 || len(r.Verdicts) != 0 || r.Processes != n {
+			t.Errorf("%d ranks: recompile %v, verdicts %d, processes %d", n, r.Recompile, len(r.Verdicts), r.Processes)
+		}
+		// each rank: 0.5s tracing, 0.25s lowering, 1-3s compiling; the slowest 3.75s
+		slowest, name := 3750*time.Millisecond, "rank2.log"
+		if n == 2 {
+			slowest, name = 2750*time.Millisecond, "rank1.log"
+		}
+		if r.Slowest != slowest || r.SlowestProcess != name || r.Wall != 10*time.Second || r.WallExceeded != 0 {
+			t.Errorf("%d ranks: slowest %v (%s), wall %v, exceeded %v", n, r.Slowest, r.SlowestProcess, r.Wall, r.WallExceeded)
+		}
+	}
+}

@@ -20,7 +20,7 @@ type guardCmd struct {
 	RanksConsistent bool   `name:"ranks-consistent" help:"Also fail when a rank's compile requests depart from the other ranks' (the logs are the ranks of one job)."`
 	rankFlags
 	warmupFlags
-	Logs []string `arg:"" optional:"" name:"LOG" help:"Log files or run folders ('-' for stdin, .gz read transparently); with --ranks-consistent also a folder of rank logs."`
+	Logs []string `arg:"" optional:"" name:"LOG" help:"Log files, run folders, or a folder of run folders (one per process of a job) ('-' for stdin, .gz read transparently); with --ranks-consistent also a folder of rank logs."`
 }
 
 func (c *guardCmd) Run(e *env) error {
@@ -47,7 +47,7 @@ func (c *guardCmd) Run(e *env) error {
 		return usageErr("expected at least one LOG")
 	}
 	opt.Stdin, opt.Log = e.stdin, e.log
-	gopt := explain.GuardOptions{Logs: c.Logs, Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
+	gopt := explain.GuardOptions{Logs: explain.ExpandRuns(c.Logs), Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
 		Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}}
 	if c.RanksConsistent {
 		ranksOpt, err := c.rankOptions(e)

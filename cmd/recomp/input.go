@@ -19,7 +19,7 @@ func checkInputs(paths []string) error {
 // scanLogs reads the logs into a scan report with its verdict (explain.Logs).
 func scanLogs(e *env, paths []string, opt ledger.ReadOptions) (*explain.Scan, error) {
 	opt.Stdin, opt.Log = e.stdin, e.log
-	s, err := explain.Logs(paths, opt)
+	s, err := explain.Logs(explain.ExpandRuns(paths), opt)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

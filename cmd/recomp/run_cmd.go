@@ -100,7 +100,14 @@ func (c *runCmd) Run(e *env) error {
 	var live *liveLines
 	if c.Live || stopping {
 		tally := &liveTally{policy: stopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget}}
-		live = newLiveLines(ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker, Name: runfolder.LogName}, "recomp run", useColor(e.stderr), tally)
+		lopt := ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker, Name: runfolder.LogName}
+		if c.Probe {
+			// Workers the command starts write one terminal: the probe's records tell them apart.
+			var stop func()
+			lopt.Stages, stop = explain.LiveStages(dir)
+			defer stop()
+		}
+		live = newLiveLines(lopt, "recomp run", useColor(e.stderr), tally)
 		ropt.Live, ropt.Notes, ropt.OwnGroup, ropt.StopGrace = live, e.stderr, stopping, c.StopGrace
 		if c.Probe {
 			live.probe = dir

@@ -97,6 +97,7 @@ type truthCacheMiss struct {
 type truthRanks struct {
 	Processes int      `json:"processes"`
 	Logs      []string `json:"logs"`
+	Tagged    string   `json:"tagged"` // every rank's lines in one log, tagged by a launcher
 	Diverged  []struct {
 		Rank     int      `json:"rank"`
 		Step     int      `json:"step"`
@@ -714,16 +715,25 @@ func checkRanks(t *testing.T, dir string, tr truth) {
 	for _, l := range tr.Ranks.Logs {
 		logs = append(logs, filepath.Join(dir, l))
 	}
-	for _, withDumps := range []bool{true, false} {
+	inputs := [][]string{{dir}, logs} // the folder (its rank logs and dump-rankN folders), the logs alone
+	if tr.Ranks.Tagged != "" {
+		inputs = append(inputs, []string{filepath.Join(dir, tr.Ranks.Tagged)}, []string{"scan", filepath.Join(dir, tr.Ranks.Tagged)})
+	}
+	for i, in := range inputs {
+		withDumps := i == 0
 		args := []string{"ranks", "--format", "json"}
-		if withDumps {
-			args = append(args, dir) // the folder: its rank logs and dump-rankN folders
-		} else {
-			args = append(args, logs...)
+		if in[0] == "scan" { // a launcher's tagged log, scanned: the scan's ranks
+			args, in = []string{"scan", "--format", "json"}, in[1:]
 		}
-		code, stdout, stderr := runRecomp(args...)
+		code, stdout, stderr := runRecomp(append(args, in...)...)
 		var doc report.RanksJSON
-		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		if args[0] == "scan" {
+			var sc report.ScanJSON
+			if err := json.Unmarshal([]byte(stdout), &sc); err != nil || sc.Ranks == nil {
+				t.Fatalf("scan %v: exit %d: %v\n%s", in, code, err, stderr)
+			}
+			doc, code = *sc.Ranks, map[bool]int{true: 0, false: 1}[sc.Ranks.Consistent]
+		} else if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 			t.Fatalf("ranks: exit %d: %v\n%s", code, err, stderr)
 		}
 		if len(doc.Ranks) != tr.Ranks.Processes {
@@ -743,6 +753,13 @@ func checkRanks(t *testing.T, dir string, tr truth) {
 				}
 				found = true
 				from := map[bool]string{true: "dump", false: "signature"}[withDumps]
+				if len(want.Causes) == 0 { // a program only this rank runs: no cause against the others'
+					if d.Step == nil || *d.Step != want.Step || programName(d.Program) != programName(want.Identity) || !d.Compiled ||
+						d.Cause != nil || d.Kind != "extra_compilation" {
+						t.Errorf("ranks %v: rank %d diverged %+v, want step %d, %s compiled, no cause", in, want.Rank, d, want.Step, want.Identity)
+					}
+					continue
+				}
 				if d.Step == nil || *d.Step != want.Step || programName(d.Program) != programName(want.Identity) || !d.Compiled ||
 					d.Cause == nil || d.Cause.Kind != want.Causes[0] || d.CauseFrom != from {
 					t.Errorf("ranks (dumps %v): rank %d diverged %+v (cause %+v), want step %d, %s compiled, cause %s from the %s",

@@ -3,7 +3,7 @@ package main
 type scanCmd struct {
 	outputFlag
 	warmupFlags
-	Logs []string `arg:"" name:"LOG" help:"Log files ('-' for stdin, .gz read transparently)."`
+	Logs []string `arg:"" name:"LOG" help:"Log files, run folders, or a folder of run folders (one per process of a job) ('-' for stdin, .gz read transparently)."`
 }
 
 func (c *scanCmd) Run(e *env) error {

@@ -66,6 +66,13 @@ def _on_jax(module):
             if stage is None:
                 return
             rec = {"framework": "jax", "event": stage, "seconds": float(duration)}
+            if stage == "compile":  # the backend is up: which process of a job this is
+                try:
+                    count = int(module.process_count())
+                    if count > 1:
+                        rec["process_index"], rec["process_count"] = int(module.process_index()), count
+                except Exception:
+                    pass
             if "fun_name" in kwargs:
                 rec["name"] = str(kwargs["fun_name"])
             rec.update(_user_frame())

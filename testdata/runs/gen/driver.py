@@ -224,19 +224,37 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def run_ranks(fw, name, cwd, logs, recorded, per_rank_env, timeout=600):
+def run_ranks(fw, name, cwd, logs, recorded, per_rank_env, timeout=600, tagged=None):
     """Run scenario NAME's program as len(logs) concurrent processes, rank i's output (one pipe)
-    to cwd/logs[i]; they find each other through RECOMP_COORDINATOR (a free localhost port)."""
+    to cwd/logs[i]; they find each other through RECOMP_COORDINATOR (a free localhost port).
+    With tagged (a file name), every rank's lines also go to cwd/tagged as they arrive, each
+    tagged '[rankI]:' as torchrun --tee tags a job's console (torch elastic's log line prefix)."""
     coordinator = f"localhost:{_free_port()}"
     cmd = [sys.executable, fw.file, "--run", name]
-    procs, files = [], []
+    procs, files, pumps = [], [], []
+    lock = threading.Lock()
+    job = open(os.path.join(cwd, tagged), "wb") if tagged else None
+
+    def pump(i, pipe, f):
+        for raw in iter(pipe.readline, b""):
+            with lock:
+                f.write(raw)
+                job.write(f"[rank{i}]:".encode() + raw)
+                job.flush()
+
     for i, log in enumerate(logs):
         env = child_env(fw, dict(recorded, **per_rank_env[i]), {
             "RECOMP_EVIDENCE": _evidence_file(cwd, log), "RECOMP_RANK": str(i), "RECOMP_RANKS": str(len(logs)),
             "RECOMP_COORDINATOR": coordinator})
         f = open(os.path.join(cwd, log), "wb")
         files.append(f)
-        procs.append(subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=cwd))
+        if job is None:
+            procs.append(subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=cwd))
+            continue
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+        procs.append(p)
+        pumps.append(threading.Thread(target=pump, args=(i, p.stdout, f)))
+        pumps[-1].start()
     deadline = time.time() + timeout
     rcs = []
     for p in procs:
@@ -246,8 +264,12 @@ def run_ranks(fw, name, cwd, logs, recorded, per_rank_env, timeout=600):
             for q in procs:
                 q.kill()
             rcs.append("timeout")
+    for t in pumps:
+        t.join()
     for f in files:
         f.close()
+    if job:
+        job.close()
     if any(rc != 0 for rc in rcs):
         sys.exit(f"{name}: a rank failed (exit codes {rcs}); see {', '.join(logs)} in {cwd}")
     return [_read_evidence(_evidence_file(cwd, log)) for log in logs]
@@ -401,7 +423,7 @@ def generate(fw, name, out, matrix):
     if spec.get("ranks"):
         logs = [f"rank{i}.log" for i in range(spec["ranks"])]
         per = [with_dump(env, f"dump-rank{i}") for i in range(spec["ranks"])]
-        evs = run_ranks(fw, name, target, logs, env, per)
+        evs = run_ranks(fw, name, target, logs, env, per, tagged=spec.get("tagged"))
         processes = [{"log": log, "dump": f"dump-rank{i}", "env": per[i]} for i, log in enumerate(logs)]
     else:
         runs = spec.get("runs", 1)

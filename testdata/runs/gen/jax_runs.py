@@ -918,22 +918,69 @@ def p_cache_constant():
                "the weight decay 0.0001 -> 0.001, a Python float baked into the graph as a constant")
 
 
+def p_ranks_job():
+    import numpy as np
+    rank, ranks, jax = _join_job()
+    import jax.numpy as jnp
+    from jax.experimental import multihost_utils
+    rec = _Calls("jit_grad_step")
+
+    @jax.jit
+    def grad_step(w, x, y):  # this rank's gradient on its own shard of the batch
+        return jax.grad(lambda w: jnp.mean((jnp.tanh(x @ w) - y) ** 2))(w)
+
+    @jax.jit
+    def eval_step(w, x):  # rank 0 alone evaluates, on its own shard
+        return jnp.mean(jnp.tanh(x @ w))
+
+    w = np.full((8, 4), 0.1, np.float32)
+    data, labels = _data(256, 8, seed=rank), _data(256, 4, seed=10 + rank)
+    for step in range(8):
+        b = 20 if rank == 2 and step == 6 else 32  # rank 2's shard of step 6 ends ragged
+        x, y = data[step * 32:step * 32 + b], labels[step * 32:step * 32 + b]
+        rec.before()
+        g, site = grad_step(w, x, y), driver.here()
+        if rec.after(site, f"batch {b}", f"x f32[{b},8], y f32[{b},4]", ["batch_size"] if b != 32 else [],
+                     "batch 32" if b != 32 else None, "batch 32 -> 20 on this rank only" if b != 32 else None) and b != 32:
+            driver.EVIDENCE["truth"].setdefault("diverged", []).append(
+                {"rank": rank, "step": step, "identity": "jit_grad_step", "causes": ["batch_size"],
+                 "changed": f"x f32[32,8] -> f32[{b},8], y f32[32,4] -> f32[{b},4]: this rank's shard of step "
+                            f"{step} ends ragged, the other ranks' are full"})
+        grads = multihost_utils.process_allgather(g)  # every rank's gradient, on every rank
+        w = w - 0.1 * np.asarray(grads).mean(axis=0)
+        if rank == 0 and step == 3:
+            n = eval_step(w, x)
+            jax.block_until_ready(n)
+            driver.EVIDENCE["truth"].setdefault("diverged", []).append(
+                {"rank": 0, "step": step, "identity": "jit_eval_step", "causes": [],
+                 "changed": "a program only rank 0 runs (its evaluation at step 3)"})
+        print(f"rank {rank} step {step} batch {b}")
+    jax.distributed.shutdown()
+
+
 def p_cache_same():
     _cache_run(1e-4)
 
 
-def p_ranks():
-    import numpy as np
+def _join_job():
+    """This process's place in a job (driver.rank()): JAX's distributed runtime on localhost, CPU
+    collectives over gloo where the version has the option; (rank, ranks, jax)."""
     rank, ranks, coordinator = driver.rank()
     import jax
     if JAX >= (0, 4, 27):
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
     jax.distributed.initialize(coordinator_address=coordinator, num_processes=ranks, process_id=rank)
     jax = _jax()
+    print(f"rank {rank} of {ranks}: process {jax.process_index()}, local devices {jax.local_devices()}")
+    return rank, ranks, jax
+
+
+def p_ranks():
+    import numpy as np
+    rank, ranks, jax = _join_job()
     import jax.numpy as jnp
     from jax.experimental import multihost_utils
     rec = _Calls("jit_grad_step")
-    print(f"rank {rank} of {ranks}: process {jax.process_index()}, local devices {jax.local_devices()}")
 
     @jax.jit
     def grad_step(w, x, y):  # this rank's gradient on its own shard of the batch
@@ -1251,6 +1298,15 @@ S["ranks"] = dict(program=p_ranks, env=ENV_LOGS, ranks=2, detail=True, recompile
     "multihost_utils.process_allgather averages them. At step 3 rank 1's shard is partial (24 rows), the other "
     "rank's is full: only rank 1 compiles the step again. Each rank writes its own log (rank0.log, rank1.log) "
     "and dump (dump-rank0/, dump-rank1/); ranks.diverged says which rank, step, program and cause."))
+S["ranks-job"] = dict(program=p_ranks_job, env=ENV_LOGS, ranks=4, tagged="launcher.txt", detail=True,
+    recompiled=["jit_grad_step"], cause="batch_size", description=(
+    "Four processes (jax.distributed.initialize on localhost, CPU collectives over gloo) train data-parallel "
+    "for 8 steps: each computes its gradient on its own 32-row shard (jit_grad_step) and "
+    "multihost_utils.process_allgather averages them. At step 6 rank 2's shard ends ragged (20 rows): only "
+    "rank 2 compiles the step again. At step 3 rank 0 alone runs a jitted evaluation (jit_eval_step), a "
+    "program no other rank compiles. Each rank writes its own log (rank0.log ... rank3.log) and dump "
+    "(dump-rank0/ ...); launcher.txt holds every rank's lines as they arrived, each tagged '[rankI]:' as "
+    "torchrun --tee tags a job's console. ranks.diverged says which ranks, steps, programs and causes."))
 S["warmup-uncovered"] = dict(program=p_warmup_uncovered, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
     cause="batch_size", description=(
     "A warm-up compiles the train step for the batch sizes the loader is said to produce (32, 64, 128, on "
@@ -1351,6 +1407,8 @@ def _detail(run, recompiled):
     diverged = [d for ev in run.evidence for d in ev["truth"].get("diverged", [])]
     if spec.get("ranks"):
         extra["ranks"] = {"processes": spec["ranks"], "logs": run.logs, "diverged": diverged}
+        if spec.get("tagged"):
+            extra["ranks"]["tagged"] = spec["tagged"]
     for ev in run.evidence:
         for k, v in ev["truth"].items():
             if k != "diverged":

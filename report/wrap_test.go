@@ -38,3 +38,18 @@ func TestAnswerWrappedToTheTerminal(t *testing.T) {
 		t.Errorf("unwrapped: %d lines\n%s", n, b.String())
 	}
 }
+
+// In HTML a long unbroken name (a module family, a path) wraps inside the answer and the cards
+// instead of running out of them.
+func TestHTMLNamesWrap(t *testing.T) {
+	d := &Document{Title: "recomp scan", Headline: "1 input", Answer: []Answer{{Tone: "bad", Text: strings.Repeat("a_inference_train_step_", 30)}}}
+	var b bytes.Buffer
+	if err := writePage(&b, d, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range []string{"section.answer li{margin:0 0 8px;overflow-wrap:anywhere}", ".card p{margin:3px 0;overflow-wrap:anywhere}"} {
+		if !strings.Contains(b.String(), rule) {
+			t.Errorf("the page lacks %q", rule)
+		}
+	}
+}

@@ -965,7 +965,7 @@ func runDoc(r *explain.Run) *Document {
 		set.Items = append(set.Items, item)
 	}
 	if hidden > 0 {
-		set.Note = fmt.Sprintf("%s for stacks the run did not use are not listed; run.json lists every one", plural(hidden, "setting", "settings"))
+		set.Note = fmt.Sprintf("%s for stacks the run did not use are not listed; the run folder's manifest.json lists every one", plural(hidden, "setting", "settings"))
 	}
 	p.Sections = append(p.Sections, info, set)
 	return p

@@ -234,7 +234,6 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 // unnamed (PyTorch/XLA's first torch.compile graph) takes the key of its stack's graphs when
 // the dump has one such key.
 func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit {
-	type id struct{ key, fn string }
 	dumpKeys := map[*frameworks.Framework][]string{} // the program keys of the dump, by stack
 	for _, f := range d.Files {
 		k := frameworks.FunctionKey(f.Family)
@@ -247,27 +246,38 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 		compiled = append(compiled, m.Compiled()...)
 	}
 	sortUnits(compiled)
-	units := map[id][]*ledger.Unit{}
-	for _, u := range compiled {
-		var k id
-		switch {
-		case u.Family == ledger.Unnamed:
+	return linkInOrder(d, compiled, func(u *ledger.Unit) (linkID, bool) {
+		if u.Family == ledger.Unnamed {
 			keys := dumpKeys[frameworks.ForProducer(u.Producer)]
 			if len(keys) != 1 {
-				continue // no graph of its stack, or several: no identity to join by
+				return linkID{}, false // no graph of its stack, or several: no identity to join by
 			}
-			k = id{keys[0], keys[0]}
-		default:
-			k = id{frameworks.FunctionKey(u.Family), frameworks.FunctionID(u.Module)}
+			return linkID{keys[0], keys[0]}, true
 		}
-		units[k] = append(units[k], u)
+		return linkID{frameworks.FunctionKey(u.Family), frameworks.FunctionID(u.Module)}, true
+	})
+}
+
+// linkID is the identity a compilation and its dump are joined by: the program key and the
+// identity of the one compiled function (linkDumps).
+type linkID struct{ key, fn string }
+
+// linkInOrder links each dumped module with a compilation of the same identity (idOf; false
+// leaves a compilation out): the i-th compilation of an identity, in the order given, with its
+// i-th dump, in the order of the dump's module counter.
+func linkInOrder[T any](d *diff.Dump, compiled []T, idOf func(T) (linkID, bool)) map[*diff.DumpFile]T {
+	byID := map[linkID][]T{}
+	for _, c := range compiled {
+		if k, ok := idOf(c); ok {
+			byID[k] = append(byID[k], c)
+		}
 	}
-	links := map[*diff.DumpFile]*ledger.Unit{}
-	next := map[id]int{}
+	links := map[*diff.DumpFile]T{}
+	next := map[linkID]int{}
 	for _, f := range d.Files {
-		k := id{frameworks.FunctionKey(f.Family), frameworks.FunctionID(f.ModuleName)}
-		if i := next[k]; i < len(units[k]) {
-			links[f] = units[k][i]
+		k := linkID{frameworks.FunctionKey(f.Family), frameworks.FunctionID(f.ModuleName)}
+		if i := next[k]; i < len(byID[k]) {
+			links[f] = byID[k][i]
 			next[k] = i + 1
 		}
 	}

@@ -514,25 +514,22 @@ func rankDumps(out *Ranks, opt RanksOptions) map[string]*rankDump {
 	return res
 }
 
-// linkEntries links compile requests with the dumped modules they made, as linkDumps does for
-// a whole report: the i-th compilation of a function with its i-th dump, in the order of the
-// dump's module counter.
+// linkEntries links compile requests with the dumped modules they made, by the identity
+// linkDumps joins a whole report by: the i-th compilation of a function with its i-th dump, in
+// the order of the dump's module counter.
 func linkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFile {
-	byKey := map[string][]*ledger.Entry{}
+	var compiled []*ledger.Entry
 	for i := range es {
 		if es[i].Compiled {
-			k := frameworks.FunctionKey(es[i].Family)
-			byKey[k] = append(byKey[k], &es[i])
+			compiled = append(compiled, &es[i])
 		}
 	}
-	out := map[*ledger.Entry]*diff.DumpFile{}
-	next := map[string]int{}
-	for _, f := range d.Files {
-		k := frameworks.FunctionKey(f.Family)
-		if i := next[k]; i < len(byKey[k]) {
-			out[byKey[k][i]] = f
-			next[k] = i + 1
-		}
+	links := linkInOrder(d, compiled, func(e *ledger.Entry) (linkID, bool) {
+		return linkID{frameworks.FunctionKey(e.Family), frameworks.FunctionID(e.Module)}, true
+	})
+	out := make(map[*ledger.Entry]*diff.DumpFile, len(links))
+	for f, e := range links {
+		out[e] = f
 	}
 	return out
 }

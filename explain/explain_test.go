@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -98,7 +99,7 @@ func TestJoinJAX(t *testing.T) {
 		jax("convert_element_type", "ShapedArray(float32[8,8])")+
 		jax("convert_element_type", "ShapedArray(int32[4,8])")+
 		jax("train_step", "ShapedArray(float32[24,8])"))
-	links := linkDumps(d, rep)
+	links := LinkDumps(d, rep)
 	if len(links) != 4 {
 		t.Fatalf("%d of 4 dumps linked", len(links))
 	}
@@ -248,7 +249,7 @@ func TestJoinKerasSteps(t *testing.T) {
 	rep := readLog(t, tfCompile("__inference_one_step_on_data_272", 10)+tfReused("__inference_one_step_on_data_272")+
 		tfCompile("__inference_one_step_on_data_433", 8)+tfCompile("__inference_one_step_on_data_433", 8)+
 		tfCompile("__inference_one_step_on_data_500", 10))
-	links := linkDumps(d, rep)
+	links := LinkDumps(d, rep)
 	for _, f := range d.Files {
 		if u := links[f]; u == nil || !strings.Contains(f.ModuleName, strings.TrimPrefix(u.Module, "_")) {
 			t.Errorf("%s linked with %+v", f.ModuleName, u)
@@ -302,7 +303,7 @@ func TestJoinUnnamedFirst(t *testing.T) {
 func TestJoinMoreDumpsThanCompilations(t *testing.T) {
 	_, d := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_step", 24}, dumpFile{2, "jit_step", 16})
 	rep := readLog(t, jax("step", "ShapedArray(float32[32,8])"))
-	links := linkDumps(d, rep)
+	links := LinkDumps(d, rep)
 	if len(links) != 1 || links[d.Files[0]] == nil {
 		t.Fatalf("links %v", links)
 	}
@@ -423,5 +424,22 @@ func TestJoinTorchFrames(t *testing.T) {
 	}
 	if ps := pairs(got); ps != "train.py:166 (train): module_0000 -> module_0002: batch_size" || got.Pairs[0].HashA != "aa" || got.Pairs[0].HashB != "cc" {
 		t.Errorf("pairs %s", ps)
+	}
+}
+
+// A rank's compile requests meet its dumps by the identity explain joins a whole log by: a
+// retraced TF function (a new trace id) links with its own dump, not with the dump of the
+// trace before it when that one was not dumped.
+func TestLinkEntriesByIdentity(t *testing.T) {
+	const first, again = "a_inference_train_step_101__XlaMustCompile_true__.12", "a_inference_train_step_377__XlaMustCompile_true__.57"
+	dumped := &diff.DumpFile{Path: "module_0011." + again + ".before_optimizations.txt", ID: 11, ModuleName: again, Family: frameworks.Family(again)}
+	d := &diff.Dump{Files: []*diff.DumpFile{dumped}}
+	es := []ledger.Entry{
+		{Program: "train_step", Family: frameworks.Family(first), Module: first, Compiled: true},
+		{Program: "train_step", Family: frameworks.Family(again), Module: again, Compiled: true},
+	}
+	links := LinkEntries(d, es)
+	if len(links) != 1 || links[&es[1]] != dumped || links[&es[0]] != nil {
+		t.Errorf("links %v: want only the retrace (%s) linked with its dump", links, again)
 	}
 }

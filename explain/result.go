@@ -8,9 +8,8 @@ import (
 	"github.com/recomp/recomp/verdict"
 )
 
-// The results explain computes, one per command (recomp scan, guard, diff, explain, run);
-// package report lays them out. Those of two runs, the ranks and the warm-up's coverage are
-// in runs_result.go.
+// The results explain computes (recomp scan, diff, explain, run); package report lays them
+// out. Those across runs and ranks, and recomp guard's, are package across's.
 
 // Scan is the report of recomp scan: what the logs say about compiling, caching and loading
 // (ledger.ReadLogs reads them).
@@ -19,16 +18,6 @@ type Scan struct {
 	// Verdict is what the run's compilations come to: the programs that compiled again, their
 	// cost, causes, lines and actions (nil when not made).
 	Verdict *verdict.Result
-}
-
-// Guard is the report of recomp guard: the scan and the gate's verdict.
-type Guard struct {
-	Scan *Scan
-	Gate *gate.Result
-	// Coverage is the run time held against its warm-up (--covered-by); Ranks the ranks lined
-	// up (--ranks-consistent). nil when not asked for.
-	Coverage *Coverage
-	Ranks    *Ranks
 }
 
 // Diff is the report of recomp diff and recomp explain.

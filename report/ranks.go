@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/across"
 )
 
 // recomp ranks in every format: a headline (how many ranks, how many groups, who departed),
@@ -17,7 +17,7 @@ import (
 const maxTextRanks = 64
 
 // RanksHeadline says in one line whether the ranks agree.
-func RanksHeadline(r *explain.Ranks) string {
+func RanksHeadline(r *across.Ranks) string {
 	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
 	if r.Consistent() {
 		return s + ": every rank made the same compile requests"
@@ -26,18 +26,18 @@ func RanksHeadline(r *explain.Ranks) string {
 	for _, d := range r.Divergences {
 		who = append(who, d.Rank)
 	}
-	return s + ": " + plural(len(who), "rank", "ranks") + " departed from the " + r.Reference() + " (" + explain.RankRanges(who) + ")"
+	return s + ": " + plural(len(who), "rank", "ranks") + " departed from the " + r.Reference() + " (" + across.RankRanges(who) + ")"
 }
 
-func divergenceStepText(d *explain.Divergence) string {
+func divergenceStepText(d *across.Divergence) string {
 	if d.Step < 0 {
 		return ""
 	}
 	return fmt.Sprintf(", step %d", d.Step)
 }
 
-func divergenceWhat(d *explain.Divergence) string {
-	if d.Kind == explain.DivergeMissing || d.Kind == explain.DivergeLater {
+func divergenceWhat(d *across.Divergence) string {
+	if d.Kind == across.DivergeMissing || d.Kind == across.DivergeLater {
 		return ""
 	}
 	if d.Compiled {
@@ -46,7 +46,7 @@ func divergenceWhat(d *explain.Divergence) string {
 	return " (served from the cache)"
 }
 
-func skewText(s *explain.Skew) string {
+func skewText(s *across.Skew) string {
 	if s.Spread == 0 {
 		return fmt.Sprintf("none: the %d ranks with a clock started each compilation they share at the same time (largest spread 0ms)", s.RanksWithClock)
 	}
@@ -129,7 +129,7 @@ type SkewJSON struct {
 	RanksWithClock int     `json:"ranks_with_clock"`
 }
 
-func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
+func divergenceDocument(d *across.Divergence) *DivergenceJSON {
 	if d == nil {
 		return nil
 	}
@@ -139,7 +139,7 @@ func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
 }
 
 // RanksDocument is the JSON document of recomp ranks.
-func RanksDocument(r *explain.Ranks) RanksJSON {
+func RanksDocument(r *across.Ranks) RanksJSON {
 	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
 		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
 	for _, ri := range r.Ranks {
@@ -178,7 +178,7 @@ func RanksDocument(r *explain.Ranks) RanksJSON {
 // ranksDoc is the document of recomp ranks: whether the ranks agree, then each rank's first
 // divergence with its cause, the groups, the ranks that compiled what the others got from the
 // cache, the compile-start skew, and one row per rank.
-func ranksDoc(r *explain.Ranks) *Document {
+func ranksDoc(r *across.Ranks) *Document {
 	p := &Document{Title: "recomp ranks", Headline: RanksHeadline(r)}
 	p.Status, p.Tone = "CONSISTENT", "ok"
 	if !r.Consistent() {
@@ -207,7 +207,7 @@ func ranksDoc(r *explain.Ranks) *Document {
 }
 
 // sections are the ranks' details, for recomp ranks and guard --ranks-consistent.
-func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
+func ranksSections(r *across.Ranks, omitted *[]string) []Section {
 	var out []Section
 	if len(r.Divergences) > 0 {
 		sec := Section{ID: "divergences", Title: "Where each rank departed"}
@@ -241,7 +241,7 @@ func ranksSections(r *explain.Ranks, omitted *[]string) []Section {
 		if g.Majority {
 			name += " (" + r.Reference() + ")"
 		}
-		gt.add(!g.Majority, name, explain.RankRanges(g.Ranks), strconv.Itoa(g.Requests), g.Digest)
+		gt.add(!g.Majority, name, across.RankRanges(g.Ranks), strconv.Itoa(g.Requests), g.Digest)
 	}
 	out = append(out, Section{ID: "groups", Title: "Groups of ranks that made the same requests", Table: gt})
 	var items []string

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
@@ -21,19 +22,19 @@ func models(t *testing.T) map[string]report.Report {
 	t.Helper()
 	out := map[string]report.Report{}
 	for _, sc := range []string{"cache-constant", "cache-xla-flag", "cache-never-written"} {
-		a, _ := explain.OpenSide(jaxRuns+sc+"/run1.log", nil, jaxRuns+sc+"/dump1")
-		b, _ := explain.OpenSide(jaxRuns+sc+"/run2.log", nil, jaxRuns+sc+"/dump2")
-		r, err := explain.Runs(a, b, explain.RunsOptions{Options: explain.Options{Text: true}})
+		a, _ := across.OpenSide(jaxRuns+sc+"/run1.log", nil, jaxRuns+sc+"/dump1")
+		b, _ := across.OpenSide(jaxRuns+sc+"/run2.log", nil, jaxRuns+sc+"/dump2")
+		r, err := across.Runs(a, b, across.RunsOptions{Options: explain.Options{Text: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out["diff "+sc] = r
 	}
-	logs, dumps, err := explain.RankInputs([]string{jaxRuns + "ranks"}, nil)
+	logs, dumps, err := across.RankInputs([]string{jaxRuns + "ranks"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rk, err := explain.ReadRanks(ledger.Files(logs), explain.RanksOptions{Dumps: dumps})
+	rk, err := across.ReadRanks(ledger.Files(logs), across.RanksOptions{Dumps: dumps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func models(t *testing.T) map[string]report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := explain.CoverageOf(s, s, explain.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
-	g := &explain.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, explain.CoverageFailures(c), gate.Options{})}
+	c := across.CoverageOf(s, s, across.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
+	g := &across.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, across.CoverageFailures(c), gate.Options{})}
 	out["guard --covered-by"] = g
-	rg := &explain.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
-	rg.Gate.AddDivergences(explain.DivergenceFailures(rk), gate.Options{})
+	rg := &across.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
+	rg.Gate.AddDivergences(across.DivergenceFailures(rk), gate.Options{})
 	out["guard --ranks-consistent"] = rg
 	return out
 }
@@ -103,7 +104,7 @@ func TestAcrossFormats(t *testing.T) {
 // The ranks document is what a log pipeline ingests: one object per rank with its digest, and
 // each divergence inside the rank it belongs to.
 func TestRanksDocument(t *testing.T) {
-	doc := report.RanksDocument(models(t)["ranks"].(*explain.Ranks))
+	doc := report.RanksDocument(models(t)["ranks"].(*across.Ranks))
 	if len(doc.Ranks) != 2 || doc.Consistent || doc.Ranks[0].Diverged || !doc.Ranks[1].Diverged || doc.Ranks[1].Divergence == nil ||
 		*doc.Ranks[1].Divergence.Step != 3 || doc.Ranks[0].SequenceDigest == doc.Ranks[1].SequenceDigest || len(doc.Ranks[0].SequenceDigest) != 16 ||
 		doc.Groups[0].Size != 1 || !doc.Groups[0].Majority || doc.Skew != nil {

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/report"
@@ -161,7 +161,7 @@ func runRanks(ranks, mb, compiles int) error {
 		ranks, mb, float64(total)/(1<<30), 4*max(1, compiles/4), diverging)
 	fmt.Printf("machine: %d CPUs, %s/%s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	start := time.Now()
-	r, err := explain.ReadRanks(logs, explain.RanksOptions{})
+	r, err := across.ReadRanks(logs, across.RanksOptions{})
 	if err != nil {
 		return err
 	}

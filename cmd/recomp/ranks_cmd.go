@@ -3,6 +3,7 @@ package main
 import (
 	"regexp"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/ledger"
 )
@@ -21,8 +22,8 @@ type rankFlags struct {
 	Step     string `help:"Find the step number in the lines the program prints by the first group of REGEX (default: step N, iteration N)." placeholder:"REGEX"`
 }
 
-func (f rankFlags) rankOptions(e *env) (explain.RanksOptions, error) {
-	opt := explain.RanksOptions{Options: explain.Options{Stdin: e.stdin, Log: e.log}}
+func (f rankFlags) rankOptions(e *env) (across.RanksOptions, error) {
+	opt := across.RanksOptions{Options: explain.Options{Stdin: e.stdin, Log: e.log}}
 	var err error
 	if f.RankFrom != "" {
 		if opt.RankFrom, err = regexp.Compile(f.RankFrom); err != nil {
@@ -48,7 +49,7 @@ func (c *ranksCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	logs, dumps, err := explain.RankInputs(c.Logs, c.Dump)
+	logs, dumps, err := across.RankInputs(c.Logs, c.Dump)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -57,7 +58,7 @@ func (c *ranksCmd) Run(e *env) error {
 	}
 	opt.Dumps, opt.Stage = dumps, c.Stage
 	opt.Read = ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
-	r, err := explain.ReadRanks(ledger.Files(logs), opt)
+	r, err := across.ReadRanks(ledger.Files(logs), opt)
 	if err != nil {
 		return usageErr("%v", err)
 	}

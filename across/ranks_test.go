@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/diff"
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -164,22 +163,5 @@ func TestRankFromLogAfterAHugeLine(t *testing.T) {
 	log := writeFile(t, t.TempDir(), "worker.log", "HloModule "+strings.Repeat("x", 3<<20)+"\nI am rank 07 of 8\nstep 1\n")
 	if got := rankFromLog(log, regexp.MustCompile(`rank (\d+)`)); got != "7" {
 		t.Errorf("rank %q, want 7", got)
-	}
-}
-
-// A rank's compile requests meet its dumps by the identity explain joins a whole log by: a
-// retraced TF function (a new trace id) links with its own dump, not with the dump of the
-// trace before it when that one was not dumped.
-func TestLinkEntriesByIdentity(t *testing.T) {
-	const first, again = "a_inference_train_step_101__XlaMustCompile_true__.12", "a_inference_train_step_377__XlaMustCompile_true__.57"
-	dumped := &diff.DumpFile{Path: "module_0011." + again + ".before_optimizations.txt", ID: 11, ModuleName: again, Family: frameworks.Family(again)}
-	d := &diff.Dump{Files: []*diff.DumpFile{dumped}}
-	es := []ledger.Entry{
-		{Program: "train_step", Family: frameworks.Family(first), Module: first, Compiled: true},
-		{Program: "train_step", Family: frameworks.Family(again), Module: again, Compiled: true},
-	}
-	links := linkEntries(d, es)
-	if len(links) != 1 || links[&es[1]] != dumped || links[&es[0]] != nil {
-		t.Errorf("links %v: want only the retrace (%s) linked with its dump", links, again)
 	}
 }

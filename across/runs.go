@@ -1,7 +1,6 @@
-package explain
+package across
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
@@ -27,7 +27,7 @@ import (
 
 // RunsOptions say how two runs are read and compared.
 type RunsOptions struct {
-	Options
+	explain.Options
 	// Caches are cache folders to look for the runs' entries in, besides those the manifests
 	// name.
 	Caches []string
@@ -133,7 +133,7 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 				r.units = append(r.units, u)
 			}
 		}
-		sortUnits(r.units)
+		ledger.SortUnits(r.units)
 	}
 	if st, err := os.Stat(s.Dump); err == nil && st.IsDir() && !diff.HasDumpFiles(s.Dump) {
 		// A run that got every program from the cache dumps nothing.
@@ -141,13 +141,13 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 		s.Dump, r.side.Dump = "", ""
 	}
 	if s.Dump != "" {
-		d, err := load(s.Dump, opt.Options)
+		d, err := explain.Load(s.Dump, opt.Options)
 		if err != nil {
 			return nil, err
 		}
 		r.dump = d
 		if r.rep != nil {
-			for f, u := range linkDumps(d, r.rep) {
+			for f, u := range explain.LinkDumps(d, r.rep) {
 				r.dumpOf[u] = f
 			}
 		}
@@ -160,14 +160,6 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 		r.manifest = m
 	}
 	return r, nil
-}
-
-// sortUnits puts units in the order of the logs: by input, then line (a module lists its own
-// units only).
-func sortUnits(us []*ledger.Unit) {
-	slices.SortStableFunc(us, func(a, b *ledger.Unit) int {
-		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
-	})
 }
 
 // Runs compares two runs: for each compile request of B (eager one-op programs left out),
@@ -189,7 +181,7 @@ func Runs(a, b RunSide, opt RunsOptions) (*RunsDiff, error) {
 	dirs := cacheDirs(opt.Caches, ra.manifest, rb.manifest)
 	out.A.Caches, out.B.Caches = dirs, dirs
 	if ra.dump != nil && rb.dump != nil {
-		out.Dumps = compareDumps(ra.dump, rb.dump, opt.Options)
+		out.Dumps = explain.CompareDumps(ra.dump, rb.dump, opt.Options)
 	}
 	if len(ra.units) == 0 && ra.rep != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile request in run A's log", strings.Join(a.Logs, ", ")))
@@ -206,7 +198,7 @@ func Runs(a, b RunSide, opt RunsOptions) (*RunsDiff, error) {
 		nth[u.Program]++
 		out.Programs = append(out.Programs, missVerdict(ra, rb, u, i, dirs))
 	}
-	opt.logger().Debug("compared runs", "programs", len(out.Programs), "settings", len(out.Settings), "versions", len(out.Versions))
+	opt.Logger().Debug("compared runs", "programs", len(out.Programs), "settings", len(out.Settings), "versions", len(out.Versions))
 	return out, nil
 }
 
@@ -452,8 +444,8 @@ func setPair(v *ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) {
 
 // comparedPair is the comparison of two modules recomp paired itself (a request and the one it
 // is held against), and its main cause (nil when it names none).
-func comparedPair(da, db *diff.DumpFile, res *diff.Result) (*DiffPair, *diff.Cause) {
-	p := &DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
+func comparedPair(da, db *diff.DumpFile, res *diff.Result) (*explain.DiffPair, *diff.Cause) {
+	p := &explain.DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
 	if len(res.Causes) == 0 {
 		return p, nil
 	}

@@ -1,10 +1,11 @@
-package explain
+package across
 
 import (
 	"errors"
 	"fmt"
 	"regexp"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
@@ -54,8 +55,8 @@ func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 			}
 		}
 	}
-	sortUnits(wu)
-	sortUnits(ru)
+	ledger.SortUnits(wu)
+	ledger.SortUnits(ru)
 	c.By = "program"
 	sig, hash := true, true
 	for _, u := range append(append([]*ledger.Unit{}, wu...), ru...) {
@@ -253,7 +254,7 @@ func EvaluateGuard(opt GuardOptions) (*Guard, error) {
 			return nil, err
 		}
 	} else {
-		s, err := Logs(opt.Logs, opt.Read)
+		s, err := explain.Logs(opt.Logs, opt.Read)
 		if err != nil {
 			return nil, err
 		}
@@ -280,14 +281,14 @@ func Covered(opt CoveredOptions) (*Guard, error) {
 	if split && opt.Read.Marker == nil {
 		return nil, fmt.Errorf("--covered-by %s is the log guarded: %w", opt.Warmup, ErrNoSplit)
 	}
-	run, err := Logs(logs, opt.Read)
+	run, err := explain.Logs(logs, opt.Read)
 	if err != nil {
 		return nil, err
 	}
 	warm := run
 	if !split {
 		wopt := ledger.ReadOptions{SameProcess: true, Stdin: opt.Read.Stdin, Log: opt.Read.Log}
-		if warm, err = Logs([]string{opt.Warmup}, wopt); err != nil {
+		if warm, err = explain.Logs([]string{opt.Warmup}, wopt); err != nil {
 			return nil, err
 		}
 	}

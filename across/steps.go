@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"bufio"

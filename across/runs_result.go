@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"strconv"
@@ -6,12 +6,25 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 )
 
-// The models of issue 22: two runs compared (why run B missed run A's cache), the ranks of one
-// job (which rank diverged), and a run time held against its warm-up (did warm-up cover it).
-// Their layouts are in report (runs.go, ranks.go and coverage.go).
+// The results of package across: two runs compared (why run B missed run A's cache), the
+// ranks of one job (which rank diverged), a run time held against its warm-up (did warm-up
+// cover it), and recomp guard's report. Their layouts are in report (runs.go, ranks.go,
+// coverage.go and ci.go).
+
+// Guard is the report of recomp guard: the scan and the gate's verdict.
+type Guard struct {
+	Scan *explain.Scan
+	Gate *gate.Result
+	// Coverage is the run time held against its warm-up (--covered-by); Ranks the ranks lined
+	// up (--ranks-consistent). nil when not asked for.
+	Coverage *Coverage
+	Ranks    *Ranks
+}
 
 // MissReason says why run B compiled a program run A's cache did not serve; the names are part
 // of the JSON contract.
@@ -90,7 +103,7 @@ type ProgramVerdict struct {
 	// is that comparison), else from the logged signatures (CauseFrom says which).
 	Cause     *diff.Cause
 	CauseFrom string
-	Pair      *DiffPair
+	Pair      *explain.DiffPair
 	Advice    string
 }
 
@@ -105,7 +118,7 @@ type RunsDiff struct {
 	Settings []Difference
 	Versions []Difference
 	// Dumps compares the two dumps module by module (nil unless both runs have one).
-	Dumps    *Diff
+	Dumps    *explain.Diff
 	Warnings []string
 }
 
@@ -187,7 +200,7 @@ type Divergence struct {
 	// given (Pair is that comparison), else from the logged signatures (CauseFrom).
 	Cause     *diff.Cause
 	CauseFrom string
-	Pair      *DiffPair
+	Pair      *explain.DiffPair
 	Summary   string
 }
 
@@ -225,7 +238,7 @@ type Ranks struct {
 	CacheMisses []RankMiss
 	Skew        *Skew
 	// Scan is what the logs hold, all ranks together (its inputs, warnings and problems).
-	Scan     *Scan
+	Scan     *explain.Scan
 	Warnings []string
 }
 

@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -232,8 +233,8 @@ func TestOpenSide(t *testing.T) {
 func TestRunsDumpsAsDiff(t *testing.T) {
 	a, da := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_eval", 32})
 	b, _ := writeDump(t, t.TempDir(), dumpFile{4, "jit_step", 24}, dumpFile{5, "jit_eval", 16})
-	opt := Options{Text: true, MaxTexts: 1}
-	want, err := Dumps(a, b, opt)
+	opt := explain.Options{Text: true, MaxTexts: 1}
+	want, err := explain.Dumps(a, b, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestRunsDumpsAsDiff(t *testing.T) {
 	}
 	da.Problems = make([]diff.Problem, 0, 4)
 	db := &diff.Dump{Problems: []diff.Problem{{Path: "b"}}}
-	compareDumps(da, db, Options{})
+	explain.CompareDumps(da, db, explain.Options{})
 	if da.Problems[:1][0].Path == "b" { // within a's capacity, past its length
 		t.Errorf("b's problem written into a's: %+v", da.Problems[:1])
 	}

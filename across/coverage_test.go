@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"path/filepath"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
@@ -154,7 +155,7 @@ func TestGuard(t *testing.T) {
 	good := writeFile(t, dir, "good.log", jaxRequest("step", "32,8"))
 	grown := writeFile(t, dir, "grown.log", jaxRequest("step", "32,8")+jaxRequest("step", "24,8"))
 	other := writeFile(t, dir, "other.log", jaxRequest("step", "32,8")+jaxRequest("eval", "8"))
-	s, err := Logs([]string{good}, ledger.ReadOptions{})
+	s, err := explain.Logs([]string{good}, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

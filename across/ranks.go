@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/diff"
-	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
@@ -37,7 +37,7 @@ type RanksOptions struct {
 	// Dumps are the ranks' dump folders, matched to ranks by the rank number in their names,
 	// else the k-th dump is the k-th rank (by rank number).
 	Dumps []string
-	Options
+	explain.Options
 }
 
 // RankInputs expands what was given for the ranks of a job: a folder that is not a run folder
@@ -164,7 +164,7 @@ func ReadRanks(logs []ledger.Log, opt RanksOptions) (*Ranks, error) {
 // RanksOf lines up the compile sequences of the processes of a scan (each log, or each rank a
 // launcher's prefix named, a process of its own).
 func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
-	out := &Ranks{Scan: &Scan{Scan: *s}}
+	out := &Ranks{Scan: &explain.Scan{Scan: *s}}
 	step := opt.Step
 	if step == nil {
 		step = DefaultStep
@@ -214,7 +214,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 	group(out)
 	diverge(out, opt, step)
 	skew(out)
-	opt.logger().Debug("ranks", "ranks", len(out.Ranks), "groups", len(out.Groups), "divergences", len(out.Divergences))
+	opt.Logger().Debug("ranks", "ranks", len(out.Ranks), "groups", len(out.Groups), "divergences", len(out.Divergences))
 	return out
 }
 
@@ -504,34 +504,14 @@ func rankDumps(out *Ranks, opt RanksOptions) map[string]*rankDump {
 		if !need[r.Rank] || !ok {
 			continue
 		}
-		d, err := load(path, opt.Options)
+		d, err := explain.Load(path, opt.Options)
 		if err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %v", path, err))
 			continue
 		}
-		res[r.Rank] = &rankDump{dump: d, links: linkEntries(d, r.Sequence.Entries)}
+		res[r.Rank] = &rankDump{dump: d, links: explain.LinkEntries(d, r.Sequence.Entries)}
 	}
 	return res
-}
-
-// linkEntries links compile requests with the dumped modules they made, by the identity
-// linkDumps joins a whole report by: the i-th compilation of a function with its i-th dump, in
-// the order of the dump's module counter.
-func linkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFile {
-	var compiled []*ledger.Entry
-	for i := range es {
-		if es[i].Compiled {
-			compiled = append(compiled, &es[i])
-		}
-	}
-	links := linkInOrder(d, compiled, func(e *ledger.Entry) (linkID, bool) {
-		return linkID{frameworks.FunctionKey(e.Family), frameworks.FunctionID(e.Module)}, true
-	})
-	out := make(map[*ledger.Entry]*diff.DumpFile, len(links))
-	for f, e := range links {
-		out[e] = f
-	}
-	return out
 }
 
 // skew finds the largest spread of compile start times between ranks for a request they all

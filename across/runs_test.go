@@ -14,6 +14,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/internal/dumptest"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -215,7 +216,7 @@ func TestOpenSide(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "train.log", "hello\n")
-	writeFile(t, dir, "xla/module_0001.jit_f.before_optimizations.txt", module("jit_f", 4))
+	writeFile(t, dir, "xla/module_0001.jit_f.before_optimizations.txt", dumptest.Module("jit_f", 4))
 	if s, _ := OpenSide(dir, nil, ""); len(s.Logs) != 1 || s.Dump != filepath.Join(dir, "xla") {
 		t.Errorf("a folder with a log and a dump: %+v", s)
 	}
@@ -231,8 +232,8 @@ func TestOpenSide(t *testing.T) {
 // report says how many differing pairs got none, and one dump's problems are not appended into
 // the other's.
 func TestRunsDumpsAsDiff(t *testing.T) {
-	a, da := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_eval", 32})
-	b, _ := writeDump(t, t.TempDir(), dumpFile{4, "jit_step", 24}, dumpFile{5, "jit_eval", 16})
+	a, da := dumptest.Write(t, t.TempDir(), dumptest.File{ID: 0, Name: "jit_step", Batch: 32}, dumptest.File{ID: 1, Name: "jit_eval", Batch: 32})
+	b, _ := dumptest.Write(t, t.TempDir(), dumptest.File{ID: 4, Name: "jit_step", Batch: 24}, dumptest.File{ID: 5, Name: "jit_eval", Batch: 16})
 	opt := explain.Options{Text: true, MaxTexts: 1}
 	want, err := explain.Dumps(a, b, opt)
 	if err != nil {

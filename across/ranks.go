@@ -285,63 +285,18 @@ func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 	ref := out.Reference()
 	dumps := rankDumps(out, opt)
 	refUnits := refRank.Sequence.Entries
-	type pending struct {
-		d *Divergence
-		u *ledger.Entry
-	}
-	var todo []pending
+	var todo []pendingStep
 	for _, r := range out.Ranks {
 		if r.Group == 0 {
 			continue
 		}
 		units := r.Sequence.Entries
-		n := max(len(units), len(refUnits))
-		for i := 0; i < n; i++ {
-			var u, m *ledger.Entry
-			if i < len(units) {
-				u = &units[i]
-			}
-			if i < len(refUnits) {
-				m = &refUnits[i]
-			}
-			if u != nil && m != nil && ledger.SeqKey(u) == ledger.SeqKey(m) {
-				continue
-			}
-			d := &Divergence{Rank: r.Rank, Index: i + 1, Step: -1}
-			switch {
-			case u != nil && m != nil && u.Program == m.Program && u.Variant() == m.Variant():
-				d.Kind = DivergeCacheMiss
-				if !u.Compiled {
-					d.Kind = DivergeCacheHit
-				}
-			case u != nil && m != nil && u.Program == m.Program:
-				d.Kind = DivergeVariant
-			case u != nil && m != nil:
-				d.Kind = DivergeProgram
-			case u != nil:
-				d.Kind = DivergeExtra
-			default:
-				d.Kind = DivergeMissing
-			}
-			if u == nil { // the rank stopped short: the majority's request is the event
-				d.Program, d.Module, d.Majority, d.MajorityArgs = m.Family, m.Module, m.Variant(), ShortSignature(m.Signature)
-				d.Summary = fmt.Sprintf("rank %s made %d request(s); the %s's request %d is %s %s, which rank %s never made",
-					r.Rank, len(units), ref, i+1, verb(m), m.Family, r.Rank)
-				r.Divergence = d
-				out.Divergences = append(out.Divergences, d)
-				break
-			}
-			d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line
-			d.Args = ShortSignature(u.Signature)
-			against := majorityUnit(refUnits, u, i)
-			if against != nil {
-				d.Majority, d.MajorityArgs = against.Variant(), ShortSignature(against.Signature)
-			}
-			explainDivergence(d, u, against, r, refRank, ref, dumps)
+		if d, u := firstDivergence(r, refRank, ref, dumps); d != nil {
 			r.Divergence = d
 			out.Divergences = append(out.Divergences, d)
-			todo = append(todo, pending{d, u})
-			break
+			if u != nil {
+				todo = append(todo, pendingStep{d, u})
+			}
 		}
 		if r.Divergence == nil {
 			// equal as far as listed, different beyond: say so
@@ -351,22 +306,94 @@ func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 			r.Divergence = d
 			out.Divergences = append(out.Divergences, d)
 		}
-		// Requests this rank compiled while the majority got them from a cache, up to its divergence.
-		limit := min(len(units), len(refUnits))
-		if r.Divergence != nil && r.Divergence.Index-1 < limit {
-			limit = r.Divergence.Index - 1
+		out.CacheMisses = append(out.CacheMisses, rankCacheMisses(r, units, refUnits)...)
+	}
+	setSteps(todo, step)
+}
+
+// pendingStep is a divergence whose step is still to be read from its log, and its request.
+type pendingStep struct {
+	d *Divergence
+	u *ledger.Entry
+}
+
+// firstDivergence is the first request at which rank r's sequence departs from the reference
+// rank's, explained (nil when none does as far as listed), and the rank's request there (nil
+// when the rank stopped short).
+func firstDivergence(r, refRank *RankInfo, ref string, dumps map[string]*rankDump) (*Divergence, *ledger.Entry) {
+	units, refUnits := r.Sequence.Entries, refRank.Sequence.Entries
+	n := max(len(units), len(refUnits))
+	for i := 0; i < n; i++ {
+		var u, m *ledger.Entry
+		if i < len(units) {
+			u = &units[i]
 		}
-		for i := 0; i < limit; i++ {
-			if units[i].Compiled && !refUnits[i].Compiled {
-				out.CacheMisses = append(out.CacheMisses, RankMiss{Rank: r.Rank, Program: units[i].Family, File: units[i].File, Line: units[i].Line})
-			}
+		if i < len(refUnits) {
+			m = &refUnits[i]
 		}
-		if d := r.Divergence; d != nil && d.Kind == DivergeCacheMiss {
-			out.CacheMisses = append(out.CacheMisses, RankMiss{Rank: r.Rank, Program: d.Program, File: d.File, Line: d.Line})
+		if u != nil && m != nil && ledger.SeqKey(u) == ledger.SeqKey(m) {
+			continue
+		}
+		d := &Divergence{Rank: r.Rank, Index: i + 1, Step: -1, Kind: divergenceKind(u, m)}
+		if u == nil { // the rank stopped short: the majority's request is the event
+			d.Program, d.Module, d.Majority, d.MajorityArgs = m.Family, m.Module, m.Variant(), ShortSignature(m.Signature)
+			d.Summary = fmt.Sprintf("rank %s made %d request(s); the %s's request %d is %s %s, which rank %s never made",
+				r.Rank, len(units), ref, i+1, verb(m), m.Family, r.Rank)
+			return d, nil
+		}
+		d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line
+		d.Args = ShortSignature(u.Signature)
+		against := majorityUnit(refUnits, u, i)
+		if against != nil {
+			d.Majority, d.MajorityArgs = against.Variant(), ShortSignature(against.Signature)
+		}
+		explainDivergence(d, u, against, r, refRank, ref, dumps)
+		return d, u
+	}
+	return nil, nil
+}
+
+// divergenceKind is how a rank's request u departs from the majority's m (either may be nil,
+// not both).
+func divergenceKind(u, m *ledger.Entry) DivergenceKind {
+	switch {
+	case u != nil && m != nil && u.Program == m.Program && u.Variant() == m.Variant():
+		if !u.Compiled {
+			return DivergeCacheHit
+		}
+		return DivergeCacheMiss
+	case u != nil && m != nil && u.Program == m.Program:
+		return DivergeVariant
+	case u != nil && m != nil:
+		return DivergeProgram
+	case u != nil:
+		return DivergeExtra
+	}
+	return DivergeMissing
+}
+
+// rankCacheMisses are the requests rank r compiled while the majority got them from a cache,
+// up to its divergence (and that one, when it is a cache miss).
+func rankCacheMisses(r *RankInfo, units, refUnits []ledger.Entry) []RankMiss {
+	var out []RankMiss
+	limit := min(len(units), len(refUnits))
+	if r.Divergence != nil && r.Divergence.Index-1 < limit {
+		limit = r.Divergence.Index - 1
+	}
+	for i := 0; i < limit; i++ {
+		if units[i].Compiled && !refUnits[i].Compiled {
+			out = append(out, RankMiss{Rank: r.Rank, Program: units[i].Family, File: units[i].File, Line: units[i].Line})
 		}
 	}
-	// The steps, one pass per log.
-	byFile := map[string][]pending{}
+	if d := r.Divergence; d != nil && d.Kind == DivergeCacheMiss {
+		out = append(out, RankMiss{Rank: r.Rank, Program: d.Program, File: d.File, Line: d.Line})
+	}
+	return out
+}
+
+// setSteps reads the step of each pending divergence from its log, one pass per log.
+func setSteps(todo []pendingStep, step *regexp.Regexp) {
+	byFile := map[string][]pendingStep{}
 	for _, p := range todo {
 		byFile[p.u.File] = append(byFile[p.u.File], p)
 	}

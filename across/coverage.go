@@ -33,42 +33,8 @@ type CoverageOptions struct {
 // one) against the compile requests of warm (before the marker when Split).
 func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 	c := &Coverage{Warmup: opt.Warmup, Marker: opt.Marker}
-	var wu, ru, used []*ledger.Unit
-	for _, m := range warm.Ledger.Modules {
-		for _, u := range m.Units {
-			if u.Eager || (opt.Split && u.AfterWarmup) {
-				continue
-			}
-			wu = append(wu, u)
-		}
-	}
-	for _, m := range run.Ledger.Modules {
-		for _, u := range m.Units {
-			if u.Eager || (opt.Marker != "" && !u.AfterWarmup) {
-				continue // with a marker, the run time is what came after it
-			}
-			if u.Compiled {
-				ru = append(ru, u)
-			} else {
-				used = append(used, u)
-				c.UseKnown = true
-			}
-		}
-	}
-	ledger.SortUnits(wu)
-	ledger.SortUnits(ru)
-	c.By = "program"
-	sig, hash := true, true
-	for _, u := range append(append([]*ledger.Unit{}, wu...), ru...) {
-		sig = sig && u.Signature != ""
-		hash = hash && u.Hash != ""
-	}
-	switch {
-	case sig && len(wu) > 0:
-		c.By = "signature"
-	case hash && len(wu) > 0:
-		c.By = "hash"
-	}
+	wu, ru, used := coverageUnits(warm, run, opt, c)
+	c.By = coverageBy(wu, ru)
 	key := func(u *ledger.Unit) string {
 		switch c.By {
 		case "signature":
@@ -109,27 +75,81 @@ func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 	if !c.UseKnown {
 		c.Notes = append(c.Notes, "the run time's logs show no cache hit or execution of a compiled program (JAX logs none): a warm-up variant not compiled again is not seen used, which does not mean it was unused")
 	}
+	c.Uncovered = uncovered(late, c.Variants, opt.Step)
+	return c
+}
+
+// coverageUnits are the warm-up's compile requests, the run time's compilations and its
+// requests served without compiling (which make c.UseKnown), eager one-op programs left out;
+// the first two in the order of the logs.
+func coverageUnits(warm, run *ledger.Scan, opt CoverageOptions, c *Coverage) (wu, ru, used []*ledger.Unit) {
+	for _, m := range warm.Ledger.Modules {
+		for _, u := range m.Units {
+			if u.Eager || (opt.Split && u.AfterWarmup) {
+				continue
+			}
+			wu = append(wu, u)
+		}
+	}
+	for _, m := range run.Ledger.Modules {
+		for _, u := range m.Units {
+			if u.Eager || (opt.Marker != "" && !u.AfterWarmup) {
+				continue // with a marker, the run time is what came after it
+			}
+			if u.Compiled {
+				ru = append(ru, u)
+			} else {
+				used = append(used, u)
+				c.UseKnown = true
+			}
+		}
+	}
+	ledger.SortUnits(wu)
+	ledger.SortUnits(ru)
+	return wu, ru, used
+}
+
+// coverageBy is what tells the variants apart: "signature" when every request names its
+// argument signature, else "hash" when every one names its graph hash, else "program".
+func coverageBy(wu, ru []*ledger.Unit) string {
+	sig, hash := true, true
+	for _, u := range append(append([]*ledger.Unit{}, wu...), ru...) {
+		sig = sig && u.Signature != ""
+		hash = hash && u.Hash != ""
+	}
+	switch {
+	case sig && len(wu) > 0:
+		return "signature"
+	case hash && len(wu) > 0:
+		return "hash"
+	}
+	return "program"
+}
+
+// uncovered says of each run-time compilation no variant covers its step (read from its log,
+// one pass per log) and the nearest warm-up variant.
+func uncovered(late []*ledger.Unit, variants []*WarmupVariant, step *regexp.Regexp) []*Uncovered {
 	steps := map[string]map[int]int{}
 	lines := map[string][]int{}
 	for _, u := range late {
 		lines[u.File] = append(lines[u.File], u.LastLine)
 	}
-	st := opt.Step
-	if st == nil {
-		st = DefaultStep
+	if step == nil {
+		step = DefaultStep
 	}
 	for f, ls := range lines {
-		steps[f] = stepsAfter(f, ls, st)
+		steps[f] = stepsAfter(f, ls, step)
 	}
+	var out []*Uncovered
 	for _, u := range late {
 		x := &Uncovered{Request: request(u), Step: -1, Duration: u.Duration}
 		if s, ok := steps[u.File][u.LastLine]; ok {
 			x.Step = s
 		}
-		nearest(x, u, c.Variants)
-		c.Uncovered = append(c.Uncovered, x)
+		nearest(x, u, variants)
+		out = append(out, x)
 	}
-	return c
+	return out
 }
 
 // nearest finds the warm-up variant of the program an uncovered compilation is closest to: the

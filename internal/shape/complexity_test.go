@@ -28,7 +28,6 @@ var complexityExceptions = map[string]string{
 	"hlo.(parser).denseLiteral":  "XLA's literal grammar: one loop, a case per token",
 	"hlo.(parser).value":         "a character-level scanner: one loop, a case per character class",
 	// Not split yet (issue 32): each is to be split, and to leave this list.
-	"across.CoverageOf":            "to split: variants, run-time requests and the nearest variant in one pass",
 	"diff.(comparer).carriedState": "to split",
 	"runner.Evidence":              "to split: the settings of every stack, the dump and the probe",
 	"ledger.(Ledger).warmup":       "to split",

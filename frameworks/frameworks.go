@@ -11,6 +11,7 @@ package frameworks
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -20,6 +21,8 @@ import (
 	"github.com/recomp/recomp/frameworks/keras"
 	"github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/frameworks/torchxla"
+	"github.com/recomp/recomp/frameworks/wrappers"
+	"github.com/recomp/recomp/frameworks/xla"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
@@ -29,6 +32,13 @@ type Framework = framework.Framework
 
 // all are the stacks, in the order their rules are tried and their settings listed.
 var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework}
+
+// compilers are the units of what is printed about a stack's compilations by something other
+// than the stack: the compiler under several stacks (XLA's slow-compile alarm), the libraries
+// that drive a stack (serving engines' precompile loops, training wrappers). Their messages
+// are read in every log, before the stacks' (a line in XLA's words is XLA's, whichever stack
+// drives it); they are no stack a user picks.
+var compilers = []*Framework{xla.Framework, wrappers.Framework}
 
 // frontEnds are the libraries between programs and stacks whose calls the probe records.
 var frontEnds = []*framework.FrontEnd{keras.FrontEnd}
@@ -67,7 +77,7 @@ func ByName(name string) *Framework {
 
 // ForProducer returns the stack whose log lines a producer prints, nil when none.
 func ForProducer(p logscan.Producer) *Framework {
-	for _, f := range all {
+	for _, f := range slices.Concat(all, compilers) {
 		for _, q := range f.Producers {
 			if q == p {
 				return f
@@ -85,9 +95,11 @@ var (
 // Grammar is the grammar of every stack's log, built once.
 func Grammar() *logscan.Grammar {
 	grammarOnce.Do(func() {
-		fs := make([]*logscan.Framework, 0, len(all))
-		for _, f := range all {
-			fs = append(fs, f.Log)
+		fs := make([]*logscan.Framework, 0, len(all)+len(compilers))
+		for _, f := range slices.Concat(compilers, all) {
+			l := *f.Log // the unit's rules with its vocabulary
+			l.Vocabulary = f.Vocabulary
+			fs = append(fs, &l)
 		}
 		g, err := logscan.NewGrammar(fs...)
 		if err != nil {
@@ -137,7 +149,16 @@ func SameFunction(a, b string) bool {
 	if a == b {
 		return true
 	}
-	return a != "" && b != "" && function(a) == function(b)
+	return a != "" && b != "" && function(trimCounter(a)) == function(trimCounter(b))
+}
+
+// trimCounter drops XLA's ".N" uniquifiers: XLA's own messages name the module (jit_step.12)
+// that a front end's name for it (jit(step)) does not number.
+func trimCounter(name string) string {
+	if f := reCounterSuffix.ReplaceAllString(name, ""); f != "" {
+		return f
+	}
+	return name
 }
 
 func function(name string) string {
@@ -175,7 +196,7 @@ func Eager(p logscan.Producer, family, signature string) bool {
 // Program is what a compilation is counted against when that is not its family (ok false):
 // programs that share a family without being one program.
 func Program(family, module, signature string) (string, bool) {
-	for _, fw := range all {
+	for _, fw := range slices.Concat(all, compilers) {
 		if fw.Identity.Program != nil {
 			if p, ok := fw.Identity.Program(family, module, signature); ok {
 				return p, true
@@ -279,6 +300,21 @@ func EvidenceAdvice() string {
 		}
 	}
 	return "turn on the compile logging of the framework: " + strings.Join(parts, "; ")
+}
+
+// Unfinished is what to say of a compilation that had not finished at the end of the log,
+// begun by a message of producer p whose signal is first (ok false: nothing). A compiler's unit
+// (XLA) speaks for the messages its signals name, whichever stack's producer printed them.
+func Unfinished(p logscan.Producer, first logscan.Signal) (message, advice string, ok bool) {
+	for _, fw := range compilers {
+		if fw.Unfinished != nil && strings.HasPrefix(string(first), fw.Name+":") {
+			return fw.Unfinished(p)
+		}
+	}
+	if fw := ForProducer(p); fw != nil && fw.Unfinished != nil {
+		return fw.Unfinished(p)
+	}
+	return "", "", false
 }
 
 // RecompiledAdvice says how to find out what made a program a producer logged compile again,

@@ -53,11 +53,27 @@ func TestAnchorsCoverMessages(t *testing.T) {
 		"Writing a to persistent compilation cache with key 'b'", "Finished XLA compilation of jit(f) in 1 sec",
 		"1 out of the last 2 calls to f triggered tf.function retracing", "Instantly compiling for signature: s",
 		"Compiled s 1 times, compile time: 1 us", "Compilation Analysis: Compilation Cause", "pt-xla-profiler: CompileTime too frequent",
+		// XLA's alarm, JAX's compile time, the wrappers' notices
+		"Very slow compile?  If you want to file a bug", "[Compiling module m] Slow compile?  XLA was built without", "The operation took 2m12.85s",
+		"'jit_x' took at least 0.00 seconds to compile (0.06s)", "Not writing persistent cache", "TRACING CACHE MISS at a.py:1 (f) costing 1.0 ms because:",
+		"Compiling the model with different input shapes.", "batch_size: 1, seq_len: 16", "  -- num_tokens: 16", "Compilation finished in in 44.09 [secs].",
+		"XLA compilation detected on device #0; too many of these",
 	}
 	anchors := Grammar().Anchors()
 	for _, m := range msgs {
 		if !slices.ContainsFunc(anchors, func(a string) bool { return strings.Contains(m, a) }) {
 			t.Errorf("no anchor in %q", m)
+		}
+	}
+}
+
+// The prefilter skips as far as its shortest anchor allows: no unit's anchor (a rule's or a
+// vocabulary's) may be shorter than the 10 bytes the rules' anchors have, or every log is
+// scanned slower.
+func TestAnchorsKeepThePrefiltersStride(t *testing.T) {
+	for _, a := range Grammar().Anchors() {
+		if len(a) < 10 {
+			t.Errorf("anchor %q is shorter than 10 bytes", a)
 		}
 	}
 }

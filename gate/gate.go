@@ -83,6 +83,13 @@ func evidenceDoubts(rep *ledger.Report) []string {
 		}
 		clusters += p.ClusterLines
 	}
+	if s := ledger.UnreadLines(rep); s != "" {
+		// Lines recomp could not read may be the compilations the gate is about.
+		out = append(out, s+": the gate cannot tell whether those compiled after warm-up")
+		if with == 0 {
+			with = len(rep.Procs) // their silence is not the absence of compile logging
+		}
+	}
 	switch {
 	case with == 0 && clusters > 0:
 		out = append(out, "the only compile evidence is TF's \"Compiled cluster using XLA!\", which TF prints once per process "+

@@ -29,6 +29,12 @@ type Summary struct {
 	EagerCompilations int // compilations of eager one-op programs (counted in Compilations too)
 	Executions        int // compiled graphs run (PyTorch/XLA Execution Analysis, TF "Already Compiled")
 	Events            int // events of any kind but markers: zero means the logs hold no compile evidence
+	// UnreadRecords counts the lines that look like compile records of a framework (its
+	// compile vocabulary) but that recomp could not read: with any, no count here is complete
+	// and the logs' silence proves nothing.
+	UnreadRecords int
+	// Unfinished counts the processes whose log ends inside a compilation (Process.Cut).
+	Unfinished int
 	// Metrics are what the frameworks report about their own compilations (PyTorch/XLA's
 	// metrics report: CompileTime, CachedCompile, UncachedCompile, PersistentCache*), the last
 	// report of each process, summed over processes.
@@ -70,6 +76,8 @@ func (s *Summary) add(o Summary) {
 	s.LoadsAfterWarmup += o.LoadsAfterWarmup
 	s.LateLoadTime += o.LateLoadTime
 	s.Retraces += o.Retraces
+	s.UnreadRecords += o.UnreadRecords
+	s.Unfinished += o.Unfinished
 	s.EagerCompilations += o.EagerCompilations
 	s.Executions += o.Executions
 	s.Events += o.Events

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // units returns the units of a scan's first family.
@@ -110,5 +111,63 @@ func TestSequence(t *testing.T) {
 	e := readScan(t, ReadOptions{}, text("e.log", eager+a)).Ledger.Sequences[0]
 	if e.Eager != 1 || e.Digest != seqs[0].Digest {
 		t.Errorf("eager: %+v", e)
+	}
+}
+
+// "Not writing persistent cache entry …" is said after a compilation: alone in a log (JAX
+// logs it at WARNING with jax_explain_cache_misses when nothing else of its compile logging
+// is on) it is the evidence of one, with the compile time it gives; after the compilation's
+// own lines it is part of that compilation.
+func TestNotWrittenIsACompilation(t *testing.T) {
+	alone := "WARNING:2026-11-24 07:26:50,673:jax._src.compiler:723: Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.03s)\n" +
+		"WARNING:2026-11-24 07:26:51,102:jax._src.compiler:723: Not writing persistent cache entry for 'jit_eval_step' because it took < 1.00 seconds to compile (0.05s)\n"
+	r := readScan(t, ReadOptions{}, text("a.log", alone)).Ledger
+	if r.Summary.Compilations != 2 || r.Summary.CompileTime != 80*time.Millisecond || r.Procs[0].Evidence == 0 {
+		t.Errorf("alone: %+v, evidence %d", r.Summary, r.Procs[0].Evidence)
+	}
+	after := "Compiling jit(f) with global shapes and types (ShapedArray(float32[2]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"Not writing persistent cache entry for 'jit_f' because it took < 1.00 seconds to compile (0.02s)\n" +
+		"Finished XLA compilation of jit(f) in 0.03 sec\n" +
+		"Compiling jit(g) with global shapes and types (ShapedArray(float32[2]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"Finished XLA compilation of jit(g) in 0.03 sec\n" +
+		"Not writing persistent cache entry since process_id != 0\n"
+	r = readScan(t, ReadOptions{}, text("b.log", after)).Ledger
+	if r.Summary.Compilations != 2 {
+		t.Errorf("after: %+v", r.Summary)
+	}
+}
+
+// XLA's slow-compile alarm under JAX's compile logging is part of the compilation JAX asked
+// for (XLA numbers the module, JAX does not), and gives its time.
+func TestSlowCompileAlarmJoinsTheRequest(t *testing.T) {
+	log := "Compiling jit(train_step) with global shapes and types (ShapedArray(float32[2]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"E0319 07:30:02.045318 1 slow_operation_alarm.cc:73] \n********************************\n" +
+		"[Compiling module jit_train_step.503] Very slow compile? If you want to file a bug, run with envvar XLA_FLAGS=--xla_dump_to=/tmp/foo and attach the results.\n" +
+		"********************************\n" +
+		"E0319 07:32:14.895694 1 slow_operation_alarm.cc:140] The operation took 2m12.850942799s\n\n********************************\n" +
+		"[Compiling module jit_train_step.503] Very slow compile? If you want to file a bug, run with envvar XLA_FLAGS=--xla_dump_to=/tmp/foo and attach the results.\n" +
+		"********************************\n" +
+		"Finished XLA compilation of jit(train_step) in 132.9 sec\n"
+	r := readScan(t, ReadOptions{}, text("a.log", log)).Ledger
+	if r.Summary.Compilations != 1 || r.Summary.CompileRequests != 1 || r.Summary.CompileTime != 132900*time.Millisecond {
+		t.Errorf("%+v", r.Summary)
+	}
+}
+
+// JAX logs "Finished XLA compilation" after each "Compiling": a request without it where the
+// log stops had not finished (jax-ml/jax#19654, the excerpt cut inside integer_pow's).
+func TestJAXRequestAtTheEndIsUnfinished(t *testing.T) {
+	log := "Compiling div for with global shapes and types [ShapedArray(float32[3]), ShapedArray(float32[3])]. Argument mapping: (GSPMDSharding({replicated}), GSPMDSharding({replicated})).\n" +
+		"Finished XLA compilation of jit(div) in 0.053856849670410156 sec\n" +
+		"Compiling integer_pow for with global shapes and types [ShapedArray(float32[], weak_type=True)]. Argument mapping: (GSPMDSharding({replicated}),).\n"
+	r := readScan(t, ReadOptions{}, text("a.log", log)).Ledger
+	var got []string
+	for _, f := range r.Findings {
+		if f.Kind == FindingCompileUnfinished {
+			got = append(got, f.Module)
+		}
+	}
+	if r.Summary.Compilations != 2 || r.Procs[0].Cut == nil || r.Procs[0].Cut.Module != "jit_integer_pow" || len(got) != 1 || got[0] != "jit_integer_pow" {
+		t.Errorf("%+v, unfinished %v", r.Summary, got)
 	}
 }

@@ -38,6 +38,7 @@ const (
 	FindingCompileUnfinished   FindingKind = "compile_unfinished"
 	FindingMarkerNotFound      FindingKind = "marker_not_found"
 	FindingNoEvidence          FindingKind = "no_compile_evidence"
+	FindingUnreadRecords       FindingKind = "unread_compile_records"
 	FindingEagerPrograms       FindingKind = "eager_compilations"
 	FindingFrameworkWarning    FindingKind = "framework_warning"
 	FindingCacheUnusable       FindingKind = "persistent_cache_unusable"
@@ -59,7 +60,9 @@ type Finding struct {
 // findings names what a user should look at in a merged report.
 func findings(opt Options, r *Report) []Finding {
 	var fs []Finding
-	if r.Summary.Events == 0 {
+	if f, ok := unreadFinding(r); ok {
+		fs = append(fs, f)
+	} else if r.Summary.Events == 0 {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingNoEvidence,
 			Message: "the logs hold no compile, cache or executable-load line: nothing can be said about compilation",
 			Advice:  frameworks.EvidenceAdvice()})
@@ -107,11 +110,13 @@ func findings(opt Options, r *Report) []Finding {
 			if !u.Compiled || u.Finished {
 				continue
 			}
-			if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Unfinished != nil {
-				if msg, advice, ok := fw.Unfinished(u.Producer); ok {
-					fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCompileUnfinished, Module: u.Family, File: u.File, Line: u.Line,
-						Message: msg, Advice: advice})
-				}
+			var first logscan.Signal
+			if len(u.signals) > 0 {
+				first = u.signals[0]
+			}
+			if msg, advice, ok := frameworks.Unfinished(u.Producer, first); ok {
+				fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingCompileUnfinished, Module: u.Family, File: u.File, Line: u.Line,
+					Message: msg, Advice: advice})
 			}
 		}
 	}
@@ -337,6 +342,49 @@ func joinLimited(xs []string, n int) string {
 		b.WriteString(x)
 	}
 	return b.String()
+}
+
+// UnreadLines says how many lines look like compile records recomp could not read, and the
+// first of them (file:line, whose vocabulary, the text): "" when there are none.
+func UnreadLines(r *Report) string {
+	n := r.Summary.UnreadRecords
+	if n == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if n == 1 {
+		b.WriteString("1 line looks like a compile record recomp could not read")
+	} else {
+		fmt.Fprintf(&b, "%d lines look like compile records recomp could not read", n)
+	}
+	for i, u := range r.Unread {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s:%d (%s) %q", u.File, u.Line, u.Framework, u.Text)
+	}
+	if more := n - len(r.Unread); more > 0 && len(r.Unread) > 0 {
+		fmt.Fprintf(&b, "; %d more", more)
+	}
+	return b.String()
+}
+
+// unreadFinding is the finding of lines that look like compile records but that no rule read
+// (a wording of a release recomp does not know): what the report counts may be short of what
+// the logs say, and a log with nothing else is not a log without compilations.
+func unreadFinding(r *Report) (Finding, bool) {
+	if r.Summary.UnreadRecords == 0 {
+		return Finding{}, false
+	}
+	f := Finding{Severity: SeverityWarning, Kind: FindingUnreadRecords, Message: UnreadLines(r),
+		Advice: "the counts here may be short of what the logs say: check those lines by hand, and report their wording (with the " +
+			"framework's version) so that recomp learns to read it"}
+	if len(r.Unread) > 0 {
+		f.File, f.Line = r.Unread[0].File, r.Unread[0].Line
+	}
+	return f, true
 }
 
 // metricFindings compares what the stacks' metrics reports say with what the log shows.

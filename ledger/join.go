@@ -26,7 +26,12 @@ var joinRules = map[logscan.Kind]joinRule{
 	},
 	logscan.CompileEnd: {
 		joins: func(u *Unit, _ logscan.Event) bool { return !u.Hit },
-		apply: func(u *Unit, _ logscan.Event, _ bool) { u.Compiled = true },
+		apply: func(u *Unit, ev logscan.Event, _ bool) {
+			u.Compiled = true
+			if ev.Duration > 0 { // XLA's slow-compile alarm says how long the compilation took
+				u.Duration, u.Finished = ev.Duration, true
+			}
+		},
 	},
 	logscan.CacheMiss: {
 		joins: func(u *Unit, _ logscan.Event) bool { return !u.Hit && !u.Miss && !u.Compiled },

@@ -101,13 +101,21 @@ func (l *Ledger) BeginInput(i int, file string) {
 // EndInput closes what is still open at the end of an input. markerWanted says the input was
 // scanned with a marker; a process in which the marker never matched is reported.
 func (l *Ledger) EndInput(markerWanted bool) {
-	if u := l.open; u != nil && !u.Finished && !u.Hit && len(u.signals) > 0 && l.finished[u.signals[0]] {
-		// The units this message begins were seen to finish, but this one did not: the log
-		// ends inside it.
+	if u := l.open; u != nil && !u.Finished && !u.Hit && len(u.signals) > 0 && (l.finished[u.signals[0]] || showsEnd(u)) {
+		// The units this message begins were seen to finish (or always show their end), but
+		// this one did not: the log ends inside it.
 		l.cut = u
 	}
 	l.closeOpen()
 	l.markerWanted = l.markerWanted || markerWanted
+}
+
+// showsEnd says whether the framework of a compilation always logs its end (PopTorch's bar
+// reaches 100%, XLA's alarm says how long the compilation took): one whose end is not in the
+// log had not finished where the log stops.
+func showsEnd(u *Unit) bool {
+	_, _, ok := frameworks.Unfinished(u.Producer, u.signals[0])
+	return ok
 }
 
 // Add folds one event into the ledger.
@@ -183,11 +191,21 @@ func addKeyLine(u *Unit, ev logscan.Event) {
 }
 
 // cacheWords keeps a framework's statement that it did not write an entry, or could not read
-// one, on the compilation it is about: the open one, else the last.
+// one, on the compilation it is about: the open one, else the last. A framework says it did not
+// write an entry only after compiling one (JAX: under the minimum compile time, not process 0,
+// an error writing it): where no compilation of that module is in the log, the statement is
+// the evidence of one, with the compile time it gives.
 func (l *Ledger) cacheWords(ev logscan.Event) {
 	u := l.open
 	if u == nil {
 		u = l.last
+	}
+	if ev.Kind == logscan.CacheNotWritten && (u == nil || !sameName(u, ev) || u.Hit || u.NotWritten != nil) {
+		l.evidence++
+		l.closeOpen()
+		u = l.start(ev)
+		u.Compiled, u.Finished, u.Duration = true, true, ev.Duration
+		l.closeOpen()
 	}
 	if u == nil {
 		return
@@ -351,6 +369,9 @@ func (l *Ledger) Report() *Report {
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
 		Inputs: l.inputs, retraces: l.rorder}
+	if l.cut != nil {
+		r.Summary.Unfinished = 1
+	}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines,
 		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut}
 	if l.opt.Warmup > 0 && l.compiled < l.opt.Warmup {

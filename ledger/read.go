@@ -68,6 +68,10 @@ type Input struct {
 	ReadError string
 	// Binary says why the input is not a text log ("" for a text log).
 	Binary string
+	// Unread counts the lines that look like compile records recomp could not read;
+	// UnreadLines are the first logscan.MaxUnread.
+	Unread      int
+	UnreadLines []logscan.UnreadLine
 }
 
 // Scan is what ReadLogs made of some logs: each input, the merged report of their processes,
@@ -317,6 +321,9 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	st := s.Stats()
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
+	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
+	ps.unread += st.Unread
+	ps.unreadLines = appendCapped(ps.unreadLines, st.UnreadLines, logscan.MaxUnread)
 	if err := s.Err(); err != nil {
 		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
 		// the input says it is incomplete.
@@ -338,6 +345,10 @@ type processes struct {
 	ranks  []string
 	began  map[string]int // the log each ledger is reading
 	events map[string]int // events each ledger was given
+	// unread counts the lines of the logs that look like compile records recomp could not
+	// read; they go with the first process's report.
+	unread      int
+	unreadLines []logscan.UnreadLine
 }
 
 func newProcesses(opt Options) *processes {
@@ -391,6 +402,10 @@ func (ps *processes) reports() []*Report {
 			continue // every line of the log carried a rank: there is no unranked process
 		}
 		out = append(out, ps.byRank[r].Report())
+	}
+	if len(out) > 0 {
+		out[0].Summary.UnreadRecords += ps.unread
+		out[0].Unread = appendCapped(out[0].Unread, ps.unreadLines, logscan.MaxUnread)
 	}
 	return out
 }

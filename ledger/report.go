@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"sort"
+
+	"github.com/recomp/recomp/logscan"
 )
 
 // Report is the account of one or more processes.
@@ -26,6 +28,9 @@ type Report struct {
 	// Sequences are each process's compile requests in order (one per process, in the order
 	// of Procs): what ranks of one job are compared by.
 	Sequences []*Sequence
+	// Unread are the first logscan.MaxUnread lines of all inputs that look like compile records
+	// recomp could not read (Summary.UnreadRecords counts them all).
+	Unread []logscan.UnreadLine
 
 	retraces []*retraceNote
 }
@@ -65,6 +70,7 @@ func (m *merger) add(r *Report) {
 	out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
 	out.Procs = append(out.Procs, r.Procs...)
 	out.Sequences = append(out.Sequences, r.Sequences...)
+	out.Unread = appendCapped(out.Unread, r.Unread, logscan.MaxUnread)
 	for _, mod := range r.Modules {
 		out.Modules = mergeInto(out.Modules, m.byFamily, mod.Family, mod)
 	}

@@ -158,7 +158,26 @@ type Stats struct {
 	Binary       string
 	WarningCount int       // all warnings, including those not kept
 	Warnings     []Warning // the first MaxWarnings
+	// Unread counts the lines that use a framework's compile vocabulary (Framework.Vocabulary)
+	// but that no rule read: most likely compile records in a wording recomp does not know, so
+	// that the log's silence proves nothing. UnreadLines are the first MaxUnread.
+	Unread      int
+	UnreadLines []UnreadLine
 }
 
 // MaxWarnings is how many warnings a Scanner keeps; the rest are only counted.
 const MaxWarnings = 50
+
+// UnreadLine is a line that looks like a compile record of a framework but that no rule read.
+type UnreadLine struct {
+	File      string
+	Line      int
+	Framework string // whose vocabulary it uses
+	Text      string // the message, cut to MaxUnreadText bytes
+}
+
+// MaxUnread is how many unread lines a Scanner keeps; the rest are only counted.
+const MaxUnread = 5
+
+// MaxUnreadText bounds the text kept of an unread line.
+const MaxUnreadText = 200

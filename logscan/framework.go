@@ -33,6 +33,43 @@ type Framework struct {
 	NewState func() any
 	// Finish is called for each process at the end of the input, to emit what is still open.
 	Finish func(c *Context)
+	// Vocabulary is how the framework's compile records read, whatever their release: a line
+	// that no rule read and that uses it is counted as a compile record recomp could not read
+	// (Stats.Unread), never as silence. A unit declares it in its framework.Framework.
+	Vocabulary Vocabulary
+}
+
+// Vocabulary is the words of a framework's compile records. A message is one of its records
+// when it holds one of Subjects (what is compiled: "jit(", "XLA", "HLO", "neff") and one of
+// Actions (what is done to it: "ompil", "retrac"): two words, so that a program's own "Compiling
+// the model…" is not taken for one. It is only tested on lines the prefilter finds (they hold
+// an anchor of some framework, or one of Anchors) and no rule of any framework read, so it costs
+// nothing on the rest of the log. All literals are case-sensitive.
+type Vocabulary struct {
+	// Anchors are more prefilter literals for records that hold none of the rules' anchors
+	// (XLA's "Very slow compile?"): each at least as long as the grammar's shortest anchor,
+	// which sets how far the prefilter skips.
+	Anchors  []string
+	Subjects []string
+	Actions  []string
+	// Known are literals of the framework's messages that use its vocabulary but that recomp
+	// reads on purpose as nothing to count (a cache key's intermediate hash, a profiler's running
+	// total, a warning about a setting): a message holding one of any framework's is read.
+	Known []string
+}
+
+// Uses says whether msg holds one of the vocabulary's subjects and one of its actions.
+func (v *Vocabulary) Uses(msg string) bool {
+	return containsAny(msg, v.Subjects) && containsAny(msg, v.Actions)
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // A Rule recognises one message. Prefix (the message starts with it) and Contains (the message
@@ -64,6 +101,7 @@ type Grammar struct {
 	heads       []string
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
+	known       []string // every framework's Vocabulary.Known
 }
 
 type loggerName struct {
@@ -76,7 +114,7 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 	g := &Grammar{frameworks: frameworks, dropRepeats: map[Producer]bool{}}
 	seen := map[string]bool{}
 	for _, f := range frameworks {
-		for _, a := range f.Anchors {
+		for _, a := range slices.Concat(f.Anchors, f.Vocabulary.Anchors) {
 			if len(a) < 2 {
 				return nil, fmt.Errorf("framework %s: anchor %q is shorter than 2 bytes", f.Name, a)
 			}
@@ -102,6 +140,9 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 		return nil, fmt.Errorf("no anchors: a grammar needs at least one framework")
 	}
 	g.filter = newPrefilter(g.anchors)
+	for _, f := range frameworks {
+		g.known = append(g.known, f.Vocabulary.Known...)
+	}
 	return g, nil
 }
 

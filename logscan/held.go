@@ -141,7 +141,9 @@ func (s *Scanner) richRecord(seg []byte, outer header, lineNo int) bool {
 	s.held = &heldRecord{h: h, line: lineNo, lines: []string{strings.TrimSpace(msg)}, rich: true, fw: -1,
 		accept: func(l []byte) bool { return Indented(l, indent) },
 		done: func(c *Context, lines []string) {
-			s.classify(strings.Join(lines, " "), c.h, c.line)
+			if msg := strings.Join(lines, " "); !s.classify(msg, c.h, c.line) {
+				s.unread(msg, c.line)
+			}
 			s.flushHeld() // the wrapped record is complete
 		}}
 	return true

@@ -250,6 +250,29 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 			}
 		}
 	}
+	s.unread(text, lineNo)
+}
+
+// unread counts a message no rule read when it uses a framework's compile vocabulary: a
+// compile record recomp cannot read (once per physical line).
+func (s *Scanner) unread(msg string, lineNo int) {
+	if lineNo == s.unreadAt || containsAny(msg, s.g.known) {
+		return
+	}
+	for _, fw := range s.g.frameworks {
+		if !fw.Vocabulary.Uses(msg) {
+			continue
+		}
+		s.unreadAt = lineNo
+		s.stats.Unread++
+		if len(s.stats.UnreadLines) < MaxUnread {
+			if len(msg) > MaxUnreadText {
+				msg = strings.ToValidUTF8(msg[:MaxUnreadText], "") + "…"
+			}
+			s.stats.UnreadLines = append(s.stats.UnreadLines, UnreadLine{File: s.name, Line: lineNo, Framework: fw.Name, Text: msg})
+		}
+		return
+	}
 }
 
 // maxGluedTries bounds the places inside one record where a message head is tried: each try

@@ -61,6 +61,7 @@ type Scanner struct {
 	procs      map[string]*procState
 	ranked     bool // some line carried a rank
 	markersOut int  // Marker events emitted
+	unreadAt   int  // the last line counted as unread
 }
 
 // procState is what a Scanner follows within the output of one process: records that span

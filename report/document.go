@@ -311,6 +311,30 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 	if len(v.Verdicts) > 0 {
 		return
 	}
+	if sm.UnreadRecords > 0 && sm.AfterWarmup == 0 {
+		// What recomp could not read may be what compiled: no all-clear, no advice to switch on
+		// logging the log has.
+		unread := plural(sm.UnreadRecords, "line looks like a compile record", "lines look like compile records")
+		text := unread + " recomp could not read, so nothing can be said of what compiled"
+		if sm.Events > 0 {
+			text = fmt.Sprintf("no program compiled again in what recomp read (%s, %s), but %s it could not read",
+				plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime), unread)
+		}
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: text,
+			Action: "read those lines (the finding below names them): the counts may be short of what the log says"})
+		return
+	}
+	if sm.Unfinished > 0 && sm.AfterWarmup == 0 {
+		// A compilation the log ends inside took an unknown time, and may not be the last.
+		text := "the log ends inside a compilation that had not finished: its time, and whether more followed, are unknown"
+		if before := sm.Compilations - sm.Unfinished; before > 0 {
+			text = fmt.Sprintf("the log ends inside a compilation that had not finished (after %s, %s): its time, and whether more followed, are unknown",
+				plural(before, "other", "others"), dur(sm.CompileTime))
+		}
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: text,
+			Action: "see the finding below: let the run finish, or find why the compilation hangs"})
+		return
+	}
 	switch {
 	case sm.AfterWarmup > 0:
 		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("no program compiled again, but %s compiled after warm-up (%s)",
@@ -838,7 +862,7 @@ func runDoc(r *explain.Run) *Document {
 			p.Sections = slices.Insert(p.Sections, at, sec)
 		}
 	}
-	if r.Scan.Ledger.Summary.Events == 0 {
+	if sm := r.Scan.Ledger.Summary; sm.Events == 0 && sm.UnreadRecords == 0 {
 		p.noEvidenceInRun(r)
 	}
 	info := Section{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}

@@ -59,6 +59,16 @@ type InputJSON struct {
 	WarningCount int           `json:"warning_count"`
 	Warnings     []WarningJSON `json:"warnings"`
 	ReadError    string        `json:"read_error,omitempty"`
+	// Unread counts the lines that look like compile records recomp could not read;
+	// UnreadLines are the first few.
+	Unread      int              `json:"unread_records"`
+	UnreadLines []UnreadLineJSON `json:"unread_lines"`
+}
+
+type UnreadLineJSON struct {
+	Line      int    `json:"line"`
+	Framework string `json:"framework"`
+	Text      string `json:"text"`
 }
 
 type WarningJSON struct {
@@ -82,6 +92,7 @@ type SummaryJSON struct {
 	LoadsAfterWarmup  int     `json:"loads_after_warmup"`
 	Retraces          int     `json:"retraces"`
 	EagerCompilations int     `json:"eager_compilations"`
+	UnreadRecords     int     `json:"unread_records"`
 	FamiliesNotListed int     `json:"families_not_listed,omitempty"`
 	CompilationsNL    int     `json:"compilations_not_listed,omitempty"`
 	RecompilationsNL  int     `json:"recompilations_not_listed,omitempty"`
@@ -179,7 +190,7 @@ func ScanDocument(s *explain.Scan) ScanJSON {
 		CacheMisses: sm.CacheMisses, CacheWrites: sm.CacheWrites, ExecutableLoads: sm.ExecutableLoads,
 		CompileSeconds: seconds(sm.CompileTime), TraceSeconds: seconds(sm.TraceTime), LowerSeconds: seconds(sm.LowerTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
 		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
-		EagerCompilations: sm.EagerCompilations, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
+		EagerCompilations: sm.EagerCompilations, UnreadRecords: sm.UnreadRecords, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
 		RecompilationsNL: sm.RecompilationsNotListed}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
@@ -201,9 +212,12 @@ func inputsDocument(s *explain.Scan) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range s.Inputs {
 		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
-			Warnings: []WarningJSON{}, ReadError: in.ReadError}
+			Warnings: []WarningJSON{}, ReadError: in.ReadError, Unread: in.Unread, UnreadLines: []UnreadLineJSON{}}
 		for _, w := range in.Warnings {
 			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
+		}
+		for _, u := range in.UnreadLines {
+			ij.UnreadLines = append(ij.UnreadLines, UnreadLineJSON{Line: u.Line, Framework: u.Framework, Text: u.Text})
 		}
 		out = append(out, ij)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
+	"github.com/recomp/recomp/verdict"
 )
 
 // hostile is text a log can carry into a report: markup, a table separator, a GitHub workflow
@@ -263,5 +264,54 @@ func TestRunWithoutEvidence(t *testing.T) {
 		if !strings.Contains(got, "recomp switched on the compile logging of jax (What recomp switched on lists each setting)") {
 			t.Errorf("the finding does not say what recomp switched on:\n%s", got)
 		}
+	}
+}
+
+// Lines that look like compile records recomp could not read are shown in every format, with
+// their place; no format gives an all-clear or advice to switch on logging the log has, and
+// the gate is inconclusive. A compilation the log ends inside is no all-clear either.
+func TestUnreadRecordsAreNoAllClear(t *testing.T) {
+	unread := "Epoch 1\nWARNING:jax._src.interpreters.pxla:Compiling jit(train_step) on 8 devices, 3 arguments\nEpoch 2\n"
+	withVerdict := func(s *explain.Scan) *explain.Scan {
+		s.Verdict = verdict.Build(verdict.Input{Ledger: s.Ledger})
+		return s
+	}
+	for _, c := range []struct{ name, log string }{
+		{"unread only", unread},
+		{"unread beside a compilation", unread + "Finished XLA compilation of jit(f) in 0.1 sec\n"},
+	} {
+		scan := withVerdict(readLog(t, "run.log", c.log))
+		g := gate.EvaluateScan(&scan.Scan, gate.Options{})
+		if g.Passed || !g.Inconclusive || !strings.Contains(strings.Join(g.Problems, "\n"), "run.log:2 (jax)") {
+			t.Errorf("%s: gate %+v", c.name, g)
+		}
+		for _, f := range []Format{Text, Markdown, HTML, JSON} {
+			for _, r := range []Report{scan, &explain.Guard{Scan: scan, Gate: g}} {
+				got := render(t, f, r)
+				if !strings.Contains(got, "run.log:2") || !strings.Contains(got, "Compiling jit(train_step) on 8 devices") {
+					t.Errorf("%s %s %T: the unread line is not shown:\n%s", c.name, f, r, got)
+				}
+				if f == JSON {
+					if !strings.Contains(got, `"unread_records": 1,`) || !strings.Contains(got, `"framework": "jax"`) {
+						t.Errorf("%s json: %s", c.name, got)
+					}
+					continue
+				}
+				for _, bad := range []string{"✓", "nothing compiled", "turn on the compile logging", "nothing in it says compile logging was on"} {
+					if strings.Contains(got, bad) {
+						t.Errorf("%s %s %T says %q:\n%s", c.name, f, r, bad, got)
+					}
+				}
+			}
+		}
+	}
+	// A PopTorch bar that stops short of 100% at the end of the log.
+	scan := withVerdict(readLog(t, "run.log", "Graph compilation:   4%|4         | 4/100 [00:00<00:04]\nGraph compilation:  84%|########  | 84/100 [00:10<00:02]\n"))
+	got := render(t, Text, scan)
+	if strings.Contains(got, "✓") || !strings.Contains(got, "the log ends inside a compilation that had not finished") {
+		t.Errorf("a bar that stops:\n%s", got)
+	}
+	if g := gate.EvaluateScan(&scan.Scan, gate.Options{}); g.Passed || !g.Inconclusive {
+		t.Errorf("a bar that stops: gate %+v", g)
 	}
 }

@@ -25,6 +25,11 @@ type Framework struct {
 	Producers []logscan.Producer
 	// Log is how logscan reads its messages.
 	Log *logscan.Framework
+	// Vocabulary is the words of the stack's compile records, whatever the release: a line in
+	// them that no rule of Log read is reported as a compile record recomp could not read,
+	// never as silence (see logscan.Vocabulary). Package frameworks gives it to the grammar
+	// with Log.
+	Vocabulary logscan.Vocabulary
 
 	// Identity is how the stack names its programs.
 	Identity Identity

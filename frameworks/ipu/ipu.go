@@ -41,6 +41,17 @@ var Framework = &framework.Framework{
 		NewState: func() any { return &barState{} },
 		Finish:   finish,
 	},
+	// What Graphcore's compile records are about (Poplar engines and graphs, PopART and
+	// PopTorch executables) and what they say is done to them.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"Poplar", "poplar", "PopART", "popart", "PopTorch", "poptorch", "IPU", "ipu", "Engine", "engine",
+			"Graph compil", "graph compil"},
+		Actions: []string{"ompil", "OMPIL", "loaded", "cache"},
+		// TF-IPU's echo of its flags, its progress report and its lookup of a cache file
+		// (the result of which is read); Poplar's warning that an engine option differs from
+		// the one the executable was compiled with.
+		Known: []string{"TF_POPLAR_FLAGS is set to ", "% complete", "Trying to deserialize cached file", "compile time engine option"},
+	},
 	Also: []string{"tf"}, // TF-IPU logs through TensorFlow
 	Settings: []framework.Setting{
 		{Name: "TF_CPP_VMODULE", Value: "poplar_compiler=1,poplar_executable=1",

@@ -89,7 +89,8 @@ func rules() []logscan.Rule {
 			return logscan.Event{Kind: logscan.CompileFinished, Producer: logscan.ProducerTFIPU, Signal: "tf:progress_bar", Duration: dur}
 		})},
 		{ByEffect: true, ProducerFromLayout: true, Contains: "phase: ", Handle: func(c *logscan.Context, msg string) bool { poplarPhase(c, msg); return true }},
-		{ByEffect: true, ProducerFromLayout: true, Contains: "Graph compilation:", Handle: func(c *logscan.Context, msg string) bool {
+		// Read whenever it is a frame of the bar (a stale redraw emits nothing).
+		{ProducerFromLayout: true, Contains: "Graph compilation:", Handle: func(c *logscan.Context, msg string) bool {
 			m := rePTBar.FindStringSubmatch(msg)
 			if m != nil {
 				poptorchBar(c, atoi(m[2]), atoi(m[3]), parseClock(m[4]))

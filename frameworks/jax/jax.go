@@ -20,6 +20,17 @@ var Framework = &framework.Framework{
 	Title:     "JAX",
 	Producers: []logscan.Producer{logscan.ProducerJAX},
 	Log:       messages,
+	// What JAX's compile records are about (its programs, stages and caches) and what they say
+	// is done to them: a line with both that no rule read is a record of a wording recomp does
+	// not know.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"jit(", "jit_", "pjit", "pmap", "jaxpr", "MLIR", "istent cache", "ersistent compilation", "PERSISTENT",
+			"TRACING", "tracing cache", "cache_key", "cache key"},
+		Actions: []string{"ompil", "OMPIL", "trac", "TRAC", "cache", "CACHE"},
+		// jax._src.cache_key's hash of each part after serialising it (the one before is read),
+		// and the flags it leaves out of the key.
+		Known: []string{"get_cache_key hash after serializing ", "Not including XLA flag in cache key"},
+	},
 	Identity: framework.Identity{
 		FunctionKey: functionKey,
 		Function:    function,
@@ -53,6 +64,12 @@ var Framework = &framework.Framework{
 			return []string{value}
 		}
 		return nil
+	},
+	// JAX logs "Finished XLA compilation" after every "Compiling" (a persistent-cache hit too):
+	// a request without it at the end of the log was still compiling.
+	Unfinished: func(logscan.Producer) (string, string, bool) {
+		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
+			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
 	Packages: []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{

@@ -11,26 +11,42 @@ import (
 	"github.com/recomp/recomp/logscan"
 )
 
-// Messages of JAX, from the sources and real runs of jax 0.4.38 to 0.12
-// (jax/_src/interpreters/pxla.py, dispatch.py, compiler.py, compilation_cache.py,
-// interpreters/partial_eval.py, pjit.py).
+// Messages of JAX, from the sources and real runs of jax 0.4.38 to 0.12, and the format
+// strings of every release from 0.2.20 in jax's history (jax/_src/interpreters/pxla.py,
+// dispatch.py, compiler.py, compilation_cache.py, interpreters/partial_eval.py, pjit.py).
 var (
-	// jax 0.4.30+: "Compiling jit(NAME) with global shapes and types T. Argument mapping: M.";
-	// 0.4.x before printed the bare function name, 0.3 put the function id after it, and 0.2
-	// said "Compiling NAME (ID) for args T.".
-	reCompiling = regexp.MustCompile(`^Compiling (\S+) (?:\(\d+\) )?(?:with global shapes and types (.*?)\. Argument mapping: |for args (.*)\.$)`)
-	reFinished  = regexp.MustCompile(`^Finished XLA compilation of (\S+) in ([0-9.]+) sec`)
+	// The compile request, by release: 0.4.30+ "Compiling jit(NAME) with global shapes and types
+	// T. Argument mapping: M."; 0.4.8–0.4.29 "Compiling NAME for with global shapes and types …"
+	// (sic), 0.3.25–0.4.7 "Compiling NAME (ID) for with global shapes …", and for a mesh
+	// "Compiling NAME [(ID)] for MESH mesh with global shapes …"; pmap "Compiling NAME (ID) for N
+	// devices with args T. (num_replicas=…"; 0.2 "Compiling NAME (ID) for args T." (0.2.2x: "(ID
+	// for args", sic) or, past 10 arguments, "for N args.".
+	reCompiling = regexp.MustCompile(`^Compiling (\S+) (?:\(\d+\)? )?(?:for (?:(.*? mesh )|(\d+ devices ))?)?` +
+		`(?:with global shapes and types (.*?)\. Argument mapping: |with args (.*?)\. \(num_replicas=|args (.*)\.$|\d+ args\.$)`)
+	reFinished = regexp.MustCompile(`^Finished XLA compilation of (\S+) in ([0-9.]+) sec`)
 	// ≥ 0.10: "Finished tracing F for jit in T sec"; before: "Finished tracing + transforming F
 	// for pjit in T sec"; then "Finished jaxpr to MLIR module conversion M in T sec".
 	reTraced  = regexp.MustCompile(`^Finished tracing (?:\+ transforming )?(\S+) for p?jit in ([0-9.]+) sec`)
 	reLowered = regexp.MustCompile(`^Finished jaxpr to MLIR module conversion (\S+) in ([0-9.]+) sec`)
-	reHit     = regexp.MustCompile(`^Persistent compilation cache hit for '([^']*)' with key '([^']*)'`)
-	reMiss    = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
-	reWrite   = regexp.MustCompile(`^Writing (\S+) to persistent compilation cache with key '([^']*)'`)
-	// 0.4 ended the first line with "because:". In a record that was wrapped or flattened (rich,
-	// JSON) the explanation follows on the same line, after the call site's "(function):".
-	reTraceMiss     = regexp.MustCompile(`^TRACING CACHE MISS at (.*?)(?: because)?:$`)
-	reTraceMissFlat = regexp.MustCompile(`^TRACING CACHE MISS at (.*?\))(?: because)?:\s*(.*)$`)
+	// The persistent cache, by release: a hit is "Persistent compilation cache hit" (0.2.20),
+	// "… hit for NAME." (0.2.2x–0.3.2x), "… hit for 'NAME'" (0.3.25–0.4.30), "… hit for 'NAME'
+	// with key 'KEY'" (0.4.31+); a write "Writing NAME to persistent compilation cache with key
+	// KEY." (to 0.4.30), with 'KEY' quoted after; a miss is logged from 0.4.31 on.
+	reHit   = regexp.MustCompile(`^Persistent compilation cache hit(?: for (?:'([^']*)'|(\S+?))\.?(?: with key '([^']*)')?)?\s*$`)
+	reMiss  = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
+	reWrite = regexp.MustCompile(`^Writing (\S+) to persistent compilation cache with key (?:'([^']*)'|(\S+?)\.?\s*$)`)
+	// A compilation's time, logged before it is written to the persistent cache: "'NAME' took at
+	// least T seconds to compile (Ds), writing persistent cache entry" (0.3.25–0.4.23), without
+	// the last words after.
+	reTookAtLeast = regexp.MustCompile(`^'([^']*)' took at least [0-9.]+ seconds to compile \(([0-9.]+)s\)`)
+	// The compile time in a "Not writing … because it took < T seconds to compile (Ds)".
+	reNotWrittenTime = regexp.MustCompile(`seconds to\s+compile \(([0-9.]+)s\)`)
+	// The header of an explanation, by release: "TRACING CACHE MISS at SITE because:"
+	// (0.4.24–0.5), "… at SITE costing T ms because:" (0.6–0.8), "… at SITE:" (0.9+). In a
+	// record that was wrapped or flattened (rich, JSON) the explanation follows on the same
+	// line, after the call site's "(function)" and the colon.
+	reTraceMiss     = regexp.MustCompile(`^TRACING CACHE MISS at (.*?)(?: costing ([0-9.]+) ms)?(?: because)?:$`)
+	reTraceMissFlat = regexp.MustCompile(`^TRACING CACHE MISS at (.*?\))(?: costing ([0-9.]+) ms)?(?: because)?:\s*(.*)$`)
 	// The function a tracing-cache miss is about: "never seen function: NAME id=…" (a first
 	// trace, or a function re-defined on the same line), "for NAME defined at …" (a retrace),
 	// and 0.4's "because: QUALNAME id=… defined at …".
@@ -59,25 +75,26 @@ var (
 var messages = &logscan.Framework{
 	Name: Name,
 	Anchors: []string{
-		"ompilation",             // Finished XLA compilation, persistent compilation cache
-		"OMPILATION",             // PERSISTENT COMPILATION CACHE MISS
-		"Compiling ",             // Compiling jit(f) with global shapes
-		"TRACING CACHE MISS",     // jax_explain_cache_misses
-		"Finished tracing ",      // the tracing stage's time
-		"MLIR module conv",       // the lowering stage's time
-		"persistent cache entry", // Not writing persistent cache entry
-		"get_cache_key",          // jax._src.cache_key's debug log
-		"flag in cache key",      // Including XLA flag in cache key
+		"ompilation",         // Finished XLA compilation, persistent compilation cache
+		"OMPILATION",         // PERSISTENT COMPILATION CACHE MISS
+		"Compiling ",         // Compiling jit(f) with global shapes
+		"TRACING CACHE",      // TRACING CACHE MISS (jax_explain_cache_misses)
+		"Finished tracing ",  // the tracing stage's time
+		"MLIR module conv",   // the lowering stage's time
+		"istent cache",       // Not writing persistent cache entry, wrapped or not
+		"get_cache_key",      // jax._src.cache_key's debug log
+		"flag in cache key",  // Including XLA flag in cache key
+		"seconds to compile", // 'M' took at least T seconds to compile (Ds)
 	},
 	Heads: []string{"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
 		"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Finished tracing ", "Finished jaxpr to MLIR module conversion ",
 		"Not writing persistent cache entry", "Error reading persistent compilation cache entry",
-		"Error writing persistent compilation cache entry", "get_cache_key hash of serialized ", "Including XLA flag in cache key: "},
+		"Error writing persistent compilation cache entry", "get_cache_key hash of serialized ", "Including XLA flag in cache key: ",
+		"Not writing persistent cache"},
 	Loggers:     map[string]logscan.Producer{"jax": logscan.ProducerJAX, "jaxlib": logscan.ProducerJAX},
 	DropRepeats: []logscan.Producer{logscan.ProducerJAX},
 	Rules: []logscan.Rule{
-		{Prefix: "Compiling ", Contains: " with global shapes and types ", Handle: compiling},
-		{Prefix: "Compiling ", Contains: " for args ", Handle: compiling},
+		{Prefix: "Compiling ", Handle: compiling},
 		{Prefix: "Finished XLA compilation of ", Handle: func(c *logscan.Context, msg string) bool {
 			m := reFinished.FindStringSubmatch(msg)
 			if m == nil {
@@ -89,10 +106,23 @@ var messages = &logscan.Framework{
 		}},
 		{Prefix: "Finished tracing ", Handle: stage(reTraced, "jax:traced", "trace", func(s string) string { return s })},
 		{Prefix: "Finished jaxpr to MLIR module conversion ", Handle: stage(reLowered, "jax:lowered", "lower", ModuleName)},
-		{Prefix: "Persistent compilation cache hit ", Handle: cacheLine(reHit, logscan.CacheHit, "jax:persistent_hit")},
+		{Prefix: "Persistent compilation cache hit", Handle: cacheLine(reHit, logscan.CacheHit, "jax:persistent_hit")},
 		{Prefix: "PERSISTENT COMPILATION CACHE MISS ", Handle: cacheLine(reMiss, logscan.CacheMiss, "jax:persistent_miss")},
 		{Prefix: "Writing ", Contains: " to persistent compilation cache ", Handle: cacheLine(reWrite, logscan.CacheWrite, "jax:persistent_write")},
-		{Prefix: "Not writing persistent cache entry", Handle: notWritten},
+		{Prefix: "'", Contains: " seconds to compile (", Handle: func(c *logscan.Context, msg string) bool {
+			m := reTookAtLeast.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			// The module was compiled (not read from the cache), in this time.
+			c.Emit(logscan.Event{Kind: logscan.CompileEnd, Producer: logscan.ProducerJAX, Signal: "jax:compile_time", Module: m[1], Duration: seconds(m[2])})
+			return true
+		}},
+		{Prefix: "Not writing persistent cache", Handle: func(c *logscan.Context, msg string) bool {
+			// A record a terminal or a paste wrapped goes on, in lower case, on the lines after.
+			c.Hold(msg, continuesSentence, func(c *logscan.Context, lines []string) { notWritten(c, joinWrapped(lines)) })
+			return true
+		}},
 		{Contains: " persistent compilation cache entry for '", Handle: cacheError},
 		{Prefix: "get_cache_key hash of serialized ", Handle: func(c *logscan.Context, msg string) bool {
 			m := reKeyPart.FindStringSubmatch(msg)
@@ -123,20 +153,47 @@ func compiling(c *logscan.Context, msg string) bool {
 	if m == nil {
 		return false
 	}
-	c.Emit(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerJAX, Signal: "jax:compiling", Module: ModuleName(m[1]), Signature: m[2] + m[3]})
+	module := ModuleName(m[1])
+	if m[3] != "" { // pmap's own wording: the function is compiled for N devices
+		module = "pmap_" + strings.TrimPrefix(module, "jit_")
+	}
+	c.Emit(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerJAX, Signal: "jax:compiling", Module: module,
+		Signature: m[4] + m[5] + m[6]})
 	return true
 }
 
-// cacheLine reads a persistent-cache line: the module, and the key (its hash and file).
+// cacheLine reads a persistent-cache line: the module (quoted or not, by release), and the key
+// (its hash and file) when the line has one. re's groups are a quoted or bare module, and a
+// quoted or bare key.
 func cacheLine(re *regexp.Regexp, kind logscan.Kind, sig logscan.Signal) func(*logscan.Context, string) bool {
 	return func(c *logscan.Context, msg string) bool {
 		m := re.FindStringSubmatch(msg)
 		if m == nil {
 			return false
 		}
-		c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: sig, Module: m[1], Hash: m[2], Path: m[2]})
+		m = append(m, "", "")
+		module, key := m[1], m[2]+m[3]
+		if re == reHit {
+			module, key = m[1]+m[2], m[3]
+		}
+		c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: sig, Module: module, Hash: key, Path: key})
 		return true
 	}
+}
+
+// continuesSentence says whether a line goes on with a sentence the line before it broke off: it
+// begins in lower case, or with the quote or parenthesis of a name or number.
+func continuesSentence(l []byte) bool {
+	t := strings.TrimLeft(string(l), " ")
+	return t != "" && (t[0] >= 'a' && t[0] <= 'z' || t[0] == '\'' || t[0] == '(' || t[0] == '<')
+}
+
+// joinWrapped is a record's lines as the one line they were before they were wrapped.
+func joinWrapped(lines []string) string {
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " ")
 }
 
 // stage is a rule's handler for JAX's record that a stage before compiling finished: re's
@@ -162,6 +219,9 @@ func notWritten(c *logscan.Context, msg string) bool {
 	}
 	ev := logscan.Event{Kind: logscan.CacheNotWritten, Producer: logscan.ProducerJAX, Signal: "jax:not_written", Module: m[1],
 		Hash: m[2], Detail: strings.TrimSpace(msg)}
+	if t := reNotWrittenTime.FindStringSubmatch(msg); t != nil {
+		ev.Duration = seconds(t[1]) // the compilation's own time
+	}
 	if ev.Module == "" && ev.Hash != "" {
 		ev.Module = KeyModule(ev.Hash)
 	}
@@ -222,7 +282,7 @@ func tracingMiss(c *logscan.Context, lines []string) {
 		m = append(m, "")
 	}
 	var body []string
-	if rest := strings.TrimSpace(m[2]); rest != "" {
+	if rest := strings.TrimSpace(m[3]); rest != "" {
 		body = append(body, rest) // a wrapped or JSON record: the explanation on one line
 	}
 	for _, l := range lines[1:] {
@@ -252,7 +312,8 @@ func tracingMiss(c *logscan.Context, lines []string) {
 		kind = logscan.Trace
 	}
 	ev := logscan.Event{Kind: kind, Producer: logscan.ProducerJAX, Signal: "jax:tracing_cache_miss", Path: m[1], Module: python.Name(fn), Reason: reason,
-		Library: strings.Contains(flat, "/jax/_src/") || strings.Contains(flat, "/site-packages/jax/")}
+		Duration: millis(m[2]), // what the miss cost (0.6–0.8)
+		Library:  strings.Contains(flat, "/jax/_src/") || strings.Contains(flat, "/site-packages/jax/")}
 	// A retrace of a function object JAX had traced before ("all previously seen cache keys
 	// differ", 0.4's "closest seen input type signature"). Not "never seen function … but seen
 	// another function defined on the same line": that line is the call site, which a library's
@@ -294,6 +355,12 @@ func ModuleName(name string) string {
 		return "jit_" + string(b) // JAX 0.4 logged the bare name and kept a trailing '_'
 	}
 	return strings.TrimRight(string(b), "_")
+}
+
+// millis reads JAX's "costing T ms" (0 when absent).
+func millis(v string) time.Duration {
+	ms, _ := strconv.ParseFloat(v, 64)
+	return time.Duration(ms * float64(time.Millisecond))
 }
 
 // seconds reads JAX's "in T sec".

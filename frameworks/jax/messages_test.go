@@ -46,9 +46,9 @@ func TestMessages(t *testing.T) {
 		// Why an entry was not written, as JAX 0.4.38 and 0.12 word it (the real runs
 		// cache-never-written), and the other reasons of jax/_src/compiler.py and compilation_cache.py.
 		{"Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.06s)",
-			logscan.CacheNotWritten, "jax", "jit_train_step", "", 0, "Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.06s)"},
+			logscan.CacheNotWritten, "jax", "jit_train_step", "", 60 * time.Millisecond, "Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.06s)"},
 		{"WARNING:2026-11-24 07:26:50,673:jax._src.compiler:723: Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.03s)",
-			logscan.CacheNotWritten, "jax", "jit_train_step", "", 0, "Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.03s)"},
+			logscan.CacheNotWritten, "jax", "jit_train_step", "", 30 * time.Millisecond, "Not writing persistent cache entry for 'jit_train_step' because it took < 1.00 seconds to compile (0.03s)"},
 		{"Not writing persistent cache entry with key 'jit_f-" + sha + "' since its size (1200 bytes) is less than threshold (4096 bytes)",
 			logscan.CacheNotWritten, "jax", "jit_f", "jit_f-" + sha, 0, "Not writing persistent cache entry with key 'jit_f-" + sha + "' since its size (1200 bytes) is less than threshold (4096 bytes)"},
 		{"Not writing persistent cache entry since process_id != 0",

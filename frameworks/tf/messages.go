@@ -36,7 +36,7 @@ var messages = &logscan.Framework{
 		"compiling ",            // Instantly compiling for signature
 		"Compiled cluster",      // Compiled cluster using XLA!
 		" times, compile time:", // Compiled S N times, compile time: T us
-		"tf.function retracing", // triggered tf.function retracing
+		"tf.function",           // triggered tf.function retracing, and other wordings
 		"new FuncGraph",         // (level 1) Creating new FuncGraph for Python function
 		"num_inputs=",           // the device compiler's inputs of a compilation
 		"ady Compiled",          // Already Compiled for signature

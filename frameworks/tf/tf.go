@@ -25,6 +25,19 @@ var Framework = &framework.Framework{
 	// stack that prints them with its device compiler.
 	Producers: []logscan.Producer{logscan.ProducerTF, logscan.ProducerXLA},
 	Log:       messages,
+	// What TF's compile records are about (traced functions, XLA clusters, signatures) and what
+	// they say is done to them.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"tf.function", "XLA", "cluster", "FuncGraph", "signature", "__inference", "jit_compile"},
+		Actions:  []string{"ompil", "retrac", "trac"},
+		// device_compilation_profiler.cc and device_compiler.h (VLOG 2): the signature of each
+		// request, a cluster not compiled yet (lazy compilation's threshold), the in-process
+		// cache's hit count and the running total of compile time,
+		// which the profiler's "Compiled S N times" line says per compilation; and TF's
+		// warning that XLA ignores a random op's seed.
+		Known: []string{"DeviceCompilationClusterSignature", "Compilation cache entry hit: ", "Compilation of XLA executable time: ",
+			"with XLA compilation will ignore seeds", "Not compiling "},
+	},
 	Identity: framework.Identity{
 		Family:      family,
 		FunctionKey: functionKey,

@@ -21,6 +21,8 @@ var Framework = &framework.Framework{
 	Title:     "PyTorch/XLA",
 	Producers: []logscan.Producer{logscan.ProducerTorchXLA},
 	Log:       messages,
+	// PyTorch/XLA's warning about its persistent cache under IR debugging: no compile record.
+	Vocabulary: logscan.Vocabulary{Known: []string{"Using persistent compilation cache with XLA_HLO_DEBUG"}},
 	Identity: framework.Identity{
 		// PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names it after
 		// the Python frame that ran it (train.py:42 (train_step)).

@@ -1,0 +1,204 @@
+// Package wrappers is recomp's unit for libraries that drive a stack and print their own
+// notices of its compilations: serving engines that compile their model for each input shape
+// before they serve (vLLM on TPU over PyTorch/XLA, tpu-inference over JAX), and training
+// wrappers that watch the stack's compile counter (fairseq on PyTorch/XLA). Like package xla it
+// is no stack a user picks: package frameworks reads its messages in every log.
+package wrappers
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Name is the unit's name.
+const Name = "wrappers"
+
+// The producers of the wrappers' notices.
+const (
+	ProducerVLLM    logscan.Producer = "vllm"
+	ProducerFairseq logscan.Producer = "fairseq"
+)
+
+// Framework is the wrappers' notices.
+var Framework = &framework.Framework{
+	Name:      Name,
+	Title:     "serving engines and training wrappers",
+	Producers: []logscan.Producer{ProducerVLLM, ProducerFairseq},
+	Log:       messages,
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"input shapes", "Precompile", "precompil"},
+		Actions:  []string{"ompil"},
+	},
+	Identity: framework.Identity{
+		// Each input shape of a precompile loop is a program of its own: compiling the next
+		// shape is no recompilation.
+		Program: func(family, _, signature string) (string, bool) {
+			if !strings.HasPrefix(family, "vllm ") || signature == "" {
+				return "", false
+			}
+			return family + " [" + signature + "]", true
+		},
+	},
+	Unfinished: func(p logscan.Producer) (string, string, bool) {
+		if p != ProducerVLLM {
+			return "", "", false
+		}
+		return "the serving engine's precompile loop had not finished at the end of the log",
+			"let it finish before serving: a shape it has not compiled is compiled on the first request that needs it", true
+	},
+}
+
+// Messages of vLLM's TPU model runners and tpu-inference's compilation manager, by release:
+//
+//	V0 (vllm/worker/tpu_model_runner.py, 2024): "Compiling the model with different input
+//	shapes..." (or "… for prefix prefill..."), then "batch_size: B, seq_len: S" after each shape
+//	compiled, and "Compilation for prefill done in T s." (later "    -- Compilation for prefill
+//	done in T [secs]."), the decode shapes and "Compilation for decode done in T s.";
+//	V1 (vllm/v1/worker/tpu_model_runner.py, 2025): "Compiling the model with different input
+//	shapes." then "  -- num_tokens: N" before each shape, "Compilation finished in in T
+//	[secs]." (sic), and "Compiling sampling with different input shapes." with "  -- num_tokens:
+//	N, num_seqs: M";
+//	tpu-inference (compilation_manager.py, 2026): "Precompile NAME --> {SHAPE}" before each
+//	program, "Compilation finished in T [secs]." after it.
+//
+// The loop's total time falls on its last shape when the log gives no time per shape. And
+// fairseq's trainer (fairseq/trainer.py _check_xla_compilation), each step PyTorch/XLA's
+// CompileTime count grew: "XLA compilation detected on device #R; too many of these can lead
+// to slow training, but we expect a few in the beginning" — at least one compilation.
+var (
+	reShapes    = regexp.MustCompile(`Compiling (?:the )?(\w+) with different input shapes`)
+	reV0Shape   = regexp.MustCompile(`^(batch_size: \d+, seq_len: \d+)\s*$`)
+	reV1Shape   = regexp.MustCompile(`^-- (num_tokens: \d+(?:, num_seqs: \d+)?)\s*$`)
+	reDone      = regexp.MustCompile(`Compilation (?:for (prefill|decode|prefix prefill) done|finished) in (?:in )?([0-9.]+) (?:s\.|\[secs\])`)
+	rePrecomp   = regexp.MustCompile(`^Precompile (.+?) --> (.*?)\s*$`)
+	reFairseq   = regexp.MustCompile(`^XLA compilation detected on device #(\d+)`)
+	vllmHeads   = []string{"Compiling the model with different input shapes", "Compiling sampling with different input shapes"}
+	shapeSignal = logscan.Signal("vllm:shape")
+)
+
+// state follows a precompile loop within one process.
+type state struct {
+	what string // what the loop compiles ("model", "sampling", a tpu-inference program), "" outside one
+	open bool   // a shape's compilation has begun and not been closed
+	v0   bool   // V0 logs each shape after compiling it
+	// programs counts tpu-inference's programs whose "Precompile" line was not read: each is
+	// one of its own.
+	programs   int
+	precompile bool // the open program is tpu-inference's
+}
+
+var messages = &logscan.Framework{
+	Name: Name,
+	// "Precompile NAME" has no literal rare enough to be an anchor (its pair "le" costs the
+	// prefilter a fifth more compares on a noisy log): its line is read when vLLM's prefix
+	// names compilation_manager.py ("ompilation" anchors it), and without it the program is
+	// read from the line with its time.
+	Anchors: []string{"input shapes", "batch_size: ", "num_tokens: "},
+	Heads: append([]string{"batch_size: ", "-- num_tokens: ", "Precompile ", "Compilation for ", "Compilation finished in ",
+		"-- Compilation for ", "XLA compilation detected on device #"}, vllmHeads...),
+	// A loop cut short leaves its last shape open: Unfinished says so.
+	NewState: func() any { return &state{} },
+	Rules: []logscan.Rule{
+		{Contains: " with different input shapes", Handle: func(c *logscan.Context, msg string) bool {
+			m := reShapes.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			st := c.State().(*state)
+			closeShape(c, st, 0)
+			st.what = m[1]
+			return true
+		}},
+		// V0 logs a shape once it is compiled (a compilation that has finished), V1 before.
+		{Contains: "batch_size: ", Handle: shape(reV0Shape, true)},
+		{Contains: "-- num_tokens: ", Handle: shape(reV1Shape, false)},
+		{Contains: "Precompile ", Handle: func(c *logscan.Context, msg string) bool {
+			m := rePrecomp.FindStringSubmatch(strings.TrimSpace(msg))
+			if m == nil {
+				return false
+			}
+			st := c.State().(*state)
+			closeShape(c, st, 0)
+			st.what = m[1]
+			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm " + m[1], Signature: m[2]})
+			st.open, st.precompile = true, true
+			return true
+		}},
+		{Contains: "Compilation ", Handle: func(c *logscan.Context, msg string) bool {
+			st := c.State().(*state)
+			m := reDone.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			secs, _ := strconv.ParseFloat(m[2], 64)
+			d := time.Duration(secs * float64(time.Second))
+			if st.what == "" {
+				if m[1] != "" || !strings.Contains(msg, "[secs]") {
+					return false
+				}
+				// tpu-inference's time of a program whose "Precompile" line was not read (a
+				// layout without the file name): a compilation of its own, not named.
+				st.programs++
+				sig := "#" + strconv.Itoa(st.programs)
+				c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm precompiled program", Signature: sig})
+				c.Emit(logscan.Event{Kind: logscan.CompileFinished, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm precompiled program", Duration: d})
+				return true
+			}
+			if st.precompile {
+				st.what, st.precompile = "", false // tpu-inference: one program, one time
+			} else if st.v0 && m[1] == "prefill" {
+				st.what = "decode" // V0 goes on with the decode shapes without a header of their own
+			} else if m[1] != "" || !st.open {
+				st.what = ""
+			}
+			if st.open {
+				closeShape(c, st, d)
+			}
+			return true
+		}},
+		{Contains: "XLA compilation detected on device #", Handle: func(c *logscan.Context, msg string) bool {
+			m := reFairseq.FindStringSubmatch(strings.TrimSpace(msg))
+			if m == nil {
+				return false
+			}
+			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerFairseq, Signal: "fairseq:compile_detected",
+				Detail: "fairseq: PyTorch/XLA's compile count grew on device #" + m[1] + " (at least one compilation since its last check)"})
+			c.Emit(logscan.Event{Kind: logscan.CompileFinished, Producer: ProducerFairseq, Signal: "fairseq:compile_detected"})
+			return true
+		}},
+	},
+}
+
+// shape is the handler of a loop's line for one shape (re's group): the compilation of it, done
+// when the line follows the compilation, else open until the next line of the loop.
+func shape(re *regexp.Regexp, done bool) func(*logscan.Context, string) bool {
+	return func(c *logscan.Context, msg string) bool {
+		st := c.State().(*state)
+		m := re.FindStringSubmatch(strings.TrimSpace(msg))
+		if m == nil || st.what == "" {
+			return false
+		}
+		closeShape(c, st, 0)
+		st.v0 = done
+		c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm " + st.what, Signature: m[1]})
+		st.open = true
+		if done {
+			closeShape(c, st, 0)
+		}
+		return true
+	}
+}
+
+// closeShape ends the shape being compiled, if one is open, with its time d (0: unknown).
+func closeShape(c *logscan.Context, st *state, d time.Duration) {
+	if !st.open {
+		return
+	}
+	st.open = false
+	c.Emit(logscan.Event{Kind: logscan.CompileFinished, Producer: ProducerVLLM, Signal: shapeSignal, Module: "vllm " + st.what, Duration: d})
+}

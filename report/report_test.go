@@ -286,7 +286,7 @@ func TestUnreadRecordsAreNoAllClear(t *testing.T) {
 			t.Errorf("%s: gate %+v", c.name, g)
 		}
 		for _, f := range []Format{Text, Markdown, HTML, JSON} {
-			for _, r := range []Report{scan, &explain.Guard{Scan: scan, Gate: g}} {
+			for _, r := range []Report{scan, &across.Guard{Scan: scan, Gate: g}} {
 				got := render(t, f, r)
 				if !strings.Contains(got, "run.log:2") || !strings.Contains(got, "Compiling jit(train_step) on 8 devices") {
 					t.Errorf("%s %s %T: the unread line is not shown:\n%s", c.name, f, r, got)

@@ -32,7 +32,6 @@ var complexityExceptions = map[string]string{
 	"runner.Evidence":              "to split: the settings of every stack, the dump and the probe",
 	"ledger.(Ledger).warmup":       "to split",
 	"verdict.Build":                "to split",
-	"verdict.verdictOf":            "to split",
 	"report.writeMarkdown":         "to split: one case per kind of block",
 	"diff.LoadDump":                "to split",
 }

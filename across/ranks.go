@@ -37,13 +37,16 @@ type RanksOptions struct {
 	// Dumps are the ranks' dump folders, matched to ranks by the rank number in their names,
 	// else the k-th dump is the k-th rank (by rank number).
 	Dumps []string
+	// Warnings are said first in the report (RankInputs' files left out).
+	Warnings []string
 	explain.Options
 }
 
 // RankInputs expands what was given for the ranks of a job: a folder that is not a run folder
 // stands for the logs in it (*.log, *.log.gz) and, when no dump is given, its dump folders; a
-// run folder for its run.log and dump.
-func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
+// run folder for its run.log and dump. A file of such a folder named as a log that is not a
+// regular file (a FIFO, a device) is left out, with a warning.
+func RankInputs(paths, dumps []string) (logs, dumpDirs, warnings []string, err error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if p == input.Stdin || err != nil || !st.IsDir() {
@@ -57,12 +60,13 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
 			}
 			continue
 		}
-		ls, ds, err := logsAndDumps(p)
+		ls, ds, skipped, err := logsAndDumps(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
+		warnings = append(warnings, skipped...)
 		if len(ls) == 0 {
-			return nil, nil, fmt.Errorf("%s: no logs (*.log) in the folder", p)
+			return nil, nil, warnings, fmt.Errorf("%s: no logs (*.log) in the folder", p)
 		}
 		sortNatural(ls)
 		sortNatural(ds)
@@ -71,7 +75,7 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs []string, err error) {
 			dumpDirs = append(dumpDirs, ds...)
 		}
 	}
-	return logs, append(dumpDirs, dumps...), nil
+	return logs, append(dumpDirs, dumps...), warnings, nil
 }
 
 // reRankName finds a rank in a file or folder name: rank3.log, worker-3, process_3, dump-rank3.
@@ -164,7 +168,7 @@ func ReadRanks(logs []ledger.Log, opt RanksOptions) (*Ranks, error) {
 // RanksOf lines up the compile sequences of the processes of a scan (each log, or each rank a
 // launcher's prefix named, a process of its own).
 func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
-	out := &Ranks{Scan: &explain.Scan{Scan: *s}}
+	out := &Ranks{Scan: &explain.Scan{Scan: *s}, Warnings: slices.Clone(opt.Warnings)}
 	step := opt.Step
 	if step == nil {
 		step = DefaultStep

@@ -128,7 +128,7 @@ func hit0(m, key string) string { return hit(m, key) }
 // dumps, against the majority's module of that program.
 func TestRanksRealDumps(t *testing.T) {
 	for _, m := range []string{"jax-0.12", "jax-0.4"} {
-		logs, dumps, err := RankInputs([]string{filepath.Join("../testdata/runs", m, "ranks")}, nil)
+		logs, dumps, _, err := RankInputs([]string{filepath.Join("../testdata/runs", m, "ranks")}, nil)
 		if err != nil || len(logs) != 2 || len(dumps) != 2 || filepath.Base(dumps[1]) != "dump-rank1" {
 			t.Fatalf("%s: inputs %q %q %v", m, logs, dumps, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -49,10 +50,10 @@ func OpenSide(path string, logs []string, dump string) (RunSide, error) {
 			s.Logs, s.Dump, s.Manifest = []string{f.Log}, f.Dump, f.Manifest
 		} else if diff.HasDumpFiles(path) {
 			s.Dump = path
-		} else if l, d, ok := logAndDump(path); ok {
-			s.Logs, s.Dump = []string{l}, d
+		} else if l, d, skipped, ok := logAndDump(path); ok {
+			s.Logs, s.Dump, s.Skipped = []string{l}, d, skipped
 		} else {
-			s.Dump = path // LoadDump says what is wrong with it
+			s.Dump, s.Skipped = path, skipped // LoadDump says what is wrong with it
 		}
 	case diff.IsHLOFile(path):
 		s.Dump = path
@@ -69,24 +70,26 @@ func OpenSide(path string, logs []string, dump string) (RunSide, error) {
 	return s, nil
 }
 
-// logAndDump finds the one log (*.log) and the one dump folder of a folder.
-func logAndDump(dir string) (log, dump string, ok bool) {
-	logs, dumps, err := logsAndDumps(dir)
+// logAndDump finds the one log (*.log) and the one dump folder of a folder; skipped says which
+// files named as logs were left out (not regular files).
+func logAndDump(dir string) (log, dump string, skipped []string, ok bool) {
+	logs, dumps, skipped, err := logsAndDumps(dir)
 	if err != nil || len(logs) != 1 || len(dumps) > 1 {
-		return "", "", false
+		return "", "", skipped, false
 	}
 	if len(dumps) == 1 {
 		dump = dumps[0]
 	}
-	return logs[0], dump, true
+	return logs[0], dump, skipped, true
 }
 
 // logsAndDumps lists the logs (*.log, *.log.gz) and the dump folders a folder holds, in the
-// order of their names.
-func logsAndDumps(dir string) (logs, dumps []string, err error) {
+// order of their names. A file named as a log that is not a regular file (a FIFO would block,
+// /dev/zero never end) is left out, with a warning in skipped.
+func logsAndDumps(dir string) (logs, dumps, skipped []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
@@ -94,10 +97,16 @@ func logsAndDumps(dir string) (logs, dumps []string, err error) {
 		case e.IsDir() && diff.HasDumpFiles(p):
 			dumps = append(dumps, p)
 		case !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".log.gz")):
+			if !e.Type().IsRegular() {
+				if ok, why := openfile.Regular(p); !ok {
+					skipped = append(skipped, why)
+					continue
+				}
+			}
 			logs = append(logs, p)
 		}
 	}
-	return logs, dumps, nil
+	return logs, dumps, skipped, nil
 }
 
 // HasLogs says whether a side is a run with a log (not only a dump): recomp diff then compares
@@ -117,7 +126,7 @@ type runSide struct {
 }
 
 func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
-	r := &runSide{side: s, dumpOf: map[*ledger.Unit]*diff.DumpFile{}}
+	r := &runSide{side: s, dumpOf: map[*ledger.Unit]*diff.DumpFile{}, warnings: slices.Clone(s.Skipped)}
 	if len(s.Logs) > 0 {
 		sc, err := ledger.ReadLogs(ledger.Files(s.Logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {
@@ -282,7 +291,9 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 	}
 	v.Summary = fmt.Sprintf("from the entry %s (not written by run A)", shortKey(u.Hash))
 	for _, d := range dirs {
-		if t, err := cache.JAXCompileTime(cache.JAXEntryPath(d, u.Hash)); err == nil {
+		if p, ok := cache.JAXEntryPath(d, u.Hash); !ok {
+			break
+		} else if t, err := cache.JAXCompileTime(p); err == nil {
 			v.Saved, v.SavedFrom = max(t-u.Duration, 0), "cache entry"
 			return
 		}
@@ -338,8 +349,10 @@ func entryPresent(key string, dirs []string) (present, known bool) {
 			continue
 		}
 		known = true
-		if _, err := os.Stat(cache.JAXEntryPath(d, key)); err == nil {
-			return true, true
+		if p, ok := cache.JAXEntryPath(d, key); ok {
+			if _, err := os.Stat(p); err == nil {
+				return true, true
+			}
 		}
 	}
 	return false, known

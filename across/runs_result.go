@@ -62,6 +62,8 @@ type RunSide struct {
 	Dump     string
 	Manifest string
 	Caches   []string
+	// Skipped are the warnings for files of a folder left out (a *.log that is a FIFO).
+	Skipped []string
 }
 
 // Difference is a setting or version that differs between two runs ("" where one run lacks it).

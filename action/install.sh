@@ -16,6 +16,9 @@ version=${version#v}
 base=${RECOMP_RELEASE_URL:-https://github.com/recomp/recomp/releases/download/v$version}
 dest=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/recomp-bin
 mkdir -p "$dest"
+# The download's temporary folder goes whatever happens (a failed check, an interrupt).
+tmp=""
+trap '[ -z "$tmp" ] || rm -rf "$tmp"' EXIT
 
 case "$(uname -s)" in
   Linux) os=linux ;;
@@ -36,7 +39,7 @@ sha256() {
 }
 
 from_release() {
-  local name=recomp-$os-$arch$exe tmp want got
+  local name=recomp-$os-$arch$exe want got
   tmp=$(mktemp -d)
   echo "recomp: downloading $base/$name"
   curl -fsSL --retry 3 -o "$tmp/$name" "$base/$name" || return 1

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/recomp/recomp/internal/openfile"
 )
 
 // A JAX persistent-cache entry, <module>-<sha256>-cache, is the compile time (4 bytes, a
@@ -23,13 +25,20 @@ import (
 // ErrZstd says an entry is zstandard-compressed, which recomp does not decompress.
 var ErrZstd = errors.New("zstandard-compressed: recomp reads the compile time of zlib entries only")
 
-// JAXEntryPath is the file of a JAX persistent-cache key in a cache folder.
-func JAXEntryPath(dir, key string) string { return filepath.Join(dir, key+"-cache") }
+// JAXEntryPath is the file of a JAX persistent-cache key in a cache folder; false when the key
+// (which comes from a log) could name a file outside the folder: a separator, "..", a NUL byte.
+func JAXEntryPath(dir, key string) (string, bool) {
+	name := key + "-cache"
+	if key == "" || key == "." || key == ".." || strings.ContainsAny(key, "/\\\x00") || name != filepath.Base(name) {
+		return "", false
+	}
+	return filepath.Join(dir, name), true
+}
 
 // JAXCompileTime reads the compile time JAX stored in a persistent-cache entry (whole seconds:
-// JAX truncates it).
+// JAX truncates it). The entry must be a regular file: a FIFO or a device is never read.
 func JAXCompileTime(path string) (time.Duration, error) {
-	f, err := os.Open(path)
+	f, _, err := openfile.Open(path, false)
 	if err != nil {
 		return 0, err
 	}

@@ -29,7 +29,10 @@ func TestJAXCompileTime(t *testing.T) {
 	zw := zlib.NewWriter(&b)
 	zw.Write(append([]byte{0, 0, 1, 44}, bytes.Repeat([]byte("executable"), 100)...))
 	zw.Close()
-	entry := JAXEntryPath(dir, "jit_f-"+string(bytes.Repeat([]byte("a"), 64)))
+	entry, ok := JAXEntryPath(dir, "jit_f-"+string(bytes.Repeat([]byte("a"), 64)))
+	if !ok {
+		t.Fatal("a JAX key refused")
+	}
 	os.WriteFile(entry, b.Bytes(), 0o644)
 	if d, err := JAXCompileTime(entry); err != nil || d != 300*time.Second {
 		t.Errorf("written entry: %v, %v", d, err)
@@ -43,5 +46,16 @@ func TestJAXCompileTime(t *testing.T) {
 	os.WriteFile(other, []byte("not an entry"), 0o644)
 	if _, err := JAXCompileTime(other); err == nil {
 		t.Error("a foreign file read as an entry")
+	}
+}
+
+// A key comes from a log: one that would name a file outside the cache folder names none, and
+// an entry that is not a regular file (a FIFO would block) is never read.
+func TestJAXEntryPathStaysInTheFolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, key := range []string{"../../etc/passwd", "a/b", "..", "", "a\\b", "a\x00b", "/abs"} {
+		if p, ok := JAXEntryPath(dir, key); ok {
+			t.Errorf("key %q names %s", key, p)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/openfile"
 )
 
 // Stage names used for pairing.
@@ -173,14 +174,14 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		}
 		full := filepath.Join(path, n)
 		if !e.Type().IsRegular() {
-			// Only regular files are opened: a FIFO would block, a device never end.
-			fi, err := os.Stat(full)
-			switch {
-			case err != nil:
+			// Only regular files are opened (internal/openfile's rule): a FIFO would block, a
+			// device never end.
+			if _, err := os.Stat(full); err != nil {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", full, unwrapPath(full, err)))
 				continue
-			case !fi.Mode().IsRegular():
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: not a regular file (%s)", full, fi.Mode().Type()))
+			}
+			if ok, why := openfile.Regular(full); !ok {
+				d.Warnings = append(d.Warnings, why)
 				continue
 			}
 		}
@@ -286,7 +287,11 @@ func quoteAll(xs []string) []string {
 // Problem; one that is not HLO text is ignored, unless explicit (named by the user), which is
 // a Problem too.
 func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64) *DumpFile {
-	src, err := ReadFileMax(path, stdin, limit)
+	read := ReadFileMax
+	if !explicit { // found in the folder: opened without waiting, refused unless regular
+		read = func(path string, _ io.Reader, limit int64) ([]byte, error) { return input.ReadFound(path, limit) }
+	}
+	src, err := read(path, stdin, limit)
 	if err != nil {
 		d.Problems = append(d.Problems, Problem{Path: path, Message: unwrapPath(path, err).Error()})
 		return nil
@@ -331,7 +336,13 @@ func (d *Dump) Module(f *DumpFile) (m *hlo.Module, ok bool) {
 	if f.Module != nil {
 		return f.Module, true
 	}
-	src, err := ReadFileMax(f.Path, nil, d.limit)
+	var src []byte
+	var err error
+	if f.Path == d.Path {
+		src, err = ReadFileMax(f.Path, nil, d.limit)
+	} else { // found in the folder
+		src, err = input.ReadFound(f.Path, d.limit)
+	}
 	if err == nil {
 		m, err = hlo.Parse(f.Path, src)
 	}

@@ -9,5 +9,6 @@
 // LinkEntries) and compares dumps (Dumps, CompareDumps); logs.go reads logs into a scan (Logs)
 // and probe.go attaches the probe's lines of the program's own code; run.go reads a run folder
 // back (Folder, recomp run's answer); result.go defines the results (Scan, Diff, Run), which
-// package report lays out.
+// package report lays out; live.go gives compilations the probe's line while a
+// run goes on (LiveSites).
 package explain

@@ -97,6 +97,9 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 		}
 	}
 	r, explained := explain(d, rep, opt)
+	if folder {
+		r.Warnings = append(f.Notes(), r.Warnings...)
+	}
 	if rep != nil {
 		r.Verdict = verdict.Build(verdict.Input{Ledger: rep, Wall: wall, Explained: explained, Dumped: true})
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
@@ -20,9 +21,21 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 	if len(paths) == 1 {
 		if f, ok := runfolder.Open(paths[0]); ok {
 			wall = folderFacts(f, s.Ledger)
+			if len(s.Inputs) == 1 {
+				noteFolder(&s.Inputs[0], f)
+			}
 		}
 	}
 	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall})}, nil
+}
+
+// noteFolder adds what a run folder lacks (runfolder.Folder.Notes: a run cut short) to the warnings
+// of its run.log, at its last line.
+func noteFolder(in *ledger.Input, f runfolder.Folder) {
+	for _, n := range f.Notes() {
+		in.Warnings = append(in.Warnings, logscan.Warning{File: in.Path, Line: in.Lines, Message: n})
+		in.WarningCount++
+	}
 }
 
 // folderFacts is what a run folder of recomp run lends a report besides its log: the wall time

@@ -16,9 +16,11 @@ import (
 	"sync"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/frameworks/ipu"
 	"github.com/recomp/recomp/frameworks/jax"
 	"github.com/recomp/recomp/frameworks/keras"
+	"github.com/recomp/recomp/frameworks/neuron"
 	"github.com/recomp/recomp/frameworks/tf"
 	"github.com/recomp/recomp/frameworks/torchxla"
 	"github.com/recomp/recomp/frameworks/wrappers"
@@ -31,7 +33,7 @@ import (
 type Framework = framework.Framework
 
 // all are the stacks, in the order their rules are tried and their settings listed.
-var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework}
+var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework, neuron.Framework}
 
 // compilers are the units of what is printed about a stack's compilations by something other
 // than the stack: the compiler under several stacks (XLA's slow-compile alarm), the libraries
@@ -290,6 +292,11 @@ func KeyStack(family string) *Framework {
 	}
 	return nil
 }
+
+// IsUserFile says whether a Python source file is the program's own, not a library's (installed
+// in site-packages, or known by its package path in a source checkout: …/torch_xla/core/…) or
+// the standard library's.
+func IsUserFile(file string) bool { return python.IsUserFrame(file) }
 
 // EvidenceAdvice says what makes each stack log its compilations.
 func EvidenceAdvice() string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recomp/recomp/internal/atomicfile"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -35,9 +36,14 @@ func NewBaseline(rep *ledger.Report) *Baseline {
 	return b
 }
 
-// ReadBaseline reads a baseline file.
+// MaxBaselineBytes is the most ReadBaseline reads: a baseline lists hashes per family (a few
+// KiB for a real model).
+const MaxBaselineBytes = 64 << 20
+
+// ReadBaseline reads a baseline file (named on the command line, so a pipe is read too) of at
+// most MaxBaselineBytes.
 func ReadBaseline(path string) (*Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, err := openfile.ReadCapped(path, true, MaxBaselineBytes, "a baseline")
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,10 @@ type Summary struct {
 	RequestsNotListed       int
 	CompilationsNotListed   int
 	RecompilationsNotListed int
+	// ReportedCompilations are the compilations only a framework's metrics report counts (its
+	// last report counted more than the log shows one by one): part of Compilations, in no
+	// Module (the report names no graph).
+	ReportedCompilations int
 }
 
 // Metric is a framework's counter (Count) or metric (Count samples, Total time).
@@ -86,6 +90,7 @@ func (s *Summary) add(o Summary) {
 	s.RequestsNotListed += o.RequestsNotListed
 	s.CompilationsNotListed += o.CompilationsNotListed
 	s.RecompilationsNotListed += o.RecompilationsNotListed
+	s.ReportedCompilations += o.ReportedCompilations
 	for k, v := range o.Metrics {
 		if s.Metrics == nil {
 			s.Metrics = map[string]Metric{}
@@ -265,6 +270,9 @@ func (l *Ledger) account(u *Unit) {
 		}
 	}
 	l.warmup(u, m)
+	if l.onCompiled != nil {
+		l.onCompiled(u)
+	}
 }
 
 // programOf is what a recompilation is counted against: the family, except for programs that

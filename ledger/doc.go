@@ -18,6 +18,9 @@
 //
 // Files beside those: ledger.go is the Ledger and its entry point Add, unit.go the joined
 // compile request (Unit, its call site and cache-key parts), sequence.go a process's compile
-// sequence (what ranks and coverage line up), and read.go also defines Scan, what ReadLogs
-// returns.
+// sequence (what ranks and coverage line up), read.go also defines Scan, what ReadLogs
+// returns, and metrics.go reconciles what a framework's metrics report counts (PyTorch/XLA's
+// CompileTime, CachedCompile) with the log's own records. live.go is a Ledger fed as its log
+// is written (Live: recomp run's live lines and recomp watch), through the same Scanner and the
+// same accounting as ReadLogs.
 package ledger

@@ -43,6 +43,10 @@ const (
 	FindingFrameworkWarning    FindingKind = "framework_warning"
 	FindingCacheUnusable       FindingKind = "persistent_cache_unusable"
 	FindingMetricsDisagree     FindingKind = "metrics_disagree"
+	// FindingMetricsCompilations: a metrics report counts compilations the log does not show one
+	// by one; FindingMetricsRecompiled: its count grew after warm-up.
+	FindingMetricsCompilations FindingKind = "metrics_compilations"
+	FindingMetricsRecompiled   FindingKind = "metrics_recompiled"
 	FindingFamiliesNotListed   FindingKind = "families_not_listed"
 )
 
@@ -105,6 +109,7 @@ func findings(opt Options, r *Report) []Finding {
 			Advice: "Graphcore's recompilation note: merge the graphs that alternate into one (e.g. train and validation in one loop), or place them on separate IPUs so each stays loaded"})
 	}
 	fs = append(fs, metricFindings(r)...)
+	fs = append(fs, r.notes...)
 	for _, m := range r.Modules {
 		for _, u := range m.Units {
 			if !u.Compiled || u.Finished {

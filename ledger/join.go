@@ -140,6 +140,9 @@ func (l *Ledger) note(u *Unit, ev logscan.Event) {
 	if ev.Reason != "" && u.Why == "" {
 		u.Why = ev.Reason
 	}
+	if ev.SeenBefore && (ev.Kind == logscan.CompileBegin || ev.Kind == logscan.CompileRequest) {
+		u.SeenBefore = true // the framework says it compiles the function again (dynamo's records)
+	}
 }
 
 // closeOpen completes the open unit: a request or miss not served from a cache was compiled.

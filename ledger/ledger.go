@@ -51,6 +51,26 @@ type Ledger struct {
 	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
+	onCompiled   func(*Unit)             // Live's hook: each compilation once it is accounted (nil: none)
+	reported     reported                // what the stack's metrics report says it compiled
+	notes        []Finding               // what the process's metrics report says beyond its log
+}
+
+// reported follows a stack's metrics report of its compilations in one process (PyTorch/XLA's
+// CompileTime samples): cumulative counts, often one report per step.
+type reported struct {
+	reports     int // reports of the compile-time metric
+	first, last int // its count in the first and the last report
+	// warm is the count at the end of warm-up: the first report's, or with a warm-up marker
+	// the last report's before it (warmSet).
+	warm            int
+	warmSet         bool
+	firstAt, lastAt logscan.Event // the first report and the last where the count grew
+	hits            int           // the cache-hit counter's last value
+	hitsAt          logscan.Event
+	hitsSeen        bool
+	title           string // the stack's name
+	executions      int    // the most compiled-graph runs a report counted
 }
 
 // evidenceKinds are the events a framework prints for each compilation, cache lookup, load or
@@ -71,6 +91,10 @@ type pendingWhy struct {
 	first, library   bool
 	seenBefore       bool
 	site             Site // where the program called the function, as the framework says
+	// during is the compilation that was open when the explanation came (nil: none): one of
+	// another function is for the compilation after it (PyTorch/XLA's graph, still open when
+	// dynamo says why it compiles a function again).
+	during *Unit
 }
 
 // pendingTrace is the time a framework spent tracing a function before it asked for its
@@ -294,7 +318,7 @@ func (l *Ledger) retrace(ev logscan.Event) {
 			l.whys = l.whys[1:]
 		}
 		l.whys = append(l.whys, pendingWhy{function: ev.Module, reason: ev.Reason, first: first, library: ev.Library,
-			seenBefore: ev.SeenBefore, site: ParseSite(ev.Path)})
+			seenBefore: ev.SeenBefore, site: ParseSite(ev.Path), during: l.open})
 		return
 	}
 	l.noteRetrace(ev)
@@ -307,6 +331,9 @@ func (l *Ledger) retrace(ev logscan.Event) {
 func (l *Ledger) attachWhy(u *Unit) {
 	if len(l.whys) == 0 {
 		return
+	}
+	later := func(w pendingWhy) bool {
+		return w.during == u && w.function != "" && !frameworks.SameFunction(w.function, u.Module)
 	}
 	for i := len(l.whys) - 1; i >= 0; i-- {
 		w := l.whys[i]
@@ -323,7 +350,14 @@ func (l *Ledger) attachWhy(u *Unit) {
 		}
 		break
 	}
-	l.whys = l.whys[:0]
+	keep := l.whys[:0]
+	for _, w := range l.whys {
+		if later(w) {
+			w.during = nil
+			keep = append(keep, w)
+		}
+	}
+	l.whys = keep
 }
 
 // execution counts a framework running a graph it had compiled. TF's "Already Compiled" for
@@ -335,12 +369,39 @@ func (l *Ledger) execution(ev logscan.Event) {
 	}
 }
 
-// metric keeps the last value a framework reported for a metric (the reports are cumulative).
+// metric keeps the last value a framework reported for a metric (the reports are cumulative),
+// and follows the counts of its compilations and cache hits from report to report.
 func (l *Ledger) metric(ev logscan.Event) {
 	if l.sum.Metrics == nil {
 		l.sum.Metrics = map[string]Metric{}
 	}
 	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: ev.Duration, File: ev.File, Line: ev.Line}
+	fw := frameworks.ForProducer(ev.Producer)
+	if fw == nil {
+		return
+	}
+	r := &l.reported
+	r.title = fw.Title
+	switch ev.Detail {
+	case fw.CompileTimeMetric:
+		if r.reports == 0 {
+			r.first, r.firstAt, r.lastAt = ev.Count, ev, ev
+		}
+		if ev.Count > r.last || r.reports == 0 {
+			r.lastAt = ev
+		}
+		r.last = ev.Count
+		r.reports++
+		if !l.marked {
+			r.warm, r.warmSet = ev.Count, true
+		}
+	case fw.CacheHitMetric:
+		r.hits, r.hitsAt, r.hitsSeen = ev.Count, ev, true
+	default:
+		if slices.Contains(fw.ExecuteMetrics, ev.Detail) {
+			r.executions = max(r.executions, ev.Count)
+		}
+	}
 }
 
 // Report closes the books of this process. The Ledger must not be used afterwards.
@@ -360,6 +421,7 @@ func (l *Ledger) Report() *Report {
 	}
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
+	l.reconcile()
 	l.metricTimes()
 	if o := l.other; o != nil {
 		l.sum.FamiliesNotListed = len(l.otherFams)
@@ -368,13 +430,17 @@ func (l *Ledger) Report() *Report {
 	l.sum.LoadsAfterWarmup = l.lateL.total.LoadsAfterWarmup
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
-		Inputs: l.inputs, retraces: l.rorder}
+		Inputs: l.inputs, retraces: l.rorder, notes: l.notes}
 	if l.cut != nil {
 		r.Summary.Unfinished = 1
 	}
-	p := Process{Name: strings.Join(l.files, ", "), Evidence: l.evidence, ClusterLines: l.clusterLines,
+	ev := l.evidence
+	if l.reported.reports > 1 {
+		ev += l.reported.reports - 1 // cumulative reports show what compiled between them
+	}
+	p := Process{Name: strings.Join(l.files, ", "), Evidence: ev, ClusterLines: l.clusterLines,
 		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut}
-	if l.opt.Warmup > 0 && l.compiled < l.opt.Warmup {
+	if l.opt.Warmup > 0 && max(l.compiled, l.reported.last) < l.opt.Warmup {
 		p.WarmupUnfinished = true
 	}
 	r.Procs = []Process{p}

@@ -322,8 +322,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
 	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
-	ps.unread += st.Unread
-	ps.unreadLines = appendCapped(ps.unreadLines, st.UnreadLines, logscan.MaxUnread)
+	ps.addUnread(st)
 	if err := s.Err(); err != nil {
 		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
 		// the input says it is incomplete.
@@ -340,6 +339,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 // it ("" for lines without one): each rank is its own process.
 type processes struct {
 	opt    Options
+	hook   func(*Unit) // given to each ledger (Live's)
 	intern *interner
 	byRank map[string]*Ledger
 	ranks  []string
@@ -351,6 +351,12 @@ type processes struct {
 	unreadLines []logscan.UnreadLine
 }
 
+// addUnread counts the lines of a log that look like compile records recomp could not read.
+func (ps *processes) addUnread(st logscan.Stats) {
+	ps.unread += st.Unread
+	ps.unreadLines = appendCapped(ps.unreadLines, st.UnreadLines, logscan.MaxUnread)
+}
+
 func newProcesses(opt Options) *processes {
 	return &processes{opt: opt, byRank: map[string]*Ledger{}, began: map[string]int{}, events: map[string]int{}}
 }
@@ -360,7 +366,7 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	l := ps.byRank[rank]
 	if l == nil {
 		l = NewLedger(ps.opt)
-		l.rank, l.seq.intern = rank, ps.intern
+		l.rank, l.seq.intern, l.onCompiled = rank, ps.intern, ps.hook
 		ps.byRank[rank] = l
 		ps.ranks = append(ps.ranks, rank)
 		ps.began[rank] = -1

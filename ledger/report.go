@@ -33,6 +33,7 @@ type Report struct {
 	Unread []logscan.UnreadLine
 
 	retraces []*retraceNote
+	notes    []Finding // what each process's metrics report says beyond its log
 }
 
 // Merge combines the reports of separate processes (each from its own Ledger, in input order)
@@ -70,6 +71,7 @@ func (m *merger) add(r *Report) {
 	out.MarkerMissing = append(out.MarkerMissing, r.MarkerMissing...)
 	out.Procs = append(out.Procs, r.Procs...)
 	out.Sequences = append(out.Sequences, r.Sequences...)
+	out.notes = appendCapped(out.notes, r.notes, MaxListed)
 	out.Unread = appendCapped(out.Unread, r.Unread, logscan.MaxUnread)
 	for _, mod := range r.Modules {
 		out.Modules = mergeInto(out.Modules, m.byFamily, mod.Family, mod)

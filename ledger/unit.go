@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -181,11 +182,10 @@ func (s Site) String() string {
 	return out
 }
 
-// User says whether a site is in the program's own code, not in a library's (site-packages)
-// or the standard library.
+// User says whether a site is in the program's own code, not in a library's (site-packages, or
+// a library's package path in a source checkout) or the standard library.
 func (s Site) User() bool {
-	return s.File != "" && !strings.Contains(s.File, "/site-packages/") && !strings.Contains(s.File, "/dist-packages/") &&
-		!strings.Contains(s.File, "/lib/python3") && !strings.HasPrefix(s.File, "<")
+	return s.File != "" && frameworks.IsUserFile(s.File)
 }
 
 var reSite = regexp.MustCompile(`^(.+?):(\d+)(?::\d+)? \((.*)\)$|^(.+?):(\d+)(?::\d+)?$`)

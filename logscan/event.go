@@ -92,6 +92,10 @@ const (
 	ProducerPoprun   Producer = "poprun"
 	ProducerJAX      Producer = "jax"
 	ProducerTorchXLA Producer = "torch-xla"
+	ProducerNeuron   Producer = "neuron"
+	// ProducerDynamo is torch.compile's front end, dynamo, where its own records stand for a
+	// compilation (with any backend); under PyTorch/XLA its records explain torch-xla's.
+	ProducerDynamo Producer = "torch-dynamo"
 )
 
 // Signal names the message an event came from, e.g. "poplar:graphConstruction". Two events of
@@ -125,6 +129,9 @@ type Event struct {
 	InProcess bool
 	// Count is a number the message reports: a metric's samples or a counter's value.
 	Count int
+	// Step is the training step a framework's report is for, as printed (PyTorch/XLA's
+	// "[MetricsData; step=4]"), "" when it does not say.
+	Step string
 	// Library marks a trace of one of the framework's own functions (JAX 0.4 explains those
 	// too), which is not the program's code.
 	Library bool

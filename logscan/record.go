@@ -31,7 +31,10 @@ var (
 	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
 	reAbslPrefix  = regexp.MustCompile(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +-?\d+ ([^\s:\]]+):\d+\] `)
 	reGCOldPrefix = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
-	rePopARTOld   = regexp.MustCompile(`^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[([^\]]+)\] \[[a-z]+\] `)
+	// AWS Neuron's compiler wrapper (libneuronxla, torch-neuronx): "2024-04-12 07:13:06.000296:
+	// 271334  INFO ||NEURON_CC_WRAPPER||: " (before 2.15 without the process id, ||NCC_WRAPPER||).
+	reNeuronPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): +(?:\d+ +)?[A-Z]+ +\|\|[A-Z_]+\|\|: `)
+	rePopARTOld    = regexp.MustCompile(`^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[([^\]]+)\] \[[a-z]+\] `)
 	// Python's logging: basicConfig's "LEVEL:logger:" and JAX's own handler
 	// ("{levelname}:{asctime}:{name}:{lineno}: ", jax/_src/logging_config.py).
 	rePyLogging     = regexp.MustCompile(`^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?:(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}),(\d{3}):)?([A-Za-z_][\w.]*):(?:\d+: )?`)
@@ -339,6 +342,12 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 			h.stamp = string(m[1])
 			h.t, h.dateKnown = parseTime("15:04:05.000", h.stamp, false)
 			h.producer = producerFromComponent(string(m[2]))
+			return h, rec[len(m[0]):]
+		}
+		if m := reNeuronPrefix.FindSubmatch(rec); m != nil {
+			h.stamp = string(m[1])
+			h.t, h.dateKnown = parseTime("2006-01-02 15:04:05.000000", h.stamp, true)
+			h.producer = ProducerNeuron
 			return h, rec[len(m[0]):]
 		}
 	case c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'C' || c == 'F' || c == 'V':

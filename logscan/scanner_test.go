@@ -260,6 +260,18 @@ func FuzzScanner(f *testing.F) {
 	}
 	f.Add([]byte("[rank1]:TRACING CACHE MISS at a.py:1 (f):\n[rank0]:Epoch 2/3\n[rank1]:  for f defined at a.py:1\n"+
 		"[1,3]<stderr>:Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n7: Epoch 2/3\r\n"), 0x101)
+	// PyTorch/XLA's metrics report glued onto output, dynamo's records in each release's layout,
+	// the XRT-era compile trace and AWS Neuron's wrapper.
+	f.Add([]byte("loss 0.3[MetricsData; step=4]Metric: CompileTime\n  TotalSamples: 4\n  Accumulator: 08s849ms\nCounter: CachedCompile\n  Value: 2\n"+
+		"[2023-10-10 01:56:07,749] torch._dynamo.convert_frame.__recompiles: [DEBUG] ('Recompiling function fn in /a/t.py:1354', \"triggered by the following guard failure: L['a'] == 0\")\n"+
+		"V0410 16:18:11.049000 1 torch/_dynamo/guards.py:2199] [__recompiles] Recompiling function fn in /a/g.py:3\n"+
+		"V0410 16:18:11.049000 1 torch/_dynamo/guards.py:2199] [__recompiles]     - ___check_global_state()\n"+
+		"W0605 17:24:08.994000 1 torch/_dynamo/convert_frame.py:744] [4/8] torch._dynamo hit config.cache_size_limit (8)\n"+
+		"W0605 17:24:08.994000 1 torch/_dynamo/convert_frame.py:744] [4/8]    function: 'forward' ([redacted]:149)\n"+
+		"2021-01-27 16:59:55.810791: I   23989 torch_xla/csrc/tensor.cpp:1528] Compiling IR graph hash 5f24 on device TPU:3 ...\n"+
+		"2024-04-12 07:13:06.000297:  271334  INFO ||NEURON_CC_WRAPPER||: Call compiler with cmd: neuronx-cc compile --framework=XLA /t/model.MODULE_1+d4.hlo_module.pb\n.\nCompiler status PASS\n"+
+		"x/MODULE_9+3/model.done not found in r/c: the corresponding graph will be recompiled.\n"+
+		"2023-07-07 13:56:06.000202: INFO ||NCC_WRAPPER||: Compile cache path: /tmp/tmpd29vse1h/c\n"), 9)
 	// XLA's alarm in both layouts with its end, vLLM's precompile loop, a wrapped JAX record.
 	f.Add([]byte("E0319 07:30:02.045318 1 slow_operation_alarm.cc:73] \n****\n[Compiling module m.1] Very slow compile? If\n****\n"+
 		"E0319 07:32:14.895694 1 slow_operation_alarm.cc:140] The operation took 2m12.85s\n\n****\n[Compiling module m.1] Very slow compile? If\n"+
@@ -385,6 +397,9 @@ func TestNewWordingsAreUnread(t *testing.T) {
 		{"ipu", "10:00:02.123 4242 PO:ENGINE   [I] Poplar engine compilation for graph 'main' took 31.2 s"},
 		{"ipu", "[10:00:02.123] [poptorch:cpp] [info] PopTorch compiled the model in 12s"},
 		{"xla", "2026-01-02 10:00:00.000000: E external/xla/xla/service/slow_operation_alarm.cc:90] [Compiling module jit_step.5] Slow compile alert: 2m"},
+		{"torch-xla", "[0/2] [__recompiles] Recompiling frame forward in /w/model.py:12 because a guard failed: L['x'].size()[0] == 16"},
+		{"torch-xla", "Compilation Report: graph hash 1abebf43 compiled in 2.1s on device CPU:0"},
+		{"neuron", "2026-01-02 10:00:00.000232:  4816  INFO ||NEURON_CC_WRAPPER||: Compiled MODULE_a7b0021f88c35fba5c31+39f12043 into /c/model.neff in 42 s"},
 	} {
 		evs, st := scantest.Scan(t, "Epoch 1\n"+c.line+"\nEpoch 2\n", logscan.Options{})
 		if len(evs) != 0 || st.Unread != 1 || len(st.UnreadLines) != 1 || st.UnreadLines[0].Line != 2 || st.UnreadLines[0].Framework != c.framework ||

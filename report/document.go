@@ -56,6 +56,9 @@ type Section struct {
 	Table     *Table
 	Cards     []Card
 	Items     []string
+	// Code says the items are commands or paths, shown as code (Markdown: a code span that
+	// keeps every backtick), never as prose.
+	Code bool
 	// Timeline is the ledger whose compilations, cache hits and loads a page draws (the text
 	// formats cannot draw it and leave it out).
 	Timeline *ledger.Report
@@ -336,6 +339,15 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 		return
 	}
 	switch {
+	case sm.Recompilations > 0:
+		// a framework's metrics report: its count grew, but its graphs have no names
+		tone := "warn"
+		if sm.AfterWarmup > 0 {
+			tone = "bad"
+		}
+		p.Answer = append(p.Answer, Answer{Tone: tone, Text: fmt.Sprintf("%s compiled again, after the first report of the framework's metrics (%s after warm-up, %s): the log does not name them",
+			plural(sm.Recompilations, "graph", "graphs"), plural(sm.AfterWarmup, "compilation", "compilations"), dur(sm.LateCompileTime)),
+			Action: "turn on the framework's compile logging to see which graph compiled again and why (see the findings below)"})
 	case sm.AfterWarmup > 0:
 		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("no program compiled again, but %s compiled after warm-up (%s)",
 			plural(sm.AfterWarmup, "new program", "new programs"), dur(sm.LateCompileTime)),
@@ -987,7 +999,7 @@ func cacheDoc(c *Cache) *Document {
 	}
 	if cmd := PruneCommand(c); cmd != "" {
 		p.Sections = append(p.Sections, Section{ID: "prune", Title: "To remove the entries these runs did not use",
-			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}})
+			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}, Code: true})
 	}
 	return p
 }

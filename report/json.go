@@ -96,6 +96,7 @@ type SummaryJSON struct {
 	FamiliesNotListed int     `json:"families_not_listed,omitempty"`
 	CompilationsNL    int     `json:"compilations_not_listed,omitempty"`
 	RecompilationsNL  int     `json:"recompilations_not_listed,omitempty"`
+	Reported          int     `json:"reported_compilations,omitempty"`
 }
 
 type ModuleJSON struct {
@@ -191,7 +192,7 @@ func ScanDocument(s *explain.Scan) ScanJSON {
 		CompileSeconds: seconds(sm.CompileTime), TraceSeconds: seconds(sm.TraceTime), LowerSeconds: seconds(sm.LowerTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
 		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
 		EagerCompilations: sm.EagerCompilations, UnreadRecords: sm.UnreadRecords, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
-		RecompilationsNL: sm.RecompilationsNotListed}
+		RecompilationsNL: sm.RecompilationsNotListed, Reported: sm.ReportedCompilations}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,

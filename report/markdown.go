@@ -83,7 +83,11 @@ func writeMarkdown(w io.Writer, d *Document) error {
 			pf("\n")
 		}
 		for _, it := range sec.Items {
-			pf("- %s\n", mdText(it))
+			if sec.Code {
+				pf("- %s\n", mdCode(it, false))
+			} else {
+				pf("- %s\n", mdText(it))
+			}
 		}
 		if len(sec.Items) > 0 {
 			pf("\n")

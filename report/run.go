@@ -19,6 +19,9 @@ func runHeadline(r *explain.Run) string {
 	if m.Signal != "" {
 		s += " (" + m.Signal + ")"
 	}
+	if m.Stopped != "" {
+		s += ": stopped by recomp at " + m.Stopped
+	}
 	return s
 }
 
@@ -32,6 +35,16 @@ func runFacts(r *explain.Run) []string {
 	if m.HeldOpen {
 		out = append(out, fmt.Sprintf("a process the command started kept its output open: recomp stopped reading %s after the command exited, and what it printed later is not in run.log",
 			durSeconds(m.GraceSeconds)))
+	}
+	if m.LogError != "" {
+		out = append(out, fmt.Sprintf("run.log is incomplete: writing it failed (%s) and %d bytes were not written; what it holds was written before",
+			m.LogError, m.LogLostBytes))
+	}
+	if m.DumpDir != "" {
+		out = append(out, "dump: your own folder "+m.DumpDir+" (your XLA_FLAGS' --xla_dump_to), read in place of dump/; recomp removed nothing from it")
+	}
+	if m.ProbeNote != "" {
+		out = append(out, m.ProbeNote)
 	}
 	if m.FirstStepSeconds >= 0 {
 		out = append(out, fmt.Sprintf("first step %s after the start", durSeconds(m.FirstStepSeconds)))

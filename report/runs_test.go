@@ -30,7 +30,7 @@ func models(t *testing.T) map[string]report.Report {
 		}
 		out["diff "+sc] = r
 	}
-	logs, dumps, err := across.RankInputs([]string{jaxRuns + "ranks"}, nil)
+	logs, dumps, _, err := across.RankInputs([]string{jaxRuns + "ranks"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

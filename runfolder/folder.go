@@ -7,6 +7,7 @@ package runfolder
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,8 +30,33 @@ type Folder struct {
 	Dir, Log, Dump, Manifest string
 }
 
+// Notes says what a run folder read back lacks, one sentence each: a run cut short (its
+// manifest.json is the one recomp run writes when the command starts: recomp was stopped,
+// killed, before the run ended), a manifest that cannot be read, a run.log that could not be
+// written to the end. A folder without a manifest says nothing: a run.log of one's own making is
+// a run folder too.
+func (f Folder) Notes() []string {
+	const held = "run.log holds what the command printed until then"
+	if f.Manifest == "" {
+		return nil
+	}
+	m, err := ReadManifest(f.Manifest)
+	if err != nil {
+		return []string{"the run's manifest could not be read: " + err.Error()}
+	}
+	var out []string
+	if m.Running {
+		out = append(out, "the run was cut: manifest.json is the one written when the command started, so recomp was stopped (killed?) before the run ended; "+held)
+	}
+	if m.LogError != "" {
+		out = append(out, fmt.Sprintf("run.log is incomplete: writing it failed (%s) and %d bytes were not written; what it holds was written before", m.LogError, m.LogLostBytes))
+	}
+	return out
+}
+
 // Open says whether path is a run folder (a folder with a run.log) and names its files;
-// Dump and Manifest are "" when the folder has none.
+// Dump and Manifest are "" when the folder has none. Dump is the folder's dump/, else the user's
+// own dump folder its manifest names (DumpDir).
 func Open(path string) (Folder, bool) {
 	st, err := os.Stat(filepath.Join(path, LogName))
 	if err != nil || !st.Mode().IsRegular() {
@@ -40,8 +66,16 @@ func Open(path string) (Folder, bool) {
 	if st, err := os.Stat(filepath.Join(path, DumpName)); err == nil && st.IsDir() {
 		f.Dump = filepath.Join(path, DumpName)
 	}
-	if _, err := os.Stat(filepath.Join(path, ManifestName)); err == nil {
+	if _, err := os.Lstat(filepath.Join(path, ManifestName)); err == nil {
 		f.Manifest = filepath.Join(path, ManifestName)
+		if f.Dump == "" {
+			// A run that dumped into the user's own folder names it in its manifest.
+			if m, err := ReadManifest(f.Manifest); err == nil && m.DumpDir != "" {
+				if st, err := os.Stat(m.DumpDir); err == nil && st.IsDir() {
+					f.Dump = m.DumpDir
+				}
+			}
+		}
 	}
 	return f, true
 }

@@ -1,14 +1,15 @@
 package runfolder
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/internal/openfile"
 )
 
 // Manifest is a run folder's manifest.json: what ran, how, and what it left.
@@ -29,7 +30,9 @@ type Manifest struct {
 	Forwarded   []string  `json:"forwarded_signals"`
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited; recomp stopped reading GraceSeconds later.
-	HeldOpen     bool              `json:"held_open,omitempty"`
+	HeldOpen bool `json:"held_open,omitempty"`
+	// Stopped says why recomp stopped the command (--fail-on-recompile, --compile-budget).
+	Stopped      string            `json:"stopped,omitempty"`
 	GraceSeconds float64           `json:"grace_seconds,omitempty"`
 	OutputLines  int64             `json:"output_lines"`
 	OutputBytes  int64             `json:"output_bytes"`
@@ -38,26 +41,80 @@ type Manifest struct {
 	// FirstStepSeconds is the time from the start to the first line after the first
 	// compilation that names a step or an epoch (-1 when none does).
 	FirstStepSeconds float64 `json:"first_step_seconds"`
+	// DumpDir is the user's own dump folder (their XLA_FLAGS' --xla_dump_to, absolute), read in
+	// place of dump/: recomp added no dump flag and removed nothing from it.
+	DumpDir string `json:"dump_dir,omitempty"`
+	// ProbeNote says the probe was asked for and did not load (python -I, -E, -S): why.
+	ProbeNote string `json:"probe_note,omitempty"`
+	// Running marks the manifest written when the command started: one still there when the
+	// folder is read back says recomp was stopped (killed) before the run ended.
+	Running bool `json:"running,omitempty"`
+	// LogError is why run.log could not be written to the end (a full disk): what was written
+	// before it stays; LogLostBytes were not written.
+	LogError     string `json:"log_error,omitempty"`
+	LogLostBytes int64  `json:"log_lost_bytes,omitempty"`
 }
 
+// manifestReserve is the room the manifest written when the command starts takes (padded with
+// spaces), so that the final one can be written over it when the disk has filled up meanwhile.
+const manifestReserve = 64 << 10
+
 // WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file).
+// When that fails (a full disk) and the folder holds a manifest at least as large (the one
+// written at the start, with its reserve), m is written over it in place, padded with spaces.
 func WriteManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+	b = append(b, '\n')
+	path := filepath.Join(dir, ManifestName)
+	err = atomicfile.Write(path, b, 0o644)
+	if err == nil {
+		return nil
+	}
+	if st, serr := os.Lstat(path); serr == nil && st.Mode().IsRegular() && st.Size() >= int64(len(b)) {
+		if f, oerr := os.OpenFile(path, os.O_WRONLY, 0); oerr == nil {
+			pad := bytes.Repeat([]byte{' '}, int(st.Size())-len(b))
+			_, werr := f.WriteAt(append(b, pad...), 0)
+			if serr := f.Sync(); werr == nil {
+				werr = serr
+			}
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr == nil {
+				return nil
+			}
+		}
+	}
+	return err
 }
 
-// ReadManifest reads a folder's manifest.json.
-func ReadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+// WriteStartManifest writes the manifest of a run that has started (Running), padded to
+// manifestReserve bytes with spaces (JSON's white space).
+func WriteStartManifest(dir string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
+	b = append(b, '\n')
+	if len(b) < manifestReserve {
+		b = append(b, bytes.Repeat([]byte{' '}, manifestReserve-len(b))...)
+	}
+	return atomicfile.Write(filepath.Join(dir, ManifestName), b, 0o644)
+}
+
+// MaxManifestBytes is the most ReadManifest reads: recomp writes a few KiB (at most 1000 names
+// a cache folder).
+const MaxManifestBytes = 16 << 20
+
+// ReadManifest reads a folder's manifest.json: a regular file (a FIFO or a device in its place is
+// an error, never a wait) of at most MaxManifestBytes.
+func ReadManifest(path string) (*Manifest, error) {
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	if err := openfile.ReadJSON(path, false, MaxManifestBytes, "a run folder's manifest", &m); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/recomp/recomp/internal/openfile"
 )
 
 // ProbeRecord is one line the probe wrote.
@@ -28,6 +29,19 @@ type ProbeRecord struct {
 	// dataset): what the size of its last batch follows from.
 	Samples   int `json:"samples,omitempty"`
 	BatchSize int `json:"batch_size,omitempty"`
+	// Versions are the framework distributions' versions (python: versions, written at exit).
+	Versions map[string]string `json:"versions,omitempty"`
+}
+
+// ProbeVersions are the versions the probe found in the command's own Python (nil when it
+// wrote none: no Python ran with the probe, or it did not reach its end).
+func ProbeVersions(recs []ProbeRecord) map[string]string {
+	for _, r := range recs {
+		if r.Framework == "python" && r.Event == "versions" && r.Versions != nil {
+			return r.Versions
+		}
+	}
+	return nil
 }
 
 // Time is when the probe wrote the record.
@@ -49,11 +63,11 @@ func unixTime(t float64) time.Time {
 // maxProbeRecords bounds what ReadProbe keeps.
 const maxProbeRecords = 1 << 20
 
-// ReadProbe reads what the probe wrote in a run folder: nil, nil when it wrote nothing. Lines
-// that are not records (a run cut while writing one, a line over 1 MiB) are skipped: the
-// others still count.
+// ReadProbe reads what the probe wrote in a run folder: nil, nil when it wrote nothing; an error
+// when probe.jsonl is not a regular file (a FIFO or a device is never read). Lines that are not
+// records (a run cut while writing one, a line over 1 MiB) are skipped: the others still count.
 func ReadProbe(dir string) ([]ProbeRecord, error) {
-	f, err := os.Open(filepath.Join(dir, ProbeName))
+	f, _, err := openfile.Open(filepath.Join(dir, ProbeName), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

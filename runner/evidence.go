@@ -1,7 +1,3 @@
-// Package runner runs a training or serving command with the evidence recomp reads switched
-// on for every XLA stack it may use, keeps what the run leaves behind in a run folder (run.log
-// with the time each line arrived, the HLO dump, manifest.json; their format is runfolder's).
-// It takes its writers and environment from the caller and prints nothing of its own.
 package runner
 
 import (
@@ -89,15 +85,17 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, p
 			add(f.Name, e)
 		}
 	}
-	if dump != runfolder.DumpNone && dumpDir != "" {
+	if user := UserDumpDir(env); user != "" {
+		// The user's own dump: their XLA_FLAGS stay as they are, and that folder is read.
+		settings = append(settings, Setting{Setting: runfolder.Setting{Name: "XLA_FLAGS", Value: have["XLA_FLAGS"], Kept: true,
+			Effect: "your own --xla_dump_to folder is read; recomp adds no dump flag and deletes nothing in it"}})
+		set["XLA_FLAGS"] = len(settings) - 1
+	} else if dump != runfolder.DumpNone && dumpDir != "" {
 		flags := "--xla_dump_to=" + dumpDir + " --xla_dump_hlo_as_text"
 		s := Setting{Setting: runfolder.Setting{Name: "XLA_FLAGS", Value: flags, Effect: "XLA writes the HLO of every compilation into the run folder"}}
 		if v, ok := have["XLA_FLAGS"]; ok && strings.TrimSpace(v) != "" {
 			s.Value = strings.TrimSpace(v) + " " + flags
 			s.Effect += " (appended to your XLA_FLAGS)"
-			if strings.Contains(v, "--xla_dump_to") {
-				s.Effect += "; your own --xla_dump_to comes first, and XLA takes the last"
-			}
 		}
 		settings = append(settings, s)
 	}
@@ -117,7 +115,7 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, p
 		if i, ok := set[k]; ok && !settings[i].Kept {
 			continue
 		}
-		if k == "XLA_FLAGS" && dump != runfolder.DumpNone && dumpDir != "" {
+		if k == "XLA_FLAGS" && dump != runfolder.DumpNone && dumpDir != "" && UserDumpDir(env) == "" {
 			continue
 		}
 		if (k == "PYTHONPATH" || k == runfolder.ProbeOutVar) && probe != nil {
@@ -131,6 +129,28 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, p
 		}
 	}
 	return settings, out
+}
+
+// UserDumpDir is the folder the user's own XLA_FLAGS dump into (--xla_dump_to=DIR, the last one
+// given, as XLA takes it): "" when none, or when it is not a folder ("-" and "sponge" are XLA's
+// names for standard output and a test's outputs).
+func UserDumpDir(env []string) string {
+	flags := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XLA_FLAGS="); ok {
+			flags = v
+		}
+	}
+	dir := ""
+	for _, f := range strings.Fields(flags) {
+		if v, ok := strings.CutPrefix(f, "--xla_dump_to="); ok {
+			dir = strings.Trim(v, `"'`)
+		}
+	}
+	if dir == "-" || dir == "sponge" {
+		return ""
+	}
+	return dir
 }
 
 // Describe says what each setting is, one line a setting: NAME=VALUE, and whether it is the

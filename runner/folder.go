@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -56,7 +57,7 @@ func NewFolder(out, parent, name string, now time.Time) (string, error) {
 // DiscardFolder removes what recomp made of a run that could not start: its run.log and dump/,
 // and the folder itself unless keepDir (it was an empty folder the user named).
 func DiscardFolder(dir string, keepDir bool) error {
-	for _, name := range []string{runfolder.LogName, runfolder.DumpName, runfolder.ProbeDir, runfolder.ProbeName} {
+	for _, name := range []string{runfolder.LogName, runfolder.DumpName, runfolder.ProbeDir, runfolder.ProbeName, runfolder.ManifestName} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return err
 		}
@@ -148,34 +149,68 @@ func listNames(dir string, f func(string)) int {
 }
 
 // PythonOf is the Python interpreter a command runs with, when it shows: python… itself, or
-// the interpreter in a script's #! line. "" when it does not.
+// the interpreter of a script's #! line, and only when that is a real interpreter (an executable
+// binary, not a script: a shell script named python3 is the user's own code, never run again
+// to ask it anything). "" when it does not show.
 func PythonOf(command []string) string {
-	base := filepath.Base(command[0])
-	if strings.HasPrefix(base, "python") {
-		return command[0]
+	if strings.HasPrefix(filepath.Base(command[0]), "python") {
+		return realPython(command[0])
 	}
-	f, err := os.Open(command[0])
+	fields := shebang(command[0])
+	if len(fields) == 0 {
+		return ""
+	}
+	if filepath.Base(fields[0]) == "env" && len(fields) > 1 {
+		return realPython(fields[1])
+	}
+	return realPython(fields[0])
+}
+
+// realPython is the path of the Python interpreter name leads to (looked up on PATH): "" unless
+// its name starts with python and the file, after symbolic links, is an executable binary
+// (ELF, Mach-O). A pyenv shim or any other script is not run: the probe tells the versions.
+func realPython(name string) string {
+	if !strings.HasPrefix(filepath.Base(name), "python") {
+		return ""
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || !strings.HasPrefix(filepath.Base(real), "python") {
+		return ""
+	}
+	f, _, err := openfile.Open(real, false)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	line, _ := bufio.NewReader(io.LimitReader(f, 512)).ReadString('\n')
-	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
-	if !strings.HasPrefix(line, "#!") || len(fields) == 0 {
+	var magic [4]byte
+	if _, err := io.ReadFull(f, magic[:]); err != nil {
 		return ""
 	}
-	if filepath.Base(fields[0]) == "env" && len(fields) > 1 {
-		return fields[1]
-	}
-	if strings.HasPrefix(filepath.Base(fields[0]), "python") {
-		return fields[0]
+	switch string(magic[:]) {
+	case "\x7fELF", "\xfe\xed\xfa\xce", "\xfe\xed\xfa\xcf", "\xce\xfa\xed\xfe", "\xcf\xfa\xed\xfe", "\xca\xfe\xba\xbe":
+		return path
 	}
 	return ""
 }
 
 // versionScript prints the versions of the packages the interpreter has (a JSON list of names
-// is its argument).
-const versionScript = `import json, sys, importlib.metadata as m
+// is its argument). Python runs it with -S: no site, so no sitecustomize or usercustomize (the
+// user's code) runs; the script then adds the site-packages folders as site would (a virtual
+// environment's, the user's), without running either.
+const versionScript = `import json, sys, site
+try:
+    known = site.removeduppaths()
+    known = site.venv(known)
+    if site.check_enableusersite():
+        known = site.addusersitepackages(known)
+    site.addsitepackages(known)
+except Exception:
+    pass
+import importlib.metadata as m
 out = {}
 for p in json.loads(sys.argv[1]):
     try:
@@ -184,15 +219,23 @@ for p in json.loads(sys.argv[1]):
         pass
 print(json.dumps(out))`
 
+// versionsTimeout bounds the version query.
+const versionsTimeout = 10 * time.Second
+
 // Versions asks a Python interpreter (with the run's environment) which framework versions it
-// has; nil when it cannot say.
+// has, in isolation (-S: nothing of the user's runs) and within versionsTimeout; nil when it
+// cannot say. The probe's own answer (ProbeVersions) comes first: this is for runs without it.
 func Versions(python string, env []string) map[string]string {
 	if python == "" {
 		return nil
 	}
 	names, _ := json.Marshal(frameworks.Packages())
-	cmd := exec.Command(python, "-c", versionScript, string(names))
+	ctx, cancel := context.WithTimeout(context.Background(), versionsTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-S", "-c", versionScript, string(names))
 	cmd.Env = env
+	cmd.WaitDelay = time.Second
+	cmd.SysProcAttr = childAttr()
 	out, err := cmd.Output()
 	if err != nil {
 		return nil
@@ -227,23 +270,31 @@ func PruneDump(dump string) (removed int, err error) {
 }
 
 // Capture runs a command as Run does, writing what it prints to the run folder's run.log (each
-// line stamped with the time it arrived); opt.Log is set by Capture.
+// line stamped with the time it arrived) as it arrives; opt.Log is set by Capture. The error is
+// for a command that could not start (or a run.log that could not be made); a run.log that could
+// not be written to the end (a full disk) is the Result's LogError, and what was written stays.
 func Capture(dir string, opt Options) (*Result, error) {
 	logf, err := os.Create(filepath.Join(dir, runfolder.LogName))
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(logf, 256<<10)
-	opt.Log = bw
+	opt.Log = logf
+	if testLogWriter != nil {
+		opt.Log = testLogWriter(logf)
+	}
 	res, err := Run(opt)
-	if ferr := bw.Flush(); err == nil && ferr != nil {
-		err = ferr
+	cerr := logf.Close()
+	if err != nil {
+		return nil, err
 	}
-	if cerr := logf.Close(); err == nil && cerr != nil {
-		err = cerr
+	if cerr != nil && res.LogError == "" {
+		res.LogError = cerr.Error()
 	}
-	return res, err
+	return res, nil
 }
+
+// testLogWriter, set by tests, wraps run.log's writer (to inject a failed write).
+var testLogWriter func(io.Writer) io.Writer
 
 // RunInfo is what a run's manifest says besides the command's result.
 type RunInfo struct {
@@ -255,6 +306,8 @@ type RunInfo struct {
 	Env       []string // the command's environment (for the Python packages' versions)
 	Caches    []*CacheWatch
 	Grace     time.Duration
+	// Versions are the framework versions the probe found (nil: ask the command's Python).
+	Versions map[string]string
 }
 
 // NewManifest is the manifest of a run that ended with res; it takes the caches' snapshots
@@ -266,8 +319,8 @@ func NewManifest(info RunInfo, res *Result) *runfolder.Manifest {
 		Framework: info.Framework, Dump: info.Dump, Settings: settingsOf(info.Settings),
 		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
 		Signal: res.Signal, Forwarded: res.Forwarded, OutputLines: res.Lines, OutputBytes: res.Bytes,
-		Versions: Versions(PythonOf(info.Command), info.Env), Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1,
-		HeldOpen: res.HeldOpen}
+		Versions: info.Versions, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1,
+		HeldOpen: res.HeldOpen, LogError: res.LogError, LogLostBytes: res.LogLost, Stopped: res.Stopped}
 	if m.Forwarded == nil {
 		m.Forwarded = []string{}
 	}
@@ -277,6 +330,9 @@ func NewManifest(info RunInfo, res *Result) *runfolder.Manifest {
 	for _, cs := range info.Caches {
 		cs.TakeAfter()
 		m.Caches = append(m.Caches, cs.CacheSnapshot)
+	}
+	if m.Versions == nil {
+		m.Versions = Versions(PythonOf(info.Command), info.Env)
 	}
 	if m.Versions == nil {
 		m.Versions = map[string]string{}

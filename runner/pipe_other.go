@@ -2,7 +2,13 @@
 
 package runner
 
-import "os"
+import (
+	"os"
+	"syscall"
+)
+
+// childAttr: no parent-death signal outside Linux.
+func childAttr() *syscall.SysProcAttr { return nil }
 
 // growPipe: pipe sizes are fixed outside Linux.
 func growPipe(*os.File) {}

@@ -48,10 +48,15 @@ func TestProbeInPython(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	recs, err := runfolder.ReadProbe(dir)
-	if err != nil || len(recs) != 2 {
+	if err != nil || len(recs) != 3 {
 		t.Fatalf("records %+v, %v", recs, err)
 	}
-	for i, r := range recs {
+	// At its end the program's Python tells the framework versions it has (none here): recomp
+	// never asks it again.
+	if v := runfolder.ProbeVersions(recs); v == nil || recs[2].Event != "versions" {
+		t.Errorf("no versions record: %+v", recs[2])
+	}
+	for i, r := range recs[:2] {
 		// the first frame of the program's own code: inside step, then the module's line 7
 		line, fn := []int{4, 7}[i], []string{"step", "<module>"}[i]
 		if r.Framework != "jax" || r.Event != "compile" || r.Name != "jit(step)" || r.Seconds != 0.5 ||

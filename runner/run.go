@@ -45,6 +45,16 @@ type Options struct {
 	// started keeps the output open (a server left in the background); 0 means DefaultGrace.
 	Grace time.Duration
 	Now   func() time.Time
+	// Live, when set, reads run.log as it is written (see Live): its notes go to Notes, between
+	// the program's lines, and when it says stop the command is stopped (Result.Stopped).
+	Live  Live
+	Notes io.Writer
+	// OwnGroup runs the command in a process group of its own (where the system has them), the
+	// group a stop signals whole; recomp then passes a Ctrl-C on to it.
+	OwnGroup bool
+	// StopGrace is how long a stopped command has after SIGINT, then after SIGTERM, before
+	// SIGKILL (0: DefaultStopGrace).
+	StopGrace time.Duration
 }
 
 // DefaultGrace is how long Run reads the output of processes the command left behind.
@@ -61,6 +71,12 @@ type Result struct {
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited: Run stopped reading Grace later, and what it printed afterwards is not logged.
 	HeldOpen bool
+	// Stopped says why recomp stopped the command (Options.Live asked it to), "" when it did not.
+	Stopped string
+	// LogError is the first error writing the log (a full disk): what was written before it
+	// stays, and LogLost bytes of the log (with their time stamps) were not written.
+	LogError string
+	LogLost  int64
 }
 
 // maxLine bounds the part of a line the log writer holds: a longer line is written in pieces,
@@ -80,7 +96,10 @@ func Run(opt Options) (*Result, error) {
 	}
 	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = opt.Env, opt.Dir, opt.Stdin
+	// The command never outlives recomp: killed (Linux) when recomp ends, however it ends.
+	cmd.SysProcAttr = childAttr()
 	lw := newLineLog(opt.Log, now)
+	nw := prepareLive(&opt, cmd, lw)
 	var sources []io.Reader
 	var sinks []io.Writer
 	var closeAfterStart []io.Closer
@@ -125,11 +144,13 @@ func Run(opt Options) (*Result, error) {
 	for _, c := range closeAfterStart {
 		c.Close()
 	}
+	stopper := newStopper(cmd.Process, opt, lw)
 	stop := forwardSignals(cmd.Process, opt, res)
 	stopResize := func() {}
 	if master != nil {
 		stopResize = followWindowSize(opt.Stdout, master, cmd.Process)
 	}
+	nw.follow(sinks)
 	var quiets []*quietWriter
 	if opt.Quiet != nil && len(opt.Quiet.Lines) > 0 {
 		for i := range sinks {
@@ -143,12 +164,13 @@ func Run(opt Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			copyStream(sources[i], sinks[i], lw, i)
+			copyStream(sources[i], sinks[i], lw, i, nw)
 		}()
 	}
 	copied := make(chan struct{})
 	go func() { wg.Wait(); close(copied) }()
 	err := cmd.Wait()
+	close(stopper.exited)
 	stop()
 	stopResize()
 	res.End = now()
@@ -175,6 +197,11 @@ func Run(opt Options) (*Result, error) {
 		qw.Close()
 	}
 	res.Lines, res.Bytes = lw.flush()
+	if lw.err != nil {
+		res.LogError, res.LogLost = lw.err.Error(), lw.lost
+	}
+	nw.sayLast(lw)
+	res.Stopped = stopper.reason()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
 }
@@ -210,7 +237,7 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 				if s == syscall.SIGINT && !opt.ForwardInterrupt {
 					continue // the terminal sent it to the command's process group already
 				}
-				p.Signal(s)
+				signalGroup(p, opt.OwnGroup, s)
 				mu.Lock()
 				res.Forwarded = append(res.Forwarded, s.String())
 				mu.Unlock()
@@ -228,14 +255,15 @@ func forwardSignals(p *os.Process, opt Options, res *Result) (stop func()) {
 	}
 }
 
-// copyStream copies a stream to its sink unchanged and to the line log.
-func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int) {
+// copyStream copies a stream to its sink unchanged and to the line log; what the log's Live
+// says about its lines is written between them.
+func copyStream(r io.Reader, sink io.Writer, lw *lineLog, stream int, nw *noteWriter) {
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			sink.Write(buf[:n]) // a sink that fails (a closed terminal) must not stop the command
-			lw.write(stream, buf[:n])
+			notes := lw.write(stream, buf[:n])
+			nw.write(sink, buf[:n], notes) // a sink that fails (a closed terminal) must not stop the command
 		}
 		if err != nil {
 			lw.end(stream)
@@ -249,7 +277,11 @@ func (r ptyReader) SetReadDeadline(t time.Time) error { return r.f.SetReadDeadli
 
 // lineLog writes the lines of one or two streams to the log, each line prefixed with the time
 // its first byte arrived. A line of one stream is written whole, never interleaved with the
-// other's. It buffers what it writes (64 KiB) and formats each arrival time once.
+// other's. Lines are written within flushAfter of their end, or as soon as 64 KiB are pending,
+// so a recomp that is killed loses at most the last tenth of a second of ended lines (and a
+// line still unfinished), and a command printing fast costs one write per 64 KiB. Each
+// arrival time is formatted once. After a failed write (a full disk) nothing more is written:
+// err is that error, lost counts what was not written.
 type lineLog struct {
 	mu        sync.Mutex
 	w         io.Writer
@@ -261,6 +293,34 @@ type lineLog struct {
 	lastStamp []byte
 	lines     int64
 	bytes     int64
+	tap       *liveTap // the Live that reads the lines as they are written (nil: none)
+	err       error
+	lost      int64
+	timer     *time.Timer // writes what is pending flushAfter after it was formatted
+	armed     bool
+}
+
+// flushAfter is the longest an ended line waits in memory before it is written.
+const flushAfter = 100 * time.Millisecond
+
+// pending writes what is formatted when 64 KiB are, else makes sure it is written within
+// flushAfter.
+func (l *lineLog) pending() {
+	switch {
+	case len(l.out) >= 64<<10:
+		l.emit()
+	case len(l.out) == 0 || l.armed:
+	case l.timer == nil:
+		l.armed = true
+		l.timer = time.AfterFunc(flushAfter, func() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.emit()
+		})
+	default:
+		l.armed = true
+		l.timer.Reset(flushAfter)
+	}
 }
 
 func newLineLog(w io.Writer, now func() time.Time) *lineLog {
@@ -280,23 +340,45 @@ func (l *lineLog) stamp(t time.Time) []byte {
 }
 
 func (l *lineLog) line(t time.Time, parts ...[]byte) {
+	start := len(l.out)
 	l.out = append(l.out, l.stamp(t)...)
 	for _, p := range parts {
 		l.out = append(l.out, p...)
 	}
 	l.out = append(l.out, '\n')
 	l.lines++
-	if len(l.out) >= 64<<10 {
-		l.w.Write(l.out)
-		l.out = l.out[:0]
+	if tp := l.tap; tp != nil {
+		if len(tp.lines) == 0 {
+			tp.first = l.lines
+		}
+		tp.lines = append(tp.lines, l.out[start:]...)
 	}
 }
 
-func (l *lineLog) write(stream int, b []byte) {
+// emit writes the lines formatted so far.
+func (l *lineLog) emit() {
+	l.armed = false
+	if len(l.out) == 0 {
+		return
+	}
+	if l.err == nil {
+		n, err := l.w.Write(l.out)
+		if err != nil {
+			l.err, l.lost = err, int64(len(l.out)-n)
+		}
+	} else {
+		l.lost += int64(len(l.out))
+	}
+	l.out = l.out[:0]
+}
+
+func (l *lineLog) write(stream int, b []byte) []noted {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.pending()
 	l.bytes += int64(len(b))
 	t := l.now()
+	n := len(b)
 	for len(b) > 0 {
 		p := &l.partial[stream]
 		if len(*p) == 0 {
@@ -307,14 +389,28 @@ func (l *lineLog) write(stream int, b []byte) {
 			room := maxLine - len(*p)
 			if len(b) < room {
 				*p = append(*p, b...)
-				return
+				break
 			}
 			l.line(l.started[stream], *p, b[:room]) // a very long line: written in pieces
 			*p, b = (*p)[:0], b[room:]
+			l.ended(n - len(b))
 			continue
 		}
 		l.line(l.started[stream], *p, b[:i])
 		*p, b = (*p)[:0], b[i+1:]
+		l.ended(n - len(b))
+	}
+	if l.tap == nil {
+		return nil
+	}
+	l.tap.read()
+	return l.tap.place(n)
+}
+
+// ended notes, for the Live, where in the bytes being written the line just logged ended.
+func (l *lineLog) ended(at int) {
+	if l.tap != nil {
+		l.tap.ends = append(l.tap.ends, at)
 	}
 }
 
@@ -322,9 +418,13 @@ func (l *lineLog) write(stream int, b []byte) {
 func (l *lineLog) end(stream int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer l.pending()
 	if len(l.partial[stream]) > 0 {
 		l.line(l.started[stream], l.partial[stream])
 		l.partial[stream] = l.partial[stream][:0]
+	}
+	if l.tap != nil {
+		l.tap.read() // its notes are said at the end (Run)
 	}
 }
 
@@ -339,9 +439,12 @@ func (l *lineLog) flush() (lines, bytes int64) {
 			l.partial[s] = l.partial[s][:0]
 		}
 	}
-	if len(l.out) > 0 {
-		l.w.Write(l.out)
-		l.out = l.out[:0]
+	if l.tap != nil {
+		l.tap.read()
+	}
+	l.emit()
+	if l.timer != nil {
+		l.timer.Stop()
 	}
 	l.w = io.Discard
 	return l.lines, l.bytes

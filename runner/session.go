@@ -25,6 +25,8 @@ type SessionOptions struct {
 	// Environ is the environment the command would have without recomp (os.Environ()).
 	Environ []string
 	Start   time.Time
+	// Recomp is recomp's version, for the manifest written when the command starts.
+	Recomp string
 	// Log takes diagnostics (nil: none).
 	Log hclog.Logger
 }
@@ -40,12 +42,14 @@ type Session struct {
 	Settings []Setting
 	Env      []string
 
-	opt    SessionOptions
-	keep   bool // the folder was an empty one the user named: it stays whatever happens
-	dump   string
-	probe  *Probe
-	caches []*CacheWatch
-	log    hclog.Logger
+	opt  SessionOptions
+	keep bool // the folder was an empty one the user named: it stays whatever happens
+	dump string
+	// userDump says dump is the user's own --xla_dump_to folder: read, never pruned.
+	userDump bool
+	probe    *Probe
+	caches   []*CacheWatch
+	log      hclog.Logger
 }
 
 // Prepare makes the run folder and works out what the command runs with.
@@ -62,6 +66,11 @@ func Prepare(opt SessionOptions) (*Session, error) {
 	s.Dir = dir
 	abs, _ := filepath.Abs(dir)
 	s.dump = filepath.Join(abs, runfolder.DumpName)
+	if user := UserDumpDir(opt.Environ); user != "" && opt.Dump != runfolder.DumpNone {
+		if ua, err := filepath.Abs(user); err == nil {
+			s.dump, s.userDump = ua, true
+		}
+	}
 	if opt.Probe {
 		if s.probe, err = WriteProbe(abs); err != nil {
 			s.log.Warn("the probe could not be written: running without it", "error", err)
@@ -74,14 +83,19 @@ func Prepare(opt SessionOptions) (*Session, error) {
 }
 
 // Run runs the command (opt without its Command and Env, which the session gives) with its
-// output into the folder's run.log, and removes the probe. A command that could not start
-// leaves no run: what recomp made of the folder is removed.
+// output into the folder's run.log, and removes the probe. A manifest marked Running is written
+// first: a folder read back with it says recomp was stopped before the run ended. A command that
+// could not start leaves no run: what recomp made of the folder is removed. Once it started, the
+// folder stays whatever happens (a full disk: see Result.LogError).
 func (s *Session) Run(opt Options) (*Result, error) {
 	for _, cs := range s.caches {
 		cs.TakeBefore()
 	}
 	opt.Command, opt.Env = s.opt.Command, s.Env
 	abs, _ := filepath.Abs(s.Dir)
+	if err := runfolder.WriteStartManifest(abs, s.startManifest()); err != nil {
+		s.log.Warn("the manifest of the run's start could not be written", "error", err)
+	}
 	res, err := Capture(abs, opt)
 	if s.probe != nil {
 		if perr := s.probe.Remove(); perr != nil {
@@ -103,9 +117,24 @@ func (s *Session) Run(opt Options) (*Result, error) {
 // the time output held open was read for); the caches are looked at again and a dump of the
 // modules before optimisation is pruned to them.
 func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *runfolder.Manifest {
+	var versions map[string]string
+	probeNote := ""
+	if s.probe != nil {
+		recs, err := runfolder.ReadProbe(s.Dir)
+		if err == nil {
+			versions = runfolder.ProbeVersions(recs)
+		}
+		if why := ProbeBlocked(s.opt.Command); why != "" {
+			probeNote = "recomp's probe did not load: " + why + "; the program's own lines of its compilations are not known"
+		} else if err == nil && len(recs) == 0 && res.ExitCode == 0 && PythonOf(s.opt.Command) != "" {
+			probeNote = "recomp's probe wrote nothing: it did not load in the program's Python (one that ignores PYTHONPATH?); " +
+				"the program's own lines of its compilations are not known"
+		}
+	}
 	m := NewManifest(RunInfo{Command: s.opt.Command, Recomp: recomp, Framework: s.opt.Framework, Dump: s.opt.Dump,
-		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace}, res)
-	if s.opt.Dump == runfolder.DumpBefore {
+		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace, Versions: versions}, res)
+	m.DumpDir, m.ProbeNote = s.userDumpDir(), probeNote
+	if s.opt.Dump == runfolder.DumpBefore && !s.userDump { // only what recomp asked XLA to write is pruned
 		if n, err := PruneDump(s.dump); err != nil {
 			s.log.Warn("pruning the dump", "error", err)
 		} else {
@@ -113,6 +142,23 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *run
 		}
 	}
 	return m
+}
+
+// startManifest is the manifest of the run as it starts: what runs, how, and Running.
+func (s *Session) startManifest() *runfolder.Manifest {
+	wd, _ := os.Getwd()
+	host, _ := os.Hostname()
+	return &runfolder.Manifest{Version: 1, Recomp: s.opt.Recomp, Command: s.opt.Command, WorkDir: wd, Host: host,
+		Framework: s.opt.Framework, Dump: s.opt.Dump, Settings: settingsOf(s.Settings), Start: s.opt.Start.UTC(),
+		Forwarded: []string{}, Versions: map[string]string{}, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1, Running: true,
+		DumpDir: s.userDumpDir()}
+}
+
+func (s *Session) userDumpDir() string {
+	if s.userDump {
+		return s.dump
+	}
+	return ""
 }
 
 func isDir(path string) bool {

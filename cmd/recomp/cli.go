@@ -32,6 +32,7 @@ type cli struct {
 	MaxHLO   int64            `name:"max-hlo-mib" env:"RECOMP_MAX_HLO_MIB" default:"512" placeholder:"MIB" help:"The largest HLO file read (diff, explain, hlo), plain or as gzip inflates it; a larger one is refused. Logs are streamed: no cap."`
 
 	Run     runCmd     `cmd:"" help:"Run a command with every framework's compile evidence switched on, keep its log and dumps in a run folder, and explain the run."`
+	Watch   watchCmd   `cmd:"" help:"Follow logs another process writes (files or folders; rotation and truncation followed) and say each compilation after warm-up as it is written; a summary on Ctrl-C."`
 	Scan    scanCmd    `cmd:"" help:"Count compile requests, compilations, cache hits and misses and executable loads in logs."`
 	Diff    diffCmd    `cmd:"" help:"Say why two HLO modules or dump folders differ."`
 	Explain explainCmd `cmd:"" help:"Explain the recompilations in one run's XLA dump folder."`

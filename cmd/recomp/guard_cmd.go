@@ -55,7 +55,7 @@ func (c *guardCmd) Run(e *env) error {
 		if err != nil {
 			return err
 		}
-		if gopt.Logs, ranksOpt.Dumps, err = across.RankInputs(c.Logs, nil); err != nil {
+		if gopt.Logs, ranksOpt.Dumps, ranksOpt.Warnings, err = across.RankInputs(c.Logs, nil); err != nil {
 			return usageErr("%v", err)
 		}
 		gopt.Ranks = &ranksOpt

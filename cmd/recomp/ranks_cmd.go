@@ -49,10 +49,11 @@ func (c *ranksCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	logs, dumps, err := across.RankInputs(c.Logs, c.Dump)
+	logs, dumps, skipped, err := across.RankInputs(c.Logs, c.Dump)
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	opt.Warnings = skipped
 	if err := checkInputs(logs); err != nil {
 		return err
 	}

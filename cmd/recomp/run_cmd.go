@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -14,20 +15,25 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/runner"
 )
 
 type runCmd struct {
-	Out       string        `help:"The run folder (it must not exist or be empty); default recomp-runs/<time>-<name>/." placeholder:"DIR"`
-	Framework string        `enum:"auto,${frameworks}" default:"auto" help:"Whose evidence to switch on: auto (all) or one of ${frameworks}."`
-	Dump      string        `enum:"before,all,none" default:"before" help:"HLO dumped into the run folder: before (the modules before optimisation), all, or none."`
-	Cache     []string      `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those the frameworks' cache variables name are found)." placeholder:"DIR"`
-	Guard     bool          `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
-	Grace     time.Duration `default:"3s" help:"How long to keep reading output that a process the command started holds open after the command exited." placeholder:"DURATION"`
-	Probe     bool          `default:"true" negatable:"" help:"Load recomp's Python probe (a sitecustomize, chained to yours) to record the program's own line of each JAX compilation, tf.function trace and Keras fit/evaluate/predict."`
-	Verbose   bool          `short:"v" help:"Show on the terminal the compile logging recomp switched on (by default it goes to run.log only)."`
+	Out             string        `help:"The run folder (it must not exist or be empty); default recomp-runs/<time>-<name>/." placeholder:"DIR"`
+	Framework       string        `enum:"auto,${frameworks}" default:"auto" help:"Whose evidence to switch on: auto (all) or one of ${frameworks}."`
+	Dump            string        `enum:"before,all,none" default:"before" help:"HLO dumped into the run folder: before (the modules before optimisation), all, or none."`
+	Cache           []string      `sep:"none" help:"An executable or persistent-cache folder to snapshot before and after the run (repeat; those the frameworks' cache variables name are found)." placeholder:"DIR"`
+	Guard           bool          `help:"Judge the run like recomp guard: the exit code is the gate's when the command succeeded."`
+	Grace           time.Duration `default:"3s" help:"How long to keep reading output that a process the command started holds open after the command exited." placeholder:"DURATION"`
+	Probe           bool          `default:"true" negatable:"" help:"Load recomp's Python probe (a sitecustomize, chained to yours) to record the program's own line of each JAX compilation, tf.function trace and Keras fit/evaluate/predict."`
+	Verbose         bool          `short:"v" help:"Show on the terminal the compile logging recomp switched on (by default it goes to run.log only)."`
+	Live            bool          `default:"true" negatable:"" help:"Say on the terminal each compilation after warm-up as it happens: the program, what changed, the user's line, the compile time (one line per program every 10 s at most; the repeats between are summed)."`
+	FailOnRecompile failCount     `name:"fail-on-recompile" placeholder:"N" help:"Stop the command at the first compilation after warm-up (=N: at the Nth): SIGINT to its process group, SIGTERM after --stop-grace, then SIGKILL; the run folder and its reports are kept and say so; recomp exits 4."`
+	CompileBudget   time.Duration `name:"compile-budget" placeholder:"DURATION" help:"Stop the command (as --fail-on-recompile) once the compilations after warm-up took longer than DURATION in all (e.g. 30s)."`
+	StopGrace       time.Duration `name:"stop-grace" default:"5s" placeholder:"DURATION" help:"How long a command stopped at a recompilation has after SIGINT, then after SIGTERM."`
 	gateFlags
 	Format  string   `default:"text" enum:"text,json,markdown" help:"The summary printed at the end (on stderr): text, json or markdown."`
 	Command []string `arg:"" passthrough:"" name:"CMD" help:"The command to run, after --."`
@@ -36,8 +42,8 @@ type runCmd struct {
 // gateFlags are the gate's options of recomp run --guard.
 type gateFlags struct {
 	MaxRecompiles int    `name:"max-recompiles" default:"0" help:"With --guard: tolerate up to N compilations after warm-up." placeholder:"N"`
-	Warmup        int    `help:"With --guard: the first N compilations are warm-up." placeholder:"N"`
-	After         string `help:"With --guard: everything after the first line matching REGEX is after warm-up." placeholder:"REGEX"`
+	Warmup        int    `help:"The first N compilations are warm-up (for --guard, the live lines and --fail-on-recompile)." placeholder:"N"`
+	After         string `help:"Everything after the first line matching REGEX is after warm-up (for --guard, the live lines and --fail-on-recompile)." placeholder:"REGEX"`
 	Loads         bool   `help:"With --guard: also fail on executable loads after warm-up."`
 }
 
@@ -54,6 +60,10 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if c.CompileBudget < 0 || c.StopGrace < 0 {
+		return usageErr("--compile-budget and --stop-grace want a duration >= 0")
+	}
+	stopping := c.FailOnRecompile > 0 || c.CompileBudget > 0
 	if _, err := exec.LookPath(cmdline[0]); err != nil {
 		return usageErr("%s: %v", cmdline[0], errors.Unwrap(err))
 	}
@@ -64,7 +74,8 @@ func (c *runCmd) Run(e *env) error {
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
 	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
-		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log})
+		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log,
+		Recomp: reportVersion()})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -84,26 +95,51 @@ func (c *runCmd) Run(e *env) error {
 	}
 	stdin, _ := e.stdin.(*os.File)
 	out, _ := e.stdout.(*os.File)
-	res, err := ses.Run(runner.Options{Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr, Terminal: out != nil && runner.IsTerminal(out),
-		ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet})
+	ropt := runner.Options{Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr, Terminal: out != nil && runner.IsTerminal(out),
+		ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet}
+	var live *liveLines
+	if c.Live || stopping {
+		tally := &liveTally{policy: stopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget}}
+		live = newLiveLines(ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker, Name: runfolder.LogName}, "recomp run", useColor(e.stderr), tally)
+		ropt.Live, ropt.Notes, ropt.OwnGroup, ropt.StopGrace = live, e.stderr, stopping, c.StopGrace
+		if c.Probe {
+			live.probe = dir
+		}
+		if !c.Live {
+			ropt.Notes = io.Discard
+		}
+	}
+	res, err := ses.Run(ropt)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if live != nil {
+		_, notes := live.close()
+		for _, n := range notes {
+			io.WriteString(ropt.Notes, n.Text)
+		}
 	}
 	m := ses.Manifest(res, reportVersion(), c.Grace)
 	ro := explain.RunOptions{Read: opt, Log: e.log}
 	if c.Guard {
 		ro.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
 	}
+	// From here on the run happened: a file recomp cannot write (a full disk) is said, and the
+	// exit code stays the command's (or says the run's record is incomplete), never a lost run.
+	var lost []string
+	if res.LogError != "" {
+		lost = append(lost, fmt.Sprintf("run.log is incomplete: %s (%d bytes not written)", res.LogError, res.LogLost))
+	}
 	r, err := explain.Folder(dir, m, ro)
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	if err := runfolder.WriteManifest(dir, m); err != nil {
-		return err
+		lost = append(lost, fmt.Sprintf("the manifest could not be written: %v", err))
 	}
 	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}
 	if err := report.WriteRunFiles(dir, r, report.Style{Meta: meta}); err != nil {
-		return err
+		lost = append(lost, fmt.Sprintf("the reports could not be written: %v", err))
 	}
 	// The summary is a courtesy: the run folder holds the reports, and a terminal that went away
 	// (a closed stderr) changes no exit code.
@@ -113,9 +149,16 @@ func (c *runCmd) Run(e *env) error {
 		e.log.Debug("the summary could not be written", "error", err)
 	}
 	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", textutil.Visible(dir))
+	for _, l := range lost {
+		fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
+	}
 	switch {
+	case res.Stopped != "":
+		return exitWith(exitStopped)
 	case res.ExitCode != 0:
 		return exitWith(res.ExitCode)
+	case len(lost) > 0:
+		return exitWith(exitUsage) // the run's record is incomplete: no verdict to trust
 	case r.Gate != nil && r.Gate.Inconclusive:
 		return exitWith(exitUsage)
 	case r.Gate != nil && !r.Gate.Passed:

@@ -4,17 +4,12 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // lockedBuffer is what arrived on a terminal, read while it is written.
@@ -41,22 +36,6 @@ func (l *lockedBuffer) String() string {
 // the report at the end leads with the answer — the program that compiled again, the user's
 // line, the action.
 func TestRunInATerminal(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "recomp") // the test binary runs as recomp (TestMain)
-	if err := os.Symlink(os.Args[0], bin); err != nil {
-		t.Skip(err)
-	}
-	master, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer master.Close()
-	if err := pty.Setsize(master, &pty.Winsize{Rows: 30, Cols: 100}); err != nil {
-		t.Fatal(err)
-	}
-	var screen lockedBuffer
-	copied := make(chan struct{})
-	go func() { io.Copy(&screen, master); close(copied) }()
-
 	// A JAX-like program: its prints, a progress bar drawn with \r, and the lines JAX prints
 	// when recomp switches JAX_LOG_COMPILES and JAX_EXPLAIN_CACHE_MISSES on.
 	script := `[ "$JAX_LOG_COMPILES" = 1 ] || { echo "recomp did not switch JAX's logging on"; exit 3; }
@@ -71,31 +50,10 @@ echo "WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0
 printf '  1/1 [=====]\n'
 echo "done"`
 	dir := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, "run", "--out", dir, "--no-probe", "--", "sh", "-c", script)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	code, got := inTerminal(t, 60*time.Second, nil, "run", "--out", dir, "--no-probe", "--", "sh", "-c", script)
+	if code != 0 {
+		t.Errorf("exit %d; the terminal shows:\n%s", code, got)
 	}
-	tty.Close() // the child has it
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("recomp run did not end")
-	}
-	if code := cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("exit %d (%v); the terminal shows:\n%s", code, err, screen.String())
-	}
-	select {
-	case <-copied:
-	case <-time.After(5 * time.Second):
-	}
-	// Each terminal's output processing turns \n into \r\n: the command's pseudo-terminal and
-	// this one.
-	got := regexp.MustCompile(`\r+\n`).ReplaceAllString(screen.String(), "\n")
 	for _, want := range []string{
 		"epoch 1\n", "  1/2 [==>   ]\r  2/2 [=====]\n", "epoch 2\n", "  1/1 [=====]\ndone\n",
 		"✗ jit_train_step compiled 2× (1 after warm-up",
@@ -111,8 +69,14 @@ echo "done"`
 			t.Errorf("the compile logging recomp switched on reached the terminal (%q):\n%s", unwanted, got)
 		}
 	}
-	if i, j := strings.Index(got, "done\n"), strings.Index(got, "✗ jit_train_step"); i < 0 || j < i {
+	if i, j := strings.Index(got, "done\n"), strings.Index(got, "✗ jit_train_step compiled 2×"); i < 0 || j < i {
 		t.Errorf("the answer is not after the program's output:\n%s", got)
+	}
+	// The compilation after warm-up is said as it happens: after the program's line before it,
+	// before the program's next line, on a line of its own.
+	live := "epoch 2\nrecomp run: ✗ jit_train_step compiled after warm-up (compilation 2): x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.10 s compiling\n  1/1 [=====]\n"
+	if !strings.Contains(got, live) {
+		t.Errorf("the live line is not between the program's lines (want %q):\n%s", live, got)
 	}
 	log, err := os.ReadFile(filepath.Join(dir, "run.log"))
 	if err != nil {

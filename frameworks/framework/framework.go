@@ -50,6 +50,13 @@ type Framework struct {
 	// CompileTimeMetric names the metric in which the stack reports its total compile time
 	// (spread over the compilations of a log that gave no durations of its own).
 	CompileTimeMetric string
+	// CacheHitMetric names the counter of compile requests the stack served from its own
+	// in-memory cache without compiling (PyTorch/XLA's CachedCompile): the cache hits of a log
+	// whose only evidence is the stack's metrics report.
+	CacheHitMetric string
+	// ExecuteMetrics name the metrics whose samples are the compiled graphs the stack ran
+	// (PyTorch/XLA's ExecuteTime, and XrtExecute before PJRT).
+	ExecuteMetrics []string
 	// Metrics compares what the stack's metrics report says (the last value of each metric)
 	// with the compilations of its producers the log showed.
 	Metrics func(metrics map[string]Metric, compiled int) []Note

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/internal/scantest"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -116,6 +117,167 @@ func TestDynamo(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+// dynamo's recompile records in each release's layout, each from a real paste; whatever the
+// backend, a record no PyTorch/XLA compilation follows is a compilation of its own, of the
+// named function, again, with the guard failure as its cause.
+func TestDynamoLayouts(t *testing.T) {
+	for _, c := range []struct {
+		name, log string
+		want      []string // compile_begin events: module, reason
+	}{
+		// pytorch/pytorch#99091 (torch 2.1 nightly, April 2023): the tuple form, no line
+		{"2.0 tuple", "[2023-04-13 21:42:57,808] torch._dynamo.convert_frame.__recompiles: [DEBUG] ('Recompiling function step in /home/ubuntu/dynamax/dynamax/linear_gaussian_ssm/demos/kf_linreg_jax_vs_pt.py', \"triggered by the following guard failure: L['t'] == 0\")\n" +
+			"[2023-04-13 21:42:57,976] torch._dynamo.convert_frame.__recompiles: [DEBUG] ('Recompiling function step in /home/ubuntu/dynamax/dynamax/linear_gaussian_ssm/demos/kf_linreg_jax_vs_pt.py', \"triggered by the following guard failure: L['t'] == 1\")\n",
+			[]string{"kf_linreg_jax_vs_pt.py (step) | L['t'] == 0", "kf_linreg_jax_vs_pt.py (step) | L['t'] == 1"}},
+		// pytorch/pytorch#110928: the tuple with the line and a list of failures
+		{"2.1 tuple list", `[2023-10-10 02:04:37,366] torch._dynamo.convert_frame.__recompiles: [DEBUG] ('Recompiling function inner in /home/jonch/Desktop/Programming/mlsys/pytorch/torch/_dynamo/external_utils.py:15', 'triggered by the following guard failures: [\'___guarded_code.valid\']')` + "\n",
+			[]string{"external_utils.py:15 (inner) | ['___guarded_code.valid']"}},
+		// pytorch/pytorch#110325 (torch 2.2 dev): the logger's own layout
+		{"2.2 logger", "[2023-11-06 14:54:08,549] torch._dynamo.guards.__recompiles: [DEBUG] Recompiling function forward in /data/users/williamwen/torchvision/torchvision/models/resnet.py:284\n" +
+			"[2023-11-06 14:54:08,549] torch._dynamo.guards.__recompiles: [DEBUG]     triggered by the following guard failure(s):\n" +
+			"[2023-11-06 14:54:08,549] torch._dynamo.guards.__recompiles: [DEBUG]     - tensor 'L['x']' size mismatch at index 0. expected 20, actual 21\n",
+			[]string{"resnet.py:284 (forward) | tensor 'L['x']' size mismatch at index 0. expected 20, actual 21"}},
+		// pytorch/pytorch#123784 (torch 2.3 dev): glog without the [frame/compile] id
+		{"2.3 glog", "V0410 16:18:11.049000 139689102684672 torch/_dynamo/guards.py:2199] [__recompiles] Recompiling function fn in /home/dberard/local/scripts/global_recompile.py:3\n" +
+			"V0410 16:18:11.049000 139689102684672 torch/_dynamo/guards.py:2199] [__recompiles]     triggered by the following guard failure(s):\n" +
+			"V0410 16:18:11.049000 139689102684672 torch/_dynamo/guards.py:2199] [__recompiles]     - ___check_global_state()\n",
+			[]string{"global_recompile.py:3 (fn) | ___check_global_state()"}},
+		// PyTorch blog, RAG on Graviton (torch 2.5): today's layout, under a torchrun prefix
+		{"2.5 glog, rank", "[rank0]:V1103 02:48:08.805986 34281 site-packages/torch/_dynamo/guards.py:2813] [0/1] [__recompiles] Recompiling function forward in site-packages/transformers/models/mpnet/modeling_mpnet.py:502\n" +
+			"[rank0]:V1103 02:48:08.805986 34281 site-packages/torch/_dynamo/guards.py:2813] [0/1] [__recompiles]     triggered by the following guard failure(s):\n" +
+			"[rank0]:V1103 02:48:08.805986 34281 site-packages/torch/_dynamo/guards.py:2813] [0/1] [__recompiles]     - 0/0: tensor 'L['input_ids']' size mismatch at index 0. expected 16, actual 1\n",
+			[]string{"modeling_mpnet.py:502 (forward) | tensor 'L['input_ids']' size mismatch at index 0. expected 16, actual 1"}},
+		// pytorch/pytorch#128090 (torch 2.4 dev): the cache limit, no recompile record
+		{"cache_size_limit", "W0605 17:24:08.994000 140266518349376 torch/_dynamo/convert_frame.py:744] [4/8] torch._dynamo hit config.cache_size_limit (8)\n" +
+			"W0605 17:24:08.994000 140266518349376 torch/_dynamo/convert_frame.py:744] [4/8]    function: 'forward' ([redacted]:149)\n" +
+			"W0605 17:24:08.994000 140266518349376 torch/_dynamo/convert_frame.py:744] [4/8]    last reason: name 'Trunc' is not defined\n" +
+			"W0605 17:24:08.994000 140266518349376 torch/_dynamo/convert_frame.py:744] [4/8] To log all recompilation reasons, use TORCH_LOGS=\"recompiles\".\n",
+			[]string{"[redacted]:149 (forward) | dynamo hit config.cache_size_limit (8); last reason: name 'Trunc' is not defined"}},
+		// microsoft/dion#23 (torch 2.9): recompile_limit, then the fullgraph error (one event)
+		{"recompile_limit", "W0110 12:27:06.332000 158 torch/_dynamo/convert_frame.py:1551] [2/8] torch._dynamo hit config.recompile_limit (8)\n" +
+			"W0110 12:27:06.332000 158 torch/_dynamo/convert_frame.py:1551] [2/8]    function: 'dion2_post_orthogonalize' (/usr/local/lib/python3.12/dist-packages/dion/dion2.py:621)\n" +
+			"W0110 12:27:06.332000 158 torch/_dynamo/convert_frame.py:1551] [2/8]    last reason: 2/7: tensor 'X[0]' size mismatch at index 1. expected 640, actual 8.\n" +
+			"\ntorch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True. Excessive recompilations can degrade performance due to the compilation overhead of each recompilation.\n",
+			[]string{"dion2.py:621 (dion2_post_orthogonalize) | dynamo hit config.recompile_limit (8); last reason: tensor 'X[0]' size mismatch at index 1. expected 640, actual 8."}},
+		// pytorch/pytorch#167504: the fullgraph error alone (the warning not pasted)
+		{"FailOnRecompileLimitHit alone", "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True. Excessive recompilations can degrade performance due to the compilation overhead of each recompilation.\n",
+			[]string{"torch.compile function (not named) | torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True. Excessive recompilations can degrade performance due to the compilation overhead of each recompilation."}},
+		// a recompile record, then the cache limit of the same function: counted once
+		{"record and limit", "V0410 16:18:11.049000 1 torch/_dynamo/guards.py:2199] [0/8] [__recompiles] Recompiling function fn in /w/a.py:3\n" +
+			"W0410 16:18:11.049000 1 torch/_dynamo/convert_frame.py:744] [0/8] torch._dynamo hit config.cache_size_limit (8)\n" +
+			"W0410 16:18:11.049000 1 torch/_dynamo/convert_frame.py:744] [0/8]    function: 'fn' (/w/a.py:3)\n",
+			[]string{"a.py:3 (fn) | "}},
+	} {
+		evs, _ := scantest.Scan(t, c.log, logscan.Options{})
+		var got []string
+		for _, ev := range evs {
+			if ev.Kind == logscan.CompileFinished && ev.Signal != "dynamo:recompile" && ev.Signal != "dynamo:limit" {
+				t.Errorf("%s: %+v", c.name, ev)
+			}
+			if ev.Kind == logscan.CompileBegin {
+				if !ev.SeenBefore {
+					t.Errorf("%s: %+v is not a compilation seen before", c.name, ev)
+				}
+				got = append(got, ev.Module+" | "+ev.Reason)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+// torch_xla's compile trace before PJRT (pytorch/xla#2757, XRT on a TPU v3-8, 2021): each
+// device's compilation begins with "Compiling IR graph hash H on device D ..."; its "done!"
+// line is not another compilation.
+func TestIRGraphCompile(t *testing.T) {
+	log := "2021-01-27 16:59:55.810562: I   23989 torch_xla/csrc/tensor.cpp:1153] Tensors graph hash cdd293cc662019c12881969b39da8479 on device TPU:3\n" +
+		"2021-01-27 16:59:55.810791: I   23989 torch_xla/csrc/tensor.cpp:1528] Compiling IR graph hash 5f2454bc1699532ea0fdbd46aa94c6db on device TPU:3 ...\n" +
+		"2021-01-27 16:59:55.816914: I   23997 torch_xla/csrc/tensor.cpp:1114] Waiting on device barrier for device TPU:4 done!\n" +
+		"2021-01-27 16:59:55.841562: I   23989 torch_xla/csrc/tensor.cpp:1533] Compiling IR graph hash 5f2454bc1699532ea0fdbd46aa94c6db on device TPU:3 done!\n" +
+		"2021-01-27 16:59:55.843431: I   23989 torch_xla/csrc/tensor.cpp:1535] Graph hash 5f2454bc1699532ea0fdbd46aa94c6db is computation hash 6915f8bc9540e41ef69bed09640fcaf1\n" +
+		// pytorch/xla#2760: the trace's dots vary
+		"2021-01-28 21:20:23.691490: I   42780 torch_xla/csrc/tensor.cpp:1554] Compiling IR graph hash a62f04e8cf52b37ceec7ac1eeba7b8be on device TPU:2 ......\n"
+	evs, _ := scantest.Scan(t, log, logscan.Options{})
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%s %s %s %d", ev.Kind, ev.Module, ev.Hash, ev.Line))
+	}
+	want := []string{"compile_begin IR graph on TPU:3 5f2454bc1699532ea0fdbd46aa94c6db 2", "compile_begin IR graph on TPU:2 a62f04e8cf52b37ceec7ac1eeba7b8be 6"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// A graph is named after the program's first own frame even where the libraries are not under
+// site-packages (a source checkout): pytorch/xla#7149's sample (torch_xla 2.4 dev, built from
+// source) and #5723's (a test program in the checkout's test/ folder).
+func TestLibraryFramesInASourceCheckout(t *testing.T) {
+	for _, c := range []struct{ frames, want string }{
+		{"Compilation Analysis:   mark_step (/workspaces/dk3/pytorch/xla/torch_xla/core/xla_model.py:1055)\n" +
+			"Compilation Analysis:   next (/workspaces/dk3/pytorch/xla/torch_xla/distributed/parallel_loader.py:44)\n" +
+			"Compilation Analysis:   __next__ (/workspaces/dk3/pytorch/xla/torch_xla/distributed/parallel_loader.py:32)\n" +
+			"Compilation Analysis:   train_loop_fn (/workspaces/dk3/pytorch/xla/examples/train_decoder_only_base.py:48)\n" +
+			"Compilation Analysis:   start_training (/workspaces/dk3/pytorch/xla/examples/train_decoder_only_base.py:65)\n",
+			"train_decoder_only_base.py:48 (train_loop_fn)"},
+		{"Compilation Analysis:   mark_step (/src/pytorch/xla/torch_xla/core/xla_model.py:818)\n" +
+			"Compilation Analysis:   next (/src/pytorch/xla/torch_xla/distributed/parallel_loader.py:44)\n" +
+			"Compilation Analysis:   train_loop_fn (/src/pytorch/xla/test/test_train_mp_imagenet.py:296)\n" +
+			"Compilation Analysis:   __call__ (/src/pytorch/xla/torch_xla/_internal/pjrt.py:189)\n",
+			"test_train_mp_imagenet.py:296 (train_loop_fn)"},
+		// pytorch/xla#5958: torch from source, dynamo's generated code
+		{"Compilation Analysis:   forward (<eval_with_key>.7:5)\n" +
+			"Compilation Analysis:   _call_impl (/workspaces/dk2/pytorch/torch/nn/modules/module.py:1520)\n" +
+			"Compilation Analysis:   fwd (/workspaces/dk2/pytorch/torch/_dynamo/backends/torchxla.py:51)\n" +
+			"Compilation Analysis:   run (/home/u/proj/train.py:9)\n",
+			"train.py:9 (run)"},
+	} {
+		log := "Compilation Analysis: ================================================================================\n" +
+			"Compilation Analysis: Compilation Cause\nCompilation Analysis:   mark_step in parallel loader at step end\n" +
+			"Compilation Analysis: Graph Info: \nCompilation Analysis:   Graph Hash: c74c3b91b855b2b123f833b0d5f86943\n" +
+			"Compilation Analysis: Python Frame Triggered Execution: \n" + c.frames +
+			"Compilation Analysis: --------------------------------------------------------------------------------\n" +
+			"Compilation Analysis: ================================================================================\n"
+		ev := scantest.One(t, strings.TrimSuffix(log, "\n"))
+		if ev.Module != c.want {
+			t.Errorf("named %q, want %q", ev.Module, c.want)
+		}
+	}
+}
+
+// A recompile record followed by PyTorch/XLA's Compilation Analysis is that compilation's cause,
+// not a compilation of its own; with no analysis after it (inductor, or PT_XLA_DEBUG off), it is
+// one. Either way the function counts as recompiled once.
+func TestDynamoRecordCountedOnce(t *testing.T) {
+	block := "Compilation Analysis: ================================================================================\n" +
+		"Compilation Analysis: Compilation Cause\nCompilation Analysis:   dynamo is compiling a FX graph to HLO\n" +
+		"Compilation Analysis: Graph Info: \nCompilation Analysis:   Graph Hash: HASH\n" +
+		"Compilation Analysis: Python Frame Triggered Execution: \n" +
+		"Compilation Analysis:   extract_graph_helper (/v/lib/python3.11/site-packages/torch_xla/_dynamo/dynamo_bridge.py:432)\n" +
+		"Compilation Analysis: --------------------------------------------------------------------------------\n" +
+		"Compilation Analysis: ================================================================================\n"
+	// the record as torch 2.9 prints it (testdata/runs/torch-xla-2.9/dynamo-openxla)
+	recompile := "V1124 08:45:48.196000 2391 torch/_dynamo/guards.py:4181] [0/1] [__recompiles] Recompiling function forward in /w/model.py:88\n" +
+		"V1124 08:45:48.196000 2391 torch/_dynamo/guards.py:4181] [0/1] [__recompiles]     triggered by the following guard failure(s):\n" +
+		"V1124 08:45:48.196000 2391 torch/_dynamo/guards.py:4181] [0/1] [__recompiles]     - 0/0: tensor 'x' size mismatch at index 1. expected 16, actual 24\n"
+	for _, c := range []struct {
+		name, log                string
+		compilations, recompiled int
+	}{
+		{"openxla", strings.Replace(block, "HASH", "aa", 1) + recompile + strings.Replace(block, "HASH", "bb", 1), 2, 1},
+		{"inductor", recompile, 1, 1},
+		{"two records, one analysed", recompile + strings.Replace(recompile, "[0/1]", "[0/2]", -1) + strings.Replace(block, "HASH", "cc", 1), 2, 2},
+	} {
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(c.log)}}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sm := s.Ledger.Summary; sm.Compilations != c.compilations || sm.Recompilations != c.recompiled {
+			t.Errorf("%s: compilations %d, recompilations %d; want %d, %d", c.name, sm.Compilations, sm.Recompilations, c.compilations, c.recompiled)
 		}
 	}
 }

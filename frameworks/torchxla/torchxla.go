@@ -19,10 +19,17 @@ const Name = "torch-xla"
 var Framework = &framework.Framework{
 	Name:      Name,
 	Title:     "PyTorch/XLA",
-	Producers: []logscan.Producer{logscan.ProducerTorchXLA},
+	Producers: []logscan.Producer{logscan.ProducerTorchXLA, logscan.ProducerDynamo},
 	Log:       messages,
-	// PyTorch/XLA's warning about its persistent cache under IR debugging: no compile record.
-	Vocabulary: logscan.Vocabulary{Known: []string{"Using persistent compilation cache with XLA_HLO_DEBUG"}},
+	// What PyTorch/XLA's and dynamo's compile records are about (graphs, frames, IR, HLO) and
+	// what they say is done to them: a line with both that no rule read is a record of a wording
+	// recomp does not know. PyTorch/XLA's warning about its persistent cache under IR debugging
+	// is no compile record.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"graph hash", "IR graph", "FX graph", "SyncTensorsGraph", "HLO", "torch_xla", "dynamo", "frame", "function"},
+		Actions:  []string{"ompil", "OMPIL"},
+		Known:    []string{"Using persistent compilation cache with XLA_HLO_DEBUG"},
+	},
 	Identity: framework.Identity{
 		// PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names it after
 		// the Python frame that ran it (train.py:42 (train_step)).
@@ -54,6 +61,8 @@ var Framework = &framework.Framework{
 	},
 	Packages:          []string{"torch", "torch_xla"},
 	CompileTimeMetric: "CompileTime",
+	CacheHitMetric:    "CachedCompile",
+	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
 	Advice: framework.Advice{
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",

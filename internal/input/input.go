@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -50,13 +51,8 @@ func Open(path string, stdin io.Reader) (*File, error) {
 		}
 		r, f.closer = stdin, io.NopCloser(nil)
 	} else {
-		osf, err := os.Open(path)
+		osf, st, err := openfile.Open(path, true)
 		if err != nil {
-			return nil, err
-		}
-		st, err := osf.Stat()
-		if err != nil {
-			osf.Close()
 			return nil, err
 		}
 		if st.IsDir() {
@@ -123,6 +119,17 @@ func mib(n int64) string {
 // regular gzip file is inflated twice, first only to count its size, so what a bomb inflates
 // to is never held in memory.
 func ReadAll(path string, stdin io.Reader, limit int64) ([]byte, error) {
+	return readAll(path, stdin, limit, true)
+}
+
+// ReadFound is ReadAll for a file found inside a folder (not named by the user): it must be a
+// regular file (internal/openfile's rule: a FIFO or a device is an error wrapping
+// openfile.ErrNotRegular, never waited on).
+func ReadFound(path string, limit int64) ([]byte, error) {
+	return readAll(path, nil, limit, false)
+}
+
+func readAll(path string, stdin io.Reader, limit int64, named bool) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
@@ -132,15 +139,11 @@ func ReadAll(path string, stdin io.Reader, limit int64) ([]byte, error) {
 		}
 		return readCapped(path, bufio.NewReaderSize(stdin, 64<<10), 0, limit)
 	}
-	f, err := os.Open(path)
+	f, st, err := openfile.Open(path, named)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a folder", path)
 	}

@@ -6,7 +6,9 @@ of the program's own code — the user's line — to the file $RECOMP_PROBE_OUT,
 per line. It costs nothing per step. It imports nothing of a framework: it waits
 until the program imports one. It then runs the sitecustomize it shadows, if there is one.
 Nothing it does may break the program: every error is swallowed. RECOMP_PROBE=0 (recomp run
---probe=false) leaves it out.
+--probe=false) leaves it out. When the program ends, it writes the versions of the framework
+distributions this Python has (packages.json beside this file names them): recomp never runs the
+command, nor this Python, a second time to ask.
 """
 import os
 import sys
@@ -212,6 +214,32 @@ class _ImportHook:
         return spec
 
 
+def _versions():
+    """At exit: the versions of the distributions packages.json names, as one record."""
+    try:
+        import importlib.metadata as metadata
+        import json
+        with open(os.path.join(_HERE, "packages.json"), encoding="utf-8") as f:
+            names = json.load(f)
+    except Exception:
+        return
+
+    def write():
+        try:
+            out = {}
+            for name in names:
+                try:
+                    out[name] = metadata.version(name)
+                except Exception:
+                    pass
+            _write({"framework": "python", "event": "versions", "versions": out})
+        except Exception:
+            pass
+
+    import atexit
+    atexit.register(write)
+
+
 def _chain():
     """Runs the sitecustomize this one shadows (the user's or the interpreter's)."""
     import importlib.machinery
@@ -230,6 +258,7 @@ if _OUT and os.environ.get("RECOMP_PROBE", "1") != "0":
         sys.meta_path.insert(0, _ImportHook())
     except Exception:
         pass
+    _versions()
 try:
     _chain()
 except Exception:

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package openfile
+
+const nonBlock = 0

@@ -1,0 +1,147 @@
+package ledger
+
+import (
+	"io"
+	"sync"
+
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Live is the ledger of a log that is still being written (recomp run's run.log, a log another
+// process appends to): the same Scanner and the same Ledger as ReadLogs, fed as the lines
+// arrive. Each Write returns once every whole line it completed has been read into the ledger,
+// and Compiled then gives the compilations those lines closed, with the warm-up already decided:
+// the live verdict is the end-of-run verdict, line by line. A Live is one process's log (one per
+// rank that a launcher's prefix names in it). It is not safe for concurrent use.
+type Live struct {
+	feed *liveFeed
+	done chan struct{}
+	s    *logscan.Scanner
+	ps   *processes
+	opt  LiveOptions
+
+	cur    int // the line of the event being added
+	closed []LiveUnit
+	rep    *Report
+}
+
+// LiveOptions say how a Live reads its log.
+type LiveOptions struct {
+	// Ledger is the warm-up policy (its AfterMarker is set when Marker is), as ReadOptions'.
+	Ledger Options
+	// Marker is the warm-up boundary (--after), compiled by the caller.
+	Marker *logscan.LineRegexp
+	// Name names the log in events and units.
+	Name string
+}
+
+// LiveUnit is a compilation the lines of a Write closed: Line is the log's line (counted from 1
+// over everything written) whose event closed it — the place to say so, after that line.
+type LiveUnit struct {
+	*Unit
+	Line int
+}
+
+// NewLive starts reading a log that is being written. Call Close when it ends.
+func NewLive(opt LiveOptions) *Live {
+	opt.Ledger.AfterMarker = opt.Marker != nil
+	lv := &Live{feed: newLiveFeed(), done: make(chan struct{}), opt: opt}
+	lv.ps = newProcesses(opt.Ledger)
+	lv.ps.intern = newInterner()
+	lv.ps.hook = func(u *Unit) {
+		if u.Compiled {
+			lv.closed = append(lv.closed, LiveUnit{Unit: u, Line: lv.cur})
+		}
+	}
+	lv.s = logscan.NewScanner(lv.feed, opt.Name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar()})
+	go lv.read()
+	return lv
+}
+
+func (lv *Live) read() {
+	defer close(lv.done)
+	lv.ps.ledger("", 0, lv.opt.Name)
+	lv.ps.events[""]--
+	for lv.s.Scan() {
+		ev := lv.s.Event()
+		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
+			continue
+		}
+		lv.cur = ev.Line
+		lv.ps.ledger(ev.Rank, 0, lv.opt.Name).Add(ev)
+	}
+	lv.cur = lv.s.Stats().Lines
+	lv.ps.addUnread(lv.s.Stats())
+	lv.ps.endInput(0, lv.opt.Marker != nil)
+	lv.rep = Merge(lv.opt.Ledger, lv.ps.reports()...)
+}
+
+// Write reads p, a piece of the log, into the ledger: when it returns, every line p completed
+// has been read (a record whose lines continue is read when the line after it comes).
+func (lv *Live) Write(p []byte) (int, error) {
+	select {
+	case <-lv.done:
+		return 0, io.ErrClosedPipe
+	default:
+	}
+	lv.feed.write(p)
+	return len(p), nil
+}
+
+// Compiled returns the compilations closed since the last call, in log order.
+func (lv *Live) Compiled() []LiveUnit {
+	out := lv.closed
+	lv.closed = nil
+	return out
+}
+
+// Lines is how many lines have been read.
+func (lv *Live) Lines() int { return lv.s.Stats().Lines }
+
+// Close ends the log: what is still open is closed (Compiled returns it), and the Report is the
+// account of the whole log, as ReadLogs would give it.
+func (lv *Live) Close() *Report {
+	lv.feed.close()
+	<-lv.done
+	return lv.rep
+}
+
+// liveFeed is the reader a Live's Scanner reads: write hands it a piece and returns once the Scanner
+// has read all of it and asks for more — by then every whole line of it has been processed.
+type liveFeed struct {
+	in   chan []byte
+	ack  chan struct{}
+	cur  []byte
+	owed bool
+	once sync.Once
+}
+
+func newLiveFeed() *liveFeed { return &liveFeed{in: make(chan []byte), ack: make(chan struct{})} }
+
+func (f *liveFeed) Read(p []byte) (int, error) {
+	if len(f.cur) == 0 {
+		if f.owed {
+			f.owed = false
+			f.ack <- struct{}{}
+		}
+		b, ok := <-f.in
+		if !ok {
+			return 0, io.EOF
+		}
+		f.cur, f.owed = b, true
+	}
+	n := copy(p, f.cur)
+	f.cur = f.cur[n:]
+	return n, nil
+}
+
+func (f *liveFeed) write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	f.in <- p
+	<-f.ack
+}
+
+func (f *liveFeed) close() { f.once.Do(func() { close(f.in) }) }

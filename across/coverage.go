@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
@@ -15,7 +17,9 @@ import (
 // shapes before it starts (its warm-up), and every compilation at run time should be one of
 // them. A run-time compilation is covered when the warm-up compiled (or got from a cache) the
 // same program with the same variant: the argument signature the framework logged (JAX), else
-// the graph hash (PyTorch/XLA, TF-IPU), else, when the logs name neither, the program alone.
+// the graph hash (PyTorch/XLA, TF-IPU). Where a log names neither for a program the warm-up
+// compiled, the compilation is unmatched: the verdict is inconclusive, never "covered" by the
+// program's name alone.
 
 // CoverageOptions say how a run time is held against its warm-up.
 type CoverageOptions struct {
@@ -35,16 +39,13 @@ func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 	c := &Coverage{Warmup: opt.Warmup, Marker: opt.Marker}
 	wu, ru, used := coverageUnits(warm, run, opt, c)
 	c.By = coverageBy(wu, ru)
-	key := func(u *ledger.Unit) string {
-		switch c.By {
-		case "signature":
-			return u.Program + "\x00" + u.Signature
-		case "hash":
-			return u.Program + "\x00" + u.Hash
-		}
-		return u.Program
-	}
+	// A variant is a program with its evidence; a run-time compilation is covered by a variant
+	// of its program only when both name the same evidence (signature, else graph hash) and it
+	// is equal. Where one side names none, the two cannot be told apart: that compilation is
+	// unmatched, which makes the verdict inconclusive, never covered on the program's name.
+	key := func(u *ledger.Unit) string { return u.Program + "\x00" + u.Signature + "\x00" + u.Hash }
 	variants := map[string]*WarmupVariant{}
+	byProgram := map[string][]*WarmupVariant{}
 	for _, u := range wu {
 		k := key(u)
 		if variants[k] != nil {
@@ -53,30 +54,80 @@ func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 		v := &WarmupVariant{Request: request(u)}
 		variants[k] = v
 		c.Variants = append(c.Variants, v)
+		byProgram[u.Program] = append(byProgram[u.Program], v)
 	}
-	if c.By == "program" && len(wu) > 0 {
-		c.Notes = append(c.Notes, "the logs name neither argument signatures nor graph hashes: compilations are matched by program only (JAX: JAX_LOG_COMPILES=1)")
+	// match finds the variant that covers u; known is false when no variant covers it and one
+	// of its program's variants cannot be compared with it.
+	match := func(u *ledger.Unit) (covering *WarmupVariant, known bool) {
+		known = true
+		for _, v := range byProgram[u.Program] {
+			switch {
+			case u.Signature != "" && v.Signature != "":
+				if u.Signature == v.Signature {
+					return v, true
+				}
+			case u.Hash != "" && v.Hash != "":
+				if u.Hash == v.Hash {
+					return v, true
+				}
+			default:
+				known = false // no evidence to tell them apart
+			}
+		}
+		return nil, known
 	}
 	for _, u := range used {
-		if v := variants[key(u)]; v != nil {
+		if v, _ := match(u); v != nil {
 			v.Uses++
 		}
 	}
 	var late []*ledger.Unit
+	var runEvidence, warmNone bool
 	for _, u := range ru {
 		c.Runtime++
-		if v := variants[key(u)]; v != nil {
+		v, known := match(u)
+		switch {
+		case v != nil:
 			c.Covered++
 			v.Uses++
 			continue
+		case !known:
+			c.Unmatched++
+			if len(c.UnmatchedPrograms) < maxUnmatchedPrograms && !slices.Contains(c.UnmatchedPrograms, u.Family) {
+				c.UnmatchedPrograms = append(c.UnmatchedPrograms, u.Family)
+			}
+			runEvidence = runEvidence || u.Signature != "" || u.Hash != ""
+			for _, v := range byProgram[u.Program] {
+				warmNone = warmNone || v.Signature == "" && v.Hash == ""
+			}
+			continue
 		}
 		late = append(late, u)
+	}
+	if c.Unmatched > 0 {
+		c.Notes = append(c.Notes, unmatchedNote(c, runEvidence, warmNone, opt.Warmup))
 	}
 	if !c.UseKnown {
 		c.Notes = append(c.Notes, "the run time's logs show no cache hit or execution of a compiled program (JAX logs none): a warm-up variant not compiled again is not seen used, which does not mean it was unused")
 	}
 	c.Uncovered = uncovered(late, c.Variants, opt.Step)
 	return c
+}
+
+// unmatchedNote says why c's unmatched run-time compilations could not be matched to a warm-up
+// variant: which side's log names no argument signatures or graph hashes.
+func unmatchedNote(c *Coverage, runEvidence, warmNone bool, warmup string) string {
+	var why string
+	switch {
+	case runEvidence && warmNone:
+		why = "the run time's log names their argument signatures or graph hashes, the warm-up's log (" + warmup + ") does not"
+	case warmNone:
+		why = "neither the warm-up's log nor the run time's names their argument signatures or graph hashes"
+	default:
+		why = "the warm-up's log names their argument signatures or graph hashes, the run time's log does not"
+	}
+	return fmt.Sprintf("%d run-time compilation(s) of programs the warm-up compiled (%s) cannot be matched to a warm-up variant: %s; "+
+		"they are neither covered nor uncovered (JAX: JAX_LOG_COMPILES=1 in both runs)", c.Unmatched, strings.Join(c.UnmatchedPrograms, ", "), why)
 }
 
 // coverageUnits are the warm-up's compile requests, the run time's compilations and its
@@ -228,6 +279,16 @@ func CoverageFailures(c *Coverage) []gate.Failure {
 	return out
 }
 
+// Unmatched is the gate's problem with the run-time compilations that could be matched to no
+// warm-up variant, "" when there are none.
+func Unmatched(c *Coverage) string {
+	if c.Unmatched == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d run-time compilation(s) of %s cannot be matched to the warm-up's variants: a log names no argument signature or graph hash for them",
+		c.Unmatched, strings.Join(c.UnmatchedPrograms, ", "))
+}
+
 // CoveredOptions say how guard --covered-by reads its logs.
 type CoveredOptions struct {
 	// Logs are the logs guarded; none: the warm-up's log itself, split by Read.Marker.
@@ -314,5 +375,8 @@ func Covered(opt CoveredOptions) (*Guard, error) {
 	}
 	cov := CoverageOf(&warm.Scan, &run.Scan, CoverageOptions{Warmup: opt.Warmup, Marker: opt.After, Split: split})
 	return &Guard{Scan: run, Coverage: cov,
-		Gate: gate.EvaluateCoverage(&warm.Scan, &run.Scan, CoverageFailures(cov), opt.Gate)}, nil
+		Gate: gate.EvaluateCoverage(&warm.Scan, &run.Scan, CoverageFailures(cov), Unmatched(cov), opt.Gate)}, nil
 }
+
+// maxUnmatchedPrograms bounds the programs a coverage names as unmatched.
+const maxUnmatchedPrograms = 20

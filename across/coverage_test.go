@@ -197,3 +197,36 @@ func TestGuard(t *testing.T) {
 		t.Errorf("a missing baseline: %v", err)
 	}
 }
+
+// A warm-up whose log names no argument signature (JAX without JAX_LOG_COMPILES' "Compiling"
+// lines) covers nothing by the program's name alone: the run time's compilations, which name
+// theirs, are unmatched, the gate is inconclusive, and the note says which log lacks them.
+func TestCoverageWithoutWarmupSignatures(t *testing.T) {
+	dir := t.TempDir()
+	warm := writeFile(t, dir, "warm.log", "Finished XLA compilation of jit(step) in 0.25 sec\n")
+	run := writeFile(t, dir, "run.log", jaxRequest("step", "32,8")+"step 0\n"+jaxRequest("step", "48,8")+jaxRequest("eval", "8"))
+	g, err := Covered(CoveredOptions{Logs: []string{run}, Warmup: warm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Coverage
+	if c.Covered != 0 || c.Unmatched != 2 || len(c.Uncovered) != 1 || c.Uncovered[0].Program != "jit_eval" || c.Runtime != 3 {
+		t.Fatalf("coverage %+v, uncovered %+v", c, c.Uncovered)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	if !strings.Contains(notes, "the run time's log names their argument signatures or graph hashes, the warm-up's log ("+warm+") does not") ||
+		strings.Contains(notes, "name neither") {
+		t.Errorf("notes %q", c.Notes)
+	}
+	if g.Gate.Passed || !g.Gate.Inconclusive || !strings.Contains(g.Gate.Reason, "cannot be matched") {
+		t.Errorf("gate %+v", g.Gate)
+	}
+	// Without the program the warm-up never compiled, nothing fails: still inconclusive, not a pass.
+	run = writeFile(t, dir, "run2.log", jaxRequest("step", "32,8"))
+	if g, err = Covered(CoveredOptions{Logs: []string{run}, Warmup: warm}); err != nil || g.Gate.Passed || !g.Gate.Inconclusive {
+		t.Errorf("one unmatched compilation: %v %+v", err, g.Gate)
+	}
+	if g, err = Covered(CoveredOptions{Logs: []string{run}, Warmup: warm, Gate: gate.Options{AllowNoEvidence: true}}); err != nil || !g.Gate.Passed {
+		t.Errorf("--allow-no-evidence: %v %+v", err, g.Gate)
+	}
+}

@@ -298,6 +298,11 @@ type Coverage struct {
 	// warm-up variant covered.
 	Runtime, Covered int
 	Uncovered        []*Uncovered
+	// Unmatched counts the run-time compilations of a program the warm-up compiled that cannot
+	// be matched to one of its variants: one of the two logs names neither argument signature
+	// nor graph hash for it. UnmatchedPrograms names their programs (the first 20).
+	Unmatched         int
+	UnmatchedPrograms []string
 	// UseKnown says whether the run-time logs can show that a warm-up variant was used (a cache
 	// hit, an execution the framework logs); without it, a variant not compiled again is "not
 	// seen", not "unused".

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,14 +232,6 @@ func (c *comparer) header() {
 	}
 }
 
-func indexByName(comp *hlo.Computation) map[string]int {
-	m := make(map[string]int, len(comp.Instructions))
-	for i, in := range comp.Instructions {
-		m[in.Name] = i
-	}
-	return m
-}
-
 // compareComputations matches the instructions of two computations (see matcher) and records
 // their differences.
 func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
@@ -246,14 +239,14 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 	mt.run()
 	entry := ca == c.a.Entry && cb == c.b.Entry
 	var gone, came map[int]bool
-	var constOnly map[int]bool
+	var constOnly []bool
 	if entry {
-		gone, came = c.inputsBecameConstants(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib)
-		constOnly = constantValued(ca, mt.ia)
-		c.constantsBecameInputs(ca, cb, mt.ma, mt.mb, mt.ia, mt.ib, constOnly)
+		gone, came = c.inputsBecameConstants(ca, cb, mt.ma, mt.mb)
+		constOnly = constantValued(ca)
+		c.constantsBecameInputs(ca, cb, mt.ma, mt.mb, constOnly)
 	}
 	c.r.Computations = append(c.r.Computations, CompPair{A: ca, B: cb, MatchB: mt.mb})
-	sort.Slice(mt.pairs, func(x, y int) bool { return mt.pairs[x][1] < mt.pairs[y][1] })
+	slices.SortFunc(mt.pairs, func(x, y [2]int) int { return x[1] - y[1] })
 	for _, p := range mt.pairs {
 		c.r.Matched++
 		c.compareInstructions(ca.Instructions[p[0]], cb.Instructions[p[1]], cb, entry)
@@ -262,7 +255,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		if mt.ma[i] < 0 && !gone[i] {
 			c.r.Removed++
 			c.r.t.removedOps[in.Opcode]++
-			if !constOnly[i] && !identityOp(ca, in, mt.ia) {
+			if !(entry && constOnly[i]) && !identityOp(ca, in) {
 				c.r.t.removedComputed++
 			}
 			c.add(unmatched(KindRemoved, ca, in, entry))
@@ -276,7 +269,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 		}
 	}
 	if entry {
-		c.carriedState(ca, cb, mt.ma, mt.mb, mt.ib, gone, came)
+		c.carriedState(ca, cb, mt.ma, mt.mb, gone, came)
 	}
 }
 
@@ -288,7 +281,7 @@ func (c *comparer) compareComputations(ca, cb *hlo.Computation) {
 // in, compiles so. It records those parameters, and counts the instructions B added that none
 // of them feeds and a compiler adds for nothing (tally.unfed): the rest of the difference is
 // the update of the state now read from them.
-func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, ib map[string]int, gone, came map[int]bool) {
+func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, gone, came map[int]bool) {
 	var fresh []int
 	for j, in := range cb.Instructions {
 		if in.Opcode == "parameter" && mb[j] < 0 && !came[j] {
@@ -327,7 +320,7 @@ func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, ib map[st
 	users := make(map[int][]int, len(cb.Instructions))
 	for j, in := range cb.Instructions {
 		for _, op := range in.Operands {
-			if k, ok := ib[op]; ok {
+			if k, ok := cb.IndexOf(op); ok {
 				users[k] = append(users[k], j)
 			}
 		}
@@ -594,9 +587,9 @@ func paramRenumbering(ca, cb *hlo.Computation) map[int]int {
 // a constant of the same shape in its place in B. That is a value passed at run time that is
 // now baked into the graph (PyTorch/XLA folds the Python scalars 0 and 1, JAX a closed-over
 // value): a constant_value change, not a parameter removed and a constant added.
-func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int) (gone, came map[int]bool) {
+func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int) (gone, came map[int]bool) {
 	gone, came = map[int]bool{}, map[int]bool{}
-	swappedOperands(ca, cb, mb, ia, ib, func(pi, cj int) {
+	swappedOperands(ca, cb, mb, func(pi, cj int) {
 		p, cn := ca.Instructions[pi], cb.Instructions[cj]
 		if ma[pi] >= 0 || gone[pi] || p.Opcode != "parameter" || cn.Opcode != "constant" || p.Shape.NoLayout() != cn.Shape.NoLayout() {
 			return
@@ -615,7 +608,7 @@ func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int, 
 
 // swappedOperands calls f with each operand of an instruction of A (its index in A) and the
 // operand in the same place of the instruction of B matched with it (its index in B).
-func swappedOperands(ca, cb *hlo.Computation, mb []int, ia, ib map[string]int, f func(ai, bj int)) {
+func swappedOperands(ca, cb *hlo.Computation, mb []int, f func(ai, bj int)) {
 	for j, y := range cb.Instructions {
 		i := mb[j]
 		if i < 0 {
@@ -623,8 +616,8 @@ func swappedOperands(ca, cb *hlo.Computation, mb []int, ia, ib map[string]int, f
 		}
 		x := ca.Instructions[i]
 		for k := 0; k < len(x.Operands) && k < len(y.Operands); k++ {
-			ai, oka := ia[x.Operands[k]]
-			bj, okb := ib[y.Operands[k]]
+			ai, oka := ca.IndexOf(x.Operands[k])
+			bj, okb := cb.IndexOf(y.Operands[k])
 			if oka && okb {
 				f(ai, bj)
 			}
@@ -636,11 +629,11 @@ func swappedOperands(ca, cb *hlo.Computation, mb []int, ia, ib map[string]int, f
 // to the type the operand already has, a copy, a reshape or bitcast to the operand's own
 // shape. A framework's lowering emits or drops them by how a value reached it (PyTorch/XLA
 // converts a computed f32 to f32, but not device data), so losing one is not a lost value.
-func identityOp(comp *hlo.Computation, in *hlo.Instruction, idx map[string]int) bool {
+func identityOp(comp *hlo.Computation, in *hlo.Instruction) bool {
 	if len(in.Operands) != 1 {
 		return false
 	}
-	j, ok := idx[in.Operands[0]]
+	j, ok := comp.IndexOf(in.Operands[0])
 	if !ok {
 		return false
 	}
@@ -655,8 +648,8 @@ func identityOp(comp *hlo.Computation, in *hlo.Instruction, idx map[string]int) 
 
 // constantValued marks the instructions of a computation whose value follows from constants
 // alone: constants, and ops without side effects all of whose operands are such.
-func constantValued(comp *hlo.Computation, idx map[string]int) map[int]bool {
-	out := map[int]bool{}
+func constantValued(comp *hlo.Computation) []bool {
+	out := make([]bool, len(comp.Instructions))
 	for i, in := range comp.Instructions {
 		switch in.Opcode {
 		case "parameter", "rng", "rng-bit-generator", "rng-get-and-update-state", "custom-call", "infeed", "recv",
@@ -665,7 +658,7 @@ func constantValued(comp *hlo.Computation, idx map[string]int) map[int]bool {
 		}
 		ok := true
 		for _, op := range in.Operands {
-			j, known := idx[op]
+			j, known := comp.IndexOf(op)
 			ok = ok && known && j < i && out[j]
 		}
 		if ok {
@@ -679,9 +672,9 @@ func constantValued(comp *hlo.Computation, idx map[string]int) map[int]bool {
 // computed from constants alone, of the same shape, as the operand of an instruction both
 // share: a tensor the first graph built (PyTorch/XLA's torch.ones(..., device=...) before the
 // first step) that is device data in the next. It returns B's parameters and records each.
-func (c *comparer) constantsBecameInputs(ca, cb *hlo.Computation, ma, mb []int, ia, ib map[string]int, constOnly map[int]bool) {
+func (c *comparer) constantsBecameInputs(ca, cb *hlo.Computation, ma, mb []int, constOnly []bool) {
 	found := map[int]bool{}
-	swappedOperands(ca, cb, mb, ia, ib, func(ai, pj int) {
+	swappedOperands(ca, cb, mb, func(ai, pj int) {
 		v, p := ca.Instructions[ai], cb.Instructions[pj]
 		if ma[ai] >= 0 || mb[pj] >= 0 || found[pj] || !constOnly[ai] ||
 			p.Opcode != "parameter" || v.Opcode == "constant" || v.Shape.NoLayout() != p.Shape.NoLayout() {

@@ -20,12 +20,11 @@ type matcher struct {
 	ca, cb *hlo.Computation
 	ma, mb []int // the index matched on the other side, -1 when none
 	pairs  [][2]int
-	ia, ib map[string]int
 }
 
 func newMatcher(c *comparer, ca, cb *hlo.Computation) *matcher {
 	mt := &matcher{c: c, ca: ca, cb: cb, ma: make([]int, len(ca.Instructions)), mb: make([]int, len(cb.Instructions)),
-		ia: indexByName(ca), ib: indexByName(cb)}
+		pairs: make([][2]int, 0, min(len(ca.Instructions), len(cb.Instructions)))}
 	for i := range mt.ma {
 		mt.ma[i] = -1
 	}
@@ -55,35 +54,53 @@ func (mt *matcher) run() {
 
 // unique pairs instructions whose hash occurs once on each side.
 func (mt *matcher) unique(fa, fb []uint64) {
-	countA := make(map[uint64]int, len(fa))
-	for _, h := range fa {
-		countA[h]++
+	type seen struct {
+		inA, inB int32 // how often the hash occurs on each side, up to 2
+		j        int32 // where in B (when once)
 	}
-	uniqueB := make(map[uint64]int, len(fb))
-	countB := make(map[uint64]int, len(fb))
+	counts := make(map[uint64]seen, len(fa))
+	for _, h := range fa {
+		s := counts[h]
+		s.inA = min(s.inA+1, 2)
+		counts[h] = s
+	}
 	for j, h := range fb {
-		countB[h]++
-		uniqueB[h] = j
+		if s, ok := counts[h]; ok {
+			s.inB = min(s.inB+1, 2)
+			s.j = int32(j)
+			counts[h] = s
+		}
 	}
 	for i, h := range fa {
-		if mt.ma[i] < 0 && countA[h] == 1 && countB[h] == 1 && mt.mb[uniqueB[h]] < 0 {
-			mt.pair(i, uniqueB[h])
+		if s := counts[h]; mt.ma[i] < 0 && s.inA == 1 && s.inB == 1 && mt.mb[s.j] < 0 {
+			mt.pair(i, int(s.j))
 		}
 	}
 }
 
-// inOrder pairs the unmatched instructions of equal hash in the order they come.
+// inOrder pairs the unmatched instructions of equal hash in the order they come. The unmatched
+// instructions of B of each hash are a list threaded through next (first[h] is its head), so
+// that no slice is made per hash.
 func (mt *matcher) inOrder(ha, hb []uint64) {
-	groups := make(map[uint64][]int, len(hb))
-	for j, h := range hb {
+	first := make(map[uint64]int32, len(hb))
+	next := make([]int32, len(hb))
+	for j := len(hb) - 1; j >= 0; j-- {
 		if mt.mb[j] < 0 {
-			groups[h] = append(groups[h], j)
+			if head, ok := first[hb[j]]; ok {
+				next[j] = head
+			} else {
+				next[j] = -1
+			}
+			first[hb[j]] = int32(j)
 		}
 	}
 	for i, h := range ha {
-		if l := groups[h]; mt.ma[i] < 0 && len(l) > 0 {
-			mt.pair(i, l[0])
-			groups[h] = l[1:]
+		if mt.ma[i] >= 0 {
+			continue
+		}
+		if j, ok := first[h]; ok && j >= 0 {
+			mt.pair(i, int(j))
+			first[h] = next[j]
 		}
 	}
 }
@@ -93,7 +110,9 @@ func (mt *matcher) roots() {
 	if ra == nil || rb == nil || ra.Opcode != rb.Opcode {
 		return
 	}
-	if i, j := mt.ia[ra.Name], mt.ib[rb.Name]; mt.ma[i] < 0 && mt.mb[j] < 0 {
+	i, _ := mt.ca.IndexOf(ra.Name)
+	j, _ := mt.cb.IndexOf(rb.Name)
+	if mt.ma[i] < 0 && mt.mb[j] < 0 {
 		mt.pair(i, j)
 	}
 }
@@ -103,8 +122,8 @@ func (mt *matcher) operands() {
 	for k := 0; k < len(mt.pairs); k++ {
 		x, y := mt.ca.Instructions[mt.pairs[k][0]], mt.cb.Instructions[mt.pairs[k][1]]
 		for o := 0; o < len(x.Operands) && o < len(y.Operands); o++ {
-			i, oka := mt.ia[x.Operands[o]]
-			j, okb := mt.ib[y.Operands[o]]
+			i, oka := mt.ca.IndexOf(x.Operands[o])
+			j, okb := mt.cb.IndexOf(y.Operands[o])
 			if oka && okb && mt.ma[i] < 0 && mt.mb[j] < 0 && mt.ca.Instructions[i].Opcode == mt.cb.Instructions[j].Opcode {
 				mt.pair(i, j)
 			}
@@ -122,7 +141,10 @@ func (mt *matcher) byOpName() {
 	left := func(comp *hlo.Computation, m []int) map[string][]int {
 		out := map[string][]int{}
 		for i, in := range comp.Instructions {
-			if k := key(in); m[i] < 0 && k != "" {
+			if m[i] >= 0 {
+				continue // (most are matched by now: no key is made for them)
+			}
+			if k := key(in); k != "" {
 				out[k] = append(out[k], i)
 			}
 		}

@@ -7,8 +7,9 @@
 //
 // The work is split by job: explain.go joins one dump with its logs (Dump, LinkDumps,
 // LinkEntries) and compares dumps (Dumps, CompareDumps); logs.go reads logs into a scan (Logs)
-// and probe.go attaches the probe's lines of the program's own code; run.go reads a run folder
-// back (Folder, recomp run's answer); result.go defines the results (Scan, Diff, Run), which
-// package report lays out; live.go gives compilations the probe's line while a
-// run goes on (LiveSites).
+// and probe.go attaches the probe's lines of the program's own code (pids.go hands the ledger
+// the compile stages of each process: the workers a command started, which wrote one run.log);
+// run.go reads a run folder back (Folder, recomp run's answer); live.go gives compilations the
+// probe's line while a run goes on (LiveSites); result.go defines the results (Scan, Diff,
+// Run), which package report lays out.
 package explain

@@ -1,8 +1,10 @@
 package explain
 
 import (
+	"path/filepath"
 	"time"
 
+	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
@@ -11,8 +13,18 @@ import (
 
 // Logs reads logs into a scan report with its verdict (recomp scan and guard). A run folder of
 // recomp run given alone lends its manifest's wall time (shares of the run) and its probe's
-// lines of the program's own code.
+// lines of the program's own code; its run.log given alone lends the probe's compile stages, as
+// the folder does, so that the workers the command started are processes of their own.
 func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
+	if len(paths) == 1 && opt.Stages == nil {
+		if f, ok := runfolder.Open(paths[0]); ok {
+			opt.Stages = probeStages(f.Dir) // workers the command started: a process each
+		} else if filepath.Base(paths[0]) == runfolder.LogName {
+			if f, ok := runfolder.Open(filepath.Dir(paths[0])); ok && f.Manifest != "" && input.Same(f.Log, paths[0]) {
+				opt.Stages = probeStages(f.Dir)
+			}
+		}
+	}
 	s, err := ledger.ReadLogs(ledger.Files(paths), opt)
 	if err != nil {
 		return nil, err

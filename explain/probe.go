@@ -45,22 +45,34 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 			compiles = append(compiles, r)
 		}
 	}
-	i := 0
+	// A unit of a process the probe told apart takes that process's records (workers that
+	// wrote one log); the others take them all, in order.
+	byPID := map[int][]runfolder.ProbeRecord{}
+	for _, r := range compiles {
+		byPID[r.PID] = append(byPID[r.PID], r)
+	}
+	next := map[int]int{}
 	for _, u := range units {
 		if !u.Requested || frameworks.ForProducer(u.Producer) != jaxfw.Framework {
 			continue
 		}
+		recs, key := compiles, -1
+		if u.PID != 0 {
+			recs, key = byPID[u.PID], u.PID
+		}
 		// The probe's record of this request: the next one of the same function.
-		for i < len(compiles) && compiles[i].Name != "" && !frameworks.SameFunction(jaxfw.ModuleName(compiles[i].Name), u.Module) {
+		i := next[key]
+		for i < len(recs) && recs[i].Name != "" && !frameworks.SameFunction(jaxfw.ModuleName(recs[i].Name), u.Module) {
 			i++
 		}
-		if i == len(compiles) {
-			return
+		if i == len(recs) {
+			next[key] = i
+			continue
 		}
-		if s := probeSite(compiles[i]); better(u, s) {
+		if s := probeSite(recs[i]); better(u, s) {
 			u.Site = s
 		}
-		i++
+		next[key] = i + 1
 	}
 }
 

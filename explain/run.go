@@ -33,6 +33,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	logPath := filepath.Join(dir, runfolder.LogName)
 	ro := opt.Read
 	ro.SameProcess, ro.Log = true, log
+	ro.Stages = probeStages(dir) // workers the command started: a process each
 	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath}}, ro)
 	if err != nil {
 		return nil, err

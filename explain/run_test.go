@@ -10,6 +10,7 @@ import (
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/dumptest"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -126,5 +127,73 @@ not a record
 		if sites[m] != w {
 			t.Errorf("%s: site %q, want %q (all %v)", m, sites[m], w, sites)
 		}
+	}
+}
+
+// A real run (testdata/spawn-workers, made by testdata/runs/gen/spawn-workers.sh: JAX 0.12 on CPU): four
+// multiprocessing spawn workers each compile three programs into one terminal, so run.log
+// interleaves their records, and two workers' identical requests follow each other. Each
+// worker is a process of its own, told apart by the probe's records, and the counts are JAX's
+// own (its monitoring events, in probe.jsonl): 12 compile requests and compilations, four per
+// program, none a recompilation.
+func TestSpawnWorkers(t *testing.T) {
+	dir := filepath.Join("testdata", "spawn-workers")
+	recs, err := runfolder.ReadProbe(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiles, pids := 0, map[int]bool{}
+	for _, r := range recs {
+		if r.Event == "compile" {
+			compiles++
+			pids[r.PID] = true
+		}
+	}
+	s, err := Logs([]string{dir}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := s.Ledger.Summary
+	if compiles != 12 || sm.CompileRequests != compiles || sm.Compilations != compiles || sm.Recompilations != 0 || sm.AfterWarmup != 0 {
+		t.Errorf("probe: %d compilations; report: %d requests, %d compilations, %d recompilations, %d after warm-up",
+			compiles, sm.CompileRequests, sm.Compilations, sm.Recompilations, sm.AfterWarmup)
+	}
+	if s.Verdict == nil || s.Verdict.Recompile != 0 {
+		t.Errorf("the verdict counts compile time as compiling again: %+v", s.Verdict)
+	}
+	if got := len(s.Ledger.Procs); got != len(pids) {
+		t.Errorf("%d processes, want %d", got, len(pids))
+	}
+	for _, p := range s.Ledger.Procs {
+		if p.Compilations != 3 || !strings.Contains(p.Name, "[pid ") {
+			t.Errorf("process %s: %d compilations, want 3", p.Name, p.Compilations)
+		}
+	}
+	for _, m := range s.Ledger.Modules {
+		if m.Compilations != 4 || m.Recompiled {
+			t.Errorf("%s: %d compilations (recompiled %v), want 4, one per worker", m.Name, m.Compilations, m.Recompiled)
+		}
+		for _, u := range m.Units {
+			// The probe's line of each compilation, its own process's: the worker's call.
+			if !pids[u.PID] || u.Site.Line != 8 || !strings.HasSuffix(u.Site.File, "workers.py") {
+				t.Errorf("%s at %s:%d: pid %d, site %+v", m.Name, u.File, u.Line, u.PID, u.Site)
+			}
+		}
+	}
+	// Its run.log given alone is read with the folder's probe too.
+	if s, err := Logs([]string{filepath.Join(dir, "run.log")}, ledger.ReadOptions{}); err != nil || s.Ledger.Summary.Compilations != compiles ||
+		len(s.Ledger.Procs) != len(pids) {
+		t.Errorf("run.log alone: %v, %d compilations in %d processes", err, s.Ledger.Summary.Compilations, len(s.Ledger.Procs))
+	}
+	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Folder(dir, m, RunOptions{}) // recomp run's own report
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm := r.Scan.Ledger.Summary; sm.Compilations != compiles || sm.Recompilations != 0 {
+		t.Errorf("recomp run's report: %d compilations, %d recompilations", sm.Compilations, sm.Recompilations)
 	}
 }

@@ -110,6 +110,12 @@ func evidenceDoubts(rep *ledger.Report) []string {
 		}
 	}
 	for _, p := range rep.Procs {
+		if p.ClusterLines > 0 && p.TFEvidence == 0 && p.Evidence > 0 {
+			// Another stack's records are no evidence of TF's compilations.
+			out = append(out, fmt.Sprintf("%s: TF compiled (its once-per-process \"Compiled cluster using XLA!\") but logged none of its "+
+				"compilations, beside another stack's records: TF's recompilations cannot be seen: turn on the device compiler's logging (%s; recomp run sets it)",
+				p.Name, frameworks.ForProducer(logscan.ProducerTF).Advice.Evidence))
+		}
 		if u := p.Cut; u != nil {
 			name := u.Module
 			if name == "" {
@@ -117,8 +123,15 @@ func evidenceDoubts(rep *ledger.Report) []string {
 			}
 			out = append(out, fmt.Sprintf("%s:%d: the log ends inside the compilation of %s that begins there: it was cut, or is still being written", u.File, u.Line, name))
 		}
+		if p.CutBegin != "" && p.Cut == nil {
+			out = append(out, p.CutBegin)
+		}
 		if p.WarmupUnfinished {
-			out = append(out, fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than the %d this process made", p.Name, p.Compilations))
+			what := fmt.Sprintf("the %d this process made", p.Counted)
+			if eager := p.Compilations - p.Counted; eager > 0 {
+				what = fmt.Sprintf("the %d of the program's own functions this process made (and %d of eager one-op programs, which --warmup does not count)", p.Counted, eager)
+			}
+			out = append(out, fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than %s", p.Name, what))
 		}
 	}
 	return out
@@ -141,7 +154,13 @@ func EvaluateScan(s *ledger.Scan, opt Options) *Result {
 			inputs = append(inputs, Input{Path: in.Path, ReadError: in.ReadError, Binary: in.Binary})
 		}
 	}
-	return Evaluate(s.Ledger, inputs, opt)
+	g := Evaluate(s.Ledger, inputs, opt)
+	if len(s.Rotated) > 0 {
+		// One process's log read as several: a recompilation across the parts is seen by none.
+		g.Problems = append(g.Problems, s.Rotated...)
+		g.decide(opt, g.counted)
+	}
+	return g
 }
 
 // Evaluate judges a report. A gate needs evidence from every process: a process whose log

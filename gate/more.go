@@ -19,8 +19,11 @@ const (
 // EvaluateCoverage judges a run time against its warm-up: its uncovered compilations fail the
 // gate (beyond MaxRecompiles) in place of the compilations after warm-up; the evidence
 // problems of both the warm-up's and the run time's logs stand, and with Loads so do executable
-// loads after warm-up. warm may be run (one log split by a marker).
-func EvaluateCoverage(warm, run *ledger.Scan, uncovered []Failure, opt Options) *Result {
+// loads after warm-up. warm may be run (one log split by a marker). unmatched, when not "",
+// says why some run-time compilations could be matched to no warm-up variant (a log names no
+// signature or hash for them): neither covered nor uncovered, they make the verdict
+// inconclusive (AllowNoEvidence passes it).
+func EvaluateCoverage(warm, run *ledger.Scan, uncovered []Failure, unmatched string, opt Options) *Result {
 	g := EvaluateScan(run, opt)
 	if warm != nil && warm != run {
 		for _, p := range EvaluateScan(warm, opt).Problems {
@@ -28,6 +31,9 @@ func EvaluateCoverage(warm, run *ledger.Scan, uncovered []Failure, opt Options) 
 				g.Problems = append(g.Problems, p)
 			}
 		}
+	}
+	if unmatched != "" && !opt.AllowNoEvidence {
+		g.Problems = append(g.Problems, unmatched)
 	}
 	var loads []Failure
 	for _, f := range g.Failures {

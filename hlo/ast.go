@@ -50,18 +50,33 @@ type Computation struct {
 	Line         int
 	Attrs        []Attr // after the closing brace, e.g. execution_thread
 
-	byName map[string]*Instruction
+	index map[string]int32 // by name: the position in Instructions (the last of equal names)
 }
 
 // Instruction returns the instruction with the given name, or nil.
 func (c *Computation) Instruction(name string) *Instruction {
-	if c.byName == nil {
-		c.byName = make(map[string]*Instruction, len(c.Instructions))
-		for _, in := range c.Instructions {
-			c.byName[in.Name] = in
+	if i, ok := c.IndexOf(strings.TrimPrefix(name, "%")); ok {
+		return c.Instructions[i]
+	}
+	return nil
+}
+
+// IndexOf returns the position in Instructions of the instruction with exactly this name (the
+// last one, if several have it). The index is built on first use and shared by every caller, so
+// that hashing and matching a large module do not each build a map of their own; like
+// Instruction, it is not safe for concurrent first use.
+func (c *Computation) IndexOf(name string) (int, bool) {
+	if c.index == nil {
+		c.index = make(map[string]int32, len(c.Instructions))
+		for i, in := range c.Instructions {
+			c.index[in.Name] = int32(i)
 		}
 	}
-	return c.byName[strings.TrimPrefix(name, "%")]
+	i, ok := c.index[name]
+	if !ok || int(i) >= len(c.Instructions) {
+		return 0, false
+	}
+	return int(i), true
 }
 
 // Param is one entry of a computation header's parameter list.

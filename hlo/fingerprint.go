@@ -3,6 +3,8 @@ package hlo
 import (
 	"encoding/binary"
 	"fmt"
+	"iter"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,6 +38,13 @@ type Hasher struct {
 	m     *Module
 	opt   HashOptions
 	comps map[*Computation]*compHashes
+
+	// scratch reused from one instruction to the next, so that hashing a module allocates per
+	// computation, not per instruction
+	d     *xxhash.Digest
+	attrs []Attr     // an instruction's attributes, sorted
+	deps  []int      // the dependencies of the instructions on instr's stack, one run each
+	stack []depFrame // instr's stack
 }
 
 type compHashes struct {
@@ -43,12 +52,17 @@ type compHashes struct {
 	state uint8 // 0 new, 1 in progress, 2 done
 	instr []uint64
 	done  []uint8
-	index map[string]int
+}
+
+// depFrame is an instruction on instr's stack: its dependencies are deps[from:to], of which
+// next is the first not yet visited.
+type depFrame struct {
+	i, from, next, to int
 }
 
 // NewHasher returns a Hasher for m.
 func NewHasher(m *Module, opt HashOptions) *Hasher {
-	return &Hasher{m: m, opt: opt, comps: map[*Computation]*compHashes{}}
+	return &Hasher{m: m, opt: opt, comps: map[*Computation]*compHashes{}, d: xxhash.New()}
 }
 
 const cycleHash = 0x9e3779b97f4a7c15
@@ -170,7 +184,8 @@ func (h *Hasher) finish(c *Computation) {
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	d := xxhash.New()
 	if c.Root != nil {
-		writeU64(d, ch.instr[ch.index[c.Root.Name]])
+		i, _ := c.IndexOf(c.Root.Name)
+		writeU64(d, ch.instr[i])
 	}
 	for _, v := range sorted {
 		writeU64(d, v)
@@ -184,7 +199,7 @@ func (h *Hasher) finish(c *Computation) {
 // execution_thread says where it runs. execution_thread="main" is the default XLA does not
 // print, so it hashes as no attribute.
 func writeCompAttrs(d *xxhash.Digest, attrs []Attr) {
-	for _, a := range sortedAttrs(attrs) {
+	for _, a := range sortedAttrs(attrs, nil) { // (once per computation)
 		if a.Name == "execution_thread" && a.Value == `"main"` {
 			continue
 		}
@@ -199,29 +214,24 @@ func writeCompAttrs(d *xxhash.Digest, attrs []Attr) {
 func (h *Hasher) state(c *Computation) *compHashes {
 	ch := h.comps[c]
 	if ch == nil {
-		ch = &compHashes{instr: make([]uint64, len(c.Instructions)), done: make([]uint8, len(c.Instructions)),
-			index: make(map[string]int, len(c.Instructions))}
-		for i, in := range c.Instructions {
-			ch.index[in.Name] = i
-		}
+		ch = &compHashes{instr: make([]uint64, len(c.Instructions)), done: make([]uint8, len(c.Instructions))}
 		h.comps[c] = ch
 	}
 	return ch
 }
 
-// deps are the instructions whose hashes instruction i's hash includes: its operands and
-// control predecessors.
-func deps(c *Computation, ch *compHashes, i int) []int {
+// deps appends to out the instructions whose hashes instruction i's hash includes: its
+// operands and control predecessors.
+func deps(c *Computation, i int, out []int) []int {
 	in := c.Instructions[i]
-	var out []int
 	for _, op := range in.Operands {
-		if j, ok := ch.index[op]; ok {
+		if j, ok := c.IndexOf(op); ok {
 			out = append(out, j)
 		}
 	}
 	if v, ok := in.Attr("control-predecessors"); ok {
-		for _, n := range splitNames(v) {
-			if j, ok := ch.index[n]; ok {
+		for n := range eachName(v) {
+			if j, ok := c.IndexOf(n); ok {
 				out = append(out, j)
 			}
 		}
@@ -230,32 +240,34 @@ func deps(c *Computation, ch *compHashes, i int) []int {
 }
 
 // instr hashes instruction i after its operands, with a stack of its own (a dataflow chain as
-// long as the module is deep must not recurse); an operand on a cycle hashes as cycleHash.
+// long as the module is deep must not recurse); an operand on a cycle hashes as cycleHash. The
+// stack's frames keep their dependencies in one buffer, each frame's after its parent's.
 func (h *Hasher) instr(c *Computation, ch *compHashes, i int) uint64 {
 	if ch.done[i] == 2 {
 		return ch.instr[i]
 	}
-	type frame struct {
-		i, next int
-		deps    []int
-	}
 	ch.done[i] = 1
-	stack := []frame{{i: i, deps: deps(c, ch, i)}}
+	h.deps = deps(c, i, h.deps[:0])
+	stack := append(h.stack[:0], depFrame{i: i, to: len(h.deps)})
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
-		if f.next < len(f.deps) {
-			j := f.deps[f.next]
+		if f.next < f.to {
+			j := h.deps[f.next]
 			f.next++
 			if ch.done[j] == 0 {
 				ch.done[j] = 1
-				stack = append(stack, frame{i: j, deps: deps(c, ch, j)})
+				from := len(h.deps)
+				h.deps = deps(c, j, h.deps)
+				stack = append(stack, depFrame{i: j, from: from, next: from, to: len(h.deps)})
 			}
 			continue
 		}
 		ch.instr[f.i] = h.hashInstr(c, ch, f.i)
 		ch.done[f.i] = 2
+		h.deps = h.deps[:f.from]
 		stack = stack[:len(stack)-1]
 	}
+	h.stack = stack[:0]
 	return ch.instr[i]
 }
 
@@ -269,7 +281,8 @@ func dep(ch *compHashes, j int) uint64 {
 
 func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 	in := c.Instructions[i]
-	d := xxhash.New()
+	d := h.d
+	d.Reset()
 	d.WriteString(in.Opcode)
 	d.WriteString("\x00")
 	if !h.opt.Skeleton {
@@ -293,7 +306,7 @@ func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 		}
 	}
 	d.WriteString("\x01")
-	for _, a := range sortedAttrs(in.Attrs) {
+	for _, a := range sortedAttrs(in.Attrs, &h.attrs) {
 		if a.Name == "metadata" {
 			continue
 		}
@@ -301,7 +314,7 @@ func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 		d.WriteString("=")
 		switch {
 		case callAttrs[a.Name]:
-			for _, n := range splitNames(a.Value) {
+			for n := range eachName(a.Value) {
 				if callee := h.m.Computation(n); callee != nil {
 					if cs := h.state(callee); cs.state == 2 {
 						writeU64(d, cs.sum)
@@ -314,8 +327,8 @@ func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 			}
 		case a.Name == "control-predecessors":
 			var preds []uint64
-			for _, n := range splitNames(a.Value) {
-				if j, ok := ch.index[n]; ok {
+			for n := range eachName(a.Value) {
+				if j, ok := c.IndexOf(n); ok {
 					preds = append(preds, dep(ch, j))
 				}
 			}
@@ -332,16 +345,19 @@ func (h *Hasher) hashInstr(c *Computation, ch *compHashes, i int) uint64 {
 	}
 	d.WriteString("\x02")
 	for _, op := range in.Operands {
-		if j, ok := ch.index[op]; ok {
+		if j, ok := c.IndexOf(op); ok {
 			writeU64(d, dep(ch, j))
 		} else {
-			d.WriteString("?" + op)
+			d.WriteString("?")
+			d.WriteString(op)
 		}
 	}
 	return d.Sum64()
 }
 
-func sortedAttrs(attrs []Attr) []Attr {
+// sortedAttrs returns attrs sorted by name (stable): attrs itself when it is sorted, else a
+// sorted copy, made in *buf when buf is not nil.
+func sortedAttrs(attrs []Attr, buf *[]Attr) []Attr {
 	sorted := true
 	for i := 1; i < len(attrs); i++ {
 		if attrs[i].Name < attrs[i-1].Name {
@@ -352,9 +368,30 @@ func sortedAttrs(attrs []Attr) []Attr {
 	if sorted {
 		return attrs
 	}
-	out := append([]Attr(nil), attrs...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	var out []Attr
+	if buf != nil {
+		out = (*buf)[:0]
+	}
+	out = append(out, attrs...)
+	slices.SortStableFunc(out, func(a, b Attr) int { return strings.Compare(a.Name, b.Name) })
+	if buf != nil {
+		*buf = out
+	}
 	return out
+}
+
+// eachName yields the names of "{a, b}" or "a", as splitNames returns them, without a slice.
+func eachName(v string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		v = strings.TrimSpace(v)
+		v = strings.TrimPrefix(v, "{")
+		v = strings.TrimSuffix(v, "}")
+		for f := range strings.SplitSeq(v, ",") {
+			if f = strings.TrimSpace(f); f != "" && !yield(strings.TrimPrefix(f, "%")) {
+				return
+			}
+		}
+	}
 }
 
 // splitNames reads "{a, b}" or "a" into names.

@@ -19,8 +19,9 @@
 // Files beside those: ledger.go is the Ledger and its entry point Add, unit.go the joined
 // compile request (Unit, its call site and cache-key parts), sequence.go a process's compile
 // sequence (what ranks and coverage line up), read.go also defines Scan, what ReadLogs
-// returns, and metrics.go reconciles what a framework's metrics report counts (PyTorch/XLA's
-// CompileTime, CachedCompile) with the log's own records. live.go is a Ledger fed as its log
-// is written (Live: recomp run's live lines and recomp watch), through the same Scanner and the
-// same accounting as ReadLogs.
+// returns, metrics.go reconciles what a framework's metrics report counts (PyTorch/XLA's
+// CompileTime, CachedCompile) with the log's own records, and processes.go tells apart the
+// processes that wrote one log (workers under one terminal) by the compile stages a probe saw
+// each report (StageRecord). live.go is a Ledger fed as its log is written (Live: recomp run's
+// live lines and recomp watch), through the same Scanner and the same accounting as ReadLogs.
 package ledger

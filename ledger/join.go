@@ -93,7 +93,7 @@ func sameName(u *Unit, ev logscan.Event) bool {
 // start opens a unit for ev. A waiting framework explanation of the function this unit
 // compiles becomes its reason.
 func (l *Ledger) start(ev logscan.Event) *Unit {
-	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input,
+	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input, PID: l.pid,
 		File: ev.File, Line: ev.Line, LastLine: ev.Line, Begin: ev.Time, DateKnown: ev.DateKnown,
 		marked: l.marked}
 	u.signals = append(u.signals, ev.Signal)

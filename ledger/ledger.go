@@ -45,11 +45,14 @@ type Ledger struct {
 	inputs       int
 	evidence     int                     // events only per-compilation logging prints
 	clusterLines int                     // TF's "Compiled cluster using XLA!" lines
+	tfEvidence   int                     // evidence events of TF's own (its device compiler's records)
 	clusterAlone *logscan.Event          // such a line before any compilation, waiting for one
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
 	cut          *Unit                   // a compilation the log ended inside
+	cutBegin     string                  // where the log ended inside a line that begins a compilation
 	keyLines     []logscan.Event         // cache-key lines logged before the request they belong to
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
+	pid          int                     // its process id, when a probe told the log's processes apart
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
 	onCompiled   func(*Unit)             // Live's hook: each compilation once it is accounted (nil: none)
 	reported     reported                // what the stack's metrics report says it compiled
@@ -83,6 +86,11 @@ var evidenceKinds = map[logscan.Kind]bool{
 	logscan.CacheMiss: true, logscan.CacheWrite: true, logscan.ExecutableLoad: true,
 	logscan.RequestDone: true, logscan.Execution: true,
 }
+
+// tfStack are the producers whose records can be those of TF's compilations: TF's device
+// compiler, and on an IPU the TF-IPU backend, XLA and Poplar that compile TF's clusters.
+var tfStack = map[logscan.Producer]bool{logscan.ProducerTF: true, logscan.ProducerTFIPU: true, logscan.ProducerXLA: true,
+	logscan.ProducerPoplar: true, logscan.ProducerPopLibs: true}
 
 // pendingWhy is a framework's explanation of a trace, waiting for the compilation it caused.
 // A first trace explains nothing but says the function is the program's own.
@@ -149,6 +157,9 @@ func (l *Ledger) Add(ev logscan.Event) {
 	}
 	if evidenceKinds[ev.Kind] {
 		l.evidence++
+		if tfStack[ev.Producer] {
+			l.tfEvidence++
+		}
 	}
 	if rule, ok := joinRules[ev.Kind]; ok {
 		l.join(rule, ev)
@@ -438,8 +449,8 @@ func (l *Ledger) Report() *Report {
 	if l.reported.reports > 1 {
 		ev += l.reported.reports - 1 // cumulative reports show what compiled between them
 	}
-	p := Process{Name: strings.Join(l.files, ", "), Evidence: ev, ClusterLines: l.clusterLines,
-		Compilations: l.sum.Compilations, Traces: l.sum.Retraces, Cut: l.cut}
+	p := Process{Name: strings.Join(l.files, ", "), Evidence: ev, ClusterLines: l.clusterLines, TFEvidence: l.tfEvidence,
+		Compilations: l.sum.Compilations, Counted: max(l.compiled, l.reported.last), Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin}
 	if l.opt.Warmup > 0 && max(l.compiled, l.reported.last) < l.opt.Warmup {
 		p.WarmupUnfinished = true
 	}

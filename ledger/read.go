@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +52,10 @@ type ReadOptions struct {
 	SameProcess bool
 	// AllEvents keeps every event, not the first MaxEvents (all are counted either way).
 	AllEvents bool
+	// Stages, when they are of several processes (recomp run's probe saw workers the command
+	// started compile), tell apart the processes that wrote each log: each becomes a process
+	// of its own, as a launcher's ranks are (see StageRecord).
+	Stages []StageRecord
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 	// Log takes diagnostics (nil: none).
@@ -68,6 +74,8 @@ type Input struct {
 	ReadError string
 	// Binary says why the input is not a text log ("" for a text log).
 	Binary string
+	// CutBegin says the input ends inside a line that begins a compilation ("" when not).
+	CutBegin string
 	// Unread counts the lines that look like compile records recomp could not read;
 	// UnreadLines are the first logscan.MaxUnread.
 	Unread      int
@@ -86,6 +94,10 @@ type Scan struct {
 	Full       bool
 	// SameProcess says the inputs were read as one process's log.
 	SameProcess bool
+	// Rotated says, for inputs read as processes of their own, which look like one log
+	// rotated (train.log and train.log.1): one process's log, each part judged as a process
+	// of its own, so that a recompilation across the parts is seen by neither.
+	Rotated []string
 }
 
 // ReadErrors lists the inputs that could not be read to the end, each as "path: why".
@@ -201,6 +213,7 @@ func (o *orderedMerge) done(i int, reps []*Report) {
 // read.
 type scanned struct {
 	input  Input
+	stats  logscan.Stats   // the scanner's, for the threads and times of its records
 	events []logscan.Event // the first ones, for listing
 	count  int
 	err    error // the log could not be opened
@@ -222,6 +235,26 @@ func assemble(out []scanned, merged *orderedMerge, opt ReadOptions, start time.T
 	}
 	if !opt.AllEvents && len(rs.Events) > MaxEvents {
 		rs.Events = rs.Events[:MaxEvents]
+	}
+	if !opt.SameProcess {
+		rs.Rotated = rotated(rs.Inputs)
+		for _, c := range continued(out) {
+			if !slices.ContainsFunc(rs.Rotated, func(r string) bool {
+				return strings.HasPrefix(r, c.a+", ") && strings.Contains(r, ", "+c.b) ||
+					strings.HasPrefix(r, c.b+", ") && strings.Contains(r, ", "+c.a)
+			}) {
+				rs.Rotated = append(rs.Rotated, c.msg) // not already named as rotated
+			}
+		}
+		for _, msg := range rs.Rotated {
+			for i := range rs.Inputs {
+				if in := &rs.Inputs[i]; strings.HasPrefix(msg, in.Path+", ") {
+					in.WarningCount++
+					in.Warnings = append(in.Warnings, logscan.Warning{File: in.Path, Message: msg})
+					break
+				}
+			}
+		}
 	}
 	opt.Log.Debug("scanned", "inputs", len(out), "processes", rs.Ledger.Processes, "events", rs.EventCount,
 		"compilations", rs.Ledger.Summary.Compilations, "elapsed", time.Since(start))
@@ -303,24 +336,36 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		r = f
 	}
 	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar()})
-	ps.ledger("", i, name) // the log's own process, even when every line carries a rank
+	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
+	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
 	ps.events[""]--
 	for s.Scan() {
 		ev := s.Event()
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			continue // counted nowhere
 		}
-		ps.ledger(ev.Rank, i, name).Add(ev)
+		key := ev.Rank
+		if router != nil && key == "" {
+			if p := router.process(ev); p != "" {
+				key, ps.routed = p, true
+			}
+		}
+		ps.ledger(key, i, name).Add(ev)
 		res.count++
 		if opt.AllEvents || len(res.events) < MaxEvents && kept.wants(i) {
 			res.events = append(res.events, ev)
 		}
 		opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
 	}
-	ps.endInput(i, opt.Marker != nil)
 	st := s.Stats()
+	res.stats = st
+	if st.CutBegin != "" {
+		ps.byRank[""].cutBegin = st.CutBegin // the log's own process (every line's rank or none)
+	}
+	ps.endInput(i, opt.Marker != nil)
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
+	res.input.CutBegin = st.CutBegin
 	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
 	ps.addUnread(st)
 	if err := s.Err(); err != nil {
@@ -345,6 +390,7 @@ type processes struct {
 	ranks  []string
 	began  map[string]int // the log each ledger is reading
 	events map[string]int // events each ledger was given
+	routed bool           // Stages named a process
 	// unread counts the lines of the logs that look like compile records recomp could not
 	// read; they go with the first process's report.
 	unread      int
@@ -367,6 +413,9 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	if l == nil {
 		l = NewLedger(ps.opt)
 		l.rank, l.seq.intern, l.onCompiled = rank, ps.intern, ps.hook
+		if id, ok := strings.CutPrefix(rank, "pid "); ok {
+			l.pid, _ = strconv.Atoi(id)
+		}
 		ps.byRank[rank] = l
 		ps.ranks = append(ps.ranks, rank)
 		ps.began[rank] = -1
@@ -374,7 +423,10 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 	if ps.began[rank] != i {
 		ps.began[rank] = i
 		label := name
-		if rank != "" {
+		switch {
+		case strings.HasPrefix(rank, "pid "):
+			label = fmt.Sprintf("%s [%s]", name, rank)
+		case rank != "":
 			label = fmt.Sprintf("%s [rank %s]", name, rank)
 		}
 		l.BeginInput(i, label)
@@ -407,6 +459,9 @@ func (ps *processes) reports() []*Report {
 		if r == "" && len(ranks) > 1 && ps.events[r] == 0 {
 			continue // every line of the log carried a rank: there is no unranked process
 		}
+		if r == "" && ps.routed && ps.byRank[r].evidence == 0 {
+			continue // the processes' lines that name none, with no compilation of their own
+		}
 		out = append(out, ps.byRank[r].Report())
 	}
 	if len(out) > 0 {
@@ -414,4 +469,89 @@ func (ps *processes) reports() []*Report {
 		out[0].Unread = appendCapped(out[0].Unread, ps.unreadLines, logscan.MaxUnread)
 	}
 	return out
+}
+
+// rotation is a suffix a log rotator adds to a log's name: logrotate's .1, .2.gz, its
+// dateext -20261126, Python's RotatingFileHandler .1 and TimedRotatingFileHandler
+// .2026-11-26_23-55.
+var rotation = regexp.MustCompile(`[.-](?:\d{1,3}|\d{4}-?\d\d-?\d\d(?:[_T-]?\d\d(?:-?\d\d){0,2})?)$`)
+
+// logName says a base name is a log's (what a rotator's suffix follows): another input, or a
+// name ending as logs do. worker-1 and worker-2 are two logs, train.log.1 and train.log.2 one.
+var logName = regexp.MustCompile(`\.(?:log|txt|out|err|stdout|stderr)$`)
+
+// rotated finds inputs that are parts of one rotated log: a log and the same name with a
+// rotation suffix (train.log, train.log.1, train.log-20261126.gz). Each such group is one
+// process's log read as several processes, and says so.
+func rotated(ins []Input) []string {
+	paths := map[string]bool{}
+	for _, in := range ins {
+		paths[strings.TrimSuffix(in.Path, ".gz")] = true
+	}
+	groups := map[string][]string{}
+	var bases []string
+	for _, in := range ins {
+		if in.Path == input.Stdin || in.Path == "" {
+			continue
+		}
+		base := strings.TrimSuffix(in.Path, ".gz")
+		if loc := rotation.FindStringIndex(base); loc != nil {
+			if b := base[:loc[0]]; paths[b] || logName.MatchString(b) {
+				base = b
+			}
+		}
+		if _, ok := groups[base]; !ok {
+			bases = append(bases, base)
+		}
+		if !slices.Contains(groups[base], in.Path) { // one log given twice is not two parts
+			groups[base] = append(groups[base], in.Path)
+		}
+	}
+	var out []string
+	for _, b := range bases {
+		if g := groups[b]; len(g) > 1 {
+			out = append(out, fmt.Sprintf("%s look like one log rotated while it was written (one process's log in %d parts): "+
+				"read as processes of their own, a compilation in one part is not held against the others; give them with --same-process, oldest first",
+				strings.Join(g, ", "), len(g)))
+		}
+	}
+	return out
+}
+
+// continued finds logs read as processes of their own that are one process's log in parts
+// (rotated, or split, under names that do not say so): their records' glog/absl prefixes name
+// the same thread id (the main thread's is the process id), and their records do not overlap
+// in time, one following the other. Small ids (below 100: a container's first processes, the
+// same in every container of a job) are no evidence.
+func continued(out []scanned) []continuation {
+	var msgs []continuation
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			a, b := out[i].stats, out[j].stats
+			id := sharedThread(a.Threads, b.Threads)
+			if id == "" || a.First.IsZero() || b.First.IsZero() || !(!a.Last.After(b.First) || !b.Last.After(a.First)) {
+				continue
+			}
+			first, second := out[i].input.Path, out[j].input.Path
+			if b.Last.Before(a.First) {
+				first, second = second, first
+			}
+			msgs = append(msgs, continuation{first, second, fmt.Sprintf("%s, %s look like one process's log in two parts: both name thread %s (a process id) and the second's "+
+				"records follow the first's in time: read as processes of their own, a compilation in one part is not held against the other; "+
+				"give them with --same-process, oldest first", first, second, id)})
+		}
+	}
+	return msgs
+}
+
+type continuation struct{ a, b, msg string }
+
+// sharedThread is a thread id of 100 or more that both lists hold ("" when none).
+func sharedThread(a, b []string) string {
+	for _, id := range a {
+		if n, err := strconv.Atoi(id); err == nil && n >= 100 && slices.Contains(b, id) {
+			return id
+		}
+	}
+	return ""
 }

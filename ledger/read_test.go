@@ -204,3 +204,30 @@ func TestReadLogsFirstEvents(t *testing.T) {
 		}
 	}
 }
+
+// Two processes writing one log (spawned workers under one terminal) compile the same function
+// with the same arguments: two records alike but for their own times are two requests; a record
+// a program's two logging handlers printed twice (the same time, or a copy without one) is one.
+func TestAlikeRecordsOfTwoProcesses(t *testing.T) {
+	rec := func(stamp string) string {
+		return "WARNING:2026-11-27 00:11:" + stamp + ":jax._src.interpreters.pxla:732: Compiling jit(convert_element_type) with global shapes and types (ShapedArray(float32[]),). Argument mapping: (UnspecifiedValue,).\n"
+	}
+	bare := "Compiling jit(convert_element_type) with global shapes and types (ShapedArray(float32[]),). Argument mapping: (UnspecifiedValue,).\n"
+	for _, c := range []struct {
+		name, log string
+		want      int
+	}{
+		{"two processes", rec("26,764") + "I1127 00:11:26.787594    2229 pjrt_client.cc:587] PjRt-IFRT device count: total=1\n" + rec("26,788"), 2},
+		{"two handlers, one time", rec("26,764") + rec("26,764"), 1},
+		{"two handlers, one without a time", rec("26,764") + bare, 1},
+		{"two handlers, a coarser time", rec("26,764") + "WARNING:2026-11-27 00:11:26:jax._src.interpreters.pxla:732: " + bare, 1},
+	} {
+		s, err := ReadLogs([]Log{{Path: "run.log", Reader: strings.NewReader(c.log)}}, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Ledger.Summary.CompileRequests; got != c.want {
+			t.Errorf("%s: %d compile requests, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -162,13 +162,24 @@ type Process struct {
 	// ClusterLines counts TF's "Compiled cluster using XLA!", printed once per process whatever
 	// its logging: no evidence of how often it compiled.
 	ClusterLines int
+	// TFEvidence counts the evidence events of TF's stack (its device compiler's records, on
+	// an IPU those of the TF-IPU backend and Poplar that compile its clusters): with
+	// ClusterLines and none of them, TF compiled and its logging was off, whatever another
+	// stack in the process logged.
+	TFEvidence   int
 	Compilations int
 	Traces       int // retraces the framework explained
+	// Counted are the compilations --warmup N counts: those of the program's own functions
+	// (eager one-op programs left out).
+	Counted int
 	// WarmupUnfinished says the process compiled fewer times than --warmup N asked: its warm-up
 	// never ended.
 	WarmupUnfinished bool
 	// Cut is a compilation the log ends inside (the log was cut, or is still being written).
 	Cut *Unit
+	// CutBegin says where the log ends inside a line that begins a compilation (its last line,
+	// unterminated and cut): an open compilation too. "" when it does not.
+	CutBegin string
 }
 
 // Compiled returns the listed units of the module that were compiled, in order.

@@ -41,6 +41,9 @@ type Unit struct {
 	// says whether its date is meaningful.
 	Begin     time.Time
 	DateKnown bool
+	// PID is the id of the process that wrote it, when a probe told apart the processes that
+	// wrote its log (ReadOptions.Stages); 0 otherwise.
+	PID int
 	// Seq is the unit's number among the compilations of its program in its process (1 for the
 	// first); 0 when it was not compiled.
 	Seq int

@@ -1,25 +1,42 @@
 package logscan
 
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
 func (s *Scanner) emit(h header, lineNo int, ev Event) {
 	ev.File, ev.Line, ev.Rank = s.name, lineNo, s.rank
 	if h.producer != "" {
 		ev.Producer = h.producer
 	}
 	ev.Time, ev.DateKnown, ev.Stamp = h.t, h.dateKnown, h.stamp
-	if s.duplicate(ev) {
+	if s.duplicate(ev, h.own) {
 		return
 	}
-	s.last, s.hasLast = ev, true
+	s.last, s.hasLast, s.lastOwn = ev, true, h.own
+	if !ev.Time.IsZero() {
+		if s.stats.First.IsZero() {
+			s.stats.First = ev.Time
+		}
+		s.stats.Last = ev.Time
+	}
 	s.pending = append(s.pending, ev)
 }
 
 // duplicate reports whether ev repeats the event just before it from a line shortly above: a
 // Python program whose logging has two handlers (JAX 0.4's own and the program's root
-// handler) prints every record twice, in two formats.
-func (s *Scanner) duplicate(ev Event) bool {
+// handler) prints every record twice, in two formats. Two records whose own layouts give
+// different times are two records (two processes writing one log compile the same function
+// with the same arguments), however alike.
+func (s *Scanner) duplicate(ev Event, own bool) bool {
 	p := s.last
 	if !s.hasLast || p.Line == ev.Line || ev.Line-p.Line > 2*maxExplanation+2 ||
 		!(s.g.dropRepeats[ev.Producer] || ev.Kind == Retrace || ev.Kind == Trace) {
+		return false
+	}
+	if own && s.lastOwn && apart(p, ev) {
 		return false
 	}
 	return p.Kind == ev.Kind && p.Producer == ev.Producer && p.Module == ev.Module && p.Hash == ev.Hash &&
@@ -55,4 +72,40 @@ func (s *Scanner) classify(msg string, h header, lineNo int) bool {
 		}
 	}
 	return false
+}
+
+// apart says whether two events' own record times differ by more than their stamps' precision
+// can hide: a millisecond when both print milliseconds or finer, else a second.
+func apart(a, b Event) bool {
+	d := a.Time.Sub(b.Time)
+	if d < 0 {
+		d = -d
+	}
+	if fraction(a.Stamp) >= 3 && fraction(b.Stamp) >= 3 {
+		return d >= time.Millisecond
+	}
+	return d >= time.Second
+}
+
+// fraction is how many digits of a second a stamp prints (after its last '.' or ',').
+func fraction(stamp string) int {
+	i := strings.LastIndexAny(stamp, ".,")
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for _, c := range stamp[i+1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// noteThread keeps a thread id a record's prefix named.
+func (s *Scanner) noteThread(id string) {
+	if len(s.stats.Threads) < MaxThreads && !slices.Contains(s.stats.Threads, id) {
+		s.stats.Threads = append(s.stats.Threads, id)
+	}
 }

@@ -162,7 +162,16 @@ type Stats struct {
 	// Binary says why the input is not a text log (an executable, a core file, NUL bytes at
 	// its start), "" for a text log. Lines found in binary data are still read, but they are
 	// no evidence a gate can rely on.
-	Binary       string
+	Binary string
+	// CutBegin says the input ends inside a line that begins a compilation (its last line,
+	// unterminated, holds the start of such a record): "" when it does not.
+	CutBegin string
+	// Threads are the thread ids the records' glog/absl prefixes name (the first
+	// MaxThreads distinct ones): the main thread's is the process id, so two logs that share
+	// one are one process's. First and Last are the times of the first and last events that
+	// have one (zero when none; a clock without a date in the year 0, or on day 0).
+	Threads      []string
+	First, Last  time.Time
 	WarningCount int       // all warnings, including those not kept
 	Warnings     []Warning // the first MaxWarnings
 	// Unread counts the lines that use a framework's compile vocabulary (Framework.Vocabulary)
@@ -171,6 +180,9 @@ type Stats struct {
 	Unread      int
 	UnreadLines []UnreadLine
 }
+
+// MaxThreads is how many thread ids a Scanner keeps.
+const MaxThreads = 64
 
 // MaxWarnings is how many warnings a Scanner keeps; the rest are only counted.
 const MaxWarnings = 50

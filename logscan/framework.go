@@ -1,6 +1,7 @@
 package logscan
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,10 @@ type Framework struct {
 	// Heads are how the messages its rules recognise only at the start of a message begin: a
 	// record whose layout logscan does not know is searched for them.
 	Heads []string
+	// Begins are literals that the messages beginning a compilation (or a request for one)
+	// hold: a log whose unterminated last line holds one, or ends with the first 5 or more bytes
+	// of one, was cut inside the record that starts a compilation (Stats.CutBegin).
+	Begins []string
 	// Loggers map Python logger names (a name and its children: "jax" covers "jax._src.pxla")
 	// to the producer whose messages they carry.
 	Loggers map[string]Producer
@@ -99,6 +104,7 @@ type Grammar struct {
 	filter      *prefilter
 	anchors     []string
 	heads       []string
+	begins      []string
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
 	known       []string // every framework's Vocabulary.Known
@@ -129,6 +135,7 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 				g.heads = append(g.heads, h)
 			}
 		}
+		g.begins = append(g.begins, f.Begins...)
 		for _, name := range sortedKeys(f.Loggers) {
 			g.loggers = append(g.loggers, loggerName{name, f.Loggers[name]})
 		}
@@ -144,6 +151,23 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 		g.known = append(g.known, f.Vocabulary.Known...)
 	}
 	return g, nil
+}
+
+// beginsCompilation says whether line, the unterminated last line of a log, is a record that
+// begins a compilation, cut: it holds a Begins literal, or ends with the start of one.
+func (g *Grammar) beginsCompilation(line []byte) bool {
+	const least = 5
+	for _, b := range g.begins {
+		if bytes.Contains(line, []byte(b)) {
+			return true
+		}
+		for n := min(len(b)-1, len(line)); n >= least; n-- {
+			if bytes.HasSuffix(line, []byte(b[:n])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Anchors returns the prefilter's literals (a copy), for tools that compare recomp with grep on

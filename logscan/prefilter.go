@@ -18,6 +18,7 @@ type prefilter struct {
 	slot  [1 << 16]uint8 // per byte pair with shift 0: 1 + index into cands
 	cands [][]int        // anchors whose first m bytes end with that pair
 	pats  [][]byte
+	teddy *teddy // the vector search's tables; used where teddyVector is set
 }
 
 // emptyFilter finds no line: a Scanner without a grammar reads no message.
@@ -45,6 +46,7 @@ func newPrefilter(anchors []string) *prefilter {
 		s := p.slot[pair] - 1
 		p.cands[s] = append(p.cands[s], k)
 	}
+	p.teddy = newTeddy(p.pats)
 	return p
 }
 
@@ -52,12 +54,31 @@ func newPrefilter(anchors []string) *prefilter {
 // machine's byte order, which is how lines reads them.
 func pairKey(a, b byte) int { return int(binary.NativeEndian.Uint16([]byte{a, b})) }
 
-// span is one candidate line: text[start:end], without its newline.
-type span struct{ start, end int }
+// lineAround returns the start and end (without the newline) of the line of text holding pos.
+func lineAround(text []byte, pos int) (start, end int) {
+	start = bytes.LastIndexByte(text[:pos], '\n') + 1
+	end = len(text)
+	if j := bytes.IndexByte(text[pos:], '\n'); j >= 0 {
+		end = pos + j
+	}
+	return start, end
+}
+
+// span is one candidate line: text[start:end], without its newline. candidates sets nl, the
+// newlines of the region before start (lines leaves it 0).
+type span struct{ start, end, nl int }
 
 // lines appends to out the lines of text (which starts at a line start) that contain an
 // anchor, with offsets shifted by base.
 func (p *prefilter) lines(text []byte, base int, out []span) []span {
+	if p.teddy != nil && teddyVector != nil && len(text) < teddyMaxText {
+		return p.teddy.lines(teddyVector, text, base, out)
+	}
+	return p.shiftLines(text, base, out)
+}
+
+// shiftLines is lines with the portable shift-table search.
+func (p *prefilter) shiftLines(text []byte, base int, out []span) []span {
 	m := p.m
 	pos, last := 0, len(text)-m
 	if last < 0 || m < 2 {
@@ -83,26 +104,56 @@ func (p *prefilter) lines(text []byte, base int, out []span) []span {
 			pos++
 			continue
 		}
-		ls := bytes.LastIndexByte(text[:pos], '\n') + 1
-		le := len(text)
-		if j := bytes.IndexByte(text[pos:], '\n'); j >= 0 {
-			le = pos + j
-		}
-		out = append(out, span{base + ls, base + le})
+		ls, le := lineAround(text, pos)
+		out = append(out, span{start: base + ls, end: base + le})
 		pos = le + 1
 	}
 	return out
 }
 
+// scanPart finds the candidate lines of text (part of a region, at offset base in it) and
+// counts its newlines: each span's nl is the count before it in text. With findNUL it also
+// looks for a NUL byte: nul is its offset in the region, -1 when there is none. Counting here
+// puts the line count on the goroutines of the parallel search instead of a pass of its own.
+func (p *prefilter) scanPart(text []byte, base int, out []span, findNUL bool) (spans []span, newlines, nul int) {
+	first := len(out)
+	out = p.lines(text, base, out)
+	prev := 0
+	for k := first; k < len(out); k++ {
+		start := out[k].start - base
+		newlines += bytes.Count(text[prev:start], newline)
+		out[k].nl = newlines
+		prev = start
+	}
+	newlines += bytes.Count(text[prev:], newline)
+	nul = -1
+	if findNUL {
+		if i := bytes.IndexByte(text, 0); i >= 0 {
+			nul = base + i
+		}
+	}
+	return out, newlines, nul
+}
+
+var newline = []byte{'\n'}
+
 // parallelMin is the smallest part of a region worth handing to a goroutine of its own.
 const parallelMin = 256 << 10
 
-// candidates returns the candidate lines of region, using up to GOMAXPROCS goroutines on
-// parts split at line boundaries. parts is scratch space reused between calls.
-func (p *prefilter) candidates(region []byte, out []span, parts *[][]span) []span {
+// regionScan is what candidates finds in a region besides its candidate lines.
+type regionScan struct {
+	newlines int // in the whole region
+	nul      int // the offset of the first NUL byte when asked for, else -1
+}
+
+// candidates returns the candidate lines of region, each with the newlines before it (nl), and
+// the region's newline count and first NUL byte (when findNUL), using up to GOMAXPROCS
+// goroutines on parts split at line boundaries. parts is scratch space reused between calls.
+func (p *prefilter) candidates(region []byte, out []span, parts *[][]span, findNUL bool) ([]span, regionScan) {
 	n := min(runtime.GOMAXPROCS(0), len(region)/parallelMin)
 	if n <= 1 {
-		return p.lines(region, 0, out)
+		out, nl, nul := p.scanPart(region, 0, out, findNUL)
+		return out, regionScan{newlines: nl, nul: nul}
 	}
 	for len(*parts) < n {
 		*parts = append(*parts, nil)
@@ -121,17 +172,26 @@ func (p *prefilter) candidates(region []byte, out []span, parts *[][]span) []spa
 		bounds[i] = b
 	}
 	bounds[n] = len(region)
+	nls, nuls := make([]int, n), make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			(*parts)[i] = p.lines(region[bounds[i]:bounds[i+1]], bounds[i], (*parts)[i][:0])
+			(*parts)[i], nls[i], nuls[i] = p.scanPart(region[bounds[i]:bounds[i+1]], bounds[i], (*parts)[i][:0], findNUL)
 		}()
 	}
 	wg.Wait()
+	rs := regionScan{nul: -1}
 	for i := range n {
-		out = append(out, (*parts)[i]...)
+		for _, sp := range (*parts)[i] {
+			sp.nl += rs.newlines
+			out = append(out, sp)
+		}
+		rs.newlines += nls[i]
+		if rs.nul < 0 {
+			rs.nul = nuls[i]
+		}
 	}
-	return out
+	return out, rs
 }

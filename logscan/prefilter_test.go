@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -30,23 +31,7 @@ func TestPrefilterMatchesPlainSearch(t *testing.T) {
 	words := append(slices.Clone(testAnchors), "compiler", "compile", "tracing", "phase", "engine", "Compilatio", "xecutabl",
 		"\n", "\n", " ", "  ", "ab", "zz", "ompilatio", "g phase:", ".poplar_ex")
 	rng := rand.New(rand.NewSource(1))
-	plain := func(text []byte) []span {
-		var out []span
-		start := 0
-		for i := 0; i <= len(text); i++ {
-			if i == len(text) || text[i] == '\n' {
-				line := string(text[start:i])
-				for _, a := range testAnchors {
-					if strings.Contains(line, a) {
-						out = append(out, span{start, i})
-						break
-					}
-				}
-				start = i + 1
-			}
-		}
-		return out
-	}
+	plain := func(text []byte) []span { return plainLines(testAnchors, text) }
 	for round := 0; round < 3000; round++ {
 		var b strings.Builder
 		for n := rng.Intn(40); n > 0; n-- {
@@ -64,28 +49,72 @@ func TestPrefilterMatchesPlainSearch(t *testing.T) {
 			}
 		}
 		var parts [][]span
-		if par := testFilter.candidates(text, nil, &parts); len(par) != len(want) {
+		if par, _ := testFilter.candidates(text, nil, &parts, false); len(par) != len(want) {
 			t.Fatalf("%q: candidates %v, want %v", text, par, want)
 		}
 	}
 }
 
-// The parallel split must give the same candidates as one pass.
+// The parallel split must give the same candidates as one pass, each with the newlines before
+// it, the region's newline count, and the first NUL byte, whichever part it is in.
 func TestPrefilterParallelSplit(t *testing.T) {
 	text := noisyLog(3 * parallelMin)
 	one := testFilter.lines(text, 0, nil)
-	var parts [][]span
-	par := testFilter.candidates(text, nil, &parts)
-	if len(one) == 0 || len(one) != len(par) {
-		t.Fatalf("one pass %d, parallel %d", len(one), len(par))
-	}
-	for i := range one {
-		if one[i] != par[i] {
-			t.Fatalf("span %d: %v vs %v", i, one[i], par[i])
-		}
-	}
 	re := regexp.MustCompile(`(?m)^.*Begin XLA compilation.*$`)
 	if n := len(re.FindAllIndex(text, -1)); n != len(one) {
 		t.Errorf("%d candidate lines, %d compile lines", len(one), n)
+	}
+	for _, nulAt := range []int{-1, 10, len(text) / 2, len(text) - 2} {
+		text := bytes.Clone(text)
+		if nulAt >= 0 {
+			text[nulAt] = 0
+		}
+		for _, procs := range []int{1, 2, 3} {
+			old := runtime.GOMAXPROCS(procs)
+			var parts [][]span
+			par, rs := testFilter.candidates(text, nil, &parts, true)
+			runtime.GOMAXPROCS(old)
+			if len(one) == 0 || len(one) != len(par) {
+				t.Fatalf("one pass %d, %d procs %d", len(one), procs, len(par))
+			}
+			for i := range one {
+				want := one[i]
+				want.nl = bytes.Count(text[:want.start], []byte{'\n'})
+				if par[i] != want {
+					t.Fatalf("%d procs, span %d: %v, want %v", procs, i, par[i], want)
+				}
+			}
+			if want := bytes.Count(text, []byte{'\n'}); rs.newlines != want {
+				t.Errorf("%d procs: %d newlines, want %d", procs, rs.newlines, want)
+			}
+			if rs.nul != nulAt {
+				t.Errorf("%d procs: NUL at %d, want %d", procs, rs.nul, nulAt)
+			}
+		}
+	}
+}
+
+// BenchmarkPrefilter runs each search of the prefilter alone, on one core, over a noisy log: the
+// portable shift table, the generic Teddy scan, and each vector scan this CPU runs.
+func BenchmarkPrefilter(b *testing.B) {
+	text := noisyLog(64 << 20)
+	want := len(testFilter.shiftLines(text, 0, nil))
+	paths := []namedScanner{{"teddy-generic", teddyScanGeneric}}
+	paths = append(paths, teddyVectors...)
+	run := func(name string, lines func() []span) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := len(lines()); got != want {
+					b.Fatalf("%d lines, want %d", got, want)
+				}
+			}
+		})
+	}
+	var out []span
+	run("shift", func() []span { out = testFilter.shiftLines(text, 0, out[:0]); return out })
+	for _, p := range paths {
+		run(p.name, func() []span { out = testFilter.teddy.lines(p.scan, text, 0, out[:0]); return out })
 	}
 }

@@ -42,6 +42,7 @@ type Scanner struct {
 	line       int // line number of buf[start]
 	longWarned bool
 	lastByte   byte
+	tail       []byte // the unterminated last line (its last maxTail bytes), at the end of input
 
 	pending []Event
 	pi      int
@@ -73,6 +74,7 @@ type procState struct {
 	markerFound bool
 	held        *heldRecord // a multi-line record whose lines are still being read
 	last        Event       // the last event emitted, to drop a record printed twice
+	lastOwn     bool        // the last event's stamp was its record's own
 	hasLast     bool
 	heldIdle    int   // lines of other ranks read while this rank holds a record
 	fwState     []any // each framework's state (Framework.NewState), by its index in the grammar
@@ -190,6 +192,10 @@ func (s *Scanner) step() {
 			return // need more input
 		}
 	}
+	if s.eof && len(region) > 0 && region[len(region)-1] != '\n' {
+		t := region[bytes.LastIndexByte(region, '\n')+1:]
+		s.tail = append(s.tail[:0], t[max(0, len(t)-maxTail):]...)
+	}
 	s.processRegion(region)
 	s.start += len(region)
 	if len(region) > 0 {
@@ -199,6 +205,9 @@ func (s *Scanner) step() {
 		s.finish()
 	}
 }
+
+// maxTail bounds what the Scanner keeps of an unterminated last line.
+const maxTail = 4 << 10
 
 func (s *Scanner) finish() {
 	s.done = true
@@ -214,6 +223,9 @@ func (s *Scanner) finish() {
 	if s.stats.Bytes > 0 && s.lastByte != '\n' {
 		s.stats.Lines++ // the unterminated last line
 		s.warn(s.line, "input does not end with a newline: the last line may be truncated")
+		if s.g.beginsCompilation(s.tail) {
+			s.stats.CutBegin = fmt.Sprintf("%s:%d: the log ends inside a line that begins a compilation: it was cut, or is still being written", s.name, s.stats.Lines)
+		}
 	}
 }
 
@@ -247,18 +259,24 @@ func (s *Scanner) processRegion(region []byte) {
 			s.nulWarned = true
 		}
 	}
-	if !s.nulWarned {
-		if i := bytes.IndexByte(region, 0); i >= 0 {
-			s.nulWarned = true
-			s.warn(s.line+bytes.Count(region[:i], []byte{'\n'}), "binary data (NUL byte): not a text log?")
-		}
+	var rs regionScan
+	s.spans, rs = s.g.filter.candidates(region, s.spans[:0], &s.parts, !s.nulWarned)
+	if !s.nulWarned && rs.nul >= 0 {
+		s.nulWarned = true
+		s.warn(s.line+bytes.Count(region[:rs.nul], []byte{'\n'}), "binary data (NUL byte): not a text log?")
 	}
-	s.spans = s.g.filter.candidates(region, s.spans[:0], &s.parts)
 	markers := s.findMarkers(region)
 	counted, line := 0, s.line
 	lineAt := func(pos int) int {
 		line += bytes.Count(region[counted:pos], []byte{'\n'})
 		counted = pos
+		return line
+	}
+	// spanLine is lineAt for a candidate line, from the count candidates made: no counting here.
+	spanLine := func(sp span) int {
+		if sp.start >= counted {
+			counted, line = sp.start, s.line+sp.nl
+		}
 		return line
 	}
 	mi, si := 0, 0
@@ -278,7 +296,7 @@ func (s *Scanner) processRegion(region []byte) {
 			}
 			candidate := si < len(s.spans) && s.spans[si].start == pos
 			if !s.continueHeld(region[pos:end], candidate) && candidate {
-				s.parseLine(region[pos:s.spans[si].end], lineAt(pos))
+				s.parseLine(region[pos:s.spans[si].end], spanLine(s.spans[si]))
 			}
 			if candidate {
 				si++
@@ -298,15 +316,14 @@ func (s *Scanner) processRegion(region []byte) {
 			s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 			mi++
 		}
-		s.parseLine(region[sp.start:sp.end], lineAt(sp.start))
+		s.parseLine(region[sp.start:sp.end], spanLine(sp))
 		pos = sp.end + 1
 	}
 	for ; mi < len(markers); mi++ {
 		s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 	}
-	startLine := s.line
-	s.line = lineAt(len(region))
-	s.stats.Lines += s.line - startLine
+	s.line += rs.newlines
+	s.stats.Lines += rs.newlines
 	if len(region) > 0 && region[len(region)-1] == '\n' {
 		s.longWarned = false
 	}

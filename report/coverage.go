@@ -21,6 +21,9 @@ func CoverageHeadline(c *across.Coverage) string {
 	if n := len(c.Uncovered); n > 0 {
 		s += fmt.Sprintf("; %d uncovered", n)
 	}
+	if c.Unmatched > 0 {
+		s += fmt.Sprintf("; %d unmatched (no signature or hash to compare)", c.Unmatched)
+	}
 	if n := len(c.Unused()); n > 0 {
 		if c.UseKnown {
 			s += fmt.Sprintf("; %s never used", plural(n, "variant", "variants"))
@@ -31,7 +34,7 @@ func CoverageHeadline(c *across.Coverage) string {
 	return s
 }
 
-var byWords = map[string]string{"signature": "argument signature", "hash": "graph hash", "program": "program only"}
+var byWords = map[string]string{"signature": "argument signature", "hash": "graph hash", "program": "neither signature nor hash"}
 
 func uncoveredStepText(u *across.Uncovered) string {
 	if u.Step < 0 {
@@ -59,10 +62,13 @@ type CoverageJSON struct {
 	Covered   int             `json:"covered"`
 	Ratio     float64         `json:"coverage"`
 	Uncovered []UncoveredJSON `json:"uncovered"`
-	Variants  []VariantJSON   `json:"variants"`
-	Unused    int             `json:"unused_variants"`
-	UseKnown  bool            `json:"use_known"`
-	Notes     []string        `json:"notes"`
+	Unmatched int             `json:"unmatched"`
+	// UnmatchedPrograms names the programs of the unmatched compilations.
+	UnmatchedPrograms []string      `json:"unmatched_programs"`
+	Variants          []VariantJSON `json:"variants"`
+	Unused            int           `json:"unused_variants"`
+	UseKnown          bool          `json:"use_known"`
+	Notes             []string      `json:"notes"`
 }
 
 // RequestJSON is a compile request's program, arguments and line (its fields are those of the
@@ -99,7 +105,8 @@ func variantDocument(v *across.WarmupVariant) VariantJSON {
 // CoverageDocument is the JSON of a coverage.
 func CoverageDocument(c *across.Coverage) *CoverageJSON {
 	doc := &CoverageJSON{Warmup: c.Warmup, Marker: c.Marker, By: c.By, Runtime: c.Runtime, Covered: c.Covered, Uncovered: []UncoveredJSON{},
-		Variants: []VariantJSON{}, Unused: len(c.Unused()), UseKnown: c.UseKnown, Notes: nonNil(c.Notes), Ratio: 1}
+		Variants: []VariantJSON{}, Unused: len(c.Unused()), UseKnown: c.UseKnown, Notes: nonNil(c.Notes), Ratio: 1,
+		Unmatched: c.Unmatched, UnmatchedPrograms: nonNil(c.UnmatchedPrograms)}
 	if c.Runtime > 0 {
 		doc.Ratio = float64(c.Covered) / float64(c.Runtime)
 	}

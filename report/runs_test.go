@@ -45,7 +45,7 @@ func models(t *testing.T) map[string]report.Report {
 		t.Fatal(err)
 	}
 	c := across.CoverageOf(s, s, across.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
-	g := &across.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, across.CoverageFailures(c), gate.Options{})}
+	g := &across.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, across.CoverageFailures(c), across.Unmatched(c), gate.Options{})}
 	out["guard --covered-by"] = g
 	rg := &across.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
 	rg.Gate.AddDivergences(across.DivergenceFailures(rk), gate.Options{})

@@ -159,10 +159,14 @@ func endsInColour(b []byte) bool {
 // the start of a line until it can tell: the line's end, a carriage return (a progress bar's
 // frame, passed at once), or holdFor without more output (a prompt waiting for input).
 type quietWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	q       *Quiet
-	line    []byte // the current line, not yet written
+	mu   sync.Mutex
+	w    io.Writer
+	q    *Quiet
+	line []byte // the current line, not yet written
+	// bounds are where in line a write of the command began (after its first byte): a
+	// program's partial line ("step 0: ") and a record a framework printed after it are two
+	// writes, so only the part from a boundary on can be the record.
+	bounds  []int
 	cont    bool
 	blanks  []byte // empty lines held until the next line says whether they border a quiet one
 	after   bool   // the last line was quiet
@@ -184,6 +188,9 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 	if len(qw.line) > 0 && qw.line[len(qw.line)-1] == '\r' && len(p) > 0 && p[0] != '\n' {
 		qw.frame() // a carriage return held at the end of the last write was a bar's frame
 	}
+	if len(qw.line) > 0 && len(p) > 0 && len(qw.bounds) < maxBounds {
+		qw.bounds = append(qw.bounds, len(qw.line))
+	}
 	for len(p) > 0 {
 		i := bytes.IndexAny(p, "\r\n")
 		if i < 0 {
@@ -200,12 +207,18 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 			body := bytes.TrimRight(qw.line, "\r\n")
 			if len(body) == 0 {
 				qw.blank()
-				qw.line = qw.line[:0]
+				qw.reset()
 				continue
 			}
 			quiet, cont := qw.q.quiet(body, qw.cont)
 			if quiet {
 				qw.blanks = qw.blanks[:0]
+				if at := qw.ownPart(body); at > 0 {
+					// The program's own partial line, a record recomp switched on glued after
+					// it: only the record stays out.
+					qw.w.Write(body[:at])
+					quiet, cont = qw.q.quiet(body[at:], false)
+				}
 			} else {
 				qw.passBlanks()
 				if at := qw.q.gluedAt(body); at > 0 {
@@ -216,7 +229,7 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 				}
 			}
 			qw.cont, qw.after = cont, quiet
-			qw.line = qw.line[:0]
+			qw.reset()
 		case len(p) == 0: // a carriage return at the end: a line's end or a frame, later
 		case p[0] != '\n':
 			qw.frame()
@@ -258,7 +271,7 @@ func (qw *quietWriter) frame() {
 	qw.passBlanks()
 	qw.after = false
 	qw.w.Write(qw.line)
-	qw.line = qw.line[:0]
+	qw.reset()
 }
 
 // arm passes on what is held when no more output comes for a while.
@@ -282,9 +295,85 @@ func (qw *quietWriter) flushLocked() {
 	if len(qw.line) > 0 {
 		qw.after = false
 		qw.w.Write(qw.line)
-		qw.line = qw.line[:0]
+		qw.reset()
 	}
 }
+
+// reset starts a new line.
+func (qw *quietWriter) reset() {
+	qw.line, qw.bounds = qw.line[:0], qw.bounds[:0]
+}
+
+// maxBounds bounds the write boundaries kept for one line.
+const maxBounds = 64
+
+// ownPart finds, in a quiet line, the program's own bytes before the record: the first write
+// boundary from which the rest of the line is still quiet on its own. Where the two came in one
+// read, the record starts at a capital letter after a character that cannot end a word (or a
+// colour code), the first from which the rest is quiet, unless what comes before it is a log
+// record's own header (a level and a ':' or ']' before the message: the record's message, not
+// its start). 0 when there is none: the whole line is the record.
+func (qw *quietWriter) ownPart(body []byte) int {
+	for _, at := range qw.bounds {
+		if at >= len(body) {
+			break
+		}
+		// A read of the terminal can end inside a record ("DEB", "UG:…"): the rest must be a
+		// record from its start.
+		if qw.q.recordAt(body[at:]) {
+			return qw.before(body, at)
+		}
+	}
+	for i := 1; i < len(body); i++ {
+		if c := body[i]; c < 'A' || c > 'Z' || !startsRecord(body, i) {
+			continue
+		}
+		if qw.q.recordAt(body[i:]) {
+			return qw.before(body, i)
+		}
+	}
+	return 0
+}
+
+// recordAt says whether text is a quiet record from its first byte: an expression matches it
+// there, or after a record header of its own (a level word or a date first: "WARNING:…:236: ").
+func (q *Quiet) recordAt(text []byte) bool {
+	q.once.Do(q.compile)
+	for i, re := range q.Lines {
+		if !q.mayMatch(i, text) {
+			continue
+		}
+		if loc := re.FindIndex(text); loc != nil && (loc[0] == 0 || headerFirst.Match(text[:loc[0]]) && recordHeader.Match(text[:loc[0]])) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerFirst is how a record's own header begins: a level word, a glog/absl letter and date,
+// or a date.
+var headerFirst = regexp.MustCompile(`^(?:(?i:debug|info|warn|warning|error|critical|fatal)\b|[IWEF]\d{4} |\d{4}-\d\d-\d\d)`)
+
+// startsRecord says whether a record can start at body[i]: after a character that cannot end a
+// word, or after a colour code.
+func startsRecord(body []byte, i int) bool {
+	prev := body[i-1]
+	return !(prev|0x20 >= 'a' && prev|0x20 <= 'z' || prev >= '0' && prev <= '9' || prev == '_') || endsInColour(body[:i])
+}
+
+// before is where the program's own part of a quiet line ends when the rest, from at, is quiet:
+// at, unless what comes before is quiet too or a log record's own header (then the whole line
+// is the record: 0).
+func (qw *quietWriter) before(body []byte, at int) int {
+	if own, _ := qw.q.quiet(body[:at], qw.cont); own || recordHeader.Match(body[:at]) {
+		return 0
+	}
+	return at
+}
+
+// recordHeader is the start of a log record before its message: a level word (Python's
+// logging, absl) or a glog/absl letter and date, ending in ':', ']' or '|' before the message.
+var recordHeader = regexp.MustCompile(`(?i)(?:\b(?:debug|info|warn|warning|error|critical|fatal)\b|^[IWEF]\d{4} ).*[\]:|]\s*$`)
 
 // Close passes on what is held (the output ended).
 func (qw *quietWriter) Close() {
@@ -297,11 +386,14 @@ func (qw *quietWriter) Close() {
 		quiet, _ := qw.q.quiet(qw.line, qw.cont)
 		if quiet {
 			qw.blanks = qw.blanks[:0]
+			if at := qw.ownPart(qw.line); at > 0 {
+				qw.w.Write(qw.line[:at])
+			}
 		} else {
 			qw.passBlanks()
 			qw.w.Write(qw.line)
 		}
-		qw.line = qw.line[:0]
+		qw.reset()
 	}
 	qw.passBlanks()
 }

@@ -186,3 +186,100 @@ func TestRequiredLiteralsAreRequired(t *testing.T) {
 		}
 	}
 }
+
+// A partial line the program printed ("step 0: ", flushed without a line end) and a record
+// recomp switched on written after it end up on one line: the record stays out, the program's
+// bytes reach the terminal as it wrote them, whichever expression (anchored or not) matched.
+func TestQuietKeepsTheProgramsPartialLine(t *testing.T) {
+	got := quietScreen(
+		"step 0: ", "Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+		"loss 1.5\n",
+		"step 1: ", "I0000 00:00:1.000000 1 device_compilation_profiler.cc:113] Compiled f 2 times\n", "loss 1.2\n",
+		"Compiling jit(g) with global shapes and types (x).", " Argument mapping: (y).\n", // one record in two writes
+		"step 2: done", "Finished XLA compilation of jit(f) in 0.1 sec",
+	)
+	if want := "step 0: loss 1.5\nstep 1: loss 1.2\nstep 2: done"; got != want {
+		t.Errorf("terminal\n got %q\nwant %q", got, want)
+	}
+}
+
+// The quiet writer only removes: whatever the writes and however they are split, the terminal
+// gets a subsequence of the command's bytes, in order, and a line that no expression matches
+// anywhere comes through whole.
+func FuzzQuietWriter(f *testing.F) {
+	f.Add([]byte("step 0: Compiling jit(f) with global shapes and types (x).\nloss 1\n"), uint8(8))
+	f.Add([]byte("bar\r\x1b[1m2/4\x1b[0mI1124 10:02:03.123456 1 a.cc:1] x\n\n\nTRACING CACHE MISS at a\n  b\nc"), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		var screen bytes.Buffer
+		qw := newQuietWriter(&screen, testQuiet)
+		qw.holdFor = time.Hour
+		n := int(size%32) + 1
+		for p := data; len(p) > 0; {
+			k := min(n, len(p))
+			qw.Write(p[:k])
+			p = p[k:]
+		}
+		qw.Close()
+		out, in := screen.Bytes(), data
+		for _, c := range out {
+			i := bytes.IndexByte(in, c)
+			if i < 0 {
+				t.Fatalf("the terminal got bytes the command did not write: %q from %q", out, data)
+			}
+			in = in[i+1:]
+		}
+		if !bytes.ContainsAny(data, "\r\x1b") && !bytes.Contains(data, []byte("  ")) {
+			for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+				body := bytes.TrimRight(line, "\n")
+				if len(body) == 0 || bytes.ContainsAny(body, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+					continue // a capital may start a glued record
+				}
+				if !bytes.Contains(out, body) {
+					t.Fatalf("a line of the program's own is lost: %q in %q", body, out)
+				}
+			}
+		}
+	})
+}
+
+// The program's partial line and the record after it read at once (one read of the terminal,
+// no write boundary between them): the record still starts at its own first word, and a
+// record's own header before its message is never taken for the program's text.
+func TestQuietPartialLineInOneRead(t *testing.T) {
+	got := quietScreen(
+		"step 5: WARNING:2026-11-27 00:19:04,232:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\n10.0\n",
+		"WARNING:2026-11-27 00:19:04,232:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\n",
+		"W1122 06:47:28.138073 3516 pxla.py:1514] Finished XLA compilation of pmap(g) in 2.5 sec\n",
+		"WARNING:jax._src.interpreters.pxla:Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+		"\x1b[1mloss 2\x1b[0mCompiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+	)
+	if want := "step 5: 10.0\n\x1b[1mloss 2\x1b[0m"; got != want {
+		t.Errorf("terminal\n got %q\nwant %q", got, want)
+	}
+}
+
+// A read of the terminal that ends inside a record (a write boundary in "DEB" + "UG:…") does not
+// split the record: nothing of it reaches the terminal.
+func TestQuietRecordSplitAcrossReads(t *testing.T) {
+	got := quietScreen(
+		"step 4: ", "WARNING:2026-11-27 00:40:51,833:jax._src.dispatch:236: Finished XLA compilation of jit(f) in 0.1 sec\nDEB",
+		"UG:2026-11-27 00:40:51,840:jax._src.dispatch:236: Finished XLA compilation of jit(g) in 0.1 sec\n",
+		"WARNING:2026-11-27 00:40:51,833:jax._src.interpreters.pxla:", "732: Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+		"WARNING:2026-11-27 00:40:51,833:jax._src.interpreters.pxla:732: ", "Compiling jit(f) with global shapes and types (x). Argument mapping: (y).\n",
+		"8.0\n",
+	)
+	if want := "step 4: 8.0\n"; got != want {
+		t.Errorf("terminal\n got %q\nwant %q", got, want)
+	}
+}
+
+// quietScreen is what the terminal shows of the command's writes through the quiet writer.
+func quietScreen(writes ...string) string {
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, testQuiet)
+	for _, w := range writes {
+		qw.Write([]byte(w))
+	}
+	qw.Close()
+	return screen.String()
+}

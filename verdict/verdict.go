@@ -140,12 +140,12 @@ func Build(in Input) *Result {
 	sites := map[string]*SiteRow{}
 	for _, m := range rep.Modules {
 		compiled := m.Compiled()
-		seq := map[string]int{}
 		for _, u := range compiled {
 			c := cost(u)
 			r.Compile += c
-			seq[u.Program]++
-			if seq[u.Program] > 1 || u.SeenBefore {
+			// Its program compiled before in its own process (Seq counts per process: ranks and
+			// workers merged into one module each compile it once).
+			if u.Seq > 1 || u.SeenBefore {
 				r.Recompile += c
 			}
 			if u.AfterWarmup {
@@ -169,7 +169,7 @@ func Build(in Input) *Result {
 			// The first cause met names the line; a cause that recurs replaces one expected once.
 			if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
 				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
-			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (seq[u.Program] > 1 || u.SeenBefore) {
+			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && (u.Seq > 1 || u.SeenBefore) {
 				row.topOnce = false
 				row.TopCause, row.Example = reasonCause(u.Why)
 			}

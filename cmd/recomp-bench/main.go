@@ -10,6 +10,7 @@
 //	go run ./cmd/recomp-bench -bounds         # gzip bomb, 100 000 modules, 100 MB constants, 200 000 families
 //	go run ./cmd/recomp-bench -overhead       # recomp run's fixed cost and per-step cost on ~60 s training loops
 //	go run ./cmd/recomp-bench -ranks 1024     # 1024 rank logs of 100 MB, made as they are read
+//	go run ./cmd/recomp-bench -shapes -mb 400 -rounds 5 # scan vs rg -c -F on noise, Poplar/TF and dense logs
 //
 // Everything it writes goes to a temporary folder (or -dir), removed at the end unless -keep.
 // A baseline that is not installed is skipped with a message saying how to get it.
@@ -44,12 +45,15 @@ func main() {
 	overhead := flag.Bool("overhead", false, "instead: the cost of recomp run: its fixed cost, and per step after warm-up for a training loop of each framework (JAX, TF, PyTorch/XLA from the environments testdata/runs/gen/venv.sh makes)")
 	seconds := flag.Float64("seconds", 60, "with -overhead: how long each training loop runs")
 	bounds := flag.Bool("bounds", false, "instead: the bounded inputs (a gzip bomb, 100 000 modules of one program, two 100 MB constants, 200 000 module families), each checked against its bound on peak RSS")
+	shapes := flag.Bool("shapes", false, "instead: recomp scan side by side with rg -c -F -f (the same anchors) on three shapes of log: noise (-mb MB), Poplar/TF (1.5 x -mb MB) and a dense TF VLOG where 5 % of lines matter (-mb MB); fastest round and peak RSS")
 	ranks := flag.Int("ranks", 0, "instead: line up N rank logs (recomp ranks), made as they are read, in this process")
 	rankMB := flag.Int("rank-mb", 100, "with -ranks: the size of each rank's log in MB")
 	rankCompiles := flag.Int("rank-compiles", 8, "with -ranks: compilations in each rank's log")
 	flag.Parse()
 	var err error
 	switch {
+	case *shapes:
+		err = runShapes(*mb, *rounds, *dir, *keep)
 	case *ranks > 0:
 		err = runRanks(*ranks, *rankMB, *rankCompiles)
 	case *overhead:

@@ -22,7 +22,8 @@ var Framework = &framework.Framework{
 	Producers: []logscan.Producer{logscan.ProducerTFIPU, logscan.ProducerPoplar, logscan.ProducerPopLibs,
 		logscan.ProducerPopART, logscan.ProducerPopTorch, logscan.ProducerPoprun},
 	Log: &logscan.Framework{
-		Name: Name,
+		Name:   Name,
+		Begins: []string{"Begin XLA compilation: ", "Begin compiling Poplar engine ", "Compiling module ", "Starting phase: graphConstruction", "Starting compilation", "Starting Engine compilation"},
 		Anchors: []string{
 			"ompilation",   // XLA compilation, Compilation Finished, Graph compilation
 			"compiling ",   // Begin compiling Poplar engine

@@ -5,9 +5,13 @@ import "strings"
 // eager reports whether a compilation is of one of JAX's one-op programs: JAX compiles every
 // primitive or jax.numpy function applied outside jit (jnp.zeros, astype, a random draw during
 // initialisation) as a small program named after it (jit_convert_element_type, jit_multiply)
-// or after the private helper that implements it (jit__normal, jit__reduce_sum). Programs of
-// one such name differ in their arguments: compiling one again is not a recompilation of a
-// step. A function JAX explained as the program's own is never one (the ledger checks that).
+// or after the private helper JAX jits to implement it (jit__normal, jit__reduce_sum). Programs
+// of one such name differ in their arguments: compiling one again is not a recompilation of a
+// step. The evidence is JAX's own: a name JAX gives its programs (its primitives, the functions
+// of its public modules and the private helpers it jits, read from JAX's source), never a
+// pattern a user's function can match too (a user's _train_step is jit__train_step, and its
+// recompilations must reach the gate). A function JAX explained as the program's own is never
+// one (the ledger checks that).
 func eager(family, _ string) bool {
 	name, ok := strings.CutPrefix(family, "jit_")
 	if !ok {
@@ -17,7 +21,7 @@ func eager(family, _ string) bool {
 	if userLike[name] {
 		return false
 	}
-	return jaxNames[name] || strings.HasPrefix(name, "_") && name != "_lambda"
+	return jaxNames[name] || jaxHelpers[name]
 }
 
 // userLike are names in jaxNames that users give their own jitted functions too (a step
@@ -31,6 +35,44 @@ func init() {
 	for _, n := range strings.Fields(`f t cond scan map get put load key split solve norm save savez run_state
 		trace switch while while_loop fori_loop jit block shape size tie vectorize`) {
 		userLike[n] = true
+	}
+}
+
+// jaxHelpers are the private functions JAX jits to implement an eager operation (jnp.mean is
+// jit__mean, jax.random.normal jit__normal): every function of jax 0.4.38 and 0.12 whose
+// definition is decorated with jit or that is passed to jit, found with Python's ast, less the
+// names too plain to be JAX's alone (_f, _t, _run, _wrapped, _solve, ...; _identity_fn is kept: multihost_utils compiles it), which count as the
+// user's.
+var jaxHelpers = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`
+		_algorithm_11_1_1 _argmax _argmin _average _ball _bernoulli _beta _binom _binomial _binomial_inversion
+		_broadcast_arrays _btrs _calc_P_Q _call_vectorized _cauchy _chisquare _cho_solve _cholesky
+		_complex_loggamma_scipy _conv _csr_to_coo _cumsum_with_promotion _device_put_reshard _diag _dirichlet
+		_double_sided_maxwell _eigh _eigh_work _einsum _erfcinv_impl _expn _expn_jvp _exponential _flip _gamma
+		_gamma_approx _gaussian_kernel_eval _gen_associated_legendre _gen_derivatives _generalized_normal
+		_geometric _geomspace _gumbel _horner _hyp1f1_a_derivative _hyp1f1_b_derivative _hyp1f1_x_derivative _identity_fn _identity_fn
+		_hyp2f1_a_derivative _hyp2f1_b_derivative _hyp2f1_c_derivative _hyp2f1_x_derivative _in1d _interp
+		_intersect1d_size _intersect1d_sorted_mask _laplace _lgamma_neg_reflection _lgamma_neg_root
+		_lgamma_pos_large _lgamma_pos_small _linspace _lobpcg_standard_callable _lobpcg_standard_matrix
+		_log_f32 _logistic _lognormal _logspace _lu _lu_solve _map_coordinates _maxwell _mean _moveaxis
+		_multi_slice _multivariate_normal _nanargmax _nanargmin _normal _normal_real _odeint_wrapper _one_hot
+		_orthogonal _pad _pareto _philox2x32_fold_in _philox2x32_random_bits _philox2x32_seed _philox2x32_split
+		_philox4x32_fold_in _philox4x32_random_bits _philox4x32_seed _philox4x32_split _piecewise _pinv
+		_poisson _poisson_approx _poisson_knuth _poisson_rejection _polar_2d _power _ptp _qr _rademacher
+		_randint _rayleigh _reduce_all _reduce_any _reduce_bitwise_and _reduce_bitwise_or _reduce_bitwise_xor
+		_reduce_logical_and _reduce_logical_or _reduce_logical_xor _reduce_max _reduce_min _reduce_minmax
+		_reduce_prod _reduce_sum _rel_entr _rel_entr_jvp _resize _rfft_transpose _roll_dynamic _roll_static
+		_roots_no_zeros _roots_with_zeros _rsf2csf_2d _scaled_matmul _schur _searchsorted_compare_all_impl
+		_searchsorted_scan_impl _searchsorted_sort_impl _setxor1d_size _shuffle _solve_sylvester_2d
+		_solve_triangular _sph_harm _splash_attention _sqrtm _sqrtm_triu _squaring _squeeze _std _svd
+		_svd_tall_and_square_input _take _threefry4x32_fold_in _threefry4x32_random_bits _threefry4x32_seed
+		_threefry4x32_split _threefry_fold_in _threefry_random_bits_original _threefry_seed _threefry_split
+		_threefry_split_foldlike _threefry_split_original _triangular _truncated_normal _uniform
+		_unique_sorted_mask _unstack _var _wald _weibull_min _where
+	`) {
+		jaxHelpers[n] = true
 	}
 }
 

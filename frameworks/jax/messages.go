@@ -86,6 +86,7 @@ var messages = &logscan.Framework{
 		"flag in cache key",  // Including XLA flag in cache key
 		"seconds to compile", // 'M' took at least T seconds to compile (Ds)
 	},
+	Begins: []string{"Compiling "},
 	Heads: []string{"TRACING CACHE MISS at ", "Compiling ", "Finished XLA compilation of ", "Persistent compilation cache hit ",
 		"PERSISTENT COMPILATION CACHE MISS ", "Writing ", "Finished tracing ", "Finished jaxpr to MLIR module conversion ",
 		"Not writing persistent cache entry", "Error reading persistent compilation cache entry",

@@ -41,6 +41,7 @@ var messages = &logscan.Framework{
 		"num_inputs=",           // the device compiler's inputs of a compilation
 		"ady Compiled",          // Already Compiled for signature
 	},
+	Begins: []string{"Instantly compiling for signature: "},
 	Heads: []string{"Instantly compiling for signature: ", "Compiled ", "Already Compiled for signature: ",
 		"Creating new FuncGraph "},
 	Loggers:  map[string]logscan.Producer{"tensorflow": logscan.ProducerTF},

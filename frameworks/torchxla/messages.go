@@ -67,6 +67,7 @@ var messages = &logscan.Framework{
 		"MetricsData; step=", // [MetricsData; step=4] before a metrics report
 		"g IR graph hash ",   // Compiling IR graph hash H on device TPU:3 ...
 	},
+	Begins: []string{"Compilation Analysis: "},
 	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
 		"Metric: ", "Counter: ", "[MetricsData; step="},
 	Loggers:  map[string]logscan.Producer{"torch_xla": logscan.ProducerTorchXLA},

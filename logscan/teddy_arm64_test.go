@@ -1,0 +1,5 @@
+//go:build arm64 && !purego
+
+package logscan
+
+func wantVectors() []string { return []string{"neon"} }

@@ -1,0 +1,180 @@
+package logscan
+
+import (
+	"bytes"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// plainLines is the specification of the prefilter: the lines of text that contain an anchor.
+func plainLines(anchors []string, text []byte) []span {
+	var out []span
+	start := 0
+	for i := 0; i <= len(text); i++ {
+		if i == len(text) || text[i] == '\n' {
+			line := string(text[start:i])
+			for _, a := range anchors {
+				if strings.Contains(line, a) {
+					out = append(out, span{start: start, end: i})
+					break
+				}
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// scanAll runs a Teddy scan over all of text the way teddy.lines does (the vector scan, then the
+// generic one where it stops) and returns every position it reports.
+func scanAll(t *teddy, scan teddyScanner, text []byte, batch int) []uint32 {
+	var all []uint32
+	buf := make([]uint32, batch)
+	for pos := 0; pos < len(text); {
+		n, next := scan(t, text, pos, buf)
+		if n == 0 && next == pos {
+			if n, next = teddyScanGeneric(t, text, pos, buf); n == 0 && next == pos {
+				break
+			}
+		}
+		all = append(all, buf[:n]...)
+		pos = next
+	}
+	return all
+}
+
+// checkPaths fails the test unless every search of the prefilter (the shift table, the generic
+// Teddy scan and each vector scan this machine runs) finds the lines plainLines finds, and the
+// vector scans report the positions the generic scan reports.
+func checkPaths(t testing.TB, anchors []string, text []byte) {
+	t.Helper()
+	p := newPrefilter(anchors)
+	want := plainLines(anchors, text)
+	if got := p.shiftLines(text, 0, nil); !slices.Equal(got, want) {
+		t.Fatalf("anchors %q, text %q: shift table %v, want %v", anchors, text, got, want)
+	}
+	if p.teddy == nil {
+		return
+	}
+	if got := p.teddy.lines(teddyScanGeneric, text, 0, nil); !slices.Equal(got, want) {
+		t.Fatalf("anchors %q, text %q: generic Teddy %v, want %v", anchors, text, got, want)
+	}
+	generic := scanAll(p.teddy, teddyScanGeneric, text, teddyBatch)
+	for _, v := range teddyVectors {
+		if got := p.teddy.lines(v.scan, text, 0, nil); !slices.Equal(got, want) {
+			t.Fatalf("anchors %q, text %q: %s %v, want %v", anchors, text, v.name, got, want)
+		}
+		for _, batch := range []int{32, 33, teddyBatch} {
+			if got := scanAll(p.teddy, v.scan, text, batch); !slices.Equal(got, generic) {
+				t.Fatalf("anchors %q, text %q, batch %d: %s positions %v, generic %v", anchors, text, batch, v.name, got, generic)
+			}
+		}
+	}
+}
+
+// Cases where a vector scan could go wrong: anchors at the very start and end of the text, across
+// block boundaries (32 bytes), in the last bytes a block cannot load, short anchors (a shorter
+// fingerprint), bytes above 0x7f (a shuffle index with its top bit set reads zero), no text.
+func TestPrefilterPathsTable(t *testing.T) {
+	pad := func(n int) string { return strings.Repeat("x", n) }
+	for _, c := range []struct {
+		anchors []string
+		text    string
+	}{
+		{testAnchors, ""},
+		{testAnchors, "compiling \n"},
+		{testAnchors, "compiling "},
+		{testAnchors, pad(28) + "compiling " + pad(40)},
+		{testAnchors, pad(30) + "\n" + pad(60) + "Executable"},
+		{testAnchors, pad(90) + "\nExecutable\n"},
+		{testAnchors, pad(25) + "executable" + pad(25) + "\n" + pad(7) + "ompilation\n\n"},
+		{[]string{"ab"}, "ab"},
+		{[]string{"ab", "abc"}, pad(31) + "ab" + pad(31) + "\nab"},
+		{[]string{"zq", "q\xffz"}, pad(40) + "q\xffz" + pad(40) + "\n" + pad(33) + "zq"},
+		{[]string{"\xe2\x96\x88\xe2\x96\x88", "\x80\x81\x82"}, pad(33) + "\xe2\x96\x88\xe2\x96\x88\n\x80\x81\x82" + pad(70)},
+		{[]string{"abc", "bcd", "cde", "def", "efg", "fgh", "ghi", "hij", "ijk", "jkl"}, strings.Repeat("abcdefghijkl\n", 20)},
+		{[]string{"phase: ", "CACHE"}, strings.Repeat("p", 100) + "\n" + strings.Repeat("CACH", 30) + "E"},
+	} {
+		for cut := 0; cut <= len(c.text); cut++ {
+			checkPaths(t, c.anchors, []byte(c.text[cut:]))
+			checkPaths(t, c.anchors, []byte(c.text[:len(c.text)-cut]))
+		}
+	}
+}
+
+// Random anchor sets over a small alphabet (many near misses) and random texts made of them.
+func TestPrefilterPathsRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	const alphabet = "abcAB \n:\xe2\x88"
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet)-1)] // no newline in anchors
+		}
+		return string(b)
+	}
+	rounds := 2000
+	if testing.Short() {
+		rounds = 300
+	}
+	for range rounds {
+		var anchors []string
+		for n := 1 + rng.Intn(12); n > 0; n-- {
+			if a := strings.ReplaceAll(word(2+rng.Intn(6)), "\n", ""); len(a) >= 2 {
+				anchors = append(anchors, a)
+			}
+		}
+		if len(anchors) == 0 {
+			continue
+		}
+		var b bytes.Buffer
+		for b.Len() < rng.Intn(400) {
+			if rng.Intn(3) == 0 {
+				b.WriteString(anchors[rng.Intn(len(anchors))])
+			} else {
+				b.WriteString(word(1 + rng.Intn(8)))
+			}
+			if rng.Intn(6) == 0 {
+				b.WriteByte('\n')
+			}
+		}
+		checkPaths(t, anchors, b.Bytes())
+	}
+}
+
+// FuzzPrefilterPaths: anchors (one a line, shorter than 2 bytes dropped) and a text; every
+// search of the prefilter must find the same lines.
+func FuzzPrefilterPaths(f *testing.F) {
+	f.Add("compiling \nExecutable\nab", "xx compiling yy\nab\n"+strings.Repeat("Executable ", 5))
+	f.Add(strings.Join(testAnchors, "\n"), string(noisyLog(1<<10)))
+	f.Fuzz(func(t *testing.T, anchorText, text string) {
+		var anchors []string
+		for _, a := range strings.Split(anchorText, "\n") {
+			if len(a) >= 2 && len(a) <= 64 && len(anchors) < 64 {
+				anchors = append(anchors, a)
+			}
+		}
+		if len(anchors) == 0 || len(text) > 8<<10 {
+			return
+		}
+		checkPaths(t, anchors, []byte(text))
+	})
+}
+
+// The vector scan is in use where the CPU has one (all arm64 CPUs Go runs on have NEON), so the
+// tests above compared it with the generic paths.
+func TestVectorScanSelected(t *testing.T) {
+	names := []string{}
+	for _, v := range teddyVectors {
+		names = append(names, v.name)
+	}
+	t.Logf("vector scans: %v", names)
+	if want := wantVectors(); !slices.Equal(names, want) {
+		t.Fatalf("vector scans %v, want %v", names, want)
+	}
+	if (teddyVector != nil) != (len(teddyVectors) > 0) {
+		t.Fatalf("prefilter's scan set: %v, vectors %v", teddyVector != nil, names)
+	}
+}

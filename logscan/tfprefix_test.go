@@ -1,0 +1,85 @@
+package logscan
+
+import (
+	"strings"
+	"testing"
+)
+
+// checkTFPrefix fails unless tfPrefix agrees with reTFPrefix on rec.
+func checkTFPrefix(t *testing.T, rec string) {
+	t.Helper()
+	stamp, thread, source, n := tfPrefix([]byte(rec))
+	m := reTFPrefix.FindStringSubmatch(rec)
+	if m == nil {
+		if n != 0 {
+			t.Fatalf("%q: tfPrefix matched %d bytes (%q, %q), the regexp nothing", rec, n, stamp, source)
+		}
+		return
+	}
+	if n != len(m[0]) || string(stamp) != m[1] || string(thread) != m[2] || string(source) != m[3] {
+		t.Fatalf("%q: tfPrefix (%d, %q, %q, %q), regexp (%d, %q, %q, %q)", rec, n, stamp, thread, source, len(m[0]), m[1], m[2], m[3])
+	}
+}
+
+func TestTFPrefixMatchesRegexp(t *testing.T) {
+	const stamp = "2021-03-10 12:34:56.789012"
+	for _, rec := range []string{
+		stamp + ": I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation",
+		stamp + ": W  123 xla_compilation_cache.cc:312] Compiled cluster",
+		stamp + ": E 12 34:5] x",
+		stamp + ": I 1234:5] x",
+		stamp + ": I  x.cc:1] ",
+		stamp + ": I x.cc:1]",
+		stamp + ": I x.cc:] y",
+		stamp + ": I x cc:1] y",
+		stamp + ": I x]cc:1] y",
+		stamp + ": I \xff\xfe.cc:1] y",
+		stamp + ": I 12 \tx.cc:1] y",
+		stamp + ": D x.cc:1] y",
+		stamp + ": I 12",
+		stamp + ": I ",
+		stamp + ":I x.cc:1] y",
+		"2021-03-10T12:34:56.789012: I x.cc:1] y",
+		"2021-03-10 12:34:56.78901: I x.cc:1] y",
+		"",
+	} {
+		for cut := 0; cut <= len(rec); cut++ {
+			checkTFPrefix(t, rec[:cut])
+		}
+		checkTFPrefix(t, strings.Replace(rec, "1", "x", 1))
+	}
+}
+
+func FuzzTFPrefix(f *testing.F) {
+	f.Add("2021-03-10 12:34:56.789012: I tensorflow/core/x.cc:12] msg")
+	f.Add("2021-03-10 12:34:56.789012: W  77 a:1] ")
+	f.Fuzz(func(t *testing.T, rec string) { checkTFPrefix(t, rec) })
+}
+
+// mayStartRecord must hold wherever one of the glued-record expressions matches.
+func TestMayStartRecord(t *testing.T) {
+	for _, rec := range []string{
+		"2021-03-10 12:34:56.789012: I x", "2021-03-10T12:34:56.789012Z x", "[2021-03-10 12:34:56.789] [popart]",
+		"[12:34:56.789] [poptorch:cpp]", "I0310 12:34:56.789012 77 x.cc:1] ", "12:34:56.789 4242 PO:ENGINE",
+		"12:34:56.789 4242 POPRUN", "W0310 12:34:56.789012   -1 a.cc:9] ",
+	} {
+		seg := []byte("x" + rec)
+		if !reRecordStart.Match(seg[1:]) && !reRecordStartWord.Match(seg[1:]) && !reAbslGlued.Match(seg[1:]) {
+			t.Fatalf("%q: no expression matches", rec)
+		}
+		if !mayStartRecord(seg, 1) {
+			t.Errorf("%q: mayStartRecord says no", rec)
+		}
+	}
+}
+
+func FuzzMayStartRecord(f *testing.F) {
+	f.Add("2021-03-10 12:34:56.789012: I x")
+	f.Add("12:34:56.789 4242 PO:ENGINE")
+	f.Fuzz(func(t *testing.T, rec string) {
+		seg := []byte("x" + rec)
+		if (reRecordStart.Match(seg[1:]) || reRecordStartWord.Match(seg[1:]) || reAbslGlued.Match(seg[1:])) && !mayStartRecord(seg, 1) {
+			t.Fatalf("%q: an expression matches, mayStartRecord says no", rec)
+		}
+	})
+}

@@ -64,7 +64,6 @@ type liveProgram struct {
 	said      time.Time
 	held      int
 	heldTime  time.Duration
-	lastSaid  string
 	signature string // its last compilation's argument signature
 }
 

@@ -58,7 +58,8 @@ func (o *Options) textsLeftOut(pairs []*diff.Pair) []string {
 	return nil
 }
 
-func (o *Options) logger() hclog.Logger {
+// Logger is where diagnostics go (a null logger when none was given).
+func (o *Options) Logger() hclog.Logger {
 	if o.Log == nil {
 		return hclog.NewNullLogger()
 	}
@@ -83,7 +84,7 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 			logs = []string{f.Log}
 		}
 	}
-	d, err := load(path, opt)
+	d, err := Load(path, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -118,23 +119,23 @@ func Dumps(a, b string, opt Options) (*Diff, error) {
 	if err := input.CheckStdin([]string{a, b}); err != nil {
 		return nil, err
 	}
-	da, err := load(a, opt)
+	da, err := Load(a, opt)
 	if err != nil {
 		return nil, err
 	}
-	db, err := load(b, opt)
+	db, err := Load(b, opt)
 	if err != nil {
 		return nil, err
 	}
 	if da, db, err = oneStage(a, b, da, db, opt); err != nil {
 		return nil, err
 	}
-	return compareDumps(da, db, opt), nil
+	return CompareDumps(da, db, opt), nil
 }
 
-// compareDumps is the report of two dumps compared (recomp diff): their modules paired and
+// CompareDumps is the report of two dumps compared (recomp diff): their modules paired and
 // compared, what stayed unpaired, and both dumps' problems and warnings.
-func compareDumps(da, db *diff.Dump, opt Options) *Diff {
+func CompareDumps(da, db *diff.Dump, opt Options) *Diff {
 	dd := diff.Dumps(da, db, opt.compare())
 	d := &Diff{Command: "diff", UnpairedA: paths(dd.UnpairedA), UnpairedB: paths(dd.UnpairedB),
 		Problems: slices.Concat(da.Problems, db.Problems), Warnings: slices.Concat(da.Warnings, db.Warnings)}
@@ -142,7 +143,7 @@ func compareDumps(da, db *diff.Dump, opt Options) *Diff {
 		d.Pairs = append(d.Pairs, pairReport(p))
 	}
 	d.Warnings = append(d.Warnings, opt.textsLeftOut(dd.Pairs)...)
-	opt.logger().Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
+	opt.Logger().Debug("compared", "pairs", len(d.Pairs), "unpaired", len(d.UnpairedA)+len(d.UnpairedB), "problems", len(d.Problems))
 	return d
 }
 
@@ -166,10 +167,10 @@ func oneStage(a, b string, da, db *diff.Dump, opt Options) (*diff.Dump, *diff.Du
 		o.Stage = s
 		var err error
 		if sa != s {
-			da, err = load(a, o)
+			da, err = Load(a, o)
 		}
 		if err == nil && sb != s {
-			db, err = load(b, o)
+			db, err = Load(b, o)
 		}
 		return da, db, err
 	}
@@ -182,8 +183,8 @@ func oneStage(a, b string, da, db *diff.Dump, opt Options) (*diff.Dump, *diff.Du
 func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict.Explained) {
 	var links map[*diff.DumpFile]*ledger.Unit
 	if rep != nil {
-		links = linkDumps(dump, rep)
-		opt.logger().Debug("linked dumps to log compilations", "linked", len(links), "files", len(dump.Files))
+		links = LinkDumps(dump, rep)
+		opt.Logger().Debug("linked dumps to log compilations", "linked", len(links), "files", len(dump.Files))
 	}
 	retraced := map[string]bool{} // auto-clustering groups whose function was traced again
 	for _, u := range links {
@@ -230,11 +231,11 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 		pairs = append(pairs, h.Steps...)
 	}
 	d.Warnings = append(d.Warnings, opt.textsLeftOut(pairs)...)
-	opt.logger().Debug("explained", "families", len(d.Families), "pairs", len(d.Pairs), "problems", len(d.Problems))
+	opt.Logger().Debug("explained", "families", len(d.Families), "pairs", len(d.Pairs), "problems", len(d.Problems))
 	return d, explained
 }
 
-// linkDumps links each dumped module with the compilation of the log that made it, by
+// LinkDumps links each dumped module with the compilation of the log that made it, by
 // identity, never by position among different programs. Both sides meet by program key
 // (frameworks.FunctionKey: TF's cluster signatures and their dumps, PyTorch/XLA's graphs named
 // after a Python frame in the log and SyncTensorsGraph in the dump) and, within it, by the
@@ -244,8 +245,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 // counter (which is the order of compilation in the process). A compilation the log left
 // unnamed (PyTorch/XLA's first torch.compile graph) takes the key of its stack's graphs when
 // the dump has one such key.
-func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit {
-	type id struct{ key, fn string }
+func LinkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit {
 	dumpKeys := map[*frameworks.Framework][]string{} // the program keys of the dump, by stack
 	for _, f := range d.Files {
 		k := frameworks.FunctionKey(f.Family)
@@ -257,32 +257,63 @@ func linkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 	for _, m := range rep.Modules {
 		compiled = append(compiled, m.Compiled()...)
 	}
-	sortUnits(compiled)
-	units := map[id][]*ledger.Unit{}
-	for _, u := range compiled {
-		var k id
-		switch {
-		case u.Family == ledger.Unnamed:
+	ledger.SortUnits(compiled)
+	return linkInOrder(d, compiled, func(u *ledger.Unit) (linkID, bool) {
+		if u.Family == ledger.Unnamed {
 			keys := dumpKeys[frameworks.ForProducer(u.Producer)]
 			if len(keys) != 1 {
-				continue // no graph of its stack, or several: no identity to join by
+				return linkID{}, false // no graph of its stack, or several: no identity to join by
 			}
-			k = id{keys[0], keys[0]}
-		default:
-			k = id{frameworks.FunctionKey(u.Family), frameworks.FunctionID(u.Module)}
+			return linkID{keys[0], keys[0]}, true
 		}
-		units[k] = append(units[k], u)
+		return linkID{frameworks.FunctionKey(u.Family), frameworks.FunctionID(u.Module)}, true
+	})
+}
+
+// linkID is the identity a compilation and its dump are joined by: the program key and the
+// identity of the one compiled function (LinkDumps).
+type linkID struct{ key, fn string }
+
+// linkInOrder links each dumped module with a compilation of the same identity (idOf; false
+// leaves a compilation out): the i-th compilation of an identity, in the order given, with its
+// i-th dump, in the order of the dump's module counter.
+func linkInOrder[T any](d *diff.Dump, compiled []T, idOf func(T) (linkID, bool)) map[*diff.DumpFile]T {
+	byID := map[linkID][]T{}
+	for _, c := range compiled {
+		if k, ok := idOf(c); ok {
+			byID[k] = append(byID[k], c)
+		}
 	}
-	links := map[*diff.DumpFile]*ledger.Unit{}
-	next := map[id]int{}
+	links := map[*diff.DumpFile]T{}
+	next := map[linkID]int{}
 	for _, f := range d.Files {
-		k := id{frameworks.FunctionKey(f.Family), frameworks.FunctionID(f.ModuleName)}
-		if i := next[k]; i < len(units[k]) {
-			links[f] = units[k][i]
+		k := linkID{frameworks.FunctionKey(f.Family), frameworks.FunctionID(f.ModuleName)}
+		if i := next[k]; i < len(byID[k]) {
+			links[f] = byID[k][i]
 			next[k] = i + 1
 		}
 	}
 	return links
+}
+
+// LinkEntries links compile requests with the dumped modules they made, by the identity
+// LinkDumps joins a whole report by: the i-th compilation of a function with its i-th dump, in
+// the order of the dump's module counter.
+func LinkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFile {
+	var compiled []*ledger.Entry
+	for i := range es {
+		if es[i].Compiled {
+			compiled = append(compiled, &es[i])
+		}
+	}
+	links := linkInOrder(d, compiled, func(e *ledger.Entry) (linkID, bool) {
+		return linkID{frameworks.FunctionKey(e.Family), frameworks.FunctionID(e.Module)}, true
+	})
+	out := make(map[*ledger.Entry]*diff.DumpFile, len(links))
+	for f, e := range links {
+		out[e] = f
+	}
+	return out
 }
 
 // programKeys groups dumps for explain: by the program the log says compiled them (with its
@@ -329,14 +360,14 @@ func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retrace
 	return frameworks.DumpProgram(f.ModuleName, f.Role)
 }
 
-// load reads a dump folder or an HLO file; a module that cannot be read is a Problem of the
+// Load reads a dump folder or an HLO file; a module that cannot be read is a Problem of the
 // dump, and is logged.
-func load(path string, opt Options) (*diff.Dump, error) {
+func Load(path string, opt Options) (*diff.Dump, error) {
 	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: opt.Stage, Stdin: opt.Stdin, MaxFileBytes: opt.MaxFileBytes})
 	if err != nil {
 		return nil, err
 	}
-	log := opt.logger()
+	log := opt.Logger()
 	log.Debug("loaded dump", "path", path, "modules", len(d.Files), "ignored", d.Ignored, "problems", len(d.Problems),
 		"stages", d.Stages)
 	for _, p := range d.Problems {

@@ -8,47 +8,10 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/dumptest"
 	"github.com/recomp/recomp/ledger"
 )
-
-// module is a small HLO module named name whose one parameter is f32[batch,8].
-func module(name string, batch int) string {
-	return fmt.Sprintf(`HloModule %[1]s, entry_computation_layout={(f32[%[2]d,8]{1,0})->f32[%[2]d,8]{1,0}}
-
-ENTRY %%main.3 (x.1: f32[%[2]d,8]) -> f32[%[2]d,8] {
-  %%x.1 = f32[%[2]d,8]{1,0} parameter(0)
-  ROOT %%negate.2 = f32[%[2]d,8]{1,0} negate(%%x.1)
-}
-`, name, batch)
-}
-
-// dumpFile is one module of a dump: the name XLA gives the file (module_NNNN.NAME.stage.txt)
-// and the module's batch size.
-type dumpFile struct {
-	id    int
-	name  string
-	batch int
-}
-
-// writeDump writes the modules into dir/dump and loads it.
-func writeDump(t *testing.T, dir string, files ...dumpFile) (string, *diff.Dump) {
-	t.Helper()
-	dump := filepath.Join(dir, "dump")
-	if err := os.MkdirAll(dump, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		p := filepath.Join(dump, fmt.Sprintf("module_%04d.%s.before_optimizations.txt", f.id, f.name))
-		if err := os.WriteFile(p, []byte(module(f.name, f.batch)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d, err := diff.LoadDump(dump, diff.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dump, d
-}
 
 func readLog(t *testing.T, log string) *ledger.Report {
 	t.Helper()
@@ -89,16 +52,16 @@ func pairs(d *Diff) string {
 // The i-th compilation of a function is linked with its i-th dump, whatever else compiled in
 // between; eager one-op programs are left out of the explanation.
 func TestJoinJAX(t *testing.T) {
-	_, d := writeDump(t, t.TempDir(),
-		dumpFile{0, "jit_train_step", 32},
-		dumpFile{1, "jit_convert_element_type", 8},
-		dumpFile{2, "jit_convert_element_type", 4},
-		dumpFile{3, "jit_train_step", 24})
+	_, d := dumptest.Write(t, t.TempDir(),
+		dumptest.File{ID: 0, Name: "jit_train_step", Batch: 32},
+		dumptest.File{ID: 1, Name: "jit_convert_element_type", Batch: 8},
+		dumptest.File{ID: 2, Name: "jit_convert_element_type", Batch: 4},
+		dumptest.File{ID: 3, Name: "jit_train_step", Batch: 24})
 	rep := readLog(t, jax("train_step", "ShapedArray(float32[32,8])")+
 		jax("convert_element_type", "ShapedArray(float32[8,8])")+
 		jax("convert_element_type", "ShapedArray(int32[4,8])")+
 		jax("train_step", "ShapedArray(float32[24,8])"))
-	links := linkDumps(d, rep)
+	links := LinkDumps(d, rep)
 	if len(links) != 4 {
 		t.Fatalf("%d of 4 dumps linked", len(links))
 	}
@@ -127,9 +90,9 @@ func TestJoinJAX(t *testing.T) {
 // A log's hashes reach the pairs and families they were linked with, and families meet by
 // function: TF's function numbers differ between compilations of one function.
 func TestJoinHashes(t *testing.T) {
-	_, d := writeDump(t, t.TempDir(),
-		dumpFile{3, "a_inference_train_step_101__XlaMustCompile_true__.12", 32},
-		dumpFile{11, "a_inference_train_step_377__XlaMustCompile_true__.57", 24})
+	_, d := dumptest.Write(t, t.TempDir(),
+		dumptest.File{ID: 3, Name: "a_inference_train_step_101__XlaMustCompile_true__.12", Batch: 32},
+		dumptest.File{ID: 11, Name: "a_inference_train_step_377__XlaMustCompile_true__.57", Batch: 24})
 	compile := func(module, hash string) string {
 		return "Begin XLA compilation: " + module + "  (Hash: " + hash + ") for ordinal  0\n" +
 			"Begin compiling Poplar engine " + module + "\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n"
@@ -161,8 +124,8 @@ func tfReused(signature string) string {
 // as one program's versions. Without the log they are three programs of one version each.
 func TestJoinAutoClustering(t *testing.T) {
 	const name = "cluster_%d__XlaCompiledKernel_true__XlaHasReferenceVars_false__XlaNumConstantArgs_0__XlaNumResourceArgs_0_.2"
-	_, d := writeDump(t, t.TempDir(),
-		dumpFile{0, fmt.Sprintf(name, 0), 32}, dumpFile{1, fmt.Sprintf(name, 1), 24}, dumpFile{2, fmt.Sprintf(name, 2), 16})
+	_, d := dumptest.Write(t, t.TempDir(),
+		dumptest.File{ID: 0, Name: fmt.Sprintf(name, 0), Batch: 32}, dumptest.File{ID: 1, Name: fmt.Sprintf(name, 1), Batch: 24}, dumptest.File{ID: 2, Name: fmt.Sprintf(name, 2), Batch: 16})
 	rep := readLog(t, tfCompile("cluster_0", 2)+tfReused("cluster_0")+tfCompile("cluster_1", 2)+tfReused("cluster_1")+tfCompile("cluster_2", 2))
 	got, _ := explain(d, rep, Options{})
 	if fams := families(got); fams != "cluster_N: 3 (3)" {
@@ -248,7 +211,7 @@ func TestJoinKerasSteps(t *testing.T) {
 	rep := readLog(t, tfCompile("__inference_one_step_on_data_272", 10)+tfReused("__inference_one_step_on_data_272")+
 		tfCompile("__inference_one_step_on_data_433", 8)+tfCompile("__inference_one_step_on_data_433", 8)+
 		tfCompile("__inference_one_step_on_data_500", 10))
-	links := linkDumps(d, rep)
+	links := LinkDumps(d, rep)
 	for _, f := range d.Files {
 		if u := links[f]; u == nil || !strings.Contains(f.ModuleName, strings.TrimPrefix(u.Module, "_")) {
 			t.Errorf("%s linked with %+v", f.ModuleName, u)
@@ -273,8 +236,8 @@ func TestJoinKerasSteps(t *testing.T) {
 // joins its own compilation in the order of the process (its hash reaches the pair), and the
 // unnamed first one is forward's first version.
 func TestJoinUnnamedFirst(t *testing.T) {
-	_, d := writeDump(t, t.TempDir(),
-		dumpFile{0, "SyncTensorsGraph.106", 16}, dumpFile{1, "SyncTensorsGraph.106", 24}, dumpFile{2, "SyncTensorsGraph.106", 32})
+	_, d := dumptest.Write(t, t.TempDir(),
+		dumptest.File{ID: 0, Name: "SyncTensorsGraph.106", Batch: 16}, dumptest.File{ID: 1, Name: "SyncTensorsGraph.106", Batch: 24}, dumptest.File{ID: 2, Name: "SyncTensorsGraph.106", Batch: 32})
 	a := "Compilation Analysis: "
 	unnamed := a + strings.Repeat("=", 80) + "\n" + a + "Compilation Cause\n" + a + "  dynamo is compiling a FX graph to HLO\n" + a + "Graph Info: \n" +
 		a + "  Graph Hash: aa\n" + a + "Python Frame Triggered Execution: \n" +
@@ -300,9 +263,9 @@ func TestJoinUnnamedFirst(t *testing.T) {
 // A dump with more modules than the log has compilations (a log cut short) links what it can,
 // in order, and explains the rest by the dump's names.
 func TestJoinMoreDumpsThanCompilations(t *testing.T) {
-	_, d := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_step", 24}, dumpFile{2, "jit_step", 16})
+	_, d := dumptest.Write(t, t.TempDir(), dumptest.File{ID: 0, Name: "jit_step", Batch: 32}, dumptest.File{ID: 1, Name: "jit_step", Batch: 24}, dumptest.File{ID: 2, Name: "jit_step", Batch: 16})
 	rep := readLog(t, jax("step", "ShapedArray(float32[32,8])"))
-	links := linkDumps(d, rep)
+	links := LinkDumps(d, rep)
 	if len(links) != 1 || links[d.Files[0]] == nil {
 		t.Fatalf("links %v", links)
 	}
@@ -315,7 +278,7 @@ func TestJoinMoreDumpsThanCompilations(t *testing.T) {
 // Dump reads a run folder's dump and log; a run folder without a dump is an error naming it.
 func TestDumpOfARunFolder(t *testing.T) {
 	dir := t.TempDir()
-	writeDump(t, dir, dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_step", 24})
+	dumptest.Write(t, dir, dumptest.File{ID: 0, Name: "jit_step", Batch: 32}, dumptest.File{ID: 1, Name: "jit_step", Batch: 24})
 	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte(jax("step", "ShapedArray(float32[32,8])")+jax("step", "ShapedArray(float32[24,8])")), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -343,8 +306,8 @@ func TestDumpOfARunFolder(t *testing.T) {
 
 // Dumps compares two runs' dumps; what stayed unpaired is said, and standard input is read once.
 func TestDumps(t *testing.T) {
-	a, _ := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_eval", 32})
-	b, _ := writeDump(t, t.TempDir(), dumpFile{4, "jit_step", 24})
+	a, _ := dumptest.Write(t, t.TempDir(), dumptest.File{ID: 0, Name: "jit_step", Batch: 32}, dumptest.File{ID: 1, Name: "jit_eval", Batch: 32})
+	b, _ := dumptest.Write(t, t.TempDir(), dumptest.File{ID: 4, Name: "jit_step", Batch: 24})
 	got, err := Dumps(a, b, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -370,16 +333,16 @@ func TestDumpsAtOneStage(t *testing.T) {
 		}
 		return dir
 	}
-	fused := strings.Replace(module("jit_step", 32), "negate(", "exponential(", 1)
+	fused := strings.Replace(dumptest.Module("jit_step", 32), "negate(", "exponential(", 1)
 	a := write(t.TempDir(), map[string]string{
-		"module_0001.jit_step.before_optimizations.txt":    module("jit_step", 32),
+		"module_0001.jit_step.before_optimizations.txt":    dumptest.Module("jit_step", 32),
 		"module_0001.jit_step.cpu_after_optimizations.txt": fused,
-		"module_0002.jit_init.before_optimizations.txt":    module("jit_init", 8),
-		"module_0002.jit_init.cpu_after_optimizations.txt": module("jit_init", 8),
+		"module_0002.jit_init.before_optimizations.txt":    dumptest.Module("jit_init", 8),
+		"module_0002.jit_init.cpu_after_optimizations.txt": dumptest.Module("jit_init", 8),
 	})
 	b := write(t.TempDir(), map[string]string{
 		"module_0004.jit_step.cpu_after_optimizations.txt": fused,
-		"module_0005.jit_init.cpu_after_optimizations.txt": module("jit_init", 8),
+		"module_0005.jit_init.cpu_after_optimizations.txt": dumptest.Module("jit_init", 8),
 	})
 	got, err := Dumps(a, b, Options{})
 	if err != nil {
@@ -414,8 +377,8 @@ func torchCompile(hash, fn string, line int) string {
 // dump calls every one SyncTensorsGraph. They meet in the order they were compiled, across
 // frames, and each frame's graphs are one program.
 func TestJoinTorchFrames(t *testing.T) {
-	_, d := writeDump(t, t.TempDir(),
-		dumpFile{0, "SyncTensorsGraph.218", 32}, dumpFile{1, "SyncTensorsGraph.219", 16}, dumpFile{2, "SyncTensorsGraph.221", 24})
+	_, d := dumptest.Write(t, t.TempDir(),
+		dumptest.File{ID: 0, Name: "SyncTensorsGraph.218", Batch: 32}, dumptest.File{ID: 1, Name: "SyncTensorsGraph.219", Batch: 16}, dumptest.File{ID: 2, Name: "SyncTensorsGraph.221", Batch: 24})
 	rep := readLog(t, torchCompile("aa", "train", 166)+torchCompile("bb", "evaluate", 200)+torchCompile("cc", "train", 166))
 	got, _ := explain(d, rep, Options{})
 	if fams := families(got); fams != "train.py:166 (train): 2 (2); train.py:200 (evaluate): 1 (1)" {
@@ -423,5 +386,22 @@ func TestJoinTorchFrames(t *testing.T) {
 	}
 	if ps := pairs(got); ps != "train.py:166 (train): module_0000 -> module_0002: batch_size" || got.Pairs[0].HashA != "aa" || got.Pairs[0].HashB != "cc" {
 		t.Errorf("pairs %s", ps)
+	}
+}
+
+// A rank's compile requests meet its dumps by the identity explain joins a whole log by: a
+// retraced TF function (a new trace id) links with its own dump, not with the dump of the
+// trace before it when that one was not dumped.
+func TestLinkEntriesByIdentity(t *testing.T) {
+	const first, again = "a_inference_train_step_101__XlaMustCompile_true__.12", "a_inference_train_step_377__XlaMustCompile_true__.57"
+	dumped := &diff.DumpFile{Path: "module_0011." + again + ".before_optimizations.txt", ID: 11, ModuleName: again, Family: frameworks.Family(again)}
+	d := &diff.Dump{Files: []*diff.DumpFile{dumped}}
+	es := []ledger.Entry{
+		{Program: "train_step", Family: frameworks.Family(first), Module: first, Compiled: true},
+		{Program: "train_step", Family: frameworks.Family(again), Module: again, Compiled: true},
+	}
+	links := LinkEntries(d, es)
+	if len(links) != 1 || links[&es[1]] != dumped || links[&es[0]] != nil {
+		t.Errorf("links %v: want only the retrace (%s) linked with its dump", links, again)
 	}
 }

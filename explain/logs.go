@@ -51,7 +51,7 @@ func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions) 
 	if f.Dump == "" || !hasFiles(f.Dump) {
 		return nil, false
 	}
-	d, err := load(f.Dump, Options{Log: opt.Log})
+	d, err := Load(f.Dump, Options{Log: opt.Log})
 	if err != nil {
 		if opt.Log != nil {
 			opt.Log.Warn("explaining the run folder's dump", "dump", f.Dump, "error", err)

@@ -22,7 +22,7 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
 	}
-	sortUnits(units)
+	ledger.SortUnits(units)
 	attachJAX(units, recs)
 	attachTF(units, recs)
 	attachKeras(units, recs)

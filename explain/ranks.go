@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/diff"
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -71,7 +71,7 @@ func RankInputs(paths, dumps []string) (logs, dumpDirs, warnings []string, err e
 			}
 			continue
 		}
-		ls, ds, skipped, err := logsAndDumps(p)
+		ls, ds, skipped, err := LogsAndDumps(p)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -329,7 +329,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 	group(out)
 	diverge(out, opt, step)
 	skew(out)
-	opt.logger().Debug("ranks", "ranks", len(out.Ranks), "groups", len(out.Groups), "divergences", len(out.Divergences))
+	opt.Logger().Debug("ranks", "ranks", len(out.Ranks), "groups", len(out.Groups), "divergences", len(out.Divergences))
 	return out
 }
 
@@ -400,63 +400,18 @@ func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 	ref := out.Reference()
 	dumps := rankDumps(out, opt)
 	refUnits := refRank.Sequence.Entries
-	type pending struct {
-		d *Divergence
-		u *ledger.Entry
-	}
-	var todo []pending
+	var todo []pendingStep
 	for _, r := range out.Ranks {
 		if r.Group == 0 {
 			continue
 		}
 		units := r.Sequence.Entries
-		n := max(len(units), len(refUnits))
-		for i := 0; i < n; i++ {
-			var u, m *ledger.Entry
-			if i < len(units) {
-				u = &units[i]
-			}
-			if i < len(refUnits) {
-				m = &refUnits[i]
-			}
-			if u != nil && m != nil && ledger.SeqKey(u) == ledger.SeqKey(m) {
-				continue
-			}
-			d := &Divergence{Rank: r.Rank, Index: i + 1, Step: -1}
-			switch {
-			case u != nil && m != nil && u.Program == m.Program && u.Variant() == m.Variant():
-				d.Kind = DivergeCacheMiss
-				if !u.Compiled {
-					d.Kind = DivergeCacheHit
-				}
-			case u != nil && m != nil && u.Program == m.Program:
-				d.Kind = DivergeVariant
-			case u != nil && m != nil:
-				d.Kind = DivergeProgram
-			case u != nil:
-				d.Kind = DivergeExtra
-			default:
-				d.Kind = DivergeMissing
-			}
-			if u == nil { // the rank stopped short: the majority's request is the event
-				d.Program, d.Module, d.Majority, d.MajorityArgs = m.Family, m.Module, m.Variant(), ShortSignature(m.Signature)
-				d.Summary = fmt.Sprintf("rank %s made %d request(s); the %s's request %d is %s %s, which rank %s never made",
-					r.Rank, len(units), ref, i+1, verb(m), m.Family, r.Rank)
-				r.Divergence = d
-				out.Divergences = append(out.Divergences, d)
-				break
-			}
-			d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line, d.Site = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line, u.Site
-			d.Args = ShortSignature(u.Signature)
-			against := majorityUnit(refUnits, u, i)
-			if against != nil {
-				d.Majority, d.MajorityArgs = against.Variant(), ShortSignature(against.Signature)
-			}
-			explainDivergence(d, u, against, r, refRank, ref, dumps)
+		if d, u := firstDivergence(r, refRank, ref, dumps); d != nil {
 			r.Divergence = d
 			out.Divergences = append(out.Divergences, d)
-			todo = append(todo, pending{d, u})
-			break
+			if u != nil {
+				todo = append(todo, pendingStep{d, u})
+			}
 		}
 		if r.Divergence == nil {
 			// equal as far as listed, different beyond: say so
@@ -466,22 +421,94 @@ func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 			r.Divergence = d
 			out.Divergences = append(out.Divergences, d)
 		}
-		// Requests this rank compiled while the majority got them from a cache, up to its divergence.
-		limit := min(len(units), len(refUnits))
-		if r.Divergence != nil && r.Divergence.Index-1 < limit {
-			limit = r.Divergence.Index - 1
+		out.CacheMisses = append(out.CacheMisses, rankCacheMisses(r, units, refUnits)...)
+	}
+	setSteps(todo, step)
+}
+
+// pendingStep is a divergence whose step is still to be read from its log, and its request.
+type pendingStep struct {
+	d *Divergence
+	u *ledger.Entry
+}
+
+// firstDivergence is the first request at which rank r's sequence departs from the reference
+// rank's, explained (nil when none does as far as listed), and the rank's request there (nil
+// when the rank stopped short).
+func firstDivergence(r, refRank *RankInfo, ref string, dumps map[string]*rankDump) (*Divergence, *ledger.Entry) {
+	units, refUnits := r.Sequence.Entries, refRank.Sequence.Entries
+	n := max(len(units), len(refUnits))
+	for i := 0; i < n; i++ {
+		var u, m *ledger.Entry
+		if i < len(units) {
+			u = &units[i]
 		}
-		for i := 0; i < limit; i++ {
-			if units[i].Compiled && !refUnits[i].Compiled {
-				out.CacheMisses = append(out.CacheMisses, RankMiss{Rank: r.Rank, Program: units[i].Family, File: units[i].File, Line: units[i].Line})
-			}
+		if i < len(refUnits) {
+			m = &refUnits[i]
 		}
-		if d := r.Divergence; d != nil && d.Kind == DivergeCacheMiss {
-			out.CacheMisses = append(out.CacheMisses, RankMiss{Rank: r.Rank, Program: d.Program, File: d.File, Line: d.Line})
+		if u != nil && m != nil && ledger.SeqKey(u) == ledger.SeqKey(m) {
+			continue
+		}
+		d := &Divergence{Rank: r.Rank, Index: i + 1, Step: -1, Kind: divergenceKind(u, m)}
+		if u == nil { // the rank stopped short: the majority's request is the event
+			d.Program, d.Module, d.Majority, d.MajorityArgs = m.Family, m.Module, m.Variant(), ShortSignature(m.Signature)
+			d.Summary = fmt.Sprintf("rank %s made %d request(s); the %s's request %d is %s %s, which rank %s never made",
+				r.Rank, len(units), ref, i+1, verb(m), m.Family, r.Rank)
+			return d, nil
+		}
+		d.Program, d.Module, d.Variant, d.Compiled, d.File, d.Line, d.Site = u.Family, u.Module, u.Variant(), u.Compiled, u.File, u.Line, u.Site
+		d.Args = ShortSignature(u.Signature)
+		against := majorityUnit(refUnits, u, i)
+		if against != nil {
+			d.Majority, d.MajorityArgs = against.Variant(), ShortSignature(against.Signature)
+		}
+		explainDivergence(d, u, against, r, refRank, ref, dumps)
+		return d, u
+	}
+	return nil, nil
+}
+
+// divergenceKind is how a rank's request u departs from the majority's m (either may be nil,
+// not both).
+func divergenceKind(u, m *ledger.Entry) DivergenceKind {
+	switch {
+	case u != nil && m != nil && u.Program == m.Program && u.Variant() == m.Variant():
+		if !u.Compiled {
+			return DivergeCacheHit
+		}
+		return DivergeCacheMiss
+	case u != nil && m != nil && u.Program == m.Program:
+		return DivergeVariant
+	case u != nil && m != nil:
+		return DivergeProgram
+	case u != nil:
+		return DivergeExtra
+	}
+	return DivergeMissing
+}
+
+// rankCacheMisses are the requests rank r compiled while the majority got them from a cache,
+// up to its divergence (and that one, when it is a cache miss).
+func rankCacheMisses(r *RankInfo, units, refUnits []ledger.Entry) []RankMiss {
+	var out []RankMiss
+	limit := min(len(units), len(refUnits))
+	if r.Divergence != nil && r.Divergence.Index-1 < limit {
+		limit = r.Divergence.Index - 1
+	}
+	for i := 0; i < limit; i++ {
+		if units[i].Compiled && !refUnits[i].Compiled {
+			out = append(out, RankMiss{Rank: r.Rank, Program: units[i].Family, File: units[i].File, Line: units[i].Line})
 		}
 	}
-	// The steps, one pass per log.
-	byFile := map[string][]pending{}
+	if d := r.Divergence; d != nil && d.Kind == DivergeCacheMiss {
+		out = append(out, RankMiss{Rank: r.Rank, Program: d.Program, File: d.File, Line: d.Line})
+	}
+	return out
+}
+
+// setSteps reads the step of each pending divergence from its log, one pass per log.
+func setSteps(todo []pendingStep, step *regexp.Regexp) {
+	byFile := map[string][]pendingStep{}
 	for _, p := range todo {
 		byFile[p.u.File] = append(byFile[p.u.File], p)
 	}
@@ -490,7 +517,7 @@ func diverge(out *Ranks, opt RanksOptions, step *regexp.Regexp) {
 		for _, p := range ps {
 			lines = append(lines, p.u.LastLine)
 		}
-		steps := stepsAfter(stripRank(f), lines, step)
+		steps := StepsAfter(stripRank(f), lines, step)
 		for _, p := range ps {
 			if s, ok := steps[p.u.LastLine]; ok {
 				p.d.Step = s
@@ -559,13 +586,13 @@ func explainDivergence(d *Divergence, u, against *ledger.Entry, r, refRank *Rank
 	}
 	if da, db := dumps[refRank.Rank].file(against), dumps[r.Rank].file(u); da != nil && db != nil {
 		var c *diff.Cause
-		if d.Pair, c = comparedPair(da, db, diff.Compare(da.Module, db.Module)); c != nil {
+		if d.Pair, c = ComparedPair(da, db, diff.Compare(da.Module, db.Module)); c != nil {
 			d.Cause, d.CauseFrom = c, "dump"
 		}
 		return
 	}
-	if c, ok := compareSignatures(against.Signature, u.Signature); ok {
-		d.Cause = c.cause()
+	if c, ok := CompareSignatures(against.Signature, u.Signature); ok {
+		d.Cause = c.Cause()
 		d.CauseFrom = "signature"
 	}
 }
@@ -628,37 +655,14 @@ func rankDumps(out *Ranks, opt RanksOptions) map[string]*rankDump {
 		if !need[r.Rank] || !ok {
 			continue
 		}
-		d, err := load(path, opt.Options)
+		d, err := Load(path, opt.Options)
 		if err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %v", path, err))
 			continue
 		}
-		res[r.Rank] = &rankDump{dump: d, links: linkEntries(d, r.Sequence.Entries)}
+		res[r.Rank] = &rankDump{dump: d, links: LinkEntries(d, r.Sequence.Entries)}
 	}
 	return res
-}
-
-// linkEntries links compile requests with the dumped modules they made, as linkDumps does for
-// a whole report: the i-th compilation of a function with its i-th dump, in the order of the
-// dump's module counter.
-func linkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFile {
-	byKey := map[string][]*ledger.Entry{}
-	for i := range es {
-		if es[i].Compiled {
-			k := frameworks.FunctionKey(es[i].Family)
-			byKey[k] = append(byKey[k], &es[i])
-		}
-	}
-	out := map[*ledger.Entry]*diff.DumpFile{}
-	next := map[string]int{}
-	for _, f := range d.Files {
-		k := frameworks.FunctionKey(f.Family)
-		if i := next[k]; i < len(byKey[k]) {
-			out[byKey[k][i]] = f
-			next[k] = i + 1
-		}
-	}
-	return out
 }
 
 // skew finds the largest spread of compile start times between ranks for a request they all
@@ -708,4 +712,41 @@ func skew(out *Ranks) {
 		}
 	}
 	out.Skew = best
+}
+
+// LogsAndDumps lists the logs (*.log, *.log.gz) and the dump folders a folder holds, in the
+// order of their names. A file named as a log that is not a regular file (a FIFO would block,
+// /dev/zero never end) is left out, with a warning in skipped.
+func LogsAndDumps(dir string) (logs, dumps, skipped []string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir() && diff.HasDumpFiles(p):
+			dumps = append(dumps, p)
+		case !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".log.gz")):
+			if !e.Type().IsRegular() {
+				if ok, why := openfile.Regular(p); !ok {
+					skipped = append(skipped, why)
+					continue
+				}
+			}
+			logs = append(logs, p)
+		}
+	}
+	return logs, dumps, skipped, nil
+}
+
+// ComparedPair is the comparison of two modules recomp paired itself (a request and the one it
+// is held against), and its main cause (nil when it names none).
+func ComparedPair(da, db *diff.DumpFile, res *diff.Result) (*DiffPair, *diff.Cause) {
+	p := &DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
+	if len(res.Causes) == 0 {
+		return p, nil
+	}
+	c := res.Causes[0]
+	return p, &c
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/internal/dumptest"
+
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/ledger"
 )
@@ -45,7 +47,7 @@ func TestRanksDivergence(t *testing.T) {
 			batches = append(batches, 24)
 		}
 		stamp := func(i int) string { return fmt.Sprintf("2026-11-24 08:00:%02d,%03d", 10*i, 100*r) }
-		logs = append(logs, ledger.Log{Path: writeFile(t, dir, fmt.Sprintf("worker-%d.log", r), stepLog(r, batches, stamp))})
+		logs = append(logs, ledger.Log{Path: dumptest.WriteFile(t, dir, fmt.Sprintf("worker-%d.log", r), stepLog(r, batches, stamp))})
 	}
 	r := readRanks(t, RanksOptions{}, logs...)
 	if len(r.Ranks) != 4 || len(r.Groups) != 2 || len(r.Groups[0].Ranks) != 3 || !r.Groups[0].Majority || r.Consistent() {
@@ -82,17 +84,17 @@ func TestRanksDivergence(t *testing.T) {
 // nothing; a rank that compiled what the others got from the cache, and one that stopped short.
 func TestRanksNamedAndKinds(t *testing.T) {
 	hitLog := func(r int, hit bool) string {
-		k := keyOf("jit_step", "ab")
-		lines := []string{miss("jit_step", k), wrote("jit_step", k)}
+		k := dumptest.CacheKey("jit_step", "ab")
+		lines := []string{dumptest.CacheMiss("jit_step", k), dumptest.CacheWrote("jit_step", k)}
 		if hit {
 			lines = []string{hit0("jit_step", k)}
 		}
-		return fmt.Sprintf("I am process %d\n", r) + jaxRequest("step", "32,8", lines...) + jaxRequest("eval", "8")
+		return fmt.Sprintf("I am process %d\n", r) + dumptest.JAXRequest("step", "32,8", lines...) + dumptest.JAXRequest("eval", "8")
 	}
 	dir := t.TempDir()
 	var logs []ledger.Log
 	for r := range 3 {
-		logs = append(logs, ledger.Log{Path: writeFile(t, dir, fmt.Sprintf("out-%c.txt", 'a'+r), hitLog(r, r != 1))})
+		logs = append(logs, ledger.Log{Path: dumptest.WriteFile(t, dir, fmt.Sprintf("out-%c.txt", 'a'+r), hitLog(r, r != 1))})
 	}
 	r := readRanks(t, RanksOptions{RankFrom: regexp.MustCompile(`I am process (\d+)`)}, logs...)
 	if len(r.Divergences) != 1 || r.Divergences[0].Rank != "1" || r.Divergences[0].Kind != DivergeCacheMiss || r.Ranks[1].RankFrom != "--rank-from" {
@@ -103,7 +105,7 @@ func TestRanksNamedAndKinds(t *testing.T) {
 	}
 	// A launcher's tags: one log, three ranks; rank 2 never made its second request.
 	var b strings.Builder
-	for rk, text := range []string{jaxRequest("step", "32") + jaxRequest("eval", "8"), jaxRequest("step", "32") + jaxRequest("eval", "8"), jaxRequest("step", "32")} {
+	for rk, text := range []string{dumptest.JAXRequest("step", "32") + dumptest.JAXRequest("eval", "8"), dumptest.JAXRequest("step", "32") + dumptest.JAXRequest("eval", "8"), dumptest.JAXRequest("step", "32")} {
 		for _, l := range strings.SplitAfter(text, "\n") {
 			if l != "" {
 				fmt.Fprintf(&b, "[1,%d]<stderr>:%s", rk, l)
@@ -116,14 +118,14 @@ func TestRanksNamedAndKinds(t *testing.T) {
 		t.Errorf("ranks %+v, divergences %+v", r.Ranks, r.Divergences)
 	}
 	// The same rank named twice is told apart, and said.
-	r = readRanks(t, RanksOptions{}, ledger.Log{Path: "rank1.log", Reader: strings.NewReader(jaxRequest("step", "2"))},
-		ledger.Log{Path: "x/rank1.log", Reader: strings.NewReader(jaxRequest("step", "2"))})
+	r = readRanks(t, RanksOptions{}, ledger.Log{Path: "rank1.log", Reader: strings.NewReader(dumptest.JAXRequest("step", "2"))},
+		ledger.Log{Path: "x/rank1.log", Reader: strings.NewReader(dumptest.JAXRequest("step", "2"))})
 	if r.Ranks[0].Rank != "1" || r.Ranks[1].Rank != "1.1" || len(r.Warnings) != 1 || !r.Consistent() {
 		t.Errorf("ranks %q %q, warnings %q", r.Ranks[0].Rank, r.Ranks[1].Rank, r.Warnings)
 	}
 }
 
-func hit0(m, key string) string { return hit(m, key) }
+func hit0(m, key string) string { return dumptest.CacheHit(m, key) }
 
 // The real ranks runs: the folder gives the logs and dumps; the cause comes from the two ranks'
 // dumps, against the majority's module of that program.
@@ -161,7 +163,7 @@ func TestRankRangesAndNames(t *testing.T) {
 // --rank-from reads past a line longer than any buffer (an HLO module logged on one line) to
 // the line that names the rank.
 func TestRankFromLogAfterAHugeLine(t *testing.T) {
-	log := writeFile(t, t.TempDir(), "worker.log", "HloModule "+strings.Repeat("x", 3<<20)+"\nI am rank 07 of 8\nstep 1\n")
+	log := dumptest.WriteFile(t, t.TempDir(), "worker.log", "HloModule "+strings.Repeat("x", 3<<20)+"\nI am rank 07 of 8\nstep 1\n")
 	if got := rankFromLog(log, regexp.MustCompile(`rank (\d+)`)); got != "7" {
 		t.Errorf("rank %q, want 7", got)
 	}
@@ -183,7 +185,7 @@ func TestRanksFromRunFolders(t *testing.T) {
 		if r == 0 {
 			batches[1] = 8
 		}
-		writeFile(t, filepath.Join(job, fmt.Sprintf("r%d", r)), "run.log", stepLog(r, batches, stamp))
+		dumptest.WriteFile(t, filepath.Join(job, fmt.Sprintf("r%d", r)), "run.log", stepLog(r, batches, stamp))
 	}
 	var args []string
 	for _, r := range []int{3, 2, 1, 0} {
@@ -211,7 +213,7 @@ func TestRanksFromRunFolders(t *testing.T) {
 	// The launcher's environment, recorded in the manifests, names the ranks the other way round.
 	for r := range 4 {
 		m := fmt.Sprintf(`{"version":1,"launcher":{"RANK":"%d","WORLD_SIZE":"4"}}`, 3-r)
-		writeFile(t, filepath.Join(job, fmt.Sprintf("r%d", r)), "manifest.json", m)
+		dumptest.WriteFile(t, filepath.Join(job, fmt.Sprintf("r%d", r)), "manifest.json", m)
 	}
 	logs, _, _, err := RankInputs([]string{job}, nil)
 	if err != nil {
@@ -257,7 +259,7 @@ func TestScanOfALauncherRunIsAJob(t *testing.T) {
 			}
 		}
 	}
-	tagged := writeFile(t, dir, "job.log", b.String())
+	tagged := dumptest.WriteFile(t, dir, "job.log", b.String())
 	s, err := Logs([]string{tagged}, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -272,8 +274,8 @@ func TestScanOfALauncherRunIsAJob(t *testing.T) {
 	if s.Verdict.Processes != 3 || s.Verdict.Recompile != 100*time.Millisecond || s.Verdict.Compile != 400*time.Millisecond {
 		t.Errorf("verdict: %d processes, %v of %v compiling again", s.Verdict.Processes, s.Verdict.Recompile, s.Verdict.Compile)
 	}
-	a := writeFile(t, dir, "a.log", stepLog(0, []int{32, 32}, stamp))
-	c := writeFile(t, dir, "b.log", stepLog(1, []int{32, 20}, stamp))
+	a := dumptest.WriteFile(t, dir, "a.log", stepLog(0, []int{32, 32}, stamp))
+	c := dumptest.WriteFile(t, dir, "b.log", stepLog(1, []int{32, 20}, stamp))
 	if s, err := Logs([]string{a, c}, ledger.ReadOptions{}); err != nil || s.Job != nil {
 		t.Errorf("untagged logs read as a job: %v %+v", err, s.Job)
 	}

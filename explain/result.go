@@ -8,9 +8,8 @@ import (
 	"github.com/recomp/recomp/verdict"
 )
 
-// The results explain computes, one per command (recomp scan, guard, diff, explain, run);
-// package report lays them out. Those of two runs, the ranks and the warm-up's coverage are
-// in runs_result.go.
+// The results explain computes (recomp scan, diff, explain, run); package report lays them
+// out. Those across runs and ranks, and recomp guard's, are package across's.
 
 // Scan is the report of recomp scan: what the logs say about compiling, caching and loading
 // (ledger.ReadLogs reads them).
@@ -23,16 +22,6 @@ type Scan struct {
 	// the lines, or its environment recorded by recomp run): each rank that departs from the
 	// others, where, and why. nil for one process, or processes no launcher named.
 	Job *Ranks
-}
-
-// Guard is the report of recomp guard: the scan and the gate's verdict.
-type Guard struct {
-	Scan *Scan
-	Gate *gate.Result
-	// Coverage is the run time held against its warm-up (--covered-by); Ranks the ranks lined
-	// up (--ranks-consistent). nil when not asked for.
-	Coverage *Coverage
-	Ranks    *Ranks
 }
 
 // Diff is the report of recomp diff and recomp explain.

@@ -51,7 +51,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	}
 	var explained []verdict.Explained
 	if f, ok := runfolder.Open(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
-		if d, err := load(f.Dump, Options{Log: log}); err == nil {
+		if d, err := Load(f.Dump, Options{Log: log}); err == nil {
 			r.Explain, explained = explain(d, s.Ledger, Options{Text: true, Log: log})
 		} else {
 			log.Warn("explaining the dump", "error", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/dumptest"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -26,7 +27,7 @@ func stamped(start time.Time, lines ...string) string {
 // recompilation explained from its dump, and the gate when asked.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	writeDump(t, dir, dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_step", 24})
+	dumptest.Write(t, dir, dumptest.File{ID: 0, Name: "jit_step", Batch: 32}, dumptest.File{ID: 1, Name: "jit_step", Batch: 24})
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	c32 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[32,8])"), "\n"), "\n")
 	c24 := strings.Split(strings.TrimSuffix(jax("step", "ShapedArray(float32[24,8])"), "\n"), "\n")

@@ -90,31 +90,31 @@ func shortDtype(d string) string {
 	return d
 }
 
-// sigChange is what differs between two signatures of one program: the cause kind (as diff
+// SigChange is what differs between two signatures of one program: the cause kind (as diff
 // names them), a summary with old → new, and the arguments that changed.
-type sigChange struct {
+type SigChange struct {
 	kind    diff.CauseKind
-	summary string
+	Summary string
 	changed []string // "argument 2: f32[128,8] → f32[48,8]"
 }
 
 // cause is the change as the cause diff would name, with its advice.
-func (c sigChange) cause() *diff.Cause {
-	return &diff.Cause{Kind: c.kind, Summary: c.summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+func (c SigChange) Cause() *diff.Cause {
+	return &diff.Cause{Kind: c.kind, Summary: c.Summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
 }
 
-// compareSignatures says what changed from signature a to b; ok is false when either cannot
+// CompareSignatures says what changed from signature a to b; ok is false when either cannot
 // be read or they are equal.
-func compareSignatures(a, b string) (sigChange, bool) {
+func CompareSignatures(a, b string) (SigChange, bool) {
 	aa, ok1 := parseSignature(a)
 	bb, ok2 := parseSignature(b)
 	if !ok1 || !ok2 {
-		return sigChange{}, false
+		return SigChange{}, false
 	}
 	if len(aa) != len(bb) {
-		return sigChange{kind: diff.CauseGraphStructure, summary: fmt.Sprintf("the program takes %d arguments, not %d", len(bb), len(aa))}, true
+		return SigChange{kind: diff.CauseGraphStructure, Summary: fmt.Sprintf("the program takes %d arguments, not %d", len(bb), len(aa))}, true
 	}
-	var c sigChange
+	var c SigChange
 	dtype, rank, other := false, false, false
 	lead := map[[2]int64]bool{}
 	for i := range aa {
@@ -142,27 +142,27 @@ func compareSignatures(a, b string) (sigChange, bool) {
 		}
 	}
 	if len(c.changed) == 0 {
-		return sigChange{}, false
+		return SigChange{}, false
 	}
 	switch {
 	case dtype:
 		c.kind = diff.CauseDtype
-		c.summary = "an argument's dtype changed"
+		c.Summary = "an argument's dtype changed"
 	case !rank && !other && len(lead) == 1:
 		c.kind = diff.CauseBatchSize
 		for k := range lead {
-			c.summary = fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d argument(s)", k[0], k[1], len(c.changed))
+			c.Summary = fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d argument(s)", k[0], k[1], len(c.changed))
 		}
 	default:
 		c.kind = diff.CauseInputShape
-		c.summary = fmt.Sprintf("input shape changed in %d argument(s)", len(c.changed))
+		c.Summary = fmt.Sprintf("input shape changed in %d argument(s)", len(c.changed))
 	}
 	return c, true
 }
 
-// coversBy says whether signature big can serve inputs of signature small once they are padded
+// CoversBy says whether signature big can serve inputs of signature small once they are padded
 // (same arguments and dtypes, no dimension smaller), and how many more elements it holds.
-func coversBy(big, small string) (extra int64, ok bool) {
+func CoversBy(big, small string) (extra int64, ok bool) {
 	bb, ok1 := parseSignature(big)
 	ss, ok2 := parseSignature(small)
 	if !ok1 || !ok2 || len(bb) != len(ss) {
@@ -182,9 +182,9 @@ func coversBy(big, small string) (extra int64, ok bool) {
 	return extra, true
 }
 
-// distance is how far two signatures are apart: the elements by which their arguments differ
+// SignatureDistance is how far two signatures are apart: the elements by which their arguments differ
 // (−1 when they cannot be compared).
-func distance(a, b string) int64 {
+func SignatureDistance(a, b string) int64 {
 	aa, ok1 := parseSignature(a)
 	bb, ok2 := parseSignature(b)
 	if !ok1 || !ok2 || len(aa) != len(bb) {

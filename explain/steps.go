@@ -22,12 +22,12 @@ const maxStepLookahead = 100000
 // maxLineHead bounds the part of a line matched against the step or --rank-from expression.
 const maxLineHead = 4096
 
-// stepsAfter finds the step each compilation belongs to: the number in the first line after
+// StepsAfter finds the step each compilation belongs to: the number in the first line after
 // the compilation's last line that names a step (a loop prints the step it ran after running
 // it, and the step that needed a new program ran right after that compilation). lines are the
 // compilations' last lines in a log; the log is read once, up to the last of them plus
 // maxStepLookahead lines. A log that cannot be read again (standard input) has no steps.
-func stepsAfter(path string, lines []int, re *regexp.Regexp) map[int]int {
+func StepsAfter(path string, lines []int, re *regexp.Regexp) map[int]int {
 	out := map[int]int{}
 	if len(lines) == 0 || path == input.Stdin || path == "" || re == nil {
 		return out

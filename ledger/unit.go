@@ -1,7 +1,9 @@
 package ledger
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -222,4 +224,12 @@ type Call struct {
 	Method   string // "fit", "evaluate", "predict"
 	// Samples and BatchSize are the call's on arrays (0 when its data is a dataset).
 	Samples, BatchSize int
+}
+
+// SortUnits puts units in the order of the logs: by input, then line (a module lists its own
+// units only).
+func SortUnits(us []*Unit) {
+	slices.SortStableFunc(us, func(a, b *Unit) int {
+		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
+	})
 }

@@ -8,13 +8,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/gate"
 )
 
 // githubRenderer writes GitHub Actions workflow commands: one ::error per gate failure or
 // problem, and a summary.
-func writeGitHub(w io.Writer, g *explain.Guard, st Style) error {
+func writeGitHub(w io.Writer, g *across.Guard, st Style) error {
 	gr := g.Gate
 	for _, p := range gr.Problems {
 		fmt.Fprintf(w, "::error title=%s::%s\n", ghProp("recomp guard: no verdict"), ghData(p))
@@ -80,7 +80,7 @@ func visibleAll(xs []string) []string {
 // junitRenderer writes one test case per module family, one for executable loads, and one
 // error case when the gate could not judge. Text from the logs is shown with visible: XML 1.0
 // has no way to write most control characters, and a failure is one line of its body.
-func writeJUnit(w io.Writer, g *explain.Guard) error {
+func writeJUnit(w io.Writer, g *across.Guard) error {
 	gr := g.Gate
 	byFamily := map[string][]gate.Failure{}
 	var loads []gate.Failure

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/across"
 )
 
 // What guard --covered-by and guard --ranks-consistent add to the guard report, in every
@@ -12,7 +12,7 @@ import (
 // warm-up variant and the cause, variants not seen used), and the ranks' agreement.
 
 // CoverageHeadline says in one line how well the warm-up covered the run time.
-func CoverageHeadline(c *explain.Coverage) string {
+func CoverageHeadline(c *across.Coverage) string {
 	s := fmt.Sprintf("the warm-up (%s) compiled %s (told apart by %s); they cover %d of %d run-time compilation(s)", c.Warmup,
 		plural(len(c.Variants), "variant", "variants"), byWords[c.By], c.Covered, c.Runtime)
 	if c.Runtime > 0 {
@@ -36,14 +36,14 @@ func CoverageHeadline(c *explain.Coverage) string {
 
 var byWords = map[string]string{"signature": "argument signature", "hash": "graph hash", "program": "neither signature nor hash"}
 
-func uncoveredStepText(u *explain.Uncovered) string {
+func uncoveredStepText(u *across.Uncovered) string {
 	if u.Step < 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (step %d)", u.Step)
 }
 
-func requestLabel(v *explain.Request) string {
+func requestLabel(v *across.Request) string {
 	if v.Args != "" {
 		return v.Program + " " + v.Args
 	}
@@ -98,12 +98,12 @@ type VariantJSON struct {
 	Uses int `json:"uses"`
 }
 
-func variantDocument(v *explain.WarmupVariant) VariantJSON {
+func variantDocument(v *across.WarmupVariant) VariantJSON {
 	return VariantJSON{RequestJSON: RequestJSON(v.Request), Uses: v.Uses}
 }
 
 // CoverageDocument is the JSON of a coverage.
-func CoverageDocument(c *explain.Coverage) *CoverageJSON {
+func CoverageDocument(c *across.Coverage) *CoverageJSON {
 	doc := &CoverageJSON{Warmup: c.Warmup, Marker: c.Marker, By: c.By, Runtime: c.Runtime, Covered: c.Covered, Uncovered: []UncoveredJSON{},
 		Variants: []VariantJSON{}, Unused: len(c.Unused()), UseKnown: c.UseKnown, Notes: nonNil(c.Notes), Ratio: 1,
 		Unmatched: c.Unmatched, UnmatchedPrograms: nonNil(c.UnmatchedPrograms)}
@@ -125,7 +125,7 @@ func CoverageDocument(c *explain.Coverage) *CoverageJSON {
 }
 
 // guardExtrasDocument adds coverage and ranks to guard's document.
-func guardExtrasDocument(doc *ScanJSON, g *explain.Guard) {
+func guardExtrasDocument(doc *ScanJSON, g *across.Guard) {
 	if g.Coverage != nil {
 		doc.Coverage = CoverageDocument(g.Coverage)
 	}
@@ -137,7 +137,7 @@ func guardExtrasDocument(doc *ScanJSON, g *explain.Guard) {
 
 // coverageSection is the run time held against its warm-up: each uncovered compilation with the
 // nearest warm-up variant and the cause, then the variants and how often each was seen used.
-func coverageSection(c *explain.Coverage) Section {
+func coverageSection(c *across.Coverage) Section {
 	sec := Section{ID: "coverage", Title: "Coverage by the warm-up", Note: CoverageHeadline(c)}
 	if c.Marker != "" {
 		sec.Note += fmt.Sprintf("; the warm-up ends at the first line matching %q", c.Marker)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
@@ -150,7 +151,7 @@ func document(r Report) *Document {
 	switch r := r.(type) {
 	case *explain.Scan:
 		return scanDoc(r, "recomp scan", false)
-	case *explain.Guard:
+	case *across.Guard:
 		return guardDoc(r)
 	case *explain.Diff:
 		return diffDoc(r)
@@ -158,7 +159,7 @@ func document(r Report) *Document {
 		return cacheDoc(r)
 	case *explain.Run:
 		return runDoc(r)
-	case *explain.RunsDiff:
+	case *across.RunsDiff:
 		return runsDoc(r)
 	case *explain.Ranks:
 		return ranksDoc(r)
@@ -634,7 +635,7 @@ func (p *Document) findings(fs []ledger.Finding, v *verdict.Result, dumped bool)
 	}
 }
 
-func guardDoc(g *explain.Guard) *Document {
+func guardDoc(g *across.Guard) *Document {
 	p := scanDoc(g.Scan, "recomp guard", false)
 	p.gate(g.Gate)
 	// what --covered-by and --ranks-consistent add, after the gate's failures

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
@@ -137,7 +138,7 @@ func reportsWith(t testing.TB, s string) map[string]Report {
 		Settings: []runfolder.Setting{{Name: s, Value: s, Effect: s}}, Caches: []runfolder.CacheSnapshot{{Dir: s}}, FirstStepSeconds: 1}
 	return map[string]Report{
 		"scan":  scan,
-		"guard": &explain.Guard{Scan: scan, Gate: g},
+		"guard": &across.Guard{Scan: scan, Gate: g},
 		"diff":  d,
 		"cache": &Cache{Dirs: []string{s}, Inventory: inv, LogsGiven: true},
 		"run":   &explain.Run{Folder: s, Manifest: man, Scan: scan, Explain: d, Gate: g},

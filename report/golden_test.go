@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
@@ -57,7 +58,7 @@ func TestGoldens(t *testing.T) {
 		formats []report.Format
 	}{
 		{"scan", ipu, append(all, report.HTML)},
-		{"guard", &explain.Guard{Scan: ipu, Gate: gate.EvaluateScan(&ipu.Scan, gate.Options{})},
+		{"guard", &across.Guard{Scan: ipu, Gate: gate.EvaluateScan(&ipu.Scan, gate.Options{})},
 			[]report.Format{report.Text, report.JSON, report.GitHub, report.JUnit, report.Markdown, report.HTML}},
 		{"diff", dumps(pairA, pairB, false), all},
 		{"diff", dumps(pairA, pairB, true), []report.Format{report.HTML}}, // the page shows the diffs

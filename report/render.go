@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/atomicfile"
 )
@@ -45,7 +46,7 @@ func commandOf(r Report) string {
 	switch r := r.(type) {
 	case *explain.Scan:
 		return "scan"
-	case *explain.Guard:
+	case *across.Guard:
 		return "guard"
 	case *explain.Diff:
 		if r.Command == "" {
@@ -56,7 +57,7 @@ func commandOf(r Report) string {
 		return "cache"
 	case *explain.Run:
 		return "run"
-	case *explain.RunsDiff:
+	case *across.RunsDiff:
 		return "diff"
 	case *explain.Ranks:
 		return "ranks"
@@ -85,8 +86,8 @@ var layouts = []layout{
 		return writeText(w, document(r), st.Color, st.Width)
 	}},
 	{JSON, allReports, func(w io.Writer, r Report, _ Style) error { return writeJSONReport(w, r) }},
-	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*explain.Guard), st) }},
-	{JUnit, []string{"guard"}, func(w io.Writer, r Report, _ Style) error { return writeJUnit(w, r.(*explain.Guard)) }},
+	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*across.Guard), st) }},
+	{JUnit, []string{"guard"}, func(w io.Writer, r Report, _ Style) error { return writeJUnit(w, r.(*across.Guard)) }},
 	{Markdown, allReports, func(w io.Writer, r Report, _ Style) error { return writeMarkdown(w, document(r)) }},
 	{HTML, allReports, func(w io.Writer, r Report, st Style) error { return writePage(w, document(r), st.Meta) }},
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
@@ -23,7 +24,7 @@ import (
 // command on a line of its own, a CDATA end, control bytes and an ANSI colour code.
 const hostile = "<script>alert(1)</script>|x]]>\n::set-output name=x::pwned\r\x00\x1b[31mred"
 
-func hostileGuard(t *testing.T) *explain.Guard {
+func hostileGuard(t *testing.T) *across.Guard {
 	t.Helper()
 	log := "Begin XLA compilation: <img_src=x_onerror=alert(1)>.1  (Hash: 0xa) for ordinal  0\n" +
 		"Begin compiling Poplar engine m\nStarting phase: graphConstruction\nEnd compiling Poplar engine.\n" +
@@ -41,7 +42,7 @@ func hostileGuard(t *testing.T) *explain.Guard {
 	rep.Findings = append(rep.Findings, ledger.Finding{Severity: ledger.SeverityError, Kind: ledger.FindingRecompiled,
 		Module: hostile, Message: hostile, Advice: hostile})
 	scan.Inputs[0].Warnings, scan.Inputs[0].WarningCount = []logscan.Warning{{Line: 1, Message: hostile}}, 1
-	return &explain.Guard{Scan: scan, Gate: g}
+	return &across.Guard{Scan: scan, Gate: g}
 }
 
 // readLog reads a log the way recomp scan does.
@@ -126,7 +127,7 @@ func TestEmptyReportsHaveNoNulls(t *testing.T) {
 	scan := &explain.Scan{Scan: ledger.Scan{Ledger: rep}}
 	for name, r := range map[string]Report{
 		"scan":  scan,
-		"guard": &explain.Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{})},
+		"guard": &across.Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{})},
 		"diff":  &explain.Diff{},
 	} {
 		out := render(t, JSON, r)
@@ -199,7 +200,7 @@ func TestHTMLBounded(t *testing.T) {
 	if len(scan.Events) != ledger.MaxEvents || scan.EventCount <= ledger.MaxEvents {
 		t.Fatalf("events: %d listed of %d", len(scan.Events), scan.EventCount)
 	}
-	for name, r := range map[string]Report{"scan": scan, "guard": &explain.Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{Loads: true})}} {
+	for name, r := range map[string]Report{"scan": scan, "guard": &across.Guard{Scan: scan, Gate: gate.Evaluate(rep, nil, gate.Options{Loads: true})}} {
 		page := render(t, HTML, r)
 		if len(page) > 1<<20 {
 			t.Errorf("%s: the page is %d KB", name, len(page)>>10)
@@ -306,7 +307,7 @@ func TestUnreadRecordsAreNoAllClear(t *testing.T) {
 			t.Errorf("%s: gate %+v", c.name, g)
 		}
 		for _, f := range []Format{Text, Markdown, HTML, JSON} {
-			for _, r := range []Report{scan, &explain.Guard{Scan: scan, Gate: g}} {
+			for _, r := range []Report{scan, &across.Guard{Scan: scan, Gate: g}} {
 				got := render(t, f, r)
 				if !strings.Contains(got, "run.log:2") || !strings.Contains(got, "Compiling jit(train_step) on 8 devices") {
 					t.Errorf("%s %s %T: the unread line is not shown:\n%s", c.name, f, r, got)

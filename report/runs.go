@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/across"
 )
 
 // recomp diff of two runs in every format: a headline (how many of B's programs A's cache
@@ -13,7 +13,7 @@ import (
 // manifests say differently, then the dumps' comparison.
 
 // runsHeadline says in one line what B's cache lookups came to.
-func runsHeadline(r *explain.RunsDiff) string {
+func runsHeadline(r *across.RunsDiff) string {
 	missed, by := r.Missed()
 	served := len(r.Programs) - missed
 	s := fmt.Sprintf("run B made %s: %d served from the cache", plural(len(r.Programs), "compile request", "compile requests"), served)
@@ -34,10 +34,10 @@ func runsHeadline(r *explain.RunsDiff) string {
 }
 
 // missOrder is the order reasons are counted in.
-var missOrder = []explain.MissReason{explain.MissGraphDiffers, explain.MissKeyOutsideGraph, explain.MissNeverWritten, explain.MissEvicted, explain.MissUnreadable, explain.MissReadOnly,
-	explain.MissNotInA, explain.MissNotLookedUp, explain.MissUnknown}
+var missOrder = []across.MissReason{across.MissGraphDiffers, across.MissKeyOutsideGraph, across.MissNeverWritten, across.MissEvicted, across.MissUnreadable, across.MissReadOnly,
+	across.MissNotInA, across.MissNotLookedUp, across.MissUnknown}
 
-func sideLine(s explain.RunSide) string {
+func sideLine(s across.RunSide) string {
 	var parts []string
 	if len(s.Logs) > 0 {
 		parts = append(parts, "log "+strings.Join(s.Logs, ", "))
@@ -54,7 +54,7 @@ func sideLine(s explain.RunSide) string {
 	return strings.Join(parts, "; ")
 }
 
-func savedText(v *explain.ProgramVerdict) string {
+func savedText(v *across.ProgramVerdict) string {
 	switch v.SavedFrom {
 	case "log":
 		return fmt.Sprintf("saved %s", dur(v.Saved))
@@ -132,11 +132,11 @@ type DifferenceJSON struct {
 	B    string `json:"b"`
 }
 
-func sideDocument(s explain.RunSide) RunSideJSON {
+func sideDocument(s across.RunSide) RunSideJSON {
 	return RunSideJSON{Path: s.Path, Logs: nonNil(s.Logs), Dump: s.Dump, Manifest: s.Manifest, Caches: nonNil(s.Caches)}
 }
 
-func differences(ds []explain.Difference) []DifferenceJSON {
+func differences(ds []across.Difference) []DifferenceJSON {
 	out := []DifferenceJSON{}
 	for _, d := range ds {
 		out = append(out, DifferenceJSON(d))
@@ -145,7 +145,7 @@ func differences(ds []explain.Difference) []DifferenceJSON {
 }
 
 // RunsDiffDocument is the JSON document of recomp diff of two runs.
-func RunsDiffDocument(r *explain.RunsDiff) RunsDiffJSON {
+func RunsDiffDocument(r *across.RunsDiff) RunsDiffJSON {
 	missed, by := r.Missed()
 	doc := RunsDiffJSON{Version: JSONVersion, A: sideDocument(r.A), B: sideDocument(r.B), Programs: []ProgramJSON{},
 		Settings: differences(r.Settings), Versions: differences(r.Versions), Warnings: nonNil(r.Warnings), Eager: r.Eager,
@@ -179,7 +179,7 @@ func RunsDiffDocument(r *explain.RunsDiff) RunsDiffJSON {
 // card per program of B (served, or missed with its reason, what changed, the framework's
 // words, the cause from the dumps, the advice), what the manifests say differently, and the
 // dumps' comparison.
-func runsDoc(r *explain.RunsDiff) *Document {
+func runsDoc(r *across.RunsDiff) *Document {
 	missed, _ := r.Missed()
 	p := &Document{Title: "recomp diff", Headline: runsHeadline(r)}
 	p.Status, p.Tone = "SERVED", "ok"
@@ -250,7 +250,7 @@ func runsDoc(r *explain.RunsDiff) *Document {
 	p.Sections = []Section{sec, info}
 	if len(r.Settings)+len(r.Versions) > 0 {
 		t := newTable(nil, "manifest", "A", "B")
-		for _, d := range append(append([]explain.Difference{}, r.Settings...), r.Versions...) {
+		for _, d := range append(append([]across.Difference{}, r.Settings...), r.Versions...) {
 			t.add(true, d.Name, nonEmpty(d.A, "(not set)"), nonEmpty(d.B, "(not set)"))
 		}
 		p.Sections = append(p.Sections, Section{ID: "manifests", Title: "What the manifests say differently", Table: t})

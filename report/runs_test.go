@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
@@ -21,9 +22,9 @@ func models(t *testing.T) map[string]report.Report {
 	t.Helper()
 	out := map[string]report.Report{}
 	for _, sc := range []string{"cache-constant", "cache-xla-flag", "cache-never-written"} {
-		a, _ := explain.OpenSide(jaxRuns+sc+"/run1.log", nil, jaxRuns+sc+"/dump1")
-		b, _ := explain.OpenSide(jaxRuns+sc+"/run2.log", nil, jaxRuns+sc+"/dump2")
-		r, err := explain.Runs(a, b, explain.RunsOptions{Options: explain.Options{Text: true}})
+		a, _ := across.OpenSide(jaxRuns+sc+"/run1.log", nil, jaxRuns+sc+"/dump1")
+		b, _ := across.OpenSide(jaxRuns+sc+"/run2.log", nil, jaxRuns+sc+"/dump2")
+		r, err := across.Runs(a, b, across.RunsOptions{Options: explain.Options{Text: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,10 +44,10 @@ func models(t *testing.T) map[string]report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := explain.CoverageOf(s, s, explain.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
-	g := &explain.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, explain.CoverageFailures(c), explain.Unmatched(c), gate.Options{})}
+	c := across.CoverageOf(s, s, across.CoverageOptions{Warmup: "run.log", Marker: "warm-up done", Split: true})
+	g := &across.Guard{Scan: &explain.Scan{Scan: *s}, Coverage: c, Gate: gate.EvaluateCoverage(s, s, across.CoverageFailures(c), across.Unmatched(c), gate.Options{})}
 	out["guard --covered-by"] = g
-	rg := &explain.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
+	rg := &across.Guard{Scan: rk.Scan, Ranks: rk, Gate: gate.EvaluateScan(&rk.Scan.Scan, gate.Options{})}
 	rg.Gate.AddDivergences(explain.DivergenceFailures(rk), gate.Options{})
 	out["guard --ranks-consistent"] = rg
 	return out

@@ -3,6 +3,7 @@ package report
 import (
 	"io"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/verdict"
 )
@@ -131,12 +132,12 @@ func writeJSONReport(w io.Writer, r Report) error {
 	switch r := r.(type) {
 	case *explain.Scan:
 		return writeJSON(w, ScanDocument(r))
-	case *explain.Guard:
+	case *across.Guard:
 		doc := ScanDocument(r.Scan)
 		doc.Gate = GateDocument(r.Gate)
 		guardExtrasDocument(&doc, r)
 		return writeJSON(w, doc)
-	case *explain.RunsDiff:
+	case *across.RunsDiff:
 		return writeJSON(w, RunsDiffDocument(r))
 	case *explain.Ranks:
 		return writeJSON(w, RanksDocument(r))

@@ -254,6 +254,48 @@ func Build(in Input) *Result {
 	return r
 }
 
+// causeTally counts a program's causes, in the order they were first named.
+type causeTally struct {
+	byKey map[string]*Cause
+	order []string
+}
+
+// add counts one compilation of cause kind with change ch at the program's line site (from,
+// when set, is the cause package diff named), and returns the cause.
+func (t *causeTally) add(kind, ch, site string, from *diff.Cause) *Cause {
+	key := kind + "\x00" + ch
+	c := t.byKey[key]
+	if c == nil {
+		c = &Cause{Kind: kind, Change: ch}
+		if from != nil && from.Once {
+			c.Once, c.advice = true, from.Advice
+		}
+		t.byKey[key] = c
+		t.order = append(t.order, key)
+	}
+	c.Count++
+	if site != "" && !slices.Contains(c.Sites, site) && len(c.Sites) < 4 {
+		c.Sites = append(c.Sites, site)
+	}
+	return c
+}
+
+// list is the causes counted. A framework's words that name no change (PyTorch/XLA's "dynamo
+// is compiling a FX graph to HLO": what made it compile) are listed only when nothing names one.
+func (t *causeTally) list() []Cause {
+	kinded := false
+	for _, k := range t.order {
+		kinded = kinded || t.byKey[k].Kind != ""
+	}
+	var out []Cause
+	for _, k := range t.order {
+		if c := t.byKey[k]; c.Kind != "" || !kinded {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
 func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, explained []Explained, in Input) Verdict {
 	v := Verdict{Program: m.Family, Compilations: len(compiled)}
 	procs := map[string]bool{}
@@ -267,25 +309,8 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			v.Framework = fw.Name
 		}
 	}
-	causes := map[string]*Cause{}
-	var order []string
-	add := func(kind, ch, site string, from *diff.Cause) *Cause {
-		key := kind + "\x00" + ch
-		c := causes[key]
-		if c == nil {
-			c = &Cause{Kind: kind, Change: ch}
-			if from != nil && from.Once {
-				c.Once, c.advice = true, from.Advice
-			}
-			causes[key] = c
-			order = append(order, key)
-		}
-		c.Count++
-		if site != "" && !slices.Contains(c.Sites, site) && len(c.Sites) < 4 {
-			c.Sites = append(c.Sites, site)
-		}
-		return c
-	}
+	causes := &causeTally{byKey: map[string]*Cause{}}
+	add := causes.add
 	seq := map[string]int{}
 	linked := 0
 	for _, u := range compiled {
@@ -332,17 +357,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			}
 		}
 	}
-	kinded := false
-	for _, k := range order {
-		kinded = kinded || causes[k].Kind != ""
-	}
-	for _, k := range order {
-		// A framework's words that name no change (PyTorch/XLA's "dynamo is compiling a FX
-		// graph to HLO": what made it compile) are listed only when nothing names one.
-		if c := causes[k]; c.Kind != "" || !kinded {
-			v.Causes = append(v.Causes, *c)
-		}
-	}
+	v.Causes = causes.list()
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}

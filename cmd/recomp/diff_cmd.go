@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/report"
 )
@@ -23,19 +24,19 @@ func (c *diffCmd) Run(e *env) error {
 		return err
 	}
 	opt := compareOptions(e, c.Stage, c.Text, c.Format)
-	a, err := explain.OpenSide(c.A, c.LogA, c.DumpA)
+	a, err := across.OpenSide(c.A, c.LogA, c.DumpA)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	b, err := explain.OpenSide(c.B, c.LogB, c.DumpB)
+	b, err := across.OpenSide(c.B, c.LogB, c.DumpB)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if explain.HasLogs(a) || explain.HasLogs(b) {
+	if across.HasLogs(a) || across.HasLogs(b) {
 		if err := checkInputs(append(append([]string{c.A, c.B}, c.LogA...), c.LogB...)); err != nil {
 			return err
 		}
-		r, err := explain.Runs(a, b, explain.RunsOptions{Options: opt, Caches: c.Cache})
+		r, err := across.Runs(a, b, across.RunsOptions{Options: opt, Caches: c.Cache})
 		if err != nil {
 			return usageErr("%v", err)
 		}
@@ -59,7 +60,7 @@ func (c *diffCmd) Run(e *env) error {
 
 // runsExit is the exit code of diff on two runs: 2 when a module could not be read, 1 when B
 // compiled anything A's cache did not serve (or the dumps differ), 0 otherwise.
-func runsExit(r *explain.RunsDiff) error {
+func runsExit(r *across.RunsDiff) error {
 	missed, _ := r.Missed()
 	switch {
 	case r.Dumps != nil && len(r.Dumps.Problems) > 0:

@@ -62,7 +62,7 @@ func TestJSONContractDocumented(t *testing.T) {
 	kinds := map[string]string{
 		"../../logscan": "Kind Producer", "../../cache": "FindingKind Severity EntryKind",
 		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runfolder": "Framework DumpMode",
-		"../../explain": "MissReason DivergenceKind",
+		"../../across": "MissReason DivergenceKind",
 	}
 	for dir, types := range kinds {
 		want := strings.Fields(types)

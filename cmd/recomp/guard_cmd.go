@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
@@ -47,7 +48,7 @@ func (c *guardCmd) Run(e *env) error {
 		return usageErr("expected at least one LOG")
 	}
 	opt.Stdin, opt.Log = e.stdin, e.log
-	gopt := explain.GuardOptions{Logs: explain.ExpandRuns(c.Logs), Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
+	gopt := across.GuardOptions{Logs: explain.ExpandRuns(c.Logs), Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
 		Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}}
 	if c.RanksConsistent {
 		ranksOpt, err := c.rankOptions(e)
@@ -66,7 +67,7 @@ func (c *guardCmd) Run(e *env) error {
 		}
 		return c.writeBaseline(e, gopt.Logs, s)
 	}
-	g, err := explain.EvaluateGuard(gopt)
+	g, err := across.EvaluateGuard(gopt)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/alecthomas/kong"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/textutil"

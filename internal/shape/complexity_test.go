@@ -28,13 +28,10 @@ var complexityExceptions = map[string]string{
 	"hlo.(parser).denseLiteral":  "XLA's literal grammar: one loop, a case per token",
 	"hlo.(parser).value":         "a character-level scanner: one loop, a case per character class",
 	// Not split yet (issue 32): each is to be split, and to leave this list.
-	"explain.diverge":              "to split: the first difference of a rank's sequence, one case per kind",
-	"explain.CoverageOf":           "to split: variants, run-time requests and the nearest variant in one pass",
 	"diff.(comparer).carriedState": "to split",
 	"runner.Evidence":              "to split: the settings of every stack, the dump and the probe",
 	"ledger.(Ledger).warmup":       "to split",
 	"verdict.Build":                "to split",
-	"verdict.verdictOf":            "to split",
 	"report.writeMarkdown":         "to split: one case per kind of block",
 	"diff.LoadDump":                "to split",
 }

@@ -19,9 +19,11 @@ const module = "github.com/recomp/recomp/"
 var layerOrder = [][]string{
 	{"cmd/recomp", "cmd/recomp-bench", "cmd/recomp-dist"},
 	{"report"},
+	{"across"},
 	{"explain"},
 	{"gate"},
 	{"verdict"},
+	{"internal/dumptest"},
 	{"padding", "diff"},
 	{"ledger", "cache"},
 	{"runner"},
@@ -39,12 +41,14 @@ var layerOrder = [][]string{
 // allowed is every import edge between the module's packages (non-test files), by importing
 // package. A new edge fails TestLayers until it is written here.
 var allowed = map[string][]string{
-	"cmd/recomp":                 {"cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/input", "internal/textutil", "internal/version", "ledger", "logscan", "report", "runfolder", "runner", "verdict"},
+	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/input", "internal/textutil", "internal/version", "ledger", "logscan", "report", "runfolder", "runner", "verdict"},
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
 	"cmd/recomp-dist":            {"internal/dist", "internal/version"},
-	"report":                     {"cache", "diff", "explain", "frameworks", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
-	"explain":                    {"cache", "diff", "frameworks", "frameworks/jax", "frameworks/keras", "frameworks/tf", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
+	"report":                     {"across", "cache", "diff", "explain", "frameworks", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
+	"across":                     {"cache", "diff", "explain", "frameworks", "gate", "internal/input", "ledger", "runfolder"},
+	"explain":                    {"diff", "frameworks", "frameworks/jax", "frameworks/keras", "frameworks/tf", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
 	"gate":                       {"frameworks", "internal/atomicfile", "internal/input", "internal/openfile", "ledger", "logscan"},
+	"internal/dumptest":          {"diff"},
 	"verdict":                    {"diff", "frameworks", "frameworks/framework", "ledger", "padding"},
 	"padding":                    {},
 	"diff":                       {"frameworks", "hlo", "internal/input", "internal/openfile", "internal/textutil"},

@@ -1,11 +1,14 @@
-package explain
+package across
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/internal/dumptest"
+
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
@@ -28,9 +31,9 @@ func scanOf(t *testing.T, opt ledger.ReadOptions, logs ...ledger.Log) *ledger.Sc
 // program it compiled, so "not seen" is all recomp says.
 func TestCoverageSeparateWarmup(t *testing.T) {
 	dir := t.TempDir()
-	warm := writeFile(t, dir, "warm.log", jaxRequest("step", "32,8")+jaxRequest("step", "64,8"))
-	run := writeFile(t, dir, "run.log", jaxRequest("step", "32,8")+"step 0\n"+jaxRequest("step", "48,8")+"noise\nstep 1 loss 0.5\n"+
-		jaxRequest("step", "128,8")+jaxRequest("eval", "8")+"step 2\n")
+	warm := dumptest.WriteFile(t, dir, "warm.log", dumptest.JAXRequest("step", "32,8")+dumptest.JAXRequest("step", "64,8"))
+	run := dumptest.WriteFile(t, dir, "run.log", dumptest.JAXRequest("step", "32,8")+"step 0\n"+dumptest.JAXRequest("step", "48,8")+"noise\nstep 1 loss 0.5\n"+
+		dumptest.JAXRequest("step", "128,8")+dumptest.JAXRequest("eval", "8")+"step 2\n")
 	c := CoverageOf(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}),
 		CoverageOptions{Warmup: warm})
 	if c.By != "signature" || len(c.Variants) != 2 || c.Runtime != 4 || c.Covered != 1 || len(c.Uncovered) != 3 || c.UseKnown {
@@ -60,7 +63,7 @@ func TestCoverageSeparateWarmup(t *testing.T) {
 // One log split by --after: what came before the marker is the warm-up; a compilation after it
 // of a shape compiled before it is covered.
 func TestCoverageSplit(t *testing.T) {
-	log := jaxRequest("step", "32,8") + jaxRequest("step", "64,8") + "warm-up done\n" + jaxRequest("step", "64,8") + jaxRequest("step", "16,8")
+	log := dumptest.JAXRequest("step", "32,8") + dumptest.JAXRequest("step", "64,8") + "warm-up done\n" + dumptest.JAXRequest("step", "64,8") + dumptest.JAXRequest("step", "16,8")
 	m, err := logscan.NewLineRegexp("^warm-up done")
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +84,8 @@ func TestCoverageByHash(t *testing.T) {
 	}
 	loaded := "I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:1800] Loaded cluster_1 from /c/1f.poplar_exec\n"
 	dir := t.TempDir()
-	warm := writeFile(t, dir, "warm.log", begin("0x1")+begin("0x2"))
-	run := writeFile(t, dir, "run.log", begin("0x1")+loaded+begin("0x3"))
+	warm := dumptest.WriteFile(t, dir, "warm.log", begin("0x1")+begin("0x2"))
+	run := dumptest.WriteFile(t, dir, "run.log", begin("0x1")+loaded+begin("0x3"))
 	c := CoverageOf(scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: warm}), scanOf(t, ledger.ReadOptions{}, ledger.Log{Path: run}), CoverageOptions{})
 	if c.By != "hash" || !c.UseKnown || len(c.Variants) != 2 || c.Runtime != 1 || len(c.Uncovered) != 1 || c.Uncovered[0].Hash != "0x3" ||
 		c.Variants[0].Uses != 1 || len(c.Unused()) != 1 || c.Unused()[0].Hash != "0x2" {
@@ -93,10 +96,10 @@ func TestCoverageByHash(t *testing.T) {
 func TestSignatures(t *testing.T) {
 	j12 := "(ShapedArray(float32[8,4]), ShapedArray(float32[32,8]), ShapedArray(float32[], weak_type=True))"
 	j04 := "[ShapedArray(float32[8,4]), ShapedArray(float32[24,8]), ShapedArray(float32[])]"
-	if got := ShortSignature(j12); got != "f32[8,4], f32[32,8], f32[]" {
+	if got := explain.ShortSignature(j12); got != "f32[8,4], f32[32,8], f32[]" {
 		t.Errorf("short %q", got)
 	}
-	if ShortSignature("opaque") != "opaque" || ShortSignature("") != "" {
+	if explain.ShortSignature("opaque") != "opaque" || explain.ShortSignature("") != "" {
 		t.Error("an unreadable signature is kept as it is")
 	}
 	for _, c := range []struct {
@@ -112,18 +115,18 @@ func TestSignatures(t *testing.T) {
 		{j12, j12, "", false},
 		{"x", j12, "", false},
 	} {
-		ch, ok := compareSignatures(c.a, c.b)
-		if ok != c.ok || ch.kind != c.kind {
+		ch, ok := explain.CompareSignatures(c.a, c.b)
+		if ok != c.ok || ch.Cause().Kind != c.kind {
 			t.Errorf("%s → %s: %v %+v, want %s", c.a, c.b, ok, ch, c.kind)
 		}
 	}
-	if e, ok := coversBy("(ShapedArray(float32[64,8]),)", "(ShapedArray(float32[48,8]),)"); !ok || e != 128 {
+	if e, ok := explain.CoversBy("(ShapedArray(float32[64,8]),)", "(ShapedArray(float32[48,8]),)"); !ok || e != 128 {
 		t.Errorf("covers: %d %v", e, ok)
 	}
-	if _, ok := coversBy("(ShapedArray(float32[32,8]),)", "(ShapedArray(float32[48,8]),)"); ok {
+	if _, ok := explain.CoversBy("(ShapedArray(float32[32,8]),)", "(ShapedArray(float32[48,8]),)"); ok {
 		t.Error("a smaller shape covers a larger one")
 	}
-	if d := distance("(ShapedArray(float32[64,8]),)", "(ShapedArray(float32[48,8]),)"); d != 128 {
+	if d := explain.SignatureDistance("(ShapedArray(float32[64,8]),)", "(ShapedArray(float32[48,8]),)"); d != 128 {
 		t.Errorf("distance %d", d)
 	}
 }
@@ -134,15 +137,15 @@ func TestSignatures(t *testing.T) {
 func TestStepsAfter(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("x", 3<<20)
-	p := writeFile(t, dir, "run.log", "a\nstep 1\ncompile\n"+long+"\nTrain_step 4 is a name\nIteration: 7 loss 1\ncompile\nglobal_step=9\n")
-	got := stepsAfter(p, []int{3, 7, 7}, DefaultStep)
+	p := dumptest.WriteFile(t, dir, "run.log", "a\nstep 1\ncompile\n"+long+"\nTrain_step 4 is a name\nIteration: 7 loss 1\ncompile\nglobal_step=9\n")
+	got := explain.StepsAfter(p, []int{3, 7, 7}, explain.DefaultStep)
 	if len(got) != 2 || got[3] != 7 || got[7] != 9 {
 		t.Errorf("steps %v", got)
 	}
-	if got := stepsAfter("-", []int{1}, DefaultStep); len(got) != 0 {
+	if got := explain.StepsAfter("-", []int{1}, explain.DefaultStep); len(got) != 0 {
 		t.Errorf("stdin: %v", got)
 	}
-	if got := stepsAfter(filepath.Join(dir, "missing"), []int{1}, DefaultStep); len(got) != 0 {
+	if got := explain.StepsAfter(filepath.Join(dir, "missing"), []int{1}, explain.DefaultStep); len(got) != 0 {
 		t.Errorf("missing: %v", got)
 	}
 }
@@ -151,10 +154,10 @@ func TestStepsAfter(t *testing.T) {
 // warm-up log fails what it did not cover, and with ranks a rank that departs fails too.
 func TestGuard(t *testing.T) {
 	dir := t.TempDir()
-	good := writeFile(t, dir, "good.log", jaxRequest("step", "32,8"))
-	grown := writeFile(t, dir, "grown.log", jaxRequest("step", "32,8")+jaxRequest("step", "24,8"))
-	other := writeFile(t, dir, "other.log", jaxRequest("step", "32,8")+jaxRequest("eval", "8"))
-	s, err := Logs([]string{good}, ledger.ReadOptions{})
+	good := dumptest.WriteFile(t, dir, "good.log", dumptest.JAXRequest("step", "32,8"))
+	grown := dumptest.WriteFile(t, dir, "grown.log", dumptest.JAXRequest("step", "32,8")+dumptest.JAXRequest("step", "24,8"))
+	other := dumptest.WriteFile(t, dir, "other.log", dumptest.JAXRequest("step", "32,8")+dumptest.JAXRequest("eval", "8"))
+	s, err := explain.Logs([]string{good}, ledger.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +180,8 @@ func TestGuard(t *testing.T) {
 		{"baseline, a new program", GuardOptions{Logs: []string{other}, Baseline: base}, false},
 		{"covered by a warm-up that compiled it", GuardOptions{Logs: []string{good}, CoveredBy: grown}, true},
 		{"covered by a warm-up that did not", GuardOptions{Logs: []string{grown}, CoveredBy: good}, false},
-		{"ranks that agree", GuardOptions{Logs: []string{good, good}, Ranks: &RanksOptions{}}, true},
-		{"a rank that departs", GuardOptions{Logs: []string{good, grown}, Ranks: &RanksOptions{}, Gate: gate.Options{MaxRecompiles: 1}}, false},
+		{"ranks that agree", GuardOptions{Logs: []string{good, good}, Ranks: &explain.RanksOptions{}}, true},
+		{"a rank that departs", GuardOptions{Logs: []string{good, grown}, Ranks: &explain.RanksOptions{}, Gate: gate.Options{MaxRecompiles: 1}}, false},
 	} {
 		g, err := EvaluateGuard(c.opt)
 		if err != nil {
@@ -202,8 +205,8 @@ func TestGuard(t *testing.T) {
 // theirs, are unmatched, the gate is inconclusive, and the note says which log lacks them.
 func TestCoverageWithoutWarmupSignatures(t *testing.T) {
 	dir := t.TempDir()
-	warm := writeFile(t, dir, "warm.log", "Finished XLA compilation of jit(step) in 0.25 sec\n")
-	run := writeFile(t, dir, "run.log", jaxRequest("step", "32,8")+"step 0\n"+jaxRequest("step", "48,8")+jaxRequest("eval", "8"))
+	warm := dumptest.WriteFile(t, dir, "warm.log", "Finished XLA compilation of jit(step) in 0.25 sec\n")
+	run := dumptest.WriteFile(t, dir, "run.log", dumptest.JAXRequest("step", "32,8")+"step 0\n"+dumptest.JAXRequest("step", "48,8")+dumptest.JAXRequest("eval", "8"))
 	g, err := Covered(CoveredOptions{Logs: []string{run}, Warmup: warm})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +224,7 @@ func TestCoverageWithoutWarmupSignatures(t *testing.T) {
 		t.Errorf("gate %+v", g.Gate)
 	}
 	// Without the program the warm-up never compiled, nothing fails: still inconclusive, not a pass.
-	run = writeFile(t, dir, "run2.log", jaxRequest("step", "32,8"))
+	run = dumptest.WriteFile(t, dir, "run2.log", dumptest.JAXRequest("step", "32,8"))
 	if g, err = Covered(CoveredOptions{Logs: []string{run}, Warmup: warm}); err != nil || g.Gate.Passed || !g.Gate.Inconclusive {
 		t.Errorf("one unmatched compilation: %v %+v", err, g.Gate)
 	}

@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
@@ -36,42 +37,8 @@ type CoverageOptions struct {
 // one) against the compile requests of warm (before the marker when Split).
 func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 	c := &Coverage{Warmup: opt.Warmup, Marker: opt.Marker}
-	var wu, ru, used []*ledger.Unit
-	for _, m := range warm.Ledger.Modules {
-		for _, u := range m.Units {
-			if u.Eager || (opt.Split && u.AfterWarmup) {
-				continue
-			}
-			wu = append(wu, u)
-		}
-	}
-	for _, m := range run.Ledger.Modules {
-		for _, u := range m.Units {
-			if u.Eager || (opt.Marker != "" && !u.AfterWarmup) {
-				continue // with a marker, the run time is what came after it
-			}
-			if u.Compiled {
-				ru = append(ru, u)
-			} else {
-				used = append(used, u)
-				c.UseKnown = true
-			}
-		}
-	}
-	sortUnits(wu)
-	sortUnits(ru)
-	c.By = "program"
-	sig, hash := true, true
-	for _, u := range append(append([]*ledger.Unit{}, wu...), ru...) {
-		sig = sig && u.Signature != ""
-		hash = hash && u.Hash != ""
-	}
-	switch {
-	case sig && len(wu) > 0:
-		c.By = "signature"
-	case hash && len(wu) > 0:
-		c.By = "hash"
-	}
+	wu, ru, used := coverageUnits(warm, run, opt, c)
+	c.By = coverageBy(wu, ru)
 	// A variant is a program with its evidence; a run-time compilation is covered by a variant
 	// of its program only when both name the same evidence (signature, else graph hash) and it
 	// is equal. Where one side names none, the two cannot be told apart: that compilation is
@@ -138,42 +105,102 @@ func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 		late = append(late, u)
 	}
 	if c.Unmatched > 0 {
-		var why string
-		switch {
-		case runEvidence && warmNone:
-			why = "the run time's log names their argument signatures or graph hashes, the warm-up's log (" + opt.Warmup + ") does not"
-		case warmNone:
-			why = "neither the warm-up's log nor the run time's names their argument signatures or graph hashes"
-		default:
-			why = "the warm-up's log names their argument signatures or graph hashes, the run time's log does not"
-		}
-		c.Notes = append(c.Notes, fmt.Sprintf("%d run-time compilation(s) of programs the warm-up compiled (%s) cannot be matched to a warm-up variant: %s; "+
-			"they are neither covered nor uncovered (JAX: JAX_LOG_COMPILES=1 in both runs)", c.Unmatched, strings.Join(c.UnmatchedPrograms, ", "), why))
+		c.Notes = append(c.Notes, unmatchedNote(c, runEvidence, warmNone, opt.Warmup))
 	}
 	if !c.UseKnown {
 		c.Notes = append(c.Notes, "the run time's logs show no cache hit or execution of a compiled program (JAX logs none): a warm-up variant not compiled again is not seen used, which does not mean it was unused")
 	}
+	c.Uncovered = uncovered(late, c.Variants, opt.Step)
+	return c
+}
+
+// unmatchedNote says why c's unmatched run-time compilations could not be matched to a warm-up
+// variant: which side's log names no argument signatures or graph hashes.
+func unmatchedNote(c *Coverage, runEvidence, warmNone bool, warmup string) string {
+	var why string
+	switch {
+	case runEvidence && warmNone:
+		why = "the run time's log names their argument signatures or graph hashes, the warm-up's log (" + warmup + ") does not"
+	case warmNone:
+		why = "neither the warm-up's log nor the run time's names their argument signatures or graph hashes"
+	default:
+		why = "the warm-up's log names their argument signatures or graph hashes, the run time's log does not"
+	}
+	return fmt.Sprintf("%d run-time compilation(s) of programs the warm-up compiled (%s) cannot be matched to a warm-up variant: %s; "+
+		"they are neither covered nor uncovered (JAX: JAX_LOG_COMPILES=1 in both runs)", c.Unmatched, strings.Join(c.UnmatchedPrograms, ", "), why)
+}
+
+// coverageUnits are the warm-up's compile requests, the run time's compilations and its
+// requests served without compiling (which make c.UseKnown), eager one-op programs left out;
+// the first two in the order of the logs.
+func coverageUnits(warm, run *ledger.Scan, opt CoverageOptions, c *Coverage) (wu, ru, used []*ledger.Unit) {
+	for _, m := range warm.Ledger.Modules {
+		for _, u := range m.Units {
+			if u.Eager || (opt.Split && u.AfterWarmup) {
+				continue
+			}
+			wu = append(wu, u)
+		}
+	}
+	for _, m := range run.Ledger.Modules {
+		for _, u := range m.Units {
+			if u.Eager || (opt.Marker != "" && !u.AfterWarmup) {
+				continue // with a marker, the run time is what came after it
+			}
+			if u.Compiled {
+				ru = append(ru, u)
+			} else {
+				used = append(used, u)
+				c.UseKnown = true
+			}
+		}
+	}
+	ledger.SortUnits(wu)
+	ledger.SortUnits(ru)
+	return wu, ru, used
+}
+
+// coverageBy is what tells the variants apart: "signature" when every request names its
+// argument signature, else "hash" when every one names its graph hash, else "program".
+func coverageBy(wu, ru []*ledger.Unit) string {
+	sig, hash := true, true
+	for _, u := range append(append([]*ledger.Unit{}, wu...), ru...) {
+		sig = sig && u.Signature != ""
+		hash = hash && u.Hash != ""
+	}
+	switch {
+	case sig && len(wu) > 0:
+		return "signature"
+	case hash && len(wu) > 0:
+		return "hash"
+	}
+	return "program"
+}
+
+// uncovered says of each run-time compilation no variant covers its step (read from its log,
+// one pass per log) and the nearest warm-up variant.
+func uncovered(late []*ledger.Unit, variants []*WarmupVariant, step *regexp.Regexp) []*Uncovered {
 	steps := map[string]map[int]int{}
 	lines := map[string][]int{}
 	for _, u := range late {
 		lines[u.File] = append(lines[u.File], u.LastLine)
 	}
-	st := opt.Step
-	if st == nil {
-		st = DefaultStep
+	if step == nil {
+		step = explain.DefaultStep
 	}
 	for f, ls := range lines {
-		steps[f] = stepsAfter(f, ls, st)
+		steps[f] = explain.StepsAfter(f, ls, step)
 	}
+	var out []*Uncovered
 	for _, u := range late {
 		x := &Uncovered{Request: request(u), Step: -1, Duration: u.Duration}
 		if s, ok := steps[u.File][u.LastLine]; ok {
 			x.Step = s
 		}
-		nearest(x, u, c.Variants)
-		c.Uncovered = append(c.Uncovered, x)
+		nearest(x, u, variants)
+		out = append(out, x)
 	}
-	return c
+	return out
 }
 
 // nearest finds the warm-up variant of the program an uncovered compilation is closest to: the
@@ -181,7 +208,7 @@ func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 // elements; and names the cause against it.
 // request is a unit as the coverage names it.
 func request(u *ledger.Unit) Request {
-	return Request{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature), Hash: u.Hash,
+	return Request{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: explain.ShortSignature(u.Signature), Hash: u.Hash,
 		File: u.File, Line: u.Line}
 }
 
@@ -199,7 +226,7 @@ func nearest(x *Uncovered, u *ledger.Unit, vs []*WarmupVariant) {
 	var best *WarmupVariant
 	bestExtra := int64(-1)
 	for _, v := range same {
-		if e, ok := coversBy(v.Signature, u.Signature); ok && (bestExtra < 0 || e < bestExtra) {
+		if e, ok := explain.CoversBy(v.Signature, u.Signature); ok && (bestExtra < 0 || e < bestExtra) {
 			best, bestExtra = v, e
 		}
 	}
@@ -208,7 +235,7 @@ func nearest(x *Uncovered, u *ledger.Unit, vs []*WarmupVariant) {
 	} else {
 		bestDist := int64(-1)
 		for _, v := range same {
-			if d := distance(v.Signature, u.Signature); d >= 0 && (bestDist < 0 || d < bestDist) {
+			if d := explain.SignatureDistance(v.Signature, u.Signature); d >= 0 && (bestDist < 0 || d < bestDist) {
 				best, bestDist = v, d
 			}
 		}
@@ -217,11 +244,11 @@ func nearest(x *Uncovered, u *ledger.Unit, vs []*WarmupVariant) {
 		}
 		x.Nearest = best
 	}
-	if ch, ok := compareSignatures(x.Nearest.Signature, u.Signature); ok {
-		x.Cause = ch.cause()
-		x.Summary = ch.summary + " against the nearest warm-up variant"
+	if ch, ok := explain.CompareSignatures(x.Nearest.Signature, u.Signature); ok {
+		x.Cause = ch.Cause()
+		x.Summary = ch.Summary + " against the nearest warm-up variant"
 		if x.PadTo {
-			x.Summary += fmt.Sprintf(" (%s): padded to it, the inputs would have been covered", ShortSignature(x.Nearest.Signature))
+			x.Summary += fmt.Sprintf(" (%s): padded to it, the inputs would have been covered", explain.ShortSignature(x.Nearest.Signature))
 		}
 		return
 	}
@@ -283,7 +310,7 @@ type GuardOptions struct {
 	After     string // the --after expression, as given (for CoveredBy's report)
 	Read      ledger.ReadOptions
 	Gate      gate.Options
-	Ranks     *RanksOptions
+	Ranks     *explain.RanksOptions
 }
 
 // EvaluateGuard judges the logs: the scan, the gate over it (or over what the warm-up did not cover),
@@ -308,15 +335,15 @@ func EvaluateGuard(opt GuardOptions) (*Guard, error) {
 			return nil, err
 		}
 	} else {
-		s, err := Logs(opt.Logs, opt.Read)
+		s, err := explain.Logs(opt.Logs, opt.Read)
 		if err != nil {
 			return nil, err
 		}
 		g = &Guard{Scan: s, Gate: gate.EvaluateScan(&s.Scan, opt.Gate)}
 	}
 	if opt.Ranks != nil {
-		g.Ranks = RanksOf(&g.Scan.Scan, *opt.Ranks)
-		g.Gate.AddDivergences(DivergenceFailures(g.Ranks), opt.Gate)
+		g.Ranks = explain.RanksOf(&g.Scan.Scan, *opt.Ranks)
+		g.Gate.AddDivergences(explain.DivergenceFailures(g.Ranks), opt.Gate)
 	}
 	return g, nil
 }
@@ -335,14 +362,14 @@ func Covered(opt CoveredOptions) (*Guard, error) {
 	if split && opt.Read.Marker == nil {
 		return nil, fmt.Errorf("--covered-by %s is the log guarded: %w", opt.Warmup, ErrNoSplit)
 	}
-	run, err := Logs(logs, opt.Read)
+	run, err := explain.Logs(logs, opt.Read)
 	if err != nil {
 		return nil, err
 	}
 	warm := run
 	if !split {
 		wopt := ledger.ReadOptions{SameProcess: true, Stdin: opt.Read.Stdin, Log: opt.Read.Log}
-		if warm, err = Logs([]string{opt.Warmup}, wopt); err != nil {
+		if warm, err = explain.Logs([]string{opt.Warmup}, wopt); err != nil {
 			return nil, err
 		}
 	}

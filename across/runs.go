@@ -1,7 +1,6 @@
-package explain
+package across
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
-	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -28,7 +27,7 @@ import (
 
 // RunsOptions say how two runs are read and compared.
 type RunsOptions struct {
-	Options
+	explain.Options
 	// Caches are cache folders to look for the runs' entries in, besides those the manifests
 	// name.
 	Caches []string
@@ -73,7 +72,7 @@ func OpenSide(path string, logs []string, dump string) (RunSide, error) {
 // logAndDump finds the one log (*.log) and the one dump folder of a folder; skipped says which
 // files named as logs were left out (not regular files).
 func logAndDump(dir string) (log, dump string, skipped []string, ok bool) {
-	logs, dumps, skipped, err := logsAndDumps(dir)
+	logs, dumps, skipped, err := explain.LogsAndDumps(dir)
 	if err != nil || len(logs) != 1 || len(dumps) > 1 {
 		return "", "", skipped, false
 	}
@@ -81,32 +80,6 @@ func logAndDump(dir string) (log, dump string, skipped []string, ok bool) {
 		dump = dumps[0]
 	}
 	return logs[0], dump, skipped, true
-}
-
-// logsAndDumps lists the logs (*.log, *.log.gz) and the dump folders a folder holds, in the
-// order of their names. A file named as a log that is not a regular file (a FIFO would block,
-// /dev/zero never end) is left out, with a warning in skipped.
-func logsAndDumps(dir string) (logs, dumps, skipped []string, err error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case e.IsDir() && diff.HasDumpFiles(p):
-			dumps = append(dumps, p)
-		case !e.IsDir() && (strings.HasSuffix(e.Name(), ".log") || strings.HasSuffix(e.Name(), ".log.gz")):
-			if !e.Type().IsRegular() {
-				if ok, why := openfile.Regular(p); !ok {
-					skipped = append(skipped, why)
-					continue
-				}
-			}
-			logs = append(logs, p)
-		}
-	}
-	return logs, dumps, skipped, nil
 }
 
 // cacheWatched says whether run B can have looked in a persistent cache: its manifest names a
@@ -150,7 +123,7 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 				r.units = append(r.units, u)
 			}
 		}
-		sortUnits(r.units)
+		ledger.SortUnits(r.units)
 	}
 	if st, err := os.Stat(s.Dump); err == nil && st.IsDir() && !diff.HasDumpFiles(s.Dump) {
 		// A run that got every program from the cache dumps nothing.
@@ -158,13 +131,13 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 		s.Dump, r.side.Dump = "", ""
 	}
 	if s.Dump != "" {
-		d, err := load(s.Dump, opt.Options)
+		d, err := explain.Load(s.Dump, opt.Options)
 		if err != nil {
 			return nil, err
 		}
 		r.dump = d
 		if r.rep != nil {
-			for f, u := range linkDumps(d, r.rep) {
+			for f, u := range explain.LinkDumps(d, r.rep) {
 				r.dumpOf[u] = f
 			}
 		}
@@ -177,14 +150,6 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 		r.manifest = m
 	}
 	return r, nil
-}
-
-// sortUnits puts units in the order of the logs: by input, then line (a module lists its own
-// units only).
-func sortUnits(us []*ledger.Unit) {
-	slices.SortStableFunc(us, func(a, b *ledger.Unit) int {
-		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
-	})
 }
 
 // Runs compares two runs: for each compile request of B (eager one-op programs left out),
@@ -206,7 +171,7 @@ func Runs(a, b RunSide, opt RunsOptions) (*RunsDiff, error) {
 	dirs := cacheDirs(opt.Caches, ra.manifest, rb.manifest)
 	out.A.Caches, out.B.Caches = dirs, dirs
 	if ra.dump != nil && rb.dump != nil {
-		out.Dumps = compareDumps(ra.dump, rb.dump, opt.Options)
+		out.Dumps = explain.CompareDumps(ra.dump, rb.dump, opt.Options)
 	}
 	if len(ra.units) == 0 && ra.rep != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile request in run A's log", strings.Join(a.Logs, ", ")))
@@ -223,7 +188,7 @@ func Runs(a, b RunSide, opt RunsOptions) (*RunsDiff, error) {
 		nth[u.Program]++
 		out.Programs = append(out.Programs, missVerdict(ra, rb, u, i, dirs))
 	}
-	opt.logger().Debug("compared runs", "programs", len(out.Programs), "settings", len(out.Settings), "versions", len(out.Versions))
+	opt.Logger().Debug("compared runs", "programs", len(out.Programs), "settings", len(out.Settings), "versions", len(out.Versions))
 	return out, nil
 }
 
@@ -257,7 +222,7 @@ func counterpart(as []*ledger.Unit, u *ledger.Unit, i int) *ledger.Unit {
 }
 
 func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *ProgramVerdict {
-	v := &ProgramVerdict{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: ShortSignature(u.Signature),
+	v := &ProgramVerdict{Program: u.Family, Module: u.Module, Signature: u.Signature, Args: explain.ShortSignature(u.Signature),
 		File: u.File, Line: u.Line, KeyB: u.Hash, Served: u.Hit}
 	a := counterpart(ra.units, u, i)
 	if a != nil {
@@ -439,10 +404,10 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		}
 		return
 	}
-	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
+	if c, ok := explain.CompareSignatures(a.Signature, u.Signature); ok {
 		v.Reason = MissGraphDiffers
-		v.Summary = "the program was called with other arguments: " + c.summary
-		v.Cause = c.cause()
+		v.Summary = "the program was called with other arguments: " + c.Summary
+		v.Cause = c.Cause()
 		v.CauseFrom = "signature"
 		return
 	}
@@ -457,29 +422,18 @@ func graphCause(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		setPair(v, da, db, diff.Compare(da.Module, db.Module))
 		return
 	}
-	if c, ok := compareSignatures(a.Signature, u.Signature); ok {
-		v.Cause = c.cause()
+	if c, ok := explain.CompareSignatures(a.Signature, u.Signature); ok {
+		v.Cause = c.Cause()
 		v.CauseFrom = "signature"
 	}
 }
 
 func setPair(v *ProgramVerdict, da, db *diff.DumpFile, res *diff.Result) {
 	var c *diff.Cause
-	if v.Pair, c = comparedPair(da, db, res); c != nil {
+	if v.Pair, c = explain.ComparedPair(da, db, res); c != nil {
 		v.Cause, v.CauseFrom = c, "dump"
 		v.Summary += ": " + string(c.Kind) + ": " + c.Summary
 	}
-}
-
-// comparedPair is the comparison of two modules recomp paired itself (a request and the one it
-// is held against), and its main cause (nil when it names none).
-func comparedPair(da, db *diff.DumpFile, res *diff.Result) (*DiffPair, *diff.Cause) {
-	p := &DiffPair{Pair: &diff.Pair{A: da, B: db, PairedBy: diff.PairedByArgument, Result: res}}
-	if len(res.Causes) == 0 {
-		return p, nil
-	}
-	c := res.Causes[0]
-	return p, &c
 }
 
 // flagChanges lists the flags hashed into one key and not the other.

@@ -1,4 +1,4 @@
-package explain
+package across
 
 import (
 	"bytes"
@@ -13,44 +13,10 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/internal/dumptest"
 	"github.com/recomp/recomp/runfolder"
 )
-
-// keyOf is a JAX persistent-cache key of module m (its hash part made from tag).
-func keyOf(m, tag string) string { return m + "-" + strings.Repeat(tag, 64/len(tag)) }
-
-// jaxRequest is one compile request of jit(f) as JAX 0.12 logs it with a persistent cache:
-// the request, the lookup, then what became of it (lines, in order).
-func jaxRequest(fn, shape string, lines ...string) string {
-	s := fmt.Sprintf("Compiling jit(%s) with global shapes and types (ShapedArray(float32[%s]),). Argument mapping: (UnspecifiedValue,).\n", fn, shape)
-	for _, l := range lines {
-		s += l + "\n"
-	}
-	return s + fmt.Sprintf("Finished XLA compilation of jit(%s) in 0.25 sec\n", fn)
-}
-
-func miss(m, key string) string {
-	return fmt.Sprintf("PERSISTENT COMPILATION CACHE MISS for '%s' with key '%s'", m, key)
-}
-func wrote(m, key string) string {
-	return fmt.Sprintf("Writing %s to persistent compilation cache with key '%s'", m, key)
-}
-func hit(m, key string) string {
-	return fmt.Sprintf("Persistent compilation cache hit for '%s' with key '%s'", m, key)
-}
-
-// writeFile writes a file under dir and returns its path.
-func writeFile(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // compareRuns runs Runs on two logs (and dumps) and returns B's one verdict.
 func compareRuns(t *testing.T, a, b RunSide, caches ...string) *ProgramVerdict {
@@ -70,10 +36,10 @@ func compareRuns(t *testing.T, a, b RunSide, caches ...string) *ProgramVerdict {
 // compiled the program, B looked nothing up, the signatures say the graph changed, nothing says.
 func TestRunsReasons(t *testing.T) {
 	dir := t.TempDir()
-	k := keyOf("jit_f", "ab")
+	k := dumptest.CacheKey("jit_f", "ab")
 	errRead := "/x/jax/_src/compiler.py:806: UserWarning: Error reading persistent compilation cache entry for 'jit_f': XlaRuntimeError: INTERNAL: Failed to deserialize executable"
 	errWrite := "/x/jax/_src/compiler.py:870: UserWarning: Error writing persistent compilation cache entry for 'jit_f': OSError: [Errno 30] Read-only file system"
-	written := writeFile(t, dir, "written.log", jaxRequest("f", "32,8", miss("jit_f", k), wrote("jit_f", k)))
+	written := dumptest.WriteFile(t, dir, "written.log", dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k), dumptest.CacheWrote("jit_f", k)))
 	cache := filepath.Join(dir, "cache")
 	os.MkdirAll(cache, 0o755)
 	for _, c := range []struct {
@@ -83,21 +49,21 @@ func TestRunsReasons(t *testing.T) {
 		quote      string
 		summary    string
 	}{
-		{"evicted", written, jaxRequest("f", "32,8", miss("jit_f", k), wrote("jit_f", k)), []string{cache}, MissEvicted, "", "no longer holds it"},
-		{"no folder given", written, jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissUnknown, "", "--cache"},
-		{"unreadable", written, jaxRequest("f", "32,8", errRead, miss("jit_f", k), wrote("jit_f", k)), nil, MissUnreadable, "Error reading", "could not read"},
-		{"read-only", jaxRequest("f", "32,8", miss("jit_f", k), errWrite), jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissReadOnly, "Read-only", "read-only"},
-		{"never written, not said why", jaxRequest("f", "32,8", miss("jit_f", k)), jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissNeverWritten, "", "no write"},
-		{"not in A", jaxRequest("g", "32,8", miss("jit_g", keyOf("jit_g", "cd"))), jaxRequest("f", "32,8", miss("jit_f", k)), nil, MissNotInA, "", "never compiled jit_f"},
-		{"not looked up", written, jaxRequest("f", "32,8"), nil, MissNotLookedUp, "", "no cache lookup"},
-		{"signatures", written, jaxRequest("f", "24,8", miss("jit_f", keyOf("jit_f", "ef"))), nil, MissGraphDiffers, "", "batch size"},
-		{"unknown", written, jaxRequest("f", "32,8", miss("jit_f", keyOf("jit_f", "ef"))), nil, MissUnknown, "", "nothing says why"},
+		{"evicted", written, dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k), dumptest.CacheWrote("jit_f", k)), []string{cache}, MissEvicted, "", "no longer holds it"},
+		{"no folder given", written, dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k)), nil, MissUnknown, "", "--cache"},
+		{"unreadable", written, dumptest.JAXRequest("f", "32,8", errRead, dumptest.CacheMiss("jit_f", k), dumptest.CacheWrote("jit_f", k)), nil, MissUnreadable, "Error reading", "could not read"},
+		{"read-only", dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k), errWrite), dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k)), nil, MissReadOnly, "Read-only", "read-only"},
+		{"never written, not said why", dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k)), dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k)), nil, MissNeverWritten, "", "no write"},
+		{"not in A", dumptest.JAXRequest("g", "32,8", dumptest.CacheMiss("jit_g", dumptest.CacheKey("jit_g", "cd"))), dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k)), nil, MissNotInA, "", "never compiled jit_f"},
+		{"not looked up", written, dumptest.JAXRequest("f", "32,8"), nil, MissNotLookedUp, "", "no cache lookup"},
+		{"signatures", written, dumptest.JAXRequest("f", "24,8", dumptest.CacheMiss("jit_f", dumptest.CacheKey("jit_f", "ef"))), nil, MissGraphDiffers, "", "batch size"},
+		{"unknown", written, dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", dumptest.CacheKey("jit_f", "ef"))), nil, MissUnknown, "", "nothing says why"},
 	} {
 		a := c.a
 		if !strings.HasPrefix(a, dir) {
-			a = writeFile(t, dir, c.name+"-a.log", a)
+			a = dumptest.WriteFile(t, dir, c.name+"-a.log", a)
 		}
-		b := writeFile(t, dir, c.name+"-b.log", c.b)
+		b := dumptest.WriteFile(t, dir, c.name+"-b.log", c.b)
 		v := compareRuns(t, RunSide{Path: a, Logs: []string{a}}, RunSide{Path: b, Logs: []string{b}}, c.caches...)
 		if v.Served || v.Reason != c.reason || !strings.Contains(v.Summary, c.summary) || v.Advice == "" && c.reason != MissUnknown {
 			t.Errorf("%s: %s: %s (advice %q), want %s (%q)", c.name, v.Reason, v.Summary, v.Advice, c.reason, c.summary)
@@ -111,7 +77,7 @@ func TestRunsReasons(t *testing.T) {
 	}
 	// The entry is in the folder: B looked elsewhere.
 	os.WriteFile(filepath.Join(cache, k+"-cache"), []byte("x"), 0o644)
-	b := writeFile(t, dir, "present-b.log", jaxRequest("f", "32,8", miss("jit_f", k)))
+	b := dumptest.WriteFile(t, dir, "present-b.log", dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k)))
 	if v := compareRuns(t, RunSide{Logs: []string{written}}, RunSide{Logs: []string{b}}, cache); v.Reason != MissUnknown ||
 		!strings.Contains(v.Summary, "holds it") {
 		t.Errorf("present: %s: %s", v.Reason, v.Summary)
@@ -122,9 +88,9 @@ func TestRunsReasons(t *testing.T) {
 // time when A wrote it, else the whole seconds JAX stored at the head of the entry.
 func TestRunsSaved(t *testing.T) {
 	dir := t.TempDir()
-	k := keyOf("jit_f", "ab")
-	a := writeFile(t, dir, "a.log", jaxRequest("f", "32,8", miss("jit_f", k), wrote("jit_f", k)))
-	b := writeFile(t, dir, "b.log", strings.ReplaceAll(jaxRequest("f", "32,8", hit("jit_f", k)), "0.25 sec", "0.05 sec"))
+	k := dumptest.CacheKey("jit_f", "ab")
+	a := dumptest.WriteFile(t, dir, "a.log", dumptest.JAXRequest("f", "32,8", dumptest.CacheMiss("jit_f", k), dumptest.CacheWrote("jit_f", k)))
+	b := dumptest.WriteFile(t, dir, "b.log", strings.ReplaceAll(dumptest.JAXRequest("f", "32,8", dumptest.CacheHit("jit_f", k)), "0.25 sec", "0.05 sec"))
 	v := compareRuns(t, RunSide{Logs: []string{a}}, RunSide{Logs: []string{b}})
 	if !v.Served || v.Saved != 200*time.Millisecond || v.SavedFrom != "log" || v.Reason != "" {
 		t.Errorf("saved by A's entry: %+v", v)
@@ -135,8 +101,8 @@ func TestRunsSaved(t *testing.T) {
 	zw.Write([]byte{0, 0, 0, 5, 'x'})
 	zw.Close()
 	cache := filepath.Join(dir, "cache")
-	writeFile(t, cache, k+"-cache", z.String())
-	other := writeFile(t, dir, "other.log", jaxRequest("g", "2", miss("jit_g", keyOf("jit_g", "cd"))))
+	dumptest.WriteFile(t, cache, k+"-cache", z.String())
+	other := dumptest.WriteFile(t, dir, "other.log", dumptest.JAXRequest("g", "2", dumptest.CacheMiss("jit_g", dumptest.CacheKey("jit_g", "cd"))))
 	v = compareRuns(t, RunSide{Logs: []string{other}}, RunSide{Logs: []string{b}}, cache)
 	if !v.Served || v.Saved != 4950*time.Millisecond || v.SavedFrom != "cache entry" {
 		t.Errorf("saved by an older entry: %+v", v)
@@ -156,7 +122,7 @@ func TestRunsOutsideGraphFromDumpsAndManifests(t *testing.T) {
 			t.Fatal("the cache-key lines are still there")
 		}
 		n := fmt.Sprint(i + 1)
-		log := writeFile(t, dir, "run"+n+".log", stripped)
+		log := dumptest.WriteFile(t, dir, "run"+n+".log", stripped)
 		sides[i] = RunSide{Logs: []string{log}, Dump: filepath.Join(src, "dump"+n)}
 	}
 	v := compareRuns(t, sides[0], sides[1])
@@ -208,8 +174,8 @@ func TestOpenSide(t *testing.T) {
 		t.Errorf("log with --dump-a: %+v", s)
 	}
 	dir := t.TempDir()
-	writeFile(t, dir, "train.log", "hello\n")
-	writeFile(t, dir, "xla/module_0001.jit_f.before_optimizations.txt", module("jit_f", 4))
+	dumptest.WriteFile(t, dir, "train.log", "hello\n")
+	dumptest.WriteFile(t, dir, "xla/module_0001.jit_f.before_optimizations.txt", dumptest.Module("jit_f", 4))
 	if s, _ := OpenSide(dir, nil, ""); len(s.Logs) != 1 || s.Dump != filepath.Join(dir, "xla") {
 		t.Errorf("a folder with a log and a dump: %+v", s)
 	}
@@ -225,10 +191,10 @@ func TestOpenSide(t *testing.T) {
 // report says how many differing pairs got none, and one dump's problems are not appended into
 // the other's.
 func TestRunsDumpsAsDiff(t *testing.T) {
-	a, da := writeDump(t, t.TempDir(), dumpFile{0, "jit_step", 32}, dumpFile{1, "jit_eval", 32})
-	b, _ := writeDump(t, t.TempDir(), dumpFile{4, "jit_step", 24}, dumpFile{5, "jit_eval", 16})
-	opt := Options{Text: true, MaxTexts: 1}
-	want, err := Dumps(a, b, opt)
+	a, da := dumptest.Write(t, t.TempDir(), dumptest.File{ID: 0, Name: "jit_step", Batch: 32}, dumptest.File{ID: 1, Name: "jit_eval", Batch: 32})
+	b, _ := dumptest.Write(t, t.TempDir(), dumptest.File{ID: 4, Name: "jit_step", Batch: 24}, dumptest.File{ID: 5, Name: "jit_eval", Batch: 16})
+	opt := explain.Options{Text: true, MaxTexts: 1}
+	want, err := explain.Dumps(a, b, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +212,7 @@ func TestRunsDumpsAsDiff(t *testing.T) {
 	}
 	da.Problems = make([]diff.Problem, 0, 4)
 	db := &diff.Dump{Problems: []diff.Problem{{Path: "b"}}}
-	compareDumps(da, db, Options{})
+	explain.CompareDumps(da, db, explain.Options{})
 	if da.Problems[:1][0].Path == "b" { // within a's capacity, past its length
 		t.Errorf("b's problem written into a's: %+v", da.Problems[:1])
 	}
@@ -264,7 +230,7 @@ func TestRunsNoCacheDespiteKeyLog(t *testing.T) {
 			t.Fatal("the cache-key lines are gone, or the lookup lines are still there")
 		}
 		d := filepath.Join(dir, fmt.Sprint("r", i+1))
-		log := writeFile(t, d, runfolder.LogName, stripped)
+		log := dumptest.WriteFile(t, d, runfolder.LogName, stripped)
 		m := &runfolder.Manifest{Version: 1, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1}
 		if err := runfolder.WriteManifest(d, m); err != nil {
 			t.Fatal(err)

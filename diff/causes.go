@@ -51,8 +51,8 @@ var advice = map[CauseKind]string{
 		"a different tensor-parallel degree or mesh shape is a different program",
 	CauseBatchSize: "keep the batch size constant: drop the last partial batch (drop_remainder=True, drop_last=True) " +
 		"or pad it to the full size; if the leading dimension is a data-dependent count, pad it to a few fixed bucket sizes",
-	CauseInputShape: "feed fixed shapes: pad inputs to a fixed size or to a small set of buckets; for tf.function give " +
-		"an input_signature (or reduce_retracing=True); in JAX avoid passing differently-shaped arrays to one jit",
+	CauseInputShape: "feed fixed shapes: pad inputs to a fixed size or to a small set of buckets, so that the compiled " +
+		"function sees only those shapes",
 	CauseConstant: "a value is baked into the graph as a constant (a Python float such as a learning rate, a step " +
 		"counter, or frozen weights): pass it as an input tensor/array argument instead, so changing it does not change the graph",
 	CauseModuleConfig: "the module's compile configuration changed (buffer donation and aliasing, replica or partition " +
@@ -517,7 +517,9 @@ func materializedRule(c *classifier) (Cause, bool) {
 		Short:    fmt.Sprintf("%d tensor(s) built in the first step are inputs from then on", len(t.materialized)),
 		Evidence: ev,
 		Advice: "expected once: the first step also created these tensors (an optimizer creates its state in its first step; tensors made with device=...). " +
-			"Count two steps as warm-up (recomp guard --warmup 2), or materialise such tensors before the loop " +
+			"recomp guard's default warm-up takes it as set-up when the log shows each graph's executions (PyTorch/XLA's " +
+			"PT_XLA_DEBUG_LEVEL=2, as recomp run sets it); otherwise keep this run as a baseline (recomp guard --write-baseline FILE LOG) " +
+			"and check later runs with --baseline FILE. Or materialise such tensors before the loop " +
 			"(PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device))"}, true
 }
 
@@ -541,7 +543,8 @@ func carriedRule(c *classifier) (Cause, bool) {
 		Short:    fmt.Sprintf("state created in the first step is an input from then on (%d inputs)", len(t.carried)),
 		Evidence: ev,
 		Advice: "expected once: the first step created this state inside its graph (an optimizer's, initialised in its first step; " +
-			"variables created lazily). Count two steps as warm-up (recomp guard --warmup 2), or create the state before the loop so " +
+			"variables created lazily). Keep this run as a baseline (recomp guard --write-baseline FILE LOG) and check later runs " +
+			"with --baseline FILE, or create the state before the loop so " +
 			"that the first step already takes it as input (JAX: opt_state = optimizer.init(params) outside the compiled step)"}, true
 }
 

@@ -342,7 +342,7 @@ ENTRY e {
 `)
 	r := Compare(first, next)
 	if len(r.Causes) != 1 || r.Causes[0].Kind != CauseGraphStructure || !strings.Contains(r.Causes[0].Summary, "computed from constants are inputs") ||
-		!strings.Contains(r.Causes[0].Advice, "--warmup 2") || !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "train.py:3") {
+		!strings.Contains(r.Causes[0].Advice, "--baseline FILE") || strings.Contains(r.Causes[0].Advice, "--warmup 2") || !strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "train.py:3") {
 		t.Fatalf("causes %+v", r.Causes)
 	}
 	// A layout op the compiler adds for the new input is no structure change of its own.

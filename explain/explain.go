@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/verdict"
 )
@@ -75,7 +77,9 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 			return nil, fmt.Errorf("%s: the run folder has no dump/ (recomp run --dump none?)", path)
 		}
 		path = f.Dump
-		folder = len(logs) == 0 // the folder's facts go with its own log only
+		// The folder's facts (manifest, probe) go with its own log only: naming that log with
+		// --log changes nothing.
+		folder = len(logs) == 0 || ownLog(logs, f.Log)
 		if folder {
 			logs = []string{f.Log}
 		}
@@ -97,6 +101,9 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 		}
 	}
 	r, explained := explain(d, rep, opt)
+	if rep != nil {
+		setUpFromDump(rep, explained, ledger.Options{})
+	}
 	if folder {
 		r.Warnings = append(f.Notes(), r.Warnings...)
 	}
@@ -211,6 +218,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			}
 			if u := links[p.B]; u != nil {
 				rp.HashB = u.Hash
+				stackAdvice(p.Result, u.Producer)
 			}
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
@@ -378,4 +386,52 @@ func paths(files []*diff.DumpFile) []string {
 
 func pairReport(p *diff.Pair) *DiffPair {
 	return &DiffPair{Pair: p, Text: p.Text}
+}
+
+// stackAdvice gives a comparison's causes the advice of the stack that compiled the program, where
+// it has its own for the cause (a cause expected once keeps the comparison's own advice): a
+// PyTorch/XLA program is not told about tf.function or jax.jit.
+func stackAdvice(r *diff.Result, p logscan.Producer) {
+	fw := frameworks.ForProducer(p)
+	if r == nil || fw == nil {
+		return
+	}
+	for i, c := range r.Causes {
+		if adv := fw.Advice.Causes[string(c.Kind)]; adv != "" && !c.Once {
+			r.Causes[i].Advice = adv
+		}
+	}
+}
+
+// ownLog says whether every log named is the run folder's own log (the same file).
+func ownLog(logs []string, own string) bool {
+	st, err := os.Stat(own)
+	if err != nil {
+		return false
+	}
+	for _, l := range logs {
+		if o, err := os.Stat(l); err != nil || !os.SameFile(st, o) {
+			return false
+		}
+	}
+	return true
+}
+
+// setUpFromDump takes back the recompilations the dump shows to be set-up: a program's second
+// compilation whose every cause against the first is expected once (state the first step built,
+// an optimiser's), for logs that do not show each graph's executions (PyTorch/XLA's
+// PT_XLA_DEBUG_LEVEL=1, as recomp run sets it).
+func setUpFromDump(rep *ledger.Report, explained []verdict.Explained, opt ledger.Options) {
+	for _, e := range explained {
+		if e.Unit == nil || len(e.Causes) == 0 {
+			continue
+		}
+		once := true
+		for _, c := range e.Causes {
+			once = once && c.Once
+		}
+		if once {
+			rep.SetUp(e.Unit, opt)
+		}
+	}
 }

@@ -30,15 +30,37 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 		return nil, err
 	}
 	var wall time.Duration
+	var explained []verdict.Explained
+	dumped := false
 	if len(paths) == 1 {
 		if f, ok := runfolder.Open(paths[0]); ok {
 			wall = folderFacts(f, s.Ledger)
 			if len(s.Inputs) == 1 {
 				noteFolder(&s.Inputs[0], f)
 			}
+			explained, dumped = folderDump(f, s.Ledger, opt)
 		}
 	}
-	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall}), Job: JobOf(s, Options{Log: opt.Log})}, nil
+	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log})}, nil
+}
+
+// folderDump explains a run folder's dump against its log, as explain RUN does: the verdict names
+// the causes the dump shows (no advice to dump what is dumped), and under the default warm-up a
+// recompilation the dump shows to be set-up is taken back. It says whether the folder had a dump.
+func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions) ([]verdict.Explained, bool) {
+	if f.Dump == "" || !hasFiles(f.Dump) {
+		return nil, false
+	}
+	d, err := Load(f.Dump, Options{Log: opt.Log})
+	if err != nil {
+		if opt.Log != nil {
+			opt.Log.Warn("explaining the run folder's dump", "dump", f.Dump, "error", err)
+		}
+		return nil, false
+	}
+	_, explained := explain(d, rep, Options{Log: opt.Log})
+	setUpFromDump(rep, explained, opt.Ledger)
+	return explained, true
 }
 
 // JobOf lines up the processes of a scan as a job's ranks when a launcher named every one of

@@ -79,6 +79,34 @@ func (d *Diff) Differs() bool {
 	return false
 }
 
+// Recompiled reports whether explain found a recompilation: a pair that differs by a cause that
+// is not expected once (state the first step built is set-up), or a module left unpaired.
+func (d *Diff) Recompiled() bool {
+	if len(d.UnpairedA)+len(d.UnpairedB) > 0 {
+		return true
+	}
+	for _, p := range d.Pairs {
+		if !p.Result.Identical && !p.SetUp() {
+			return true
+		}
+	}
+	return false
+}
+
+// SetUp says the pair differs only by causes expected once: the first step built state that
+// later steps take as input, set-up rather than a recompilation.
+func (p *DiffPair) SetUp() bool {
+	if p.Result.Identical || len(p.Result.Causes) == 0 {
+		return false
+	}
+	for _, c := range p.Result.Causes {
+		if !c.Once {
+			return false
+		}
+	}
+	return true
+}
+
 // Counts returns how many pairs are identical and how many differ.
 func (d *Diff) Counts() (identical, differ int) {
 	for _, p := range d.Pairs {

@@ -57,6 +57,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 			log.Warn("explaining the dump", "error", err)
 		}
 	}
+	setUpFromDump(s.Ledger, explained, ro.Ledger)
 	wall := time.Duration(m.WallSeconds * float64(time.Second))
 	r.Scan.Verdict = verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: r.Explain != nil})
 	r.Scan.Job = JobOf(s, Options{Log: log})

@@ -231,6 +231,9 @@ func (l *Ledger) account(u *Unit) {
 	m.TraceTime += u.TraceTime
 	m.LowerTime += u.LowerTime
 	l.seq.add(u)
+	if u.Compiled {
+		l.hostRead(u.Producer, u.Why, u.Site.String(), u.File, u.Line, false)
+	}
 	if !u.Compiled {
 		return
 	}
@@ -248,6 +251,8 @@ func (l *Ledger) account(u *Unit) {
 	if u.Hash != "" {
 		m.addHash(u.Hash)
 	}
+	l.tick++
+	u.tick = l.tick
 	p := xxhash.Sum64String(u.Program) // (the programs of 200 000 families, without their names)
 	l.programs[p]++
 	u.Seq = int(l.programs[p])

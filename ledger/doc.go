@@ -13,7 +13,9 @@
 // folders) in parallel into a Ledger per process and merges their Reports into a Scan.
 //
 // The work is split by job: join.go joins the events of one compilation into a Unit, account.go
-// counts units and loads per family, warmup.go decides what came after warm-up, report.go merges
+// counts units and loads per family, warmup.go decides what came after warm-up, settle.go takes
+// back a second compilation that was set-up (state the first step built), hostread.go counts the
+// program's lines that read a tensor on the host mid-step, report.go merges
 // processes, findings.go names what a user should look at, and read.go reads logs into ledgers.
 //
 // Files beside those: ledger.go is the Ledger and its entry point Add, unit.go the joined

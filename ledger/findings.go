@@ -41,6 +41,7 @@ const (
 	FindingUnreadRecords       FindingKind = "unread_compile_records"
 	FindingEagerPrograms       FindingKind = "eager_compilations"
 	FindingFrameworkWarning    FindingKind = "framework_warning"
+	FindingHostRead            FindingKind = "host_read"
 	FindingCacheUnusable       FindingKind = "persistent_cache_unusable"
 	FindingMetricsDisagree     FindingKind = "metrics_disagree"
 	// FindingMetricsCompilations: a metrics report counts compilations the log does not show one
@@ -95,6 +96,7 @@ func findings(opt Options, r *Report) []Finding {
 		fs = append(fs, f)
 	}
 	fs = append(fs, retraceFindings(r.retraces)...)
+	fs = append(fs, hostReadFindings(r.HostReads)...)
 	if (opt.Warmup > 0 || opt.AfterMarker) && r.Summary.AfterWarmup > 0 && len(r.Late) > 0 {
 		first := r.Late[0]
 		fs = append(fs, Finding{Severity: SeverityError, Kind: FindingCompiledAfterWarmup, Module: first.Family, File: first.File, Line: first.Line,

@@ -54,9 +54,14 @@ type Ledger struct {
 	rank         string                  // the rank a launcher's prefix gave this process ("" for none)
 	pid          int                     // its process id, when a probe told the log's processes apart
 	seq          *Sequence               // the process's compile requests in order (its own allocation: a report keeps it, not the Ledger)
-	onCompiled   func(*Unit)             // Live's hook: each compilation once it is accounted (nil: none)
-	reported     reported                // what the stack's metrics report says it compiled
-	notes        []Finding               // what the process's metrics report says beyond its log
+	tick         int                     // compilations and executions so far, in order
+	execs        map[string]*ran         // executions of each graph hash (PyTorch/XLA's Execution Analysis)
+	reads        map[string]*HostRead    // lines that read a tensor on the host mid-step, by site
+	readOrder    []*HostRead
+	steps        int         // steps ended (PyTorch/XLA's executions caused by torch_xla.sync)
+	onCompiled   func(*Unit) // Live's hook: each compilation once it is accounted (nil: none)
+	reported     reported    // what the stack's metrics report says it compiled
+	notes        []Finding   // what the process's metrics report says beyond its log
 }
 
 // reported follows a stack's metrics report of its compilations in one process (PyTorch/XLA's
@@ -118,7 +123,7 @@ const maxPendingWhys = 16
 // NewLedger returns an empty Ledger.
 func NewLedger(opt Options) *Ledger {
 	return &Ledger{opt: opt, mods: map[string]*Module{}, programs: map[uint64]int32{}, otherFams: map[uint64]struct{}{},
-		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
+		retraces: map[string]*retraceNote{}, reused: map[string]bool{}, execs: map[string]*ran{}, reads: map[string]*HostRead{}, finished: map[logscan.Signal]bool{}, seq: &Sequence{}}
 }
 
 // BeginInput starts input number i (its index among the logs), read from file. The inputs of
@@ -375,6 +380,13 @@ func (l *Ledger) attachWhy(u *Unit) {
 // an auto-clustered graph says the graph is in its steady state.
 func (l *Ledger) execution(ev logscan.Event) {
 	l.sum.Executions++
+	l.tick++
+	l.hostRead(ev.Producer, ev.Reason, ev.Path, ev.File, ev.Line, true)
+	if r := l.execs[ev.Hash]; r != nil {
+		r.n, r.last = r.n+1, l.tick
+	} else if ev.Hash != "" && len(l.execs) < maxRanHashes {
+		l.execs[ev.Hash] = &ran{n: 1, last: l.tick}
+	}
 	if g := frameworks.Group(ev.Module); g != "" {
 		l.reused[g] = true
 	}
@@ -432,6 +444,7 @@ func (l *Ledger) Report() *Report {
 	}
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
+	l.settle()
 	l.reconcile()
 	l.metricTimes()
 	if o := l.other; o != nil {
@@ -441,7 +454,8 @@ func (l *Ledger) Report() *Report {
 	l.sum.LoadsAfterWarmup = l.lateL.total.LoadsAfterWarmup
 	l.sum.LateLoadTime = l.lateL.total.LateLoadTime
 	r := &Report{Summary: l.sum, Modules: l.order, Late: l.late, Loads: l.loads, LateLoads: l.lateL.list,
-		Inputs: l.inputs, retraces: l.rorder, notes: l.notes}
+		Inputs: l.inputs, retraces: l.rorder, notes: l.notes,
+		HostReads: l.hostReads()}
 	if l.cut != nil {
 		r.Summary.Unfinished = 1
 	}

@@ -32,6 +32,8 @@ type Report struct {
 	// Unread are the first logscan.MaxUnread lines of all inputs that look like compile records
 	// recomp could not read (Summary.UnreadRecords counts them all).
 	Unread []logscan.UnreadLine
+	// HostReads are the lines of each process that read a tensor on the host mid-step.
+	HostReads []HostRead
 
 	retraces []*retraceNote
 	notes    []Finding // what each process's metrics report says beyond its log
@@ -74,6 +76,7 @@ func (m *merger) add(r *Report) {
 	out.Sequences = append(out.Sequences, r.Sequences...)
 	out.notes = appendCapped(out.notes, r.notes, MaxListed)
 	out.Unread = appendCapped(out.Unread, r.Unread, logscan.MaxUnread)
+	out.HostReads = appendCapped(out.HostReads, r.HostReads, MaxListed)
 	for _, mod := range r.Modules {
 		out.Modules = mergeInto(out.Modules, m.byFamily, mod.Family, mod)
 	}

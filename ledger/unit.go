@@ -54,6 +54,11 @@ type Unit struct {
 	// the warm-up marker", "graph hash not in the baseline", ...).
 	AfterWarmup bool
 	Late        string
+	// Settled says why a program's second compilation is set-up rather than a recompilation (the
+	// first graph ran once and never again, the second ran for the rest of the run: state the
+	// first step created); empty otherwise.
+	Settled string
+	tick    int // the ledger's count of compilations and executions when it was compiled
 	// Eager marks a framework's one-op program compiled for an eager operation (JAX's
 	// jit_convert_element_type and the like): many programs share its name.
 	Eager bool

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/diff"
@@ -184,6 +185,7 @@ func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	}
 	p.Totals = scanTotals(sm, s.Verdict)
 	p.answer(s.Verdict, sm)
+	p.hostReadAnswers(rep.Findings)
 	if s.Job != nil {
 		p.Answer = append(p.Answer, rankAnswers(s.Job)...)
 	}
@@ -313,6 +315,16 @@ func percent(f float64) string {
 	return fmt.Sprintf("%.0f%%", 100*f)
 }
 
+// hostReadAnswers adds a line for each of the program's lines that reads a tensor on the host
+// every step (or as often as the log can tell): no recompilation, but a wait for the device.
+func (p *Document) hostReadAnswers(fs []ledger.Finding) {
+	for _, f := range fs {
+		if f.Kind == ledger.FindingHostRead && f.Severity == ledger.SeverityWarning {
+			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: f.Message, Action: f.Advice})
+		}
+	}
+}
+
 // answer fills the cost headline and one line per program that compiled again.
 func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 	if v == nil {
@@ -410,7 +422,33 @@ func verdictLine(v verdict.Verdict) string {
 		}
 		b.WriteString(causeLine(v.Framework, c))
 	}
+	b.WriteString(recurrence(v))
 	return b.String()
+}
+
+// recurrence says whether a program's compilations recur (the same variant compiled again) or
+// were paid once per new variant (3 or more, each compiled once); "" otherwise.
+func recurrence(v verdict.Verdict) string {
+	if v.Compilations == 0 {
+		return ""
+	}
+	each := dur(v.Time / time.Duration(v.Compilations))
+	switch {
+	case v.Repeated > 0:
+		return fmt.Sprintf("; recurring: the same %s compiled again %d×, ≈ %s each time it recurs", variantWord(v.Framework), v.Repeated, each)
+	case v.Variants > 2:
+		return fmt.Sprintf("; once per new variant: %d %ss, each compiled once (≈ %s each)", v.Variants, variantWord(v.Framework), each)
+	}
+	return ""
+}
+
+// variantWord is what tells a program's variants apart in its stack's log: JAX's argument
+// signature, else the graph hash.
+func variantWord(framework string) string {
+	if framework == "jax" {
+		return "argument signature"
+	}
+	return "graph"
 }
 
 // causeLine is one cause: its kind in words (or whose words it is), what changed old → new, how
@@ -426,6 +464,9 @@ func causeLine(framework string, c verdict.Cause) string {
 		} else {
 			s = w + " " + s
 		}
+	}
+	if c.Said != "" {
+		s += fmt.Sprintf(" (%s said: %s)", nonEmpty(c.SaidBy, nonEmpty(framework, "the framework")), shorten(c.Said, 160))
 	}
 	if c.Count > 1 {
 		s += fmt.Sprintf(" (×%d)", c.Count)
@@ -667,7 +708,10 @@ func diffDoc(d *explain.Diff) *Document {
 		p.Headline += ", " + plural(n, "unreadable module", "unreadable modules")
 	}
 	p.Status, p.Tone = "IDENTICAL", "ok"
-	if differ > 0 || len(d.UnpairedA)+len(d.UnpairedB) > 0 {
+	switch {
+	case differ > 0 && d.Command == "explain" && !d.Recompiled():
+		p.Status = "SET-UP" // the pairs differ only by state the first step built
+	case differ > 0 || len(d.UnpairedA)+len(d.UnpairedB) > 0:
 		p.Status, p.Tone = "DIFFER", "bad"
 	}
 	if len(d.Problems) > 0 {
@@ -767,11 +811,15 @@ func (p *Document) pairAnswers(groups []pairGroup) {
 		}
 		n++
 		c := r.Causes[0]
-		tone := "bad"
-		if r.Identical {
+		tone, what := "bad", ""
+		switch {
+		case r.Identical:
 			tone = "ok"
+		case c.Once:
+			// state the first step built: set-up, not a recompilation
+			tone, what = "ok", "set-up, expected once: "
 		}
-		text := shorten(g.first.Label(), 80) + ": " + c.Summary
+		text := shorten(g.first.Label(), 80) + ": " + what + c.Summary
 		if len(g.rest) > 0 {
 			text += fmt.Sprintf(" (%d pairs)", len(g.rest)+1)
 		}
@@ -918,7 +966,7 @@ func runDoc(r *explain.Run) *Document {
 		set.Items = append(set.Items, item)
 	}
 	if hidden > 0 {
-		set.Note = fmt.Sprintf("%s for stacks the run did not use are not listed; run.json lists every one", plural(hidden, "setting", "settings"))
+		set.Note = fmt.Sprintf("%s for stacks the run did not use are not listed; the run folder's manifest.json lists every one", plural(hidden, "setting", "settings"))
 	}
 	p.Sections = append(p.Sections, info, set)
 	return p

@@ -77,7 +77,7 @@ th{background:#f0f2f5;cursor:pointer;user-select:none}td.n,th.n{text-align:right
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 .card{border:1px solid #dde1e8;border-left:5px solid #8a94a6;border-radius:6px;margin:0 0 12px;padding:8px 12px}
 .card.error{border-left-color:#c0392b}.card.warning{border-left-color:#d68910}.card.info{border-left-color:#2e86c1}.card.ok{border-left-color:#1f8a4c}
-.card h3{margin:0 0 6px;font-size:14px;word-break:break-all}.card p{margin:3px 0}
+.card h3{margin:0 0 6px;font-size:14px;word-break:break-all}.card p{margin:3px 0;overflow-wrap:anywhere}
 .cause{margin:6px 0}.cause .kind{display:inline-block;background:#e8ecf4;border-radius:3px;padding:0 6px;font-weight:600;margin-right:6px}
 .advice{color:#3b4a63;font-style:italic}
 ul.ev{margin:4px 0 4px 18px;padding:0}ul.ev li{font-family:ui-monospace,monospace;font-size:12px;word-break:break-all}
@@ -87,7 +87,7 @@ tr.skip td{color:#8a94a6;text-align:center;background:#f6f7f9}tr.comp td{font-we
 mark{background:#f5c16c;padding:0}
 .omitted{color:#6b7385;font-size:13px}
 header p.cost{color:#fff;font-weight:600;margin-top:6px}
-section.answer{border-left:5px solid #1d2433}section.answer ul{list-style:none;margin:0;padding:0}section.answer li{margin:0 0 8px}
+section.answer{border-left:5px solid #1d2433}section.answer ul{list-style:none;margin:0;padding:0}section.answer li{margin:0 0 8px;overflow-wrap:anywhere}
 .mark{display:inline-block;width:1.2em;font-weight:700}li.badline .mark{color:#c0392b}li.warnline .mark{color:#d68910}li.okline .mark{color:#1f8a4c}
 .action{display:inline-block;margin-left:1.2em;color:#3b4a63}
 footer{color:#6b7385;font-size:12px;padding:0 28px 24px}

@@ -31,6 +31,9 @@ const (
 // annotations name a user's line relative to it; "" names the log's line instead).
 type Style struct {
 	Color bool
+	// Width is the terminal's width in columns: text's answer lines are wrapped to it (0: not
+	// wrapped, as for a file or a pipe).
+	Width int
 	Meta  Meta
 	Root  string
 }
@@ -80,7 +83,7 @@ var layouts = []layout{
 			c.Explain = withoutTextDiffs(run.Explain)
 			r = &c
 		}
-		return writeText(w, document(r), st.Color)
+		return writeText(w, document(r), st.Color, st.Width)
 	}},
 	{JSON, allReports, func(w io.Writer, r Report, _ Style) error { return writeJSONReport(w, r) }},
 	{GitHub, []string{"guard"}, func(w io.Writer, r Report, st Style) error { return writeGitHub(w, r.(*across.Guard), st) }},

@@ -170,7 +170,7 @@ func kindsLine(m map[cache.EntryKind]int) string {
 
 // writeText lays out a document as text for a terminal: the answer first, then the totals
 // and the sections that are not detail, each table aligned and each card indented.
-func writeText(w io.Writer, d *Document, color bool) error {
+func writeText(w io.Writer, d *Document, color bool, width int) error {
 	o := &textOut{w: w, color: color}
 	o.printf("%s", bold(d.Title))
 	if d.Status != "" {
@@ -183,9 +183,21 @@ func writeText(w io.Writer, d *Document, color bool) error {
 	if len(d.Answer) > 0 {
 		o.printf("\n")
 		for _, a := range d.Answer {
-			o.printf("%s %s\n", toneMark(a.Tone), a.Text)
+			for i, l := range wrapWords(a.Text, width-2) {
+				if i == 0 {
+					o.printf("%s %s\n", toneMark(a.Tone), l)
+				} else {
+					o.printf("  %s\n", l)
+				}
+			}
 			if a.Action != "" {
-				o.printf("    → %s\n", a.Action)
+				for i, l := range wrapWords(a.Action, width-6) {
+					if i == 0 {
+						o.printf("    → %s\n", l)
+					} else {
+						o.printf("      %s\n", l)
+					}
+				}
 			}
 		}
 	}
@@ -290,6 +302,28 @@ func writeCardText(o *textOut, c Card) {
 			o.printf("      %s\n", strings.TrimSuffix(l, "\n"))
 		}
 	}
+}
+
+// wrapWords breaks s at spaces into lines of at most width characters (a word longer than
+// width stays whole); width < 20 leaves s on one line.
+func wrapWords(s string, width int) []string {
+	if width < 20 || utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	var lines []string
+	cur := ""
+	for _, w := range strings.Split(s, " ") {
+		switch {
+		case cur == "":
+			cur = w
+		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) > width:
+			lines = append(lines, cur)
+			cur = w
+		default:
+			cur += " " + w
+		}
+	}
+	return append(lines, cur)
 }
 
 // wrapJoin joins parts with sep into lines of at most width characters (a part longer than

@@ -36,6 +36,10 @@ type ProgramVerdictJSON struct {
 	Causes             []VerdictCauseJSON `json:"causes"`
 	Sizes              *SizesJSON         `json:"sizes"`
 	Action             string             `json:"action"`
+	// Variants and Repeated: the distinct variants compiled and the compilations of a variant
+	// compiled before (recurring); both 0 when the log tells no variants apart.
+	Variants int `json:"variants"`
+	Repeated int `json:"repeated"`
 }
 
 type VerdictCauseJSON struct {
@@ -44,6 +48,11 @@ type VerdictCauseJSON struct {
 	Count        int      `json:"count"`
 	Sites        []string `json:"sites"`
 	ExpectedOnce bool     `json:"expected_once,omitempty"`
+	// FrameworkSaid is the framework's own words that name the cause (a static argument, a
+	// pytree change), when only they show it.
+	FrameworkSaid string `json:"framework_said,omitempty"`
+	// SaidBy names who said it when not the stack itself ("dynamo").
+	SaidBy string `json:"said_by,omitempty"`
 }
 
 type SizesJSON struct {
@@ -91,9 +100,10 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 	}
 	for _, p := range v.Verdicts {
 		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
-			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action}
+			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
+			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
-			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once})
+			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy})
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

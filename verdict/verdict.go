@@ -86,6 +86,11 @@ type Verdict struct {
 	Sizes *Sizes
 	// Action is what to do, in one line.
 	Action string
+	// Variants counts the distinct variants compiled (by graph hash, else JAX's argument signature; 0
+	// when the log names neither), Repeated the compilations of a variant compiled before in
+	// the same process: with none, each variant was paid once (a new shape, then reused); with
+	// some, the same thing compiles again and recurs.
+	Variants, Repeated int
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -96,8 +101,13 @@ type Cause struct {
 	Sites  []string // the user's lines where it happened
 	// Once says the cause is expected once in a run (diff.Cause.Once): state the first step
 	// built. It is listed after the causes that recur, with its own advice.
-	Once   bool
-	advice string // the comparison's own advice, for a cause expected once
+	Once bool
+	// Said is the framework's own words that name the cause, when the cause is a construct only
+	// they show (a static argument, a pytree change).
+	Said string
+	// SaidBy names who said it when not the stack itself (dynamo, torch.compile's tracer).
+	SaidBy string
+	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
 }
 
 // Sizes is the padding proposal for a dimension that varied.
@@ -184,8 +194,9 @@ func Build(in Input) *Result {
 		for _, u := range compiled {
 			c := cost(u)
 			r.Compile += c
+			// set-up that settled and eager one-op programs are not compiling again
 			again := compiledAgain(u, seq)
-			if again {
+			if again && !u.Eager && u.Settled == "" {
 				r.Recompile += c
 			}
 			if u.AfterWarmup {
@@ -207,7 +218,10 @@ func Build(in Input) *Result {
 				row.AfterWarmup++
 			}
 			// The first cause met names the line; a cause that recurs replaces one expected once.
-			if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
+			if kind, ch, _, ok := constructCause(u.Why); ok && again && (row.TopCause == "" || row.topOnce) &&
+				(len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
+				row.TopCause, row.Example, row.topOnce = kind, ch, false
+			} else if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
 				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
 			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && again {
 				row.topOnce = false
@@ -247,8 +261,8 @@ type causeTally struct {
 }
 
 // add counts one compilation of cause kind with change ch at the program's line site (from,
-// when set, is the cause package diff named).
-func (t *causeTally) add(kind, ch, site string, from *diff.Cause) {
+// when set, is the cause package diff named), and returns the cause.
+func (t *causeTally) add(kind, ch, site string, from *diff.Cause) *Cause {
 	key := kind + "\x00" + ch
 	c := t.byKey[key]
 	if c == nil {
@@ -263,6 +277,7 @@ func (t *causeTally) add(kind, ch, site string, from *diff.Cause) {
 	if site != "" && !slices.Contains(c.Sites, site) && len(c.Sites) < 4 {
 		c.Sites = append(c.Sites, site)
 	}
+	return c
 }
 
 // list is the causes counted. A framework's words that name no change (PyTorch/XLA's "dynamo
@@ -309,12 +324,28 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		if u.Site.User() {
 			site = u.Site.String()
 		}
+		kind, ch, said, named := constructCause(u.Why)
+		named = named && again
 		if cs := byUnit[u]; len(cs) > 0 {
 			linked++
-			add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
+			if named && overrides(kind, cs[0].Kind) {
+				c := add(kind, ch, site, nil)
+				c.Said, c.SaidBy = said, saidBy(kind)
+				continue
+			}
+			c := add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
+			if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
+				if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
+					c.Change, c.advice = what, adv
+				}
+			}
 			continue
 		}
-		if again && u.Why != "" {
+		switch {
+		case named:
+			c := add(kind, ch, site, nil)
+			c.Said, c.SaidBy = said, saidBy(kind)
+		case again && u.Why != "":
 			kind, ch := reasonCause(u.Why)
 			add(kind, ch, site, nil)
 		}
@@ -330,6 +361,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
+	v.Variants, v.Repeated = variants(compiled)
 	v.Sizes = sizesOf(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
@@ -660,7 +692,7 @@ func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 		}
 		adv := ""
 		switch {
-		case c.Once:
+		case c.Once, c.advice != "":
 			adv = c.advice
 		case front != nil && front.Causes[string(kind)] != "":
 			adv = front.Causes[string(kind)]

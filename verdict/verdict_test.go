@@ -226,8 +226,9 @@ func TestDivisorsNear(t *testing.T) {
 	}
 }
 
-// A framework's words that name no change are a cause only when nothing names one: beside a
-// batch size the dumps show, JAX's "cache miss explanation unavailable" is not listed.
+// JAX's "cache miss explanation unavailable" (the same function, its pytree, names and types
+// unchanged) names a static argument, with JAX's words; beside a batch size the dumps show for
+// another compilation, both are listed.
 func TestWordsWithoutAChange(t *testing.T) {
 	unavailable := strings.Replace(jaxStep("32,8", "32,8", 64, 1), "different input types:\n  * at x, now f32[32,8] and before f32[32,8]",
 		"cache miss explanation unavailable", 1)
@@ -237,13 +238,20 @@ func TestWordsWithoutAChange(t *testing.T) {
 		t.Fatalf("units %d, why %q", len(us), us[1].Why)
 	}
 	only := Build(Input{Ledger: read(t, jaxStep("32,8", "", 64, 1)+unavailable)}).Verdicts[0]
-	if len(only.Causes) != 1 || only.Causes[0].Kind != "" || !strings.Contains(only.Causes[0].Change, "unavailable") {
-		t.Errorf("the words alone: %+v", only.Causes)
+	if len(only.Causes) != 1 || only.Causes[0].Kind != KindStaticArgument || !strings.Contains(only.Causes[0].Said, "unavailable") ||
+		!strings.Contains(only.Action, "static_argnums") {
+		t.Errorf("the words alone: %+v, action %q", only.Causes, only.Action)
 	}
 	v := Build(Input{Ledger: rep, Dumped: true, Explained: []Explained{{Program: "jit_train_step", Unit: us[2],
 		Causes: []diff.Cause{{Kind: diff.CauseBatchSize, Summary: "batch size (leading dimension) changed 32 → 24 in 1 parameter(s)"}}}}}).Verdicts[0]
-	if len(v.Causes) != 1 || v.Causes[0].Kind != "batch_size" {
+	if len(v.Causes) != 2 || v.Causes[0].Kind != KindStaticArgument || v.Causes[1].Kind != "batch_size" {
 		t.Errorf("beside a batch size: %+v", v.Causes)
+	}
+	// linked to a comparison that shows only a constant, the static argument names the cause
+	v = Build(Input{Ledger: rep, Dumped: true, Explained: []Explained{{Program: "jit_train_step", Unit: us[1],
+		Causes: []diff.Cause{{Kind: diff.CauseConstant, Summary: "constant 0.1 → 0.05"}}}}}).Verdicts[0]
+	if v.Causes[0].Kind != KindStaticArgument || v.Causes[0].Said == "" {
+		t.Errorf("over a constant: %+v", v.Causes)
 	}
 }
 

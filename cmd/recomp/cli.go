@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"os"
 	"reflect"
@@ -206,6 +207,20 @@ func useColor(w io.Writer) bool {
 	return ok && runner.IsTerminal(f) // /dev/null is a character device, not a terminal
 }
 
+// termWidth is the width of the terminal w writes to (0 when w is no terminal: a file or a pipe
+// gets lines unwrapped).
+func termWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !runner.IsTerminal(f) {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
+}
+
 // outputFlag is the --format flag of every command; the formats a command writes are
 // checked by report.CheckFormat.
 type outputFlag struct {
@@ -214,7 +229,7 @@ type outputFlag struct {
 
 // render checks the format and writes the report.
 func (o outputFlag) render(e *env, r report.Report) error {
-	st := report.Style{Color: e.color, Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
+	st := report.Style{Color: e.color, Width: termWidth(e.stdout), Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
 	if err := report.Render(e.stdout, report.Format(o.Format), r, st); err != nil {
 		return usageErr("%v", err)
 	}

@@ -71,13 +71,19 @@ func runsExit(r *across.RunsDiff) error {
 	return nil
 }
 
-// diffExit is the exit code of diff and explain: 2 when a module could not be read (the
-// answer may be incomplete), 1 when anything differs or stayed unpaired, 0 otherwise.
-func diffExit(d *explain.Diff) error {
+// diffExit is the exit code of diff: 2 when a module could not be read (the answer may be
+// incomplete), 1 when anything differs or stayed unpaired, 0 otherwise.
+func diffExit(d *explain.Diff) error { return compareExit(d, d.Differs()) }
+
+// explainExit is the exit code of explain: as diff's, except that pairs that differ only by state
+// the first step built (set-up, expected once) are no recompilation.
+func explainExit(d *explain.Diff) error { return compareExit(d, d.Recompiled()) }
+
+func compareExit(d *explain.Diff, found bool) error {
 	switch {
 	case len(d.Problems) > 0:
 		return exitWith(exitUsage)
-	case d.Differs():
+	case found:
 		return exitWith(exitFound)
 	}
 	return nil

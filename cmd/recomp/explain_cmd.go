@@ -23,5 +23,5 @@ func (c *explainCmd) Run(e *env) error {
 	if err := c.render(e, d); err != nil {
 		return err
 	}
-	return diffExit(d)
+	return explainExit(d)
 }

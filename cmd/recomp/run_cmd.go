@@ -151,7 +151,7 @@ func (c *runCmd) Run(e *env) error {
 	// The summary is a courtesy: the run folder holds the reports, and a terminal that went away
 	// (a closed stderr) changes no exit code.
 	fmt.Fprintln(e.stderr)
-	st := report.Style{Color: useColor(e.stderr)}
+	st := report.Style{Color: useColor(e.stderr), Width: termWidth(e.stderr)}
 	if err := report.Render(e.stderr, report.Format(c.Format), r, st); err != nil {
 		e.log.Debug("the summary could not be written", "error", err)
 	}

@@ -60,6 +60,19 @@ type Framework struct {
 	// Metrics compares what the stack's metrics report says (the last value of each metric)
 	// with the compilations of its producers the log showed.
 	Metrics func(metrics map[string]Metric, compiled int) []Note
+	// Construct reads a cause the dumps show (kind, change old → new) for the construct of the
+	// user's program behind it, where the stack has a rule that explains it (PyTorch/XLA bakes
+	// the Python scalars 0 and 1 into the graph): what changed in the user's words and what to
+	// do; ok false when it has none.
+	Construct func(kind, change string) (what, advice string, ok bool)
+	// HostRead says whether the stack's cause for compiling or running a graph is the program
+	// reading a tensor's value on the host before its step ended (PyTorch/XLA's "user code
+	// trying to access tensor value before torch_xla.sync"): the step is cut there and waits
+	// for the device. StepEnd says whether the cause is the end of a step ("user
+	// torch_xla.sync"). HostReadMetric names the metric that sums the time of such reads.
+	HostRead       func(reason string) bool
+	StepEnd        func(reason string) bool
+	HostReadMetric string
 	// Unfinished is what to say of a compilation by producer p that had not finished at the
 	// end of the log (ok false: nothing).
 	Unfinished func(p logscan.Producer) (message, advice string, ok bool)

@@ -85,6 +85,11 @@ var Framework = &framework.Framework{
 			"module_config":   "keep donate_argnums and the other jit options the same between calls",
 			"graph_structure": "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
 			"identical":       "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
+			"static_argument": "each new value of a static argument (static_argnums, static_argnames) is a new trace and a new " +
+				"compilation: pass a value that only feeds arithmetic (a step counter, a learning rate) as an array argument " +
+				"(jnp.asarray(step)), and keep static only what takes a few values (a mode flag, a loop count from a small set)",
+			"pytree_change": "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
+				"from the start, not added part-way) and never switch an argument between None and a value; each new structure compiles again",
 			"function_rebuilt": "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
 				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
 		},

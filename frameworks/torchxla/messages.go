@@ -44,7 +44,8 @@ var (
 
 // metrics are the counters and metrics of torch_xla's metrics report that recomp reads.
 var metrics = map[string]bool{"CompileTime": true, "CachedCompile": true, "UncachedCompile": true, "ExecuteTime": true, "XrtExecute": true,
-	"PersistentCacheMiss": true, "PersistentCacheHit": true, "PersistentCacheDeserializeFailure": true, "PersistentCacheLoad": true}
+	"PersistentCacheMiss": true, "PersistentCacheHit": true, "PersistentCacheDeserializeFailure": true, "PersistentCacheLoad": true,
+	"TransferFromDeviceTime": true}
 
 // messages is how recomp reads PyTorch/XLA's log.
 var messages = &logscan.Framework{
@@ -57,6 +58,7 @@ var messages = &logscan.Framework{
 		"CompileTime",     // metrics report: Metric: CompileTime
 		"achedCompile",    // metrics report: Counter: CachedCompile, UncachedCompile
 		"PersistentCache", // metrics report: the persistent cache's counters
+		"FromDeviceTime",  // metrics report: Metric: TransferFromDeviceTime (host reads)
 		// The anchors' first 10 bytes are what the prefilter skips by: each was chosen so that
 		// scanning a log where they are rare stays as fast (logscan's BenchmarkScanNoisyLog).
 		"[__recompiles",      // dynamo 2.3+: [0/1] [__recompiles] Recompiling function F in FILE:LINE, its guard failures

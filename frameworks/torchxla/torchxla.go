@@ -7,6 +7,7 @@ package torchxla
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/logscan"
@@ -64,15 +65,32 @@ var Framework = &framework.Framework{
 	CacheHitMetric:    "CachedCompile",
 	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
+	Construct:         specialScalar,
+	HostRead: func(reason string) bool {
+		return strings.Contains(reason, "user code trying to access tensor value")
+	},
+	StepEnd: func(reason string) bool {
+		return reason == "user torch_xla.sync" || reason == "user mark_step"
+	},
+	HostReadMetric: "TransferFromDeviceTime",
 	Advice: framework.Advice{
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",
 		Causes: map[string]string{
-			"batch_size":      "drop the last partial batch (DataLoader(drop_last=True)), or pad it to the full batch before moving it to the XLA device",
-			"input_shape":     "pad to a few fixed sizes before moving tensors to the XLA device (under torch.compile, dynamic shapes still compile once per size with XLA)",
-			"constant_value":  "keep the value in a tensor on the device instead of a Python number, so that changing it does not change the graph",
-			"graph_structure": "Python control flow on tensor values (.item(), printing a tensor) cuts and changes the graph: keep it out of the step",
+			"batch_size":     "drop the last partial batch (DataLoader(drop_last=True)), or pad it to the full batch before moving it to the XLA device",
+			"input_shape":    "pad to a few fixed sizes before moving tensors to the XLA device (under torch.compile, dynamic shapes still compile once per size with XLA)",
+			"constant_value": "keep the value in a tensor on the device instead of a Python number, so that changing it does not change the graph",
+			"graph_structure": "the step traced other ops: a Python value decided what ran (a loop count or a branch on a Python int " +
+				"or flag that changed, or on a tensor read with .item()); keep such values fixed while training, or express the choice " +
+				"on the device (torch.where, a mask) so that one graph serves every value",
+			"python_scalar": "torch.compile specialises a Python number argument on its first value and compiles again when it " +
+				"changes: pass it as a tensor on the device (torch.tensor(v, device=dev)), or compile with dynamic=True when it varies from the start",
+			"dtype": "cast the model and the inputs once, before the loop (model.to(dtype), or autocast around every step): " +
+				"a dtype switched part-way compiles the step again",
+			"identical": "the graph is the same, so something outside it changed: a model or function wrapped again (torch.compile, " +
+				"torch_xla.compile) each step or epoch (wrap it once), XLA_FLAGS, or a persistent cache (torch_xla.runtime.initialize_cache) " +
+				"not shared between processes",
 		},
 		Warning: "reading tensor values on the host (.item(), printing a tensor, Python control flow on a value) cuts the graph and " +
 			"waits for the device each step: keep such reads out of the step, or do them every N steps",
@@ -95,4 +113,21 @@ func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note 
 			Advice:  "set PT_XLA_DEBUG_LEVEL=1 for the whole run (from before the first step) so that every compilation is analysed"})
 	}
 	return out
+}
+
+// reSpecialScalar is an input that became the constant 0 or 1 (parameter(3) → 1).
+var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)$`)
+
+// specialScalar: PyTorch/XLA uploads a Python number used in an op as device data (one graph for
+// every value) except 0 and 1, its special scalars, which it bakes into the graph as constants:
+// a number that reaches 0 or 1 (a warm-up factor ending at 1.0, a dropout rate set to 0) compiles
+// the step again. XLA_NO_SPECIAL_SCALARS=1 makes them device data too.
+func specialScalar(kind, change string) (string, string, bool) {
+	m := reSpecialScalar.FindStringSubmatch(change)
+	if kind != "constant_value" || m == nil {
+		return "", "", false
+	}
+	return "a Python number became " + m[1] + ": torch_xla bakes its special scalars 0 and 1 into the graph",
+		"keep the number in a device tensor (torch.tensor(v, device=dev)) or off 0 and 1, or run with XLA_NO_SPECIAL_SCALARS=1 so that 0 and 1 are device data too",
+		true
 }

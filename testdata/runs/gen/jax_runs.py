@@ -1037,6 +1037,54 @@ def p_warmup_uncovered():
         "warmed": [f"x f32[{b},8], y f32[{b},4]" for b in warm], "shapes": uncovered}
 
 
+def p_static_step():
+    """A train step jitted once with static_argnums on the step counter (for a decay schedule):
+    every step is a new static value, a new trace and a new compilation."""
+    import functools
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    @functools.partial(jax.jit, static_argnums=(2,))
+    def train_step(w, x, step):
+        lr = 0.1 / (1 + 0.5 * step)  # a Python value of the static step: baked into the graph
+        loss = lambda w: jnp.mean(jnp.tanh(x @ w) ** 2)
+        return w - lr * jax.grad(loss)(w)
+
+    w = np.full((8, 4), 0.1, np.float32)
+    x = _data(16, 8)
+    for step in range(24):
+        w = train_step(w, x, step)
+    print("trained 24 steps")
+    jax.block_until_ready(w)
+
+
+def p_pytree_key():
+    """A train step on a batch dict; from step 12 the loader adds a 'weights' key (per-row loss
+    weights): a new input pytree, so the step is traced and compiled again."""
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+
+    @jax.jit
+    def train_step(w, batch):
+        def loss(w):
+            err = (batch["x"] @ w - batch["y"]) ** 2
+            if "weights" in batch:
+                err = err * batch["weights"][:, None]
+            return jnp.mean(err)
+        return w - 0.1 * jax.grad(loss)(w)
+
+    w = np.full((8, 4), 0.1, np.float32)
+    for step in range(24):
+        batch = {"x": _data(16, 8, seed=step), "y": _data(16, 4, seed=100 + step)}
+        if step >= 12:
+            batch["weights"] = np.ones((16,), np.float32)
+        w = train_step(w, batch)
+    print("trained 24 steps")
+    jax.block_until_ready(w)
+
+
 # --- the scenarios -----------------------------------------------------------------------------
 
 ENV_LOGS = {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1"}
@@ -1275,6 +1323,20 @@ def skip_reason(spec):
         return f"needs JAX >= {'.'.join(map(str, spec['min_jax']))}"
     return None
 
+S["static-step"] = dict(program=p_static_step, env=ENV_LOGS, recompiled=["jit_train_step"], cause="constant_value",
+    reason=["cache miss explanation unavailable", "explanation unavailable!"],
+    description=("A train step jitted once, outside the loop, with static_argnums=(2,) on the step counter (a decaying "
+                 "learning rate 0.1 / (1 + 0.5 * step) reads it): each of the 24 steps is a new static value, so JAX traces and "
+                 "compiles the step 24 times. The argument types never change; JAX's explanation is 'cache miss "
+                 "explanation unavailable' (0.4: 'explanation unavailable!'): what differs is outside the parts it "
+                 "compares (the static arguments). The graphs differ by the learning rate baked in as a constant."))
+S["pytree-key"] = dict(program=p_pytree_key, env=ENV_LOGS, recompiled=["jit_train_step"], cause="graph_structure",
+    reason=["{'weights'}", "never seen passing 2 positional args"],  # 0.4 names no key
+    description=("A jitted train step on a batch dict {'x', 'y'}; from step 12 of 24 the loader adds a 'weights' "
+                 "key (per-row loss weights). A new input pytree: JAX traces and compiles the step again and its "
+                 "explanation names the key set difference {'weights'} (JAX 0.4's only says it never saw the call's "
+                 "arguments: 'never seen passing 2 positional args'). The graph gains a parameter and the "
+                 "weighting ops."))
 
 # --- the set-up fixture and the evidence hook's judgement ------------------------------------------
 

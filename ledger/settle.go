@@ -1,0 +1,102 @@
+package ledger
+
+import "slices"
+
+// ran counts the executions of one graph hash and remembers when the last one was.
+type ran struct {
+	n, last int
+}
+
+// maxRanHashes bounds the graph hashes whose executions are counted.
+const maxRanHashes = 4096
+
+// settledRuns is how many executions of a program's second graph, its own included, show that
+// the program settled on it.
+const settledRuns = 3
+
+// Settled is the reason a program's second compilation is not counted as a recompilation.
+const Settled = "set-up, not a recompilation: the first graph ran once and never again, and from its second call on the program ran this graph only (state its first step created, such as an optimiser's)"
+
+// settle takes back, under the default warm-up policy, the recompilation of a program that
+// compiled twice where its first graph ran once and never again and its second ran for the rest
+// of the process: the first step built state (an optimiser's, created lazily) that later steps
+// take as input. Only frameworks that log each execution with its graph hash (PyTorch/XLA's
+// Execution Analysis) show that; a program whose logged signatures differ changed its inputs,
+// and stays a recompilation.
+func (l *Ledger) settle() {
+	if l.opt.Baseline != nil || l.opt.Warmup > 0 || l.opt.AfterMarker || len(l.execs) == 0 {
+		return
+	}
+	for _, m := range l.order {
+		b := l.settledUnit(m)
+		if b == nil {
+			continue
+		}
+		setUp(&l.sum, &l.late, m, b)
+	}
+}
+
+// settledUnit returns a program's second compilation when it was set-up: the program compiled twice,
+// its first graph ran once and never again after the second compiled, and the second ran at
+// least settledRuns times with the same logged signature; nil otherwise.
+func (l *Ledger) settledUnit(m *Module) *Unit {
+	if m.Eager || m.Compilations != 2 || m.Recompilations != 1 {
+		return nil
+	}
+	var us []*Unit
+	for _, u := range m.Units {
+		if u.Compiled {
+			us = append(us, u)
+		}
+	}
+	if len(us) != 2 {
+		return nil
+	}
+	a, b := us[0], us[1]
+	if b.Seq != 2 || b.SeenBefore || b.Retraced || a.Hash == "" || b.Hash == "" || a.Hash == b.Hash ||
+		a.Signature != b.Signature || a.Program != b.Program {
+		return nil
+	}
+	ra, rb := l.execs[a.Hash], l.execs[b.Hash]
+	if ra == nil || rb == nil || ra.n > 1 || ra.last > b.tick || rb.n < settledRuns {
+		return nil
+	}
+	return b
+}
+
+// setUp takes back the recompilation b of module m: set-up, not a recompilation.
+func setUp(sum *Summary, late *[]*Unit, m *Module, b *Unit) {
+	sum.Recompilations--
+	m.Recompilations--
+	m.Recompiled, m.RecompiledIn, m.FirstRecompile = false, 0, nil
+	b.Settled = Settled
+	if b.AfterWarmup {
+		b.AfterWarmup, b.Late = false, ""
+		sum.AfterWarmup--
+		sum.LateCompileTime -= b.Duration
+		*late = slices.DeleteFunc(*late, func(u *Unit) bool { return u == b })
+	}
+}
+
+// SetUp takes back, under the default warm-up policy, the recompilation u of a one-process
+// report when a comparison of the dumps shows it is set-up: the program compiled twice and its
+// second graph takes as input state the first step built (every cause expected once). It says
+// whether it did; the findings are named again.
+func (r *Report) SetUp(u *Unit, opt Options) bool {
+	if opt.Baseline != nil || opt.Warmup > 0 || opt.AfterMarker || r.Processes > 1 || u == nil || !u.Compiled ||
+		u.Seq != 2 || u.SeenBefore || u.Eager || u.Settled != "" {
+		return false
+	}
+	for _, m := range r.Modules {
+		if !slices.Contains(m.Units, u) {
+			continue
+		}
+		if m.Compilations != 2 || m.Recompilations != 1 {
+			return false
+		}
+		setUp(&r.Summary, &r.Late, m, u)
+		r.Findings = findings(opt, r)
+		return true
+	}
+	return false
+}

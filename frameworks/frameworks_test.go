@@ -1,6 +1,7 @@
 package frameworks
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -99,4 +100,17 @@ func TestWithRole(t *testing.T) {
 		FunctionID("SyncTensorsGraph.52") != FunctionID("train.py:12 (step)") || FunctionID("jit_f.3") != "jit_f" {
 		t.Error("a program's log and dump names do not meet")
 	}
+}
+
+// counterStart strips what `(\.\d+)+$` matches, the expression it replaced.
+func FuzzCounterStart(f *testing.F) {
+	re := regexp.MustCompile(`(\.\d+)+$`)
+	for _, s := range []string{"", ".", ".5", "1.2", "a.1.2", "jit_f.3", "cluster_35__XlaCompiledKernel_true__.56", "x.", "x..1", "x.1a", "SyncTensorsGraph.38.2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := s[:counterStart(s)], re.ReplaceAllString(s, ""); got != want {
+			t.Errorf("%q: %q, the expression %q", s, got, want)
+		}
+	})
 }

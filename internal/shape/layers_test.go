@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -154,30 +155,7 @@ func moduleImports(t *testing.T) map[string][]string {
 		t.Fatalf("the module root: %v", err)
 	}
 	out := map[string][]string{}
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, filepath.Dir(path))
-		if err != nil {
-			return err
-		}
-		pkg := filepath.ToSlash(rel)
+	err = eachGoFile(root, false, parser.ImportsOnly, func(pkg string, f *ast.File) {
 		if _, ok := out[pkg]; !ok {
 			out[pkg] = nil
 		}
@@ -191,7 +169,6 @@ func moduleImports(t *testing.T) map[string][]string {
 				out[pkg] = append(out[pkg], p)
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -209,4 +186,36 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// eachGoFile parses every non-test Go file below root (testdata, hidden and _ folders left out,
+// and cmd/ too with skipCmd) with mode, and gives fn each one with its package's path inside
+// the module.
+func eachGoFile(root string, skipCmd bool, mode parser.Mode, fn func(pkg string, f *ast.File)) error {
+	fset := token.NewFileSet()
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || skipCmd && name == "cmd" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, mode)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		fn(filepath.ToSlash(rel), f)
+		return nil
+	})
 }

@@ -333,6 +333,9 @@ const maxBounds = 64
 // record's own header (a level and a ':' or ']' before the message: the record's message, not
 // its start). 0 when there is none: the whole line is the record.
 func (qw *quietWriter) ownPart(body []byte) int {
+	if qw.q.recordAt(body) {
+		return 0 // a record from its first byte ("Post Compilation Analysis: …" holds another's start)
+	}
 	for _, at := range qw.bounds {
 		if at >= len(body) {
 			break

@@ -340,3 +340,26 @@ func quietScreen(writes ...string) string {
 	qw.Close()
 	return screen.String()
 }
+
+// A record whose first words are a record's start of their own (PyTorch/XLA's "Post Compilation
+// Analysis: " holds "Compilation Analysis: ") is one record: no word of it reaches the terminal,
+// whether the terminal read it at once or cut it at any byte. (Every analysis block printed
+// "Post " on the terminal.)
+func TestQuietRecordInsideARecord(t *testing.T) {
+	settings, _ := Evidence(runfolder.Framework("torch-xla"), runfolder.DumpNone, "", nil, nil)
+	q := QuietOf(settings)
+	block := "Post Compilation Analysis: ================================================================================\n" +
+		"Post Compilation Analysis: Graph input size: 0.000053 GB\n" +
+		"Compilation Analysis: Compilation Cause\n" +
+		"Execution Analysis: Graph Info: \n"
+	for cut := 0; cut <= len(block); cut++ {
+		var screen syncBuffer
+		qw := newQuietWriter(&screen, q)
+		qw.Write([]byte("epoch 0 step 0 loss 2.004\n" + block[:cut]))
+		qw.Write([]byte(block[cut:] + "epoch 0 step 1 loss 1.779\n"))
+		qw.Close()
+		if got, want := screen.String(), "epoch 0 step 0 loss 2.004\nepoch 0 step 1 loss 1.779\n"; got != want {
+			t.Fatalf("cut at %d: terminal\n got %q\nwant %q", cut, got, want)
+		}
+	}
+}

@@ -320,6 +320,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 		}
 		seen[base]++
 		if i < len(s.Ledger.Procs) && s.Ledger.Procs[i].Evidence == 0 {
+			ri.NoEvidence = true
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s: no compile evidence in its log (its compile logging was off?): its requests cannot be compared", sq.Process))
 		}
 		ri.Compilations, ri.Hits, ri.CompileTime, ri.FirstCompile, ri.DateKnown = sq.Compilations, sq.Hits, sq.CompileTime, sq.First, sq.DateKnown

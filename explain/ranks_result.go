@@ -48,6 +48,9 @@ type RankInfo struct {
 	FirstCompile       time.Time
 	DateKnown          bool
 	Divergence         *Divergence
+	// NoEvidence says its log holds no compile evidence (its compile logging was off?): that
+	// it made the same requests as the others is then unknown, not shown.
+	NoEvidence bool
 }
 
 // Divergence is the first compile request at which a rank departs from the majority.
@@ -117,6 +120,18 @@ type Ranks struct {
 
 // Consistent reports whether every rank made the same requests.
 func (r *Ranks) Consistent() bool { return len(r.Divergences) == 0 }
+
+// WithoutEvidence names the ranks whose logs hold no compile evidence: a job with one is not
+// shown consistent, only not seen to diverge.
+func (r *Ranks) WithoutEvidence() []string {
+	out := []string{}
+	for _, ri := range r.Ranks {
+		if ri.NoEvidence {
+			out = append(out, ri.Rank)
+		}
+	}
+	return out
+}
 
 // Reference is what the reference group is called: the majority, unless it ties with another.
 func (r *Ranks) Reference() string {

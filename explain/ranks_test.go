@@ -280,3 +280,23 @@ func TestScanOfALauncherRunIsAJob(t *testing.T) {
 		t.Errorf("untagged logs read as a job: %v %+v", err, s.Job)
 	}
 }
+
+// Ranks whose logs hold no compile evidence are not shown to agree: nothing of their requests
+// is known (recomp ranks said CONSISTENT, exit 0, of two empty logs).
+func TestRanksWithoutEvidence(t *testing.T) {
+	dir := t.TempDir()
+	a := dumptest.WriteFile(t, dir, "rank0.log", "step 1\n")
+	b := dumptest.WriteFile(t, dir, "rank1.log", "step 1\n")
+	r, err := ReadRanks(ledger.Files([]string{a, b}), RanksOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.WithoutEvidence(); len(got) != 2 || !r.Consistent() {
+		t.Errorf("without evidence %v, consistent %v", got, r.Consistent())
+	}
+	c := dumptest.WriteFile(t, dir, "rank2.log", dumptest.JAXRequest("step", "32,8"))
+	d := dumptest.WriteFile(t, dir, "rank3.log", dumptest.JAXRequest("step", "32,8"))
+	if r, err := ReadRanks(ledger.Files([]string{c, d}), RanksOptions{}); err != nil || len(r.WithoutEvidence()) != 0 {
+		t.Errorf("ranks with evidence: %v %v", r.WithoutEvidence(), err)
+	}
+}

@@ -20,6 +20,10 @@ const maxTextRanks = 64
 func RanksHeadline(r *explain.Ranks) string {
 	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
 	if r.Consistent() {
+		if none := r.WithoutEvidence(); len(none) > 0 {
+			return s + ": no rank departed, but " + plural(len(none), "rank's log", "ranks' logs") + " (" + explain.RankRanges(none) +
+				") hold no compile evidence: whether they made the same compile requests is unknown"
+		}
 		return s + ": every rank made the same compile requests"
 	}
 	var who []string
@@ -56,15 +60,17 @@ func skewText(s *explain.Skew) string {
 
 // RanksJSON is the document of recomp ranks (and the ranks object of guard --ranks-consistent).
 type RanksJSON struct {
-	Version     int              `json:"version"`
-	Consistent  bool             `json:"consistent"`
-	Ranks       []RankJSON       `json:"ranks"`
-	Groups      []RankGroupJSON  `json:"groups"`
-	Divergences []DivergenceJSON `json:"divergences"`
-	CacheMisses []RankMissJSON   `json:"cache_misses"`
-	Skew        *SkewJSON        `json:"skew"`
-	Inputs      []InputJSON      `json:"inputs"`
-	Warnings    []string         `json:"warnings"`
+	Version    int  `json:"version"`
+	Consistent bool `json:"consistent"`
+	// WithoutEvidence are the ranks whose logs hold no compile evidence (additive).
+	WithoutEvidence []string         `json:"without_evidence"`
+	Ranks           []RankJSON       `json:"ranks"`
+	Groups          []RankGroupJSON  `json:"groups"`
+	Divergences     []DivergenceJSON `json:"divergences"`
+	CacheMisses     []RankMissJSON   `json:"cache_misses"`
+	Skew            *SkewJSON        `json:"skew"`
+	Inputs          []InputJSON      `json:"inputs"`
+	Warnings        []string         `json:"warnings"`
 }
 
 // RankJSON is one rank: what a log pipeline ingests per rank (jq -c '.ranks[]').
@@ -142,7 +148,7 @@ func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
 
 // RanksDocument is the JSON document of recomp ranks.
 func RanksDocument(r *explain.Ranks) RanksJSON {
-	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
+	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent() && len(r.WithoutEvidence()) == 0, WithoutEvidence: r.WithoutEvidence(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
 		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
 	for _, ri := range r.Ranks {
 		rj := RankJSON{Rank: ri.Rank, RankFrom: ri.RankFrom, Process: ri.Process, Log: ri.Log, Name: ri.Name, Group: ri.Group + 1,
@@ -183,8 +189,11 @@ func RanksDocument(r *explain.Ranks) RanksJSON {
 func ranksDoc(r *explain.Ranks) *Document {
 	p := &Document{Title: "recomp ranks", Headline: RanksHeadline(r)}
 	p.Status, p.Tone = "CONSISTENT", "ok"
-	if !r.Consistent() {
+	switch {
+	case !r.Consistent():
 		p.Status, p.Tone = "DIVERGED", "bad"
+	case len(r.WithoutEvidence()) > 0:
+		p.Status, p.Tone = "INCONCLUSIVE", "warn"
 	}
 	p.Totals = []Total{{Label: "ranks", Value: fmt.Sprint(len(r.Ranks))}, {Label: "groups", Value: fmt.Sprint(len(r.Groups)), Bad: len(r.Groups) > 1},
 		{Label: "diverged", Value: fmt.Sprint(len(r.Divergences)), Bad: len(r.Divergences) > 0},

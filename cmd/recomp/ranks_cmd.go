@@ -68,5 +68,8 @@ func (c *ranksCmd) Run(e *env) error {
 	if !r.Consistent() {
 		return exitWith(exitFound)
 	}
+	if len(r.WithoutEvidence()) > 0 {
+		return exitWith(exitUsage) // inconclusive, as guard is without evidence
+	}
 	return nil
 }

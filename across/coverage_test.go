@@ -232,3 +232,28 @@ func TestCoverageWithoutWarmupSignatures(t *testing.T) {
 		t.Errorf("--allow-no-evidence: %v %+v", err, g.Gate)
 	}
 }
+
+// A run folder whose manifest says the run was cut (recomp run was killed before it ended) is
+// no pass: what its run.log leaves out may have compiled. --allow-no-evidence passes it.
+func TestGuardOfACutRun(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	dumptest.WriteFile(t, run, "run.log", dumptest.JAXRequest("step", "32,8"))
+	for _, c := range []struct {
+		manifest           string
+		allow, pass, doubt bool
+	}{
+		{`{"running": false}`, false, true, false},
+		{`{"running": true}`, false, false, true},
+		{`{"running": true}`, true, true, false},
+	} {
+		dumptest.WriteFile(t, run, "manifest.json", c.manifest)
+		g, err := EvaluateGuard(GuardOptions{Logs: []string{run}, Gate: gate.Options{AllowNoEvidence: c.allow}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Gate.Passed != c.pass || g.Gate.Inconclusive != c.doubt || c.doubt && !strings.Contains(g.Gate.Reason, "the run was cut") {
+			t.Errorf("%s (allow %v): passed %v, inconclusive %v: %s", c.manifest, c.allow, g.Gate.Passed, g.Gate.Inconclusive, g.Gate.Reason)
+		}
+	}
+}

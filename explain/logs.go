@@ -82,6 +82,7 @@ func JobOf(s *ledger.Scan, opt Options) *Ranks {
 // noteFolder adds what a run folder lacks (runfolder.Folder.Notes: a run cut short) to the warnings
 // of its run.log, at its last line.
 func noteFolder(in *ledger.Input, f runfolder.Folder) {
+	in.Incomplete = f.Incomplete()
 	for _, n := range f.Notes() {
 		in.Warnings = append(in.Warnings, logscan.Warning{File: in.Path, Line: in.Lines, Message: n})
 		in.WarningCount++

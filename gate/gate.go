@@ -143,6 +143,9 @@ type Input struct {
 	Path      string
 	ReadError string // the input could not be read to the end
 	Binary    string // why the input is binary data, not a text log
+	// Incomplete says why the input does not hold the whole run (a run folder of a run that
+	// was cut): what it leaves out may have compiled.
+	Incomplete string
 }
 
 // EvaluateScan judges what ledger.ReadLogs read: its report, and its inputs that could not
@@ -150,8 +153,8 @@ type Input struct {
 func EvaluateScan(s *ledger.Scan, opt Options) *Result {
 	var inputs []Input
 	for _, in := range s.Inputs {
-		if in.ReadError != "" || in.Binary != "" {
-			inputs = append(inputs, Input{Path: in.Path, ReadError: in.ReadError, Binary: in.Binary})
+		if in.ReadError != "" || in.Binary != "" || in.Incomplete != "" {
+			inputs = append(inputs, Input{Path: in.Path, ReadError: in.ReadError, Binary: in.Binary, Incomplete: in.Incomplete})
 		}
 	}
 	g := Evaluate(s.Ledger, inputs, opt)
@@ -176,6 +179,9 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 		}
 		if in.Binary != "" {
 			doubts = append(doubts, fmt.Sprintf("%s: binary data (%s), not a text log: lines found in it are no evidence", in.Path, in.Binary))
+		}
+		if in.Incomplete != "" {
+			doubts = append(doubts, fmt.Sprintf("%s: %s: what the log leaves out may have compiled", in.Path, in.Incomplete))
 		}
 	}
 	for _, f := range rep.MarkerMissing {

@@ -76,6 +76,9 @@ type Input struct {
 	Binary string
 	// CutBegin says the input ends inside a line that begins a compilation ("" when not).
 	CutBegin string
+	// Incomplete says why the input does not hold the whole run ("" when nothing says so):
+	// the caller knows it (a run folder's manifest says the run was cut).
+	Incomplete string
 	// Unread counts the lines that look like compile records recomp could not read;
 	// UnreadLines are the first logscan.MaxUnread.
 	Unread      int

@@ -36,22 +36,36 @@ type Folder struct {
 // written to the end. A folder without a manifest says nothing: a run.log of one's own making is
 // a run folder too.
 func (f Folder) Notes() []string {
+	notes, _ := f.notes()
+	return notes
+}
+
+// Incomplete says why run.log does not hold the whole run ("" when nothing says so): the run
+// was cut, or writing run.log failed. A gate cannot pass on what such a log leaves out.
+func (f Folder) Incomplete() string {
+	_, cut := f.notes()
+	return cut
+}
+
+func (f Folder) notes() (out []string, incomplete string) {
 	const held = "run.log holds what the command printed until then"
 	if f.Manifest == "" {
-		return nil
+		return nil, ""
 	}
 	m, err := ReadManifest(f.Manifest)
 	if err != nil {
-		return []string{"the run's manifest could not be read: " + err.Error()}
+		return []string{"the run's manifest could not be read: " + err.Error()}, ""
 	}
-	var out []string
 	if m.Running {
 		out = append(out, "the run was cut: manifest.json is the one written when the command started, so recomp was stopped (killed?) before the run ended; "+held)
 	}
 	if m.LogError != "" {
 		out = append(out, fmt.Sprintf("run.log is incomplete: writing it failed (%s) and %d bytes were not written; what it holds was written before", m.LogError, m.LogLostBytes))
 	}
-	return out
+	if len(out) > 0 {
+		incomplete = out[0]
+	}
+	return out, incomplete
 }
 
 // Open says whether path is a run folder (a folder with a run.log) and names its files;

@@ -198,12 +198,21 @@ func emitMetric(c *logscan.Context, name string, lines []string) {
 }
 
 // parseDuration reads torch_xla's durations: 06s927ms200.612us, 01m12s, 205ms156.851us.
+//
+// torch_xla prints each part but the last with std::fixed and precision 0, which rounds, while
+// it carries only the part's floor to the next: 1.5629 s prints as 02s563ms900.000us. Read
+// from the last part back, a part whose remainder is half its unit or more was rounded up, and
+// its floor is one less than printed.
 func parseDuration(v string) time.Duration {
-	var d time.Duration
+	type part struct {
+		num  float64
+		unit time.Duration
+	}
+	var parts []part
 	units := []struct {
 		suffix string
 		unit   time.Duration
-	}{{"us", time.Microsecond}, {"ns", time.Nanosecond}, {"ms", time.Millisecond}, {"h", time.Hour}, {"m", time.Minute}, {"s", time.Second}}
+	}{{"us", time.Microsecond}, {"ns", time.Nanosecond}, {"ms", time.Millisecond}, {"d", 24 * time.Hour}, {"h", time.Hour}, {"m", time.Minute}, {"s", time.Second}}
 	for v != "" {
 		i := 0
 		for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
@@ -215,17 +224,26 @@ func parseDuration(v string) time.Duration {
 			if strings.HasPrefix(rest, u.suffix) {
 				f, err := strconv.ParseFloat(num, 64)
 				if err != nil {
-					return d
+					break
 				}
-				d += time.Duration(f * float64(u.unit))
+				parts = append(parts, part{f, u.unit})
 				v = rest[len(u.suffix):]
 				found = true
 				break
 			}
 		}
 		if !found {
-			return d
+			break
 		}
+	}
+	var d time.Duration
+	for i := len(parts) - 1; i >= 0; i-- {
+		p := parts[i]
+		n := p.num
+		if i < len(parts)-1 && n >= 1 && 2*d >= p.unit {
+			n-- // rounded up: its remainder d is at least half of its unit
+		}
+		d += time.Duration(n * float64(p.unit))
 	}
 	return d
 }

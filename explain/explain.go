@@ -222,7 +222,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			}
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
-				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes})
+				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes, Role: p.B.Role})
 			}
 		}
 	}

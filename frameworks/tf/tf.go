@@ -78,7 +78,9 @@ var Framework = &framework.Framework{
 		Causes: map[string]string{
 			"batch_size": "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
 				"the number of samples, and validation_batch_size for the validation data",
-			"input_shape":    "give the tf.function an input_signature with None for the dimension that varies, or pad to a few sizes (tf.data padded_batch, bucket_by_sequence_length)",
+			"input_shape": "pad to fixed sizes: tf.data padded_batch(..., padded_shapes=...) with a fixed length, or bucket_by_sequence_length " +
+				"with fixed bucket_boundaries and pad_to_bucket_boundary=True (one compilation per boundary); under jit_compile an " +
+				"input_signature with None still compiles once per shape",
 			"constant_value": "pass Python numbers to the tf.function as tensors: a new Python value is a new trace and a new XLA compilation",
 			"identical":      "create the tf.function (or compile the Keras model) once, outside the loop",
 		},

@@ -17,7 +17,7 @@ import (
 // saw, where the log named none or a library's: JAX's compilations in order (each backend
 // compile the probe saw is one compile request in the log, of the function the probe names),
 // and TF's compilations during a Keras fit, evaluate or predict the line that called it.
-func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
+func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Options) {
 	var units []*ledger.Unit
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
@@ -26,6 +26,45 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
 	attachJAX(units, recs)
 	attachTF(units, recs)
 	attachKeras(units, recs)
+	oneStep(rep, opt)
+}
+
+// oneStep counts as one program the TF programs of a Keras step that one predict or evaluate
+// call compiled under traced functions of their own (Keras's predict step is traced for the full
+// batch, then again, relaxed, for the last partial batch): one step compiled again, not two
+// programs each compiled once. Only programs the log names by their traced function (no
+// signature, as under recomp run) are joined; fit's train and test steps are never joined.
+func oneStep(rep *ledger.Report, opt ledger.Options) {
+	byCall := map[*ledger.Call][]*ledger.Module{}
+	var calls []*ledger.Call
+	for _, m := range rep.Modules {
+		var call *ledger.Call
+		for _, u := range m.Compiled() {
+			switch {
+			case u.Via == nil || u.Via.Method == "fit" || frameworks.ForProducer(u.Producer) != tffw.Framework ||
+				!strings.Contains(u.Family, " [inference_"):
+				call = nil
+			case call == nil || call == u.Via:
+				call = u.Via
+				continue
+			default:
+				call = nil
+			}
+			break
+		}
+		if call == nil {
+			continue
+		}
+		if byCall[call] == nil {
+			calls = append(calls, call)
+		}
+		byCall[call] = append(byCall[call], m)
+	}
+	for _, c := range calls {
+		if mods := byCall[c]; len(mods) > 1 {
+			rep.OneProgram(mods, opt)
+		}
+	}
 }
 
 func probeSite(r runfolder.ProbeRecord) ledger.Site {

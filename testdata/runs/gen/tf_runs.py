@@ -392,7 +392,9 @@ def padded_batch_loop():
         lambda: iter(seqs), output_signature=tf.TensorSpec((None, 4), tf.float32)).padded_batch(16)
     w = tf.Variable(tf.ones((4, 4)))
 
-    @tf.function(jit_compile=True, reduce_retracing=True)
+    # The input_signature leaves the batch and the length None: one trace, and still one XLA
+    # compilation per shape under jit_compile.
+    @tf.function(jit_compile=True, input_signature=[tf.TensorSpec([None, None, 4], tf.float32)])
     def train_step(x):
         with tf.GradientTape() as tape:
             loss = tf.reduce_mean(tf.tanh(tf.matmul(x, w)) ** 2)
@@ -535,11 +537,11 @@ SCENARIOS = {
         compile once per length.""",
         recompiled=["one_step_on_data"], cause="input_shape", compilations=5, detail=True),
     "padded-batch-loop": _s(padded_batch_loop, """
-        A custom training loop: tf.function(jit_compile=True, reduce_retracing=True) fed a tf.data dataset
-        of sequences of 8 to 40 steps through padded_batch(16) with no padded_shapes: each batch is
-        padded to its own longest sequence (24, 31, 27, 40, 24, 33 steps), and XLA compiles the step for
-        each new length (reduce_retracing traces it with a None length; under jit_compile each shape is
-        still a compilation of its own): 5 compilations for 6 batches.""",
+        A custom training loop: tf.function(jit_compile=True) with an input_signature of [None, None, 4]
+        fed a tf.data dataset of sequences of 8 to 40 steps through padded_batch(16) with no padded_shapes:
+        each batch is padded to its own longest sequence (24, 31, 27, 40, 24, 33 steps). One trace, and XLA
+        compiles it for each new length (under jit_compile the None in the signature does not spare a
+        compilation per shape): 5 compilations for 6 batches.""",
         recompiled=["train_step"], cause="input_shape", compilations=5),
 }
 
@@ -702,7 +704,9 @@ def _detail(run, modules, facts, recompiled):
     roles = collections.OrderedDict()
     for role, r in facts.get("roles", {}).items():
         fed = ("inputs", r["inputs"]) if "inputs" in r else ("batches", r["batches"])
-        roles[role] = collections.OrderedDict([("functions", r["functions"]), fed,
+        # the traced functions XLA compiled (Keras also traces concrete functions it never runs)
+        fns = [f for f in r["functions"] if f in times]
+        roles[role] = collections.OrderedDict([("functions", fns), fed,
                                                ("dumps", sorted(f"dump/{f}" for sig in r["functions"] for f in seen[sig]))])
     extra["roles"] = roles
     return extra

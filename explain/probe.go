@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -29,14 +30,38 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Op
 	oneStep(rep, opt)
 }
 
-// oneStep counts as one program the TF programs of a Keras step that one predict or evaluate
-// call compiled under traced functions of their own (Keras's predict step is traced for the full
-// batch, then again, relaxed, for the last partial batch): one step compiled again, not two
-// programs each compiled once. Only programs the log names by their traced function (no
-// signature, as under recomp run) are joined; fit's train and test steps are never joined.
+// model names the model of a Keras call with its process ("" when the probe did not record it).
+func model(r runfolder.ProbeRecord) string {
+	if r.Model == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d/%s", r.PID, r.Model)
+}
+
+// stepKey is one Keras step of one model: the evaluate calls of a model (fit's validation among
+// them) run its test step, its predict calls its predict step. A call whose model the probe did
+// not record is a step of its own.
+type stepKey struct {
+	model, method string
+	call          *ledger.Call
+}
+
+func stepOf(c *ledger.Call) stepKey {
+	if c.Model == "" {
+		return stepKey{call: c}
+	}
+	return stepKey{model: c.Model, method: c.Method}
+}
+
+// oneStep counts as one program the TF programs of a Keras step that a model's predict or
+// evaluate calls compiled under traced functions of their own (Keras's predict step is traced for
+// the full batch, then again, relaxed, for the last partial batch; evaluate after fit traces its
+// test step anew): one step compiled again, not two programs each compiled once. Only programs
+// the log names by their traced function (no signature, as under recomp run) are joined; fit's
+// train step is never joined.
 func oneStep(rep *ledger.Report, opt ledger.Options) {
-	byCall := map[*ledger.Call][]*ledger.Module{}
-	var calls []*ledger.Call
+	byCall := map[stepKey][]*ledger.Module{}
+	var calls []stepKey
 	for _, m := range rep.Modules {
 		var call *ledger.Call
 		for _, u := range m.Compiled() {
@@ -44,7 +69,7 @@ func oneStep(rep *ledger.Report, opt ledger.Options) {
 			case u.Via == nil || u.Via.Method == "fit" || frameworks.ForProducer(u.Producer) != tffw.Framework ||
 				!strings.Contains(u.Family, " [inference_"):
 				call = nil
-			case call == nil || call == u.Via:
+			case call == nil || stepOf(call) == stepOf(u.Via):
 				call = u.Via
 				continue
 			default:
@@ -55,10 +80,11 @@ func oneStep(rep *ledger.Report, opt ledger.Options) {
 		if call == nil {
 			continue
 		}
-		if byCall[call] == nil {
-			calls = append(calls, call)
+		k := stepOf(call)
+		if byCall[k] == nil {
+			calls = append(calls, k)
 		}
-		byCall[call] = append(byCall[call], m)
+		byCall[k] = append(byCall[k], m)
 	}
 	for _, c := range calls {
 		if mods := byCall[c]; len(mods) > 1 {
@@ -169,7 +195,7 @@ func attachKeras(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 		case ok:
 			open[method] = append(open[method], len(spans))
 			spans = append(spans, span{begin: r.Time(), site: probeSite(r),
-				call: &ledger.Call{FrontEnd: keras.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize}})
+				call: &ledger.Call{FrontEnd: keras.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r)}})
 		default:
 			method, _ = cutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {

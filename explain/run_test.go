@@ -302,3 +302,23 @@ func TestKerasPredictTailIsOneStep(t *testing.T) {
 		t.Errorf("%d recompilations, want 2 (the evaluate and the predict tails)", n)
 	}
 }
+
+// A real run of recomp run (testdata/keras-evaluate: its prog.py, Keras 3.15 on TF 2.21, CPU):
+// fit with validation data in batches of 64, then evaluate of the same data in batches of 32.
+// Keras traces the test step anew for evaluate, so the log names the two compilations apart; they
+// are one model's test step (the probe names the model of each call) compiled again for another
+// batch size, not a last partial batch.
+func TestKerasEvaluateOtherBatchIsOneStep(t *testing.T) {
+	s, err := Logs([]string{filepath.Join("testdata", "keras-evaluate")}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Verdict.Verdicts) != 1 {
+		t.Fatalf("verdicts %+v, want the test step's", s.Verdict.Verdicts)
+	}
+	v := s.Verdict.Verdicts[0]
+	if !strings.HasPrefix(v.Role, "test step") || v.Compilations != 2 || v.Sizes == nil || v.Sizes.Pattern != "calls" ||
+		!strings.Contains(v.Action, "batch sizes 32 and 64") || strings.Contains(v.Action, "last batch") || strings.Contains(v.Action, "drop_remainder") {
+		t.Errorf("the test step: %+v", v)
+	}
+}

@@ -121,7 +121,8 @@ type Cause struct {
 type Sizes struct {
 	// What names the dimension ("batch", "x dimension 1").
 	What string
-	// Seen are the sizes compiled, in order; Pattern how they vary (padding.Pattern).
+	// Seen are the sizes compiled, in order; Pattern how they vary (padding.Pattern, or "calls":
+	// the batch sizes a front end's calls were given).
 	Seen    []int
 	Pattern string
 	// Plans are the bucket sets compared; Best indexes the one recommended (-1 none).
@@ -382,9 +383,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
 	})
 	front, call := viaOf(compiled)
-	if v.Sizes != nil && call != nil {
-		v.Sizes.fit(call)
-	}
+	v.Sizes.fitCalls(call, compiled)
 	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front), stepFront)
 	return v
 }
@@ -790,6 +789,40 @@ func (s *Sizes) fit(call *ledger.Call) {
 	s.Samples, s.BatchSizes = call.Samples, divisorsNear(call.Samples, large)
 }
 
+// fitCalls reads what the front end's calls were given into the sizes (none: nothing to read).
+func (s *Sizes) fitCalls(call *ledger.Call, compiled []*ledger.Unit) {
+	if s == nil {
+		return
+	}
+	if call != nil {
+		s.fit(call)
+	}
+	s.calls(compiled)
+}
+
+// calls reads a "remainder" that is no remainder: the front end's calls were given different batch
+// sizes (fit's validation at 64 rows, evaluate at 32), and each size compiled is one of them.
+func (s *Sizes) calls(compiled []*ledger.Unit) {
+	if s.Pattern != "remainder" {
+		return
+	}
+	var sizes []int
+	for _, u := range compiled {
+		if u.Via != nil && u.Via.BatchSize > 0 && !slices.Contains(sizes, u.Via.BatchSize) {
+			sizes = append(sizes, u.Via.BatchSize)
+		}
+	}
+	if len(sizes) < 2 {
+		return
+	}
+	for _, n := range s.Seen {
+		if !slices.Contains(sizes, n) {
+			return
+		}
+	}
+	s.Pattern, s.Samples, s.BatchSizes = "calls", 0, nil
+}
+
 // maxBatch bounds the batch sizes divisorsNear searches around (its work is linear in them).
 const maxBatch = 1 << 20
 
@@ -817,6 +850,13 @@ func divisorsNear(n, b int) []int {
 
 // padTo says which sizes to pad to, in a few words.
 func (s *Sizes) padTo() string {
+	if s.Pattern == "calls" {
+		var bs []string
+		for _, n := range distinct(s.Seen) {
+			bs = append(bs, strconv.Itoa(n))
+		}
+		return fmt.Sprintf("its calls were given the batch sizes %s: one batch size for all of them compiles it once", strings.Join(bs, " and "))
+	}
 	if s.Pattern == "remainder" {
 		large := slices.Max(s.Seen)
 		small := slices.Min(s.Seen)

@@ -377,6 +377,7 @@ def keras_padded_batch():
         lambda: ((s, np.ones((1,), np.float32)) for s in seqs),
         output_signature=(tf.TensorSpec((None, 4), tf.float32), tf.TensorSpec((1,), tf.float32)))
     model.fit(ds.padded_batch(16), epochs=1, verbose=0)  # each batch padded to its own longest sequence
+    driver.EVIDENCE["lengths"] = [int(x.shape[1]) for x, _ in ds.padded_batch(16)]  # what TF fed, batch by batch
     seen = []
     for n in PADDED_MAX:
         if n not in seen:
@@ -401,8 +402,11 @@ def padded_batch_loop():
         w.assign_sub(0.1 * tape.gradient(loss, w))
         return loss
 
+    lengths = []
     for x in ds:  # each batch padded to its own longest sequence: 24, 31, 27, 40, 24, 33 steps
         train_step(x)
+        lengths.append(int(x.shape[1]))
+    driver.EVIDENCE["lengths"] = lengths
     _traced("train_step", train_step)
 
 # --- what each scenario is, and what it must show ----------------------------------------------
@@ -660,8 +664,22 @@ def judge(run):
         "recompiled": recompiled,
         "not_recompiled": not_recompiled,
         "note": "" if agree else " (dump and device-compiler lines disagree)",
-        "extra": _detail(run, modules, facts, recompiled) if s["detail"] else None,
+        "extra": _extra(run, modules, facts, recompiled),
     }
+
+
+def _extra(run, modules, facts, recompiled):
+    """The fields after the standard ones: _detail's, and spread (the sequence lengths TF fed a
+    program through padded_batch, batch by batch)."""
+    extra = _detail(run, modules, facts, recompiled) if run.spec["detail"] else collections.OrderedDict()
+    lengths = facts.get("lengths")
+    if lengths and recompiled:
+        counts = collections.Counter(lengths)
+        extra["spread"] = collections.OrderedDict([
+            ("identity", recompiled[0]), ("input", "x [B,L,4]: L, the sequence length padded_batch padded each batch to"),
+            ("steps", len(lengths)), ("sizes", {str(n): counts[n] for n in sorted(counts)}),
+            ("compiled", sorted(counts)), ("pad_to", max(lengths))])
+    return extra or None
 
 
 def _detail(run, modules, facts, recompiled):

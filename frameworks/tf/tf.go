@@ -74,7 +74,8 @@ var Framework = &framework.Framework{
 		Evidence:   "TF/Keras with XLA: TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compilation_profiler=2 (device_compiler=2 adds Keras's step signatures, at a few lines per step)",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True",
 		Retrace: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, " +
-			"and pass Python scalars as tensors; under jit_compile every new signature is a new XLA compilation",
+			"and pass Python scalars as tensors; under jit_compile that stops the tracing, not the compiling: every new shape is " +
+			"still an XLA compilation, so pad to a few fixed shapes (tf.data padded_batch with padded_shapes, bucket_by_sequence_length)",
 		Causes: map[string]string{
 			"batch_size": "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
 				"the number of samples, and validation_batch_size for the validation data",

@@ -101,19 +101,7 @@ func TestLiveRecompRun(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			dir := filepath.Join(t.TempDir(), "run")
-			prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", c.program))
-			code, _, stderr := runIn(t, "", "run", "--out", dir, "--", py, prog)
-			if code != 0 {
-				t.Fatalf("exit %d:\n%s", code, stderr)
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "report.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc report.RunJSON
-			if err := json.Unmarshal(b, &doc); err != nil {
-				t.Fatal(err)
-			}
+			doc, stderr := runLive(t, dir, py, c.program)
 			var fams []string
 			found := false
 			for _, m := range doc.Scan.Modules {
@@ -163,20 +151,7 @@ func TestLiveKerasSteps(t *testing.T) {
 		t.Skip("SKIPPED LOUDLY: RECOMP_LIVE_TF_2_21 is not set: the Keras programs were not run through recomp run")
 	}
 	t.Setenv("CUDA_VISIBLE_DEVICES", "")
-	dir := filepath.Join(t.TempDir(), "run")
-	prog, _ := filepath.Abs("../../testdata/runs/gen/live/keras_steps.py")
-	code, _, stderr := runIn(t, "", "run", "--out", dir, "--", py, prog)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc report.RunJSON
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc, stderr := runLive(t, filepath.Join(t.TempDir(), "run"), py, "keras_steps.py")
 	want := map[string][]int{"predict step": {256, 232}, "test step (evaluate)": {64, 36}}
 	for _, p := range doc.Scan.Verdict.Programs {
 		sizes, ok := want[p.Role]
@@ -197,11 +172,28 @@ func TestLiveKerasSteps(t *testing.T) {
 		t.Errorf("steps not in the verdict: %v\n%s", want, stderr)
 	}
 	clean := filepath.Join(t.TempDir(), "clean")
-	prog, _ = filepath.Abs("../../testdata/runs/gen/live/keras_clean.py")
-	if code, _, stderr := runIn(t, "", "run", "--out", clean, "--", py, prog); code != 0 {
-		t.Fatalf("clean program: exit %d:\n%s", code, stderr)
-	}
+	runLive(t, clean, py, "keras_clean.py")
 	if code, out, _ := runIn(t, "", "guard", clean); code != 0 {
 		t.Errorf("guard fails the clean Keras program:\n%s", out)
 	}
+}
+
+// runLive runs testdata/runs/gen/live/PROGRAM with py through recomp run into dir, and returns its
+// report.json and what recomp said on standard error.
+func runLive(t *testing.T, dir, py, program string) (report.RunJSON, string) {
+	t.Helper()
+	prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", program))
+	code, _, stderr := runIn(t, "", "run", "--out", dir, "--", py, prog)
+	if code != 0 {
+		t.Fatalf("%s: exit %d:\n%s", program, code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc report.RunJSON
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc, stderr
 }

@@ -92,6 +92,14 @@ func TestEvaluate(t *testing.T) {
 			"run.log:4: the log ends inside a line that begins a compilation"},
 		{"a JAX log cut at the start of its Compiling line", jaxStep("32") + "step 1\nCompil", nil, Options{}, false, true, 0, "run.log:4: the log ends inside"},
 		{"a log cut inside a line of the program's own", jaxStep("32") + "step 1 loss 0.2", nil, Options{}, true, false, 0, "0 compilation(s)"},
+		// JAX 0.2 logged no end of a compilation (jax#1668's mnist_vae.py: run_epoch compiled
+		// twice): its last request is no open compilation, and the log fails.
+		{"a JAX 0.2 log, no end records", "WARNING:absl:Compiling run_epoch for args (ShapedArray(uint32[2]), ShapedArray(float32[784,512])).\nepoch 0\n" +
+			"WARNING:absl:Compiling run_epoch for args (ShapedArray(uint32[2]), ShapedArray(float32[])).\nepoch 1\n", nil, Options{}, false, false, 1,
+			"1 compilation(s) after warm-up"},
+		// a release that printed the same request and its end: the last one without it is open
+		{"a JAX 0.3 log with end records, cut", "Compiling run_epoch (1) for args (ShapedArray(float32[8]),).\nFinished XLA compilation of run_epoch in 0.2 sec\n" +
+			"Compiling eval (2) for args (ShapedArray(float32[8]),).\n", nil, Options{}, false, true, 0, "the log ends inside the compilation of jit_eval"},
 		{"a binary input", compile("train.1", "0xa"), []Input{{Path: "core", Binary: "an ELF executable"}}, Options{}, false, true, 0, "core: binary data"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,6 +41,10 @@ var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Fram
 // drives it); they are no stack a user picks.
 var compilers = []*Framework{xla.Framework, wrappers.Framework}
 
+// stacksThenCompilers is all, then compilers: what ForProducer and Program search, built once
+// (they are asked for each compilation).
+var stacksThenCompilers = slices.Concat(all, compilers)
+
 // frontEnds are the libraries between programs and stacks whose calls the probe records.
 var frontEnds = []*framework.FrontEnd{keras.FrontEnd}
 
@@ -78,7 +82,7 @@ func ByName(name string) *Framework {
 
 // ForProducer returns the stack whose log lines a producer prints, nil when none.
 func ForProducer(p logscan.Producer) *Framework {
-	for _, f := range slices.Concat(all, compilers) {
+	for _, f := range stacksThenCompilers {
 		for _, q := range f.Producers {
 			if q == p {
 				return f
@@ -212,7 +216,7 @@ func Eager(p logscan.Producer, family, signature string) bool {
 // Program is what a compilation is counted against when that is not its family (ok false):
 // programs that share a family without being one program.
 func Program(family, module, signature string) (string, bool) {
-	for _, fw := range slices.Concat(all, compilers) {
+	for _, fw := range stacksThenCompilers {
 		if fw.Identity.Program != nil {
 			if p, ok := fw.Identity.Program(family, module, signature); ok {
 				return p, true

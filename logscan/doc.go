@@ -23,6 +23,7 @@
 // common they are in logs, for teddy.go to pick each anchor's rarest bytes; record.go cuts a line into records (timestamps, launcher prefixes such as
 // mpirun's and Kubernetes', several records glued on one line); held.go holds a record while
 // its continuation lines arrive; classify.go turns a record into events by the stacks' rules,
-// which framework.go compiles into a Grammar; marker.go finds the warm-up marker (--after) and
+// which framework.go compiles into a Grammar (pairs.go rules out the rules whose literal a
+// message cannot hold, by the byte pairs it holds); marker.go finds the warm-up marker (--after) and
 // sniffs binary input; synthetic.go writes large synthetic logs for benchmarks.
 package logscan

@@ -196,13 +196,25 @@ func function(name string) string {
 // sanitizeName maps a Python name to the name XLA's front ends give its module: every character
 // other than a letter, digit, '_', '.' or '-' becomes '_', and trailing '_' are dropped.
 func sanitizeName(name string) string {
+	i := 0
+	for i < len(name) && nameByte(name[i]) {
+		i++
+	}
+	if i == len(name) {
+		return strings.TrimRight(name, "_") // nothing to replace: no copy (the ledger asks for each request)
+	}
 	b := []byte(name)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80) {
+		if !nameByte(c) {
 			b[i] = '_'
 		}
 	}
 	return strings.TrimRight(string(b), "_")
+}
+
+// nameByte says whether sanitizeName keeps a byte.
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80
 }
 
 // Eager reports whether a compilation a producer logged is of a one-op program its stack

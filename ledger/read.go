@@ -342,6 +342,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
 	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
 	ps.events[""]--
+	tracing := opt.Log.IsTrace() // (its arguments cost an allocation per event, logged or not)
 	eachEvent(s, func(ev logscan.Event) {
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			return // counted nowhere
@@ -357,7 +358,9 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		if opt.AllEvents || len(res.events) < MaxEvents && kept.wants(i) {
 			res.events = append(res.events, ev)
 		}
-		opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
+		if tracing {
+			opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
+		}
 	})
 	st := s.Stats()
 	res.stats = st

@@ -21,6 +21,27 @@ type prefilter struct {
 	teddy *teddy // the vector search's tables; used where teddyVector is set
 }
 
+// adaptSample is how much of the start of a log the prefilter samples to choose the vector
+// search's fingerprints (adapt); adaptMin the least it adapts on.
+const (
+	adaptSample = 256 << 10
+	adaptMin    = 64 << 10
+)
+
+// adapt returns the prefilter with the vector search's fingerprints chosen by how often they
+// occur in sample (the start of the log to scan): the same lines are found, with fewer
+// candidates to verify where the log's common words hold the static choice's fingerprints. It
+// returns p itself where there is no vector search.
+func (p *prefilter) adapt(sample []byte) *prefilter {
+	if p.teddy == nil || teddyVector == nil {
+		return p
+	}
+	sample = sample[:min(len(sample), adaptSample)]
+	q := *p
+	q.teddy = newTeddyFrom(p.pats, countGrams(sample, p.teddy.fpLen))
+	return &q
+}
+
 // emptyFilter finds no line: a Scanner without a grammar reads no message.
 var emptyFilter = &prefilter{m: 0}
 

@@ -51,10 +51,11 @@ type Scanner struct {
 	stats      Stats
 	nulWarned  bool
 	utf8Warned bool
-	sniffed    bool     // the start of the input was checked for binary data
-	spans      []span   // candidate lines of the current region
-	parts      [][]span // scratch for the parallel prefilter
-	starts     []int    // scratch for recordStarts
+	sniffed    bool       // the start of the input was checked for binary data
+	spans      []span     // candidate lines of the current region
+	parts      [][]span   // scratch for the parallel prefilter
+	filter     *prefilter // the grammar's, adapted to the log once its first large region is read
+	starts     []int      // scratch for recordStarts
 
 	// procState is the state of the process whose record is being read; procs holds one per
 	// rank a launcher's prefix named ("" for lines without one).
@@ -260,7 +261,7 @@ func (s *Scanner) processRegion(region []byte) {
 		}
 	}
 	var rs regionScan
-	s.spans, rs = s.g.filter.candidates(region, s.spans[:0], &s.parts, !s.nulWarned)
+	s.spans, rs = s.prefilter(region).candidates(region, s.spans[:0], &s.parts, !s.nulWarned)
 	if !s.nulWarned && rs.nul >= 0 {
 		s.nulWarned = true
 		s.warn(s.line+bytes.Count(region[:rs.nul], []byte{'\n'}), "binary data (NUL byte): not a text log?")
@@ -327,6 +328,18 @@ func (s *Scanner) processRegion(region []byte) {
 	if len(region) > 0 && region[len(region)-1] == '\n' {
 		s.longWarned = false
 	}
+}
+
+// prefilter is the prefilter for region: the grammar's, adapted to the log (prefilter.adapt)
+// once a region of adaptMin bytes or more is read.
+func (s *Scanner) prefilter(region []byte) *prefilter {
+	if s.filter == nil && len(region) >= adaptMin {
+		s.filter = s.g.filter.adapt(region)
+	}
+	if s.filter == nil {
+		return s.g.filter
+	}
+	return s.filter
 }
 
 // anyHeld says whether some rank holds a multi-line record.

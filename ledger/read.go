@@ -338,7 +338,10 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		}
 		r = f
 	}
-	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar()})
+	// With more than one CPU, the scanner reads and prefilters ahead of its parsing, and the
+	// ledgers take its events in a goroutine of their own (eachEvent).
+	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar(), ReadAhead: runtime.GOMAXPROCS(0) > 1})
+	defer s.Close()
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
 	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
 	ps.events[""]--

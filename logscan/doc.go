@@ -16,7 +16,9 @@
 // of a line. Bad lines never stop a scan; they become Warnings with a file and line.
 //
 // The work is split by job: event.go is the typed Event and its kinds; scanner.go is the
-// Scanner (options, per-process state, Scan/Event/Err); prefilter.go finds the candidate lines
+// Scanner (options, per-process state, Scan/Event/Err), and readahead.go its read-ahead goroutine
+// (Options.ReadAhead: the next part of the input read and prefiltered while one is parsed);
+// prefilter.go finds the candidate lines
 // by their anchors (and counts the lines, in parallel), with the vector search of teddy.go where
 // the CPU has one (teddy_amd64.go and .s: AVX2; teddy_arm64.go and .s: NEON; teddy_other.go: none,
 // also with -tags purego) and its portable shift table elsewhere; bytefreq.go ranks bytes by how

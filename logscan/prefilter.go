@@ -37,9 +37,34 @@ func (p *prefilter) adapt(sample []byte) *prefilter {
 		return p
 	}
 	sample = sample[:min(len(sample), adaptSample)]
+	t := newTeddyFrom(p.pats, countGrams(sample, p.teddy.fpLen))
+	// The counts leave the nibble tables' cross products out (a bucket holding "ile?" and "tep="
+	// also lets "tile" through): keep the choice that gives fewer candidates in the sample.
+	if teddyCandidates(t, sample) >= teddyCandidates(p.teddy, sample) {
+		return p
+	}
 	q := *p
-	q.teddy = newTeddyFrom(p.pats, countGrams(sample, p.teddy.fpLen))
+	q.teddy = t
 	return &q
+}
+
+// teddyCandidates counts the positions of text the vector scan reports for t.
+func teddyCandidates(t *teddy, text []byte) int {
+	buf := teddyBufs.Get().(*[teddyBatch]uint32)
+	defer teddyBufs.Put(buf)
+	total := 0
+	for pos := 0; pos < len(text); {
+		n, next := teddyVector(t, text, pos, buf[:])
+		if n == 0 && next == pos {
+			n, next = teddyScanGeneric(t, text, pos, buf[:])
+			if n == 0 && next == pos {
+				break
+			}
+		}
+		total += n
+		pos = next
+	}
+	return total
 }
 
 // emptyFilter finds no line: a Scanner without a grammar reads no message.

@@ -30,7 +30,6 @@ var (
 	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +(\d+))? ([^\s:\]]+):\d+\] `)
 	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
 	reAbslPrefix  = regexp.MustCompile(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +(-?\d+) ([^\s:\]]+):\d+\] `)
-	reGCOldPrefix = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
 	// AWS Neuron's compiler wrapper (libneuronxla, torch-neuronx): "2024-04-12 07:13:06.000296:
 	// 271334  INFO ||NEURON_CC_WRAPPER||: " (before 2.15 without the process id, ||NCC_WRAPPER||).
 	reNeuronPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): +(?:\d+ +)?[A-Z]+ +\|\|[A-Z_]+\|\|: `)
@@ -285,6 +284,89 @@ func tfPrefix(rec []byte) (stamp, thread, source []byte, n int) {
 	return nil, nil, nil, 0
 }
 
+// gcNewPrefix and neuronPrefix are reGCNewPrefix's and reNeuronPrefix's submatches, tried only
+// where the record starts as their dated layouts do.
+func gcNewPrefix(rec []byte, dated bool) [][]byte {
+	if !dated {
+		return nil
+	}
+	return reGCNewPrefix.FindSubmatch(rec)
+}
+
+func neuronPrefix(rec []byte, dated bool) [][]byte {
+	if !dated {
+		return nil
+	}
+	return reNeuronPrefix.FindSubmatch(rec)
+}
+
+// gcOldPrefix matches the prefix of Poplar's and poprun's records,
+// `^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `, without the regexp
+// engine (the commonest prefix of a Poplar log): the stamp, the component and the length of the
+// prefix; n is 0 when rec does not start with one. FuzzGCOldPrefix holds it to the expression.
+func gcOldPrefix(rec []byte) (stamp, component []byte, n int) {
+	const layout = "00:00:00.000 "
+	if len(rec) < len(layout) {
+		return nil, nil, 0
+	}
+	for i := range len(layout) {
+		if c := rec[i]; layout[i] == '0' && !isDigit(c) || layout[i] != '0' && c != layout[i] {
+			return nil, nil, 0
+		}
+	}
+	i := len(layout)
+	j := i
+	for j < len(rec) && isDigit(rec[j]) {
+		j++
+	}
+	if j == i || j >= len(rec) || rec[j] != ' ' {
+		return nil, nil, 0
+	}
+	at := j + 1
+	if end, n := gcComponent(rec, at); n > 0 {
+		return rec[:len(layout)-1], rec[at:end], n
+	}
+	return nil, nil, 0
+}
+
+// gcComponent matches `(P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] ` at rec[at:], trying what the
+// alternation tries in its order: where the component ends and where the match ends (n 0: none).
+func gcComponent(rec []byte, at int) (end, n int) {
+	if at+1 < len(rec) && rec[at] == 'P' && (rec[at+1] == 'O' || rec[at+1] == 'L') {
+		end := at + 2
+		if end < len(rec) && rec[end] == ':' {
+			k := end + 1
+			for k < len(rec) && rec[k] >= 'A' && rec[k] <= 'Z' {
+				k++
+			}
+			if n := gcLevel(rec, k); k > end+1 && n > 0 {
+				return k, n
+			}
+		}
+		if n := gcLevel(rec, end); n > 0 {
+			return end, n
+		}
+	}
+	if bytes.HasPrefix(rec[at:], []byte("POPRUN")) {
+		if n := gcLevel(rec, at+6); n > 0 {
+			return at + 6, n
+		}
+	}
+	return 0, 0
+}
+
+// gcLevel matches ` +\[[TDIWEC]\] ` at rec[i:], returning where it ends (0: no match).
+func gcLevel(rec []byte, i int) int {
+	j := i
+	for j < len(rec) && rec[j] == ' ' {
+		j++
+	}
+	if j == i || j+4 > len(rec) || rec[j] != '[' || !strings.ContainsRune("TDIWEC", rune(rec[j+1])) || rec[j+2] != ']' || rec[j+3] != ' ' {
+		return 0
+	}
+	return j + 4
+}
+
 // tfSource matches `([^\s:\]]+):\d+\] ` at rec[i:], returning the file and where the match ends
 // (0: no match).
 func tfSource(rec []byte, i int) ([]byte, int) {
@@ -437,19 +519,20 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 			h.producer, h.thread = producerFromSource(string(source), ProducerTF), string(thread)
 			return h, rec[n:]
 		}
-		if m := reGCNewPrefix.FindSubmatch(rec); m != nil {
+		dated := len(rec) > 4 && rec[4] == '-' // what the dated layouts below need (the regexp engine's set-up costs)
+		if m := gcNewPrefix(rec, dated); m != nil {
 			h.stamp = string(m[1]) + "Z"
 			h.t, h.dateKnown = parseTime("2006-01-02T15:04:05.000000", string(m[1]), true)
 			h.producer = producerFromComponent(string(m[2]))
 			return h, rec[len(m[0]):]
 		}
-		if m := reGCOldPrefix.FindSubmatch(rec); m != nil {
-			h.stamp = string(m[1])
+		if stamp, component, n := gcOldPrefix(rec); n > 0 {
+			h.stamp = string(stamp)
 			h.t, h.dateKnown = parseTime("15:04:05.000", h.stamp, false)
-			h.producer = producerFromComponent(string(m[2]))
-			return h, rec[len(m[0]):]
+			h.producer = producerFromComponent(string(component))
+			return h, rec[n:]
 		}
-		if m := reNeuronPrefix.FindSubmatch(rec); m != nil {
+		if m := neuronPrefix(rec, dated); m != nil {
 			h.stamp = string(m[1])
 			h.t, h.dateKnown = parseTime(stampLayout, h.stamp, true)
 			h.producer = ProducerNeuron

@@ -2,6 +2,7 @@ package logscan
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
@@ -104,6 +105,20 @@ func TestAdaptedFingerprints(t *testing.T) {
 	}
 	if got, want := q.lines(text, 0, nil), p.shiftLines(text, 0, nil); !slices.Equal(got, want) {
 		t.Errorf("adapted: %d lines, the shift table %d", len(got), len(want))
+	}
+	// Where the counts' choice would let more through the nibble tables (Poplar's debug lines:
+	// "tile", "Lowering"), the static choice stays.
+	var pop strings.Builder
+	for i := 0; pop.Len() < 256<<10; i++ {
+		fmt.Fprintf(&pop, "10:00:02.%03d 4242 PO:COMPILER [D] Lowering vertex poplin::ConvPartialnx1<half,float,true,false,4,0,0,true> for tile %d\n", i%1000, i%1472)
+		fmt.Fprintf(&pop, "10:00:02.%03d 4242 PO:GRAPH    [D] Created tensor 'conv2d/Conv2D/fwd/partials' on tile %d\n", i%1000, i%1472)
+	}
+	sample := []byte(pop.String())
+	p = newPrefilter(append(slices.Clone(testAnchors), "w compile?", "ration took", "input shapes", "batch_size: ",
+		"num_tokens: ", "RecompileLimitHit", "MetricsData; step=", "it config.", "seconds to compile"))
+	r := p.adapt(sample)
+	if a, b := teddyCandidates(r.teddy, sample), teddyCandidates(p.teddy, sample); a > b {
+		t.Errorf("adapted to a Poplar log: %d candidates, static %d", a, b)
 	}
 }
 

@@ -180,21 +180,8 @@ func trimCounter(name string) string {
 }
 
 // counterStart is where name's trailing run of ".N" counters begins (len(name) when it has
-// none): what `(\.\d+)+$` matches, without the regexp engine, which cost a tenth of a scan
-// of a log dense in compile requests (the ledger compares the names of each request).
-func counterStart(name string) int {
-	end := len(name)
-	for {
-		i := end
-		for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
-			i--
-		}
-		if i == end || i == 0 || name[i-1] != '.' {
-			return end
-		}
-		end = i - 1
-	}
-}
+// none): what `(\.\d+)+$` matches (framework.CounterStart).
+func counterStart(name string) int { return framework.CounterStart(name) }
 
 func function(name string) string {
 	for _, fw := range all {

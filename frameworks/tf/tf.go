@@ -248,28 +248,13 @@ func ClusterGroup(module string) string {
 	rest = rest[n:]
 	if tail, ok := strings.CutPrefix(rest, "__"); ok {
 		// the shortest (__.*?): all but the trailing ".N" counters, on one line
-		if own := tail[:counterStart(tail)]; !strings.Contains(own, "\n") {
+		if own := tail[:framework.CounterStart(tail)]; !strings.Contains(own, "\n") {
 			return "cluster_N__" + own
 		}
 		return ""
 	}
-	if counterStart(rest) != 0 {
+	if framework.CounterStart(rest) != 0 {
 		return "" // more than ".N" counters after the number
 	}
 	return "cluster_N"
-}
-
-// counterStart is where s's trailing run of ".N" counters begins (len(s) when it has none).
-func counterStart(s string) int {
-	end := len(s)
-	for {
-		i := end
-		for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-			i--
-		}
-		if i == end || i == 0 || s[i-1] != '.' {
-			return end
-		}
-		end = i - 1
-	}
 }

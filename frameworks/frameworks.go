@@ -41,6 +41,10 @@ var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Fram
 // drives it); they are no stack a user picks.
 var compilers = []*Framework{xla.Framework, wrappers.Framework}
 
+// stacksThenCompilers is all, then compilers: what ForProducer and Program search, built once
+// (they are asked for each compilation).
+var stacksThenCompilers = slices.Concat(all, compilers)
+
 // frontEnds are the libraries between programs and stacks whose calls the probe records.
 var frontEnds = []*framework.FrontEnd{keras.FrontEnd}
 
@@ -93,7 +97,7 @@ func ByName(name string) *Framework {
 
 // ForProducer returns the stack whose log lines a producer prints, nil when none.
 func ForProducer(p logscan.Producer) *Framework {
-	for _, f := range slices.Concat(all, compilers) {
+	for _, f := range stacksThenCompilers {
 		for _, q := range f.Producers {
 			if q == p {
 				return f
@@ -176,21 +180,8 @@ func trimCounter(name string) string {
 }
 
 // counterStart is where name's trailing run of ".N" counters begins (len(name) when it has
-// none): what `(\.\d+)+$` matches, without the regexp engine, which cost a tenth of a scan
-// of a log dense in compile requests (the ledger compares the names of each request).
-func counterStart(name string) int {
-	end := len(name)
-	for {
-		i := end
-		for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
-			i--
-		}
-		if i == end || i == 0 || name[i-1] != '.' {
-			return end
-		}
-		end = i - 1
-	}
-}
+// none): what `(\.\d+)+$` matches (framework.CounterStart).
+func counterStart(name string) int { return framework.CounterStart(name) }
 
 func function(name string) string {
 	for _, fw := range all {
@@ -207,13 +198,25 @@ func function(name string) string {
 // sanitizeName maps a Python name to the name XLA's front ends give its module: every character
 // other than a letter, digit, '_', '.' or '-' becomes '_', and trailing '_' are dropped.
 func sanitizeName(name string) string {
+	i := 0
+	for i < len(name) && nameByte(name[i]) {
+		i++
+	}
+	if i == len(name) {
+		return strings.TrimRight(name, "_") // nothing to replace: no copy (the ledger asks for each request)
+	}
 	b := []byte(name)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80) {
+		if !nameByte(c) {
 			b[i] = '_'
 		}
 	}
 	return strings.TrimRight(string(b), "_")
+}
+
+// nameByte says whether sanitizeName keeps a byte.
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80
 }
 
 // Eager reports whether a compilation a producer logged is of a one-op program its stack
@@ -227,7 +230,7 @@ func Eager(p logscan.Producer, family, signature string) bool {
 // Program is what a compilation is counted against when that is not its family (ok false):
 // programs that share a family without being one program.
 func Program(family, module, signature string) (string, bool) {
-	for _, fw := range slices.Concat(all, compilers) {
+	for _, fw := range stacksThenCompilers {
 		if fw.Identity.Program != nil {
 			if p, ok := fw.Identity.Program(family, module, signature); ok {
 				return p, true

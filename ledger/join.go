@@ -74,7 +74,7 @@ var joinRules = map[logscan.Kind]joinRule{
 func (l *Ledger) join(rule joinRule, ev logscan.Event) {
 	l.clusterAlone = nil // the compilation it announced has lines of its own
 	o := l.open
-	if o != nil && (rule.anyName || sameName(o, ev)) && rule.joins(o, ev) {
+	if o != nil && rule.joins(o, ev) && (rule.anyName || sameName(o, ev)) { // (the cheaper test first)
 		l.extend(o, ev)
 		rule.apply(o, ev, false)
 	} else {

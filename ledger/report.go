@@ -134,7 +134,7 @@ func (m *Module) merge(o *Module) {
 	m.TraceTime += o.TraceTime
 	m.LowerTime += o.LowerTime
 	for _, h := range o.Hashes {
-		if !m.hashSet[h] {
+		if !m.hasHash(h) {
 			m.addHash(h)
 		}
 	}

@@ -113,7 +113,11 @@ func saidBy(kind string) string {
 // compilations of a variant its process had compiled before; (0, 0) when a compilation names
 // neither.
 func variants(compiled []*ledger.Unit) (distinct, repeated int) {
-	seen, inProcess := map[string]bool{}, map[string]bool{}
+	type inInput struct {
+		input int
+		key   string
+	}
+	seen, inProcess := make(map[string]bool, len(compiled)), make(map[inInput]bool, len(compiled))
 	for _, u := range compiled {
 		key := u.Hash
 		if fw := frameworks.ForProducer(u.Producer); key == "" && fw != nil && fw.Name == "jax" {
@@ -126,7 +130,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 			seen[key] = true
 			distinct++
 		}
-		if p := fmt.Sprint(u.Input) + "\x00" + key; inProcess[p] {
+		if p := (inInput{u.Input, key}); inProcess[p] {
 			repeated++ // compiled again in the same process; one in each of two processes is none
 		} else {
 			inProcess[p] = true

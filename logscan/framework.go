@@ -47,9 +47,10 @@ type Framework struct {
 // Vocabulary is the words of a framework's compile records. A message is one of its records
 // when it holds one of Subjects (what is compiled: "jit(", "XLA", "HLO", "neff") and one of
 // Actions (what is done to it: "ompil", "retrac"): two words, so that a program's own "Compiling
-// the model…" is not taken for one. It is only tested on lines the prefilter finds (they hold
-// an anchor of some framework, or one of Anchors) and no rule of any framework read, so it costs
-// nothing on the rest of the log. All literals are case-sensitive.
+// the model…" is not taken for one. It is tested on lines the prefilter finds (they hold an
+// anchor of some framework, or one of Anchors) and no rule of any framework read, and on the
+// other lines that hold one of Sweep (then with the action in a word form). All literals are
+// case-sensitive.
 type Vocabulary struct {
 	// Anchors are more prefilter literals for records that hold none of the rules' anchors
 	// (XLA's "Very slow compile?"): each at least as long as the grammar's shortest anchor,
@@ -61,12 +62,75 @@ type Vocabulary struct {
 	// reads on purpose as nothing to count (a cache key's intermediate hash, a profiler's running
 	// total, a warning about a setting): a message holding one of any framework's is read.
 	Known []string
+	// Sweep are short literals of the framework's records (its subjects: "jit(", "cluster_",
+	// "SyncTensorsGraph") that a second, vector pass looks for in every line the prefilter did
+	// not pick: such a line is a compile record recomp could not read when it uses the
+	// vocabulary with an action in a word form ("compiled", "Compiling", "compilation",
+	// "retraced"; not "compiler"), so that a release's new wording holding no anchor is seen
+	// too. Each at least 4 bytes.
+	Sweep []string
 }
 
 // Uses says whether msg holds one of the vocabulary's subjects and one of its actions.
 func (v *Vocabulary) Uses(msg string) bool {
 	return containsAny(msg, v.Subjects) && containsAny(msg, v.Actions)
 }
+
+// usesWords is Uses where an action must be a word of prose, not part of a name: the word
+// holding it (its run of letters) is not joined to a name or path by "_", "::", "/" or ".", not camelCase
+// ("CompileFunction", "_XlaMustCompile"), not an agent noun ("compiler", "tracer"), and a
+// "trac" action is a trace ("traced", "retracing"; not "extract").
+func (v *Vocabulary) usesWords(msg string) bool {
+	if !containsAny(msg, v.Subjects) {
+		return false
+	}
+	for _, a := range v.Actions {
+		for from := 0; ; {
+			i := strings.Index(msg[from:], a)
+			if i < 0 {
+				break
+			}
+			from += i + len(a)
+			if proseWord(msg, from-len(a), a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// proseWord says whether the action a found at msg[at:] lies in a word of prose (usesWords).
+func proseWord(msg string, at int, a string) bool {
+	start, end := at, at+len(a)
+	for start > 0 && isLetter(msg[start-1]) {
+		start--
+	}
+	for end < len(msg) && isLetter(msg[end]) {
+		end++
+	}
+	if start > 0 && strings.IndexByte("_:/.", msg[start-1]) >= 0 || end < len(msg) && (msg[end] == '_' || msg[end] == '/') {
+		return false // a name or a path's part ("/root/.cache/…")
+	}
+	word := msg[start:end]
+	upper := strings.ToUpper(word) == word
+	for k := 1; k < len(word) && !upper; k++ {
+		if word[k] >= 'A' && word[k] <= 'Z' {
+			return false // camelCase: a name
+		}
+	}
+	lower := strings.ToLower(word)
+	if strings.HasSuffix(lower, "er") || strings.HasSuffix(lower, "ers") {
+		return false
+	}
+	if strings.HasSuffix(a, "trac") || strings.HasSuffix(a, "TRAC") {
+		if end := at + len(a); end >= len(msg) || msg[end]|0x20 != 'e' && msg[end]|0x20 != 'i' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 func containsAny(s string, words []string) bool {
 	for _, w := range words {
@@ -100,7 +164,8 @@ type Grammar struct {
 	begins      []string
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
-	known       []string // every framework's Vocabulary.Known
+	known       []string   // every framework's Vocabulary.Known
+	sweep       *prefilter // every framework's Vocabulary.Sweep; nil when none has one
 	// rulePairs are, per framework and rule, the pairs of its Contains literal (litPairs).
 	rulePairs [][][]uint16
 }
@@ -142,13 +207,25 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 		return nil, fmt.Errorf("no anchors: a grammar needs at least one framework")
 	}
 	g.filter = newPrefilter(g.anchors)
+	var sweep []string
 	for _, f := range frameworks {
 		g.known = append(g.known, f.Vocabulary.Known...)
+		for _, w := range f.Vocabulary.Sweep {
+			if len(w) < 4 || strings.ContainsRune(w, '\n') {
+				return nil, fmt.Errorf("framework %s: sweep literal %q is shorter than 4 bytes or holds a newline", f.Name, w)
+			}
+			if !slices.Contains(sweep, w) {
+				sweep = append(sweep, w)
+			}
+		}
 		pairs := make([][]uint16, len(f.Rules))
 		for j, r := range f.Rules {
 			pairs[j] = litPairs(r.Contains)
 		}
 		g.rulePairs = append(g.rulePairs, pairs)
+	}
+	if len(sweep) > 0 {
+		g.sweep = newPrefilter(sweep)
 	}
 	return g, nil
 }

@@ -3,6 +3,7 @@ package logscan
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -446,22 +447,74 @@ func (s *Scanner) parseRecord(rec []byte, outer header, lineNo int) {
 // unread counts a message no rule read when it uses a framework's compile vocabulary: a
 // compile record recomp cannot read (once per physical line).
 func (s *Scanner) unread(msg string, lineNo int) {
+	s.unreadBy(msg, lineNo, (*Vocabulary).Uses)
+}
+
+// unreadBy is unread with uses as the test of a framework's vocabulary. UnreadLines stay the
+// first MaxUnread by line: the sweep (sweepRegion) finds its lines after the region's
+// candidates.
+func (s *Scanner) unreadBy(msg string, lineNo int, uses func(*Vocabulary, string) bool) {
 	if lineNo == s.unreadAt || containsAny(msg, s.g.known) {
 		return
 	}
 	for _, fw := range s.g.frameworks {
-		if !fw.Vocabulary.Uses(msg) {
+		if !uses(&fw.Vocabulary, msg) {
 			continue
 		}
 		s.unreadAt = lineNo
 		s.stats.Unread++
-		if len(s.stats.UnreadLines) < MaxUnread {
+		ul := s.stats.UnreadLines
+		i := len(ul)
+		for i > 0 && ul[i-1].Line > lineNo {
+			i--
+		}
+		if i < MaxUnread {
 			if len(msg) > MaxUnreadText {
 				msg = strings.ToValidUTF8(msg[:MaxUnreadText], "") + "…"
 			}
-			s.stats.UnreadLines = append(s.stats.UnreadLines, UnreadLine{File: s.name, Line: lineNo, Framework: fw.Name, Text: msg})
+			ul = slices.Insert(ul, i, UnreadLine{File: s.name, Line: lineNo, Framework: fw.Name, Text: msg})
+			s.stats.UnreadLines = ul[:min(len(ul), MaxUnread)]
 		}
 		return
+	}
+}
+
+// sweepRegion looks, in the lines of region that were not candidates (spans) nor part of a
+// held record (s.heldAt), for the grammar's sweep literals (Vocabulary.Sweep): such a line
+// whose message uses a framework's vocabulary in word forms is counted unread. Only the
+// vocabulary is tested, no rule; s.line is still the line of region's start.
+func (s *Scanner) sweepRegion(region []byte, spans []span) {
+	if s.g.sweep == nil {
+		return
+	}
+	s.swept = s.g.sweep.lines(region, 0, s.swept[:0])
+	si, hi := 0, 0
+	counted, line := 0, s.line
+	for _, sw := range s.swept {
+		for si < len(spans) && spans[si].start < sw.start {
+			si++
+		}
+		if si < len(spans) && spans[si].start == sw.start {
+			continue
+		}
+		for hi < len(s.heldAt) && s.heldAt[hi] < sw.start {
+			hi++
+		}
+		if hi < len(s.heldAt) && s.heldAt[hi] == sw.start {
+			continue
+		}
+		line += bytes.Count(region[counted:sw.start], newline)
+		counted = sw.start
+		// each piece of a line redrawn with carriage returns, as parseLine reads them
+		for seg := range bytes.SplitSeq(region[sw.start:sw.end], []byte{'\r'}) {
+			if seg = bytes.TrimSpace(seg); len(seg) == 0 {
+				continue
+			}
+			_, msg := s.parsePrefix(seg)
+			if msg = bytes.TrimSpace(msg); len(msg) > 0 {
+				s.unreadBy(string(msg), line, (*Vocabulary).usesWords)
+			}
+		}
 	}
 }
 

@@ -58,6 +58,8 @@ type Scanner struct {
 	utf8Warned bool
 	sniffed    bool       // the start of the input was checked for binary data
 	spans      []span     // candidate lines of the current region
+	swept      []span     // lines of the current region holding a sweep literal
+	heldAt     []int      // starts of the current region's lines read into a held record
 	parts      [][]span   // scratch for the parallel prefilter
 	filter     *prefilter // the grammar's, adapted to the log once its first large region is read
 	ahead      *readAhead // with Options.ReadAhead, once the first Scan has started it
@@ -288,6 +290,7 @@ func (s *Scanner) parseRegion(region []byte, spans []span, rs regionScan) {
 		s.warn(s.line+bytes.Count(region[:rs.nul], []byte{'\n'}), "binary data (NUL byte): not a text log?")
 	}
 	markers := s.findMarkers(region)
+	s.heldAt = s.heldAt[:0]
 	counted, line := 0, s.line
 	lineAt := func(pos int) int {
 		line += bytes.Count(region[counted:pos], []byte{'\n'})
@@ -317,7 +320,9 @@ func (s *Scanner) parseRegion(region []byte, spans []span, rs regionScan) {
 				si++
 			}
 			candidate := si < len(spans) && spans[si].start == pos
-			if !s.continueHeld(region[pos:end], candidate) && candidate {
+			if s.continueHeld(region[pos:end], candidate) {
+				s.heldAt = append(s.heldAt, pos)
+			} else if candidate {
 				s.parseLine(region[pos:spans[si].end], spanLine(spans[si]))
 			}
 			if candidate {
@@ -344,6 +349,7 @@ func (s *Scanner) parseRegion(region []byte, spans []span, rs regionScan) {
 	for ; mi < len(markers); mi++ {
 		s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 	}
+	s.sweepRegion(region, spans)
 	s.line += rs.newlines
 	s.stats.Lines += rs.newlines
 	if len(region) > 0 && region[len(region)-1] == '\n' {

@@ -326,6 +326,16 @@ func TestUnreadRecordsAreNoAllClear(t *testing.T) {
 			}
 		}
 	}
+	// A new wording with no anchor of any rule after warm-up (found by the sweep, not the
+	// prefilter): no PASS, no all-clear.
+	swept := withVerdict(readLog(t, "run.log", "WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.2 sec\nstep 1\nstep 2\n"+
+		"Compiled jit(train_step) for f32[24,8] in 0.21 sec\nstep 3\n"))
+	if g := gate.EvaluateScan(&swept.Scan, gate.Options{}); g.Passed || !g.Inconclusive || !strings.Contains(strings.Join(g.Problems, "\n"), "run.log:4 (jax)") {
+		t.Errorf("a swept wording: gate %+v", g)
+	}
+	if got := render(t, Text, swept); strings.Contains(got, "✓") || !strings.Contains(got, "run.log:4") {
+		t.Errorf("a swept wording:\n%s", got)
+	}
 	// A PopTorch bar that stops short of 100% at the end of the log.
 	scan := withVerdict(readLog(t, "run.log", "Graph compilation:   4%|4         | 4/100 [00:00<00:04]\nGraph compilation:  84%|########  | 84/100 [00:10<00:02]\n"))
 	got := render(t, Text, scan)

@@ -49,8 +49,8 @@ type Framework struct {
 // Actions (what is done to it: "ompil", "retrac"): two words, so that a program's own "Compiling
 // the model…" is not taken for one. It is tested on lines the prefilter finds (they hold an
 // anchor of some framework, or one of Anchors) and no rule of any framework read, and on the
-// other lines that hold one of Sweep (then with the action in a word form). All literals are
-// case-sensitive.
+// other lines that hold a compile word (sweepWords; then the action must be a word of prose).
+// All literals are case-sensitive.
 type Vocabulary struct {
 	// Anchors are more prefilter literals for records that hold none of the rules' anchors
 	// (XLA's "Very slow compile?"): each at least as long as the grammar's shortest anchor,
@@ -62,19 +62,23 @@ type Vocabulary struct {
 	// reads on purpose as nothing to count (a cache key's intermediate hash, a profiler's running
 	// total, a warning about a setting): a message holding one of any framework's is read.
 	Known []string
-	// Sweep are short literals of the framework's records (its subjects: "jit(", "cluster_",
-	// "SyncTensorsGraph") that a second, vector pass looks for in every line the prefilter did
-	// not pick: such a line is a compile record recomp could not read when it uses the
-	// vocabulary with an action in a word form ("compiled", "Compiling", "compilation",
-	// "retraced"; not "compiler"), so that a release's new wording holding no anchor is seen
-	// too. Each at least 4 bytes.
-	Sweep []string
 }
 
 // Uses says whether msg holds one of the vocabulary's subjects and one of its actions.
 func (v *Vocabulary) Uses(msg string) bool {
 	return containsAny(msg, v.Subjects) && containsAny(msg, v.Actions)
 }
+
+// sweepWords are the word forms of compiling, tracing and cache lookups that the sweep
+// (Scanner.sweepRegion) looks for in the lines the prefilter did not pick, so that a
+// release's new wording with no anchor of any rule is seen: "ompiled" but not "ompiler" (every
+// TF source path holds "tensorflow/compiler/"), so that most lines of a framework's log are
+// passed over by the vector search instead of being read.
+var sweepWords = []string{"ompiled", "ompiling", "ompilation", "ompile ", "ompile:", "ompile.", "ompile,", "ompiles",
+	"OMPILED", "OMPILING", "OMPILATION", "OMPILE ", "etrace", "etracing", "racing ", "TRACING", "traced",
+	"ache hit", "ache miss", "ACHE HIT", "ACHE MISS"}
+
+var sweepFilter = newPrefilter(sweepWords)
 
 // usesWords is Uses where an action must be a word of prose, not part of a name: the word
 // holding it (its run of letters) is not joined to a name or path by "_", "::", "/" or ".", not camelCase
@@ -165,7 +169,7 @@ type Grammar struct {
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
 	known       []string   // every framework's Vocabulary.Known
-	sweep       *prefilter // every framework's Vocabulary.Sweep; nil when none has one
+	sweep       *prefilter // sweepFilter; nil when no framework has a vocabulary
 	// rulePairs are, per framework and rule, the pairs of its Contains literal (litPairs).
 	rulePairs [][][]uint16
 }
@@ -207,25 +211,18 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 		return nil, fmt.Errorf("no anchors: a grammar needs at least one framework")
 	}
 	g.filter = newPrefilter(g.anchors)
-	var sweep []string
+	sweep := false
 	for _, f := range frameworks {
 		g.known = append(g.known, f.Vocabulary.Known...)
-		for _, w := range f.Vocabulary.Sweep {
-			if len(w) < 4 || strings.ContainsRune(w, '\n') {
-				return nil, fmt.Errorf("framework %s: sweep literal %q is shorter than 4 bytes or holds a newline", f.Name, w)
-			}
-			if !slices.Contains(sweep, w) {
-				sweep = append(sweep, w)
-			}
-		}
+		sweep = sweep || len(f.Vocabulary.Subjects) > 0
 		pairs := make([][]uint16, len(f.Rules))
 		for j, r := range f.Rules {
 			pairs[j] = litPairs(r.Contains)
 		}
 		g.rulePairs = append(g.rulePairs, pairs)
 	}
-	if len(sweep) > 0 {
-		g.sweep = newPrefilter(sweep)
+	if sweep {
+		g.sweep = sweepFilter
 	}
 	return g, nil
 }

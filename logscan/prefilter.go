@@ -241,3 +241,40 @@ func (p *prefilter) candidates(region []byte, out []span, parts *[][]span, findN
 	}
 	return out, rs
 }
+
+// allLines appends to out the lines of region holding an anchor, as lines does, using up to
+// GOMAXPROCS goroutines on parts split at line boundaries, as candidates does (without
+// counting newlines). parts is scratch space reused between calls.
+func (p *prefilter) allLines(region []byte, out []span, parts *[][]span) []span {
+	n := min(runtime.GOMAXPROCS(0), len(region)/parallelMin)
+	if n <= 1 {
+		return p.lines(region, 0, out)
+	}
+	for len(*parts) < n {
+		*parts = append(*parts, nil)
+	}
+	var wg sync.WaitGroup
+	from := 0
+	for i := range n {
+		to := len(region)
+		if i < n-1 {
+			to = max(from, len(region)*(i+1)/n)
+			if j := bytes.IndexByte(region[to:], '\n'); j >= 0 {
+				to += j + 1
+			} else {
+				to = len(region)
+			}
+		}
+		wg.Add(1)
+		go func(i, from, to int) {
+			defer wg.Done()
+			(*parts)[i] = p.lines(region[from:to], from, (*parts)[i][:0])
+		}(i, from, to)
+		from = to
+	}
+	wg.Wait()
+	for i := range n {
+		out = append(out, (*parts)[i]...)
+	}
+	return out
+}

@@ -487,7 +487,14 @@ func (s *Scanner) sweepRegion(region []byte, spans []span) {
 	if s.g.sweep == nil {
 		return
 	}
-	s.swept = s.g.sweep.lines(region, 0, s.swept[:0])
+	if s.sweep == nil && len(region) >= adaptMin {
+		s.sweep = s.g.sweep.adapt(region) // fingerprints that the log's common words do not hold
+	}
+	sweep := s.g.sweep
+	if s.sweep != nil {
+		sweep = s.sweep
+	}
+	s.swept = sweep.allLines(region, s.swept[:0], &s.sweptParts)
 	si, hi := 0, 0
 	counted, line := 0, s.line
 	for _, sw := range s.swept {

@@ -58,7 +58,9 @@ type Scanner struct {
 	utf8Warned bool
 	sniffed    bool       // the start of the input was checked for binary data
 	spans      []span     // candidate lines of the current region
-	swept      []span     // lines of the current region holding a sweep literal
+	swept      []span     // lines of the current region holding a sweep word
+	sweep      *prefilter // the grammar's sweep, adapted to the log like filter
+	sweptParts [][]span   // scratch for sweep.allLines
 	heldAt     []int      // starts of the current region's lines read into a held record
 	parts      [][]span   // scratch for the parallel prefilter
 	filter     *prefilter // the grammar's, adapted to the log once its first large region is read

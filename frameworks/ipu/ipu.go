@@ -52,7 +52,6 @@ var Framework = &framework.Framework{
 		// (the result of which is read); Poplar's warning that an engine option differs from
 		// the one the executable was compiled with.
 		Known: []string{"TF_POPLAR_FLAGS is set to ", "% complete", "Trying to deserialize cached file", "compile time engine option"},
-		Sweep: []string{"Poplar", "poplar", "PopART", "popart", "PopTorch", "poptorch", "IPU ", "IPUs"},
 	},
 	Also: []string{"tf"}, // TF-IPU logs through TensorFlow
 	Settings: []framework.Setting{

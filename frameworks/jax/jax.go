@@ -30,7 +30,6 @@ var Framework = &framework.Framework{
 		// jax._src.cache_key's hash of each part after serialising it (the one before is read),
 		// and the flags it leaves out of the key.
 		Known: []string{"get_cache_key hash after serializing ", "Not including XLA flag in cache key"},
-		Sweep: []string{"jit(", "jit_", "pjit", "pmap", "jaxpr"},
 	},
 	Identity: framework.Identity{
 		FunctionKey: functionKey,

@@ -24,7 +24,6 @@ var Framework = &framework.Framework{
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"neff", "NEFF", "MODULE_", "neuronx-cc", "neuron-cc", "graph"},
 		Actions:  []string{"ompil", "OMPIL", "cache", "CACHE"},
-		Sweep:    []string{"neff", "NEFF", "MODULE_", "neuronx-cc", "neuron-cc"},
 	},
 	// torch-neuronx is PyTorch/XLA (the torch-xla unit): its analysis names the graphs
 	// neuronx-cc compiles.

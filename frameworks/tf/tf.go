@@ -37,7 +37,6 @@ var Framework = &framework.Framework{
 		// warning that XLA ignores a random op's seed.
 		Known: []string{"DeviceCompilationClusterSignature", "Compilation cache entry hit: ", "Compilation of XLA executable time: ",
 			"with XLA compilation will ignore seeds", "Not compiling "},
-		Sweep: []string{"cluster_", "XlaMustCompile", "tf.function", "__inference", "jit_compile", "FuncGraph"},
 	},
 	Identity: framework.Identity{
 		Family:      family,

@@ -30,7 +30,6 @@ var Framework = &framework.Framework{
 		Subjects: []string{"graph hash", "IR graph", "FX graph", "SyncTensorsGraph", "HLO", "torch_xla", "dynamo", "frame", "function"},
 		Actions:  []string{"ompil", "OMPIL"},
 		Known:    []string{"Using persistent compilation cache with XLA_HLO_DEBUG"},
-		Sweep:    []string{"SyncTensorsGraph", "IR graph", "graph hash", "FX graph", "torch_xla", "dynamo"},
 	},
 	Identity: framework.Identity{
 		// PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names it after

@@ -33,9 +33,9 @@ var Framework = &framework.Framework{
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"input shapes", "Precompile", "precompil"},
 		Actions:  []string{"ompil"},
-		// not "Precompile": tpu-inference's "Precompile NAME --> {…}" in a layout that does not
-		// name the file is left unread on purpose (its "Compilation finished" lines count)
-		Sweep: []string{"input shapes"},
+		// tpu-inference's "Precompile NAME --> {…}" in a layout that does not name its file:
+		// its "Compilation finished" lines count the compilations.
+		Known: []string{" --> {"},
 	},
 	Identity: framework.Identity{
 		// Each input shape of a precompile loop is a program of its own: compiling the next

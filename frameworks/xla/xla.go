@@ -30,7 +30,6 @@ var Framework = &framework.Framework{
 		// does not support CC 9.0", "Couldn't get ptxas version"): part of a compilation that
 		// other lines count, none of them one.
 		Known: []string{"ptxas"},
-		Sweep: []string{"HloModule", "XLA ", "HLO ", "xla_", "module jit"},
 	},
 	Unfinished: func(logscan.Producer) (string, string, bool) {
 		return "XLA's slow-compile alarm fired for this module and the log does not show the compilation end: it had run for over " +

@@ -38,18 +38,41 @@ func better(u *ledger.Unit, s ledger.Site) bool {
 	return s.User() && !u.Site.User()
 }
 
+// jaxCompile is a backend compile the probe saw, with the static arguments of the trace it
+// compiles: the last trace of the same function in its process since that process's previous
+// compile.
+type jaxCompile struct {
+	runfolder.ProbeRecord
+	static []ledger.StaticArg
+}
+
 func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
-	var compiles []runfolder.ProbeRecord
-	for _, r := range recs {
-		if r.Framework == jaxfw.Name && r.Event == "compile" {
-			compiles = append(compiles, r)
+	var compiles []*jaxCompile
+	lastTrace := map[int]*runfolder.ProbeRecord{}
+	for i, r := range recs {
+		if r.Framework != jaxfw.Name {
+			continue
+		}
+		switch r.Event {
+		case "trace":
+			lastTrace[r.PID] = &recs[i]
+		case "compile":
+			c := &jaxCompile{ProbeRecord: r}
+			if t := lastTrace[r.PID]; t != nil && len(t.Static) > 0 &&
+				(t.Name == "" || r.Name == "" || frameworks.SameFunction(jaxfw.ModuleName(t.Name), jaxfw.ModuleName(r.Name))) {
+				for _, a := range t.Static {
+					c.static = append(c.static, ledger.StaticArg{Name: a.Name, Value: a.Value})
+				}
+			}
+			delete(lastTrace, r.PID)
+			compiles = append(compiles, c)
 		}
 	}
 	// A unit of a process the probe told apart takes that process's records (workers that
 	// wrote one log); the others take them all, in order.
-	byPID := map[int][]runfolder.ProbeRecord{}
-	for _, r := range compiles {
-		byPID[r.PID] = append(byPID[r.PID], r)
+	byPID := map[int][]*jaxCompile{}
+	for _, c := range compiles {
+		byPID[c.PID] = append(byPID[c.PID], c)
 	}
 	next := map[int]int{}
 	for _, u := range units {
@@ -69,8 +92,11 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 			next[key] = i
 			continue
 		}
-		if s := probeSite(recs[i]); better(u, s) {
+		if s := probeSite(recs[i].ProbeRecord); better(u, s) {
 			u.Site = s
+		}
+		if recs[i].static != nil {
+			u.Static = recs[i].static
 		}
 		next[key] = i + 1
 	}

@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/diff"
@@ -122,6 +124,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 		if key == "" {
 			return 0, 0
 		}
+		key += staticKey(u.Static) // a static argument's new value is a new variant
 		if !seen[key] {
 			seen[key] = true
 			distinct++
@@ -133,4 +136,270 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 		}
 	}
 	return distinct, repeated
+}
+
+// KindPythonValue: a Python value JAX read at trace time changed, a static argument or a number
+// the function closes over, which it bakes into the program: inferred when the same argument
+// signature compiles again for the same function and the graphs differ only in constants (or in
+// a structure that follows from one) or not at all. JAX's own explanation does not say it: it
+// compares with the closest earlier cache key, whose input types differ.
+const KindPythonValue = "python_value"
+
+// maxValues bounds the values a cause lists; the rest are counted.
+const maxValues = 6
+
+// staticPlan is what the probe's static arguments say about a program: which of them changed,
+// the values they took, and the compilations a new value made.
+type staticPlan struct {
+	change, short, advice string                // short: the values alone, for the table of lines
+	newValue              map[*ledger.Unit]bool // a compilation for values its process had not compiled
+}
+
+// staticOf reads the static arguments the probe saw at each compilation of a program: nil when
+// none changed. shapes names what else varied between the compilations (the batch sizes), for
+// the count of compilations per value.
+func staticOf(compiled []*ledger.Unit, shapes string) *staticPlan {
+	var names []string
+	values := map[string][]string{}
+	for _, u := range compiled {
+		for _, a := range u.Static {
+			if _, ok := values[a.Name]; !ok {
+				names = append(names, a.Name)
+			}
+			if !slices.Contains(values[a.Name], a.Value) {
+				values[a.Name] = append(values[a.Name], a.Value)
+			}
+		}
+	}
+	var varying []string
+	for _, n := range names {
+		if len(values[n]) > 1 {
+			varying = append(varying, n)
+		}
+	}
+	if len(varying) == 0 {
+		return nil
+	}
+	// A compilation is the static value's when its values are new in its process, or when its
+	// argument signature had compiled there before under other values (the 104-row last batch
+	// compiled again for each new value); one for values seen before and a new signature is
+	// the signature's.
+	p := &staticPlan{newValue: map[*ledger.Unit]bool{}}
+	seen, sigs, per := map[string]bool{}, map[string]bool{}, map[string]int{}
+	for _, u := range compiled {
+		key := ""
+		for _, n := range varying {
+			key += "\x00" + staticValue(u.Static, n)
+		}
+		per[key]++
+		proc := fmt.Sprint(u.Input) + "\x00" + u.Process
+		if !seen[proc+key] || u.Signature != "" && sigs[proc+"\x00"+u.Signature] {
+			p.newValue[u] = true
+		}
+		seen[proc+key], sigs[proc+"\x00"+u.Signature] = true, true
+	}
+	var parts, short []string
+	for _, n := range varying {
+		parts = append(parts, fmt.Sprintf("`%s` changed %s", n, valueSequence(values[n])))
+		short = append(short, fmt.Sprintf("`%s` %s", n, valueSequence(values[n])))
+	}
+	p.short = strings.Join(short, ", ")
+	word := "static argument "
+	if len(varying) > 1 {
+		word = "static arguments "
+	}
+	each := "one compilation per value"
+	if k := per[firstKey(per)]; k > 1 && allEqual(per, k) {
+		if shapes != "" && strings.HasPrefix(shapes, strconv.Itoa(k)+" ") {
+			each += fmt.Sprintf(", ×%d with the %s", k, shapes[len(strconv.Itoa(k))+1:])
+		} else {
+			each = fmt.Sprintf("%d compilations per value", k)
+		}
+	}
+	p.change = word + strings.Join(parts, ", ") + " (" + each + ")"
+	first := varying[0]
+	p.advice = fmt.Sprintf("each new value of a static argument is a new trace and a new compilation: make `%s` a traced argument "+
+		"(take it out of static_argnums/static_argnames and pass jnp.asarray(%s)), or keep it fixed; keep static only "+
+		"what takes a few values (a mode flag, a loop count from a small set)", first, first)
+	return p
+}
+
+// staticValue is the value of the static argument name in args ("" when absent).
+func staticValue(args []ledger.StaticArg, name string) string {
+	for _, a := range args {
+		if a.Name == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+func firstKey(m map[string]int) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+func allEqual(m map[string]int, k int) bool {
+	for _, n := range m {
+		if n != k {
+			return false
+		}
+	}
+	return true
+}
+
+// valueSequence is the values a Python value took, in order, each short: 0.1 → 0.0667 → 0.0.
+func valueSequence(vs []string) string {
+	var out []string
+	for i, v := range vs {
+		if i == maxValues-1 && len(vs) > maxValues {
+			out = append(out, fmt.Sprintf("… → %s (%d values)", shortValue(vs[len(vs)-1]), len(vs)))
+			break
+		}
+		out = append(out, shortValue(v))
+	}
+	return strings.Join(out, " → ")
+}
+
+// shortValue is a number's repr with three significant digits when it has more
+// (0.06666666666666667 → 0.0667); any other value as it is, cut to 40 characters.
+func shortValue(v string) string {
+	if len(v) > 6 && strings.ContainsAny(v, ".eE") {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', 3, 64)
+		}
+	}
+	return shorten(v, 40)
+}
+
+// shorten cuts s to n runes, with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// traceValues infers, without the probe's static arguments, which compilations of a JAX program
+// a Python value read at trace time explains: its argument signature had compiled before in its
+// process, JAX names no other construct (a function made anew, a pytree change), and the dump's
+// comparison shows only constants or structure changing, or identical graphs (without a
+// comparison, JAX's own words stand).
+// It returns those compilations and the cause's change: the values the constants took, in order.
+func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, ch, short string) {
+	fw := frameworks.ByName("jax")
+	units = map[*ledger.Unit]bool{}
+	seen := map[string]bool{}
+	var values []string
+	for _, u := range compiled {
+		if frameworks.ForProducer(u.Producer) != fw || u.Signature == "" || u.Eager {
+			return nil, "", ""
+		}
+		proc := fmt.Sprint(u.Input) + "\x00" + u.Process + "\x00"
+		if strings.Contains(u.Why, "never seen function") || u.User && u.Why == "" { // JAX's first trace of a function
+			// a new function object (or a log of another run appended): nothing compiled
+			// for the old one counts
+			for k := range seen {
+				if strings.HasPrefix(k, proc) {
+					delete(seen, k)
+				}
+			}
+		}
+		key := proc + u.Signature
+		if !seen[key] {
+			seen[key] = true
+			continue
+		}
+		if k, _, _, ok := constructCause(u.Why); ok && k == KindPytree {
+			continue
+		}
+		// the dump's comparison is the evidence: without it, JAX's words stand
+		if cs := byUnit[u]; len(cs) > 0 && !cs[0].Once {
+			switch cs[0].Kind {
+			case diff.CauseConstant:
+				if old, new, ok := strings.Cut(change(cs[0]), " → "); ok && !strings.ContainsAny(old+new, " ,;") {
+					for _, v := range []string{old, new} {
+						if !slices.Contains(values, v) {
+							values = append(values, v)
+						}
+					}
+				}
+			case diff.CauseGraphStructure, diff.CauseIdentical:
+			default:
+				continue
+			}
+			units[u] = true
+		}
+	}
+	if len(units) == 0 {
+		return nil, "", ""
+	}
+	ch = "a Python value seen at trace time (a static argument or a closed-over number) changed"
+	if len(values) > 1 {
+		short = valueSequence(values)
+		return units, ch + ": " + short, short
+	}
+	return units, ch + ": the same argument types had compiled before", "the same argument types, compiled again"
+}
+
+// valueCause is the cause a Python value read at trace time gives one compilation.
+type valueCause struct {
+	kind, change, short, advice string
+}
+
+// valueCauses are the compilations of a program that a Python value read at trace time explains,
+// each with its cause: a static argument the probe saw take a new value (named, with its values),
+// else the value inferred from the signatures and the dump (traceValues). The causes are the same
+// for all the compilations, so that they count as one cause with the sequence of values.
+func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) map[*ledger.Unit]valueCause {
+	out := map[*ledger.Unit]valueCause{}
+	var own []*ledger.Unit // eager one-op programs are a library's, not a value of the program's
+	for _, u := range compiled {
+		if !u.Eager {
+			own = append(own, u)
+		}
+	}
+	compiled = own
+	if p := staticOf(compiled, shapesWord(compiled)); p != nil {
+		for u := range p.newValue {
+			out[u] = valueCause{KindStaticArgument, p.change, p.short, p.advice}
+		}
+		return out
+	}
+	units, ch, short := traceValues(compiled, byUnit)
+	for u := range units {
+		out[u] = valueCause{kind: KindPythonValue, change: ch, short: short}
+	}
+	return out
+}
+
+// shapesWord names what else varied between a program's compilations, by the argument shapes
+// JAX logged: "batch sizes" when only the leading dimension did, "argument shapes" otherwise;
+// "" when they were all the same.
+func shapesWord(compiled []*ledger.Unit) string {
+	var shapes [][][]int
+	sigs := map[string]bool{}
+	for _, u := range compiled {
+		shapes = append(shapes, signatureShapes(u.Signature))
+		sigs[u.Signature] = true
+	}
+	if len(sigs) < 2 {
+		return ""
+	}
+	if _, dim, ok := varyingDim(shapes); ok && dim == 0 {
+		return fmt.Sprintf("%d batch sizes", len(sigs))
+	}
+	return fmt.Sprintf("%d argument shapes", len(sigs))
+}
+
+// staticKey is the static arguments of a compilation as one key ("" when none).
+func staticKey(args []ledger.StaticArg) string {
+	var b strings.Builder
+	for _, a := range args {
+		b.WriteString("\x00" + a.Name + "=" + a.Value)
+	}
+	return b.String()
 }

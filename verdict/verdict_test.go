@@ -90,7 +90,7 @@ func TestSpreadGetsSizes(t *testing.T) {
 
 // With a dump explained, the causes are diff's, and the unit it explained takes them.
 func TestExplainedCauses(t *testing.T) {
-	rep := read(t, jaxStep("32,8", "", 64, 1)+jaxStep("32,8", "32,8", 70, 1))
+	rep := read(t, jaxStep("32,8", "", 64, 1)+jaxStep("32,9", "32,8", 70, 1))
 	u := rep.Modules[0].Compiled()[1]
 	r := Build(Input{Ledger: rep, Dumped: true, Explained: []Explained{{Program: "jit_train_step", Unit: u,
 		Causes: []diff.Cause{{Kind: diff.CauseConstant, Summary: "a constant changed: 0.1 → 0.01"}}}}})

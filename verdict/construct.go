@@ -153,6 +153,7 @@ const maxValues = 6
 type staticPlan struct {
 	change, short, advice string                // short: the values alone, for the table of lines
 	newValue              map[*ledger.Unit]bool // a compilation for values its process had not compiled
+	values                []Values
 }
 
 // staticOf reads the static arguments the probe saw at each compilation of a program: nil when
@@ -202,6 +203,7 @@ func staticOf(compiled []*ledger.Unit, shapes string) *staticPlan {
 	for _, n := range varying {
 		parts = append(parts, fmt.Sprintf("`%s` changed %s", n, valueSequence(values[n])))
 		short = append(short, fmt.Sprintf("`%s` %s", n, valueSequence(values[n])))
+		p.values = append(p.values, Values{Name: n, Seen: values[n]})
 	}
 	p.short = strings.Join(short, ", ")
 	word := "static argument "
@@ -289,14 +291,13 @@ func shorten(s string, n int) string {
 // comparison shows only constants or structure changing, or identical graphs (without a
 // comparison, JAX's own words stand).
 // It returns those compilations and the cause's change: the values the constants took, in order.
-func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, ch, short string) {
+func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, ch, short string, values []string) {
 	fw := frameworks.ByName("jax")
 	units = map[*ledger.Unit]bool{}
 	seen := map[string]bool{}
-	var values []string
 	for _, u := range compiled {
 		if frameworks.ForProducer(u.Producer) != fw || u.Signature == "" || u.Eager {
-			return nil, "", ""
+			return nil, "", "", nil
 		}
 		proc := fmt.Sprint(u.Input) + "\x00" + u.Process + "\x00"
 		if strings.Contains(u.Why, "never seen function") || u.User && u.Why == "" { // JAX's first trace of a function
@@ -335,19 +336,20 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		}
 	}
 	if len(units) == 0 {
-		return nil, "", ""
+		return nil, "", "", nil
 	}
 	ch = "a Python value seen at trace time (a static argument or a closed-over number) changed"
 	if len(values) > 1 {
 		short = valueSequence(values)
-		return units, ch + ": " + short, short
+		return units, ch + ": " + short, short, values
 	}
-	return units, ch + ": the same argument types had compiled before", "the same argument types, compiled again"
+	return units, ch + ": the same argument types had compiled before", "the same argument types, compiled again", nil
 }
 
 // valueCause is the cause a Python value read at trace time gives one compilation.
 type valueCause struct {
 	kind, change, short, advice string
+	values                      []Values
 }
 
 // valueCauses are the compilations of a program that a Python value read at trace time explains,
@@ -365,13 +367,17 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	compiled = own
 	if p := staticOf(compiled, shapesWord(compiled)); p != nil {
 		for u := range p.newValue {
-			out[u] = valueCause{KindStaticArgument, p.change, p.short, p.advice}
+			out[u] = valueCause{KindStaticArgument, p.change, p.short, p.advice, p.values}
 		}
 		return out
 	}
-	units, ch, short := traceValues(compiled, byUnit)
+	units, ch, short, seen := traceValues(compiled, byUnit)
+	var vs []Values
+	if len(seen) > 0 {
+		vs = []Values{{Seen: seen}}
+	}
 	for u := range units {
-		out[u] = valueCause{kind: KindPythonValue, change: ch, short: short}
+		out[u] = valueCause{kind: KindPythonValue, change: ch, short: short, values: vs}
 	}
 	return out
 }

@@ -107,7 +107,18 @@ type Cause struct {
 	Said string
 	// SaidBy names who said it when not the stack itself (dynamo, torch.compile's tracer).
 	SaidBy string
+	// Values are the values a Python value read at trace time took, in order, when the cause is
+	// one (static_argument from the probe: each argument that changed; python_value: the
+	// constants the dump shows, with no name); nil otherwise.
+	Values []Values
 	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
+}
+
+// Values are the values one Python value took: a static argument's (Name) or a constant's (no
+// name), as the program's language or the dump printed them.
+type Values struct {
+	Name string
+	Seen []string
 }
 
 // Sizes is the padding proposal for a dimension that varied.
@@ -349,10 +360,16 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind) {
 		// a Python value read at trace time: one cause with the values it took
 		c := t.add(vc.kind, vc.change, site, nil)
-		c.advice = vc.advice
+		c.advice, c.Values = vc.advice, vc.values
 		if named {
 			c.Said, c.SaidBy = said, saidBy(kind)
 		}
+		return len(cs) > 0
+	}
+	if vc, ok := values[u]; ok && again && kind == KindStaticArgument && vc.kind == KindPythonValue && vc.values != nil {
+		// JAX names the class, the dump the values it became
+		c := t.add(kind, "a static argument took a new value, baked into the graph as "+vc.short, site, nil)
+		c.Values, c.Said, c.SaidBy = vc.values, said, saidBy(kind)
 		return len(cs) > 0
 	}
 	if len(cs) > 0 {

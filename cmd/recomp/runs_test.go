@@ -53,6 +53,9 @@ type truth struct {
 	CacheMiss *truthCacheMiss `json:"cache_miss"`
 	Ranks     *truthRanks     `json:"ranks"`
 	Uncovered *truthUncovered `json:"uncovered"`
+	// ValueCauses are the Python values read at trace time that the program changed (a static
+	// argument), and how many compilations each explains (values_runs_test.go).
+	ValueCauses []truthValueCause `json:"value_causes"`
 }
 
 type truthSpread struct {
@@ -272,6 +275,9 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.Uncovered != nil {
 		checkUncovered(t, dir, tr)
+	}
+	if len(tr.ValueCauses) > 0 {
+		checkValueCauses(t, dir, tr)
 	}
 }
 

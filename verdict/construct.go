@@ -287,22 +287,24 @@ func shorten(s string, n int) string {
 
 // traceValues infers, without the probe's static arguments, which compilations of a JAX program
 // a Python value read at trace time explains: its argument signature had compiled before in its
-// process, JAX names no other construct (a function made anew, a pytree change), and the dump's
-// comparison shows only constants or structure changing, or identical graphs (without a
-// comparison, JAX's own words stand).
-// It returns those compilations and the cause's change: the values the constants took, in order.
-func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, ch, short string, values []string) {
-	fw := frameworks.ByName("jax")
+// process, JAX names no other construct (a pytree change), and the dump's comparison shows only
+// constants or structure changing, or identical graphs (without a comparison, JAX's own words
+// stand). The cause is KindPythonValue, or KindFunctionRebuilt when JAX says the function is
+// being re-defined (a jax.jit or closure made anew, closing over the value): then a signature
+// the old function object compiled counts too. It returns those compilations, the cause's kind
+// and change, and the values the constants took, in order.
+func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind, ch string, values []string) {
+	rebuilt, ok := rebuiltFunction(compiled)
+	if !ok {
+		return nil, "", "", nil
+	}
 	units = map[*ledger.Unit]bool{}
 	seen := map[string]bool{}
 	for _, u := range compiled {
-		if frameworks.ForProducer(u.Producer) != fw || u.Signature == "" || u.Eager {
-			return nil, "", "", nil
-		}
 		proc := fmt.Sprint(u.Input) + "\x00" + u.Process + "\x00"
-		if strings.Contains(u.Why, "never seen function") || u.User && u.Why == "" { // JAX's first trace of a function
-			// a new function object (or a log of another run appended): nothing compiled
-			// for the old one counts
+		if rebuilt == "" && (strings.Contains(u.Why, "never seen function") || u.User && u.Why == "") {
+			// JAX's first trace of a function (or a log of another run appended): nothing
+			// compiled before counts
 			for k := range seen {
 				if strings.HasPrefix(k, proc) {
 					delete(seen, k)
@@ -317,33 +319,66 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		if k, _, _, ok := constructCause(u.Why); ok && k == KindPytree {
 			continue
 		}
-		// the dump's comparison is the evidence: without it, JAX's words stand
-		if cs := byUnit[u]; len(cs) > 0 && !cs[0].Once {
-			switch cs[0].Kind {
-			case diff.CauseConstant:
-				if old, new, ok := strings.Cut(change(cs[0]), " → "); ok && !strings.ContainsAny(old+new, " ,;") {
-					for _, v := range []string{old, new} {
-						if !slices.Contains(values, v) {
-							values = append(values, v)
-						}
-					}
-				}
-			case diff.CauseGraphStructure, diff.CauseIdentical:
-			default:
-				continue
-			}
+		if valueEvidence(byUnit[u], &values) {
 			units[u] = true
 		}
 	}
 	if len(units) == 0 {
 		return nil, "", "", nil
 	}
-	ch = "a Python value seen at trace time (a static argument or a closed-over number) changed"
-	if len(values) > 1 {
-		short = valueSequence(values)
-		return units, ch + ": " + short, short, values
+	if len(values) < 2 {
+		values = nil
 	}
-	return units, ch + ": the same argument types had compiled before", "the same argument types, compiled again", nil
+	if rebuilt != "" {
+		if values != nil {
+			return units, KindFunctionRebuilt, rebuilt + ", closing over " + valueSequence(values), values
+		}
+		return units, KindFunctionRebuilt, rebuilt, nil
+	}
+	ch = "a Python value seen at trace time (a static argument or a closed-over number) changed"
+	if values != nil {
+		return units, KindPythonValue, ch + ": " + valueSequence(values), values
+	}
+	return units, KindPythonValue, ch + ": the same argument types had compiled before", nil
+}
+
+// rebuiltFunction is what JAX said of a function made anew ("train_step made anew (defined at
+// t.py:3)"), when it said so of a compilation of the program; ok is false when the program is
+// not JAX's with argument signatures logged.
+func rebuiltFunction(compiled []*ledger.Unit) (rebuilt string, ok bool) {
+	fw := frameworks.ByName("jax")
+	for _, u := range compiled {
+		if frameworks.ForProducer(u.Producer) != fw || u.Signature == "" || u.Eager {
+			return "", false
+		}
+		if k, c := reasonCause(u.Why); k == KindFunctionRebuilt && rebuilt == "" {
+			rebuilt = c
+		}
+	}
+	return rebuilt, true
+}
+
+// valueEvidence says whether a compilation's comparison shows a Python value's effect (only
+// constants or a structure changing, or identical graphs: never state created once), and adds
+// the values a constant took to values.
+func valueEvidence(cs []diff.Cause, values *[]string) bool {
+	if len(cs) == 0 || cs[0].Once { // without a comparison, JAX's own words stand
+		return false
+	}
+	switch cs[0].Kind {
+	case diff.CauseConstant:
+		if old, new, ok := strings.Cut(change(cs[0]), " → "); ok && !strings.ContainsAny(old+new, " ,;") {
+			for _, v := range []string{old, new} {
+				if !slices.Contains(*values, v) {
+					*values = append(*values, v)
+				}
+			}
+		}
+		return true
+	case diff.CauseGraphStructure, diff.CauseIdentical:
+		return true
+	}
+	return false
 }
 
 // valueCause is the cause a Python value read at trace time gives one compilation.
@@ -371,13 +406,14 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		}
 		return out
 	}
-	units, ch, short, seen := traceValues(compiled, byUnit)
+	units, kind, ch, seen := traceValues(compiled, byUnit)
 	var vs []Values
+	short := "the same argument types, compiled again"
 	if len(seen) > 0 {
-		vs = []Values{{Seen: seen}}
+		vs, short = []Values{{Seen: seen}}, valueSequence(seen)
 	}
 	for u := range units {
-		out[u] = valueCause{kind: KindPythonValue, change: ch, short: short, values: vs}
+		out[u] = valueCause{kind: kind, change: ch, short: short, values: vs}
 	}
 	return out
 }

@@ -140,3 +140,28 @@ func TestPythonValueInferredFromTheDump(t *testing.T) {
 		t.Errorf("causes %+v", v.Causes)
 	}
 }
+
+// A train step made anew each epoch (JAX: "being re-defined"), closing over a learning rate: the
+// compilations of signatures the old function had compiled are the rebuilt function's, one cause
+// with the rates the dump shows, and the advice is to jit once.
+func TestRebuiltFunctionWithItsValues(t *testing.T) {
+	redefined := func(shape string) string {
+		return strings.Replace(jaxStep(shape, "", 64, 1), "defined at /w/main.py:20\n",
+			"defined at /w/main.py:20\n  but seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?\n", 1)
+	}
+	rep := read(t, jaxStep("64,8", "", 64, 1)+jaxStep("40,8", "64,8", 64, 1)+redefined("64,8")+jaxStep("40,8", "64,8", 64, 1))
+	us := rep.Modules[0].Compiled()
+	ex := []Explained{
+		{Program: "jit_train_step", Unit: us[1], Causes: []diff.Cause{{Kind: diff.CauseBatchSize, Short: "64 → 40"}}},
+		{Program: "jit_train_step", Unit: us[2], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "0.1 → 0.05"}}},
+		{Program: "jit_train_step", Unit: us[3], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "0.1 → 0.05"}}},
+	}
+	v := Build(Input{Ledger: rep, Dumped: true, Explained: ex}).Verdicts[0]
+	if len(v.Causes) != 2 || v.Causes[0].Kind != KindFunctionRebuilt || v.Causes[0].Count != 2 ||
+		v.Causes[0].Change != "train_step made anew (defined at main.py:20), closing over 0.1 → 0.05" {
+		t.Fatalf("causes %+v", v.Causes)
+	}
+	if !strings.HasPrefix(v.Action, "jit once, outside the loop") {
+		t.Errorf("action %q", v.Action)
+	}
+}

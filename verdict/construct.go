@@ -223,7 +223,21 @@ func staticOf(compiled []*ledger.Unit, shapes string) *staticPlan {
 	p.advice = fmt.Sprintf("each new value of a static argument is a new trace and a new compilation: make `%s` a traced argument "+
 		"(take it out of static_argnums/static_argnames and pass jnp.asarray(%s)), or keep it fixed; keep static only "+
 		"what takes a few values (a mode flag, a loop count from a small set)", first, first)
+	if allInts(values[first]) {
+		p.advice += "; a traced loop count makes lax.fori_loop a while loop (not reverse-differentiable): " +
+			"else round it up to a few values and mask the extra iterations"
+	}
 	return p
+}
+
+// allInts says whether every value is a Python int's repr.
+func allInts(vs []string) bool {
+	for _, v := range vs {
+		if _, err := strconv.Atoi(v); err != nil {
+			return false
+		}
+	}
+	return len(vs) > 0
 }
 
 // staticValue is the value of the static argument name in args ("" when absent).
@@ -293,11 +307,12 @@ func shorten(s string, n int) string {
 // being re-defined (a jax.jit or closure made anew, closing over the value): then a signature
 // the old function object compiled counts too. It returns those compilations, the cause's kind
 // and change, and the values the constants took, in order.
-func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind, ch string, values []string) {
+func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind, ch, advice string, values []string) {
 	rebuilt, ok := rebuiltFunction(compiled)
 	if !ok {
-		return nil, "", "", nil
+		return nil, "", "", "", nil
 	}
+	meta := "" // the input path whose pytree metadata JAX said differs
 	units = map[*ledger.Unit]bool{}
 	seen := map[string]bool{}
 	for _, u := range compiled {
@@ -316,30 +331,52 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 			seen[key] = true
 			continue
 		}
-		if k, _, _, ok := constructCause(u.Why); ok && k == KindPytree {
-			continue
+		if k, _, _, ok := constructCause(u.Why); ok && k == KindPytree && metadataPath(u.Why) == "" {
+			continue // a pytree's structure changed; its metadata holds static values
+		}
+		if p := metadataPath(u.Why); p != "" && meta == "" {
+			meta = p
 		}
 		if valueEvidence(byUnit[u], &values) {
 			units[u] = true
 		}
 	}
 	if len(units) == 0 {
-		return nil, "", "", nil
+		return nil, "", "", "", nil
 	}
 	if len(values) < 2 {
 		values = nil
 	}
 	if rebuilt != "" {
 		if values != nil {
-			return units, KindFunctionRebuilt, rebuilt + ", closing over " + valueSequence(values), values
+			return units, KindFunctionRebuilt, rebuilt + ", closing over " + valueSequence(values), "", values
 		}
-		return units, KindFunctionRebuilt, rebuilt, nil
+		return units, KindFunctionRebuilt, rebuilt, "", nil
 	}
 	ch = "a Python value seen at trace time (a static argument or a closed-over number) changed"
-	if values != nil {
-		return units, KindPythonValue, ch + ": " + valueSequence(values), values
+	if meta != "" {
+		ch, advice = "a Python value in the pytree metadata at "+meta+" (static to jit) changed", metadataAdvice(meta)
 	}
-	return units, KindPythonValue, ch + ": the same argument types had compiled before", nil
+	if values != nil {
+		return units, KindPythonValue, ch + ": " + valueSequence(values), advice, values
+	}
+	return units, KindPythonValue, ch + ": the same argument types had compiled before", advice, nil
+}
+
+// reMetadataPath reads JAX's "* at input path [0][0]._graphdef, now <class …> with pytree
+// metadata": a pytree node whose metadata (static to jit: a flax nnx GraphDef, a dataclass's static
+// fields) differs from the closest earlier key's.
+var reMetadataPath = regexp.MustCompile(`at input path (\S+), now .*? with pytree metadata`)
+
+// metadataPath is the input path whose pytree metadata JAX said differs ("" when it said not).
+func metadataPath(why string) string {
+	if !strings.Contains(why, "with pytree metadata") {
+		return ""
+	}
+	if m := reMetadataPath.FindStringSubmatch(why); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // rebuiltFunction is what JAX said of a function made anew ("train_step made anew (defined at
@@ -406,16 +443,30 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		}
 		return out
 	}
-	units, kind, ch, seen := traceValues(compiled, byUnit)
+	if attrs := attributesOf(compiled); attrs != nil {
+		return attrs
+	}
+	units, kind, ch, advice, seen := traceValues(compiled, byUnit)
 	var vs []Values
 	short := "the same argument types, compiled again"
 	if len(seen) > 0 {
 		vs, short = []Values{{Seen: seen}}, valueSequence(seen)
 	}
 	for u := range units {
-		out[u] = valueCause{kind: kind, change: ch, short: short, values: vs}
+		out[u] = valueCause{kind: kind, change: ch, short: short, advice: advice, values: vs}
 	}
 	return out
+}
+
+// metadataAdvice is the advice for a static value held in an argument's pytree metadata at path:
+// a flax nnx Module's plain attribute (its GraphDef), else any pytree's static field.
+func metadataAdvice(path string) string {
+	if strings.Contains(path, "_graphdef") {
+		return "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +
+			"traces and compiles the step again; hold it in an nnx.Variable (set its .value) or pass it as an argument, or keep it fixed"
+	}
+	return "a static field of an argument's pytree (its metadata: a dataclass field marked static, a module's plain attribute) " +
+		"compiles again at each new value: make it an array leaf or pass it as an argument, or keep it fixed"
 }
 
 // shapesWord names what else varied between a program's compilations, by the argument shapes
@@ -444,4 +495,90 @@ func staticKey(args []ledger.StaticArg) string {
 		b.WriteString("\x00" + a.Name + "=" + a.Value)
 	}
 	return b.String()
+}
+
+// reStaticAttr reads a static attribute in a pytree node's metadata as JAX prints it: flax nnx's
+// GraphDef ('temperature', Static(value=1.0)).
+var reStaticAttr = regexp.MustCompile(`\('(\w+)', Static\(value=([^()]*?)\)\)`)
+
+// metadataStatics reads JAX's "different input pytree … so the pytree node metadata does not
+// match" for the static attributes whose values differ between the closest earlier key (before)
+// and this call (now), in the order JAX printed them; nil when it names none.
+func metadataStatics(why string) (names []string, before, now map[string]string) {
+	if !strings.Contains(why, "pytree node metadata does not match") {
+		return nil, nil, nil
+	}
+	_, rest, ok := strings.Cut(why, ", now ")
+	if !ok {
+		return nil, nil, nil
+	}
+	nowPart, beforePart, ok := strings.Cut(rest, " and before ")
+	if !ok {
+		return nil, nil, nil
+	}
+	read := func(s string) map[string]string {
+		m := map[string]string{}
+		for _, g := range reStaticAttr.FindAllStringSubmatch(s, -1) {
+			m[g[1]] = g[2]
+		}
+		return m
+	}
+	now, before = read(nowPart), read(beforePart)
+	for _, g := range reStaticAttr.FindAllStringSubmatch(nowPart, -1) {
+		if b, ok := before[g[1]]; ok && b != now[g[1]] && !slices.Contains(names, g[1]) {
+			names = append(names, g[1])
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil, nil
+	}
+	return names, before, now
+}
+
+// attributesOf reads the static attributes JAX names changing in a program's pytree metadata (a
+// flax nnx Module's plain Python attribute, static to nnx.jit): one cause for every compilation
+// whose explanation names one, with the values in order; nil when none does.
+func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
+	var names []string
+	values := map[string][]string{}
+	units := map[*ledger.Unit]string{}
+	for _, u := range compiled {
+		ns, before, now := metadataStatics(u.Why)
+		if ns == nil {
+			continue
+		}
+		units[u] = strings.TrimSpace(reStaticAttr.FindString(u.Why))
+		for _, n := range ns {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+			for _, v := range []string{before[n], now[n]} {
+				if !slices.Contains(values[n], v) {
+					values[n] = append(values[n], v)
+				}
+			}
+		}
+	}
+	if len(units) == 0 {
+		return nil
+	}
+	var parts, short []string
+	var vs []Values
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("`%s` changed %s", n, valueSequence(values[n])))
+		short = append(short, fmt.Sprintf("`%s` %s", n, valueSequence(values[n])))
+		vs = append(vs, Values{Name: n, Seen: values[n]})
+	}
+	word := "static attribute "
+	if len(names) > 1 {
+		word = "static attributes "
+	}
+	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute in the module's graph definition, which the jit treats as static)"
+	adv := fmt.Sprintf("a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; "+
+		"hold `%s` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed", names[0])
+	out := map[*ledger.Unit]valueCause{}
+	for u := range units {
+		out[u] = valueCause{kind: KindStaticArgument, change: ch, short: strings.Join(short, ", "), advice: adv, values: vs}
+	}
+	return out
 }

@@ -165,3 +165,72 @@ func TestRebuiltFunctionWithItsValues(t *testing.T) {
 		t.Errorf("action %q", v.Action)
 	}
 }
+
+// A flax nnx Module's plain Python attribute is in its GraphDef, pytree metadata static to
+// nnx.jit: JAX's explanation (cut short in a log: the metadata spans many lines) says the
+// metadata at [0][0]._graphdef differs; with the dump's constants, it is a Python value with its
+// values and nnx's advice, not a pytree change.
+func TestNNXAttributeInThePytreeMetadata(t *testing.T) {
+	miss := func(shape string) string {
+		return strings.Replace(jaxStep(shape, "32,8", 31, 1), "different input types:\n  * at x, now f32["+shape+"] and before f32[32,8]\n",
+			"different input pytree:\n  * at input path [0][0]._graphdef, now <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata GraphDef(nodes=[NodeDef(\n", 1)
+	}
+	rep := read(t, jaxStep("32,8", "", 31, 1)+miss("32,8")+miss("32,8"))
+	us := rep.Modules[0].Compiled()
+	ex := []Explained{
+		{Program: "jit_train_step", Unit: us[1], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "2 → 1"}}},
+		{Program: "jit_train_step", Unit: us[2], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "1 → 0.666666687"}}},
+	}
+	v := Build(Input{Ledger: rep, Dumped: true, Explained: ex}).Verdicts[0]
+	if len(v.Causes) != 1 || v.Causes[0].Kind != KindPythonValue || v.Causes[0].Count != 2 ||
+		v.Causes[0].Change != "a Python value in the pytree metadata at [0][0]._graphdef (static to jit) changed: 2 → 1 → 0.667" {
+		t.Fatalf("causes %+v", v.Causes)
+	}
+	if !strings.Contains(v.Action, "nnx.Variable") {
+		t.Errorf("action %q", v.Action)
+	}
+}
+
+// A log that keeps JAX's whole explanation on one line (a JSON log) names the nnx attribute and
+// its values from the metadata before and now.
+func TestStaticAttributeNamedFromTheMetadata(t *testing.T) {
+	meta := func(v string) string {
+		return "GraphDef(nodes=[NodeDef(type='Model')], attributes=[('in_features', Static(value=8)), ('temperature', Static(value=" + v + "))], num_leaves=2)"
+	}
+	why := func(now, before string) string {
+		return "different input pytree:\n  * at input path [0][0]._graphdef, now <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + meta(now) +
+			" and before <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + meta(before) + ", so the pytree node metadata does not match"
+	}
+	names, before, now := metadataStatics(why("1.0", "2.0"))
+	if len(names) != 1 || names[0] != "temperature" || before["temperature"] != "2.0" || now["temperature"] != "1.0" {
+		t.Fatalf("%v %v %v", names, before, now)
+	}
+	us := []*ledger.Unit{{Why: ""}, {Why: why("1.0", "2.0")}, {Why: why("0.6666666666666666", "1.0")}}
+	got := attributesOf(us)
+	if len(got) != 2 || got[us[1]].change != got[us[2]].change ||
+		!strings.HasPrefix(got[us[1]].change, "static attribute `temperature` changed 2.0 → 1.0 → 0.667 (") || !strings.Contains(got[us[1]].advice, "nnx.Variable") {
+		t.Errorf("%+v", got)
+	}
+	if n, _, _ := metadataStatics(why("1.0", "1.0")); n != nil {
+		t.Errorf("no value differs: %v", n)
+	}
+}
+
+// JAX's pytree-metadata explanations, whatever their text: the static attributes read are ones
+// the text names with different values now and before, and the path is in the text.
+func FuzzMetadataStatics(f *testing.F) {
+	f.Add("different input pytree:\n  * at input path [0][0]._graphdef, now <class 'G'> with pytree metadata G(attributes=[('t', Static(value=1.0))]) and before <class 'G'> with pytree metadata G(attributes=[('t', Static(value=2.0))]), so the pytree node metadata does not match")
+	f.Add("* at input path [0], now x with pytree metadata")
+	f.Fuzz(func(t *testing.T, why string) {
+		names, before, now := metadataStatics(why)
+		for _, n := range names {
+			if before[n] == now[n] || !strings.Contains(why, "('"+n+"', Static(value=") {
+				t.Fatalf("%q: %v %v %v", why, names, before, now)
+			}
+		}
+		if p := metadataPath(why); p != "" && !strings.Contains(why, "at input path "+p+", now ") {
+			t.Fatalf("%q: path %q", why, p)
+		}
+		attributesOf([]*ledger.Unit{{Why: why}, {Why: why}})
+	})
+}

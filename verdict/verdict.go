@@ -1,10 +1,3 @@
-// Package verdict turns what recomp found into what a user decides on: for each program that
-// compiled again, how often, what it cost and its share of the run, the causes with old → new
-// and how often each, the user's lines that made it compile, and the action — with the sizes
-// to pad to when one dimension varies. It also ranks the user's lines by the compile time they
-// cost, and says in one headline how much of the run went to compiling and how much of that to
-// compiling again. It reads the ledger's accounting and, when a dump was explained, the causes
-// package diff named; it prints nothing.
 package verdict
 
 import (
@@ -357,7 +350,8 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	kind, ch, said, named := constructCause(u.Why)
 	named = named && again
 	cs := byUnit[u]
-	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind) {
+	// a static value JAX saw as pytree metadata (an nnx attribute) is the static value's
+	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u.Why) != "") {
 		// a Python value read at trace time: one cause with the values it took
 		c := t.add(vc.kind, vc.change, site, nil)
 		c.advice, c.Values = vc.advice, vc.values

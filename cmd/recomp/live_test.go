@@ -139,3 +139,30 @@ func TestLiveLinesRateLimited(t *testing.T) {
 		t.Errorf("said:\n%s\nwant:\n%s", strings.Join(said, ""), strings.Join(want, ""))
 	}
 }
+
+// A JAX compilation of argument types the program compiled before is a Python value read at
+// trace time (a static argument): its live line says so, not the types of JAX's closest key.
+func TestLiveLineSameTypesAgain(t *testing.T) {
+	miss := func(now, before string) string {
+		return "WARNING:jax._src.pjit:TRACING CACHE MISS at /home/me/train.py:29:12 (main):\n  for step defined at /home/me/train.py:16\n" +
+			"  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n  * at x, now f32[" + now + ",16] and before f32[" + before + ",16]\n" +
+			"WARNING:jax._src.interpreters.pxla:Compiling jit(step) with global shapes and types (ShapedArray(float32[" + now + ",16]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.5 sec\n"
+	}
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	l.every = 0
+	var said []string
+	for _, s := range []string{
+		"WARNING:jax._src.interpreters.pxla:Compiling jit(step) with global shapes and types (ShapedArray(float32[128,16]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.5 sec\n",
+		miss("104", "128"), miss("128", "104"),
+	} {
+		for _, n := range l.Log([]byte(s), 0) {
+			said = append(said, n.Text)
+		}
+	}
+	if len(said) != 2 || !strings.Contains(said[0], "x: f32[128,16] → f32[104,16]") ||
+		!strings.Contains(said[1], "argument types it compiled before: a Python value read at trace time changed") {
+		t.Errorf("said %q", said)
+	}
+}

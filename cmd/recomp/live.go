@@ -215,11 +215,12 @@ func (l *liveLines) line(text string) string {
 // changeOf says what changed, old → new: from the framework's explanation, else from the
 // argument signatures it logged. A JAX signature the program had compiled before (repeated) is
 // not what its explanation's types say changed: JAX compares with the closest earlier key, not
-// the one of these types, and what differs is a Python value it read at trace time.
+// the one of these types; what differs is elsewhere in its cache key, most often a static
+// argument or another Python value it read at trace time.
 func changeOf(u *ledger.Unit, before string, repeated bool) string {
 	if fw := frameworks.ForProducer(u.Producer); repeated && u.Why != "" && fw != nil && fw.Name == "jax" {
 		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == string(diff.CauseBatchSize) || kind == string(diff.CauseInputShape) || kind == string(diff.CauseDtype) {
-			return "argument types it compiled before: a Python value read at trace time changed (a static argument or a closed-over number)"
+			return "argument types it compiled before, so not a shape change: most often a static argument or a Python value read at trace time changed"
 		}
 	}
 	if u.Why != "" {

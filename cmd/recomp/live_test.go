@@ -140,8 +140,8 @@ func TestLiveLinesRateLimited(t *testing.T) {
 	}
 }
 
-// A JAX compilation of argument types the program compiled before is a Python value read at
-// trace time (a static argument): its live line says so, not the types of JAX's closest key.
+// A JAX compilation of argument types the program compiled before is no shape change (most often
+// a static argument): its live line says so, not the types of JAX's closest key.
 func TestLiveLineSameTypesAgain(t *testing.T) {
 	miss := func(now, before string) string {
 		return "WARNING:jax._src.pjit:TRACING CACHE MISS at /home/me/train.py:29:12 (main):\n  for step defined at /home/me/train.py:16\n" +
@@ -162,7 +162,7 @@ func TestLiveLineSameTypesAgain(t *testing.T) {
 		}
 	}
 	if len(said) != 2 || !strings.Contains(said[0], "x: f32[128,16] → f32[104,16]") ||
-		!strings.Contains(said[1], "argument types it compiled before: a Python value read at trace time changed") {
+		!strings.Contains(said[1], "argument types it compiled before, so not a shape change: most often a static argument") {
 		t.Errorf("said %q", said)
 	}
 }

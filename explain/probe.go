@@ -39,32 +39,55 @@ func better(u *ledger.Unit, s ledger.Site) bool {
 }
 
 // jaxCompile is a backend compile the probe saw, with the static arguments of the trace it
-// compiles: the last trace of the same function in its process since that process's previous
-// compile.
+// compiles: of the traces in its process since that process's previous compile, the last of the
+// same function when the compile names it, else the longest (JAX 0.4 names no function at a
+// compile, and reports the traces of the jits nested in the function's, and of those its
+// lowering calls, as well: the function's own trace holds the nested ones).
 type jaxCompile struct {
 	runfolder.ProbeRecord
 	static []ledger.StaticArg
 }
 
+// maxTracesPerCompile bounds the traces kept between two compiles of a process.
+const maxTracesPerCompile = 4096
+
+// tracedFor is the trace a compile compiles, of those since its process's previous compile: the
+// last of the function the compile names, else the longest; nil when none.
+func tracedFor(c runfolder.ProbeRecord, traces []*runfolder.ProbeRecord) *runfolder.ProbeRecord {
+	var best *runfolder.ProbeRecord
+	for _, t := range traces {
+		switch {
+		case c.Name != "" && t.Name != "":
+			if frameworks.SameFunction(jaxfw.ModuleName(t.Name), jaxfw.ModuleName(c.Name)) {
+				best = t
+			}
+		case best == nil || t.Seconds >= best.Seconds:
+			best = t
+		}
+	}
+	return best
+}
+
 func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	var compiles []*jaxCompile
-	lastTrace := map[int]*runfolder.ProbeRecord{}
+	traces := map[int][]*runfolder.ProbeRecord{} // by process, since its last compile
 	for i, r := range recs {
 		if r.Framework != jaxfw.Name {
 			continue
 		}
 		switch r.Event {
 		case "trace":
-			lastTrace[r.PID] = &recs[i]
+			if len(traces[r.PID]) < maxTracesPerCompile {
+				traces[r.PID] = append(traces[r.PID], &recs[i])
+			}
 		case "compile":
 			c := &jaxCompile{ProbeRecord: r}
-			if t := lastTrace[r.PID]; t != nil && len(t.Static) > 0 &&
-				(t.Name == "" || r.Name == "" || frameworks.SameFunction(jaxfw.ModuleName(t.Name), jaxfw.ModuleName(r.Name))) {
+			if t := tracedFor(r, traces[r.PID]); t != nil {
 				for _, a := range t.Static {
 					c.static = append(c.static, ledger.StaticArg{Name: a.Name, Value: a.Value})
 				}
 			}
-			delete(lastTrace, r.PID)
+			delete(traces, r.PID)
 			compiles = append(compiles, c)
 		}
 	}

@@ -188,7 +188,13 @@ func (l *liveLines) describe(u ledger.LiveUnit, before string, repeated bool, co
 	if l.color {
 		mark = "\x1b[1;31m✗\x1b[0m"
 	}
-	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, textutil.Visible(u.Family))
+	name := textutil.Visible(u.Family)
+	if u.Via != nil { // a front end's step leads (the probe's call: Keras's evaluate runs its test step)
+		if f, role := frameworks.StepRole(u.Via.FrontEnd, "", []string{u.Via.Method}); f != nil {
+			name = f.Title + " " + role + " · " + name
+		}
+	}
+	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, name)
 	if u.Seq > 1 {
 		fmt.Fprintf(&b, " (compilation %d)", u.Seq)
 	}

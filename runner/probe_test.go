@@ -88,15 +88,7 @@ func TestProbeInPython(t *testing.T) {
 // The probe records what a Keras call on arrays was given: its samples and batch size (Keras's
 // 32 when none), the part fit trains on under validation_split, nothing of a dataset's.
 func TestProbeKerasSizes(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	dir := t.TempDir()
-	p, err := WriteProbe(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	py, dir, p := probeSetup(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "keras")
 	for path, text := range map[string]string{
 		filepath.Join(lib, "__init__.py"): "class Model:\n" +
@@ -113,17 +105,9 @@ func TestProbeKerasSizes(t *testing.T) {
 			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n" +
 			"m.predict(Arr(5), batch_size='many')\n",
 	} {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, text)
 	}
-	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
-	cmd := exec.Command(py, "train.py")
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runUnderProbe(t, py, dir, p)
 	recs, err := runfolder.ReadProbe(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -149,15 +133,7 @@ func TestProbeKerasSizes(t *testing.T) {
 // a long repr cut short, a repr that raises as "?"; a trace with no such frame records none,
 // and the program runs on.
 func TestProbeJAXStatic(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	dir := t.TempDir()
-	p, err := WriteProbe(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	py, dir, p := probeSetup(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "jax")
 	for path, text := range map[string]string{
 		filepath.Join(lib, "__init__.py"): "from . import monitoring\n",
@@ -179,16 +155,10 @@ func TestProbeJAXStatic(t *testing.T) {
 			"_trace_for_jit(step, JitInfo(step, (), ()), None, None, None, (1, 2, 3), {})\n" +
 			"bare_trace()\nprint('done')\n",
 	} {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, text)
 	}
-	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
-	cmd := exec.Command(py, "train.py")
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "done") {
-		t.Fatalf("%v: %s", err, out)
+	if out := runUnderProbe(t, py, dir, p); !strings.Contains(out, "done") {
+		t.Fatal(out)
 	}
 	recs, err := runfolder.ReadProbe(dir)
 	if err != nil {
@@ -209,4 +179,40 @@ func TestProbeJAXStatic(t *testing.T) {
 	if strings.Join(got, " | ") != want {
 		t.Errorf("records\n%s\nwant\n%s", strings.Join(got, " | "), want)
 	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runUnderProbe runs dir/train.py under the probe p, with the packages of dir/lib/site-packages,
+// and returns what it printed.
+func runUnderProbe(t *testing.T, py, dir string, p *Probe) string {
+	t.Helper()
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
+	cmd := exec.Command(py, "train.py")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return string(out)
+}
+
+// probeSetup is a python3 (the test skips without one), a folder, and the probe written there.
+func probeSetup(t *testing.T) (py, dir string, p *Probe) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir = t.TempDir()
+	if p, err = WriteProbe(dir); err != nil {
+		t.Fatal(err)
+	}
+	return py, dir, p
 }

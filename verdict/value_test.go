@@ -150,13 +150,8 @@ func TestRebuiltFunctionWithItsValues(t *testing.T) {
 			"defined at /w/main.py:20\n  but seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?\n", 1)
 	}
 	rep := read(t, jaxStep("64,8", "", 64, 1)+jaxStep("40,8", "64,8", 64, 1)+redefined("64,8")+jaxStep("40,8", "64,8", 64, 1))
-	us := rep.Modules[0].Compiled()
-	ex := []Explained{
-		{Program: "jit_train_step", Unit: us[1], Causes: []diff.Cause{{Kind: diff.CauseBatchSize, Short: "64 → 40"}}},
-		{Program: "jit_train_step", Unit: us[2], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "0.1 → 0.05"}}},
-		{Program: "jit_train_step", Unit: us[3], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "0.1 → 0.05"}}},
-	}
-	v := Build(Input{Ledger: rep, Dumped: true, Explained: ex}).Verdicts[0]
+	v := explainedBy(rep, diff.Cause{Kind: diff.CauseBatchSize, Short: "64 → 40"},
+		diff.Cause{Kind: diff.CauseConstant, Short: "0.1 → 0.05"}, diff.Cause{Kind: diff.CauseConstant, Short: "0.1 → 0.05"})
 	if len(v.Causes) != 2 || v.Causes[0].Kind != KindFunctionRebuilt || v.Causes[0].Count != 2 ||
 		v.Causes[0].Change != "train_step made anew (defined at main.py:20), closing over 0.1 → 0.05" {
 		t.Fatalf("causes %+v", v.Causes)
@@ -176,12 +171,7 @@ func TestNNXAttributeInThePytreeMetadata(t *testing.T) {
 			"different input pytree:\n  * at input path [0][0]._graphdef, now <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata GraphDef(nodes=[NodeDef(\n", 1)
 	}
 	rep := read(t, jaxStep("32,8", "", 31, 1)+miss("32,8")+miss("32,8"))
-	us := rep.Modules[0].Compiled()
-	ex := []Explained{
-		{Program: "jit_train_step", Unit: us[1], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "2 → 1"}}},
-		{Program: "jit_train_step", Unit: us[2], Causes: []diff.Cause{{Kind: diff.CauseConstant, Short: "1 → 0.666666687"}}},
-	}
-	v := Build(Input{Ledger: rep, Dumped: true, Explained: ex}).Verdicts[0]
+	v := explainedBy(rep, diff.Cause{Kind: diff.CauseConstant, Short: "2 → 1"}, diff.Cause{Kind: diff.CauseConstant, Short: "1 → 0.666666687"})
 	if len(v.Causes) != 1 || v.Causes[0].Kind != KindPythonValue || v.Causes[0].Count != 2 ||
 		v.Causes[0].Change != "a Python value in the pytree metadata at [0][0]._graphdef (static to jit) changed: 2 → 1 → 0.667" {
 		t.Fatalf("causes %+v", v.Causes)
@@ -233,4 +223,15 @@ func FuzzMetadataStatics(f *testing.F) {
 		}
 		attributesOf([]*ledger.Unit{{Why: why}, {Why: why}})
 	})
+}
+
+// explainedBy is the verdict of jit_train_step when the dump explains its compilations after the
+// first by causes, in order.
+func explainedBy(rep *ledger.Report, causes ...diff.Cause) Verdict {
+	us := rep.Modules[0].Compiled()
+	var ex []Explained
+	for i, c := range causes {
+		ex = append(ex, Explained{Program: "jit_train_step", Unit: us[i+1], Causes: []diff.Cause{c}})
+	}
+	return Build(Input{Ledger: rep, Dumped: true, Explained: ex}).Verdicts[0]
 }

@@ -302,8 +302,8 @@ func shorten(s string, n int) string {
 // traceValues infers, without the probe's static arguments, which compilations of a JAX program
 // a Python value read at trace time explains: its argument signature had compiled before in its
 // process, JAX names no other construct (a pytree change), and the dump's comparison shows only
-// constants or structure changing, or identical graphs (without a comparison, JAX's own words
-// stand). The cause is KindPythonValue, or KindFunctionRebuilt when JAX says the function is
+// constants or structure changing, or identical graphs, or, without a comparison, JAX explained
+// it by argument types (closestKeyTypes). The cause is KindPythonValue, or KindFunctionRebuilt when JAX says the function is
 // being re-defined (a jax.jit or closure made anew, closing over the value): then a signature
 // the old function object compiled counts too. It returns those compilations, the cause's kind
 // and change, and the values the constants took, in order.
@@ -337,7 +337,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		if p := metadataPath(u.Why); p != "" && meta == "" {
 			meta = p
 		}
-		if valueEvidence(byUnit[u], &values) {
+		if cs := byUnit[u]; len(cs) > 0 && valueEvidence(cs, &values) || len(cs) == 0 && (closestKeyTypes(u.Why) || metadataPath(u.Why) != "") {
 			units[u] = true
 		}
 	}
@@ -360,7 +360,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	if values != nil {
 		return units, KindPythonValue, ch + ": " + valueSequence(values), advice, values
 	}
-	return units, KindPythonValue, ch + ": the same argument types had compiled before", advice, nil
+	return units, KindPythonValue, ch + ": argument types compiled before", advice, nil
 }
 
 // reMetadataPath reads JAX's "* at input path [0][0]._graphdef, now <class …> with pytree
@@ -377,6 +377,18 @@ func metadataPath(why string) string {
 		return m[1]
 	}
 	return ""
+}
+
+// closestKeyTypes says whether JAX explained a compilation by argument types (a shape, a dtype):
+// of a signature compiled before, the types of its closest earlier key, which is not the one of
+// these types (JAX picks the closest key without its static arguments), so they are not what
+// changed.
+func closestKeyTypes(why string) bool {
+	switch k, _ := reasonCause(why); diff.CauseKind(k) {
+	case diff.CauseBatchSize, diff.CauseInputShape, diff.CauseDtype:
+		return true
+	}
+	return false
 }
 
 // rebuiltFunction is what JAX said of a function made anew ("train_step made anew (defined at

@@ -134,9 +134,11 @@ func TestPythonValueInferredFromTheDump(t *testing.T) {
 			t.Errorf("causes %+v", v.Causes)
 		}
 	}
-	// without a comparison, JAX's words stand
+	// without a comparison, JAX's types for a signature compiled before are its closest key's:
+	// the same cause, with no values
 	rep, _ = annealed(t)
-	if v := Build(Input{Ledger: rep}).Verdicts[0]; v.Causes[0].Kind == KindPythonValue {
+	if v := Build(Input{Ledger: rep}).Verdicts[0]; v.Causes[0].Kind != KindPythonValue || v.Causes[0].Count != 6 || v.Causes[0].Values != nil ||
+		v.Causes[0].Change != "a Python value seen at trace time (a static argument or a closed-over number) changed: argument types compiled before" {
 		t.Errorf("causes %+v", v.Causes)
 	}
 }
@@ -178,6 +180,10 @@ func TestNNXAttributeInThePytreeMetadata(t *testing.T) {
 	}
 	if !strings.Contains(v.Action, "nnx.Variable") {
 		t.Errorf("action %q", v.Action)
+	}
+	// the log alone: the same cause, without values
+	if v := Build(Input{Ledger: rep}).Verdicts[0]; len(v.Causes) != 1 || v.Causes[0].Kind != KindPythonValue || v.Causes[0].Count != 2 || v.Causes[0].Values != nil {
+		t.Errorf("log alone: causes %+v", v.Causes)
 	}
 }
 

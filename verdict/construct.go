@@ -337,7 +337,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		if p := metadataPath(u.Why); p != "" && meta == "" {
 			meta = p
 		}
-		if cs := byUnit[u]; len(cs) > 0 && valueEvidence(cs, &values) || len(cs) == 0 && (closestKeyTypes(u.Why) || metadataPath(u.Why) != "") {
+		if valueEvidence(byUnit[u], u.Why, &values) {
 			units[u] = true
 		}
 	}
@@ -407,11 +407,15 @@ func rebuiltFunction(compiled []*ledger.Unit) (rebuilt string, ok bool) {
 	return rebuilt, true
 }
 
-// valueEvidence says whether a compilation's comparison shows a Python value's effect (only
-// constants or a structure changing, or identical graphs: never state created once), and adds
-// the values a constant took to values.
-func valueEvidence(cs []diff.Cause, values *[]string) bool {
-	if len(cs) == 0 || cs[0].Once { // without a comparison, JAX's own words stand
+// valueEvidence says whether a compilation of a signature compiled before shows a Python value's
+// effect: its comparison only constants or a structure changing, or identical graphs (never state
+// created once), or, without one, JAX's explanation the types of its closest key or a change of
+// pytree metadata. It adds the values a constant took to values.
+func valueEvidence(cs []diff.Cause, why string, values *[]string) bool {
+	if len(cs) == 0 {
+		return closestKeyTypes(why) || metadataPath(why) != ""
+	}
+	if cs[0].Once {
 		return false
 	}
 	switch cs[0].Kind {

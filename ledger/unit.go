@@ -84,6 +84,10 @@ type Unit struct {
 	// Via is the front end's call the compilation ran under, when the probe saw one (a Keras
 	// fit, evaluate or predict); nil when none.
 	Via *Call
+	// Static are the static arguments the probe saw the framework trace the function with
+	// (JAX's static_argnums and static_argnames: name and repr), in the call's order; nil when
+	// the probe saw none.
+	Static []StaticArg
 	// KeyParts are the hashes a framework logged of the parts of the unit's cache key (JAX's
 	// jax._src.cache_key log: computation, jax_lib version, XLA flags, ...), in order; KeyFlags
 	// are the compile flags it logged as hashed into the key.
@@ -108,6 +112,12 @@ func (u *Unit) seen(sig logscan.Signal) bool {
 		}
 	}
 	return false
+}
+
+// StaticArg is one static argument of a traced call: its parameter's name and its value as the
+// program's language prints it (Python's repr, cut short).
+type StaticArg struct {
+	Name, Value string
 }
 
 // KeyPart is one part of a cache key and the hash a framework logged of it.

@@ -467,7 +467,8 @@ func causeLine(framework string, c verdict.Cause) string {
 	if c.Kind == "" && framework != "" {
 		s = framework + " said: " + s
 	}
-	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") { // "the batch took 4 sizes" says its kind
+	// "the batch took 4 sizes", "static argument `step` changed …" say their kind
+	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
 		} else {

@@ -58,6 +58,16 @@ type VerdictCauseJSON struct {
 	FrameworkSaid string `json:"framework_said,omitempty"`
 	// SaidBy names who said it when not the stack itself ("dynamo").
 	SaidBy string `json:"said_by,omitempty"`
+	// Values are the values a Python value read at trace time took, in order: each static
+	// argument that changed (static_argument, from recomp run's probe) or the constants the dump
+	// shows (python_value, no name); [] for other causes.
+	Values []ValuesJSON `json:"values"`
+}
+
+// ValuesJSON is the values one Python value took.
+type ValuesJSON struct {
+	Name string   `json:"name"`
+	Seen []string `json:"seen"`
 }
 
 type SizesJSON struct {
@@ -108,7 +118,12 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
-			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy})
+			cj := VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
+				Values: []ValuesJSON{}}
+			for _, vs := range c.Values {
+				cj.Values = append(cj.Values, ValuesJSON{Name: vs.Name, Seen: nonNil(vs.Seen)})
+			}
+			pj.Causes = append(pj.Causes, cj)
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

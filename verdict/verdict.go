@@ -1,10 +1,3 @@
-// Package verdict turns what recomp found into what a user decides on: for each program that
-// compiled again, how often, what it cost and its share of the run, the causes with old → new
-// and how often each, the user's lines that made it compile, and the action — with the sizes
-// to pad to when one dimension varies. It also ranks the user's lines by the compile time they
-// cost, and says in one headline how much of the run went to compiling and how much of that to
-// compiling again. It reads the ledger's accounting and, when a dump was explained, the causes
-// package diff named; it prints nothing.
 package verdict
 
 import (
@@ -114,7 +107,18 @@ type Cause struct {
 	Said string
 	// SaidBy names who said it when not the stack itself (dynamo, torch.compile's tracer).
 	SaidBy string
+	// Values are the values a Python value read at trace time took, in order, when the cause is
+	// one (static_argument from the probe: each argument that changed; python_value: the
+	// constants the dump shows, with no name); nil otherwise.
+	Values []Values
 	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
+}
+
+// Values are the values one Python value took: a static argument's (Name) or a constant's (no
+// name), as the program's language or the dump printed them.
+type Values struct {
+	Name string
+	Seen []string
 }
 
 // Sizes is the padding proposal for a dimension that varied.
@@ -145,7 +149,71 @@ type SiteRow struct {
 	Time                      time.Duration
 	TopCause                  string
 	Example                   string // an old → new of the top cause
-	topOnce                   bool   // the top cause is expected once (diff.Cause.Once)
+	causes                    []siteCause
+}
+
+// siteCause is one cause of a line's compilations and how many it explains.
+type siteCause struct {
+	kind, example string
+	once          bool // expected once (diff.Cause.Once)
+	n             int
+}
+
+// count counts one compilation of the line to a cause.
+func (row *SiteRow) count(kind, example string, once bool) {
+	for i := range row.causes {
+		if c := &row.causes[i]; c.kind == kind && (kind != "" || c.example == example) {
+			c.n++
+			return
+		}
+	}
+	row.causes = append(row.causes, siteCause{kind, example, once, 1})
+}
+
+// settle names the line's top cause: the one that explains the most of its compilations, a cause
+// that recurs before one expected once, a named kind before the framework's bare words, the first
+// met on a tie; its example is the first met of that kind.
+func (row *SiteRow) settle() {
+	best := -1
+	rank := func(c siteCause) [3]int { return [3]int{boolInt(!c.once), boolInt(c.kind != ""), c.n} }
+	for i, c := range row.causes {
+		if best < 0 || cmpRank(rank(c), rank(row.causes[best])) > 0 {
+			best = i
+		}
+	}
+	if best >= 0 {
+		row.TopCause, row.Example = row.causes[best].kind, row.causes[best].example
+	}
+	row.causes = nil
+}
+
+func cmpRank(a, b [3]int) int {
+	for i := range a {
+		if c := cmp.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// unitCause is the cause one compilation gives its line: a Python value read at trace time, the
+// construct the framework names, the dump's main cause, or the framework's words; ok is false
+// when none is known.
+func unitCause(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (kind, example string, once, ok bool) {
+	if vc, found := values[u]; found && again {
+		return vc.kind, vc.short, false, true
+	}
+	if kind, ch, _, named := constructCause(u.Why); named && again && (len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
+		return kind, ch, false, true
+	}
+	if cs := byUnit[u]; len(cs) > 0 {
+		return string(cs[0].Kind), change(cs[0]), cs[0].Once, true
+	}
+	if u.Why != "" && again {
+		kind, ch := reasonCause(u.Why)
+		return kind, ch, false, true
+	}
+	return "", "", false, false
 }
 
 // cost is what a compilation cost: the stages before the compiler's and the compiler's own.
@@ -200,6 +268,7 @@ func Build(in Input) *Result {
 	sites := map[string]*SiteRow{}
 	for _, m := range rep.Modules {
 		compiled := m.Compiled()
+		values := valueCauses(compiled, byUnit)
 		seq := map[string]int{}
 		for _, u := range compiled {
 			c := cost(u)
@@ -227,15 +296,8 @@ func Build(in Input) *Result {
 			if u.AfterWarmup {
 				row.AfterWarmup++
 			}
-			// The first cause met names the line; a cause that recurs replaces one expected once.
-			if kind, ch, _, ok := constructCause(u.Why); ok && again && (row.TopCause == "" || row.topOnce) &&
-				(len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
-				row.TopCause, row.Example, row.topOnce = kind, ch, false
-			} else if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
-				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
-			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && again {
-				row.topOnce = false
-				row.TopCause, row.Example = reasonCause(u.Why)
+			if kind, ex, once, ok := unitCause(u, again, values, byUnit); ok {
+				row.count(kind, ex, once)
 			}
 		}
 		if m.Recompiled && !m.Eager {
@@ -257,6 +319,7 @@ func Build(in Input) *Result {
 		}
 	}
 	for _, row := range sites {
+		row.settle()
 		r.Sites = append(r.Sites, *row)
 	}
 	slices.SortFunc(r.Sites, func(a, b SiteRow) int { return cmp.Or(cmp.Compare(b.Time, a.Time), cmp.Compare(a.Site, b.Site)) })
@@ -288,6 +351,54 @@ func (t *causeTally) add(kind, ch, site string, from *diff.Cause) *Cause {
 		c.Sites = append(c.Sites, site)
 	}
 	return c
+}
+
+// addUnit counts the cause of one compilation at the program's line site: a Python value read at
+// trace time, the construct the framework names over the graphs' effect, the dump's main cause,
+// or the framework's words. It says whether the dump explained the compilation.
+func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (linked bool) {
+	kind, ch, said, named := constructCause(u.Why)
+	named = named && again
+	cs := byUnit[u]
+	// a static value JAX saw as pytree metadata (an nnx attribute) is the static value's
+	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u.Why) != "") {
+		// a Python value read at trace time: one cause with the values it took
+		c := t.add(vc.kind, vc.change, site, nil)
+		c.advice, c.Values = vc.advice, vc.values
+		if named {
+			c.Said, c.SaidBy = said, saidBy(kind)
+		}
+		return len(cs) > 0
+	}
+	if vc, ok := values[u]; ok && again && kind == KindStaticArgument && vc.kind == KindPythonValue && vc.values != nil {
+		// JAX names the class, the dump the values it became
+		c := t.add(kind, "a static argument took a new value, baked into the graph as "+vc.short, site, nil)
+		c.Values, c.Said, c.SaidBy = vc.values, said, saidBy(kind)
+		return len(cs) > 0
+	}
+	if len(cs) > 0 {
+		if named && overrides(kind, cs[0].Kind) {
+			c := t.add(kind, ch, site, nil)
+			c.Said, c.SaidBy = said, saidBy(kind)
+			return true
+		}
+		c := t.add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
+		if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
+			if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
+				c.Change, c.advice = what, adv
+			}
+		}
+		return true
+	}
+	switch {
+	case named:
+		c := t.add(kind, ch, site, nil)
+		c.Said, c.SaidBy = said, saidBy(kind)
+	case again && u.Why != "":
+		kind, ch := reasonCause(u.Why)
+		t.add(kind, ch, site, nil)
+	}
+	return false
 }
 
 // list is the causes counted. A framework's words that name no change (PyTorch/XLA's "dynamo
@@ -325,7 +436,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		}
 	}
 	causes := &causeTally{byKey: map[string]*Cause{}}
-	add := causes.add
+	values := valueCauses(compiled, byUnit)
 	seq := map[string]int{}
 	linked := 0
 	for _, u := range compiled {
@@ -339,36 +450,14 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		if u.Site.User() {
 			site = u.Site.String()
 		}
-		kind, ch, said, named := constructCause(u.Why)
-		named = named && again
-		if cs := byUnit[u]; len(cs) > 0 {
+		if causes.addUnit(u, again, site, values, byUnit) {
 			linked++
-			if named && overrides(kind, cs[0].Kind) {
-				c := add(kind, ch, site, nil)
-				c.Said, c.SaidBy = said, saidBy(kind)
-				continue
-			}
-			c := add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
-			if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
-				if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
-					c.Change, c.advice = what, adv
-				}
-			}
-			continue
-		}
-		switch {
-		case named:
-			c := add(kind, ch, site, nil)
-			c.Said, c.SaidBy = said, saidBy(kind)
-		case again && u.Why != "":
-			kind, ch := reasonCause(u.Why)
-			add(kind, ch, site, nil)
 		}
 	}
 	if linked == 0 { // a dump explained without the log's compilations linked to it
 		for _, e := range explained {
 			if len(e.Causes) > 0 {
-				add(string(e.Causes[0].Kind), change(e.Causes[0]), "", &e.Causes[0])
+				causes.add(string(e.Causes[0].Kind), change(e.Causes[0]), "", &e.Causes[0])
 			}
 		}
 	}

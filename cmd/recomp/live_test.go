@@ -140,18 +140,45 @@ func TestLiveLinesRateLimited(t *testing.T) {
 	}
 }
 
+// A JAX compilation of argument types the program compiled before is no shape change (most often
+// a static argument): its live line says so, not the types of JAX's closest key.
+func TestLiveLineSameTypesAgain(t *testing.T) {
+	miss := func(now, before string) string {
+		return "WARNING:jax._src.pjit:TRACING CACHE MISS at /home/me/train.py:29:12 (main):\n  for step defined at /home/me/train.py:16\n" +
+			"  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n  * at x, now f32[" + now + ",16] and before f32[" + before + ",16]\n" +
+			"WARNING:jax._src.interpreters.pxla:Compiling jit(step) with global shapes and types (ShapedArray(float32[" + now + ",16]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.5 sec\n"
+	}
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	l.every = 0
+	var said []string
+	for _, s := range []string{
+		"WARNING:jax._src.interpreters.pxla:Compiling jit(step) with global shapes and types (ShapedArray(float32[128,16]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.5 sec\n",
+		miss("104", "128"), miss("128", "104"),
+	} {
+		for _, n := range l.Log([]byte(s), 0) {
+			said = append(said, n.Text)
+		}
+	}
+	if len(said) != 2 || !strings.Contains(said[0], "x: f32[128,16] → f32[104,16]") ||
+		!strings.Contains(said[1], "argument types it compiled before, so not a shape change: most often a static argument") {
+		t.Errorf("said %q", said)
+	}
+}
+
 // A live line names the front end's step first when the probe saw the call it compiled under
 // (Keras's evaluate runs its test step).
 func TestLiveLineNamesKerasStep(t *testing.T) {
 	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
 	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "__inference_one_step_on_data_N [inference_one_step_on_data_1005]", Seq: 2,
 		Via: &ledger.Call{FrontEnd: "keras", Method: "evaluate", Samples: 100, BatchSize: 64}}}
-	got := l.describe(u, "", 0)
+	got := l.describe(u, "", false, 0)
 	if want := "✗ Keras test step (evaluate) · __inference_one_step_on_data_N [inference_one_step_on_data_1005] compiled after warm-up (compilation 2)"; got != want {
 		t.Errorf("live line %q, want %q", got, want)
 	}
 	u.Via = nil
-	if got := l.describe(u, "", 0); strings.Contains(got, "Keras") {
+	if got := l.describe(u, "", false, 0); strings.Contains(got, "Keras") {
 		t.Errorf("a compilation no Keras call ran names a step: %q", got)
 	}
 }

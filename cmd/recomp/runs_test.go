@@ -53,6 +53,9 @@ type truth struct {
 	CacheMiss *truthCacheMiss `json:"cache_miss"`
 	Ranks     *truthRanks     `json:"ranks"`
 	Uncovered *truthUncovered `json:"uncovered"`
+	// ValueCauses are the Python values read at trace time that the program changed (a static
+	// argument), and how many compilations each explains (values_runs_test.go).
+	ValueCauses []truthValueCause `json:"value_causes"`
 }
 
 type truthSpread struct {
@@ -259,7 +262,18 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	checkRoles(t, doc, tr)
 	checkCost(t, doc, tr)
-	checkVerdict(t, dir, doc, tr)
+	if _, err := os.Stat(filepath.Join(dir, "probe.jsonl")); err == nil {
+		// run under recomp run's probe: the run folder is the input, as recomp run leaves it
+		// (the probe names the program's lines a log names none of)
+		_, out, _ := runRecomp("scan", "--format", "json", dir)
+		var folder report.ScanJSON
+		if err := json.Unmarshal([]byte(out), &folder); err != nil {
+			t.Fatalf("scan %s: %v", dir, err)
+		}
+		checkVerdict(t, dir, folder, tr)
+	} else {
+		checkVerdict(t, dir, doc, tr)
+	}
 	gcode, gout, _ := runRecomp(append([]string{"guard"}, logs...)...)
 	if wantCode := map[bool]int{true: 1, false: 0}[tr.GuardFails]; gcode != wantCode {
 		t.Errorf("guard exit %d, want %d:\n%s", gcode, wantCode, gout)
@@ -273,6 +287,9 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.Uncovered != nil {
 		checkUncovered(t, dir, tr)
+	}
+	if len(tr.ValueCauses) > 0 {
+		checkValueCauses(t, dir, tr)
 	}
 }
 

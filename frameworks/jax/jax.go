@@ -83,13 +83,15 @@ var Framework = &framework.Framework{
 			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
 			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
 			"dtype":           "cast the inputs to one dtype before the jitted call (watch Python scalars' weak types and float64 from NumPy)",
-			"constant_value":  "pass the value as an array argument instead of closing over a Python number, and jit once, outside the loop",
+			"constant_value":  "pass the value as an array argument (jnp.asarray(x)) instead of a static argument or a Python number the function closes over",
 			"module_config":   "keep donate_argnums and the other jit options the same between calls",
 			"graph_structure": "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
 			"identical":       "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
 			"static_argument": "each new value of a static argument (static_argnums, static_argnames) is a new trace and a new " +
 				"compilation: pass a value that only feeds arithmetic (a step counter, a learning rate) as an array argument " +
 				"(jnp.asarray(step)), and keep static only what takes a few values (a mode flag, a loop count from a small set)",
+			"python_value": "a Python number JAX reads while tracing is baked into the program, and each new value compiles again: " +
+				"pass it as an array argument (jnp.asarray(x)) instead of a static argument or a number the function closes over, or keep it fixed",
 			"pytree_change": "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
 				"from the start, not added part-way) and never switch an argument between None and a value; each new structure compiles again",
 			"function_rebuilt": "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +

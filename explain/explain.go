@@ -416,13 +416,22 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 	if u.Via != nil {
 		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
 	}
+	if role == "" { // the stack's explanation names the function, and the front end defines it
+		if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+			role, via = s, f.Name
+		}
+	}
 	f, step := frameworks.StepRole(via, role, methods)
 	if f == nil {
 		return
 	}
 	step, _, _ = strings.Cut(step, " (")
+	stack := ""
+	if fw := frameworks.ForProducer(u.Producer); fw != nil {
+		stack = fw.Name
+	}
 	for i, c := range r.Causes {
-		if adv := f.Steps[step][string(c.Kind)]; adv != "" && !c.Once {
+		if adv := f.StepAdvice(stack, step, string(c.Kind)); adv != "" && !c.Once {
 			r.Causes[i].Advice = adv
 		}
 	}

@@ -69,6 +69,32 @@ func StepRole(via, step string, methods []string) (*framework.FrontEnd, string) 
 	return nil, ""
 }
 
+// FrontStep names the front end's step a compilation is, from what its stack's explanation says
+// (why) of the function it traced and the file that defines it (Keras on JAX: JAX's "for
+// train_step defined at …/keras/src/backend/jax/trainer.py:123"); the module names the function
+// when the explanation does not. nil and "" when no front end defines it.
+func FrontStep(p logscan.Producer, module, why string) (*framework.FrontEnd, string) {
+	fw := ForProducer(p)
+	if fw == nil || fw.Defined == nil || why == "" {
+		return nil, ""
+	}
+	fn, file := fw.Defined(why)
+	if file == "" {
+		return nil, ""
+	}
+	if fn == "" {
+		fn = function(trimCounter(module))
+	}
+	for _, f := range frontEnds {
+		if f.Step != nil {
+			if s := f.Step(file, fn); s != "" {
+				return f, s
+			}
+		}
+	}
+	return nil, ""
+}
+
 // All returns the stacks recomp knows, in order.
 func All() []*Framework { return all }
 

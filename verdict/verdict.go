@@ -708,10 +708,10 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case stepFront != nil && stepFront.Steps[step][string(kind)] != "":
-			adv = stepFront.Steps[step][string(kind)] // the loop's own remedy: training, evaluation, prediction
-		case front != nil && front.Causes[string(kind)] != "":
-			adv = front.Causes[string(kind)]
+		case stepFront != nil && stepFront.StepAdvice(v.Framework, step, string(kind)) != "":
+			adv = stepFront.StepAdvice(v.Framework, step, string(kind)) // the loop's own remedy: training, evaluation, prediction
+		case front != nil && front.CauseAdvice(v.Framework, string(kind)) != "":
+			adv = front.CauseAdvice(v.Framework, string(kind))
 		case fw != nil:
 			adv = fw.Advice.Causes[string(kind)]
 		}
@@ -741,6 +741,8 @@ func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framewor
 	for _, u := range compiled {
 		if r := roles[u]; r != "" {
 			step = r
+		} else if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+			step, via = s, f.Name // the stack said which function it traced, and the front end's file defines it
 		}
 		if u.Via != nil && (via == "" || via == u.Via.FrontEnd) {
 			via = u.Via.FrontEnd

@@ -174,8 +174,17 @@ func (l *liveLines) describe(u ledger.LiveUnit, before string, cost time.Duratio
 		mark = "\x1b[1;31m✗\x1b[0m"
 	}
 	name := textutil.Visible(u.Family)
-	if u.Via != nil { // a front end's step leads (the probe's call: Keras's evaluate runs its test step)
-		if f, role := frameworks.StepRole(u.Via.FrontEnd, "", []string{u.Via.Method}); f != nil {
+	// A front end's step leads: the probe's call (Keras's evaluate runs its test step), or the
+	// stack's explanation of the function it traced (Keras on JAX: its trainer's train_step).
+	via, step, methods := "", "", []string(nil)
+	if u.Via != nil {
+		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+	}
+	if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+		via, step = f.Name, s
+	}
+	if via != "" {
+		if f, role := frameworks.StepRole(via, step, methods); f != nil {
 			name = f.Title + " " + role + " · " + name
 		}
 	}

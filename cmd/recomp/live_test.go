@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -153,5 +154,24 @@ func TestLiveLineNamesKerasStep(t *testing.T) {
 	u.Via = nil
 	if got := l.describe(u, "", 0); strings.Contains(got, "Keras") {
 		t.Errorf("a compilation no Keras call ran names a step: %q", got)
+	}
+}
+
+// TestLiveLineNamesKerasJAXStep: on JAX, the step is named from JAX's explanation of the function it
+// traced, which Keras's trainer defines (fit's train step, which no call names alone); a train_step of
+// the program's own is not Keras's.
+func TestLiveLineNamesKerasJAXStep(t *testing.T) {
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	why := "for train_step defined at /v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py:123\n" +
+		"all previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at data[0], now f32[4,6] and before f32[32,6]"
+	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "jit_train_step", Module: "jit_train_step", Producer: logscan.ProducerJAX, Seq: 2, Why: why,
+		Via: &ledger.Call{FrontEnd: "keras", Method: "fit", Samples: 100, BatchSize: 32}}}
+	if got, want := l.describe(u, "", 0), "✗ Keras train step · jit_train_step compiled after warm-up (compilation 2)"; !strings.HasPrefix(got, want) {
+		t.Errorf("live line %q, want %q", got, want)
+	}
+	u.Why = strings.Replace(why, "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py", "/home/me/train.py", 1)
+	u.Via = nil
+	if got := l.describe(u, "", 0); strings.Contains(got, "Keras") {
+		t.Errorf("the program's own train_step is named a Keras step: %q", got)
 	}
 }

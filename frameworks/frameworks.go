@@ -297,8 +297,16 @@ func DumpProgram(module, role string) string {
 
 // WithRole names a program by its role too: "F [train step]", and "F [train step, num_inputs=10]"
 // for a program named "F [num_inputs=10]".
+//
+// Only a stack that reads roles from the graphs of one family (TF's Keras steps) names programs
+// apart by them; where each step is a function of its own (Keras on JAX: jit_train_step) its name
+// says it, and stays.
 func WithRole(program, role string) string {
 	if role == "" {
+		return program
+	}
+	fam, _, _ := strings.Cut(program, " [")
+	if fw := KeyStack(fam); fw != nil && fw.Identity.Role == nil {
 		return program
 	}
 	if p, ok := strings.CutSuffix(program, "]"); ok {
@@ -309,13 +317,29 @@ func WithRole(program, role string) string {
 	return program + " [" + role + "]"
 }
 
-// Role says what a dumped module does among the programs of its family, from its graph ("" when
-// no stack can tell).
+// Role says what a dumped module does among the programs of its family, from its graph, or which
+// front end's step it is from the source files it lists ("" when neither tells).
 func Role(family string, m *hlo.Module) string {
 	for _, fw := range all {
 		if fw.Identity.Role != nil {
 			if r := fw.Identity.Role(family, m); r != "" {
 				return r
+			}
+		}
+	}
+	// A front end's step: the function the module compiles, defined in a file of the front end's
+	// the module's source files name (Keras on JAX: train_step of its JAX trainer).
+	if m == nil || len(m.FileNames) == 0 {
+		return ""
+	}
+	fn := function(family)
+	for _, f := range frontEnds {
+		if f.Step == nil {
+			continue
+		}
+		for _, file := range m.FileNames {
+			if s := f.Step(file, fn); s != "" {
+				return s
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -87,6 +88,7 @@ func TestWithRole(t *testing.T) {
 		{"__inference_one_step_on_data_N [num_inputs=10]", "train step", "__inference_one_step_on_data_N [train step, num_inputs=10]"},
 		{"a_inference_one_step_on_data_N__", "test step", "a_inference_one_step_on_data_N__ [test step]"},
 		{"jit_step", "", "jit_step"},
+		{"jit_train_step", "train step", "jit_train_step"}, // Keras on JAX: the step's own function names it
 	} {
 		if got := WithRole(c.program, c.role); got != c.want {
 			t.Errorf("WithRole(%q, %q) = %q, want %q", c.program, c.role, got, c.want)
@@ -142,6 +144,28 @@ func TestFrontStep(t *testing.T) {
 		}
 		if name != c.front || step != c.step {
 			t.Errorf("FrontStep(%s, %q, %q) = %q, %q; want %q, %q", c.p, c.module, c.why, name, step, c.front, c.step)
+		}
+	}
+}
+
+// TestRoleFromSourceFiles: a JAX module whose source files hold Keras's JAX trainer, and whose
+// function is one of its steps, is that Keras step; the same name from the program's own file is not.
+func TestRoleFromSourceFiles(t *testing.T) {
+	const trainer = "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py"
+	for _, c := range []struct {
+		family string
+		files  []string
+		want   string
+	}{
+		{"jit_predict_step", []string{"/home/me/t.py", trainer}, "predict step"},
+		{"jit_test_step", []string{trainer}, "test step"},
+		{"jit_train_step", []string{"/home/me/train.py"}, ""},
+		{"jit_convert_element_type", []string{trainer}, ""},
+		{"jit_train_step", nil, ""},
+	} {
+		m := &hlo.Module{Name: c.family, FileNames: c.files}
+		if got := Role(c.family, m); got != c.want {
+			t.Errorf("Role(%s, files %q) = %q, want %q", c.family, c.files, got, c.want)
 		}
 	}
 }

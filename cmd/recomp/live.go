@@ -67,6 +67,7 @@ type liveProgram struct {
 	held      int
 	heldTime  time.Duration
 	signature string // its last compilation's argument signature
+	name      string // how its last line named it (a front end's step first)
 }
 
 func newLiveLines(opt ledger.LiveOptions, prefix string, color bool, tally *liveTally) *liveLines {
@@ -90,8 +91,12 @@ func (l *liveLines) close() (*ledger.Report, []runner.Note) {
 	for _, fam := range slices.Sorted(maps.Keys(l.progs)) {
 		p := l.progs[fam]
 		if p.held > 0 {
+			name := p.name
+			if name == "" {
+				name = textutil.Visible(fam)
+			}
 			notes = append(notes, runner.Note{Text: l.line(fmt.Sprintf("%s compiled %d more time(s) after warm-up since its last line (%s)",
-				textutil.Visible(fam), p.held, seconds(p.heldTime)))})
+				name, p.held, seconds(p.heldTime)))})
 		}
 	}
 	return rep, notes
@@ -137,6 +142,7 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 			continue
 		}
 		text := l.describe(u, before, cost)
+		p.name = liveName(u)
 		if p.held > 0 {
 			text += fmt.Sprintf("; %d more since %s (%s)", p.held, p.said.Format("15:04:05"), seconds(p.heldTime))
 		}
@@ -165,17 +171,11 @@ func (l *liveLines) stopWhy(u ledger.LiveUnit, cost time.Duration) string {
 	return what
 }
 
-// describe is a live line: the program, what changed (old → new), the user's line, the compile
-// time.
-func (l *liveLines) describe(u ledger.LiveUnit, before string, cost time.Duration) string {
-	var b strings.Builder
-	mark := "✗"
-	if l.color {
-		mark = "\x1b[1;31m✗\x1b[0m"
-	}
+// liveName is how a live line names a compilation's program: a front end's step leads, from the
+// probe's call (Keras's evaluate runs its test step) or the stack's explanation of the function it
+// traced (Keras on JAX: its trainer's train_step).
+func liveName(u ledger.LiveUnit) string {
 	name := textutil.Visible(u.Family)
-	// A front end's step leads: the probe's call (Keras's evaluate runs its test step), or the
-	// stack's explanation of the function it traced (Keras on JAX: its trainer's train_step).
 	via, step, methods := "", "", []string(nil)
 	if u.Via != nil {
 		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
@@ -188,7 +188,18 @@ func (l *liveLines) describe(u ledger.LiveUnit, before string, cost time.Duratio
 			name = f.Title + " " + role + " · " + name
 		}
 	}
-	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, name)
+	return name
+}
+
+// describe is a live line: the program, what changed (old → new), the user's line, the compile
+// time.
+func (l *liveLines) describe(u ledger.LiveUnit, before string, cost time.Duration) string {
+	var b strings.Builder
+	mark := "✗"
+	if l.color {
+		mark = "\x1b[1;31m✗\x1b[0m"
+	}
+	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, liveName(u))
 	if u.Seq > 1 {
 		fmt.Fprintf(&b, " (compilation %d)", u.Seq)
 	}

@@ -50,50 +50,39 @@ def _roles(roles):
                                          for r, rows, cause in roles}
 
 
-def p_fit_partial():
+def _setup(seed, *rows):
+    """The model, a NumPy generator and, for each count of rows, samples of 6 features and 3 targets."""
     import numpy as np
     keras = _keras()
-    model = _model(keras)
-    rng = np.random.default_rng(1)
-    x, y = rng.random((100, 6), np.float32), rng.random((100, 3), np.float32)    # 100 = 3 batches of 32 + 4
-    xv, yv = rng.random((40, 6), np.float32), rng.random((40, 3), np.float32)    # 40 = 32 + 8
+    rng = np.random.default_rng(seed)
+    return (_model(keras), rng, *((rng.random((n, 6), np.float32), rng.random((n, 3), np.float32)) for n in rows))
+
+
+def p_fit_partial():
+    model, _, (x, y), (xv, yv) = _setup(1, 100, 40)   # 100 = 3 batches of 32 + 4; 40 = 32 + 8
     model.fit(x, y, batch_size=32, epochs=2, validation_data=(xv, yv), verbose=2)
     _roles((("train", (32, 4), "batch_size"), ("validation", (32, 8), "batch_size")))
 
 
 def p_predict_tail():
-    import numpy as np
-    keras = _keras()
-    model = _model(keras)
-    rng = np.random.default_rng(2)
-    x, y = rng.random((256, 6), np.float32), rng.random((256, 3), np.float32)    # 256 = 4 batches of 64
+    model, rng, (x, y) = _setup(2, 256)                 # 256 = 4 batches of 64
     model.fit(x, y, batch_size=64, epochs=1, verbose=2)
-    model.predict(rng.random((488, 6), np.float32), batch_size=256, verbose=0)   # 488 = 256 + 232
+    model.predict(rng.random((488, 6), "float32"), batch_size=256, verbose=0)   # 488 = 256 + 232
     _roles((("train", (64,), "batch_size"), ("predict", (256, 232), "batch_size")))
 
 
 def p_evaluate_batch():
-    import numpy as np
-    keras = _keras()
-    model = _model(keras)
-    rng = np.random.default_rng(4)
-    x, y = rng.random((256, 6), np.float32), rng.random((256, 3), np.float32)    # 256 = 4 batches of 64
-    xv, yv = rng.random((128, 6), np.float32), rng.random((128, 3), np.float32)  # 128 = 2 batches of 64
+    model, _, (x, y), (xv, yv) = _setup(4, 256, 128)   # 128 = 2 batches of 64
     model.fit(x, y, batch_size=64, epochs=1, validation_data=(xv, yv), verbose=2)
     model.evaluate(xv, yv, batch_size=32, verbose=0)  # another batch size than fit's: 4 batches of 32
     _roles((("train", (64,), "batch_size"), ("evaluate", (64, 32), "batch_size")))
 
 
 def p_clean():
-    import numpy as np
-    keras = _keras()
-    model = _model(keras)
-    rng = np.random.default_rng(5)
-    x, y = rng.random((256, 6), np.float32), rng.random((256, 3), np.float32)    # 256 = 4 batches of 64
-    xv, yv = rng.random((128, 6), np.float32), rng.random((128, 3), np.float32)  # 128 = 2 batches of 64
+    model, rng, (x, y), (xv, yv) = _setup(5, 256, 128)
     model.fit(x, y, batch_size=64, epochs=2, validation_data=(xv, yv), verbose=2)
     model.evaluate(xv, yv, batch_size=64, verbose=0)  # fit's validation batch size: the test step is reused
-    model.predict(rng.random((192, 6), np.float32), batch_size=64, verbose=0)  # 192 = 3 batches of 64
+    model.predict(rng.random((192, 6), "float32"), batch_size=64, verbose=0)  # 192 = 3 batches of 64
     _roles((("train", (64,), "batch_size"), ("evaluate", (64,), "batch_size"), ("predict", (64,), "batch_size")))
 
 

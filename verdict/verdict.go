@@ -614,7 +614,7 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 		for _, s := range shapes {
 			seen = append(seen, s[arg][dim])
 		}
-		what = fmt.Sprintf("argument %d, dimension %d", arg, dim)
+		what = fmt.Sprintf("%s, dimension %d", argName(compiled, shapes, arg), dim)
 		if dim == 0 {
 			what = "the batch (leading dimension)"
 		}
@@ -644,6 +644,34 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 	}
 	plans := padding.Plans(sizes, 8)
 	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0)}
+}
+
+// reWhyArg is an argument JAX's explanation names with its new shape: "* at data[0], now f32[4,6] and
+// before …" (0.4: "at x, seen f32[32,8], but now given f32[24,8]").
+var reWhyArg = regexp.MustCompile(`at (\S+?), (?:now|seen [a-z]+\d*\[[\d,]*\], but now given) [a-z]+\d*\[([\d,]*)\]`)
+
+// argName names argument arg of a program's signatures as the framework's explanation of a
+// compilation names it (JAX's "at data[0], now f32[4,6]", the first whose new shape is that
+// compilation's shape of arg; a program's arguments are flattened leaves, so "argument 16" would
+// name nothing the user wrote), else "argument N".
+func argName(compiled []*ledger.Unit, shapes [][][]int, arg int) string {
+	for i, u := range compiled {
+		if u.Why == "" || arg >= len(shapes[i]) {
+			continue
+		}
+		for _, m := range reWhyArg.FindAllStringSubmatch(u.Why, -1) {
+			var dims []int
+			for _, d := range strings.Split(m[2], ",") {
+				if n, err := strconv.Atoi(strings.TrimSpace(d)); err == nil {
+					dims = append(dims, n)
+				}
+			}
+			if slices.Equal(dims, shapes[i][arg]) {
+				return m[1]
+			}
+		}
+	}
+	return fmt.Sprintf("argument %d", arg)
 }
 
 var reShapedArray = regexp.MustCompile(`(?:ShapedArray\()?[a-z]+\d*\[([\d,\s]*)\]`)
@@ -797,10 +825,10 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case stepFront != nil && stepFront.Steps[step][string(kind)] != "":
-			adv = stepFront.Steps[step][string(kind)] // the loop's own remedy: training, evaluation, prediction
-		case front != nil && front.Causes[string(kind)] != "":
-			adv = front.Causes[string(kind)]
+		case stepFront != nil && stepFront.StepAdvice(v.Framework, step, string(kind)) != "":
+			adv = stepFront.StepAdvice(v.Framework, step, string(kind)) // the loop's own remedy: training, evaluation, prediction
+		case front != nil && front.CauseAdvice(v.Framework, string(kind)) != "":
+			adv = front.CauseAdvice(v.Framework, string(kind))
 		case fw != nil:
 			adv = fw.Advice.Causes[string(kind)]
 		}
@@ -830,6 +858,8 @@ func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framewor
 	for _, u := range compiled {
 		if r := roles[u]; r != "" {
 			step = r
+		} else if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+			step, via = s, f.Name // the stack said which function it traced, and the front end's file defines it
 		}
 		if u.Via != nil && (via == "" || via == u.Via.FrontEnd) {
 			via = u.Via.FrontEnd

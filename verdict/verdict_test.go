@@ -81,11 +81,28 @@ func TestSpreadGetsSizes(t *testing.T) {
 		prev = shape
 	}
 	v := Build(Input{Ledger: read(t, log)}).Verdicts[0]
-	if v.Sizes == nil || v.Sizes.Pattern != "spread" || v.Sizes.What != "argument 0, dimension 1" || v.Causes[0].Kind != "input_shape" {
+	if v.Sizes == nil || v.Sizes.Pattern != "spread" || v.Sizes.What != "x, dimension 1" || v.Causes[0].Kind != "input_shape" {
 		t.Fatalf("verdict %+v sizes %+v", v, v.Sizes)
 	}
-	if !strings.HasPrefix(v.Action, "pad argument 0, dimension 1 to ") || !strings.Contains(v.Action, "instead of 8") || !strings.Contains(v.Action, "jnp.pad") {
+	if !strings.HasPrefix(v.Action, "pad x, dimension 1 to ") || !strings.Contains(v.Action, "instead of 8") || !strings.Contains(v.Action, "jnp.pad") {
 		t.Errorf("action %q", v.Action)
+	}
+}
+
+// An argument is named as JAX's explanation names it (a flattened leaf's index names nothing the
+// user wrote: Keras's data[0] is argument 16), by its new shape; without an explanation, by index.
+func TestArgName(t *testing.T) {
+	shapes := [][][]int{{{6, 12}, {32, 12, 4}, {32, 1}}, {{6, 12}, {32, 17, 4}, {32, 1}}}
+	u := []*ledger.Unit{{}, {Why: "for train_step defined at t.py:1\ndifferent input types:\n* at data[0], now f32[32,17,4] and before f32[32,12,4]"}}
+	if got := argName(u, shapes, 1); got != "data[0]" {
+		t.Errorf("argName = %q, want data[0]", got)
+	}
+	if got := argName(u, shapes, 2); got != "argument 2" {
+		t.Errorf("an argument the explanation does not name: %q", got)
+	}
+	u[1].Why = "at x, seen f32[32,12,4], but now given f32[32,17,4]" // JAX 0.4
+	if got := argName(u, shapes, 1); got != "x" {
+		t.Errorf("JAX 0.4's wording: %q", got)
 	}
 }
 

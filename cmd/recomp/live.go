@@ -73,6 +73,7 @@ type liveProgram struct {
 	// signatures are the argument signatures it compiled (JAX's name a variant; at most
 	// maxLiveSignatures are kept)
 	signatures map[string]bool
+	name       string // how its last line named it (a front end's step first)
 }
 
 // maxLiveSignatures bounds the signatures kept per program.
@@ -99,8 +100,12 @@ func (l *liveLines) close() (*ledger.Report, []runner.Note) {
 	for _, fam := range slices.Sorted(maps.Keys(l.progs)) {
 		p := l.progs[fam]
 		if p.held > 0 {
+			name := p.name
+			if name == "" {
+				name = textutil.Visible(fam)
+			}
 			notes = append(notes, runner.Note{Text: l.line(fmt.Sprintf("%s compiled %d more time(s) after warm-up since its last line (%s)",
-				textutil.Visible(fam), p.held, seconds(p.heldTime)))})
+				name, p.held, seconds(p.heldTime)))})
 		}
 	}
 	return rep, notes
@@ -154,6 +159,7 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 			continue
 		}
 		text := l.describe(u, before, repeated, cost)
+		p.name = liveName(u)
 		if p.held > 0 {
 			text += fmt.Sprintf("; %d more since %s (%s)", p.held, p.said.Format("15:04:05"), seconds(p.heldTime))
 		}
@@ -182,6 +188,26 @@ func (l *liveLines) stopWhy(u ledger.LiveUnit, cost time.Duration) string {
 	return what
 }
 
+// liveName is how a live line names a compilation's program: a front end's step leads, from the
+// probe's call (Keras's evaluate runs its test step) or the stack's explanation of the function it
+// traced (Keras on JAX: its trainer's train_step).
+func liveName(u ledger.LiveUnit) string {
+	name := textutil.Visible(u.Family)
+	via, step, methods := "", "", []string(nil)
+	if u.Via != nil {
+		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+	}
+	if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+		via, step = f.Name, s
+	}
+	if via != "" {
+		if f, role := frameworks.StepRole(via, step, methods); f != nil {
+			name = f.Title + " " + role + " · " + name
+		}
+	}
+	return name
+}
+
 // describe is a live line: the program, what changed (old → new), the user's line, the compile
 // time.
 func (l *liveLines) describe(u ledger.LiveUnit, before string, repeated bool, cost time.Duration) string {
@@ -190,13 +216,7 @@ func (l *liveLines) describe(u ledger.LiveUnit, before string, repeated bool, co
 	if l.color {
 		mark = "\x1b[1;31m✗\x1b[0m"
 	}
-	name := textutil.Visible(u.Family)
-	if u.Via != nil { // a front end's step leads (the probe's call: Keras's evaluate runs its test step)
-		if f, role := frameworks.StepRole(u.Via.FrontEnd, "", []string{u.Via.Method}); f != nil {
-			name = f.Title + " " + role + " · " + name
-		}
-	}
-	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, name)
+	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, liveName(u))
 	if u.Seq > 1 {
 		fmt.Fprintf(&b, " (compilation %d)", u.Seq)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -180,5 +181,59 @@ func TestLiveLineNamesKerasStep(t *testing.T) {
 	u.Via = nil
 	if got := l.describe(u, "", false, 0); strings.Contains(got, "Keras") {
 		t.Errorf("a compilation no Keras call ran names a step: %q", got)
+	}
+}
+
+// TestLiveLineNamesKerasJAXStep: on JAX, the step is named from JAX's explanation of the function it
+// traced, which Keras's trainer defines (fit's train step, which no call names alone); a train_step of
+// the program's own is not Keras's.
+func TestLiveLineNamesKerasJAXStep(t *testing.T) {
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	why := "for train_step defined at /v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py:123\n" +
+		"all previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at data[0], now f32[4,6] and before f32[32,6]"
+	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "jit_train_step", Module: "jit_train_step", Producer: logscan.ProducerJAX, Seq: 2, Why: why,
+		Via: &ledger.Call{FrontEnd: "keras", Method: "fit", Samples: 100, BatchSize: 32}}}
+	if got, want := l.describe(u, "", false, 0), "✗ Keras train step · jit_train_step compiled after warm-up (compilation 2)"; !strings.HasPrefix(got, want) {
+		t.Errorf("live line %q, want %q", got, want)
+	}
+	u.Why = strings.Replace(why, "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py", "/home/me/train.py", 1)
+	u.Via = nil
+	if got := l.describe(u, "", false, 0); strings.Contains(got, "Keras") {
+		t.Errorf("the program's own train_step is named a Keras step: %q", got)
+	}
+}
+
+// The last words about a Keras-on-JAX step's held compilations name the step as its live line did.
+func TestLiveHeldLineNamesKerasStep(t *testing.T) {
+	const trainer = "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py"
+	compile := func(batch, before string) string {
+		why := "  never seen function:\n    test_step id=140311753059456 defined at " + trainer + ":167\n"
+		if before != "" {
+			why = "  for test_step defined at " + trainer + ":167\n" +
+				"  all previously seen cache keys differ. For the closest previous key:\n" +
+				"  different input types:\n" +
+				"  * at data[0], now f32[" + batch + ",6] and before f32[" + before + ",6]\n"
+		}
+		return "TRACING CACHE MISS at " + trainer + ":257:23 (JAXTrainer._make_function.<locals>.iterator_step):\n" + why +
+			"Compiling jit(test_step) with global shapes and types (ShapedArray(float32[" + batch + ",6]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"Finished XLA compilation of jit(test_step) in 0.5 sec\n"
+	}
+	clock := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	l.now = func() time.Time { return clock }
+	var said []string
+	for _, b := range [][2]string{{"32", ""}, {"8", "32"}, {"16", "32"}} {
+		for _, n := range l.Log([]byte(compile(b[0], b[1])), 0) {
+			said = append(said, n.Text)
+		}
+	}
+	_, notes := l.close()
+	for _, n := range notes {
+		said = append(said, n.Text)
+	}
+	all := strings.Join(said, "")
+	if !strings.Contains(all, "✗ Keras test step (validation or evaluate) · jit_test_step compiled after warm-up") ||
+		!strings.Contains(all, "recomp run: Keras test step (validation or evaluate) · jit_test_step compiled 1 more time(s)") {
+		t.Errorf("said:\n%s", all)
 	}
 }

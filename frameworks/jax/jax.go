@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -72,6 +73,7 @@ var Framework = &framework.Framework{
 		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
+	Defined:      defined,
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
@@ -117,4 +119,18 @@ func function(module string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// reDefined finds, in a tracing-cache-miss explanation, the function JAX traced and the file that
+// defines it: "never seen function: NAME id=N defined at FILE:LINE", "for NAME defined at
+// FILE:LINE" (a retrace) and 0.4's "because: NAME id=N defined at FILE:LINE".
+var reDefined = regexp.MustCompile(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(\S+?)(?: id=\d+)? defined at (\S+):\d+`)
+
+// defined is Framework.Defined: the function a JAX explanation names (its last name) and its file.
+func defined(why string) (string, string) {
+	m := reDefined.FindStringSubmatch(why)
+	if m == nil {
+		return "", ""
+	}
+	return python.Name(m[1]), m[2]
 }

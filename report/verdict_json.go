@@ -40,6 +40,15 @@ type ProgramVerdictJSON struct {
 	// compiled before (recurring); both 0 when the log tells no variants apart.
 	Variants int `json:"variants"`
 	Repeated int `json:"repeated"`
+	// Cadence: when it compiled, by its process's steps (null when the log counts none).
+	Cadence *CadenceJSON `json:"cadence"`
+}
+
+type CadenceJSON struct {
+	Steps []int `json:"steps"`
+	Of    int   `json:"of"`
+	Every int   `json:"every"`
+	Quiet int   `json:"quiet"`
 }
 
 type VerdictCauseJSON struct {
@@ -53,6 +62,9 @@ type VerdictCauseJSON struct {
 	FrameworkSaid string `json:"framework_said,omitempty"`
 	// SaidBy names who said it when not the stack itself ("dynamo").
 	SaidBy string `json:"said_by,omitempty"`
+	// Values and Source: a number baked into the graph that changed, its values in order and its op's line.
+	Values []string `json:"values"`
+	Source string   `json:"source,omitempty"`
 }
 
 type SizesJSON struct {
@@ -103,7 +115,11 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
-			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy})
+			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
+				Values: nonNil(c.Values), Source: c.Source})
+		}
+		if c := p.Cadence; c != nil {
+			pj.Cadence = &CadenceJSON{Steps: nonNil(c.Steps), Of: c.Of, Every: c.Every, Quiet: c.Quiet}
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

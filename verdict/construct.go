@@ -3,10 +3,13 @@ package verdict
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -133,4 +136,89 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 		}
 	}
 	return distinct, repeated
+}
+
+// foldNumber folds a program's constant_value causes into one when every recompilation of the
+// program differs from the version it was compared with by one number baked into the graph and
+// nothing else (each comparison's only cause, the same op each time): a Python number the
+// program changed, whose values over the compilations it names (-4 → -6 → -8). The stack's unit
+// may say it in its own words (Construct). The causes are returned unchanged otherwise.
+func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) []Cause {
+	vals, first, fw := numberChain(compiled, byUnit)
+	if first == nil {
+		return cs
+	}
+	out := Cause{Kind: string(diff.CauseConstant), Values: vals, Source: baseSource(first.Source)}
+	var rest []Cause
+	for _, c := range cs {
+		if c.Kind != string(diff.CauseConstant) || c.Once {
+			rest = append(rest, c)
+			continue
+		}
+		out.Count += c.Count
+		for _, s := range c.Sites {
+			if !slices.Contains(out.Sites, s) && len(out.Sites) < 4 {
+				out.Sites = append(out.Sites, s)
+			}
+		}
+	}
+	out.Change = fmt.Sprintf("a number baked into the graph as a constant took %d values: %s", len(vals), strings.Join(vals, " → "))
+	var op []string
+	if first.OpName != "" {
+		op = append(op, first.OpName)
+	}
+	if out.Source != "" {
+		op = append(op, "at "+out.Source)
+	}
+	if len(op) > 0 {
+		out.Change += " (" + strings.Join(op, " ") + ")"
+	}
+	if fw != nil && fw.Construct != nil {
+		if what, adv, ok := fw.Construct(out.Kind, out.Change); ok {
+			out.Change, out.advice = what, adv
+		}
+	}
+	return append([]Cause{out}, rest...)
+}
+
+// numberChain is the number a program's recompilations each changed and nothing else: its values
+// in the order they compiled, the first change (op and line) and the stack; first is nil when
+// a recompilation differs otherwise, or was compared with nothing.
+func numberChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (vals []string, first *diff.Change, fw *framework.Framework) {
+	seq := map[string]int{}
+	for _, u := range compiled {
+		if !compiledAgain(u, seq) {
+			continue
+		}
+		c := byUnit[u]
+		if len(c) != 1 || c[0].Kind != diff.CauseConstant || c[0].Constant == nil || c[0].Once {
+			return nil, nil, nil
+		}
+		ch := c[0].Constant
+		if !number(ch.Old) || !number(ch.New) || first != nil && (ch.OpName != first.OpName || ch.Source != first.Source) {
+			return nil, nil, nil
+		}
+		if first == nil {
+			first, fw = ch, frameworks.ForProducer(u.Producer)
+		}
+		if len(vals) == 0 || vals[len(vals)-1] != ch.Old {
+			vals = append(vals, ch.Old)
+		}
+		vals = append(vals, ch.New)
+	}
+	return vals, first, fw
+}
+
+// number says whether a constant's printed value is one number (not an array, not elided).
+func number(s string) bool {
+	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil || s == "true" || s == "false"
+}
+
+// baseSource is a dump's source_file:source_line with the file's folder left out ("" for none).
+func baseSource(src string) string {
+	if i := strings.LastIndexAny(src, `/\`); i >= 0 {
+		return src[i+1:]
+	}
+	return src
 }

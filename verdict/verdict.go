@@ -91,6 +91,24 @@ type Verdict struct {
 	// the same process: with none, each variant was paid once (a new shape, then reused); with
 	// some, the same thing compiles again and recurs.
 	Variants, Repeated int
+	// Cadence says when its compilations happened in the run's steps (nil when the log counts no
+	// steps, or the logs are of several processes).
+	Cadence *Cadence
+}
+
+// Cadence is when a program compiled, by the steps of its process: at a steady interval to the
+// end of the run (it recurs, and will again while the run goes on), or all early with the rest of
+// the run compiling nothing (paid once).
+type Cadence struct {
+	// Steps are the steps it compiled in (1 for the first), in order; Of the steps the process ran.
+	Steps []int
+	Of    int
+	// Every is the interval, when it compiled every Every steps from its first compilation to the
+	// end of the run (3 compilations or more); 0 otherwise.
+	Every int
+	// Quiet is the steps after its last compilation, when they are more than any interval
+	// between its compilations: it was paid once; 0 otherwise.
+	Quiet int
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -102,6 +120,12 @@ type Cause struct {
 	// Once says the cause is expected once in a run (diff.Cause.Once): state the first step
 	// built. It is listed after the causes that recur, with its own advice.
 	Once bool
+	// Values are, for a number baked into the graph that changed from compilation to
+	// compilation (one constant, the comparisons' only cause), its values in the order they
+	// compiled; Source the line of the op that took it (the dump's op metadata, FILE:LINE with
+	// FILE its base name; "" when the dump names none). Nil and "" otherwise.
+	Values []string
+	Source string
 	// Said is the framework's own words that name the cause, when the cause is a construct only
 	// they show (a static argument, a pytree change).
 	Said string
@@ -358,10 +382,14 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		}
 	}
 	v.Causes = causes.list()
+	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
 	v.Variants, v.Repeated = variants(compiled)
+	if len(in.Ledger.Procs) == 1 {
+		v.Cadence = cadenceOf(compiled, in.Ledger.Procs[0].Steps)
+	}
 	v.Sizes = sizesOf(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
@@ -821,4 +849,37 @@ func distinct(xs []int) []int {
 	out := slices.Clone(xs)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// cadenceOf is when a program's compilations happened in a process of steps steps (nil when the
+// log counts none, or it compiled once).
+func cadenceOf(compiled []*ledger.Unit, steps int) *Cadence {
+	if steps == 0 || len(compiled) < 2 {
+		return nil
+	}
+	c := &Cadence{Of: steps}
+	gap := 0
+	for i, u := range compiled {
+		if u.Step < 1 || u.Step > steps+1 || i > 0 && u.Step < c.Steps[i-1] {
+			return nil
+		}
+		c.Steps = append(c.Steps, u.Step)
+		if i > 0 {
+			gap = max(gap, u.Step-c.Steps[i-1])
+		}
+	}
+	last := c.Steps[len(c.Steps)-1]
+	if len(c.Steps) >= 3 && gap > 0 && steps-last < gap {
+		even := true
+		for i := 1; i < len(c.Steps); i++ {
+			even = even && c.Steps[i]-c.Steps[i-1] == gap
+		}
+		if even {
+			c.Every = gap
+		}
+	}
+	if quiet := steps - last; c.Every == 0 && quiet > max(gap, 1) {
+		c.Quiet = quiet
+	}
+	return c
 }

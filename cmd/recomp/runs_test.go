@@ -53,6 +53,19 @@ type truth struct {
 	CacheMiss *truthCacheMiss `json:"cache_miss"`
 	Ranks     *truthRanks     `json:"ranks"`
 	Uncovered *truthUncovered `json:"uncovered"`
+	// A Python number the program changed that the framework baked into the graph.
+	PythonNumber *truthNumber `json:"python_number"`
+}
+
+// truthNumber is a Python number a program changed (its values, in order), the line of the op
+// that took it, and the steps that compiled: every_steps apart, compiled_at_steps of steps.
+type truthNumber struct {
+	Identity        string `json:"identity"`
+	Values          []int  `json:"values"`
+	Site            string `json:"site"`
+	Steps           int    `json:"steps"`
+	CompiledAtSteps []int  `json:"compiled_at_steps"`
+	EverySteps      int    `json:"every_steps"`
 }
 
 type truthSpread struct {
@@ -272,6 +285,52 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.Uncovered != nil {
 		checkUncovered(t, dir, tr)
+	}
+	if tr.PythonNumber != nil {
+		checkNumber(t, dir, doc, tr)
+	}
+}
+
+// checkNumber holds the verdict to a Python number baked into the graph: from the log, when the
+// program compiled (every every_steps steps, to the end of the run); from the run folder (its
+// dump), the number's values over the compilations, one per value the program gave it, and
+// the line of the op that took it.
+func checkNumber(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
+	t.Helper()
+	n := tr.PythonNumber
+	program := func(v *report.VerdictJSON) *report.ProgramVerdictJSON {
+		for i := range v.Programs {
+			if programName(v.Programs[i].Program) == programName(n.Identity) {
+				return &v.Programs[i]
+			}
+		}
+		t.Fatalf("no verdict of %s: %+v", n.Identity, v.Programs)
+		return nil
+	}
+	p := program(scan.Verdict)
+	if c := p.Cadence; c == nil || !slices.Equal(c.Steps, n.CompiledAtSteps) || c.Of != n.Steps || c.Every != n.EverySteps || c.Quiet != 0 {
+		t.Errorf("cadence %+v, the program compiled at steps %v of %d, every %d", c, n.CompiledAtSteps, n.Steps, n.EverySteps)
+	}
+	_, out, _ := runRecomp("explain", "--format", "json", dir)
+	var doc report.DiffJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Verdict == nil {
+		t.Fatalf("explain %s: %v", dir, err)
+	}
+	p = program(doc.Verdict)
+	if len(p.Causes) != 1 {
+		t.Fatalf("causes %+v, want the number alone", p.Causes)
+	}
+	c := p.Causes[0]
+	if c.Kind != "constant_value" || len(c.Values) != len(n.Values) || len(slices.Compact(slices.Clone(c.Values))) != len(n.Values) || c.Source != n.Site {
+		t.Errorf("cause %+v: want %d values of the number the program set to %v, taken at %s", c, len(n.Values), n.Values, n.Site)
+	}
+	for _, want := range []string{strings.Join(c.Values, " → "), n.Site, fmt.Sprintf("every %d steps", n.EverySteps)} {
+		for _, format := range []string{"text", "markdown", "html"} {
+			_, out, _ := runRecomp("explain", "--format", format, dir)
+			if !strings.Contains(out, want) {
+				t.Errorf("explain --format %s does not say %q", format, want)
+			}
+		}
 	}
 }
 

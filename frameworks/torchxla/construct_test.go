@@ -20,3 +20,18 @@ func TestSpecialScalarNamesTheRule(t *testing.T) {
 		}
 	}
 }
+
+func TestBakedNumberNamesTheOpAndTheRule(t *testing.T) {
+	what, adv, ok := specialScalar("constant_value", "a number baked into the graph as a constant took 3 values: -4 → -6 → -8 (aten__triu at train.py:465)")
+	if !ok || what != "a Python number baked in as a constant: -4 → -6 → -8 at train.py:465 (aten__triu)" ||
+		!strings.Contains(adv, "triu's number argument") || !strings.Contains(adv, "torch.tensor(v, device=dev)") {
+		t.Errorf("%v %q %q", ok, what, adv)
+	}
+	if what, _, ok := specialScalar("constant_value", "a number baked into the graph as a constant took 2 values: 2 → 3"); !ok ||
+		what != "a Python number baked in as a constant: 2 → 3" {
+		t.Errorf("no op, no line: %v %q", ok, what)
+	}
+	if _, _, ok := specialScalar("graph_structure", "a number baked into the graph as a constant took 2 values: 2 → 3"); ok {
+		t.Error("only a constant is a baked number")
+	}
+}

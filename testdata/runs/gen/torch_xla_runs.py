@@ -456,6 +456,51 @@ def eval_dynamo_float():
     finish("short")
 
 
+
+def windowed_step(model, opt, x, y, torch, torch_xla, window):
+    """A step whose input mixes each token with the `window` tokens before it (a look-back mask): the
+    window is a Python int, and torch_xla bakes triu's diagonal into the graph as a constant."""
+    opt.zero_grad()
+    seq = x.shape[1]
+    keep = torch.ones(seq, seq, device=x.device).tril().triu(-window)  # the mask length: a Python int
+    scores = (x @ x.transpose(1, 2)).masked_fill(keep == 0, -1e9)
+    loss = torch.nn.functional.mse_loss(model(scores.softmax(-1) @ x), y)
+    loss.backward()
+    opt.step()
+    _, site = torch_xla.sync(), driver.here()
+    return loss, site
+
+
+def train_epoch_window():
+    """A curriculum widens the look-back window each epoch, window = 3 + 2 * epoch (3, 5, 7), a Python
+    int from the epoch counter; 3 epochs of 4 fixed batches."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 16, 12, 16), _data(torch, 16, 4, seed=1)
+    import inspect
+    src, first = inspect.getsourcelines(windowed_step)
+    mask_site = f"{ME}:{first + next(k for k, line in enumerate(src) if '.triu(-window)' in line)}"
+    expect, windows, steps = [], [], 0
+    for epoch in range(3):
+        window = 3 + 2 * epoch
+        for start in range(0, 16, 4):
+            x, y = X[start:start + 4].to(dev), Y[start:start + 4].to(dev)
+            loss, site = windowed_step(model, opt, x, y, torch, torch_xla, window)
+            steps += 1
+            if start == 0:
+                expect.append({"input": f"x f32[4,12,16], y f32[4,4]; window {window}", "call_site": site,
+                               "causes": ["constant_value"] if epoch else [], "against": epoch - 1 if epoch else None,
+                               "changed": f"the look-back window {windows[-1]} -> {window}: triu's diagonal, a constant "
+                                          f"in the graph" if epoch else None})
+                windows.append(window)
+        print(f"epoch {epoch}: window {window} loss {loss.item():.4f}")
+    driver.EVIDENCE["python_number"] = {"values": windows, "site": mask_site, "steps": steps, "every_steps": 4}
+    finish("short")
+    record_compiles(expect)
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -563,6 +608,14 @@ S["dynamo-float"] = dict(program=eval_dynamo_float, env=dict(ENV, TORCH_LOGS="re
                  "the constant 1.0); at 1.5 its guard fails ('triggered by the following guard failure(s): - 0/0: "
                  "temperature == 1.0') and it compiles the function again with the temperature as an input (the second "
                  "XLA graph takes a parameter where the first had the constant), which 1.5 then reuses."))
+S["epoch-window"] = dict(program=train_epoch_window, env=ENV, recompiled=["windowed_step"], cause="constant_value",
+    reason="user torch_xla.sync", detail=True,
+    description=("A curriculum widens a look-back mask each epoch: window = 3 + 2 * epoch (3, 5, 7), a Python int "
+                 "taken from the epoch counter and used as torch.triu's diagonal (-window). torch_xla uploads most "
+                 "Python numbers as device data, but an op's integer argument like triu's diagonal is baked into "
+                 "the graph as a constant: every epoch the step is a new graph that differs from the last only by "
+                 "that constant, compiled at the epoch's first step (steps 1, 5 and 9 of 12) and reused for the "
+                 "epoch's other three."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
@@ -679,10 +732,10 @@ def judge(run):
     evidence["by_identity"] = dict(sorted(per_identity.items()))
     reason = spec.get("reason")
     if reason and recompiled and spec.get("reason_in_block", True):
-        blocks = [b for bs in recomp_blocks.values() for b in bs]
-        if not all(b.get("cause", "").find(reason) >= 0 for b in blocks):
+        again = [b for bs in recomp_blocks.values() for b in bs]  # not `blocks`: _detail reads those
+        if not all(b.get("cause", "").find(reason) >= 0 for b in again):
             problems.append(f"reason {reason!r} is not the cause of every recompilation: "
-                            f"{[b.get('cause') for b in blocks]}")
+                            f"{[b.get('cause') for b in again]}")
     if spec.get("profiler") and not any("pt-xla-profiler: " + spec["profiler"] in t for t in texts):
         problems.append(f"no 'pt-xla-profiler: {spec['profiler']}' line")
     if run.name != "debug-profiler" and "PT_XLA_DEBUG" not in spec["env"] and any("too frequent" in t for t in texts):
@@ -697,6 +750,21 @@ def judge(run):
             problems.append(f"host reads {dict(runs)}, the program read at {hr['sites']} every one of {hr['steps']} steps")
         extra = collections.OrderedDict(extra or {})
         extra["host_reads"] = {"steps": hr["steps"], "sites": {site: runs[site] for site in hr["sites"]}}
+    if evs[0].get("python_number"):  # the program's Python number: its values, and the steps that compiled
+        pn = evs[0]["python_number"]
+        done, at = 0, []
+        for b in parse_analysis(texts[0]):
+            if b["kind"] == "Compilation":
+                at.append(done + 1)
+            elif b["kind"] == "Execution" and b.get("cause") == "user torch_xla.sync":
+                done += 1
+        want = list(range(1, pn["steps"] + 1, pn["every_steps"]))
+        if at != want or done != pn["steps"]:
+            problems.append(f"compiled at steps {at} of {done}, the program changed its number at steps {want} of {pn['steps']}")
+        extra = collections.OrderedDict(extra or {})
+        extra["python_number"] = collections.OrderedDict([
+            ("identity", recompiled[0] if recompiled else None), ("values", pn["values"]),
+            ("site", pn["site"]), ("steps", done), ("compiled_at_steps", at), ("every_steps", pn["every_steps"])])
     return {
         "evidence": evidence,
         "recompiled": recompiled,

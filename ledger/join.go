@@ -137,6 +137,9 @@ func (l *Ledger) note(u *Unit, ev logscan.Event) {
 	if ev.Signature != "" {
 		u.Signature = ev.Signature
 	}
+	if ev.Graph != "" && ev.Kind == logscan.CompileBegin {
+		u.Graph = ev.Graph
+	}
 	if ev.Reason != "" && u.Why == "" {
 		u.Why = ev.Reason
 	}

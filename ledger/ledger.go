@@ -445,6 +445,7 @@ func (l *Ledger) Report() *Report {
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
 	l.settle()
+	l.undecided()
 	l.reconcile()
 	l.metricTimes()
 	if o := l.other; o != nil {

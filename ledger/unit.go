@@ -81,6 +81,12 @@ type Unit struct {
 	// text, PyTorch/XLA's compilation cause).
 	Signature string
 	Why       string
+	// Graph is what the framework printed of the graph's interface (PyTorch/XLA: "inputs 17,
+	// outputs 41"); "" when it did not.
+	Graph string
+	// Undecided says why the log cannot tell whether this second compilation of a program is
+	// set-up (state the first step created) or a recompilation; "" otherwise.
+	Undecided string
 	// Site is the line of the program that made the framework compile, when the log says
 	// (JAX's tracing-cache-miss "at FILE:LINE", PyTorch/XLA's first frame of the program's own
 	// code); zero when it does not.

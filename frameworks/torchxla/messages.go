@@ -311,6 +311,10 @@ func block(c *logscan.Context, kind blockKind, body string) {
 		p.ev.Reason, p.wantCause = trimmed, false
 	case strings.HasPrefix(trimmed, "Graph Hash: "):
 		p.ev.Hash = strings.TrimPrefix(trimmed, "Graph Hash: ")
+	case strings.HasPrefix(trimmed, "Number of Graph Inputs: "):
+		p.ev.Graph = "inputs " + strings.TrimPrefix(trimmed, "Number of Graph Inputs: ")
+	case strings.HasPrefix(trimmed, "Number of Graph Outputs: ") && strings.HasPrefix(p.ev.Graph, "inputs "):
+		p.ev.Graph += ", outputs " + strings.TrimPrefix(trimmed, "Number of Graph Outputs: ")
 	case strings.HasPrefix(trimmed, "Graph Name: "):
 		p.ev.Module = strings.TrimPrefix(trimmed, "Graph Name: ")
 	case strings.HasPrefix(trimmed, "Python Frame Triggered Execution"):

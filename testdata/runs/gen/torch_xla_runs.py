@@ -616,6 +616,20 @@ S["epoch-window"] = dict(program=train_epoch_window, env=ENV, recompiled=["windo
                  "the graph as a constant: every epoch the step is a new graph that differs from the last only by "
                  "that constant, compiled at the epoch's first step (steps 1, 5 and 9 of 12) and reused for the "
                  "epoch's other three."))
+ENV_LEVEL1 = dict(ENV, PT_XLA_DEBUG_LEVEL="1")
+S["adamw-clean-level1"] = dict(program=train_adamw_clean, env=ENV_LEVEL1, recompiled=[], cause=None, detail=True,
+    state_once=["train_step"], guard_inconclusive="PT_XLA_DEBUG_LEVEL=2",
+    description=("The adamw-clean program with PT_XLA_DEBUG_LEVEL=1, as `recomp run` and most users set it: a Compilation "
+                 "Analysis block per compilation (cause, graph hash, number of graph inputs and outputs, frames) and no "
+                 "Execution Analysis. The step's second graph (AdamW's state an input: 17 -> 33 graph inputs, the same 41 "
+                 "outputs) looks like set-up, but the log cannot show that the first graph never ran again and the second "
+                 "ran every step after: guard on the log alone must be inconclusive and say how to decide (level 2 or the "
+                 "dump), never pass; with the dump (explain) the step is set-up."))
+S["batch-size-level1"] = dict(program=train_partial_batches, env=ENV_LEVEL1, recompiled=["train_partial_batches"],
+    cause="batch_size", reason="user torch_xla.sync",
+    description=("The batch-size program with PT_XLA_DEBUG_LEVEL=1: the 24-row remainder compiles the step a second "
+                 "time, with as many graph inputs and outputs as the first (11 and 25). A real recompilation: guard on the "
+                 "log alone must fail, not call it set-up nor inconclusive."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
@@ -765,6 +779,11 @@ def judge(run):
         extra["python_number"] = collections.OrderedDict([
             ("identity", recompiled[0] if recompiled else None), ("values", pn["values"]),
             ("site", pn["site"]), ("steps", done), ("compiled_at_steps", at), ("every_steps", pn["every_steps"])])
+    if spec.get("guard_inconclusive"):  # what guard on the log alone must ask for: it cannot decide
+        if any("Execution Analysis" in t for t in texts):
+            problems.append("guard_inconclusive, but the log lists executions")
+        extra = collections.OrderedDict(extra or {})
+        extra["guard_inconclusive"] = spec["guard_inconclusive"]
     return {
         "evidence": evidence,
         "recompiled": recompiled,

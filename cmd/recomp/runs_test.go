@@ -58,6 +58,12 @@ type truth struct {
 	Uncovered *truthUncovered `json:"uncovered"`
 	// A Python number the program changed that the framework baked into the graph.
 	PythonNumber *truthNumber `json:"python_number"`
+	// OwnLines are the program's own lines that made it compile, where a library's frames
+	// (Library, a path part) come before them in the framework's list.
+	OwnLines *struct {
+		Sites   []string `json:"sites"`
+		Library string   `json:"library"`
+	} `json:"own_lines"`
 }
 
 // truthNumber is a Python number a program changed (its values, in order), the line of the op
@@ -298,6 +304,44 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.PythonNumber != nil {
 		checkNumber(t, dir, doc, tr)
+	}
+	if tr.OwnLines != nil {
+		checkOwnLines(t, dir, doc, tr)
+	}
+}
+
+// checkOwnLines holds "your lines" to the program's own: the verdict's lines (scan, explain in
+// every format) are the program's lines that called the library, none of the library's.
+func checkOwnLines(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
+	t.Helper()
+	var got []string
+	for _, s := range scan.Verdict.CallSites {
+		got = append(got, strings.SplitN(s.Site, " (", 2)[0])
+	}
+	if !slices.Equal(got, tr.OwnLines.Sites) {
+		t.Errorf("the verdict's lines %q, the program's own %q", got, tr.OwnLines.Sites)
+	}
+	library := regexp.MustCompile(`site-packages|minitrainer|parallel_loader|torch_xla/|torch/`)
+	for _, format := range []string{"text", "markdown", "html", "json"} {
+		_, out, _ := runRecomp("explain", "--format", format, dir)
+		i := strings.Index(out, "Your lines")
+		if format == "json" {
+			i = strings.Index(out, `"call_sites"`)
+		}
+		if i < 0 {
+			t.Errorf("explain --format %s has no lines of the program", format)
+			continue
+		}
+		section := out[i:]
+		if j := strings.Index(section, "Programs in the dump"); j > 0 {
+			section = section[:j]
+		}
+		if j := strings.Index(section, "]"); format == "json" && j > 0 {
+			section = section[:j]
+		}
+		if w := library.FindString(section); w != "" || !strings.Contains(section, tr.OwnLines.Sites[0]) {
+			t.Errorf("explain --format %s: the program's lines name %q, or not %s:\n%s", format, w, tr.OwnLines.Sites[0], section)
+		}
 	}
 }
 

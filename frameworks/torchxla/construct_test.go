@@ -35,3 +35,20 @@ func TestBakedNumberNamesTheOpAndTheRule(t *testing.T) {
 		t.Error("only a constant is a baked number")
 	}
 }
+
+// A step ends at the program's sync, at MpDeviceLoader's after each batch and at a profiler
+// StepTrace region's end, in 2.9's words and older ones; a host read or dynamo's sync does not.
+func TestStepEnd(t *testing.T) {
+	for _, r := range []string{"user torch_xla.sync", "user mark_step", "torch_xla.sync in parallel loader at step end",
+		"mark_step in parallel loader at step end", "torch_xla.sync when exiting a profiler StepTrace region"} {
+		if !Framework.StepEnd(r) {
+			t.Errorf("%q ends a step", r)
+		}
+	}
+	for _, r := range []string{"most likely user code trying to access tensor value before torch_xla.sync",
+		"torch_xla.sync when dynamo processing input graphs", "dynamo is compiling a FX graph to HLO"} {
+		if Framework.StepEnd(r) {
+			t.Errorf("%q ends no step", r)
+		}
+	}
+}

@@ -69,8 +69,13 @@ var Framework = &framework.Framework{
 	HostRead: func(reason string) bool {
 		return strings.Contains(reason, "user code trying to access tensor value")
 	},
+	// A step ends at the program's sync, at the one torch_xla's MpDeviceLoader makes after each
+	// batch, and at the end of a profiler StepTrace region (2.9 says torch_xla.sync, older
+	// versions mark_step).
 	StepEnd: func(reason string) bool {
-		return reason == "user torch_xla.sync" || reason == "user mark_step"
+		return reason == "user torch_xla.sync" || reason == "user mark_step" ||
+			strings.HasSuffix(reason, " in parallel loader at step end") ||
+			strings.HasSuffix(reason, " when exiting a profiler StepTrace region")
 	},
 	HostReadMetric: "TransferFromDeviceTime",
 	Advice: framework.Advice{

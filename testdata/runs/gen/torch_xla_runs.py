@@ -501,6 +501,52 @@ def train_epoch_window():
     record_compiles(expect)
 
 
+
+MINI_TRAINER = '''"""A stand-in for a trainer library installed in site-packages (an HF-style Trainer): it owns the loop,
+and torch_xla's MpDeviceLoader syncs at each batch, inside torch_xla."""
+import torch
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Trainer:
+    def __init__(self, model, opt, device):
+        self.model, self.opt, self.device = model, opt, device
+
+    def fit(self, loader, epochs):
+        device_loader = pl.MpDeviceLoader(loader, self.device)
+        for epoch in range(epochs):
+            for x, y in device_loader:
+                self.opt.zero_grad()
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                loss.backward()
+                self.opt.step()
+            print(f"epoch {epoch}: loss {loss.item():.4f}")
+        return loss
+'''
+
+
+def train_library_loop():
+    """A trainer from a library in site-packages runs the loop over torch_xla's MpDeviceLoader (which syncs
+    inside torch_xla); the program's own code is one call. 120 rows in batches of 32: the remainder of 24."""
+    torch, torch_xla = _torch()
+    import sys
+    import tempfile
+    lib = os.path.join(tempfile.mkdtemp(prefix="recomp-lib-"), "lib", "python3.11", "site-packages")
+    os.makedirs(os.path.join(lib, "minitrainer"))
+    with open(os.path.join(lib, "minitrainer", "__init__.py"), "w") as f:
+        f.write(MINI_TRAINER)
+    sys.path.insert(0, lib)
+    import minitrainer
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 120, 16), _data(torch, 120, 4, seed=1)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=32)  # 32, 32, 32, 24
+    _, site = minitrainer.Trainer(model, opt, dev).fit(loader, epochs=2), driver.here()
+    driver.EVIDENCE["own_lines"] = {"sites": [site], "library": "site-packages/minitrainer/"}
+    finish("short")
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -630,6 +676,13 @@ S["batch-size-level1"] = dict(program=train_partial_batches, env=ENV_LEVEL1, rec
     description=("The batch-size program with PT_XLA_DEBUG_LEVEL=1: the 24-row remainder compiles the step a second "
                  "time, with as many graph inputs and outputs as the first (11 and 25). A real recompilation: guard on the "
                  "log alone must fail, not call it set-up nor inconclusive."))
+S["library-loop"] = dict(program=train_library_loop, env=ENV, recompiled=["train_library_loop"], cause="batch_size",
+    reason="in parallel loader at step end",
+    description=("A trainer library installed in site-packages (an HF-style Trainer, written for the run into a "
+                 "site-packages folder) owns the loop: it wraps a DataLoader of 120 rows in batches of 32 in torch_xla's "
+                 "MpDeviceLoader, which syncs at each batch inside torch_xla. Every compilation's frames begin in "
+                 "torch_xla and the trainer; the program's own line is its one call to Trainer.fit. The 24-row "
+                 "remainder compiles the step again. recomp's lines must be the program's own, never the library's."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
@@ -779,6 +832,16 @@ def judge(run):
         extra["python_number"] = collections.OrderedDict([
             ("identity", recompiled[0] if recompiled else None), ("values", pn["values"]),
             ("site", pn["site"]), ("steps", done), ("compiled_at_steps", at), ("every_steps", pn["every_steps"])])
+    if evs[0].get("own_lines"):  # the program's own lines, and a library's frames before them in every block
+        ol = evs[0]["own_lines"]
+        for b in parse_analysis(texts[0]):
+            paths = [p for _, p, _ in b["frames"]]
+            lib = next((k for k, p in enumerate(paths) if ol["library"] in p), None)
+            me = next((k for k, p in enumerate(paths) if os.path.basename(p) == ME), None)
+            if b["kind"] == "Compilation" and (lib is None or me is None or lib > me):
+                problems.append(f"a compilation whose frames do not show the library's before the program's: {paths}")
+        extra = collections.OrderedDict(extra or {})
+        extra["own_lines"] = ol
     if spec.get("guard_inconclusive"):  # what guard on the log alone must ask for: it cannot decide
         if any("Execution Analysis" in t for t in texts):
             problems.append("guard_inconclusive, but the log lists executions")

@@ -719,6 +719,10 @@ func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 			continue
 		}
 		adv := ""
+		if s := v.Sizes; kind == diff.CauseBatchSize && s != nil && s.Pattern != "remainder" && s.Pattern != "fixed" && s.Pattern != "" {
+			// Batches of many sizes (a serving queue, a sampler): not a last partial batch to drop.
+			kind = diff.CauseInputShape
+		}
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice

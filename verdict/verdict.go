@@ -387,9 +387,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
 	v.Variants, v.Repeated = variants(compiled)
-	if len(in.Ledger.Procs) == 1 {
-		v.Cadence = cadenceOf(compiled, in.Ledger.Procs[0].Steps)
-	}
+	v.Cadence = cadenceIn(compiled, in.Ledger)
 	v.Sizes = sizesOf(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
@@ -400,6 +398,9 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		v.Sizes.fit(call)
 	}
 	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front))
+	if linked == 0 {
+		v.Action = undecidedAction(compiled, v.Action)
+	}
 	return v
 }
 
@@ -886,4 +887,23 @@ func cadenceOf(compiled []*ledger.Unit, steps int) *Cadence {
 		c.Quiet = quiet
 	}
 	return c
+}
+
+// cadenceIn is when a program compiled in a one-process report's steps (nil for several processes).
+func cadenceIn(compiled []*ledger.Unit, rep *ledger.Report) *Cadence {
+	if len(rep.Procs) != 1 {
+		return nil
+	}
+	return cadenceOf(compiled, rep.Procs[0].Steps)
+}
+
+// undecidedAction is, for a program whose recompilation the log cannot tell from set-up (and no
+// dump compared), how to decide; the action otherwise.
+func undecidedAction(compiled []*ledger.Unit, act string) string {
+	for _, u := range compiled {
+		if u.Undecided != "" {
+			return u.Undecided
+		}
+	}
+	return act
 }

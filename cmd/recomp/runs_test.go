@@ -289,6 +289,11 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	if wantCode := map[bool]int{true: 1, false: 0}[tr.GuardFails]; tr.GuardInconclusive == "" && gcode != wantCode {
 		t.Errorf("guard exit %d, want %d:\n%s", gcode, wantCode, gout)
 	}
+	for _, p := range doc.Verdict.Programs {
+		if tr.GuardInconclusive != "" && !strings.Contains(p.Action, tr.GuardInconclusive) {
+			t.Errorf("%s: the action does not say how to decide (%q): %s", p.Program, tr.GuardInconclusive, p.Action)
+		}
+	}
 	if tr.GuardInconclusive != "" && (gcode != 2 || !strings.Contains(gout, "inconclusive") || !strings.Contains(gout, tr.GuardInconclusive)) {
 		t.Errorf("guard exit %d, want 2, inconclusive, asking for %q:\n%s", gcode, tr.GuardInconclusive, gout)
 	}

@@ -144,11 +144,23 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 // program changed, whose values over the compilations it names (-4 → -6 → -8). The stack's unit
 // may say it in its own words (Construct). The causes are returned unchanged otherwise.
 func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) []Cause {
-	vals, first, fw := numberChain(compiled, byUnit)
+	pairs, first, fw := numberChain(compiled, byUnit)
 	if first == nil {
 		return cs
 	}
-	out := Cause{Kind: string(diff.CauseConstant), Values: vals, Source: baseSource(first.Source)}
+	out := Cause{Kind: string(diff.CauseConstant), Source: baseSource(first.Source)}
+	chained := true
+	var steps []string
+	for i, p := range pairs {
+		chained = chained && (i == 0 || p[0] == pairs[i-1][1])
+		steps = append(steps, p[0]+" → "+p[1])
+	}
+	if chained {
+		out.Values = []string{pairs[0][0]}
+		for _, p := range pairs {
+			out.Values = append(out.Values, p[1])
+		}
+	}
 	var rest []Cause
 	for _, c := range cs {
 		if c.Kind != string(diff.CauseConstant) || c.Once {
@@ -162,7 +174,13 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 			}
 		}
 	}
-	out.Change = fmt.Sprintf("a number baked into the graph as a constant took %d values: %s", len(vals), strings.Join(vals, " → "))
+	if chained {
+		out.Change = fmt.Sprintf("a number baked into the graph as a constant took %d values: %s", len(out.Values), strings.Join(out.Values, " → "))
+	} else {
+		// each comparison saw one constant change, but not from the value the last one left
+		// (the number is used twice, and the comparison paired its uses otherwise): say each
+		out.Change = fmt.Sprintf("a number baked into the graph as a constant changed %d times: %s", len(pairs), strings.Join(steps, "; "))
+	}
 	var op []string
 	if first.OpName != "" {
 		op = append(op, first.OpName)
@@ -181,10 +199,10 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 	return append([]Cause{out}, rest...)
 }
 
-// numberChain is the number a program's recompilations each changed and nothing else: its values
-// in the order they compiled, the first change (op and line) and the stack; first is nil when
-// a recompilation differs otherwise, or was compared with nothing.
-func numberChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (vals []string, first *diff.Change, fw *framework.Framework) {
+// numberChain is the number a program's recompilations each changed and nothing else: each
+// recompilation's old and new value in the order they compiled, the first change (op and line)
+// and the stack; first is nil when a recompilation differs otherwise, or was compared with nothing.
+func numberChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (pairs [][2]string, first *diff.Change, fw *framework.Framework) {
 	seq := map[string]int{}
 	for _, u := range compiled {
 		if !compiledAgain(u, seq) {
@@ -201,12 +219,9 @@ func numberChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		if first == nil {
 			first, fw = ch, frameworks.ForProducer(u.Producer)
 		}
-		if len(vals) == 0 || vals[len(vals)-1] != ch.Old {
-			vals = append(vals, ch.Old)
-		}
-		vals = append(vals, ch.New)
+		pairs = append(pairs, [2]string{ch.Old, ch.New})
 	}
-	return vals, first, fw
+	return pairs, first, fw
 }
 
 // number says whether a constant's printed value is one number (not an array, not elided).

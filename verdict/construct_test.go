@@ -121,6 +121,13 @@ func TestFoldNumberNamesTheValues(t *testing.T) {
 		out[0].Change != "a number baked into the graph as a constant took 3 values: -4 → -6 → -8 (aten__triu at train.py:465)" {
 		t.Fatalf("%+v", out)
 	}
+	// the comparison paired the number's two uses otherwise (pow's exponent and its gradient's):
+	// each change said, no values claimed
+	unchained := map[*ledger.Unit][]diff.Cause{b: konst("0.5", "2.5", "prim__Constant"), c: konst("1.5", "3.5", "prim__Constant")}
+	if out := foldNumber(in, []*ledger.Unit{a, b, c}, unchained); len(out) != 1 || out[0].Values != nil ||
+		out[0].Change != "a number baked into the graph as a constant changed 2 times: 0.5 → 2.5; 1.5 → 3.5 (prim__Constant at train.py:465)" {
+		t.Errorf("unchained: %+v", out)
+	}
 	for name, by := range map[string]map[*ledger.Unit][]diff.Cause{
 		"another op":        {b: konst("-4", "-6", "aten__triu"), c: konst("-6", "-8", "aten__roll")},
 		"an array":          {b: konst("{1, 2}", "{1, 3}", "x"), c: konst("{1, 3}", "{1, 4}", "x")},

@@ -31,6 +31,10 @@ func TestBakedNumberNamesTheOpAndTheRule(t *testing.T) {
 		what != "a Python number baked in as a constant: 2 → 3" {
 		t.Errorf("no op, no line: %v %q", ok, what)
 	}
+	if what, adv, ok := specialScalar("constant_value", "a number baked into the graph as a constant changed 2 times: 0.5 → 2.5; 1.5 → 3.5 (prim__Constant at t.py:9)"); !ok ||
+		what != "a Python number baked in as a constant: 0.5 → 2.5; 1.5 → 3.5 at t.py:9 (prim__Constant)" || !strings.Contains(adv, "an op's number argument") {
+		t.Errorf("changes that do not chain: %v %q %q", ok, what, adv)
+	}
 	if _, _, ok := specialScalar("graph_structure", "a number baked into the graph as a constant took 2 values: 2 → 3"); ok {
 		t.Error("only a constant is a baked number")
 	}

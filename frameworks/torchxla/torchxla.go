@@ -142,7 +142,7 @@ func specialScalar(kind, change string) (string, string, bool) {
 
 // reBakedNumber is the verdict's number baked into a graph that took several values: its
 // values, and the op (op_name) and line that took it when the dump names them.
-var reBakedNumber = regexp.MustCompile(`^a number baked into the graph as a constant took \d+ values: (.+?)(?: \((\S+)?(?: ?at (\S+))?\))?$`)
+var reBakedNumber = regexp.MustCompile(`^a number baked into the graph as a constant (?:took \d+ values|changed \d+ times): (.+?)(?: \((\S+)?(?: ?at (\S+))?\))?$`)
 
 // bakedNumber: PyTorch/XLA uploads a Python number used in arithmetic as device data, but an op's
 // number argument (triu's diagonal, pow's exponent, roll's shifts, a size) is part of the graph:
@@ -160,6 +160,8 @@ func bakedNumber(kind, change string) (string, string, bool) {
 	op := "an op's"
 	if m[2] != "" {
 		what += " (" + m[2] + ")"
+	}
+	if strings.HasPrefix(m[2], "aten__") { // an aten op's argument; prim__Constant is the constant itself
 		op = strings.TrimPrefix(m[2], "aten__") + "'s"
 	}
 	return what, "torch_xla makes " + op + " number argument part of the graph (numbers in arithmetic are device data, except its " +

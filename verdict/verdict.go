@@ -254,6 +254,7 @@ func Build(in Input) *Result {
 		}
 		if m.Recompiled && !m.Eager {
 			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], in))
+			numberExample(sites, r.Verdicts[len(r.Verdicts)-1])
 		}
 	}
 	if r.Processes > 1 {
@@ -906,4 +907,19 @@ func undecidedAction(compiled []*ledger.Unit, act string) string {
 		}
 	}
 	return act
+}
+
+// numberExample gives the lines where a program's number baked into the graph changed the
+// number's values as their example (-4 → -6 → -8), where the line's top cause is that constant.
+func numberExample(sites map[string]*SiteRow, v Verdict) {
+	for _, c := range v.Causes {
+		if len(c.Values) == 0 {
+			continue
+		}
+		for _, s := range c.Sites {
+			if row := sites[s]; row != nil && row.TopCause == c.Kind {
+				row.Example = strings.Join(c.Values, " → ")
+			}
+		}
+	}
 }

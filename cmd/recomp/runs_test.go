@@ -388,6 +388,11 @@ func checkNumber(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
 		t.Errorf("cause %+v: want %d values of the number the program set to %v, taken at %s", c, len(n.Values), n.Values, n.Site)
 	}
 	said := strings.Join(c.Values, " → ")
+	for _, row := range doc.Verdict.CallSites {
+		if said != "" && row.Site == n.Identity && row.Example != said {
+			t.Errorf("the line %s's example is %q, not the number's values %q", row.Site, row.Example, said)
+		}
+	}
 	if said == "" {
 		said = c.Change[strings.Index(c.Change, ": ")+2:]
 	}

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 // saw, where the log named none or a library's: JAX's compilations in order (each backend
 // compile the probe saw is one compile request in the log, of the function the probe names),
 // and TF's compilations during a Keras fit, evaluate or predict the line that called it.
-func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
+func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Options) {
 	var units []*ledger.Unit
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
@@ -26,6 +27,70 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
 	attachJAX(units, recs)
 	attachTF(units, recs)
 	attachKeras(units, recs)
+	oneStep(rep, opt)
+}
+
+// model names the model of a Keras call with its process ("" when the probe did not record it).
+func model(r runfolder.ProbeRecord) string {
+	if r.Model == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d/%s", r.PID, r.Model)
+}
+
+// stepKey is one Keras step of one model: the evaluate calls of a model (fit's validation among
+// them) run its test step, its predict calls its predict step. A call whose model the probe did
+// not record is a step of its own.
+type stepKey struct {
+	model, method string
+	call          *ledger.Call
+}
+
+func stepOf(c *ledger.Call) stepKey {
+	if c.Model == "" {
+		return stepKey{call: c}
+	}
+	return stepKey{model: c.Model, method: c.Method}
+}
+
+// oneStep counts as one program the TF programs of a Keras step that a model's predict or
+// evaluate calls compiled under traced functions of their own (Keras's predict step is traced for
+// the full batch, then again, relaxed, for the last partial batch; evaluate after fit traces its
+// test step anew): one step compiled again, not two programs each compiled once. Only programs
+// the log names by their traced function (no signature, as under recomp run) are joined; fit's
+// train step is never joined.
+func oneStep(rep *ledger.Report, opt ledger.Options) {
+	byCall := map[stepKey][]*ledger.Module{}
+	var calls []stepKey
+	for _, m := range rep.Modules {
+		var call *ledger.Call
+		for _, u := range m.Compiled() {
+			switch {
+			case u.Via == nil || u.Via.Method == "fit" || frameworks.ForProducer(u.Producer) != tffw.Framework ||
+				!strings.Contains(u.Family, " [inference_"):
+				call = nil
+			case call == nil || stepOf(call) == stepOf(u.Via):
+				call = u.Via
+				continue
+			default:
+				call = nil
+			}
+			break
+		}
+		if call == nil {
+			continue
+		}
+		k := stepOf(call)
+		if byCall[k] == nil {
+			calls = append(calls, k)
+		}
+		byCall[k] = append(byCall[k], m)
+	}
+	for _, c := range calls {
+		if mods := byCall[c]; len(mods) > 1 {
+			rep.OneProgram(mods, opt)
+		}
+	}
 }
 
 func probeSite(r runfolder.ProbeRecord) ledger.Site {
@@ -130,7 +195,7 @@ func attachKeras(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 		case ok:
 			open[method] = append(open[method], len(spans))
 			spans = append(spans, span{begin: r.Time(), site: probeSite(r),
-				call: &ledger.Call{FrontEnd: keras.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize}})
+				call: &ledger.Call{FrontEnd: keras.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r)}})
 		default:
 			method, _ = cutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {

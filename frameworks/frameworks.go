@@ -54,6 +54,21 @@ func FrontEnd(name string) *framework.FrontEnd {
 	return nil
 }
 
+// StepRole names the front end's step a program is (Keras's "test step (evaluate)"): from what its
+// graph does (step, Role) and the calls of front end via it ran under (methods). It returns the
+// front end and the role, nil and "" when none tells.
+func StepRole(via, step string, methods []string) (*framework.FrontEnd, string) {
+	for _, f := range frontEnds {
+		if f.StepRole == nil || via != "" && f.Name != via {
+			continue
+		}
+		if r := f.StepRole(step, methods); r != "" {
+			return f, r
+		}
+	}
+	return nil, ""
+}
+
 // All returns the stacks recomp knows, in order.
 func All() []*Framework { return all }
 

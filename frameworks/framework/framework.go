@@ -153,8 +153,19 @@ type Identity struct {
 // compilations made under its calls.
 type FrontEnd struct {
 	Name string
+	// Title is its name as users write it ("Keras").
+	Title string
+	// StepRole names the step a program is, as a user reads it, from what its graph does (Identity.Role)
+	// and the front end's calls it was compiled under ("" when neither tells; nil: the front end has no
+	// steps).
+	StepRole func(step string, methods []string) string
 	// Causes is what to do, by cause kind, about a program compiled again under its calls.
 	Causes map[string]string
+	// Steps is what to do by the front end's step (Keras's "train step", "test step", "predict
+	// step") and cause kind, where the loop changes the remedy (a training loop may drop its last
+	// partial batch; an evaluation or a prediction must not lose samples). It applies wherever
+	// the step is known, from a dump or from the probe.
+	Steps map[string]map[string]string
 }
 
 type Advice struct {

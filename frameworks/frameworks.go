@@ -347,7 +347,7 @@ func Unfinished(p logscan.Producer, first logscan.Signal) (message, advice strin
 			return fw.Unfinished(p)
 		}
 	}
-	if fw := ForProducer(p); fw != nil && fw.Unfinished != nil {
+	if fw := ForProducer(p); fw != nil && fw.Unfinished != nil && !slices.Contains(fw.EndNotLogged, first) {
 		return fw.Unfinished(p)
 	}
 	return "", "", false

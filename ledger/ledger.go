@@ -398,7 +398,8 @@ func (l *Ledger) metric(ev logscan.Event) {
 	if l.sum.Metrics == nil {
 		l.sum.Metrics = map[string]Metric{}
 	}
-	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: ev.Duration, File: ev.File, Line: ev.Line}
+	// cumulative: a report without the time (pt-xla-profiler's warning) keeps the last one's
+	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: max(ev.Duration, l.sum.Metrics[ev.Detail].Total), File: ev.File, Line: ev.Line}
 	fw := frameworks.ForProducer(ev.Producer)
 	if fw == nil {
 		return

@@ -59,6 +59,8 @@ type liveLines struct {
 	progs  map[string]*liveProgram
 	every  time.Duration // one program's lines are said this often at most (liveEvery)
 	probe  string        // the run folder whose probe records give a line the log does not ("" none)
+	// watching: no command to stop (recomp watch says it fails instead)
+	watching bool
 }
 
 // liveProgram is one program's repeats since its last live line.
@@ -142,7 +144,7 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 		}
 		p.said, p.held, p.heldTime = now, 0, 0
 		out = append(out, runner.Note{After: int64(u.Line), Text: l.line(text)})
-		if stopNow {
+		if stopNow && !l.watching {
 			out = append(out, runner.Note{After: int64(u.Line), Text: l.line("stopping the command: " + t.stop)})
 		}
 	}

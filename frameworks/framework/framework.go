@@ -76,6 +76,10 @@ type Framework struct {
 	// Unfinished is what to say of a compilation by producer p that had not finished at the
 	// end of the log (ok false: nothing).
 	Unfinished func(p logscan.Producer) (message, advice string, ok bool)
+	// EndNotLogged are the signals of begin records from releases that logged no end (JAX 0.2's
+	// "Compiling F for args"): Unfinished does not speak for them; a log that shows such a
+	// record finishing elsewhere still makes the last one open.
+	EndNotLogged []logscan.Signal
 
 	// Advice is what recomp tells the stack's users.
 	Advice Advice

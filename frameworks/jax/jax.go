@@ -66,12 +66,14 @@ var Framework = &framework.Framework{
 		return nil
 	},
 	// JAX logs "Finished XLA compilation" after every "Compiling" (a persistent-cache hit too):
-	// a request without it at the end of the log was still compiling.
+	// a request without it at the end of the log was still compiling. Not 0.2's "for args"
+	// (EndNotLogged): those releases logged no end.
 	Unfinished: func(logscan.Producer) (string, string, bool) {
 		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
-	Packages: []string{"jax", "jaxlib", "flax", "optax"},
+	EndNotLogged: []logscan.Signal{argsWording},
+	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
 		Evidence: "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +

@@ -16,8 +16,11 @@ import (
 // metrics_analysis.cc, the metrics report and real runs.
 var (
 	reProfiler = regexp.MustCompile(`pt-xla-profiler: ((\w+) too (?:frequent|slow): .*)$`)
-	reFrame    = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
-	reMetric   = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
+	// metrics_analysis.cc's CompileTime warning: the CompileTime samples so far (cumulative, as a
+	// metrics report's) and the steps so far: "CompileTime too frequent: 21 counts during 11 steps".
+	reProfilerCounts = regexp.MustCompile(`: (\d+) counts during (\d+) steps`)
+	reFrame          = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
+	reMetric         = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
 	// torch.compile's front end, dynamo (TORCH_LOGS=recompiles,dynamo): the function it traces
 	// for each compilation, and why it compiles one again.
 	reDynamoStart = regexp.MustCompile(`\[(\d+)/(\d+)\] Step 1: torchdynamo start tracing (\S+) (.+):(\d+)\s*$`)
@@ -102,6 +105,13 @@ var messages = &logscan.Framework{
 				kind = logscan.Retrace
 			}
 			c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerTorchXLA, Signal: logscan.Signal("ptxla:" + m[2]), Detail: m[1]})
+			if n := reProfilerCounts.FindStringSubmatch(m[1]); n != nil && m[2] == "CompileTime" {
+				// the compilations so far, as a metrics report counts them: 23 counts where the
+				// last warning said 21 are 2 graphs compiled again
+				count, _ := strconv.Atoi(n[1])
+				c.Emit(logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:metric",
+					Detail: "CompileTime", Count: count, Step: n[2]})
+			}
 			return true
 		}},
 		{Contains: "] Step 1: torchdynamo start tracing ", Handle: func(c *logscan.Context, msg string) bool {

@@ -58,7 +58,11 @@ type Unit struct {
 	// first graph ran once and never again, the second ran for the rest of the run: state the
 	// first step created); empty otherwise.
 	Settled string
-	tick    int // the ledger's count of compilations and executions when it was compiled
+	// Step is the step of its process it compiled in (1 for the first), counted by the steps the
+	// process had ended before it (PyTorch/XLA's executions at torch_xla.sync, with
+	// PT_XLA_DEBUG_LEVEL=2): meaningful only where the process's Steps is not 0.
+	Step int
+	tick int // the ledger's count of compilations and executions when it was compiled
 	// Eager marks a framework's one-op program compiled for an eager operation (JAX's
 	// jit_convert_element_type and the like): many programs share its name.
 	Eager bool
@@ -77,6 +81,12 @@ type Unit struct {
 	// text, PyTorch/XLA's compilation cause).
 	Signature string
 	Why       string
+	// Graph is what the framework printed of the graph's interface (PyTorch/XLA: "inputs 17,
+	// outputs 41"); "" when it did not.
+	Graph string
+	// Undecided says why the log cannot tell whether this second compilation of a program is
+	// set-up (state the first step created) or a recompilation; "" otherwise.
+	Undecided string
 	// Site is the line of the program that made the framework compile, when the log says
 	// (JAX's tracing-cache-miss "at FILE:LINE", PyTorch/XLA's first frame of the program's own
 	// code); zero when it does not.

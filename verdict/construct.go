@@ -9,6 +9,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -601,4 +602,104 @@ func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
 		out[u] = valueCause{kind: KindStaticArgument, change: ch, short: strings.Join(short, ", "), advice: adv, values: vs}
 	}
 	return out
+}
+
+// foldNumber folds a program's constant_value causes into one when every recompilation of the
+// program differs from the version it was compared with by one number baked into the graph and
+// nothing else (each comparison's only cause, the same op each time): a Python number the
+// program changed, whose values over the compilations it names (-4 → -6 → -8). The stack's unit
+// may say it in its own words (Construct). The causes are returned unchanged otherwise.
+func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) []Cause {
+	pairs, first, fw := numberChain(compiled, byUnit)
+	if first == nil {
+		return cs
+	}
+	out := Cause{Kind: string(diff.CauseConstant), Source: baseSource(first.Source)}
+	chained := true
+	var steps []string
+	for i, p := range pairs {
+		chained = chained && (i == 0 || p[0] == pairs[i-1][1])
+		steps = append(steps, p[0]+" → "+p[1])
+	}
+	if chained {
+		out.Numbers = []string{pairs[0][0]}
+		for _, p := range pairs {
+			out.Numbers = append(out.Numbers, p[1])
+		}
+	}
+	var rest []Cause
+	for _, c := range cs {
+		if c.Kind != string(diff.CauseConstant) || c.Once {
+			rest = append(rest, c)
+			continue
+		}
+		out.Count += c.Count
+		for _, s := range c.Sites {
+			if !slices.Contains(out.Sites, s) && len(out.Sites) < 4 {
+				out.Sites = append(out.Sites, s)
+			}
+		}
+	}
+	if chained {
+		out.Change = fmt.Sprintf("a number baked into the graph as a constant took %d values: %s", len(out.Numbers), strings.Join(out.Numbers, " → "))
+	} else {
+		// each comparison saw one constant change, but not from the value the last one left
+		// (the number is used twice, and the comparison paired its uses otherwise): say each
+		out.Change = fmt.Sprintf("a number baked into the graph as a constant changed %d times: %s", len(pairs), strings.Join(steps, "; "))
+	}
+	var op []string
+	if first.OpName != "" {
+		op = append(op, first.OpName)
+	}
+	if out.Source != "" {
+		op = append(op, "at "+out.Source)
+	}
+	if len(op) > 0 {
+		out.Change += " (" + strings.Join(op, " ") + ")"
+	}
+	if fw != nil && fw.Construct != nil {
+		if what, adv, ok := fw.Construct(out.Kind, out.Change); ok {
+			out.Change, out.advice = what, adv
+		}
+	}
+	return append([]Cause{out}, rest...)
+}
+
+// numberChain is the number a program's recompilations each changed and nothing else: each
+// recompilation's old and new value in the order they compiled, the first change (op and line)
+// and the stack; first is nil when a recompilation differs otherwise, or was compared with nothing.
+func numberChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (pairs [][2]string, first *diff.Change, fw *framework.Framework) {
+	seq := map[string]int{}
+	for _, u := range compiled {
+		if !compiledAgain(u, seq) {
+			continue
+		}
+		c := byUnit[u]
+		if len(c) != 1 || c[0].Kind != diff.CauseConstant || c[0].Constant == nil || c[0].Once {
+			return nil, nil, nil
+		}
+		ch := c[0].Constant
+		if !number(ch.Old) || !number(ch.New) || first != nil && (ch.OpName != first.OpName || ch.Source != first.Source) {
+			return nil, nil, nil
+		}
+		if first == nil {
+			first, fw = ch, frameworks.ForProducer(u.Producer)
+		}
+		pairs = append(pairs, [2]string{ch.Old, ch.New})
+	}
+	return pairs, first, fw
+}
+
+// number says whether a constant's printed value is one number (not an array, not elided).
+func number(s string) bool {
+	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil || s == "true" || s == "false"
+}
+
+// baseSource is a dump's source_file:source_line with the file's folder left out ("" for none).
+func baseSource(src string) string {
+	if i := strings.LastIndexAny(src, `/\`); i >= 0 {
+		return src[i+1:]
+	}
+	return src
 }

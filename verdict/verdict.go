@@ -91,6 +91,24 @@ type Verdict struct {
 	// the same process: with none, each variant was paid once (a new shape, then reused); with
 	// some, the same thing compiles again and recurs.
 	Variants, Repeated int
+	// Cadence says when its compilations happened in the run's steps (nil when the log counts no
+	// steps, or the logs are of several processes).
+	Cadence *Cadence
+}
+
+// Cadence is when a program compiled, by the steps of its process: at a steady interval to the
+// end of the run (it recurs, and will again while the run goes on), or all early with the rest of
+// the run compiling nothing (paid once).
+type Cadence struct {
+	// Steps are the steps it compiled in (1 for the first), in order; Of the steps the process ran.
+	Steps []int
+	Of    int
+	// Every is the interval, when it compiled every Every steps from its first compilation to the
+	// end of the run (3 compilations or more); 0 otherwise.
+	Every int
+	// Quiet is the steps after its last compilation, when they are more than any interval
+	// between its compilations: it was paid once; 0 otherwise.
+	Quiet int
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -102,6 +120,13 @@ type Cause struct {
 	// Once says the cause is expected once in a run (diff.Cause.Once): state the first step
 	// built. It is listed after the causes that recur, with its own advice.
 	Once bool
+	// Numbers are, for a number baked into the graph that changed from compilation to
+	// compilation (one constant, the comparisons' only cause), its values in the order they
+	// compiled; Source the line of the op that took it (the dump's op metadata, FILE:LINE with
+	// FILE its base name; "" when the dump names none). Nil and "" otherwise. JSON gives them
+	// as values[0] with no name.
+	Numbers []string
+	Source string
 	// Said is the framework's own words that name the cause, when the cause is a construct only
 	// they show (a static argument, a pytree change).
 	Said string
@@ -318,10 +343,7 @@ func Build(in Input) *Result {
 			r.Verdicts[i].Share = 0
 		}
 	}
-	for _, row := range sites {
-		row.settle()
-		r.Sites = append(r.Sites, *row)
-	}
+	r.Sites = append(r.Sites, settleSites(sites, r.Verdicts)...)
 	slices.SortFunc(r.Sites, func(a, b SiteRow) int { return cmp.Or(cmp.Compare(b.Time, a.Time), cmp.Compare(a.Site, b.Site)) })
 	slices.SortStableFunc(r.Verdicts, func(a, b Verdict) int { return cmp.Compare(b.Time, a.Time) })
 	return r
@@ -462,10 +484,12 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		}
 	}
 	v.Causes = causes.list()
+	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
 	v.Variants, v.Repeated = variants(compiled)
+	v.Cadence = cadenceIn(compiled, in.Ledger)
 	v.Sizes = sizesOf(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
@@ -474,6 +498,9 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	front, call := viaOf(compiled)
 	v.Sizes.fitCalls(call, compiled)
 	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front), stepFront)
+	if linked == 0 {
+		v.Action = undecidedAction(compiled, v.Action)
+	}
 	return v
 }
 
@@ -821,6 +848,10 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			continue
 		}
 		adv := ""
+		if s := v.Sizes; kind == diff.CauseBatchSize && s != nil && s.Pattern != "remainder" && s.Pattern != "fixed" && s.Pattern != "" {
+			// Batches of many sizes (a serving queue, a sampler): not a last partial batch to drop.
+			kind = diff.CauseInputShape
+		}
 		step, _, _ := strings.Cut(v.Role, " (")
 		switch {
 		case c.Once, c.advice != "":
@@ -1020,4 +1051,87 @@ func distinct(xs []int) []int {
 	out := slices.Clone(xs)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// cadenceOf is when a program's compilations happened in a process of steps steps (nil when the
+// log counts none, or it compiled once).
+func cadenceOf(compiled []*ledger.Unit, steps int) *Cadence {
+	if steps == 0 || len(compiled) < 2 {
+		return nil
+	}
+	c := &Cadence{Of: steps}
+	gap := 0
+	for i, u := range compiled {
+		if u.Step < 1 || u.Step > steps+1 || i > 0 && u.Step < c.Steps[i-1] {
+			return nil
+		}
+		c.Steps = append(c.Steps, u.Step)
+		if i > 0 {
+			gap = max(gap, u.Step-c.Steps[i-1])
+		}
+	}
+	last := c.Steps[len(c.Steps)-1]
+	if len(c.Steps) >= 3 && gap > 0 && steps-last < gap {
+		even := true
+		for i := 1; i < len(c.Steps); i++ {
+			even = even && c.Steps[i]-c.Steps[i-1] == gap
+		}
+		if even {
+			c.Every = gap
+		}
+	}
+	if quiet := steps - last; c.Every == 0 && quiet > max(gap, 1) {
+		c.Quiet = quiet
+	}
+	return c
+}
+
+// cadenceIn is when a program compiled in a one-process report's steps (nil for several processes).
+func cadenceIn(compiled []*ledger.Unit, rep *ledger.Report) *Cadence {
+	if len(rep.Procs) != 1 {
+		return nil
+	}
+	return cadenceOf(compiled, rep.Procs[0].Steps)
+}
+
+// undecidedAction is, for a program whose recompilation the log cannot tell from set-up (and no
+// dump compared), how to decide; the action otherwise.
+func undecidedAction(compiled []*ledger.Unit, act string) string {
+	for _, u := range compiled {
+		if u.Undecided != "" {
+			return u.Undecided
+		}
+	}
+	return act
+}
+
+// settleSites names each line's top cause and example: a number's values where a program's
+// number baked into the graph is the line's top cause.
+func settleSites(sites map[string]*SiteRow, verdicts []Verdict) []SiteRow {
+	for _, row := range sites {
+		row.settle()
+	}
+	for _, v := range verdicts {
+		numberExample(sites, v) // once each line's top cause is settled
+	}
+	out := make([]SiteRow, 0, len(sites))
+	for _, row := range sites {
+		out = append(out, *row)
+	}
+	return out
+}
+
+// numberExample gives the lines where a program's number baked into the graph changed the
+// number's values as their example (-4 → -6 → -8), where the line's top cause is that constant.
+func numberExample(sites map[string]*SiteRow, v Verdict) {
+	for _, c := range v.Causes {
+		if len(c.Numbers) == 0 {
+			continue
+		}
+		for _, s := range c.Sites {
+			if row := sites[s]; row != nil && row.TopCause == c.Kind {
+				row.Example = strings.Join(c.Numbers, " → ")
+			}
+		}
+	}
 }

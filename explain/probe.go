@@ -103,18 +103,64 @@ func better(u *ledger.Unit, s ledger.Site) bool {
 	return s.User() && !u.Site.User()
 }
 
+// jaxCompile is a backend compile the probe saw, with the static arguments of the trace it
+// compiles: of the traces in its process since that process's previous compile, the last of the
+// same function when the compile names it, else the longest (JAX 0.4 names no function at a
+// compile, and reports the traces of the jits nested in the function's, and of those its
+// lowering calls, as well: the function's own trace holds the nested ones).
+type jaxCompile struct {
+	runfolder.ProbeRecord
+	static []ledger.StaticArg
+}
+
+// maxTracesPerCompile bounds the traces kept between two compiles of a process.
+const maxTracesPerCompile = 4096
+
+// tracedFor is the trace a compile compiles, of those since its process's previous compile: the
+// last of the function the compile names, else the longest; nil when none.
+func tracedFor(c runfolder.ProbeRecord, traces []*runfolder.ProbeRecord) *runfolder.ProbeRecord {
+	var best *runfolder.ProbeRecord
+	for _, t := range traces {
+		switch {
+		case c.Name != "" && t.Name != "":
+			if frameworks.SameFunction(jaxfw.ModuleName(t.Name), jaxfw.ModuleName(c.Name)) {
+				best = t
+			}
+		case best == nil || t.Seconds >= best.Seconds:
+			best = t
+		}
+	}
+	return best
+}
+
 func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
-	var compiles []runfolder.ProbeRecord
-	for _, r := range recs {
-		if r.Framework == jaxfw.Name && r.Event == "compile" {
-			compiles = append(compiles, r)
+	var compiles []*jaxCompile
+	traces := map[int][]*runfolder.ProbeRecord{} // by process, since its last compile
+	for i, r := range recs {
+		if r.Framework != jaxfw.Name {
+			continue
+		}
+		switch r.Event {
+		case "trace":
+			if len(traces[r.PID]) < maxTracesPerCompile {
+				traces[r.PID] = append(traces[r.PID], &recs[i])
+			}
+		case "compile":
+			c := &jaxCompile{ProbeRecord: r}
+			if t := tracedFor(r, traces[r.PID]); t != nil {
+				for _, a := range t.Static {
+					c.static = append(c.static, ledger.StaticArg{Name: a.Name, Value: a.Value})
+				}
+			}
+			delete(traces, r.PID)
+			compiles = append(compiles, c)
 		}
 	}
 	// A unit of a process the probe told apart takes that process's records (workers that
 	// wrote one log); the others take them all, in order.
-	byPID := map[int][]runfolder.ProbeRecord{}
-	for _, r := range compiles {
-		byPID[r.PID] = append(byPID[r.PID], r)
+	byPID := map[int][]*jaxCompile{}
+	for _, c := range compiles {
+		byPID[c.PID] = append(byPID[c.PID], c)
 	}
 	next := map[int]int{}
 	for _, u := range units {
@@ -134,8 +180,11 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 			next[key] = i
 			continue
 		}
-		if s := probeSite(recs[i]); better(u, s) {
+		if s := probeSite(recs[i].ProbeRecord); better(u, s) {
 			u.Site = s
+		}
+		if recs[i].static != nil {
+			u.Static = recs[i].static
 		}
 		next[key] = i + 1
 	}

@@ -10,12 +10,12 @@ import (
 )
 
 // Advice by cause is keyed by the cause kinds diff names (and the verdict's function_rebuilt,
-// static_argument, pytree_change and python_scalar, which only a framework's words show): a key no cause has would never be said. The front ends are found by the name the probe's records give.
+// static_argument, pytree_change, python_scalar and python_value, which only a framework's words show): a key no cause has would never be said. The front ends are found by the name the probe's records give.
 func TestAdviceKeysAreCauseKinds(t *testing.T) {
 	check := func(who string, causes map[string]string) {
 		for kind, adv := range causes {
 			words := kind == verdict.KindFunctionRebuilt || kind == verdict.KindStaticArgument || kind == verdict.KindPytree ||
-				kind == verdict.KindPythonScalar
+				kind == verdict.KindPythonScalar || kind == verdict.KindPythonValue
 			if diff.AdviceFor(diff.CauseKind(kind)) == "" && !words || adv == "" {
 				t.Errorf("%s: advice for %q, which is no cause kind (or says nothing)", who, kind)
 			}

@@ -73,6 +73,32 @@ func StepRole(via, step string, methods []string) (*framework.FrontEnd, string) 
 	return nil, ""
 }
 
+// FrontStep names the front end's step a compilation is, from what its stack's explanation says
+// (why) of the function it traced and the file that defines it (Keras on JAX: JAX's "for
+// train_step defined at …/keras/src/backend/jax/trainer.py:123"); the module names the function
+// when the explanation does not. nil and "" when no front end defines it.
+func FrontStep(p logscan.Producer, module, why string) (*framework.FrontEnd, string) {
+	fw := ForProducer(p)
+	if fw == nil || fw.Defined == nil || why == "" {
+		return nil, ""
+	}
+	fn, file := fw.Defined(why)
+	if file == "" {
+		return nil, ""
+	}
+	if fn == "" {
+		fn = function(trimCounter(module))
+	}
+	for _, f := range frontEnds {
+		if f.Step != nil {
+			if s := f.Step(file, fn); s != "" {
+				return f, s
+			}
+		}
+	}
+	return nil, ""
+}
+
 // All returns the stacks recomp knows, in order.
 func All() []*Framework { return all }
 
@@ -274,8 +300,16 @@ func DumpProgram(module, role string) string {
 
 // WithRole names a program by its role too: "F [train step]", and "F [train step, num_inputs=10]"
 // for a program named "F [num_inputs=10]".
+//
+// Only a stack that reads roles from the graphs of one family (TF's Keras steps) names programs
+// apart by them; where each step is a function of its own (Keras on JAX: jit_train_step) its name
+// says it, and stays.
 func WithRole(program, role string) string {
 	if role == "" {
+		return program
+	}
+	fam, _, _ := strings.Cut(program, " [")
+	if fw := KeyStack(fam); fw != nil && fw.Identity.Role == nil {
 		return program
 	}
 	if p, ok := strings.CutSuffix(program, "]"); ok {
@@ -286,13 +320,29 @@ func WithRole(program, role string) string {
 	return program + " [" + role + "]"
 }
 
-// Role says what a dumped module does among the programs of its family, from its graph ("" when
-// no stack can tell).
+// Role says what a dumped module does among the programs of its family, from its graph, or which
+// front end's step it is from the source files it lists ("" when neither tells).
 func Role(family string, m *hlo.Module) string {
 	for _, fw := range all {
 		if fw.Identity.Role != nil {
 			if r := fw.Identity.Role(family, m); r != "" {
 				return r
+			}
+		}
+	}
+	// A front end's step: the function the module compiles, defined in a file of the front end's
+	// the module's source files name (Keras on JAX: train_step of its JAX trainer).
+	if m == nil || len(m.FileNames) == 0 {
+		return ""
+	}
+	fn := function(family)
+	for _, f := range frontEnds {
+		if f.Step == nil {
+			continue
+		}
+		for _, file := range m.FileNames {
+			if s := f.Step(file, fn); s != "" {
+				return s
 			}
 		}
 	}

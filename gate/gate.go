@@ -218,6 +218,31 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 				Message: "executable loaded after warm-up: executables are switching on the device"})
 		}
 	}
+	if u := undecided(rep, g, opt); len(u) > 0 {
+		g.Problems = append(g.Problems, u...)
+		g.proven = false // each may be set-up, not a recompilation
+	}
 	g.decide(opt, "compilation(s) after warm-up")
 	return g
+}
+
+// undecided are the problems of a gate that would fail only on compilations the log cannot tell
+// from set-up (ledger's Unit.Undecided): it is inconclusive, with the way to decide, never passed.
+// A gate that fails for anything else fails.
+func undecided(rep *ledger.Report, g *Result, opt Options) []string {
+	if g.Compilations <= opt.MaxRecompiles || g.LoadFailures > 0 || g.Compilations != len(rep.Late) {
+		return nil
+	}
+	var out []string
+	for _, u := range rep.Late {
+		if u.Undecided == "" {
+			return nil
+		}
+		name := u.Family
+		if s := u.Site.String(); s != "" && u.Site.User() {
+			name = s
+		}
+		out = append(out, fmt.Sprintf("%s:%d: %s: %s", u.File, u.Line, name, u.Undecided))
+	}
+	return out
 }

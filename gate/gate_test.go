@@ -383,3 +383,40 @@ func TestSplitLogBySameThread(t *testing.T) {
 		}
 	}
 }
+
+// A PT_XLA_DEBUG_LEVEL=1 log of a clean AdamW program (real: testdata/runs/torch-xla-2.9) cannot
+// show that the step's second graph is set-up: the gate is inconclusive and says how to decide,
+// even with --allow-no-evidence; with a real recompilation beside it, it fails.
+func TestUndecidedIsInconclusiveNeverPassed(t *testing.T) {
+	read := func(names ...string) (*ledger.Report, []Input) {
+		var nameText []string
+		var inputs []Input
+		for _, n := range names {
+			b, err := os.ReadFile(filepath.Join("../testdata/runs/torch-xla-2.9", n, "run.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			nameText = append(nameText, n+".log", string(b))
+			inputs = append(inputs, Input{Path: n + ".log"})
+		}
+		return readLogs(t, ledger.Options{}, nameText...), inputs
+	}
+	rep, in := read("adamw-clean-level1")
+	for _, opt := range []Options{{}, {AllowNoEvidence: true}} {
+		g := Evaluate(rep, in, opt)
+		if g.Passed || !g.Inconclusive || !strings.Contains(g.Reason, "PT_XLA_DEBUG_LEVEL=2") || !strings.Contains(g.Reason, "adamw-clean-level1.log:") {
+			t.Errorf("%+v: passed %v, inconclusive %v: %s", opt, g.Passed, g.Inconclusive, g.Reason)
+		}
+	}
+	if g := Evaluate(rep, in, Options{MaxRecompiles: 1}); !g.Passed {
+		t.Errorf("one recompilation allowed: %s", g.Reason)
+	}
+	rep, in = read("adamw-clean-level1", "batch-size-level1")
+	if g := Evaluate(rep, in, Options{}); g.Passed || g.Inconclusive {
+		t.Errorf("a real recompilation beside it: passed %v, inconclusive %v: %s", g.Passed, g.Inconclusive, g.Reason)
+	}
+	rep, in = read("batch-size-level1")
+	if g := Evaluate(rep, in, Options{}); g.Passed || g.Inconclusive {
+		t.Errorf("a new batch size: passed %v, inconclusive %v: %s", g.Passed, g.Inconclusive, g.Reason)
+	}
+}

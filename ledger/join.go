@@ -95,7 +95,7 @@ func sameName(u *Unit, ev logscan.Event) bool {
 func (l *Ledger) start(ev logscan.Event) *Unit {
 	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input, Process: l.file, PID: l.pid,
 		File: ev.File, Line: ev.Line, LastLine: ev.Line, Begin: ev.Time, DateKnown: ev.DateKnown,
-		marked: l.marked}
+		marked: l.marked, Step: l.steps + 1}
 	u.signals = append(u.signals, ev.Signal)
 	l.note(u, ev)
 	if u.Module != "" {
@@ -136,6 +136,9 @@ func (l *Ledger) note(u *Unit, ev logscan.Event) {
 	}
 	if ev.Signature != "" {
 		u.Signature = ev.Signature
+	}
+	if ev.Graph != "" && ev.Kind == logscan.CompileBegin {
+		u.Graph = ev.Graph
 	}
 	if ev.Reason != "" && u.Why == "" {
 		u.Why = ev.Reason

@@ -88,15 +88,7 @@ func TestProbeInPython(t *testing.T) {
 // The probe records what a Keras call on arrays was given: its samples and batch size (Keras's
 // 32 when none), the part fit trains on under validation_split, nothing of a dataset's.
 func TestProbeKerasSizes(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	dir := t.TempDir()
-	p, err := WriteProbe(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	py, dir, p := probeSetup(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "keras")
 	for path, text := range map[string]string{
 		filepath.Join(lib, "__init__.py"): "class Model:\n" +
@@ -113,17 +105,9 @@ func TestProbeKerasSizes(t *testing.T) {
 			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n" +
 			"m.predict(Arr(5), batch_size='many')\n",
 	} {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, text)
 	}
-	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
-	cmd := exec.Command(py, "train.py")
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	runUnderProbe(t, py, dir, p)
 	recs, err := runfolder.ReadProbe(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -142,4 +126,93 @@ func TestProbeKerasSizes(t *testing.T) {
 	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4,predict_begin 0/0"; strings.Join(got, ",") != want {
 		t.Errorf("records %s, want %s", strings.Join(got, ","), want)
 	}
+}
+
+// At a JAX trace of a jitted function the probe records the static arguments of the call, read
+// from the frame of JAX's trace entry: by position (named from the signature) and by keyword,
+// a long repr cut short, a repr that raises as "?"; a trace with no such frame records none,
+// and the program runs on.
+func TestProbeJAXStatic(t *testing.T) {
+	py, dir, p := probeSetup(t)
+	lib := filepath.Join(dir, "lib", "site-packages", "jax")
+	for path, text := range map[string]string{
+		filepath.Join(lib, "__init__.py"): "from . import monitoring\n",
+		filepath.Join(lib, "monitoring.py"): "import inspect\n_ls = []\n" +
+			"def register_event_duration_secs_listener(cb):\n    _ls.append(cb)\n" +
+			"def record(event, d, **kw):\n    for cb in _ls:\n        cb(event, d, **kw)\n" +
+			"class JitInfo:\n    def __init__(self, fun, nums, names):\n" +
+			"        self.static_argnums, self.static_argnames = nums, names\n" +
+			"        self.fun_signature = inspect.signature(fun)\n" +
+			"def _trace_for_jit(fun, ji, ctx_mesh, dbg, avals, args, kwargs):\n" +
+			"    record('/jax/core/compile/jaxpr_trace_duration', 0.1, fun_name=fun.__name__)\n" +
+			"def bare_trace():\n    record('/jax/core/compile/jaxpr_trace_duration', 0.1, fun_name='f')\n",
+		filepath.Join(dir, "train.py"): "import jax\nfrom jax.monitoring import JitInfo, _trace_for_jit, bare_trace\n" +
+			"def step(p, x, dropout, mode='train'):\n    pass\n" +
+			"class Bad:\n    def __repr__(self):\n        raise RuntimeError('no repr')\n" +
+			"ji = JitInfo(step, (2, 3), ('dropout', 'mode'))\n" +
+			"_trace_for_jit(step, ji, None, None, None, (1, 2, 0.1), {'mode': 'x' * 200})\n" +
+			"_trace_for_jit(step, ji, None, None, None, (1, 2, Bad()), {})\n" +
+			"_trace_for_jit(step, JitInfo(step, (), ()), None, None, None, (1, 2, 3), {})\n" +
+			"bare_trace()\nprint('done')\n",
+	} {
+		writeFile(t, path, text)
+	}
+	if out := runUnderProbe(t, py, dir, p); !strings.Contains(out, "done") {
+		t.Fatal(out)
+	}
+	recs, err := runfolder.ReadProbe(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.Event != "trace" {
+			continue
+		}
+		var args []string
+		for _, a := range r.Static {
+			args = append(args, fmt.Sprintf("%s=%.12s(%d)", a.Name, a.Value, len([]rune(a.Value))))
+		}
+		got = append(got, r.Name+":"+strings.Join(args, ","))
+	}
+	want := "step:dropout=0.1(3),mode='xxxxxxxxxxx(80) | step:dropout=?(1) | step: | f:"
+	if strings.Join(got, " | ") != want {
+		t.Errorf("records\n%s\nwant\n%s", strings.Join(got, " | "), want)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runUnderProbe runs dir/train.py under the probe p, with the packages of dir/lib/site-packages,
+// and returns what it printed.
+func runUnderProbe(t *testing.T, py, dir string, p *Probe) string {
+	t.Helper()
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
+	cmd := exec.Command(py, "train.py")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return string(out)
+}
+
+// probeSetup is a python3 (the test skips without one), a folder, and the probe written there.
+func probeSetup(t *testing.T) (py, dir string, p *Probe) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir = t.TempDir()
+	if p, err = WriteProbe(dir); err != nil {
+		t.Fatal(err)
+	}
+	return py, dir, p
 }

@@ -73,6 +73,9 @@ type Framework struct {
 	HostRead       func(reason string) bool
 	StepEnd        func(reason string) bool
 	HostReadMetric string
+	// Defined reads, in the stack's own explanation of a compilation (Unit.Why: JAX's tracing-
+	// cache miss), the function it traced and the file that defines it; "" when it names none.
+	Defined func(why string) (function, file string)
 	// Unfinished is what to say of a compilation by producer p that had not finished at the
 	// end of the log (ok false: nothing).
 	Unfinished func(p logscan.Producer) (message, advice string, ok bool)
@@ -170,6 +173,31 @@ type FrontEnd struct {
 	// partial batch; an evaluation or a prediction must not lose samples). It applies wherever
 	// the step is known, from a dump or from the probe.
 	Steps map[string]map[string]string
+	// On is what to do on one stack (by its name), where the remedy differs there (Keras on JAX
+	// has no tf.data to batch with): by step as Steps ("" for Causes' place); it comes first.
+	On map[string]map[string]map[string]string
+	// Step names the step a function is, from its name and the file that defines it, when the
+	// front end defines it (Keras on JAX: train_step of keras/src/backend/jax/trainer.py is its
+	// "train step"); "" when it is none of its steps. Nil: the front end's steps are not told so.
+	Step func(file, function string) string
+}
+
+// StepAdvice is what to do about a cause kind of the front end's step (a Steps key) compiled by
+// a stack: the stack's own remedy (On), else the step's; "" when it has none.
+func (f *FrontEnd) StepAdvice(stack, step, kind string) string {
+	if a := f.On[stack][step][kind]; a != "" {
+		return a
+	}
+	return f.Steps[step][kind]
+}
+
+// CauseAdvice is what to do about a cause kind of a program compiled under the front end's
+// calls, step unknown, by a stack: the stack's own remedy (On), else Causes'; "" when none.
+func (f *FrontEnd) CauseAdvice(stack, kind string) string {
+	if a := f.On[stack][""][kind]; a != "" {
+		return a
+	}
+	return f.Causes[kind]
 }
 
 type Advice struct {

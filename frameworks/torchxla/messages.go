@@ -283,6 +283,7 @@ type analysis struct {
 	wantCause   bool
 	inFrames    bool
 	firstUser   string // the first frame of the program's own code in the block
+	inputs      string // the open compile block's "Number of Graph Inputs", until its outputs
 	ev          logscan.Event
 	computation string   // the last "Computation hash:"
 	post        []string // Post Compilation Analysis values
@@ -315,12 +316,14 @@ func block(c *logscan.Context, kind blockKind, body string) {
 		if kind == executeBlock {
 			ev.Kind, ev.Signal = logscan.Execution, "ptxla:execution"
 		}
-		p.ev, p.firstUser = ev, ""
+		p.ev, p.firstUser, p.inputs = ev, "", ""
 	case p.open != kind:
 	case p.wantCause && strings.HasPrefix(body, "  "):
 		p.ev.Reason, p.wantCause = trimmed, false
 	case strings.HasPrefix(trimmed, "Graph Hash: "):
 		p.ev.Hash = strings.TrimPrefix(trimmed, "Graph Hash: ")
+	case kind == compileBlock && strings.HasPrefix(trimmed, "Number of Graph "):
+		p.graphInfo(trimmed)
 	case strings.HasPrefix(trimmed, "Graph Name: "):
 		p.ev.Module = strings.TrimPrefix(trimmed, "Graph Name: ")
 	case strings.HasPrefix(trimmed, "Python Frame Triggered Execution"):
@@ -538,4 +541,15 @@ func whole(c *logscan.Context, at logscan.Mark, ev logscan.Event) {
 	ev.Kind = logscan.CompileBegin
 	c.EmitAt(at, ev)
 	c.EmitAt(at, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module})
+}
+
+// graphInfo reads a compile block's "Number of Graph Inputs: N" and "… Outputs: M" into the
+// event's Graph ("inputs N, outputs M"), with one allocation.
+func (p *analysis) graphInfo(line string) {
+	if n, ok := strings.CutPrefix(line, "Number of Graph Inputs: "); ok {
+		p.inputs = n
+	} else if n, ok := strings.CutPrefix(line, "Number of Graph Outputs: "); ok && p.inputs != "" {
+		p.ev.Graph = "inputs " + p.inputs + ", outputs " + n
+		p.inputs = ""
+	}
 }

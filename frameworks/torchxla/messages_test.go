@@ -68,7 +68,7 @@ func TestPyTorchXLAAnalysis(t *testing.T) {
 	}
 	for _, ev := range evs {
 		if ev.Kind != logscan.CompileBegin || ev.Producer != "torch-xla" || ev.Hash != "c74c3b91b855b2b123f833b0d5f86943" ||
-			ev.Reason != "most likely user code trying to access tensor value before mark_step" {
+			ev.Reason != "most likely user code trying to access tensor value before mark_step" || ev.Graph != "inputs 35, outputs 107" {
 			t.Errorf("%+v", ev)
 		}
 	}

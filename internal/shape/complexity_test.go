@@ -29,7 +29,6 @@ var complexityExceptions = map[string]string{
 	"diff.(comparer).carriedState": "to split",
 	"runner.Evidence":              "to split: the settings of every stack, the dump and the probe",
 	"ledger.(Ledger).warmup":       "to split",
-	"verdict.Build":                "to split",
 	"report.writeMarkdown":         "to split: one case per kind of block",
 	"diff.LoadDump":                "to split",
 }

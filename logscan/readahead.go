@@ -24,6 +24,8 @@ type chunk struct {
 	region []byte
 	spans  []span
 	parts  [][]span
+	swept  []span   // lines holding a sweep word (Scanner.sweepLines)
+	sparts [][]span // scratch for sweepLines
 	rs     regionScan
 	n      int64  // bytes read into it
 	long   bool   // region is a piece of a line longer than the buffer
@@ -104,6 +106,7 @@ func (s *Scanner) readChunks(a *readAhead) {
 		}
 		c.final, c.err = eof, rerr
 		c.spans, c.rs = s.prefilter(region).candidates(region, c.spans[:0], &c.parts, true)
+		c.swept = s.sweepLines(region, c.swept, &c.sparts)
 		carry = c.buf[len(region):end]
 		a.ready <- c // never blocks
 		if eof {
@@ -137,7 +140,7 @@ func (s *Scanner) stepAhead() {
 		s.eof, s.err = true, c.err
 	}
 	s.sniff(c.region)
-	s.parseRegion(c.region, c.spans, c.rs)
+	s.parseRegion(c.region, c.spans, c.swept, c.rs)
 	if len(c.region) > 0 {
 		s.lastByte = c.region[len(c.region)-1]
 	}

@@ -269,7 +269,8 @@ func (s *Scanner) processRegion(region []byte) {
 	s.sniff(region)
 	var rs regionScan
 	s.spans, rs = s.prefilter(region).candidates(region, s.spans[:0], &s.parts, !s.nulWarned)
-	s.parseRegion(region, s.spans, rs)
+	s.swept = s.sweepLines(region, s.swept, &s.sweptParts)
+	s.parseRegion(region, s.spans, s.swept, rs)
 }
 
 // sniff checks the first region of the input for binary data.
@@ -285,8 +286,9 @@ func (s *Scanner) sniff(region []byte) {
 }
 
 // parseRegion parses the candidate lines of region (spans, found with rs by the prefilter), and
-// while a rank holds a multi-line record, every line.
-func (s *Scanner) parseRegion(region []byte, spans []span, rs regionScan) {
+// while a rank holds a multi-line record, every line; then sweeps the lines holding a sweep word
+// (swept, from sweepLines).
+func (s *Scanner) parseRegion(region []byte, spans, swept []span, rs regionScan) {
 	if !s.nulWarned && rs.nul >= 0 {
 		s.nulWarned = true
 		s.warn(s.line+bytes.Count(region[:rs.nul], []byte{'\n'}), "binary data (NUL byte): not a text log?")
@@ -351,7 +353,7 @@ func (s *Scanner) parseRegion(region []byte, spans []span, rs regionScan) {
 	for ; mi < len(markers); mi++ {
 		s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 	}
-	s.sweepRegion(region, spans)
+	s.sweepRegion(region, spans, swept)
 	s.line += rs.newlines
 	s.stats.Lines += rs.newlines
 	if len(region) > 0 && region[len(region)-1] == '\n' {

@@ -412,7 +412,7 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		return
 	}
 	v.Reason = MissUnknown
-	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (XLA_FLAGS=--xla_dump_to=DIR), " +
+	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (" + frameworks.DumpAdvice() + "), " +
 		"or run them under recomp run (it dumps and logs the parts of JAX's cache keys)"
 }
 

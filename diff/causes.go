@@ -517,8 +517,8 @@ func materializedRule(c *classifier) (Cause, bool) {
 		Short:    fmt.Sprintf("%d tensor(s) built in the first step are inputs from then on", len(t.materialized)),
 		Evidence: ev,
 		Advice: "expected once: the first step also created these tensors (an optimizer creates its state in its first step; tensors made with device=...). " +
-			"recomp guard's default warm-up takes it as set-up when the log shows each graph's executions (PyTorch/XLA's " +
-			"PT_XLA_DEBUG_LEVEL=2, as recomp run sets it); otherwise keep this run as a baseline (recomp guard --write-baseline FILE LOG) " +
+			"recomp guard's default warm-up takes it as set-up when the log shows each graph's executions (" +
+			frameworks.ExecutionsAdvice() + ", as recomp run sets it); otherwise keep this run as a baseline (recomp guard --write-baseline FILE LOG) " +
 			"and check later runs with --baseline FILE. Or materialise such tensors before the loop " +
 			"(PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device))"}, true
 }

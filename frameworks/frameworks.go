@@ -428,3 +428,59 @@ func SelectedNames(name string) []string {
 	}
 	return out
 }
+
+// Dump is how the compiler under every stack is told to dump the HLO of its compilations
+// (XLA's XLA_FLAGS=--xla_dump_to=DIR).
+func Dump() *framework.Dump {
+	for _, fw := range compilers {
+		if fw.Dump != nil {
+			return fw.Dump
+		}
+	}
+	panic("frameworks: no compiler says how to dump") // the units are wrong: a bug, caught by any test
+}
+
+// DumpAdvice is how advice names the setting that dumps the HLO into DIR.
+func DumpAdvice() string { return Dump().Setting() }
+
+// SignaturesAdvice says what makes each stack's log name the argument signatures of what it
+// compiles ("" when none can).
+func SignaturesAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Signatures }, "; ")
+}
+
+// ExecutionsAdvice says what makes each stack's log show each graph's executions.
+func ExecutionsAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Executions }, "; ")
+}
+
+// NoCompileAdvice says what to check when a program run with every stack's logging on logged
+// no compilation: that it runs something a stack compiles, and that nothing silences the
+// stack's logging.
+func NoCompileAdvice() string {
+	var runs, silences []string
+	for _, fw := range all {
+		if fw.Advice.Compiles != "" {
+			runs = append(runs, fw.Advice.Compiles)
+		}
+		if fw.Advice.Silences != "" {
+			silences = append(silences, fw.Advice.Silences)
+		}
+	}
+	what := strings.Join(runs, ", ")
+	if i := strings.LastIndex(what, ", "); i >= 0 {
+		what = what[:i] + " or " + what[i+2:]
+	}
+	return "check that the program runs a " + what + ", and that it does not send the framework's logging to a file or silence it " +
+		"(" + strings.Join(append([]string{"logging.disable", "absl's flags"}, silences...), ", ") + ")"
+}
+
+func joinAdvice(field func(framework.Advice) string, sep string) string {
+	var parts []string
+	for _, fw := range all {
+		if s := field(fw.Advice); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, sep)
+}

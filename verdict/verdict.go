@@ -676,7 +676,7 @@ func varyingDim(shapes [][][]int) (arg, dim int, ok bool) {
 // main causes (the two most frequent whose advice differs), with the sizes to pad to when a
 // dimension varied.
 func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
-	look := "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
+	look := "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` to see what changed"
 	if dumped {
 		look = "compare its versions in the dump (recomp explain) to see what changed"
 	}

@@ -77,9 +77,26 @@ type Framework struct {
 	// end of the log (ok false: nothing).
 	Unfinished func(p logscan.Producer) (message, advice string, ok bool)
 
+	// Dump is how the compiler is told to write the HLO of its compilations into a folder
+	// (a compiler's unit: XLA's); nil for the stacks, which all compile through it.
+	Dump *Dump
+
 	// Advice is what recomp tells the stack's users.
 	Advice Advice
 }
+
+// Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's
+// XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text.
+type Dump struct {
+	// Variable is the environment variable that carries the compiler's flags (XLA_FLAGS).
+	Variable string
+	// To is the flag that names the folder (--xla_dump_to); AsText the one that makes the
+	// dump text (--xla_dump_hlo_as_text).
+	To, AsText string
+}
+
+// Setting is how advice names the setting that dumps into DIR: XLA_FLAGS=--xla_dump_to=DIR.
+func (d *Dump) Setting() string { return d.Variable + "=" + d.To + "=DIR" }
 
 // Metric is a stack's counter (Count) or metric (Count samples, Total time), with the log line
 // it was last reported at.
@@ -171,6 +188,16 @@ type Advice struct {
 	Cache string
 	// Group is about a group of modules formed anew (Identity.Group).
 	Group string
+	// Signatures says how to make the stack's log name the argument signatures of what it
+	// compiles ("JAX: JAX_LOG_COMPILES=1").
+	Signatures string
+	// Executions says what makes the stack log each graph's executions ("PyTorch/XLA's
+	// PT_XLA_DEBUG_LEVEL=2").
+	Executions string
+	// Compiles names what a program runs that the stack compiles ("jit",
+	// "tf.function(jit_compile=True)"), and Silences what silences the stack's logging besides
+	// Python's and absl's own ("a TF_CPP_MIN_LOG_LEVEL of its own").
+	Compiles, Silences string
 	// Causes is what to do about a program of the stack that compiled again, by cause kind
 	// (batch_size, input_shape, constant_value, …), where the stack has its own way to do it.
 	Causes map[string]string

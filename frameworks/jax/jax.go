@@ -73,7 +73,9 @@ var Framework = &framework.Framework{
 	},
 	Packages: []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
-		Evidence: "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
+		Evidence:   "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
+		Signatures: "JAX: JAX_LOG_COMPILES=1",
+		Compiles:   "jit",
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",

@@ -71,6 +71,8 @@ var Framework = &framework.Framework{
 	},
 	Packages: []string{"tensorflow", "tensorflow-cpu", "keras"},
 	Advice: framework.Advice{
+		Compiles:   "tf.function(jit_compile=True)",
+		Silences:   "a TF_CPP_MIN_LOG_LEVEL of its own",
 		Evidence:   "TF/Keras with XLA: TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compilation_profiler=2 (device_compiler=2 adds Keras's step signatures, at a few lines per step)",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True",
 		Retrace: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, " +

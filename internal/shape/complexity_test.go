@@ -27,7 +27,6 @@ var complexityExceptions = map[string]string{
 	"hlo.(parser).value":         "a character-level scanner: one loop, a case per character class",
 	// Not split yet (issue 32): each is to be split, and to leave this list.
 	"diff.(comparer).carriedState": "to split",
-	"runner.Evidence":              "to split: the settings of every stack, the dump and the probe",
 	"ledger.(Ledger).warmup":       "to split",
 	"verdict.Build":                "to split",
 	"report.writeMarkdown":         "to split: one case per kind of block",

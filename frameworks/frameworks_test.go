@@ -114,3 +114,21 @@ func FuzzCounterStart(f *testing.F) {
 		}
 	})
 }
+
+// The advice that names stacks' variables is assembled from the units: each says its own part.
+func TestAdviceFromUnits(t *testing.T) {
+	if got, want := DumpAdvice(), "XLA_FLAGS=--xla_dump_to=DIR"; got != want {
+		t.Errorf("DumpAdvice() = %q, want %q", got, want)
+	}
+	if got, want := SignaturesAdvice(), "JAX: JAX_LOG_COMPILES=1"; got != want {
+		t.Errorf("SignaturesAdvice() = %q, want %q", got, want)
+	}
+	if got, want := ExecutionsAdvice(), "PyTorch/XLA's PT_XLA_DEBUG_LEVEL=2"; got != want {
+		t.Errorf("ExecutionsAdvice() = %q, want %q", got, want)
+	}
+	want := "check that the program runs a jit, tf.function(jit_compile=True) or PyTorch/XLA step, and that it does not send " +
+		"the framework's logging to a file or silence it (logging.disable, absl's flags, a TF_CPP_MIN_LOG_LEVEL of its own)"
+	if got := NoCompileAdvice(); got != want {
+		t.Errorf("NoCompileAdvice() =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -484,3 +484,48 @@ func joinAdvice(field func(framework.Advice) string, sep string) string {
 	}
 	return strings.Join(parts, sep)
 }
+
+// CacheEntry says what a file of an executable cache folder is: the kind of a stack's entry
+// ("" when it is no stack's), the name a log gives it, and whether it is a lock beside the
+// entries.
+func CacheEntry(name string) (kind, key string, lock bool) {
+	for i := len(all) - 1; i >= 0; i-- {
+		for _, e := range all[i].CacheEntries {
+			if e.Names.MatchString(name) {
+				key = name
+				if e.Key != nil {
+					key = e.Key(name)
+				}
+				return e.Kind, key, e.Lock
+			}
+		}
+	}
+	return "", name, false
+}
+
+// CacheKinds are the kinds of the stacks' cache entries: the executables first (Graphcore's,
+// whose users met the cache first, lead), then the locks.
+func CacheKinds() []string {
+	var out, locks []string
+	for i := len(all) - 1; i >= 0; i-- {
+		for _, e := range all[i].CacheEntries {
+			if e.Lock {
+				locks = append(locks, e.Kind)
+			} else {
+				out = append(out, e.Kind)
+			}
+		}
+	}
+	return append(out, locks...)
+}
+
+// KeyedCache is the persistent cache whose entries are named by the cache keys a stack logs
+// (JAX's), nil when no stack has one.
+func KeyedCache() framework.KeyedCache {
+	for _, fw := range all {
+		if fw.KeyedCache != nil {
+			return fw.KeyedCache
+		}
+	}
+	return nil
+}

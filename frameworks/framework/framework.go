@@ -41,6 +41,11 @@ type Framework struct {
 	// CacheFolders finds, in one environment variable, the executable or persistent-cache
 	// folders a run of the stack will use.
 	CacheFolders func(name, value string) []string
+	// CacheEntries are the kinds of file the stack's cache folders hold.
+	CacheEntries []CacheEntry
+	// KeyedCache is the stack's persistent cache whose entries are named by the cache keys
+	// its log gives (JAX's), nil when it has none.
+	KeyedCache KeyedCache
 	// CompileFlags are the environment variables that carry compile options into the cache key
 	// and the compiled program (XLA_FLAGS is every stack's).
 	CompileFlags []string
@@ -97,6 +102,70 @@ type Dump struct {
 
 // Setting is how advice names the setting that dumps into DIR: XLA_FLAGS=--xla_dump_to=DIR.
 func (d *Dump) Setting() string { return d.Variable + "=" + d.To + "=DIR" }
+
+// CacheEntry is one kind of file in a stack's executable cache folders.
+type CacheEntry struct {
+	// Kind names the kind in reports and in the JSON contract ("tf-ipu", "popart", "jax").
+	Kind string
+	// Names matches the file names of the kind.
+	Names *regexp.Regexp
+	// Lock says the file is a lock beside the entries, not an executable: never proposed for
+	// removal.
+	Lock bool
+	// Key is the name a log gives the entry of a file name (nil: the file name itself).
+	Key func(name string) string
+}
+
+// KeyedCache is a persistent cache whose entries are named by the cache key the stack logs
+// for each compile request (JAX's persistent compilation cache): what recomp needs to say
+// whether a later run got an entry an earlier one wrote, and if not, why.
+type KeyedCache interface {
+	// EntryFile is the file of a key in a cache folder; ok false when the key (which comes
+	// from a log) could name a file outside the folder.
+	EntryFile(dir, key string) (path string, ok bool)
+	// CompileTime reads the compile time an entry stores: what a hit on it saves.
+	CompileTime(path string) (time.Duration, error)
+	// ShortKey shortens a key for a report.
+	ShortKey(key string) string
+	// Part says which of the parts of a key whose hashes the log gives a part name is.
+	Part(name string) KeyPart
+	// Words are the stack's words about its cache, for the reasons of a miss.
+	Words() CacheWords
+}
+
+// KeyPart is what a part of a cache key is about.
+type KeyPart int
+
+// The parts of a cache key.
+const (
+	KeyOther    KeyPart = iota
+	KeyGraph            // the computation itself
+	KeyFlags            // the compiler's flags
+	KeyVersions         // the versions of the stack and its backend
+)
+
+// CacheWords are a keyed cache's own words for the reasons a run missed an entry.
+type CacheWords struct {
+	// FlagsPart names the part of the key that hashes the compiler's flags ("XLA flags"), as
+	// a miss's changed component.
+	FlagsPart string
+	// Keys names the stack's keys ("JAX's cache keys"). KeyLog names the log of their parts ("JAX's cache-key log"); KeyLogSetting
+	// the setting that makes the stack print it.
+	Keys, KeyLog, KeyLogSetting string
+	// Eviction names what evicts entries ("JAX's LRU eviction with
+	// jax_compilation_cache_max_size").
+	Eviction string
+	// WhyNotWritten says when the stack says why it did not write an entry.
+	WhyNotWritten string
+	// Unreadable says why an entry found could not be read.
+	Unreadable string
+	// OutsideGraph lists what else goes into a key.
+	OutsideGraph string
+	// Advice is what to do, by the reason of a miss (the JSON contract's miss reasons:
+	// key_changed_outside_graph, never_written, evicted, unreadable), where the stack has its
+	// own way.
+	Advice map[string]string
+}
 
 // Metric is a stack's counter (Count) or metric (Count samples, Total time), with the log line
 // it was last reported at.

@@ -71,7 +71,9 @@ var Framework = &framework.Framework{
 		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
-	Packages: []string{"jax", "jaxlib", "flax", "optax"},
+	CacheEntries: []framework.CacheEntry{{Kind: "jax", Names: entryNames, Key: entryKey}},
+	KeyedCache:   persistentCache{},
+	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
 		Evidence:   "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
 		Signatures: "JAX: JAX_LOG_COMPILES=1",

@@ -6,26 +6,38 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
-	jaxfw "github.com/recomp/recomp/frameworks/jax"
-	"github.com/recomp/recomp/frameworks/keras"
-	tffw "github.com/recomp/recomp/frameworks/tf"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
 
 // attachProbe gives each compilation of a run the line of the program's own code that the probe
-// saw, where the log named none or a library's: JAX's compilations in order (each backend
-// compile the probe saw is one compile request in the log, of the function the probe names),
-// and TF's compilations during a Keras fit, evaluate or predict the line that called it.
+// saw, where the log named none or a library's, each unit's records as its probe hook says
+// (framework.Probe.Attach): JAX's compilations in order (each backend compile the probe saw is
+// one compile request in the log, of the function the probe names), TF's the trace before them,
+// and the compilations during a Keras fit, evaluate or predict the line that called it.
 func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
 	var units []*ledger.Unit
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
 	}
 	ledger.SortUnits(units)
-	attachJAX(units, recs)
-	attachTF(units, recs)
-	attachKeras(units, recs)
+	for _, p := range frameworks.Probes() {
+		switch p.Attach {
+		case framework.AttachInOrder:
+			attachInOrder(units, recs, p)
+		case framework.AttachLastTrace:
+			attachLastTrace(units, recs, p)
+		case framework.AttachCallSpan:
+			attachCallSpan(units, recs, p)
+		}
+	}
+}
+
+// ofUnit says whether a compilation was logged by a producer of the probe hook's unit.
+func ofUnit(u *ledger.Unit, p frameworks.ProbeHook) bool {
+	fw := frameworks.ForProducer(u.Producer)
+	return fw != nil && fw.Name == p.Name
 }
 
 func probeSite(r runfolder.ProbeRecord) ledger.Site {
@@ -38,10 +50,12 @@ func better(u *ledger.Unit, s ledger.Site) bool {
 	return s.User() && !u.Site.User()
 }
 
-func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+// attachInOrder gives each compile request of the unit's producers the next record of the same
+// function.
+func attachInOrder(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
 	var compiles []runfolder.ProbeRecord
 	for _, r := range recs {
-		if r.Framework == jaxfw.Name && r.Event == "compile" {
+		if r.Framework == p.Name && r.Event == p.Event {
 			compiles = append(compiles, r)
 		}
 	}
@@ -53,7 +67,7 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	}
 	next := map[int]int{}
 	for _, u := range units {
-		if !u.Requested || frameworks.ForProducer(u.Producer) != jaxfw.Framework {
+		if !u.Requested || !ofUnit(u, p) {
 			continue
 		}
 		recs, key := compiles, -1
@@ -62,7 +76,7 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 		}
 		// The probe's record of this request: the next one of the same function.
 		i := next[key]
-		for i < len(recs) && recs[i].Name != "" && !frameworks.SameFunction(jaxfw.ModuleName(recs[i].Name), u.Module) {
+		for i < len(recs) && recs[i].Name != "" && !frameworks.SameFunction(moduleName(p, recs[i].Name), u.Module) {
 			i++
 		}
 		if i == len(recs) {
@@ -76,20 +90,28 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	}
 }
 
-// attachTF gives TF's compilations the line of the call that traced the function they compile
-// (TF compiles a function at its first run after each trace): the trace that began last before
-// the compilation's line, of the same function when both name it (a trace the probe could not
-// name counts for 10 s).
-func attachTF(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+// moduleName is the module a record's function name is in the log.
+func moduleName(p frameworks.ProbeHook, name string) string {
+	if p.ModuleName != nil {
+		return p.ModuleName(name)
+	}
+	return name
+}
+
+// attachLastTrace gives the compilations of the unit's producers the line of the call that
+// traced the function they compile (TF compiles a function at its first run after each
+// trace): the trace that began last before the compilation's line, of the same function when
+// both name it (a trace the probe could not name counts for 10 s).
+func attachLastTrace(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
 	var traces []runfolder.ProbeRecord
 	for _, r := range recs {
-		if r.Framework == tffw.Name && r.Event == "trace" {
+		if r.Framework == p.Name && r.Event == p.Event {
 			traces = append(traces, r)
 		}
 	}
 	slices.SortStableFunc(traces, func(a, b runfolder.ProbeRecord) int { return a.Begin().Compare(b.Begin()) })
 	for _, u := range units {
-		if !u.Compiled || !u.DateKnown || frameworks.ForProducer(u.Producer) != tffw.Framework {
+		if !u.Compiled || !u.DateKnown || !ofUnit(u, p) {
 			continue
 		}
 		for i := len(traces) - 1; i >= 0; i-- {
@@ -111,10 +133,10 @@ func attachTF(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	}
 }
 
-// attachKeras marks the compilations made under a Keras fit, evaluate or predict (the one
-// whose time span holds the compilation's first line), on any backend, and gives them its
-// line where they have none of the program's own.
-func attachKeras(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+// attachCallSpan marks the compilations made under a front end's call (a Keras fit, evaluate or
+// predict: the one whose time span holds the compilation's first line), on any backend, and
+// gives them its line where they have none of the program's own.
+func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
 	type span struct {
 		begin, end time.Time
 		site       ledger.Site
@@ -123,14 +145,14 @@ func attachKeras(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	var spans []span
 	open := map[string][]int{} // calls begun and not ended, by method
 	for _, r := range recs {
-		if r.Framework != keras.Name {
+		if r.Framework != p.Name {
 			continue
 		}
 		switch method, ok := cutSuffix(r.Event, "_begin"); {
 		case ok:
 			open[method] = append(open[method], len(spans))
 			spans = append(spans, span{begin: r.Time(), site: probeSite(r),
-				call: &ledger.Call{FrontEnd: keras.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize}})
+				call: &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize}})
 		default:
 			method, _ = cutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {

@@ -529,3 +529,37 @@ func KeyedCache() framework.KeyedCache {
 	}
 	return nil
 }
+
+// ProbeHook is a unit's part of recomp run's probe, with the unit's name: the framework its
+// records give.
+type ProbeHook struct {
+	Name string
+	*framework.Probe
+}
+
+// Probes are the units' parts of the probe: the stacks', in order, then the front ends'.
+func Probes() []ProbeHook {
+	var out []ProbeHook
+	for _, f := range all {
+		if f.Probe != nil {
+			out = append(out, ProbeHook{f.Name, f.Probe})
+		}
+	}
+	for _, f := range frontEnds {
+		if f.Probe != nil {
+			out = append(out, ProbeHook{f.Name, f.Probe})
+		}
+	}
+	return out
+}
+
+// ProbeStages says whether the probe's records of a framework are compile stages with their
+// process and duration (framework.Probe.Stages).
+func ProbeStages(name string) bool {
+	for _, p := range Probes() {
+		if p.Name == name {
+			return p.Stages
+		}
+	}
+	return false
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/frameworks/framework"
 )
 
 func TestFamily(t *testing.T) {
@@ -130,5 +132,29 @@ func TestAdviceFromUnits(t *testing.T) {
 		"the framework's logging to a file or silence it (logging.disable, absl's flags, a TF_CPP_MIN_LOG_LEVEL of its own)"
 	if got := NoCompileAdvice(); got != want {
 		t.Errorf("NoCompileAdvice() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Each unit's probe hook defines the function the probe calls and tags its records with the
+// unit's name, which explain joins them by; the three ways of joining are all used.
+func TestProbeHooks(t *testing.T) {
+	attach := map[framework.Attach]bool{}
+	for _, p := range Probes() {
+		if !strings.Contains(p.Hook, "\ndef "+p.Function+"(module):\n") {
+			t.Errorf("%s: the hook defines no %s(module)", p.Name, p.Function)
+		}
+		if !strings.Contains(p.Hook, `"framework": "`+p.Name+`"`) {
+			t.Errorf("%s: the hook's records are not tagged %q", p.Name, p.Name)
+		}
+		if p.Package == "" || p.Records == "" || p.Attach == 0 || (p.Attach != framework.AttachCallSpan) == (p.Event == "") {
+			t.Errorf("%s: probe %+v", p.Name, *p.Probe)
+		}
+		attach[p.Attach] = true
+	}
+	if len(attach) != 3 {
+		t.Errorf("joined %v ways, want 3", attach)
+	}
+	if !ProbeStages("jax") || ProbeStages("tf") || ProbeStages("python") {
+		t.Error("ProbeStages: only JAX's records are compile stages")
 	}
 }

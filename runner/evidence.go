@@ -141,9 +141,7 @@ func (l *settingList) dump(xla *framework.Dump, dumpDir string) Setting {
 
 // probe is the settings that load the probe and say where it writes.
 func (l *settingList) probe(probe *Probe) []Setting {
-	s := Setting{Setting: runfolder.Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: "recomp's probe (a sitecustomize) writes the program's own line of each JAX " +
-		"compilation, each tf.function trace, and each Keras fit, evaluate and predict to probe.jsonl: a walk up the Python " +
-		"stack per compilation, nothing per step"}}
+	s := Setting{Setting: runfolder.Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: probeEffect()}}
 	if v, ok := l.have["PYTHONPATH"]; ok && v != "" {
 		s.Value = probe.Dir + string(os.PathListSeparator) + v
 		s.Effect += " (put before your PYTHONPATH; your own sitecustomize still runs)"

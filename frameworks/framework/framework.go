@@ -82,6 +82,9 @@ type Framework struct {
 	// end of the log (ok false: nothing).
 	Unfinished func(p logscan.Producer) (message, advice string, ok bool)
 
+	// Probe is what the unit adds to recomp run's probe (nil: nothing).
+	Probe *Probe
+
 	// Dump is how the compiler is told to write the HLO of its compilations into a folder
 	// (a compiler's unit: XLA's); nil for the stacks, which all compile through it.
 	Dump *Dump
@@ -102,6 +105,48 @@ type Dump struct {
 
 // Setting is how advice names the setting that dumps into DIR: XLA_FLAGS=--xla_dump_to=DIR.
 func (d *Dump) Setting() string { return d.Variable + "=" + d.To + "=DIR" }
+
+// Probe is what a unit adds to recomp run's probe, a sitecustomize that the command's Python
+// loads (runner/probe/sitecustomize.py): a hook run right after the program imports a
+// package, whose records (runfolder.ProbeRecord, with the unit's name as their framework) give
+// compilations the line of the program's own code.
+type Probe struct {
+	// Package is the top-level Python package whose import runs the hook ("jax").
+	Package string
+	// Hook is the hook's Python source: a function named by Function that takes the imported
+	// module and writes records with the probe's _write(rec) and _user_frame().
+	Hook, Function string
+	// Records says what the hook records, for the probe's setting in the manifest ("each JAX
+	// compilation").
+	Records string
+	// Attach is how its records are joined to the compilations of the log; Event the event
+	// of the records it joins (AttachInOrder, AttachLastTrace).
+	Attach Attach
+	Event  string
+	// ModuleName turns the function name a record gives into the module name the log gives
+	// (nil: the same).
+	ModuleName func(name string) string
+	// Stages says the records are compile stages with their process and duration, which tell
+	// apart the processes that wrote one log.
+	Stages bool
+}
+
+// Attach is how a probe's records are joined to the compilations of a log.
+type Attach int
+
+// The ways to join a probe's records.
+const (
+	// AttachInOrder: each record is the next compile request of the unit's producers, of the
+	// same function, in the same process when the log tells them apart.
+	AttachInOrder Attach = iota + 1
+	// AttachLastTrace: a compilation of the unit's producers takes the last record before it
+	// (a trace: the stack compiles a function at its first run after each trace), of the same
+	// function when both name it.
+	AttachLastTrace
+	// AttachCallSpan: the compilations between a record METHOD_begin and its METHOD_end, of
+	// any stack, were made under the front end's call.
+	AttachCallSpan
+)
 
 // CacheEntry is one kind of file in a stack's executable cache folders.
 type CacheEntry struct {
@@ -239,6 +284,8 @@ type Identity struct {
 // compilations made under its calls.
 type FrontEnd struct {
 	Name string
+	// Probe is what the front end adds to recomp run's probe (nil: nothing).
+	Probe *Probe
 	// Causes is what to do, by cause kind, about a program compiled again under its calls.
 	Causes map[string]string
 }

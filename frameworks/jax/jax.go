@@ -71,6 +71,8 @@ var Framework = &framework.Framework{
 		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
+	Probe: &framework.Probe{Package: "jax", Hook: probeHook, Function: "_on_jax", Records: "each JAX compilation",
+		Attach: framework.AttachInOrder, Event: "compile", ModuleName: ModuleName, Stages: true},
 	CacheEntries: []framework.CacheEntry{{Kind: "jax", Names: entryNames, Key: entryKey}},
 	KeyedCache:   persistentCache{},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},

@@ -11,6 +11,8 @@ const Name = "keras"
 // FrontEnd is Keras.
 var FrontEnd = &framework.FrontEnd{
 	Name: Name,
+	Probe: &framework.Probe{Package: "keras", Hook: probeHook, Function: "_on_keras", Records: "each Keras fit, evaluate and predict",
+		Attach: framework.AttachCallSpan},
 	Causes: map[string]string{
 		"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
 			"of samples (validation_batch_size for the validation data), or pass a dataset that drops the remainder " +

@@ -70,6 +70,8 @@ var Framework = &framework.Framework{
 			Prints: regexp.MustCompile(`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `)},
 	},
 	Packages: []string{"tensorflow", "tensorflow-cpu", "keras"},
+	Probe: &framework.Probe{Package: "tensorflow", Hook: probeHook, Function: "_on_tensorflow", Records: "each tf.function trace",
+		Attach: framework.AttachLastTrace, Event: "trace"},
 	Advice: framework.Advice{
 		Compiles:   "tf.function(jit_compile=True)",
 		Silences:   "a TF_CPP_MIN_LOG_LEVEL of its own",

@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"cmd/recomp-dist":            {"internal/dist", "internal/version"},
 	"report":                     {"across", "cache", "diff", "explain", "frameworks", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
 	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "ledger", "runfolder"},
-	"explain":                    {"diff", "frameworks", "frameworks/jax", "frameworks/keras", "frameworks/tf", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
+	"explain":                    {"diff", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
 	"gate":                       {"frameworks", "internal/atomicfile", "internal/input", "internal/openfile", "ledger", "logscan"},
 	"internal/dumptest":          {"diff"},
 	"verdict":                    {"diff", "frameworks", "frameworks/framework", "ledger", "padding"},

@@ -9,24 +9,26 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/internal/textutil"
 )
 
-// CauseKind names a reason why two modules differ; the names are part of the JSON contract.
-type CauseKind string
+// CauseKind names a reason why two modules differ; the names are part of the JSON contract
+// (package cause holds them, below the units that give advice by kind).
+type CauseKind = cause.Kind
 
 // Cause kinds, in the order they are ranked (see rules).
 const (
-	CauseDtype          CauseKind = "dtype"
-	CauseSharding       CauseKind = "sharding"
-	CauseBatchSize      CauseKind = "batch_size"
-	CauseInputShape     CauseKind = "input_shape"
-	CauseConstant       CauseKind = "constant_value"
-	CauseModuleConfig   CauseKind = "module_config"
-	CauseLayout         CauseKind = "layout"
-	CauseGraphStructure CauseKind = "graph_structure"
-	CauseIdentical      CauseKind = "identical"
+	CauseDtype          = cause.Dtype
+	CauseSharding       = cause.Sharding
+	CauseBatchSize      = cause.BatchSize
+	CauseInputShape     = cause.InputShape
+	CauseConstant       = cause.Constant
+	CauseModuleConfig   = cause.ModuleConfig
+	CauseLayout         = cause.Layout
+	CauseGraphStructure = cause.GraphStructure
+	CauseIdentical      = cause.Identical
 )
 
 // Cause is one reason why two modules differ, in the user's terms.

@@ -397,7 +397,7 @@ func stackAdvice(r *diff.Result, p logscan.Producer) {
 		return
 	}
 	for i, c := range r.Causes {
-		if adv := fw.Advice.Causes[string(c.Kind)]; adv != "" && !c.Once {
+		if adv := fw.Advice.Causes[c.Kind]; adv != "" && !c.Once {
 			r.Causes[i].Advice = adv
 		}
 	}

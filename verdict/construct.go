@@ -7,6 +7,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -19,13 +20,13 @@ const (
 	// argument types of the closest earlier trace and finds them all equal ("cache miss
 	// explanation unavailable"; 0.4: "explanation unavailable!"): what differs is the part of its
 	// cache key it does not compare, the static arguments.
-	KindStaticArgument = "static_argument"
+	KindStaticArgument = string(cause.StaticArgument)
 	// KindPytree: the input pytree changed (a dict gained or lost a key, None became a tuple):
 	// JAX's "different input pytree" names the path and, for dicts, the keys.
-	KindPytree = "pytree_change"
+	KindPytree = string(cause.Pytree)
 	// KindPythonScalar: a Python number argument that a tracer specialised on its value
 	// changed: dynamo's guard failure "temperature == 1.0" (torch.compile).
-	KindPythonScalar = "python_scalar"
+	KindPythonScalar = string(cause.PythonScalar)
 )
 
 var (

@@ -18,6 +18,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/padding"
@@ -441,7 +442,7 @@ var (
 // KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
 // jax.jit, a lambda or a closure made again, often in a loop), so nothing compiled for the old
 // one is reused, whatever else changed.
-const KindFunctionRebuilt = "function_rebuilt"
+const KindFunctionRebuilt = string(cause.FunctionRebuilt)
 
 // reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
 var reNeverSeenFn = regexp.MustCompile(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
@@ -694,10 +695,10 @@ func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case front != nil && front.Causes[string(kind)] != "":
-			adv = front.Causes[string(kind)]
+		case front != nil && front.Causes[cause.Kind(kind)] != "":
+			adv = front.Causes[cause.Kind(kind)]
 		case fw != nil:
-			adv = fw.Advice.Causes[string(kind)]
+			adv = fw.Advice.Causes[cause.Kind(kind)]
 		}
 		if adv == "" {
 			adv = diff.AdviceFor(kind)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
@@ -287,7 +288,7 @@ type FrontEnd struct {
 	// Probe is what the front end adds to recomp run's probe (nil: nothing).
 	Probe *Probe
 	// Causes is what to do, by cause kind, about a program compiled again under its calls.
-	Causes map[string]string
+	Causes map[cause.Kind]string
 }
 
 type Advice struct {
@@ -316,5 +317,5 @@ type Advice struct {
 	Compiles, Silences string
 	// Causes is what to do about a program of the stack that compiled again, by cause kind
 	// (batch_size, input_shape, constant_value, …), where the stack has its own way to do it.
-	Causes map[string]string
+	Causes map[cause.Kind]string
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/logscan"
 )
@@ -83,20 +84,20 @@ var Framework = &framework.Framework{
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",
-		Causes: map[string]string{
-			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
-			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
-			"dtype":           "cast the inputs to one dtype before the jitted call (watch Python scalars' weak types and float64 from NumPy)",
-			"constant_value":  "pass the value as an array argument instead of closing over a Python number, and jit once, outside the loop",
-			"module_config":   "keep donate_argnums and the other jit options the same between calls",
-			"graph_structure": "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
-			"identical":       "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
-			"static_argument": "each new value of a static argument (static_argnums, static_argnames) is a new trace and a new " +
+		Causes: map[cause.Kind]string{
+			cause.BatchSize:      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
+			cause.InputShape:     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
+			cause.Dtype:          "cast the inputs to one dtype before the jitted call (watch Python scalars' weak types and float64 from NumPy)",
+			cause.Constant:       "pass the value as an array argument instead of closing over a Python number, and jit once, outside the loop",
+			cause.ModuleConfig:   "keep donate_argnums and the other jit options the same between calls",
+			cause.GraphStructure: "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
+			cause.Identical:      "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
+			cause.StaticArgument: "each new value of a static argument (static_argnums, static_argnames) is a new trace and a new " +
 				"compilation: pass a value that only feeds arithmetic (a step counter, a learning rate) as an array argument " +
 				"(jnp.asarray(step)), and keep static only what takes a few values (a mode flag, a loop count from a small set)",
-			"pytree_change": "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
+			cause.Pytree: "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
 				"from the start, not added part-way) and never switch an argument between None and a value; each new structure compiles again",
-			"function_rebuilt": "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
+			cause.FunctionRebuilt: "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
 				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
 		},
 	},

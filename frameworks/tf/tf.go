@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
@@ -79,12 +80,12 @@ var Framework = &framework.Framework{
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True",
 		Retrace: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, " +
 			"and pass Python scalars as tensors; under jit_compile every new signature is a new XLA compilation",
-		Causes: map[string]string{
-			"batch_size": "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
+		Causes: map[cause.Kind]string{
+			cause.BatchSize: "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
 				"the number of samples, and validation_batch_size for the validation data",
-			"input_shape":    "give the tf.function an input_signature with None for the dimension that varies, or pad to a few sizes (tf.data padded_batch, bucket_by_sequence_length)",
-			"constant_value": "pass Python numbers to the tf.function as tensors: a new Python value is a new trace and a new XLA compilation",
-			"identical":      "create the tf.function (or compile the Keras model) once, outside the loop",
+			cause.InputShape: "give the tf.function an input_signature with None for the dimension that varies, or pad to a few sizes (tf.data padded_batch, bucket_by_sequence_length)",
+			cause.Constant:   "pass Python numbers to the tf.function as tensors: a new Python value is a new trace and a new XLA compilation",
+			cause.Identical:  "create the tf.function (or compile the Keras model) once, outside the loop",
 		},
 		Group: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True so it " +
 			"is not traced again; or mark the dynamic dimensions and let XLA recompile one cluster",

@@ -37,7 +37,7 @@ var layerOrder = [][]string{
 	{"frameworks/cause"},
 	{"hlo", "logscan"},
 	{"internal/follow"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/openfile", "internal/textutil", "internal/version", "internal/shape"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/golden", "internal/openfile", "internal/textutil", "internal/version", "internal/shape"},
 }
 
 // allowed is every import edge between the module's packages (non-test files), by importing
@@ -78,6 +78,7 @@ var allowed = map[string][]string{
 	"internal/corpus":            {},
 	"internal/dist":              {},
 	"internal/follow":            {"internal/openfile"},
+	"internal/golden":            {},
 	"internal/openfile":          {},
 	"internal/textutil":          {},
 	"internal/version":           {},

@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
@@ -13,12 +12,5 @@ import (
 // them (by function name and time). Records joined in order (JAX's) wait for the report: the
 // live units are not all the run's.
 func LiveSites(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
-	for _, p := range frameworks.Probes() {
-		switch p.Attach {
-		case framework.AttachLastTrace:
-			attachLastTrace(units, recs, p)
-		case framework.AttachCallSpan:
-			attachCallSpan(units, recs, p)
-		}
-	}
+	attach(units, recs, framework.AttachLastTrace, framework.AttachCallSpan)
 }

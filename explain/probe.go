@@ -22,7 +22,16 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
 		units = append(units, m.Units...)
 	}
 	ledger.SortUnits(units)
+	attach(units, recs, framework.AttachInOrder, framework.AttachLastTrace, framework.AttachCallSpan)
+}
+
+// attach joins the probe's records to the compilations for each unit whose hook joins its
+// records one of the ways named.
+func attach(units []*ledger.Unit, recs []runfolder.ProbeRecord, ways ...framework.Attach) {
 	for _, p := range frameworks.Probes() {
+		if !slices.Contains(ways, p.Attach) {
+			continue
+		}
 		switch p.Attach {
 		case framework.AttachInOrder:
 			attachInOrder(units, recs, p)

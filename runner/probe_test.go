@@ -98,7 +98,7 @@ func TestProbeKerasSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	lib := filepath.Join(dir, "lib", "site-packages", "keras")
-	for path, text := range map[string]string{
+	runProbed(t, py, dir, p, map[string]string{
 		filepath.Join(lib, "__init__.py"): "class Model:\n" +
 			"    def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_split=0.0, **kw): return 'fitted'\n" +
 			"    def evaluate(self, x=None, y=None, batch_size=None, **kw): return 0.5\n" +
@@ -112,18 +112,7 @@ func TestProbeKerasSizes(t *testing.T) {
 			"m.predict(iter([1, 2]))\n" +
 			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n" +
 			"m.predict(Arr(5), batch_size='many')\n",
-	} {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
-	cmd := exec.Command(py, "train.py")
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	})
 	recs, err := runfolder.ReadProbe(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +143,7 @@ func TestProbeTFHook(t *testing.T) {
 	}
 	lib := filepath.Join(dir, "lib", "site-packages", "tensorflow")
 	tc := filepath.Join(lib, "python", "eager", "polymorphic_function")
-	for path, text := range map[string]string{
+	runProbed(t, py, dir, p, map[string]string{
 		filepath.Join(lib, "__init__.py"):                    "",
 		filepath.Join(lib, "python", "__init__.py"):          "",
 		filepath.Join(lib, "python", "eager", "__init__.py"): "",
@@ -165,7 +154,21 @@ func TestProbeTFHook(t *testing.T) {
 		filepath.Join(dir, "train.py"): "import tensorflow\n" +
 			"from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc\n" +
 			"assert tc.trace('train_step') == 'concrete'  # line 3\n",
-	} {
+	})
+	recs, err := runfolder.ReadProbe(dir)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("records %+v, %v", recs, err)
+	}
+	if r := recs[0]; r.Framework != "tf" || r.Event != "trace" || r.Name != "train_step" || filepath.Base(r.File) != "train.py" || r.Line != 3 {
+		t.Errorf("record %+v", r)
+	}
+}
+
+// runProbed writes files (a stand-in package under dir/lib/site-packages, the program
+// dir/train.py) and runs the program with the probe p, failing t if it fails.
+func runProbed(t *testing.T, py, dir string, p *Probe, files map[string]string) {
+	t.Helper()
+	for path, text := range files {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -176,12 +179,5 @@ func TestProbeTFHook(t *testing.T) {
 	cmd.Dir, cmd.Env = dir, env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
-	}
-	recs, err := runfolder.ReadProbe(dir)
-	if err != nil || len(recs) != 2 {
-		t.Fatalf("records %+v, %v", recs, err)
-	}
-	if r := recs[0]; r.Framework != "tf" || r.Event != "trace" || r.Name != "train_step" || filepath.Base(r.File) != "train.py" || r.Line != 3 {
-		t.Errorf("record %+v", r)
 	}
 }

@@ -88,15 +88,7 @@ func TestProbeInPython(t *testing.T) {
 // The probe records what a Keras call on arrays was given: its samples and batch size (Keras's
 // 32 when none), the part fit trains on under validation_split, nothing of a dataset's.
 func TestProbeKerasSizes(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	dir := t.TempDir()
-	p, err := WriteProbe(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	py, dir, p := probeFolder(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "keras")
 	runProbed(t, py, dir, p, map[string]string{
 		filepath.Join(lib, "__init__.py"): "class Model:\n" +
@@ -132,15 +124,7 @@ func TestProbeKerasSizes(t *testing.T) {
 // trace of a tf.function with the program's line, in a stand-in tensorflow package that traces
 // the way TF does.
 func TestProbeTFHook(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3")
-	}
-	dir := t.TempDir()
-	p, err := WriteProbe(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	py, dir, p := probeFolder(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "tensorflow")
 	tc := filepath.Join(lib, "python", "eager", "polymorphic_function")
 	runProbed(t, py, dir, p, map[string]string{
@@ -162,6 +146,20 @@ func TestProbeTFHook(t *testing.T) {
 	if r := recs[0]; r.Framework != "tf" || r.Event != "trace" || r.Name != "train_step" || filepath.Base(r.File) != "train.py" || r.Line != 3 {
 		t.Errorf("record %+v", r)
 	}
+}
+
+// probeFolder is python3 (the test skips without it) and a folder with the probe written in it.
+func probeFolder(t *testing.T) (py, dir string, p *Probe) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir = t.TempDir()
+	if p, err = WriteProbe(dir); err != nil {
+		t.Fatal(err)
+	}
+	return py, dir, p
 }
 
 // runProbed writes files (a stand-in package under dir/lib/site-packages, the program

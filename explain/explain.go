@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -97,7 +98,7 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 		}
 		rep = s.Ledger
 		if folder {
-			wall = folderFacts(f, rep)
+			wall = folderFacts(f, rep, ledger.Options{})
 		}
 	}
 	r, explained := explain(d, rep, opt)
@@ -219,10 +220,11 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			if u := links[p.B]; u != nil {
 				rp.HashB = u.Hash
 				stackAdvice(p.Result, u.Producer)
+				stepAdvice(p.Result, p.B.Role, u)
 			}
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
-				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes})
+				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes, Role: p.B.Role})
 			}
 		}
 	}
@@ -398,6 +400,29 @@ func stackAdvice(r *diff.Result, p logscan.Producer) {
 	}
 	for i, c := range r.Causes {
 		if adv := fw.Advice.Causes[c.Kind]; adv != "" && !c.Once {
+			r.Causes[i].Advice = adv
+		}
+	}
+}
+
+// stepAdvice gives a comparison's causes the advice of the front end's step the program is (Keras's
+// evaluation and prediction keep every sample; only training drops its last partial batch), from
+// what the later graph does (role) and the front end's call its compilation ran under.
+func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
+	if r == nil {
+		return
+	}
+	via, methods := "", []string(nil)
+	if u.Via != nil {
+		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+	}
+	f, step := frameworks.StepRole(via, role, methods)
+	if f == nil {
+		return
+	}
+	step, _, _ = strings.Cut(step, " (")
+	for i, c := range r.Causes {
+		if adv := f.Steps[step][c.Kind]; adv != "" && !c.Once {
 			r.Causes[i].Advice = adv
 		}
 	}

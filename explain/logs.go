@@ -34,7 +34,7 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 	dumped := false
 	if len(paths) == 1 {
 		if f, ok := runfolder.Open(paths[0]); ok {
-			wall = folderFacts(f, s.Ledger)
+			wall = folderFacts(f, s.Ledger, opt.Ledger)
 			if len(s.Inputs) == 1 {
 				noteFolder(&s.Inputs[0], f)
 			}
@@ -92,7 +92,7 @@ func noteFolder(in *ledger.Input, f runfolder.Folder) {
 // folderFacts is what a run folder of recomp run lends a report besides its log: the wall time
 // its manifest records (0 when unreadable), and its probe's lines of the program's own code,
 // given to the ledger's compilations.
-func folderFacts(f runfolder.Folder, rep *ledger.Report) time.Duration {
+func folderFacts(f runfolder.Folder, rep *ledger.Report, opt ledger.Options) time.Duration {
 	var wall time.Duration
 	if f.Manifest != "" {
 		if m, err := runfolder.ReadManifest(f.Manifest); err == nil {
@@ -100,7 +100,7 @@ func folderFacts(f runfolder.Folder, rep *ledger.Report) time.Duration {
 		}
 	}
 	if recs, err := runfolder.ReadProbe(f.Dir); err == nil && len(recs) > 0 {
-		attachProbe(rep, recs)
+		attachProbe(rep, recs, opt)
 	}
 	return wall
 }

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -16,13 +17,14 @@ import (
 // (framework.Probe.Attach): JAX's compilations in order (each backend compile the probe saw is
 // one compile request in the log, of the function the probe names), TF's the trace before them,
 // and the compilations during a Keras fit, evaluate or predict the line that called it.
-func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord) {
+func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Options) {
 	var units []*ledger.Unit
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
 	}
 	ledger.SortUnits(units)
 	attach(units, recs, framework.AttachInOrder, framework.AttachLastTrace, framework.AttachCallSpan)
+	oneStep(rep, opt)
 }
 
 // attach joins the probe's records to the compilations for each unit whose hook joins its
@@ -47,6 +49,68 @@ func attach(units []*ledger.Unit, recs []runfolder.ProbeRecord, ways ...framewor
 func ofUnit(u *ledger.Unit, p frameworks.ProbeHook) bool {
 	fw := frameworks.ForProducer(u.Producer)
 	return fw != nil && fw.Name == p.Name
+}
+
+// model names the model of a Keras call with its process ("" when the probe did not record it).
+func model(r runfolder.ProbeRecord) string {
+	if r.Model == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d/%s", r.PID, r.Model)
+}
+
+// stepKey is one Keras step of one model: the evaluate calls of a model (fit's validation among
+// them) run its test step, its predict calls its predict step. A call whose model the probe did
+// not record is a step of its own.
+type stepKey struct {
+	model, method string
+	call          *ledger.Call
+}
+
+func stepOf(c *ledger.Call) stepKey {
+	if c.Model == "" {
+		return stepKey{call: c}
+	}
+	return stepKey{model: c.Model, method: c.Method}
+}
+
+// oneStep counts as one program the TF programs of a Keras step that a model's predict or
+// evaluate calls compiled under traced functions of their own (Keras's predict step is traced for
+// the full batch, then again, relaxed, for the last partial batch; evaluate after fit traces its
+// test step anew): one step compiled again, not two programs each compiled once. Only programs
+// the log names by their traced function (no signature, as under recomp run: frameworks.ByTrace)
+// are joined; fit's train step is never joined.
+func oneStep(rep *ledger.Report, opt ledger.Options) {
+	byCall := map[stepKey][]*ledger.Module{}
+	var calls []stepKey
+	for _, m := range rep.Modules {
+		var call *ledger.Call
+		for _, u := range m.Compiled() {
+			switch {
+			case u.Via == nil || u.Via.Method == "fit" || !frameworks.ByTrace(u.Producer, u.Family):
+				call = nil
+			case call == nil || stepOf(call) == stepOf(u.Via):
+				call = u.Via
+				continue
+			default:
+				call = nil
+			}
+			break
+		}
+		if call == nil {
+			continue
+		}
+		k := stepOf(call)
+		if byCall[k] == nil {
+			calls = append(calls, k)
+		}
+		byCall[k] = append(byCall[k], m)
+	}
+	for _, c := range calls {
+		if mods := byCall[c]; len(mods) > 1 {
+			rep.OneProgram(mods, opt)
+		}
+	}
 }
 
 func probeSite(r runfolder.ProbeRecord) ledger.Site {
@@ -161,7 +225,7 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 		case ok:
 			open[method] = append(open[method], len(spans))
 			spans = append(spans, span{begin: r.Time(), site: probeSite(r),
-				call: &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize}})
+				call: &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r)}})
 		default:
 			method, _ = cutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {

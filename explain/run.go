@@ -41,7 +41,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	if recs, err := runfolder.ReadProbe(dir); err != nil {
 		log.Warn("reading the probe's records", "error", err)
 	} else if len(recs) > 0 {
-		attachProbe(s.Ledger, recs)
+		attachProbe(s.Ledger, recs, ro.Ledger)
 	}
 	r := &Run{Folder: dir, Manifest: m, Scan: &Scan{Scan: *s}}
 	if first := firstCompilation(s.Ledger); !first.IsZero() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/recomp/recomp/internal/dumptest"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
+	"github.com/recomp/recomp/verdict"
 )
 
 // stamped prefixes each line with the time it arrived, as recomp run writes run.log.
@@ -267,5 +269,56 @@ func TestSpawnWorkersLive(t *testing.T) {
 	}
 	if late, rep := feed(false); late == 0 && rep.Summary.Recompilations == 0 {
 		t.Errorf("without the probe the workers' log read as no recompilation: the test shows nothing")
+	}
+}
+
+// A real run of recomp run (testdata/keras-predict: its prog.py, Keras 3.15 on TF 2.21, CPU):
+// fit on 256 samples in batches of 64, evaluate on 100 (64 + 36), predict on 488 (256 + 232).
+// Keras traces its predict step for 256 rows and again, relaxed, for 232: two traced functions
+// that the log names apart. They are one step compiled again, with the sizes, not two programs
+// each compiled once; the test step under evaluate is the evaluation's.
+func TestKerasPredictTailIsOneStep(t *testing.T) {
+	s, err := Logs([]string{filepath.Join("testdata", "keras-predict")}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]verdict.Verdict{}
+	for _, v := range s.Verdict.Verdicts {
+		roles[v.Role] = v
+	}
+	p, ok := roles["predict step"]
+	if !ok || p.Compilations != 2 || p.AfterWarmup != 1 || len(p.Causes) == 0 || p.Causes[0].Kind != "batch_size" ||
+		p.Sizes == nil || !slices.Equal(p.Sizes.Seen, []int{256, 232}) || p.Sizes.Samples != 488 || p.FrontEnd != "keras" {
+		t.Errorf("the predict step: %+v (verdicts %+v)", p, s.Verdict.Verdicts)
+	}
+	if strings.Contains(p.Action, "drop_remainder") {
+		t.Errorf("predict is told to drop samples: %s", p.Action)
+	}
+	e, ok := roles["test step (evaluate)"]
+	if !ok || e.Compilations != 2 || e.Sizes == nil || !slices.Equal(e.Sizes.Seen, []int{64, 36}) || strings.Contains(e.Action, "drop_remainder") {
+		t.Errorf("the evaluate step: %+v", e)
+	}
+	if n := s.Ledger.Summary.Recompilations; n != 2 {
+		t.Errorf("%d recompilations, want 2 (the evaluate and the predict tails)", n)
+	}
+}
+
+// A real run of recomp run (testdata/keras-evaluate: its prog.py, Keras 3.15 on TF 2.21, CPU):
+// fit with validation data in batches of 64, then evaluate of the same data in batches of 32.
+// Keras traces the test step anew for evaluate, so the log names the two compilations apart; they
+// are one model's test step (the probe names the model of each call) compiled again for another
+// batch size, not a last partial batch.
+func TestKerasEvaluateOtherBatchIsOneStep(t *testing.T) {
+	s, err := Logs([]string{filepath.Join("testdata", "keras-evaluate")}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Verdict.Verdicts) != 1 {
+		t.Fatalf("verdicts %+v, want the test step's", s.Verdict.Verdicts)
+	}
+	v := s.Verdict.Verdicts[0]
+	if !strings.HasPrefix(v.Role, "test step") || v.Compilations != 2 || v.Sizes == nil || v.Sizes.Pattern != "calls" ||
+		!strings.Contains(v.Action, "batch sizes 32 and 64") || strings.Contains(v.Action, "last batch") || strings.Contains(v.Action, "drop_remainder") {
+		t.Errorf("the test step: %+v", v)
 	}
 }

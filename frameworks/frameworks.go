@@ -54,6 +54,21 @@ func FrontEnd(name string) *framework.FrontEnd {
 	return nil
 }
 
+// StepRole names the front end's step a program is (Keras's "test step (evaluate)"): from what its
+// graph does (step, Role) and the calls of front end via it ran under (methods). It returns the
+// front end and the role, nil and "" when none tells.
+func StepRole(via, step string, methods []string) (*framework.FrontEnd, string) {
+	for _, f := range frontEnds {
+		if f.StepRole == nil || via != "" && f.Name != via {
+			continue
+		}
+		if r := f.StepRole(step, methods); r != "" {
+			return f, r
+		}
+	}
+	return nil, ""
+}
+
 // All returns the stacks recomp knows, in order.
 func All() []*Framework { return all }
 
@@ -220,6 +235,13 @@ func Program(family, module, signature string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ByTrace says whether a program a producer logged is named by the function trace it was
+// compiled from, with no signature (framework.Identity.ByTrace).
+func ByTrace(p logscan.Producer, family string) bool {
+	fw := ForProducer(p)
+	return fw != nil && fw.Identity.ByTrace != nil && fw.Identity.ByTrace(family)
 }
 
 // Group names the group of modules a stack forms anew when it traces a function again (TF

@@ -15,7 +15,8 @@
 // The work is split by job: join.go joins the events of one compilation into a Unit, account.go
 // counts units and loads per family, warmup.go decides what came after warm-up, settle.go takes
 // back a second compilation that was set-up (state the first step built), hostread.go counts the
-// program's lines that read a tensor on the host mid-step, report.go merges
+// program's lines that read a tensor on the host mid-step, onestep.go counts several programs
+// as one (a front end's step traced again as a function of its own), report.go merges
 // processes, findings.go names what a user should look at, and read.go reads logs into ledgers.
 //
 // Files beside those: ledger.go is the Ledger and its entry point Add, unit.go the joined

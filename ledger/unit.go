@@ -224,6 +224,8 @@ type Call struct {
 	Method   string // "fit", "evaluate", "predict"
 	// Samples and BatchSize are the call's on arrays (0 when its data is a dataset).
 	Samples, BatchSize int
+	// Model names the model the call was made on, with its process ("" when the probe did not say).
+	Model string
 }
 
 // SortUnits puts units in the order of the logs: by input, then line (a module lists its own

@@ -394,11 +394,20 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 	}
 }
 
+// verdictName names a program that compiled again: the step a front end compiled first, as a user
+// knows it ("Keras predict step"), then the name the stack gave it.
+func verdictName(v verdict.Verdict) string {
+	if f := frameworks.FrontEnd(v.FrontEnd); f != nil && v.Role != "" {
+		return f.Title + " " + v.Role + " · " + shorten(v.Program, 80)
+	}
+	return shorten(v.Program, 80)
+}
+
 // verdictLine is a program that compiled again in one line: how often, the time and share, the
 // causes with old → new, counts and the user's lines.
 func verdictLine(v verdict.Verdict) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s compiled %d× (", shorten(v.Program, 80), v.Compilations)
+	fmt.Fprintf(&b, "%s compiled %d× (", verdictName(v), v.Compilations)
 	if v.Processes > 1 {
 		fmt.Fprintf(&b, "in %d processes, at most %d× in one; ", v.Processes, v.MostInOne)
 	}
@@ -521,7 +530,7 @@ func (p *Document) verdictSections(v *verdict.Result) {
 }
 
 func verdictCard(v verdict.Verdict) Card {
-	c := Card{Title: v.Program, Severity: "warning", Advice: v.Action}
+	c := Card{Title: verdictName(v), Severity: "warning", Advice: v.Action}
 	if v.AfterWarmup > 0 {
 		c.Severity = "error"
 	}
@@ -568,7 +577,7 @@ func sizesSection(v verdict.Verdict) Section {
 	if !s.Counted {
 		note += "; each size counts once (the log names compilations, not how many batches had each size)"
 	}
-	return Section{ID: "sizes", Title: "Sizes to pad to: " + shorten(v.Program, 80), Note: note, Table: t}
+	return Section{ID: "sizes", Title: "Sizes to pad to: " + verdictName(v), Note: note, Table: t}
 }
 
 func intList(xs []int, max int) string {

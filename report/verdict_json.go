@@ -24,7 +24,12 @@ type VerdictJSON struct {
 }
 
 type ProgramVerdictJSON struct {
-	Program            string             `json:"program"`
+	Program string `json:"program"`
+	// Role is the front end's step the program is, as a user reads it ("train step", "test step
+	// (evaluate)", "predict step"); "" when nothing says.
+	Role string `json:"role"`
+	// FrontEnd names the front end whose step it is ("keras"; "" with no role).
+	FrontEnd           string             `json:"front_end"`
 	Framework          string             `json:"framework"`
 	Compilations       int                `json:"compilations"`
 	Processes          int                `json:"processes"`
@@ -99,7 +104,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		d.CompileFraction = round3(v.Compile.Seconds() / v.Wall.Seconds())
 	}
 	for _, p := range v.Verdicts {
-		pj := ProgramVerdictJSON{Program: p.Program, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
+		pj := ProgramVerdictJSON{Program: p.Program, Role: p.Role, FrontEnd: p.FrontEnd, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {

@@ -31,6 +31,9 @@ type ProbeRecord struct {
 	// dataset): what the size of its last batch follows from.
 	Samples   int `json:"samples,omitempty"`
 	BatchSize int `json:"batch_size,omitempty"`
+	// Model names the Keras model a call was made on (keras: *_begin; its id in the process): the
+	// calls of one model run its steps.
+	Model string `json:"model,omitempty"`
 	// Versions are the framework distributions' versions (python: versions, written at exit).
 	Versions map[string]string `json:"versions,omitempty"`
 	// ProcessIndex and ProcessCount are JAX's jax.process_index() and jax.process_count() at a

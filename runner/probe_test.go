@@ -110,10 +110,15 @@ func TestProbeKerasSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
+	models := map[string]bool{}
 	for _, r := range recs {
 		if strings.HasSuffix(r.Event, "_begin") {
 			got = append(got, fmt.Sprintf("%s %d/%d", r.Event, r.Samples, r.BatchSize))
+			models[r.Model] = true
 		}
+	}
+	if len(models) != 1 || models[""] {
+		t.Errorf("the calls of one model name the models %v", models)
 	}
 	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4,predict_begin 0/0"; strings.Join(got, ",") != want {
 		t.Errorf("records %s, want %s", strings.Join(got, ","), want)

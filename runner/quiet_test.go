@@ -48,9 +48,13 @@ func TestQuietWriter(t *testing.T) {
 	} {
 		qw.Write([]byte(chunk))
 	}
-	time.Sleep(3 * qw.holdFor) // a prompt that waits for input is shown
-	if got := screen.String(); !strings.HasSuffix(got, "Enter a value: ") {
-		t.Errorf("the prompt is held back: %q", got)
+	// A prompt that waits for input is shown once holdFor passes without output: waited for
+	// (a loaded machine runs the timer late), up to 50 times holdFor.
+	for deadline := time.Now().Add(50 * qw.holdFor); !strings.HasSuffix(screen.String(), "Enter a value: "); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the prompt is held back: %q", screen.String())
+		}
+		time.Sleep(qw.holdFor / 10)
 	}
 	qw.Write([]byte("42\nInfo at the end without newline"))
 	qw.Close()
@@ -74,7 +78,7 @@ func TestQuietUnderATerminal(t *testing.T) {
 		t.Fatal(err, res)
 	}
 	for i := 0; !strings.Contains(screen.String(), "step 2"); i++ {
-		if i > 500 {
+		if i > 2000 { // 20 s: a loaded machine is slow
 			t.Fatalf("recomp's terminal shows %q", screen.String())
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -41,6 +41,9 @@ type Explained struct {
 	Program string       // the program the comparison belongs to (explain's key)
 	Unit    *ledger.Unit // the log's compilation of the later version (nil when not linked)
 	Causes  []diff.Cause // ranked, first is the main cause
+	// Role is what the later version's graph does among programs that share a name (Keras's
+	// "train step", "test step", "predict step": frameworks.Role); "" when it does not say.
+	Role string
 }
 
 // Result is the verdict of a run.
@@ -70,8 +73,12 @@ type Result struct {
 
 // Verdict is one program that compiled again.
 type Verdict struct {
-	Program   string // the family (or program) as reports name it
-	Framework string // the stack's name ("" when unknown)
+	Program string // the family (or program) as reports name it
+	// Role is the step a front end compiled, as a user reads it first (Keras's "train step",
+	// "test step (evaluate)", "predict step"), and FrontEnd the front end's name ("keras"); "" when
+	// nothing says.
+	Role, FrontEnd string
+	Framework      string // the stack's name ("" when unknown)
 	// Compilations counts its compilations, AfterWarmup those after warm-up; Seconds is their
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
 	Compilations, AfterWarmup int
@@ -115,7 +122,8 @@ type Cause struct {
 type Sizes struct {
 	// What names the dimension ("batch", "x dimension 1").
 	What string
-	// Seen are the sizes compiled, in order; Pattern how they vary (padding.Pattern).
+	// Seen are the sizes compiled, in order; Pattern how they vary (padding.Pattern, or "calls":
+	// the batch sizes a front end's calls were given).
 	Seen    []int
 	Pattern string
 	// Plans are the bucket sets compared; Best indexes the one recommended (-1 none).
@@ -176,9 +184,11 @@ func Build(in Input) *Result {
 	}
 	byUnit := map[*ledger.Unit][]diff.Cause{}
 	byProgram := map[string][]Explained{}
+	roles := map[*ledger.Unit]string{}
 	for _, e := range in.Explained {
 		if e.Unit != nil {
 			byUnit[e.Unit] = e.Causes
+			roles[e.Unit] = e.Role
 		}
 		byProgram[e.Program] = append(byProgram[e.Program], e)
 	}
@@ -230,7 +240,7 @@ func Build(in Input) *Result {
 			}
 		}
 		if m.Recompiled && !m.Eager {
-			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], in))
+			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], roles, in))
 		}
 	}
 	if r.Processes > 1 {
@@ -297,8 +307,13 @@ func (t *causeTally) list() []Cause {
 	return out
 }
 
-func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, explained []Explained, in Input) Verdict {
+func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, explained []Explained,
+	roles map[*ledger.Unit]string, in Input) Verdict {
 	v := Verdict{Program: m.Family, Compilations: len(compiled)}
+	stepFront, role := stepRole(compiled, roles)
+	if stepFront != nil {
+		v.FrontEnd, v.Role = stepFront.Name, role
+	}
 	procs := map[string]bool{}
 	for _, u := range compiled {
 		procs[u.Process] = true
@@ -369,10 +384,8 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
 	})
 	front, call := viaOf(compiled)
-	if v.Sizes != nil && call != nil {
-		v.Sizes.fit(call)
-	}
-	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front))
+	v.Sizes.fitCalls(call, compiled)
+	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front), stepFront)
 	return v
 }
 
@@ -676,7 +689,7 @@ func varyingDim(shapes [][][]int) (arg, dim int, ok bool) {
 // action says what to do about a program, in one line: the advice of its framework for its
 // main causes (the two most frequent whose advice differs), with the sizes to pad to when a
 // dimension varied.
-func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
+func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string {
 	look := "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` to see what changed"
 	if dumped {
 		look = "compare its versions in the dump (recomp explain) to see what changed"
@@ -692,13 +705,16 @@ func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 			continue
 		}
 		adv := ""
+		step, _, _ := strings.Cut(v.Role, " (")
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case front != nil && front.Causes[cause.Kind(kind)] != "":
-			adv = front.Causes[cause.Kind(kind)]
+		case stepFront != nil && stepFront.Steps[step][kind] != "":
+			adv = stepFront.Steps[step][kind] // the loop's own remedy: training, evaluation, prediction
+		case front != nil && front.Causes[kind] != "":
+			adv = front.Causes[kind]
 		case fw != nil:
-			adv = fw.Advice.Causes[cause.Kind(kind)]
+			adv = fw.Advice.Causes[kind]
 		}
 		if adv == "" {
 			adv = diff.AdviceFor(kind)
@@ -716,6 +732,28 @@ func action(v Verdict, dumped bool, front *framework.FrontEnd) string {
 		return look
 	}
 	return strings.Join(parts, "; and ")
+}
+
+// stepRole names the front end's step a program is (Keras's train, test or predict step), from
+// what its dumped graphs do (roles, by compilation) and the calls its compilations ran under.
+func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framework.FrontEnd, string) {
+	step, via := "", ""
+	var methods []string
+	for _, u := range compiled {
+		if r := roles[u]; r != "" {
+			step = r
+		}
+		if u.Via != nil && (via == "" || via == u.Via.FrontEnd) {
+			via = u.Via.FrontEnd
+			if !slices.Contains(methods, u.Via.Method) {
+				methods = append(methods, u.Via.Method)
+			}
+		}
+	}
+	if step == "" && len(methods) == 0 {
+		return nil, ""
+	}
+	return frameworks.StepRole(via, step, methods)
 }
 
 // viaOf is the front end all the compilations ran under ("" when not all under one), and the
@@ -752,6 +790,40 @@ func (s *Sizes) fit(call *ledger.Call) {
 	s.Samples, s.BatchSizes = call.Samples, divisorsNear(call.Samples, large)
 }
 
+// fitCalls reads what the front end's calls were given into the sizes (none: nothing to read).
+func (s *Sizes) fitCalls(call *ledger.Call, compiled []*ledger.Unit) {
+	if s == nil {
+		return
+	}
+	if call != nil {
+		s.fit(call)
+	}
+	s.calls(compiled)
+}
+
+// calls reads a "remainder" that is no remainder: the front end's calls were given different batch
+// sizes (fit's validation at 64 rows, evaluate at 32), and each size compiled is one of them.
+func (s *Sizes) calls(compiled []*ledger.Unit) {
+	if s.Pattern != "remainder" {
+		return
+	}
+	var sizes []int
+	for _, u := range compiled {
+		if u.Via != nil && u.Via.BatchSize > 0 && !slices.Contains(sizes, u.Via.BatchSize) {
+			sizes = append(sizes, u.Via.BatchSize)
+		}
+	}
+	if len(sizes) < 2 {
+		return
+	}
+	for _, n := range s.Seen {
+		if !slices.Contains(sizes, n) {
+			return
+		}
+	}
+	s.Pattern, s.Samples, s.BatchSizes = "calls", 0, nil
+}
+
 // maxBatch bounds the batch sizes divisorsNear searches around (its work is linear in them).
 const maxBatch = 1 << 20
 
@@ -779,6 +851,13 @@ func divisorsNear(n, b int) []int {
 
 // padTo says which sizes to pad to, in a few words.
 func (s *Sizes) padTo() string {
+	if s.Pattern == "calls" {
+		var bs []string
+		for _, n := range distinct(s.Seen) {
+			bs = append(bs, strconv.Itoa(n))
+		}
+		return fmt.Sprintf("its calls were given the batch sizes %s: one batch size for all of them compiles it once", strings.Join(bs, " and "))
+	}
 	if s.Pattern == "remainder" {
 		large := slices.Max(s.Seen)
 		small := slices.Min(s.Seen)
@@ -787,7 +866,8 @@ func (s *Sizes) padTo() string {
 		case s.Samples > 0 && len(s.BatchSizes) > 0:
 			var bs []string
 			for _, b := range s.BatchSizes {
-				bs = append(bs, fmt.Sprintf("%d (%d steps)", b, s.Samples/b))
+				n := s.Samples / b
+				bs = append(bs, fmt.Sprintf("%d (%d step%s)", b, n, map[bool]string{true: "s"}[n != 1]))
 			}
 			said += fmt.Sprintf(": of %d samples; batch_size %s divides them", s.Samples, strings.Join(bs, " or "))
 		case s.Samples > 0:

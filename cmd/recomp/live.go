@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
@@ -172,7 +173,13 @@ func (l *liveLines) describe(u ledger.LiveUnit, before string, cost time.Duratio
 	if l.color {
 		mark = "\x1b[1;31m✗\x1b[0m"
 	}
-	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, textutil.Visible(u.Family))
+	name := textutil.Visible(u.Family)
+	if u.Via != nil { // a front end's step leads (the probe's call: Keras's evaluate runs its test step)
+		if f, role := frameworks.StepRole(u.Via.FrontEnd, "", []string{u.Via.Method}); f != nil {
+			name = f.Title + " " + role + " · " + name
+		}
+	}
+	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, name)
 	if u.Seq > 1 {
 		fmt.Fprintf(&b, " (compilation %d)", u.Seq)
 	}

@@ -139,3 +139,19 @@ func TestLiveLinesRateLimited(t *testing.T) {
 		t.Errorf("said:\n%s\nwant:\n%s", strings.Join(said, ""), strings.Join(want, ""))
 	}
 }
+
+// A live line names the front end's step first when the probe saw the call it compiled under
+// (Keras's evaluate runs its test step).
+func TestLiveLineNamesKerasStep(t *testing.T) {
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "__inference_one_step_on_data_N [inference_one_step_on_data_1005]", Seq: 2,
+		Via: &ledger.Call{FrontEnd: "keras", Method: "evaluate", Samples: 100, BatchSize: 64}}}
+	got := l.describe(u, "", 0)
+	if want := "✗ Keras test step (evaluate) · __inference_one_step_on_data_N [inference_one_step_on_data_1005] compiled after warm-up (compilation 2)"; got != want {
+		t.Errorf("live line %q, want %q", got, want)
+	}
+	u.Via = nil
+	if got := l.describe(u, "", 0); strings.Contains(got, "Keras") {
+		t.Errorf("a compilation no Keras call ran names a step: %q", got)
+	}
+}

@@ -86,7 +86,14 @@ func TestRunKilled(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("the command never started")
 	}
-	time.Sleep(300 * time.Millisecond) // "a fraction of a second"
+	// recomp writes what it reads as it reads it: the last line reaches run.log while recomp
+	// runs (waited for: a loaded machine is slow), not when it exits. A recomp that held the
+	// output back would never show it before the kill.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(filepath.Join(dir, "run.log")); strings.Contains(string(b), " step 1999 loss 0.5\n") {
+			break
+		}
+	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	log, _ := os.ReadFile(filepath.Join(dir, "run.log"))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,19 +101,7 @@ func TestLiveRecompRun(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			dir := filepath.Join(t.TempDir(), "run")
-			prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", c.program))
-			code, _, stderr := runIn(t, "", "run", "--out", dir, "--", py, prog)
-			if code != 0 {
-				t.Fatalf("exit %d:\n%s", code, stderr)
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "report.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc report.RunJSON
-			if err := json.Unmarshal(b, &doc); err != nil {
-				t.Fatal(err)
-			}
+			doc, stderr := runLive(t, dir, py, c.program)
 			var fams []string
 			found := false
 			for _, m := range doc.Scan.Modules {
@@ -148,4 +137,63 @@ func TestLiveRecompRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLiveKerasSteps runs Keras programs through recomp run (RECOMP_LIVE_TF_2_21): the last
+// partial batch of evaluate and of predict are each one step compiled again, named by the step
+// first, with the sizes and advice that keeps every sample; a clean Keras program passes the guard.
+func TestLiveKerasSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	py := os.Getenv("RECOMP_LIVE_TF_2_21")
+	if py == "" {
+		t.Skip("SKIPPED LOUDLY: RECOMP_LIVE_TF_2_21 is not set: the Keras programs were not run through recomp run")
+	}
+	t.Setenv("CUDA_VISIBLE_DEVICES", "")
+	doc, stderr := runLive(t, filepath.Join(t.TempDir(), "run"), py, "keras_steps.py")
+	want := map[string][]int{"predict step": {256, 232}, "test step (evaluate)": {64, 36}}
+	for _, p := range doc.Scan.Verdict.Programs {
+		sizes, ok := want[p.Role]
+		if !ok {
+			t.Errorf("a program that is no Keras evaluate or predict step compiled again: %+v", p)
+			continue
+		}
+		delete(want, p.Role)
+		if p.Compilations != 2 || p.AfterWarmup != 1 || len(p.Causes) == 0 || p.Causes[0].Kind != "batch_size" || p.Sizes == nil ||
+			!slices.Equal(p.Sizes.Seen, sizes) || strings.Contains(p.Action, "drop_remainder") {
+			t.Errorf("the %s: %+v", p.Role, p)
+		}
+		if !strings.Contains(stderr, "✗ Keras "+p.Role+" · ") {
+			t.Errorf("the terminal does not name the %s first:\n%s", p.Role, stderr)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("steps not in the verdict: %v\n%s", want, stderr)
+	}
+	clean := filepath.Join(t.TempDir(), "clean")
+	runLive(t, clean, py, "keras_clean.py")
+	if code, out, _ := runIn(t, "", "guard", clean); code != 0 {
+		t.Errorf("guard fails the clean Keras program:\n%s", out)
+	}
+}
+
+// runLive runs testdata/runs/gen/live/PROGRAM with py through recomp run into dir, and returns its
+// report.json and what recomp said on standard error.
+func runLive(t *testing.T, dir, py, program string) (report.RunJSON, string) {
+	t.Helper()
+	prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", program))
+	code, _, stderr := runIn(t, "", "run", "--out", dir, "--", py, prog)
+	if code != 0 {
+		t.Fatalf("%s: exit %d:\n%s", program, code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc report.RunJSON
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc, stderr
 }

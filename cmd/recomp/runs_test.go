@@ -76,6 +76,7 @@ type truthCompile struct {
 	Causes   []string `json:"causes"`
 	Against  string   `json:"against"`
 	Function string   `json:"function"`
+	Role     string   `json:"role"`
 }
 
 // truthRole is a Keras step: the traced functions that are it and their dumps.
@@ -258,7 +259,7 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	checkRoles(t, doc, tr)
 	checkCost(t, doc, tr)
-	checkVerdict(t, doc, tr)
+	checkVerdict(t, dir, doc, tr)
 	gcode, gout, _ := runRecomp(append([]string{"guard"}, logs...)...)
 	if wantCode := map[bool]int{true: 1, false: 0}[tr.GuardFails]; gcode != wantCode {
 		t.Errorf("guard exit %d, want %d:\n%s", gcode, wantCode, gout)
@@ -457,7 +458,6 @@ func checkRoles(t *testing.T, doc report.ScanJSON, tr truth) {
 // checkExplainRoles asserts that explain groups each Keras step's dumps, and only them, into a
 // family named by its role (the validation step is Keras's test step).
 func checkExplainRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) {
-	name := map[string]string{"train": "train step", "validation": "test step", "predict": "predict step"}
 	for role, r := range tr.Roles {
 		var want []string
 		for _, d := range r.Dumps {
@@ -467,13 +467,60 @@ func checkExplainRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) 
 		for _, f := range doc.Families {
 			if slices.Equal(f.Files, want) {
 				found = true
-				if !strings.Contains(f.Family, "["+name[role]) {
+				if !strings.Contains(f.Family, "["+stepName[role]) {
 					t.Errorf("explain: the %s step's family is %q", role, f.Family)
 				}
 			}
 		}
 		if !found {
 			t.Errorf("explain: no family holds exactly the %s step's dumps %v (families %v)", role, r.Dumps, familyNames(doc.Families))
+		}
+	}
+	checkVerdictRoles(t, dir, doc, tr)
+}
+
+// stepName is the Keras step a truth's role is (fit's validation and evaluate run the test step).
+var stepName = map[string]string{"train": "train step", "validation": "test step", "evaluate": "test step", "predict": "predict step"}
+
+// checkVerdictRoles holds the verdict to the steps that compiled again: each Keras step with
+// more than one dump is a program of the verdict whose role names the step first (in JSON and
+// leading its line in text), and whose action fits its loop: only the train step is told to drop
+// its last partial batch; an evaluation or a prediction must not lose samples.
+func checkVerdictRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) {
+	if doc.Verdict == nil {
+		t.Fatal("explain: no verdict")
+	}
+	_, text, _ := runRecomp("explain", dir)
+	for role, r := range tr.Roles {
+		if len(r.Dumps) < 2 {
+			continue
+		}
+		var p *report.ProgramVerdictJSON
+		for i := range doc.Verdict.Programs {
+			if strings.HasPrefix(doc.Verdict.Programs[i].Role, stepName[role]) {
+				p = &doc.Verdict.Programs[i]
+			}
+		}
+		if p == nil {
+			t.Errorf("verdict: no program is the %s step: %+v", role, doc.Verdict.Programs)
+			continue
+		}
+		if p.FrontEnd != "keras" || !strings.Contains(text, "✗ Keras "+p.Role+" · ") {
+			t.Errorf("verdict: the %s step (%s, front end %q) does not lead its line:\n%s", role, p.Role, p.FrontEnd, text)
+		}
+		var causes []string
+		for _, c := range tr.Compiles {
+			if c.Role == role {
+				causes = append(causes, c.Causes...)
+			}
+		}
+		batch := slices.Contains(causes, "batch_size")
+		if drop := strings.Contains(p.Action, "drop_remainder=True"); drop != (batch && role == "train") {
+			t.Errorf("verdict: the %s step's action says drop_remainder %v: %s", role, drop, p.Action)
+		}
+		if slices.Contains(causes, "input_shape") && (!strings.Contains(p.Action, "padded_shapes") ||
+			!strings.Contains(p.Action, "bucket_by_sequence_length") || strings.Contains(p.Action, "input_signature with None for")) {
+			t.Errorf("verdict: the %s step's sequence lengths are not told to pad to fixed lengths: %s", role, p.Action)
 		}
 	}
 }
@@ -642,16 +689,26 @@ func checkCacheMiss(t *testing.T, dir string, tr truth) {
 // checkVerdict holds the verdict to the user's lines and the sizes: each recompiled identity's
 // call sites are among the lines the verdict ranks (a TF log names no line: the probe of recomp
 // run does), and a spread of sizes gets the sizes it compiled and the one size that covers them.
-func checkVerdict(t *testing.T, doc report.ScanJSON, tr truth) {
+func checkVerdict(t *testing.T, dir string, doc report.ScanJSON, tr truth) {
 	t.Helper()
 	v := doc.Verdict
 	if v == nil {
 		t.Fatal("scan wrote no verdict")
 	}
-	if tr.Matrix != "" && strings.HasPrefix(tr.Matrix, "tf-") {
-		return // the log alone names no line of the program's own (TestLiveRecompRun checks the probe's)
+	if tr.Spread != nil && strings.HasPrefix(tr.Matrix, "tf-") {
+		// a TF log names no argument shapes recomp reads: the sizes come from the run's dump
+		_, out, _ := runRecomp("explain", "--format", "json", dir)
+		var d report.DiffJSON
+		if err := json.Unmarshal([]byte(out), &d); err != nil || d.Verdict == nil {
+			t.Fatalf("explain %s: %v", dir, err)
+		}
+		v = d.Verdict
 	}
+	tf := tr.Matrix != "" && strings.HasPrefix(tr.Matrix, "tf-") // a TF log alone names no line of the program's own (TestLiveRecompRun checks the probe's)
 	for id, sites := range tr.CallSites {
+		if tf {
+			break
+		}
 		for _, want := range sites {
 			found := false
 			for _, s := range v.CallSites {
@@ -677,7 +734,8 @@ func checkVerdict(t *testing.T, doc report.ScanJSON, tr truth) {
 		if !slices.Equal(slices.Compact(seen), sp.Compiled) {
 			t.Errorf("sizes compiled %v, the program fed and compiled %v", seen, sp.Compiled)
 		}
-		if !strings.Contains(p.Action, fmt.Sprintf(" to %d", sp.PadTo)) {
+		// the one size that covers them all, or a bucket set whose largest bucket it is
+		if !strings.Contains(p.Action, fmt.Sprintf(" to %d", sp.PadTo)) && !regexp.MustCompile(fmt.Sprintf(` to [\d, ]*, %d \(`, sp.PadTo)).MatchString(p.Action) {
 			t.Errorf("the action does not pad to %d: %s", sp.PadTo, p.Action)
 		}
 	}

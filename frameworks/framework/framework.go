@@ -273,6 +273,10 @@ type Identity struct {
 	// __inference_f_272 and a_inference_f_272__…), so that each dump joins its own compilation;
 	// ok false: the function key is all there is.
 	FunctionID func(module string) (id string, ok bool)
+	// ByTrace says a program (its family) is named by the function trace it was compiled from,
+	// with no signature (TF's "F [inference_f_272]"): a front end's step traced anew is another
+	// such program.
+	ByTrace func(family string) bool
 	// Role says what a dumped module does among programs that share its family, read from its
 	// graph (Keras's train, test and predict steps: "train step"); "" when it does not say.
 	Role func(family string, m *hlo.Module) string
@@ -285,10 +289,21 @@ type Identity struct {
 // compilations made under its calls.
 type FrontEnd struct {
 	Name string
+	// Title is its name as users write it ("Keras").
+	Title string
 	// Probe is what the front end adds to recomp run's probe (nil: nothing).
 	Probe *Probe
+	// StepRole names the step a program is, as a user reads it, from what its graph does (Identity.Role)
+	// and the front end's calls it was compiled under ("" when neither tells; nil: the front end has no
+	// steps).
+	StepRole func(step string, methods []string) string
 	// Causes is what to do, by cause kind, about a program compiled again under its calls.
 	Causes map[cause.Kind]string
+	// Steps is what to do by the front end's step (Keras's "train step", "test step", "predict
+	// step") and cause kind, where the loop changes the remedy (a training loop may drop its last
+	// partial batch; an evaluation or a prediction must not lose samples). It applies wherever
+	// the step is known, from a dump or from the probe.
+	Steps map[string]map[cause.Kind]string
 }
 
 type Advice struct {

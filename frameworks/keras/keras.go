@@ -4,6 +4,8 @@
 package keras
 
 import (
+	"slices"
+
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 )
@@ -13,7 +15,9 @@ const Name = "keras"
 
 // FrontEnd is Keras.
 var FrontEnd = &framework.FrontEnd{
-	Name: Name,
+	Name:     Name,
+	Title:    "Keras",
+	StepRole: StepRole,
 	Probe: &framework.Probe{Package: "keras", Hook: probeHook, Function: "_on_keras", Records: "each Keras fit, evaluate and predict",
 		Attach: framework.AttachCallSpan},
 	Causes: map[cause.Kind]string{
@@ -23,4 +27,69 @@ var FrontEnd = &framework.FrontEnd{
 		cause.InputShape: "give the model inputs of a few fixed shapes: pad the sequences before fit (keras.utils.pad_sequences with maxlen), " +
 			"or to a few lengths by bucket (tf.data bucket_by_sequence_length)",
 	},
+	Steps: map[string]map[cause.Kind]string{
+		TrainStep: {
+			cause.BatchSize: "the training loop can drop its last partial batch: a tf.data dataset batched with batch(..., drop_remainder=True), " +
+				"or fit on arrays with a batch_size that divides the number of samples",
+			cause.InputShape: inputShape,
+		},
+		TestStep: {
+			cause.BatchSize: "do not drop evaluation data (the metric would skip samples): give evaluate (validation_batch_size in fit) a " +
+				"batch_size that divides the number of samples, and the same one in fit's validation and in evaluate so the compiled " +
+				"test step is reused; or pad the set to a multiple of the batch size and give the padded rows sample_weight 0",
+			cause.InputShape: inputShape,
+		},
+		PredictStep: {
+			cause.BatchSize: "give predict a batch_size that divides the number of samples, or pad the inputs to a multiple of the batch " +
+				"size and drop the padded rows' predictions (do not drop samples); serving: pad each request to a few fixed batch sizes",
+			cause.InputShape: inputShape,
+		},
+	},
+}
+
+// inputShape is Keras's remedy for a varying sequence length, in any loop. Under jit_compile each
+// new shape is an XLA compilation of its own, whatever the traced signature says (None included).
+const inputShape = "pad to fixed lengths: tf.data padded_batch(..., padded_shapes=...) with a fixed length, or " +
+	"bucket_by_sequence_length with fixed bucket_boundaries and pad_to_bucket_boundary=True (one compilation per boundary); " +
+	"keras.utils.pad_sequences(..., maxlen=...) for arrays"
+
+// The steps Keras compiles, as a dumped graph shows them (frameworks.Role) and as a user reads
+// them: fit runs the train step, and the test step for its validation data; evaluate runs the
+// test step; predict the predict step.
+const (
+	TrainStep   = "train step"
+	TestStep    = "test step"
+	PredictStep = "predict step"
+)
+
+// StepRole names a Keras step for a user, the loop that ran it first: step is what its graph
+// does ("" when no dump said), methods the Keras calls its compilations ran under ("fit",
+// "evaluate", "predict"; none when no probe saw them). "" when neither tells.
+func StepRole(step string, methods []string) string {
+	has := func(m string) bool { return slices.Contains(methods, m) }
+	only := func(m string) bool {
+		return len(methods) > 0 && !slices.ContainsFunc(methods, func(x string) bool { return x != m })
+	}
+	switch step {
+	case TrainStep, PredictStep:
+		return step
+	case TestStep:
+		switch {
+		case has("fit") && has("evaluate"):
+			return "test step (validation in fit, and evaluate)"
+		case has("evaluate"):
+			return "test step (evaluate)"
+		case has("fit"):
+			return "test step (validation in fit)"
+		}
+		return "test step (validation or evaluate)"
+	case "":
+		switch {
+		case only("predict"):
+			return PredictStep
+		case only("evaluate"):
+			return "test step (evaluate)"
+		}
+	}
+	return ""
 }

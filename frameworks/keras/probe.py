@@ -49,7 +49,7 @@ def _on_keras(module):
         def wrap(orig, method):
             def call(self, *args, **kwargs):
                 try:
-                    rec = {"framework": "keras", "event": method + "_begin"}
+                    rec = {"framework": "keras", "event": method + "_begin", "model": "%x" % id(self)}
                     rec.update(_user_frame())
                     try:
                         rec.update(_keras_sizes(method, args, kwargs))

@@ -44,6 +44,7 @@ var Framework = &framework.Framework{
 		FunctionKey: functionKey,
 		Function:    function,
 		Program:     program,
+		ByTrace:     func(family string) bool { return strings.Contains(family, " [inference_") },
 		Group:       ClusterGroup,
 		DumpProgram: func(module, family string) (string, bool) {
 			if isKerasStep(family) {
@@ -79,13 +80,16 @@ var Framework = &framework.Framework{
 		Evidence:   "TF/Keras with XLA: TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compilation_profiler=2 (device_compiler=2 adds Keras's step signatures, at a few lines per step)",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True",
 		Retrace: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, " +
-			"and pass Python scalars as tensors; under jit_compile every new signature is a new XLA compilation",
+			"and pass Python scalars as tensors; under jit_compile that stops the tracing, not the compiling: every new shape is " +
+			"still an XLA compilation, so pad to a few fixed shapes (tf.data padded_batch with padded_shapes, bucket_by_sequence_length)",
 		Causes: map[cause.Kind]string{
 			cause.BatchSize: "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
 				"the number of samples, and validation_batch_size for the validation data",
-			cause.InputShape: "give the tf.function an input_signature with None for the dimension that varies, or pad to a few sizes (tf.data padded_batch, bucket_by_sequence_length)",
-			cause.Constant:   "pass Python numbers to the tf.function as tensors: a new Python value is a new trace and a new XLA compilation",
-			cause.Identical:  "create the tf.function (or compile the Keras model) once, outside the loop",
+			cause.InputShape: "pad to fixed sizes: tf.data padded_batch(..., padded_shapes=...) with a fixed length, or bucket_by_sequence_length " +
+				"with fixed bucket_boundaries and pad_to_bucket_boundary=True (one compilation per boundary); under jit_compile an " +
+				"input_signature with None still compiles once per shape",
+			cause.Constant:  "pass Python numbers to the tf.function as tensors: a new Python value is a new trace and a new XLA compilation",
+			cause.Identical: "create the tf.function (or compile the Keras model) once, outside the loop",
 		},
 		Group: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True so it " +
 			"is not traced again; or mark the dynamic dimensions and let XLA recompile one cluster",

@@ -119,3 +119,17 @@ func TestInfoLinesAreRecognised(t *testing.T) {
 		}
 	}
 }
+
+// Under jit_compile an input_signature with None spares the tracing, not the compiling: the
+// advice for a varying shape pads to fixed sizes, in TF's own words.
+func TestShapeAdviceUnderXLA(t *testing.T) {
+	adv := Framework.Advice
+	for _, a := range []string{adv.Causes["input_shape"], adv.Retrace} {
+		if !strings.Contains(a, "padded_shapes") || !strings.Contains(a, "bucket_by_sequence_length") || strings.Contains(a, "jax") {
+			t.Errorf("advice %q", a)
+		}
+	}
+	if strings.HasPrefix(adv.Causes["input_shape"], "give the tf.function an input_signature") {
+		t.Errorf("a varying shape is told an input_signature: %q", adv.Causes["input_shape"])
+	}
+}

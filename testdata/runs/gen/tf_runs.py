@@ -284,6 +284,131 @@ def autoclustering_retrace():
     _traced("step", step)
 
 
+
+# --- Keras's steps by loop (issue 30): predict's and evaluate's last batch, evaluate at another batch
+# size than fit's, and tf.data padded_batch sequence lengths ----------------------------------------
+
+def _keras_roles(tf, model, roles):
+    """Which traced one_step_on_data functions are which Keras step, found by the program in
+    model.train_function / test_function / predict_function (TF itself), with the inputs it fed
+    each (in order) and the cause each new input brings."""
+    out = {}
+    for role, attr, inputs, cause in roles:
+        steps = [f for f in _tf_functions(tf, getattr(model, attr)) if f.__name__ == "one_step_on_data"]
+        out[role] = {"functions": sorted({c.name.decode() for f in steps for c in f._list_all_concrete_functions()}),
+                     "tracing_count": sum(f.experimental_get_tracing_count() for f in steps),
+                     "inputs": inputs, "cause": cause}
+    driver.EVIDENCE["roles"] = out
+
+
+def _keras_dense(keras, n_in=6, n_out=3):
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((n_in,)), keras.layers.Dense(12, activation="relu"),
+                              keras.layers.Dense(n_out)])
+    model.compile(optimizer="adam", loss="mse", jit_compile=True)
+    return model
+
+
+def keras_predict_tail():
+    import numpy as np
+    tf = _tf()
+    import keras
+    model = _keras_dense(keras)
+    rng = np.random.default_rng(2)
+    x, y = rng.random((256, 6), np.float32), rng.random((256, 3), np.float32)   # 256 = 4 batches of 64
+    model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+    model.predict(rng.random((488, 6), np.float32), batch_size=256, verbose=0)  # 488 = 256 + 232
+    _keras_roles(tf, model, (("train", "train_function", ["64 rows"], "batch_size"),
+                             ("predict", "predict_function", ["256 rows", "232 rows"], "batch_size")))
+
+
+def keras_evaluate_tail():
+    import numpy as np
+    tf = _tf()
+    import keras
+    model = _keras_dense(keras)
+    rng = np.random.default_rng(3)
+    x, y = rng.random((256, 6), np.float32), rng.random((256, 3), np.float32)   # 256 = 4 batches of 64
+    model.fit(x, y, batch_size=64, epochs=1, verbose=0)
+    xe, ye = rng.random((100, 6), np.float32), rng.random((100, 3), np.float32)  # 100 = 64 + 36
+    model.evaluate(xe, ye, batch_size=64, verbose=0)
+    _keras_roles(tf, model, (("train", "train_function", ["64 rows"], "batch_size"),
+                             ("evaluate", "test_function", ["64 rows", "36 rows"], "batch_size")))
+
+
+def keras_evaluate_batch():
+    import numpy as np
+    tf = _tf()
+    import keras
+    model = _keras_dense(keras)
+    rng = np.random.default_rng(4)
+    x, y = rng.random((256, 6), np.float32), rng.random((256, 3), np.float32)   # 256 = 4 batches of 64
+    xv, yv = rng.random((128, 6), np.float32), rng.random((128, 3), np.float32)  # 128 = 2 batches of 64
+    model.fit(x, y, batch_size=64, epochs=1, validation_data=(xv, yv), verbose=0)
+    model.evaluate(xv, yv, batch_size=32, verbose=0)  # another batch size than fit's: 4 batches of 32
+    _keras_roles(tf, model, (("train", "train_function", ["64 rows"], "batch_size"),
+                             ("evaluate", "test_function", ["64 rows", "32 rows"], "batch_size")))
+
+
+# The sequence lengths of keras-padded-batch's six batches of 16 (each padded to its longest).
+PADDED_MAX = (24, 31, 27, 40, 24, 33)
+
+
+def _sequences(np, maxima, per_batch=16):
+    rng = np.random.default_rng(5)
+    seqs = []
+    for top in maxima:
+        lengths = rng.integers(8, top, per_batch)
+        lengths[rng.integers(0, per_batch)] = top  # one sequence of the batch is the longest
+        seqs += [rng.random((int(n), 4), np.float32) for n in lengths]
+    return seqs
+
+
+def keras_padded_batch():
+    import numpy as np
+    tf = _tf()
+    import keras
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((None, 4)), keras.layers.Dense(8, activation="relu"),
+                              keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse", jit_compile=True)
+    seqs = _sequences(np, PADDED_MAX)
+    ds = tf.data.Dataset.from_generator(
+        lambda: ((s, np.ones((1,), np.float32)) for s in seqs),
+        output_signature=(tf.TensorSpec((None, 4), tf.float32), tf.TensorSpec((1,), tf.float32)))
+    model.fit(ds.padded_batch(16), epochs=1, verbose=0)  # each batch padded to its own longest sequence
+    driver.EVIDENCE["lengths"] = [int(x.shape[1]) for x, _ in ds.padded_batch(16)]  # what TF fed, batch by batch
+    seen = []
+    for n in PADDED_MAX:
+        if n not in seen:
+            seen.append(n)
+    _keras_roles(tf, model, (("train", "train_function", [f"16x{n}x4" for n in seen], "input_shape"),))
+
+
+def padded_batch_loop():
+    import numpy as np
+    tf = _tf()
+    seqs = _sequences(np, PADDED_MAX)
+    ds = tf.data.Dataset.from_generator(
+        lambda: iter(seqs), output_signature=tf.TensorSpec((None, 4), tf.float32)).padded_batch(16)
+    w = tf.Variable(tf.ones((4, 4)))
+
+    # The input_signature leaves the batch and the length None: one trace, and still one XLA
+    # compilation per shape under jit_compile.
+    @tf.function(jit_compile=True, input_signature=[tf.TensorSpec([None, None, 4], tf.float32)])
+    def train_step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.tanh(tf.matmul(x, w)) ** 2)
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        return loss
+
+    lengths = []
+    for x in ds:  # each batch padded to its own longest sequence: 24, 31, 27, 40, 24, 33 steps
+        train_step(x)
+        lengths.append(int(x.shape[1]))
+    driver.EVIDENCE["lengths"] = lengths
+    _traced("train_step", train_step)
+
 # --- what each scenario is, and what it must show ----------------------------------------------
 
 def _s(program, description, *, vmodule=VMODULE_FULL, env=None, recompiled=(), not_recompiled=(),
@@ -385,6 +510,43 @@ SCENARIOS = {
         families of one dump each.""",
         env={"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
         recompiled=["cluster_N"], cause="batch_size", compilations=3, cluster_numbers_are_traces=True),
+    "keras-predict-tail": _s(keras_predict_tail, """
+        Keras 3 model.compile(jit_compile=True), fit on 256 samples with batch_size=64 (no partial batch),
+        then model.predict on 488 samples with batch_size=256: 256 rows, then a last batch of 232. Keras
+        traces its predict step (one_step_on_data inside a reduce_retracing tf.function) for 256 rows and,
+        for the 232-row batch, again with a None batch dimension: two traced functions of one step, each
+        compiled once; the predict step compiled twice, for 256 and 232 rows. roles says which traced
+        functions are the train and the predict step (from model.train_function and
+        model.predict_function).""",
+        recompiled=["one_step_on_data"], cause="batch_size", compilations=3, detail=True),
+    "keras-evaluate-tail": _s(keras_evaluate_tail, """
+        Keras 3 model.compile(jit_compile=True), fit on 256 samples with batch_size=64 (no partial batch, no
+        validation), then model.evaluate on a 100-sample evaluation set with batch_size=64: the test step
+        compiles for 64 rows and for the 36-row last batch. The evaluation set must not be cut (dropping
+        its remainder changes the metric): a batch size that divides 100, or padding with zero sample
+        weights.""",
+        recompiled=["one_step_on_data"], cause="batch_size", compilations=3, detail=True),
+    "keras-evaluate-batch": _s(keras_evaluate_batch, """
+        Keras 3 model.compile(jit_compile=True), fit on 256 samples with batch_size=64 and validation_data of
+        128 samples (two batches of 64), then model.evaluate on the same 128 samples with batch_size=32:
+        the test step (fit's validation and evaluate share it) compiled for 64 rows in fit compiles again
+        for 32 rows: another batch size than fit's, not a partial batch.""",
+        recompiled=["one_step_on_data"], cause="batch_size", compilations=3, detail=True),
+    "keras-padded-batch": _s(keras_padded_batch, """
+        Keras 3 model.compile(jit_compile=True) and fit on a tf.data dataset of 96 sequences of 4 features
+        and 8 to 40 steps, padded_batch(16) with no padded_shapes: each batch is padded to its own longest
+        sequence (24, 31, 27, 40, 24, 33 steps). Keras traces its train step once with None dimensions,
+        and XLA compiles it for each new length: 5 compilations for 6 batches. Fixed lengths
+        (padded_shapes) or bucket_by_sequence_length with fixed boundaries (pad_to_bucket_boundary=True)
+        compile once per length.""",
+        recompiled=["one_step_on_data"], cause="input_shape", compilations=5, detail=True),
+    "padded-batch-loop": _s(padded_batch_loop, """
+        A custom training loop: tf.function(jit_compile=True) with an input_signature of [None, None, 4]
+        fed a tf.data dataset of sequences of 8 to 40 steps through padded_batch(16) with no padded_shapes:
+        each batch is padded to its own longest sequence (24, 31, 27, 40, 24, 33 steps). One trace, and XLA
+        compiles it for each new length (under jit_compile the None in the signature does not spare a
+        compilation per shape): 5 compilations for 6 batches.""",
+        recompiled=["train_step"], cause="input_shape", compilations=5),
 }
 
 # --- module families, as recomp's hlo.Family names them ---------------------------------------
@@ -502,8 +664,22 @@ def judge(run):
         "recompiled": recompiled,
         "not_recompiled": not_recompiled,
         "note": "" if agree else " (dump and device-compiler lines disagree)",
-        "extra": _detail(run, modules, facts, recompiled) if s["detail"] else None,
+        "extra": _extra(run, modules, facts, recompiled),
     }
+
+
+def _extra(run, modules, facts, recompiled):
+    """The fields after the standard ones: _detail's, and spread (the sequence lengths TF fed a
+    program through padded_batch, batch by batch)."""
+    extra = _detail(run, modules, facts, recompiled) if run.spec["detail"] else collections.OrderedDict()
+    lengths = facts.get("lengths")
+    if lengths and recompiled:
+        counts = collections.Counter(lengths)
+        extra["spread"] = collections.OrderedDict([
+            ("identity", recompiled[0]), ("input", "x [B,L,4]: L, the sequence length padded_batch padded each batch to"),
+            ("steps", len(lengths)), ("sizes", {str(n): counts[n] for n in sorted(counts)}),
+            ("compiled", sorted(counts)), ("pad_to", max(lengths))])
+    return extra or None
 
 
 def _detail(run, modules, facts, recompiled):
@@ -514,7 +690,7 @@ def _detail(run, modules, facts, recompiled):
     for sig, _, us in _PROFILED_TIME.findall(run.texts[0]):
         times[sig].append(int(us) / 1e6)
     role_of = {f: role for role, r in facts.get("roles", {}).items() for f in r["functions"]}
-    compiles, seen = [], collections.defaultdict(list)
+    compiles, seen, by_role = [], collections.defaultdict(list), collections.defaultdict(list)
     for f, m in modules:
         sig = next((s for s in times if re.search(rf"(^|_){re.escape(s.lstrip('_'))}__", m)), None)
         if sig is None:
@@ -522,12 +698,22 @@ def _detail(run, modules, facts, recompiled):
             continue
         k = len(seen[sig])
         role = role_of.get(sig)
-        batches = facts["roles"][role]["batches"] if role else []
-        entry = collections.OrderedDict([
-            ("identity", family(m)), ("function", sig), ("role", role), ("log", run.logs[0]), ("dump", f"dump/{f}"),
-            ("seconds", times[sig][k] if k < len(times[sig]) else None),
-            ("input", f"{batches[k]} rows" if k < len(batches) else None),
-            ("causes", ["batch_size"] if k else []), ("against", f"dump/{seen[sig][0]}" if k else None)])
+        r = facts["roles"][role] if role else {}
+        t = times[sig][k] if k < len(times[sig]) else None
+        if "inputs" in r:  # the role's compilations in order, over all its traced functions (one step)
+            j = len(by_role[role])
+            inputs, cause = r["inputs"], r["cause"]
+            entry = collections.OrderedDict([
+                ("identity", family(m)), ("function", sig), ("role", role), ("log", run.logs[0]), ("dump", f"dump/{f}"),
+                ("seconds", t), ("input", inputs[j] if j < len(inputs) else None),
+                ("causes", [cause] if j else []), ("against", f"dump/{by_role[role][0]}" if j else None)])
+            by_role[role].append(f)
+        else:
+            batches = r.get("batches", [])
+            entry = collections.OrderedDict([
+                ("identity", family(m)), ("function", sig), ("role", role), ("log", run.logs[0]), ("dump", f"dump/{f}"),
+                ("seconds", t), ("input", f"{batches[k]} rows" if k < len(batches) else None),
+                ("causes", ["batch_size"] if k else []), ("against", f"dump/{seen[sig][0]}" if k else None)])
         seen[sig].append(f)
         compiles.append(entry)
     extra = collections.OrderedDict()
@@ -535,8 +721,11 @@ def _detail(run, modules, facts, recompiled):
     extra["compiles"] = compiles
     roles = collections.OrderedDict()
     for role, r in facts.get("roles", {}).items():
-        roles[role] = collections.OrderedDict([("functions", r["functions"]), ("batches", r["batches"]),
-                                               ("dumps", [f"dump/{f}" for sig in r["functions"] for f in seen[sig]])])
+        fed = ("inputs", r["inputs"]) if "inputs" in r else ("batches", r["batches"])
+        # the traced functions XLA compiled (Keras also traces concrete functions it never runs)
+        fns = [f for f in r["functions"] if f in times]
+        roles[role] = collections.OrderedDict([("functions", fns), fed,
+                                               ("dumps", sorted(f"dump/{f}" for sig in r["functions"] for f in seen[sig]))])
     extra["roles"] = roles
     return extra
 

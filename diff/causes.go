@@ -43,6 +43,10 @@ type Cause struct {
 	// Once says the difference is expected once in a run: the first step built state (an
 	// optimizer's, tensors made on the device) that the steps after it take as inputs.
 	Once bool
+	// Constant is, for a constant_value cause whose changed constants all took one old → new
+	// value (one number, used by one op or several), the first of them: its op_name, its
+	// source line and the values; nil otherwise.
+	Constant *Change
 }
 
 // Advice per cause kind.
@@ -359,10 +363,20 @@ func constantRule(c *classifier) (Cause, bool) {
 			summary += fmt.Sprintf(" (%d constant change(s) in all)", c.constCount)
 		}
 	}
-	return Cause{Kind: CauseConstant, Summary: summary,
+	cause := Cause{Kind: CauseConstant, Summary: summary,
 		Evidence: evidenceN(c.constants, c.constCount, func(ch Change) string {
 			return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), short(ch.New))
-		})}, true
+		})}
+	if one := c.constants[0]; !one.inputToConstant && c.constCount == len(c.constants) {
+		same := true
+		for _, ch := range c.constants[1:] {
+			same = same && ch.Old == one.Old && ch.New == one.New && !ch.inputToConstant
+		}
+		if same {
+			cause.Constant = &one
+		}
+	}
+	return cause, true
 }
 
 // moduleConfigRule: header settings other than partitioning and the entry layout.

@@ -221,6 +221,8 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 				rp.HashB = u.Hash
 				stackAdvice(p.Result, u.Producer)
 				stepAdvice(p.Result, p.B.Role, u)
+			} else if p.B.Role != "" { // no log: the dump's graph or source files say the step
+				stepAdvice(p.Result, p.B.Role, &ledger.Unit{Family: p.B.Family, Module: p.B.ModuleName})
 			}
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
@@ -416,13 +418,24 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 	if u.Via != nil {
 		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
 	}
+	if role == "" { // the stack's explanation names the function, and the front end defines it
+		if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+			role, via = s, f.Name
+		}
+	}
 	f, step := frameworks.StepRole(via, role, methods)
 	if f == nil {
 		return
 	}
 	step, _, _ = strings.Cut(step, " (")
+	stack := ""
+	if fw := frameworks.ForProducer(u.Producer); fw != nil {
+		stack = fw.Name
+	} else if fw := frameworks.KeyStack(u.Family); fw != nil { // a dump without its log
+		stack = fw.Name
+	}
 	for i, c := range r.Causes {
-		if adv := f.Steps[step][c.Kind]; adv != "" && !c.Once {
+		if adv := f.StepAdvice(stack, step, c.Kind); adv != "" && !c.Once {
 			r.Causes[i].Advice = adv
 		}
 	}

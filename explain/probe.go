@@ -123,20 +123,66 @@ func better(u *ledger.Unit, s ledger.Site) bool {
 	return s.User() && !u.Site.User()
 }
 
-// attachInOrder gives each compile request of the unit's producers the next record of the same
-// function.
+// probeCompile is a backend compile the probe saw, with the static arguments of the trace it
+// compiles: of the traces in its process since that process's previous compile, the last of the
+// same function when the compile names it, else the longest (JAX 0.4 names no function at a
+// compile, and reports the traces of the jits nested in the function's, and of those its
+// lowering calls, as well: the function's own trace holds the nested ones).
+type probeCompile struct {
+	runfolder.ProbeRecord
+	static []ledger.StaticArg
+}
+
+// maxTracesPerCompile bounds the traces kept between two compiles of a process.
+const maxTracesPerCompile = 4096
+
+// tracedFor is the trace a compile compiles, of those since its process's previous compile: the
+// last of the function the compile names, else the longest; nil when none.
+func tracedFor(p frameworks.ProbeHook, c runfolder.ProbeRecord, traces []*runfolder.ProbeRecord) *runfolder.ProbeRecord {
+	var best *runfolder.ProbeRecord
+	for _, t := range traces {
+		switch {
+		case c.Name != "" && t.Name != "":
+			if frameworks.SameFunction(moduleName(p, t.Name), moduleName(p, c.Name)) {
+				best = t
+			}
+		case best == nil || t.Seconds >= best.Seconds:
+			best = t
+		}
+	}
+	return best
+}
+
+// attachInOrder gives each compile request of the unit's producers the next compile record of
+// the same function (JAX's), with the static arguments of the trace record it compiles.
 func attachInOrder(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
-	var compiles []runfolder.ProbeRecord
-	for _, r := range recs {
-		if r.Framework == p.Name && r.Event == p.Event {
-			compiles = append(compiles, r)
+	var compiles []*probeCompile
+	traces := map[int][]*runfolder.ProbeRecord{} // by process, since its last compile
+	for i, r := range recs {
+		if r.Framework != p.Name {
+			continue
+		}
+		switch r.Event {
+		case p.Traces:
+			if len(traces[r.PID]) < maxTracesPerCompile {
+				traces[r.PID] = append(traces[r.PID], &recs[i])
+			}
+		case p.Event:
+			c := &probeCompile{ProbeRecord: r}
+			if t := tracedFor(p, r, traces[r.PID]); t != nil {
+				for _, a := range t.Static {
+					c.static = append(c.static, ledger.StaticArg{Name: a.Name, Value: a.Value})
+				}
+			}
+			delete(traces, r.PID)
+			compiles = append(compiles, c)
 		}
 	}
 	// A unit of a process the probe told apart takes that process's records (workers that
 	// wrote one log); the others take them all, in order.
-	byPID := map[int][]runfolder.ProbeRecord{}
-	for _, r := range compiles {
-		byPID[r.PID] = append(byPID[r.PID], r)
+	byPID := map[int][]*probeCompile{}
+	for _, c := range compiles {
+		byPID[c.PID] = append(byPID[c.PID], c)
 	}
 	next := map[int]int{}
 	for _, u := range units {
@@ -156,8 +202,11 @@ func attachInOrder(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framewo
 			next[key] = i
 			continue
 		}
-		if s := probeSite(recs[i]); better(u, s) {
+		if s := probeSite(recs[i].ProbeRecord); better(u, s) {
 			u.Site = s
+		}
+		if recs[i].static != nil {
+			u.Static = recs[i].static
 		}
 		next[key] = i + 1
 	}

@@ -322,3 +322,27 @@ func TestKerasEvaluateOtherBatchIsOneStep(t *testing.T) {
 		t.Errorf("the test step: %+v", v)
 	}
 }
+
+// TestKerasJAXDumpAloneAdvisesItsStep: with no log, a Keras-on-JAX dump says its steps by the source
+// files its modules list (Keras's JAX trainer): the train step may drop its last partial batch, the
+// validation step keeps every sample, and neither is told about tf.data.
+func TestKerasJAXDumpAloneAdvisesItsStep(t *testing.T) {
+	d, err := Dump(filepath.Join("..", "testdata", "runs", "keras-jax", "fit-partial", "dump"), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"jit_train_step": "drop its last partial batch", "jit_test_step": "do not drop evaluation data"}
+	for _, p := range d.Pairs {
+		if p.Result == nil || len(p.Result.Causes) == 0 {
+			continue
+		}
+		adv := p.Result.Causes[0].Advice
+		if w, ok := want[p.B.Family]; !ok || !strings.Contains(adv, w) || strings.Contains(adv, "tf.data") {
+			t.Errorf("%s: advice %q, want %q and no tf.data", p.B.Family, adv, w)
+		}
+		delete(want, p.B.Family)
+	}
+	if len(want) > 0 {
+		t.Errorf("not compared: %v", want)
+	}
+}

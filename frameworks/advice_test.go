@@ -12,8 +12,8 @@ import (
 )
 
 // Advice by cause is keyed by the cause kinds diff names (and those only a framework's words
-// show: function_rebuilt, static_argument, pytree_change and python_scalar): a key no cause
-// has would never be said. The front ends are found by the name the probe's records give.
+// show: function_rebuilt, static_argument, pytree_change, python_scalar and python_value): a key
+// no cause has would never be said. The front ends are found by the name the probe's records give.
 func TestAdviceKeysAreCauseKinds(t *testing.T) {
 	check := func(who string, causes map[cause.Kind]string) {
 		for kind, adv := range causes {
@@ -28,7 +28,7 @@ func TestAdviceKeysAreCauseKinds(t *testing.T) {
 			t.Errorf("diff has no advice for %q", k)
 		}
 	}
-	for _, k := range []string{verdict.KindFunctionRebuilt, verdict.KindStaticArgument, verdict.KindPytree, verdict.KindPythonScalar} {
+	for _, k := range []string{verdict.KindFunctionRebuilt, verdict.KindStaticArgument, verdict.KindPytree, verdict.KindPythonScalar, verdict.KindPythonValue} {
 		if !slices.Contains(cause.Worded, cause.Kind(k)) {
 			t.Errorf("verdict's kind %q is not in cause.Worded", k)
 		}

@@ -41,6 +41,10 @@ var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Fram
 // drives it); they are no stack a user picks.
 var compilers = []*Framework{xla.Framework, wrappers.Framework}
 
+// stacksThenCompilers is all, then compilers: what ForProducer and Program search, built once
+// (they are asked for each compilation).
+var stacksThenCompilers = slices.Concat(all, compilers)
+
 // frontEnds are the libraries between programs and stacks whose calls the probe records.
 var frontEnds = []*framework.FrontEnd{keras.FrontEnd}
 
@@ -64,6 +68,32 @@ func StepRole(via, step string, methods []string) (*framework.FrontEnd, string) 
 		}
 		if r := f.StepRole(step, methods); r != "" {
 			return f, r
+		}
+	}
+	return nil, ""
+}
+
+// FrontStep names the front end's step a compilation is, from what its stack's explanation says
+// (why) of the function it traced and the file that defines it (Keras on JAX: JAX's "for
+// train_step defined at …/keras/src/backend/jax/trainer.py:123"); the module names the function
+// when the explanation does not. nil and "" when no front end defines it.
+func FrontStep(p logscan.Producer, module, why string) (*framework.FrontEnd, string) {
+	fw := ForProducer(p)
+	if fw == nil || fw.Defined == nil || why == "" {
+		return nil, ""
+	}
+	fn, file := fw.Defined(why)
+	if file == "" {
+		return nil, ""
+	}
+	if fn == "" {
+		fn = function(trimCounter(module))
+	}
+	for _, f := range frontEnds {
+		if f.Step != nil {
+			if s := f.Step(file, fn); s != "" {
+				return f, s
+			}
 		}
 	}
 	return nil, ""
@@ -93,7 +123,7 @@ func ByName(name string) *Framework {
 
 // ForProducer returns the stack whose log lines a producer prints, nil when none.
 func ForProducer(p logscan.Producer) *Framework {
-	for _, f := range slices.Concat(all, compilers) {
+	for _, f := range stacksThenCompilers {
 		for _, q := range f.Producers {
 			if q == p {
 				return f
@@ -176,21 +206,8 @@ func trimCounter(name string) string {
 }
 
 // counterStart is where name's trailing run of ".N" counters begins (len(name) when it has
-// none): what `(\.\d+)+$` matches, without the regexp engine, which cost a tenth of a scan
-// of a log dense in compile requests (the ledger compares the names of each request).
-func counterStart(name string) int {
-	end := len(name)
-	for {
-		i := end
-		for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
-			i--
-		}
-		if i == end || i == 0 || name[i-1] != '.' {
-			return end
-		}
-		end = i - 1
-	}
-}
+// none): what `(\.\d+)+$` matches (framework.CounterStart).
+func counterStart(name string) int { return framework.CounterStart(name) }
 
 func function(name string) string {
 	for _, fw := range all {
@@ -207,13 +224,25 @@ func function(name string) string {
 // sanitizeName maps a Python name to the name XLA's front ends give its module: every character
 // other than a letter, digit, '_', '.' or '-' becomes '_', and trailing '_' are dropped.
 func sanitizeName(name string) string {
+	i := 0
+	for i < len(name) && nameByte(name[i]) {
+		i++
+	}
+	if i == len(name) {
+		return strings.TrimRight(name, "_") // nothing to replace: no copy (the ledger asks for each request)
+	}
 	b := []byte(name)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80) {
+		if !nameByte(c) {
 			b[i] = '_'
 		}
 	}
 	return strings.TrimRight(string(b), "_")
+}
+
+// nameByte says whether sanitizeName keeps a byte.
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c >= 0x80
 }
 
 // Eager reports whether a compilation a producer logged is of a one-op program its stack
@@ -227,7 +256,7 @@ func Eager(p logscan.Producer, family, signature string) bool {
 // Program is what a compilation is counted against when that is not its family (ok false):
 // programs that share a family without being one program.
 func Program(family, module, signature string) (string, bool) {
-	for _, fw := range slices.Concat(all, compilers) {
+	for _, fw := range stacksThenCompilers {
 		if fw.Identity.Program != nil {
 			if p, ok := fw.Identity.Program(family, module, signature); ok {
 				return p, true
@@ -278,8 +307,16 @@ func DumpProgram(module, role string) string {
 
 // WithRole names a program by its role too: "F [train step]", and "F [train step, num_inputs=10]"
 // for a program named "F [num_inputs=10]".
+//
+// Only a stack that reads roles from the graphs of one family (TF's Keras steps) names programs
+// apart by them; where each step is a function of its own (Keras on JAX: jit_train_step) its name
+// says it, and stays.
 func WithRole(program, role string) string {
 	if role == "" {
+		return program
+	}
+	fam, _, _ := strings.Cut(program, " [")
+	if fw := KeyStack(fam); fw != nil && fw.Identity.Role == nil {
 		return program
 	}
 	if p, ok := strings.CutSuffix(program, "]"); ok {
@@ -290,13 +327,29 @@ func WithRole(program, role string) string {
 	return program + " [" + role + "]"
 }
 
-// Role says what a dumped module does among the programs of its family, from its graph ("" when
-// no stack can tell).
+// Role says what a dumped module does among the programs of its family, from its graph, or which
+// front end's step it is from the source files it lists ("" when neither tells).
 func Role(family string, m *hlo.Module) string {
 	for _, fw := range all {
 		if fw.Identity.Role != nil {
 			if r := fw.Identity.Role(family, m); r != "" {
 				return r
+			}
+		}
+	}
+	// A front end's step: the function the module compiles, defined in a file of the front end's
+	// the module's source files name (Keras on JAX: train_step of its JAX trainer).
+	if m == nil || len(m.FileNames) == 0 {
+		return ""
+	}
+	fn := function(family)
+	for _, f := range frontEnds {
+		if f.Step == nil {
+			continue
+		}
+		for _, file := range m.FileNames {
+			if s := f.Step(file, fn); s != "" {
+				return s
 			}
 		}
 	}
@@ -354,7 +407,7 @@ func Unfinished(p logscan.Producer, first logscan.Signal) (message, advice strin
 			return fw.Unfinished(p)
 		}
 	}
-	if fw := ForProducer(p); fw != nil && fw.Unfinished != nil {
+	if fw := ForProducer(p); fw != nil && fw.Unfinished != nil && !slices.Contains(fw.EndNotLogged, first) {
 		return fw.Unfinished(p)
 	}
 	return "", "", false

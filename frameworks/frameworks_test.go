@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/logscan"
 )
 
 func TestFamily(t *testing.T) {
@@ -87,6 +89,7 @@ func TestWithRole(t *testing.T) {
 		{"__inference_one_step_on_data_N [num_inputs=10]", "train step", "__inference_one_step_on_data_N [train step, num_inputs=10]"},
 		{"a_inference_one_step_on_data_N__", "test step", "a_inference_one_step_on_data_N__ [test step]"},
 		{"jit_step", "", "jit_step"},
+		{"jit_train_step", "train step", "jit_train_step"}, // Keras on JAX: the step's own function names it
 	} {
 		if got := WithRole(c.program, c.role); got != c.want {
 			t.Errorf("WithRole(%q, %q) = %q, want %q", c.program, c.role, got, c.want)
@@ -156,5 +159,56 @@ func TestProbeHooks(t *testing.T) {
 	}
 	if !ProbeStages("jax") || ProbeStages("tf") || ProbeStages("python") {
 		t.Error("ProbeStages: only JAX's records are compile stages")
+	}
+}
+
+// TestFrontStep: JAX's explanation names the function it traced and its file; Keras's JAX trainer
+// defines its steps, a user's file defines no Keras step, and an explanation that names no file
+// (or another stack's compilation) tells nothing.
+func TestFrontStep(t *testing.T) {
+	const trainer = "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py"
+	for _, c := range []struct {
+		p           logscan.Producer
+		module, why string
+		front, step string
+	}{
+		{logscan.ProducerJAX, "jit_train_step", "never seen function:\ntrain_step id=140311885932736 defined at " + trainer + ":123", "keras", "train step"},
+		{logscan.ProducerJAX, "jit_test_step", "for test_step defined at " + trainer + ":167\nall previously seen cache keys differ. For the closest previous key:\n" +
+			"different input types:\n* at data[0], now f32[8,6] and before f32[32,6]", "keras", "test step"},
+		{logscan.ProducerJAX, "jit_predict_step", "for JAXTrainer.make_predict_function.<locals>.predict_step defined at " + trainer + ":327", "keras", "predict step"},
+		{logscan.ProducerJAX, "jit_train_step", "for train_step defined at /home/me/train.py:12\n* at x, now f32[24,8] and before f32[32,8]", "", ""},
+		{logscan.ProducerJAX, "jit_train_step", "cache miss explanation unavailable", "", ""},
+		{logscan.ProducerTF, "__inference_one_step_on_data_12", "for train_step defined at " + trainer + ":123", "", ""},
+	} {
+		f, step := FrontStep(c.p, c.module, c.why)
+		name := ""
+		if f != nil {
+			name = f.Name
+		}
+		if name != c.front || step != c.step {
+			t.Errorf("FrontStep(%s, %q, %q) = %q, %q; want %q, %q", c.p, c.module, c.why, name, step, c.front, c.step)
+		}
+	}
+}
+
+// TestRoleFromSourceFiles: a JAX module whose source files hold Keras's JAX trainer, and whose
+// function is one of its steps, is that Keras step; the same name from the program's own file is not.
+func TestRoleFromSourceFiles(t *testing.T) {
+	const trainer = "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py"
+	for _, c := range []struct {
+		family string
+		files  []string
+		want   string
+	}{
+		{"jit_predict_step", []string{"/home/me/t.py", trainer}, "predict step"},
+		{"jit_test_step", []string{trainer}, "test step"},
+		{"jit_train_step", []string{"/home/me/train.py"}, ""},
+		{"jit_convert_element_type", []string{trainer}, ""},
+		{"jit_train_step", nil, ""},
+	} {
+		m := &hlo.Module{Name: c.family, FileNames: c.files}
+		if got := Role(c.family, m); got != c.want {
+			t.Errorf("Role(%s, files %q) = %q, want %q", c.family, c.files, got, c.want)
+		}
 	}
 }

@@ -67,6 +67,9 @@ type Result struct {
 	Divergences int
 	// counted says what Compilations counts, in the reason's words.
 	counted string
+	// proven says Compilations counts compilations read from text logs: past the allowance,
+	// they fail the gate whatever else the logs leave unread (more evidence cannot undo them).
+	proven bool
 	// Problems are what makes the verdict unreliable: inputs that could not be read to the
 	// end, a warm-up marker that never matched, a process without compile evidence, a log cut
 	// inside a compilation, a warm-up that never ended.
@@ -173,11 +176,13 @@ func EvaluateScan(s *ledger.Scan, opt Options) *Result {
 func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 	g := &Result{Allowed: opt.MaxRecompiles, Failures: []Failure{}, Problems: []string{}}
 	var doubts []string // what AllowNoEvidence overrides
+	g.proven = true
 	for _, in := range inputs {
 		if in.ReadError != "" {
 			g.Problems = append(g.Problems, in.Path+": "+in.ReadError)
 		}
 		if in.Binary != "" {
+			g.proven = false // its "compilations" may be bytes that happen to read as records
 			doubts = append(doubts, fmt.Sprintf("%s: binary data (%s), not a text log: lines found in it are no evidence", in.Path, in.Binary))
 		}
 		if in.Incomplete != "" {
@@ -213,6 +218,31 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 				Message: "executable loaded after warm-up: executables are switching on the device"})
 		}
 	}
+	if u := undecided(rep, g, opt); len(u) > 0 {
+		g.Problems = append(g.Problems, u...)
+		g.proven = false // each may be set-up, not a recompilation
+	}
 	g.decide(opt, "compilation(s) after warm-up")
 	return g
+}
+
+// undecided are the problems of a gate that would fail only on compilations the log cannot tell
+// from set-up (ledger's Unit.Undecided): it is inconclusive, with the way to decide, never passed.
+// A gate that fails for anything else fails.
+func undecided(rep *ledger.Report, g *Result, opt Options) []string {
+	if g.Compilations <= opt.MaxRecompiles || g.LoadFailures > 0 || g.Compilations != len(rep.Late) {
+		return nil
+	}
+	var out []string
+	for _, u := range rep.Late {
+		if u.Undecided == "" {
+			return nil
+		}
+		name := u.Family
+		if s := u.Site.String(); s != "" && u.Site.User() {
+			name = s
+		}
+		out = append(out, fmt.Sprintf("%s:%d: %s: %s", u.File, u.Line, name, u.Undecided))
+	}
+	return out
 }

@@ -43,6 +43,8 @@ func EvaluateCoverage(warm, run *ledger.Scan, uncovered []Failure, unmatched str
 	}
 	g.Failures = append(slices.Clone(uncovered[:min(len(uncovered), ledger.MaxListed)]), loads...)
 	g.Compilations = len(uncovered)
+	// A warm-up log read in part may hold the variant that covers one: not proven.
+	g.proven = false
 	g.decide(opt, "uncovered compilation(s)")
 	return g
 }
@@ -64,17 +66,25 @@ func (g *Result) AddDivergences(fs []Failure, opt Options) {
 
 // decide sets the verdict from the result's counts: problems make it inconclusive; more
 // compilations of kind what than allowed, executable loads after warm-up or divergent ranks
-// fail it.
+// fail it. Proven compilations past the allowance fail it even with problems, which the
+// reason then names: what the logs leave unread can add compilations, never take one away.
 func (g *Result) decide(opt Options, what string) {
 	g.Passed, g.Inconclusive, g.counted = false, false, what
+	failing := g.Compilations > opt.MaxRecompiles
 	switch {
+	case failing && g.proven && len(g.Problems) > 0:
+		g.Reason = fmt.Sprintf("%d %s, %d allowed (at least: %s", g.Compilations, what, opt.MaxRecompiles, g.Problems[0])
+		if len(g.Problems) > 1 {
+			g.Reason += fmt.Sprintf("; and %d more problem(s)", len(g.Problems)-1)
+		}
+		g.Reason += ")"
 	case len(g.Problems) > 0:
 		g.Inconclusive = true
 		g.Reason = fmt.Sprintf("inconclusive: %s", g.Problems[0])
 		if len(g.Problems) > 1 {
 			g.Reason += fmt.Sprintf(" (and %d more problem(s))", len(g.Problems)-1)
 		}
-	case g.Compilations > opt.MaxRecompiles:
+	case failing:
 		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
 	case g.LoadFailures > 0:
 		g.Reason = fmt.Sprintf("%d executable load(s) after warm-up", g.LoadFailures)
@@ -84,7 +94,7 @@ func (g *Result) decide(opt Options, what string) {
 		g.Passed = true
 		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
 	}
-	if g.Divergences > 0 && !g.Inconclusive && !g.Passed && g.Compilations > opt.MaxRecompiles {
+	if g.Divergences > 0 && !g.Inconclusive && !g.Passed && failing {
 		g.Reason += fmt.Sprintf("; %d rank(s) departed from the other ranks' compile requests", g.Divergences)
 	}
 }

@@ -12,6 +12,9 @@ type Module struct {
 	Computations []*Computation
 	Entry        *Computation
 	File         string
+	// FileNames are the Python (or other) source files newer XLA lists after the header (its
+	// FileNames table, which op metadata's stack frames index): the files that made the module.
+	FileNames []string
 
 	byName map[string]*Computation
 }

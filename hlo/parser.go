@@ -497,10 +497,12 @@ func uniqueName(used map[string]bool, base string) string {
 }
 
 // skipStackFrameTables skips the FileNames/FunctionNames/FileLocations/StackFrames tables that
-// newer XLA prints after the header.
+// newer XLA prints after the header, keeping the source files the FileNames table names
+// (Module.FileNames).
 func (p *parser) skipStackFrameTables() {
 	for {
-		if !(p.keyword("FileNames") || p.keyword("FunctionNames") || p.keyword("FileLocations") || p.keyword("StackFrames")) {
+		files := p.keyword("FileNames")
+		if !(files || p.keyword("FunctionNames") || p.keyword("FileLocations") || p.keyword("StackFrames")) {
 			return
 		}
 		for {
@@ -508,9 +510,28 @@ func (p *parser) skipStackFrameTables() {
 			if p.pos >= len(p.src) || !isDigit(p.src[p.pos]) {
 				break
 			}
+			start := p.pos
 			p.skipLine()
+			if files {
+				if f := quotedFile(p.src[start:p.pos]); f != "" {
+					p.m.FileNames = append(p.m.FileNames, f)
+				}
+			}
 		}
 	}
+}
+
+// quotedFile is the path of a FileNames entry, `1 "/path/to/file.py"`: the text between its
+// first and last quote, unescaped where it is a Go-compatible quoted string ("" when none).
+func quotedFile(line []byte) string {
+	i, j := bytes.IndexByte(line, '"'), bytes.LastIndexByte(line, '"')
+	if i < 0 || j <= i {
+		return ""
+	}
+	if s, err := strconv.Unquote(string(line[i : j+1])); err == nil {
+		return s
+	}
+	return string(line[i+1 : j])
 }
 
 // singleAhead reports whether the text is a single instruction, not a module: it starts

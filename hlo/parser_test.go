@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,9 @@ func TestShortForm(t *testing.T) {
 	}
 	if v, _ := m.Attr("input_output_alias"); v != "{ {1}: (1, {}, may-alias) }" {
 		t.Errorf("input_output_alias = %q", v)
+	}
+	if !slices.Equal(m.FileNames, []string{"/home/user/train.py"}) { // the FileNames table, not FunctionNames'
+		t.Errorf("file names = %q", m.FileNames)
 	}
 	if len(m.Computations) != 3 || m.Entry == nil || m.Entry.Name != "main.20" || !m.Entry.Entry {
 		t.Fatalf("computations: %d, entry %+v", len(m.Computations), m.Entry)

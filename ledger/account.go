@@ -140,12 +140,20 @@ type Module struct {
 	Reasons    []string
 	Signatures []string
 
-	first   *Unit
-	hashSet map[string]bool
+	first *Unit
+	// hashSet holds the 64-bit xxhash of each of Hashes: small keys in one block, where a
+	// family compiled thousands of graphs (the strings' own memory is spread wide).
+	hashSet map[uint64]struct{}
+}
+
+func (m *Module) hasHash(h string) bool {
+	_, ok := m.hashSet[xxhash.Sum64String(h)]
+	return ok
 }
 
 func (m *Module) addHash(h string) {
-	if m.hashSet[h] {
+	k := xxhash.Sum64String(h)
+	if _, ok := m.hashSet[k]; ok {
 		m.SameHashAgain = true
 		return
 	}
@@ -153,7 +161,7 @@ func (m *Module) addHash(h string) {
 		m.HashCount = MaxHashes + 1 // at least; not tracked any further
 		return
 	}
-	m.hashSet[h] = true
+	m.hashSet[k] = struct{}{}
 	m.Hashes = append(m.Hashes, h)
 	m.HashCount = len(m.Hashes)
 }
@@ -194,7 +202,7 @@ func (l *Ledger) module(u *Unit) *Module {
 }
 
 func newModule(u *Unit) *Module {
-	return &Module{Name: u.Module, Family: u.Family, hashSet: map[string]bool{}, Eager: true, Inputs: 1, first: u}
+	return &Module{Name: u.Module, Family: u.Family, hashSet: map[uint64]struct{}{}, Eager: true, Inputs: 1, first: u}
 }
 
 // account counts a closed unit.

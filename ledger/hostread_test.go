@@ -56,3 +56,29 @@ func TestHostReadsMidStepAreCountedPerStep(t *testing.T) {
 		t.Errorf("without executions: %+v", r.Findings)
 	}
 }
+
+// Each compilation knows the step it happened in, and the process how many steps it ran, from
+// the executions at torch_xla.sync; without executions the process counts no steps.
+func TestCompilationsKnowTheirStep(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 12; i++ {
+		hash := []string{"w3", "w5", "w7"}[i/4]
+		if i%4 == 0 {
+			b.WriteString(ptxlaAt("Compilation", hash, "user torch_xla.sync", "train_step (/home/u/train.py:10)"))
+		}
+		b.WriteString(ptxlaAt("Execution", hash, "user torch_xla.sync", "train_step (/home/u/train.py:10)"))
+	}
+	r := report(t, Options{}, b.String())
+	var steps []int
+	for _, m := range r.Modules {
+		for _, u := range m.Compiled() {
+			steps = append(steps, u.Step)
+		}
+	}
+	if len(r.Procs) != 1 || r.Procs[0].Steps != 12 || len(steps) != 3 || steps[0] != 1 || steps[1] != 5 || steps[2] != 9 {
+		t.Errorf("process %+v, compiled at steps %v; want 1, 5, 9 of 12", r.Procs, steps)
+	}
+	if r := report(t, Options{}, hostReadSteps(4, 0, false)); r.Procs[0].Steps != 0 {
+		t.Errorf("a log without executions counts %d steps", r.Procs[0].Steps)
+	}
+}

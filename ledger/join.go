@@ -74,7 +74,7 @@ var joinRules = map[logscan.Kind]joinRule{
 func (l *Ledger) join(rule joinRule, ev logscan.Event) {
 	l.clusterAlone = nil // the compilation it announced has lines of its own
 	o := l.open
-	if o != nil && (rule.anyName || sameName(o, ev)) && rule.joins(o, ev) {
+	if o != nil && rule.joins(o, ev) && (rule.anyName || sameName(o, ev)) { // (the cheaper test first)
 		l.extend(o, ev)
 		rule.apply(o, ev, false)
 	} else {
@@ -95,7 +95,7 @@ func sameName(u *Unit, ev logscan.Event) bool {
 func (l *Ledger) start(ev logscan.Event) *Unit {
 	u := &Unit{Module: ev.Module, Hash: ev.Hash, Producer: ev.Producer, Input: l.input, Process: l.file, PID: l.pid,
 		File: ev.File, Line: ev.Line, LastLine: ev.Line, Begin: ev.Time, DateKnown: ev.DateKnown,
-		marked: l.marked}
+		marked: l.marked, Step: l.steps + 1}
 	u.signals = append(u.signals, ev.Signal)
 	l.note(u, ev)
 	if u.Module != "" {
@@ -136,6 +136,9 @@ func (l *Ledger) note(u *Unit, ev logscan.Event) {
 	}
 	if ev.Signature != "" {
 		u.Signature = ev.Signature
+	}
+	if ev.Graph != "" && ev.Kind == logscan.CompileBegin {
+		u.Graph = ev.Graph
 	}
 	if ev.Reason != "" && u.Why == "" {
 		u.Why = ev.Reason

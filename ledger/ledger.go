@@ -398,7 +398,8 @@ func (l *Ledger) metric(ev logscan.Event) {
 	if l.sum.Metrics == nil {
 		l.sum.Metrics = map[string]Metric{}
 	}
-	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: ev.Duration, File: ev.File, Line: ev.Line}
+	// cumulative: a report without the time (pt-xla-profiler's warning) keeps the last one's
+	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: max(ev.Duration, l.sum.Metrics[ev.Detail].Total), File: ev.File, Line: ev.Line}
 	fw := frameworks.ForProducer(ev.Producer)
 	if fw == nil {
 		return
@@ -445,6 +446,7 @@ func (l *Ledger) Report() *Report {
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
 	l.settle()
+	l.undecided()
 	l.reconcile()
 	l.metricTimes()
 	if o := l.other; o != nil {
@@ -464,7 +466,8 @@ func (l *Ledger) Report() *Report {
 		ev += l.reported.reports - 1 // cumulative reports show what compiled between them
 	}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: ev, ClusterLines: l.clusterLines, TFEvidence: l.tfEvidence,
-		Compilations: l.sum.Compilations, Counted: max(l.compiled, l.reported.last), Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin}
+		Compilations: l.sum.Compilations, Counted: max(l.compiled, l.reported.last), Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin,
+		Steps: l.steps}
 	for _, m := range l.order {
 		for _, u := range m.Units {
 			if u.Compiled {

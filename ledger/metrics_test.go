@@ -34,6 +34,10 @@ func TestMetricsReportCounts(t *testing.T) {
 		// glued onto the output before it, with the step header
 		{"glued", "epoch 0 loss 0.31" + ctReport("0", "3", "") + "epoch 1 loss 0.29[MetricsData; step=1]Metric: CompileTime\n  TotalSamples: 5\n", Options{}, 5, 2, 2, 0,
 			"metrics_compilations metrics_recompiled"},
+		// PT_XLA_DEBUG's profiler (pytorch/xla#3149): 21 compilations by step 11, 23 by step 12
+		{"profiler", "pt-xla-profiler: CompileTime too frequent: 21 counts during 11 steps\nstep 12\n" +
+			"pt-xla-profiler: CompileTime too frequent: 23 counts during 12 steps\n", Options{}, 23, 2, 2, 0,
+			"frequent_retracing metrics_compilations metrics_recompiled"},
 		{"no growth", ctReport("0", "3", "1") + ctReport("1", "3", "9"), Options{}, 3, 0, 0, 9, "metrics_compilations"},
 		{"--warmup 1", ctReport("0", "3", ""), Options{Warmup: 1}, 3, 0, 2, 0, "compiled_after_warmup metrics_compilations metrics_recompiled"},
 		{"marker", ctReport("0", "3", "") + "Epoch 2/\n" + ctReport("1", "7", ""), Options{AfterMarker: true}, 7, 4, 4, 0,

@@ -338,14 +338,17 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		}
 		r = f
 	}
-	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar()})
+	// With more than one CPU, the scanner reads and prefilters ahead of its parsing, and the
+	// ledgers take its events in a goroutine of their own (eachEvent).
+	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar(), ReadAhead: runtime.GOMAXPROCS(0) > 1})
+	defer s.Close()
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
 	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
 	ps.events[""]--
-	for s.Scan() {
-		ev := s.Event()
+	tracing := opt.Log.IsTrace() // (its arguments cost an allocation per event, logged or not)
+	eachEvent(s, func(ev logscan.Event) {
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
-			continue // counted nowhere
+			return // counted nowhere
 		}
 		key := ev.Rank
 		if router != nil && key == "" {
@@ -358,8 +361,10 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		if opt.AllEvents || len(res.events) < MaxEvents && kept.wants(i) {
 			res.events = append(res.events, ev)
 		}
-		opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
-	}
+		if tracing {
+			opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
+		}
+	})
 	st := s.Stats()
 	res.stats = st
 	if st.CutBegin != "" {
@@ -381,6 +386,69 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	opt.Log.Debug("scanned input", "input", path, "lines", st.Lines, "bytes", st.Bytes, "events", res.count,
 		"warnings", st.WarningCount, "elapsed", time.Since(start))
 	return res
+}
+
+// eventBatch is how many events the scanner hands the ledgers at a time.
+const eventBatch = 256
+
+// eachEvent calls f with each event s reads, in order. With more than one CPU the scanner reads
+// ahead in a goroutine of its own and hands its events over in batches, so that the ledgers'
+// work on one batch overlaps the scanning of the next; f sees the same events in the same
+// order either way. A panic in either goroutine is raised in the caller's.
+func eachEvent(s *logscan.Scanner, f func(logscan.Event)) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		for s.Scan() {
+			f(s.Event())
+		}
+		return
+	}
+	const batches = 3
+	full := make(chan []logscan.Event, batches)
+	free := make(chan []logscan.Event, batches)
+	stop := make(chan struct{})
+	for range batches {
+		free <- make([]logscan.Event, 0, eventBatch)
+	}
+	var failed any
+	go func() {
+		defer close(full)
+		defer func() { failed = recover() }()
+		var b []logscan.Event
+		select {
+		case b = <-free:
+		case <-stop:
+			return
+		}
+		for s.Scan() {
+			if b = append(b, s.Event()); len(b) < eventBatch {
+				continue
+			}
+			full <- b // never blocks: full holds every batch there is
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+		}
+		if len(b) > 0 {
+			full <- b
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range full { // the scanner has stopped once full is closed
+		}
+		if failed != nil {
+			panic(failed)
+		}
+	}()
+	for b := range full {
+		for _, ev := range b {
+			f(ev)
+		}
+		clear(b) // the strings of events already counted are not kept alive
+		free <- b[:0]
+	}
 }
 
 // processes are the ledgers of one process's log, one per rank a launcher's prefix named in

@@ -134,7 +134,7 @@ func (m *Module) merge(o *Module) {
 	m.TraceTime += o.TraceTime
 	m.LowerTime += o.LowerTime
 	for _, h := range o.Hashes {
-		if !m.hashSet[h] {
+		if !m.hasHash(h) {
 			m.addHash(h)
 		}
 	}
@@ -188,6 +188,9 @@ type Process struct {
 	// CutBegin says where the log ends inside a line that begins a compilation (its last line,
 	// unterminated and cut): an open compilation too. "" when it does not.
 	CutBegin string
+	// Steps counts the steps the process ended (PyTorch/XLA's executions caused by
+	// torch_xla.sync, printed with PT_XLA_DEBUG_LEVEL=2); 0 when its log shows none.
+	Steps int
 }
 
 // Compiled returns the listed units of the module that were compiled, in order.

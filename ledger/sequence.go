@@ -84,15 +84,15 @@ func (s *Sequence) add(u *Unit) {
 	if s.h == nil {
 		s.h = xxhash.New()
 	}
-	in := s.intern
-	e := Entry{Program: in.get(u.Program), Family: in.get(u.Family), Module: in.get(u.Module), Signature: in.get(u.Signature),
-		Hash: in.get(u.Hash), Compiled: u.Compiled, File: in.get(u.File), Line: u.Line, LastLine: u.LastLine, Begin: u.Begin,
-		DateKnown: u.DateKnown, Duration: u.Duration}
-	if u.Site.User() {
-		e.Site = in.get(u.Site.String())
+	// The digest takes SeqKey's bytes, written in pieces: no key is built for each request.
+	_, _ = s.h.WriteString(u.Program)
+	_, _ = s.h.WriteString("\x00")
+	_, _ = s.h.WriteString(u.Variant())
+	if u.Compiled {
+		_, _ = s.h.WriteString("\x00compiled\x01")
+	} else {
+		_, _ = s.h.WriteString("\x00served\x01")
 	}
-	_, _ = s.h.WriteString(SeqKey(&e))
-	_, _ = s.h.WriteString("\x01")
 	s.Count++
 	s.Digest = s.h.Sum64()
 	if u.Compiled {
@@ -104,9 +104,17 @@ func (s *Sequence) add(u *Unit) {
 	} else {
 		s.Hits++
 	}
-	if len(s.Entries) < MaxSequence {
-		s.Entries = append(s.Entries, e)
+	if len(s.Entries) >= MaxSequence {
+		return // counted and digested; only the listed entries are interned
 	}
+	in := s.intern
+	e := Entry{Program: in.get(u.Program), Family: in.get(u.Family), Module: in.get(u.Module), Signature: in.get(u.Signature),
+		Hash: in.get(u.Hash), Compiled: u.Compiled, File: in.get(u.File), Line: u.Line, LastLine: u.LastLine, Begin: u.Begin,
+		DateKnown: u.DateKnown, Duration: u.Duration}
+	if u.Site.User() {
+		e.Site = in.get(u.Site.String())
+	}
+	s.Entries = append(s.Entries, e)
 }
 
 // DigestString is the digest as the reports print it (16 hex digits).

@@ -1,6 +1,13 @@
 package ledger
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/recomp/recomp/frameworks"
+)
 
 // ran counts the executions of one graph hash and remembers when the last one was.
 type ran struct {
@@ -99,4 +106,67 @@ func (r *Report) SetUp(u *Unit, opt Options) bool {
 		return true
 	}
 	return false
+}
+
+// Undecided is why a log alone cannot tell set-up from a recompilation (Unit.Undecided).
+const Undecided = "set-up or a recompilation: the program's second graph takes more inputs (%s → %s) and gives as many outputs, " +
+	"as when state its first step created (an optimiser's) becomes an input, or when the program passes a new input; this log lists " +
+	"no executions to tell them apart. To decide, run it again with PT_XLA_DEBUG_LEVEL=2 and guard that log (it shows whether the first " +
+	"graph ever ran again), or guard the run folder `recomp run` leaves, or give the HLO dump (XLA_FLAGS=--xla_dump_to=DIR, then " +
+	"`recomp explain DIR --log LOG`): either shows which it is"
+
+// undecided marks, under the default warm-up policy, the second compilation of a program that
+// may be set-up where the log cannot show it: the process logged no executions of a framework
+// that can log them (PyTorch/XLA at PT_XLA_DEBUG_LEVEL=1), the program compiled twice, and its
+// second graph takes more inputs than the first and gives as many outputs. It stays a
+// recompilation; a gate cannot pass it, nor fail it for certain.
+func (l *Ledger) undecided() {
+	if l.opt.Baseline != nil || l.opt.Warmup > 0 || l.opt.AfterMarker || l.sum.Executions > 0 {
+		return
+	}
+	for _, m := range l.order {
+		a, b := secondOf(m)
+		if b == nil {
+			continue
+		}
+		fw := frameworks.ForProducer(b.Producer)
+		if fw == nil || fw.StepEnd == nil || b.SeenBefore || b.Retraced || a.Hash == "" || b.Hash == "" ||
+			a.Hash == b.Hash || a.Signature != b.Signature || a.Program != b.Program {
+			continue
+		}
+		inA, outA, okA := graphIO(a.Graph)
+		inB, outB, okB := graphIO(b.Graph)
+		if okA && okB && inB > inA && outB == outA {
+			b.Undecided = fmt.Sprintf(Undecided, strconv.Itoa(inA), strconv.Itoa(inB))
+		}
+	}
+}
+
+// graphIO reads a unit's Graph ("inputs 17, outputs 41").
+func graphIO(g string) (in, out int, ok bool) {
+	i, o, found := strings.Cut(g, ", outputs ")
+	if !found || !strings.HasPrefix(i, "inputs ") {
+		return 0, 0, false
+	}
+	in, err1 := strconv.Atoi(strings.TrimPrefix(i, "inputs "))
+	out, err2 := strconv.Atoi(o)
+	return in, out, err1 == nil && err2 == nil
+}
+
+// secondOf is a program's two compilations when it compiled twice, the second a recompilation in
+// its process; nil otherwise.
+func secondOf(m *Module) (a, b *Unit) {
+	if m.Eager || m.Compilations != 2 || m.Recompilations != 1 {
+		return nil, nil
+	}
+	var us []*Unit
+	for _, u := range m.Units {
+		if u.Compiled {
+			us = append(us, u)
+		}
+	}
+	if len(us) != 2 || us[1].Seq != 2 {
+		return nil, nil
+	}
+	return us[0], us[1]
 }

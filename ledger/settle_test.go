@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,39 @@ func TestSettledOnlyWhenTheFirstGraphNeverRunsAgain(t *testing.T) {
 	// --warmup N and a baseline keep their own meaning.
 	if r := report(t, Options{Warmup: 1}, steps("a", "b", "b", "b", "b")); r.Summary.AfterWarmup != 1 {
 		t.Errorf("--warmup 1: %+v", r.Summary)
+	}
+}
+
+// level1 is a PT_XLA_DEBUG_LEVEL=1 log (no executions) of one program compiled twice: its
+// graphs' inputs and outputs as torch_xla prints them.
+func level1(inA, outA, inB, outB int) string {
+	block := func(hash string, in, out int) string {
+		return strings.Replace(ptxlaAt("Compilation", hash, "user torch_xla.sync", "train_step (/home/u/train.py:10)"),
+			"Number of Graph Inputs: 3\n", fmt.Sprintf("Number of Graph Inputs: %d\nCompilation Analysis:   Number of Graph Outputs: %d\n", in, out), 1)
+	}
+	return block("a", inA, outA) + block("b", inB, outB)
+}
+
+// A level-1 log cannot tell state the first step created from a recompilation: the second graph
+// with more inputs and as many outputs is undecided, still a recompilation; anything else, or a
+// log with executions, or a warm-up asked for, is decided as before.
+func TestUndecidedSetUpWithoutExecutions(t *testing.T) {
+	r := report(t, Options{}, level1(17, 41, 33, 41))
+	u := r.Modules[0].Compiled()[1]
+	if u.Undecided == "" || !strings.Contains(u.Undecided, "17 → 33") || r.Summary.Recompilations != 1 || r.Summary.AfterWarmup != 1 {
+		t.Fatalf("undecided %q, summary %+v", u.Undecided, r.Summary)
+	}
+	for name, log := range map[string]string{
+		"same inputs (a new batch size)": level1(11, 25, 11, 25),
+		"fewer inputs":                   level1(33, 41, 17, 41),
+		"more outputs too":               level1(17, 41, 33, 57),
+		"executions listed":              level1(17, 41, 33, 41) + ptxlaAt("Execution", "b", "user torch_xla.sync", "train_step (/home/u/train.py:10)"),
+	} {
+		if r := report(t, Options{}, log); r.Modules[0].Compiled()[1].Undecided != "" {
+			t.Errorf("%s: undecided %q", name, r.Modules[0].Compiled()[1].Undecided)
+		}
+	}
+	if r := report(t, Options{Warmup: 1}, level1(17, 41, 33, 41)); r.Modules[0].Compiled()[1].Undecided != "" {
+		t.Error("--warmup keeps its meaning")
 	}
 }

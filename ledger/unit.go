@@ -58,7 +58,11 @@ type Unit struct {
 	// first graph ran once and never again, the second ran for the rest of the run: state the
 	// first step created); empty otherwise.
 	Settled string
-	tick    int // the ledger's count of compilations and executions when it was compiled
+	// Step is the step of its process it compiled in (1 for the first), counted by the steps the
+	// process had ended before it (PyTorch/XLA's executions at torch_xla.sync, with
+	// PT_XLA_DEBUG_LEVEL=2): meaningful only where the process's Steps is not 0.
+	Step int
+	tick int // the ledger's count of compilations and executions when it was compiled
 	// Eager marks a framework's one-op program compiled for an eager operation (JAX's
 	// jit_convert_element_type and the like): many programs share its name.
 	Eager bool
@@ -77,6 +81,12 @@ type Unit struct {
 	// text, PyTorch/XLA's compilation cause).
 	Signature string
 	Why       string
+	// Graph is what the framework printed of the graph's interface (PyTorch/XLA: "inputs 17,
+	// outputs 41"); "" when it did not.
+	Graph string
+	// Undecided says why the log cannot tell whether this second compilation of a program is
+	// set-up (state the first step created) or a recompilation; "" otherwise.
+	Undecided string
 	// Site is the line of the program that made the framework compile, when the log says
 	// (JAX's tracing-cache-miss "at FILE:LINE", PyTorch/XLA's first frame of the program's own
 	// code); zero when it does not.
@@ -84,6 +94,10 @@ type Unit struct {
 	// Via is the front end's call the compilation ran under, when the probe saw one (a Keras
 	// fit, evaluate or predict); nil when none.
 	Via *Call
+	// Static are the static arguments the probe saw the framework trace the function with
+	// (JAX's static_argnums and static_argnames: name and repr), in the call's order; nil when
+	// the probe saw none.
+	Static []StaticArg
 	// KeyParts are the hashes a framework logged of the parts of the unit's cache key (JAX's
 	// jax._src.cache_key log: computation, jax_lib version, XLA flags, ...), in order; KeyFlags
 	// are the compile flags it logged as hashed into the key.
@@ -108,6 +122,12 @@ func (u *Unit) seen(sig logscan.Signal) bool {
 		}
 	}
 	return false
+}
+
+// StaticArg is one static argument of a traced call: its parameter's name and its value as the
+// program's language prints it (Python's repr, cut short).
+type StaticArg struct {
+	Name, Value string
 }
 
 // KeyPart is one part of a cache key and the hash a framework logged of it.

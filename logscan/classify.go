@@ -49,11 +49,22 @@ func (s *Scanner) duplicate(ev Event, own bool) bool {
 // passes decides.
 func (s *Scanner) classify(msg string, h header, lineNo int) bool {
 	s.flushHeld()
+	var pairs pairSet
+	filled := false
 	for i, fw := range s.g.frameworks {
 		for j := range fw.Rules {
 			r := &fw.Rules[j]
-			if !r.accepts(msg) {
+			if r.Prefix != "" && !strings.HasPrefix(msg, r.Prefix) {
 				continue
+			}
+			if r.Contains != "" {
+				if !filled {
+					pairs.fill(msg)
+					filled = true
+				}
+				if !pairs.has(s.g.rulePairs[i][j]) || !strings.Contains(msg, r.Contains) {
+					continue
+				}
 			}
 			c := &Context{s: s, fw: i, h: h, line: lineNo}
 			if !r.ProducerFromLayout {

@@ -146,6 +146,9 @@ type Event struct {
 	// Rank is the rank a launcher's prefix gave the line ("" when it gave none): mpirun
 	// --tag-output, srun --label, torchrun. Each rank is its own process.
 	Rank string
+	// Graph is what a framework printed of a compiled graph's interface, when it does
+	// (PyTorch/XLA's analysis: "inputs 17, outputs 41"); "" otherwise.
+	Graph string
 }
 
 // Warning is a line that could not be used as it stands.

@@ -90,13 +90,6 @@ type Rule struct {
 	Handle             func(c *Context, msg string) bool
 }
 
-func (r *Rule) accepts(msg string) bool {
-	if r.Prefix != "" && !strings.HasPrefix(msg, r.Prefix) {
-		return false
-	}
-	return r.Contains == "" || strings.Contains(msg, r.Contains)
-}
-
 // Grammar is the frameworks a Scanner reads, put together once: their rules in order, and the
 // prefilter built from all their anchors. It is safe for concurrent use by many Scanners.
 type Grammar struct {
@@ -108,6 +101,8 @@ type Grammar struct {
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
 	known       []string // every framework's Vocabulary.Known
+	// rulePairs are, per framework and rule, the pairs of its Contains literal (litPairs).
+	rulePairs [][][]uint16
 }
 
 type loggerName struct {
@@ -149,6 +144,11 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 	g.filter = newPrefilter(g.anchors)
 	for _, f := range frameworks {
 		g.known = append(g.known, f.Vocabulary.Known...)
+		pairs := make([][]uint16, len(f.Rules))
+		for j, r := range f.Rules {
+			pairs[j] = litPairs(r.Contains)
+		}
+		g.rulePairs = append(g.rulePairs, pairs)
 	}
 	return g, nil
 }

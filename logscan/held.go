@@ -124,6 +124,9 @@ var (
 
 // richRecord holds a record written by rich.logging.
 func (s *Scanner) richRecord(seg []byte, outer header, lineNo int) bool {
+	if len(seg) == 0 || seg[0] != '[' && seg[0] != ' ' {
+		return false // what reRichStart needs first, without the regexp engine's set-up
+	}
 	m := reRichStart.FindSubmatchIndex(seg)
 	if m == nil {
 		return false

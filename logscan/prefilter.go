@@ -21,6 +21,52 @@ type prefilter struct {
 	teddy *teddy // the vector search's tables; used where teddyVector is set
 }
 
+// adaptSample is how much of the start of a log the prefilter samples to choose the vector
+// search's fingerprints (adapt); adaptMin the least it adapts on.
+const (
+	adaptSample = 256 << 10
+	adaptMin    = 64 << 10
+)
+
+// adapt returns the prefilter with the vector search's fingerprints chosen by how often they
+// occur in sample (the start of the log to scan): the same lines are found, with fewer
+// candidates to verify where the log's common words hold the static choice's fingerprints. It
+// returns p itself where there is no vector search.
+func (p *prefilter) adapt(sample []byte) *prefilter {
+	if p.teddy == nil || teddyVector == nil {
+		return p
+	}
+	sample = sample[:min(len(sample), adaptSample)]
+	t := newTeddyFrom(p.pats, countGrams(sample, p.teddy.fpLen))
+	// The counts leave the nibble tables' cross products out (a bucket holding "ile?" and "tep="
+	// also lets "tile" through): keep the choice that gives fewer candidates in the sample.
+	if teddyCandidates(t, sample) >= teddyCandidates(p.teddy, sample) {
+		return p
+	}
+	q := *p
+	q.teddy = t
+	return &q
+}
+
+// teddyCandidates counts the positions of text the vector scan reports for t.
+func teddyCandidates(t *teddy, text []byte) int {
+	buf := teddyBufs.Get().(*[teddyBatch]uint32)
+	defer teddyBufs.Put(buf)
+	total := 0
+	for pos := 0; pos < len(text); {
+		n, next := teddyVector(t, text, pos, buf[:])
+		if n == 0 && next == pos {
+			n, next = teddyScanGeneric(t, text, pos, buf[:])
+			if n == 0 && next == pos {
+				break
+			}
+		}
+		total += n
+		pos = next
+	}
+	return total
+}
+
 // emptyFilter finds no line: a Scanner without a grammar reads no message.
 var emptyFilter = &prefilter{m: 0}
 

@@ -30,7 +30,6 @@ var (
 	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +(\d+))? ([^\s:\]]+):\d+\] `)
 	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
 	reAbslPrefix  = regexp.MustCompile(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +(-?\d+) ([^\s:\]]+):\d+\] `)
-	reGCOldPrefix = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
 	// AWS Neuron's compiler wrapper (libneuronxla, torch-neuronx): "2024-04-12 07:13:06.000296:
 	// 271334  INFO ||NEURON_CC_WRAPPER||: " (before 2.15 without the process id, ||NCC_WRAPPER||).
 	reNeuronPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): +(?:\d+ +)?[A-Z]+ +\|\|[A-Z_]+\|\|: `)
@@ -115,7 +114,6 @@ func stripMPITags(seg []byte) ([]byte, string) {
 var (
 	reK8sStamp = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2}) `)
 	reRank     = regexp.MustCompile(`^\[(?:rank|default)?(\d+)\]:`)
-	reSlurm    = regexp.MustCompile(`^(\d{1,5}): `)
 )
 
 // stripOrchestrator removes the prefixes orchestrators add, and returns the header their
@@ -142,17 +140,30 @@ func stripOrchestrator(seg []byte) ([]byte, header) {
 			h.rank = trimZeros(m[1])
 			seg = seg[len(m[0]):]
 		case len(seg) > 2 && isDigit(seg[0]):
-			m := reSlurm.FindSubmatch(seg)
-			if m == nil {
+			n := slurmLabel(seg)
+			if n == 0 {
 				return seg, h
 			}
-			h.rank = trimZeros(m[1])
-			seg = seg[len(m[0]):]
+			h.rank = trimZeros(seg[:n])
+			seg = seg[n+2:]
 		default:
 			return seg, h
 		}
 	}
 	return seg, h
+}
+
+// slurmLabel is the length of srun --label's rank at the start of seg (`^(\d{1,5}): `, read
+// without the regexp engine: every TF record starts with a digit), 0 when there is none.
+func slurmLabel(seg []byte) int {
+	n := 0
+	for n < len(seg) && n <= 5 && isDigit(seg[n]) {
+		n++
+	}
+	if n == 0 || n > 5 || n+1 >= len(seg) || seg[n] != ':' || seg[n+1] != ' ' {
+		return 0
+	}
+	return n
 }
 
 // trimZeros writes a rank number without leading zeros (srun pads its labels).
@@ -271,6 +282,89 @@ func tfPrefix(rec []byte) (stamp, thread, source []byte, n int) {
 		}
 	}
 	return nil, nil, nil, 0
+}
+
+// gcNewPrefix and neuronPrefix are reGCNewPrefix's and reNeuronPrefix's submatches, tried only
+// where the record starts as their dated layouts do.
+func gcNewPrefix(rec []byte, dated bool) [][]byte {
+	if !dated {
+		return nil
+	}
+	return reGCNewPrefix.FindSubmatch(rec)
+}
+
+func neuronPrefix(rec []byte, dated bool) [][]byte {
+	if !dated {
+		return nil
+	}
+	return reNeuronPrefix.FindSubmatch(rec)
+}
+
+// gcOldPrefix matches the prefix of Poplar's and poprun's records,
+// `^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `, without the regexp
+// engine (the commonest prefix of a Poplar log): the stamp, the component and the length of the
+// prefix; n is 0 when rec does not start with one. FuzzGCOldPrefix holds it to the expression.
+func gcOldPrefix(rec []byte) (stamp, component []byte, n int) {
+	const layout = "00:00:00.000 "
+	if len(rec) < len(layout) {
+		return nil, nil, 0
+	}
+	for i := range len(layout) {
+		if c := rec[i]; layout[i] == '0' && !isDigit(c) || layout[i] != '0' && c != layout[i] {
+			return nil, nil, 0
+		}
+	}
+	i := len(layout)
+	j := i
+	for j < len(rec) && isDigit(rec[j]) {
+		j++
+	}
+	if j == i || j >= len(rec) || rec[j] != ' ' {
+		return nil, nil, 0
+	}
+	at := j + 1
+	if end, n := gcComponent(rec, at); n > 0 {
+		return rec[:len(layout)-1], rec[at:end], n
+	}
+	return nil, nil, 0
+}
+
+// gcComponent matches `(P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] ` at rec[at:], trying what the
+// alternation tries in its order: where the component ends and where the match ends (n 0: none).
+func gcComponent(rec []byte, at int) (end, n int) {
+	if at+1 < len(rec) && rec[at] == 'P' && (rec[at+1] == 'O' || rec[at+1] == 'L') {
+		end := at + 2
+		if end < len(rec) && rec[end] == ':' {
+			k := end + 1
+			for k < len(rec) && rec[k] >= 'A' && rec[k] <= 'Z' {
+				k++
+			}
+			if n := gcLevel(rec, k); k > end+1 && n > 0 {
+				return k, n
+			}
+		}
+		if n := gcLevel(rec, end); n > 0 {
+			return end, n
+		}
+	}
+	if bytes.HasPrefix(rec[at:], []byte("POPRUN")) {
+		if n := gcLevel(rec, at+6); n > 0 {
+			return at + 6, n
+		}
+	}
+	return 0, 0
+}
+
+// gcLevel matches ` +\[[TDIWEC]\] ` at rec[i:], returning where it ends (0: no match).
+func gcLevel(rec []byte, i int) int {
+	j := i
+	for j < len(rec) && rec[j] == ' ' {
+		j++
+	}
+	if j == i || j+4 > len(rec) || rec[j] != '[' || !strings.ContainsRune("TDIWEC", rune(rec[j+1])) || rec[j+2] != ']' || rec[j+3] != ' ' {
+		return 0
+	}
+	return j + 4
 }
 
 // tfSource matches `([^\s:\]]+):\d+\] ` at rec[i:], returning the file and where the match ends
@@ -421,25 +515,26 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 	case c >= '0' && c <= '9':
 		if stamp, thread, source, n := tfPrefix(rec); n > 0 {
 			h.stamp = string(stamp)
-			h.t, h.dateKnown = parseTime("2006-01-02 15:04:05.000000", h.stamp, true)
+			h.t, h.dateKnown = parseTime(stampLayout, h.stamp, true)
 			h.producer, h.thread = producerFromSource(string(source), ProducerTF), string(thread)
 			return h, rec[n:]
 		}
-		if m := reGCNewPrefix.FindSubmatch(rec); m != nil {
+		dated := len(rec) > 4 && rec[4] == '-' // what the dated layouts below need (the regexp engine's set-up costs)
+		if m := gcNewPrefix(rec, dated); m != nil {
 			h.stamp = string(m[1]) + "Z"
 			h.t, h.dateKnown = parseTime("2006-01-02T15:04:05.000000", string(m[1]), true)
 			h.producer = producerFromComponent(string(m[2]))
 			return h, rec[len(m[0]):]
 		}
-		if m := reGCOldPrefix.FindSubmatch(rec); m != nil {
-			h.stamp = string(m[1])
+		if stamp, component, n := gcOldPrefix(rec); n > 0 {
+			h.stamp = string(stamp)
 			h.t, h.dateKnown = parseTime("15:04:05.000", h.stamp, false)
-			h.producer = producerFromComponent(string(m[2]))
-			return h, rec[len(m[0]):]
+			h.producer = producerFromComponent(string(component))
+			return h, rec[n:]
 		}
-		if m := reNeuronPrefix.FindSubmatch(rec); m != nil {
+		if m := neuronPrefix(rec, dated); m != nil {
 			h.stamp = string(m[1])
-			h.t, h.dateKnown = parseTime("2006-01-02 15:04:05.000000", h.stamp, true)
+			h.t, h.dateKnown = parseTime(stampLayout, h.stamp, true)
 			h.producer = ProducerNeuron
 			return h, rec[len(m[0]):]
 		}
@@ -476,11 +571,55 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 }
 
 func parseTime(layout, v string, withDate bool) (time.Time, bool) {
+	if layout == stampLayout {
+		if t, ok := stampTime(v); ok {
+			return t, withDate
+		}
+	}
 	t, err := time.Parse(layout, v)
 	if err != nil {
 		return time.Time{}, false
 	}
 	return t, withDate
+}
+
+// stampLayout is the time stamp of TF's C++ logging (and Neuron's).
+const stampLayout = "2006-01-02 15:04:05.000000"
+
+// stampTime reads a stamp in stampLayout as time.Parse does, without its general layout
+// machinery (which cost a seventh of the parsing of a log dense in TF records); ok is false
+// where time.Parse would fail. FuzzStampTime holds it to time.Parse.
+func stampTime(v string) (time.Time, bool) {
+	if len(v) != len(stampLayout) {
+		return time.Time{}, false
+	}
+	for i := range len(stampLayout) {
+		if c := v[i]; stampLayout[i] >= '0' && stampLayout[i] <= '9' {
+			if !isDigit(c) {
+				return time.Time{}, false
+			}
+		} else if c != stampLayout[i] && !(stampLayout[i] == '.' && c == ',') { // time.Parse takes either
+			return time.Time{}, false
+		}
+	}
+	num := func(at, n int) int {
+		x := 0
+		for _, c := range []byte(v[at : at+n]) {
+			x = 10*x + int(c-'0')
+		}
+		return x
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	hour, minute, sec, us := num(11, 2), num(14, 2), num(17, 2), num(20, 6)
+	if month < 1 || month > 12 || day < 1 || day > 28 && day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, us*1000, time.UTC), true
+}
+
+// daysIn is the number of days of a month of a (proleptic Gregorian) year.
+func daysIn(m time.Month, year int) int {
+	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // parseAbslTime reads an absl prefix time: MMDD HH:MM:SS.uuuuuu, or, before

@@ -327,11 +327,22 @@ func BenchmarkScanDenseLog(b *testing.B) {
 	benchmarkScan(b, buf.Bytes())
 }
 
-func benchmarkScan(b *testing.B, data []byte) {
+// BenchmarkScanDenseLogReadAhead is BenchmarkScanDenseLog with Options.ReadAhead (reading and
+// prefiltering in a goroutine of their own, as recomp scan does with more than one CPU).
+func BenchmarkScanDenseLogReadAhead(b *testing.B) {
+	var buf bytes.Buffer
+	logscan.WriteSynthetic(&buf, logscan.Synthetic{Size: 16 << 20, Every: 20})
+	benchmarkScanWith(b, buf.Bytes(), logscan.Options{ReadAhead: true})
+}
+
+func benchmarkScan(b *testing.B, data []byte) { benchmarkScanWith(b, data, logscan.Options{}) }
+
+func benchmarkScanWith(b *testing.B, data []byte, opt logscan.Options) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	opt.Grammar = frameworks.Grammar()
 	for b.Loop() {
-		s := logscan.NewScanner(bytes.NewReader(data), "bench", logscan.Options{Grammar: frameworks.Grammar()})
+		s := logscan.NewScanner(bytes.NewReader(data), "bench", opt)
 		n := 0
 		for s.Scan() {
 			n++

@@ -33,7 +33,13 @@ type teddy struct {
 // teddyMaxFp is the longest fingerprint the vector code tests.
 const teddyMaxFp = 4
 
-func newTeddy(anchors [][]byte) *teddy {
+func newTeddy(anchors [][]byte) *teddy { return newTeddyFrom(anchors, nil) }
+
+// newTeddyFrom is newTeddy choosing each anchor's fingerprint by how often its windows occur in
+// a sample of the text to scan (seen: a window's count there, saturated; nil: no sample), the
+// static rarity breaking ties. A log's own common words (TF's source paths hold "compiler" on
+// every line) then stay out of the fingerprints.
+func newTeddyFrom(anchors [][]byte, seen *gramCounts) *teddy {
 	if len(anchors) == 0 {
 		return nil
 	}
@@ -53,14 +59,18 @@ func newTeddy(anchors [][]byte) *teddy {
 	}
 	var fps []fp
 	for _, a := range anchors {
-		best, bestScore := 0, 1<<30
+		best, bestScore, bestSeen := 0, 1<<30, 1<<30
 		for off := 0; off+t.fpLen <= len(a); off++ {
 			score := -6 * off
 			for _, c := range a[off : off+t.fpLen] {
 				score += int(byteFrequency[c])
 			}
-			if score < bestScore {
-				best, bestScore = off, score
+			n := 0
+			if seen != nil {
+				n = seen.count(a[off : off+t.fpLen])
+			}
+			if n < bestSeen || n == bestSeen && score < bestScore {
+				best, bestScore, bestSeen = off, score, n
 			}
 		}
 		fps = append(fps, fp{string(a[best : best+t.fpLen]), a, best})
@@ -211,3 +221,30 @@ var (
 	teddyVectors []namedScanner
 	teddyVector  teddyScanner
 )
+
+// gramCounts counts the windows of n bytes (2 to teddyMaxFp) of a sample of text, hashed into
+// 64K saturating counters: a collision can only make a window look commoner than it is.
+type gramCounts struct {
+	n int
+	c [1 << 16]uint8
+}
+
+func gramHash(w []byte) uint32 {
+	var x uint32
+	for _, b := range w {
+		x = x<<8 | uint32(b)
+	}
+	return (x * 2654435761) >> 16
+}
+
+func countGrams(sample []byte, n int) *gramCounts {
+	g := &gramCounts{n: n}
+	for i := 0; i+n <= len(sample); i++ {
+		if h := gramHash(sample[i : i+n]); g.c[h] < 255 {
+			g.c[h]++
+		}
+	}
+	return g
+}
+
+func (g *gramCounts) count(w []byte) int { return int(g.c[gramHash(w)]) }

@@ -2,6 +2,7 @@ package logscan
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
@@ -58,19 +59,66 @@ func checkPaths(t testing.TB, anchors []string, text []byte) {
 	if p.teddy == nil {
 		return
 	}
-	if got := p.teddy.lines(teddyScanGeneric, text, 0, nil); !slices.Equal(got, want) {
-		t.Fatalf("anchors %q, text %q: generic Teddy %v, want %v", anchors, text, got, want)
-	}
-	generic := scanAll(p.teddy, teddyScanGeneric, text, teddyBatch)
-	for _, v := range teddyVectors {
-		if got := p.teddy.lines(v.scan, text, 0, nil); !slices.Equal(got, want) {
-			t.Fatalf("anchors %q, text %q: %s %v, want %v", anchors, text, v.name, got, want)
+	// the static fingerprints, and those chosen on the text itself (prefilter.adapt)
+	for _, td := range []*teddy{p.teddy, newTeddyFrom(p.pats, countGrams(text, p.teddy.fpLen))} {
+		if got := td.lines(teddyScanGeneric, text, 0, nil); !slices.Equal(got, want) {
+			t.Fatalf("anchors %q, text %q: generic Teddy %v, want %v", anchors, text, got, want)
 		}
-		for _, batch := range []int{32, 33, teddyBatch} {
-			if got := scanAll(p.teddy, v.scan, text, batch); !slices.Equal(got, generic) {
-				t.Fatalf("anchors %q, text %q, batch %d: %s positions %v, generic %v", anchors, text, batch, v.name, got, generic)
+		generic := scanAll(td, teddyScanGeneric, text, teddyBatch)
+		for _, v := range teddyVectors {
+			if got := td.lines(v.scan, text, 0, nil); !slices.Equal(got, want) {
+				t.Fatalf("anchors %q, text %q: %s %v, want %v", anchors, text, v.name, got, want)
+			}
+			for _, batch := range []int{32, 33, teddyBatch} {
+				if got := scanAll(td, v.scan, text, batch); !slices.Equal(got, generic) {
+					t.Fatalf("anchors %q, text %q, batch %d: %s positions %v, generic %v", anchors, text, batch, v.name, got, generic)
+				}
 			}
 		}
+	}
+}
+
+// Fingerprints chosen on a sample of a TF log keep its common words out: on a log dense in
+// compile requests, whose every line names a source path under tensorflow/compiler, the vector
+// scan reports far fewer candidates to verify, and the same lines.
+func TestAdaptedFingerprints(t *testing.T) {
+	var b bytes.Buffer
+	WriteSynthetic(&b, Synthetic{Size: 2 << 20, Every: 20, Seed: 3})
+	text := b.Bytes()
+	p := newPrefilter(testAnchors)
+	if p.teddy == nil {
+		t.Fatal("no Teddy tables for the test anchors")
+	}
+	if teddyVector == nil {
+		if q := p.adapt(text); q != p {
+			t.Fatal("adapted without a vector scan to use it")
+		}
+		return
+	}
+	q := p.adapt(text[len(text)/2:]) // a sample of the same log, not the text scanned
+	before := len(scanAll(p.teddy, teddyScanGeneric, text, teddyBatch))
+	after := len(scanAll(q.teddy, teddyScanGeneric, text, teddyBatch))
+	lines := bytes.Count(text, []byte{'\n'})
+	t.Logf("%d lines: %d candidates with the static fingerprints, %d adapted", lines, before, after)
+	if after*3 > before {
+		t.Errorf("adapted fingerprints: %d candidates, static %d", after, before)
+	}
+	if got, want := q.lines(text, 0, nil), p.shiftLines(text, 0, nil); !slices.Equal(got, want) {
+		t.Errorf("adapted: %d lines, the shift table %d", len(got), len(want))
+	}
+	// Where the counts' choice would let more through the nibble tables (Poplar's debug lines:
+	// "tile", "Lowering"), the static choice stays.
+	var pop strings.Builder
+	for i := 0; pop.Len() < 256<<10; i++ {
+		fmt.Fprintf(&pop, "10:00:02.%03d 4242 PO:COMPILER [D] Lowering vertex poplin::ConvPartialnx1<half,float,true,false,4,0,0,true> for tile %d\n", i%1000, i%1472)
+		fmt.Fprintf(&pop, "10:00:02.%03d 4242 PO:GRAPH    [D] Created tensor 'conv2d/Conv2D/fwd/partials' on tile %d\n", i%1000, i%1472)
+	}
+	sample := []byte(pop.String())
+	p = newPrefilter(append(slices.Clone(testAnchors), "w compile?", "ration took", "input shapes", "batch_size: ",
+		"num_tokens: ", "RecompileLimitHit", "MetricsData; step=", "it config.", "seconds to compile"))
+	r := p.adapt(sample)
+	if a, b := teddyCandidates(r.teddy, sample), teddyCandidates(p.teddy, sample); a > b {
+		t.Errorf("adapted to a Poplar log: %d candidates, static %d", a, b)
 	}
 }
 

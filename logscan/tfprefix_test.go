@@ -1,6 +1,7 @@
 package logscan
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,4 +83,40 @@ func FuzzMayStartRecord(f *testing.F) {
 			t.Fatalf("%q: an expression matches, mayStartRecord says no", rec)
 		}
 	})
+}
+
+// reGCOldPrefix is the expression gcOldPrefix stands for.
+var reGCOldPrefix = regexp.MustCompile(`^(\d{2}:\d{2}:\d{2}\.\d{3}) \d+ (P[OL](?::[A-Z]+)?|POPRUN) +\[[TDIWEC]\] `)
+
+var gcOldCases = []string{
+	"10:00:02.123 4242 PO:ENGINE   [I] Ending phase: x", "10:00:02.123 4242 POPRUN [I] x", "10:00:02.123 4242 PL:POPLIN [D] x",
+	"10:00:02.123 4242 PO [W] x", "10:00:02.123 4242 PO: [W] x", "10:00:02.123 4242 PO:engine [W] x", "10:00:02.123 4242 POPRUNX [I] x",
+	"10:00:02.123 4242 PO:ENGINE[I] x", "10:00:02.123 4242 PO:ENGINE [X] x", "10:00:02.123 PO:ENGINE [I] x", "1:00:02.123 4 PO [I] x",
+	"10:00:02.123 4242 PO:ENGINE [I]x", "10:00:02.123 4242 PO:ENGINE [I] ", "10:00:02.1234 42 PO [I] x", "", "10:00:02.123 4242 P",
+}
+
+func checkGCOld(t *testing.T, rec string) {
+	t.Helper()
+	stamp, comp, n := gcOldPrefix([]byte(rec))
+	m := reGCOldPrefix.FindStringSubmatch(rec)
+	if (n > 0) != (m != nil) || m != nil && (string(stamp) != m[1] || string(comp) != m[2] || n != len(m[0])) {
+		t.Fatalf("gcOldPrefix(%q) = %q, %q, %d; the regexp: %q", rec, stamp, comp, n, m)
+	}
+}
+
+func TestGCOldPrefix(t *testing.T) {
+	for _, c := range gcOldCases {
+		checkGCOld(t, c)
+	}
+	if _, _, n := gcOldPrefix([]byte(gcOldCases[0])); n == 0 {
+		t.Error("a Poplar prefix not read")
+	}
+}
+
+// FuzzGCOldPrefix holds gcOldPrefix to the regexp it replaces.
+func FuzzGCOldPrefix(f *testing.F) {
+	for _, c := range gcOldCases {
+		f.Add(c)
+	}
+	f.Fuzz(checkGCOld)
 }

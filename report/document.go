@@ -442,6 +442,23 @@ func recurrence(v verdict.Verdict) string {
 		return ""
 	}
 	each := dur(v.Time / time.Duration(v.Compilations))
+	if c := v.Cadence; c != nil && c.Every > 0 {
+		s := fmt.Sprintf("; recurs every %s (compiled at %s of %d): ≈ %s every %s", plural(c.Every, "step", "steps"), stepList(c.Steps), c.Of, each, plural(c.Every, "step", "steps"))
+		if c.Every == 1 {
+			s = fmt.Sprintf("; recurs every step (compiled in each of the last %d of %d steps): ≈ %s a step", len(c.Steps), c.Of, each)
+		}
+		if v.Repeated > 0 {
+			s += fmt.Sprintf(", the same %s compiled again %d×", variantWord(v.Framework), v.Repeated)
+		}
+		return s
+	}
+	if c := v.Cadence; c != nil && c.Quiet > 0 {
+		what := ""
+		if v.Variants > 1 && v.Repeated == 0 {
+			what = fmt.Sprintf("%d %ss, ", v.Variants, variantWord(v.Framework))
+		}
+		return fmt.Sprintf("; paid once: %scompiled at %s of %d (≈ %s each), none in the %s after", what, stepList(c.Steps), c.Of, each, plural(c.Quiet, "step", "steps"))
+	}
 	switch {
 	case v.Repeated > 0:
 		return fmt.Sprintf("; recurring: the same %s compiled again %d×, ≈ %s each time it recurs", variantWord(v.Framework), v.Repeated, each)
@@ -449,6 +466,31 @@ func recurrence(v verdict.Verdict) string {
 		return fmt.Sprintf("; once per new variant: %d %ss, each compiled once (≈ %s each)", v.Variants, variantWord(v.Framework), each)
 	}
 	return ""
+}
+
+// stepList names the steps a program compiled at: "steps 1, 5, 9", or a range for a run of them.
+func stepList(steps []int) string {
+	run := true
+	for i := 1; i < len(steps); i++ {
+		run = run && steps[i] == steps[i-1]+1
+	}
+	if run && len(steps) > 2 {
+		return fmt.Sprintf("steps %d–%d", steps[0], steps[len(steps)-1])
+	}
+	if len(steps) > 6 {
+		return fmt.Sprintf("%d steps from %d to %d", len(steps), steps[0], steps[len(steps)-1])
+	}
+	var b strings.Builder
+	for i, n := range steps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	if len(steps) == 1 {
+		return "step " + b.String()
+	}
+	return "steps " + b.String()
 }
 
 // variantWord is what tells a program's variants apart in its stack's log: JAX's argument
@@ -467,7 +509,8 @@ func causeLine(framework string, c verdict.Cause) string {
 	if c.Kind == "" && framework != "" {
 		s = framework + " said: " + s
 	}
-	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") { // "the batch took 4 sizes" says its kind
+	// "the batch took 4 sizes", "static argument `step` changed …" say their kind
+	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
 		} else {

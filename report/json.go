@@ -13,6 +13,7 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -116,6 +117,8 @@ type ModuleJSON struct {
 	Inputs          int      `json:"inputs"`
 	Reasons         []string `json:"reasons"`
 	Signatures      []string `json:"signatures"`
+	// Undecided: why the log cannot tell its recompilation from set-up (omitted when it can).
+	Undecided string `json:"undecided,omitempty"`
 }
 
 type EventJSON struct {
@@ -198,7 +201,7 @@ func ScanDocument(s *explain.Scan) ScanJSON {
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
 			CompileSeconds: seconds(m.CompileTime), Hashes: nonNil(m.Hashes), HashCount: m.HashCount, Recompiled: m.Recompiled,
 			Recompilations: m.Recompilations, Eager: m.Eager && m.Compilations > 0, Inputs: m.Inputs,
-			Reasons: nonNil(m.Reasons), Signatures: nonNil(m.Signatures)})
+			Reasons: nonNil(m.Reasons), Signatures: nonNil(m.Signatures), Undecided: undecidedOf(m)})
 	}
 	for _, f := range rep.Findings {
 		doc.Findings = append(doc.Findings, FindingJSON{Severity: string(f.Severity), Kind: string(f.Kind), Module: f.Module,
@@ -509,4 +512,14 @@ func CacheDocument(c *Cache) CacheJSON {
 			ModTime: e.ModTime.UTC().Format(time.RFC3339), Status: entryStatus(e, c.LogsGiven)})
 	}
 	return doc
+}
+
+// undecidedOf is why the log cannot tell a module's recompilation from set-up ("" when it can).
+func undecidedOf(m *ledger.Module) string {
+	for _, u := range m.Units {
+		if u.Undecided != "" {
+			return u.Undecided
+		}
+	}
+	return ""
 }

@@ -45,6 +45,15 @@ type ProgramVerdictJSON struct {
 	// compiled before (recurring); both 0 when the log tells no variants apart.
 	Variants int `json:"variants"`
 	Repeated int `json:"repeated"`
+	// Cadence: when it compiled, by its process's steps (null when the log counts none).
+	Cadence *CadenceJSON `json:"cadence"`
+}
+
+type CadenceJSON struct {
+	Steps []int `json:"steps"`
+	Of    int   `json:"of"`
+	Every int   `json:"every"`
+	Quiet int   `json:"quiet"`
 }
 
 type VerdictCauseJSON struct {
@@ -58,6 +67,19 @@ type VerdictCauseJSON struct {
 	FrameworkSaid string `json:"framework_said,omitempty"`
 	// SaidBy names who said it when not the stack itself ("dynamo").
 	SaidBy string `json:"said_by,omitempty"`
+	// Values are the values a Python value read at trace time took, in order: each static
+	// argument that changed (static_argument, from recomp run's probe) or the constants the dump
+	// shows (python_value, no name); [] for other causes.
+	Values []ValuesJSON `json:"values"`
+	// Source is the op line of a number baked into the graph that changed (its values are
+	// Values[0], with no name).
+	Source string `json:"source,omitempty"`
+}
+
+// ValuesJSON is the values one Python value took.
+type ValuesJSON struct {
+	Name string   `json:"name"`
+	Seen []string `json:"seen"`
 }
 
 type SizesJSON struct {
@@ -108,7 +130,18 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
-			pj.Causes = append(pj.Causes, VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy})
+			cj := VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
+				Values: []ValuesJSON{}, Source: c.Source}
+			for _, vs := range c.Values {
+				cj.Values = append(cj.Values, ValuesJSON{Name: vs.Name, Seen: nonNil(vs.Seen)})
+			}
+			if len(c.Numbers) > 0 {
+				cj.Values = append(cj.Values, ValuesJSON{Seen: c.Numbers})
+			}
+			pj.Causes = append(pj.Causes, cj)
+		}
+		if c := p.Cadence; c != nil {
+			pj.Cadence = &CadenceJSON{Steps: nonNil(c.Steps), Of: c.Of, Every: c.Every, Quiet: c.Quiet}
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

@@ -40,6 +40,15 @@ type ProbeRecord struct {
 	// compilation of a job of several processes (jax: compile; ProcessCount 0 otherwise).
 	ProcessIndex int `json:"process_index,omitempty"`
 	ProcessCount int `json:"process_count,omitempty"`
+	// Static are the static arguments a JAX trace of a jitted function was called with (jax:
+	// trace; static_argnums and static_argnames), each value as Python's repr, cut short.
+	Static []StaticArg `json:"static,omitempty"`
+}
+
+// StaticArg is one static argument of a traced call: its parameter's name and its value's repr.
+type StaticArg struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // ProcessIndex is the process index of a job of several processes the probe's records give

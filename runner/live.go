@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -76,10 +78,16 @@ func (nw *noteWriter) follow(sinks []io.Writer) {
 	}
 }
 
-// sayLast says what the Live made of the last lines, once the output ended.
+// sayLast says what the Live made of the last lines, once the output ended, and the notes that
+// still waited for a line to end.
 func (nw *noteWriter) sayLast(lw *lineLog) {
 	if lw.tap != nil {
 		nw.write(io.Discard, nil, lw.tap.place(0))
+	}
+	if nw.mu != nil {
+		nw.mu.Lock()
+		nw.release(true)
+		nw.mu.Unlock()
 	}
 }
 
@@ -136,16 +144,28 @@ func (t *liveTap) read() {
 }
 
 // noteWriter writes the command's output and the notes said between its lines: the notes to
-// their own writer, never inside a line of the output — a note after output that left its line
-// open (a progress bar's frame) starts on a new line.
+// their own writer, never inside a line of the output. A note that comes while a line of the
+// program's text is open on the terminal ("step 3 ... " before its "done") waits until that
+// line ends, at most maxHold; then, or after output that left a progress bar's frame open, it
+// starts on a new line.
 type noteWriter struct {
 	mu    *sync.Mutex
 	notes io.Writer
 	ends  []*lineEnds // what reached the terminal, per stream
+	// held are the notes waiting for heldOn's open line to end, in order; holding says there
+	// are some (read without mu); timer writes them when the wait is over.
+	held    []string
+	heldOn  *lineEnds
+	holding atomic.Bool
+	timer   *time.Timer
 }
 
+// maxHold bounds how long a note waits for the program's open line to end: the line may stay
+// open for long (a computation between "step 3 ... " and "done"), and the note is news.
+const maxHold = 2 * time.Second
+
 func (nw *noteWriter) write(sink io.Writer, b []byte, notes []noted) {
-	if len(notes) == 0 {
+	if len(notes) == 0 && !nw.holding.Load() {
 		sink.Write(b)
 		return
 	}
@@ -154,38 +174,106 @@ func (nw *noteWriter) write(sink io.Writer, b []byte, notes []noted) {
 	at := 0
 	for _, n := range notes {
 		if n.at > at {
-			sink.Write(b[at:n.at])
+			nw.pass(sink, b[at:n.at])
 			at = n.at
 		}
-		text := n.text
-		for _, le := range nw.ends {
-			if le.open() {
-				text = "\n" + text
-				break
-			}
-		}
-		nw.notes.Write([]byte(text))
-		for _, le := range nw.ends {
-			le.closed() // the note ended the line
-		}
+		nw.say(n.text)
 	}
 	if at < len(b) {
-		sink.Write(b[at:])
+		nw.pass(sink, b[at:])
 	}
 }
 
-// lineEnds passes writes on and remembers whether the last one left a line open.
+// pass writes output; while notes are held, a line at a time, so that they follow the end of
+// the line they wait for, before the next line. nw.mu is held.
+func (nw *noteWriter) pass(sink io.Writer, b []byte) {
+	for len(b) > 0 && len(nw.held) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		sink.Write(b[:i+1])
+		b = b[i+1:]
+		nw.release(false)
+	}
+	if len(b) > 0 {
+		sink.Write(b)
+	}
+	nw.release(false)
+}
+
+// say writes a note, or holds it while a line of the program's text is open on the terminal
+// (or notes are held already: they keep their order). nw.mu is held.
+func (nw *noteWriter) say(text string) {
+	if len(nw.held) == 0 {
+		for _, le := range nw.ends {
+			if le.inText() {
+				nw.heldOn = le
+				break
+			}
+		}
+		if nw.heldOn == nil {
+			nw.emit(text)
+			return
+		}
+		nw.holding.Store(true)
+		nw.timer = time.AfterFunc(maxHold, func() {
+			nw.mu.Lock()
+			nw.release(true)
+			nw.mu.Unlock()
+		})
+	}
+	nw.held = append(nw.held, text)
+}
+
+// release writes the held notes once the line they wait for has ended, or at once with force
+// (the wait is over, or the output ended). nw.mu is held.
+func (nw *noteWriter) release(force bool) {
+	if len(nw.held) == 0 || !force && nw.heldOn.inText() {
+		return
+	}
+	held := nw.held
+	nw.held, nw.heldOn = nil, nil
+	nw.holding.Store(false)
+	if nw.timer != nil {
+		nw.timer.Stop()
+		nw.timer = nil
+	}
+	for _, text := range held {
+		nw.emit(text)
+	}
+}
+
+// emit writes a note, on a line of its own. nw.mu is held.
+func (nw *noteWriter) emit(text string) {
+	for _, le := range nw.ends {
+		if le.open() {
+			text = "\n" + text
+			break
+		}
+	}
+	nw.notes.Write([]byte(text))
+	for _, le := range nw.ends {
+		le.closed() // the note ended the line
+	}
+}
+
+// lineEnds passes writes on and remembers whether the last one left a line open, and whether
+// that line is a progress bar's (it holds a carriage return: its frames redraw it).
 type lineEnds struct {
 	mu     sync.Mutex
 	w      io.Writer
 	isOpen bool
+	bar    bool
 }
 
 func (le *lineEnds) Write(p []byte) (int, error) {
 	le.mu.Lock()
 	defer le.mu.Unlock()
-	if len(p) > 0 {
-		le.isOpen = p[len(p)-1] != '\n'
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		le.isOpen, le.bar = i < len(p)-1, bytes.IndexByte(p[i+1:], '\r') >= 0
+	} else if len(p) > 0 {
+		le.isOpen, le.bar = true, le.bar || bytes.IndexByte(p, '\r') >= 0
 	}
 	return le.w.Write(p)
 }
@@ -196,9 +284,16 @@ func (le *lineEnds) open() bool {
 	return le.isOpen
 }
 
+// inText says a line of text is open: one a note would cut in two (a bar's is redrawn anyway).
+func (le *lineEnds) inText() bool {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	return le.isOpen && !le.bar
+}
+
 func (le *lineEnds) closed() {
 	le.mu.Lock()
-	le.isOpen = false
+	le.isOpen, le.bar = false, false
 	le.mu.Unlock()
 }
 

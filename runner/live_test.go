@@ -103,17 +103,61 @@ func TestLiveStop(t *testing.T) {
 	}
 }
 
-// A note after a line the quiet filter left open (a progress bar's frame, and glued after it a
-// compile record it keeps off the terminal) starts on a line of its own.
+// A note after a progress bar's frame the quiet filter left open (a compile record glued after
+// it, kept off the terminal) starts on a line of its own: the bar's next frame redraws it. A
+// bar's frames begin with a carriage return (Keras's progbar, tqdm).
 func TestLiveNoteAfterAnOpenLine(t *testing.T) {
 	var screen syncBuffer
 	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
-	_, err := Run(Options{Command: []string{"sh", "-c", `printf '  1/2 [==>   ]COMPILE glued\nnext\n'`},
+	_, err := Run(Options{Command: []string{"sh", "-c", `printf '\r  1/2 [==>   ]COMPILE glued\nnext\n'`},
 		Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := screen.String(), "  1/2 [==>   ]\nNOTE 1\nnext\n"; got != want {
+	if got, want := screen.String(), "\r  1/2 [==>   ]\nNOTE 1\nnext\n"; got != want {
+		t.Errorf("the screen shows %q, want %q", got, want)
+	}
+}
+
+// A note never cuts a line of the program's text in two: when a compilation is logged while the
+// program's line is open ("step 3 ... " before its "done"), on the same stream (a glued record
+// the quiet filter keeps off the terminal, as under a pseudo-terminal) or on the other (JAX logs
+// on stderr while the program prints on stdout), the note waits for the line's end.
+func TestLiveNoteWaitsForTheProgramsLine(t *testing.T) {
+	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
+	for _, c := range []struct{ name, script string }{
+		{"same stream", `printf 'step 3 ... '; sleep 0.5; printf 'COMPILE glued\n'; sleep 0.3; printf 'done\nstep 4\n'`},
+		{"other stream", `printf 'step 3 ... '; sleep 0.5; printf 'COMPILE apart\n' >&2; sleep 0.3; printf 'done\nstep 4\n'`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var screen syncBuffer
+			_, err := Run(Options{Command: []string{"sh", "-c", c.script},
+				Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := screen.String(), "step 3 ... done\nNOTE 1\nstep 4\n"; got != want {
+				t.Errorf("the screen shows %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// A line the program leaves open for long does not hold the note past maxHold: it then starts
+// on a line of its own.
+func TestLiveNoteWaitsAtMostMaxHold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits maxHold")
+	}
+	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
+	var screen syncBuffer
+	script := fmt.Sprintf(`printf 'step 3 ... '; sleep 0.3; printf 'COMPILE apart\n' >&2; sleep %.1f; printf 'done\n'`, (maxHold + time.Second).Seconds())
+	_, err := Run(Options{Command: []string{"sh", "-c", script},
+		Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := screen.String(), "step 3 ... \nNOTE 1\ndone\n"; got != want {
 		t.Errorf("the screen shows %q, want %q", got, want)
 	}
 }

@@ -88,9 +88,9 @@ func TestProbeInPython(t *testing.T) {
 // The probe records what a Keras call on arrays was given: its samples and batch size (Keras's
 // 32 when none), the part fit trains on under validation_split, nothing of a dataset's.
 func TestProbeKerasSizes(t *testing.T) {
-	py, dir, p := probeFolder(t)
+	py, dir, p := probeSetup(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "keras")
-	runProbed(t, py, dir, p, map[string]string{
+	for path, text := range map[string]string{
 		filepath.Join(lib, "__init__.py"): "class Model:\n" +
 			"    def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_split=0.0, **kw): return 'fitted'\n" +
 			"    def evaluate(self, x=None, y=None, batch_size=None, **kw): return 0.5\n" +
@@ -104,7 +104,10 @@ func TestProbeKerasSizes(t *testing.T) {
 			"m.predict(iter([1, 2]))\n" +
 			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n" +
 			"m.predict(Arr(5), batch_size='many')\n",
-	})
+	} {
+		writeFile(t, path, text)
+	}
+	runUnderProbe(t, py, dir, p)
 	recs, err := runfolder.ReadProbe(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -125,36 +128,83 @@ func TestProbeKerasSizes(t *testing.T) {
 	}
 }
 
-// The probe is assembled from the units' hooks: TF's (frameworks/tf/probe.py) records each
-// trace of a tf.function with the program's line, in a stand-in tensorflow package that traces
-// the way TF does.
-func TestProbeTFHook(t *testing.T) {
-	py, dir, p := probeFolder(t)
-	lib := filepath.Join(dir, "lib", "site-packages", "tensorflow")
-	tc := filepath.Join(lib, "python", "eager", "polymorphic_function")
-	runProbed(t, py, dir, p, map[string]string{
-		filepath.Join(lib, "__init__.py"):                    "",
-		filepath.Join(lib, "python", "__init__.py"):          "",
-		filepath.Join(lib, "python", "eager", "__init__.py"): "",
-		filepath.Join(tc, "__init__.py"):                     "",
-		filepath.Join(tc, "tracing_compilation.py"): "def _create_concrete_function(function_type, type_context, func_graph, tracing_options):\n" +
-			"    return 'concrete'\n" +
-			"def trace(name):\n    class O: pass\n    o = O(); o.name = name\n    return _create_concrete_function(None, None, None, o)\n",
-		filepath.Join(dir, "train.py"): "import tensorflow\n" +
-			"from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc\n" +
-			"assert tc.trace('train_step') == 'concrete'  # line 3\n",
-	})
-	recs, err := runfolder.ReadProbe(dir)
-	if err != nil || len(recs) != 2 {
-		t.Fatalf("records %+v, %v", recs, err)
+// At a JAX trace of a jitted function the probe records the static arguments of the call, read
+// from the frame of JAX's trace entry: by position (named from the signature) and by keyword,
+// a long repr cut short, a repr that raises as "?"; a trace with no such frame records none,
+// and the program runs on.
+func TestProbeJAXStatic(t *testing.T) {
+	py, dir, p := probeSetup(t)
+	lib := filepath.Join(dir, "lib", "site-packages", "jax")
+	for path, text := range map[string]string{
+		filepath.Join(lib, "__init__.py"): "from . import monitoring\n",
+		filepath.Join(lib, "monitoring.py"): "import inspect\n_ls = []\n" +
+			"def register_event_duration_secs_listener(cb):\n    _ls.append(cb)\n" +
+			"def record(event, d, **kw):\n    for cb in _ls:\n        cb(event, d, **kw)\n" +
+			"class JitInfo:\n    def __init__(self, fun, nums, names):\n" +
+			"        self.static_argnums, self.static_argnames = nums, names\n" +
+			"        self.fun_signature = inspect.signature(fun)\n" +
+			"def _trace_for_jit(fun, ji, ctx_mesh, dbg, avals, args, kwargs):\n" +
+			"    record('/jax/core/compile/jaxpr_trace_duration', 0.1, fun_name=fun.__name__)\n" +
+			"def bare_trace():\n    record('/jax/core/compile/jaxpr_trace_duration', 0.1, fun_name='f')\n",
+		filepath.Join(dir, "train.py"): "import jax\nfrom jax.monitoring import JitInfo, _trace_for_jit, bare_trace\n" +
+			"def step(p, x, dropout, mode='train'):\n    pass\n" +
+			"class Bad:\n    def __repr__(self):\n        raise RuntimeError('no repr')\n" +
+			"ji = JitInfo(step, (2, 3), ('dropout', 'mode'))\n" +
+			"_trace_for_jit(step, ji, None, None, None, (1, 2, 0.1), {'mode': 'x' * 200})\n" +
+			"_trace_for_jit(step, ji, None, None, None, (1, 2, Bad()), {})\n" +
+			"_trace_for_jit(step, JitInfo(step, (), ()), None, None, None, (1, 2, 3), {})\n" +
+			"bare_trace()\nprint('done')\n",
+	} {
+		writeFile(t, path, text)
 	}
-	if r := recs[0]; r.Framework != "tf" || r.Event != "trace" || r.Name != "train_step" || filepath.Base(r.File) != "train.py" || r.Line != 3 {
-		t.Errorf("record %+v", r)
+	if out := runUnderProbe(t, py, dir, p); !strings.Contains(out, "done") {
+		t.Fatal(out)
+	}
+	recs, err := runfolder.ReadProbe(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.Event != "trace" {
+			continue
+		}
+		var args []string
+		for _, a := range r.Static {
+			args = append(args, fmt.Sprintf("%s=%.12s(%d)", a.Name, a.Value, len([]rune(a.Value))))
+		}
+		got = append(got, r.Name+":"+strings.Join(args, ","))
+	}
+	want := "step:dropout=0.1(3),mode='xxxxxxxxxxx(80) | step:dropout=?(1) | step: | f:"
+	if strings.Join(got, " | ") != want {
+		t.Errorf("records\n%s\nwant\n%s", strings.Join(got, " | "), want)
 	}
 }
 
-// probeFolder is python3 (the test skips without it) and a folder with the probe written in it.
-func probeFolder(t *testing.T) (py, dir string, p *Probe) {
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runUnderProbe runs dir/train.py under the probe p, with the packages of dir/lib/site-packages,
+// and returns what it printed.
+func runUnderProbe(t *testing.T, py, dir string, p *Probe) string {
+	t.Helper()
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
+	cmd := exec.Command(py, "train.py")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return string(out)
+}
+
+// probeSetup is a python3 (the test skips without one), a folder, and the probe written there.
+func probeSetup(t *testing.T) (py, dir string, p *Probe) {
 	t.Helper()
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -167,20 +217,33 @@ func probeFolder(t *testing.T) (py, dir string, p *Probe) {
 	return py, dir, p
 }
 
-// runProbed writes files (a stand-in package under dir/lib/site-packages, the program
-// dir/train.py) and runs the program with the probe p, failing t if it fails.
-func runProbed(t *testing.T, py, dir string, p *Probe, files map[string]string) {
-	t.Helper()
-	for path, text := range files {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+// The probe is assembled from the units' hooks: TF's (frameworks/tf/probe.py) records each
+// trace of a tf.function with the program's line, in a stand-in tensorflow package that traces
+// the way TF does.
+func TestProbeTFHook(t *testing.T) {
+	py, dir, p := probeSetup(t)
+	lib := filepath.Join(dir, "lib", "site-packages", "tensorflow")
+	tc := filepath.Join(lib, "python", "eager", "polymorphic_function")
+	for path, text := range map[string]string{
+		filepath.Join(lib, "__init__.py"):                    "",
+		filepath.Join(lib, "python", "__init__.py"):          "",
+		filepath.Join(lib, "python", "eager", "__init__.py"): "",
+		filepath.Join(tc, "__init__.py"):                     "",
+		filepath.Join(tc, "tracing_compilation.py"): "def _create_concrete_function(function_type, type_context, func_graph, tracing_options):\n" +
+			"    return 'concrete'\n" +
+			"def trace(name):\n    class O: pass\n    o = O(); o.name = name\n    return _create_concrete_function(None, None, None, o)\n",
+		filepath.Join(dir, "train.py"): "import tensorflow\n" +
+			"from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc\n" +
+			"assert tc.trace('train_step') == 'concrete'  # line 3\n",
+	} {
+		writeFile(t, path, text)
 	}
-	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
-	cmd := exec.Command(py, "train.py")
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
+	runUnderProbe(t, py, dir, p)
+	recs, err := runfolder.ReadProbe(dir)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("records %+v, %v", recs, err)
+	}
+	if r := recs[0]; r.Framework != "tf" || r.Event != "trace" || r.Name != "train_step" || filepath.Base(r.File) != "train.py" || r.Line != 3 {
+		t.Errorf("record %+v", r)
 	}
 }

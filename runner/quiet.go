@@ -14,7 +14,8 @@ import (
 // logging) and so keeps out of the terminal: they still go to run.log. Lines that match one of
 // Lines are quiet, and with Continued the indented lines that follow a quiet line too (the
 // explanation under JAX's TRACING CACHE MISS); so are empty lines next to a quiet line (the
-// framework's blank lines around a record: PyTorch/XLA's "\nComputation hash: …\n\n").
+// framework's blank lines around a record: PyTorch/XLA's "\nComputation hash: …\n\n"; a launcher's
+// tag alone, "[default1]:", is an empty line).
 type Quiet struct {
 	Lines     []*regexp.Regexp
 	Continued []bool // per expression: its lines continue on indented lines
@@ -224,7 +225,7 @@ func (qw *quietWriter) Write(p []byte) (int, error) {
 		switch {
 		case p0(qw.line) == '\n': // a line's end (\n or \r\n, as a pseudo-terminal writes it)
 			body := bytes.TrimRight(qw.line, "\r\n")
-			if len(body) == 0 {
+			if len(body) == 0 || tagLen(body) == len(body) { // a launcher's tag alone is an empty line
 				qw.blank()
 				qw.reset()
 				continue

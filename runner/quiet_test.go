@@ -367,3 +367,32 @@ func TestQuietRecordInsideARecord(t *testing.T) {
 		}
 	}
 }
+
+// A launcher tags the empty lines around PyTorch/XLA's records too ("[default1]:" alone, from
+// torchrun --tee 3 of two ranks): they stay out as the untagged empty lines do, and the ranks'
+// own lines pass. (Fifteen bare tags reached the terminal of a real 2-rank torchrun job.)
+func TestQuietTaggedEmptyLines(t *testing.T) {
+	settings, _ := Evidence(runfolder.Framework("torch-xla"), runfolder.DumpNone, "", nil, nil)
+	block := func(tag string) string {
+		return tag + "\n" +
+			tag + "Compilation Analysis: ================================================================================\n" +
+			tag + "Compilation Analysis: Compilation Cause\n" +
+			tag + "Compilation Analysis:   user torch_xla.sync\n" +
+			tag + "Compilation Analysis:   <module> (/tmp/p/tx_rank.py:9)\n" +
+			tag + "Compilation Analysis: ================================================================================\n"
+	}
+	post := func(tag string) string {
+		return tag + "\n" + tag + "Computation hash: 1114132c038df033c94db286e72a8e6e\n" + tag + "\n" +
+			tag + "Post Compilation Analysis: ================================================================================\n" +
+			tag + "Post Compilation Analysis: Graph input size: 0.000000 GB\n"
+	}
+	log := block("[default1]:") + block("[default0]:") + post("[default1]:") + block("[default1]:") +
+		"[default1]:step 0 batch 32\n" + "[default0]:step 0 batch 32\n" + post("[default0]:") + "[default0]:step 1 batch 32\n"
+	var screen syncBuffer
+	qw := newQuietWriter(&screen, QuietOf(settings))
+	qw.Write([]byte(log))
+	qw.Close()
+	if got, want := screen.String(), "[default1]:step 0 batch 32\n[default0]:step 0 batch 32\n[default0]:step 1 batch 32\n"; got != want {
+		t.Errorf("terminal\n got %q\nwant %q", got, want)
+	}
+}

@@ -3,11 +3,14 @@ package verdict
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/cause"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -114,7 +117,11 @@ func saidBy(kind string) string {
 // compilations of a variant its process had compiled before; (0, 0) when a compilation names
 // neither.
 func variants(compiled []*ledger.Unit) (distinct, repeated int) {
-	seen, inProcess := map[string]bool{}, map[string]bool{}
+	type inInput struct {
+		input int
+		key   string
+	}
+	seen, inProcess := make(map[string]bool, len(compiled)), make(map[inInput]bool, len(compiled))
 	for _, u := range compiled {
 		key := u.Hash
 		if fw := frameworks.ForProducer(u.Producer); key == "" && fw != nil && fw.Name == "jax" {
@@ -123,15 +130,577 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 		if key == "" {
 			return 0, 0
 		}
+		key += staticKey(u.Static) // a static argument's new value is a new variant
 		if !seen[key] {
 			seen[key] = true
 			distinct++
 		}
-		if p := fmt.Sprint(u.Input) + "\x00" + key; inProcess[p] {
+		if p := (inInput{u.Input, key}); inProcess[p] {
 			repeated++ // compiled again in the same process; one in each of two processes is none
 		} else {
 			inProcess[p] = true
 		}
 	}
 	return distinct, repeated
+}
+
+// KindPythonValue: a Python value JAX read at trace time changed, a static argument or a number
+// the function closes over, which it bakes into the program: inferred when the same argument
+// signature compiles again for the same function and the graphs differ only in constants (or in
+// a structure that follows from one) or not at all. JAX's own explanation does not say it: it
+// compares with the closest earlier cache key, whose input types differ.
+const KindPythonValue = string(cause.PythonValue)
+
+// maxValues bounds the values a cause lists; the rest are counted.
+const maxValues = 6
+
+// staticPlan is what the probe's static arguments say about a program: which of them changed,
+// the values they took, and the compilations a new value made.
+type staticPlan struct {
+	change, short, advice string                // short: the values alone, for the table of lines
+	newValue              map[*ledger.Unit]bool // a compilation for values its process had not compiled
+	values                []Values
+}
+
+// staticOf reads the static arguments the probe saw at each compilation of a program: nil when
+// none changed. shapes names what else varied between the compilations (the batch sizes), for
+// the count of compilations per value.
+func staticOf(compiled []*ledger.Unit, shapes string) *staticPlan {
+	var names []string
+	values := map[string][]string{}
+	for _, u := range compiled {
+		for _, a := range u.Static {
+			if _, ok := values[a.Name]; !ok {
+				names = append(names, a.Name)
+			}
+			if !slices.Contains(values[a.Name], a.Value) {
+				values[a.Name] = append(values[a.Name], a.Value)
+			}
+		}
+	}
+	var varying []string
+	for _, n := range names {
+		if len(values[n]) > 1 {
+			varying = append(varying, n)
+		}
+	}
+	if len(varying) == 0 {
+		return nil
+	}
+	// A compilation is the static value's when its values are new in its process, or when its
+	// argument signature had compiled there before under other values (the 104-row last batch
+	// compiled again for each new value); one for values seen before and a new signature is
+	// the signature's.
+	p := &staticPlan{newValue: map[*ledger.Unit]bool{}}
+	seen, sigs, per := map[string]bool{}, map[string]bool{}, map[string]int{}
+	for _, u := range compiled {
+		key := ""
+		for _, n := range varying {
+			key += "\x00" + staticValue(u.Static, n)
+		}
+		per[key]++
+		proc := fmt.Sprint(u.Input) + "\x00" + u.Process
+		if !seen[proc+key] || u.Signature != "" && sigs[proc+"\x00"+u.Signature] {
+			p.newValue[u] = true
+		}
+		seen[proc+key], sigs[proc+"\x00"+u.Signature] = true, true
+	}
+	var parts, short []string
+	for _, n := range varying {
+		parts = append(parts, fmt.Sprintf("`%s` changed %s", n, valueSequence(values[n])))
+		short = append(short, fmt.Sprintf("`%s` %s", n, valueSequence(values[n])))
+		p.values = append(p.values, Values{Name: n, Seen: values[n]})
+	}
+	p.short = strings.Join(short, ", ")
+	word := "static argument "
+	if len(varying) > 1 {
+		word = "static arguments "
+	}
+	each := "one compilation per value"
+	if k := per[firstKey(per)]; k > 1 && allEqual(per, k) {
+		if shapes != "" && strings.HasPrefix(shapes, strconv.Itoa(k)+" ") {
+			each += fmt.Sprintf(", ×%d with the %s", k, shapes[len(strconv.Itoa(k))+1:])
+		} else {
+			each = fmt.Sprintf("%d compilations per value", k)
+		}
+	}
+	p.change = word + strings.Join(parts, ", ") + " (" + each + ")"
+	first := varying[0]
+	p.advice = fmt.Sprintf("each new value of a static argument is a new trace and a new compilation: make `%s` a traced argument "+
+		"(take it out of static_argnums/static_argnames and pass jnp.asarray(%s)), or keep it fixed; keep static only "+
+		"what takes a few values (a mode flag, a loop count from a small set)", first, first)
+	if allInts(values[first]) {
+		p.advice += "; a traced loop count makes lax.fori_loop a while loop (not reverse-differentiable): " +
+			"else round it up to a few values and mask the extra iterations"
+	}
+	return p
+}
+
+// allInts says whether every value is a Python int's repr.
+func allInts(vs []string) bool {
+	for _, v := range vs {
+		if _, err := strconv.Atoi(v); err != nil {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
+// staticValue is the value of the static argument name in args ("" when absent).
+func staticValue(args []ledger.StaticArg, name string) string {
+	for _, a := range args {
+		if a.Name == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+func firstKey(m map[string]int) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+func allEqual(m map[string]int, k int) bool {
+	for _, n := range m {
+		if n != k {
+			return false
+		}
+	}
+	return true
+}
+
+// valueSequence is the values a Python value took, in order, each short: 0.1 → 0.0667 → 0.0.
+func valueSequence(vs []string) string {
+	var out []string
+	for i, v := range vs {
+		if i == maxValues-1 && len(vs) > maxValues {
+			out = append(out, fmt.Sprintf("… → %s (%d values)", shortValue(vs[len(vs)-1]), len(vs)))
+			break
+		}
+		out = append(out, shortValue(v))
+	}
+	return strings.Join(out, " → ")
+}
+
+// shortValue is a number's repr with three significant digits when it has more
+// (0.06666666666666667 → 0.0667); any other value as it is, cut to 40 characters.
+func shortValue(v string) string {
+	if len(v) > 6 && strings.ContainsAny(v, ".eE") {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', 3, 64)
+		}
+	}
+	return shorten(v, 40)
+}
+
+// shorten cuts s to n runes, with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// traceValues infers, without the probe's static arguments, which compilations of a JAX program
+// a Python value read at trace time explains: its argument signature had compiled before in its
+// process, JAX names no other construct (a pytree change), and the dump's comparison shows only
+// constants or structure changing, or identical graphs, or, without a comparison, JAX explained
+// it by argument types (closestKeyTypes). The cause is KindPythonValue, or KindFunctionRebuilt when JAX says the function is
+// being re-defined (a jax.jit or closure made anew, closing over the value): then a signature
+// the old function object compiled counts too. It returns those compilations, the cause's kind
+// and change, and the values the constants took, in order.
+func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind, ch, advice string, values []string) {
+	rebuilt, ok := rebuiltFunction(compiled)
+	if !ok {
+		return nil, "", "", "", nil
+	}
+	meta := "" // the input path whose pytree metadata JAX said differs
+	units = map[*ledger.Unit]bool{}
+	seen := map[string]bool{}
+	for _, u := range compiled {
+		proc := fmt.Sprint(u.Input) + "\x00" + u.Process + "\x00"
+		if rebuilt == "" && (strings.Contains(u.Why, "never seen function") || u.User && u.Why == "") {
+			// JAX's first trace of a function (or a log of another run appended): nothing
+			// compiled before counts
+			for k := range seen {
+				if strings.HasPrefix(k, proc) {
+					delete(seen, k)
+				}
+			}
+		}
+		key := proc + u.Signature
+		if !seen[key] {
+			seen[key] = true
+			continue
+		}
+		if k, _, _, ok := constructCause(u.Why); ok && k == KindPytree && metadataPath(u.Why) == "" {
+			continue // a pytree's structure changed; its metadata holds static values
+		}
+		if p := metadataPath(u.Why); p != "" && meta == "" {
+			meta = p
+		}
+		if valueEvidence(byUnit[u], u.Why, &values) {
+			units[u] = true
+		}
+	}
+	if len(units) == 0 {
+		return nil, "", "", "", nil
+	}
+	if len(values) < 2 {
+		values = nil
+	}
+	if rebuilt != "" {
+		if values != nil {
+			return units, KindFunctionRebuilt, rebuilt + ", closing over " + valueSequence(values), "", values
+		}
+		return units, KindFunctionRebuilt, rebuilt, "", nil
+	}
+	ch = "a Python value seen at trace time (a static argument or a closed-over number) changed"
+	if meta != "" {
+		ch, advice = "a Python value in the pytree metadata at "+meta+" (static to jit) changed", metadataAdvice(meta)
+	}
+	if values != nil {
+		return units, KindPythonValue, ch + ": " + valueSequence(values), advice, values
+	}
+	return units, KindPythonValue, ch + ": argument types compiled before", advice, nil
+}
+
+// reMetadataPath reads JAX's "* at input path [0][0]._graphdef, now <class …> with pytree
+// metadata": a pytree node whose metadata (static to jit: a flax nnx GraphDef, a dataclass's static
+// fields) differs from the closest earlier key's.
+var reMetadataPath = regexp.MustCompile(`at input path (\S+), now .*? with pytree metadata`)
+
+// metadataPath is the input path whose pytree metadata JAX said differs ("" when it said not).
+func metadataPath(why string) string {
+	if !strings.Contains(why, "with pytree metadata") {
+		return ""
+	}
+	if m := reMetadataPath.FindStringSubmatch(why); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// closestKeyTypes says whether JAX explained a compilation by argument types (a shape, a dtype):
+// of a signature compiled before, the types of its closest earlier key, which is not the one of
+// these types (JAX picks the closest key without its static arguments), so they are not what
+// changed.
+func closestKeyTypes(why string) bool {
+	switch k, _ := reasonCause(why); diff.CauseKind(k) {
+	case diff.CauseBatchSize, diff.CauseInputShape, diff.CauseDtype:
+		return true
+	}
+	return false
+}
+
+// rebuiltFunction is what JAX said of a function made anew ("train_step made anew (defined at
+// t.py:3)"), when it said so of a compilation of the program; ok is false when the program is
+// not JAX's with argument signatures logged.
+func rebuiltFunction(compiled []*ledger.Unit) (rebuilt string, ok bool) {
+	fw := frameworks.ByName("jax")
+	for _, u := range compiled {
+		if frameworks.ForProducer(u.Producer) != fw || u.Signature == "" || u.Eager {
+			return "", false
+		}
+		if k, c := reasonCause(u.Why); k == KindFunctionRebuilt && rebuilt == "" {
+			rebuilt = c
+		}
+	}
+	return rebuilt, true
+}
+
+// valueEvidence says whether a compilation of a signature compiled before shows a Python value's
+// effect: its comparison only constants or a structure changing, or identical graphs (never state
+// created once), or, without one, JAX's explanation the types of its closest key or a change of
+// pytree metadata. It adds the values a constant took to values.
+func valueEvidence(cs []diff.Cause, why string, values *[]string) bool {
+	if len(cs) == 0 {
+		return closestKeyTypes(why) || metadataPath(why) != ""
+	}
+	if cs[0].Once {
+		return false
+	}
+	switch cs[0].Kind {
+	case diff.CauseConstant:
+		if old, new, ok := strings.Cut(change(cs[0]), " → "); ok && !strings.ContainsAny(old+new, " ,;") {
+			for _, v := range []string{old, new} {
+				if !slices.Contains(*values, v) {
+					*values = append(*values, v)
+				}
+			}
+		}
+		return true
+	case diff.CauseGraphStructure, diff.CauseIdentical:
+		return true
+	}
+	return false
+}
+
+// valueCause is the cause a Python value read at trace time gives one compilation.
+type valueCause struct {
+	kind, change, short, advice string
+	values                      []Values
+}
+
+// valueCauses are the compilations of a program that a Python value read at trace time explains,
+// each with its cause: a static argument the probe saw take a new value (named, with its values),
+// else the value inferred from the signatures and the dump (traceValues). The causes are the same
+// for all the compilations, so that they count as one cause with the sequence of values.
+func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) map[*ledger.Unit]valueCause {
+	out := map[*ledger.Unit]valueCause{}
+	var own []*ledger.Unit // eager one-op programs are a library's, not a value of the program's
+	for _, u := range compiled {
+		if !u.Eager {
+			own = append(own, u)
+		}
+	}
+	compiled = own
+	if p := staticOf(compiled, shapesWord(compiled)); p != nil {
+		for u := range p.newValue {
+			out[u] = valueCause{KindStaticArgument, p.change, p.short, p.advice, p.values}
+		}
+		return out
+	}
+	if attrs := attributesOf(compiled); attrs != nil {
+		return attrs
+	}
+	units, kind, ch, advice, seen := traceValues(compiled, byUnit)
+	var vs []Values
+	short := "the same argument types, compiled again"
+	if len(seen) > 0 {
+		vs, short = []Values{{Seen: seen}}, valueSequence(seen)
+	}
+	for u := range units {
+		out[u] = valueCause{kind: kind, change: ch, short: short, advice: advice, values: vs}
+	}
+	return out
+}
+
+// metadataAdvice is the advice for a static value held in an argument's pytree metadata at path:
+// a flax nnx Module's plain attribute (its GraphDef), else any pytree's static field.
+func metadataAdvice(path string) string {
+	if strings.Contains(path, "_graphdef") {
+		return "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +
+			"traces and compiles the step again; hold it in an nnx.Variable (set its .value) or pass it as an argument, or keep it fixed"
+	}
+	return "a static field of an argument's pytree (its metadata: a dataclass field marked static, a module's plain attribute) " +
+		"compiles again at each new value: make it an array leaf or pass it as an argument, or keep it fixed"
+}
+
+// shapesWord names what else varied between a program's compilations, by the argument shapes
+// JAX logged: "batch sizes" when only the leading dimension did, "argument shapes" otherwise;
+// "" when they were all the same.
+func shapesWord(compiled []*ledger.Unit) string {
+	var shapes [][][]int
+	sigs := map[string]bool{}
+	for _, u := range compiled {
+		shapes = append(shapes, signatureShapes(u.Signature))
+		sigs[u.Signature] = true
+	}
+	if len(sigs) < 2 {
+		return ""
+	}
+	if _, dim, ok := varyingDim(shapes); ok && dim == 0 {
+		return fmt.Sprintf("%d batch sizes", len(sigs))
+	}
+	return fmt.Sprintf("%d argument shapes", len(sigs))
+}
+
+// staticKey is the static arguments of a compilation as one key ("" when none).
+func staticKey(args []ledger.StaticArg) string {
+	var b strings.Builder
+	for _, a := range args {
+		b.WriteString("\x00" + a.Name + "=" + a.Value)
+	}
+	return b.String()
+}
+
+// reStaticAttr reads a static attribute in a pytree node's metadata as JAX prints it: flax nnx's
+// GraphDef ('temperature', Static(value=1.0)).
+var reStaticAttr = regexp.MustCompile(`\('(\w+)', Static\(value=([^()]*?)\)\)`)
+
+// metadataStatics reads JAX's "different input pytree … so the pytree node metadata does not
+// match" for the static attributes whose values differ between the closest earlier key (before)
+// and this call (now), in the order JAX printed them; nil when it names none.
+func metadataStatics(why string) (names []string, before, now map[string]string) {
+	if !strings.Contains(why, "pytree node metadata does not match") {
+		return nil, nil, nil
+	}
+	_, rest, ok := strings.Cut(why, ", now ")
+	if !ok {
+		return nil, nil, nil
+	}
+	nowPart, beforePart, ok := strings.Cut(rest, " and before ")
+	if !ok {
+		return nil, nil, nil
+	}
+	read := func(s string) map[string]string {
+		m := map[string]string{}
+		for _, g := range reStaticAttr.FindAllStringSubmatch(s, -1) {
+			m[g[1]] = g[2]
+		}
+		return m
+	}
+	now, before = read(nowPart), read(beforePart)
+	for _, g := range reStaticAttr.FindAllStringSubmatch(nowPart, -1) {
+		if b, ok := before[g[1]]; ok && b != now[g[1]] && !slices.Contains(names, g[1]) {
+			names = append(names, g[1])
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil, nil
+	}
+	return names, before, now
+}
+
+// attributesOf reads the static attributes JAX names changing in a program's pytree metadata (a
+// flax nnx Module's plain Python attribute, static to nnx.jit): one cause for every compilation
+// whose explanation names one, with the values in order; nil when none does.
+func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
+	var names []string
+	values := map[string][]string{}
+	units := map[*ledger.Unit]string{}
+	for _, u := range compiled {
+		ns, before, now := metadataStatics(u.Why)
+		if ns == nil {
+			continue
+		}
+		units[u] = strings.TrimSpace(reStaticAttr.FindString(u.Why))
+		for _, n := range ns {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+			for _, v := range []string{before[n], now[n]} {
+				if !slices.Contains(values[n], v) {
+					values[n] = append(values[n], v)
+				}
+			}
+		}
+	}
+	if len(units) == 0 {
+		return nil
+	}
+	var parts, short []string
+	var vs []Values
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("`%s` changed %s", n, valueSequence(values[n])))
+		short = append(short, fmt.Sprintf("`%s` %s", n, valueSequence(values[n])))
+		vs = append(vs, Values{Name: n, Seen: values[n]})
+	}
+	word := "static attribute "
+	if len(names) > 1 {
+		word = "static attributes "
+	}
+	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute in the module's graph definition, which the jit treats as static)"
+	adv := fmt.Sprintf("a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; "+
+		"hold `%s` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed", names[0])
+	out := map[*ledger.Unit]valueCause{}
+	for u := range units {
+		out[u] = valueCause{kind: KindStaticArgument, change: ch, short: strings.Join(short, ", "), advice: adv, values: vs}
+	}
+	return out
+}
+
+// foldNumber folds a program's constant_value causes into one when every recompilation of the
+// program differs from the version it was compared with by one number baked into the graph and
+// nothing else (each comparison's only cause, the same op each time): a Python number the
+// program changed, whose values over the compilations it names (-4 → -6 → -8). The stack's unit
+// may say it in its own words (Construct). The causes are returned unchanged otherwise.
+func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) []Cause {
+	pairs, first, fw := numberChain(compiled, byUnit)
+	if first == nil {
+		return cs
+	}
+	out := Cause{Kind: string(diff.CauseConstant), Source: baseSource(first.Source)}
+	chained := true
+	var steps []string
+	for i, p := range pairs {
+		chained = chained && (i == 0 || p[0] == pairs[i-1][1])
+		steps = append(steps, p[0]+" → "+p[1])
+	}
+	if chained {
+		out.Numbers = []string{pairs[0][0]}
+		for _, p := range pairs {
+			out.Numbers = append(out.Numbers, p[1])
+		}
+	}
+	var rest []Cause
+	for _, c := range cs {
+		if c.Kind != string(diff.CauseConstant) || c.Once {
+			rest = append(rest, c)
+			continue
+		}
+		out.Count += c.Count
+		for _, s := range c.Sites {
+			if !slices.Contains(out.Sites, s) && len(out.Sites) < 4 {
+				out.Sites = append(out.Sites, s)
+			}
+		}
+	}
+	if chained {
+		out.Change = fmt.Sprintf("a number baked into the graph as a constant took %d values: %s", len(out.Numbers), strings.Join(out.Numbers, " → "))
+	} else {
+		// each comparison saw one constant change, but not from the value the last one left
+		// (the number is used twice, and the comparison paired its uses otherwise): say each
+		out.Change = fmt.Sprintf("a number baked into the graph as a constant changed %d times: %s", len(pairs), strings.Join(steps, "; "))
+	}
+	var op []string
+	if first.OpName != "" {
+		op = append(op, first.OpName)
+	}
+	if out.Source != "" {
+		op = append(op, "at "+out.Source)
+	}
+	if len(op) > 0 {
+		out.Change += " (" + strings.Join(op, " ") + ")"
+	}
+	if fw != nil && fw.Construct != nil {
+		if what, adv, ok := fw.Construct(out.Kind, out.Change); ok {
+			out.Change, out.advice = what, adv
+		}
+	}
+	return append([]Cause{out}, rest...)
+}
+
+// numberChain is the number a program's recompilations each changed and nothing else: each
+// recompilation's old and new value in the order they compiled, the first change (op and line)
+// and the stack; first is nil when a recompilation differs otherwise, or was compared with nothing.
+func numberChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (pairs [][2]string, first *diff.Change, fw *framework.Framework) {
+	seq := map[string]int{}
+	for _, u := range compiled {
+		if !compiledAgain(u, seq) {
+			continue
+		}
+		c := byUnit[u]
+		if len(c) != 1 || c[0].Kind != diff.CauseConstant || c[0].Constant == nil || c[0].Once {
+			return nil, nil, nil
+		}
+		ch := c[0].Constant
+		if !number(ch.Old) || !number(ch.New) || first != nil && (ch.OpName != first.OpName || ch.Source != first.Source) {
+			return nil, nil, nil
+		}
+		if first == nil {
+			first, fw = ch, frameworks.ForProducer(u.Producer)
+		}
+		pairs = append(pairs, [2]string{ch.Old, ch.New})
+	}
+	return pairs, first, fw
+}
+
+// number says whether a constant's printed value is one number (not an array, not elided).
+func number(s string) bool {
+	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil || s == "true" || s == "false"
+}
+
+// baseSource is a dump's source_file:source_line with the file's folder left out ("" for none).
+func baseSource(src string) string {
+	if i := strings.LastIndexAny(src, `/\`); i >= 0 {
+		return src[i+1:]
+	}
+	return src
 }

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,4 +102,93 @@ func FuzzConstructCause(f *testing.F) {
 			t.Fatalf("said %q is not in %q", said, why)
 		}
 	})
+}
+
+// A program whose every recompilation changed one number and nothing else: the number's values
+// in the order they compiled, one cause; anything else besides leaves the causes as they are.
+func TestFoldNumberNamesTheValues(t *testing.T) {
+	unit := func() *ledger.Unit { return &ledger.Unit{Compiled: true, Program: "p"} }
+	konst := func(old, new, op string) []diff.Cause {
+		return []diff.Cause{{Kind: diff.CauseConstant, Summary: old + " → " + new,
+			Constant: &diff.Change{Old: old, New: new, OpName: op, Source: "/src/train.py:465"}}}
+	}
+	a, b, c := unit(), unit(), unit()
+	by := map[*ledger.Unit][]diff.Cause{b: konst("-4", "-6", "aten__triu"), c: konst("-6", "-8", "aten__triu")}
+	in := []Cause{{Kind: "constant_value", Change: "-4 → -6", Count: 1, Sites: []string{"t.py:1"}},
+		{Kind: "constant_value", Change: "-6 → -8", Count: 1, Sites: []string{"t.py:1"}}}
+	out := foldNumber(in, []*ledger.Unit{a, b, c}, by)
+	if len(out) != 1 || !slices.Equal(out[0].Numbers, []string{"-4", "-6", "-8"}) || out[0].Source != "train.py:465" || out[0].Count != 2 ||
+		out[0].Change != "a number baked into the graph as a constant took 3 values: -4 → -6 → -8 (aten__triu at train.py:465)" {
+		t.Fatalf("%+v", out)
+	}
+	// the comparison paired the number's two uses otherwise (pow's exponent and its gradient's):
+	// each change said, no values claimed
+	unchained := map[*ledger.Unit][]diff.Cause{b: konst("0.5", "2.5", "prim__Constant"), c: konst("1.5", "3.5", "prim__Constant")}
+	if out := foldNumber(in, []*ledger.Unit{a, b, c}, unchained); len(out) != 1 || out[0].Numbers != nil ||
+		out[0].Change != "a number baked into the graph as a constant changed 2 times: 0.5 → 2.5; 1.5 → 3.5 (prim__Constant at train.py:465)" {
+		t.Errorf("unchained: %+v", out)
+	}
+	for name, by := range map[string]map[*ledger.Unit][]diff.Cause{
+		"another op":        {b: konst("-4", "-6", "aten__triu"), c: konst("-6", "-8", "aten__roll")},
+		"an array":          {b: konst("{1, 2}", "{1, 3}", "x"), c: konst("{1, 3}", "{1, 4}", "x")},
+		"one not compared":  {b: konst("-4", "-6", "aten__triu")},
+		"a shape with it":   {b: konst("-4", "-6", "aten__triu"), c: append(konst("-6", "-8", "aten__triu"), diff.Cause{Kind: diff.CauseInputShape})},
+		"constants, no one": {b: {{Kind: diff.CauseConstant}}, c: konst("-6", "-8", "aten__triu")},
+	} {
+		if out := foldNumber(in, []*ledger.Unit{a, b, c}, by); len(out) != 2 || out[0].Numbers != nil {
+			t.Errorf("%s: %+v", name, out)
+		}
+	}
+}
+
+// When a program compiled, by its process's steps: at a steady interval to the end (recurs), or
+// early with the rest of the run quiet (paid once), or neither.
+func TestCadence(t *testing.T) {
+	at := func(steps ...int) []*ledger.Unit {
+		var us []*ledger.Unit
+		for _, s := range steps {
+			us = append(us, &ledger.Unit{Compiled: true, Step: s})
+		}
+		return us
+	}
+	for _, c := range []struct {
+		steps        []int
+		of           int
+		every, quiet int
+		none         bool
+	}{
+		{steps: []int{1, 5, 9}, of: 12, every: 4},
+		{steps: []int{1, 2, 3, 4, 5, 6}, of: 6, every: 1},
+		{steps: []int{1, 2, 3, 4, 5, 6}, of: 12, quiet: 6},
+		{steps: []int{1, 4}, of: 8, quiet: 4},
+		{steps: []int{1, 4}, of: 6},                 // two, and the run ended soon after: neither
+		{steps: []int{1, 5, 9}, of: 20, quiet: 11},  // steady, then quiet: paid once
+		{steps: []int{1, 3, 9}, of: 10},             // uneven, and not quiet
+		{steps: []int{1, 5}, of: 0, none: true},     // no steps counted
+		{steps: []int{1}, of: 10, none: true},       // compiled once
+		{steps: []int{5, 1, 9}, of: 12, none: true}, // out of order: not a step count
+	} {
+		got := cadenceOf(at(c.steps...), c.of)
+		if c.none {
+			if got != nil {
+				t.Errorf("%v of %d: %+v, want none", c.steps, c.of, got)
+			}
+			continue
+		}
+		if got == nil || got.Every != c.every || got.Quiet != c.quiet || got.Of != c.of || !slices.Equal(got.Steps, c.steps) {
+			t.Errorf("%v of %d: %+v, want every %d, quiet %d", c.steps, c.of, got, c.every, c.quiet)
+		}
+	}
+}
+
+// Batches of many sizes (a serving queue) are padded to buckets, not dropped: drop_last fits only
+// an epoch's last partial batch.
+func TestSpreadBatchesAreNotDropped(t *testing.T) {
+	v := Verdict{Framework: "torch-xla", Causes: []Cause{{Kind: "batch_size"}}}
+	for pattern, drop := range map[string]bool{"spread": false, "growing": false, "remainder": true} {
+		v.Sizes = &Sizes{Pattern: pattern, Best: -1, Seen: []int{32, 24}}
+		if got := action(v, true, nil, nil); strings.Contains(got, "drop_last") != drop {
+			t.Errorf("%s: %s", pattern, got)
+		}
+	}
 }

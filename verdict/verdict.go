@@ -1,10 +1,3 @@
-// Package verdict turns what recomp found into what a user decides on: for each program that
-// compiled again, how often, what it cost and its share of the run, the causes with old → new
-// and how often each, the user's lines that made it compile, and the action — with the sizes
-// to pad to when one dimension varies. It also ranks the user's lines by the compile time they
-// cost, and says in one headline how much of the run went to compiling and how much of that to
-// compiling again. It reads the ledger's accounting and, when a dump was explained, the causes
-// package diff named; it prints nothing.
 package verdict
 
 import (
@@ -99,6 +92,24 @@ type Verdict struct {
 	// the same process: with none, each variant was paid once (a new shape, then reused); with
 	// some, the same thing compiles again and recurs.
 	Variants, Repeated int
+	// Cadence says when its compilations happened in the run's steps (nil when the log counts no
+	// steps, or the logs are of several processes).
+	Cadence *Cadence
+}
+
+// Cadence is when a program compiled, by the steps of its process: at a steady interval to the
+// end of the run (it recurs, and will again while the run goes on), or all early with the rest of
+// the run compiling nothing (paid once).
+type Cadence struct {
+	// Steps are the steps it compiled in (1 for the first), in order; Of the steps the process ran.
+	Steps []int
+	Of    int
+	// Every is the interval, when it compiled every Every steps from its first compilation to the
+	// end of the run (3 compilations or more); 0 otherwise.
+	Every int
+	// Quiet is the steps after its last compilation, when they are more than any interval
+	// between its compilations: it was paid once; 0 otherwise.
+	Quiet int
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -110,12 +121,30 @@ type Cause struct {
 	// Once says the cause is expected once in a run (diff.Cause.Once): state the first step
 	// built. It is listed after the causes that recur, with its own advice.
 	Once bool
+	// Numbers are, for a number baked into the graph that changed from compilation to
+	// compilation (one constant, the comparisons' only cause), its values in the order they
+	// compiled; Source the line of the op that took it (the dump's op metadata, FILE:LINE with
+	// FILE its base name; "" when the dump names none). Nil and "" otherwise. JSON gives them
+	// as values[0] with no name.
+	Numbers []string
+	Source  string
 	// Said is the framework's own words that name the cause, when the cause is a construct only
 	// they show (a static argument, a pytree change).
 	Said string
 	// SaidBy names who said it when not the stack itself (dynamo, torch.compile's tracer).
 	SaidBy string
+	// Values are the values a Python value read at trace time took, in order, when the cause is
+	// one (static_argument from the probe: each argument that changed; python_value: the
+	// constants the dump shows, with no name); nil otherwise.
+	Values []Values
 	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
+}
+
+// Values are the values one Python value took: a static argument's (Name) or a constant's (no
+// name), as the program's language or the dump printed them.
+type Values struct {
+	Name string
+	Seen []string
 }
 
 // Sizes is the padding proposal for a dimension that varied.
@@ -146,7 +175,71 @@ type SiteRow struct {
 	Time                      time.Duration
 	TopCause                  string
 	Example                   string // an old → new of the top cause
-	topOnce                   bool   // the top cause is expected once (diff.Cause.Once)
+	causes                    []siteCause
+}
+
+// siteCause is one cause of a line's compilations and how many it explains.
+type siteCause struct {
+	kind, example string
+	once          bool // expected once (diff.Cause.Once)
+	n             int
+}
+
+// count counts one compilation of the line to a cause.
+func (row *SiteRow) count(kind, example string, once bool) {
+	for i := range row.causes {
+		if c := &row.causes[i]; c.kind == kind && (kind != "" || c.example == example) {
+			c.n++
+			return
+		}
+	}
+	row.causes = append(row.causes, siteCause{kind, example, once, 1})
+}
+
+// settle names the line's top cause: the one that explains the most of its compilations, a cause
+// that recurs before one expected once, a named kind before the framework's bare words, the first
+// met on a tie; its example is the first met of that kind.
+func (row *SiteRow) settle() {
+	best := -1
+	rank := func(c siteCause) [3]int { return [3]int{boolInt(!c.once), boolInt(c.kind != ""), c.n} }
+	for i, c := range row.causes {
+		if best < 0 || cmpRank(rank(c), rank(row.causes[best])) > 0 {
+			best = i
+		}
+	}
+	if best >= 0 {
+		row.TopCause, row.Example = row.causes[best].kind, row.causes[best].example
+	}
+	row.causes = nil
+}
+
+func cmpRank(a, b [3]int) int {
+	for i := range a {
+		if c := cmp.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// unitCause is the cause one compilation gives its line: a Python value read at trace time, the
+// construct the framework names, the dump's main cause, or the framework's words; ok is false
+// when none is known.
+func unitCause(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (kind, example string, once, ok bool) {
+	if vc, found := values[u]; found && again {
+		return vc.kind, vc.short, false, true
+	}
+	if kind, ch, _, named := constructCause(u.Why); named && again && (len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
+		return kind, ch, false, true
+	}
+	if cs := byUnit[u]; len(cs) > 0 {
+		return string(cs[0].Kind), change(cs[0]), cs[0].Once, true
+	}
+	if u.Why != "" && again {
+		kind, ch := reasonCause(u.Why)
+		return kind, ch, false, true
+	}
+	return "", "", false, false
 }
 
 // cost is what a compilation cost: the stages before the compiler's and the compiler's own.
@@ -201,6 +294,7 @@ func Build(in Input) *Result {
 	sites := map[string]*SiteRow{}
 	for _, m := range rep.Modules {
 		compiled := m.Compiled()
+		values := valueCauses(compiled, byUnit)
 		seq := map[string]int{}
 		for _, u := range compiled {
 			c := cost(u)
@@ -228,15 +322,8 @@ func Build(in Input) *Result {
 			if u.AfterWarmup {
 				row.AfterWarmup++
 			}
-			// The first cause met names the line; a cause that recurs replaces one expected once.
-			if kind, ch, _, ok := constructCause(u.Why); ok && again && (row.TopCause == "" || row.topOnce) &&
-				(len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
-				row.TopCause, row.Example, row.topOnce = kind, ch, false
-			} else if cs := byUnit[u]; len(cs) > 0 && (row.TopCause == "" || row.topOnce && !cs[0].Once) {
-				row.TopCause, row.Example, row.topOnce = string(cs[0].Kind), change(cs[0]), cs[0].Once
-			} else if (row.TopCause == "" || row.topOnce) && u.Why != "" && again {
-				row.topOnce = false
-				row.TopCause, row.Example = reasonCause(u.Why)
+			if kind, ex, once, ok := unitCause(u, again, values, byUnit); ok {
+				row.count(kind, ex, once)
 			}
 		}
 		if m.Recompiled && !m.Eager {
@@ -257,9 +344,7 @@ func Build(in Input) *Result {
 			r.Verdicts[i].Share = 0
 		}
 	}
-	for _, row := range sites {
-		r.Sites = append(r.Sites, *row)
-	}
+	r.Sites = append(r.Sites, settleSites(sites, r.Verdicts)...)
 	slices.SortFunc(r.Sites, func(a, b SiteRow) int { return cmp.Or(cmp.Compare(b.Time, a.Time), cmp.Compare(a.Site, b.Site)) })
 	slices.SortStableFunc(r.Verdicts, func(a, b Verdict) int { return cmp.Compare(b.Time, a.Time) })
 	return r
@@ -289,6 +374,54 @@ func (t *causeTally) add(kind, ch, site string, from *diff.Cause) *Cause {
 		c.Sites = append(c.Sites, site)
 	}
 	return c
+}
+
+// addUnit counts the cause of one compilation at the program's line site: a Python value read at
+// trace time, the construct the framework names over the graphs' effect, the dump's main cause,
+// or the framework's words. It says whether the dump explained the compilation.
+func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (linked bool) {
+	kind, ch, said, named := constructCause(u.Why)
+	named = named && again
+	cs := byUnit[u]
+	// a static value JAX saw as pytree metadata (an nnx attribute) is the static value's
+	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u.Why) != "") {
+		// a Python value read at trace time: one cause with the values it took
+		c := t.add(vc.kind, vc.change, site, nil)
+		c.advice, c.Values = vc.advice, vc.values
+		if named {
+			c.Said, c.SaidBy = said, saidBy(kind)
+		}
+		return len(cs) > 0
+	}
+	if vc, ok := values[u]; ok && again && kind == KindStaticArgument && vc.kind == KindPythonValue && vc.values != nil {
+		// JAX names the class, the dump the values it became
+		c := t.add(kind, "a static argument took a new value, baked into the graph as "+vc.short, site, nil)
+		c.Values, c.Said, c.SaidBy = vc.values, said, saidBy(kind)
+		return len(cs) > 0
+	}
+	if len(cs) > 0 {
+		if named && overrides(kind, cs[0].Kind) {
+			c := t.add(kind, ch, site, nil)
+			c.Said, c.SaidBy = said, saidBy(kind)
+			return true
+		}
+		c := t.add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
+		if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
+			if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
+				c.Change, c.advice = what, adv
+			}
+		}
+		return true
+	}
+	switch {
+	case named:
+		c := t.add(kind, ch, site, nil)
+		c.Said, c.SaidBy = said, saidBy(kind)
+	case again && u.Why != "":
+		kind, ch := reasonCause(u.Why)
+		t.add(kind, ch, site, nil)
+	}
+	return false
 }
 
 // list is the causes counted. A framework's words that name no change (PyTorch/XLA's "dynamo
@@ -326,7 +459,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		}
 	}
 	causes := &causeTally{byKey: map[string]*Cause{}}
-	add := causes.add
+	values := valueCauses(compiled, byUnit)
 	seq := map[string]int{}
 	linked := 0
 	for _, u := range compiled {
@@ -340,44 +473,24 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		if u.Site.User() {
 			site = u.Site.String()
 		}
-		kind, ch, said, named := constructCause(u.Why)
-		named = named && again
-		if cs := byUnit[u]; len(cs) > 0 {
+		if causes.addUnit(u, again, site, values, byUnit) {
 			linked++
-			if named && overrides(kind, cs[0].Kind) {
-				c := add(kind, ch, site, nil)
-				c.Said, c.SaidBy = said, saidBy(kind)
-				continue
-			}
-			c := add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
-			if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
-				if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
-					c.Change, c.advice = what, adv
-				}
-			}
-			continue
-		}
-		switch {
-		case named:
-			c := add(kind, ch, site, nil)
-			c.Said, c.SaidBy = said, saidBy(kind)
-		case again && u.Why != "":
-			kind, ch := reasonCause(u.Why)
-			add(kind, ch, site, nil)
 		}
 	}
 	if linked == 0 { // a dump explained without the log's compilations linked to it
 		for _, e := range explained {
 			if len(e.Causes) > 0 {
-				add(string(e.Causes[0].Kind), change(e.Causes[0]), "", &e.Causes[0])
+				causes.add(string(e.Causes[0].Kind), change(e.Causes[0]), "", &e.Causes[0])
 			}
 		}
 	}
 	v.Causes = causes.list()
+	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
 	v.Variants, v.Repeated = variants(compiled)
+	v.Cadence = cadenceIn(compiled, in.Ledger)
 	v.Sizes = sizesOf(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
@@ -386,6 +499,9 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	front, call := viaOf(compiled)
 	v.Sizes.fitCalls(call, compiled)
 	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front), stepFront)
+	if linked == 0 {
+		v.Action = undecidedAction(compiled, v.Action)
+	}
 	return v
 }
 
@@ -526,7 +642,7 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 		for _, s := range shapes {
 			seen = append(seen, s[arg][dim])
 		}
-		what = fmt.Sprintf("argument %d, dimension %d", arg, dim)
+		what = fmt.Sprintf("%s, dimension %d", argName(compiled, shapes, arg), dim)
 		if dim == 0 {
 			what = "the batch (leading dimension)"
 		}
@@ -556,6 +672,34 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 	}
 	plans := padding.Plans(sizes, 8)
 	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0)}
+}
+
+// reWhyArg is an argument JAX's explanation names with its new shape: "* at data[0], now f32[4,6] and
+// before …" (0.4: "at x, seen f32[32,8], but now given f32[24,8]").
+var reWhyArg = regexp.MustCompile(`at (\S+?), (?:now|seen [a-z]+\d*\[[\d,]*\], but now given) [a-z]+\d*\[([\d,]*)\]`)
+
+// argName names argument arg of a program's signatures as the framework's explanation of a
+// compilation names it (JAX's "at data[0], now f32[4,6]", the first whose new shape is that
+// compilation's shape of arg; a program's arguments are flattened leaves, so "argument 16" would
+// name nothing the user wrote), else "argument N".
+func argName(compiled []*ledger.Unit, shapes [][][]int, arg int) string {
+	for i, u := range compiled {
+		if u.Why == "" || arg >= len(shapes[i]) {
+			continue
+		}
+		for _, m := range reWhyArg.FindAllStringSubmatch(u.Why, -1) {
+			var dims []int
+			for _, d := range strings.Split(m[2], ",") {
+				if n, err := strconv.Atoi(strings.TrimSpace(d)); err == nil {
+					dims = append(dims, n)
+				}
+			}
+			if slices.Equal(dims, shapes[i][arg]) {
+				return m[1]
+			}
+		}
+	}
+	return fmt.Sprintf("argument %d", arg)
 }
 
 var reShapedArray = regexp.MustCompile(`(?:ShapedArray\()?[a-z]+\d*\[([\d,\s]*)\]`)
@@ -705,14 +849,18 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			continue
 		}
 		adv := ""
+		if s := v.Sizes; kind == diff.CauseBatchSize && s != nil && s.Pattern != "remainder" && s.Pattern != "fixed" && s.Pattern != "" {
+			// Batches of many sizes (a serving queue, a sampler): not a last partial batch to drop.
+			kind = diff.CauseInputShape
+		}
 		step, _, _ := strings.Cut(v.Role, " (")
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case stepFront != nil && stepFront.Steps[step][kind] != "":
-			adv = stepFront.Steps[step][kind] // the loop's own remedy: training, evaluation, prediction
-		case front != nil && front.Causes[kind] != "":
-			adv = front.Causes[kind]
+		case stepFront != nil && stepFront.StepAdvice(v.Framework, step, kind) != "":
+			adv = stepFront.StepAdvice(v.Framework, step, kind) // the loop's own remedy: training, evaluation, prediction
+		case front != nil && front.CauseAdvice(v.Framework, kind) != "":
+			adv = front.CauseAdvice(v.Framework, kind)
 		case fw != nil:
 			adv = fw.Advice.Causes[kind]
 		}
@@ -742,6 +890,8 @@ func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framewor
 	for _, u := range compiled {
 		if r := roles[u]; r != "" {
 			step = r
+		} else if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+			step, via = s, f.Name // the stack said which function it traced, and the front end's file defines it
 		}
 		if u.Via != nil && (via == "" || via == u.Via.FrontEnd) {
 			via = u.Via.FrontEnd
@@ -902,4 +1052,87 @@ func distinct(xs []int) []int {
 	out := slices.Clone(xs)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// cadenceOf is when a program's compilations happened in a process of steps steps (nil when the
+// log counts none, or it compiled once).
+func cadenceOf(compiled []*ledger.Unit, steps int) *Cadence {
+	if steps == 0 || len(compiled) < 2 {
+		return nil
+	}
+	c := &Cadence{Of: steps}
+	gap := 0
+	for i, u := range compiled {
+		if u.Step < 1 || u.Step > steps+1 || i > 0 && u.Step < c.Steps[i-1] {
+			return nil
+		}
+		c.Steps = append(c.Steps, u.Step)
+		if i > 0 {
+			gap = max(gap, u.Step-c.Steps[i-1])
+		}
+	}
+	last := c.Steps[len(c.Steps)-1]
+	if len(c.Steps) >= 3 && gap > 0 && steps-last < gap {
+		even := true
+		for i := 1; i < len(c.Steps); i++ {
+			even = even && c.Steps[i]-c.Steps[i-1] == gap
+		}
+		if even {
+			c.Every = gap
+		}
+	}
+	if quiet := steps - last; c.Every == 0 && quiet > max(gap, 1) {
+		c.Quiet = quiet
+	}
+	return c
+}
+
+// cadenceIn is when a program compiled in a one-process report's steps (nil for several processes).
+func cadenceIn(compiled []*ledger.Unit, rep *ledger.Report) *Cadence {
+	if len(rep.Procs) != 1 {
+		return nil
+	}
+	return cadenceOf(compiled, rep.Procs[0].Steps)
+}
+
+// undecidedAction is, for a program whose recompilation the log cannot tell from set-up (and no
+// dump compared), how to decide; the action otherwise.
+func undecidedAction(compiled []*ledger.Unit, act string) string {
+	for _, u := range compiled {
+		if u.Undecided != "" {
+			return u.Undecided
+		}
+	}
+	return act
+}
+
+// settleSites names each line's top cause and example: a number's values where a program's
+// number baked into the graph is the line's top cause.
+func settleSites(sites map[string]*SiteRow, verdicts []Verdict) []SiteRow {
+	for _, row := range sites {
+		row.settle()
+	}
+	for _, v := range verdicts {
+		numberExample(sites, v) // once each line's top cause is settled
+	}
+	out := make([]SiteRow, 0, len(sites))
+	for _, row := range sites {
+		out = append(out, *row)
+	}
+	return out
+}
+
+// numberExample gives the lines where a program's number baked into the graph changed the
+// number's values as their example (-4 → -6 → -8), where the line's top cause is that constant.
+func numberExample(sites map[string]*SiteRow, v Verdict) {
+	for _, c := range v.Causes {
+		if len(c.Numbers) == 0 {
+			continue
+		}
+		for _, s := range c.Sites {
+			if row := sites[s]; row != nil && row.TopCause == c.Kind {
+				row.Example = strings.Join(c.Numbers, " → ")
+			}
+		}
+	}
 }

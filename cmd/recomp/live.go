@@ -11,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/textutil"
@@ -59,6 +60,8 @@ type liveLines struct {
 	progs  map[string]*liveProgram
 	every  time.Duration // one program's lines are said this often at most (liveEvery)
 	probe  string        // the run folder whose probe records give a line the log does not ("" none)
+	// watching: no command to stop (recomp watch says it fails instead)
+	watching bool
 }
 
 // liveProgram is one program's repeats since its last live line.
@@ -67,7 +70,14 @@ type liveProgram struct {
 	held      int
 	heldTime  time.Duration
 	signature string // its last compilation's argument signature
+	// signatures are the argument signatures it compiled (JAX's name a variant; at most
+	// maxLiveSignatures are kept)
+	signatures map[string]bool
+	name       string // how its last line named it (a front end's step first)
 }
+
+// maxLiveSignatures bounds the signatures kept per program.
+const maxLiveSignatures = 1024
 
 func newLiveLines(opt ledger.LiveOptions, prefix string, color bool, tally *liveTally) *liveLines {
 	return &liveLines{lv: ledger.NewLive(opt), prefix: prefix, color: color, now: time.Now, tally: tally,
@@ -90,8 +100,12 @@ func (l *liveLines) close() (*ledger.Report, []runner.Note) {
 	for _, fam := range slices.Sorted(maps.Keys(l.progs)) {
 		p := l.progs[fam]
 		if p.held > 0 {
+			name := p.name
+			if name == "" {
+				name = textutil.Visible(fam)
+			}
 			notes = append(notes, runner.Note{Text: l.line(fmt.Sprintf("%s compiled %d more time(s) after warm-up since its last line (%s)",
-				textutil.Visible(fam), p.held, seconds(p.heldTime)))})
+				name, p.held, seconds(p.heldTime)))})
 		}
 	}
 	return rep, notes
@@ -110,8 +124,16 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 			}
 		}
 		before := p.signature
+		repeated := false
 		if u.Signature != "" {
 			p.signature = u.Signature
+			if p.signatures == nil {
+				p.signatures = map[string]bool{}
+			}
+			repeated = p.signatures[u.Signature]
+			if len(p.signatures) < maxLiveSignatures {
+				p.signatures[u.Signature] = true
+			}
 		}
 		if !u.AfterWarmup {
 			continue
@@ -136,13 +158,14 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 			p.heldTime += cost
 			continue
 		}
-		text := l.describe(u, before, cost)
+		text := l.describe(u, before, repeated, cost)
+		p.name = liveName(u)
 		if p.held > 0 {
 			text += fmt.Sprintf("; %d more since %s (%s)", p.held, p.said.Format("15:04:05"), seconds(p.heldTime))
 		}
 		p.said, p.held, p.heldTime = now, 0, 0
 		out = append(out, runner.Note{After: int64(u.Line), Text: l.line(text)})
-		if stopNow {
+		if stopNow && !l.watching {
 			out = append(out, runner.Note{After: int64(u.Line), Text: l.line("stopping the command: " + t.stop)})
 		}
 	}
@@ -165,25 +188,39 @@ func (l *liveLines) stopWhy(u ledger.LiveUnit, cost time.Duration) string {
 	return what
 }
 
+// liveName is how a live line names a compilation's program: a front end's step leads, from the
+// probe's call (Keras's evaluate runs its test step) or the stack's explanation of the function it
+// traced (Keras on JAX: its trainer's train_step).
+func liveName(u ledger.LiveUnit) string {
+	name := textutil.Visible(u.Family)
+	via, step, methods := "", "", []string(nil)
+	if u.Via != nil {
+		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+	}
+	if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
+		via, step = f.Name, s
+	}
+	if via != "" {
+		if f, role := frameworks.StepRole(via, step, methods); f != nil {
+			name = f.Title + " " + role + " · " + name
+		}
+	}
+	return name
+}
+
 // describe is a live line: the program, what changed (old → new), the user's line, the compile
 // time.
-func (l *liveLines) describe(u ledger.LiveUnit, before string, cost time.Duration) string {
+func (l *liveLines) describe(u ledger.LiveUnit, before string, repeated bool, cost time.Duration) string {
 	var b strings.Builder
 	mark := "✗"
 	if l.color {
 		mark = "\x1b[1;31m✗\x1b[0m"
 	}
-	name := textutil.Visible(u.Family)
-	if u.Via != nil { // a front end's step leads (the probe's call: Keras's evaluate runs its test step)
-		if f, role := frameworks.StepRole(u.Via.FrontEnd, "", []string{u.Via.Method}); f != nil {
-			name = f.Title + " " + role + " · " + name
-		}
-	}
-	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, name)
+	fmt.Fprintf(&b, "%s %s compiled after warm-up", mark, liveName(u))
 	if u.Seq > 1 {
 		fmt.Fprintf(&b, " (compilation %d)", u.Seq)
 	}
-	if ch := changeOf(u.Unit, before); ch != "" {
+	if ch := changeOf(u.Unit, before, repeated); ch != "" {
 		b.WriteString(": " + textutil.Visible(ch))
 	}
 	if s := siteOf(u.Unit); s != "" {
@@ -204,8 +241,16 @@ func (l *liveLines) line(text string) string {
 }
 
 // changeOf says what changed, old → new: from the framework's explanation, else from the
-// argument signatures it logged.
-func changeOf(u *ledger.Unit, before string) string {
+// argument signatures it logged. A JAX signature the program had compiled before (repeated) is
+// not what its explanation's types say changed: JAX compares with the closest earlier key, not
+// the one of these types; what differs is elsewhere in its cache key, most often a static
+// argument or another Python value it read at trace time.
+func changeOf(u *ledger.Unit, before string, repeated bool) string {
+	if fw := frameworks.ForProducer(u.Producer); repeated && u.Why != "" && fw != nil && fw.Name == "jax" {
+		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == string(diff.CauseBatchSize) || kind == string(diff.CauseInputShape) || kind == string(diff.CauseDtype) {
+			return "argument types it compiled before, so not a shape change: most often a static argument or a Python value read at trace time changed"
+		}
+	}
 	if u.Why != "" {
 		switch kind, ch := verdict.Reason(u.Why); {
 		case ch != "" && kind != "":

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -140,18 +141,99 @@ func TestLiveLinesRateLimited(t *testing.T) {
 	}
 }
 
+// A JAX compilation of argument types the program compiled before is no shape change (most often
+// a static argument): its live line says so, not the types of JAX's closest key.
+func TestLiveLineSameTypesAgain(t *testing.T) {
+	miss := func(now, before string) string {
+		return "WARNING:jax._src.pjit:TRACING CACHE MISS at /home/me/train.py:29:12 (main):\n  for step defined at /home/me/train.py:16\n" +
+			"  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n  * at x, now f32[" + now + ",16] and before f32[" + before + ",16]\n" +
+			"WARNING:jax._src.interpreters.pxla:Compiling jit(step) with global shapes and types (ShapedArray(float32[" + now + ",16]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.5 sec\n"
+	}
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	l.every = 0
+	var said []string
+	for _, s := range []string{
+		"WARNING:jax._src.interpreters.pxla:Compiling jit(step) with global shapes and types (ShapedArray(float32[128,16]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"WARNING:jax._src.dispatch:Finished XLA compilation of jit(step) in 0.5 sec\n",
+		miss("104", "128"), miss("128", "104"),
+	} {
+		for _, n := range l.Log([]byte(s), 0) {
+			said = append(said, n.Text)
+		}
+	}
+	if len(said) != 2 || !strings.Contains(said[0], "x: f32[128,16] → f32[104,16]") ||
+		!strings.Contains(said[1], "argument types it compiled before, so not a shape change: most often a static argument") {
+		t.Errorf("said %q", said)
+	}
+}
+
 // A live line names the front end's step first when the probe saw the call it compiled under
 // (Keras's evaluate runs its test step).
 func TestLiveLineNamesKerasStep(t *testing.T) {
 	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
 	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "__inference_one_step_on_data_N [inference_one_step_on_data_1005]", Seq: 2,
 		Via: &ledger.Call{FrontEnd: "keras", Method: "evaluate", Samples: 100, BatchSize: 64}}}
-	got := l.describe(u, "", 0)
+	got := l.describe(u, "", false, 0)
 	if want := "✗ Keras test step (evaluate) · __inference_one_step_on_data_N [inference_one_step_on_data_1005] compiled after warm-up (compilation 2)"; got != want {
 		t.Errorf("live line %q, want %q", got, want)
 	}
 	u.Via = nil
-	if got := l.describe(u, "", 0); strings.Contains(got, "Keras") {
+	if got := l.describe(u, "", false, 0); strings.Contains(got, "Keras") {
 		t.Errorf("a compilation no Keras call ran names a step: %q", got)
+	}
+}
+
+// TestLiveLineNamesKerasJAXStep: on JAX, the step is named from JAX's explanation of the function it
+// traced, which Keras's trainer defines (fit's train step, which no call names alone); a train_step of
+// the program's own is not Keras's.
+func TestLiveLineNamesKerasJAXStep(t *testing.T) {
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	why := "for train_step defined at /v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py:123\n" +
+		"all previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at data[0], now f32[4,6] and before f32[32,6]"
+	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "jit_train_step", Module: "jit_train_step", Producer: logscan.ProducerJAX, Seq: 2, Why: why,
+		Via: &ledger.Call{FrontEnd: "keras", Method: "fit", Samples: 100, BatchSize: 32}}}
+	if got, want := l.describe(u, "", false, 0), "✗ Keras train step · jit_train_step compiled after warm-up (compilation 2)"; !strings.HasPrefix(got, want) {
+		t.Errorf("live line %q, want %q", got, want)
+	}
+	u.Why = strings.Replace(why, "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py", "/home/me/train.py", 1)
+	u.Via = nil
+	if got := l.describe(u, "", false, 0); strings.Contains(got, "Keras") {
+		t.Errorf("the program's own train_step is named a Keras step: %q", got)
+	}
+}
+
+// The last words about a Keras-on-JAX step's held compilations name the step as its live line did.
+func TestLiveHeldLineNamesKerasStep(t *testing.T) {
+	const trainer = "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py"
+	compile := func(batch, before string) string {
+		why := "  never seen function:\n    test_step id=140311753059456 defined at " + trainer + ":167\n"
+		if before != "" {
+			why = "  for test_step defined at " + trainer + ":167\n" +
+				"  all previously seen cache keys differ. For the closest previous key:\n" +
+				"  different input types:\n" +
+				"  * at data[0], now f32[" + batch + ",6] and before f32[" + before + ",6]\n"
+		}
+		return "TRACING CACHE MISS at " + trainer + ":257:23 (JAXTrainer._make_function.<locals>.iterator_step):\n" + why +
+			"Compiling jit(test_step) with global shapes and types (ShapedArray(float32[" + batch + ",6]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"Finished XLA compilation of jit(test_step) in 0.5 sec\n"
+	}
+	clock := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	l.now = func() time.Time { return clock }
+	var said []string
+	for _, b := range [][2]string{{"32", ""}, {"8", "32"}, {"16", "32"}} {
+		for _, n := range l.Log([]byte(compile(b[0], b[1])), 0) {
+			said = append(said, n.Text)
+		}
+	}
+	_, notes := l.close()
+	for _, n := range notes {
+		said = append(said, n.Text)
+	}
+	all := strings.Join(said, "")
+	if !strings.Contains(all, "✗ Keras test step (validation or evaluate) · jit_test_step compiled after warm-up") ||
+		!strings.Contains(all, "recomp run: Keras test step (validation or evaluate) · jit_test_step compiled 1 more time(s)") {
+		t.Errorf("said:\n%s", all)
 	}
 }

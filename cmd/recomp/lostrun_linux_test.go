@@ -48,9 +48,20 @@ func TestRunOnAFullDisk(t *testing.T) {
 	if !strings.Contains(stderr, "run.log is incomplete") {
 		t.Errorf("stderr says nothing of the full disk:\n%s", stderr)
 	}
+
 	_, out, _ := runIn(t, "", "scan", "--format", "json", dir)
 	if !strings.Contains(out, "run.log is incomplete") {
 		t.Errorf("scan of the folder says nothing of the full disk:\n%s", out)
+	}
+}
+
+// Reports recomp could not write (here: the command left a folder where report.json goes) are
+// said, and not announced as written; the exit code says the run's record is incomplete.
+func TestRunReportsNotWritten(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runIn(t, "", "run", "--out", dir, "--", "mkdir", filepath.Join(dir, "report.json"))
+	if code != exitUsage || !strings.Contains(stderr, "the reports could not be written") || strings.Contains(stderr, "reports in ") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
 

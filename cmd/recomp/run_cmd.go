@@ -145,8 +145,9 @@ func (c *runCmd) Run(e *env) error {
 		lost = append(lost, fmt.Sprintf("the manifest could not be written: %v", err))
 	}
 	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}
-	if err := report.WriteRunFiles(dir, r, report.Style{Meta: meta}); err != nil {
-		lost = append(lost, fmt.Sprintf("the reports could not be written: %v", err))
+	reportsErr := report.WriteRunFiles(dir, r, report.Style{Meta: meta})
+	if reportsErr != nil {
+		lost = append(lost, fmt.Sprintf("the reports could not be written: %v", reportsErr))
 	}
 	// The summary is a courtesy: the run folder holds the reports, and a terminal that went away
 	// (a closed stderr) changes no exit code.
@@ -155,7 +156,11 @@ func (c *runCmd) Run(e *env) error {
 	if err := report.Render(e.stderr, report.Format(c.Format), r, st); err != nil {
 		e.log.Debug("the summary could not be written", "error", err)
 	}
-	fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", textutil.Visible(dir))
+	if reportsErr == nil {
+		fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", textutil.Visible(dir))
+	} else {
+		fmt.Fprintf(e.stderr, "\nrecomp run: run folder %s, without its reports\n", textutil.Visible(dir))
+	}
 	for _, l := range lost {
 		fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
 	}

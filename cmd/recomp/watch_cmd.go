@@ -122,7 +122,7 @@ func (w *watcher) poll() {
 			lopt := w.lopt
 			lopt.Name = c.Log
 			wl = &watchedLog{live: newLiveLines(lopt, "recomp watch", w.color, w.tally)}
-			wl.live.label, wl.live.every = c.Log, w.every
+			wl.live.label, wl.live.every, wl.live.watching = c.Log, w.every, true
 			w.logs[c.Log] = wl
 			w.order = append(w.order, c.Log)
 		}

@@ -31,10 +31,13 @@ const (
 	Pytree Kind = "pytree_change"
 	// PythonScalar: a Python number argument that a tracer specialised on its value changed.
 	PythonScalar Kind = "python_scalar"
+	// PythonValue: a Python value JAX read at trace time changed (a static argument or a
+	// number the function closes over).
+	PythonValue Kind = "python_value"
 )
 
 // Dumped lists the kinds two dumps compared show, in rank order.
 var Dumped = []Kind{Dtype, Sharding, BatchSize, InputShape, Constant, ModuleConfig, Layout, GraphStructure, Identical}
 
 // Worded lists the kinds only a framework's words show.
-var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar}
+var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue}

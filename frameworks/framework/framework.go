@@ -79,9 +79,16 @@ type Framework struct {
 	HostRead       func(reason string) bool
 	StepEnd        func(reason string) bool
 	HostReadMetric string
+	// Defined reads, in the stack's own explanation of a compilation (Unit.Why: JAX's tracing-
+	// cache miss), the function it traced and the file that defines it; "" when it names none.
+	Defined func(why string) (function, file string)
 	// Unfinished is what to say of a compilation by producer p that had not finished at the
 	// end of the log (ok false: nothing).
 	Unfinished func(p logscan.Producer) (message, advice string, ok bool)
+	// EndNotLogged are the signals of begin records from releases that logged no end (JAX 0.2's
+	// "Compiling F for args"): Unfinished does not speak for them; a log that shows such a
+	// record finishing elsewhere still makes the last one open.
+	EndNotLogged []logscan.Signal
 
 	// Probe is what the unit adds to recomp run's probe (nil: nothing).
 	Probe *Probe
@@ -124,6 +131,9 @@ type Probe struct {
 	// of the records it joins (AttachInOrder, AttachLastTrace).
 	Attach Attach
 	Event  string
+	// Traces is the event of the records of traces whose static arguments go with the next
+	// record of Event in their process (AttachInOrder; "" for none).
+	Traces string
 	// ModuleName turns the function name a record gives into the module name the log gives
 	// (nil: the same).
 	ModuleName func(name string) string
@@ -304,6 +314,31 @@ type FrontEnd struct {
 	// partial batch; an evaluation or a prediction must not lose samples). It applies wherever
 	// the step is known, from a dump or from the probe.
 	Steps map[string]map[cause.Kind]string
+	// On is what to do on one stack (by its name), where the remedy differs there (Keras on JAX
+	// has no tf.data to batch with): by step as Steps ("" for Causes' place); it comes first.
+	On map[string]map[string]map[cause.Kind]string
+	// Step names the step a function is, from its name and the file that defines it, when the
+	// front end defines it (Keras on JAX: train_step of keras/src/backend/jax/trainer.py is its
+	// "train step"); "" when it is none of its steps. Nil: the front end's steps are not told so.
+	Step func(file, function string) string
+}
+
+// StepAdvice is what to do about a cause kind of the front end's step (a Steps key) compiled by
+// a stack: the stack's own remedy (On), else the step's; "" when it has none.
+func (f *FrontEnd) StepAdvice(stack, step string, kind cause.Kind) string {
+	if a := f.On[stack][step][kind]; a != "" {
+		return a
+	}
+	return f.Steps[step][kind]
+}
+
+// CauseAdvice is what to do about a cause kind of a program compiled under the front end's
+// calls, step unknown, by a stack: the stack's own remedy (On), else Causes'; "" when none.
+func (f *FrontEnd) CauseAdvice(stack string, kind cause.Kind) string {
+	if a := f.On[stack][""][kind]; a != "" {
+		return a
+	}
+	return f.Causes[kind]
 }
 
 type Advice struct {
@@ -333,4 +368,21 @@ type Advice struct {
 	// Causes is what to do about a program of the stack that compiled again, by cause kind
 	// (batch_size, input_shape, constant_value, …), where the stack has its own way to do it.
 	Causes map[cause.Kind]string
+}
+
+// CounterStart is where name's trailing run of XLA's ".N" uniquifiers begins (len(name) when it
+// has none): what `(\.\d+)+$` matches, without the regexp engine, which cost a tenth of a scan
+// of a log dense in compile requests (the ledger compares the names of each request).
+func CounterStart(name string) int {
+	end := len(name)
+	for {
+		i := end
+		for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+			i--
+		}
+		if i == end || i == 0 || name[i-1] != '.' {
+			return end
+		}
+		end = i - 1
+	}
 }

@@ -12,8 +12,6 @@ import (
 // Message patterns of TF-IPU, Poplar, PopART and PopTorch, from the format strings in their
 // sources (see ../shared/docs/log-formats.md).
 var (
-	reXLABegin     = regexp.MustCompile(`Begin XLA compilation: (\S+) +\(Hash: (0x[0-9a-fA-F]+)\)`)
-	reXLAEnd       = regexp.MustCompile(`End XLA compilation: (\S+) +\(Hash: (0x[0-9a-fA-F]+)\)`)
 	reTFLoaded     = regexp.MustCompile(`Loaded (\S+) from (\S+\.(?:poplar_exec|xla_engine))`)
 	reTFMiss       = regexp.MustCompile(`Couldn't find (\S+\.(?:poplar_exec|xla_engine)) in executable cache`)
 	reTFPrecompile = regexp.MustCompile(`A pre-compiled Poplar program has been saved to (\S+)`)
@@ -30,6 +28,60 @@ var (
 	rePopARTWrite  = regexp.MustCompile(`Saving serialized Executablex to (.+)$`)
 	rePTBar        = regexp.MustCompile(`Graph compilation: *(\d+)%\|[^|]*\| *(\d+)/(\d+) \[([\d:]+)<`)
 )
+
+// TF-IPU's compile requests, "Begin XLA compilation: MODULE  (Hash: 0x...)", and their ends.
+const (
+	xlaBegin = "Begin XLA compilation: "
+	xlaEnd   = "End XLA compilation: "
+)
+
+// xlaCompilation finds head followed by a module name and its hash in msg, as the regexp
+// head(\S+) +\(Hash: (0x[0-9a-fA-F]+)\) finds them, without the regexp engine, which took a
+// seventh of the scan of a log dense in compile requests. FuzzXLACompilation holds it to the
+// regexp.
+func xlaCompilation(msg, head string) (module, hash string, ok bool) {
+	for from := 0; ; {
+		i := strings.Index(msg[from:], head)
+		if i < 0 {
+			return "", "", false
+		}
+		at := from + i + len(head)
+		if module, hash, ok := xlaNameHash(msg[at:]); ok {
+			return module, hash, true
+		}
+		from += i + 1
+	}
+}
+
+// xlaNameHash reads `(\S+) +\(Hash: (0x[0-9a-fA-F]+)\)` at the start of s.
+func xlaNameHash(s string) (module, hash string, ok bool) {
+	n := 0
+	for n < len(s) && !isSpace(s[n]) {
+		n++
+	}
+	j := n
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	const open = "(Hash: 0x"
+	if n == 0 || j == n || !strings.HasPrefix(s[j:], open) {
+		return "", "", false
+	}
+	h := j + len(open)
+	e := h
+	for e < len(s) && isHex(s[e]) {
+		e++
+	}
+	if e == h || e == len(s) || s[e] != ')' {
+		return "", "", false
+	}
+	return s[:n], s[h-2 : e], true
+}
+
+// isSpace is the regexp's \s: [\t\n\f\r ].
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // emitter is a rule's handler that emits one event per match of re, built by ev.
 func emitter(re *regexp.Regexp, ev func(m []string) logscan.Event) func(*logscan.Context, string) bool {
@@ -57,13 +109,17 @@ var reEngineEnd = regexp.MustCompile(`End compiling Poplar engine`)
 // one its record's layout names (a Poplar component, a TF source path) when it names one.
 func rules() []logscan.Rule {
 	return []logscan.Rule{
-		{ByEffect: true, ProducerFromLayout: true, Contains: "XLA compilation: ", Handle: either(
-			emitter(reXLABegin, func(m []string) logscan.Event {
-				return logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerTFIPU, Signal: "tf:begin_xla", Module: m[1], Hash: m[2]}
-			}),
-			emitter(reXLAEnd, func(m []string) logscan.Event {
-				return logscan.Event{Kind: logscan.CompileEnd, Producer: logscan.ProducerTFIPU, Signal: "tf:end_xla", Module: m[1], Hash: m[2]}
-			}))},
+		{ByEffect: true, ProducerFromLayout: true, Contains: "XLA compilation: ", Handle: func(c *logscan.Context, msg string) bool {
+			if module, hash, ok := xlaCompilation(msg, xlaBegin); ok {
+				c.Emit(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerTFIPU, Signal: "tf:begin_xla", Module: module, Hash: hash})
+				return true
+			}
+			if module, hash, ok := xlaCompilation(msg, xlaEnd); ok {
+				c.Emit(logscan.Event{Kind: logscan.CompileEnd, Producer: logscan.ProducerTFIPU, Signal: "tf:end_xla", Module: module, Hash: hash})
+				return true
+			}
+			return false
+		}},
 		{ByEffect: true, ProducerFromLayout: true, Contains: ".poplar_exec", Handle: tfIPUCacheFile},
 		{ByEffect: true, ProducerFromLayout: true, Contains: ".xla_engine", Handle: tfIPUCacheFile},
 		{ByEffect: true, ProducerFromLayout: true, Contains: "Poplar engine", Handle: either(

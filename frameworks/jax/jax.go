@@ -9,6 +9,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -67,15 +68,18 @@ var Framework = &framework.Framework{
 		return nil
 	},
 	// JAX logs "Finished XLA compilation" after every "Compiling" (a persistent-cache hit too):
-	// a request without it at the end of the log was still compiling.
+	// a request without it at the end of the log was still compiling. Not 0.2's "for args"
+	// (EndNotLogged): those releases logged no end.
 	Unfinished: func(logscan.Producer) (string, string, bool) {
 		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
 	Probe: &framework.Probe{Package: "jax", Hook: probeHook, Function: "_on_jax", Records: "each JAX compilation",
-		Attach: framework.AttachInOrder, Event: "compile", ModuleName: ModuleName, Stages: true},
+		Attach: framework.AttachInOrder, Event: "compile", Traces: "trace", ModuleName: ModuleName, Stages: true},
 	CacheEntries: []framework.CacheEntry{{Kind: "jax", Names: entryNames, Key: entryKey}},
 	KeyedCache:   persistentCache{},
+	Defined:      defined,
+	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
 		Evidence:   "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
@@ -85,17 +89,19 @@ var Framework = &framework.Framework{
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",
 		Causes: map[cause.Kind]string{
-			cause.BatchSize:      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
-			cause.InputShape:     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
-			cause.Dtype:          "cast the inputs to one dtype before the jitted call (watch Python scalars' weak types and float64 from NumPy)",
-			cause.Constant:       "pass the value as an array argument instead of closing over a Python number, and jit once, outside the loop",
-			cause.ModuleConfig:   "keep donate_argnums and the other jit options the same between calls",
-			cause.GraphStructure: "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
-			cause.Identical:      "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
-			cause.StaticArgument: "each new value of a static argument (static_argnums, static_argnames) is a new trace and a new " +
+			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
+			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
+			"dtype":           "cast the inputs to one dtype before the jitted call (watch Python scalars' weak types and float64 from NumPy)",
+			"constant_value":  "pass the value as an array argument (jnp.asarray(x)) instead of a static argument or a Python number the function closes over",
+			"module_config":   "keep donate_argnums and the other jit options the same between calls",
+			"graph_structure": "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
+			"identical":       "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
+			"static_argument": "each new value of a static argument (static_argnums, static_argnames) is a new trace and a new " +
 				"compilation: pass a value that only feeds arithmetic (a step counter, a learning rate) as an array argument " +
 				"(jnp.asarray(step)), and keep static only what takes a few values (a mode flag, a loop count from a small set)",
-			cause.Pytree: "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
+			"python_value": "a Python number JAX reads while tracing is baked into the program, and each new value compiles again: " +
+				"pass it as an array argument (jnp.asarray(x)) instead of a static argument or a number the function closes over, or keep it fixed",
+			"pytree_change": "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
 				"from the start, not added part-way) and never switch an argument between None and a value; each new structure compiles again",
 			cause.FunctionRebuilt: "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
 				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
@@ -120,4 +126,18 @@ func function(module string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// reDefined finds, in a tracing-cache-miss explanation, the function JAX traced and the file that
+// defines it: "never seen function: NAME id=N defined at FILE:LINE", "for NAME defined at
+// FILE:LINE" (a retrace) and 0.4's "because: NAME id=N defined at FILE:LINE".
+var reDefined = regexp.MustCompile(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(\S+?)(?: id=\d+)? defined at (\S+):\d+`)
+
+// defined is Framework.Defined: the function a JAX explanation names (its last name) and its file.
+func defined(why string) (string, string) {
+	m := reDefined.FindStringSubmatch(why)
+	if m == nil {
+		return "", ""
+	}
+	return python.Name(m[1]), m[2]
 }

@@ -149,6 +149,10 @@ var messages = &logscan.Framework{
 	},
 }
 
+// argsWording is the signal of 0.2's (to 0.3.24's) request, "Compiling NAME (ID) for args T.":
+// the early releases that printed it logged no "Finished XLA compilation" after it.
+const argsWording logscan.Signal = "jax:compiling_args"
+
 func compiling(c *logscan.Context, msg string) bool {
 	m := reCompiling.FindStringSubmatch(msg)
 	if m == nil {
@@ -158,7 +162,11 @@ func compiling(c *logscan.Context, msg string) bool {
 	if m[3] != "" { // pmap's own wording: the function is compiled for N devices
 		module = "pmap_" + strings.TrimPrefix(module, "jit_")
 	}
-	c.Emit(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerJAX, Signal: "jax:compiling", Module: module,
+	sig := logscan.Signal("jax:compiling")
+	if m[4] == "" && m[5] == "" {
+		sig = argsWording // "for args": a release that may not log the compilation's end
+	}
+	c.Emit(logscan.Event{Kind: logscan.CompileRequest, Producer: logscan.ProducerJAX, Signal: sig, Module: module,
 		Signature: m[4] + m[5] + m[6]})
 	return true
 }

@@ -5,6 +5,7 @@ package keras
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
@@ -20,8 +21,9 @@ var FrontEnd = &framework.FrontEnd{
 	StepRole: StepRole,
 	Probe: &framework.Probe{Package: "keras", Hook: probeHook, Function: "_on_keras", Records: "each Keras fit, evaluate and predict",
 		Attach: framework.AttachCallSpan},
+	Step: Step,
 	Causes: map[cause.Kind]string{
-		cause.BatchSize: "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
+		"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
 			"of samples (validation_batch_size for the validation data), or pass a dataset that drops the remainder " +
 			"(tf.data batch(..., drop_remainder=True))",
 		cause.InputShape: "give the model inputs of a few fixed shapes: pad the sequences before fit (keras.utils.pad_sequences with maxlen), " +
@@ -45,6 +47,47 @@ var FrontEnd = &framework.FrontEnd{
 			cause.InputShape: inputShape,
 		},
 	},
+	// Keras on JAX batches arrays itself, with no tf.data: its remedies on arrays, in Keras's own
+	// utilities (a program that feeds tf.data has TF installed, and its Steps' remedies apply too).
+	On: map[string]map[string]map[cause.Kind]string{
+		"jax": {
+			"": {
+				"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides " +
+					"the number of samples (validation_batch_size for the validation data)",
+				"input_shape": inputShapeArrays,
+			},
+			TrainStep: {
+				"batch_size": "the training loop can drop its last partial batch: fit on arrays with a batch_size that divides the number of " +
+					"samples, or cut the arrays to a multiple of it (x[:len(x) // batch_size * batch_size]), or a keras.utils.PyDataset " +
+					"whose batches are all full",
+				"input_shape": inputShapeArrays,
+			},
+			TestStep:    {"input_shape": inputShapeArrays},
+			PredictStep: {"input_shape": inputShapeArrays},
+		},
+	},
+}
+
+// inputShapeArrays is inputShape where Keras batches arrays itself (on JAX).
+const inputShapeArrays = "pad to fixed lengths: keras.utils.pad_sequences(..., maxlen=...) to one length, or to a few lengths by bucket " +
+	"(sort the sequences by length and pad each bucket to its boundary: one compilation per boundary)"
+
+// Step is FrontEnd.Step: the functions Keras's JAX trainer (keras/src/backend/jax/trainer.py) jits
+// are its steps. Keras 3.0 named them compiled_train_step (one_train_step, multi_train_steps inside).
+func Step(file, function string) string {
+	f := strings.ReplaceAll(file, "\\", "/")
+	if !strings.HasSuffix(f, "/keras/src/backend/jax/trainer.py") && !strings.HasSuffix(f, "/keras/backend/jax/trainer.py") {
+		return ""
+	}
+	switch strings.TrimPrefix(strings.TrimPrefix(function, "compiled_"), "one_") {
+	case "train_step", "multi_train_steps":
+		return TrainStep
+	case "test_step", "multi_test_steps":
+		return TestStep
+	case "predict_step", "multi_predict_steps":
+		return PredictStep
+	}
+	return ""
 }
 
 // inputShape is Keras's remedy for a varying sequence length, in any loop. Under jit_compile each

@@ -3,6 +3,8 @@ package keras
 import (
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/frameworks/cause"
 )
 
 func TestStepRole(t *testing.T) {
@@ -39,5 +41,47 @@ func TestStepAdviceByLoop(t *testing.T) {
 		if !strings.Contains(byKind["input_shape"], "padded_shapes") {
 			t.Errorf("%s: input_shape advice %q", step, byKind["input_shape"])
 		}
+	}
+}
+
+// TestStepOfJAXTrainer: the functions Keras's JAX trainer jits are its steps, and only where its
+// trainer defines them (a user's own train_step is no Keras step).
+func TestStepOfJAXTrainer(t *testing.T) {
+	const trainer = "/venv/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py"
+	for _, c := range []struct{ file, fn, want string }{
+		{trainer, "train_step", TrainStep},
+		{trainer, "test_step", TestStep},
+		{trainer, "predict_step", PredictStep},
+		{"/old/site-packages/keras/backend/jax/trainer.py", "compiled_train_step", TrainStep}, // Keras 3.0
+		{trainer, "one_test_step", TestStep},
+		{trainer, "iterator_step", ""},
+		{"/home/me/train.py", "train_step", ""},
+		{"/venv/site-packages/keras/src/backend/tensorflow/trainer.py", "train_step", ""},
+	} {
+		if got := Step(c.file, c.fn); got != c.want {
+			t.Errorf("Step(%q, %q) = %q, want %q", c.file, c.fn, got, c.want)
+		}
+	}
+}
+
+// TestAdviceOnJAX: on JAX Keras batches arrays itself: no step's advice names tf.data there,
+// the train step still may drop its remainder, and on TF the tf.data remedies stay.
+func TestAdviceOnJAX(t *testing.T) {
+	for _, step := range []string{TrainStep, TestStep, PredictStep} {
+		for _, kind := range []cause.Kind{cause.BatchSize, cause.InputShape} {
+			a := FrontEnd.StepAdvice("jax", step, kind)
+			if a == "" || strings.Contains(a, "tf.data") || strings.Contains(a, "padded_batch") {
+				t.Errorf("%s %s on jax: %q", step, kind, a)
+			}
+		}
+	}
+	if a := FrontEnd.CauseAdvice("jax", "batch_size"); strings.Contains(a, "tf.data") || a == "" {
+		t.Errorf("batch_size on jax, step unknown: %q", a)
+	}
+	if a := FrontEnd.StepAdvice("jax", TrainStep, "batch_size"); !strings.Contains(a, "drop its last partial batch") {
+		t.Errorf("the train step on jax is not told it may drop its remainder: %q", a)
+	}
+	if a := FrontEnd.StepAdvice("tf", TrainStep, "batch_size"); !strings.Contains(a, "drop_remainder=True") {
+		t.Errorf("the train step on tf lost tf.data's remedy: %q", a)
 	}
 }

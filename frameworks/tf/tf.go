@@ -102,7 +102,6 @@ var (
 	reFunctionFamily = regexp.MustCompile(`_inference_(.+?)_N(?:__| \[|$)`)
 	reAlias          = regexp.MustCompile(`:\s*\(\s*(\d+)\s*,`)
 	reClusterKey     = regexp.MustCompile(`^cluster_(\d+)(?:__|$)`)
-	reCluster        = regexp.MustCompile(`^cluster_\d+(__.*?)?(\.\d+)*$`)
 	reCounter        = regexp.MustCompile(`(\.\d+)+$`)
 )
 
@@ -237,10 +236,31 @@ func isKerasStep(family string) bool {
 // ClusterGroup is the name of a TF auto-clustering cluster with its number replaced by N ("" for
 // other modules): cluster_3 and cluster_0__XlaCompiledKernel_true__… are numbered in the order
 // in which TF formed them.
+//
+// It reads the module name as the regexp ^cluster_\d+(__.*?)?(\.\d+)*$ does, without the regexp
+// engine (the ledger asks for each compilation's group); FuzzClusterGroup holds it to the regexp.
 func ClusterGroup(module string) string {
-	m := reCluster.FindStringSubmatch(module)
-	if m == nil {
+	rest, ok := strings.CutPrefix(module, "cluster_")
+	if !ok {
 		return ""
 	}
-	return "cluster_N" + m[1]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	rest = rest[n:]
+	if tail, ok := strings.CutPrefix(rest, "__"); ok {
+		// the shortest (__.*?): all but the trailing ".N" counters, on one line
+		if own := tail[:framework.CounterStart(tail)]; !strings.Contains(own, "\n") {
+			return "cluster_N__" + own
+		}
+		return ""
+	}
+	if framework.CounterStart(rest) != 0 {
+		return "" // more than ".N" counters after the number
+	}
+	return "cluster_N"
 }

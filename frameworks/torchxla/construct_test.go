@@ -20,3 +20,39 @@ func TestSpecialScalarNamesTheRule(t *testing.T) {
 		}
 	}
 }
+
+func TestBakedNumberNamesTheOpAndTheRule(t *testing.T) {
+	what, adv, ok := specialScalar("constant_value", "a number baked into the graph as a constant took 3 values: -4 → -6 → -8 (aten__triu at train.py:465)")
+	if !ok || what != "a Python number baked in as a constant: -4 → -6 → -8 at train.py:465 (aten__triu)" ||
+		!strings.Contains(adv, "triu's number argument") || !strings.Contains(adv, "torch.tensor(v, device=dev)") {
+		t.Errorf("%v %q %q", ok, what, adv)
+	}
+	if what, _, ok := specialScalar("constant_value", "a number baked into the graph as a constant took 2 values: 2 → 3"); !ok ||
+		what != "a Python number baked in as a constant: 2 → 3" {
+		t.Errorf("no op, no line: %v %q", ok, what)
+	}
+	if what, adv, ok := specialScalar("constant_value", "a number baked into the graph as a constant changed 2 times: 0.5 → 2.5; 1.5 → 3.5 (prim__Constant at t.py:9)"); !ok ||
+		what != "a Python number baked in as a constant: 0.5 → 2.5; 1.5 → 3.5 at t.py:9 (prim__Constant)" || !strings.Contains(adv, "an op's number argument") {
+		t.Errorf("changes that do not chain: %v %q %q", ok, what, adv)
+	}
+	if _, _, ok := specialScalar("graph_structure", "a number baked into the graph as a constant took 2 values: 2 → 3"); ok {
+		t.Error("only a constant is a baked number")
+	}
+}
+
+// A step ends at the program's sync, at MpDeviceLoader's after each batch and at a profiler
+// StepTrace region's end, in 2.9's words and older ones; a host read or dynamo's sync does not.
+func TestStepEnd(t *testing.T) {
+	for _, r := range []string{"user torch_xla.sync", "user mark_step", "torch_xla.sync in parallel loader at step end",
+		"mark_step in parallel loader at step end", "torch_xla.sync when exiting a profiler StepTrace region"} {
+		if !Framework.StepEnd(r) {
+			t.Errorf("%q ends a step", r)
+		}
+	}
+	for _, r := range []string{"most likely user code trying to access tensor value before torch_xla.sync",
+		"torch_xla.sync when dynamo processing input graphs", "dynamo is compiling a FX graph to HLO"} {
+		if Framework.StepEnd(r) {
+			t.Errorf("%q ends no step", r)
+		}
+	}
+}

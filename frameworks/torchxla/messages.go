@@ -16,8 +16,11 @@ import (
 // metrics_analysis.cc, the metrics report and real runs.
 var (
 	reProfiler = regexp.MustCompile(`pt-xla-profiler: ((\w+) too (?:frequent|slow): .*)$`)
-	reFrame    = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
-	reMetric   = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
+	// metrics_analysis.cc's CompileTime warning: the CompileTime samples so far (cumulative, as a
+	// metrics report's) and the steps so far: "CompileTime too frequent: 21 counts during 11 steps".
+	reProfilerCounts = regexp.MustCompile(`: (\d+) counts during (\d+) steps`)
+	reFrame          = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
+	reMetric         = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
 	// torch.compile's front end, dynamo (TORCH_LOGS=recompiles,dynamo): the function it traces
 	// for each compilation, and why it compiles one again.
 	reDynamoStart = regexp.MustCompile(`\[(\d+)/(\d+)\] Step 1: torchdynamo start tracing (\S+) (.+):(\d+)\s*$`)
@@ -102,6 +105,13 @@ var messages = &logscan.Framework{
 				kind = logscan.Retrace
 			}
 			c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerTorchXLA, Signal: logscan.Signal("ptxla:" + m[2]), Detail: m[1]})
+			if n := reProfilerCounts.FindStringSubmatch(m[1]); n != nil && m[2] == "CompileTime" {
+				// the compilations so far, as a metrics report counts them: 23 counts where the
+				// last warning said 21 are 2 graphs compiled again
+				count, _ := strconv.Atoi(n[1])
+				c.Emit(logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:metric",
+					Detail: "CompileTime", Count: count, Step: n[2]})
+			}
 			return true
 		}},
 		{Contains: "] Step 1: torchdynamo start tracing ", Handle: func(c *logscan.Context, msg string) bool {
@@ -273,6 +283,7 @@ type analysis struct {
 	wantCause   bool
 	inFrames    bool
 	firstUser   string // the first frame of the program's own code in the block
+	inputs      string // the open compile block's "Number of Graph Inputs", until its outputs
 	ev          logscan.Event
 	computation string   // the last "Computation hash:"
 	post        []string // Post Compilation Analysis values
@@ -305,12 +316,14 @@ func block(c *logscan.Context, kind blockKind, body string) {
 		if kind == executeBlock {
 			ev.Kind, ev.Signal = logscan.Execution, "ptxla:execution"
 		}
-		p.ev, p.firstUser = ev, ""
+		p.ev, p.firstUser, p.inputs = ev, "", ""
 	case p.open != kind:
 	case p.wantCause && strings.HasPrefix(body, "  "):
 		p.ev.Reason, p.wantCause = trimmed, false
 	case strings.HasPrefix(trimmed, "Graph Hash: "):
 		p.ev.Hash = strings.TrimPrefix(trimmed, "Graph Hash: ")
+	case kind == compileBlock && strings.HasPrefix(trimmed, "Number of Graph "):
+		p.graphInfo(trimmed)
 	case strings.HasPrefix(trimmed, "Graph Name: "):
 		p.ev.Module = strings.TrimPrefix(trimmed, "Graph Name: ")
 	case strings.HasPrefix(trimmed, "Python Frame Triggered Execution"):
@@ -528,4 +541,15 @@ func whole(c *logscan.Context, at logscan.Mark, ev logscan.Event) {
 	ev.Kind = logscan.CompileBegin
 	c.EmitAt(at, ev)
 	c.EmitAt(at, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module})
+}
+
+// graphInfo reads a compile block's "Number of Graph Inputs: N" and "… Outputs: M" into the
+// event's Graph ("inputs N, outputs M"), with one allocation.
+func (p *analysis) graphInfo(line string) {
+	if n, ok := strings.CutPrefix(line, "Number of Graph Inputs: "); ok {
+		p.inputs = n
+	} else if n, ok := strings.CutPrefix(line, "Number of Graph Outputs: "); ok && p.inputs != "" {
+		p.ev.Graph = "inputs " + p.inputs + ", outputs " + n
+		p.inputs = ""
+	}
 }

@@ -22,8 +22,8 @@ func TestMessages(t *testing.T) {
 		dur      time.Duration
 		detail   string // Detail, or Signature for a compile request
 	}{
-		{"pt-xla-profiler: CompileTime too frequent: 21 counts during 11 steps",
-			logscan.Retrace, "torch-xla", "", "", 0, "CompileTime too frequent: 21 counts during 11 steps"},
+		{"pt-xla-profiler: TransferFromServerTime too frequent: 11 counts during 11 steps",
+			logscan.FrameworkWarning, "torch-xla", "", "", 0, "TransferFromServerTime too frequent: 11 counts during 11 steps"},
 	} {
 		ev := scantest.One(t, c.line)
 		text := ev.Detail
@@ -33,6 +33,16 @@ func TestMessages(t *testing.T) {
 		if ev.Kind != c.kind || string(ev.Producer) != c.producer || ev.Module != c.module || ev.Hash != c.hash || ev.Duration != c.dur || text != c.detail {
 			t.Errorf("%q:\n got %+v", c.line, ev)
 		}
+	}
+}
+
+// PT_XLA_DEBUG's CompileTime warning (pytorch/xla#3149) is a retrace warning and the
+// compilations so far, at the step it names: a metrics report's count.
+func TestProfilerCompileTimeCounts(t *testing.T) {
+	evs, _ := scantest.Scan(t, "pt-xla-profiler: CompileTime too frequent: 21 counts during 11 steps\n", logscan.Options{})
+	if len(evs) != 2 || evs[0].Kind != logscan.Retrace || evs[1].Kind != logscan.FrameworkMetric ||
+		evs[1].Detail != "CompileTime" || evs[1].Count != 21 || evs[1].Step != "11" {
+		t.Errorf("got %+v", evs)
 	}
 }
 
@@ -58,7 +68,7 @@ func TestPyTorchXLAAnalysis(t *testing.T) {
 	}
 	for _, ev := range evs {
 		if ev.Kind != logscan.CompileBegin || ev.Producer != "torch-xla" || ev.Hash != "c74c3b91b855b2b123f833b0d5f86943" ||
-			ev.Reason != "most likely user code trying to access tensor value before mark_step" {
+			ev.Reason != "most likely user code trying to access tensor value before mark_step" || ev.Graph != "inputs 35, outputs 107" {
 			t.Errorf("%+v", ev)
 		}
 	}

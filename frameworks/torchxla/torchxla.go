@@ -70,8 +70,13 @@ var Framework = &framework.Framework{
 	HostRead: func(reason string) bool {
 		return strings.Contains(reason, "user code trying to access tensor value")
 	},
+	// A step ends at the program's sync, at the one torch_xla's MpDeviceLoader makes after each
+	// batch, and at the end of a profiler StepTrace region (2.9 says torch_xla.sync, older
+	// versions mark_step).
 	StepEnd: func(reason string) bool {
-		return reason == "user torch_xla.sync" || reason == "user mark_step"
+		return reason == "user torch_xla.sync" || reason == "user mark_step" ||
+			strings.HasSuffix(reason, " in parallel loader at step end") ||
+			strings.HasSuffix(reason, " when exiting a profiler StepTrace region")
 	},
 	HostReadMetric: "TransferFromDeviceTime",
 	Advice: framework.Advice{
@@ -126,6 +131,9 @@ var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)
 // a number that reaches 0 or 1 (a warm-up factor ending at 1.0, a dropout rate set to 0) compiles
 // the step again. XLA_NO_SPECIAL_SCALARS=1 makes them device data too.
 func specialScalar(kind, change string) (string, string, bool) {
+	if what, adv, ok := bakedNumber(kind, change); ok {
+		return what, adv, true
+	}
 	m := reSpecialScalar.FindStringSubmatch(change)
 	if kind != "constant_value" || m == nil {
 		return "", "", false
@@ -133,4 +141,34 @@ func specialScalar(kind, change string) (string, string, bool) {
 	return "a Python number became " + m[1] + ": torch_xla bakes its special scalars 0 and 1 into the graph",
 		"keep the number in a device tensor (torch.tensor(v, device=dev)) or off 0 and 1, or run with XLA_NO_SPECIAL_SCALARS=1 so that 0 and 1 are device data too",
 		true
+}
+
+// reBakedNumber is the verdict's number baked into a graph that took several values: its
+// values, and the op (op_name) and line that took it when the dump names them.
+var reBakedNumber = regexp.MustCompile(`^a number baked into the graph as a constant (?:took \d+ values|changed \d+ times): (.+?)(?: \((\S+)?(?: ?at (\S+))?\))?$`)
+
+// bakedNumber: PyTorch/XLA uploads a Python number used in arithmetic as device data, but an op's
+// number argument (triu's diagonal, pow's exponent, roll's shifts, a size) is part of the graph:
+// a number the program changes (a curriculum, a schedule taken from the epoch) compiles a new
+// graph at each new value.
+func bakedNumber(kind, change string) (string, string, bool) {
+	m := reBakedNumber.FindStringSubmatch(change)
+	if kind != "constant_value" || m == nil {
+		return "", "", false
+	}
+	what := "a Python number baked in as a constant: " + m[1]
+	if m[3] != "" {
+		what += " at " + m[3]
+	}
+	op := "an op's"
+	if m[2] != "" {
+		what += " (" + m[2] + ")"
+	}
+	if strings.HasPrefix(m[2], "aten__") { // an aten op's argument; prim__Constant is the constant itself
+		op = strings.TrimPrefix(m[2], "aten__") + "'s"
+	}
+	return what, "torch_xla makes " + op + " number argument part of the graph (numbers in arithmetic are device data, except its " +
+		"special scalars 0 and 1), so each new value compiles a new graph: keep the number fixed while training, or compute with it " +
+		"as a device tensor (torch.tensor(v, device=dev)) in tensor ops (a mask from torch.arange compared with it, a multiplication) " +
+		"instead of passing it to an op as a Python number", true
 }

@@ -3,7 +3,8 @@ as sitecustomize at start. For each compilation a framework reports to its own m
 (JAX's jax.monitoring: tracing, lowering, backend compile), for each trace of a tf.function
 (TF then compiles it), and for each Keras fit, evaluate and predict, it writes the first frame
 of the program's own code — the user's line — to the file $RECOMP_PROBE_OUT, one JSON object
-per line. It costs nothing per step. It imports nothing of a framework: it waits
+per line; at each JAX trace of a jitted function, also the static arguments it was called with
+(their names and reprs, cut short). It costs nothing per step. It imports nothing of a framework: it waits
 until the program imports one. It then runs the sitecustomize it shadows, if there is one.
 Nothing it does may break the program: every error is swallowed. RECOMP_PROBE=0 (recomp run
 --probe=false) leaves it out. When the program ends, it writes the versions of the framework

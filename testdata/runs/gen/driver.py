@@ -9,6 +9,8 @@ fresh Python process and makes DIR/NAME/:
                  or under a pseudo-terminal (spec "terminal": \\r progress bars and \\r\\n line ends as a
                  terminal gives them). Scenarios of several processes write run1.log, run2.log, ...
                  (one after the other, spec "runs") or rank0.log, rank1.log, ... (at once, spec "ranks")
+    probe.jsonl  (spec "probe") the records of recomp run's probe (runner/probe), which the program
+                 ran under as under recomp run
     dump/        the HLO modules XLA dumped before optimisation (the fixture's XLA_FLAGS dump into
                  dump/, relative to the run folder, which is the program's working directory); the
                  other dump files are deleted to keep the folder small
@@ -37,6 +39,10 @@ import sys
 import termios
 import threading
 import time
+
+# recomp run's probe (a sitecustomize): a scenario with spec "probe" runs under it, as under recomp run,
+# and its run folder keeps the records it wrote (probe.jsonl)
+PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, os.pardir, "runner", "probe")
 
 # --- inside the program ----------------------------------------------------------------------------
 
@@ -204,7 +210,11 @@ def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
     """Run scenario NAME's program once in a fresh process (working directory cwd), its output to
     cwd/log; return the evidence its hook collected."""
     evidence = _evidence_file(cwd, log)
-    env = child_env(fw, dict(recorded, **(run_env or {})), {"RECOMP_EVIDENCE": evidence, "RECOMP_RUN": str(index)})
+    extra = {"RECOMP_EVIDENCE": evidence, "RECOMP_RUN": str(index)}
+    if spec.get("probe"):  # recomp run's probe, from this repository, writing probe.jsonl as in a run folder
+        extra["PYTHONPATH"] = os.pathsep.join(p for p in (PROBE, os.environ.get("PYTHONPATH", "")) if p)
+        extra["RECOMP_PROBE_OUT"] = os.path.join(cwd, "probe.jsonl")
+    env = child_env(fw, dict(recorded, **(run_env or {})), extra)
     cmd = [sys.executable, fw.file, "--run", name]
     log_path = os.path.join(cwd, log)
     if spec.get("terminal"):

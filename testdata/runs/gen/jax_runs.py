@@ -1085,6 +1085,101 @@ def p_pytree_key():
     jax.block_until_ready(w)
 
 
+def p_static_anneal():
+    """A train step jitted once, outside the loop, with static_argnames=("dropout",): the rate is
+    annealed each epoch (0.1, 0.075, 0.05, 0.025) and each 1000-row epoch ends with a 104-row batch
+    (batch 128). Each new rate is a new trace and a new compilation, of the full batch and of the
+    last one; only the first 104-row compilation is the batch's."""
+    import functools
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+
+    @functools.partial(jax.jit, static_argnames=("dropout",))
+    def train_step(w, x, y, dropout):
+        def loss(w):
+            h = jnp.tanh(x @ w) * (1.0 - dropout)  # a Python float at trace time: baked into the graph
+            return jnp.mean((h - y) ** 2)
+        return w - 0.1 * jax.grad(loss)(w)
+
+    rows, batch = 1000, 128
+    X, Y = _data(rows, 16), _data(rows, 4, seed=1)
+    w = _data(16, 4, seed=2) * 0.1
+    rates = [0.1 * (4 - epoch) / 4 for epoch in range(4)]
+    last = {}  # batch size -> the rate it last compiled with
+    by_cause = collections.Counter()
+    for epoch, rate in enumerate(rates):
+        for i in range(0, rows, batch):
+            x, y = X[i:i + batch], Y[i:i + batch]
+            b = len(x)
+            if b in last:
+                causes, against, changed = ["constant_value"], f"batch {b}, dropout {last[b]!r}", f"dropout {last[b]!r} -> {rate!r}"
+            elif last:
+                causes, against, changed = ["batch_size"], f"batch {batch}, dropout {rate!r}", f"batch {batch} -> {b}"
+            else:
+                causes, against, changed = [], None, None
+            rec.before()
+            w, site = train_step(w, x, y, dropout=rate), driver.here()
+            if rec.after(site, f"batch {b}, dropout {rate!r}", f"x f32[{b},16], y f32[{b},4], dropout={rate!r}",
+                         causes, against, changed):
+                last[b] = rate
+                by_cause.update(causes)
+        print(f"epoch {epoch} dropout {rate!r}")
+    jax.block_until_ready(w)
+    driver.EVIDENCE["truth"]["value_causes"] = [{
+        "identity": "jit_train_step", "static": {"dropout": [repr(r) for r in rates]},
+        "baked": [repr(1.0 - r) for r in rates], "compilations": by_cause["constant_value"],
+        "then": {"batch_size": by_cause["batch_size"]}}]
+
+
+def p_nnx_attribute():
+    """A flax nnx classifier whose softmax temperature is a plain Python float attribute, annealed
+    each epoch (2.0, 1.0, 0.5): nnx keeps a plain attribute in the module's graph definition, pytree
+    metadata static to nnx.jit, so each new temperature traces and compiles the train step again."""
+    jax = _jax()
+    import jax.numpy as jnp
+    import optax
+    from flax import nnx
+    rec = _Calls("jit_train_step")
+
+    class Model(nnx.Module):
+        def __init__(self, rngs):
+            self.lin = nnx.Linear(8, 3, rngs=rngs)
+            self.temperature = 2.0  # a plain float: static, not an nnx.Variable
+
+        def __call__(self, x):
+            return self.lin(x) / self.temperature
+
+    model = Model(nnx.Rngs(0))
+    opt = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)
+
+    @nnx.jit
+    def train_step(model, opt, x, y):
+        def loss_fn(m):
+            return optax.softmax_cross_entropy_with_integer_labels(m(x), y).mean()
+        loss, grads = nnx.value_and_grad(loss_fn)(model)
+        opt.update(model, grads)
+        return loss
+
+    X, Y = _data(128, 8), jnp.asarray(_data(128, 1, seed=1)[:, 0] > 0, jnp.int32)
+    temps = [2.0, 1.0, 0.5]
+    compiled = 0
+    for epoch, temp in enumerate(temps):
+        model.temperature = temp
+        for i in range(0, 128, 32):
+            prev = temps[epoch - 1] if epoch else None
+            causes, against, changed = ([], None, None) if not epoch else (
+                ["constant_value"], f"temperature {prev!r}", f"temperature {prev!r} -> {temp!r}")
+            rec.before()
+            loss, site = train_step(model, opt, X[i:i + 32], Y[i:i + 32]), driver.here()
+            if rec.after(site, f"temperature {temp!r}", f"x f32[32,8], y s32[32], temperature={temp!r}", causes, against, changed):
+                compiled += bool(causes)
+        print(f"epoch {epoch} temperature {temp} loss {float(loss):.4f}")
+    driver.EVIDENCE["truth"]["value_causes"] = [{
+        "identity": "jit_train_step", "static": {}, "baked": [repr(t) for t in temps],
+        "compilations": compiled, "then": {}}]
+
+
 # --- the scenarios -----------------------------------------------------------------------------
 
 ENV_LOGS = {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1"}
@@ -1337,6 +1432,26 @@ S["pytree-key"] = dict(program=p_pytree_key, env=ENV_LOGS, recompiled=["jit_trai
                  "explanation names the key set difference {'weights'} (JAX 0.4's only says it never saw the call's "
                  "arguments: 'never seen passing 2 positional args'). The graph gains a parameter and the "
                  "weighting ops."))
+
+S["static-anneal"] = dict(program=p_static_anneal, env=ENV_LOGS, probe=True, detail=True, recompiled=["jit_train_step"],
+    cause="constant_value", description=(
+    "A train step jitted once, outside the loop, with static_argnames=('dropout',), the rate annealed each epoch "
+    "(0.1, 0.075, 0.05, 0.025, read as 1 - dropout in the loss); 1000 rows in batches of 128, so each epoch ends "
+    "with a 104-row batch. Each new rate is a new trace and compilation of both batch sizes: 8 compilations, the "
+    "first 104-row one the batch's, the other 6 the rate's. JAX's explanation names the closest earlier key, whose "
+    "input types differ (x now f32[128,16], before f32[104,16]), never the rate. The program runs under recomp's "
+    "probe (runner/probe; probe.jsonl), which records the static arguments of each trace. value_causes says which "
+    "rates and baked constants (1 - rate) the program fed and how many compilations each cause explains."))
+
+S["nnx-attribute"] = dict(program=p_nnx_attribute, env=ENV_LOGS, probe=True, detail=True, recompiled=["jit_train_step"],
+    cause="constant_value", requires=("flax", "optax"), min_jax=(0, 5), description=(
+    "A flax nnx classifier trained through nnx.jit; its softmax temperature is a plain Python float attribute "
+    "of the module (not an nnx.Variable), set to 2.0, 1.0, 0.5 at the start of each of 3 epochs of 4 batches. "
+    "nnx keeps a plain attribute in the module's graph definition, pytree metadata static to the jit: each new "
+    "temperature traces and compiles the train step again (3 compilations), the logits divided by it as a "
+    "constant. JAX's explanation: a different input pytree at [0][0]._graphdef, 'with pytree metadata' (the "
+    "GraphDef, over a hundred lines). Run under recomp's probe (probe.jsonl), which sees no static argument: "
+    "value_causes has no static names, only the constants the temperatures became."))
 
 # --- the set-up fixture and the evidence hook's judgement ------------------------------------------
 

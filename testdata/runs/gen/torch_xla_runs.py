@@ -456,6 +456,139 @@ def eval_dynamo_float():
     finish("short")
 
 
+
+def windowed_step(model, opt, x, y, torch, torch_xla, window):
+    """A step whose input mixes each token with the `window` tokens before it (a look-back mask): the
+    window is a Python int, and torch_xla bakes triu's diagonal into the graph as a constant."""
+    opt.zero_grad()
+    seq = x.shape[1]
+    keep = torch.ones(seq, seq, device=x.device).tril().triu(-window)  # the mask length: a Python int
+    scores = (x @ x.transpose(1, 2)).masked_fill(keep == 0, -1e9)
+    loss = torch.nn.functional.mse_loss(model(scores.softmax(-1) @ x), y)
+    loss.backward()
+    opt.step()
+    _, site = torch_xla.sync(), driver.here()
+    return loss, site
+
+
+def train_epoch_window():
+    """A curriculum widens the look-back window each epoch, window = 3 + 2 * epoch (3, 5, 7), a Python
+    int from the epoch counter; 3 epochs of 4 fixed batches."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 16, 12, 16), _data(torch, 16, 4, seed=1)
+    import inspect
+    src, first = inspect.getsourcelines(windowed_step)
+    mask_site = f"{ME}:{first + next(k for k, line in enumerate(src) if '.triu(-window)' in line)}"
+    expect, windows, steps = [], [], 0
+    for epoch in range(3):
+        window = 3 + 2 * epoch
+        for start in range(0, 16, 4):
+            x, y = X[start:start + 4].to(dev), Y[start:start + 4].to(dev)
+            loss, site = windowed_step(model, opt, x, y, torch, torch_xla, window)
+            steps += 1
+            if start == 0:
+                expect.append({"input": f"x f32[4,12,16], y f32[4,4]; window {window}", "call_site": site,
+                               "causes": ["constant_value"] if epoch else [], "against": epoch - 1 if epoch else None,
+                               "changed": f"the look-back window {windows[-1]} -> {window}: triu's diagonal, a constant "
+                                          f"in the graph" if epoch else None})
+                windows.append(window)
+        print(f"epoch {epoch}: window {window} loss {loss.item():.4f}")
+    driver.EVIDENCE["python_number"] = {"values": windows, "site": mask_site, "steps": steps, "every_steps": 4}
+    finish("short")
+    record_compiles(expect)
+
+
+
+MINI_TRAINER = '''"""A stand-in for a trainer library installed in site-packages (an HF-style Trainer): it owns the loop,
+and torch_xla's MpDeviceLoader syncs at each batch, inside torch_xla."""
+import torch
+import torch_xla.distributed.parallel_loader as pl
+
+
+class Trainer:
+    def __init__(self, model, opt, device):
+        self.model, self.opt, self.device = model, opt, device
+
+    def fit(self, loader, epochs):
+        device_loader = pl.MpDeviceLoader(loader, self.device)
+        for epoch in range(epochs):
+            for x, y in device_loader:
+                self.opt.zero_grad()
+                loss = torch.nn.functional.mse_loss(self.model(x), y)
+                loss.backward()
+                self.opt.step()
+            print(f"epoch {epoch}: loss {loss.item():.4f}")
+        return loss
+'''
+
+
+def train_library_loop():
+    """A trainer from a library in site-packages runs the loop over torch_xla's MpDeviceLoader (which syncs
+    inside torch_xla); the program's own code is one call. 120 rows in batches of 32: the remainder of 24."""
+    torch, torch_xla = _torch()
+    import sys
+    import tempfile
+    lib = os.path.join(tempfile.mkdtemp(prefix="recomp-lib-"), "lib", "python3.11", "site-packages")
+    os.makedirs(os.path.join(lib, "minitrainer"))
+    with open(os.path.join(lib, "minitrainer", "__init__.py"), "w") as f:
+        f.write(MINI_TRAINER)
+    sys.path.insert(0, lib)
+    import minitrainer
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 120, 16), _data(torch, 120, 4, seed=1)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=32)  # 32, 32, 32, 24
+    _, site = minitrainer.Trainer(model, opt, dev).fit(loader, epochs=2), driver.here()
+    driver.EVIDENCE["own_lines"] = {"sites": [site], "library": "site-packages/minitrainer/"}
+    finish("short")
+
+
+
+def focal_step(model, opt, x, labels, torch, torch_xla, gamma):
+    """A classification step with a focal loss, (1 - p)**gamma weighting: gamma is a Python float, and
+    torch_xla bakes pow's exponent into the graph as a constant."""
+    opt.zero_grad()
+    logp = model(x).log_softmax(-1).gather(1, labels[:, None]).squeeze(1)
+    loss = (-(1 - logp.exp()).pow(gamma) * logp).mean()  # the focusing parameter: a Python float
+    loss.backward()
+    opt.step()
+    _, site = torch_xla.sync(), driver.here()
+    return loss, site
+
+
+def train_focal_gamma():
+    """A focal-loss schedule raises gamma each epoch, gamma = 1.5 + epoch (1.5, 2.5, 3.5), a Python float
+    from the epoch counter; 3 epochs of 4 fixed batches."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, L = _data(torch, 32, 16), torch.arange(32).remainder(4)
+    import inspect
+    src, first = inspect.getsourcelines(focal_step)
+    pow_site = f"{ME}:{first + next(k for k, line in enumerate(src) if '.pow(gamma)' in line)}"
+    expect, gammas, steps = [], [], 0
+    for epoch in range(3):
+        gamma = 1.5 + epoch
+        for start in range(0, 32, 8):
+            loss, site = focal_step(model, opt, X[start:start + 8].to(dev), L[start:start + 8].to(dev), torch, torch_xla, gamma)
+            steps += 1
+            if start == 0:
+                expect.append({"input": f"x f32[8,16], labels s64[8]; gamma {gamma}", "call_site": site,
+                               "causes": ["constant_value"] if epoch else [], "against": epoch - 1 if epoch else None,
+                               "changed": f"the focal loss's gamma {gammas[-1]} -> {gamma}: pow's exponent, a constant "
+                                          f"in the graph" if epoch else None})
+                gammas.append(gamma)
+        print(f"epoch {epoch}: gamma {gamma} loss {loss.item():.4f}")
+    driver.EVIDENCE["python_number"] = {"values": gammas, "site": pow_site, "steps": steps, "every_steps": 4}
+    finish("short")
+    record_compiles(expect)
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -563,6 +696,41 @@ S["dynamo-float"] = dict(program=eval_dynamo_float, env=dict(ENV, TORCH_LOGS="re
                  "the constant 1.0); at 1.5 its guard fails ('triggered by the following guard failure(s): - 0/0: "
                  "temperature == 1.0') and it compiles the function again with the temperature as an input (the second "
                  "XLA graph takes a parameter where the first had the constant), which 1.5 then reuses."))
+S["epoch-window"] = dict(program=train_epoch_window, env=ENV, recompiled=["windowed_step"], cause="constant_value",
+    reason="user torch_xla.sync", detail=True,
+    description=("A curriculum widens a look-back mask each epoch: window = 3 + 2 * epoch (3, 5, 7), a Python int "
+                 "taken from the epoch counter and used as torch.triu's diagonal (-window). torch_xla uploads most "
+                 "Python numbers as device data, but an op's integer argument like triu's diagonal is baked into "
+                 "the graph as a constant: every epoch the step is a new graph that differs from the last only by "
+                 "that constant, compiled at the epoch's first step (steps 1, 5 and 9 of 12) and reused for the "
+                 "epoch's other three."))
+ENV_LEVEL1 = dict(ENV, PT_XLA_DEBUG_LEVEL="1")
+S["adamw-clean-level1"] = dict(program=train_adamw_clean, env=ENV_LEVEL1, recompiled=[], cause=None, detail=True,
+    state_once=["train_step"], guard_inconclusive="PT_XLA_DEBUG_LEVEL=2",
+    description=("The adamw-clean program with PT_XLA_DEBUG_LEVEL=1, as `recomp run` and most users set it: a Compilation "
+                 "Analysis block per compilation (cause, graph hash, number of graph inputs and outputs, frames) and no "
+                 "Execution Analysis. The step's second graph (AdamW's state an input: 17 -> 33 graph inputs, the same 41 "
+                 "outputs) looks like set-up, but the log cannot show that the first graph never ran again and the second "
+                 "ran every step after: guard on the log alone must be inconclusive and say how to decide (level 2 or the "
+                 "dump), never pass; with the dump (explain) the step is set-up."))
+S["batch-size-level1"] = dict(program=train_partial_batches, env=ENV_LEVEL1, recompiled=["train_partial_batches"],
+    cause="batch_size", reason="user torch_xla.sync",
+    description=("The batch-size program with PT_XLA_DEBUG_LEVEL=1: the 24-row remainder compiles the step a second "
+                 "time, with as many graph inputs and outputs as the first (11 and 25). A real recompilation: guard on the "
+                 "log alone must fail, not call it set-up nor inconclusive."))
+S["library-loop"] = dict(program=train_library_loop, env=ENV, recompiled=["train_library_loop"], cause="batch_size",
+    reason="in parallel loader at step end",
+    description=("A trainer library installed in site-packages (an HF-style Trainer, written for the run into a "
+                 "site-packages folder) owns the loop: it wraps a DataLoader of 120 rows in batches of 32 in torch_xla's "
+                 "MpDeviceLoader, which syncs at each batch inside torch_xla. Every compilation's frames begin in "
+                 "torch_xla and the trainer; the program's own line is its one call to Trainer.fit. The 24-row "
+                 "remainder compiles the step again. recomp's lines must be the program's own, never the library's."))
+S["focal-gamma"] = dict(program=train_focal_gamma, env=ENV, recompiled=["focal_step"], cause="constant_value",
+    reason="user torch_xla.sync", detail=True,
+    description=("A focal loss whose focusing parameter rises each epoch: gamma = 1.5 + epoch (1.5, 2.5, 3.5), a Python "
+                 "float used as pow's exponent. torch_xla uploads a float in arithmetic as device data, but pow's "
+                 "exponent is baked into the graph as a constant: every epoch the step is a new graph that differs "
+                 "from the last only by it, compiled at steps 1, 5 and 9 of 12."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
@@ -679,10 +847,10 @@ def judge(run):
     evidence["by_identity"] = dict(sorted(per_identity.items()))
     reason = spec.get("reason")
     if reason and recompiled and spec.get("reason_in_block", True):
-        blocks = [b for bs in recomp_blocks.values() for b in bs]
-        if not all(b.get("cause", "").find(reason) >= 0 for b in blocks):
+        again = [b for bs in recomp_blocks.values() for b in bs]  # not `blocks`: _detail reads those
+        if not all(b.get("cause", "").find(reason) >= 0 for b in again):
             problems.append(f"reason {reason!r} is not the cause of every recompilation: "
-                            f"{[b.get('cause') for b in blocks]}")
+                            f"{[b.get('cause') for b in again]}")
     if spec.get("profiler") and not any("pt-xla-profiler: " + spec["profiler"] in t for t in texts):
         problems.append(f"no 'pt-xla-profiler: {spec['profiler']}' line")
     if run.name != "debug-profiler" and "PT_XLA_DEBUG" not in spec["env"] and any("too frequent" in t for t in texts):
@@ -697,6 +865,36 @@ def judge(run):
             problems.append(f"host reads {dict(runs)}, the program read at {hr['sites']} every one of {hr['steps']} steps")
         extra = collections.OrderedDict(extra or {})
         extra["host_reads"] = {"steps": hr["steps"], "sites": {site: runs[site] for site in hr["sites"]}}
+    if evs[0].get("python_number"):  # the program's Python number: its values, and the steps that compiled
+        pn = evs[0]["python_number"]
+        done, at = 0, []
+        for b in parse_analysis(texts[0]):
+            if b["kind"] == "Compilation":
+                at.append(done + 1)
+            elif b["kind"] == "Execution" and b.get("cause") == "user torch_xla.sync":
+                done += 1
+        want = list(range(1, pn["steps"] + 1, pn["every_steps"]))
+        if at != want or done != pn["steps"]:
+            problems.append(f"compiled at steps {at} of {done}, the program changed its number at steps {want} of {pn['steps']}")
+        extra = collections.OrderedDict(extra or {})
+        extra["python_number"] = collections.OrderedDict([
+            ("identity", recompiled[0] if recompiled else None), ("values", pn["values"]),
+            ("site", pn["site"]), ("steps", done), ("compiled_at_steps", at), ("every_steps", pn["every_steps"])])
+    if evs[0].get("own_lines"):  # the program's own lines, and a library's frames before them in every block
+        ol = evs[0]["own_lines"]
+        for b in parse_analysis(texts[0]):
+            paths = [p for _, p, _ in b["frames"]]
+            lib = next((k for k, p in enumerate(paths) if ol["library"] in p), None)
+            me = next((k for k, p in enumerate(paths) if os.path.basename(p) == ME), None)
+            if b["kind"] == "Compilation" and (lib is None or me is None or lib > me):
+                problems.append(f"a compilation whose frames do not show the library's before the program's: {paths}")
+        extra = collections.OrderedDict(extra or {})
+        extra["own_lines"] = ol
+    if spec.get("guard_inconclusive"):  # what guard on the log alone must ask for: it cannot decide
+        if any("Execution Analysis" in t for t in texts):
+            problems.append("guard_inconclusive, but the log lists executions")
+        extra = collections.OrderedDict(extra or {})
+        extra["guard_inconclusive"] = spec["guard_inconclusive"]
     return {
         "evidence": evidence,
         "recompiled": recompiled,

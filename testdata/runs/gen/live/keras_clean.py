@@ -1,4 +1,4 @@
-"""Keras 3 with jit_compile on TF with every batch full (fit with validation, evaluate, predict): run
+"""Keras 3 with jit_compile (TF or JAX) with every batch full (fit with validation, evaluate, predict): run
 by recomp's live test of `recomp run`, whose guard must pass with its defaults."""
 import numpy as np
 import keras

@@ -1,4 +1,4 @@
-"""Keras 3 with jit_compile on TF: fit on full batches, then evaluate and predict whose last batch is
+"""Keras 3 with jit_compile (TF, or JAX with KERAS_BACKEND=jax): fit on full batches, then evaluate and predict whose last batch is
 partial (100 = 64 + 36, 488 = 256 + 232). Run by recomp's live test of `recomp run`: the predict step,
 traced twice by Keras, is one step compiled again; the test step is evaluate's."""
 import numpy as np

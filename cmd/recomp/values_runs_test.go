@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/json"
+	"html"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/report"
+)
+
+// truthValueCause is a Python value the program read at trace time and changed: each static
+// argument and the values it fed, the constants that became in the graph (Baked), how many
+// compilations the values explain, and the other causes' counts (Then).
+type truthValueCause struct {
+	Identity     string              `json:"identity"`
+	Static       map[string][]string `json:"static"`
+	Baked        []string            `json:"baked"`
+	Compilations int                 `json:"compilations"`
+	Then         map[string]int      `json:"then"`
+}
+
+// checkValueCauses holds explain of the run folder to the values the program changed: with
+// recomp run's probe records (probe.jsonl) the verdict names the static argument and its values
+// first, as one cause over the compilations they explain, in text, Markdown, HTML and JSON;
+// without them, from the log and the dump alone, it names a Python value seen at trace time
+// with the constants it became. Neither says to jit once: the function is jitted once.
+func checkValueCauses(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	bare := t.TempDir() // the folder without the probe's records
+	for _, name := range append([]string{"dump"}, tr.Logs...) {
+		if err := os.CopyFS(filepath.Join(bare, name), os.DirFS(filepath.Join(dir, name))); err != nil {
+			if b, rerr := os.ReadFile(filepath.Join(dir, name)); rerr == nil {
+				err = os.WriteFile(filepath.Join(bare, name), b, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, want := range tr.ValueCauses {
+		c, p := valueCauseOf(t, dir, want.Identity)
+		if len(want.Static) == 0 { // no static argument for the probe to see: the values are the dump's
+			checkBaked(t, "with the probe", c, want)
+		} else if c.Kind != "static_argument" || c.Count != want.Compilations {
+			t.Errorf("with the probe: first cause %s ×%d, want static_argument ×%d: %+v", c.Kind, c.Count, want.Compilations, p.Causes)
+		}
+		for name, fed := range want.Static {
+			named := false
+			for _, v := range c.Values {
+				named = named || v.Name == name && slices.Equal(v.Seen, fed)
+			}
+			if !strings.Contains(c.Change, "`"+name+"` changed ") || !named {
+				t.Errorf("with the probe: %q (values %+v) does not name %s with the values %v", c.Change, c.Values, name, fed)
+			}
+			if !strings.Contains(p.Action, "jnp.asarray("+name+")") {
+				t.Errorf("with the probe: the action does not say to pass %s as an array: %s", name, p.Action)
+			}
+		}
+		checkThen(t, "with the probe", p, want)
+		for format, quote := range map[string]func(string) string{"text": id, "markdown": mdQuote, "html": html.EscapeString} {
+			_, out, _ := runRecomp("explain", "--format", format, dir)
+			if format == "markdown" {
+				out = mdUnescape(out)
+			}
+			if !strings.Contains(out, quote(c.Change)) {
+				t.Errorf("%s: the answer lacks %q", format, c.Change)
+			}
+		}
+
+		c, p = valueCauseOf(t, bare, want.Identity)
+		checkBaked(t, "without the probe", c, want)
+		checkThen(t, "without the probe", p, want)
+	}
+}
+
+// checkBaked holds a cause named from the log and the dump to the constants the values became:
+// a python_value (or, where JAX 0.4 says "explanation unavailable!" of a static argument, a
+// static_argument) with those values, over the compilations they explain.
+func checkBaked(t *testing.T, how string, c report.VerdictCauseJSON, want truthValueCause) {
+	t.Helper()
+	kindOK := c.Kind == "python_value" || c.Kind == "static_argument" && strings.Contains(c.FrameworkSaid, "explanation unavailable")
+	if !kindOK || c.Count != want.Compilations || len(c.Values) != 1 || !sameValues(c.Values[0].Seen, want.Baked) {
+		t.Errorf("%s: first cause %s ×%d %q %+v, want python_value ×%d with %v", how, c.Kind, c.Count, c.Change, c.Values, want.Compilations, want.Baked)
+	}
+}
+
+func id(s string) string { return s }
+
+// mdQuote is text as the Markdown report writes it, once mdUnescape has undone its escapes: a
+// backtick as a quote (it would open a code span).
+func mdQuote(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+// mdUnescape undoes the Markdown report's escapes of prose.
+func mdUnescape(s string) string {
+	return strings.NewReplacer(`\\`, `\`, `\]`, "]", `\|`, "|", "&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
+}
+
+// valueCauseOf is the first cause explain gives identity in the run folder dir, and its verdict.
+func valueCauseOf(t *testing.T, dir, identity string) (report.VerdictCauseJSON, report.ProgramVerdictJSON) {
+	t.Helper()
+	_, out, stderr := runRecomp("explain", "--format", "json", dir)
+	var doc report.DiffJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Verdict == nil {
+		t.Fatalf("explain %s: %v %s", dir, err, stderr)
+	}
+	for _, p := range doc.Verdict.Programs {
+		if programName(p.Program) == programName(identity) && len(p.Causes) > 0 {
+			return p.Causes[0], p
+		}
+	}
+	t.Fatalf("explain %s: no verdict for %s: %+v", dir, identity, doc.Verdict.Programs)
+	return report.VerdictCauseJSON{}, report.ProgramVerdictJSON{}
+}
+
+// checkThen holds the other causes of the verdict to the program's counts, and its action to
+// never saying "jit once" (the function is jitted once).
+func checkThen(t *testing.T, how string, p report.ProgramVerdictJSON, want truthValueCause) {
+	t.Helper()
+	for kind, n := range want.Then {
+		found := false
+		for _, c := range p.Causes[1:] {
+			found = found || c.Kind == kind && c.Count == n
+		}
+		if !found {
+			t.Errorf("%s: no %s ×%d after the first cause: %+v", how, kind, n, p.Causes)
+		}
+	}
+	if strings.Contains(p.Action, "jit once") {
+		t.Errorf("%s: the action says to jit once: %s", how, p.Action)
+	}
+}
+
+// sameValues says whether the values got are fed, each within 0.5% (the dump prints a constant
+// in the graph's float32).
+func sameValues(got, fed []string) bool {
+	if len(got) != len(fed) {
+		return false
+	}
+	for i := range got {
+		a, erra := strconv.ParseFloat(got[i], 64)
+		b, errb := strconv.ParseFloat(fed[i], 64)
+		if erra != nil || errb != nil || math.Abs(a-b) > 0.005*math.Abs(b) {
+			return false
+		}
+	}
+	return true
+}

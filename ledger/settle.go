@@ -44,8 +44,9 @@ func (l *Ledger) settle() {
 }
 
 // settledUnit returns a program's second compilation when it was set-up: the program compiled twice,
-// its first graph ran once and never again after the second compiled, and the second ran at
-// least settledRuns times with the same logged signature; nil otherwise.
+// its first graph ran once and never again after the second compiled, the second ran at least
+// settledRuns times with the same logged signature and, where the log counts them, takes more
+// inputs than the first and gives as many outputs; nil otherwise.
 func (l *Ledger) settledUnit(m *Module) *Unit {
 	if m.Eager || m.Compilations != 2 || m.Recompilations != 1 {
 		return nil
@@ -66,6 +67,14 @@ func (l *Ledger) settledUnit(m *Module) *Unit {
 	}
 	ra, rb := l.execs[a.Hash], l.execs[b.Hash]
 	if ra == nil || rb == nil || ra.n > 1 || ra.last > b.tick || rb.n < settledRuns {
+		return nil
+	}
+	// State the first step created becomes an input of the second graph, which gives as many
+	// outputs: where the log counts them, a second graph that does not take more inputs (a new
+	// batch size from step 2 on, a number changed once) changed what the program computes.
+	inA, outA, okA := graphIO(a.Graph)
+	inB, outB, okB := graphIO(b.Graph)
+	if okA && okB && (inB <= inA || outB != outA) {
 		return nil
 	}
 	return b

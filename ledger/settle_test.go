@@ -74,6 +74,37 @@ func TestSettledOnlyWhenTheFirstGraphNeverRunsAgain(t *testing.T) {
 	}
 }
 
+// A second graph that runs from step 2 on is set-up only when it takes the state the first step
+// created as more inputs, with as many outputs (where the log counts them): a program that
+// changed once at step 2 (a new batch size, one more output) recompiled, and a gate fails it.
+func TestSettledOnlyWhenStateBecameInputs(t *testing.T) {
+	withIO := func(in, out int) func(string) string {
+		return func(block string) string {
+			return strings.Replace(block, "Number of Graph Inputs: 3\n",
+				fmt.Sprintf("Number of Graph Inputs: %d\nCompilation Analysis:   Number of Graph Outputs: %d\n", in, out), 1)
+		}
+	}
+	log := func(a, b func(string) string) string {
+		out := a(ptxla("Compilation", "a")) + ptxla("Execution", "a") + b(ptxla("Compilation", "b"))
+		for i := 0; i < 4; i++ {
+			out += ptxla("Execution", "b")
+		}
+		return out
+	}
+	if r := report(t, Options{}, log(withIO(17, 41), withIO(33, 41))); r.Summary.AfterWarmup != 0 || r.Summary.Recompilations != 0 {
+		t.Errorf("AdamW's state as inputs (17 → 33, 41 outputs): %+v", r.Summary)
+	}
+	for name, l := range map[string]string{
+		"same inputs (a new batch size from step 2)": log(withIO(11, 25), withIO(11, 25)),
+		"fewer inputs":     log(withIO(33, 41), withIO(17, 41)),
+		"more outputs too": log(withIO(17, 41), withIO(33, 57)),
+	} {
+		if r := report(t, Options{}, l); r.Summary.AfterWarmup != 1 || r.Summary.Recompilations != 1 {
+			t.Errorf("%s: a recompilation after warm-up, got %+v", name, r.Summary)
+		}
+	}
+}
+
 // level1 is a PT_XLA_DEBUG_LEVEL=1 log (no executions) of one program compiled twice: its
 // graphs' inputs and outputs as torch_xla prints them.
 func level1(inA, outA, inB, outB int) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/ledger"
@@ -127,7 +128,7 @@ func unmatchedNote(c *Coverage, runEvidence, warmNone bool, warmup string) strin
 		why = "the warm-up's log names their argument signatures or graph hashes, the run time's log does not"
 	}
 	return fmt.Sprintf("%d run-time compilation(s) of programs the warm-up compiled (%s) cannot be matched to a warm-up variant: %s; "+
-		"they are neither covered nor uncovered (JAX: JAX_LOG_COMPILES=1 in both runs)", c.Unmatched, strings.Join(c.UnmatchedPrograms, ", "), why)
+		"they are neither covered nor uncovered (%s in both runs)", c.Unmatched, strings.Join(c.UnmatchedPrograms, ", "), why, frameworks.SignaturesAdvice())
 }
 
 // coverageUnits are the warm-up's compile requests, the run time's compilations and its

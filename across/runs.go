@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -262,7 +262,7 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 	for _, a := range ra.units {
 		if a.Compiled && a.Hash != "" && a.Hash == u.Hash && a.Duration > 0 {
 			v.Saved, v.SavedFrom = max(a.Duration-u.Duration, 0), "log"
-			v.Summary = fmt.Sprintf("from the entry run A wrote (%s): run A compiled it in %s, run B got it in %s", shortKey(u.Hash),
+			v.Summary = fmt.Sprintf("from the entry run A wrote (%s): run A compiled it in %s, run B got it in %s", frameworks.KeyedCache().ShortKey(u.Hash),
 				ledger.FormatDuration(a.Duration), ledger.FormatDuration(u.Duration))
 			return
 		}
@@ -270,11 +270,12 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 	if u.Hash == "" {
 		return
 	}
-	v.Summary = fmt.Sprintf("from the entry %s (not written by run A)", shortKey(u.Hash))
+	kc := frameworks.KeyedCache()
+	v.Summary = fmt.Sprintf("from the entry %s (not written by run A)", kc.ShortKey(u.Hash))
 	for _, d := range dirs {
-		if p, ok := cache.JAXEntryPath(d, u.Hash); !ok {
+		if p, ok := kc.EntryFile(d, u.Hash); !ok {
 			break
-		} else if t, err := cache.JAXCompileTime(p); err == nil {
+		} else if t, err := kc.CompileTime(p); err == nil {
 			v.Saved, v.SavedFrom = max(t-u.Duration, 0), "cache entry"
 			return
 		}
@@ -284,11 +285,12 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 // sameKey explains a miss of the key A compiled: A did not write it, the folder lost it, or B
 // could not read it.
 func sameKey(v *ProgramVerdict, a, u *ledger.Unit, dirs []string) {
-	key := shortKey(u.Hash)
+	kc := frameworks.KeyedCache()
+	key, words := kc.ShortKey(u.Hash), kc.Words()
 	switch {
 	case u.ReadError != nil:
 		v.Reason, v.Quote = MissUnreadable, u.ReadError
-		v.Summary = fmt.Sprintf("run B found the entry %s and could not read it (a deserialisation failure: a different jaxlib or backend, or a damaged file)", key)
+		v.Summary = fmt.Sprintf("run B found the entry %s and could not read it (a deserialisation failure: %s)", key, words.Unreadable)
 	case a.NotWritten != nil && readOnlyWords(a.NotWritten.Text):
 		v.Reason, v.Quote = MissReadOnly, a.NotWritten
 		v.Summary = fmt.Sprintf("run A compiled the same key %s and could not write it: the cache folder is read-only", key)
@@ -300,8 +302,7 @@ func sameKey(v *ProgramVerdict, a, u *ledger.Unit, dirs []string) {
 		switch {
 		case known && !present:
 			v.Reason = MissEvicted
-			v.Summary = fmt.Sprintf("run A wrote the entry %s, and the cache folder no longer holds it: evicted (JAX's LRU eviction with "+
-				"jax_compilation_cache_max_size) or removed", key)
+			v.Summary = fmt.Sprintf("run A wrote the entry %s, and the cache folder no longer holds it: evicted (%s) or removed", key, words.Eviction)
 		case known:
 			v.Reason = MissUnknown
 			v.Summary = fmt.Sprintf("run A wrote the entry %s and the cache folder holds it, yet run B missed it: did B look in another folder?", key)
@@ -312,8 +313,7 @@ func sameKey(v *ProgramVerdict, a, u *ledger.Unit, dirs []string) {
 		}
 	default:
 		v.Reason = MissNeverWritten
-		v.Summary = fmt.Sprintf("run A compiled the same key %s and its log shows no write of it (JAX says why only with "+
-			"JAX_EXPLAIN_CACHE_MISSES=1)", key)
+		v.Summary = fmt.Sprintf("run A compiled the same key %s and its log shows no write of it (%s)", key, words.WhyNotWritten)
 	}
 }
 
@@ -323,14 +323,14 @@ func readOnlyWords(s string) bool {
 		strings.Contains(l, "errno 30")
 }
 
-// entryPresent says whether a cache folder holds a JAX key's entry (known false without folders).
+// entryPresent says whether a cache folder holds a key's entry (known false without folders).
 func entryPresent(key string, dirs []string) (present, known bool) {
 	for _, d := range dirs {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
 			continue
 		}
 		known = true
-		if p, ok := cache.JAXEntryPath(d, key); ok {
+		if p, ok := frameworks.KeyedCache().EntryFile(d, key); ok {
 			if _, err := os.Stat(p); err == nil {
 				return true, true
 			}
@@ -342,15 +342,17 @@ func entryPresent(key string, dirs []string) (present, known bool) {
 // graphVerdict explains a miss of another key than A's: the graph changed, or something else
 // in the key did.
 func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
-	// JAX's cache-key log on both sides: the computation's hash says whether the graph changed,
-	// the other parts which setting did.
+	// The stack's cache-key log on both sides (JAX's): the computation's hash says whether the
+	// graph changed, the other parts which setting did.
+	kc := frameworks.KeyedCache()
+	words := kc.Words()
 	if len(a.KeyParts) > 0 && len(u.KeyParts) > 0 {
 		var differ []string
 		comp := false
 		for _, pb := range u.KeyParts {
 			for _, pa := range a.KeyParts {
 				if pa.Name == pb.Name && pa.Hash != pb.Hash {
-					if pb.Name == "computation" {
+					if kc.Part(pb.Name) == framework.KeyGraph {
 						comp = true
 					} else {
 						differ = append(differ, pb.Name)
@@ -360,7 +362,7 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		}
 		if comp {
 			v.Reason = MissGraphDiffers
-			v.Summary = "the cache key's computation part differs (JAX's cache-key log): the graph changed"
+			v.Summary = "the cache key's computation part differs (" + words.KeyLog + "): the graph changed"
 			graphCause(v, ra, rb, a, u)
 			return
 		}
@@ -368,12 +370,12 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 			v.Reason = MissKeyOutsideGraph
 			v.Component = strings.Join(differ, ", ")
 			for _, d := range differ {
-				if d == "XLA flags" {
+				if kc.Part(d) == framework.KeyFlags {
 					v.Changed = append(v.Changed, flagChanges(a.KeyFlags, u.KeyFlags)...)
 				}
 			}
 			v.Changed = append(v.Changed, manifestChanges(ra, rb, differ)...)
-			v.Summary = "the graph is the same (the cache key's computation part is equal in JAX's cache-key log"
+			v.Summary = "the graph is the same (the cache key's computation part is equal in " + words.KeyLog
 			if da, db := ra.dumpOf[a], rb.dumpOf[u]; da != nil && db != nil && diff.Compare(da.Module, db.Module).Identical {
 				v.Summary += ", and the dumps agree"
 			}
@@ -399,8 +401,7 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 			v.Component = changedComponent(v.Changed)
 			v.Summary += ": " + strings.Join(v.Changed, "; ")
 		} else {
-			v.Summary += ": XLA flags, compile options, the jaxlib or backend version or the devices " +
-				"(JAX_DEBUG_LOG_MODULES=jax._src.cache_key names the part: recomp run sets it)"
+			v.Summary += ": " + words.OutsideGraph + " (" + words.KeyLogSetting + " names the part: recomp run sets it)"
 		}
 		return
 	}
@@ -412,8 +413,8 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		return
 	}
 	v.Reason = MissUnknown
-	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (XLA_FLAGS=--xla_dump_to=DIR), " +
-		"or run them under recomp run (it dumps and logs the parts of JAX's cache keys)"
+	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (" + frameworks.DumpAdvice() + "), " +
+		"or run them under recomp run (it dumps and logs the parts of " + words.Keys + ")"
 }
 
 // graphCause names how a changed graph changed: from the dumps, else from the signatures.
@@ -459,16 +460,19 @@ func manifestChanges(ra, rb *runSide, parts []string) []string {
 		return nil
 	}
 	settings, versions := manifestDiffs(ra.manifest, rb.manifest)
-	want := func(s string) bool { return parts == nil || slices.Contains(parts, s) }
+	kc := frameworks.KeyedCache()
+	want := func(p framework.KeyPart) bool {
+		return parts == nil || slices.ContainsFunc(parts, func(s string) bool { return kc.Part(s) == p })
+	}
 	var out []string
-	if want("XLA flags") {
+	if want(framework.KeyFlags) {
 		for _, d := range settings {
 			if slices.Contains(frameworks.CompileFlags(), d.Name) {
 				out = append(out, fmt.Sprintf("%s: %s → %s (manifests)", d.Name, orNone(d.A), orNone(d.B)))
 			}
 		}
 	}
-	if want("jax_lib version") || want("backend version") {
+	if want(framework.KeyVersions) {
 		for _, d := range versions {
 			out = append(out, fmt.Sprintf("%s %s → %s (manifests)", d.Name, orNone(d.A), orNone(d.B)))
 		}
@@ -480,8 +484,8 @@ func changedComponent(changed []string) string {
 	var parts []string
 	for _, c := range changed {
 		switch {
-		case strings.HasPrefix(c, "XLA flag"), strings.Contains(c, "_FLAGS"), strings.Contains(c, "LIBTPU_INIT_ARGS"):
-			parts = append(parts, "XLA flags")
+		case strings.HasPrefix(c, "XLA flag "), slices.ContainsFunc(frameworks.CompileFlags(), func(f string) bool { return strings.HasPrefix(c, f+": ") }):
+			parts = append(parts, frameworks.KeyedCache().Words().FlagsPart)
 		default:
 			parts = append(parts, "versions")
 		}
@@ -555,29 +559,14 @@ func cacheDirs(given []string, ms ...*runfolder.Manifest) []string {
 	return out
 }
 
-// shortKey shortens a JAX cache key (MODULE-SHA256) to its module and the hash's first 12 digits.
-func shortKey(k string) string {
-	if i := strings.LastIndexByte(k, '-'); i >= 0 && len(k)-i-1 == 64 {
-		return k[:i+13] + "…"
-	}
-	return k
-}
-
-// missAdvice is what to do about each reason.
+// missAdvice is what to do about each reason: the keyed cache's own advice, else recomp's.
 func missAdvice(r MissReason) string {
+	if a := frameworks.KeyedCache().Words().Advice[string(r)]; a != "" {
+		return a
+	}
 	switch r {
 	case MissGraphDiffers:
 		return "the program changed between the runs: the cause says how; an entry can only serve the same graph"
-	case MissKeyOutsideGraph:
-		return "keep the compile flags (XLA_FLAGS, LIBTPU_INIT_ARGS and --xla* arguments), compile options, jaxlib and backend " +
-			"versions and the devices the same between runs that share a cache"
-	case MissNeverWritten:
-		return "lower jax_persistent_cache_min_compile_time_secs and jax_persistent_cache_min_entry_size_bytes (JAX writes only " +
-			"entries that took at least 1 s to compile by default), write from process 0, and initialise the cache before the first compilation"
-	case MissEvicted:
-		return "raise jax_compilation_cache_max_size, or keep the cache folder between runs (a CI cache, a persistent volume)"
-	case MissUnreadable:
-		return "an entry written by another jaxlib or backend cannot be read: key the cache folder by version, or clear it after an upgrade"
 	case MissReadOnly:
 		return "make the cache folder writable for the run that fills it"
 	case MissNotInA:

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -23,45 +22,27 @@ import (
 // MaxListed bounds the untouched entries an Inventory lists (all are counted).
 const MaxListed = 1000
 
-// EntryKind says what kind of executable-cache entry a file is.
+// EntryKind says what kind of executable-cache entry a file is: a stack's kind (its unit
+// names them: "tf-ipu", "popart", "jax", …; frameworks.CacheKinds), a lock, or EntryOther.
 type EntryKind string
 
-// Entry kinds of an executable cache.
-const (
-	EntryTFIPU     EntryKind = "tf-ipu"      // <hex>.poplar_exec
-	EntryTFIPUOld  EntryKind = "tf-ipu-sdk1" // <hex>.xla_engine (SDK <= 1.4)
-	EntryLock      EntryKind = "lock"        // <hex>.compile_lock, <hex>.read_lock
-	EntryPopEF     EntryKind = "popart"      // <decimal>.popef
-	EntryPopARTOld EntryKind = "popart-sdk2" // <decimal>.popart (SDK 2.0-2.4)
-	EntryJAX       EntryKind = "jax"         // <name>-<sha256>[-cache|-atime]
-	EntryOther     EntryKind = "other"       // not a cache entry: never proposed for removal
-)
+// EntryOther is a file that is no cache entry: never proposed for removal.
+const EntryOther EntryKind = "other"
 
-var (
-	reTFIPU  = regexp.MustCompile(`^[0-9a-f]{1,16}\.(poplar_exec|xla_engine|xla_engine\.poplar_exec|compile_lock|read_lock)$`)
-	rePopART = regexp.MustCompile(`^\d+\.(popef|popart)$`)
-	reJAX    = regexp.MustCompile(`^[A-Za-z0-9_.\-]+-[0-9a-f]{64}(-cache|-atime)?$`)
-)
+// Kinds are the kinds of entries in the order reports list them: the stacks' (executables,
+// then locks), then EntryOther.
+func Kinds() []EntryKind {
+	var out []EntryKind
+	for _, k := range frameworks.CacheKinds() {
+		out = append(out, EntryKind(k))
+	}
+	return append(out, EntryOther)
+}
 
 // ClassifyEntry says what kind of cache entry a file name is.
 func ClassifyEntry(name string) EntryKind {
-	if m := reTFIPU.FindStringSubmatch(name); m != nil {
-		switch m[1] {
-		case "poplar_exec":
-			return EntryTFIPU
-		case "xla_engine", "xla_engine.poplar_exec":
-			return EntryTFIPUOld
-		}
-		return EntryLock
-	}
-	if m := rePopART.FindStringSubmatch(name); m != nil {
-		if m[1] == "popef" {
-			return EntryPopEF
-		}
-		return EntryPopARTOld
-	}
-	if reJAX.MatchString(name) {
-		return EntryJAX
+	if kind, _, _ := frameworks.CacheEntry(name); kind != "" {
+		return EntryKind(kind)
 	}
 	return EntryOther
 }
@@ -70,6 +51,7 @@ func ClassifyEntry(name string) EntryKind {
 type CacheEntry struct {
 	Dir, Name string
 	Kind      EntryKind
+	Lock      bool // a lock beside the entries, not an executable
 	Size      int64
 	ModTime   time.Time
 	Hit       bool // a log says the run loaded it
@@ -83,7 +65,7 @@ func (e *CacheEntry) Used() bool { return e.Hit || e.Written || e.Missed }
 // Prunable reports whether the entry is a recognised executable (not a lock, not a foreign
 // file) that no log touched: the only entries recomp ever proposes to remove.
 func (e *CacheEntry) Prunable() bool {
-	return !e.Used() && e.Kind != EntryLock && e.Kind != EntryOther
+	return !e.Used() && !e.Lock && e.Kind != EntryOther
 }
 
 // Inventory is what one or more cache folders hold.
@@ -237,8 +219,11 @@ func (inv *Inventory) add(folder Folder, de fs.DirEntry, use LogUse, present map
 		inv.Dirs++
 		return
 	}
-	e := &CacheEntry{Dir: folder.Name, Name: name, Kind: ClassifyEntry(name), Size: info.Size(), ModTime: info.ModTime()}
-	key := entryKey(e.Name, e.Kind)
+	kind, key, lock := frameworks.CacheEntry(name)
+	e := &CacheEntry{Dir: folder.Name, Name: name, Kind: EntryKind(kind), Lock: lock, Size: info.Size(), ModTime: info.ModTime()}
+	if kind == "" {
+		e.Kind = EntryOther
+	}
 	e.Hit, e.Written, e.Missed = use.Hits[key], use.Writes[key], use.Misses[key]
 	present[key] = true
 	inv.Count++
@@ -268,15 +253,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// entryKey is the name logs use for an entry: JAX logs the cache key, and stores it as
-// KEY-cache (with KEY-atime beside it when access times are kept).
-func entryKey(name string, kind EntryKind) string {
-	if kind == EntryJAX {
-		name = strings.TrimSuffix(strings.TrimSuffix(name, "-cache"), "-atime")
-	}
-	return name
 }
 
 // nameHeap keeps the entries with the smallest names (a max-heap on name).

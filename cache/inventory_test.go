@@ -14,14 +14,15 @@ import (
 
 func TestClassifyEntry(t *testing.T) {
 	for name, want := range map[string]EntryKind{
-		"277a08fe4c20b50.poplar_exec":  EntryTFIPU,
-		"277a08fe4c20b50.xla_engine":   EntryTFIPUOld,
-		"277a08fe4c20b50.compile_lock": EntryLock,
-		"277a08fe4c20b50.read_lock":    EntryLock,
-		"1234567890123.popef":          EntryPopEF,
-		"1234567890123.popart":         EntryPopARTOld,
-		"jit_train_step-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef": EntryJAX,
-		"jit_f-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-atime":    EntryJAX,
+		"277a08fe4c20b50.poplar_exec":            "tf-ipu",
+		"277a08fe4c20b50.xla_engine":             "tf-ipu-sdk1",
+		"277a08fe4c20b50.xla_engine.poplar_exec": "tf-ipu-sdk1",
+		"277a08fe4c20b50.compile_lock":           "lock",
+		"277a08fe4c20b50.read_lock":              "lock",
+		"1234567890123.popef":                    "popart",
+		"1234567890123.popart":                   "popart-sdk2",
+		"jit_train_step-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef": "jax",
+		"jit_f-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-atime":    "jax",
 		"notes.txt":                   EntryOther,
 		"train.py":                    EntryOther,
 		"Z77a08fe4c20b50.poplar_exec": EntryOther,

@@ -9,24 +9,26 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/internal/textutil"
 )
 
-// CauseKind names a reason why two modules differ; the names are part of the JSON contract.
-type CauseKind string
+// CauseKind names a reason why two modules differ; the names are part of the JSON contract
+// (package cause holds them, below the units that give advice by kind).
+type CauseKind = cause.Kind
 
 // Cause kinds, in the order they are ranked (see rules).
 const (
-	CauseDtype          CauseKind = "dtype"
-	CauseSharding       CauseKind = "sharding"
-	CauseBatchSize      CauseKind = "batch_size"
-	CauseInputShape     CauseKind = "input_shape"
-	CauseConstant       CauseKind = "constant_value"
-	CauseModuleConfig   CauseKind = "module_config"
-	CauseLayout         CauseKind = "layout"
-	CauseGraphStructure CauseKind = "graph_structure"
-	CauseIdentical      CauseKind = "identical"
+	CauseDtype          = cause.Dtype
+	CauseSharding       = cause.Sharding
+	CauseBatchSize      = cause.BatchSize
+	CauseInputShape     = cause.InputShape
+	CauseConstant       = cause.Constant
+	CauseModuleConfig   = cause.ModuleConfig
+	CauseLayout         = cause.Layout
+	CauseGraphStructure = cause.GraphStructure
+	CauseIdentical      = cause.Identical
 )
 
 // Cause is one reason why two modules differ, in the user's terms.
@@ -531,8 +533,8 @@ func materializedRule(c *classifier) (Cause, bool) {
 		Short:    fmt.Sprintf("%d tensor(s) built in the first step are inputs from then on", len(t.materialized)),
 		Evidence: ev,
 		Advice: "expected once: the first step also created these tensors (an optimizer creates its state in its first step; tensors made with device=...). " +
-			"recomp guard's default warm-up takes it as set-up when the log shows each graph's executions (PyTorch/XLA's " +
-			"PT_XLA_DEBUG_LEVEL=2, as recomp run sets it); otherwise keep this run as a baseline (recomp guard --write-baseline FILE LOG) " +
+			"recomp guard's default warm-up takes it as set-up when the log shows each graph's executions (" +
+			frameworks.ExecutionsAdvice() + ", as recomp run sets it); otherwise keep this run as a baseline (recomp guard --write-baseline FILE LOG) " +
 			"and check later runs with --baseline FILE. Or materialise such tensors before the loop " +
 			"(PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device))"}, true
 }

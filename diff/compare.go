@@ -288,8 +288,29 @@ func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, gone, cam
 			fresh = append(fresh, j)
 		}
 	}
-	if len(fresh) == 0 || ca.Root == nil || cb.Root == nil || ca.Root.Shape.NoLayout() != cb.Root.Shape.NoLayout() {
+	if len(fresh) == 0 || !returnsState(ca, cb, ma, gone, fresh) {
 		return
+	}
+	fed := fedBy(cb, fresh)
+	for j, in := range cb.Instructions {
+		if mb[j] < 0 && !came[j] && !fed[j] && !plumbing[in.Opcode] {
+			c.r.t.unfed++
+		}
+	}
+	for _, j := range fresh {
+		p := cb.Instructions[j]
+		md := p.Metadata()
+		keep(&c.r.t.carried, Change{Kind: KindAdded, Computation: cb.Name, Instruction: p.Name, OpName: md.OpName, Source: md.Source(),
+			New: p.Shape.String(), IsParam: true, Param: p.Param, Entry: true, LineB: p.Line})
+	}
+}
+
+// returnsState says whether A's result holds a value of the shape of each of B's fresh
+// parameters besides those of A's own inputs, both return the same shapes, and A lost no
+// input.
+func returnsState(ca, cb *hlo.Computation, ma []int, gone map[int]bool, fresh []int) bool {
+	if ca.Root == nil || cb.Root == nil || ca.Root.Shape.NoLayout() != cb.Root.Shape.NoLayout() {
+		return false
 	}
 	outs := map[string]int{}
 	if ca.Root.Shape.IsTuple {
@@ -304,7 +325,7 @@ func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, gone, cam
 			continue
 		}
 		if ma[i] < 0 || gone[i] {
-			return // A lost an input: not state carried over
+			return false // A lost an input: not state carried over
 		}
 		if k := in.Shape.NoLayout(); outs[k] > 0 {
 			outs[k]--
@@ -313,10 +334,16 @@ func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, gone, cam
 	for _, j := range fresh {
 		k := cb.Instructions[j].Shape.NoLayout()
 		if outs[k] == 0 {
-			return
+			return false
 		}
 		outs[k]--
 	}
+	return true
+}
+
+// fedBy marks the instructions of cb that the instructions from feed, directly or through
+// others (from included).
+func fedBy(cb *hlo.Computation, from []int) []bool {
 	users := make(map[int][]int, len(cb.Instructions))
 	for j, in := range cb.Instructions {
 		for _, op := range in.Operands {
@@ -326,8 +353,8 @@ func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, gone, cam
 		}
 	}
 	fed := make([]bool, len(cb.Instructions))
-	queue := append([]int(nil), fresh...)
-	for _, j := range fresh {
+	queue := append([]int(nil), from...)
+	for _, j := range from {
 		fed[j] = true
 	}
 	for len(queue) > 0 {
@@ -340,17 +367,7 @@ func (c *comparer) carriedState(ca, cb *hlo.Computation, ma, mb []int, gone, cam
 			}
 		}
 	}
-	for j, in := range cb.Instructions {
-		if mb[j] < 0 && !came[j] && !fed[j] && !plumbing[in.Opcode] {
-			c.r.t.unfed++
-		}
-	}
-	for _, j := range fresh {
-		p := cb.Instructions[j]
-		md := p.Metadata()
-		keep(&c.r.t.carried, Change{Kind: KindAdded, Computation: cb.Name, Instruction: p.Name, OpName: md.OpName, Source: md.Source(),
-			New: p.Shape.String(), IsParam: true, Param: p.Param, Entry: true, LineB: p.Line})
-	}
+	return fed
 }
 
 // unmatched is the change of an instruction only one side has.

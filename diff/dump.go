@@ -138,10 +138,6 @@ const (
 // cannot be read at all.
 func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	d := &Dump{Path: path, limit: opt.MaxFileBytes}
-	hold, held := opt.HoldBytes, 0
-	if hold <= 0 {
-		hold = DefaultHoldBytes
-	}
 	if path == "-" {
 		d.loadFile(path, opt.Stdin, true, opt.MaxFileBytes)
 		return d, nil
@@ -158,12 +154,44 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	if err != nil {
 		return nil, err
 	}
-	type cand struct {
-		path        string
-		id          int
-		name, stage string
+	cands, stages := d.candidates(path, entries)
+	for s := range stages {
+		d.Stages = append(d.Stages, s)
 	}
-	var cands []cand
+	sort.Strings(d.Stages)
+	want := chooseStage(opt.Stage, stages, d.Stages)
+	if !stages[want] && len(cands) > 0 {
+		if opt.Stage == "" { // several stages, none of them the default
+			return nil, fmt.Errorf("%s: HLO files of %d stages and none is %s or %s: name the stage to compare (stages here: %s)",
+				path, len(d.Stages), StageBefore, StageAfter, strings.Join(quoteAll(d.Stages), ", "))
+		}
+		return nil, fmt.Errorf("%s: no HLO files of stage %q (stages here: %s)", path, want, strings.Join(quoteAll(d.Stages), ", "))
+	}
+	d.loadStage(cands, want, opt)
+	sort.SliceStable(d.Files, func(i, j int) bool {
+		if d.Files[i].ID != d.Files[j].ID {
+			return d.Files[i].ID < d.Files[j].ID
+		}
+		return d.Files[i].Path < d.Files[j].Path
+	})
+	if len(d.Files) == 0 && len(d.Problems) == 0 {
+		return nil, fmt.Errorf("%s: no HLO text files found (looked for module_NNNN.*.txt and files starting with HloModule)", path)
+	}
+	return d, nil
+}
+
+// dumpCandidate is a file of a dump folder that may be a module: its id, name and stage from
+// its file name (id -1 when the name is not XLA's).
+type dumpCandidate struct {
+	path        string
+	id          int
+	name, stage string
+}
+
+// candidates lists the files of a dump folder that may be modules, and the stages they are
+// of; it counts the others as ignored, with a warning for one that is no regular file.
+func (d *Dump) candidates(path string, entries []os.DirEntry) ([]dumpCandidate, map[string]bool) {
+	var cands []dumpCandidate
 	stages := map[string]bool{}
 	for _, e := range entries {
 		n := e.Name()
@@ -190,19 +218,17 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 			id, name, stage = -1, base, ""
 		}
 		stages[stage] = true
-		cands = append(cands, cand{full, id, name, stage})
+		cands = append(cands, dumpCandidate{full, id, name, stage})
 	}
-	for s := range stages {
-		d.Stages = append(d.Stages, s)
-	}
-	sort.Strings(d.Stages)
-	want := chooseStage(opt.Stage, stages, d.Stages)
-	if !stages[want] && len(cands) > 0 {
-		if opt.Stage == "" { // several stages, none of them the default
-			return nil, fmt.Errorf("%s: HLO files of %d stages and none is %s or %s: name the stage to compare (stages here: %s)",
-				path, len(d.Stages), StageBefore, StageAfter, strings.Join(quoteAll(d.Stages), ", "))
-		}
-		return nil, fmt.Errorf("%s: no HLO files of stage %q (stages here: %s)", path, want, strings.Join(quoteAll(d.Stages), ", "))
+	return cands, stages
+}
+
+// loadStage loads the candidates of stage want, holding parsed the modules that fit in
+// opt.HoldBytes (at most maxHeld).
+func (d *Dump) loadStage(cands []dumpCandidate, want string, opt LoadOptions) {
+	hold, held := opt.HoldBytes, 0
+	if hold <= 0 {
+		hold = DefaultHoldBytes
 	}
 	for _, c := range cands {
 		if c.stage != want {
@@ -227,16 +253,6 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 			held++
 		}
 	}
-	sort.SliceStable(d.Files, func(i, j int) bool {
-		if d.Files[i].ID != d.Files[j].ID {
-			return d.Files[i].ID < d.Files[j].ID
-		}
-		return d.Files[i].Path < d.Files[j].Path
-	})
-	if len(d.Files) == 0 && len(d.Problems) == 0 {
-		return nil, fmt.Errorf("%s: no HLO text files found (looked for module_NNNN.*.txt and files starting with HloModule)", path)
-	}
-	return d, nil
 }
 
 // oddName reports whether a file's name holds control characters or bytes that are not UTF-8.

@@ -3,7 +3,6 @@ package diff
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,9 +12,9 @@ import (
 	"unicode"
 
 	"github.com/rogpeppe/go-internal/txtar"
-)
 
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/dumps/*.txtar")
+	"github.com/recomp/recomp/internal/golden"
+)
 
 // TestDumpTables runs the dump folders of testdata/dumps through LoadDump, Dumps and Explain
 // and compares what they found, written as plain text, with each archive's want section
@@ -66,7 +65,7 @@ func TestDumpTables(t *testing.T) {
 				t.Fatalf("%s has no want section", file)
 			}
 			got := runDumpScript(t, root, string(ar.Comment))
-			if *update {
+			if golden.Update() {
 				ar.Files[want].Data = []byte(got)
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
@@ -74,28 +73,10 @@ func TestDumpTables(t *testing.T) {
 				return
 			}
 			if w := string(ar.Files[want].Data); got != w {
-				t.Errorf("%s: the want section differs (-update rewrites it)%s\nall of it:\n%s", file, firstDifference(got, w), got)
+				t.Errorf("%s: the want section differs (-update rewrites it)%s\nall of it:\n%s", file, golden.FirstDifference(got, w), got)
 			}
 		})
 	}
-}
-
-// firstDifference names the first line where got and want differ.
-func firstDifference(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < max(len(g), len(w)); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("\nline %d:\n   got: %s\n  want: %s", i+1, gl, wl)
-		}
-	}
-	return ""
 }
 
 // writeArchiveFile writes one file of an archive under root.

@@ -401,7 +401,7 @@ func stackAdvice(r *diff.Result, p logscan.Producer) {
 		return
 	}
 	for i, c := range r.Causes {
-		if adv := fw.Advice.Causes[string(c.Kind)]; adv != "" && !c.Once {
+		if adv := fw.Advice.Causes[c.Kind]; adv != "" && !c.Once {
 			r.Causes[i].Advice = adv
 		}
 	}
@@ -435,7 +435,7 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 		stack = fw.Name
 	}
 	for i, c := range r.Causes {
-		if adv := f.StepAdvice(stack, step, string(c.Kind)); adv != "" && !c.Once {
+		if adv := f.StepAdvice(stack, step, c.Kind); adv != "" && !c.Once {
 			r.Causes[i].Advice = adv
 		}
 	}

@@ -3,7 +3,7 @@ package explain
 import (
 	"time"
 
-	jaxfw "github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -26,11 +26,12 @@ func LiveStages(dir string) (next func() []ledger.StageRecord, stop func()) {
 	return func() []ledger.StageRecord { return stagesOf(t.Next()) }, func() { t.Close() }
 }
 
-// stagesOf keeps the probe's JAX compile stages that name their process and duration.
+// stagesOf keeps the probe's compile stages (JAX's: framework.Probe.Stages) that name their
+// process and duration.
 func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 	var out []ledger.StageRecord
 	for _, r := range recs {
-		if r.Framework == jaxfw.Name && r.PID != 0 && r.Seconds > 0 {
+		if r.PID != 0 && r.Seconds > 0 && frameworks.ProbeStages(r.Framework) {
 			out = append(out, ledger.StageRecord{Stage: r.Event, PID: r.PID, Duration: time.Duration(r.Seconds*1e9 + 0.5)})
 		}
 	}

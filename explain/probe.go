@@ -7,27 +7,48 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
-	jaxfw "github.com/recomp/recomp/frameworks/jax"
-	"github.com/recomp/recomp/frameworks/keras"
-	tffw "github.com/recomp/recomp/frameworks/tf"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
 
 // attachProbe gives each compilation of a run the line of the program's own code that the probe
-// saw, where the log named none or a library's: JAX's compilations in order (each backend
-// compile the probe saw is one compile request in the log, of the function the probe names),
-// and TF's compilations during a Keras fit, evaluate or predict the line that called it.
+// saw, where the log named none or a library's, each unit's records as its probe hook says
+// (framework.Probe.Attach): JAX's compilations in order (each backend compile the probe saw is
+// one compile request in the log, of the function the probe names), TF's the trace before them,
+// and the compilations during a Keras fit, evaluate or predict the line that called it.
 func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Options) {
 	var units []*ledger.Unit
 	for _, m := range rep.Modules {
 		units = append(units, m.Units...)
 	}
 	ledger.SortUnits(units)
-	attachJAX(units, recs)
-	attachTF(units, recs)
-	attachKeras(units, recs)
+	attach(units, recs, framework.AttachInOrder, framework.AttachLastTrace, framework.AttachCallSpan)
 	oneStep(rep, opt)
+}
+
+// attach joins the probe's records to the compilations for each unit whose hook joins its
+// records one of the ways named.
+func attach(units []*ledger.Unit, recs []runfolder.ProbeRecord, ways ...framework.Attach) {
+	for _, p := range frameworks.Probes() {
+		if !slices.Contains(ways, p.Attach) {
+			continue
+		}
+		switch p.Attach {
+		case framework.AttachInOrder:
+			attachInOrder(units, recs, p)
+		case framework.AttachLastTrace:
+			attachLastTrace(units, recs, p)
+		case framework.AttachCallSpan:
+			attachCallSpan(units, recs, p)
+		}
+	}
+}
+
+// ofUnit says whether a compilation was logged by a producer of the probe hook's unit.
+func ofUnit(u *ledger.Unit, p frameworks.ProbeHook) bool {
+	fw := frameworks.ForProducer(u.Producer)
+	return fw != nil && fw.Name == p.Name
 }
 
 // model names the model of a Keras call with its process ("" when the probe did not record it).
@@ -57,8 +78,8 @@ func stepOf(c *ledger.Call) stepKey {
 // evaluate calls compiled under traced functions of their own (Keras's predict step is traced for
 // the full batch, then again, relaxed, for the last partial batch; evaluate after fit traces its
 // test step anew): one step compiled again, not two programs each compiled once. Only programs
-// the log names by their traced function (no signature, as under recomp run) are joined; fit's
-// train step is never joined.
+// the log names by their traced function (no signature, as under recomp run: frameworks.ByTrace)
+// are joined; fit's train step is never joined.
 func oneStep(rep *ledger.Report, opt ledger.Options) {
 	byCall := map[stepKey][]*ledger.Module{}
 	var calls []stepKey
@@ -66,8 +87,7 @@ func oneStep(rep *ledger.Report, opt ledger.Options) {
 		var call *ledger.Call
 		for _, u := range m.Compiled() {
 			switch {
-			case u.Via == nil || u.Via.Method == "fit" || frameworks.ForProducer(u.Producer) != tffw.Framework ||
-				!strings.Contains(u.Family, " [inference_"):
+			case u.Via == nil || u.Via.Method == "fit" || !frameworks.ByTrace(u.Producer, u.Family):
 				call = nil
 			case call == nil || stepOf(call) == stepOf(u.Via):
 				call = u.Via
@@ -103,12 +123,12 @@ func better(u *ledger.Unit, s ledger.Site) bool {
 	return s.User() && !u.Site.User()
 }
 
-// jaxCompile is a backend compile the probe saw, with the static arguments of the trace it
+// probeCompile is a backend compile the probe saw, with the static arguments of the trace it
 // compiles: of the traces in its process since that process's previous compile, the last of the
 // same function when the compile names it, else the longest (JAX 0.4 names no function at a
 // compile, and reports the traces of the jits nested in the function's, and of those its
 // lowering calls, as well: the function's own trace holds the nested ones).
-type jaxCompile struct {
+type probeCompile struct {
 	runfolder.ProbeRecord
 	static []ledger.StaticArg
 }
@@ -118,12 +138,12 @@ const maxTracesPerCompile = 4096
 
 // tracedFor is the trace a compile compiles, of those since its process's previous compile: the
 // last of the function the compile names, else the longest; nil when none.
-func tracedFor(c runfolder.ProbeRecord, traces []*runfolder.ProbeRecord) *runfolder.ProbeRecord {
+func tracedFor(p frameworks.ProbeHook, c runfolder.ProbeRecord, traces []*runfolder.ProbeRecord) *runfolder.ProbeRecord {
 	var best *runfolder.ProbeRecord
 	for _, t := range traces {
 		switch {
 		case c.Name != "" && t.Name != "":
-			if frameworks.SameFunction(jaxfw.ModuleName(t.Name), jaxfw.ModuleName(c.Name)) {
+			if frameworks.SameFunction(moduleName(p, t.Name), moduleName(p, c.Name)) {
 				best = t
 			}
 		case best == nil || t.Seconds >= best.Seconds:
@@ -133,21 +153,23 @@ func tracedFor(c runfolder.ProbeRecord, traces []*runfolder.ProbeRecord) *runfol
 	return best
 }
 
-func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
-	var compiles []*jaxCompile
+// attachInOrder gives each compile request of the unit's producers the next compile record of
+// the same function (JAX's), with the static arguments of the trace record it compiles.
+func attachInOrder(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
+	var compiles []*probeCompile
 	traces := map[int][]*runfolder.ProbeRecord{} // by process, since its last compile
 	for i, r := range recs {
-		if r.Framework != jaxfw.Name {
+		if r.Framework != p.Name {
 			continue
 		}
 		switch r.Event {
-		case "trace":
+		case p.Traces:
 			if len(traces[r.PID]) < maxTracesPerCompile {
 				traces[r.PID] = append(traces[r.PID], &recs[i])
 			}
-		case "compile":
-			c := &jaxCompile{ProbeRecord: r}
-			if t := tracedFor(r, traces[r.PID]); t != nil {
+		case p.Event:
+			c := &probeCompile{ProbeRecord: r}
+			if t := tracedFor(p, r, traces[r.PID]); t != nil {
 				for _, a := range t.Static {
 					c.static = append(c.static, ledger.StaticArg{Name: a.Name, Value: a.Value})
 				}
@@ -158,13 +180,13 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	}
 	// A unit of a process the probe told apart takes that process's records (workers that
 	// wrote one log); the others take them all, in order.
-	byPID := map[int][]*jaxCompile{}
+	byPID := map[int][]*probeCompile{}
 	for _, c := range compiles {
 		byPID[c.PID] = append(byPID[c.PID], c)
 	}
 	next := map[int]int{}
 	for _, u := range units {
-		if !u.Requested || frameworks.ForProducer(u.Producer) != jaxfw.Framework {
+		if !u.Requested || !ofUnit(u, p) {
 			continue
 		}
 		recs, key := compiles, -1
@@ -173,7 +195,7 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 		}
 		// The probe's record of this request: the next one of the same function.
 		i := next[key]
-		for i < len(recs) && recs[i].Name != "" && !frameworks.SameFunction(jaxfw.ModuleName(recs[i].Name), u.Module) {
+		for i < len(recs) && recs[i].Name != "" && !frameworks.SameFunction(moduleName(p, recs[i].Name), u.Module) {
 			i++
 		}
 		if i == len(recs) {
@@ -190,20 +212,28 @@ func attachJAX(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	}
 }
 
-// attachTF gives TF's compilations the line of the call that traced the function they compile
-// (TF compiles a function at its first run after each trace): the trace that began last before
-// the compilation's line, of the same function when both name it (a trace the probe could not
-// name counts for 10 s).
-func attachTF(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+// moduleName is the module a record's function name is in the log.
+func moduleName(p frameworks.ProbeHook, name string) string {
+	if p.ModuleName != nil {
+		return p.ModuleName(name)
+	}
+	return name
+}
+
+// attachLastTrace gives the compilations of the unit's producers the line of the call that
+// traced the function they compile (TF compiles a function at its first run after each
+// trace): the trace that began last before the compilation's line, of the same function when
+// both name it (a trace the probe could not name counts for 10 s).
+func attachLastTrace(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
 	var traces []runfolder.ProbeRecord
 	for _, r := range recs {
-		if r.Framework == tffw.Name && r.Event == "trace" {
+		if r.Framework == p.Name && r.Event == p.Event {
 			traces = append(traces, r)
 		}
 	}
 	slices.SortStableFunc(traces, func(a, b runfolder.ProbeRecord) int { return a.Begin().Compare(b.Begin()) })
 	for _, u := range units {
-		if !u.Compiled || !u.DateKnown || frameworks.ForProducer(u.Producer) != tffw.Framework {
+		if !u.Compiled || !u.DateKnown || !ofUnit(u, p) {
 			continue
 		}
 		for i := len(traces) - 1; i >= 0; i-- {
@@ -225,10 +255,10 @@ func attachTF(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	}
 }
 
-// attachKeras marks the compilations made under a Keras fit, evaluate or predict (the one
-// whose time span holds the compilation's first line), on any backend, and gives them its
-// line where they have none of the program's own.
-func attachKeras(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+// attachCallSpan marks the compilations made under a front end's call (a Keras fit, evaluate or
+// predict: the one whose time span holds the compilation's first line), on any backend, and
+// gives them its line where they have none of the program's own.
+func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
 	type span struct {
 		begin, end time.Time
 		site       ledger.Site
@@ -237,14 +267,14 @@ func attachKeras(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	var spans []span
 	open := map[string][]int{} // calls begun and not ended, by method
 	for _, r := range recs {
-		if r.Framework != keras.Name {
+		if r.Framework != p.Name {
 			continue
 		}
 		switch method, ok := cutSuffix(r.Event, "_begin"); {
 		case ok:
 			open[method] = append(open[method], len(spans))
 			spans = append(spans, span{begin: r.Time(), site: probeSite(r),
-				call: &ledger.Call{FrontEnd: keras.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r)}})
+				call: &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r)}})
 		default:
 			method, _ = cutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {

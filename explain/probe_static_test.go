@@ -3,6 +3,7 @@ package explain
 import (
 	"testing"
 
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
 	"github.com/recomp/recomp/runfolder"
@@ -40,7 +41,7 @@ func TestAttachJAXStatic(t *testing.T) {
 		for _, m := range []string{"jit_step", "jit_step", "jit_norm"} {
 			units = append(units, &ledger.Unit{Module: m, Requested: true, Producer: logscan.ProducerJAX})
 		}
-		attachJAX(units, tc.recs)
+		attach(units, tc.recs, framework.AttachInOrder)
 		got := [3]string{}
 		for i, u := range units {
 			for _, a := range u.Static {

@@ -1,24 +1,36 @@
 package frameworks_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/keras"
 	"github.com/recomp/recomp/verdict"
 )
 
-// Advice by cause is keyed by the cause kinds diff names (and the verdict's function_rebuilt,
-// static_argument, pytree_change, python_scalar and python_value, which only a framework's words show): a key no cause has would never be said. The front ends are found by the name the probe's records give.
+// Advice by cause is keyed by the cause kinds diff names (and those only a framework's words
+// show: function_rebuilt, static_argument, pytree_change, python_scalar and python_value): a key
+// no cause has would never be said. The front ends are found by the name the probe's records give.
 func TestAdviceKeysAreCauseKinds(t *testing.T) {
-	check := func(who string, causes map[string]string) {
+	check := func(who string, causes map[cause.Kind]string) {
 		for kind, adv := range causes {
-			words := kind == verdict.KindFunctionRebuilt || kind == verdict.KindStaticArgument || kind == verdict.KindPytree ||
-				kind == verdict.KindPythonScalar || kind == verdict.KindPythonValue
-			if diff.AdviceFor(diff.CauseKind(kind)) == "" && !words || adv == "" {
+			words := slices.Contains(cause.Worded, kind)
+			if diff.AdviceFor(kind) == "" && !words || adv == "" {
 				t.Errorf("%s: advice for %q, which is no cause kind (or says nothing)", who, kind)
 			}
+		}
+	}
+	for _, k := range cause.Dumped {
+		if diff.AdviceFor(k) == "" {
+			t.Errorf("diff has no advice for %q", k)
+		}
+	}
+	for _, k := range []string{verdict.KindFunctionRebuilt, verdict.KindStaticArgument, verdict.KindPytree, verdict.KindPythonScalar, verdict.KindPythonValue} {
+		if !slices.Contains(cause.Worded, cause.Kind(k)) {
+			t.Errorf("verdict's kind %q is not in cause.Worded", k)
 		}
 	}
 	withCauses := 0

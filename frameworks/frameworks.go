@@ -266,6 +266,13 @@ func Program(family, module, signature string) (string, bool) {
 	return "", false
 }
 
+// ByTrace says whether a program a producer logged is named by the function trace it was
+// compiled from, with no signature (framework.Identity.ByTrace).
+func ByTrace(p logscan.Producer, family string) bool {
+	fw := ForProducer(p)
+	return fw != nil && fw.Identity.ByTrace != nil && fw.Identity.ByTrace(family)
+}
+
 // Group names the group of modules a stack forms anew when it traces a function again (TF
 // auto-clustering's clusters), "" for other modules.
 func Group(module string) string {
@@ -495,4 +502,139 @@ func SelectedNames(name string) []string {
 		out = append(out, f.Name)
 	}
 	return out
+}
+
+// Dump is how the compiler under every stack is told to dump the HLO of its compilations
+// (XLA's XLA_FLAGS=--xla_dump_to=DIR).
+func Dump() *framework.Dump {
+	for _, fw := range compilers {
+		if fw.Dump != nil {
+			return fw.Dump
+		}
+	}
+	panic("frameworks: no compiler says how to dump") // the units are wrong: a bug, caught by any test
+}
+
+// DumpAdvice is how advice names the setting that dumps the HLO into DIR.
+func DumpAdvice() string { return Dump().Setting() }
+
+// SignaturesAdvice says what makes each stack's log name the argument signatures of what it
+// compiles ("" when none can).
+func SignaturesAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Signatures }, "; ")
+}
+
+// ExecutionsAdvice says what makes each stack's log show each graph's executions.
+func ExecutionsAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Executions }, "; ")
+}
+
+// NoCompileAdvice says what to check when a program run with every stack's logging on logged
+// no compilation: that it runs something a stack compiles, and that nothing silences the
+// stack's logging.
+func NoCompileAdvice() string {
+	var runs, silences []string
+	for _, fw := range all {
+		if fw.Advice.Compiles != "" {
+			runs = append(runs, fw.Advice.Compiles)
+		}
+		if fw.Advice.Silences != "" {
+			silences = append(silences, fw.Advice.Silences)
+		}
+	}
+	what := strings.Join(runs, ", ")
+	if i := strings.LastIndex(what, ", "); i >= 0 {
+		what = what[:i] + " or " + what[i+2:]
+	}
+	return "check that the program runs a " + what + ", and that it does not send the framework's logging to a file or silence it " +
+		"(" + strings.Join(append([]string{"logging.disable", "absl's flags"}, silences...), ", ") + ")"
+}
+
+func joinAdvice(field func(framework.Advice) string, sep string) string {
+	var parts []string
+	for _, fw := range all {
+		if s := field(fw.Advice); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// CacheEntry says what a file of an executable cache folder is: the kind of a stack's entry
+// ("" when it is no stack's), the name a log gives it, and whether it is a lock beside the
+// entries.
+func CacheEntry(name string) (kind, key string, lock bool) {
+	for i := len(all) - 1; i >= 0; i-- {
+		for _, e := range all[i].CacheEntries {
+			if e.Names.MatchString(name) {
+				key = name
+				if e.Key != nil {
+					key = e.Key(name)
+				}
+				return e.Kind, key, e.Lock
+			}
+		}
+	}
+	return "", name, false
+}
+
+// CacheKinds are the kinds of the stacks' cache entries: the executables first (Graphcore's,
+// whose users met the cache first, lead), then the locks.
+func CacheKinds() []string {
+	var out, locks []string
+	for i := len(all) - 1; i >= 0; i-- {
+		for _, e := range all[i].CacheEntries {
+			if e.Lock {
+				locks = append(locks, e.Kind)
+			} else {
+				out = append(out, e.Kind)
+			}
+		}
+	}
+	return append(out, locks...)
+}
+
+// KeyedCache is the persistent cache whose entries are named by the cache keys a stack logs
+// (JAX's), nil when no stack has one.
+func KeyedCache() framework.KeyedCache {
+	for _, fw := range all {
+		if fw.KeyedCache != nil {
+			return fw.KeyedCache
+		}
+	}
+	return nil
+}
+
+// ProbeHook is a unit's part of recomp run's probe, with the unit's name: the framework its
+// records give.
+type ProbeHook struct {
+	Name string
+	*framework.Probe
+}
+
+// Probes are the units' parts of the probe: the stacks', in order, then the front ends'.
+func Probes() []ProbeHook {
+	var out []ProbeHook
+	for _, f := range all {
+		if f.Probe != nil {
+			out = append(out, ProbeHook{f.Name, f.Probe})
+		}
+	}
+	for _, f := range frontEnds {
+		if f.Probe != nil {
+			out = append(out, ProbeHook{f.Name, f.Probe})
+		}
+	}
+	return out
+}
+
+// ProbeStages says whether the probe's records of a framework are compile stages with their
+// process and duration (framework.Probe.Stages).
+func ProbeStages(name string) bool {
+	for _, p := range Probes() {
+		if p.Name == name {
+			return p.Stages
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
@@ -117,6 +118,48 @@ func FuzzCounterStart(f *testing.F) {
 			t.Errorf("%q: %q, the expression %q", s, got, want)
 		}
 	})
+}
+
+// The advice that names stacks' variables is assembled from the units: each says its own part.
+func TestAdviceFromUnits(t *testing.T) {
+	if got, want := DumpAdvice(), "XLA_FLAGS=--xla_dump_to=DIR"; got != want {
+		t.Errorf("DumpAdvice() = %q, want %q", got, want)
+	}
+	if got, want := SignaturesAdvice(), "JAX: JAX_LOG_COMPILES=1"; got != want {
+		t.Errorf("SignaturesAdvice() = %q, want %q", got, want)
+	}
+	if got, want := ExecutionsAdvice(), "PyTorch/XLA's PT_XLA_DEBUG_LEVEL=2"; got != want {
+		t.Errorf("ExecutionsAdvice() = %q, want %q", got, want)
+	}
+	want := "check that the program runs a jit, tf.function(jit_compile=True) or PyTorch/XLA step, and that it does not send " +
+		"the framework's logging to a file or silence it (logging.disable, absl's flags, a TF_CPP_MIN_LOG_LEVEL of its own)"
+	if got := NoCompileAdvice(); got != want {
+		t.Errorf("NoCompileAdvice() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Each unit's probe hook defines the function the probe calls and tags its records with the
+// unit's name, which explain joins them by; the three ways of joining are all used.
+func TestProbeHooks(t *testing.T) {
+	attach := map[framework.Attach]bool{}
+	for _, p := range Probes() {
+		if !strings.Contains(p.Hook, "\ndef "+p.Function+"(module):\n") {
+			t.Errorf("%s: the hook defines no %s(module)", p.Name, p.Function)
+		}
+		if !strings.Contains(p.Hook, `"framework": "`+p.Name+`"`) {
+			t.Errorf("%s: the hook's records are not tagged %q", p.Name, p.Name)
+		}
+		if p.Package == "" || p.Records == "" || p.Attach == 0 || (p.Attach != framework.AttachCallSpan) == (p.Event == "") {
+			t.Errorf("%s: probe %+v", p.Name, *p.Probe)
+		}
+		attach[p.Attach] = true
+	}
+	if len(attach) != 3 {
+		t.Errorf("joined %v ways, want 3", attach)
+	}
+	if !ProbeStages("jax") || ProbeStages("tf") || ProbeStages("python") {
+		t.Error("ProbeStages: only JAX's records are compile stages")
+	}
 }
 
 // TestFrontStep: JAX's explanation names the function it traced and its file; Keras's JAX trainer

@@ -3,15 +3,14 @@ package hlo
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/grammar/*.golden")
+	"github.com/recomp/recomp/internal/golden"
+)
 
 // grammarFiles are the inputs of the grammar goldens: one form of XLA's text grammar each,
 // written for these tests in the style of XLA's own.
@@ -42,19 +41,7 @@ func TestGrammarGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			fmt.Fprintf(&buf, "\n// fingerprint %s\n", Fingerprint(m))
-			golden := strings.TrimSuffix(f, ".hlo") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := buf.String(); got != string(want) {
-				t.Errorf("%s differs from %s:\n%s", f, golden, got)
-			}
+			golden.Check(t, strings.TrimSuffix(f, ".hlo")+".golden", buf.Bytes())
 			m2, err := Parse(f+" (printed)", buf.Bytes())
 			if err != nil {
 				t.Fatalf("printed module does not parse: %v", err)

@@ -160,7 +160,7 @@ func recompiledFinding(m *Module, processes int) Finding {
 		f.Kind = FindingRecompiledNewHash
 		f.Message = fmt.Sprintf("%s was compiled %d times%s with %s different graph hashes (%s): the graph changed%s%s",
 			m.Family, m.Compilations, programs(m), countString(m.HashCount, len(m.Hashes)), joinLimited(m.Hashes, 4), where, said)
-		f.Advice = "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` or `recomp diff` on two dumps to see which shape, dtype or constant changed"
+		f.Advice = "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` or `recomp diff` on two dumps to see which shape, dtype or constant changed"
 	case m.SameHashAgain:
 		f.Kind = FindingRecompiledSameHash
 		f.Message = fmt.Sprintf("%s was compiled %d times%s with the same graph hash %s: an executable cache was not used%s%s",
@@ -239,7 +239,7 @@ func eagerFinding(mods []*Module) (Finding, bool) {
 // framework already named it in the log.
 func hashAdvice(producer logscan.Producer, explained bool) string {
 	if explained {
-		return "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see the graph-level change (shape, dtype, constant) and its advice"
+		return "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` to see the graph-level change (shape, dtype, constant) and its advice"
 	}
 	return frameworks.RecompiledAdvice(producer)
 }
@@ -296,7 +296,7 @@ func retraceFindings(notes []*retraceNote) []Finding {
 		case fw != nil && fw.Advice.Retrace != "":
 			f.Advice = fw.Advice.Retrace
 		default:
-			f.Advice = "keep input shapes static (pad or bucket them) and avoid reading tensor values between steps; dump the graphs (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`"
+			f.Advice = "keep input shapes static (pad or bucket them) and avoid reading tensor values between steps; dump the graphs (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR`"
 		}
 		fs = append(fs, f)
 	}

@@ -26,15 +26,7 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 	o := l.opt
 	switch {
 	case o.Baseline != nil:
-		hashes, known := o.Baseline[u.Family]
-		switch {
-		case !known && u.Family == Unnamed:
-			u.Late = "a graph whose program the log does not name, and the baseline has none"
-		case !known:
-			u.Late = "module family not in the baseline"
-		case u.Hash != "" && !slices.Contains(hashes, u.Hash):
-			u.Late = "graph hash not in the baseline: the graph changed"
-		}
+		u.Late = baselineLate(u, o.Baseline)
 	case o.Warmup > 0:
 		// Eager one-op programs (set-up work outside jit) neither count toward the warm-up
 		// nor fail it.
@@ -49,18 +41,7 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 			u.Late = "compiled after the warm-up marker"
 		}
 	default:
-		switch {
-		case u.Retraced:
-			u.Late = "compiled after warm-up: a new XLA cluster formed after the graph had run (the function was traced again)"
-		case u.Family == Unnamed && u.Hash == "":
-			// no name and no hash: nothing tells two graphs apart
-		case u.Seq > 1 && u.Family == Unnamed:
-			u.Late = "compiled after warm-up: a graph whose program the log does not name (no frame of the program's own code, no module name), so no new graph after the first is exempt"
-		case u.Seq > 1 && !u.Eager:
-			u.Late = "compiled after warm-up"
-		case u.SeenBefore && !u.Eager:
-			u.Late = "compiled after warm-up: the framework says it had compiled this function before (its first compilation is not in the log, or not named there)"
-		}
+		u.Late = defaultLate(u)
 	}
 	if o.Warmup == 0 && !o.AfterMarker && u.Seq == 1 && !u.Eager {
 		// Loads before the last first compilation of a program are warm-up.
@@ -75,6 +56,38 @@ func (l *Ledger) warmup(u *Unit, m *Module) {
 	if len(l.late) < MaxListed {
 		l.late = append(l.late, u)
 	}
+}
+
+// baselineLate says why a compilation is after warm-up by a baseline ("" when it is not).
+func baselineLate(u *Unit, baseline map[string][]string) string {
+	hashes, known := baseline[u.Family]
+	switch {
+	case !known && u.Family == Unnamed:
+		return "a graph whose program the log does not name, and the baseline has none"
+	case !known:
+		return "module family not in the baseline"
+	case u.Hash != "" && !slices.Contains(hashes, u.Hash):
+		return "graph hash not in the baseline: the graph changed"
+	}
+	return ""
+}
+
+// defaultLate says why a compilation is after warm-up by the default policy: it is not the
+// first of its program ("" when it is not late).
+func defaultLate(u *Unit) string {
+	switch {
+	case u.Retraced:
+		return "compiled after warm-up: a new XLA cluster formed after the graph had run (the function was traced again)"
+	case u.Family == Unnamed && u.Hash == "":
+		// no name and no hash: nothing tells two graphs apart
+	case u.Seq > 1 && u.Family == Unnamed:
+		return "compiled after warm-up: a graph whose program the log does not name (no frame of the program's own code, no module name), so no new graph after the first is exempt"
+	case u.Seq > 1 && !u.Eager:
+		return "compiled after warm-up"
+	case u.SeenBefore && !u.Eager:
+		return "compiled after warm-up: the framework says it had compiled this function before (its first compilation is not in the log, or not named there)"
+	}
+	return ""
 }
 
 // lateLoads are loads after warm-up, counted, the first MaxListed listed.

@@ -1030,13 +1030,13 @@ func runDoc(r *explain.Run) *Document {
 // elsewhere.
 func (p *Document) noEvidenceInRun(r *explain.Run) {
 	m := r.Manifest
-	var frameworks []string
+	var stacks []string
 	for _, s := range m.Settings {
-		if s.Framework != "" && !s.Kept && !slices.Contains(frameworks, s.Framework) {
-			frameworks = append(frameworks, s.Framework)
+		if s.Framework != "" && !s.Kept && !slices.Contains(stacks, s.Framework) {
+			stacks = append(stacks, s.Framework)
 		}
 	}
-	on := "recomp switched on the compile logging of " + joinOr(frameworks, "no stack")
+	on := "recomp switched on the compile logging of " + joinOr(stacks, "no stack")
 	a := Answer{Tone: "warn"}
 	switch {
 	case m.Signal != "":
@@ -1047,8 +1047,7 @@ func (p *Document) noEvidenceInRun(r *explain.Run) {
 		a.Action = "fix the failure (the end of run.log shows it) and run again"
 	default:
 		a.Text = "nothing compiled through an XLA stack, or its logging did not reach the command's output: run.log holds no compile line although " + on
-		a.Action = "check that the program runs a jit, tf.function(jit_compile=True) or PyTorch/XLA step, and that it does not send the framework's " +
-			"logging to a file or silence it (logging.disable, absl's flags, a TF_CPP_MIN_LOG_LEVEL of its own)"
+		a.Action = frameworks.NoCompileAdvice()
 	}
 	p.Answer = []Answer{a}
 	for si := range p.Sections {

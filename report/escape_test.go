@@ -132,8 +132,8 @@ func reportsWith(t testing.TB, s string) map[string]Report {
 		Families: []explain.Family{{Family: s, Files: []string{s, s}, LogCompilations: 2, LogHashes: []string{s}}},
 		Problems: []diff.Problem{{Path: s, Line: 1, Col: 2, Message: s}, {Path: s, Message: s}}, Warnings: []string{s}}
 
-	inv := &cache.Inventory{Entries: []*cache.CacheEntry{{Dir: s, Name: s, Kind: cache.EntryJAX, Size: 10, ModTime: time.Unix(0, 0)}},
-		Count: 1, ByKind: map[cache.EntryKind]int{cache.EntryJAX: 1}, MissingMisses: []string{s}, Warnings: []string{s}}
+	inv := &cache.Inventory{Entries: []*cache.CacheEntry{{Dir: s, Name: s, Kind: cache.EntryKind("jax"), Size: 10, ModTime: time.Unix(0, 0)}},
+		Count: 1, ByKind: map[cache.EntryKind]int{cache.EntryKind("jax"): 1}, MissingMisses: []string{s}, Warnings: []string{s}}
 	man := &runfolder.Manifest{Command: []string{s, s}, WallSeconds: 2, ExitCode: 1, Signal: s, Versions: map[string]string{s: s},
 		Settings: []runfolder.Setting{{Name: s, Value: s, Effect: s}}, Caches: []runfolder.CacheSnapshot{{Dir: s}}, FirstStepSeconds: 1}
 	return map[string]Report{

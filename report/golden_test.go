@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,11 +11,10 @@ import (
 	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/golden"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // runs are the example runs the goldens are made of, relative to this package.
 const runs = "../testdata/runs/"
@@ -76,20 +74,7 @@ func TestGoldens(t *testing.T) {
 			if err := report.Render(&b, f, c.r, st); err != nil {
 				t.Fatalf("%s %s: %v", c.name, f, err)
 			}
-			golden := filepath.Join("testdata", "golden", c.name+"."+string(f))
-			if *update {
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test ./report -run TestGoldens -update writes it)", err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("%s %s differs from %s (go test ./report -run TestGoldens -update rewrites it):\n%s", c.name, f, golden, b.String())
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", c.name+"."+string(f)), b.Bytes())
 		}
 	}
 }

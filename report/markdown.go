@@ -41,62 +41,73 @@ func writeMarkdown(w io.Writer, d *Document) error {
 		pf("| %s |\n|%s|\n| %s |\n\n", strings.Join(head, " | "), strings.Join(rule, "|"), strings.Join(row, " | "))
 	}
 	for _, sec := range d.Sections {
-		if sec.Timeline != nil {
-			continue
-		}
-		empty := (sec.Table == nil || len(sec.Table.Rows) == 0) && len(sec.Cards) == 0 && len(sec.Items) == 0
-		if empty && sec.Note == "" {
-			continue
-		}
-		pf("### %s\n\n", mdText(sec.Title))
-		if sec.Note != "" {
-			pf("_%s_\n\n", mdText(sec.Note))
-		}
-		for _, c := range sec.Cards {
-			writeCardMarkdown(pf, c)
-		}
-		if t := sec.Table; t != nil && len(t.Rows) > 0 {
-			var head, rule []string
-			for _, h := range t.Head {
-				head = append(head, mdText(h.Text))
-				if h.Num {
-					rule = append(rule, "---:")
-				} else {
-					rule = append(rule, "---")
-				}
-			}
-			pf("| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(rule, "|"))
-			for _, r := range t.Rows {
-				var cells []string
-				for i, c := range r.Cells {
-					switch {
-					case c.Text == "":
-						cells = append(cells, " ")
-					case i == 0:
-						cells = append(cells, mdCode(c.Text, true))
-					default:
-						cells = append(cells, mdText(c.Text))
-					}
-				}
-				pf("| %s |\n", strings.Join(cells, " | "))
-			}
-			pf("\n")
-		}
-		for _, it := range sec.Items {
-			if sec.Code {
-				pf("- %s\n", mdCode(it, false))
-			} else {
-				pf("- %s\n", mdText(it))
-			}
-		}
-		if len(sec.Items) > 0 {
-			pf("\n")
-		}
+		writeSectionMarkdown(pf, sec)
 	}
 	for _, om := range d.Omitted {
 		pf("_Left out: %s_\n\n", mdText(om))
 	}
 	return ew.err
+}
+
+// writeSectionMarkdown lays out one section under its heading: its note, cards, table and
+// items (nothing for a timeline, which only HTML draws, or for a section with nothing to say).
+func writeSectionMarkdown(pf func(string, ...any), sec Section) {
+	if sec.Timeline != nil {
+		return
+	}
+	empty := (sec.Table == nil || len(sec.Table.Rows) == 0) && len(sec.Cards) == 0 && len(sec.Items) == 0
+	if empty && sec.Note == "" {
+		return
+	}
+	pf("### %s\n\n", mdText(sec.Title))
+	if sec.Note != "" {
+		pf("_%s_\n\n", mdText(sec.Note))
+	}
+	for _, c := range sec.Cards {
+		writeCardMarkdown(pf, c)
+	}
+	if t := sec.Table; t != nil && len(t.Rows) > 0 {
+		writeTableMarkdown(pf, t)
+	}
+	for _, it := range sec.Items {
+		if sec.Code {
+			pf("- %s\n", mdCode(it, false))
+		} else {
+			pf("- %s\n", mdText(it))
+		}
+	}
+	if len(sec.Items) > 0 {
+		pf("\n")
+	}
+}
+
+// writeTableMarkdown lays out a table, its first column as code spans.
+func writeTableMarkdown(pf func(string, ...any), t *Table) {
+	var head, rule []string
+	for _, h := range t.Head {
+		head = append(head, mdText(h.Text))
+		if h.Num {
+			rule = append(rule, "---:")
+		} else {
+			rule = append(rule, "---")
+		}
+	}
+	pf("| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(rule, "|"))
+	for _, r := range t.Rows {
+		var cells []string
+		for i, c := range r.Cells {
+			switch {
+			case c.Text == "":
+				cells = append(cells, " ")
+			case i == 0:
+				cells = append(cells, mdCode(c.Text, true))
+			default:
+				cells = append(cells, mdText(c.Text))
+			}
+		}
+		pf("| %s |\n", strings.Join(cells, " | "))
+	}
+	pf("\n")
 }
 
 func writeCardMarkdown(pf func(string, ...any), c Card) {

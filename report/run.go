@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/frameworks"
 )
 
 // The report of recomp run in each format: the run's own facts first (command, exit, wall
@@ -41,7 +42,7 @@ func runFacts(r *explain.Run) []string {
 			m.LogError, m.LogLostBytes))
 	}
 	if m.DumpDir != "" {
-		out = append(out, "dump: your own folder "+m.DumpDir+" (your XLA_FLAGS' --xla_dump_to), read in place of dump/; recomp removed nothing from it")
+		out = append(out, "dump: your own folder "+m.DumpDir+" (your "+frameworks.Dump().Variable+"' "+frameworks.Dump().To+"), read in place of dump/; recomp removed nothing from it")
 	}
 	if m.ProbeNote != "" {
 		out = append(out, m.ProbeNote)

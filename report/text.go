@@ -160,7 +160,7 @@ func nonEmpty(s, def string) string {
 
 func kindsLine(m map[cache.EntryKind]int) string {
 	var parts []string
-	for _, k := range []cache.EntryKind{cache.EntryTFIPU, cache.EntryTFIPUOld, cache.EntryPopEF, cache.EntryPopARTOld, cache.EntryJAX, cache.EntryLock, cache.EntryOther} {
+	for _, k := range cache.Kinds() {
 		if m[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 		}

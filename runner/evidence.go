@@ -49,86 +49,104 @@ func QuietOf(settings []Setting) *Quiet {
 // and PYTHONPATH, before which the probe's folder goes. dumpDir is where XLA dumps HLO ("" or
 // runfolder.DumpNone for no dump); probe is the run folder's probe (nil for none, see WriteProbe).
 func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, probe *Probe, env []string) ([]Setting, []string) {
-	have := map[string]string{}
+	l := &settingList{have: map[string]string{}, at: map[string]int{}}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
-			have[k] = v
+			l.have[k] = v
 		}
-	}
-	var settings []Setting
-	set := map[string]int{} // index of a name in settings
-	add := func(fw string, e framework.Setting) {
-		name, value := e.Name, e.Value
-		if i, ok := set[name]; ok { // two frameworks want one variable: join the values
-			if !settings[i].Kept && !slices.Contains(strings.Split(settings[i].Value, ","), value) {
-				settings[i].Value += "," + value
-				settings[i].Framework = ""
-				if e.Prints != nil {
-					settings[i].prints = append(settings[i].prints, e.Prints)
-					settings[i].continued = append(settings[i].continued, e.Continued)
-				}
-			}
-			return
-		}
-		s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}}
-		if e.Prints != nil {
-			s.prints, s.continued = []*regexp.Regexp{e.Prints}, []bool{e.Continued}
-		}
-		if v, ok := have[name]; ok {
-			s.Value, s.Kept, s.Effect = v, true, ""
-		}
-		set[name] = len(settings)
-		settings = append(settings, s)
 	}
 	for _, f := range frameworks.Selected(string(fw)) {
 		for _, e := range f.Settings {
-			add(f.Name, e)
+			l.add(f.Name, e)
 		}
 	}
+	xla := frameworks.Dump()
+	dumping := false
 	if user := UserDumpDir(env); user != "" {
 		// The user's own dump: their XLA_FLAGS stay as they are, and that folder is read.
-		settings = append(settings, Setting{Setting: runfolder.Setting{Name: "XLA_FLAGS", Value: have["XLA_FLAGS"], Kept: true,
-			Effect: "your own --xla_dump_to folder is read; recomp adds no dump flag and deletes nothing in it"}})
-		set["XLA_FLAGS"] = len(settings) - 1
+		l.settings = append(l.settings, Setting{Setting: runfolder.Setting{Name: xla.Variable, Value: l.have[xla.Variable], Kept: true,
+			Effect: "your own " + xla.To + " folder is read; recomp adds no dump flag and deletes nothing in it"}})
+		l.at[xla.Variable] = len(l.settings) - 1
 	} else if dump != runfolder.DumpNone && dumpDir != "" {
-		flags := "--xla_dump_to=" + dumpDir + " --xla_dump_hlo_as_text"
-		s := Setting{Setting: runfolder.Setting{Name: "XLA_FLAGS", Value: flags, Effect: "XLA writes the HLO of every compilation into the run folder"}}
-		if v, ok := have["XLA_FLAGS"]; ok && strings.TrimSpace(v) != "" {
-			s.Value = strings.TrimSpace(v) + " " + flags
-			s.Effect += " (appended to your XLA_FLAGS)"
-		}
-		settings = append(settings, s)
+		l.settings = append(l.settings, l.dump(xla, dumpDir))
+		dumping = true
 	}
 	if probe != nil {
-		s := Setting{Setting: runfolder.Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: "recomp's probe (a sitecustomize) writes the program's own line of each JAX " +
-			"compilation, each tf.function trace, and each Keras fit, evaluate and predict to probe.jsonl: a walk up the Python " +
-			"stack per compilation, nothing per step"}}
-		if v, ok := have["PYTHONPATH"]; ok && v != "" {
-			s.Value = probe.Dir + string(os.PathListSeparator) + v
-			s.Effect += " (put before your PYTHONPATH; your own sitecustomize still runs)"
-		}
-		settings = append(settings, s, Setting{Setting: runfolder.Setting{Name: runfolder.ProbeOutVar, Value: probe.Out}})
+		l.settings = append(l.settings, l.probe(probe)...)
 	}
-	out := make([]string, 0, len(env)+len(settings))
+	out := make([]string, 0, len(env)+len(l.settings))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if i, ok := set[k]; ok && !settings[i].Kept {
+		if i, ok := l.at[k]; ok && !l.settings[i].Kept {
 			continue
 		}
-		if k == "XLA_FLAGS" && dump != runfolder.DumpNone && dumpDir != "" && UserDumpDir(env) == "" {
-			continue
-		}
-		if (k == "PYTHONPATH" || k == runfolder.ProbeOutVar) && probe != nil {
+		if k == xla.Variable && dumping || (k == "PYTHONPATH" || k == runfolder.ProbeOutVar) && probe != nil {
 			continue
 		}
 		out = append(out, kv)
 	}
-	for _, s := range settings {
+	for _, s := range l.settings {
 		if !s.Kept {
 			out = append(out, s.Name+"="+s.Value)
 		}
 	}
-	return settings, out
+	return l.settings, out
+}
+
+// settingList is the settings of a run being gathered: have is the user's environment, at the
+// index of a variable in settings.
+type settingList struct {
+	have     map[string]string
+	settings []Setting
+	at       map[string]int
+}
+
+// add adds a stack's setting; a variable two stacks want gets both values, a variable the user
+// set keeps the user's.
+func (l *settingList) add(fw string, e framework.Setting) {
+	name, value := e.Name, e.Value
+	if i, ok := l.at[name]; ok { // two frameworks want one variable: join the values
+		s := &l.settings[i]
+		if !s.Kept && !slices.Contains(strings.Split(s.Value, ","), value) {
+			s.Value += "," + value
+			s.Framework = ""
+			if e.Prints != nil {
+				s.prints = append(s.prints, e.Prints)
+				s.continued = append(s.continued, e.Continued)
+			}
+		}
+		return
+	}
+	s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}}
+	if e.Prints != nil {
+		s.prints, s.continued = []*regexp.Regexp{e.Prints}, []bool{e.Continued}
+	}
+	if v, ok := l.have[name]; ok {
+		s.Value, s.Kept, s.Effect = v, true, ""
+	}
+	l.at[name] = len(l.settings)
+	l.settings = append(l.settings, s)
+}
+
+// dump is the compiler's setting that dumps into dumpDir, after the user's own flags.
+func (l *settingList) dump(xla *framework.Dump, dumpDir string) Setting {
+	flags := xla.To + "=" + dumpDir + " " + xla.AsText
+	s := Setting{Setting: runfolder.Setting{Name: xla.Variable, Value: flags, Effect: "XLA writes the HLO of every compilation into the run folder"}}
+	if v, ok := l.have[xla.Variable]; ok && strings.TrimSpace(v) != "" {
+		s.Value = strings.TrimSpace(v) + " " + flags
+		s.Effect += " (appended to your " + xla.Variable + ")"
+	}
+	return s
+}
+
+// probe is the settings that load the probe and say where it writes.
+func (l *settingList) probe(probe *Probe) []Setting {
+	s := Setting{Setting: runfolder.Setting{Name: "PYTHONPATH", Value: probe.Dir, Effect: probeEffect()}}
+	if v, ok := l.have["PYTHONPATH"]; ok && v != "" {
+		s.Value = probe.Dir + string(os.PathListSeparator) + v
+		s.Effect += " (put before your PYTHONPATH; your own sitecustomize still runs)"
+	}
+	return []Setting{s, {Setting: runfolder.Setting{Name: runfolder.ProbeOutVar, Value: probe.Out}}}
 }
 
 // UserDumpDir is the folder the user's own XLA_FLAGS dump into (--xla_dump_to=DIR, the last one
@@ -137,13 +155,13 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, p
 func UserDumpDir(env []string) string {
 	flags := ""
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "XLA_FLAGS="); ok {
+		if v, ok := strings.CutPrefix(kv, frameworks.Dump().Variable+"="); ok {
 			flags = v
 		}
 	}
 	dir := ""
 	for _, f := range strings.Fields(flags) {
-		if v, ok := strings.CutPrefix(f, "--xla_dump_to="); ok {
+		if v, ok := strings.CutPrefix(f, frameworks.Dump().To+"="); ok {
 			dir = strings.Trim(v, `"'`)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,12 +16,43 @@ import (
 )
 
 // The probe is a sitecustomize.py that recomp run puts first on the command's PYTHONPATH: it
-// writes, for each compilation a framework reports to its monitoring API (JAX) and each Keras
-// fit, evaluate and predict, the first frame of the program's own code to runfolder.ProbeName in the run
-// folder. See probe/sitecustomize.py.
+// writes, for each compilation a framework reports to its monitoring API (JAX), each trace of
+// a tf.function and each Keras fit, evaluate and predict, the first frame of the program's own
+// code to runfolder.ProbeName in the run folder. See probe/sitecustomize.py; each unit brings
+// its hook (framework.Probe), put in where the file sets _HOOKS.
 
 //go:embed probe/sitecustomize.py
-var probeSource []byte
+var probeBase string
+
+// probeSource is the probe with the units' hooks in it.
+func probeSource() []byte {
+	const at = "_HOOKS = {}\n"
+	var b strings.Builder
+	var hooks []string
+	for _, p := range frameworks.Probes() {
+		b.WriteString(strings.TrimRight(p.Hook, "\n") + "\n\n\n")
+		hooks = append(hooks, fmt.Sprintf("%q: %s", p.Package, p.Function))
+	}
+	b.WriteString("_HOOKS = {" + strings.Join(hooks, ", ") + "}\n")
+	return []byte(strings.Replace(probeBase, at, b.String(), 1))
+}
+
+// probeEffect is what the probe's setting does, for the manifest.
+func probeEffect() string {
+	var what []string
+	for _, p := range frameworks.Probes() {
+		what = append(what, p.Records)
+	}
+	if n := len(what); n > 1 {
+		what[n-1] = "and " + what[n-1]
+	}
+	sep := ", "
+	if len(what) == 2 {
+		sep = " "
+	}
+	return "recomp's probe (a sitecustomize) writes the program's own line of " + strings.Join(what, sep) + " to probe.jsonl: a walk up " +
+		"the Python stack per compilation, nothing per step"
+}
 
 // Probe is a run folder's probe: the folder that goes on PYTHONPATH and the file it writes.
 type Probe struct {
@@ -33,7 +65,7 @@ func WriteProbe(dir string) (*Probe, error) {
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(p.Dir, "sitecustomize.py"), probeSource, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(p.Dir, "sitecustomize.py"), probeSource(), 0o644); err != nil {
 		return nil, err
 	}
 	names, _ := json.Marshal(frameworks.Packages())

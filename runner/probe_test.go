@@ -216,3 +216,34 @@ func probeSetup(t *testing.T) (py, dir string, p *Probe) {
 	}
 	return py, dir, p
 }
+
+// The probe is assembled from the units' hooks: TF's (frameworks/tf/probe.py) records each
+// trace of a tf.function with the program's line, in a stand-in tensorflow package that traces
+// the way TF does.
+func TestProbeTFHook(t *testing.T) {
+	py, dir, p := probeSetup(t)
+	lib := filepath.Join(dir, "lib", "site-packages", "tensorflow")
+	tc := filepath.Join(lib, "python", "eager", "polymorphic_function")
+	for path, text := range map[string]string{
+		filepath.Join(lib, "__init__.py"):                    "",
+		filepath.Join(lib, "python", "__init__.py"):          "",
+		filepath.Join(lib, "python", "eager", "__init__.py"): "",
+		filepath.Join(tc, "__init__.py"):                     "",
+		filepath.Join(tc, "tracing_compilation.py"): "def _create_concrete_function(function_type, type_context, func_graph, tracing_options):\n" +
+			"    return 'concrete'\n" +
+			"def trace(name):\n    class O: pass\n    o = O(); o.name = name\n    return _create_concrete_function(None, None, None, o)\n",
+		filepath.Join(dir, "train.py"): "import tensorflow\n" +
+			"from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc\n" +
+			"assert tc.trace('train_step') == 'concrete'  # line 3\n",
+	} {
+		writeFile(t, path, text)
+	}
+	runUnderProbe(t, py, dir, p)
+	recs, err := runfolder.ReadProbe(dir)
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("records %+v, %v", recs, err)
+	}
+	if r := recs[0]; r.Framework != "tf" || r.Event != "trace" || r.Name != "train_step" || filepath.Base(r.File) != "train.py" || r.Line != 3 {
+		t.Errorf("record %+v", r)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 )
@@ -22,13 +23,13 @@ const (
 	// argument types of the closest earlier trace and finds them all equal ("cache miss
 	// explanation unavailable"; 0.4: "explanation unavailable!"): what differs is the part of its
 	// cache key it does not compare, the static arguments.
-	KindStaticArgument = "static_argument"
+	KindStaticArgument = string(cause.StaticArgument)
 	// KindPytree: the input pytree changed (a dict gained or lost a key, None became a tuple):
 	// JAX's "different input pytree" names the path and, for dicts, the keys.
-	KindPytree = "pytree_change"
+	KindPytree = string(cause.Pytree)
 	// KindPythonScalar: a Python number argument that a tracer specialised on its value
 	// changed: dynamo's guard failure "temperature == 1.0" (torch.compile).
-	KindPythonScalar = "python_scalar"
+	KindPythonScalar = string(cause.PythonScalar)
 )
 
 var (
@@ -148,7 +149,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 // signature compiles again for the same function and the graphs differ only in constants (or in
 // a structure that follows from one) or not at all. JAX's own explanation does not say it: it
 // compares with the closest earlier cache key, whose input types differ.
-const KindPythonValue = "python_value"
+const KindPythonValue = string(cause.PythonValue)
 
 // maxValues bounds the values a cause lists; the rest are counted.
 const maxValues = 6

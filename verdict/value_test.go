@@ -78,10 +78,7 @@ func TestValueSequence(t *testing.T) {
 	if got := valueSequence([]string{"0.9", "0.933333337", "0.966666639"}); got != "0.9 → 0.933 → 0.967" {
 		t.Error(got)
 	}
-	var many []string
-	for _, v := range []string{"0", "1", "2", "3", "4", "5", "6", "7"} {
-		many = append(many, v)
-	}
+	many := []string{"0", "1", "2", "3", "4", "5", "6", "7"}
 	if got := valueSequence(many); got != "0 → 1 → 2 → 3 → 4 → … → 7 (8 values)" {
 		t.Error(got)
 	}

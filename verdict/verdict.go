@@ -11,6 +11,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/padding"
@@ -126,7 +127,7 @@ type Cause struct {
 	// FILE its base name; "" when the dump names none). Nil and "" otherwise. JSON gives them
 	// as values[0] with no name.
 	Numbers []string
-	Source string
+	Source  string
 	// Said is the framework's own words that name the cause, when the cause is a construct only
 	// they show (a static argument, a pytree change).
 	Said string
@@ -570,7 +571,7 @@ var (
 // KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
 // jax.jit, a lambda or a closure made again, often in a loop), so nothing compiled for the old
 // one is reused, whatever else changed.
-const KindFunctionRebuilt = "function_rebuilt"
+const KindFunctionRebuilt = string(cause.FunctionRebuilt)
 
 // reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
 var reNeverSeenFn = regexp.MustCompile(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
@@ -833,7 +834,7 @@ func varyingDim(shapes [][][]int) (arg, dim int, ok bool) {
 // main causes (the two most frequent whose advice differs), with the sizes to pad to when a
 // dimension varied.
 func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string {
-	look := "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR` to see what changed"
+	look := "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` to see what changed"
 	if dumped {
 		look = "compare its versions in the dump (recomp explain) to see what changed"
 	}
@@ -856,12 +857,12 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case stepFront != nil && stepFront.StepAdvice(v.Framework, step, string(kind)) != "":
-			adv = stepFront.StepAdvice(v.Framework, step, string(kind)) // the loop's own remedy: training, evaluation, prediction
-		case front != nil && front.CauseAdvice(v.Framework, string(kind)) != "":
-			adv = front.CauseAdvice(v.Framework, string(kind))
+		case stepFront != nil && stepFront.StepAdvice(v.Framework, step, kind) != "":
+			adv = stepFront.StepAdvice(v.Framework, step, kind) // the loop's own remedy: training, evaluation, prediction
+		case front != nil && front.CauseAdvice(v.Framework, kind) != "":
+			adv = front.CauseAdvice(v.Framework, kind)
 		case fw != nil:
-			adv = fw.Advice.Causes[string(kind)]
+			adv = fw.Advice.Causes[kind]
 		}
 		if adv == "" {
 			adv = diff.AdviceFor(kind)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
@@ -62,7 +63,13 @@ func TestJSONContractDocumented(t *testing.T) {
 	kinds := map[string]string{
 		"../../logscan": "Kind Producer", "../../cache": "FindingKind Severity EntryKind",
 		"../../diff": "ChangeKind CauseKind PairedBy", "../../gate": "FailureKind", "../../runfolder": "Framework DumpMode",
-		"../../across": "MissReason DivergenceKind",
+		"../../across": "MissReason DivergenceKind", "../../frameworks/cause": "Kind",
+	}
+	// The kinds of cache entries are the units' data, not constants.
+	for _, k := range frameworks.CacheKinds() {
+		if !strings.Contains(doc, "`"+k+"`") {
+			t.Errorf("docs/json.md does not name the cache entry kind %q (frameworks.CacheKinds)", k)
+		}
 	}
 	for dir, types := range kinds {
 		want := strings.Fields(types)

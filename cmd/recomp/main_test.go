@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/internal/corpus"
+	"github.com/recomp/recomp/internal/golden"
 	"github.com/recomp/recomp/report"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,8 +23,6 @@ func TestMain(m *testing.M) {
 	})
 }
 
-var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/script/*.txtar")
-
 // TestScripts runs the end-to-end scripts: each command's output, in each format, compared
 // whole with the golden files in its script (go test ./cmd/recomp -run TestScripts -update
 // rewrites them).
@@ -32,7 +30,7 @@ func TestScripts(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
-		UpdateScripts: *update,
+		UpdateScripts: golden.Update(),
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("ROOT", root)
 			e.Setenv("NO_COLOR", "1")

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
@@ -41,6 +42,11 @@ type Framework struct {
 	// CacheFolders finds, in one environment variable, the executable or persistent-cache
 	// folders a run of the stack will use.
 	CacheFolders func(name, value string) []string
+	// CacheEntries are the kinds of file the stack's cache folders hold.
+	CacheEntries []CacheEntry
+	// KeyedCache is the stack's persistent cache whose entries are named by the cache keys
+	// its log gives (JAX's), nil when it has none.
+	KeyedCache KeyedCache
 	// CompileFlags are the environment variables that carry compile options into the cache key
 	// and the compiled program (XLA_FLAGS is every stack's).
 	CompileFlags []string
@@ -84,8 +90,137 @@ type Framework struct {
 	// record finishing elsewhere still makes the last one open.
 	EndNotLogged []logscan.Signal
 
+	// Probe is what the unit adds to recomp run's probe (nil: nothing).
+	Probe *Probe
+
+	// Dump is how the compiler is told to write the HLO of its compilations into a folder
+	// (a compiler's unit: XLA's); nil for the stacks, which all compile through it.
+	Dump *Dump
+
 	// Advice is what recomp tells the stack's users.
 	Advice Advice
+}
+
+// Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's
+// XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text.
+type Dump struct {
+	// Variable is the environment variable that carries the compiler's flags (XLA_FLAGS).
+	Variable string
+	// To is the flag that names the folder (--xla_dump_to); AsText the one that makes the
+	// dump text (--xla_dump_hlo_as_text).
+	To, AsText string
+}
+
+// Setting is how advice names the setting that dumps into DIR: XLA_FLAGS=--xla_dump_to=DIR.
+func (d *Dump) Setting() string { return d.Variable + "=" + d.To + "=DIR" }
+
+// Probe is what a unit adds to recomp run's probe, a sitecustomize that the command's Python
+// loads (runner/probe/sitecustomize.py): a hook run right after the program imports a
+// package, whose records (runfolder.ProbeRecord, with the unit's name as their framework) give
+// compilations the line of the program's own code.
+type Probe struct {
+	// Package is the top-level Python package whose import runs the hook ("jax").
+	Package string
+	// Hook is the hook's Python source: a function named by Function that takes the imported
+	// module and writes records with the probe's _write(rec) and _user_frame().
+	Hook, Function string
+	// Records says what the hook records, for the probe's setting in the manifest ("each JAX
+	// compilation").
+	Records string
+	// Attach is how its records are joined to the compilations of the log; Event the event
+	// of the records it joins (AttachInOrder, AttachLastTrace).
+	Attach Attach
+	Event  string
+	// Traces is the event of the records of traces whose static arguments go with the next
+	// record of Event in their process (AttachInOrder; "" for none).
+	Traces string
+	// ModuleName turns the function name a record gives into the module name the log gives
+	// (nil: the same).
+	ModuleName func(name string) string
+	// Stages says the records are compile stages with their process and duration, which tell
+	// apart the processes that wrote one log.
+	Stages bool
+}
+
+// Attach is how a probe's records are joined to the compilations of a log.
+type Attach int
+
+// The ways to join a probe's records.
+const (
+	// AttachInOrder: each record is the next compile request of the unit's producers, of the
+	// same function, in the same process when the log tells them apart.
+	AttachInOrder Attach = iota + 1
+	// AttachLastTrace: a compilation of the unit's producers takes the last record before it
+	// (a trace: the stack compiles a function at its first run after each trace), of the same
+	// function when both name it.
+	AttachLastTrace
+	// AttachCallSpan: the compilations between a record METHOD_begin and its METHOD_end, of
+	// any stack, were made under the front end's call.
+	AttachCallSpan
+)
+
+// CacheEntry is one kind of file in a stack's executable cache folders.
+type CacheEntry struct {
+	// Kind names the kind in reports and in the JSON contract ("tf-ipu", "popart", "jax").
+	Kind string
+	// Names matches the file names of the kind.
+	Names *regexp.Regexp
+	// Lock says the file is a lock beside the entries, not an executable: never proposed for
+	// removal.
+	Lock bool
+	// Key is the name a log gives the entry of a file name (nil: the file name itself).
+	Key func(name string) string
+}
+
+// KeyedCache is a persistent cache whose entries are named by the cache key the stack logs
+// for each compile request (JAX's persistent compilation cache): what recomp needs to say
+// whether a later run got an entry an earlier one wrote, and if not, why.
+type KeyedCache interface {
+	// EntryFile is the file of a key in a cache folder; ok false when the key (which comes
+	// from a log) could name a file outside the folder.
+	EntryFile(dir, key string) (path string, ok bool)
+	// CompileTime reads the compile time an entry stores: what a hit on it saves.
+	CompileTime(path string) (time.Duration, error)
+	// ShortKey shortens a key for a report.
+	ShortKey(key string) string
+	// Part says which of the parts of a key whose hashes the log gives a part name is.
+	Part(name string) KeyPart
+	// Words are the stack's words about its cache, for the reasons of a miss.
+	Words() CacheWords
+}
+
+// KeyPart is what a part of a cache key is about.
+type KeyPart int
+
+// The parts of a cache key.
+const (
+	KeyOther    KeyPart = iota
+	KeyGraph            // the computation itself
+	KeyFlags            // the compiler's flags
+	KeyVersions         // the versions of the stack and its backend
+)
+
+// CacheWords are a keyed cache's own words for the reasons a run missed an entry.
+type CacheWords struct {
+	// FlagsPart names the part of the key that hashes the compiler's flags ("XLA flags"), as
+	// a miss's changed component.
+	FlagsPart string
+	// Keys names the stack's keys ("JAX's cache keys"). KeyLog names the log of their parts ("JAX's cache-key log"); KeyLogSetting
+	// the setting that makes the stack print it.
+	Keys, KeyLog, KeyLogSetting string
+	// Eviction names what evicts entries ("JAX's LRU eviction with
+	// jax_compilation_cache_max_size").
+	Eviction string
+	// WhyNotWritten says when the stack says why it did not write an entry.
+	WhyNotWritten string
+	// Unreadable says why an entry found could not be read.
+	Unreadable string
+	// OutsideGraph lists what else goes into a key.
+	OutsideGraph string
+	// Advice is what to do, by the reason of a miss (the JSON contract's miss reasons:
+	// key_changed_outside_graph, never_written, evicted, unreadable), where the stack has its
+	// own way.
+	Advice map[string]string
 }
 
 // Metric is a stack's counter (Count) or metric (Count samples, Total time), with the log line
@@ -148,6 +283,10 @@ type Identity struct {
 	// __inference_f_272 and a_inference_f_272__…), so that each dump joins its own compilation;
 	// ok false: the function key is all there is.
 	FunctionID func(module string) (id string, ok bool)
+	// ByTrace says a program (its family) is named by the function trace it was compiled from,
+	// with no signature (TF's "F [inference_f_272]"): a front end's step traced anew is another
+	// such program.
+	ByTrace func(family string) bool
 	// Role says what a dumped module does among programs that share its family, read from its
 	// graph (Keras's train, test and predict steps: "train step"); "" when it does not say.
 	Role func(family string, m *hlo.Module) string
@@ -162,20 +301,22 @@ type FrontEnd struct {
 	Name string
 	// Title is its name as users write it ("Keras").
 	Title string
+	// Probe is what the front end adds to recomp run's probe (nil: nothing).
+	Probe *Probe
 	// StepRole names the step a program is, as a user reads it, from what its graph does (Identity.Role)
 	// and the front end's calls it was compiled under ("" when neither tells; nil: the front end has no
 	// steps).
 	StepRole func(step string, methods []string) string
 	// Causes is what to do, by cause kind, about a program compiled again under its calls.
-	Causes map[string]string
+	Causes map[cause.Kind]string
 	// Steps is what to do by the front end's step (Keras's "train step", "test step", "predict
 	// step") and cause kind, where the loop changes the remedy (a training loop may drop its last
 	// partial batch; an evaluation or a prediction must not lose samples). It applies wherever
 	// the step is known, from a dump or from the probe.
-	Steps map[string]map[string]string
+	Steps map[string]map[cause.Kind]string
 	// On is what to do on one stack (by its name), where the remedy differs there (Keras on JAX
 	// has no tf.data to batch with): by step as Steps ("" for Causes' place); it comes first.
-	On map[string]map[string]map[string]string
+	On map[string]map[string]map[cause.Kind]string
 	// Step names the step a function is, from its name and the file that defines it, when the
 	// front end defines it (Keras on JAX: train_step of keras/src/backend/jax/trainer.py is its
 	// "train step"); "" when it is none of its steps. Nil: the front end's steps are not told so.
@@ -184,7 +325,7 @@ type FrontEnd struct {
 
 // StepAdvice is what to do about a cause kind of the front end's step (a Steps key) compiled by
 // a stack: the stack's own remedy (On), else the step's; "" when it has none.
-func (f *FrontEnd) StepAdvice(stack, step, kind string) string {
+func (f *FrontEnd) StepAdvice(stack, step string, kind cause.Kind) string {
 	if a := f.On[stack][step][kind]; a != "" {
 		return a
 	}
@@ -193,7 +334,7 @@ func (f *FrontEnd) StepAdvice(stack, step, kind string) string {
 
 // CauseAdvice is what to do about a cause kind of a program compiled under the front end's
 // calls, step unknown, by a stack: the stack's own remedy (On), else Causes'; "" when none.
-func (f *FrontEnd) CauseAdvice(stack, kind string) string {
+func (f *FrontEnd) CauseAdvice(stack string, kind cause.Kind) string {
 	if a := f.On[stack][""][kind]; a != "" {
 		return a
 	}
@@ -214,9 +355,19 @@ type Advice struct {
 	Cache string
 	// Group is about a group of modules formed anew (Identity.Group).
 	Group string
+	// Signatures says how to make the stack's log name the argument signatures of what it
+	// compiles ("JAX: JAX_LOG_COMPILES=1").
+	Signatures string
+	// Executions says what makes the stack log each graph's executions ("PyTorch/XLA's
+	// PT_XLA_DEBUG_LEVEL=2").
+	Executions string
+	// Compiles names what a program runs that the stack compiles ("jit",
+	// "tf.function(jit_compile=True)"), and Silences what silences the stack's logging besides
+	// Python's and absl's own ("a TF_CPP_MIN_LOG_LEVEL of its own").
+	Compiles, Silences string
 	// Causes is what to do about a program of the stack that compiled again, by cause kind
 	// (batch_size, input_shape, constant_value, …), where the stack has its own way to do it.
-	Causes map[string]string
+	Causes map[cause.Kind]string
 }
 
 // CounterStart is where name's trailing run of XLA's ".N" uniquifiers begins (len(name) when it

@@ -15,6 +15,15 @@ import (
 // Name is the unit's name.
 const Name = "ipu"
 
+// cacheEntries are the files of TF-IPU's and PopART's executable caches.
+var cacheEntries = []framework.CacheEntry{
+	{Kind: "tf-ipu", Names: regexp.MustCompile(`^[0-9a-f]{1,16}\.poplar_exec$`)},                                 // <hex>.poplar_exec
+	{Kind: "tf-ipu-sdk1", Names: regexp.MustCompile(`^[0-9a-f]{1,16}\.(?:xla_engine|xla_engine\.poplar_exec)$`)}, // <hex>.xla_engine (SDK <= 1.4)
+	{Kind: "lock", Names: regexp.MustCompile(`^[0-9a-f]{1,16}\.(?:compile_lock|read_lock)$`), Lock: true},        // TF-IPU's locks
+	{Kind: "popart", Names: regexp.MustCompile(`^\d+\.popef$`)},                                                  // <decimal>.popef
+	{Kind: "popart-sdk2", Names: regexp.MustCompile(`^\d+\.popart$`)},                                            // <decimal>.popart (SDK 2.0-2.4)
+}
+
 // Framework is Graphcore's IPU stack.
 var Framework = &framework.Framework{
 	Name:  Name,
@@ -62,6 +71,7 @@ var Framework = &framework.Framework{
 		{Name: "POPART_LOG_LEVEL", Value: "INFO", Effect: "PopART logs at info level: a long log",
 			Prints: regexp.MustCompile(`^(?:\[[\d\- :.]+\] \[popart[^\]]*\] \[info\] |\S+Z popart:\S* +\S+ I: )`)},
 	},
+	CacheEntries: cacheEntries,
 	CacheFolders: func(name, value string) []string {
 		switch name {
 		case "POPTORCH_CACHE_DIR":

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/logscan"
@@ -73,15 +74,21 @@ var Framework = &framework.Framework{
 		return "JAX had not finished compiling this program where the log stops (its \"Compiling\" line has no \"Finished XLA compilation\" after it)",
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
+	Probe: &framework.Probe{Package: "jax", Hook: probeHook, Function: "_on_jax", Records: "each JAX compilation",
+		Attach: framework.AttachInOrder, Event: "compile", Traces: "trace", ModuleName: ModuleName, Stages: true},
+	CacheEntries: []framework.CacheEntry{{Kind: "jax", Names: entryNames, Key: entryKey}},
+	KeyedCache:   persistentCache{},
 	Defined:      defined,
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
-		Evidence: "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
+		Evidence:   "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
+		Signatures: "JAX: JAX_LOG_COMPILES=1",
+		Compiles:   "jit",
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",
-		Causes: map[string]string{
+		Causes: map[cause.Kind]string{
 			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
 			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
 			"dtype":           "cast the inputs to one dtype before the jitted call (watch Python scalars' weak types and float64 from NumPy)",
@@ -96,7 +103,7 @@ var Framework = &framework.Framework{
 				"pass it as an array argument (jnp.asarray(x)) instead of a static argument or a number the function closes over, or keep it fixed",
 			"pytree_change": "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
 				"from the start, not added part-way) and never switch an argument between None and a value; each new structure compiles again",
-			"function_rebuilt": "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
+			cause.FunctionRebuilt: "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
 				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
 		},
 	},

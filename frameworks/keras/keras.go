@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 )
 
@@ -18,35 +19,37 @@ var FrontEnd = &framework.FrontEnd{
 	Name:     Name,
 	Title:    "Keras",
 	StepRole: StepRole,
-	Step:     Step,
-	Causes: map[string]string{
+	Probe: &framework.Probe{Package: "keras", Hook: probeHook, Function: "_on_keras", Records: "each Keras fit, evaluate and predict",
+		Attach: framework.AttachCallSpan},
+	Step: Step,
+	Causes: map[cause.Kind]string{
 		"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
 			"of samples (validation_batch_size for the validation data), or pass a dataset that drops the remainder " +
 			"(tf.data batch(..., drop_remainder=True))",
-		"input_shape": "give the model inputs of a few fixed shapes: pad the sequences before fit (keras.utils.pad_sequences with maxlen), " +
+		cause.InputShape: "give the model inputs of a few fixed shapes: pad the sequences before fit (keras.utils.pad_sequences with maxlen), " +
 			"or to a few lengths by bucket (tf.data bucket_by_sequence_length)",
 	},
-	Steps: map[string]map[string]string{
+	Steps: map[string]map[cause.Kind]string{
 		TrainStep: {
-			"batch_size": "the training loop can drop its last partial batch: a tf.data dataset batched with batch(..., drop_remainder=True), " +
+			cause.BatchSize: "the training loop can drop its last partial batch: a tf.data dataset batched with batch(..., drop_remainder=True), " +
 				"or fit on arrays with a batch_size that divides the number of samples",
-			"input_shape": inputShape,
+			cause.InputShape: inputShape,
 		},
 		TestStep: {
-			"batch_size": "do not drop evaluation data (the metric would skip samples): give evaluate (validation_batch_size in fit) a " +
+			cause.BatchSize: "do not drop evaluation data (the metric would skip samples): give evaluate (validation_batch_size in fit) a " +
 				"batch_size that divides the number of samples, and the same one in fit's validation and in evaluate so the compiled " +
 				"test step is reused; or pad the set to a multiple of the batch size and give the padded rows sample_weight 0",
-			"input_shape": inputShape,
+			cause.InputShape: inputShape,
 		},
 		PredictStep: {
-			"batch_size": "give predict a batch_size that divides the number of samples, or pad the inputs to a multiple of the batch " +
+			cause.BatchSize: "give predict a batch_size that divides the number of samples, or pad the inputs to a multiple of the batch " +
 				"size and drop the padded rows' predictions (do not drop samples); serving: pad each request to a few fixed batch sizes",
-			"input_shape": inputShape,
+			cause.InputShape: inputShape,
 		},
 	},
 	// Keras on JAX batches arrays itself, with no tf.data: its remedies on arrays, in Keras's own
 	// utilities (a program that feeds tf.data has TF installed, and its Steps' remedies apply too).
-	On: map[string]map[string]map[string]string{
+	On: map[string]map[string]map[cause.Kind]string{
 		"jax": {
 			"": {
 				"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides " +

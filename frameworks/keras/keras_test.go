@@ -3,6 +3,8 @@ package keras
 import (
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/frameworks/cause"
 )
 
 func TestStepRole(t *testing.T) {
@@ -66,7 +68,7 @@ func TestStepOfJAXTrainer(t *testing.T) {
 // the train step still may drop its remainder, and on TF the tf.data remedies stay.
 func TestAdviceOnJAX(t *testing.T) {
 	for _, step := range []string{TrainStep, TestStep, PredictStep} {
-		for _, kind := range []string{"batch_size", "input_shape"} {
+		for _, kind := range []cause.Kind{cause.BatchSize, cause.InputShape} {
 			a := FrontEnd.StepAdvice("jax", step, kind)
 			if a == "" || strings.Contains(a, "tf.data") || strings.Contains(a, "padded_batch") {
 				t.Errorf("%s %s on jax: %q", step, kind, a)

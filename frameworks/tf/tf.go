@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
@@ -43,6 +44,7 @@ var Framework = &framework.Framework{
 		FunctionKey: functionKey,
 		Function:    function,
 		Program:     program,
+		ByTrace:     func(family string) bool { return strings.Contains(family, " [inference_") },
 		Group:       ClusterGroup,
 		DumpProgram: func(module, family string) (string, bool) {
 			if isKerasStep(family) {
@@ -70,20 +72,24 @@ var Framework = &framework.Framework{
 			Prints: regexp.MustCompile(`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `)},
 	},
 	Packages: []string{"tensorflow", "tensorflow-cpu", "keras"},
+	Probe: &framework.Probe{Package: "tensorflow", Hook: probeHook, Function: "_on_tensorflow", Records: "each tf.function trace",
+		Attach: framework.AttachLastTrace, Event: "trace"},
 	Advice: framework.Advice{
+		Compiles:   "tf.function(jit_compile=True)",
+		Silences:   "a TF_CPP_MIN_LOG_LEVEL of its own",
 		Evidence:   "TF/Keras with XLA: TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compilation_profiler=2 (device_compiler=2 adds Keras's step signatures, at a few lines per step)",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True",
 		Retrace: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, " +
 			"and pass Python scalars as tensors; under jit_compile that stops the tracing, not the compiling: every new shape is " +
 			"still an XLA compilation, so pad to a few fixed shapes (tf.data padded_batch with padded_shapes, bucket_by_sequence_length)",
-		Causes: map[string]string{
-			"batch_size": "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
+		Causes: map[cause.Kind]string{
+			cause.BatchSize: "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
 				"the number of samples, and validation_batch_size for the validation data",
-			"input_shape": "pad to fixed sizes: tf.data padded_batch(..., padded_shapes=...) with a fixed length, or bucket_by_sequence_length " +
+			cause.InputShape: "pad to fixed sizes: tf.data padded_batch(..., padded_shapes=...) with a fixed length, or bucket_by_sequence_length " +
 				"with fixed bucket_boundaries and pad_to_bucket_boundary=True (one compilation per boundary); under jit_compile an " +
 				"input_signature with None still compiles once per shape",
-			"constant_value": "pass Python numbers to the tf.function as tensors: a new Python value is a new trace and a new XLA compilation",
-			"identical":      "create the tf.function (or compile the Keras model) once, outside the loop",
+			cause.Constant:  "pass Python numbers to the tf.function as tensors: a new Python value is a new trace and a new XLA compilation",
+			cause.Identical: "create the tf.function (or compile the Keras model) once, outside the loop",
 		},
 		Group: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True so it " +
 			"is not traced again; or mark the dynamic dimensions and let XLA recompile one cluster",

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/logscan"
 )
@@ -79,21 +80,23 @@ var Framework = &framework.Framework{
 	},
 	HostReadMetric: "TransferFromDeviceTime",
 	Advice: framework.Advice{
-		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
+		Compiles:   "PyTorch/XLA step",
+		Executions: "PyTorch/XLA's PT_XLA_DEBUG_LEVEL=2",
+		Evidence:   "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",
-		Causes: map[string]string{
-			"batch_size":     "drop the last partial batch (DataLoader(drop_last=True)), or pad it to the full batch before moving it to the XLA device",
-			"input_shape":    "pad to a few fixed sizes before moving tensors to the XLA device (under torch.compile, dynamic shapes still compile once per size with XLA)",
-			"constant_value": "keep the value in a tensor on the device instead of a Python number, so that changing it does not change the graph",
-			"graph_structure": "the step traced other ops: a Python value decided what ran (a loop count or a branch on a Python int " +
+		Causes: map[cause.Kind]string{
+			cause.BatchSize:  "drop the last partial batch (DataLoader(drop_last=True)), or pad it to the full batch before moving it to the XLA device",
+			cause.InputShape: "pad to a few fixed sizes before moving tensors to the XLA device (under torch.compile, dynamic shapes still compile once per size with XLA)",
+			cause.Constant:   "keep the value in a tensor on the device instead of a Python number, so that changing it does not change the graph",
+			cause.GraphStructure: "the step traced other ops: a Python value decided what ran (a loop count or a branch on a Python int " +
 				"or flag that changed, or on a tensor read with .item()); keep such values fixed while training, or express the choice " +
 				"on the device (torch.where, a mask) so that one graph serves every value",
-			"python_scalar": "torch.compile specialises a Python number argument on its first value and compiles again when it " +
+			cause.PythonScalar: "torch.compile specialises a Python number argument on its first value and compiles again when it " +
 				"changes: pass it as a tensor on the device (torch.tensor(v, device=dev)), or compile with dynamic=True when it varies from the start",
-			"dtype": "cast the model and the inputs once, before the loop (model.to(dtype), or autocast around every step): " +
+			cause.Dtype: "cast the model and the inputs once, before the loop (model.to(dtype), or autocast around every step): " +
 				"a dtype switched part-way compiles the step again",
-			"identical": "the graph is the same, so something outside it changed: a model or function wrapped again (torch.compile, " +
+			cause.Identical: "the graph is the same, so something outside it changed: a model or function wrapped again (torch.compile, " +
 				"torch_xla.compile) each step or epoch (wrap it once), XLA_FLAGS, or a persistent cache (torch_xla.runtime.initialize_cache) " +
 				"not shared between processes",
 		},

@@ -17,6 +17,9 @@ import (
 // Name is the unit's name.
 const Name = "xla"
 
+// Dump is how XLA is told to dump the HLO of its compilations as text into a folder.
+var Dump = &framework.Dump{Variable: "XLA_FLAGS", To: "--xla_dump_to", AsText: "--xla_dump_hlo_as_text"}
+
 // Framework is XLA's own messages.
 var Framework = &framework.Framework{
 	Name:  Name,
@@ -31,6 +34,7 @@ var Framework = &framework.Framework{
 		// other lines count, none of them one.
 		Known: []string{"ptxas"},
 	},
+	Dump: Dump,
 	Unfinished: func(logscan.Producer) (string, string, bool) {
 		return "XLA's slow-compile alarm fired for this module and the log does not show the compilation end: it had run for over " +
 				"2 minutes, and was still running where the log stops (or the log was cut)",

@@ -25,12 +25,6 @@ var complexityExceptions = map[string]string{
 	"hlo.eachKeyValue":           "a character-level scanner: one loop, a case per character class",
 	"hlo.(parser).denseLiteral":  "XLA's literal grammar: one loop, a case per token",
 	"hlo.(parser).value":         "a character-level scanner: one loop, a case per character class",
-	// Not split yet (issue 32): each is to be split, and to leave this list.
-	"diff.(comparer).carriedState": "to split",
-	"runner.Evidence":              "to split: the settings of every stack, the dump and the probe",
-	"ledger.(Ledger).warmup":       "to split",
-	"report.writeMarkdown":         "to split: one case per kind of block",
-	"diff.LoadDump":                "to split",
 }
 
 // TestComplexity fails on a library function (any package but cmd/...; test files left out)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cache
+package jax
 
 import (
 	"path/filepath"
@@ -10,14 +10,14 @@ import (
 )
 
 // An entry that is not a regular file (a FIFO named from a log's key would block) is never read.
-func TestJAXCompileTimeSkipsAFIFO(t *testing.T) {
+func TestCompileTimeSkipsAFIFO(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "f-cache")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := JAXCompileTime(fifo); done <- err }()
+	go func() { _, err := CompileTime(fifo); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil {

@@ -1,0 +1,43 @@
+// Package cause names the kinds of cause recomp gives for a program compiled again: the ones a
+// comparison of two dumps names (package diff), and the ones only a framework's own words show
+// (package verdict). The names are part of the JSON contract. It sits below the units so that
+// each unit gives its advice by kind (framework.Advice.Causes), checked by the compiler.
+package cause
+
+// Kind names a reason why a program compiled again.
+type Kind string
+
+// The kinds two dumps compared show, in the order diff ranks them.
+const (
+	Dtype          Kind = "dtype"
+	Sharding       Kind = "sharding"
+	BatchSize      Kind = "batch_size"
+	InputShape     Kind = "input_shape"
+	Constant       Kind = "constant_value"
+	ModuleConfig   Kind = "module_config"
+	Layout         Kind = "layout"
+	GraphStructure Kind = "graph_structure"
+	Identical      Kind = "identical"
+)
+
+// The kinds only a framework's words show.
+const (
+	// FunctionRebuilt: the function object is new (a jax.jit, a lambda or a closure made
+	// again), so nothing compiled for the old one is reused.
+	FunctionRebuilt Kind = "function_rebuilt"
+	// StaticArgument: a static argument (JAX static_argnums/static_argnames) took a new value.
+	StaticArgument Kind = "static_argument"
+	// Pytree: the input pytree changed (a dict gained or lost a key, None became a tuple).
+	Pytree Kind = "pytree_change"
+	// PythonScalar: a Python number argument that a tracer specialised on its value changed.
+	PythonScalar Kind = "python_scalar"
+	// PythonValue: a Python value JAX read at trace time changed (a static argument or a
+	// number the function closes over).
+	PythonValue Kind = "python_value"
+)
+
+// Dumped lists the kinds two dumps compared show, in rank order.
+var Dumped = []Kind{Dtype, Sharding, BatchSize, InputShape, Constant, ModuleConfig, Layout, GraphStructure, Identical}
+
+// Worded lists the kinds only a framework's words show.
+var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue}

@@ -1,0 +1,103 @@
+# recomp's probe hook for JAX: runner/probe/sitecustomize.py runs _on_jax(module) right after the
+# program imports jax. It may use the probe's _write(rec) and _user_frame(); every error it
+# lets out is swallowed. Embedded by the unit (probe.go) and put into the probe by recomp run.
+
+
+_MAX_REPR = 80  # a static value's repr is cut to this many characters
+_JIT_FRAMES = ("_trace_for_jit", "_infer_params")  # jax >= 0.5, jax 0.4 (its _infer_params_impl drops args)
+
+
+def _short_repr(v):
+    try:
+        s = repr(v)
+    except Exception:
+        return "?"
+    if len(s) > _MAX_REPR:
+        s = s[:_MAX_REPR - 1] + "\u2026"
+    return s
+
+
+def _jax_static():
+    """At a JAX trace of a jitted function (the listener runs inside it): the static arguments
+    the call passed, [{"name", "value"}] with each value's repr cut short, and the function's
+    name. It reads the frame of JAX's own trace entry (jax >= 0.5: _trace_for_jit, 0.4:
+    _infer_params), whose locals hold the call's args and kwargs and the jit's
+    static_argnums and static_argnames; ([], "") when there is none (a trace of a nested jit
+    inside another, whose frame is not JAX's entry) or anything is not as expected."""
+    f = sys._getframe(2)
+    depth = 0
+    while f is not None and depth < 16:
+        if f.f_code.co_name in _JIT_FRAMES and "ji" in f.f_code.co_varnames and "args" in f.f_code.co_varnames:
+            break
+        f, depth = f.f_back, depth + 1
+    else:
+        return [], ""
+    if f is None:
+        return [], ""
+    loc = f.f_locals
+    ji, args, kwargs, fun = loc.get("ji"), loc.get("args"), loc.get("kwargs"), loc.get("fun")
+    name = ""
+    try:
+        base = getattr(fun, "f", fun)  # 0.4: a WrappedFun
+        name = str(getattr(base, "__name__", "") or getattr(fun, "__name__", "") or "")
+    except Exception:
+        pass
+    nums = tuple(getattr(ji, "static_argnums", ()) or ())
+    names = tuple(getattr(ji, "static_argnames", ()) or ())
+    if not nums and not names:
+        return [], name
+    params = []
+    try:
+        sig = getattr(ji, "fun_signature", None)
+        if sig is not None:
+            params = list(sig.parameters)
+    except Exception:
+        params = []
+    out = []
+    if isinstance(args, tuple):
+        for i in sorted(n for n in nums if isinstance(n, int) and 0 <= n < len(args)):
+            arg = params[i] if i < len(params) else "argument %d" % i
+            out.append({"name": arg, "value": _short_repr(args[i])})
+    if isinstance(kwargs, dict):
+        for k in names:
+            if k in kwargs and not any(o["name"] == k for o in out):
+                out.append({"name": str(k), "value": _short_repr(kwargs[k])})
+    return out[:16], name
+
+
+def _on_jax(module):
+    import jax.monitoring as monitoring
+
+    names = {
+        "/jax/core/compile/backend_compile_duration": "compile",
+        "/jax/core/compile/jaxpr_trace_duration": "trace",
+        "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
+    }
+
+    def listener(event, duration, *args, **kwargs):
+        try:
+            stage = names.get(event)
+            if stage is None:
+                return
+            rec = {"framework": "jax", "event": stage, "seconds": float(duration)}
+            if stage == "compile":  # the backend is up: which process of a job this is
+                try:
+                    count = int(module.process_count())
+                    if count > 1:
+                        rec["process_index"], rec["process_count"] = int(module.process_index()), count
+                except Exception:
+                    pass
+            if "fun_name" in kwargs:
+                rec["name"] = str(kwargs["fun_name"])
+            if stage == "trace":
+                static, name = _jax_static()
+                if static:
+                    rec["static"] = static
+                if name and "name" not in rec:
+                    rec["name"] = name
+            rec.update(_user_frame())
+            _write(rec)
+        except Exception:
+            pass
+
+    monitoring.register_event_duration_secs_listener(listener)

@@ -18,6 +18,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
 )
 
 // The runs under testdata/runs/<matrix>/<scenario> are real programs run with real JAX,
@@ -188,7 +189,13 @@ func TestLiveRuns(t *testing.T) {
 			}
 			out := t.TempDir()
 			gen, _ := filepath.Abs("../../testdata/runs/gen/" + m[2])
+			// recomp run's probe as recomp run assembles it, for the scenarios run under it
+			probe, err := runner.WriteProbe(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
 			cmd := exec.Command(py, gen, "--out", out)
+			cmd.Env = append(os.Environ(), "RECOMP_PROBE_DIR="+probe.Dir)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", m[2], err, b)
 			}

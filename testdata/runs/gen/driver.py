@@ -41,8 +41,25 @@ import threading
 import time
 
 # recomp run's probe (a sitecustomize): a scenario with spec "probe" runs under it, as under recomp run,
-# and its run folder keeps the records it wrote (probe.jsonl)
-PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, os.pardir, "runner", "probe")
+# and its run folder keeps the records it wrote (probe.jsonl). recomp run assembles the probe from
+# runner/probe/sitecustomize.py and each unit's hook (frameworks/*/probe.py): RECOMP_PROBE_DIR names
+# such a folder (TestLiveRuns writes one), else writeprobe (Go) writes one once per generator run.
+_REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, os.pardir)
+_PROBE = []
+
+
+def probe_dir():
+    """The folder of recomp run's assembled probe, written once."""
+    if not _PROBE:
+        given = os.environ.get("RECOMP_PROBE_DIR", "")
+        if given:
+            _PROBE.append(given)
+        else:
+            import tempfile
+            out = subprocess.run(["go", "run", "./testdata/runs/gen/writeprobe", tempfile.mkdtemp(prefix="recomp-probe-")],
+                                 cwd=_REPO, check=True, capture_output=True, text=True).stdout
+            _PROBE.append(out.strip())
+    return _PROBE[0]
 
 # --- inside the program ----------------------------------------------------------------------------
 
@@ -212,7 +229,7 @@ def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
     evidence = _evidence_file(cwd, log)
     extra = {"RECOMP_EVIDENCE": evidence, "RECOMP_RUN": str(index)}
     if spec.get("probe"):  # recomp run's probe, from this repository, writing probe.jsonl as in a run folder
-        extra["PYTHONPATH"] = os.pathsep.join(p for p in (PROBE, os.environ.get("PYTHONPATH", "")) if p)
+        extra["PYTHONPATH"] = os.pathsep.join(p for p in (probe_dir(), os.environ.get("PYTHONPATH", "")) if p)
         extra["RECOMP_PROBE_OUT"] = os.path.join(cwd, "probe.jsonl")
     env = child_env(fw, dict(recorded, **(run_env or {})), extra)
     cmd = [sys.executable, fw.file, "--run", name]

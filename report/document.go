@@ -448,22 +448,22 @@ func recurrence(v verdict.Verdict) string {
 			s = fmt.Sprintf("; recurs every step (compiled in each of the last %d of %d steps): ≈ %s a step", len(c.Steps), c.Of, each)
 		}
 		if v.Repeated > 0 {
-			s += fmt.Sprintf(", the same %s compiled again %d×", variantWord(v.Framework), v.Repeated)
+			s += fmt.Sprintf(", the same %s compiled again %d×", variantNoun(v), v.Repeated)
 		}
 		return s
 	}
 	if c := v.Cadence; c != nil && c.Quiet > 0 {
 		what := ""
 		if v.Variants > 1 && v.Repeated == 0 {
-			what = fmt.Sprintf("%d %ss, ", v.Variants, variantWord(v.Framework))
+			what = fmt.Sprintf("%s, ", variantsOf(v))
 		}
 		return fmt.Sprintf("; paid once: %scompiled at %s of %d (≈ %s each), none in the %s after", what, stepList(c.Steps), c.Of, each, plural(c.Quiet, "step", "steps"))
 	}
 	switch {
 	case v.Repeated > 0:
-		return fmt.Sprintf("; recurring: the same %s compiled again %d×, ≈ %s each time it recurs", variantWord(v.Framework), v.Repeated, each)
+		return fmt.Sprintf("; recurring: the same %s compiled again %d×, ≈ %s each time it recurs", variantNoun(v), v.Repeated, each)
 	case v.Variants > 2:
-		return fmt.Sprintf("; once per new variant: %d %ss, each compiled once (≈ %s each)", v.Variants, variantWord(v.Framework), each)
+		return fmt.Sprintf("; once per new variant: %s, each compiled once (≈ %s each)", variantsOf(v), each)
 	}
 	return ""
 }
@@ -500,6 +500,27 @@ func variantWord(framework string) string {
 		return "argument signature"
 	}
 	return "graph"
+}
+
+// variantNoun is what one of a verdict's variants is: with the probe's static values, JAX's
+// argument signature with them (verdict's variants key takes them in), not the signature alone.
+func variantNoun(v verdict.Verdict) string {
+	for _, c := range v.Causes {
+		if c.Kind == verdict.KindStaticArgument && len(c.Values) > 0 {
+			return "variant (argument signature and static values)"
+		}
+	}
+	return variantWord(v.Framework)
+}
+
+// variantsOf is the count of a verdict's variants in words: "8 argument signatures", "8 variants
+// (argument signature and static values)".
+func variantsOf(v verdict.Verdict) string {
+	noun := variantNoun(v)
+	if i := strings.Index(noun, " ("); i >= 0 {
+		return fmt.Sprintf("%d %ss%s", v.Variants, noun[:i], noun[i:])
+	}
+	return fmt.Sprintf("%d %ss", v.Variants, noun)
 }
 
 // causeLine is one cause: its kind in words (or whose words it is), what changed old → new, how

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/frameworks/ipu"
@@ -271,6 +272,19 @@ func Program(family, module, signature string) (string, bool) {
 func ByTrace(p logscan.Producer, family string) bool {
 	fw := ForProducer(p)
 	return fw != nil && fw.Identity.ByTrace != nil && fw.Identity.ByTrace(family)
+}
+
+// BySignature says whether the stack of a producer keys its compilations by the argument
+// signature its log gives (framework.Identity.BySignature).
+func BySignature(p logscan.Producer) bool {
+	fw := ForProducer(p)
+	return fw != nil && fw.Identity.BySignature
+}
+
+// NamedBySignature is BySignature for the stack of a name.
+func NamedBySignature(name string) bool {
+	fw := ByName(name)
+	return fw != nil && fw.Identity.BySignature
 }
 
 // Group names the group of modules a stack forms anew when it traces a function again (TF
@@ -637,4 +651,61 @@ func ProbeStages(name string) bool {
 		}
 	}
 	return false
+}
+
+// RewrappedAdvice names how the stacks' programs wrap a function anew in each step.
+func RewrappedAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Rewrapped }, ", ")
+}
+
+// GrowsAdvice names what grows in a loop and changes a stack's graph.
+func GrowsAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Grows }, " or ")
+}
+
+// MaterializeAdvice says how each stack makes tensors created on the device inputs before the
+// loop.
+func MaterializeAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Materialize }, "; ")
+}
+
+// StateFirstAdvice says how each stack creates state before the loop.
+func StateFirstAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.StateFirst }, "; ")
+}
+
+// UnusedAdvice names the stacks whose logs show no use of a compiled program.
+func UnusedAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Unused }, "; ")
+}
+
+// SwitchingAdvice is about executables switched on the device after warm-up.
+func SwitchingAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Switching }, "; ")
+}
+
+// OncePerProcess is the stack that prints a line once per process however often it compiles
+// (framework.Framework.OncePerProcess: TF's), nil when none does.
+func OncePerProcess() *Framework {
+	for _, fw := range all {
+		if fw.OncePerProcess != "" {
+			return fw
+		}
+	}
+	return nil
+}
+
+// Unexplained reads a stack's explanation of a recompilation that found nothing changed in
+// what it compares, for the construct of the user's program it names
+// (framework.Framework.Unexplained); ok false when no stack's words say so.
+func Unexplained(why string) (kind cause.Kind, change, said string, ok bool) {
+	for _, fw := range all {
+		if fw.Unexplained == nil {
+			continue
+		}
+		if kind, change, said, ok = fw.Unexplained(why); ok {
+			return kind, change, said, true
+		}
+	}
+	return "", "", "", false
 }

@@ -493,10 +493,10 @@ func stepList(steps []int) string {
 	return "steps " + b.String()
 }
 
-// variantWord is what tells a program's variants apart in its stack's log: JAX's argument
-// signature, else the graph hash.
+// variantWord is what tells a program's variants apart in its stack's log: the argument
+// signature where the stack keys its compilations by it (JAX), else the graph hash.
 func variantWord(framework string) string {
-	if framework == "jax" {
+	if frameworks.NamedBySignature(framework) {
 		return "argument signature"
 	}
 	return "graph"

@@ -46,13 +46,10 @@ var (
 // it names: a static argument or a pytree change. It returns the kind, what changed and the
 // framework's own words that show it; ok is false when the words name neither.
 func constructCause(why string) (kind, ch, said string, ok bool) {
+	if k, ch, said, ok := frameworks.Unexplained(why); ok {
+		return string(k), ch, said, true
+	}
 	switch {
-	case strings.Contains(why, "explanation unavailable"):
-		said = "cache miss explanation unavailable"
-		if strings.Contains(why, "explanation unavailable!") {
-			said = "explanation unavailable!"
-		}
-		return KindStaticArgument, "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)", said, true
 	case strings.Contains(why, "different input pytree"):
 		m := rePytreePath.FindStringSubmatch(why)
 		if m == nil {
@@ -124,7 +121,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 	seen, inProcess := make(map[string]bool, len(compiled)), make(map[inInput]bool, len(compiled))
 	for _, u := range compiled {
 		key := u.Hash
-		if fw := frameworks.ForProducer(u.Producer); key == "" && fw != nil && fw.Name == "jax" {
+		if key == "" && frameworks.BySignature(u.Producer) {
 			key = u.Signature // JAX's argument shapes and types; other stacks' signatures name no variant
 		}
 		if key == "" {
@@ -401,9 +398,8 @@ func closestKeyTypes(why string) bool {
 // t.py:3)"), when it said so of a compilation of the program; ok is false when the program is
 // not JAX's with argument signatures logged.
 func rebuiltFunction(compiled []*ledger.Unit) (rebuilt string, ok bool) {
-	fw := frameworks.ByName("jax")
 	for _, u := range compiled {
-		if frameworks.ForProducer(u.Producer) != fw || u.Signature == "" || u.Eager {
+		if !frameworks.BySignature(u.Producer) || u.Signature == "" || u.Eager {
 			return "", false
 		}
 		if k, c := reasonCause(u.Why); k == KindFunctionRebuilt && rebuilt == "" {

@@ -99,6 +99,17 @@ type Framework struct {
 
 	// Advice is what recomp tells the stack's users.
 	Advice Advice
+
+	// Short is how a sentence names the stack ("TF"), where Title is too long.
+	Short string
+	// OncePerProcess is the line the stack prints once per process however often it compiles,
+	// whose events are logscan.ClusterCompiled (TF's "Compiled cluster using XLA!"); "" when
+	// it prints none.
+	OncePerProcess string
+	// Unexplained reads the stack's own explanation of a recompilation (Unit.Why) that found
+	// nothing changed in what it compares, which names a construct of the user's program:
+	// what changed and the stack's words that show it; ok false when why says no such thing.
+	Unexplained func(why string) (kind cause.Kind, change, said string, ok bool)
 }
 
 // Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's
@@ -211,6 +222,9 @@ type CacheWords struct {
 	// Eviction names what evicts entries ("JAX's LRU eviction with
 	// jax_compilation_cache_max_size").
 	Eviction string
+	// Stored says where the compile time a hit saves came from when an entry stored it ("the
+	// compile time JAX stored in the entry, whole seconds").
+	Stored string
 	// WhyNotWritten says when the stack says why it did not write an entry.
 	WhyNotWritten string
 	// Unreadable says why an entry found could not be read.
@@ -283,6 +297,10 @@ type Identity struct {
 	// __inference_f_272 and a_inference_f_272__…), so that each dump joins its own compilation;
 	// ok false: the function key is all there is.
 	FunctionID func(module string) (id string, ok bool)
+	// BySignature says the stack keys its compilations by the argument signature its log gives
+	// (JAX's argument shapes and types): a signature names a variant of a program, and a
+	// signature compiled before that compiles again changed elsewhere in the stack's key.
+	BySignature bool
 	// ByTrace says a program (its family) is named by the function trace it was compiled from,
 	// with no signature (TF's "F [inference_f_272]"): a front end's step traced anew is another
 	// such program.
@@ -368,6 +386,21 @@ type Advice struct {
 	// Causes is what to do about a program of the stack that compiled again, by cause kind
 	// (batch_size, input_shape, constant_value, …), where the stack has its own way to do it.
 	Causes map[cause.Kind]string
+	// Rewrapped names how a program of the stack wraps a function anew in each step ("jax.jit
+	// of a new lambda or closure"); Grows what grows in a loop and changes its graph
+	// ("tf.concat").
+	Rewrapped, Grows string
+	// Materialize says how to make tensors created on the device inputs before the loop
+	// ("PyTorch/XLA: torch_xla.sync() after creating them, …"); StateFirst how to create
+	// state before the loop, so the first step already takes it as input ("JAX: opt_state =
+	// optimizer.init(params) …").
+	Materialize, StateFirst string
+	// Unused says that the stack's log shows no cache hit or execution of a compiled program
+	// ("JAX logs none").
+	Unused string
+	// Switching is about executables switched on the device after warm-up (Graphcore's
+	// recompilation note).
+	Switching string
 }
 
 // CounterStart is where name's trailing run of XLA's ".N" uniquifiers begins (len(name) when it

@@ -37,6 +37,7 @@ var Framework = &framework.Framework{
 		FunctionKey: functionKey,
 		Function:    function,
 		Eager:       eager,
+		BySignature: true,
 		DumpProgram: func(_, family string) (string, bool) {
 			// An eager one-op program is left out: no log says whose it is.
 			return "", eager(family, "")
@@ -81,7 +82,11 @@ var Framework = &framework.Framework{
 	Defined:      defined,
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
+	Unexplained:  unexplained,
 	Advice: framework.Advice{
+		Rewrapped:  "jax.jit of a new lambda or closure",
+		StateFirst: "JAX: opt_state = optimizer.init(params) outside the compiled step",
+		Unused:     "JAX logs none",
 		Evidence:   "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
 		Signatures: "JAX: JAX_LOG_COMPILES=1",
 		Compiles:   "jit",
@@ -107,6 +112,20 @@ var Framework = &framework.Framework{
 				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
 		},
 	},
+}
+
+// unexplained reads JAX's explanation of a tracing-cache miss that found the input pytree, the
+// argument names and their types unchanged ("cache miss explanation unavailable", or
+// "explanation unavailable!" in later releases): a static argument took a new value.
+func unexplained(why string) (kind cause.Kind, change, said string, ok bool) {
+	if !strings.Contains(why, "explanation unavailable") {
+		return "", "", "", false
+	}
+	said = "cache miss explanation unavailable"
+	if strings.Contains(why, "explanation unavailable!") {
+		said = "explanation unavailable!"
+	}
+	return cause.StaticArgument, "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)", said, true
 }
 
 // functionKey: JAX 0.4's dumps keep a trailing '_' its logs do not (jit__lambda_).

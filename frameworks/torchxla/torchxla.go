@@ -82,7 +82,9 @@ var Framework = &framework.Framework{
 	Advice: framework.Advice{
 		Compiles:   "PyTorch/XLA step",
 		Executions: "PyTorch/XLA's PT_XLA_DEBUG_LEVEL=2",
-		Evidence:   "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
+		Materialize: "PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with " +
+			".to(device)",
+		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",
 		Causes: map[cause.Kind]string{

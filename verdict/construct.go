@@ -23,13 +23,13 @@ const (
 	// argument types of the closest earlier trace and finds them all equal ("cache miss
 	// explanation unavailable"; 0.4: "explanation unavailable!"): what differs is the part of its
 	// cache key it does not compare, the static arguments.
-	KindStaticArgument = string(cause.StaticArgument)
+	KindStaticArgument = cause.StaticArgument
 	// KindPytree: the input pytree changed (a dict gained or lost a key, None became a tuple):
 	// JAX's "different input pytree" names the path and, for dicts, the keys.
-	KindPytree = string(cause.Pytree)
+	KindPytree = cause.Pytree
 	// KindPythonScalar: a Python number argument that a tracer specialised on its value
 	// changed: dynamo's guard failure "temperature == 1.0" (torch.compile).
-	KindPythonScalar = string(cause.PythonScalar)
+	KindPythonScalar = cause.PythonScalar
 )
 
 var (
@@ -45,9 +45,9 @@ var (
 // constructCause reads the framework's explanation of a recompilation for the user's construct
 // it names: a static argument or a pytree change. It returns the kind, what changed and the
 // framework's own words that show it; ok is false when the words name neither.
-func constructCause(why string) (kind, ch, said string, ok bool) {
+func constructCause(why string) (kind cause.Kind, ch, said string, ok bool) {
 	if k, ch, said, ok := frameworks.Unexplained(why); ok {
-		return string(k), ch, said, true
+		return k, ch, said, true
 	}
 	switch {
 	case strings.Contains(why, "different input pytree"):
@@ -92,7 +92,7 @@ func className(s string) string {
 // overrides says whether a construct the framework names says more than the comparison's main
 // cause: the graphs show only the construct's effect (a baked-in constant, a structure change)
 // or nothing (identical graphs).
-func overrides(kind string, c diff.CauseKind) bool {
+func overrides(kind cause.Kind, c diff.CauseKind) bool {
 	switch c {
 	case diff.CauseGraphStructure, diff.CauseIdentical:
 		return true
@@ -103,7 +103,7 @@ func overrides(kind string, c diff.CauseKind) bool {
 }
 
 // saidBy is who says a construct's words, when not the stack itself: dynamo's guards.
-func saidBy(kind string) string {
+func saidBy(kind cause.Kind) string {
 	if kind == KindPythonScalar {
 		return "dynamo"
 	}
@@ -146,7 +146,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 // signature compiles again for the same function and the graphs differ only in constants (or in
 // a structure that follows from one) or not at all. JAX's own explanation does not say it: it
 // compares with the closest earlier cache key, whose input types differ.
-const KindPythonValue = string(cause.PythonValue)
+const KindPythonValue = cause.PythonValue
 
 // maxValues bounds the values a cause lists; the rest are counted.
 const maxValues = 6
@@ -310,7 +310,7 @@ func shorten(s string, n int) string {
 // being re-defined (a jax.jit or closure made anew, closing over the value): then a signature
 // the old function object compiled counts too. It returns those compilations, the cause's kind
 // and change, and the values the constants took, in order.
-func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind, ch, advice string, values []string) {
+func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind cause.Kind, ch, advice string, values []string) {
 	rebuilt, ok := rebuiltFunction(compiled)
 	if !ok {
 		return nil, "", "", "", nil
@@ -438,8 +438,9 @@ func valueEvidence(cs []diff.Cause, why string, values *[]string) bool {
 
 // valueCause is the cause a Python value read at trace time gives one compilation.
 type valueCause struct {
-	kind, change, short, advice string
-	values                      []Values
+	kind                  cause.Kind
+	change, short, advice string
+	values                []Values
 }
 
 // valueCauses are the compilations of a program that a Python value read at trace time explains,
@@ -611,7 +612,7 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 	if first == nil {
 		return cs
 	}
-	out := Cause{Kind: string(diff.CauseConstant), Source: baseSource(first.Source)}
+	out := Cause{Kind: diff.CauseConstant, Source: baseSource(first.Source)}
 	chained := true
 	var steps []string
 	for i, p := range pairs {
@@ -626,7 +627,7 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 	}
 	var rest []Cause
 	for _, c := range cs {
-		if c.Kind != string(diff.CauseConstant) || c.Once {
+		if c.Kind != diff.CauseConstant || c.Once {
 			rest = append(rest, c)
 			continue
 		}

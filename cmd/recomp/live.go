@@ -247,7 +247,7 @@ func (l *liveLines) line(text string) string {
 // argument or another Python value it read at trace time.
 func changeOf(u *ledger.Unit, before string, repeated bool) string {
 	if repeated && u.Why != "" && frameworks.BySignature(u.Producer) {
-		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == string(diff.CauseBatchSize) || kind == string(diff.CauseInputShape) || kind == string(diff.CauseDtype) {
+		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == diff.CauseBatchSize || kind == diff.CauseInputShape || kind == diff.CauseDtype {
 			return "argument types it compiled before, so not a shape change: most often a static argument or a Python value read at trace time changed"
 		}
 	}

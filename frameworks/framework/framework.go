@@ -70,7 +70,7 @@ type Framework struct {
 	// user's program behind it, where the stack has a rule that explains it (PyTorch/XLA bakes
 	// the Python scalars 0 and 1 into the graph): what changed in the user's words and what to
 	// do; ok false when it has none.
-	Construct func(kind, change string) (what, advice string, ok bool)
+	Construct func(kind cause.Kind, change string) (what, advice string, ok bool)
 	// HostRead says whether the stack's cause for compiling or running a graph is the program
 	// reading a tensor's value on the host before its step ended (PyTorch/XLA's "user code
 	// trying to access tensor value before torch_xla.sync"): the step is cut there and waits

@@ -132,12 +132,12 @@ var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)
 // every value) except 0 and 1, its special scalars, which it bakes into the graph as constants:
 // a number that reaches 0 or 1 (a warm-up factor ending at 1.0, a dropout rate set to 0) compiles
 // the step again. XLA_NO_SPECIAL_SCALARS=1 makes them device data too.
-func specialScalar(kind, change string) (string, string, bool) {
+func specialScalar(kind cause.Kind, change string) (string, string, bool) {
 	if what, adv, ok := bakedNumber(kind, change); ok {
 		return what, adv, true
 	}
 	m := reSpecialScalar.FindStringSubmatch(change)
-	if kind != "constant_value" || m == nil {
+	if kind != cause.Constant || m == nil {
 		return "", "", false
 	}
 	return "a Python number became " + m[1] + ": torch_xla bakes its special scalars 0 and 1 into the graph",
@@ -153,9 +153,9 @@ var reBakedNumber = regexp.MustCompile(`^a number baked into the graph as a cons
 // number argument (triu's diagonal, pow's exponent, roll's shifts, a size) is part of the graph:
 // a number the program changes (a curriculum, a schedule taken from the epoch) compiles a new
 // graph at each new value.
-func bakedNumber(kind, change string) (string, string, bool) {
+func bakedNumber(kind cause.Kind, change string) (string, string, bool) {
 	m := reBakedNumber.FindStringSubmatch(change)
-	if kind != "constant_value" || m == nil {
+	if kind != cause.Constant || m == nil {
 		return "", "", false
 	}
 	what := "a Python number baked in as a constant: " + m[1]

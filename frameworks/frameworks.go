@@ -695,6 +695,35 @@ func OncePerProcess() *Framework {
 	return nil
 }
 
+// OnceProducers are the producers whose records can be those of the compilations of the stack
+// that prints a line once per process (OncePerProcess: TF's device compiler, and on an IPU the
+// TF-IPU backend, XLA and Poplar that compile TF's clusters); nil when no stack does.
+func OnceProducers() map[logscan.Producer]bool {
+	fw := OncePerProcess()
+	if fw == nil {
+		return nil
+	}
+	out := map[logscan.Producer]bool{}
+	for _, p := range slices.Concat(fw.Producers, fw.CompiledBy) {
+		out[p] = true
+	}
+	return out
+}
+
+// StageProducers are the producers whose compile stages the probe's records give with their
+// process and duration (framework.Probe.Stages: JAX's), to tell apart the processes of one log.
+func StageProducers() map[logscan.Producer]bool {
+	out := map[logscan.Producer]bool{}
+	for _, fw := range all {
+		if fw.Probe != nil && fw.Probe.Stages {
+			for _, p := range fw.Producers {
+				out[p] = true
+			}
+		}
+	}
+	return out
+}
+
 // Unexplained reads a stack's explanation of a recompilation that found nothing changed in
 // what it compares, for the construct of the user's program it names
 // (framework.Framework.Unexplained); ok false when no stack's words say so.

@@ -158,6 +158,13 @@ func TestProseFromUnits(t *testing.T) {
 	if once := OncePerProcess(); once == nil || once.Short+"'s "+once.OncePerProcess != "TF's Compiled cluster using XLA!" {
 		t.Errorf("OncePerProcess() = %+v, want TF's", once)
 	}
+	if got := OnceProducers(); len(got) != 5 || !got[logscan.ProducerTF] || !got[logscan.ProducerXLA] || !got[logscan.ProducerTFIPU] ||
+		!got[logscan.ProducerPoplar] || !got[logscan.ProducerPopLibs] {
+		t.Errorf("OnceProducers() = %v, want TF's device compiler, XLA, and TF-IPU's Poplar and PopLibs", got)
+	}
+	if got := StageProducers(); len(got) != 1 || !got[logscan.ProducerJAX] {
+		t.Errorf("StageProducers() = %v, want JAX's", got)
+	}
 	if !BySignature(logscan.ProducerJAX) || BySignature(logscan.ProducerTF) || !NamedBySignature("jax") || NamedBySignature("torch-xla") {
 		t.Error("BySignature: only JAX keys its compilations by the argument signature")
 	}

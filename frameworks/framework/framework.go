@@ -106,6 +106,9 @@ type Framework struct {
 	// whose events are logscan.ClusterCompiled (TF's "Compiled cluster using XLA!"); "" when
 	// it prints none.
 	OncePerProcess string
+	// CompiledBy are other stacks' producers whose records can be of this stack's compilations
+	// (TF's clusters compiled on an IPU by the TF-IPU backend and Poplar).
+	CompiledBy []logscan.Producer
 	// Unexplained reads the stack's own explanation of a recompilation (Unit.Why) that found
 	// nothing changed in what it compares, which names a construct of the user's program:
 	// what changed and the stack's words that show it; ok false when why says no such thing.

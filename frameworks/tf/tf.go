@@ -25,6 +25,7 @@ var Framework = &framework.Framework{
 	Short: "TF",
 	// TF prints it once per process, whatever it compiles after (messages' ClusterCompiled).
 	OncePerProcess: "Compiled cluster using XLA!",
+	CompiledBy:     []logscan.Producer{logscan.ProducerTFIPU, logscan.ProducerPoplar, logscan.ProducerPopLibs},
 	// XLA's own C++ lines (an absl prefix naming an xla/ source) are read as TF's: TF is the
 	// stack that prints them with its device compiler.
 	Producers: []logscan.Producer{logscan.ProducerTF, logscan.ProducerXLA},

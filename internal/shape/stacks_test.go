@@ -41,10 +41,6 @@ var stackNamed = map[string]struct {
 	"cmd/recomp-bench/main.go":     {2, "help: which stacks and log shapes it measures"},
 	"cmd/recomp-bench/overhead.go": {7, "the real stacks' environments and loop scripts it times"},
 	"cmd/recomp-bench/shapes.go":   {4, "the Poplar and TF log lines of its generated logs"},
-	// Not moved yet: ledger's joins tell TF's stack and JAX's compile stages by producer.
-	"ledger/ledger.go":    {5, "tfStack: the producers whose records are evidence of TF's compilations (to move to the tf and ipu units)"},
-	"ledger/live.go":      {1, "JAX's compile stages by producer (to move to the jax unit: framework.Probe.Stages)"},
-	"ledger/processes.go": {2, "JAX's compile stages by producer (to move to the jax unit: framework.Probe.Stages)"},
 }
 
 // TestNoStackNamedOutsideUnits fails on a stack's name in a string literal, or a use of one of

@@ -724,17 +724,28 @@ func StageProducers() map[logscan.Producer]bool {
 	return out
 }
 
-// Unexplained reads a stack's explanation of a recompilation that found nothing changed in
-// what it compares, for the construct of the user's program it names
-// (framework.Framework.Unexplained); ok false when no stack's words say so.
-func Unexplained(why string) (kind cause.Kind, change, said string, ok bool) {
+// Explains reads a stack's explanation of a recompilation for the construct of the user's
+// program it names (framework.Framework.Explains), the stacks asked in order; ok false when
+// no stack's words name one.
+func Explains(why string) (kind cause.Kind, change, said string, ok bool) {
 	for _, fw := range all {
-		if fw.Unexplained == nil {
+		if fw.Explains == nil {
 			continue
 		}
-		if kind, change, said, ok = fw.Unexplained(why); ok {
+		if kind, change, said, ok = fw.Explains(why); ok {
 			return kind, change, said, true
 		}
 	}
 	return "", "", "", false
+}
+
+// SaidBy names who says the words that show a construct of a kind, when not the stack itself
+// (framework.Framework.SaidBy: dynamo's guards); "" otherwise.
+func SaidBy(kind cause.Kind) string {
+	for _, fw := range all {
+		if by := fw.SaidBy[kind]; by != "" {
+			return by
+		}
+	}
+	return ""
 }

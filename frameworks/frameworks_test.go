@@ -172,14 +172,21 @@ func TestProseFromUnits(t *testing.T) {
 		"TRACING CACHE MISS at f.py:3 because:\n  cache miss explanation unavailable": "cache miss explanation unavailable",
 		"  explanation unavailable! please open an issue":                             "explanation unavailable!",
 	} {
-		kind, ch, gotSaid, ok := Unexplained(why)
+		kind, ch, gotSaid, ok := Explains(why)
 		if !ok || kind != cause.StaticArgument || gotSaid != said ||
 			ch != "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)" {
-			t.Errorf("Unexplained(%q) = %q, %q, %q, %v", why, kind, ch, gotSaid, ok)
+			t.Errorf("Explains(%q) = %q, %q, %q, %v", why, kind, ch, gotSaid, ok)
 		}
 	}
-	if _, _, _, ok := Unexplained("different input pytree"); ok {
-		t.Error("Unexplained reads a pytree change")
+	if kind, _, _, ok := Explains("different input pytree"); !ok || kind != cause.Pytree || SaidBy(kind) != "" {
+		t.Error("Explains does not read JAX's pytree change")
+	}
+	if kind, ch, _, ok := Explains("- 0/0: temperature == 1.0"); !ok || kind != cause.PythonScalar || SaidBy(kind) != "dynamo" ||
+		ch != "the Python value temperature changed from 1.0: dynamo had specialised the function on it" {
+		t.Errorf("Explains does not read dynamo's guard: %q %q %v", kind, ch, ok)
+	}
+	if _, _, _, ok := Explains("tensor 'x' size mismatch at index 1"); ok {
+		t.Error("Explains reads words that name no construct")
 	}
 }
 

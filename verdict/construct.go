@@ -32,61 +32,11 @@ const (
 	KindPythonScalar = cause.PythonScalar
 )
 
-var (
-	rePytreePath = regexp.MustCompile(`at input path (\S+), now (.+?) and before (.+?), so `)
-	reKeySets    = regexp.MustCompile(`symmetric difference of key sets: (\{.*?\})`)
-	reChildren   = regexp.MustCompile(`with (\d+) children`)
-	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
-	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
-	// dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", after "- 0/0: "
-	reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(?:L\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
-)
-
 // constructCause reads the framework's explanation of a recompilation for the user's construct
 // it names: a static argument or a pytree change. It returns the kind, what changed and the
 // framework's own words that show it; ok is false when the words name neither.
 func constructCause(why string) (kind cause.Kind, ch, said string, ok bool) {
-	if k, ch, said, ok := frameworks.Unexplained(why); ok {
-		return k, ch, said, true
-	}
-	switch {
-	case strings.Contains(why, "different input pytree"):
-		m := rePytreePath.FindStringSubmatch(why)
-		if m == nil {
-			return KindPytree, "the input pytree changed", "different input pytree", true
-		}
-		said = strings.TrimSpace(m[0][:len(m[0])-len(", so ")])
-		where := "input path " + m[1]
-		if a := reArgPath.FindStringSubmatch(m[1]); a != nil {
-			where += " (positional argument " + a[1] + ", counted from 0)"
-		}
-		if k := reKeySets.FindStringSubmatch(why); k != nil {
-			said += ", … " + k[0]
-			verb := "changed"
-			if n, b := reChildren.FindStringSubmatch(m[2]), reChildren.FindStringSubmatch(m[3]); n != nil && b != nil {
-				switch {
-				case len(n[1]) > len(b[1]) || len(n[1]) == len(b[1]) && n[1] > b[1]:
-					verb = "added"
-				case n[1] != b[1]:
-					verb = "removed"
-				}
-			}
-			return KindPytree, fmt.Sprintf("%s: key %s %s", where, k[1], verb), said, true
-		}
-		return KindPytree, fmt.Sprintf("%s: %s → %s", where, className(m[3]), className(m[2])), said, true
-	}
-	if m := reDynamoEq.FindStringSubmatch(why); m != nil {
-		name := m[1] + m[2]
-		said = strings.TrimSpace(m[0])
-		said = strings.TrimSpace(strings.TrimSuffix(said, "#"))
-		return KindPythonScalar, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
-	}
-	return "", "", "", false
-}
-
-// className is a pytree node as JAX prints it, its class name without <class '…'>.
-func className(s string) string {
-	return strings.TrimSpace(reClass.ReplaceAllString(s, "$1"))
+	return frameworks.Explains(why)
 }
 
 // overrides says whether a construct the framework names says more than the comparison's main
@@ -102,13 +52,8 @@ func overrides(kind cause.Kind, c diff.CauseKind) bool {
 	return false
 }
 
-// saidBy is who says a construct's words, when not the stack itself: dynamo's guards.
-func saidBy(kind cause.Kind) string {
-	if kind == KindPythonScalar {
-		return "dynamo"
-	}
-	return ""
-}
+// saidBy is who says a construct's words, when not the stack itself (dynamo's guards).
+func saidBy(kind cause.Kind) string { return frameworks.SaidBy(kind) }
 
 // variants counts a program's distinct variants (graph hash, else JAX's argument signature) and the
 // compilations of a variant its process had compiled before; (0, 0) when a compilation names

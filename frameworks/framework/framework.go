@@ -109,10 +109,13 @@ type Framework struct {
 	// CompiledBy are other stacks' producers whose records can be of this stack's compilations
 	// (TF's clusters compiled on an IPU by the TF-IPU backend and Poplar).
 	CompiledBy []logscan.Producer
-	// Unexplained reads the stack's own explanation of a recompilation (Unit.Why) that found
-	// nothing changed in what it compares, which names a construct of the user's program:
-	// what changed and the stack's words that show it; ok false when why says no such thing.
-	Unexplained func(why string) (kind cause.Kind, change, said string, ok bool)
+	// Explains reads the stack's own explanation of a recompilation (Unit.Why) for the construct
+	// of the user's program it names (JAX: a static argument, a pytree change; dynamo: a Python
+	// scalar it specialised on): the cause's kind, what changed and the stack's words that show
+	// it; ok false when why names none. SaidBy names who says it, by kind, when not the stack
+	// itself ("dynamo").
+	Explains func(why string) (kind cause.Kind, change, said string, ok bool)
+	SaidBy   map[cause.Kind]string
 }
 
 // Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's

@@ -4,6 +4,7 @@
 package jax
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -82,7 +83,7 @@ var Framework = &framework.Framework{
 	Defined:      defined,
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
-	Unexplained:  unexplained,
+	Explains:     explains,
 	Advice: framework.Advice{
 		Rewrapped:  "jax.jit of a new lambda or closure",
 		StateFirst: "JAX: opt_state = optimizer.init(params) outside the compiled step",
@@ -114,18 +115,57 @@ var Framework = &framework.Framework{
 	},
 }
 
-// unexplained reads JAX's explanation of a tracing-cache miss that found the input pytree, the
-// argument names and their types unchanged ("cache miss explanation unavailable", or
-// "explanation unavailable!" in later releases): a static argument took a new value.
-func unexplained(why string) (kind cause.Kind, change, said string, ok bool) {
-	if !strings.Contains(why, "explanation unavailable") {
-		return "", "", "", false
+var (
+	rePytreePath = regexp.MustCompile(`at input path (\S+), now (.+?) and before (.+?), so `)
+	reKeySets    = regexp.MustCompile(`symmetric difference of key sets: (\{.*?\})`)
+	reChildren   = regexp.MustCompile(`with (\d+) children`)
+	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
+	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
+)
+
+// explains reads JAX's explanation of a tracing-cache miss for the user's construct it names:
+// a static argument (it found the input pytree, the argument names and their types unchanged:
+// "cache miss explanation unavailable", "explanation unavailable!" in later releases) or a
+// pytree change ("different input pytree", with the path and, for dicts, the keys).
+func explains(why string) (kind cause.Kind, ch, said string, ok bool) {
+	switch {
+	case strings.Contains(why, "explanation unavailable"):
+		said = "cache miss explanation unavailable"
+		if strings.Contains(why, "explanation unavailable!") {
+			said = "explanation unavailable!"
+		}
+		return cause.StaticArgument, "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)", said, true
+	case strings.Contains(why, "different input pytree"):
+		m := rePytreePath.FindStringSubmatch(why)
+		if m == nil {
+			return cause.Pytree, "the input pytree changed", "different input pytree", true
+		}
+		said = strings.TrimSpace(m[0][:len(m[0])-len(", so ")])
+		where := "input path " + m[1]
+		if a := reArgPath.FindStringSubmatch(m[1]); a != nil {
+			where += " (positional argument " + a[1] + ", counted from 0)"
+		}
+		if k := reKeySets.FindStringSubmatch(why); k != nil {
+			said += ", … " + k[0]
+			verb := "changed"
+			if n, b := reChildren.FindStringSubmatch(m[2]), reChildren.FindStringSubmatch(m[3]); n != nil && b != nil {
+				switch {
+				case len(n[1]) > len(b[1]) || len(n[1]) == len(b[1]) && n[1] > b[1]:
+					verb = "added"
+				case n[1] != b[1]:
+					verb = "removed"
+				}
+			}
+			return cause.Pytree, fmt.Sprintf("%s: key %s %s", where, k[1], verb), said, true
+		}
+		return cause.Pytree, fmt.Sprintf("%s: %s → %s", where, className(m[3]), className(m[2])), said, true
 	}
-	said = "cache miss explanation unavailable"
-	if strings.Contains(why, "explanation unavailable!") {
-		said = "explanation unavailable!"
-	}
-	return cause.StaticArgument, "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)", said, true
+	return "", "", "", false
+}
+
+// className is a pytree node as JAX prints it, its class name without <class '…'>.
+func className(s string) string {
+	return strings.TrimSpace(reClass.ReplaceAllString(s, "$1"))
 }
 
 // functionKey: JAX 0.4's dumps keep a trailing '_' its logs do not (jit__lambda_).

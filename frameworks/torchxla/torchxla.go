@@ -67,6 +67,8 @@ var Framework = &framework.Framework{
 	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
 	Construct:         specialScalar,
+	Explains:          guardedScalar,
+	SaidBy:            map[cause.Kind]string{cause.PythonScalar: "dynamo"},
 	HostRead: func(reason string) bool {
 		return strings.Contains(reason, "user code trying to access tensor value")
 	},
@@ -127,6 +129,23 @@ func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note 
 
 // reSpecialScalar is an input that became the constant 0 or 1 (parameter(3) → 1).
 var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)$`)
+
+// reDynamoEq is dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", after
+// "- 0/0: ".
+var reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(?:L\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
+
+// guardedScalar reads dynamo's guard failure on a Python number argument it had specialised the
+// function on (torch.compile): the value changed.
+func guardedScalar(why string) (kind cause.Kind, ch, said string, ok bool) {
+	m := reDynamoEq.FindStringSubmatch(why)
+	if m == nil {
+		return "", "", "", false
+	}
+	name := m[1] + m[2]
+	said = strings.TrimSpace(m[0])
+	said = strings.TrimSpace(strings.TrimSuffix(said, "#"))
+	return cause.PythonScalar, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
+}
 
 // specialScalar: PyTorch/XLA uploads a Python number used in an op as device data (one graph for
 // every value) except 0 and 1, its special scalars, which it bakes into the graph as constants:

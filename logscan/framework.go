@@ -78,8 +78,6 @@ var sweepWords = []string{"ompiled", "ompiling", "ompilation", "ompile ", "ompil
 	"OMPILED", "OMPILING", "OMPILATION", "OMPILE ", "etrace", "etracing", "racing ", "TRACING", "traced",
 	"ache hit", "ache miss", "ACHE HIT", "ACHE MISS"}
 
-var sweepFilter = newPrefilter(sweepWords)
-
 // usesWords is Uses where an action must be a word of prose, not part of a name: the word
 // holding it (its run of letters) is not joined to a name or path by "_", "::", "/" or ".", not camelCase
 // ("CompileFunction", "_XlaMustCompile"), not an agent noun ("compiler", "tracer"), and a
@@ -162,14 +160,13 @@ type Rule struct {
 // prefilter built from all their anchors. It is safe for concurrent use by many Scanners.
 type Grammar struct {
 	frameworks  []*Framework
-	filter      *prefilter
+	filter      *prefilter // the anchors' and (where a framework has a vocabulary) the sweep words'
 	anchors     []string
 	heads       []string
 	begins      []string
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
-	known       []string   // every framework's Vocabulary.Known
-	sweep       *prefilter // sweepFilter; nil when no framework has a vocabulary
+	known       []string // every framework's Vocabulary.Known
 	// rulePairs are, per framework and rule, the pairs of its Contains literal (litPairs).
 	rulePairs [][][]uint16
 }
@@ -210,7 +207,6 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 	if len(g.anchors) == 0 {
 		return nil, fmt.Errorf("no anchors: a grammar needs at least one framework")
 	}
-	g.filter = newPrefilter(g.anchors)
 	sweep := false
 	for _, f := range frameworks {
 		g.known = append(g.known, f.Vocabulary.Known...)
@@ -221,9 +217,11 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 		}
 		g.rulePairs = append(g.rulePairs, pairs)
 	}
+	var words []string
 	if sweep {
-		g.sweep = sweepFilter
+		words = sweepWords
 	}
+	g.filter = newPrefilter(g.anchors, words)
 	return g, nil
 }
 

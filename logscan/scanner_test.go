@@ -500,6 +500,31 @@ func TestUnreadLinesInOrder(t *testing.T) {
 	}
 }
 
+// A vocabulary's sweep words make the prefilter find the lines that hold one and no anchor, for
+// the vocabulary test alone; without them such a line is never read.
+func TestVocabularySweep(t *testing.T) {
+	log := "step 1\nthe neff for graph 3 was recompiled\nneff_recompiled_total 3\nstep 2\n"
+	for _, sweep := range [][]string{nil, {"ompiled"}} {
+		g, err := logscan.NewGrammar(&logscan.Framework{Name: "neff", Anchors: []string{"Compiler status PASS"},
+			Vocabulary: logscan.Vocabulary{Subjects: []string{"neff"}, Actions: []string{"ompil"}, Sweep: sweep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := logscan.NewScanner(strings.NewReader(log), "n.log", logscan.Options{Grammar: g})
+		for s.Scan() {
+			t.Errorf("event %+v", s.Event())
+		}
+		st := s.Stats()
+		if sweep == nil && st.Unread != 0 || sweep != nil && (st.Unread != 1 || st.UnreadLines[0].Line != 2) {
+			t.Errorf("sweep %q: %+v", sweep, st)
+		}
+	}
+	if _, err := logscan.NewGrammar(&logscan.Framework{Name: "x", Anchors: []string{"Compiler status"},
+		Vocabulary: logscan.Vocabulary{Sweep: []string{"d"}}}); err == nil {
+		t.Error("a 1-byte sweep word accepted")
+	}
+}
+
 // A vocabulary's anchors make the prefilter find lines no rule's anchor finds, so that a new
 // wording without any of the rules' literals is still reported; its known lines are read.
 func TestVocabularyAnchors(t *testing.T) {

@@ -15,7 +15,7 @@ func BenchmarkSweepNoisyLog(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		sweep []string
-	}{{"anchors", nil}, {"sweep", sweepWords}} {
+	}{{"anchors", nil}, {"sweep", testSweep}} {
 		b.Run(c.name, func(b *testing.B) {
 			p := newPrefilter(testAnchors, c.sweep).adapt(text)
 			b.SetBytes(int64(len(text)))

@@ -108,7 +108,7 @@ func TestAdaptedFingerprints(t *testing.T) {
 	var b bytes.Buffer
 	WriteSynthetic(&b, Synthetic{Size: 2 << 20, Every: 20, Seed: 3})
 	text := b.Bytes()
-	p := newPrefilter(testAnchors, sweepWords)
+	p := newPrefilter(testAnchors, testSweep)
 	if p.teddy == nil {
 		t.Fatal("no Teddy tables for the test anchors")
 	}
@@ -140,7 +140,7 @@ func TestAdaptedFingerprints(t *testing.T) {
 	}
 	sample := []byte(pop.String())
 	p = newPrefilter(append(slices.Clone(testAnchors), "w compile?", "ration took", "input shapes", "batch_size: ",
-		"num_tokens: ", "RecompileLimitHit", "MetricsData; step=", "it config.", "seconds to compile"), sweepWords)
+		"num_tokens: ", "RecompileLimitHit", "MetricsData; step=", "it config.", "seconds to compile"), testSweep)
 	r := p.adapt(sample)
 	if a, b := teddyCandidates(r.teddy, sample), teddyCandidates(p.teddy, sample); a > b {
 		t.Errorf("adapted to a Poplar log: %d candidates, static %d", a, b)
@@ -156,13 +156,13 @@ func TestPrefilterPathsTable(t *testing.T) {
 		anchors, sweep []string
 		text           string
 	}{
-		{testAnchors, sweepWords, ""},
-		{testAnchors, sweepWords, "compiling \n"},
-		{testAnchors, sweepWords, "compiling "},
-		{testAnchors, sweepWords, pad(28) + "compiling " + pad(40)},
-		{testAnchors, sweepWords, pad(30) + "\n" + pad(60) + "Executable"},
-		{testAnchors, sweepWords, pad(90) + "\nExecutable\n"},
-		{testAnchors, sweepWords, pad(25) + "executable" + pad(25) + "\n" + pad(7) + "ompilation\n\n"},
+		{testAnchors, testSweep, ""},
+		{testAnchors, testSweep, "compiling \n"},
+		{testAnchors, testSweep, "compiling "},
+		{testAnchors, testSweep, pad(28) + "compiling " + pad(40)},
+		{testAnchors, testSweep, pad(30) + "\n" + pad(60) + "Executable"},
+		{testAnchors, testSweep, pad(90) + "\nExecutable\n"},
+		{testAnchors, testSweep, pad(25) + "executable" + pad(25) + "\n" + pad(7) + "ompilation\n\n"},
 		{[]string{"ab"}, nil, "ab"},
 		{[]string{"ab", "abc"}, nil, pad(31) + "ab" + pad(31) + "\nab"},
 		{[]string{"zq", "q\xffz"}, nil, pad(40) + "q\xffz" + pad(40) + "\n" + pad(33) + "zq"},
@@ -171,8 +171,8 @@ func TestPrefilterPathsTable(t *testing.T) {
 		{[]string{"phase: ", "CACHE"}, nil, strings.Repeat("p", 100) + "\n" + strings.Repeat("CACH", 30) + "E"},
 		// a sweep word before, after and around an anchor in one line; one alone; both classes
 		// sharing a fingerprint
-		{testAnchors, sweepWords, pad(20) + "recompiled " + pad(30) + "executable\n" + pad(40) + "traced\nexecutable traced\n"},
-		{testAnchors, sweepWords, "ompiled compiling ompiled\n" + pad(33) + "ache hit\nTRACING CACHE MISS\n"},
+		{testAnchors, testSweep, pad(20) + "recompiled " + pad(30) + "executable\n" + pad(40) + "traced\nexecutable traced\n"},
+		{testAnchors, testSweep, "ompiled compiling ompiled\n" + pad(33) + "ache hit\nTRACING CACHE MISS\n"},
 		{[]string{"abcdef"}, []string{"abcd", "cdef", "bcde"}, "abcd abcdef\nabcde\n" + pad(31) + "bcdef\n"},
 		{[]string{"abcd"}, []string{"abcd", "abc"}, "abcd\nabc\n"},
 	} {
@@ -236,7 +236,7 @@ func FuzzPrefilterPaths(f *testing.F) {
 	f.Add("compiling \nExecutable\nab", "xx compiling yy\nab\n"+strings.Repeat("Executable ", 5))
 	f.Add(strings.Join(testAnchors, "\n"), string(noisyLog(1<<10)))
 	f.Add("compiling \n!ompiled\n!ache hit\nab", "xx compiled ab\nrecompiled\n"+strings.Repeat("ache hit ", 5)+"compiling ")
-	f.Add(strings.Join(testAnchors, "\n")+"\n!"+strings.Join(sweepWords, "\n!"), string(noisyLog(2<<10)))
+	f.Add(strings.Join(testAnchors, "\n")+"\n!"+strings.Join(testSweep, "\n!"), string(noisyLog(2<<10)))
 	f.Fuzz(func(t *testing.T, anchorText, text string) {
 		var anchors, sweep []string
 		for _, a := range strings.Split(anchorText, "\n") {
@@ -282,7 +282,7 @@ func TestSweepWordsAddFewCandidates(t *testing.T) {
 		text := b.Bytes()
 		sample := text[len(text)/2:]
 		alone := newPrefilter(testAnchors, nil).adapt(sample)
-		both := newPrefilter(testAnchors, sweepWords).adapt(sample)
+		both := newPrefilter(testAnchors, testSweep).adapt(sample)
 		a, w := len(scanAll(alone.teddy, teddyScanGeneric, text, teddyBatch)), len(scanAll(both.teddy, teddyScanGeneric, text, teddyBatch))
 		lines := bytes.Count(text, []byte{'\n'})
 		t.Logf("1 line in %d: %d lines, %d candidates with the anchors, %d with the sweep words too", every, lines, a, w)

@@ -560,7 +560,7 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 		if stamp, thread, source, n := tfPrefix(rec); n > 0 {
 			h.stamp = string(stamp)
 			h.t, h.dateKnown = parseTime(stampLayout, h.stamp, true)
-			h.producer, h.thread = producerFromSource(string(source), ProducerTF), string(thread)
+			h.producer, h.thread = producerFromSource(source, ProducerTF), s.threadID(thread)
 			return h, rec[n:]
 		}
 		dated := len(rec) > 4 && rec[4] == '-' // what the dated layouts below need (the regexp engine's set-up costs)
@@ -594,7 +594,7 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 		if m := reAbslPrefix.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1]) + string(m[2]) + " " + string(m[3])
 			h.t, h.dateKnown = parseAbslTime(string(m[1]), string(m[2]), string(m[3]))
-			h.producer, h.thread = producerFromSource(string(m[5]), ProducerXLA), string(m[4])
+			h.producer, h.thread = producerFromSource(m[5], ProducerXLA), s.threadID(m[4])
 			return h, rec[len(m[0]):]
 		}
 	case c == '[':
@@ -685,13 +685,15 @@ func parseAbslTime(mm, dd, clock string) (time.Time, bool) {
 	return t, false
 }
 
-func producerFromSource(path string, def Producer) Producer {
+// producerFromSource is the producer a glog/absl record's source path names (def when none); it
+// reads the record's bytes, without making a string of them (an allocation a record).
+func producerFromSource(path []byte, def Producer) Producer {
 	switch {
-	case strings.Contains(path, "plugin/poplar"):
+	case bytes.Contains(path, []byte("plugin/poplar")):
 		return ProducerTFIPU
-	case strings.HasPrefix(path, "tensorflow/"):
+	case bytes.HasPrefix(path, []byte("tensorflow/")):
 		return ProducerTF
-	case strings.Contains(path, "xla/"):
+	case bytes.Contains(path, []byte("xla/")):
 		return ProducerXLA
 	}
 	return def

@@ -543,3 +543,26 @@ func TestVocabularyAnchors(t *testing.T) {
 		t.Errorf("%+v", st)
 	}
 }
+
+// The thread ids of glog/absl records are listed once each, in order of appearance, whichever
+// record of a thread comes first; a record's source path names its producer.
+func TestThreadsListedOnce(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "I0102 10:00:0%d.000000 %d pxla.py:99] pjit train_step: compiling for 8 devices\n", i, []int{7, 42, 7, 42, 9, 7}[i])
+		fmt.Fprintf(&b, "2024-05-02 10:00:0%d.000000: I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation: cluster_%d  (Hash: 0x%x) for ordinal  0\n", i, i, 100+i)
+	}
+	evs, st := scantest.Scan(t, b.String(), logscan.Options{})
+	if fmt.Sprint(st.Threads) != "[7 42 9]" {
+		t.Errorf("threads %q, want [7 42 9]", st.Threads)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Producer == logscan.ProducerTFIPU {
+			n++
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d TF-IPU events of %d, want 6", n, len(evs))
+	}
+}

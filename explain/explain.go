@@ -416,7 +416,7 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 	}
 	via, methods := "", []string(nil)
 	if u.Via != nil {
-		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+		via, methods = u.Via.FrontEnd, []string{u.Via.Loop()}
 	}
 	if role == "" { // the stack's explanation names the function, and the front end defines it
 		if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {

@@ -895,8 +895,8 @@ func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framewor
 		}
 		if u.Via != nil && (via == "" || via == u.Via.FrontEnd) {
 			via = u.Via.FrontEnd
-			if !slices.Contains(methods, u.Via.Method) {
-				methods = append(methods, u.Via.Method)
+			if !slices.Contains(methods, u.Via.Loop()) {
+				methods = append(methods, u.Via.Loop())
 			}
 		}
 	}

@@ -195,7 +195,7 @@ func liveName(u ledger.LiveUnit) string {
 	name := textutil.Visible(u.Family)
 	via, step, methods := "", "", []string(nil)
 	if u.Via != nil {
-		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+		via, methods = u.Via.FrontEnd, []string{u.Via.Loop()}
 	}
 	if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
 		via, step = f.Name, s

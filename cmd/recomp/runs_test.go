@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"os/exec"
@@ -653,22 +654,50 @@ func checkVerdictRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) 
 		t.Fatal("explain: no verdict")
 	}
 	_, text, _ := runRecomp("explain", dir)
+	// the run folder as one input (log, dump and, under recomp run's probe, probe.jsonl): the
+	// role each format names
+	_, folderJSON, _ := runRecomp("explain", "--format", "json", dir)
+	var folder report.DiffJSON
+	if err := json.Unmarshal([]byte(folderJSON), &folder); err != nil || folder.Verdict == nil {
+		t.Fatalf("explain --format json %s: %v", dir, err)
+	}
+	_, md, _ := runRecomp("explain", "--format", "markdown", dir)
+	_, page, _ := runRecomp("explain", "--format", "html", dir)
+	md = mdUnescape(md)
+	_, probed := os.Stat(filepath.Join(dir, "probe.jsonl"))
 	for role, r := range tr.Roles {
 		if len(r.Dumps) < 2 {
 			continue
 		}
-		var p *report.ProgramVerdictJSON
+		var p, fp *report.ProgramVerdictJSON
 		for i := range doc.Verdict.Programs {
 			if strings.HasPrefix(doc.Verdict.Programs[i].Role, stepName[role]) {
 				p = &doc.Verdict.Programs[i]
 			}
 		}
-		if p == nil {
+		for i := range folder.Verdict.Programs {
+			if strings.HasPrefix(folder.Verdict.Programs[i].Role, stepName[role]) {
+				fp = &folder.Verdict.Programs[i]
+			}
+		}
+		if p == nil || fp == nil {
 			t.Errorf("verdict: no program is the %s step: %+v", role, doc.Verdict.Programs)
 			continue
 		}
-		if p.FrontEnd != "keras" || !strings.Contains(text, "✗ Keras "+p.Role+" · ") {
-			t.Errorf("verdict: the %s step (%s, front end %q) does not lead its line:\n%s", role, p.Role, p.FrontEnd, text)
+		if fp.FrontEnd != "keras" || !strings.Contains(text, "✗ Keras "+fp.Role+" · ") {
+			t.Errorf("verdict: the %s step (%s, front end %q) does not lead its line:\n%s", role, fp.Role, fp.FrontEnd, text)
+		}
+		if !strings.Contains(md, "Keras "+fp.Role) || !strings.Contains(page, html.EscapeString("Keras "+fp.Role)) {
+			t.Errorf("verdict: the %s step's role %q is not in the Markdown or the HTML report", role, fp.Role)
+		}
+		// the loop that ran the test step, as far as the evidence goes: the probe sees fit's
+		// validation as an evaluate inside fit
+		_, evaluated := tr.Roles["evaluate"]
+		_, validated := tr.Roles["validation"]
+		if want := map[[2]bool]string{{true, false}: "test step (validation in fit)", {false, true}: "test step (evaluate)",
+			{true, true}: "test step (validation in fit, and evaluate)"}[[2]bool{validated, evaluated}]; probed == nil &&
+			stepName[role] == "test step" && fp.Role != want {
+			t.Errorf("verdict under the probe: the %s step is %q, want %q", role, fp.Role, want)
 		}
 		var causes []string
 		for _, c := range tr.Compiles {

@@ -107,22 +107,26 @@ const (
 
 // StepRole names a Keras step for a user, the loop that ran it first: step is what its graph
 // does ("" when no dump said), methods the Keras calls its compilations ran under ("fit",
-// "evaluate", "predict"; none when no probe saw them). "" when neither tells.
+// "evaluate", "predict", and "fit.evaluate" for fit's validation, which Keras runs as an evaluate
+// inside fit; none when no probe saw them). "" when neither tells.
 func StepRole(step string, methods []string) string {
 	has := func(m string) bool { return slices.Contains(methods, m) }
-	only := func(m string) bool {
-		return len(methods) > 0 && !slices.ContainsFunc(methods, func(x string) bool { return x != m })
+	only := func(ms ...string) bool {
+		return len(methods) > 0 && !slices.ContainsFunc(methods, func(x string) bool { return !slices.Contains(ms, x) })
 	}
+	// fit's validation: an evaluate inside fit, or (older probe records, no nesting) the test
+	// step compiled under fit
+	validation := has(Validation) || has("fit")
 	switch step {
 	case TrainStep, PredictStep:
 		return step
 	case TestStep:
 		switch {
-		case has("fit") && has("evaluate"):
+		case validation && has("evaluate"):
 			return "test step (validation in fit, and evaluate)"
 		case has("evaluate"):
 			return "test step (evaluate)"
-		case has("fit"):
+		case validation:
 			return "test step (validation in fit)"
 		}
 		return "test step (validation or evaluate)"
@@ -132,7 +136,15 @@ func StepRole(step string, methods []string) string {
 			return PredictStep
 		case only("evaluate"):
 			return "test step (evaluate)"
+		case only(Validation):
+			return "test step (validation in fit)"
+		case only(Validation, "evaluate"):
+			return "test step (validation in fit, and evaluate)"
 		}
 	}
 	return ""
 }
+
+// Validation is the call the probe saw fit's validation as: evaluate, run inside fit
+// (ledger.Call.Loop).
+const Validation = "fit.evaluate"

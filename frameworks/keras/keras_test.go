@@ -24,6 +24,12 @@ func TestStepRole(t *testing.T) {
 		{"", []string{"fit"}, ""}, // fit runs the train and the test step
 		{"", []string{"predict", "evaluate"}, ""},
 		{PredictStep, nil, "predict step"},
+		// fit's validation, as the probe sees it: an evaluate inside fit
+		{TestStep, []string{Validation}, "test step (validation in fit)"},
+		{TestStep, []string{Validation, "evaluate"}, "test step (validation in fit, and evaluate)"},
+		{"", []string{Validation}, "test step (validation in fit)"},
+		{"", []string{"evaluate", Validation}, "test step (validation in fit, and evaluate)"},
+		{"", []string{Validation, "predict"}, ""},
 	} {
 		if got := StepRole(c.step, c.methods); got != c.want {
 			t.Errorf("StepRole(%q, %q) = %q, want %q", c.step, c.methods, got, c.want)

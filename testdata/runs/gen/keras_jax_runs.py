@@ -64,6 +64,12 @@ def p_fit_partial():
     _roles((("train", (32, 4), "batch_size"), ("validation", (32, 8), "batch_size")))
 
 
+def p_fit_validation_split():
+    model, _, (x, y) = _setup(6, 100)   # validation_split=0.4: fit on the first 60 (32 + 28), validate on the last 40 (32 + 8)
+    model.fit(x, y, batch_size=32, epochs=2, validation_split=0.4, verbose=2)
+    _roles((("train", (32, 28), "batch_size"), ("validation", (32, 8), "batch_size")))
+
+
 def p_predict_tail():
     model, rng, (x, y) = _setup(2, 256)                 # 256 = 4 batches of 64
     model.fit(x, y, batch_size=64, epochs=1, verbose=2)
@@ -95,6 +101,14 @@ S["fit-partial"] = dict(program=p_fit_partial, recompiled=["jit_train_step", "ji
     "Keras's train step (jit_train_step) again for the 4-row batch and its test step (jit_test_step) again for "
     "the 8-row validation batch, once each (epoch 2 reuses them). The training loop may drop its remainder; "
     "the validation set must not lose samples."))
+S["fit-validation-split"] = dict(program=p_fit_validation_split, probe=True, recompiled=["jit_train_step", "jit_test_step"],
+    causes={"jit_train_step": "batch_size", "jit_test_step": "batch_size"},
+    reason=["at data[0], now f32[28,6] and before f32[32,6]"], description=(
+    "Keras 3 on JAX, fit on 100 samples with batch_size=32, validation_split=0.4 for 2 epochs, run under recomp "
+    "run's probe (probe.jsonl): fit trains on the first 60 samples (32, then 28 rows) and validates on the last 40 "
+    "(32, then 8 rows) with an evaluate call of its own inside fit. JAX compiles the train step again for 28 rows "
+    "and the test step again for 8: the test step is fit's validation (no evaluate call), and the probe's nested "
+    "call says so."))
 S["predict-tail"] = dict(program=p_predict_tail, recompiled=["jit_predict_step"], cause="batch_size",
     reason=["at data, now f32[232,6] and before f32[256,6]"], description=(
     "Keras 3 on JAX, fit on 256 samples with batch_size=64 (no partial batch), then model.predict on 488 samples "

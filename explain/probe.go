@@ -24,7 +24,9 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Op
 	}
 	ledger.SortUnits(units)
 	attach(units, recs, framework.AttachInOrder, framework.AttachLastTrace, framework.AttachCallSpan)
-	oneStep(rep, opt)
+	if !oneStep(rep, opt) && slices.ContainsFunc(units, func(u *ledger.Unit) bool { return len(u.Static) > 0 }) {
+		rep.Refind(opt) // the findings quote JAX's words with the static arguments it leaves out
+	}
 }
 
 // attach joins the probe's records to the compilations for each unit whose hook joins its
@@ -82,7 +84,7 @@ func stepOf(c *ledger.Call) stepKey {
 // test step anew): one step compiled again, not two programs each compiled once. Only programs
 // the log names by their traced function (no signature, as under recomp run: frameworks.ByTrace)
 // are joined; fit's train step is never joined.
-func oneStep(rep *ledger.Report, opt ledger.Options) {
+func oneStep(rep *ledger.Report, opt ledger.Options) bool {
 	byCall := map[stepKey][]*ledger.Module{}
 	var calls []stepKey
 	for _, m := range rep.Modules {
@@ -108,11 +110,13 @@ func oneStep(rep *ledger.Report, opt ledger.Options) {
 		}
 		byCall[k] = append(byCall[k], m)
 	}
+	joined := false
 	for _, c := range calls {
 		if mods := byCall[c]; len(mods) > 1 {
-			rep.OneProgram(mods, opt)
+			joined = rep.OneProgram(mods, opt) || joined
 		}
 	}
+	return joined // the findings were named again
 }
 
 func probeSite(r runfolder.ProbeRecord) ledger.Site {

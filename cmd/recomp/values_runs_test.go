@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,9 +74,40 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 			}
 		}
 
+		if len(want.Static) > 0 {
+			checkClosestKeyWords(t, dir, want)
+		}
+
 		c, p = valueCauseOf(t, bare, want.Identity)
 		checkBaked(t, "without the probe", c, want)
 		checkThen(t, "without the probe", p, want)
+	}
+}
+
+// saidTypes is a quote of JAX's words that the types of the arguments changed (its explanation
+// by the closest earlier cache key), with what leads it.
+var saidTypes = regexp.MustCompile(`said[^:]*: different input types`)
+
+// checkClosestKeyWords holds every report of a run whose static argument changed (scan and guard,
+// in every format) to quoting JAX's closest-key words as what they are: the types of the closest
+// earlier key, which JAX compares leaving the static values out, and the static argument the
+// probe saw change, never as a bare "jax said: different input types".
+func checkClosestKeyWords(t *testing.T, dir string, want truthValueCause) {
+	t.Helper()
+	for _, args := range [][]string{{"scan", "--format", "text"}, {"scan", "--format", "markdown"}, {"scan", "--format", "html"},
+		{"scan", "--format", "json"}, {"guard"}, {"guard", "--format", "json"}, {"explain", "--format", "json"}} {
+		_, out, _ := runRecomp(append(args, dir)...)
+		out = mdUnescape(html.UnescapeString(out))
+		for _, m := range saidTypes.FindAllString(out, -1) {
+			if !strings.Contains(m, "closest earlier cache key (it compares no static argument values; the probe saw static ") {
+				t.Errorf("%s: JAX's closest-key words are quoted as its verdict: %q", strings.Join(args, " "), m)
+			}
+		}
+		for name := range want.Static {
+			if saidTypes.MatchString(out) && !strings.Contains(strings.ReplaceAll(out, "'", "`"), "`"+name+"` ") {
+				t.Errorf("%s: JAX's closest-key words do not name the static argument %s", strings.Join(args, " "), name)
+			}
+		}
 	}
 }
 

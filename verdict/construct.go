@@ -595,7 +595,7 @@ func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
 	if len(names) > 1 {
 		word = "static attributes "
 	}
-	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute in the module's graph definition, which the jit treats as static)"
+	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute of the module: static to its jit)"
 	adv := fmt.Sprintf("a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; "+
 		"hold `%s` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed", names[0])
 	out := map[*ledger.Unit]valueCause{}

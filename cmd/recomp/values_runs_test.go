@@ -19,8 +19,11 @@ import (
 // argument and the values it fed, the constants that became in the graph (Baked), how many
 // compilations the values explain, and the other causes' counts (Then).
 type truthValueCause struct {
-	Identity     string              `json:"identity"`
-	Static       map[string][]string `json:"static"`
+	Identity string              `json:"identity"`
+	Static   map[string][]string `json:"static"`
+	// Attributes are the plain Python attributes of a module (flax nnx) that the program set, with
+	// the reprs of the values, in order: static to its jit, named by JAX's explanation.
+	Attributes   map[string][]string `json:"attributes"`
 	Baked        []string            `json:"baked"`
 	Compilations int                 `json:"compilations"`
 	Then         map[string]int      `json:"then"`
@@ -46,7 +49,9 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 	}
 	for _, want := range tr.ValueCauses {
 		c, p := valueCauseOf(t, dir, want.Identity)
-		if len(want.Static) == 0 { // no static argument for the probe to see: the values are the dump's
+		if len(want.Attributes) > 0 {
+			checkAttributes(t, "with the probe", c, want)
+		} else if len(want.Static) == 0 { // no static argument for the probe to see: the values are the dump's
 			checkBaked(t, "with the probe", c, want)
 		} else if c.Kind != "static_argument" || c.Count != want.Compilations {
 			t.Errorf("with the probe: first cause %s ×%d, want static_argument ×%d: %+v", c.Kind, c.Count, want.Compilations, p.Causes)
@@ -79,6 +84,20 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 		}
 
 		c, p = valueCauseOf(t, bare, want.Identity)
+		if len(want.Attributes) > 0 { // JAX's explanation names them: the log tells, probe or not
+			checkAttributes(t, "without the probe", c, want)
+			for _, args := range [][]string{{"scan", "--format", "json", filepath.Join(dir, tr.Logs[0])}, {"explain", "--format", "json", bare}} {
+				var doc struct {
+					Verdict *report.VerdictJSON `json:"verdict"`
+				}
+				_, out, _ := runRecomp(args...)
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Verdict == nil || len(doc.Verdict.Programs) == 0 {
+					t.Fatalf("%s: %v", strings.Join(args, " "), err)
+				}
+				checkAttributes(t, strings.Join(args[:1], " "), doc.Verdict.Programs[0].Causes[0], want)
+			}
+			continue
+		}
 		checkBaked(t, "without the probe", c, want)
 		checkThen(t, "without the probe", p, want)
 	}
@@ -107,6 +126,25 @@ func checkClosestKeyWords(t *testing.T, dir string, want truthValueCause) {
 			if saidTypes.MatchString(out) && !strings.Contains(strings.ReplaceAll(out, "'", "`"), "`"+name+"` ") {
 				t.Errorf("%s: JAX's closest-key words do not name the static argument %s", strings.Join(args, " "), name)
 			}
+		}
+	}
+}
+
+// checkAttributes holds the first cause to the attributes the program set: a static argument's
+// kind, named "static attribute `NAME` changed" with the values the program set, over the
+// compilations they explain.
+func checkAttributes(t *testing.T, how string, c report.VerdictCauseJSON, want truthValueCause) {
+	t.Helper()
+	if c.Kind != "static_argument" || c.Count != want.Compilations {
+		t.Errorf("%s: first cause %s ×%d %q, want static_argument ×%d", how, c.Kind, c.Count, c.Change, want.Compilations)
+	}
+	for name, set := range want.Attributes {
+		named := false
+		for _, v := range c.Values {
+			named = named || v.Name == name && sameValues(v.Seen, set)
+		}
+		if !strings.Contains(c.Change, "static attribute `"+name+"` changed ") || !named {
+			t.Errorf("%s: %q (values %+v) does not name the attribute %s with the values %v", how, c.Change, c.Values, name, set)
 		}
 	}
 }

@@ -331,34 +331,48 @@ func closestKey(why string) bool {
 // with the values it took in order, repeats left out ("`dropout` 0.1 → 0.075"); nil when it
 // took one value only (or the probe saw none).
 func StaticSeen(units []*Unit) []string {
-	var names []string
-	seen := map[string][]string{}
-	for _, u := range units {
-		for _, a := range u.Static {
-			vs := seen[a.Name]
-			if vs == nil {
-				names = append(names, a.Name)
-			}
-			if v := shortValue(a.Value); !slices.Contains(vs, v) {
-				seen[a.Name] = append(vs, v)
-			}
-		}
-	}
 	var out []string
-	for _, n := range names {
-		if vs := seen[n]; len(vs) > 1 {
+	for _, h := range StaticHistory(units) {
+		if vs := h.Values; len(vs) > 1 {
 			if len(vs) > 6 {
 				vs = append(vs[:3:3], "…", vs[len(vs)-1])
 			}
-			out = append(out, "`"+n+"` "+strings.Join(vs, " → "))
+			out = append(out, "`"+h.Name+"` "+strings.Join(vs, " → "))
 		}
 	}
 	return out
 }
 
-// shortValue is a value's repr with a float's rounding noise left out (0.07500000000000001:
+// StaticValues is a static argument and the values it took, in order, each once.
+type StaticValues struct {
+	Name   string
+	Values []string
+}
+
+// StaticHistory is each static argument of the units (in the order first seen) with the values
+// it took in order, repeats left out, each as ShortValue writes it.
+func StaticHistory(units []*Unit) []StaticValues {
+	var out []StaticValues
+	at := map[string]int{}
+	for _, u := range units {
+		for _, a := range u.Static {
+			i, ok := at[a.Name]
+			if !ok {
+				i = len(out)
+				at[a.Name] = i
+				out = append(out, StaticValues{Name: a.Name})
+			}
+			if v := ShortValue(a.Value); !slices.Contains(out[i].Values, v) {
+				out[i].Values = append(out[i].Values, v)
+			}
+		}
+	}
+	return out
+}
+
+// ShortValue is a value's repr with a float's rounding noise left out (0.07500000000000001:
 // 0.075), to 4 significant digits.
-func shortValue(repr string) string {
+func ShortValue(repr string) string {
 	if f, err := strconv.ParseFloat(repr, 64); err == nil && strings.ContainsAny(repr, ".eE") {
 		return strconv.FormatFloat(f, 'g', 4, 64)
 	}

@@ -270,7 +270,11 @@ func LinkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 			}
 			return linkID{keys[0], keys[0]}, true
 		}
-		return linkID{frameworks.FunctionKey(u.Family), frameworks.FunctionID(u.Module)}, true
+		fam := u.Family
+		if u.Lambda != "" { // a lambda's program (jit__lambda [trainer.py:270]): its dumps name the module alone
+			fam = strings.TrimSuffix(fam, " ["+u.Lambda+"]")
+		}
+		return linkID{frameworks.FunctionKey(fam), frameworks.FunctionID(u.Module)}, true
 	})
 }
 

@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,5 +40,34 @@ func TestSaidClosestKey(t *testing.T) {
 	}
 	if got := StaticSeen(many); len(got) != 1 || got[0] != "`step` 1 → 2 → 3 → … → 8" {
 		t.Errorf("StaticSeen of 8 values = %q", got)
+	}
+}
+
+// TestLambdasArePrograms: two lambdas jitted under one module name (Keras on JAX with flax nnx
+// jits its train and test steps as lambdas: jit__lambda) are two programs, told apart by where
+// JAX says each is defined; each compiled again is a recompilation of its own.
+func TestLambdasArePrograms(t *testing.T) {
+	trace := func(line, before string) string {
+		if before == "" {
+			return "TRACING CACHE MISS at /v/flax/nnx/transforms/compilation.py:1023:49 (JitWrapped.__call__):\n  never seen function:\n" +
+				"    <lambda> id=1" + line + " defined at /v/keras/src/backend/jax/trainer.py:" + line + "\n"
+		}
+		return "TRACING CACHE MISS at /v/flax/nnx/transforms/compilation.py:1023:49 (JitWrapped.__call__):\n" +
+			"  for <lambda> defined at /v/keras/src/backend/jax/trainer.py:" + line + "\n" +
+			"  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n" +
+			"  * at data[0], now f32[" + before + ",6] and before f32[32,6]\n"
+	}
+	compile := func(rows string) string {
+		return "Compiling jit(<lambda>) with global shapes and types (ShapedArray(float32[" + rows + ",6]),). Argument mapping: (UnspecifiedValue,).\n" +
+			"Finished XLA compilation of jit(<lambda>) in 0.5 sec\n"
+	}
+	log := trace("270", "") + compile("32") + trace("270", "4") + compile("4") + trace("306", "") + compile("32") + trace("306", "8") + compile("8")
+	rep := read(t, ReadOptions{}, Log{Path: "run.log", Reader: strings.NewReader(log)})
+	var got []string
+	for _, m := range rep.Modules {
+		got = append(got, fmt.Sprintf("%s %d/%d", m.Family, m.Compilations, m.Recompilations))
+	}
+	if want := []string{"jit__lambda [trainer.py:270] 2/1", "jit__lambda [trainer.py:306] 2/1"}; !slices.Equal(got, want) {
+		t.Errorf("programs %q, want %q", got, want)
 	}
 }

@@ -98,6 +98,9 @@ type Unit struct {
 	// (JAX's static_argnums and static_argnames: name and repr), in the call's order; nil when
 	// the probe saw none.
 	Static []StaticArg
+	// Lambda is where the anonymous function the framework traced is defined ("trainer.py:270",
+	// frameworks.LambdaSite), "" for a named one: it tells apart the lambdas of one module name.
+	Lambda string
 	// Probed is when the probe saw the compilation happen (its compile record; zero when none):
 	// the time of a compilation whose log lines carry none.
 	Probed time.Time

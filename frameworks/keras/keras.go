@@ -21,7 +21,8 @@ var FrontEnd = &framework.FrontEnd{
 	StepRole: StepRole,
 	Probe: &framework.Probe{Package: "keras", Hook: probeHook, Function: "_on_keras", Records: "each Keras fit, evaluate and predict",
 		Attach: framework.AttachCallSpan},
-	Step: Step,
+	Step:      Step,
+	Functions: Functions,
 	Causes: map[cause.Kind]string{
 		"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
 			"of samples (validation_batch_size for the validation data), or pass a dataset that drops the remainder " +
@@ -86,6 +87,23 @@ func Step(file, function string) string {
 		return TestStep
 	case "predict_step", "multi_predict_steps":
 		return PredictStep
+	}
+	return ""
+}
+
+// Functions is FrontEnd.Functions: with flax nnx on, Keras's JAX trainer jits each step as a
+// lambda (jit__lambda), which names no step; its dumped module's stack frames name the trainer's
+// method that made it ("JAXTrainer.make_train_function.<locals>.<lambda>") and the step it calls
+// ("JAXTrainer.train_step").
+func Functions(names []string) string {
+	for _, n := range names {
+		for _, s := range []struct{ method, step string }{
+			{"make_train_function", TrainStep}, {"make_test_function", TestStep}, {"make_predict_function", PredictStep},
+		} {
+			if strings.HasPrefix(n, "JAXTrainer."+s.method+".") {
+				return s.step
+			}
+		}
 	}
 	return ""
 }

@@ -91,3 +91,22 @@ func TestAdviceOnJAX(t *testing.T) {
 		t.Errorf("the train step on tf lost tf.data's remedy: %q", a)
 	}
 }
+
+// TestFunctionsOfNNXLambda: with flax nnx on, Keras's JAX trainer jits its steps as lambdas; the
+// dumped module's stack frames name the trainer's method that made the lambda.
+func TestFunctionsOfNNXLambda(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"<module>", "JAXTrainer.fit", "JAXTrainer.make_train_function.<locals>.<lambda>", "JAXTrainer.train_step"}, TrainStep},
+		{[]string{"JAXTrainer.fit", "JAXTrainer.evaluate", "JAXTrainer.make_test_function.<locals>.<lambda>", "JAXTrainer.test_step"}, TestStep},
+		{[]string{"JAXTrainer.make_predict_function.<locals>.predict_step"}, PredictStep},
+		{[]string{"<module>", "train_step", "MyTrainer.make_train_function.<locals>.<lambda>"}, ""},
+		{nil, ""},
+	} {
+		if got := Functions(c.names); got != c.want {
+			t.Errorf("Functions(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

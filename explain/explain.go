@@ -438,6 +438,9 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 	} else if fw := frameworks.KeyStack(u.Family); fw != nil { // a dump without its log
 		stack = fw.Name
 	}
+	if u.Via != nil && u.Via.Data == "tf.data" {
+		stack = "" // a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
+	}
 	for i, c := range r.Causes {
 		if adv := f.StepAdvice(stack, step, c.Kind); adv != "" && !c.Once {
 			r.Causes[i].Advice = adv

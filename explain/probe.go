@@ -280,7 +280,7 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 		}
 		switch method, ok := cutSuffix(r.Event, "_begin"); {
 		case ok:
-			c := &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r)}
+			c := &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r), Data: r.Data}
 			// a call made inside another of the same process and model (fit's validation is an
 			// evaluate inside fit): the innermost open call of another method
 			in := -1

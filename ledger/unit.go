@@ -252,6 +252,8 @@ type Call struct {
 	Samples, BatchSize int
 	// Model names the model the call was made on, with its process ("" when the probe did not say).
 	Model string
+	// Data is the kind of dataset the call was given ("tf.data"; "" for arrays and the rest).
+	Data string
 	// Within is the method of the call of the same front end, model and process this one ran
 	// inside ("" when none): Keras's fit runs its validation as an evaluate call.
 	Within string

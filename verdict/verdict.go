@@ -72,6 +72,9 @@ type Verdict struct {
 	// nothing says.
 	Role, FrontEnd string
 	Framework      string // the stack's name ("" when unknown)
+	// Data is the kind of dataset the front end's calls fed it ("tf.data": its remedies are
+	// tf.data's, whatever the stack), "" for arrays or when no probe saw the calls.
+	Data string
 	// Compilations counts its compilations, AfterWarmup those after warm-up; Seconds is their
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
 	Compilations, AfterWarmup int
@@ -446,6 +449,11 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	stepFront, role := stepRole(compiled, roles)
 	if stepFront != nil {
 		v.FrontEnd, v.Role = stepFront.Name, role
+	}
+	for _, u := range compiled {
+		if u.Via != nil && u.Via.Data != "" {
+			v.Data = u.Via.Data
+		}
 	}
 	procs := map[string]bool{}
 	for _, u := range compiled {
@@ -854,13 +862,17 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			kind = diff.CauseInputShape
 		}
 		step, _, _ := strings.Cut(v.Role, " (")
+		stack := v.Framework
+		if v.Data == "tf.data" {
+			stack = "" // a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
+		}
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case stepFront != nil && stepFront.StepAdvice(v.Framework, step, kind) != "":
-			adv = stepFront.StepAdvice(v.Framework, step, kind) // the loop's own remedy: training, evaluation, prediction
-		case front != nil && front.CauseAdvice(v.Framework, kind) != "":
-			adv = front.CauseAdvice(v.Framework, kind)
+		case stepFront != nil && stepFront.StepAdvice(stack, step, kind) != "":
+			adv = stepFront.StepAdvice(stack, step, kind) // the loop's own remedy: training, evaluation, prediction
+		case front != nil && front.CauseAdvice(stack, kind) != "":
+			adv = front.CauseAdvice(stack, kind)
 		case fw != nil:
 			adv = fw.Advice.Causes[kind]
 		}

@@ -45,9 +45,11 @@ type truth struct {
 	Reason            string            `json:"reason"`
 	// Compiles are the compilations of the programs a newer scenario is about, each with the
 	// causes the program knows it introduced and the earlier dump it differs from only by them.
-	Compiles  []truthCompile       `json:"compiles"`
-	Roles     map[string]truthRole `json:"roles"`
-	Processes []truthProcess       `json:"processes"`
+	Compiles []truthCompile       `json:"compiles"`
+	Roles    map[string]truthRole `json:"roles"`
+	// Data is the kind of dataset the program fed its Keras calls ("tf.data"; "" for arrays).
+	Data      string         `json:"data"`
+	Processes []truthProcess `json:"processes"`
 	// CompileSeconds is the sum of the framework's own per-compilation durations; CallSites the
 	// user's lines (FILE:LINE, FILE its base name) of each recompiled identity's recompilations;
 	// Spread the sizes fed to one program and the one size that covers them.
@@ -721,8 +723,12 @@ func checkVerdictRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) 
 		if drop != (batch && role == "train") {
 			t.Errorf("verdict: the %s step's action says drop the last batch %v: %s", role, drop, p.Action)
 		}
-		if !strings.HasPrefix(tr.Matrix, "tf-") && strings.Contains(p.Action, "tf.data") {
+		if !strings.HasPrefix(tr.Matrix, "tf-") && tr.Data != "tf.data" && strings.Contains(p.Action, "tf.data") {
 			t.Errorf("verdict: the %s step of a program without tf.data is told about tf.data: %s", role, p.Action)
+		}
+		// a program fed by tf.data, on any backend, is told tf.data's remedy, from the probe's record of its calls
+		if fa := fp.Action; probed == nil && tr.Data == "tf.data" && batch && role == "train" && !strings.Contains(fa, "drop_remainder=True") {
+			t.Errorf("verdict: the %s step fed by tf.data is not told drop_remainder: %s", role, fa)
 		}
 		if slices.Contains(causes, "input_shape") && (!strings.Contains(p.Action, "padded_shapes") ||
 			!strings.Contains(p.Action, "bucket_by_sequence_length") || strings.Contains(p.Action, "input_signature with None for")) {

@@ -226,7 +226,8 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			}
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
-				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes, Role: p.B.Role})
+				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes, Role: p.B.Role,
+					Earlier: links[p.A], EarlierRole: p.A.Role})
 			}
 		}
 	}

@@ -323,6 +323,7 @@ func DumpProgram(module, role string) string {
 // apart by them; where each step is a function of its own (Keras on JAX: jit_train_step) its name
 // says it, and stays.
 func WithRole(program, role string) string {
+	role, _, _ = strings.Cut(role, " (") // the step, not the loop that ran it ("test step (evaluate)")
 	if role == "" {
 		return program
 	}
@@ -356,20 +357,21 @@ func Role(family string, m *hlo.Module) string {
 	}
 	fn := function(family)
 	for _, f := range frontEnds {
-		if f.Step == nil {
-			continue
-		}
+		step := ""
 		for _, file := range m.FileNames {
-			if s := f.Step(file, fn); s != "" {
-				return s
+			if f.Step != nil && step == "" {
+				step = f.Step(file, fn)
 			}
 		}
-	}
-	for _, f := range frontEnds {
+		// the stack frames' functions name the step a lambda is, and the loop that ran it
+		// ("test step (validation in fit)")
 		if f.Functions != nil && len(m.FunctionNames) > 0 {
-			if s := f.Functions(m.FunctionNames); s != "" {
-				return s
+			if s := f.Functions(m.FunctionNames); s != "" && (step == "" || strings.HasPrefix(s, step)) {
+				step = s
 			}
+		}
+		if step != "" {
+			return step
 		}
 	}
 	return ""

@@ -37,6 +37,11 @@ type Explained struct {
 	// Role is what the later version's graph does among programs that share a name (Keras's
 	// "train step", "test step", "predict step": frameworks.Role); "" when it does not say.
 	Role string
+	// Earlier is the log's compilation of the earlier version it was compared with (nil when not
+	// linked), and EarlierRole what that version's graph does: the step's first compilation
+	// has a role too (Keras's test step first compiled for fit's validation, then for evaluate).
+	Earlier     *ledger.Unit
+	EarlierRole string
 }
 
 // Result is the verdict of a run.
@@ -278,16 +283,7 @@ func Build(in Input) *Result {
 	if rep == nil {
 		return r
 	}
-	byUnit := map[*ledger.Unit][]diff.Cause{}
-	byProgram := map[string][]Explained{}
-	roles := map[*ledger.Unit]string{}
-	for _, e := range in.Explained {
-		if e.Unit != nil {
-			byUnit[e.Unit] = e.Causes
-			roles[e.Unit] = e.Role
-		}
-		byProgram[e.Program] = append(byProgram[e.Program], e)
-	}
+	byUnit, byProgram, roles := indexExplained(in.Explained)
 	r.Processes = len(rep.Procs)
 	for _, p := range rep.Procs {
 		if p.Cost > r.Slowest {
@@ -894,6 +890,28 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 	return strings.Join(parts, "; and ")
 }
 
+// indexExplained indexes the comparisons: the causes of each later compilation, the comparisons of
+// each program, and the role of each compilation a comparison names (the earlier's too: a
+// step's first compilation has its role, as Keras's test step first compiled in fit).
+func indexExplained(explained []Explained) (map[*ledger.Unit][]diff.Cause, map[string][]Explained, map[*ledger.Unit]string) {
+	byUnit := map[*ledger.Unit][]diff.Cause{}
+	byProgram := map[string][]Explained{}
+	roles := map[*ledger.Unit]string{}
+	for _, e := range explained {
+		if e.Unit != nil {
+			byUnit[e.Unit] = e.Causes
+			roles[e.Unit] = e.Role
+		}
+		byProgram[e.Program] = append(byProgram[e.Program], e)
+	}
+	for _, e := range explained {
+		if e.Earlier != nil && roles[e.Earlier] == "" {
+			roles[e.Earlier] = e.EarlierRole
+		}
+	}
+	return byUnit, byProgram, roles
+}
+
 // stepRole names the front end's step a program is (Keras's train, test or predict step), from
 // what its dumped graphs do (roles, by compilation) and the calls its compilations ran under.
 func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framework.FrontEnd, string) {
@@ -901,6 +919,9 @@ func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framewor
 	var methods []string
 	for _, u := range compiled {
 		if r := roles[u]; r != "" {
+			if step != "" && step != r && !slices.Contains(methods, step) {
+				methods = append(methods, step) // another compilation's role: its loop (Keras's test step in fit, then evaluate)
+			}
 			step = r
 		} else if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
 			step, via = s, f.Name // the stack said which function it traced, and the front end's file defines it

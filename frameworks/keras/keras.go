@@ -95,17 +95,30 @@ func Step(file, function string) string {
 // lambda (jit__lambda), which names no step; its dumped module's stack frames name the trainer's
 // method that made it ("JAXTrainer.make_train_function.<locals>.<lambda>") and the step it calls
 // ("JAXTrainer.train_step").
+//
+// The test step's frames name the loop too: fit's validation runs evaluate inside fit
+// ("JAXTrainer.fit" and "JAXTrainer.evaluate"), evaluate alone has no fit frame.
 func Functions(names []string) string {
+	step, fit, evaluate := "", false, false
 	for _, n := range names {
 		for _, s := range []struct{ method, step string }{
-			{"make_train_function", TrainStep}, {"make_test_function", TestStep}, {"make_predict_function", PredictStep},
+			{"make_train_function.", TrainStep}, {"make_test_function.", TestStep}, {"make_predict_function.", PredictStep},
+			{"train_step", TrainStep}, {"test_step", TestStep}, {"predict_step", PredictStep},
 		} {
-			if strings.HasPrefix(n, "JAXTrainer."+s.method+".") {
-				return s.step
+			if strings.HasPrefix(n, "JAXTrainer."+s.method) && step == "" {
+				step = s.step
 			}
 		}
+		fit = fit || n == "JAXTrainer.fit"
+		evaluate = evaluate || n == "JAXTrainer.evaluate"
 	}
-	return ""
+	switch {
+	case step == TestStep && fit && evaluate:
+		return TestStep + " (validation in fit)"
+	case step == TestStep && evaluate:
+		return TestStep + " (evaluate)"
+	}
+	return step
 }
 
 // inputShape is Keras's remedy for a varying sequence length, in any loop. Under jit_compile each
@@ -128,6 +141,21 @@ const (
 // "evaluate", "predict", and "fit.evaluate" for fit's validation, which Keras runs as an evaluate
 // inside fit; none when no probe saw them). "" when neither tells.
 func StepRole(step string, methods []string) string {
+	// a dump's role may name the loop of the test step ("test step (evaluate)", Functions); the
+	// methods may hold such roles of other compilations of the program (verdict's stepRole)
+	var loops []string
+	for _, s := range append([]string{step}, methods...) {
+		if base, loop, ok := strings.Cut(s, " ("); ok && base == TestStep {
+			if strings.Contains(loop, "validation in fit") {
+				loops = append(loops, Validation)
+			}
+			if strings.Contains(loop, "evaluate") && !strings.Contains(loop, "validation or evaluate") {
+				loops = append(loops, "evaluate")
+			}
+			step = base
+		}
+	}
+	methods = append(slices.DeleteFunc(slices.Clone(methods), func(m string) bool { return strings.HasPrefix(m, TestStep+" (") }), loops...)
 	has := func(m string) bool { return slices.Contains(methods, m) }
 	only := func(ms ...string) bool {
 		return len(methods) > 0 && !slices.ContainsFunc(methods, func(x string) bool { return !slices.Contains(ms, x) })

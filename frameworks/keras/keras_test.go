@@ -30,6 +30,11 @@ func TestStepRole(t *testing.T) {
 		{"", []string{Validation}, "test step (validation in fit)"},
 		{"", []string{"evaluate", Validation}, "test step (validation in fit, and evaluate)"},
 		{"", []string{Validation, "predict"}, ""},
+		// a dump's role names the loop of its test step (Functions); other compilations' roles come as methods
+		{"test step (validation in fit)", nil, "test step (validation in fit)"},
+		{"test step (evaluate)", []string{"test step (validation in fit)"}, "test step (validation in fit, and evaluate)"},
+		{"test step (validation or evaluate)", nil, "test step (validation or evaluate)"},
+		{"test step (evaluate)", []string{"fit"}, "test step (validation in fit, and evaluate)"},
 	} {
 		if got := StepRole(c.step, c.methods); got != c.want {
 			t.Errorf("StepRole(%q, %q) = %q, want %q", c.step, c.methods, got, c.want)
@@ -100,7 +105,9 @@ func TestFunctionsOfNNXLambda(t *testing.T) {
 		want  string
 	}{
 		{[]string{"<module>", "JAXTrainer.fit", "JAXTrainer.make_train_function.<locals>.<lambda>", "JAXTrainer.train_step"}, TrainStep},
-		{[]string{"JAXTrainer.fit", "JAXTrainer.evaluate", "JAXTrainer.make_test_function.<locals>.<lambda>", "JAXTrainer.test_step"}, TestStep},
+		{[]string{"JAXTrainer.fit", "JAXTrainer.evaluate", "JAXTrainer.make_test_function.<locals>.<lambda>", "JAXTrainer.test_step"}, "test step (validation in fit)"},
+		{[]string{"<module>", "JAXTrainer.evaluate", "JAXTrainer.test_step"}, "test step (evaluate)"}, // no lambda: jit_test_step
+		{[]string{"JAXTrainer.make_test_function.<locals>.<lambda>"}, TestStep},
 		{[]string{"JAXTrainer.make_predict_function.<locals>.predict_step"}, PredictStep},
 		{[]string{"<module>", "train_step", "MyTrainer.make_train_function.<locals>.<lambda>"}, ""},
 		{nil, ""},

@@ -96,7 +96,8 @@ func TestProbeKerasSizes(t *testing.T) {
 			"    def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_split=0.0, **kw): return 'fitted'\n" +
 			"    def evaluate(self, x=None, y=None, batch_size=None, **kw): return 0.5\n" +
 			"    def predict(self, x, batch_size=None, **kw): return x\n",
-		filepath.Join(dir, "train.py"): "import keras\n" +
+		// a package looked up before it is imported (TensorFlow looks keras up at its own import)
+		filepath.Join(dir, "train.py"): "import importlib.util\nassert importlib.util.find_spec('keras')\nimport keras\n" +
 			"class Arr:\n    def __init__(self, n): self.shape = (n, 8)\n" +
 			"m = keras.Model()\n" +
 			"assert m.fit(Arr(100), Arr(100), batch_size=16) == 'fitted'\n" +

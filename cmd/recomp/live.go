@@ -319,6 +319,9 @@ func staticChange(seen [][]ledger.StaticArg, repeated bool) string {
 // the one of these types; what differs is elsewhere in its cache key, most often a static
 // argument or another Python value it read at trace time.
 func changeOf(u *ledger.Unit, before string, repeated bool) string {
+	if ch := verdict.AttributeChange(u.Why); ch != "" {
+		return ch // a module's plain attribute, static to its jit (flax nnx), named by JAX's explanation
+	}
 	if fw := frameworks.ForProducer(u.Producer); repeated && u.Why != "" && fw != nil && fw.Name == "jax" {
 		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == string(diff.CauseBatchSize) || kind == string(diff.CauseInputShape) || kind == string(diff.CauseDtype) {
 			return "argument types it compiled before, so not a shape change: most often a static argument or a Python value read at trace time changed"

@@ -288,3 +288,19 @@ func TestLiveLineNamesStaticArgument(t *testing.T) {
 		t.Errorf("no probe: %q", got)
 	}
 }
+
+// TestLiveLineNamesNNXAttribute: a flax nnx Module's plain attribute changed is named on the live
+// line from JAX's explanation, as the report names it, not guessed.
+func TestLiveLineNamesNNXAttribute(t *testing.T) {
+	gd := func(v string) string {
+		return "GraphDef(nodes=[NodeDef(\ntype='Net',\n)], attributes=[('a', NodeAttr()), ('smoothing', Static(value=" + v + "))], num_leaves=2)"
+	}
+	why := "for step defined at /home/me/t.py:14\nall previously seen cache keys differ. For the closest previous key:\ndifferent input pytree:\n" +
+		"* at input path [0][0]._graphdef, now <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + gd("0.15") +
+		" and before <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + gd("0.3") + ", so the pytree node metadata does not match"
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "jit_step", Module: "jit_step", Producer: logscan.ProducerJAX, Seq: 2, Why: why}}
+	if got, want := l.describe(u, "", true, "", 0), "✗ jit_step compiled after warm-up (compilation 2): static attribute `smoothing` changed 0.3 → 0.15"; got != want {
+		t.Errorf("live line %q, want %q", got, want)
+	}
+}

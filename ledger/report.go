@@ -191,6 +191,9 @@ type Process struct {
 	// Steps counts the steps the process ended (PyTorch/XLA's executions caused by
 	// torch_xla.sync, printed with PT_XLA_DEBUG_LEVEL=2); 0 when its log shows none.
 	Steps int
+	// Producers are the producers of its events (markers left out), in the order first seen:
+	// whose logging a log without evidence should turn on.
+	Producers []logscan.Producer
 }
 
 // Compiled returns the listed units of the module that were compiled, in order.

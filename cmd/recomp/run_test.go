@@ -139,17 +139,25 @@ func TestLiveRecompRun(t *testing.T) {
 	}
 }
 
+// livePython is the Python a live test runs its program with (env names it); the test skips under
+// -short, and loudly where env is not set (what: what was not done).
+func livePython(t *testing.T, env, what string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	py := os.Getenv(env)
+	if py == "" {
+		t.Skipf("SKIPPED LOUDLY: %s is not set: %s", env, what)
+	}
+	return py
+}
+
 // TestLiveJAXStatic runs a JAX program whose static argument changes every epoch through recomp
 // run (RECOMP_LIVE_JAX_0_12): its first live line names the static argument and the values it
 // took so far, from the probe, as the report at the end names them all.
 func TestLiveJAXStatic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
-	py := os.Getenv("RECOMP_LIVE_JAX_0_12")
-	if py == "" {
-		t.Skip("SKIPPED LOUDLY: RECOMP_LIVE_JAX_0_12 is not set: jax_static.py was not run through recomp run")
-	}
+	py := livePython(t, "RECOMP_LIVE_JAX_0_12", "jax_static.py was not run through recomp run")
 	t.Setenv("JAX_PLATFORMS", "cpu")
 	doc, stderr := runLive(t, filepath.Join(t.TempDir(), "run"), py, "jax_static.py")
 	// the first compilation after warm-up is epoch 1's: dropout's new value

@@ -109,7 +109,7 @@ func CoverageOf(warm, run *ledger.Scan, opt CoverageOptions) *Coverage {
 		c.Notes = append(c.Notes, unmatchedNote(c, runEvidence, warmNone, opt.Warmup))
 	}
 	if !c.UseKnown {
-		c.Notes = append(c.Notes, "the run time's logs show no cache hit or execution of a compiled program (JAX logs none): a warm-up variant not compiled again is not seen used, which does not mean it was unused")
+		c.Notes = append(c.Notes, "the run time's logs show no cache hit or execution of a compiled program ("+frameworks.UnusedAdvice()+"): a warm-up variant not compiled again is not seen used, which does not mean it was unused")
 	}
 	c.Uncovered = uncovered(late, c.Variants, opt.Step)
 	return c

@@ -65,10 +65,10 @@ var advice = map[CauseKind]string{
 		"count, frontend attributes): keep donate_argnums / aliasing and the compile options the same",
 	CauseLayout: "inputs arrive with different memory layouts (a transposed or non-contiguous array, a different " +
 		"device layout) or a layout-affecting option changed: make inputs contiguous and keep layouts fixed",
-	CauseGraphStructure: "the program itself changed: look for Python control flow on values, lists or tf.concat " +
+	CauseGraphStructure: "the program itself changed: look for Python control flow on values, lists or " + frameworks.GrowsAdvice() + " " +
 		"growing in a loop, a function re-defined per step, or options that change which ops are emitted",
 	CauseIdentical: "the graphs are the same, so the recompile came from outside the graph: a function wrapped again " +
-		"in each step (jax.jit of a new lambda or closure, a tf.function created in a loop: wrap it once, outside the loop), " +
+		"in each step (" + frameworks.RewrappedAdvice() + ": wrap it once, outside the loop), " +
 		"compile flags (" + strings.Join(frameworks.CompileFlags(), ", ") + "), the device or its configuration, a different framework or SDK version, " +
 		"or an executable cache that was not enabled or not shared between processes",
 }
@@ -536,7 +536,7 @@ func materializedRule(c *classifier) (Cause, bool) {
 			"recomp guard's default warm-up takes it as set-up when the log shows each graph's executions (" +
 			frameworks.ExecutionsAdvice() + ", as recomp run sets it); otherwise keep this run as a baseline (recomp guard --write-baseline FILE LOG) " +
 			"and check later runs with --baseline FILE. Or materialise such tensors before the loop " +
-			"(PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device))"}, true
+			"(" + frameworks.MaterializeAdvice() + ")"}, true
 }
 
 // carriedRule: the second graph takes as inputs state the first created and returned
@@ -561,7 +561,7 @@ func carriedRule(c *classifier) (Cause, bool) {
 		Advice: "expected once: the first step created this state inside its graph (an optimizer's, initialised in its first step; " +
 			"variables created lazily). Keep this run as a baseline (recomp guard --write-baseline FILE LOG) and check later runs " +
 			"with --baseline FILE, or create the state before the loop so " +
-			"that the first step already takes it as input (JAX: opt_state = optimizer.init(params) outside the compiled step)"}, true
+			"that the first step already takes it as input (" + frameworks.StateFirstAdvice() + ")"}, true
 }
 
 // identicalRule: nothing differs after normalisation.

@@ -72,7 +72,7 @@ func (o *Options) Logger() hclog.Logger {
 // given (read as one process). path may be a run folder of recomp run: its dump, and its log
 // unless logs are given.
 func Dump(path string, logs []string, opt Options) (*Diff, error) {
-	f, folder := runfolder.Open(path)
+	f, c, folder := runfolder.Read(path)
 	if folder {
 		if f.Dump == "" {
 			return nil, fmt.Errorf("%s: the run folder has no dump/ (recomp run --dump none?)", path)
@@ -98,7 +98,7 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 		}
 		rep = s.Ledger
 		if folder {
-			wall = folderFacts(f, rep, ledger.Options{})
+			wall = folderFacts(c, rep, ledger.Options{})
 		}
 	}
 	r, explained := explain(d, rep, opt)
@@ -106,7 +106,7 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 		setUpFromDump(rep, explained, ledger.Options{})
 	}
 	if folder {
-		r.Warnings = append(f.Notes(), r.Warnings...)
+		r.Warnings = append(c.Notes(), r.Warnings...)
 	}
 	if rep != nil {
 		r.Verdict = verdict.Build(verdict.Input{Ledger: rep, Wall: wall, Explained: explained, Dumped: true})
@@ -439,8 +439,8 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 	} else if fw := frameworks.KeyStack(u.Family); fw != nil { // a dump without its log
 		stack = fw.Name
 	}
-	if u.Via != nil && u.Via.Data == "tf.data" {
-		stack = "" // a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
+	if u.Via != nil { // a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
+		stack = frameworks.AdviceStack(stack, u.Via.Data)
 	}
 	for i, c := range r.Causes {
 		if adv := f.StepAdvice(stack, step, c.Kind); adv != "" && !c.Once {

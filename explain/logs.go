@@ -16,9 +16,15 @@ import (
 // lines of the program's own code; its run.log given alone lends the probe's compile stages, as
 // the folder does, so that the workers the command started are processes of their own.
 func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
+	var f runfolder.Folder
+	var c runfolder.Contents
+	folder := false
+	if len(paths) == 1 {
+		f, c, folder = runfolder.Read(paths[0])
+	}
 	if len(paths) == 1 && opt.Stages == nil {
-		if f, ok := runfolder.Open(paths[0]); ok {
-			opt.Stages = probeStages(f.Dir) // workers the command started: a process each
+		if folder {
+			opt.Stages = stagesOf(probeRecords(c)) // workers the command started: a process each
 		} else if filepath.Base(paths[0]) == runfolder.LogName {
 			if f, ok := runfolder.Open(filepath.Dir(paths[0])); ok && f.Manifest != "" && input.Same(f.Log, paths[0]) {
 				opt.Stages = probeStages(f.Dir)
@@ -32,14 +38,12 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 	var wall time.Duration
 	var explained []verdict.Explained
 	dumped := false
-	if len(paths) == 1 {
-		if f, ok := runfolder.Open(paths[0]); ok {
-			wall = folderFacts(f, s.Ledger, opt.Ledger)
-			if len(s.Inputs) == 1 {
-				noteFolder(&s.Inputs[0], f)
-			}
-			explained, dumped = folderDump(f, s.Ledger, opt)
+	if folder {
+		wall = folderFacts(c, s.Ledger, opt.Ledger)
+		if len(s.Inputs) == 1 {
+			noteFolder(&s.Inputs[0], c)
 		}
+		explained, dumped = folderDump(f, s.Ledger, opt)
 	}
 	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log})}, nil
 }
@@ -79,11 +83,11 @@ func JobOf(s *ledger.Scan, opt Options) *Ranks {
 	return RanksOf(s, RanksOptions{Options: opt})
 }
 
-// noteFolder adds what a run folder lacks (runfolder.Folder.Notes: a run cut short) to the warnings
-// of its run.log, at its last line.
-func noteFolder(in *ledger.Input, f runfolder.Folder) {
-	in.Incomplete = f.Incomplete()
-	for _, n := range f.Notes() {
+// noteFolder adds what a run folder lacks (runfolder.Contents.Notes: a run cut short) to the
+// warnings of its run.log, at its last line.
+func noteFolder(in *ledger.Input, c runfolder.Contents) {
+	in.Incomplete = c.Incomplete()
+	for _, n := range c.Notes() {
 		in.Warnings = append(in.Warnings, logscan.Warning{File: in.Path, Line: in.Lines, Message: n})
 		in.WarningCount++
 	}
@@ -92,15 +96,21 @@ func noteFolder(in *ledger.Input, f runfolder.Folder) {
 // folderFacts is what a run folder of recomp run lends a report besides its log: the wall time
 // its manifest records (0 when unreadable), and its probe's lines of the program's own code,
 // given to the ledger's compilations.
-func folderFacts(f runfolder.Folder, rep *ledger.Report, opt ledger.Options) time.Duration {
+func folderFacts(c runfolder.Contents, rep *ledger.Report, opt ledger.Options) time.Duration {
 	var wall time.Duration
-	if f.Manifest != "" {
-		if m, err := runfolder.ReadManifest(f.Manifest); err == nil {
-			wall = time.Duration(m.WallSeconds * float64(time.Second))
-		}
+	if c.Manifest != nil {
+		wall = time.Duration(c.Manifest.WallSeconds * float64(time.Second))
 	}
-	if recs, err := runfolder.ReadProbe(f.Dir); err == nil && len(recs) > 0 {
+	if recs := probeRecords(c); len(recs) > 0 {
 		attachProbe(rep, recs, opt)
 	}
 	return wall
+}
+
+// probeRecords are the probe's records a run folder held, none when reading them failed.
+func probeRecords(c runfolder.Contents) []runfolder.ProbeRecord {
+	if c.ProbeErr != nil {
+		return nil
+	}
+	return c.Probe
 }

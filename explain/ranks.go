@@ -132,8 +132,9 @@ func UserName(logPath string) string {
 	return logPath
 }
 
-// probeRank says a rank came from the probe's records.
-const probeRank = "jax.process_index()"
+// probeRank says a rank came from the probe's records (the process index a stack gave it),
+// not from a launcher's variable.
+const probeRank = "probe"
 
 // manifestRank is the rank the launcher's environment gave a run folder's run (recorded by
 // recomp run in its manifest), and the variable that gave it; else JAX's process index the

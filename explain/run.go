@@ -33,13 +33,19 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	logPath := filepath.Join(dir, runfolder.LogName)
 	ro := opt.Read
 	ro.SameProcess, ro.Log = true, log
-	ro.Stages = probeStages(dir) // workers the command started: a process each
+	// The probe's records, read once: their compile stages tell apart the workers the command
+	// started (a process each), then they give the compilations the program's own lines.
+	recs, probeErr := runfolder.ReadProbe(dir)
+	ro.Stages = nil
+	if probeErr == nil {
+		ro.Stages = stagesOf(recs)
+	}
 	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath}}, ro)
 	if err != nil {
 		return nil, err
 	}
-	if recs, err := runfolder.ReadProbe(dir); err != nil {
-		log.Warn("reading the probe's records", "error", err)
+	if probeErr != nil {
+		log.Warn("reading the probe's records", "error", probeErr)
 	} else if len(recs) > 0 {
 		attachProbe(s.Ledger, recs, ro.Ledger)
 	}

@@ -28,8 +28,8 @@ func TestAdviceKeysAreCauseKinds(t *testing.T) {
 			t.Errorf("diff has no advice for %q", k)
 		}
 	}
-	for _, k := range []string{verdict.KindFunctionRebuilt, verdict.KindStaticArgument, verdict.KindPytree, verdict.KindPythonScalar, verdict.KindPythonValue} {
-		if !slices.Contains(cause.Worded, cause.Kind(k)) {
+	for _, k := range []cause.Kind{verdict.KindFunctionRebuilt, verdict.KindStaticArgument, verdict.KindPytree, verdict.KindPythonScalar, verdict.KindPythonValue} {
+		if !slices.Contains(cause.Worded, k) {
 			t.Errorf("verdict's kind %q is not in cause.Worded", k)
 		}
 	}

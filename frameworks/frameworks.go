@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/frameworks/ipu"
@@ -282,6 +283,19 @@ func Program(family, module, signature string) (string, bool) {
 func ByTrace(p logscan.Producer, family string) bool {
 	fw := ForProducer(p)
 	return fw != nil && fw.Identity.ByTrace != nil && fw.Identity.ByTrace(family)
+}
+
+// BySignature says whether the stack of a producer keys its compilations by the argument
+// signature its log gives (framework.Identity.BySignature).
+func BySignature(p logscan.Producer) bool {
+	fw := ForProducer(p)
+	return fw != nil && fw.Identity.BySignature
+}
+
+// NamedBySignature is BySignature for the stack of a name.
+func NamedBySignature(name string) bool {
+	fw := ByName(name)
+	return fw != nil && fw.Identity.BySignature
 }
 
 // Group names the group of modules a stack forms anew when it traces a function again (TF
@@ -658,4 +672,113 @@ func ProbeStages(name string) bool {
 		}
 	}
 	return false
+}
+
+// RewrappedAdvice names how the stacks' programs wrap a function anew in each step.
+func RewrappedAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Rewrapped }, ", ")
+}
+
+// GrowsAdvice names what grows in a loop and changes a stack's graph.
+func GrowsAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Grows }, " or ")
+}
+
+// MaterializeAdvice says how each stack makes tensors created on the device inputs before the
+// loop.
+func MaterializeAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Materialize }, "; ")
+}
+
+// StateFirstAdvice says how each stack creates state before the loop.
+func StateFirstAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.StateFirst }, "; ")
+}
+
+// UnusedAdvice names the stacks whose logs show no use of a compiled program.
+func UnusedAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Unused }, "; ")
+}
+
+// SwitchingAdvice is about executables switched on the device after warm-up.
+func SwitchingAdvice() string {
+	return joinAdvice(func(a framework.Advice) string { return a.Switching }, "; ")
+}
+
+// OncePerProcess is the stack that prints a line once per process however often it compiles
+// (framework.Framework.OncePerProcess: TF's), nil when none does.
+func OncePerProcess() *Framework {
+	for _, fw := range all {
+		if fw.OncePerProcess != "" {
+			return fw
+		}
+	}
+	return nil
+}
+
+// OnceProducers are the producers whose records can be those of the compilations of the stack
+// that prints a line once per process (OncePerProcess: TF's device compiler, and on an IPU the
+// TF-IPU backend, XLA and Poplar that compile TF's clusters); nil when no stack does.
+func OnceProducers() map[logscan.Producer]bool {
+	fw := OncePerProcess()
+	if fw == nil {
+		return nil
+	}
+	out := map[logscan.Producer]bool{}
+	for _, p := range slices.Concat(fw.Producers, fw.CompiledBy) {
+		out[p] = true
+	}
+	return out
+}
+
+// StageProducers are the producers whose compile stages the probe's records give with their
+// process and duration (framework.Probe.Stages: JAX's), to tell apart the processes of one log.
+func StageProducers() map[logscan.Producer]bool {
+	out := map[logscan.Producer]bool{}
+	for _, fw := range all {
+		if fw.Probe != nil && fw.Probe.Stages {
+			for _, p := range fw.Producers {
+				out[p] = true
+			}
+		}
+	}
+	return out
+}
+
+// AdviceStack is the stack whose remedies a front end's advice takes (FrontEnd.On), for a
+// program of stack fed a dataset of kind data: "" when a front end's dataset of that kind
+// batches the data itself on any backend (FrontEnd.AnyStack: tf.data), else stack.
+func AdviceStack(stack, data string) string {
+	for _, f := range frontEnds {
+		if data != "" && data == f.AnyStack {
+			return ""
+		}
+	}
+	return stack
+}
+
+// Explains reads a stack's explanation of a recompilation for the construct of the user's
+// program it names (framework.Framework.Explains), the stacks asked in order; ok false when
+// no stack's words name one.
+func Explains(why string) (kind cause.Kind, change, said string, ok bool) {
+	for _, fw := range all {
+		if fw.Explains == nil {
+			continue
+		}
+		if kind, change, said, ok = fw.Explains(why); ok {
+			return kind, change, said, true
+		}
+	}
+	return "", "", "", false
+}
+
+// SaidBy names who says the words that show a construct of a kind, when not the stack itself
+// (framework.Framework.SaidBy: dynamo's guards); "" otherwise.
+func SaidBy(kind cause.Kind) string {
+	for _, fw := range all {
+		if by := fw.SaidBy[kind]; by != "" {
+			return by
+		}
+	}
+	return ""
 }

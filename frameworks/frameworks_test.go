@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
@@ -153,6 +154,60 @@ func TestAdviceFromUnits(t *testing.T) {
 		"the framework's logging to a file or silence it (logging.disable, absl's flags, a TF_CPP_MIN_LOG_LEVEL of its own)"
 	if got := NoCompileAdvice(); got != want {
 		t.Errorf("NoCompileAdvice() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// The prose the packages above take from the units (issue 32: no stack named outside them) says
+// what it said when it was written there, word for word.
+func TestProseFromUnits(t *testing.T) {
+	for _, c := range []struct{ name, got, want string }{
+		{"RewrappedAdvice", RewrappedAdvice(), "jax.jit of a new lambda or closure, a tf.function created in a loop"},
+		{"GrowsAdvice", GrowsAdvice(), "tf.concat"},
+		{"MaterializeAdvice", MaterializeAdvice(), "PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with .to(device)"},
+		{"StateFirstAdvice", StateFirstAdvice(), "JAX: opt_state = optimizer.init(params) outside the compiled step"},
+		{"UnusedAdvice", UnusedAdvice(), "JAX logs none"},
+		{"SwitchingAdvice", SwitchingAdvice(), "Graphcore's recompilation note: merge the graphs that alternate into one (e.g. train and validation in one loop), or place them on separate IPUs so each stays loaded"},
+		{"KeyedCache().Words().Stored", KeyedCache().Words().Stored, "the compile time JAX stored in the entry, whole seconds"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s() =\n%s\nwant\n%s", c.name, c.got, c.want)
+		}
+	}
+	if once := OncePerProcess(); once == nil || once.Short+"'s "+once.OncePerProcess != "TF's Compiled cluster using XLA!" {
+		t.Errorf("OncePerProcess() = %+v, want TF's", once)
+	}
+	if got := OnceProducers(); len(got) != 5 || !got[logscan.ProducerTF] || !got[logscan.ProducerXLA] || !got[logscan.ProducerTFIPU] ||
+		!got[logscan.ProducerPoplar] || !got[logscan.ProducerPopLibs] {
+		t.Errorf("OnceProducers() = %v, want TF's device compiler, XLA, and TF-IPU's Poplar and PopLibs", got)
+	}
+	if AdviceStack("jax", "tf.data") != "" || AdviceStack("jax", "") != "jax" || AdviceStack("tf", "arrays") != "tf" {
+		t.Error("AdviceStack: only Keras's tf.data takes the front end's remedies on any stack")
+	}
+	if got := StageProducers(); len(got) != 1 || !got[logscan.ProducerJAX] {
+		t.Errorf("StageProducers() = %v, want JAX's", got)
+	}
+	if !BySignature(logscan.ProducerJAX) || BySignature(logscan.ProducerTF) || !NamedBySignature("jax") || NamedBySignature("torch-xla") {
+		t.Error("BySignature: only JAX keys its compilations by the argument signature")
+	}
+	for why, said := range map[string]string{
+		"TRACING CACHE MISS at f.py:3 because:\n  cache miss explanation unavailable": "cache miss explanation unavailable",
+		"  explanation unavailable! please open an issue":                             "explanation unavailable!",
+	} {
+		kind, ch, gotSaid, ok := Explains(why)
+		if !ok || kind != cause.StaticArgument || gotSaid != said ||
+			ch != "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)" {
+			t.Errorf("Explains(%q) = %q, %q, %q, %v", why, kind, ch, gotSaid, ok)
+		}
+	}
+	if kind, _, _, ok := Explains("different input pytree"); !ok || kind != cause.Pytree || SaidBy(kind) != "" {
+		t.Error("Explains does not read JAX's pytree change")
+	}
+	if kind, ch, _, ok := Explains("- 0/0: temperature == 1.0"); !ok || kind != cause.PythonScalar || SaidBy(kind) != "dynamo" ||
+		ch != "the Python value temperature changed from 1.0: dynamo had specialised the function on it" {
+		t.Errorf("Explains does not read dynamo's guard: %q %q %v", kind, ch, ok)
+	}
+	if _, _, _, ok := Explains("tensor 'x' size mismatch at index 1"); ok {
+		t.Error("Explains reads words that name no construct")
 	}
 }
 

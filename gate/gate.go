@@ -7,11 +7,11 @@ package gate
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/logscan"
 )
 
 // FailureKind says what failed the gate.
@@ -93,10 +93,14 @@ func evidenceDoubts(rep *ledger.Report) []string {
 			with = len(rep.Procs) // their silence is not the absence of compile logging
 		}
 	}
+	// The stack whose compile evidence may be one line per process (TF's "Compiled cluster
+	// using XLA!"): ClusterLines count that line.
+	once := frameworks.OncePerProcess()
+	line := strconv.Quote(once.OncePerProcess)
 	switch {
 	case with == 0 && clusters > 0:
-		out = append(out, "the only compile evidence is TF's \"Compiled cluster using XLA!\", which TF prints once per process "+
-			"however often it compiles: turn on the device compiler's logging ("+frameworks.ForProducer(logscan.ProducerTF).Advice.Evidence+
+		out = append(out, "the only compile evidence is "+once.Short+"'s "+line+", which "+once.Short+" prints once per process "+
+			"however often it compiles: turn on the device compiler's logging ("+once.Advice.Evidence+
 			"; recomp run sets it)")
 	case with == 0:
 		out = append(out, "no compile evidence in the logs: "+frameworks.EvidenceAdvice())
@@ -107,7 +111,7 @@ func evidenceDoubts(rep *ledger.Report) []string {
 			}
 			what := "no compile evidence of its own"
 			if p.ClusterLines > 0 {
-				what += " (only TF's once-per-process \"Compiled cluster using XLA!\")"
+				what += " (only " + once.Short + "'s once-per-process " + line + ")"
 			}
 			out = append(out, fmt.Sprintf("%s: %s, while the other inputs have some: its compile logging was off, or it is not a log of this run", p.Name, what))
 		}
@@ -115,9 +119,9 @@ func evidenceDoubts(rep *ledger.Report) []string {
 	for _, p := range rep.Procs {
 		if p.ClusterLines > 0 && p.TFEvidence == 0 && p.Evidence > 0 {
 			// Another stack's records are no evidence of TF's compilations.
-			out = append(out, fmt.Sprintf("%s: TF compiled (its once-per-process \"Compiled cluster using XLA!\") but logged none of its "+
-				"compilations, beside another stack's records: TF's recompilations cannot be seen: turn on the device compiler's logging (%s; recomp run sets it)",
-				p.Name, frameworks.ForProducer(logscan.ProducerTF).Advice.Evidence))
+			out = append(out, fmt.Sprintf("%s: %s compiled (its once-per-process %s) but logged none of its "+
+				"compilations, beside another stack's records: %s's recompilations cannot be seen: turn on the device compiler's logging (%s; recomp run sets it)",
+				p.Name, once.Short, line, once.Short, once.Advice.Evidence))
 		}
 		if u := p.Cut; u != nil {
 			name := u.Module

@@ -109,7 +109,7 @@ func findings(opt Options, r *Report) []Finding {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingExecutableSwitching, File: first.File, Line: first.Line,
 			Message: fmt.Sprintf("%d executable loads after warm-up (%s): executables are being switched on the device",
 				r.Summary.LoadsAfterWarmup, FormatDuration(r.Summary.LateLoadTime)),
-			Advice: "Graphcore's recompilation note: merge the graphs that alternate into one (e.g. train and validation in one loop), or place them on separate IPUs so each stays loaded"})
+			Advice: frameworks.SwitchingAdvice()})
 	}
 	fs = append(fs, metricFindings(r)...)
 	fs = append(fs, r.notes...)

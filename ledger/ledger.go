@@ -94,9 +94,13 @@ var evidenceKinds = map[logscan.Kind]bool{
 }
 
 // tfStack are the producers whose records can be those of TF's compilations: TF's device
-// compiler, and on an IPU the TF-IPU backend, XLA and Poplar that compile TF's clusters.
-var tfStack = map[logscan.Producer]bool{logscan.ProducerTF: true, logscan.ProducerTFIPU: true, logscan.ProducerXLA: true,
-	logscan.ProducerPoplar: true, logscan.ProducerPopLibs: true}
+// compiler, and on an IPU the TF-IPU backend, XLA and Poplar that compile TF's clusters (the
+// stack of the once-per-process line ClusterLines counts: frameworks.OnceProducers).
+var tfStack = frameworks.OnceProducers()
+
+// stageProducers are the producers whose compile stages the probe records with their process
+// (JAX's), which tell apart the processes of one log.
+var stageProducers = frameworks.StageProducers()
 
 // pendingWhy is a framework's explanation of a trace, waiting for the compilation it caused.
 // A first trace explains nothing but says the function is the program's own.

@@ -77,7 +77,7 @@ func (lv *Live) read() {
 		}
 		lv.cur = ev.Line
 		key := ev.Rank
-		if key == "" && lv.opt.Stages != nil && ev.Producer == logscan.ProducerJAX {
+		if key == "" && lv.opt.Stages != nil && stageProducers[ev.Producer] {
 			key = lv.route(ev)
 		}
 		lv.ps.ledger(key, 0, lv.opt.Name).Add(ev)

@@ -91,7 +91,7 @@ func (r *pidRouter) several() bool { return len(r.pids) > 1 }
 // routable says whether the router needs ev's record to name its process: a JAX stage with
 // its duration.
 func routable(ev logscan.Event) bool {
-	return ev.Producer == logscan.ProducerJAX && stageOf(ev) != "" && ev.Duration > 0
+	return stageProducers[ev.Producer] && stageOf(ev) != "" && ev.Duration > 0
 }
 
 // maxTraced bounds the traced functions waiting for their request.
@@ -99,7 +99,7 @@ const maxTraced = 256
 
 // process names the process of ev ("pid N"), "" when the probe cannot say.
 func (r *pidRouter) process(ev logscan.Event) string {
-	if ev.Producer != logscan.ProducerJAX {
+	if !stageProducers[ev.Producer] {
 		return ""
 	}
 	if st := stageOf(ev); st != "" && ev.Duration > 0 {

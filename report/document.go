@@ -556,10 +556,10 @@ func stepList(steps []int) string {
 	return "steps " + b.String()
 }
 
-// variantWord is what tells a program's variants apart in its stack's log: JAX's argument
-// signature, else the graph hash.
+// variantWord is what tells a program's variants apart in its stack's log: the argument
+// signature where the stack keys its compilations by it (JAX), else the graph hash.
 func variantWord(framework string) string {
-	if framework == "jax" {
+	if frameworks.NamedBySignature(framework) {
 		return "argument signature"
 	}
 	return "graph"
@@ -595,7 +595,7 @@ func causeLine(framework string, c verdict.Cause) string {
 	}
 	// "the batch took 4 sizes", "static argument `step` changed …" say their kind
 	// and so does "static attribute `temperature` changed …" (a static argument's kind)
-	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
+	if w := kindWords(string(c.Kind)); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
 		!strings.HasPrefix(s, "static attribute") {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
@@ -642,7 +642,7 @@ func (p *Document) verdictSections(v *verdict.Result) {
 				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more call sites (--format json lists them all)", len(v.Sites)-i))
 				break
 			}
-			t.add(s.AfterWarmup > 0, s.Site, fmt.Sprint(s.Compilations), fmt.Sprint(s.AfterWarmup), dur(s.Time), nonEmpty(kindWords(s.TopCause), "-"),
+			t.add(s.AfterWarmup > 0, s.Site, fmt.Sprint(s.Compilations), fmt.Sprint(s.AfterWarmup), dur(s.Time), nonEmpty(kindWords(string(s.TopCause)), "-"),
 				nonEmpty(shorten(s.Example, 80), "-"))
 		}
 		sec := Section{ID: "sites", Title: "Your lines that compiled", Table: t}
@@ -675,7 +675,7 @@ func verdictCard(v verdict.Verdict) Card {
 	}
 	c.Lines = []string{line}
 	for _, cs := range v.Causes {
-		cc := CardCause{Kind: nonEmpty(cs.Kind, nonEmpty(v.Framework, "framework")+" said"), Summary: cs.Change}
+		cc := CardCause{Kind: nonEmpty(string(cs.Kind), nonEmpty(v.Framework, "framework")+" said"), Summary: cs.Change}
 		if cs.Count > 1 {
 			cc.Summary += fmt.Sprintf(" (×%d)", cs.Count)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/across"
+	"github.com/recomp/recomp/frameworks"
 )
 
 // recomp diff of two runs in every format: a headline (how many of B's programs A's cache
@@ -59,7 +60,7 @@ func savedText(v *across.ProgramVerdict) string {
 	case "log":
 		return fmt.Sprintf("saved %s", dur(v.Saved))
 	case "cache entry":
-		return fmt.Sprintf("saved %s (from the compile time JAX stored in the entry, whole seconds)", dur(v.Saved))
+		return fmt.Sprintf("saved %s (from %s)", dur(v.Saved), frameworks.KeyedCache().Words().Stored)
 	}
 	return ""
 }

@@ -130,7 +130,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
-			cj := VerdictCauseJSON{Kind: c.Kind, Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
+			cj := VerdictCauseJSON{Kind: string(c.Kind), Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
 				Values: []ValuesJSON{}, Source: c.Source}
 			for _, vs := range c.Values {
 				cj.Values = append(cj.Values, ValuesJSON{Name: vs.Name, Seen: nonNil(vs.Seen)})
@@ -156,7 +156,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 	}
 	for _, s := range v.Sites {
 		d.CallSites = append(d.CallSites, CallSiteJSON{Site: s.Site, Compilations: s.Compilations, AfterWarmup: s.AfterWarmup,
-			Seconds: seconds(s.Time), TopCause: s.TopCause, Example: s.Example})
+			Seconds: seconds(s.Time), TopCause: string(s.TopCause), Example: s.Example})
 	}
 	return d
 }

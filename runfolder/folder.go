@@ -30,29 +30,14 @@ type Folder struct {
 	Dir, Log, Dump, Manifest string
 }
 
-// Notes says what a run folder read back lacks, one sentence each: a run cut short (its
-// manifest.json is the one recomp run writes when the command starts: recomp was stopped,
-// killed, before the run ended), a manifest that cannot be read, a run.log that could not be
-// written to the end. A folder without a manifest says nothing: a run.log of one's own making is
-// a run folder too.
-func (f Folder) Notes() []string {
-	notes, _ := f.notes()
-	return notes
-}
-
-// Incomplete says why run.log does not hold the whole run ("" when nothing says so): the run
-// was cut, or writing run.log failed. A gate cannot pass on what such a log leaves out.
-func (f Folder) Incomplete() string {
-	_, cut := f.notes()
-	return cut
-}
-
-func (f Folder) notes() (out []string, incomplete string) {
+// manifestNotes says what a run folder read back lacks, one sentence each, from its manifest
+// read (m) or not (err): a run cut short (its manifest.json is the one recomp run writes when
+// the command starts: recomp was stopped, killed, before the run ended), a manifest that cannot
+// be read, a run.log that could not be written to the end; incomplete is the first, the reason
+// run.log does not hold the whole run, when one says so ("" otherwise). A gate cannot pass on
+// what such a log leaves out.
+func manifestNotes(m *Manifest, err error) (out []string, incomplete string) {
 	const held = "run.log holds what the command printed until then"
-	if f.Manifest == "" {
-		return nil, ""
-	}
-	m, err := ReadManifest(f.Manifest)
 	if err != nil {
 		return []string{"the run's manifest could not be read: " + err.Error()}, ""
 	}
@@ -68,13 +53,62 @@ func (f Folder) notes() (out []string, incomplete string) {
 	return out, incomplete
 }
 
+// Contents is what a run folder holds besides its log and its dump, read once (Read): its
+// manifest and the probe's records, each with the error reading it gave. A folder without a
+// manifest has Manifest and ManifestErr nil; without records, Probe is nil.
+type Contents struct {
+	Manifest    *Manifest
+	ManifestErr error
+	Probe       []ProbeRecord
+	ProbeErr    error
+}
+
+// Notes says what the run folder lacks (manifestNotes); a folder without a manifest says
+// nothing: a run.log of one's own making is a run folder too.
+func (c Contents) Notes() []string {
+	notes, _ := c.notes()
+	return notes
+}
+
+// Incomplete says why run.log does not hold the whole run ("" when nothing says so): the run
+// was cut, or writing run.log failed.
+func (c Contents) Incomplete() string {
+	_, cut := c.notes()
+	return cut
+}
+
+func (c Contents) notes() ([]string, string) {
+	if c.Manifest == nil && c.ManifestErr == nil {
+		return nil, ""
+	}
+	return manifestNotes(c.Manifest, c.ManifestErr)
+}
+
 // Open says whether path is a run folder (a folder with a run.log) and names its files;
 // Dump and Manifest are "" when the folder has none. Dump is the folder's dump/, else the user's
 // own dump folder its manifest names (DumpDir).
 func Open(path string) (Folder, bool) {
+	f, _, ok := open(path, false)
+	return f, ok
+}
+
+// Read is Open that also reads, once, what the folder holds (Contents): the one reader of a run
+// folder for a command that uses its manifest and its probe's records.
+func Read(path string) (Folder, Contents, bool) {
+	f, c, ok := open(path, true)
+	if ok {
+		c.Probe, c.ProbeErr = ReadProbe(f.Dir)
+	}
+	return f, c, ok
+}
+
+// open is Open; with manifest, it reads the manifest whenever there is one, else only when the
+// folder has no dump/ of its own.
+func open(path string, manifest bool) (Folder, Contents, bool) {
+	var c Contents
 	st, err := os.Stat(filepath.Join(path, LogName))
 	if err != nil || !st.Mode().IsRegular() {
-		return Folder{}, false
+		return Folder{}, c, false
 	}
 	f := Folder{Dir: path, Log: filepath.Join(path, LogName)}
 	if st, err := os.Stat(filepath.Join(path, DumpName)); err == nil && st.IsDir() {
@@ -82,16 +116,17 @@ func Open(path string) (Folder, bool) {
 	}
 	if _, err := os.Lstat(filepath.Join(path, ManifestName)); err == nil {
 		f.Manifest = filepath.Join(path, ManifestName)
-		if f.Dump == "" {
+		if f.Dump == "" || manifest {
+			c.Manifest, c.ManifestErr = ReadManifest(f.Manifest)
+		}
+		if m := c.Manifest; f.Dump == "" && m != nil && m.DumpDir != "" {
 			// A run that dumped into the user's own folder names it in its manifest.
-			if m, err := ReadManifest(f.Manifest); err == nil && m.DumpDir != "" {
-				if st, err := os.Stat(m.DumpDir); err == nil && st.IsDir() {
-					f.Dump = m.DumpDir
-				}
+			if st, err := os.Stat(m.DumpDir); err == nil && st.IsDir() {
+				f.Dump = m.DumpDir
 			}
 		}
 	}
-	return f, true
+	return f, c, true
 }
 
 // MaxLogLine bounds the part of a line run.log holds in one piece: a longer line is written

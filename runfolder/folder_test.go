@@ -102,3 +102,45 @@ func TestRuns(t *testing.T) {
 		t.Error("Of: a.log is in no run folder")
 	}
 }
+
+// Read gives a run folder's files with its manifest and probe records read once; a run cut
+// short, an unreadable manifest and a folder without one each say what Open's folder would.
+func TestReadOnce(t *testing.T) {
+	write := func(dir, name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, own := t.TempDir(), t.TempDir()
+	write(dir, LogName, "step 1\n")
+	write(dir, ProbeName, `{"framework":"jax","event":"compile","file":"/w/a.py","line":7,"t":1}`+"\n")
+	write(dir, ManifestName, fmt.Sprintf(`{"running":true,"wall_seconds":2.5,"dump_dir":%q}`, own))
+	f, c, ok := Read(dir)
+	if !ok || f.Dump != own || f.Manifest == "" {
+		t.Fatalf("Read: %v %+v", ok, f)
+	}
+	if c.Manifest == nil || c.ManifestErr != nil || c.Manifest.WallSeconds != 2.5 || len(c.Probe) != 1 || c.Probe[0].Line != 7 || c.ProbeErr != nil {
+		t.Errorf("contents %+v", c)
+	}
+	if n := c.Notes(); len(n) != 1 || !strings.Contains(n[0], "the run was cut") || c.Incomplete() != n[0] {
+		t.Errorf("notes %q, incomplete %q", n, c.Incomplete())
+	}
+	if g, _ := Open(dir); g != f {
+		t.Errorf("Open %+v, Read %+v", g, f)
+	}
+
+	write(dir, ManifestName, "{not json")
+	if _, c, _ := Read(dir); c.Manifest != nil || c.ManifestErr == nil || len(c.Notes()) != 1 || !strings.Contains(c.Notes()[0], "could not be read") || c.Incomplete() != "" {
+		t.Errorf("an unreadable manifest: %+v, notes %q", c, c.Notes())
+	}
+	if err := os.Remove(filepath.Join(dir, ManifestName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, c, ok := Read(dir); !ok || c.Notes() != nil || c.Manifest != nil {
+		t.Errorf("no manifest: %v %+v", ok, c)
+	}
+	if _, _, ok := Read(own); ok {
+		t.Error("a folder without run.log read as a run folder")
+	}
+}

@@ -52,15 +52,16 @@ func TestSessionFullDisk(t *testing.T) {
 	if err != nil || len(log) != 4096 || !strings.Contains(string(log), " line 0\n") {
 		t.Fatalf("run.log: %v, %d bytes", err, len(log))
 	}
-	f, _ := runfolder.Open(out)
-	if notes := f.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the run was cut") {
+	_, c, _ := runfolder.Read(out)
+	if notes := c.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "the run was cut") {
 		t.Errorf("before the final manifest the folder says %q", notes)
 	}
 	m := s.Manifest(res, "test", time.Second)
 	if err := runfolder.WriteManifest(out, m); err != nil {
 		t.Fatal(err)
 	}
-	if notes := f.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "run.log is incomplete") {
+	_, c, _ = runfolder.Read(out)
+	if notes := c.Notes(); len(notes) != 1 || !strings.Contains(notes[0], "run.log is incomplete") {
 		t.Errorf("the folder says %q", notes)
 	}
 }

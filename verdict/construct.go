@@ -23,79 +23,26 @@ const (
 	// argument types of the closest earlier trace and finds them all equal ("cache miss
 	// explanation unavailable"; 0.4: "explanation unavailable!"): what differs is the part of its
 	// cache key it does not compare, the static arguments.
-	KindStaticArgument = string(cause.StaticArgument)
+	KindStaticArgument = cause.StaticArgument
 	// KindPytree: the input pytree changed (a dict gained or lost a key, None became a tuple):
 	// JAX's "different input pytree" names the path and, for dicts, the keys.
-	KindPytree = string(cause.Pytree)
+	KindPytree = cause.Pytree
 	// KindPythonScalar: a Python number argument that a tracer specialised on its value
 	// changed: dynamo's guard failure "temperature == 1.0" (torch.compile).
-	KindPythonScalar = string(cause.PythonScalar)
-)
-
-var (
-	rePytreePath = regexp.MustCompile(`at input path (\S+), now (.+?) and before (.+?), so `)
-	reKeySets    = regexp.MustCompile(`symmetric difference of key sets: (\{.*?\})`)
-	reChildren   = regexp.MustCompile(`with (\d+) children`)
-	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
-	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
-	// dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", after "- 0/0: "
-	reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(?:L\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
+	KindPythonScalar = cause.PythonScalar
 )
 
 // constructCause reads the framework's explanation of a recompilation for the user's construct
 // it names: a static argument or a pytree change. It returns the kind, what changed and the
 // framework's own words that show it; ok is false when the words name neither.
-func constructCause(why string) (kind, ch, said string, ok bool) {
-	switch {
-	case strings.Contains(why, "explanation unavailable"):
-		said = "cache miss explanation unavailable"
-		if strings.Contains(why, "explanation unavailable!") {
-			said = "explanation unavailable!"
-		}
-		return KindStaticArgument, "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)", said, true
-	case strings.Contains(why, "different input pytree"):
-		m := rePytreePath.FindStringSubmatch(why)
-		if m == nil {
-			return KindPytree, "the input pytree changed", "different input pytree", true
-		}
-		said = strings.TrimSpace(m[0][:len(m[0])-len(", so ")])
-		where := "input path " + m[1]
-		if a := reArgPath.FindStringSubmatch(m[1]); a != nil {
-			where += " (positional argument " + a[1] + ", counted from 0)"
-		}
-		if k := reKeySets.FindStringSubmatch(why); k != nil {
-			said += ", … " + k[0]
-			verb := "changed"
-			if n, b := reChildren.FindStringSubmatch(m[2]), reChildren.FindStringSubmatch(m[3]); n != nil && b != nil {
-				switch {
-				case len(n[1]) > len(b[1]) || len(n[1]) == len(b[1]) && n[1] > b[1]:
-					verb = "added"
-				case n[1] != b[1]:
-					verb = "removed"
-				}
-			}
-			return KindPytree, fmt.Sprintf("%s: key %s %s", where, k[1], verb), said, true
-		}
-		return KindPytree, fmt.Sprintf("%s: %s → %s", where, className(m[3]), className(m[2])), said, true
-	}
-	if m := reDynamoEq.FindStringSubmatch(why); m != nil {
-		name := m[1] + m[2]
-		said = strings.TrimSpace(m[0])
-		said = strings.TrimSpace(strings.TrimSuffix(said, "#"))
-		return KindPythonScalar, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
-	}
-	return "", "", "", false
-}
-
-// className is a pytree node as JAX prints it, its class name without <class '…'>.
-func className(s string) string {
-	return strings.TrimSpace(reClass.ReplaceAllString(s, "$1"))
+func constructCause(why string) (kind cause.Kind, ch, said string, ok bool) {
+	return frameworks.Explains(why)
 }
 
 // overrides says whether a construct the framework names says more than the comparison's main
 // cause: the graphs show only the construct's effect (a baked-in constant, a structure change)
 // or nothing (identical graphs).
-func overrides(kind string, c diff.CauseKind) bool {
+func overrides(kind cause.Kind, c diff.CauseKind) bool {
 	switch c {
 	case diff.CauseGraphStructure, diff.CauseIdentical:
 		return true
@@ -105,13 +52,8 @@ func overrides(kind string, c diff.CauseKind) bool {
 	return false
 }
 
-// saidBy is who says a construct's words, when not the stack itself: dynamo's guards.
-func saidBy(kind string) string {
-	if kind == KindPythonScalar {
-		return "dynamo"
-	}
-	return ""
-}
+// saidBy is who says a construct's words, when not the stack itself (dynamo's guards).
+func saidBy(kind cause.Kind) string { return frameworks.SaidBy(kind) }
 
 // variants counts a program's distinct variants (graph hash, else JAX's argument signature) and the
 // compilations of a variant its process had compiled before; (0, 0) when a compilation names
@@ -124,7 +66,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 	seen, inProcess := make(map[string]bool, len(compiled)), make(map[inInput]bool, len(compiled))
 	for _, u := range compiled {
 		key := u.Hash
-		if fw := frameworks.ForProducer(u.Producer); key == "" && fw != nil && fw.Name == "jax" {
+		if key == "" && frameworks.BySignature(u.Producer) {
 			key = u.Signature // JAX's argument shapes and types; other stacks' signatures name no variant
 		}
 		if key == "" {
@@ -149,7 +91,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 // signature compiles again for the same function and the graphs differ only in constants (or in
 // a structure that follows from one) or not at all. JAX's own explanation does not say it: it
 // compares with the closest earlier cache key, whose input types differ.
-const KindPythonValue = string(cause.PythonValue)
+const KindPythonValue = cause.PythonValue
 
 // maxValues bounds the values a cause lists; the rest are counted.
 const maxValues = 6
@@ -313,7 +255,7 @@ func shorten(s string, n int) string {
 // being re-defined (a jax.jit or closure made anew, closing over the value): then a signature
 // the old function object compiled counts too. It returns those compilations, the cause's kind
 // and change, and the values the constants took, in order.
-func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind, ch, advice string, values []string) {
+func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (units map[*ledger.Unit]bool, kind cause.Kind, ch, advice string, values []string) {
 	rebuilt, ok := rebuiltFunction(compiled)
 	if !ok {
 		return nil, "", "", "", nil
@@ -401,9 +343,8 @@ func closestKeyTypes(why string) bool {
 // t.py:3)"), when it said so of a compilation of the program; ok is false when the program is
 // not JAX's with argument signatures logged.
 func rebuiltFunction(compiled []*ledger.Unit) (rebuilt string, ok bool) {
-	fw := frameworks.ByName("jax")
 	for _, u := range compiled {
-		if frameworks.ForProducer(u.Producer) != fw || u.Signature == "" || u.Eager {
+		if !frameworks.BySignature(u.Producer) || u.Signature == "" || u.Eager {
 			return "", false
 		}
 		if k, c := reasonCause(u.Why); k == KindFunctionRebuilt && rebuilt == "" {
@@ -442,8 +383,9 @@ func valueEvidence(cs []diff.Cause, why string, values *[]string) bool {
 
 // valueCause is the cause a Python value read at trace time gives one compilation.
 type valueCause struct {
-	kind, change, short, advice string
-	values                      []Values
+	kind                  cause.Kind
+	change, short, advice string
+	values                []Values
 }
 
 // valueCauses are the compilations of a program that a Python value read at trace time explains,
@@ -634,7 +576,7 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 	if first == nil {
 		return cs
 	}
-	out := Cause{Kind: string(diff.CauseConstant), Source: baseSource(first.Source)}
+	out := Cause{Kind: diff.CauseConstant, Source: baseSource(first.Source)}
 	chained := true
 	var steps []string
 	for i, p := range pairs {
@@ -649,7 +591,7 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 	}
 	var rest []Cause
 	for _, c := range cs {
-		if c.Kind != string(diff.CauseConstant) || c.Once {
+		if c.Kind != diff.CauseConstant || c.Once {
 			rest = append(rest, c)
 			continue
 		}

@@ -6,12 +6,15 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/ledger"
 )
 
 func TestConstructCauseNamesWhatJAXSaid(t *testing.T) {
 	for _, tc := range []struct {
-		why, kind, change, said string
+		why          string
+		kind         cause.Kind
+		change, said string
 	}{
 		{"for train_step defined at t.py:3\nall previously seen cache keys differ. For the closest previous key:\ncache miss explanation unavailable",
 			KindStaticArgument, "a static argument took a new value", "cache miss explanation unavailable"},

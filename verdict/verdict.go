@@ -122,8 +122,8 @@ type Cadence struct {
 
 // Cause is one reason a program compiled again, and how often it was the reason.
 type Cause struct {
-	Kind   string // a diff.CauseKind, or "" when only the framework's words say it
-	Change string // what changed, old → new
+	Kind   cause.Kind // a kind two dumps show, one only the framework's words show, or "" when they name none
+	Change string     // what changed, old → new
 	Count  int
 	Sites  []string // the user's lines where it happened
 	// Once says the cause is expected once in a run (diff.Cause.Once): state the first step
@@ -181,20 +181,21 @@ type SiteRow struct {
 	Site                      string
 	Compilations, AfterWarmup int
 	Time                      time.Duration
-	TopCause                  string
+	TopCause                  cause.Kind
 	Example                   string // an old → new of the top cause
 	causes                    []siteCause
 }
 
 // siteCause is one cause of a line's compilations and how many it explains.
 type siteCause struct {
-	kind, example string
-	once          bool // expected once (diff.Cause.Once)
-	n             int
+	kind    cause.Kind
+	example string
+	once    bool // expected once (diff.Cause.Once)
+	n       int
 }
 
 // count counts one compilation of the line to a cause.
-func (row *SiteRow) count(kind, example string, once bool) {
+func (row *SiteRow) count(kind cause.Kind, example string, once bool) {
 	for i := range row.causes {
 		if c := &row.causes[i]; c.kind == kind && (kind != "" || c.example == example) {
 			c.n++
@@ -233,7 +234,7 @@ func cmpRank(a, b [3]int) int {
 // unitCause is the cause one compilation gives its line: a Python value read at trace time, the
 // construct the framework names, the dump's main cause, or the framework's words; ok is false
 // when none is known.
-func unitCause(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (kind, example string, once, ok bool) {
+func unitCause(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (kind cause.Kind, example string, once, ok bool) {
 	if vc, found := values[u]; found && again {
 		return vc.kind, vc.short, false, true
 	}
@@ -241,7 +242,7 @@ func unitCause(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, b
 		return kind, ch, false, true
 	}
 	if cs := byUnit[u]; len(cs) > 0 {
-		return string(cs[0].Kind), change(cs[0]), cs[0].Once, true
+		return cs[0].Kind, change(cs[0]), cs[0].Once, true
 	}
 	if u.Why != "" && again {
 		kind, ch := reasonCause(u.Why)
@@ -351,14 +352,20 @@ func Build(in Input) *Result {
 
 // causeTally counts a program's causes, in the order they were first named.
 type causeTally struct {
-	byKey map[string]*Cause
-	order []string
+	byKey map[causeKey]*Cause
+	order []causeKey
+}
+
+// causeKey is one cause of a tally: its kind and what changed.
+type causeKey struct {
+	kind   cause.Kind
+	change string
 }
 
 // add counts one compilation of cause kind with change ch at the program's line site (from,
 // when set, is the cause package diff named), and returns the cause.
-func (t *causeTally) add(kind, ch, site string, from *diff.Cause) *Cause {
-	key := kind + "\x00" + ch
+func (t *causeTally) add(kind cause.Kind, ch, site string, from *diff.Cause) *Cause {
+	key := causeKey{kind, ch}
 	c := t.byKey[key]
 	if c == nil {
 		c = &Cause{Kind: kind, Change: ch}
@@ -404,7 +411,7 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 			c.Said, c.SaidBy = said, saidBy(kind)
 			return true
 		}
-		c := t.add(string(cs[0].Kind), change(cs[0]), site, &cs[0])
+		c := t.add(cs[0].Kind, change(cs[0]), site, &cs[0])
 		if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
 			if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
 				c.Change, c.advice = what, adv
@@ -462,7 +469,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			v.Framework = fw.Name
 		}
 	}
-	causes := &causeTally{byKey: map[string]*Cause{}}
+	causes := &causeTally{byKey: map[causeKey]*Cause{}}
 	values := valueCauses(compiled, byUnit)
 	seq := map[string]int{}
 	linked := 0
@@ -484,7 +491,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	if linked == 0 { // a dump explained without the log's compilations linked to it
 		for _, e := range explained {
 			if len(e.Causes) > 0 {
-				causes.add(string(e.Causes[0].Kind), change(e.Causes[0]), "", &e.Causes[0])
+				causes.add(e.Causes[0].Kind, change(e.Causes[0]), "", &e.Causes[0])
 			}
 		}
 	}
@@ -518,7 +525,7 @@ func mergeSizes(cs []Cause, sz *Sizes) []Cause {
 	var out []Cause
 	merged := -1
 	for _, c := range cs {
-		if c.Kind != string(diff.CauseBatchSize) && c.Kind != string(diff.CauseInputShape) {
+		if c.Kind != diff.CauseBatchSize && c.Kind != diff.CauseInputShape {
 			out = append(out, c)
 			continue
 		}
@@ -575,14 +582,14 @@ var (
 // KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
 // jax.jit, a lambda or a closure made again, often in a loop), so nothing compiled for the old
 // one is reused, whatever else changed.
-const KindFunctionRebuilt = string(cause.FunctionRebuilt)
+const KindFunctionRebuilt = cause.FunctionRebuilt
 
 // reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
 var reNeverSeenFn = regexp.MustCompile(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
 
 // reasonCause reads a framework's explanation of a recompilation: the cause kind it shows and
 // what changed, old → new.
-func reasonCause(why string) (kind, ch string) {
+func reasonCause(why string) (kind cause.Kind, ch string) {
 	if strings.Contains(why, "re-defined") || strings.Contains(why, "seen another function defined on the same line") {
 		if m := reNeverSeenFn.FindStringSubmatch(why); m != nil {
 			return KindFunctionRebuilt, fmt.Sprintf("%s made anew (defined at %s)", m[1], baseSite(m[2]))
@@ -596,9 +603,9 @@ func reasonCause(why string) (kind, ch string) {
 		return shapeCause(m[1], m[2], m[3])
 	}
 	if m := reDynamoSize.FindStringSubmatch(why); m != nil {
-		kind := string(diff.CauseInputShape)
+		kind := diff.CauseInputShape
 		if m[1] == "0" {
-			kind = string(diff.CauseBatchSize)
+			kind = diff.CauseBatchSize
 		}
 		return kind, fmt.Sprintf("dimension %s: %s → %s", m[1], m[2], m[3])
 	}
@@ -615,20 +622,20 @@ func baseSite(s string) string {
 }
 
 // shapeCause names what changed between two typed shapes of an argument.
-func shapeCause(arg, old, new string) (string, string) {
+func shapeCause(arg, old, new string) (cause.Kind, string) {
 	o, n := reShape.FindStringSubmatch(old), reShape.FindStringSubmatch(new)
 	ch := fmt.Sprintf("%s: %s → %s", strings.TrimSpace(arg), old, new)
 	switch {
 	case o == nil || n == nil:
 		return "", ch
 	case o[1] != n[1]:
-		return string(diff.CauseDtype), ch
+		return diff.CauseDtype, ch
 	}
 	od, nd := strings.Split(o[2], ","), strings.Split(n[2], ",")
 	if len(od) == len(nd) && len(od) > 0 && od[0] != nd[0] && slices.Equal(od[1:], nd[1:]) {
-		return string(diff.CauseBatchSize), ch
+		return diff.CauseBatchSize, ch
 	}
-	return string(diff.CauseInputShape), ch
+	return diff.CauseInputShape, ch
 }
 
 // sizesOf finds the one dimension whose size varies between a program's compilations, from
@@ -858,10 +865,8 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			kind = diff.CauseInputShape
 		}
 		step, _, _ := strings.Cut(v.Role, " (")
-		stack := v.Framework
-		if v.Data == "tf.data" {
-			stack = "" // a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
-		}
+		// a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
+		stack := frameworks.AdviceStack(v.Framework, v.Data)
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice

@@ -322,8 +322,8 @@ func changeOf(u *ledger.Unit, before string, repeated bool) string {
 	if ch := verdict.AttributeChange(u.Why); ch != "" {
 		return ch // a module's plain attribute, static to its jit (flax nnx), named by JAX's explanation
 	}
-	if fw := frameworks.ForProducer(u.Producer); repeated && u.Why != "" && fw != nil && fw.Name == "jax" {
-		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == string(diff.CauseBatchSize) || kind == string(diff.CauseInputShape) || kind == string(diff.CauseDtype) {
+	if repeated && u.Why != "" && frameworks.BySignature(u.Producer) {
+		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == diff.CauseBatchSize || kind == diff.CauseInputShape || kind == diff.CauseDtype {
 			return "argument types it compiled before, so not a shape change: most often a static argument or a Python value read at trace time changed"
 		}
 	}

@@ -70,7 +70,7 @@ type Framework struct {
 	// user's program behind it, where the stack has a rule that explains it (PyTorch/XLA bakes
 	// the Python scalars 0 and 1 into the graph): what changed in the user's words and what to
 	// do; ok false when it has none.
-	Construct func(kind, change string) (what, advice string, ok bool)
+	Construct func(kind cause.Kind, change string) (what, advice string, ok bool)
 	// HostRead says whether the stack's cause for compiling or running a graph is the program
 	// reading a tensor's value on the host before its step ended (PyTorch/XLA's "user code
 	// trying to access tensor value before torch_xla.sync"): the step is cut there and waits
@@ -104,6 +104,23 @@ type Framework struct {
 
 	// Advice is what recomp tells the stack's users.
 	Advice Advice
+
+	// Short is how a sentence names the stack ("TF"), where Title is too long.
+	Short string
+	// OncePerProcess is the line the stack prints once per process however often it compiles,
+	// whose events are logscan.ClusterCompiled (TF's "Compiled cluster using XLA!"); "" when
+	// it prints none.
+	OncePerProcess string
+	// CompiledBy are other stacks' producers whose records can be of this stack's compilations
+	// (TF's clusters compiled on an IPU by the TF-IPU backend and Poplar).
+	CompiledBy []logscan.Producer
+	// Explains reads the stack's own explanation of a recompilation (Unit.Why) for the construct
+	// of the user's program it names (JAX: a static argument, a pytree change; dynamo: a Python
+	// scalar it specialised on): the cause's kind, what changed and the stack's words that show
+	// it; ok false when why names none. SaidBy names who says it, by kind, when not the stack
+	// itself ("dynamo").
+	Explains func(why string) (kind cause.Kind, change, said string, ok bool)
+	SaidBy   map[cause.Kind]string
 }
 
 // Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's
@@ -216,6 +233,9 @@ type CacheWords struct {
 	// Eviction names what evicts entries ("JAX's LRU eviction with
 	// jax_compilation_cache_max_size").
 	Eviction string
+	// Stored says where the compile time a hit saves came from when an entry stored it ("the
+	// compile time JAX stored in the entry, whole seconds").
+	Stored string
 	// WhyNotWritten says when the stack says why it did not write an entry.
 	WhyNotWritten string
 	// Unreadable says why an entry found could not be read.
@@ -288,6 +308,10 @@ type Identity struct {
 	// __inference_f_272 and a_inference_f_272__…), so that each dump joins its own compilation;
 	// ok false: the function key is all there is.
 	FunctionID func(module string) (id string, ok bool)
+	// BySignature says the stack keys its compilations by the argument signature its log gives
+	// (JAX's argument shapes and types): a signature names a variant of a program, and a
+	// signature compiled before that compiles again changed elsewhere in the stack's key.
+	BySignature bool
 	// ByTrace says a program (its family) is named by the function trace it was compiled from,
 	// with no signature (TF's "F [inference_f_272]"): a front end's step traced anew is another
 	// such program.
@@ -312,6 +336,10 @@ type FrontEnd struct {
 	// and the front end's calls it was compiled under ("" when neither tells; nil: the front end has no
 	// steps).
 	StepRole func(step string, methods []string) string
+	// AnyStack names the kind of dataset its calls can be fed (as the probe records it: "tf.data")
+	// that batches the data itself on any backend: its remedies are the front end's own (Steps,
+	// Causes), not those On gives for the stack.
+	AnyStack string
 	// Causes is what to do, by cause kind, about a program compiled again under its calls.
 	Causes map[cause.Kind]string
 	// Steps is what to do by the front end's step (Keras's "train step", "test step", "predict
@@ -377,6 +405,21 @@ type Advice struct {
 	// Causes is what to do about a program of the stack that compiled again, by cause kind
 	// (batch_size, input_shape, constant_value, …), where the stack has its own way to do it.
 	Causes map[cause.Kind]string
+	// Rewrapped names how a program of the stack wraps a function anew in each step ("jax.jit
+	// of a new lambda or closure"); Grows what grows in a loop and changes its graph
+	// ("tf.concat").
+	Rewrapped, Grows string
+	// Materialize says how to make tensors created on the device inputs before the loop
+	// ("PyTorch/XLA: torch_xla.sync() after creating them, …"); StateFirst how to create
+	// state before the loop, so the first step already takes it as input ("JAX: opt_state =
+	// optimizer.init(params) …").
+	Materialize, StateFirst string
+	// Unused says that the stack's log shows no cache hit or execution of a compiled program
+	// ("JAX logs none").
+	Unused string
+	// Switching is about executables switched on the device after warm-up (Graphcore's
+	// recompilation note).
+	Switching string
 }
 
 // CounterStart is where name's trailing run of XLA's ".N" uniquifiers begins (len(name) when it

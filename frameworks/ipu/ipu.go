@@ -101,6 +101,8 @@ var Framework = &framework.Framework{
 	Advice: framework.Advice{
 		Evidence:   "TF-IPU: TF_CPP_VMODULE=poplar_compiler=1; Poplar/PopART/PopTorch: POPLAR_LOG_LEVEL=INFO (PopTorch prints its compilation bar by default)",
 		Recompiled: "turn on the compiler's hash logging (TF-IPU: TF_CPP_VMODULE=poplar_compiler=1) to see whether the graph changed, and dump the HLO for `recomp explain`",
-		Cache:      "TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching",
+		Switching: "Graphcore's recompilation note: merge the graphs that alternate into one (e.g. train and validation in " +
+			"one loop), or place them on separate IPUs so each stays loaded",
+		Cache: "TF-IPU: TF_POPLAR_FLAGS=--executable_cache_path=DIR; PopTorch: enableExecutableCaching",
 	},
 }

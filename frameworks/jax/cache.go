@@ -79,6 +79,7 @@ var cacheWords = framework.CacheWords{
 	KeyLog:        "JAX's cache-key log",
 	KeyLogSetting: "JAX_DEBUG_LOG_MODULES=jax._src.cache_key",
 	Eviction:      "JAX's LRU eviction with jax_compilation_cache_max_size",
+	Stored:        "the compile time JAX stored in the entry, whole seconds",
 	WhyNotWritten: "JAX says why only with JAX_EXPLAIN_CACHE_MISSES=1",
 	Unreadable:    "a different jaxlib or backend, or a damaged file",
 	OutsideGraph:  "XLA flags, compile options, the jaxlib or backend version or the devices",

@@ -4,6 +4,7 @@
 package jax
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -42,6 +43,7 @@ var Framework = &framework.Framework{
 		FunctionKey: functionKey,
 		Function:    function,
 		Eager:       eager,
+		BySignature: true,
 		DumpProgram: func(_, family string) (string, bool) {
 			// An eager one-op program is left out: no log says whose it is.
 			return "", eager(family, "")
@@ -87,7 +89,11 @@ var Framework = &framework.Framework{
 	Anonymous:    anonymous,
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
+	Explains:     explains,
 	Advice: framework.Advice{
+		Rewrapped:  "jax.jit of a new lambda or closure",
+		StateFirst: "JAX: opt_state = optimizer.init(params) outside the compiled step",
+		Unused:     "JAX logs none",
 		Evidence:   "JAX: JAX_LOG_COMPILES=1 (and JAX_EXPLAIN_CACHE_MISSES=1)",
 		Signatures: "JAX: JAX_LOG_COMPILES=1",
 		Compiles:   "jit",
@@ -113,6 +119,59 @@ var Framework = &framework.Framework{
 				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
 		},
 	},
+}
+
+var (
+	rePytreePath = regexp.MustCompile(`at input path (\S+), now (.+?) and before (.+?), so `)
+	reKeySets    = regexp.MustCompile(`symmetric difference of key sets: (\{.*?\})`)
+	reChildren   = regexp.MustCompile(`with (\d+) children`)
+	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
+	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
+)
+
+// explains reads JAX's explanation of a tracing-cache miss for the user's construct it names:
+// a static argument (it found the input pytree, the argument names and their types unchanged:
+// "cache miss explanation unavailable", "explanation unavailable!" in later releases) or a
+// pytree change ("different input pytree", with the path and, for dicts, the keys).
+func explains(why string) (kind cause.Kind, ch, said string, ok bool) {
+	switch {
+	case strings.Contains(why, "explanation unavailable"):
+		said = "cache miss explanation unavailable"
+		if strings.Contains(why, "explanation unavailable!") {
+			said = "explanation unavailable!"
+		}
+		return cause.StaticArgument, "a static argument took a new value (JAX found the input pytree, the argument names and their types unchanged)", said, true
+	case strings.Contains(why, "different input pytree"):
+		m := rePytreePath.FindStringSubmatch(why)
+		if m == nil {
+			return cause.Pytree, "the input pytree changed", "different input pytree", true
+		}
+		said = strings.TrimSpace(m[0][:len(m[0])-len(", so ")])
+		where := "input path " + m[1]
+		if a := reArgPath.FindStringSubmatch(m[1]); a != nil {
+			where += " (positional argument " + a[1] + ", counted from 0)"
+		}
+		if k := reKeySets.FindStringSubmatch(why); k != nil {
+			said += ", … " + k[0]
+			verb := "changed"
+			if n, b := reChildren.FindStringSubmatch(m[2]), reChildren.FindStringSubmatch(m[3]); n != nil && b != nil {
+				switch {
+				case len(n[1]) > len(b[1]) || len(n[1]) == len(b[1]) && n[1] > b[1]:
+					verb = "added"
+				case n[1] != b[1]:
+					verb = "removed"
+				}
+			}
+			return cause.Pytree, fmt.Sprintf("%s: key %s %s", where, k[1], verb), said, true
+		}
+		return cause.Pytree, fmt.Sprintf("%s: %s → %s", where, className(m[3]), className(m[2])), said, true
+	}
+	return "", "", "", false
+}
+
+// className is a pytree node as JAX prints it, its class name without <class '…'>.
+func className(s string) string {
+	return strings.TrimSpace(reClass.ReplaceAllString(s, "$1"))
 }
 
 // functionKey: JAX 0.4's dumps keep a trailing '_' its logs do not (jit__lambda_).

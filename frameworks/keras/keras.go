@@ -19,6 +19,7 @@ var FrontEnd = &framework.FrontEnd{
 	Name:     Name,
 	Title:    "Keras",
 	StepRole: StepRole,
+	AnyStack: "tf.data",
 	Probe: &framework.Probe{Package: "keras", Hook: probeHook, Function: "_on_keras", Records: "each Keras fit, evaluate and predict",
 		Attach: framework.AttachCallSpan},
 	Step:      Step,

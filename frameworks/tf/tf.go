@@ -23,6 +23,10 @@ const Name = "tf"
 var Framework = &framework.Framework{
 	Name:  Name,
 	Title: "TF-XLA / Keras",
+	Short: "TF",
+	// TF prints it once per process, whatever it compiles after (messages' ClusterCompiled).
+	OncePerProcess: "Compiled cluster using XLA!",
+	CompiledBy:     []logscan.Producer{logscan.ProducerTFIPU, logscan.ProducerPoplar, logscan.ProducerPopLibs},
 	// XLA's own C++ lines (an absl prefix naming an xla/ source) are read as TF's: TF is the
 	// stack that prints them with its device compiler.
 	Producers: []logscan.Producer{logscan.ProducerTF, logscan.ProducerXLA},
@@ -79,6 +83,8 @@ var Framework = &framework.Framework{
 		Attach: framework.AttachLastTrace, Event: "trace"},
 	Advice: framework.Advice{
 		Compiles:   "tf.function(jit_compile=True)",
+		Rewrapped:  "a tf.function created in a loop",
+		Grows:      "tf.concat",
 		Silences:   "a TF_CPP_MIN_LOG_LEVEL of its own",
 		Evidence:   "TF/Keras with XLA: TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=device_compilation_profiler=2 (device_compiler=2 adds Keras's step signatures, at a few lines per step)",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR`; if tf.function retraces, give it an input_signature or reduce_retracing=True",

@@ -3,6 +3,8 @@ package torchxla
 import (
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/frameworks/cause"
 )
 
 func TestSpecialScalarNamesTheRule(t *testing.T) {
@@ -15,7 +17,7 @@ func TestSpecialScalarNamesTheRule(t *testing.T) {
 	}
 	for _, c := range [][2]string{{"constant_value", "parameter(0) → 0.5"}, {"constant_value", "0.1 → 0.05"},
 		{"graph_structure", "parameter(0) → 1"}, {"constant_value", "parameter(0) → 10"}} {
-		if _, _, ok := specialScalar(c[0], c[1]); ok {
+		if _, _, ok := specialScalar(cause.Kind(c[0]), c[1]); ok {
 			t.Errorf("%v is no special scalar", c)
 		}
 	}

@@ -69,6 +69,8 @@ var Framework = &framework.Framework{
 	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
 	Construct:         specialScalar,
+	Explains:          guardedScalar,
+	SaidBy:            map[cause.Kind]string{cause.PythonScalar: "dynamo"},
 	HostRead: func(reason string) bool {
 		return strings.Contains(reason, "user code trying to access tensor value")
 	},
@@ -84,7 +86,9 @@ var Framework = &framework.Framework{
 	Advice: framework.Advice{
 		Compiles:   "PyTorch/XLA step",
 		Executions: "PyTorch/XLA's PT_XLA_DEBUG_LEVEL=2",
-		Evidence:   "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
+		Materialize: "PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with " +
+			".to(device)",
+		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",
 		Causes: map[cause.Kind]string{
@@ -128,16 +132,33 @@ func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note 
 // reSpecialScalar is an input that became the constant 0 or 1 (parameter(3) → 1).
 var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)$`)
 
+// reDynamoEq is dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", after
+// "- 0/0: ".
+var reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(?:L\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
+
+// guardedScalar reads dynamo's guard failure on a Python number argument it had specialised the
+// function on (torch.compile): the value changed.
+func guardedScalar(why string) (kind cause.Kind, ch, said string, ok bool) {
+	m := reDynamoEq.FindStringSubmatch(why)
+	if m == nil {
+		return "", "", "", false
+	}
+	name := m[1] + m[2]
+	said = strings.TrimSpace(m[0])
+	said = strings.TrimSpace(strings.TrimSuffix(said, "#"))
+	return cause.PythonScalar, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
+}
+
 // specialScalar: PyTorch/XLA uploads a Python number used in an op as device data (one graph for
 // every value) except 0 and 1, its special scalars, which it bakes into the graph as constants:
 // a number that reaches 0 or 1 (a warm-up factor ending at 1.0, a dropout rate set to 0) compiles
 // the step again. XLA_NO_SPECIAL_SCALARS=1 makes them device data too.
-func specialScalar(kind, change string) (string, string, bool) {
+func specialScalar(kind cause.Kind, change string) (string, string, bool) {
 	if what, adv, ok := bakedNumber(kind, change); ok {
 		return what, adv, true
 	}
 	m := reSpecialScalar.FindStringSubmatch(change)
-	if kind != "constant_value" || m == nil {
+	if kind != cause.Constant || m == nil {
 		return "", "", false
 	}
 	return "a Python number became " + m[1] + ": torch_xla bakes its special scalars 0 and 1 into the graph",
@@ -153,9 +174,9 @@ var reBakedNumber = regexp.MustCompile(`^a number baked into the graph as a cons
 // number argument (triu's diagonal, pow's exponent, roll's shifts, a size) is part of the graph:
 // a number the program changes (a curriculum, a schedule taken from the epoch) compiles a new
 // graph at each new value.
-func bakedNumber(kind, change string) (string, string, bool) {
+func bakedNumber(kind cause.Kind, change string) (string, string, bool) {
 	m := reBakedNumber.FindStringSubmatch(change)
-	if kind != "constant_value" || m == nil {
+	if kind != cause.Constant || m == nil {
 		return "", "", false
 	}
 	what := "a Python number baked in as a constant: " + m[1]

@@ -1,7 +1,9 @@
 // Package golden owns the -update flag of every golden-file test in the module and the
 // compare-or-rewrite of one golden file, so that `go test ./... -update` rewrites them all:
 // report/testdata/golden, hlo/testdata/grammar, the want sections of diff/testdata/dumps and
-// the scripts of cmd/recomp/testdata/script. Only tests import it.
+// the scripts of cmd/recomp/testdata/script. Only tests import it, and every package's tests
+// do (those without golden files blank, from update_test.go: internal/shape checks it), since
+// a test binary that does not define -update rejects it.
 package golden
 
 import (

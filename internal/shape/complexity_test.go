@@ -36,7 +36,7 @@ func TestComplexity(t *testing.T) {
 		t.Fatal(err)
 	}
 	over := map[string]int{}
-	err = eachGoFile(root, true, parser.SkipObjectResolution, func(pkg string, f *ast.File) {
+	err = eachGoFile(root, true, parser.SkipObjectResolution, func(pkg, _ string, f *ast.File) {
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {

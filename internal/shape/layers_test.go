@@ -60,7 +60,7 @@ var allowed = map[string][]string{
 	"internal/input":             {"internal/openfile", "runfolder"},
 	"runfolder":                  {"internal/atomicfile", "internal/openfile"},
 	"internal/scantest":          {"frameworks", "logscan"},
-	"frameworks":                 {"frameworks/framework", "frameworks/internal/python", "frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/neuron", "frameworks/tf", "frameworks/torchxla", "frameworks/wrappers", "frameworks/xla", "hlo", "logscan"},
+	"frameworks":                 {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/neuron", "frameworks/tf", "frameworks/torchxla", "frameworks/wrappers", "frameworks/xla", "hlo", "logscan"},
 	"frameworks/ipu":             {"frameworks/framework", "logscan"},
 	"frameworks/jax":             {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "internal/openfile", "logscan"},
 	"frameworks/keras":           {"frameworks/cause", "frameworks/framework"},
@@ -158,7 +158,7 @@ func moduleImports(t *testing.T) map[string][]string {
 		t.Fatalf("the module root: %v", err)
 	}
 	out := map[string][]string{}
-	err = eachGoFile(root, false, parser.ImportsOnly, func(pkg string, f *ast.File) {
+	err = eachGoFile(root, false, parser.ImportsOnly, func(pkg, _ string, f *ast.File) {
 		if _, ok := out[pkg]; !ok {
 			out[pkg] = nil
 		}
@@ -193,8 +193,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // eachGoFile parses every non-test Go file below root (testdata, hidden and _ folders left out,
 // and cmd/ too with skipCmd) with mode, and gives fn each one with its package's path inside
-// the module.
-func eachGoFile(root string, skipCmd bool, mode parser.Mode, fn func(pkg string, f *ast.File)) error {
+// the module and its own.
+func eachGoFile(root string, skipCmd bool, mode parser.Mode, fn func(pkg, file string, f *ast.File)) error {
 	fset := token.NewFileSet()
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -218,7 +218,7 @@ func eachGoFile(root string, skipCmd bool, mode parser.Mode, fn func(pkg string,
 		if err != nil {
 			return err
 		}
-		fn(filepath.ToSlash(rel), f)
+		fn(filepath.ToSlash(rel), filepath.ToSlash(filepath.Join(rel, name)), f)
 		return nil
 	})
 }

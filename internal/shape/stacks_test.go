@@ -1,0 +1,98 @@
+package shape
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// stackWord finds a stack's name (or its Python package's, or a front end's: dynamo, flax) in a
+// string literal. XLA alone is
+// not one: it is the compiler under every stack, which recomp is about (its dumps, its flags).
+var stackWord = regexp.MustCompile(`\b(JAX|[Jj]ax|jaxlib|TensorFlow|[Tt]ensorflow|TF|tf|Keras|keras|torch_xla|torch|PyTorch|PopTorch|poptorch|Poplar|poplar|PopLibs|poplibs|PopART|popart|IPU|ipu|Graphcore|Neuron|neuron|dynamo|flax)\b`)
+
+// stackNamed lists the files outside frameworks/ that may still name a stack, with how many
+// string literals (and uses of logscan's Producer constants) that name one each holds, and why.
+// A new one fails the test: put the knowledge in the stack's unit (frameworks/NAME, through
+// framework.Framework) and let the package ask package frameworks. A count that drops must be
+// lowered, so that the list only shrinks.
+var stackNamed = map[string]struct {
+	n   int
+	why string
+}{
+	// logscan sits below the units (they are built of its types): it reads the line formats
+	// (absl/glog headers naming a TF source file, Poplar's component prefixes) and names the
+	// producer of each line, which the units then claim.
+	"logscan/event.go":  {10, "the Producer constants: the names of the programs that print the lines the units read"},
+	"logscan/record.go": {6, "a line's producer from its header: a TF source path, Poplar's and PopART's component names"},
+	// A benchmark input, not knowledge recomp acts on.
+	"logscan/synthetic.go": {5, "the generated TF-IPU/Poplar log of the benchmarks and stress tests"},
+	// The commands' help and the package's summary tell a person which stacks recomp reads.
+	"cmd/recomp/cli.go":       {1, "the command's description"},
+	"cmd/recomp/cache_cmd.go": {1, "help: the stacks' cache-folder options by their own names"},
+	"cmd/recomp/ranks_cmd.go": {1, "help: where a rank comes from, JAX's process index among them"},
+	"cmd/recomp/run_cmd.go":   {1, "help: what the probe records, by the stacks' own words"},
+	"cmd/recomp-dist/main.go": {1, "the release's summary"},
+	// The benchmark harness runs each stack's real environment and writes their log formats.
+	"cmd/recomp-bench/main.go":     {2, "help: which stacks and log shapes it measures"},
+	"cmd/recomp-bench/overhead.go": {7, "the real stacks' environments and loop scripts it times"},
+	"cmd/recomp-bench/shapes.go":   {4, "the Poplar and TF log lines of its generated logs"},
+	// Not moved yet: verdict reads JAX's pytree metadata (metadataPath, metadataStatics,
+	// attributesOf) and advises flax nnx's users; it belongs with jax's Explains.
+	"verdict/construct.go": {2, "flax nnx's static attributes, in the advice for a static value in pytree metadata"},
+}
+
+// TestNoStackNamedOutsideUnits fails on a stack's name in a string literal, or a use of one of
+// logscan's stack producers, outside frameworks/ (and logscan/'s own), but for stackNamed.
+func TestNoStackNamedOutsideUnits(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string][]string{}
+	err = eachGoFile(root, false, parser.SkipObjectResolution, func(pkg, file string, f *ast.File) {
+		if pkg == "frameworks" || strings.HasPrefix(pkg, "frameworks/") {
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if n.Kind == token.STRING && stackWord.MatchString(n.Value) {
+					found[file] = append(found[file], n.Value)
+				}
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "logscan" && strings.HasPrefix(n.Sel.Name, "Producer") &&
+					n.Sel.Name != "Producer" && n.Sel.Name != "ProducerDynamo" {
+					found[file] = append(found[file], "logscan."+n.Sel.Name)
+				}
+			}
+			return true
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range sortedKeys(found) {
+		hits, allowed := found[file], stackNamed[file]
+		switch {
+		case len(hits) > allowed.n:
+			t.Errorf("%s names a stack %d times (%d allowed): its knowledge belongs in the stack's unit under frameworks/:\n\t%s",
+				file, len(hits), allowed.n, strings.Join(hits, "\n\t"))
+		case len(hits) < allowed.n:
+			t.Errorf("%s names a stack %d times, stackNamed allows %d: lower it", file, len(hits), allowed.n)
+		}
+	}
+	for file, allowed := range stackNamed {
+		if len(found[file]) == 0 {
+			t.Errorf("stackNamed lists %s (%s), which names no stack any more: remove it", file, allowed.why)
+		}
+	}
+	if !slices.Contains(sortedKeys(found), "logscan/event.go") {
+		t.Error("no stack found in logscan/event.go: the search is broken")
+	}
+}

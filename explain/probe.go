@@ -24,7 +24,102 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Op
 	}
 	ledger.SortUnits(units)
 	attach(units, recs, framework.AttachInOrder, framework.AttachLastTrace, framework.AttachCallSpan)
+	for _, p := range frameworks.Probes() {
+		if p.Attach == framework.AttachSteps {
+			attachSteps(rep, units, recs, p)
+		}
+	}
 	oneStep(rep, opt)
+}
+
+// attachSteps gives the compilations of the unit's producers the step each happened in, and the
+// process its steps and epochs, from the records of a probe that counts steps
+// (framework.AttachSteps): the k-th compilation of the log was in the first step whose sync
+// record counts k compilations or more, or after the last step. Nothing is given unless the
+// records are of one process and count exactly the compilations the log shows.
+func attachSteps(rep *ledger.Report, units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
+	var syncs, loops []runfolder.ProbeRecord
+	var end *runfolder.ProbeRecord
+	pid := 0
+	for i, r := range recs {
+		if r.Framework != p.Name {
+			continue
+		}
+		if pid != 0 && r.PID != pid {
+			return // several processes: their steps are their own
+		}
+		pid = r.PID
+		switch r.Event {
+		case p.Event: // "sync"
+			syncs = append(syncs, r)
+		case "epoch":
+			loops = append(loops, r)
+		case "steps":
+			end = &recs[i]
+		}
+	}
+	if end == nil || end.Step <= 0 {
+		return
+	}
+	var compiled []*ledger.Unit
+	for _, u := range units {
+		if u.Compiled && ofUnit(u, p) {
+			compiled = append(compiled, u)
+		}
+	}
+	if len(compiled) == 0 || len(compiled) != end.Compiles {
+		return
+	}
+	steps := make([]int, len(compiled))
+	j := 0
+	for k := range compiled {
+		for j < len(syncs) && syncs[j].Compiles < k+1 {
+			j++
+		}
+		steps[k] = end.Step + 1 // compiled after the last step
+		if j < len(syncs) {
+			steps[k] = syncs[j].Step
+		}
+		if k > 0 && steps[k] < steps[k-1] || steps[k] < 1 {
+			return
+		}
+	}
+	var durs []time.Duration
+	if len(end.CompileNS) == len(compiled) {
+		for _, ns := range end.CompileNS {
+			durs = append(durs, time.Duration(ns))
+		}
+	}
+	rep.ProbeSteps(compiled, steps, end.Step, epochsOf(loops), durs)
+}
+
+// epochsOf are the epochs the records of data loaders iterated show: the starts of the loader
+// iterated most often (at least twice, each time after a step more; a tie goes to the first
+// loader), as the steps ended before each; nil when no loader was iterated twice.
+func epochsOf(loops []runfolder.ProbeRecord) []int {
+	by := map[string][]int{}
+	var order []string
+	for _, r := range loops {
+		if by[r.Loader] == nil {
+			order = append(order, r.Loader)
+		}
+		by[r.Loader] = append(by[r.Loader], r.Step)
+	}
+	var best []int
+	for _, l := range order {
+		if s := by[l]; len(s) > len(best) {
+			best = s
+		}
+	}
+	if len(best) < 2 {
+		return nil
+	}
+	for i := 1; i < len(best); i++ {
+		if best[i] <= best[i-1] {
+			return nil // an epoch of no step: not the training loop's loader
+		}
+	}
+	return best
 }
 
 // attach joins the probe's records to the compilations for each unit whose hook joins its

@@ -442,6 +442,22 @@ func recurrence(v verdict.Verdict) string {
 		return ""
 	}
 	each := dur(v.Time / time.Duration(v.Compilations))
+	if c := v.Cadence; c != nil && c.EveryEpoch > 0 {
+		first := c.Epochs[0]
+		in := fmt.Sprintf("epochs %d–%d", first, c.EpochsOf)
+		if c.EpochsOf-first == 1 {
+			in = fmt.Sprintf("epochs %d and %d", first, c.EpochsOf)
+		}
+		cost := dur(v.Time / time.Duration(v.Compilations) * time.Duration(c.EveryEpoch))
+		s := fmt.Sprintf("; recurs every epoch (compiled in %s of %d, at %s of %d): ≈ %s an epoch", in, c.EpochsOf, stepList(c.Steps), c.Of, cost)
+		if c.EveryEpoch > 1 {
+			s = fmt.Sprintf("; recurs every epoch, %d× an epoch (compiled in %s of %d, at %s of %d): ≈ %s an epoch", c.EveryEpoch, in, c.EpochsOf, stepList(c.Steps), c.Of, cost)
+		}
+		if v.Repeated > 0 {
+			s += fmt.Sprintf(", the same %s compiled again %d×", variantNoun(v), v.Repeated)
+		}
+		return s
+	}
 	if c := v.Cadence; c != nil && c.Every > 0 {
 		s := fmt.Sprintf("; recurs every %s (compiled at %s of %d): ≈ %s every %s", plural(c.Every, "step", "steps"), stepList(c.Steps), c.Of, each, plural(c.Every, "step", "steps"))
 		if c.Every == 1 {
@@ -456,6 +472,9 @@ func recurrence(v verdict.Verdict) string {
 		what := ""
 		if v.Variants > 1 && v.Repeated == 0 {
 			what = fmt.Sprintf("%s, ", variantsOf(v))
+		}
+		if k := c.Epochs; len(k) > 0 && k[0] > 0 && k[0] == k[len(k)-1] && c.EpochsOf > k[0] {
+			what += fmt.Sprintf("all in epoch %d of %d, ", k[0], c.EpochsOf)
 		}
 		return fmt.Sprintf("; paid once: %scompiled at %s of %d (≈ %s each), none in the %s after", what, stepList(c.Steps), c.Of, each, plural(c.Quiet, "step", "steps"))
 	}

@@ -110,6 +110,14 @@ type Cadence struct {
 	// Quiet is the steps after its last compilation, when they are more than any interval
 	// between its compilations: it was paid once; 0 otherwise.
 	Quiet int
+	// Epochs are the epoch each compilation was in (1 for the first; 0 before the first), and
+	// EpochsOf the epochs the process began, where something marked them (ledger.Process.Epochs);
+	// nil and 0 otherwise.
+	Epochs   []int
+	EpochsOf int
+	// EveryEpoch is, when it compiled in every epoch from its first compilation's to the last,
+	// as many times in each (2 epochs or more), that number: it recurs every epoch; 0 otherwise.
+	EveryEpoch int
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -1087,12 +1095,43 @@ func cadenceOf(compiled []*ledger.Unit, steps int) *Cadence {
 	return c
 }
 
+// byEpoch places a cadence's compilations in the epochs that began after starts steps (see
+// ledger.Process.Epochs), and says whether it compiled as often in every epoch from its first
+// compilation's to the last.
+func (c *Cadence) byEpoch(starts []int) {
+	if c == nil || len(starts) == 0 {
+		return
+	}
+	c.EpochsOf = len(starts)
+	per := make([]int, len(starts)+1)
+	for _, s := range c.Steps {
+		k := 0
+		for k < len(starts) && starts[k] < s {
+			k++
+		}
+		c.Epochs = append(c.Epochs, k)
+		per[k]++
+	}
+	first := c.Epochs[0]
+	if first == 0 || len(starts)-first < 1 {
+		return
+	}
+	for k := first + 1; k <= len(starts); k++ {
+		if per[k] != per[first] {
+			return
+		}
+	}
+	c.EveryEpoch = per[first]
+}
+
 // cadenceIn is when a program compiled in a one-process report's steps (nil for several processes).
 func cadenceIn(compiled []*ledger.Unit, rep *ledger.Report) *Cadence {
 	if len(rep.Procs) != 1 {
 		return nil
 	}
-	return cadenceOf(compiled, rep.Procs[0].Steps)
+	c := cadenceOf(compiled, rep.Procs[0].Steps)
+	c.byEpoch(rep.Procs[0].Epochs)
+	return c
 }
 
 // undecidedAction is, for a program whose recompilation the log cannot tell from set-up (and no

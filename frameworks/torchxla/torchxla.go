@@ -61,6 +61,11 @@ var Framework = &framework.Framework{
 		}
 		return nil
 	},
+	// The probe counts the steps (each torch_xla.sync) and notes those that compiled, so that
+	// recomp run's level-1 log still says in which step and epoch each compilation happened:
+	// one counter read per step, where PT_XLA_DEBUG_LEVEL=2 prints 13 lines.
+	Probe: &framework.Probe{Package: "torch_xla", Hook: probeHook, Function: "_on_torch_xla",
+		Records: "each torch_xla step that compiled (one counter read a step)", Attach: framework.AttachSteps, Event: "sync"},
 	Packages:          []string{"torch", "torch_xla"},
 	CompileTimeMetric: "CompileTime",
 	CacheHitMetric:    "CachedCompile",

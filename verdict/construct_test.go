@@ -233,3 +233,36 @@ func TestCadenceByEpoch(t *testing.T) {
 	var nothing *Cadence
 	nothing.byEpoch([]int{0, 4}) // no cadence: nothing to place, no panic
 }
+
+// A program whose every recompilation repeated a block of one of the program's own lines a new
+// number of times, each taking up the count the last left, and changed nothing else: one cause
+// with the counts; a library's line, a broken chain or another cause besides leave the causes.
+func TestFoldRepeatNamesTheCounts(t *testing.T) {
+	unit := func() *ledger.Unit { return &ledger.Unit{Compiled: true, Program: "p"} }
+	rep := func(src string, from, to int, more ...diff.Repeat) []diff.Cause {
+		return []diff.Cause{{Kind: diff.CauseGraphStructure, Summary: "the graph's structure changed",
+			Repeats: append(more, diff.Repeat{Source: src, Ops: 15, From: from, To: to})}}
+	}
+	lib := diff.Repeat{Source: "/venv/lib/python3.11/site-packages/torch/nn/functional.py:2901", Ops: 19, From: 2, To: 4}
+	a, b, c := unit(), unit(), unit()
+	in := []Cause{{Kind: "graph_structure", Change: "the graph's structure changed", Count: 1, Sites: []string{"t.py:1"}},
+		{Kind: "graph_structure", Change: "the graph's structure changed", Count: 1, Sites: []string{"t.py:1"}}}
+	by := map[*ledger.Unit][]diff.Cause{b: rep("/src/train.py:86", 1, 2, lib), c: rep("/src/train.py:86", 2, 3)}
+	out := foldRepeat(in, []*ledger.Unit{a, b, c}, by)
+	if len(out) != 1 || !slices.Equal(out[0].Numbers, []string{"1", "2", "3"}) || out[0].Source != "train.py:86" || out[0].Count != 2 ||
+		out[0].Change != "a loop count unrolled into the graph: the ops of train.py:86 ran 1 → 2 → 3 times (15 ops each)" {
+		t.Fatalf("%+v", out)
+	}
+	for name, by := range map[string]map[*ledger.Unit][]diff.Cause{
+		"a library's line": {b: rep(lib.Source, 1, 2), c: rep(lib.Source, 2, 3)},
+		"broken chain":     {b: rep("/src/train.py:86", 1, 2), c: rep("/src/train.py:86", 1, 3)},
+		"another line":     {b: rep("/src/train.py:86", 1, 2), c: rep("/src/train.py:90", 2, 3)},
+		"one not compared": {b: rep("/src/train.py:86", 1, 2)},
+		"a shape with it":  {b: rep("/src/train.py:86", 1, 2), c: append(rep("/src/train.py:86", 2, 3), diff.Cause{Kind: diff.CauseInputShape})},
+		"no repeat":        {b: rep("/src/train.py:86", 1, 2), c: {{Kind: diff.CauseGraphStructure}}},
+	} {
+		if out := foldRepeat(in, []*ledger.Unit{a, b, c}, by); len(out) != 2 || out[0].Numbers != nil {
+			t.Errorf("%s: %+v", name, out)
+		}
+	}
+}

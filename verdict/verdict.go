@@ -494,6 +494,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	}
 	v.Causes = causes.list()
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
+	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}

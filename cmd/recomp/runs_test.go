@@ -426,6 +426,21 @@ func checkCadence(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
 			t.Errorf("compilation %d at step %d: epoch %d, the program's %d", i+1, s, c.Epochs[i], k)
 		}
 	}
+	if len(want.Values) > 0 { // a loop count the program changed: named with its values, from the dump
+		var seen []string
+		for _, v := range want.Values {
+			seen = append(seen, strconv.Itoa(v))
+		}
+		chain := strings.Join(seen, " → ")
+		if c := p.Causes; len(c) != 1 || len(c[0].Values) != 1 || !slices.Equal(c[0].Values[0].Seen, seen) || !strings.Contains(c[0].Change, "loop count") {
+			t.Errorf("causes %+v, want one loop count with the values %v", c, want.Values)
+		}
+		for _, format := range []string{"text", "markdown", "html"} {
+			if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, "loop count") || !strings.Contains(out, chain) {
+				t.Errorf("explain --format %s does not name the loop count %s", format, chain)
+			}
+		}
+	}
 	if want.EveryEpoch == 0 {
 		return
 	}

@@ -20,6 +20,8 @@ func TestRecurrenceByEpoch(t *testing.T) {
 			"; recurs every epoch (compiled in epochs 1–3 of 3, at steps 1, 5, 9 of 12): ≈ 1.0s an epoch"},
 		{verdict.Cadence{Steps: []int{5, 9}, Of: 12, Epochs: []int{2, 3}, EpochsOf: 3, EveryEpoch: 1},
 			"; recurs every epoch (compiled in epochs 2 and 3 of 3, at steps 5, 9 of 12): ≈ 1.0s an epoch"},
+		{verdict.Cadence{Steps: []int{1, 2, 3, 7, 12}, Of: 15, Epochs: []int{1, 1, 1, 2, 3}, EpochsOf: 3, EveryEpoch: 1, EpochFrom: 2, EpochCost: 2100 * time.Millisecond},
+			"; recurs every epoch from epoch 2 (compiled in epochs 1–3 of 3, at steps 1, 2, 3, 7, 12 of 15): ≈ 2.1s an epoch"},
 		{verdict.Cadence{Steps: []int{1, 2, 5}, Of: 8, Epochs: []int{1, 1, 2}, EpochsOf: 2},
 			""},
 		{verdict.Cadence{Steps: []int{1, 5, 9}, Of: 12, Every: 4},

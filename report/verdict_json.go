@@ -60,6 +60,10 @@ type CadenceJSON struct {
 	Epochs     []int `json:"epochs"`
 	EpochsOf   int   `json:"epochs_of"`
 	EveryEpoch int   `json:"every_epoch"`
+	// EpochFrom (the epoch it recurs from; 0 when it does not recur every epoch) and EpochSeconds
+	// (the compile time of an epoch from it on, on average).
+	EpochFrom    int     `json:"epoch_from"`
+	EpochSeconds float64 `json:"epoch_seconds"`
 }
 
 type VerdictCauseJSON struct {
@@ -148,7 +152,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		}
 		if c := p.Cadence; c != nil {
 			pj.Cadence = &CadenceJSON{Steps: nonNil(c.Steps), Of: c.Of, Every: c.Every, Quiet: c.Quiet,
-				Epochs: nonNil(c.Epochs), EpochsOf: c.EpochsOf, EveryEpoch: c.EveryEpoch}
+				Epochs: nonNil(c.Epochs), EpochsOf: c.EpochsOf, EveryEpoch: c.EveryEpoch, EpochFrom: c.EpochFrom, EpochSeconds: seconds(c.EpochCost)}
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

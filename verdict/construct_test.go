@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/ledger"
@@ -194,12 +195,13 @@ func TestSpreadBatchesAreNotDropped(t *testing.T) {
 }
 
 // Epochs place a cadence's compilations: the same count in every epoch from the first
-// compilation's to the last recurs every epoch; all in one epoch, or a gap, does not.
+// compilation's to the last recurs every epoch, or from the next epoch on where the first
+// compiled more (set-up besides) and 2 epochs or more follow; all in one epoch, or a gap, does not.
 func TestCadenceByEpoch(t *testing.T) {
 	at := func(steps ...int) []*ledger.Unit {
 		var us []*ledger.Unit
-		for _, s := range steps {
-			us = append(us, &ledger.Unit{Compiled: true, Step: s})
+		for i, s := range steps {
+			us = append(us, &ledger.Unit{Compiled: true, Step: s, Duration: time.Duration(i+1) * time.Second})
 		}
 		return us
 	}
@@ -207,31 +209,36 @@ func TestCadenceByEpoch(t *testing.T) {
 		steps, starts []int
 		of            int
 		epochs        []int
-		every         int
+		every, from   int
+		cost          time.Duration
 	}{
-		{steps: []int{1, 5, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 2, 3}, every: 1},
-		{steps: []int{1, 2, 5, 6, 9, 10}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 1, 2, 2, 3, 3}, every: 2},
-		{steps: []int{5, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{2, 3}, every: 1}, // from epoch 2 on
+		{steps: []int{1, 5, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 2, 3}, every: 1, from: 1, cost: 2 * time.Second},
+		{steps: []int{1, 2, 5, 6, 9, 10}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 1, 2, 2, 3, 3}, every: 2, from: 1, cost: 7 * time.Second},
+		{steps: []int{5, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{2, 3}, every: 1, from: 2, cost: 1500 * time.Millisecond}, // from epoch 2 on
+		{steps: []int{1, 2, 3, 7, 12}, starts: []int{0, 5, 10}, of: 15, epochs: []int{1, 1, 1, 2, 3}, every: 1, from: 2, cost: 4500 * time.Millisecond},
+		{steps: []int{1, 2, 7}, starts: []int{0, 5}, of: 10, epochs: []int{1, 1, 2}},        // set-up, then one epoch: too few
 		{steps: []int{1, 4}, starts: []int{0, 4}, of: 8, epochs: []int{1, 1}},               // the last partial batch: epoch 1 only
 		{steps: []int{1, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 3}},           // epoch 2 compiled nothing
 		{steps: []int{1, 5, 6}, starts: []int{0, 4}, of: 8, epochs: []int{1, 2, 2}},         // more in the last
 		{steps: []int{2, 6}, starts: []int{2, 5}, of: 8, epochs: []int{0, 2}},               // before the first epoch
 		{steps: []int{1, 5, 9}, starts: []int{0, 4, 8, 12}, of: 16, epochs: []int{1, 2, 3}}, // not in the last epoch
-		{steps: []int{1, 5, 9, 13}, starts: []int{0, 4, 8, 12}, of: 16, epochs: []int{1, 2, 3, 4}, every: 1},
+		{steps: []int{1, 2, 3, 4}, starts: []int{0, 1, 2, 3}, of: 4, epochs: []int{1, 2, 3, 4}, every: 1, from: 1, cost: 2500 * time.Millisecond},
 	} {
-		got := cadenceOf(at(c.steps...), c.of)
-		got.byEpoch(c.starts)
-		if !slices.Equal(got.Epochs, c.epochs) || got.EveryEpoch != c.every || got.EpochsOf != len(c.starts) {
-			t.Errorf("%v of %d, epochs from %v: %+v, want epochs %v, every %d", c.steps, c.of, c.starts, got, c.epochs, c.every)
+		units := at(c.steps...)
+		got := cadenceOf(units, c.of)
+		got.byEpoch(units, c.starts)
+		if !slices.Equal(got.Epochs, c.epochs) || got.EveryEpoch != c.every || got.EpochFrom != c.from || got.EpochCost != c.cost || got.EpochsOf != len(c.starts) {
+			t.Errorf("%v of %d, epochs from %v: %+v, want epochs %v, every %d from %d, %v an epoch", c.steps, c.of, c.starts, got, c.epochs, c.every, c.from, c.cost)
 		}
 	}
-	none := cadenceOf(at(1, 5, 9), 12)
-	none.byEpoch(nil)
+	units := at(1, 5, 9)
+	none := cadenceOf(units, 12)
+	none.byEpoch(units, nil)
 	if none.Epochs != nil || none.EpochsOf != 0 || none.EveryEpoch != 0 {
 		t.Errorf("no epochs known: %+v", none)
 	}
 	var nothing *Cadence
-	nothing.byEpoch([]int{0, 4}) // no cadence: nothing to place, no panic
+	nothing.byEpoch(units, []int{0, 4}) // no cadence: nothing to place, no panic
 }
 
 // A program whose every recompilation repeated a block of one of the program's own lines a new

@@ -7,7 +7,9 @@
 #   sync   at the end of a step (torch_xla.sync, which xm.mark_step, torch_xla.step and
 #          MpDeviceLoader call) that compiled: "step" (this step, 1 for the first) and "compiles"
 #          (torch_xla's UncachedCompile counter after it). A step that compiled nothing writes
-#          nothing: the cost per step is one counter read.
+#          nothing: the cost per step is four counter reads. A sync that ran no graph (no compile
+#          cache lookup during it: MpDeviceLoader syncs before its first batch and at its end) is
+#          no step, as PT_XLA_DEBUG_LEVEL=2 lists no execution for it.
 #   epoch  each time a DataLoader is iterated again (MpDeviceLoader iterates its DataLoader):
 #          "loader" (its id) and "step" (the steps ended before it).
 #   steps  at exit: "step" (the steps ended), "compiles" and "compile_ns" (CompileTime's samples, in
@@ -23,24 +25,38 @@ def _torch_xla_compiles(xlac):
         return 0
 
 
+def _torch_xla_lookups(xlac):
+    """The graphs torch_xla looked up in its compile cache so far: each graph a sync runs is one."""
+    try:
+        return int(xlac._xla_counter_value("CachedCompile") or 0) + int(xlac._xla_counter_value("UncachedCompile") or 0)
+    except Exception:
+        return 0
+
+
 def _on_torch_xla(module):
     xlac = getattr(module, "_XLAC", None)
     sync = getattr(module, "sync", None)
     if xlac is None or sync is None or getattr(sync, "_recomp_probe", False):
         return
 
-    def wrapped(*args, **kwargs):
+    def counted(before):
+        """After a sync: count it as a step when it ran a graph, and note the step when it compiled."""
         try:
-            return sync(*args, **kwargs)
-        finally:
-            try:
-                _TORCH_XLA_STEPS[0] += 1
-                n = _torch_xla_compiles(xlac)
-                if n != _TORCH_XLA_STEPS[1]:
-                    _TORCH_XLA_STEPS[1] = n
-                    _write({"framework": "torch-xla", "event": "sync", "step": _TORCH_XLA_STEPS[0], "compiles": n})
-            except Exception:
-                pass
+            if _torch_xla_lookups(xlac) == before:
+                return  # no graph ran: not a step
+            _TORCH_XLA_STEPS[0] += 1
+            n = _torch_xla_compiles(xlac)
+            if n != _TORCH_XLA_STEPS[1]:
+                _TORCH_XLA_STEPS[1] = n
+                _write({"framework": "torch-xla", "event": "sync", "step": _TORCH_XLA_STEPS[0], "compiles": n})
+        except Exception:
+            pass
+
+    def wrapped(*args, **kwargs):
+        before = _torch_xla_lookups(xlac)
+        out = sync(*args, **kwargs)
+        counted(before)
+        return out
 
     wrapped._recomp_probe = True
     wrapped.__wrapped__ = sync

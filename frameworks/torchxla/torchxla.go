@@ -63,9 +63,9 @@ var Framework = &framework.Framework{
 	},
 	// The probe counts the steps (each torch_xla.sync) and notes those that compiled, so that
 	// recomp run's level-1 log still says in which step and epoch each compilation happened:
-	// one counter read per step, where PT_XLA_DEBUG_LEVEL=2 prints 13 lines.
+	// a few counter reads a step, where PT_XLA_DEBUG_LEVEL=2 prints 13 lines.
 	Probe: &framework.Probe{Package: "torch_xla", Hook: probeHook, Function: "_on_torch_xla",
-		Records: "each torch_xla step that compiled (one counter read a step)", Attach: framework.AttachSteps, Event: "sync"},
+		Records: "each torch_xla step that compiled (a few counter reads a step)", Attach: framework.AttachSteps, Event: "sync"},
 	Packages:          []string{"torch", "torch_xla"},
 	CompileTimeMetric: "CompileTime",
 	CacheHitMetric:    "CachedCompile",

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,4 +117,54 @@ func TestAttachSteps(t *testing.T) {
 			t.Errorf("%s: steps %d, compile time %v; want none", name, rep.Procs[0].Steps, rep.Summary.CompileTime)
 		}
 	}
+}
+
+// Whatever a probe.jsonl holds, steps join the compilations in order, within the steps counted,
+// and durations and epochs are never negative or out of order.
+func FuzzAttachSteps(f *testing.F) {
+	f.Add(`{"framework":"torch-xla","event":"epoch","loader":"a","step":0,"pid":9}
+{"framework":"torch-xla","event":"sync","step":1,"compiles":1,"pid":9}
+{"framework":"torch-xla","event":"sync","step":5,"compiles":2,"pid":9}
+{"framework":"torch-xla","event":"epoch","loader":"a","step":4,"pid":9}
+{"framework":"torch-xla","event":"steps","step":12,"compiles":3,"compile_ns":[1,2,3],"pid":9}`)
+	f.Add(`{"framework":"torch-xla","event":"steps","step":-3,"compiles":3,"compile_ns":[-1,2,3],"pid":9}`)
+	f.Add(`{"framework":"torch-xla","event":"sync","step":9,"compiles":3,"pid":9}
+{"framework":"torch-xla","event":"steps","step":2,"compiles":3,"pid":9}`)
+	log := levelOneLog(3)
+	f.Fuzz(func(t *testing.T, lines string) {
+		var recs []runfolder.ProbeRecord
+		for _, l := range strings.Split(lines, "\n") {
+			var r runfolder.ProbeRecord
+			if json.Unmarshal([]byte(l), &r) == nil && r.Event != "" {
+				recs = append(recs, r)
+			}
+		}
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(log)}}, ledger.ReadOptions{SameProcess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := s.Ledger
+		attachProbe(rep, recs, ledger.Options{})
+		p := rep.Procs[0]
+		last := 0
+		for _, m := range rep.Modules {
+			for _, u := range m.Compiled() {
+				if u.Duration < 0 {
+					t.Fatalf("duration %v", u.Duration)
+				}
+				if p.Steps == 0 {
+					continue
+				}
+				if u.Step < max(last, 1) || u.Step > p.Steps+1 {
+					t.Fatalf("step %d after %d, of %d", u.Step, last, p.Steps)
+				}
+				last = u.Step
+			}
+		}
+		for i, e := range p.Epochs {
+			if e < 0 || e > p.Steps || i > 0 && e <= p.Epochs[i-1] {
+				t.Fatalf("epochs %v of %d steps", p.Epochs, p.Steps)
+			}
+		}
+	})
 }

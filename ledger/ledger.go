@@ -45,6 +45,7 @@ type Ledger struct {
 	inputs       int
 	evidence     int                     // events only per-compilation logging prints
 	clusterLines int                     // TF's "Compiled cluster using XLA!" lines
+	producers    []logscan.Producer      // producers of its events, in the order first seen
 	tfEvidence   int                     // evidence events of TF's own (its device compiler's records)
 	clusterAlone *logscan.Event          // such a line before any compilation, waiting for one
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
@@ -159,6 +160,9 @@ func showsEnd(u *Unit) bool {
 func (l *Ledger) Add(ev logscan.Event) {
 	if ev.Kind != logscan.Marker {
 		l.sum.Events++
+		if ev.Producer != "" && (len(l.producers) == 0 || ev.Producer != l.producers[len(l.producers)-1]) && !slices.Contains(l.producers, ev.Producer) {
+			l.producers = append(l.producers, ev.Producer)
+		}
 	}
 	if evidenceKinds[ev.Kind] {
 		l.evidence++
@@ -467,7 +471,7 @@ func (l *Ledger) Report() *Report {
 	}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: ev, ClusterLines: l.clusterLines, TFEvidence: l.tfEvidence,
 		Compilations: l.sum.Compilations, Counted: max(l.compiled, l.reported.last), Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin,
-		Steps: l.steps}
+		Steps: l.steps, Producers: l.producers}
 	for _, m := range l.order {
 		for _, u := range m.Units {
 			if u.Compiled {

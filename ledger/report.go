@@ -197,6 +197,9 @@ type Process struct {
 	// nil when nothing does. Step s (1 for the first) is in epoch k (1 for the first) when
 	// Epochs[k-1] < s and, for a later epoch, s <= Epochs[k].
 	Epochs []int
+	// Producers are the producers of its events (markers left out), in the order first seen:
+	// whose logging a log without evidence should turn on.
+	Producers []logscan.Producer
 }
 
 // Compiled returns the listed units of the module that were compiled, in order.

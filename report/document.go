@@ -184,7 +184,7 @@ func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 		p.Headline += " (one process)"
 	}
 	p.Totals = scanTotals(sm, s.Verdict)
-	p.answer(s.Verdict, sm)
+	p.answer(s.Verdict, sm, rep)
 	p.hostReadAnswers(rep.Findings)
 	if s.Job != nil {
 		p.Answer = append(p.Answer, rankAnswers(s.Job)...)
@@ -325,8 +325,9 @@ func (p *Document) hostReadAnswers(fs []ledger.Finding) {
 	}
 }
 
-// answer fills the cost headline and one line per program that compiled again.
-func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
+// answer fills the cost headline and one line per program that compiled again. rep, when
+// given, says whether the logs hold evidence: without it, no all-clear.
+func (p *Document) answer(v *verdict.Result, sm ledger.Summary, rep *ledger.Report) {
 	if v == nil {
 		return
 	}
@@ -386,12 +387,74 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary) {
 	case sm.Events == 0:
 		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: "no compilation in the log, and nothing in it says compile logging was on",
 			Action: "check that the framework's compile logging reached this log (see the finding below)"})
+	case rep != nil && !hasEvidence(rep):
+		// Retraces or a once-per-process notice say something was traced or compiled, but not
+		// how often: no all-clear on them (the gate is inconclusive too).
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: withoutEvidence(sm, rep), Action: evidenceAction(rep)})
 	case sm.Compilations == 0 && sm.CompileRequests == 0:
 		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: "nothing compiled"})
 	default:
 		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: fmt.Sprintf("no program compiled again (%s, %s)",
 			plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime))})
 	}
+}
+
+// hasEvidence says whether some process's log holds a record a framework prints for each
+// compilation, cache lookup, load or execution.
+func hasEvidence(rep *ledger.Report) bool {
+	for _, pr := range rep.Procs {
+		if pr.Evidence > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutEvidence says what a log without evidence holds, and that it cannot tell whether
+// anything compiled again.
+func withoutEvidence(sm ledger.Summary, rep *ledger.Report) string {
+	var seen []string
+	if sm.Retraces > 0 {
+		seen = append(seen, plural(sm.Retraces, "retrace", "retraces"))
+	}
+	clusters := 0
+	for _, pr := range rep.Procs {
+		clusters += pr.ClusterLines
+	}
+	if clusters > 0 {
+		seen = append(seen, "a compile notice printed once per process")
+	}
+	if len(sm.Metrics) > 0 {
+		seen = append(seen, fmt.Sprintf("the framework's metrics report (%s, %s)", plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime)))
+	}
+	held := "the log holds no record of each compilation"
+	if len(seen) > 0 {
+		held = "the log holds " + strings.Join(seen, " and ") + " but no record of each compilation"
+	}
+	return held + ": whether any program compiled again is unknown"
+}
+
+// evidenceAction says how to make the stacks a log shows log each compilation: those its
+// modules name, or every stack when it names none.
+func evidenceAction(rep *ledger.Report) string {
+	used := usedFrameworks(rep)
+	for _, pr := range rep.Procs {
+		for _, prod := range pr.Producers {
+			if fw := frameworks.ForProducer(prod); fw != nil {
+				used[fw.Name] = true
+			}
+		}
+	}
+	var how []string
+	for _, fw := range frameworks.All() {
+		if used[fw.Name] && fw.Advice.Evidence != "" {
+			how = append(how, fw.Advice.Evidence)
+		}
+	}
+	if len(how) == 0 {
+		return frameworks.EvidenceAdvice()
+	}
+	return "turn on the compile logging of the stack (" + strings.Join(how, "; ") + ") and run again"
 }
 
 // verdictName names a program that compiled again: the step a front end compiled first, as a user
@@ -827,7 +890,7 @@ func diffDoc(d *explain.Diff) *Document {
 	groups := groupPairs(d.Pairs)
 	if d.Verdict != nil {
 		var sm ledger.Summary
-		p.answer(d.Verdict, sm)
+		p.answer(d.Verdict, sm, nil)
 		if len(d.Verdict.Verdicts) == 0 {
 			p.Answer = nil // the log's compilations were not linked: the pairs say it
 		}

@@ -346,3 +346,33 @@ func TestUnreadRecordsAreNoAllClear(t *testing.T) {
 		t.Errorf("a bar that stops: gate %+v", g)
 	}
 }
+
+// TestNoAllClearWithoutEvidence: a log whose only compile-related lines are retraces, TF's
+// once-per-process cluster notice or one metrics report cannot show that nothing compiled
+// again: the gate is inconclusive, so the answer is no ✓ either, and it names the stack's
+// logging to turn on.
+func TestNoAllClearWithoutEvidence(t *testing.T) {
+	for _, c := range []struct{ name, log, says, advice string }{
+		{"tf retrace", "Epoch 1/3\nWARNING:tensorflow:5 out of the last 5 calls to <function train_step at 0x7f> triggered tf.function retracing. Tracing is expensive.\nEpoch 2/3\n",
+			"the log holds 1 retrace but no record of each compilation", "TF_CPP_VMODULE"},
+		{"tf cluster notice", "I0000 00:00:1700000000.000000   12 device_compiler.h:188] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\nEpoch 1/2\n",
+			"a compile notice printed once per process but no record", "TF_CPP_VMODULE"},
+		{"metrics report", "[MetricsData; step=0]\nMetric: CompileTime\n  TotalSamples: 27\n  Accumulator: 16m47s993ms921.061us\n",
+			"metrics report (27 compilations, 947.0s) but no record", "PT_XLA_DEBUG_LEVEL"},
+	} {
+		scan := readLog(t, "run.log", c.log)
+		scan.Verdict = verdict.Build(verdict.Input{Ledger: scan.Ledger})
+		if g := gate.EvaluateScan(&scan.Scan, gate.Options{}); g.Passed || !g.Inconclusive {
+			t.Errorf("%s: gate %+v", c.name, g)
+		}
+		for _, f := range []Format{Text, Markdown, HTML} {
+			got := render(t, f, scan)
+			if strings.Contains(got, "✓") || strings.Contains(got, "no program compiled again (") || strings.Contains(got, "nothing compiled") {
+				t.Errorf("%s %s: an all-clear:\n%s", c.name, f, got)
+			}
+			if !strings.Contains(got, c.says) || !strings.Contains(got, "whether any program compiled again is unknown") || !strings.Contains(got, c.advice) {
+				t.Errorf("%s %s: want %q and %q:\n%s", c.name, f, c.says, c.advice, got)
+			}
+		}
+	}
+}

@@ -99,7 +99,8 @@ func evidenceAdvice(p logscan.Producer) string {
 // of the steps the process ended, epochs the steps ended when each epoch began (nil: unknown), and
 // durs each compilation's duration (nil: none). It does nothing when the report is of several
 // processes, or compiled and steps differ in length; a log that counts steps itself
-// (PT_XLA_DEBUG_LEVEL=2) keeps its own, and one that gives compile times keeps its own.
+// (PT_XLA_DEBUG_LEVEL=2) keeps its own, and takes the epochs only where it counts as many, and one
+// that gives compile times keeps its own.
 func (r *Report) ProbeSteps(compiled []*Unit, steps []int, of int, epochs []int, durs []time.Duration) bool {
 	if len(r.Procs) != 1 || len(compiled) != len(steps) || len(compiled) == 0 {
 		return false
@@ -110,9 +111,9 @@ func (r *Report) ProbeSteps(compiled []*Unit, steps []int, of int, epochs []int,
 			u.Step = steps[i]
 		}
 		p.Steps = of
-		if len(epochs) > 0 {
-			p.Epochs = epochs
-		}
+	}
+	if len(epochs) > 0 && p.Steps == of { // the log's own count agrees: the epochs are of its steps
+		p.Epochs = epochs
 	}
 	if len(durs) != len(compiled) || r.Summary.CompileTime != 0 || r.Summary.Compilations != len(compiled) {
 		return true

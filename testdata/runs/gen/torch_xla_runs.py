@@ -634,6 +634,56 @@ def train_depth_epochs():
     record_compiles(expect)
 
 
+def train_loader_shift():
+    """Torch_xla's MpDeviceLoader over a DataLoader of 48 rows in batches of 16 (3 steps an epoch), 3 epochs;
+    an augmentation rolls the features by shift = 1 + epoch (1, 2, 3), a Python int torch_xla bakes into the
+    graph (roll's shifts). MpDeviceLoader syncs before each batch after the first and at the end of each
+    pass (a sync with nothing to run besides): the program counts its batches as its steps."""
+    torch, torch_xla = _torch()
+    import inspect
+    import torch_xla.debug.metrics as met
+    import torch_xla.distributed.parallel_loader as pl
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 48, 16), _data(torch, 48, 4, seed=1)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=16)
+    device_loader = pl.MpDeviceLoader(loader, dev)
+    src, first = inspect.getsourcelines(train_loader_shift)
+    loop_site = f"{ME}:{first + next(k for k, line in enumerate(src) if line.strip().startswith('for x, y in device_loader'))}"
+    compiled = lambda: (met.metric_data("CompileTime") or (0,))[0]
+    expect, at, starts, steps, shifts, last = [], [], [], 0, [], 0
+
+    def note(shift, epoch):  # the step that ended at the loader's last sync: did it compile?
+        nonlocal last
+        n = compiled()
+        if n > last:
+            at.append(steps)
+            expect.append({"input": f"x f32[16,16], y f32[16,4]; shift {shift}", "call_site": loop_site,
+                           "causes": ["constant_value"] if epoch else [], "against": epoch - 1 if epoch else None,
+                           "changed": f"the roll's shift {shifts[-1]} -> {shift}: a constant in the graph" if epoch else None})
+            shifts.append(shift)
+        last = n
+
+    for epoch in range(3):
+        shift = 1 + epoch
+        starts.append(steps)
+        for x, y in device_loader:
+            if steps > starts[-1]:
+                note(shift, epoch)
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(torch.roll(x, shifts=shift, dims=1)), y)
+            loss.backward()
+            opt.step()
+            steps += 1
+        note(shift, epoch)
+        print(f"epoch {epoch}: shift {shift} loss {loss.item():.4f}")
+    driver.EVIDENCE["cadence"] = {"steps": steps, "compiled_at_steps": at, "epoch_starts": starts, "every_epoch": 1,
+                                  "values": []}
+    finish("none")
+    record_compiles(expect)
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -785,6 +835,15 @@ S["depth-epochs"] = dict(program=train_depth_epochs, env=ENV_LEVEL1, recompiled=
                  "recomp run's probe (it counts the steps at torch_xla.sync and the DataLoader's epochs), and no metrics "
                  "report. The step compiles again at the first step of every epoch (steps 1, 4 and 7 of 9): it recurs "
                  "every epoch."))
+
+S["loader-shift"] = dict(program=train_loader_shift, env=ENV_LEVEL1, recompiled=["train_loader_shift"],
+    cause="constant_value", reason="in parallel loader at step end", detail=True, probe=True,
+    description=("torch_xla's MpDeviceLoader over a DataLoader of 48 rows in batches of 16 (3 steps an epoch, 3 epochs), "
+                 "with an augmentation that rolls the features by shift = 1 + epoch (1, 2, 3): a Python int torch_xla "
+                 "bakes into the graph (roll's shifts), so the step compiles again at the first step of every epoch "
+                 "(steps 1, 4 and 7 of 9). MpDeviceLoader syncs before each batch after the first and once more at the "
+                 "end of each pass, with nothing to run: those are no steps. Run as recomp run runs it (PT_XLA_DEBUG_LEVEL=1, "
+                 "the probe, no metrics report)."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 

@@ -83,6 +83,24 @@ func TestAnchorsKeepThePrefiltersStride(t *testing.T) {
 	}
 }
 
+// Each unit with a vocabulary declares sweep words (the compile word forms that find a new
+// wording without an anchor), and each sweep word is a form of one of the unit's actions: it
+// holds the action, or the action less its first letter ("ache hit" of "cache", "racing" of
+// "trac"), so that the lines the sweep finds can pass the unit's vocabulary test.
+func TestSweepWordsAreFormsOfActions(t *testing.T) {
+	for _, f := range slices.Concat(compilers, all) {
+		v := f.Vocabulary
+		if len(v.Subjects) > 0 && len(v.Sweep) == 0 {
+			t.Errorf("%s: a vocabulary without sweep words", f.Name)
+		}
+		for _, w := range v.Sweep {
+			if !slices.ContainsFunc(v.Actions, func(a string) bool { return strings.Contains(w, a) || strings.Contains(w, a[1:]) }) {
+				t.Errorf("%s: sweep word %q is a form of none of the actions %q", f.Name, w, v.Actions)
+			}
+		}
+	}
+}
+
 // A program named by the role its graph says: beside the inputs that named it, or alone.
 func TestWithRole(t *testing.T) {
 	for _, c := range []struct{ program, role, want string }{

@@ -115,6 +115,17 @@ func fraction(stamp string) int {
 }
 
 // noteThread keeps a thread id a record's prefix named.
+// threadID is a record's thread id as a string: the one Stats.Threads already holds where it is
+// there (no allocation for each record of a thread).
+func (s *Scanner) threadID(thread []byte) string {
+	for _, t := range s.stats.Threads {
+		if t == string(thread) {
+			return t
+		}
+	}
+	return string(thread)
+}
+
 func (s *Scanner) noteThread(id string) {
 	if len(s.stats.Threads) < MaxThreads && !slices.Contains(s.stats.Threads, id) {
 		s.stats.Threads = append(s.stats.Threads, id)

@@ -19,7 +19,8 @@
 // Scanner (options, per-process state, Scan/Event/Err), and readahead.go its read-ahead goroutine
 // (Options.ReadAhead: the next part of the input read and prefiltered while one is parsed);
 // prefilter.go finds the candidate lines
-// by their anchors (and counts the lines, in parallel), with the vector search of teddy.go where
+// by their anchors, and apart the lines holding only a sweep word (Scanner.sweepRegion), in one
+// pass (and counts the lines, in parallel), with the vector search of teddy.go where
 // the CPU has one (teddy_amd64.go and .s: AVX2; teddy_arm64.go and .s: NEON; teddy_other.go: none,
 // also with -tags purego) and its portable shift table elsewhere; bytefreq.go ranks bytes by how
 // common they are in logs, for teddy.go to pick each anchor's rarest bytes; record.go cuts a line into records (timestamps, launcher prefixes such as

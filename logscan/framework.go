@@ -49,8 +49,8 @@ type Framework struct {
 // Actions (what is done to it: "ompil", "retrac"): two words, so that a program's own "Compiling
 // the model…" is not taken for one. It is tested on lines the prefilter finds (they hold an
 // anchor of some framework, or one of Anchors) and no rule of any framework read, and on the
-// other lines that hold a compile word (sweepWords; then the action must be a word of prose).
-// All literals are case-sensitive.
+// other lines that hold one of any framework's Sweep words (then the action must be a word of
+// prose). All literals are case-sensitive.
 type Vocabulary struct {
 	// Anchors are more prefilter literals for records that hold none of the rules' anchors
 	// (XLA's "Very slow compile?"): each at least as long as the grammar's shortest anchor,
@@ -58,6 +58,13 @@ type Vocabulary struct {
 	Anchors  []string
 	Subjects []string
 	Actions  []string
+	// Sweep are word forms of Actions in prose ("ompiled", "ache hit"; not "ompiler": every TF
+	// source path holds "tensorflow/compiler/") that the prefilter also looks for, as a second
+	// class of literal in the same pass: a line that holds one and no anchor is tested against
+	// every framework's vocabulary (Scanner.sweepRegion), so that a release's new wording with no
+	// anchor of any rule is seen. Each at least 2 bytes; words common in the frameworks' logs make
+	// the scan slower.
+	Sweep []string
 	// Known are literals of the framework's messages that use its vocabulary but that recomp
 	// reads on purpose as nothing to count (a cache key's intermediate hash, a profiler's running
 	// total, a warning about a setting): a message holding one of any framework's is read.
@@ -68,17 +75,6 @@ type Vocabulary struct {
 func (v *Vocabulary) Uses(msg string) bool {
 	return containsAny(msg, v.Subjects) && containsAny(msg, v.Actions)
 }
-
-// sweepWords are the word forms of compiling, tracing and cache lookups that the sweep
-// (Scanner.sweepRegion) looks for in the lines the prefilter did not pick, so that a
-// release's new wording with no anchor of any rule is seen: "ompiled" but not "ompiler" (every
-// TF source path holds "tensorflow/compiler/"), so that most lines of a framework's log are
-// passed over by the vector search instead of being read.
-var sweepWords = []string{"ompiled", "ompiling", "ompilation", "ompile ", "ompile:", "ompile.", "ompile,", "ompiles",
-	"OMPILED", "OMPILING", "OMPILATION", "OMPILE ", "etrace", "etracing", "racing ", "TRACING", "traced",
-	"ache hit", "ache miss", "ACHE HIT", "ACHE MISS"}
-
-var sweepFilter = newPrefilter(sweepWords)
 
 // usesWords is Uses where an action must be a word of prose, not part of a name: the word
 // holding it (its run of letters) is not joined to a name or path by "_", "::", "/" or ".", not camelCase
@@ -162,14 +158,13 @@ type Rule struct {
 // prefilter built from all their anchors. It is safe for concurrent use by many Scanners.
 type Grammar struct {
 	frameworks  []*Framework
-	filter      *prefilter
+	filter      *prefilter // the anchors' and (where a framework has a vocabulary) the sweep words'
 	anchors     []string
 	heads       []string
 	begins      []string
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
-	known       []string   // every framework's Vocabulary.Known
-	sweep       *prefilter // sweepFilter; nil when no framework has a vocabulary
+	known       []string // every framework's Vocabulary.Known
 	// rulePairs are, per framework and rule, the pairs of its Contains literal (litPairs).
 	rulePairs [][][]uint16
 }
@@ -210,20 +205,25 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 	if len(g.anchors) == 0 {
 		return nil, fmt.Errorf("no anchors: a grammar needs at least one framework")
 	}
-	g.filter = newPrefilter(g.anchors)
-	sweep := false
+	var sweep []string
 	for _, f := range frameworks {
 		g.known = append(g.known, f.Vocabulary.Known...)
-		sweep = sweep || len(f.Vocabulary.Subjects) > 0
+		for _, w := range f.Vocabulary.Sweep {
+			if len(w) < 2 {
+				return nil, fmt.Errorf("framework %s: sweep word %q is shorter than 2 bytes", f.Name, w)
+			}
+			if !seen["sweep:"+w] {
+				seen["sweep:"+w] = true
+				sweep = append(sweep, w)
+			}
+		}
 		pairs := make([][]uint16, len(f.Rules))
 		for j, r := range f.Rules {
 			pairs[j] = litPairs(r.Contains)
 		}
 		g.rulePairs = append(g.rulePairs, pairs)
 	}
-	if sweep {
-		g.sweep = sweepFilter
-	}
+	g.filter = newPrefilter(g.anchors, sweep)
 	return g, nil
 }
 

@@ -18,7 +18,11 @@ type prefilter struct {
 	slot  [1 << 16]uint8 // per byte pair with shift 0: 1 + index into cands
 	cands [][]int        // anchors whose first m bytes end with that pair
 	pats  [][]byte
-	teddy *teddy // the vector search's tables; used where teddyVector is set
+	// sweep is the shift-table search for the sweep words (the second class of literal: a line
+	// holding one and no anchor is a swept line, Scanner.sweepRegion); nil when there are none.
+	// The vector search finds both classes in one pass.
+	sweep *prefilter
+	teddy *teddy // the vector search's tables (anchors and sweep words); used where teddyVector is set
 }
 
 // adaptSample is how much of the start of a log the prefilter samples to choose the vector
@@ -37,7 +41,7 @@ func (p *prefilter) adapt(sample []byte) *prefilter {
 		return p
 	}
 	sample = sample[:min(len(sample), adaptSample)]
-	t := newTeddyFrom(p.pats, countGrams(sample, p.teddy.fpLen))
+	t := newTeddyFrom(p.pats, p.sweepPats(), countGrams(sample, p.teddy.fpLen))
 	// The counts leave the nibble tables' cross products out (a bucket holding "ile?" and "tep="
 	// also lets "tile" through): keep the choice that gives fewer candidates in the sample.
 	if teddyCandidates(t, sample) >= teddyCandidates(p.teddy, sample) {
@@ -70,7 +74,27 @@ func teddyCandidates(t *teddy, text []byte) int {
 // emptyFilter finds no line: a Scanner without a grammar reads no message.
 var emptyFilter = &prefilter{m: 0}
 
-func newPrefilter(anchors []string) *prefilter {
+// newPrefilter returns the prefilter finding the lines that hold an anchor and, apart, those
+// that hold a sweep word and no anchor (sweep may be empty).
+func newPrefilter(anchors, sweep []string) *prefilter {
+	p := newShiftTable(anchors)
+	if len(sweep) > 0 {
+		p.sweep = newShiftTable(sweep)
+	}
+	p.teddy = newTeddy(p.pats, p.sweepPats())
+	return p
+}
+
+// sweepPats are the sweep words, nil when there are none.
+func (p *prefilter) sweepPats() [][]byte {
+	if p.sweep == nil {
+		return nil
+	}
+	return p.sweep.pats
+}
+
+// newShiftTable returns the prefilter's shift-table search for anchors, without a vector search.
+func newShiftTable(anchors []string) *prefilter {
 	p := &prefilter{m: 255}
 	for _, a := range anchors {
 		p.pats = append(p.pats, []byte(a))
@@ -92,7 +116,6 @@ func newPrefilter(anchors []string) *prefilter {
 		s := p.slot[pair] - 1
 		p.cands[s] = append(p.cands[s], k)
 	}
-	p.teddy = newTeddy(p.pats)
 	return p
 }
 
@@ -115,12 +138,37 @@ func lineAround(text []byte, pos int) (start, end int) {
 type span struct{ start, end, nl int }
 
 // lines appends to out the lines of text (which starts at a line start) that contain an
-// anchor, with offsets shifted by base.
-func (p *prefilter) lines(text []byte, base int, out []span) []span {
+// anchor, and to swept those that contain a sweep word and no anchor, with offsets shifted by
+// base.
+func (p *prefilter) lines(text []byte, base int, out, swept []span) ([]span, []span) {
 	if p.teddy != nil && teddyVector != nil && len(text) < teddyMaxText {
-		return p.teddy.lines(teddyVector, text, base, out)
+		return p.teddy.lines(teddyVector, text, base, out, swept)
 	}
-	return p.shiftLines(text, base, out)
+	return p.shiftBoth(text, base, out, swept)
+}
+
+// shiftBoth is lines with the portable shift-table searches: one pass for the anchors, one for
+// the sweep words, whose lines are kept where the first found none.
+func (p *prefilter) shiftBoth(text []byte, base int, out, swept []span) ([]span, []span) {
+	first := len(out)
+	out = p.shiftLines(text, base, out)
+	if p.sweep == nil {
+		return out, swept
+	}
+	from := len(swept)
+	swept = p.sweep.shiftLines(text, base, swept)
+	found, k := out[first:], 0
+	keep := swept[:from]
+	for _, sw := range swept[from:] {
+		for k < len(found) && found[k].start < sw.start {
+			k++
+		}
+		if k < len(found) && found[k].start == sw.start {
+			continue
+		}
+		keep = append(keep, sw)
+	}
+	return out, keep
 }
 
 // shiftLines is lines with the portable shift-table search.
@@ -161,9 +209,9 @@ func (p *prefilter) shiftLines(text []byte, base int, out []span) []span {
 // counts its newlines: each span's nl is the count before it in text. With findNUL it also
 // looks for a NUL byte: nul is its offset in the region, -1 when there is none. Counting here
 // puts the line count on the goroutines of the parallel search instead of a pass of its own.
-func (p *prefilter) scanPart(text []byte, base int, out []span, findNUL bool) (spans []span, newlines, nul int) {
+func (p *prefilter) scanPart(text []byte, base int, out, swept []span, findNUL bool) (spans, swept2 []span, newlines, nul int) {
 	first := len(out)
-	out = p.lines(text, base, out)
+	out, swept = p.lines(text, base, out, swept)
 	prev := 0
 	for k := first; k < len(out); k++ {
 		start := out[k].start - base
@@ -178,7 +226,7 @@ func (p *prefilter) scanPart(text []byte, base int, out []span, findNUL bool) (s
 			nul = base + i
 		}
 	}
-	return out, newlines, nul
+	return out, swept, newlines, nul
 }
 
 var newline = []byte{'\n'}
@@ -192,17 +240,21 @@ type regionScan struct {
 	nul      int // the offset of the first NUL byte when asked for, else -1
 }
 
-// candidates returns the candidate lines of region, each with the newlines before it (nl), and
-// the region's newline count and first NUL byte (when findNUL), using up to GOMAXPROCS
-// goroutines on parts split at line boundaries. parts is scratch space reused between calls.
-func (p *prefilter) candidates(region []byte, out []span, parts *[][]span, findNUL bool) ([]span, regionScan) {
+// partScratch is one parallel part's candidate and swept lines, reused between calls.
+type partScratch struct{ spans, swept []span }
+
+// candidates returns the candidate lines of region, each with the newlines before it (nl), the
+// lines holding a sweep word and no anchor (swept), and the region's newline count and first NUL
+// byte (when findNUL), using up to GOMAXPROCS goroutines on parts split at line boundaries.
+// parts is scratch space reused between calls.
+func (p *prefilter) candidates(region []byte, out, swept []span, parts *[]partScratch, findNUL bool) ([]span, []span, regionScan) {
 	n := min(runtime.GOMAXPROCS(0), len(region)/parallelMin)
 	if n <= 1 {
-		out, nl, nul := p.scanPart(region, 0, out, findNUL)
-		return out, regionScan{newlines: nl, nul: nul}
+		out, swept, nl, nul := p.scanPart(region, 0, out, swept, findNUL)
+		return out, swept, regionScan{newlines: nl, nul: nul}
 	}
 	for len(*parts) < n {
-		*parts = append(*parts, nil)
+		*parts = append(*parts, partScratch{})
 	}
 	bounds := make([]int, n+1)
 	for i := 1; i < n; i++ {
@@ -224,57 +276,22 @@ func (p *prefilter) candidates(region []byte, out []span, parts *[][]span, findN
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			(*parts)[i], nls[i], nuls[i] = p.scanPart(region[bounds[i]:bounds[i+1]], bounds[i], (*parts)[i][:0], findNUL)
+			ps := &(*parts)[i]
+			ps.spans, ps.swept, nls[i], nuls[i] = p.scanPart(region[bounds[i]:bounds[i+1]], bounds[i], ps.spans[:0], ps.swept[:0], findNUL)
 		}()
 	}
 	wg.Wait()
 	rs := regionScan{nul: -1}
 	for i := range n {
-		for _, sp := range (*parts)[i] {
+		for _, sp := range (*parts)[i].spans {
 			sp.nl += rs.newlines
 			out = append(out, sp)
 		}
+		swept = append(swept, (*parts)[i].swept...)
 		rs.newlines += nls[i]
 		if rs.nul < 0 {
 			rs.nul = nuls[i]
 		}
 	}
-	return out, rs
-}
-
-// allLines appends to out the lines of region holding an anchor, as lines does, using up to
-// GOMAXPROCS goroutines on parts split at line boundaries, as candidates does (without
-// counting newlines). parts is scratch space reused between calls.
-func (p *prefilter) allLines(region []byte, out []span, parts *[][]span) []span {
-	n := min(runtime.GOMAXPROCS(0), len(region)/parallelMin)
-	if n <= 1 {
-		return p.lines(region, 0, out)
-	}
-	for len(*parts) < n {
-		*parts = append(*parts, nil)
-	}
-	var wg sync.WaitGroup
-	from := 0
-	for i := range n {
-		to := len(region)
-		if i < n-1 {
-			to = max(from, len(region)*(i+1)/n)
-			if j := bytes.IndexByte(region[to:], '\n'); j >= 0 {
-				to += j + 1
-			} else {
-				to = len(region)
-			}
-		}
-		wg.Add(1)
-		go func(i, from, to int) {
-			defer wg.Done()
-			(*parts)[i] = p.lines(region[from:to], from, (*parts)[i][:0])
-		}(i, from, to)
-		from = to
-	}
-	wg.Wait()
-	for i := range n {
-		out = append(out, (*parts)[i]...)
-	}
-	return out
+	return out, swept, rs
 }

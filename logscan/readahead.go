@@ -23,9 +23,8 @@ type chunk struct {
 	buf    []byte
 	region []byte
 	spans  []span
-	parts  [][]span
-	swept  []span   // lines holding a sweep word (Scanner.sweepLines)
-	sparts [][]span // scratch for sweepLines
+	parts  []partScratch
+	swept  []span // lines holding a sweep word and no anchor
 	rs     regionScan
 	n      int64  // bytes read into it
 	long   bool   // region is a piece of a line longer than the buffer
@@ -105,8 +104,7 @@ func (s *Scanner) readChunks(a *readAhead) {
 			c.tail = append([]byte(nil), t[max(0, len(t)-maxTail):]...)
 		}
 		c.final, c.err = eof, rerr
-		c.spans, c.rs = s.prefilter(region).candidates(region, c.spans[:0], &c.parts, true)
-		c.swept = s.sweepLines(region, c.swept, &c.sparts)
+		c.spans, c.swept, c.rs = s.prefilter(region).candidates(region, c.spans[:0], c.swept[:0], &c.parts, true)
 		carry = c.buf[len(region):end]
 		a.ready <- c // never blocks
 		if eof {

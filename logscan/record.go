@@ -479,38 +479,15 @@ func (s *Scanner) unreadBy(msg string, lineNo int, uses func(*Vocabulary, string
 	}
 }
 
-// sweepLines finds the lines of region that hold a sweep word (sweepWords), with the grammar's
-// sweep adapted to the log as the prefilter is; none when the grammar has no vocabulary. It runs
-// where the prefilter does (the read-ahead goroutine, with Options.ReadAhead).
-func (s *Scanner) sweepLines(region []byte, out []span, parts *[][]span) []span {
-	if s.g.sweep == nil {
-		return out[:0]
-	}
-	if s.sweep == nil && len(region) >= adaptMin {
-		s.sweep = s.g.sweep.adapt(region) // fingerprints that the log's common words do not hold
-	}
-	sweep := s.g.sweep
-	if s.sweep != nil {
-		sweep = s.sweep
-	}
-	return sweep.allLines(region, out[:0], parts)
-}
-
-// sweepRegion counts unread, among the lines of region that hold a sweep word (swept, from
-// sweepLines) and that were not candidates (spans) nor part of a held record (s.heldAt), those
+// sweepRegion counts unread, among the lines of region that hold a sweep word and no anchor
+// (swept, from the prefilter) and that were not part of a held record (s.heldAt), those
 // whose message uses a framework's vocabulary in words of prose (Vocabulary.usesWords): a
 // release's new wording with no anchor of any rule is not read as nothing. Only the vocabulary
 // is tested, no rule; s.line is still the line of region's start.
-func (s *Scanner) sweepRegion(region []byte, spans, swept []span) {
-	si, hi := 0, 0
+func (s *Scanner) sweepRegion(region []byte, swept []span) {
+	hi := 0
 	counted, line := 0, s.line
 	for _, sw := range swept {
-		for si < len(spans) && spans[si].start < sw.start {
-			si++
-		}
-		if si < len(spans) && spans[si].start == sw.start {
-			continue
-		}
 		for hi < len(s.heldAt) && s.heldAt[hi] < sw.start {
 			hi++
 		}
@@ -583,7 +560,7 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 		if stamp, thread, source, n := tfPrefix(rec); n > 0 {
 			h.stamp = string(stamp)
 			h.t, h.dateKnown = parseTime(stampLayout, h.stamp, true)
-			h.producer, h.thread = producerFromSource(string(source), ProducerTF), string(thread)
+			h.producer, h.thread = producerFromSource(source, ProducerTF), s.threadID(thread)
 			return h, rec[n:]
 		}
 		dated := len(rec) > 4 && rec[4] == '-' // what the dated layouts below need (the regexp engine's set-up costs)
@@ -617,7 +594,7 @@ func (s *Scanner) parsePrefix(rec []byte) (header, []byte) {
 		if m := reAbslPrefix.FindSubmatch(rec); m != nil {
 			h.stamp = string(m[1]) + string(m[2]) + " " + string(m[3])
 			h.t, h.dateKnown = parseAbslTime(string(m[1]), string(m[2]), string(m[3]))
-			h.producer, h.thread = producerFromSource(string(m[5]), ProducerXLA), string(m[4])
+			h.producer, h.thread = producerFromSource(m[5], ProducerXLA), s.threadID(m[4])
 			return h, rec[len(m[0]):]
 		}
 	case c == '[':
@@ -708,13 +685,15 @@ func parseAbslTime(mm, dd, clock string) (time.Time, bool) {
 	return t, false
 }
 
-func producerFromSource(path string, def Producer) Producer {
+// producerFromSource is the producer a glog/absl record's source path names (def when none); it
+// reads the record's bytes, without making a string of them (an allocation a record).
+func producerFromSource(path []byte, def Producer) Producer {
 	switch {
-	case strings.Contains(path, "plugin/poplar"):
+	case bytes.Contains(path, []byte("plugin/poplar")):
 		return ProducerTFIPU
-	case strings.HasPrefix(path, "tensorflow/"):
+	case bytes.HasPrefix(path, []byte("tensorflow/")):
 		return ProducerTF
-	case strings.Contains(path, "xla/"):
+	case bytes.Contains(path, []byte("xla/")):
 		return ProducerXLA
 	}
 	return def

@@ -56,16 +56,14 @@ type Scanner struct {
 	stats      Stats
 	nulWarned  bool
 	utf8Warned bool
-	sniffed    bool       // the start of the input was checked for binary data
-	spans      []span     // candidate lines of the current region
-	swept      []span     // lines of the current region holding a sweep word
-	sweep      *prefilter // the grammar's sweep, adapted to the log like filter
-	sweptParts [][]span   // scratch for sweep.allLines
-	heldAt     []int      // starts of the current region's lines read into a held record
-	parts      [][]span   // scratch for the parallel prefilter
-	filter     *prefilter // the grammar's, adapted to the log once its first large region is read
-	ahead      *readAhead // with Options.ReadAhead, once the first Scan has started it
-	starts     []int      // scratch for recordStarts
+	sniffed    bool          // the start of the input was checked for binary data
+	spans      []span        // candidate lines of the current region
+	swept      []span        // lines of the current region holding a sweep word and no anchor
+	heldAt     []int         // starts of the current region's lines read into a held record
+	parts      []partScratch // scratch for the parallel prefilter
+	filter     *prefilter    // the grammar's, adapted to the log once its first large region is read
+	ahead      *readAhead    // with Options.ReadAhead, once the first Scan has started it
+	starts     []int         // scratch for recordStarts
 
 	// procState is the state of the process whose record is being read; procs holds one per
 	// rank a launcher's prefix named ("" for lines without one).
@@ -268,8 +266,7 @@ func compareRanks(a, b string) int {
 func (s *Scanner) processRegion(region []byte) {
 	s.sniff(region)
 	var rs regionScan
-	s.spans, rs = s.prefilter(region).candidates(region, s.spans[:0], &s.parts, !s.nulWarned)
-	s.swept = s.sweepLines(region, s.swept, &s.sweptParts)
+	s.spans, s.swept, rs = s.prefilter(region).candidates(region, s.spans[:0], s.swept[:0], &s.parts, !s.nulWarned)
 	s.parseRegion(region, s.spans, s.swept, rs)
 }
 
@@ -287,7 +284,7 @@ func (s *Scanner) sniff(region []byte) {
 
 // parseRegion parses the candidate lines of region (spans, found with rs by the prefilter), and
 // while a rank holds a multi-line record, every line; then sweeps the lines holding a sweep word
-// (swept, from sweepLines).
+// and no anchor (swept, found by the prefilter in the same pass).
 func (s *Scanner) parseRegion(region []byte, spans, swept []span, rs regionScan) {
 	if !s.nulWarned && rs.nul >= 0 {
 		s.nulWarned = true
@@ -353,7 +350,7 @@ func (s *Scanner) parseRegion(region []byte, spans, swept []span, rs regionScan)
 	for ; mi < len(markers); mi++ {
 		s.markerEvent(lineAt(markers[mi].at), markers[mi].rank)
 	}
-	s.sweepRegion(region, spans, swept)
+	s.sweepRegion(region, swept)
 	s.line += rs.newlines
 	s.stats.Lines += rs.newlines
 	if len(region) > 0 && region[len(region)-1] == '\n' {

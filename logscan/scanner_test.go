@@ -500,6 +500,31 @@ func TestUnreadLinesInOrder(t *testing.T) {
 	}
 }
 
+// A vocabulary's sweep words make the prefilter find the lines that hold one and no anchor, for
+// the vocabulary test alone; without them such a line is never read.
+func TestVocabularySweep(t *testing.T) {
+	log := "step 1\nthe neff for graph 3 was recompiled\nneff_recompiled_total 3\nstep 2\n"
+	for _, sweep := range [][]string{nil, {"ompiled"}} {
+		g, err := logscan.NewGrammar(&logscan.Framework{Name: "neff", Anchors: []string{"Compiler status PASS"},
+			Vocabulary: logscan.Vocabulary{Subjects: []string{"neff"}, Actions: []string{"ompil"}, Sweep: sweep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := logscan.NewScanner(strings.NewReader(log), "n.log", logscan.Options{Grammar: g})
+		for s.Scan() {
+			t.Errorf("event %+v", s.Event())
+		}
+		st := s.Stats()
+		if sweep == nil && st.Unread != 0 || sweep != nil && (st.Unread != 1 || st.UnreadLines[0].Line != 2) {
+			t.Errorf("sweep %q: %+v", sweep, st)
+		}
+	}
+	if _, err := logscan.NewGrammar(&logscan.Framework{Name: "x", Anchors: []string{"Compiler status"},
+		Vocabulary: logscan.Vocabulary{Sweep: []string{"d"}}}); err == nil {
+		t.Error("a 1-byte sweep word accepted")
+	}
+}
+
 // A vocabulary's anchors make the prefilter find lines no rule's anchor finds, so that a new
 // wording without any of the rules' literals is still reported; its known lines are read.
 func TestVocabularyAnchors(t *testing.T) {
@@ -516,5 +541,28 @@ func TestVocabularyAnchors(t *testing.T) {
 	}
 	if st := s.Stats(); st.Unread != 1 || st.UnreadLines[0].Line != 2 || st.UnreadLines[0].Framework != "neff" {
 		t.Errorf("%+v", st)
+	}
+}
+
+// The thread ids of glog/absl records are listed once each, in order of appearance, whichever
+// record of a thread comes first; a record's source path names its producer.
+func TestThreadsListedOnce(t *testing.T) {
+	var b strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&b, "I0102 10:00:0%d.000000 %d pxla.py:99] pjit train_step: compiling for 8 devices\n", i, []int{7, 42, 7, 42, 9, 7}[i])
+		fmt.Fprintf(&b, "2024-05-02 10:00:0%d.000000: I tensorflow/compiler/plugin/poplar/driver/poplar_compiler.cc:1487] Begin XLA compilation: cluster_%d  (Hash: 0x%x) for ordinal  0\n", i, i, 100+i)
+	}
+	evs, st := scantest.Scan(t, b.String(), logscan.Options{})
+	if fmt.Sprint(st.Threads) != "[7 42 9]" {
+		t.Errorf("threads %q, want [7 42 9]", st.Threads)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Producer == logscan.ProducerTFIPU {
+			n++
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d TF-IPU events of %d, want 6", n, len(evs))
 	}
 }

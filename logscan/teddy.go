@@ -2,6 +2,7 @@ package logscan
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -33,17 +34,21 @@ type teddy struct {
 // teddyMaxFp is the longest fingerprint the vector code tests.
 const teddyMaxFp = 4
 
-func newTeddy(anchors [][]byte) *teddy { return newTeddyFrom(anchors, nil) }
+// newTeddy returns the tables for anchors and sweep words (the second class of literal: a line
+// holding one and no anchor is reported apart), nil where the vector search cannot find them.
+func newTeddy(anchors, sweep [][]byte) *teddy { return newTeddyFrom(anchors, sweep, nil) }
 
 // newTeddyFrom is newTeddy choosing each anchor's fingerprint by how often its windows occur in
 // a sample of the text to scan (seen: a window's count there, saturated; nil: no sample), the
 // static rarity breaking ties. A log's own common words (TF's source paths hold "compiler" on
 // every line) then stay out of the fingerprints.
-func newTeddyFrom(anchors [][]byte, seen *gramCounts) *teddy {
+func newTeddyFrom(anchors, sweep [][]byte, seen *gramCounts) *teddy {
 	if len(anchors) == 0 {
 		return nil
 	}
 	t := &teddy{fpLen: teddyMaxFp}
+	nAnchors := len(anchors)
+	anchors = append(anchors[:nAnchors:nAnchors], sweep...)
 	for _, a := range anchors {
 		if len(a) < 2 || bytes.IndexByte(a, '\n') >= 0 {
 			return nil // verification reads two bytes; a candidate's anchor lies in its line
@@ -56,9 +61,10 @@ func newTeddyFrom(anchors [][]byte, seen *gramCounts) *teddy {
 		window string
 		anchor []byte
 		off    int
+		sweep  bool
 	}
 	var fps []fp
-	for _, a := range anchors {
+	for i, a := range anchors {
 		best, bestScore, bestSeen := 0, 1<<30, 1<<30
 		for off := 0; off+t.fpLen <= len(a); off++ {
 			score := -6 * off
@@ -73,10 +79,11 @@ func newTeddyFrom(anchors [][]byte, seen *gramCounts) *teddy {
 				best, bestScore, bestSeen = off, score, n
 			}
 		}
-		fps = append(fps, fp{string(a[best : best+t.fpLen]), a, best})
+		fps = append(fps, fp{string(a[best : best+t.fpLen]), a, best, i >= nAnchors})
 	}
 	// Distinct fingerprints, sorted, in 8 runs: similar fingerprints share a bucket, so the
-	// nibble tables' cross products add few false candidates.
+	// nibble tables' cross products add few false candidates; with a sample, each goes into the
+	// bucket where it lets through the fewest of the sample's common windows (gramCounts.assign).
 	var windows []string
 	for _, f := range fps {
 		windows = append(windows, f.window)
@@ -90,8 +97,12 @@ func newTeddyFrom(anchors [][]byte, seen *gramCounts) *teddy {
 			}
 		}
 	}
+	buckets := seen.assign(windows, t.fpLen)
 	for i, w := range windows {
 		bit := byte(1) << (i * 8 / len(windows))
+		if buckets != nil {
+			bit = byte(1) << buckets[i]
+		}
 		for k := 0; k < t.fpLen; k++ {
 			lo, hi := w[k]&0xf, w[k]>>4
 			t.masks[2*k][lo] |= bit
@@ -107,15 +118,31 @@ func newTeddyFrom(anchors [][]byte, seen *gramCounts) *teddy {
 			t.first[key] = uint16(len(t.byFirst))
 		}
 		s := t.first[key] - 1
-		t.byFirst[s] = append(t.byFirst[s], teddyAnchor{f.anchor, f.off})
+		t.byFirst[s] = append(t.byFirst[s], teddyAnchor{f.anchor, f.off, f.sweep})
+	}
+	for _, b := range t.byFirst {
+		// anchors before sweep words: verify stops at the first literal found
+		slices.SortStableFunc(b, func(x, y teddyAnchor) int { return cmpBool(x.sweep, y.sweep) })
 	}
 	return t
 }
 
-// teddyAnchor is an anchor and the offset of its fingerprint in it.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// teddyAnchor is a literal and the offset of its fingerprint in it; sweep says it is a sweep
+// word, not an anchor.
 type teddyAnchor struct {
-	lit []byte
-	off int
+	lit   []byte
+	off   int
+	sweep bool
 }
 
 // at says whether position p of text passes the nibble tables; text[p:p+fpLen] must exist.
@@ -156,13 +183,16 @@ var teddyBufs = sync.Pool{New: func() any { return new([teddyBatch]uint32) }}
 const teddyMaxText = 1 << 31
 
 // lines appends to out the lines of text (which starts at a line start) that contain an anchor,
-// with offsets shifted by base, finding candidates with scan (a vector scan, or the generic one)
-// and finishing the last positions, which the vector scan cannot load a whole block for, with
-// the generic scan.
-func (t *teddy) lines(scan teddyScanner, text []byte, base int, out []span) []span {
+// and to swept those that contain a sweep word and no anchor, with offsets shifted by base,
+// finding candidates with scan (a vector scan, or the generic one) and finishing the last
+// positions, which the vector scan cannot load a whole block for, with the generic scan.
+func (t *teddy) lines(scan teddyScanner, text []byte, base int, out, swept []span) ([]span, []span) {
 	buf := teddyBufs.Get().(*[teddyBatch]uint32)
 	defer teddyBufs.Put(buf)
-	pos, skip := 0, 0 // next position to scan; candidates before skip are in a line already found
+	// next position to scan; candidates before skip are in a line already found to hold an
+	// anchor, those before skipSweep in one found to hold a sweep word (only an anchor matters
+	// there); sweptAt is the start of the last swept line.
+	pos, skip, skipSweep, sweptAt := 0, 0, 0, -1
 	for pos < len(text) {
 		n, next := scan(t, text, pos, buf[:])
 		if next == pos && n == 0 {
@@ -175,32 +205,57 @@ func (t *teddy) lines(scan teddyScanner, text []byte, base int, out []span) []sp
 		pos = next
 		for _, c := range buf[:n] {
 			p := int(c)
-			if p < skip || !t.verify(text, p) {
+			if p < skip {
 				continue
 			}
-			ls, le := lineAround(text, p)
-			out = append(out, span{start: base + ls, end: base + le})
-			skip = le + 1
+			switch t.verify(text, p, p < skipSweep) {
+			case foundAnchor:
+				ls, le := lineAround(text, p)
+				if ls == sweptAt {
+					swept = swept[:len(swept)-1] // the line holds an anchor after all
+					sweptAt = -1
+				}
+				out = append(out, span{start: base + ls, end: base + le})
+				skip = le + 1
+			case foundSweep:
+				ls, le := lineAround(text, p)
+				swept = append(swept, span{start: base + ls, end: base + le})
+				sweptAt, skipSweep = ls, le+1
+			}
 		}
 	}
-	return out
+	return out, swept
 }
 
-// verify says whether an anchor whose fingerprint is at text[p:] is in text there.
-func (t *teddy) verify(text []byte, p int) bool {
+// What teddy.verify finds at a candidate position.
+const (
+	foundNothing = iota
+	foundAnchor
+	foundSweep
+)
+
+// verify says whether an anchor (foundAnchor) or else a sweep word (foundSweep, unless
+// anchorsOnly) whose fingerprint is at text[p:] is in text there.
+func (t *teddy) verify(text []byte, p int, anchorsOnly bool) int {
 	if p+1 >= len(text) {
-		return false
+		return foundNothing
 	}
 	s := t.first[pairKey(text[p], text[p+1])]
 	if s == 0 {
-		return false
+		return foundNothing
 	}
 	for _, a := range t.byFirst[s-1] {
+		if a.sweep && anchorsOnly {
+			break
+		}
 		if start := p - a.off; start >= 0 && bytes.HasPrefix(text[start:], a.lit) {
-			return true
+			if a.sweep {
+				return foundSweep
+			}
+			return foundAnchor
 		}
 	}
-	return false
+	return foundNothing
 }
 
 // teddyScanner is the signature of teddyScanGeneric and its vector versions: a vector version may
@@ -223,11 +278,27 @@ var (
 )
 
 // gramCounts counts the windows of n bytes (2 to teddyMaxFp) of a sample of text, hashed into
-// 64K saturating counters: a collision can only make a window look commoner than it is.
+// 64K saturating counters: a collision can only make a window look commoner than it is. top
+// holds the sample's commonest windows exactly, for choosing buckets (assign).
 type gramCounts struct {
-	n int
-	c [1 << 16]uint8
+	n   int
+	c   [1 << 16]uint8
+	top []gramCount
 }
+
+// gramCount is a window of the sample (its bytes packed, the first the highest) and how often it
+// occurs there.
+type gramCount struct{ gram, count uint32 }
+
+// gramTop bounds gramCounts.top; gramSlots is the size of the exact table countGrams fills it
+// from (windows beyond its capacity are left out: the sample's commonest come early), over the
+// first gramExact bytes of the sample (the same buckets on the dense and Poplar logs of
+// recomp-bench -shapes as the whole 256 KB, for less of adapt's time).
+const (
+	gramTop   = 1024
+	gramSlots = 1 << 16
+	gramExact = 128 << 10
+)
 
 func gramHash(w []byte) uint32 {
 	var x uint32
@@ -239,12 +310,168 @@ func gramHash(w []byte) uint32 {
 
 func countGrams(sample []byte, n int) *gramCounts {
 	g := &gramCounts{n: n}
+	keys := make([]uint32, gramSlots)
+	counts := make([]uint32, gramSlots)
+	used := 0
 	for i := 0; i+n <= len(sample); i++ {
-		if h := gramHash(sample[i : i+n]); g.c[h] < 255 {
+		var x uint32
+		for _, b := range sample[i : i+n] {
+			x = x<<8 | uint32(b)
+		}
+		h := (x * 2654435761) >> 16
+		if g.c[h] < 255 {
 			g.c[h]++
+		}
+		for j := h; i < gramExact; j = (j + 1) & (gramSlots - 1) {
+			if counts[j] == 0 {
+				if used < gramSlots*3/4 {
+					keys[j], counts[j] = x, 1
+					used++
+				}
+				break
+			}
+			if keys[j] == x {
+				counts[j]++
+				break
+			}
+		}
+	}
+	// the gramTop commonest (seen more than once), without sorting: the least count that keeps
+	// at most gramTop, from a histogram of the counts
+	var hist [256]int
+	for _, c := range counts {
+		hist[min(c, 255)]++
+	}
+	least, kept := 256, 0
+	for c := 255; c >= 2 && kept+hist[c] <= gramTop; c-- {
+		least, kept = c, kept+hist[c]
+	}
+	g.top = make([]gramCount, 0, kept)
+	for j, c := range counts {
+		if int(min(c, 255)) >= least {
+			g.top = append(g.top, gramCount{keys[j], c})
 		}
 	}
 	return g
 }
 
 func (g *gramCounts) count(w []byte) int { return int(g.c[gramHash(w)]) }
+
+// assign chooses the bucket (0 to 7) of each window (n bytes, sorted): the bucket whose tables,
+// with the window added, let through the fewest more occurrences of the sample's common windows
+// (the fewest windows on a tie); then each window in turn moves to the bucket where it costs
+// least given the others, for a few rounds. nil without a sample.
+func (g *gramCounts) assign(windows []string, n int) []int {
+	if g == nil || len(g.top) == 0 || n != g.n {
+		return nil
+	}
+	a := newBucketing(g)
+	out := make([]int, len(windows))
+	for i, w := range windows {
+		out[i] = a.place(w)
+	}
+	for range assignRounds {
+		moved := false
+		for i := range windows {
+			from := out[i]
+			a.bs[from] = bucketTop{}
+			for j, w := range windows {
+				if j != i && out[j] == from {
+					a.add(&a.bs[from], w)
+				}
+			}
+			out[i] = a.place(windows[i])
+			moved = moved || out[i] != from
+		}
+		if !moved {
+			break
+		}
+	}
+	return out
+}
+
+// topWords is how many words a bitmap over gramCounts.top takes.
+const topWords = (gramTop + 63) / 64
+
+type topBitmap [topWords]uint64
+
+// bucketing is gramCounts.assign's state. A bucket's tables let a window through when each of its
+// bytes' nibbles is in the bucket's set for that position; the sets are kept as bitmaps over
+// g.top (which of its windows have a nibble the bucket accepts there), so that a bucket's cost is
+// a few ANDs and ORs of bitmaps.
+type bucketing struct {
+	g *gramCounts
+	// has[k][0][v]: the top windows whose byte k has low nibble v; has[k][1][v]: high nibble v
+	has [teddyMaxFp][2][16]topBitmap
+	bs  [8]bucketTop
+}
+
+// bucketTop is one bucket as bucketing follows it.
+type bucketTop struct {
+	acc  [teddyMaxFp][2]topBitmap // per position and half: the top windows with an accepted nibble
+	pass topBitmap                // the top windows the bucket lets through
+	size int
+}
+
+func newBucketing(g *gramCounts) *bucketing {
+	a := &bucketing{g: g}
+	for j, t := range g.top {
+		for k := 0; k < g.n; k++ {
+			c := byte(t.gram >> (8 * (g.n - 1 - k)))
+			a.has[k][0][c&0xf][j/64] |= 1 << (j % 64)
+			a.has[k][1][c>>4][j/64] |= 1 << (j % 64)
+		}
+	}
+	return a
+}
+
+// place adds w to the bucket where it costs least and returns that bucket.
+func (a *bucketing) place(w string) int {
+	best, bestCost := 0, -1
+	for b := range a.bs {
+		if c := a.cost(&a.bs[b], w); bestCost < 0 || c < bestCost || c == bestCost && a.bs[b].size < a.bs[best].size {
+			best, bestCost = b, c
+		}
+	}
+	a.add(&a.bs[best], w)
+	return best
+}
+
+func (a *bucketing) add(b *bucketTop, w string) {
+	n := a.g.n
+	for k := 0; k < n; k++ {
+		for h, v := range [2]byte{w[k] & 0xf, w[k] >> 4} {
+			for i := range topWords {
+				b.acc[k][h][i] |= a.has[k][h][v][i]
+			}
+		}
+	}
+	for i := range topWords {
+		p := ^uint64(0)
+		for k := 0; k < n; k++ {
+			p &= b.acc[k][0][i] & b.acc[k][1][i]
+		}
+		b.pass[i] = p
+	}
+	b.size++
+}
+
+// cost is how many more occurrences of the top windows b lets through with w added.
+func (a *bucketing) cost(b *bucketTop, w string) int {
+	n, c := a.g.n, 0
+	for i := range topWords {
+		p := ^uint64(0)
+		for k := 0; k < n; k++ {
+			p &= (b.acc[k][0][i] | a.has[k][0][w[k]&0xf][i]) & (b.acc[k][1][i] | a.has[k][1][w[k]>>4][i])
+		}
+		for p &^= b.pass[i]; p != 0; p &= p - 1 {
+			if j := i*64 + bits.TrailingZeros64(p); j < len(a.g.top) {
+				c += int(a.g.top[j].count)
+			}
+		}
+	}
+	return c
+}
+
+// assignRounds bounds the rounds in which gramCounts.assign moves windows between buckets.
+const assignRounds = 3

@@ -392,3 +392,14 @@ func CounterStart(name string) int {
 		end = i - 1
 	}
 }
+
+// CompileForms are the word forms of compiling in prose, for a Vocabulary's Sweep: "ompiled",
+// "ompile " but not "ompiler" (every TF source path holds "tensorflow/compiler/"), so that the
+// prefilter passes over most lines of a stack's log; CompileFormsUpper are those in capitals.
+// CacheForms and CacheFormsUpper are those of a cache lookup's result.
+var (
+	CompileForms      = []string{"ompiled", "ompiling", "ompilation", "ompile ", "ompile:", "ompile.", "ompile,", "ompiles"}
+	CompileFormsUpper = []string{"OMPILED", "OMPILING", "OMPILATION", "OMPILE "}
+	CacheForms        = []string{"ache hit", "ache miss"}
+	CacheFormsUpper   = []string{"ACHE HIT", "ACHE MISS"}
+)

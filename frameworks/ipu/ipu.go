@@ -6,6 +6,7 @@ package ipu
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
@@ -57,6 +58,7 @@ var Framework = &framework.Framework{
 		Subjects: []string{"Poplar", "poplar", "PopART", "popart", "PopTorch", "poptorch", "IPU", "ipu", "Engine", "engine",
 			"Graph compil", "graph compil"},
 		Actions: []string{"ompil", "OMPIL", "loaded", "cache"},
+		Sweep:   slices.Concat(framework.CompileForms, framework.CompileFormsUpper, framework.CacheForms),
 		// TF-IPU's echo of its flags, its progress report and its lookup of a cache file
 		// (the result of which is read); Poplar's warning that an engine option differs from
 		// the one the executable was compiled with.

@@ -5,6 +5,7 @@ package jax
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
@@ -29,6 +30,9 @@ var Framework = &framework.Framework{
 		Subjects: []string{"jit(", "jit_", "pjit", "pmap", "jaxpr", "MLIR", "istent cache", "ersistent compilation", "PERSISTENT",
 			"TRACING", "tracing cache", "cache_key", "cache key"},
 		Actions: []string{"ompil", "OMPIL", "trac", "TRAC", "cache", "CACHE"},
+		// TRACING CACHE MISS, "tracing", "traced" besides compiling and cache hits
+		Sweep: slices.Concat(framework.CompileForms, framework.CompileFormsUpper, []string{"racing ", "TRACING", "traced"},
+			framework.CacheForms, framework.CacheFormsUpper),
 		// jax._src.cache_key's hash of each part after serialising it (the one before is read),
 		// and the flags it leaves out of the key.
 		Known: []string{"get_cache_key hash after serializing ", "Not including XLA flag in cache key"},

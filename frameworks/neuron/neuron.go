@@ -7,6 +7,7 @@ package neuron
 import (
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/logscan"
+	"slices"
 )
 
 // Name is the unit's name.
@@ -24,6 +25,8 @@ var Framework = &framework.Framework{
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"neff", "NEFF", "MODULE_", "neuronx-cc", "neuron-cc", "graph"},
 		Actions:  []string{"ompil", "OMPIL", "cache", "CACHE"},
+		Sweep: slices.Concat(framework.CompileForms, framework.CompileFormsUpper, framework.CacheForms,
+			framework.CacheFormsUpper),
 	},
 	// torch-neuronx is PyTorch/XLA (the torch-xla unit): its analysis names the graphs
 	// neuronx-cc compiles.

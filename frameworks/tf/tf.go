@@ -6,6 +6,7 @@ package tf
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,8 @@ var Framework = &framework.Framework{
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"tf.function", "XLA", "cluster", "FuncGraph", "signature", "__inference", "jit_compile"},
 		Actions:  []string{"ompil", "retrac", "trac"},
+		// "retraced", "Retracing", "tracing", "traced" besides compiling
+		Sweep: slices.Concat(framework.CompileForms, []string{"etrace", "etracing", "racing ", "traced"}),
 		// device_compilation_profiler.cc and device_compiler.h (VLOG 2): the signature of each
 		// request, a cluster not compiled yet (lazy compilation's threshold), the in-process
 		// cache's hit count and the running total of compile time,

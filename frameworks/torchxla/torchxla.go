@@ -7,6 +7,7 @@ package torchxla
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
@@ -30,6 +31,7 @@ var Framework = &framework.Framework{
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"graph hash", "IR graph", "FX graph", "SyncTensorsGraph", "HLO", "torch_xla", "dynamo", "frame", "function"},
 		Actions:  []string{"ompil", "OMPIL"},
+		Sweep:    slices.Concat(framework.CompileForms, framework.CompileFormsUpper),
 		Known:    []string{"Using persistent compilation cache with XLA_HLO_DEBUG"},
 	},
 	Identity: framework.Identity{

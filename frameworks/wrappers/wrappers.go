@@ -33,6 +33,7 @@ var Framework = &framework.Framework{
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"input shapes", "Precompile", "precompil"},
 		Actions:  []string{"ompil"},
+		Sweep:    framework.CompileForms,
 		// tpu-inference's "Precompile NAME --> {…}" in a layout that does not name its file:
 		// its "Compilation finished" lines count the compilations.
 		Known: []string{" --> {"},

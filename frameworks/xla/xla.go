@@ -7,6 +7,7 @@ package xla
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ var Framework = &framework.Framework{
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"module ", "HLO", "XLA", "xla_", "PTX"},
 		Actions:  []string{"ompil", "OMPIL"},
+		Sweep:    slices.Concat(framework.CompileForms, framework.CompileFormsUpper),
 		// XLA GPU's lines about ptxas, which it runs for each module it compiles ("ptxas warning
 		// : Registers are spilled…", "Falling back to the CUDA driver for PTX compilation; ptxas
 		// does not support CC 9.0", "Couldn't get ptxas version"): part of a compilation that

@@ -589,6 +589,19 @@ def train_focal_gamma():
     record_compiles(expect)
 
 
+def _loader_run():
+    """The set-up of the loader scenarios: the model and SGD on the device, a DataLoader of 48 rows in batches
+    of 16, and the count of compilations so far (CompileTime's samples)."""
+    torch, torch_xla = _torch()
+    import torch_xla.debug.metrics as met
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 48, 16), _data(torch, 48, 4, seed=1)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=16)
+    return torch, torch_xla, dev, model, opt, loader, lambda: (met.metric_data("CompileTime") or (0,))[0]
+
+
 def deep_step(model, opt, x, y, torch, torch_xla, depth):
     """A train step that applies the weight-tied block `depth` times: a Python int loop count, unrolled
     into the graph (model.forward's `for _ in range(depth)`)."""
@@ -604,14 +617,7 @@ def train_depth_epochs():
     """A curriculum deepens the weight-tied block each epoch, depth = 1 + epoch (1, 2, 3), a Python int; 3
     epochs over a DataLoader of 48 rows in batches of 16, with no metrics report printed (as a user's
     program under recomp run): the steps, epochs and compile times come from what the program counts."""
-    torch, torch_xla = _torch()
-    import torch_xla.debug.metrics as met
-    dev = torch_xla.device()
-    model = _model(torch).to(dev)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    X, Y = _data(torch, 48, 16), _data(torch, 48, 4, seed=1)
-    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=16)
-    compiled = lambda: (met.metric_data("CompileTime") or (0,))[0]
+    torch, torch_xla, dev, model, opt, loader, compiled = _loader_run()
     expect, at, starts, steps, depths = [], [], [], 0, []
     for epoch in range(3):
         depth = 1 + epoch
@@ -639,19 +645,12 @@ def train_loader_shift():
     an augmentation rolls the features by shift = 1 + epoch (1, 2, 3), a Python int torch_xla bakes into the
     graph (roll's shifts). MpDeviceLoader syncs before each batch after the first and at the end of each
     pass (a sync with nothing to run besides): the program counts its batches as its steps."""
-    torch, torch_xla = _torch()
     import inspect
-    import torch_xla.debug.metrics as met
     import torch_xla.distributed.parallel_loader as pl
-    dev = torch_xla.device()
-    model = _model(torch).to(dev)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    X, Y = _data(torch, 48, 16), _data(torch, 48, 4, seed=1)
-    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=16)
+    torch, torch_xla, dev, model, opt, loader, compiled = _loader_run()
     device_loader = pl.MpDeviceLoader(loader, dev)
     src, first = inspect.getsourcelines(train_loader_shift)
     loop_site = f"{ME}:{first + next(k for k, line in enumerate(src) if line.strip().startswith('for x, y in device_loader'))}"
-    compiled = lambda: (met.metric_data("CompileTime") or (0,))[0]
     expect, at, starts, steps, shifts, last = [], [], [], 0, [], 0
 
     def note(shift, epoch):  # the step that ended at the loader's last sync: did it compile?

@@ -46,7 +46,7 @@ type ProbeRecord struct {
 	// Step, Compiles, Loader and CompileNS count a PyTorch/XLA process's steps (torch-xla: sync,
 	// epoch, steps): the step a sync record ends (1 for the first), or the steps ended before
 	// an epoch began or the program exited; torch_xla's count of compilations after it; the id
-	// of the data loader iterated again (epoch); each compilation's duration in nanoseconds, in
+	// of the dataset of the data loader iterated (epoch); each compilation's duration in nanoseconds, in
 	// order (steps).
 	Step      int     `json:"step,omitempty"`
 	Compiles  int     `json:"compiles,omitempty"`

@@ -10,8 +10,9 @@
 #          nothing: the cost per step is four counter reads. A sync that ran no graph (no compile
 #          cache lookup during it: MpDeviceLoader syncs before its first batch and at its end) is
 #          no step, as PT_XLA_DEBUG_LEVEL=2 lists no execution for it.
-#   epoch  each time a DataLoader is iterated again (MpDeviceLoader iterates its DataLoader):
-#          "loader" (its id) and "step" (the steps ended before it).
+#   epoch  each time a DataLoader is iterated (MpDeviceLoader iterates its DataLoader): "loader" (the
+#          id of its dataset, so that a DataLoader made anew each epoch over one dataset is one
+#          loader) and "step" (the steps ended before it).
 #   steps  at exit: "step" (the steps ended), "compiles" and "compile_ns" (CompileTime's samples, in
 #          nanoseconds, in order: each compilation's duration).
 
@@ -73,7 +74,7 @@ def _on_torch_xla(module):
         if not getattr(it, "_recomp_probe", False):
             def iterate(self):
                 try:
-                    _write({"framework": "torch-xla", "event": "epoch", "loader": "%x" % id(self),
+                    _write({"framework": "torch-xla", "event": "epoch", "loader": "%x" % id(getattr(self, "dataset", self)),
                             "step": _TORCH_XLA_STEPS[0]})
                 except Exception:
                     pass

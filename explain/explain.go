@@ -226,7 +226,8 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			}
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
-				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes, Role: p.B.Role})
+				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes, Role: p.B.Role,
+					Earlier: links[p.A], EarlierRole: p.A.Role})
 			}
 		}
 	}
@@ -270,7 +271,11 @@ func LinkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 			}
 			return linkID{keys[0], keys[0]}, true
 		}
-		return linkID{frameworks.FunctionKey(u.Family), frameworks.FunctionID(u.Module)}, true
+		fam := u.Family
+		if u.Lambda != "" { // a lambda's program (jit__lambda [trainer.py:270]): its dumps name the module alone
+			fam = strings.TrimSuffix(fam, " ["+u.Lambda+"]")
+		}
+		return linkID{frameworks.FunctionKey(fam), frameworks.FunctionID(u.Module)}, true
 	})
 }
 
@@ -416,7 +421,7 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 	}
 	via, methods := "", []string(nil)
 	if u.Via != nil {
-		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+		via, methods = u.Via.FrontEnd, []string{u.Via.Loop()}
 	}
 	if role == "" { // the stack's explanation names the function, and the front end defines it
 		if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
@@ -433,6 +438,9 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 		stack = fw.Name
 	} else if fw := frameworks.KeyStack(u.Family); fw != nil { // a dump without its log
 		stack = fw.Name
+	}
+	if u.Via != nil && u.Via.Data == "tf.data" {
+		stack = "" // a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
 	}
 	for i, c := range r.Causes {
 		if adv := f.StepAdvice(stack, step, c.Kind); adv != "" && !c.Once {

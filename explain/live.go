@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
@@ -13,4 +14,34 @@ import (
 // live units are not all the run's.
 func LiveSites(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	attach(units, recs, framework.AttachLastTrace, framework.AttachCallSpan)
+}
+
+// LiveStatics gives a compilation the static arguments the probe saw its function traced with
+// last (JAX's static_argnums and static_argnames), before the compilation's line when the log
+// dates it, and returns the static arguments of each of that function's traces up to it, in
+// order (nil when the probe saw none): what recomp run's live line names, as the report at the
+// end does (which joins the records in order, once the whole log is read).
+func LiveStatics(u *ledger.Unit, recs []runfolder.ProbeRecord) [][]ledger.StaticArg {
+	var seen [][]ledger.StaticArg
+	for _, p := range frameworks.Probes() {
+		if p.Traces == "" || !ofUnit(u, p) {
+			continue
+		}
+		for _, r := range recs {
+			if r.Framework != p.Name || r.Event != p.Traces || r.Name == "" || len(r.Static) == 0 ||
+				u.PID != 0 && r.PID != u.PID || u.DateKnown && r.Time().After(u.Begin) ||
+				!frameworks.SameFunction(moduleName(p, r.Name), u.Module) {
+				continue
+			}
+			var args []ledger.StaticArg
+			for _, a := range r.Static {
+				args = append(args, ledger.StaticArg{Name: a.Name, Value: a.Value})
+			}
+			seen = append(seen, args)
+		}
+	}
+	if len(seen) > 0 {
+		u.Static = seen[len(seen)-1]
+	}
+	return seen
 }

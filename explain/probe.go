@@ -29,7 +29,9 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Op
 			attachSteps(rep, units, recs, p)
 		}
 	}
-	oneStep(rep, opt)
+	if !oneStep(rep, opt) && slices.ContainsFunc(units, func(u *ledger.Unit) bool { return len(u.Static) > 0 }) {
+		rep.Refind(opt) // the findings quote JAX's words with the static arguments it leaves out
+	}
 }
 
 // attachSteps gives the compilations of the unit's producers the step each happened in, and the
@@ -164,17 +166,19 @@ func epochsOf(loops []runfolder.ProbeRecord) []int {
 // attach joins the probe's records to the compilations for each unit whose hook joins its
 // records one of the ways named.
 func attach(units []*ledger.Unit, recs []runfolder.ProbeRecord, ways ...framework.Attach) {
-	for _, p := range frameworks.Probes() {
-		if !slices.Contains(ways, p.Attach) {
-			continue
-		}
-		switch p.Attach {
-		case framework.AttachInOrder:
-			attachInOrder(units, recs, p)
-		case framework.AttachLastTrace:
-			attachLastTrace(units, recs, p)
-		case framework.AttachCallSpan:
-			attachCallSpan(units, recs, p)
+	for _, way := range ways { // in the order named: a call span places a compilation by its compile record's time
+		for _, p := range frameworks.Probes() {
+			if p.Attach != way {
+				continue
+			}
+			switch p.Attach {
+			case framework.AttachInOrder:
+				attachInOrder(units, recs, p)
+			case framework.AttachLastTrace:
+				attachLastTrace(units, recs, p)
+			case framework.AttachCallSpan:
+				attachCallSpan(units, recs, p)
+			}
 		}
 	}
 }
@@ -214,7 +218,7 @@ func stepOf(c *ledger.Call) stepKey {
 // test step anew): one step compiled again, not two programs each compiled once. Only programs
 // the log names by their traced function (no signature, as under recomp run: frameworks.ByTrace)
 // are joined; fit's train step is never joined.
-func oneStep(rep *ledger.Report, opt ledger.Options) {
+func oneStep(rep *ledger.Report, opt ledger.Options) bool {
 	byCall := map[stepKey][]*ledger.Module{}
 	var calls []stepKey
 	for _, m := range rep.Modules {
@@ -240,11 +244,13 @@ func oneStep(rep *ledger.Report, opt ledger.Options) {
 		}
 		byCall[k] = append(byCall[k], m)
 	}
+	joined := false
 	for _, c := range calls {
 		if mods := byCall[c]; len(mods) > 1 {
-			rep.OneProgram(mods, opt)
+			joined = rep.OneProgram(mods, opt) || joined
 		}
 	}
+	return joined // the findings were named again
 }
 
 func probeSite(r runfolder.ProbeRecord) ledger.Site {
@@ -342,6 +348,7 @@ func attachInOrder(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framewo
 		if recs[i].static != nil {
 			u.Static = recs[i].static
 		}
+		u.Probed = recs[i].Time()
 		next[key] = i + 1
 	}
 }
@@ -397,6 +404,7 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 		begin, end time.Time
 		site       ledger.Site
 		call       *ledger.Call
+		pid        int
 	}
 	var spans []span
 	open := map[string][]int{} // calls begun and not ended, by method
@@ -406,9 +414,23 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 		}
 		switch method, ok := cutSuffix(r.Event, "_begin"); {
 		case ok:
+			c := &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r), Data: r.Data}
+			// a call made inside another of the same process and model (fit's validation is an
+			// evaluate inside fit): the innermost open call of another method
+			in := -1
+			for m, st := range open {
+				for _, i := range st {
+					sp := spans[i]
+					if m != method && i > in && sp.pid == r.PID && (sp.call.Model == "" || c.Model == "" || sp.call.Model == c.Model) {
+						in = i // spans are in the order they began
+					}
+				}
+			}
+			if in >= 0 {
+				c.Within = spans[in].call.Method
+			}
 			open[method] = append(open[method], len(spans))
-			spans = append(spans, span{begin: r.Time(), site: probeSite(r),
-				call: &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r)}})
+			spans = append(spans, span{begin: r.Time(), site: probeSite(r), call: c, pid: r.PID})
 		default:
 			method, _ = cutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {
@@ -418,11 +440,17 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 		}
 	}
 	for _, u := range units {
-		if !u.Compiled || !u.DateKnown {
+		at := u.Begin
+		switch {
+		case !u.Compiled:
 			continue
+		case !u.DateKnown && u.Probed.IsZero():
+			continue
+		case !u.DateKnown: // a log without times: when the probe saw it compile
+			at = u.Probed
 		}
 		for _, sp := range spans {
-			if u.Begin.Before(sp.begin) || !sp.end.IsZero() && u.Begin.After(sp.end) {
+			if at.Before(sp.begin) || !sp.end.IsZero() && at.After(sp.end) {
 				continue
 			}
 			u.Via = sp.call // the innermost call comes last

@@ -73,6 +73,17 @@ func StepRole(via, step string, methods []string) (*framework.FrontEnd, string) 
 	return nil, ""
 }
 
+// LambdaSite is where the lambda a compilation traced is defined ("trainer.py:270"), as its
+// stack's explanation (why) says: one module name (jit__lambda) covers every lambda, and this
+// tells them apart. "" when the function has a name or the stack does not say.
+func LambdaSite(p logscan.Producer, why string) string {
+	fw := ForProducer(p)
+	if fw == nil || fw.Anonymous == nil || why == "" {
+		return ""
+	}
+	return fw.Anonymous(why)
+}
+
 // FrontStep names the front end's step a compilation is, from what its stack's explanation says
 // (why) of the function it traced and the file that defines it (Keras on JAX: JAX's "for
 // train_step defined at …/keras/src/backend/jax/trainer.py:123"); the module names the function
@@ -312,12 +323,13 @@ func DumpProgram(module, role string) string {
 // apart by them; where each step is a function of its own (Keras on JAX: jit_train_step) its name
 // says it, and stays.
 func WithRole(program, role string) string {
+	role, _, _ = strings.Cut(role, " (") // the step, not the loop that ran it ("test step (evaluate)")
 	if role == "" {
 		return program
 	}
 	fam, _, _ := strings.Cut(program, " [")
-	if fw := KeyStack(fam); fw != nil && fw.Identity.Role == nil {
-		return program
+	if fw := KeyStack(fam); fw != nil && fw.Identity.Role == nil && (function(fam) != "_lambda" || !strings.HasSuffix(role, " step")) {
+		return program // a step's own function (jit_train_step) names it; a front end's lambda (jit__lambda) does not
 	}
 	if p, ok := strings.CutSuffix(program, "]"); ok {
 		if i := strings.LastIndex(p, " ["); i >= 0 {
@@ -338,19 +350,28 @@ func Role(family string, m *hlo.Module) string {
 		}
 	}
 	// A front end's step: the function the module compiles, defined in a file of the front end's
-	// the module's source files name (Keras on JAX: train_step of its JAX trainer).
-	if m == nil || len(m.FileNames) == 0 {
+	// the module's source files name (Keras on JAX: train_step of its JAX trainer), or the
+	// front end's functions its stack frames name (a step it jits as a lambda).
+	if m == nil {
 		return ""
 	}
 	fn := function(family)
 	for _, f := range frontEnds {
-		if f.Step == nil {
-			continue
-		}
+		step := ""
 		for _, file := range m.FileNames {
-			if s := f.Step(file, fn); s != "" {
-				return s
+			if f.Step != nil && step == "" {
+				step = f.Step(file, fn)
 			}
+		}
+		// the stack frames' functions name the step a lambda is, and the loop that ran it
+		// ("test step (validation in fit)")
+		if f.Functions != nil && len(m.FunctionNames) > 0 {
+			if s := f.Functions(m.FunctionNames); s != "" && (step == "" || strings.HasPrefix(s, step)) {
+				step = s
+			}
+		}
+		if step != "" {
+			return step
 		}
 	}
 	return ""

@@ -230,3 +230,26 @@ func TestRoleFromSourceFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestLambdaSite: JAX's explanation of a lambda it traced says where the lambda is defined, which
+// tells apart the lambdas of one module name (jit__lambda); a named function has none.
+func TestLambdaSite(t *testing.T) {
+	const trainer = "/v/site-packages/keras/src/backend/jax/trainer.py"
+	for _, c := range []struct{ why, want string }{
+		{"never seen function:\n<lambda> id=140206324321408 defined at " + trainer + ":270", "trainer.py:270"},
+		{"for <lambda> defined at " + trainer + ":306\nall previously seen cache keys differ. For the closest previous key:", "trainer.py:306"},
+		{"for Model.<locals>.<lambda> defined at /home/me/t.py:9", "t.py:9"},
+		{"for train_step defined at " + trainer + ":123", ""},
+		{"", ""},
+	} {
+		if got := LambdaSite(logscan.ProducerJAX, c.why); got != c.want {
+			t.Errorf("LambdaSite(%q) = %q, want %q", c.why, got, c.want)
+		}
+	}
+	if got := WithRole("jit__lambda [trainer.py:270]", "train step"); got != "jit__lambda [train step, trainer.py:270]" {
+		t.Errorf("WithRole of a lambda = %q", got)
+	}
+	if got := WithRole("jit_train_step", "train step"); got != "jit_train_step" {
+		t.Errorf("WithRole of a step's own function = %q", got)
+	}
+}

@@ -197,6 +197,12 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 		g.Problems = append(g.Problems, doubts...)
 	}
 	g.Compilations = rep.Summary.AfterWarmup
+	static := map[string][]string{} // by family: the static arguments the probe saw change
+	for _, m := range rep.Modules {
+		if st := ledger.StaticSeen(m.Compiled()); st != nil {
+			static[m.Family] = st
+		}
+	}
 	for _, u := range rep.Late {
 		f := Failure{Kind: FailCompilation, Module: u.Module, Family: u.Family, Hash: u.Hash, File: u.File, Line: u.Line,
 			Duration: u.Duration, Message: u.Late, Producer: string(u.Producer)}
@@ -204,7 +210,7 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 			f.Site = u.Site
 		}
 		if u.Why != "" {
-			f.Reason = string(u.Producer) + " said: " + ledger.SummarizeWhy(u.Why)
+			f.Reason = ledger.Said(string(u.Producer), u.Why, static[u.Family])
 		}
 		g.Failures = append(g.Failures, f)
 	}

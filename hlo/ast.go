@@ -15,6 +15,9 @@ type Module struct {
 	// FileNames are the Python (or other) source files newer XLA lists after the header (its
 	// FileNames table, which op metadata's stack frames index): the files that made the module.
 	FileNames []string
+	// FunctionNames are the functions its FunctionNames table names (the Python functions of
+	// op metadata's stack frames: "JAXTrainer.make_train_function.<locals>.<lambda>").
+	FunctionNames []string
 
 	byName map[string]*Computation
 }

@@ -498,11 +498,12 @@ func uniqueName(used map[string]bool, base string) string {
 
 // skipStackFrameTables skips the FileNames/FunctionNames/FileLocations/StackFrames tables that
 // newer XLA prints after the header, keeping the source files the FileNames table names
-// (Module.FileNames).
+// (Module.FileNames) and the functions the FunctionNames table names (Module.FunctionNames).
 func (p *parser) skipStackFrameTables() {
 	for {
 		files := p.keyword("FileNames")
-		if !(files || p.keyword("FunctionNames") || p.keyword("FileLocations") || p.keyword("StackFrames")) {
+		funcs := !files && p.keyword("FunctionNames")
+		if !(files || funcs || p.keyword("FileLocations") || p.keyword("StackFrames")) {
 			return
 		}
 		for {
@@ -512,14 +513,19 @@ func (p *parser) skipStackFrameTables() {
 			}
 			start := p.pos
 			p.skipLine()
-			if files {
-				if f := quotedFile(p.src[start:p.pos]); f != "" {
-					p.m.FileNames = append(p.m.FileNames, f)
-				}
+			switch f := quotedFile(p.src[start:p.pos]); {
+			case f == "":
+			case files:
+				p.m.FileNames = append(p.m.FileNames, f)
+			case funcs && len(p.m.FunctionNames) < maxFunctionNames:
+				p.m.FunctionNames = append(p.m.FunctionNames, f)
 			}
 		}
 	}
 }
+
+// maxFunctionNames bounds Module.FunctionNames (a module of a large program lists thousands).
+const maxFunctionNames = 4096
 
 // quotedFile is the path of a FileNames entry, `1 "/path/to/file.py"`: the text between its
 // first and last quote, unescaped where it is a Go-compatible quoted string ("" when none).

@@ -45,6 +45,9 @@ func TestShortForm(t *testing.T) {
 	if !slices.Equal(m.FileNames, []string{"/home/user/train.py"}) { // the FileNames table, not FunctionNames'
 		t.Errorf("file names = %q", m.FileNames)
 	}
+	if !slices.Equal(m.FunctionNames, []string{"loss"}) {
+		t.Errorf("function names = %q", m.FunctionNames)
+	}
 	if len(m.Computations) != 3 || m.Entry == nil || m.Entry.Name != "main.20" || !m.Entry.Entry {
 		t.Fatalf("computations: %d, entry %+v", len(m.Computations), m.Entry)
 	}

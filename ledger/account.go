@@ -298,5 +298,8 @@ func programOf(u *Unit) string {
 	if p, ok := frameworks.Program(u.Family, u.Module, u.Signature); ok {
 		return p
 	}
+	if u.Lambda != "" {
+		return u.Family + " [" + u.Lambda + "]" // two lambdas are two programs of one module name
+	}
 	return u.Family
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,7 +138,7 @@ func recompiledFinding(m *Module, processes int) Finding {
 	}
 	said := ""
 	if len(m.Reasons) > 0 {
-		said = fmt.Sprintf("; %s said: %s", at.Producer, SummarizeWhy(m.Reasons[len(m.Reasons)-1]))
+		said = "; " + Said(string(at.Producer), m.Reasons[len(m.Reasons)-1], StaticSeen(m.Compiled()))
 	}
 	if sig, ok := sameArguments(m); ok {
 		said += fmt.Sprintf("; every compilation had the same argument shapes and types %s, so what changed is a static argument, a closed-over Python value, a jit option or the function object",
@@ -301,6 +302,81 @@ func retraceFindings(notes []*retraceNote) []Finding {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// Said is a framework's explanation of a compilation as recomp quotes it: "jax said: …", its
+// explanation on one line (SummarizeWhy). Where JAX explained a trace by its closest earlier
+// cache key (none was equal), the words are that key's difference, and JAX leaves static
+// argument values out of the comparison: the quote says so, and where the probe saw static
+// arguments (static: their names and the values they took, as "`dropout` 0.1 → 0.075"), it
+// names them, so that a static argument's new value is not read as the types JAX chose to show.
+func Said(producer, why string, static []string) string {
+	s := SummarizeWhy(why)
+	if !closestKey(why) {
+		return producer + " said: " + s
+	}
+	q := producer + " said, of its closest earlier cache key"
+	if len(static) > 0 {
+		return q + " (it compares no static argument values; the probe saw static " + strings.Join(static, ", ") + "): " + s
+	}
+	return q + ": " + s
+}
+
+// closestKey says whether a JAX explanation is of the closest of the cache keys it had seen.
+func closestKey(why string) bool {
+	return strings.Contains(why, "all previously seen cache keys differ")
+}
+
+// StaticSeen is what the probe saw of the static arguments of units, for Said: each argument
+// with the values it took in order, repeats left out ("`dropout` 0.1 → 0.075"); nil when it
+// took one value only (or the probe saw none).
+func StaticSeen(units []*Unit) []string {
+	var out []string
+	for _, h := range StaticHistory(units) {
+		if vs := h.Values; len(vs) > 1 {
+			if len(vs) > 6 {
+				vs = append(vs[:3:3], "…", vs[len(vs)-1])
+			}
+			out = append(out, "`"+h.Name+"` "+strings.Join(vs, " → "))
+		}
+	}
+	return out
+}
+
+// StaticValues is a static argument and the values it took, in order, each once.
+type StaticValues struct {
+	Name   string
+	Values []string
+}
+
+// StaticHistory is each static argument of the units (in the order first seen) with the values
+// it took in order, repeats left out, each as ShortValue writes it.
+func StaticHistory(units []*Unit) []StaticValues {
+	var out []StaticValues
+	at := map[string]int{}
+	for _, u := range units {
+		for _, a := range u.Static {
+			i, ok := at[a.Name]
+			if !ok {
+				i = len(out)
+				at[a.Name] = i
+				out = append(out, StaticValues{Name: a.Name})
+			}
+			if v := ShortValue(a.Value); !slices.Contains(out[i].Values, v) {
+				out[i].Values = append(out[i].Values, v)
+			}
+		}
+	}
+	return out
+}
+
+// ShortValue is a value's repr with a float's rounding noise left out (0.07500000000000001:
+// 0.075), to 4 significant digits.
+func ShortValue(repr string) string {
+	if f, err := strconv.ParseFloat(repr, 64); err == nil && strings.ContainsAny(repr, ".eE") {
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	}
+	return repr
 }
 
 // SummarizeWhy shortens a framework's multi-line explanation to one line: the lines that

@@ -368,6 +368,7 @@ func (l *Ledger) attachWhy(u *Unit) {
 		if !w.first && w.reason != "" {
 			u.Why = w.reason // the explanation of a retrace says more than a compile record's cause
 		}
+		u.Lambda = frameworks.LambdaSite(u.Producer, w.reason) // a first trace's too
 		break
 	}
 	keep := l.whys[:0]

@@ -72,3 +72,9 @@ func (r *Report) OneProgram(mods []*Module, opt Options) bool {
 	r.Findings = findings(opt, r)
 	return true
 }
+
+// Refind names the report's findings again, after the probe's records added to its units what
+// they quote (the static arguments a framework's explanation leaves out).
+func (r *Report) Refind(opt Options) {
+	r.Findings = findings(opt, r)
+}

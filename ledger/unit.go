@@ -98,6 +98,12 @@ type Unit struct {
 	// (JAX's static_argnums and static_argnames: name and repr), in the call's order; nil when
 	// the probe saw none.
 	Static []StaticArg
+	// Lambda is where the anonymous function the framework traced is defined ("trainer.py:270",
+	// frameworks.LambdaSite), "" for a named one: it tells apart the lambdas of one module name.
+	Lambda string
+	// Probed is when the probe saw the compilation happen (its compile record; zero when none):
+	// the time of a compilation whose log lines carry none.
+	Probed time.Time
 	// KeyParts are the hashes a framework logged of the parts of the unit's cache key (JAX's
 	// jax._src.cache_key log: computation, jax_lib version, XLA flags, ...), in order; KeyFlags
 	// are the compile flags it logged as hashed into the key.
@@ -246,6 +252,20 @@ type Call struct {
 	Samples, BatchSize int
 	// Model names the model the call was made on, with its process ("" when the probe did not say).
 	Model string
+	// Data is the kind of dataset the call was given ("tf.data"; "" for arrays and the rest).
+	Data string
+	// Within is the method of the call of the same front end, model and process this one ran
+	// inside ("" when none): Keras's fit runs its validation as an evaluate call.
+	Within string
+}
+
+// Loop names the call for its front end: its method, after the method of the call it ran inside
+// ("fit.evaluate": fit's validation).
+func (c *Call) Loop() string {
+	if c.Within == "" {
+		return c.Method
+	}
+	return c.Within + "." + c.Method
 }
 
 // SortUnits puts units in the order of the logs: by input, then line (a module lists its own

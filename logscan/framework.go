@@ -329,9 +329,16 @@ func (c *Context) Append(ev Event) {
 // process that accept takes (orchestrator prefixes removed) is added to it, and done is called
 // with all its lines (the first is first) at the first line that does not continue it.
 func (c *Context) Hold(first string, accept func(line []byte) bool, done func(c *Context, lines []string)) {
+	c.HoldKeeping(first, accept, nil, done)
+}
+
+// HoldKeeping is Hold for a record that may be longer than the lines a held record keeps: past
+// them, the lines keep says carry what the record is about are kept still (a few; Elided stands
+// for the lines left out before each).
+func (c *Context) HoldKeeping(first string, accept func(line []byte) bool, keep func(line string) bool, done func(c *Context, lines []string)) {
 	s := c.s
 	s.flushHeld()
-	s.held = &heldRecord{h: c.h, line: c.line, lines: []string{first}, accept: accept, done: done, fw: c.fw}
+	s.held = &heldRecord{h: c.h, line: c.line, lines: []string{first}, accept: accept, keep: keep, done: done, fw: c.fw}
 }
 
 // Warn records a warning about a line of the input.

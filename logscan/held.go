@@ -22,10 +22,26 @@ type heldRecord struct {
 	done   func(c *Context, lines []string) // the record is complete
 	fw     int                              // the framework whose rule holds it
 	rich   bool                             // a rich.logging record: its lines are trimmed on both sides
+	keep   func(line string) bool           // past maxExplanation, the lines still kept (nil: none)
+	kept   int                              // lines kept past maxExplanation
+	gap    bool                             // lines were left out since the last one kept
 }
 
 // maxExplanation bounds the lines kept from a multi-line record; the rest are read, not kept.
+// A record is held in memory until it ends, and its text becomes the reason of its event (a
+// unit's Why, kept for every compilation): a framework's explanation that prints a whole data
+// structure (flax nnx's GraphDef, one node per module of the model, over a hundred lines for a
+// small model) would otherwise cost its size for each compilation.
 const maxExplanation = 40
+
+// maxKeptPast bounds the lines kept past maxExplanation, those the rule holding the record
+// names as carrying what changed (HoldKeeping): JAX's pytree-metadata explanation names the
+// attributes that changed on two lines (now, before) and the end of its sentence on a third,
+// after the long GraphDef it prints for each.
+const maxKeptPast = 8
+
+// Elided is the line that stands for lines of a held record left out between two kept.
+const Elided = "…"
 
 // accepts says whether a line (orchestrator prefixes removed) continues the held record: a
 // blank line never does.
@@ -44,8 +60,18 @@ func Indented(l []byte, n int) bool {
 }
 
 func (r *heldRecord) add(l string) {
-	if len(r.lines) < maxExplanation {
+	switch {
+	case len(r.lines) < maxExplanation:
 		r.lines = append(r.lines, l)
+	case r.keep != nil && r.kept < maxKeptPast && r.keep(l):
+		if r.gap {
+			r.lines = append(r.lines, Elided)
+		}
+		r.lines = append(r.lines, l)
+		r.kept++
+		r.gap = false
+	default:
+		r.gap = true
 	}
 }
 

@@ -625,7 +625,9 @@ func causeLine(framework string, c verdict.Cause) string {
 		s = framework + " said: " + s
 	}
 	// "the batch took 4 sizes", "static argument `step` changed …" say their kind
-	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) {
+	// and so does "static attribute `temperature` changed …" (a static argument's kind)
+	if w := kindWords(c.Kind); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
+		!strings.HasPrefix(s, "static attribute") {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
 		} else {

@@ -34,6 +34,9 @@ type ProbeRecord struct {
 	// Model names the Keras model a call was made on (keras: *_begin; its id in the process): the
 	// calls of one model run its steps.
 	Model string `json:"model,omitempty"`
+	// Data names the kind of data a Keras call was given when it is a framework's dataset
+	// (keras: *_begin; "tf.data"), "" for arrays and the rest.
+	Data string `json:"data,omitempty"`
 	// Versions are the framework distributions' versions (python: versions, written at exit).
 	Versions map[string]string `json:"versions,omitempty"`
 	// ProcessIndex and ProcessCount are JAX's jax.process_index() and jax.process_count() at a

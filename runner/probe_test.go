@@ -86,7 +86,8 @@ func TestProbeInPython(t *testing.T) {
 }
 
 // The probe records what a Keras call on arrays was given: its samples and batch size (Keras's
-// 32 when none), the part fit trains on under validation_split, nothing of a dataset's.
+// 32 when none), the part fit trains on under validation_split, nothing of a dataset's but, for
+// a tf.data dataset, that it is one.
 func TestProbeKerasSizes(t *testing.T) {
 	py, dir, p := probeSetup(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "keras")
@@ -95,7 +96,8 @@ func TestProbeKerasSizes(t *testing.T) {
 			"    def fit(self, x=None, y=None, batch_size=None, epochs=1, validation_split=0.0, **kw): return 'fitted'\n" +
 			"    def evaluate(self, x=None, y=None, batch_size=None, **kw): return 0.5\n" +
 			"    def predict(self, x, batch_size=None, **kw): return x\n",
-		filepath.Join(dir, "train.py"): "import keras\n" +
+		// a package looked up before it is imported (TensorFlow looks keras up at its own import)
+		filepath.Join(dir, "train.py"): "import importlib.util\nassert importlib.util.find_spec('keras')\nimport keras\n" +
 			"class Arr:\n    def __init__(self, n): self.shape = (n, 8)\n" +
 			"m = keras.Model()\n" +
 			"assert m.fit(Arr(100), Arr(100), batch_size=16) == 'fitted'\n" +
@@ -103,7 +105,9 @@ func TestProbeKerasSizes(t *testing.T) {
 			"m.evaluate(Arr(30), Arr(30), 8)\n" +
 			"m.predict(iter([1, 2]))\n" +
 			"m.predict({'a': Arr(7), 'b': Arr(7)}, 4)\n" +
-			"m.predict(Arr(5), batch_size='many')\n",
+			"m.predict(Arr(5), batch_size='many')\n" +
+			"class DS:\n    __module__ = 'tensorflow.python.data.ops.batch_op'\n    element_spec = ()\n" +
+			"m.fit(DS(), epochs=2)\n",
 	} {
 		writeFile(t, path, text)
 	}
@@ -116,14 +120,14 @@ func TestProbeKerasSizes(t *testing.T) {
 	models := map[string]bool{}
 	for _, r := range recs {
 		if strings.HasSuffix(r.Event, "_begin") {
-			got = append(got, fmt.Sprintf("%s %d/%d", r.Event, r.Samples, r.BatchSize))
+			got = append(got, fmt.Sprintf("%s %d/%d%s", r.Event, r.Samples, r.BatchSize, r.Data))
 			models[r.Model] = true
 		}
 	}
 	if len(models) != 1 || models[""] {
 		t.Errorf("the calls of one model name the models %v", models)
 	}
-	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4,predict_begin 0/0"; strings.Join(got, ",") != want {
+	if want := "fit_begin 100/16,fit_begin 80/32,evaluate_begin 30/8,predict_begin 0/0,predict_begin 7/4,predict_begin 0/0,fit_begin 0/0tf.data"; strings.Join(got, ",") != want {
 		t.Errorf("records %s, want %s", strings.Join(got, ","), want)
 	}
 }

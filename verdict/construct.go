@@ -557,6 +557,25 @@ func metadataStatics(why string) (names []string, before, now map[string]string)
 	return names, before, now
 }
 
+// AttributeChange is what one explanation says of the static attributes that changed in a
+// program's pytree metadata (a flax nnx Module's plain attribute), old → new, as the verdict
+// names them ("static attribute `temperature` changed 2.0 → 1.0"); "" when it names none.
+func AttributeChange(why string) string {
+	names, before, now := metadataStatics(why)
+	if names == nil {
+		return ""
+	}
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("`%s` changed %s → %s", n, before[n], now[n]))
+	}
+	word := "static attribute "
+	if len(names) > 1 {
+		word = "static attributes "
+	}
+	return word + strings.Join(parts, ", ")
+}
+
 // attributesOf reads the static attributes JAX names changing in a program's pytree metadata (a
 // flax nnx Module's plain Python attribute, static to nnx.jit): one cause for every compilation
 // whose explanation names one, with the values in order; nil when none does.
@@ -595,7 +614,7 @@ func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
 	if len(names) > 1 {
 		word = "static attributes "
 	}
-	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute in the module's graph definition, which the jit treats as static)"
+	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute of the module: static to its jit)"
 	adv := fmt.Sprintf("a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; "+
 		"hold `%s` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed", names[0])
 	out := map[*ledger.Unit]valueCause{}

@@ -37,6 +37,11 @@ type Explained struct {
 	// Role is what the later version's graph does among programs that share a name (Keras's
 	// "train step", "test step", "predict step": frameworks.Role); "" when it does not say.
 	Role string
+	// Earlier is the log's compilation of the earlier version it was compared with (nil when not
+	// linked), and EarlierRole what that version's graph does: the step's first compilation
+	// has a role too (Keras's test step first compiled for fit's validation, then for evaluate).
+	Earlier     *ledger.Unit
+	EarlierRole string
 }
 
 // Result is the verdict of a run.
@@ -72,6 +77,9 @@ type Verdict struct {
 	// nothing says.
 	Role, FrontEnd string
 	Framework      string // the stack's name ("" when unknown)
+	// Data is the kind of dataset the front end's calls fed it ("tf.data": its remedies are
+	// tf.data's, whatever the stack), "" for arrays or when no probe saw the calls.
+	Data string
 	// Compilations counts its compilations, AfterWarmup those after warm-up; Seconds is their
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
 	Compilations, AfterWarmup int
@@ -288,16 +296,7 @@ func Build(in Input) *Result {
 	if rep == nil {
 		return r
 	}
-	byUnit := map[*ledger.Unit][]diff.Cause{}
-	byProgram := map[string][]Explained{}
-	roles := map[*ledger.Unit]string{}
-	for _, e := range in.Explained {
-		if e.Unit != nil {
-			byUnit[e.Unit] = e.Causes
-			roles[e.Unit] = e.Role
-		}
-		byProgram[e.Program] = append(byProgram[e.Program], e)
-	}
+	byUnit, byProgram, roles := indexExplained(in.Explained)
 	r.Processes = len(rep.Procs)
 	for _, p := range rep.Procs {
 		if p.Cost > r.Slowest {
@@ -459,6 +458,11 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	stepFront, role := stepRole(compiled, roles)
 	if stepFront != nil {
 		v.FrontEnd, v.Role = stepFront.Name, role
+	}
+	for _, u := range compiled {
+		if u.Via != nil && u.Via.Data != "" {
+			v.Data = u.Via.Data
+		}
 	}
 	procs := map[string]bool{}
 	for _, u := range compiled {
@@ -868,13 +872,17 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			kind = diff.CauseInputShape
 		}
 		step, _, _ := strings.Cut(v.Role, " (")
+		stack := v.Framework
+		if v.Data == "tf.data" {
+			stack = "" // a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
+		}
 		switch {
 		case c.Once, c.advice != "":
 			adv = c.advice
-		case stepFront != nil && stepFront.StepAdvice(v.Framework, step, kind) != "":
-			adv = stepFront.StepAdvice(v.Framework, step, kind) // the loop's own remedy: training, evaluation, prediction
-		case front != nil && front.CauseAdvice(v.Framework, kind) != "":
-			adv = front.CauseAdvice(v.Framework, kind)
+		case stepFront != nil && stepFront.StepAdvice(stack, step, kind) != "":
+			adv = stepFront.StepAdvice(stack, step, kind) // the loop's own remedy: training, evaluation, prediction
+		case front != nil && front.CauseAdvice(stack, kind) != "":
+			adv = front.CauseAdvice(stack, kind)
 		case fw != nil:
 			adv = fw.Advice.Causes[kind]
 		}
@@ -896,6 +904,28 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 	return strings.Join(parts, "; and ")
 }
 
+// indexExplained indexes the comparisons: the causes of each later compilation, the comparisons of
+// each program, and the role of each compilation a comparison names (the earlier's too: a
+// step's first compilation has its role, as Keras's test step first compiled in fit).
+func indexExplained(explained []Explained) (map[*ledger.Unit][]diff.Cause, map[string][]Explained, map[*ledger.Unit]string) {
+	byUnit := map[*ledger.Unit][]diff.Cause{}
+	byProgram := map[string][]Explained{}
+	roles := map[*ledger.Unit]string{}
+	for _, e := range explained {
+		if e.Unit != nil {
+			byUnit[e.Unit] = e.Causes
+			roles[e.Unit] = e.Role
+		}
+		byProgram[e.Program] = append(byProgram[e.Program], e)
+	}
+	for _, e := range explained {
+		if e.Earlier != nil && roles[e.Earlier] == "" {
+			roles[e.Earlier] = e.EarlierRole
+		}
+	}
+	return byUnit, byProgram, roles
+}
+
 // stepRole names the front end's step a program is (Keras's train, test or predict step), from
 // what its dumped graphs do (roles, by compilation) and the calls its compilations ran under.
 func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framework.FrontEnd, string) {
@@ -903,14 +933,17 @@ func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framewor
 	var methods []string
 	for _, u := range compiled {
 		if r := roles[u]; r != "" {
+			if step != "" && step != r && !slices.Contains(methods, step) {
+				methods = append(methods, step) // another compilation's role: its loop (Keras's test step in fit, then evaluate)
+			}
 			step = r
 		} else if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
 			step, via = s, f.Name // the stack said which function it traced, and the front end's file defines it
 		}
 		if u.Via != nil && (via == "" || via == u.Via.FrontEnd) {
 			via = u.Via.FrontEnd
-			if !slices.Contains(methods, u.Via.Method) {
-				methods = append(methods, u.Via.Method)
+			if !slices.Contains(methods, u.Via.Loop()) {
+				methods = append(methods, u.Via.Loop())
 			}
 		}
 	}

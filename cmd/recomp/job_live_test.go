@@ -22,13 +22,7 @@ import (
 // ranks by the environment each manifest recorded and find the two that departed: rank 0 (its
 // own eval program at step 3) and rank 2 (a ragged shard at step 6, batch size).
 func TestLiveRecompRunJob(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
-	py := os.Getenv("RECOMP_LIVE_JAX_0_12")
-	if py == "" {
-		t.Skip("SKIPPED LOUDLY: RECOMP_LIVE_JAX_0_12 is not set: the job was not run through recomp run")
-	}
+	py := livePython(t, "RECOMP_LIVE_JAX_0_12", "the job was not run through recomp run")
 	bin := filepath.Join(t.TempDir(), "recomp")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -138,9 +138,13 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 		if !u.AfterWarmup {
 			continue
 		}
-		if l.probe != "" && !u.Site.User() {
+		static := ""
+		if l.probe != "" {
 			if recs, err := runfolder.ReadProbe(l.probe); err == nil {
-				explain.LiveSites([]*ledger.Unit{u.Unit}, recs)
+				if !u.Site.User() {
+					explain.LiveSites([]*ledger.Unit{u.Unit}, recs)
+				}
+				static = staticChange(explain.LiveStatics(u.Unit, recs), repeated)
 			}
 		}
 		cost := time.Duration(verdict.Cost(u.Unit) * float64(time.Second))
@@ -158,7 +162,7 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 			p.heldTime += cost
 			continue
 		}
-		text := l.describe(u, before, repeated, cost)
+		text := l.describe(u, before, repeated, static, cost)
 		p.name = liveName(u)
 		if p.held > 0 {
 			text += fmt.Sprintf("; %d more since %s (%s)", p.held, p.said.Format("15:04:05"), seconds(p.heldTime))
@@ -195,7 +199,7 @@ func liveName(u ledger.LiveUnit) string {
 	name := textutil.Visible(u.Family)
 	via, step, methods := "", "", []string(nil)
 	if u.Via != nil {
-		via, methods = u.Via.FrontEnd, []string{u.Via.Method}
+		via, methods = u.Via.FrontEnd, []string{u.Via.Loop()}
 	}
 	if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
 		via, step = f.Name, s
@@ -210,7 +214,7 @@ func liveName(u ledger.LiveUnit) string {
 
 // describe is a live line: the program, what changed (old → new), the user's line, the compile
 // time.
-func (l *liveLines) describe(u ledger.LiveUnit, before string, repeated bool, cost time.Duration) string {
+func (l *liveLines) describe(u ledger.LiveUnit, before string, repeated bool, static string, cost time.Duration) string {
 	var b strings.Builder
 	mark := "✗"
 	if l.color {
@@ -220,7 +224,7 @@ func (l *liveLines) describe(u ledger.LiveUnit, before string, repeated bool, co
 	if u.Seq > 1 {
 		fmt.Fprintf(&b, " (compilation %d)", u.Seq)
 	}
-	if ch := changeOf(u.Unit, before, repeated); ch != "" {
+	if ch := cmpOr(static, changeOf(u.Unit, before, repeated)); ch != "" {
 		b.WriteString(": " + textutil.Visible(ch))
 	}
 	if s := siteOf(u.Unit); s != "" {
@@ -240,12 +244,84 @@ func (l *liveLines) line(text string) string {
 	return fmt.Sprintf("%s: %s\n", l.prefix, text)
 }
 
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// staticChange is what a live line says of the static arguments a compilation's function was
+// traced with (seen: those of each of its traces up to it, from the probe): the arguments whose
+// value changed since the trace before, as the report at the end names them ("static argument
+// `dropout` changed 0.1 → 0.075", the values each took so far, the last ones); where none changed
+// but the argument signature compiled before (repeated), the values it compiled under before.
+// "" when the probe saw no static argument take another value.
+func staticChange(seen [][]ledger.StaticArg, repeated bool) string {
+	if len(seen) < 2 {
+		return ""
+	}
+	cur, prev := seen[len(seen)-1], seen[len(seen)-2]
+	valueOf := func(args []ledger.StaticArg, name string) (string, bool) {
+		for _, a := range args {
+			if a.Name == name {
+				return ledger.ShortValue(a.Value), true
+			}
+		}
+		return "", false
+	}
+	units := make([]*ledger.Unit, len(seen))
+	for i, args := range seen {
+		units[i] = &ledger.Unit{Static: args}
+	}
+	var changed, other []string
+	for _, h := range ledger.StaticHistory(units) {
+		now, ok := valueOf(cur, h.Name)
+		if !ok || len(h.Values) < 2 {
+			continue
+		}
+		if was, ok := valueOf(prev, h.Name); ok && was != now {
+			vs := h.Values
+			if i := slices.Index(vs, now); i >= 0 && i == len(vs)-1 { // a new value: the sequence so far
+				if len(vs) > 4 {
+					vs = append([]string{"…"}, vs[len(vs)-3:]...)
+				}
+				changed = append(changed, fmt.Sprintf("`%s` changed %s", h.Name, strings.Join(vs, " → ")))
+			} else { // back to a value it took before
+				changed = append(changed, fmt.Sprintf("`%s` changed %s → %s", h.Name, was, now))
+			}
+			continue
+		}
+		before := slices.DeleteFunc(slices.Clone(h.Values), func(v string) bool { return v == now })
+		if len(before) > 3 {
+			before = append([]string{"…"}, before[len(before)-3:]...)
+		}
+		other = append(other, fmt.Sprintf("`%s` now %s (the same argument types compiled before with %s)", h.Name, now, strings.Join(before, ", ")))
+	}
+	word := func(n int) string {
+		if n > 1 {
+			return "static arguments "
+		}
+		return "static argument "
+	}
+	switch {
+	case len(changed) > 0:
+		return word(len(changed)) + strings.Join(changed, ", ")
+	case repeated && len(other) > 0:
+		return word(len(other)) + strings.Join(other, ", ")
+	}
+	return ""
+}
+
 // changeOf says what changed, old → new: from the framework's explanation, else from the
 // argument signatures it logged. A JAX signature the program had compiled before (repeated) is
 // not what its explanation's types say changed: JAX compares with the closest earlier key, not
 // the one of these types; what differs is elsewhere in its cache key, most often a static
 // argument or another Python value it read at trace time.
 func changeOf(u *ledger.Unit, before string, repeated bool) string {
+	if ch := verdict.AttributeChange(u.Why); ch != "" {
+		return ch // a module's plain attribute, static to its jit (flax nnx), named by JAX's explanation
+	}
 	if fw := frameworks.ForProducer(u.Producer); repeated && u.Why != "" && fw != nil && fw.Name == "jax" {
 		if kind, _ := verdict.Reason(u.Why); kind == "" || kind == string(diff.CauseBatchSize) || kind == string(diff.CauseInputShape) || kind == string(diff.CauseDtype) {
 			return "argument types it compiled before, so not a shape change: most often a static argument or a Python value read at trace time changed"

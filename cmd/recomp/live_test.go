@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,12 +175,12 @@ func TestLiveLineNamesKerasStep(t *testing.T) {
 	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
 	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "__inference_one_step_on_data_N [inference_one_step_on_data_1005]", Seq: 2,
 		Via: &ledger.Call{FrontEnd: "keras", Method: "evaluate", Samples: 100, BatchSize: 64}}}
-	got := l.describe(u, "", false, 0)
+	got := l.describe(u, "", false, "", 0)
 	if want := "✗ Keras test step (evaluate) · __inference_one_step_on_data_N [inference_one_step_on_data_1005] compiled after warm-up (compilation 2)"; got != want {
 		t.Errorf("live line %q, want %q", got, want)
 	}
 	u.Via = nil
-	if got := l.describe(u, "", false, 0); strings.Contains(got, "Keras") {
+	if got := l.describe(u, "", false, "", 0); strings.Contains(got, "Keras") {
 		t.Errorf("a compilation no Keras call ran names a step: %q", got)
 	}
 }
@@ -193,12 +194,12 @@ func TestLiveLineNamesKerasJAXStep(t *testing.T) {
 		"all previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n* at data[0], now f32[4,6] and before f32[32,6]"
 	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "jit_train_step", Module: "jit_train_step", Producer: logscan.ProducerJAX, Seq: 2, Why: why,
 		Via: &ledger.Call{FrontEnd: "keras", Method: "fit", Samples: 100, BatchSize: 32}}}
-	if got, want := l.describe(u, "", false, 0), "✗ Keras train step · jit_train_step compiled after warm-up (compilation 2)"; !strings.HasPrefix(got, want) {
+	if got, want := l.describe(u, "", false, "", 0), "✗ Keras train step · jit_train_step compiled after warm-up (compilation 2)"; !strings.HasPrefix(got, want) {
 		t.Errorf("live line %q, want %q", got, want)
 	}
 	u.Why = strings.Replace(why, "/v/lib/python3.12/site-packages/keras/src/backend/jax/trainer.py", "/home/me/train.py", 1)
 	u.Via = nil
-	if got := l.describe(u, "", false, 0); strings.Contains(got, "Keras") {
+	if got := l.describe(u, "", false, "", 0); strings.Contains(got, "Keras") {
 		t.Errorf("the program's own train_step is named a Keras step: %q", got)
 	}
 }
@@ -235,5 +236,71 @@ func TestLiveHeldLineNamesKerasStep(t *testing.T) {
 	if !strings.Contains(all, "✗ Keras test step (validation or evaluate) · jit_test_step compiled after warm-up") ||
 		!strings.Contains(all, "recomp run: Keras test step (validation or evaluate) · jit_test_step compiled 1 more time(s)") {
 		t.Errorf("said:\n%s", all)
+	}
+}
+
+// TestLiveLineNamesStaticArgument: under recomp run's probe, which records the static arguments of
+// each JAX trace, a live line names the static argument that changed and its values so far, as
+// the report at the end does; a batch compiled before under another value says so; the
+// probe's traces after a compilation's line are not its own.
+func TestLiveLineNamesStaticArgument(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) float64 { return float64(base.Add(time.Duration(s)*time.Second).UnixNano()) / 1e9 }
+	var probe strings.Builder
+	for _, c := range []struct {
+		sec     int
+		dropout string
+	}{{0, "0.1"}, {10, "0.1"}, {20, "0.07500000000000001"}, {30, "0.07500000000000001"}, {40, "0.05"}} {
+		fmt.Fprintf(&probe, `{"framework":"jax","event":"trace","seconds":0.1,"name":"train_step","static":[{"name":"dropout","value":%q}],"t":%f,"pid":7}`+"\n", c.dropout, at(c.sec))
+	}
+	if err := os.WriteFile(filepath.Join(dir, runfolder.ProbeName), []byte(probe.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compile := func(sec int, batch string) string {
+		stamp := base.Add(time.Duration(sec)*time.Second + 500*time.Millisecond).Format(time.RFC3339Nano)
+		return stamp + " WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[" + batch + ",8]),). Argument mapping: (UnspecifiedValue,).\n" +
+			stamp + " WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.5 sec\n"
+	}
+	clock := base
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	l.now = func() time.Time { return clock }
+	l.probe = dir
+	var said []string
+	for _, c := range []struct {
+		sec   int
+		batch string
+	}{{0, "128"}, {10, "104"}, {20, "128"}, {30, "104"}} {
+		clock = clock.Add(liveEvery + time.Second)
+		for _, n := range l.Log([]byte(compile(c.sec, c.batch)), 0) {
+			said = append(said, n.Text)
+		}
+	}
+	want := []string{
+		"static argument `dropout` changed 0.1 → 0.075",
+		"static argument `dropout` now 0.075 (the same argument types compiled before with 0.1)",
+	}
+	if len(said) != 3 || !strings.Contains(said[0], "arguments (ShapedArray(float32[128,8]),) → (ShapedArray(float32[104,8]),)") ||
+		!strings.Contains(said[1], ": "+want[0]+",") || !strings.Contains(said[2], ": "+want[1]+",") {
+		t.Errorf("said:\n%s\nwant the batch, then:\n%s", strings.Join(said, ""), strings.Join(want, "\n"))
+	}
+	if got := staticChange(nil, true); got != "" {
+		t.Errorf("no probe: %q", got)
+	}
+}
+
+// TestLiveLineNamesNNXAttribute: a flax nnx Module's plain attribute changed is named on the live
+// line from JAX's explanation, as the report names it, not guessed.
+func TestLiveLineNamesNNXAttribute(t *testing.T) {
+	gd := func(v string) string {
+		return "GraphDef(nodes=[NodeDef(\ntype='Net',\n)], attributes=[('a', NodeAttr()), ('smoothing', Static(value=" + v + "))], num_leaves=2)"
+	}
+	why := "for step defined at /home/me/t.py:14\nall previously seen cache keys differ. For the closest previous key:\ndifferent input pytree:\n" +
+		"* at input path [0][0]._graphdef, now <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + gd("0.15") +
+		" and before <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + gd("0.3") + ", so the pytree node metadata does not match"
+	l := newLiveLines(ledger.LiveOptions{}, "recomp run", false, &liveTally{})
+	u := ledger.LiveUnit{Unit: &ledger.Unit{Family: "jit_step", Module: "jit_step", Producer: logscan.ProducerJAX, Seq: 2, Why: why}}
+	if got, want := l.describe(u, "", true, "", 0), "✗ jit_step compiled after warm-up (compilation 2): static attribute `smoothing` changed 0.3 → 0.15"; got != want {
+		t.Errorf("live line %q, want %q", got, want)
 	}
 }

@@ -139,6 +139,43 @@ func TestLiveRecompRun(t *testing.T) {
 	}
 }
 
+// livePython is the Python a live test runs its program with (env names it); the test skips under
+// -short, and loudly where env is not set (what: what was not done).
+func livePython(t *testing.T, env, what string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	py := os.Getenv(env)
+	if py == "" {
+		t.Skipf("SKIPPED LOUDLY: %s is not set: %s", env, what)
+	}
+	return py
+}
+
+// TestLiveJAXStatic runs a JAX program whose static argument changes every epoch through recomp
+// run (RECOMP_LIVE_JAX_0_12): its first live line names the static argument and the values it
+// took so far, from the probe, as the report at the end names them all.
+func TestLiveJAXStatic(t *testing.T) {
+	py := livePython(t, "RECOMP_LIVE_JAX_0_12", "jax_static.py was not run through recomp run")
+	t.Setenv("JAX_PLATFORMS", "cpu")
+	doc, stderr := runLive(t, filepath.Join(t.TempDir(), "run"), py, "jax_static.py")
+	// the first compilation after warm-up is epoch 1's: dropout's new value
+	if !strings.Contains(stderr, "recomp run: ✗ jit_train_step compiled after warm-up (compilation 2): static argument `dropout` changed 0.2 → 0.1, at jax_static.py:") {
+		t.Errorf("no live line names dropout:\n%s", stderr)
+	}
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "compiled after warm-up") && strings.Contains(l, "most often a static argument") {
+			t.Errorf("a live line guesses what the probe saw: %s", l)
+		}
+	}
+	v := doc.Scan.Verdict
+	if v == nil || len(v.Programs) == 0 || len(v.Programs[0].Causes) == 0 || v.Programs[0].Causes[0].Kind != "static_argument" ||
+		!strings.Contains(v.Programs[0].Causes[0].Change, "`dropout` changed 0.2 → 0.1 → 0.05") || v.Programs[0].Compilations != 3 {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
 // TestLiveKerasSteps runs Keras programs through recomp run on TF (RECOMP_LIVE_TF_2_21) and on JAX
 // (RECOMP_LIVE_KERAS_JAX, KERAS_BACKEND=jax): the last
 // partial batch of evaluate and of predict are each one step compiled again, named by the step

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"os/exec"
@@ -44,9 +45,11 @@ type truth struct {
 	Reason            string            `json:"reason"`
 	// Compiles are the compilations of the programs a newer scenario is about, each with the
 	// causes the program knows it introduced and the earlier dump it differs from only by them.
-	Compiles  []truthCompile       `json:"compiles"`
-	Roles     map[string]truthRole `json:"roles"`
-	Processes []truthProcess       `json:"processes"`
+	Compiles []truthCompile       `json:"compiles"`
+	Roles    map[string]truthRole `json:"roles"`
+	// Data is the kind of dataset the program fed its Keras calls ("tf.data"; "" for arrays).
+	Data      string         `json:"data"`
+	Processes []truthProcess `json:"processes"`
 	// CompileSeconds is the sum of the framework's own per-compilation durations; CallSites the
 	// user's lines (FILE:LINE, FILE its base name) of each recompiled identity's recompilations;
 	// Spread the sizes fed to one program and the one size that covers them.
@@ -683,6 +686,9 @@ func checkRoles(t *testing.T, doc report.ScanJSON, tr truth) {
 			family[n] = m.Family
 		}
 	}
+	for _, m := range doc.Modules {
+		family[m.Family] = m.Family // a program named apart within its module name (a lambda: jit__lambda [trainer.py:270])
+	}
 	byRole := map[string]string{}
 	for role, r := range tr.Roles {
 		for _, fn := range r.Functions {
@@ -715,8 +721,16 @@ func checkExplainRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) 
 				found = true
 				// TF compiles every step under one function name: the role names it apart. Keras on
 				// JAX jits each step as a function of its own (jit_train_step): its name is the family.
+				// A lambda's program (jit__lambda [trainer.py:270]) takes its role too: its name does not say it.
+				want := ""
+				if len(r.Functions) == 1 {
+					want = r.Functions[0]
+					if base, site, ok := strings.Cut(strings.TrimSuffix(want, "]"), " ["); ok {
+						want = base + " [" + stepName[role] + ", " + site + "]"
+					}
+				}
 				if tf := strings.HasPrefix(tr.Matrix, "tf-"); tf && !strings.Contains(f.Family, "["+stepName[role]) ||
-					!tf && (len(r.Functions) != 1 || f.Family != r.Functions[0]) {
+					!tf && f.Family != want {
 					t.Errorf("explain: the %s step's family is %q", role, f.Family)
 				}
 			}
@@ -740,22 +754,56 @@ func checkVerdictRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) 
 		t.Fatal("explain: no verdict")
 	}
 	_, text, _ := runRecomp("explain", dir)
+	// the run folder as one input (log, dump and, under recomp run's probe, probe.jsonl): the
+	// role each format names
+	_, folderJSON, _ := runRecomp("explain", "--format", "json", dir)
+	var folder report.DiffJSON
+	if err := json.Unmarshal([]byte(folderJSON), &folder); err != nil || folder.Verdict == nil {
+		t.Fatalf("explain --format json %s: %v", dir, err)
+	}
+	_, md, _ := runRecomp("explain", "--format", "markdown", dir)
+	_, page, _ := runRecomp("explain", "--format", "html", dir)
+	md = mdUnescape(md)
+	_, probed := os.Stat(filepath.Join(dir, "probe.jsonl"))
 	for role, r := range tr.Roles {
 		if len(r.Dumps) < 2 {
 			continue
 		}
-		var p *report.ProgramVerdictJSON
+		var p, fp *report.ProgramVerdictJSON
 		for i := range doc.Verdict.Programs {
 			if strings.HasPrefix(doc.Verdict.Programs[i].Role, stepName[role]) {
 				p = &doc.Verdict.Programs[i]
 			}
 		}
-		if p == nil {
+		for i := range folder.Verdict.Programs {
+			if strings.HasPrefix(folder.Verdict.Programs[i].Role, stepName[role]) {
+				fp = &folder.Verdict.Programs[i]
+			}
+		}
+		if p == nil || fp == nil {
 			t.Errorf("verdict: no program is the %s step: %+v", role, doc.Verdict.Programs)
 			continue
 		}
-		if p.FrontEnd != "keras" || !strings.Contains(text, "✗ Keras "+p.Role+" · ") {
-			t.Errorf("verdict: the %s step (%s, front end %q) does not lead its line:\n%s", role, p.Role, p.FrontEnd, text)
+		if fp.FrontEnd != "keras" || !strings.Contains(text, "✗ Keras "+fp.Role+" · ") {
+			t.Errorf("verdict: the %s step (%s, front end %q) does not lead its line:\n%s", role, fp.Role, fp.FrontEnd, text)
+		}
+		if !strings.Contains(md, "Keras "+fp.Role) || !strings.Contains(page, html.EscapeString("Keras "+fp.Role)) {
+			t.Errorf("verdict: the %s step's role %q is not in the Markdown or the HTML report", role, fp.Role)
+		}
+		// the loop that ran the test step, as far as the evidence goes: the probe sees fit's
+		// validation as an evaluate inside fit
+		_, evaluated := tr.Roles["evaluate"]
+		_, validated := tr.Roles["validation"]
+		if want := map[[2]bool]string{{true, false}: "test step (validation in fit)", {false, true}: "test step (evaluate)",
+			{true, true}: "test step (validation in fit, and evaluate)"}[[2]bool{validated, evaluated}]; probed == nil &&
+			stepName[role] == "test step" && fp.Role != want {
+			t.Errorf("verdict under the probe: the %s step is %q, want %q", role, fp.Role, want)
+		}
+		// without the probe, Keras on JAX's dumped stack frames name the loop (fit's validation runs
+		// evaluate inside fit); a TF dump does not
+		if want := map[string]string{"validation": "validation in fit", "evaluate": "evaluate)"}[role]; want != "" &&
+			!strings.HasPrefix(tr.Matrix, "tf-") && !strings.Contains(p.Role, want) {
+			t.Errorf("verdict from the log and the dump: the %s step is %q, want it to say %q", role, p.Role, want)
 		}
 		var causes []string
 		for _, c := range tr.Compiles {
@@ -768,8 +816,12 @@ func checkVerdictRoles(t *testing.T, dir string, doc report.DiffJSON, tr truth) 
 		if drop != (batch && role == "train") {
 			t.Errorf("verdict: the %s step's action says drop the last batch %v: %s", role, drop, p.Action)
 		}
-		if !strings.HasPrefix(tr.Matrix, "tf-") && strings.Contains(p.Action, "tf.data") {
+		if !strings.HasPrefix(tr.Matrix, "tf-") && tr.Data != "tf.data" && strings.Contains(p.Action, "tf.data") {
 			t.Errorf("verdict: the %s step of a program without tf.data is told about tf.data: %s", role, p.Action)
+		}
+		// a program fed by tf.data, on any backend, is told tf.data's remedy, from the probe's record of its calls
+		if fa := fp.Action; probed == nil && tr.Data == "tf.data" && batch && role == "train" && !strings.Contains(fa, "drop_remainder=True") {
+			t.Errorf("verdict: the %s step fed by tf.data is not told drop_remainder: %s", role, fa)
 		}
 		if slices.Contains(causes, "input_shape") && (!strings.Contains(p.Action, "padded_shapes") ||
 			!strings.Contains(p.Action, "bucket_by_sequence_length") || strings.Contains(p.Action, "input_signature with None for")) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +19,11 @@ import (
 // argument and the values it fed, the constants that became in the graph (Baked), how many
 // compilations the values explain, and the other causes' counts (Then).
 type truthValueCause struct {
-	Identity     string              `json:"identity"`
-	Static       map[string][]string `json:"static"`
+	Identity string              `json:"identity"`
+	Static   map[string][]string `json:"static"`
+	// Attributes are the plain Python attributes of a module (flax nnx) that the program set, with
+	// the reprs of the values, in order: static to its jit, named by JAX's explanation.
+	Attributes   map[string][]string `json:"attributes"`
 	Baked        []string            `json:"baked"`
 	Compilations int                 `json:"compilations"`
 	Then         map[string]int      `json:"then"`
@@ -45,7 +49,9 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 	}
 	for _, want := range tr.ValueCauses {
 		c, p := valueCauseOf(t, dir, want.Identity)
-		if len(want.Static) == 0 { // no static argument for the probe to see: the values are the dump's
+		if len(want.Attributes) > 0 {
+			checkAttributes(t, "with the probe", c, want)
+		} else if len(want.Static) == 0 { // no static argument for the probe to see: the values are the dump's
 			checkBaked(t, "with the probe", c, want)
 		} else if c.Kind != "static_argument" || c.Count != want.Compilations {
 			t.Errorf("with the probe: first cause %s ×%d, want static_argument ×%d: %+v", c.Kind, c.Count, want.Compilations, p.Causes)
@@ -73,9 +79,73 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 			}
 		}
 
+		if len(want.Static) > 0 {
+			checkClosestKeyWords(t, dir, want)
+		}
+
 		c, p = valueCauseOf(t, bare, want.Identity)
+		if len(want.Attributes) > 0 { // JAX's explanation names them: the log tells, probe or not
+			checkAttributes(t, "without the probe", c, want)
+			for _, args := range [][]string{{"scan", "--format", "json", filepath.Join(dir, tr.Logs[0])}, {"explain", "--format", "json", bare}} {
+				var doc struct {
+					Verdict *report.VerdictJSON `json:"verdict"`
+				}
+				_, out, _ := runRecomp(args...)
+				if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Verdict == nil || len(doc.Verdict.Programs) == 0 {
+					t.Fatalf("%s: %v", strings.Join(args, " "), err)
+				}
+				checkAttributes(t, strings.Join(args[:1], " "), doc.Verdict.Programs[0].Causes[0], want)
+			}
+			continue
+		}
 		checkBaked(t, "without the probe", c, want)
 		checkThen(t, "without the probe", p, want)
+	}
+}
+
+// saidTypes is a quote of JAX's words that the types of the arguments changed (its explanation
+// by the closest earlier cache key), with what leads it.
+var saidTypes = regexp.MustCompile(`said[^:]*: different input types`)
+
+// checkClosestKeyWords holds every report of a run whose static argument changed (scan and guard,
+// in every format) to quoting JAX's closest-key words as what they are: the types of the closest
+// earlier key, which JAX compares leaving the static values out, and the static argument the
+// probe saw change, never as a bare "jax said: different input types".
+func checkClosestKeyWords(t *testing.T, dir string, want truthValueCause) {
+	t.Helper()
+	for _, args := range [][]string{{"scan", "--format", "text"}, {"scan", "--format", "markdown"}, {"scan", "--format", "html"},
+		{"scan", "--format", "json"}, {"guard"}, {"guard", "--format", "json"}, {"explain", "--format", "json"}} {
+		_, out, _ := runRecomp(append(args, dir)...)
+		out = mdUnescape(html.UnescapeString(out))
+		for _, m := range saidTypes.FindAllString(out, -1) {
+			if !strings.Contains(m, "closest earlier cache key (it compares no static argument values; the probe saw static ") {
+				t.Errorf("%s: JAX's closest-key words are quoted as its verdict: %q", strings.Join(args, " "), m)
+			}
+		}
+		for name := range want.Static {
+			if saidTypes.MatchString(out) && !strings.Contains(strings.ReplaceAll(out, "'", "`"), "`"+name+"` ") {
+				t.Errorf("%s: JAX's closest-key words do not name the static argument %s", strings.Join(args, " "), name)
+			}
+		}
+	}
+}
+
+// checkAttributes holds the first cause to the attributes the program set: a static argument's
+// kind, named "static attribute `NAME` changed" with the values the program set, over the
+// compilations they explain.
+func checkAttributes(t *testing.T, how string, c report.VerdictCauseJSON, want truthValueCause) {
+	t.Helper()
+	if c.Kind != "static_argument" || c.Count != want.Compilations {
+		t.Errorf("%s: first cause %s ×%d %q, want static_argument ×%d", how, c.Kind, c.Count, c.Change, want.Compilations)
+	}
+	for name, set := range want.Attributes {
+		named := false
+		for _, v := range c.Values {
+			named = named || v.Name == name && sameValues(v.Seen, set)
+		}
+		if !strings.Contains(c.Change, "static attribute `"+name+"` changed ") || !named {
+			t.Errorf("%s: %q (values %+v) does not name the attribute %s with the values %v", how, c.Change, c.Values, name, set)
+		}
 	}
 }
 

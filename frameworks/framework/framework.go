@@ -82,6 +82,11 @@ type Framework struct {
 	// Defined reads, in the stack's own explanation of a compilation (Unit.Why: JAX's tracing-
 	// cache miss), the function it traced and the file that defines it; "" when it names none.
 	Defined func(why string) (function, file string)
+	// Anonymous reads, in the stack's own explanation of a compilation, where the anonymous
+	// function it traced (a Python lambda) is defined, as "file.py:LINE" (the file's base name):
+	// lambdas share one module name (JAX's jit__lambda) and are told apart by it. "" when the
+	// function has a name, or the explanation names none.
+	Anonymous func(why string) string
 	// Unfinished is what to say of a compilation by producer p that had not finished at the
 	// end of the log (ok false: nothing).
 	Unfinished func(p logscan.Producer) (message, advice string, ok bool)
@@ -327,6 +332,10 @@ type FrontEnd struct {
 	// front end defines it (Keras on JAX: train_step of keras/src/backend/jax/trainer.py is its
 	// "train step"); "" when it is none of its steps. Nil: the front end's steps are not told so.
 	Step func(file, function string) string
+	// Functions names the step a dumped module is from the functions its stack frames name
+	// (hlo.Module.FunctionNames: Keras's JAX trainer's make_train_function and train_step, for
+	// a step it jits as a lambda); "" when they name none of its steps. Nil: not told so.
+	Functions func(names []string) string
 }
 
 // StepAdvice is what to do about a cause kind of the front end's step (a Steps key) compiled by

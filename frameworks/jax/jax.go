@@ -4,6 +4,7 @@
 package jax
 
 import (
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -83,6 +84,7 @@ var Framework = &framework.Framework{
 	CacheEntries: []framework.CacheEntry{{Kind: "jax", Names: entryNames, Key: entryKey}},
 	KeyedCache:   persistentCache{},
 	Defined:      defined,
+	Anonymous:    anonymous,
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Advice: framework.Advice{
@@ -136,6 +138,19 @@ func function(module string) (string, bool) {
 // defines it: "never seen function: NAME id=N defined at FILE:LINE", "for NAME defined at
 // FILE:LINE" (a retrace) and 0.4's "because: NAME id=N defined at FILE:LINE".
 var reDefined = regexp.MustCompile(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(\S+?)(?: id=\d+)? defined at (\S+):\d+`)
+
+// reDefinedLambda is reDefined of a lambda, with its line.
+var reDefinedLambda = regexp.MustCompile(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(?:\S+\.)?<lambda>(?: id=\d+)? defined at (\S+):(\d+)`)
+
+// anonymous is Framework.Anonymous: where the lambda a JAX explanation names is defined
+// ("trainer.py:270"; Keras on JAX with flax nnx jits its train and test steps as lambdas).
+func anonymous(why string) string {
+	m := reDefinedLambda.FindStringSubmatch(why)
+	if m == nil {
+		return ""
+	}
+	return filepath.Base(m[1]) + ":" + m[2]
+}
 
 // defined is Framework.Defined: the function a JAX explanation names (its last name) and its file.
 func defined(why string) (string, string) {

@@ -143,7 +143,7 @@ var messages = &logscan.Framework{
 		}},
 		{Prefix: "TRACING CACHE MISS at ", Handle: func(c *logscan.Context, msg string) bool {
 			// The explanation follows on indented lines (or, in a wrapped record, on this one).
-			c.Hold(msg, continuesExplanation, tracingMiss)
+			c.HoldKeeping(msg, continuesExplanation, namesChange, tracingMiss)
 			return true
 		}},
 	},
@@ -272,8 +272,19 @@ func KeyModule(key string) string {
 // indented line, or one of the few JAX 0.4 printed without indentation.
 func continuesExplanation(l []byte) bool {
 	s := string(l)
-	return logscan.Indented(l, 2) || strings.HasPrefix(s, "explanation unavailable!") ||
+	// a repr JAX prints whole (flax nnx's GraphDef) closes its nested parts on lines of their own,
+	// unindented: "), NodeDef(", ")], attributes=[…"
+	return logscan.Indented(l, 2) || len(s) > 0 && (s[0] == ')' || s[0] == ']' || s[0] == '}') ||
+		strings.HasPrefix(s, "explanation unavailable!") ||
 		strings.HasPrefix(s, "where weak_type=") || strings.HasPrefix(s, "weak_type=False means")
+}
+
+// namesChange says whether a line of a long explanation names what changed: in the pytree
+// metadata JAX prints whole (a flax nnx GraphDef, over a hundred lines), the attribute lists
+// ("attributes=[…('temperature', Static(value=1.0))]"), the turn from the new metadata to the old
+// (" and before ") and the sentence's end ("… does not match").
+func namesChange(l string) bool {
+	return strings.Contains(l, "attributes=[") || strings.Contains(l, " and before ") || strings.Contains(l, "does not match")
 }
 
 // tracingMiss classifies a JAX tracing-cache-miss explanation: a retrace of the function it

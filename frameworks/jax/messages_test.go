@@ -179,3 +179,41 @@ func TestStages(t *testing.T) {
 		}
 	}
 }
+
+// TestPytreeMetadataExplanation: flax nnx's GraphDef, which JAX prints whole in its explanation
+// of a pytree-metadata change, closes its nested parts on unindented lines, and is longer than
+// the lines a held record keeps: the explanation goes on through them, and keeps the lines
+// that name the attributes (now, before) and the sentence's end, with the lines between left
+// out; the records after it are read as before.
+func TestPytreeMetadataExplanation(t *testing.T) {
+	graphdef := func(temp string) string {
+		var b strings.Builder
+		b.WriteString("GraphDef(nodes=[NodeDef(\n")
+		for i := 0; i < 30; i++ {
+			b.WriteString("  type='Linear',\n  index=" + string(rune('0'+i%10)) + ",\n), NodeDef(\n")
+		}
+		b.WriteString("  type='Model',\n)], attributes=[('lin', NodeAttr()), ('temperature', Static(value=" + temp + "))], num_leaves=2)")
+		return b.String()
+	}
+	log := "TRACING CACHE MISS at /v/flax/nnx/transforms/compilation.py:1023:49 (JitWrapped.__call__):\n" +
+		"  for train_step defined at /tmp/t.py:9\n" +
+		"  all previously seen cache keys differ. For the closest previous key:\n" +
+		"  different input pytree:\n" +
+		"  * at input path [0][0]._graphdef, now <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + graphdef("1.0") +
+		" and before <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + graphdef("2.0") +
+		", so the pytree node metadata does not match\n" +
+		"Compiling jit(train_step) with global shapes and types (ShapedArray(float32[3]),). Argument mapping: (UnspecifiedValue,).\n"
+	evs, _ := scantest.Scan(t, log, logscan.Options{})
+	if len(evs) != 2 || evs[0].Kind != logscan.Retrace || evs[1].Kind != logscan.CompileRequest {
+		t.Fatalf("%+v", evs)
+	}
+	r := evs[0].Reason
+	for _, want := range []string{"Static(value=1.0)", "Static(value=2.0)", " and before ", "does not match", logscan.Elided} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the reason lacks %q:\n%s", want, r)
+		}
+	}
+	if n := strings.Count(r, "\n") + 1; n > 60 {
+		t.Errorf("the reason keeps %d lines", n)
+	}
+}

@@ -21,7 +21,8 @@ var FrontEnd = &framework.FrontEnd{
 	StepRole: StepRole,
 	Probe: &framework.Probe{Package: "keras", Hook: probeHook, Function: "_on_keras", Records: "each Keras fit, evaluate and predict",
 		Attach: framework.AttachCallSpan},
-	Step: Step,
+	Step:      Step,
+	Functions: Functions,
 	Causes: map[cause.Kind]string{
 		"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
 			"of samples (validation_batch_size for the validation data), or pass a dataset that drops the remainder " +
@@ -90,6 +91,36 @@ func Step(file, function string) string {
 	return ""
 }
 
+// Functions is FrontEnd.Functions: with flax nnx on, Keras's JAX trainer jits each step as a
+// lambda (jit__lambda), which names no step; its dumped module's stack frames name the trainer's
+// method that made it ("JAXTrainer.make_train_function.<locals>.<lambda>") and the step it calls
+// ("JAXTrainer.train_step").
+//
+// The test step's frames name the loop too: fit's validation runs evaluate inside fit
+// ("JAXTrainer.fit" and "JAXTrainer.evaluate"), evaluate alone has no fit frame.
+func Functions(names []string) string {
+	step, fit, evaluate := "", false, false
+	for _, n := range names {
+		for _, s := range []struct{ method, step string }{
+			{"make_train_function.", TrainStep}, {"make_test_function.", TestStep}, {"make_predict_function.", PredictStep},
+			{"train_step", TrainStep}, {"test_step", TestStep}, {"predict_step", PredictStep},
+		} {
+			if strings.HasPrefix(n, "JAXTrainer."+s.method) && step == "" {
+				step = s.step
+			}
+		}
+		fit = fit || n == "JAXTrainer.fit"
+		evaluate = evaluate || n == "JAXTrainer.evaluate"
+	}
+	switch {
+	case step == TestStep && fit && evaluate:
+		return TestStep + " (validation in fit)"
+	case step == TestStep && evaluate:
+		return TestStep + " (evaluate)"
+	}
+	return step
+}
+
 // inputShape is Keras's remedy for a varying sequence length, in any loop. Under jit_compile each
 // new shape is an XLA compilation of its own, whatever the traced signature says (None included).
 const inputShape = "pad to fixed lengths: tf.data padded_batch(..., padded_shapes=...) with a fixed length, or " +
@@ -107,22 +138,41 @@ const (
 
 // StepRole names a Keras step for a user, the loop that ran it first: step is what its graph
 // does ("" when no dump said), methods the Keras calls its compilations ran under ("fit",
-// "evaluate", "predict"; none when no probe saw them). "" when neither tells.
+// "evaluate", "predict", and "fit.evaluate" for fit's validation, which Keras runs as an evaluate
+// inside fit; none when no probe saw them). "" when neither tells.
 func StepRole(step string, methods []string) string {
-	has := func(m string) bool { return slices.Contains(methods, m) }
-	only := func(m string) bool {
-		return len(methods) > 0 && !slices.ContainsFunc(methods, func(x string) bool { return x != m })
+	// a dump's role may name the loop of the test step ("test step (evaluate)", Functions); the
+	// methods may hold such roles of other compilations of the program (verdict's stepRole)
+	var loops []string
+	for _, s := range append([]string{step}, methods...) {
+		if base, loop, ok := strings.Cut(s, " ("); ok && base == TestStep {
+			if strings.Contains(loop, "validation in fit") {
+				loops = append(loops, Validation)
+			}
+			if strings.Contains(loop, "evaluate") && !strings.Contains(loop, "validation or evaluate") {
+				loops = append(loops, "evaluate")
+			}
+			step = base
+		}
 	}
+	methods = append(slices.DeleteFunc(slices.Clone(methods), func(m string) bool { return strings.HasPrefix(m, TestStep+" (") }), loops...)
+	has := func(m string) bool { return slices.Contains(methods, m) }
+	only := func(ms ...string) bool {
+		return len(methods) > 0 && !slices.ContainsFunc(methods, func(x string) bool { return !slices.Contains(ms, x) })
+	}
+	// fit's validation: an evaluate inside fit, or (older probe records, no nesting) the test
+	// step compiled under fit
+	validation := has(Validation) || has("fit")
 	switch step {
 	case TrainStep, PredictStep:
 		return step
 	case TestStep:
 		switch {
-		case has("fit") && has("evaluate"):
+		case validation && has("evaluate"):
 			return "test step (validation in fit, and evaluate)"
 		case has("evaluate"):
 			return "test step (evaluate)"
-		case has("fit"):
+		case validation:
 			return "test step (validation in fit)"
 		}
 		return "test step (validation or evaluate)"
@@ -132,7 +182,15 @@ func StepRole(step string, methods []string) string {
 			return PredictStep
 		case only("evaluate"):
 			return "test step (evaluate)"
+		case only(Validation):
+			return "test step (validation in fit)"
+		case only(Validation, "evaluate"):
+			return "test step (validation in fit, and evaluate)"
 		}
 	}
 	return ""
 }
+
+// Validation is the call the probe saw fit's validation as: evaluate, run inside fit
+// (ledger.Call.Loop).
+const Validation = "fit.evaluate"

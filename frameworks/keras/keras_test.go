@@ -24,6 +24,17 @@ func TestStepRole(t *testing.T) {
 		{"", []string{"fit"}, ""}, // fit runs the train and the test step
 		{"", []string{"predict", "evaluate"}, ""},
 		{PredictStep, nil, "predict step"},
+		// fit's validation, as the probe sees it: an evaluate inside fit
+		{TestStep, []string{Validation}, "test step (validation in fit)"},
+		{TestStep, []string{Validation, "evaluate"}, "test step (validation in fit, and evaluate)"},
+		{"", []string{Validation}, "test step (validation in fit)"},
+		{"", []string{"evaluate", Validation}, "test step (validation in fit, and evaluate)"},
+		{"", []string{Validation, "predict"}, ""},
+		// a dump's role names the loop of its test step (Functions); other compilations' roles come as methods
+		{"test step (validation in fit)", nil, "test step (validation in fit)"},
+		{"test step (evaluate)", []string{"test step (validation in fit)"}, "test step (validation in fit, and evaluate)"},
+		{"test step (validation or evaluate)", nil, "test step (validation or evaluate)"},
+		{"test step (evaluate)", []string{"fit"}, "test step (validation in fit, and evaluate)"},
 	} {
 		if got := StepRole(c.step, c.methods); got != c.want {
 			t.Errorf("StepRole(%q, %q) = %q, want %q", c.step, c.methods, got, c.want)
@@ -83,5 +94,26 @@ func TestAdviceOnJAX(t *testing.T) {
 	}
 	if a := FrontEnd.StepAdvice("tf", TrainStep, "batch_size"); !strings.Contains(a, "drop_remainder=True") {
 		t.Errorf("the train step on tf lost tf.data's remedy: %q", a)
+	}
+}
+
+// TestFunctionsOfNNXLambda: with flax nnx on, Keras's JAX trainer jits its steps as lambdas; the
+// dumped module's stack frames name the trainer's method that made the lambda.
+func TestFunctionsOfNNXLambda(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"<module>", "JAXTrainer.fit", "JAXTrainer.make_train_function.<locals>.<lambda>", "JAXTrainer.train_step"}, TrainStep},
+		{[]string{"JAXTrainer.fit", "JAXTrainer.evaluate", "JAXTrainer.make_test_function.<locals>.<lambda>", "JAXTrainer.test_step"}, "test step (validation in fit)"},
+		{[]string{"<module>", "JAXTrainer.evaluate", "JAXTrainer.test_step"}, "test step (evaluate)"}, // no lambda: jit_test_step
+		{[]string{"JAXTrainer.make_test_function.<locals>.<lambda>"}, TestStep},
+		{[]string{"JAXTrainer.make_predict_function.<locals>.predict_step"}, PredictStep},
+		{[]string{"<module>", "train_step", "MyTrainer.make_train_function.<locals>.<lambda>"}, ""},
+		{nil, ""},
+	} {
+		if got := Functions(c.names); got != c.want {
+			t.Errorf("Functions(%q) = %q, want %q", c.names, got, c.want)
+		}
 	}
 }

@@ -18,6 +18,12 @@ def _samples(x):
     return 0
 
 
+def _tf_data(x):
+    """Whether x is a tf.data dataset: Keras batches it as the dataset does (on any backend)."""
+    t = type(x)
+    return (t.__module__ or "").startswith("tensorflow") and hasattr(x, "element_spec")
+
+
 def _keras_sizes(method, args, kwargs):
     """The samples and batch size of a fit, evaluate or predict on arrays: what makes its last
     batch smaller. fit's validation_split keeps its first part for training (Keras fit runs
@@ -53,6 +59,8 @@ def _on_keras(module):
                     rec.update(_user_frame())
                     try:
                         rec.update(_keras_sizes(method, args, kwargs))
+                        if _tf_data(kwargs.get("x", args[0] if args else None)):
+                            rec["data"] = "tf.data"
                     except Exception:
                         pass  # the line is still worth writing
                     _write(rec)

@@ -64,10 +64,12 @@ class _ImportHook:
         self.done = set()
 
     def find_spec(self, name, path=None, target=None):
+        # A package is done once its hook ran, not once it was looked up: a library may look a
+        # package up without importing it (TensorFlow's importlib.util.find_spec("keras") at its
+        # own import), and the spec it got is not the one the import then executes.
         hook = _HOOKS.get(name)
-        if hook is None or name in self.done:
+        if hook is None or name in self.done or name in sys.modules:
             return None
-        self.done.add(name)
         spec = None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -85,6 +87,9 @@ class _ImportHook:
 
         def exec_module(module):
             original(module)
+            if name in self.done:
+                return
+            self.done.add(name)
             try:
                 hook(module)
             except Exception:

@@ -1176,8 +1176,8 @@ def p_nnx_attribute():
                 compiled += bool(causes)
         print(f"epoch {epoch} temperature {temp} loss {float(loss):.4f}")
     driver.EVIDENCE["truth"]["value_causes"] = [{
-        "identity": "jit_train_step", "static": {}, "baked": [repr(t) for t in temps],
-        "compilations": compiled, "then": {}}]
+        "identity": "jit_train_step", "static": {}, "attributes": {"temperature": [repr(t) for t in temps]},
+        "baked": [repr(t) for t in temps], "compilations": compiled, "then": {}}]
 
 
 # --- the scenarios -----------------------------------------------------------------------------
@@ -1451,7 +1451,8 @@ S["nnx-attribute"] = dict(program=p_nnx_attribute, env=ENV_LOGS, probe=True, det
     "temperature traces and compiles the train step again (3 compilations), the logits divided by it as a "
     "constant. JAX's explanation: a different input pytree at [0][0]._graphdef, 'with pytree metadata' (the "
     "GraphDef, over a hundred lines). Run under recomp's probe (probe.jsonl), which sees no static argument: "
-    "value_causes has no static names, only the constants the temperatures became."))
+    "value_causes has no static names, the attribute and the values the program set it to (attributes; JAX's "
+    "explanation names them in the GraphDef's attribute lists), and the constants the temperatures became."))
 
 # --- the set-up fixture and the evidence hook's judgement ------------------------------------------
 

@@ -64,6 +64,47 @@ def p_fit_partial():
     _roles((("train", (32, 4), "batch_size"), ("validation", (32, 8), "batch_size")))
 
 
+def p_fit_validation_split():
+    model, _, (x, y) = _setup(6, 100)   # validation_split=0.4: fit on the first 60 (32 + 28), validate on the last 40 (32 + 8)
+    model.fit(x, y, batch_size=32, epochs=2, validation_split=0.4, verbose=2)
+    _roles((("train", (32, 28), "batch_size"), ("validation", (32, 8), "batch_size")))
+
+
+def _lambda_site(method):
+    """Where Keras's JAX trainer defines the lambda it jits for a step with flax nnx on (method:
+    make_train_function, make_test_function), as JAX's explanation names it: "trainer.py:LINE"."""
+    import inspect
+    from keras.src.backend.jax import trainer
+    lines, first = inspect.getsourcelines(getattr(trainer.JAXTrainer, method))
+    for i, line in enumerate(lines):
+        if "lambda" in line and "step_fn" in line:
+            return f"trainer.py:{first + i}"
+    raise SystemExit(f"no step lambda in JAXTrainer.{method}: this Keras release jits its steps otherwise")
+
+
+def p_nnx_steps():
+    keras = _keras()
+    if not keras.config.is_nnx_enabled():
+        raise SystemExit("flax nnx is not on: KERAS_NNX_ENABLED is not set")
+    import numpy as np
+    rng = np.random.default_rng(7)
+    x, y = rng.random((100, 6), np.float32), rng.random((100, 3), np.float32)   # 100 = 3 batches of 32 + 4
+    xv, yv = rng.random((40, 6), np.float32), rng.random((40, 3), np.float32)   # 40 = 32 + 8
+    _model(keras).fit(x, y, batch_size=32, epochs=2, validation_data=(xv, yv), verbose=2)
+    _roles((("train", (32, 4), "batch_size"), ("validation", (32, 8), "batch_size")))
+    driver.EVIDENCE["truth"]["lambdas"] = {"train": _lambda_site("make_train_function"),
+                                           "validation": _lambda_site("make_test_function")}
+
+
+def p_tf_data():
+    model, _, (x, y) = _setup(8, 100)   # 100 = 3 batches of 32 + 4
+    import tensorflow as tf
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)   # no drop_remainder: a last batch of 4
+    model.fit(ds, epochs=2, verbose=2)
+    _roles((("train", (32, 4), "batch_size"),))
+    driver.EVIDENCE["truth"]["data"] = "tf.data"
+
+
 def p_predict_tail():
     model, rng, (x, y) = _setup(2, 256)                 # 256 = 4 batches of 64
     model.fit(x, y, batch_size=64, epochs=1, verbose=2)
@@ -95,6 +136,31 @@ S["fit-partial"] = dict(program=p_fit_partial, recompiled=["jit_train_step", "ji
     "Keras's train step (jit_train_step) again for the 4-row batch and its test step (jit_test_step) again for "
     "the 8-row validation batch, once each (epoch 2 reuses them). The training loop may drop its remainder; "
     "the validation set must not lose samples."))
+S["fit-validation-split"] = dict(program=p_fit_validation_split, probe=True, recompiled=["jit_train_step", "jit_test_step"],
+    causes={"jit_train_step": "batch_size", "jit_test_step": "batch_size"},
+    reason=["at data[0], now f32[28,6] and before f32[32,6]"], description=(
+    "Keras 3 on JAX, fit on 100 samples with batch_size=32, validation_split=0.4 for 2 epochs, run under recomp "
+    "run's probe (probe.jsonl): fit trains on the first 60 samples (32, then 28 rows) and validates on the last 40 "
+    "(32, then 8 rows) with an evaluate call of its own inside fit. JAX compiles the train step again for 28 rows "
+    "and the test step again for 8: the test step is fit's validation (no evaluate call), and the probe's nested "
+    "call says so."))
+S["nnx-steps"] = dict(program=p_nnx_steps, probe=True, requires=("flax",), recompiled=["jit__lambda"],
+    causes={"jit__lambda": "batch_size"},
+    reason=["at data[0], now f32[4,6] and before f32[32,6]"], description=(
+    "Keras 3 on JAX with flax nnx on (KERAS_NNX_ENABLED=true), fit on 100 samples with batch_size=32 for 2 epochs "
+    "(32, 32, 32, then 4 rows) and validation_data of 40 samples (32, then 8 rows), under recomp run's probe: with "
+    "nnx Keras jits its train and test steps as lambdas of its JAX trainer, both compiled as jit__lambda. JAX's "
+    "explanation names where each lambda is defined (lambdas: the trainer's lines), the dump's stack frames the "
+    "trainer's make_train_function or make_test_function. The train step compiles again for 4 rows, the test step "
+    "(fit's validation) for 8. The steps compile in that order, so the program's compile events are assigned to "
+    "its roles in order."), env=dict(KERAS_NNX_ENABLED="true"))
+S["tf-data"] = dict(program=p_tf_data, probe=True, requires=("tensorflow-cpu",), recompiled=["jit_train_step"],
+    cause="batch_size", reason=["at data[0], now f32[4,6] and before f32[32,6]"], description=(
+    "Keras 3 on JAX fed by tf.data: fit on a tf.data dataset of 100 samples batched at 32 without drop_remainder "
+    "(32, 32, 32, then 4 rows) for 2 epochs, under recomp run's probe (which records that fit was given a tf.data "
+    "dataset: data). JAX compiles the train step again for the 4-row batch; the remedy is tf.data's "
+    "(batch(..., drop_remainder=True)), not the arrays'. The matrix has no TensorFlow: the run is made with "
+    "TensorFlow 2.21 (the tf-2.21 matrix's) on the path, and the scenario is skipped where it is not installed."))
 S["predict-tail"] = dict(program=p_predict_tail, recompiled=["jit_predict_step"], cause="batch_size",
     reason=["at data, now f32[232,6] and before f32[256,6]"], description=(
     "Keras 3 on JAX, fit on 256 samples with batch_size=64 (no partial batch), then model.predict on 488 samples "
@@ -112,7 +178,7 @@ S["clean"] = dict(program=p_clean, recompiled=[], cause=None, description=(
     "predict steps compile once each. The eager one-op programs of the model's set-up compile several times "
     "under shared names (not recompilations)."))
 for _spec in S.values():
-    _spec.update(env=jax_runs.ENV_LOGS)
+    _spec["env"] = dict(jax_runs.ENV_LOGS, **_spec.get("env", {}))
 
 
 def setup(spec):
@@ -136,11 +202,20 @@ def judge(run):
     extra = collections.OrderedDict()
     compiles, out_roles = [], collections.OrderedDict()
     seconds = sum(ev["compiles"][i]["seconds"] for i in real)
+    lambdas = ev["truth"].get("lambdas", {})
+    taken = collections.Counter()  # a shared module's events taken by the roles before (ordered scenarios)
     for role, r in roles.items():
         module, n = STEP_MODULE[role], len(r["inputs"])
-        if any(v["functions"] == [module] for v in out_roles.values()):
-            run.problems.append(f"{role}: {module} is another role's step too: its compilations are not told apart")
-        events = by_module[re.sub(r"[^A-Za-z0-9]", "", module)]
+        function = module
+        if role in lambdas:  # with nnx, Keras's steps are lambdas: one module, told apart by where each is defined
+            module, function = "jit__lambda", f"jit__lambda [{lambdas[role]}]"
+        if any(v["functions"] == [function] for v in out_roles.values()):
+            run.problems.append(f"{role}: {function} is another role's step too: its compilations are not told apart")
+        key = re.sub(r"[^A-Za-z0-9]", "", module)
+        events = by_module[key]
+        if lambdas:
+            events = events[taken[key]:taken[key] + n]
+            taken[key] += n
         if len(events) != n:
             run.problems.append(f"{role}: {module} compiled {len(events)} time(s), the program fed it {r['inputs']}")
         dumps = []
@@ -150,10 +225,13 @@ def judge(run):
                 run.problems.append(f"{role}: compilation {i} dumped as {name}, not {module}")
             dumps.append(f"dump/{f}")
             compiles.append(collections.OrderedDict([
-                ("identity", module), ("role", role), ("log", run.logs[0]), ("dump", f"dump/{f}"),
+                ("identity", function), ("role", role), ("log", run.logs[0]), ("dump", f"dump/{f}"),
                 ("seconds", round(ev["compiles"][i]["seconds"], 6)), ("input", r["inputs"][j]),
                 ("causes", [r["cause"]] if j else []), ("against", dumps[0] if j else None)]))
-        out_roles[role] = collections.OrderedDict([("functions", [module]), ("inputs", r["inputs"]), ("dumps", dumps)])
+        out_roles[role] = collections.OrderedDict([("functions", [function]), ("inputs", r["inputs"]), ("dumps", dumps)])
+    for key, n in taken.items():
+        if n != len(by_module[key]):
+            run.problems.append(f"{key}: compiled {len(by_module[key])} time(s), the roles account for {n}")
     compiles.sort(key=lambda c: c["dump"])
     extra["compile_seconds"] = round(seconds, 6)
     extra["compiles"] = compiles
@@ -164,7 +242,7 @@ def judge(run):
 
 FRAMEWORK = driver.Framework(
     file=__file__, title="Keras on JAX", scenarios=S, dists=("keras", "jax", "jaxlib", "numpy"),
-    matrix=MATRIX, setup=setup, judge=judge, scrub=("JAX_", "XLA_", "TF_CPP", "KERAS_"))
+    matrix=MATRIX, setup=setup, judge=judge, scrub=("JAX_", "XLA_", "TF_CPP", "KERAS_"), skip=jax_runs.skip_reason)
 
 if __name__ == "__main__":
     driver.main(FRAMEWORK)

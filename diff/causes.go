@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -47,6 +48,18 @@ type Cause struct {
 	// value (one number, used by one op or several), the first of them: its op_name, its
 	// source line and the values; nil otherwise.
 	Constant *Change
+	// Repeats are, for a graph_structure cause, the source lines (op metadata) whose
+	// instructions are whole copies of one block in both versions, a different number of
+	// times: what an unrolled Python loop whose count changed looks like (nil otherwise).
+	Repeats []Repeat
+}
+
+// Repeat is a source line whose instructions are From copies of a block of Ops instructions in
+// the old version and To copies in the new.
+type Repeat struct {
+	Source   string
+	Ops      int
+	From, To int
 }
 
 // Advice per cause kind.
@@ -438,8 +451,17 @@ func structureRule(c *classifier) (Cause, bool) {
 				fmt.Sprintf("the compiler emitted other ops for the new inputs (not a cause of its own): %s", opDelta(r)))
 			return Cause{}, false
 		}
+		reps := repeatsOf(r.A, r.B)
+		ev := evidenceOf(t.structure, structureLine)
+		for i, rp := range reps {
+			if i == maxRepeatLines {
+				break
+			}
+			ev = append(ev, fmt.Sprintf("the ops at %s: %d → %d, whole copies of a block of %d (%d → %d times): a loop with a new count",
+				rp.Source, rp.Ops*rp.From, rp.Ops*rp.To, rp.Ops, rp.From, rp.To))
+		}
 		return Cause{Kind: CauseGraphStructure, Summary: fmt.Sprintf("the graph's structure changed: %s", opDelta(r)),
-			Evidence: evidenceOf(t.structure, structureLine)}, true
+			Evidence: ev, Repeats: reps}, true
 	}
 	if len(c.causes) > 0 || len(t.attrs)+len(t.shapes)+len(t.dtypes)+r.Counts[KindConstantElided] == 0 {
 		return Cause{}, false
@@ -881,4 +903,61 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// maxRepeatLines bounds the evidence lines of repeated blocks.
+const maxRepeatLines = 3
+
+// The bounds of a repeated block: at least minBlockOps instructions per copy (smaller counts
+// divide too easily to say anything), at most maxCopies copies.
+const (
+	minBlockOps = 3
+	maxCopies   = 64
+)
+
+// repeatsOf are the source lines (op metadata, file:line) whose instruction counts in a and b
+// differ and are both whole multiples of one block: their greatest common divisor, of at least
+// minBlockOps instructions, with at most maxCopies copies either side. Nil when the modules'
+// ops name no source (no metadata), or nil modules.
+func repeatsOf(a, b *hlo.Module) []Repeat {
+	if a == nil || b == nil {
+		return nil
+	}
+	ca, cb := opsBySource(a), opsBySource(b)
+	var out []Repeat
+	for src, na := range ca {
+		nb := cb[src]
+		if nb == 0 || na == nb {
+			continue
+		}
+		g := gcd(na, nb)
+		if g < minBlockOps || na/g > maxCopies || nb/g > maxCopies {
+			continue
+		}
+		out = append(out, Repeat{Source: src, Ops: g, From: na / g, To: nb / g})
+	}
+	slices.SortFunc(out, func(x, y Repeat) int {
+		return cmp.Or(cmp.Compare(y.Ops*max(y.From, y.To), x.Ops*max(x.From, x.To)), strings.Compare(x.Source, y.Source))
+	})
+	return out
+}
+
+// opsBySource counts a module's instructions by their metadata's source line.
+func opsBySource(m *hlo.Module) map[string]int {
+	out := map[string]int{}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if src := in.Metadata().Source(); src != "" {
+				out[src]++
+			}
+		}
+	}
+	return out
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

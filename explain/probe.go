@@ -24,9 +24,143 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Op
 	}
 	ledger.SortUnits(units)
 	attach(units, recs, framework.AttachInOrder, framework.AttachLastTrace, framework.AttachCallSpan)
+	for _, p := range frameworks.Probes() {
+		if p.Attach == framework.AttachSteps {
+			attachSteps(rep, units, recs, p)
+		}
+	}
 	if !oneStep(rep, opt) && slices.ContainsFunc(units, func(u *ledger.Unit) bool { return len(u.Static) > 0 }) {
 		rep.Refind(opt) // the findings quote JAX's words with the static arguments it leaves out
 	}
+}
+
+// attachSteps gives the compilations of the unit's producers the step each happened in, and the
+// process its steps and epochs, from the records of a probe that counts steps
+// (framework.AttachSteps): the k-th compilation of the log was in the first step whose sync
+// record counts k compilations or more, or after the last step. Nothing is given unless the
+// records are of one process and count exactly the compilations the log shows.
+func attachSteps(rep *ledger.Report, units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
+	syncs, loops, end := stepRecords(recs, p)
+	if end == nil || end.Step <= 0 {
+		return
+	}
+	var compiled []*ledger.Unit
+	for _, u := range units {
+		if u.Compiled && ofUnit(u, p) {
+			compiled = append(compiled, u)
+		}
+	}
+	if len(compiled) == 0 || len(compiled) != end.Compiles {
+		return
+	}
+	steps := stepsOf(len(compiled), syncs, end.Step)
+	if steps == nil {
+		return
+	}
+	epochs := epochsOf(loops)
+	if len(epochs) > 0 && (epochs[0] < 0 || epochs[len(epochs)-1] > end.Step) {
+		epochs = nil
+	}
+	rep.ProbeSteps(compiled, steps, end.Step, epochs, probeDurations(end.CompileNS, len(compiled)))
+}
+
+// stepRecords are the records of a probe that counts steps: its sync and epoch records and
+// the last record at exit; all nil when they are of several processes.
+func stepRecords(recs []runfolder.ProbeRecord, p frameworks.ProbeHook) (syncs, loops []runfolder.ProbeRecord, end *runfolder.ProbeRecord) {
+	pid := 0
+	for i, r := range recs {
+		if r.Framework != p.Name {
+			continue
+		}
+		if pid != 0 && r.PID != pid {
+			return nil, nil, nil // several processes: their steps are their own
+		}
+		pid = r.PID
+		switch r.Event {
+		case p.Event: // "sync"
+			syncs = append(syncs, r)
+		case "epoch":
+			loops = append(loops, r)
+		case "steps":
+			end = &recs[i]
+		}
+	}
+	return syncs, loops, end
+}
+
+// stepsOf is the step of each of n compilations: the k-th was in the first step whose sync
+// record counts k compilations or more, or after the last of the steps steps. Nil when the
+// records are out of order or outside the steps.
+func stepsOf(n int, syncs []runfolder.ProbeRecord, steps int) []int {
+	for i := 1; i < len(syncs); i++ {
+		if syncs[i].Step <= syncs[i-1].Step || syncs[i].Compiles < syncs[i-1].Compiles {
+			return nil // not one process's count
+		}
+	}
+	out := make([]int, n)
+	j := 0
+	for k := range out {
+		for j < len(syncs) && syncs[j].Compiles < k+1 {
+			j++
+		}
+		out[k] = steps + 1 // compiled after the last step
+		if j < len(syncs) {
+			out[k] = syncs[j].Step
+		}
+		if k > 0 && out[k] < out[k-1] || out[k] < 1 || out[k] > steps+1 {
+			return nil
+		}
+	}
+	return out
+}
+
+// probeDurations are the n compilations' durations the probe recorded in nanoseconds (nil when
+// it recorded another number of them, or one is not a duration).
+func probeDurations(ns []int64, n int) []time.Duration {
+	if len(ns) != n {
+		return nil
+	}
+	out := make([]time.Duration, 0, n)
+	for _, d := range ns {
+		if d < 0 || d > maxCompileNS {
+			return nil
+		}
+		out = append(out, time.Duration(d))
+	}
+	return out
+}
+
+// maxCompileNS bounds a compilation's duration the probe may give (a day): beyond, the record
+// is not a duration.
+const maxCompileNS = int64(24 * time.Hour)
+
+// epochsOf are the epochs the records of data loaders iterated show: the starts of the loader
+// iterated most often (at least twice, each time after a step more; a tie goes to the first
+// loader), as the steps ended before each; nil when no loader was iterated twice.
+func epochsOf(loops []runfolder.ProbeRecord) []int {
+	by := map[string][]int{}
+	var order []string
+	for _, r := range loops {
+		if by[r.Loader] == nil {
+			order = append(order, r.Loader)
+		}
+		by[r.Loader] = append(by[r.Loader], r.Step)
+	}
+	var best []int
+	for _, l := range order {
+		if s := by[l]; len(s) > len(best) {
+			best = s
+		}
+	}
+	if len(best) < 2 {
+		return nil
+	}
+	for i := 1; i < len(best); i++ {
+		if best[i] <= best[i-1] {
+			return nil // an epoch of no step: not the training loop's loader
+		}
+	}
+	return best
 }
 
 // attach joins the probe's records to the compilations for each unit whose hook joins its

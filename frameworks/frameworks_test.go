@@ -212,7 +212,7 @@ func TestProseFromUnits(t *testing.T) {
 }
 
 // Each unit's probe hook defines the function the probe calls and tags its records with the
-// unit's name, which explain joins them by; the three ways of joining are all used.
+// unit's name, which explain joins them by; the four ways of joining are all used.
 func TestProbeHooks(t *testing.T) {
 	attach := map[framework.Attach]bool{}
 	for _, p := range Probes() {
@@ -227,8 +227,8 @@ func TestProbeHooks(t *testing.T) {
 		}
 		attach[p.Attach] = true
 	}
-	if len(attach) != 3 {
-		t.Errorf("joined %v ways, want 3", attach)
+	if len(attach) != 4 {
+		t.Errorf("joined %v ways, want 4", attach)
 	}
 	if !ProbeStages("jax") || ProbeStages("tf") || ProbeStages("python") {
 		t.Error("ProbeStages: only JAX's records are compile stages")

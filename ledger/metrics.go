@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/logscan"
@@ -91,4 +92,53 @@ func evidenceAdvice(p logscan.Producer) string {
 		return "turn on its compile logging (" + fw.Advice.Evidence + ")"
 	}
 	return frameworks.EvidenceAdvice()
+}
+
+// ProbeSteps gives a one-process report the steps a probe counted (recomp run's, for
+// PyTorch/XLA): compiled are the process's compilations, in order, steps the step each was in,
+// of the steps the process ended, epochs the steps ended when each epoch began (nil: unknown), and
+// durs each compilation's duration (nil: none). It does nothing when the report is of several
+// processes, or compiled and steps differ in length; a log that counts steps itself
+// (PT_XLA_DEBUG_LEVEL=2) keeps its own, and takes the epochs only where it counts as many, and one
+// that gives compile times keeps its own.
+func (r *Report) ProbeSteps(compiled []*Unit, steps []int, of int, epochs []int, durs []time.Duration) bool {
+	if len(r.Procs) != 1 || len(compiled) != len(steps) || len(compiled) == 0 {
+		return false
+	}
+	p := &r.Procs[0]
+	if p.Steps == 0 {
+		for i, u := range compiled {
+			u.Step = steps[i]
+		}
+		p.Steps = of
+	}
+	if len(epochs) > 0 && p.Steps == of { // the log's own count agrees: the epochs are of its steps
+		p.Epochs = epochs
+	}
+	if len(durs) != len(compiled) || r.Summary.CompileTime != 0 || r.Summary.Compilations != len(compiled) {
+		return true
+	}
+	for i, u := range compiled {
+		u.Duration = durs[i]
+		r.Summary.CompileTime += durs[i]
+		p.Cost += durs[i]
+		if u.AfterWarmup {
+			r.Summary.LateCompileTime += durs[i]
+		}
+	}
+	for _, m := range r.Modules {
+		m.CompileTime = 0
+		for _, u := range m.Units {
+			if u.Compiled {
+				m.CompileTime += u.Duration
+			}
+		}
+	}
+	for _, s := range r.Sequences {
+		s.CompileTime = 0
+		for _, u := range compiled {
+			s.CompileTime += u.Duration
+		}
+	}
+	return true
 }

@@ -189,8 +189,14 @@ type Process struct {
 	// unterminated and cut): an open compilation too. "" when it does not.
 	CutBegin string
 	// Steps counts the steps the process ended (PyTorch/XLA's executions caused by
-	// torch_xla.sync, printed with PT_XLA_DEBUG_LEVEL=2); 0 when its log shows none.
+	// torch_xla.sync, printed with PT_XLA_DEBUG_LEVEL=2, or counted by recomp run's probe); 0
+	// when its log shows none.
 	Steps int
+	// Epochs are the steps the process had ended when each epoch began (0 for the first), in
+	// order, where something marks epochs (recomp run's probe: a data loader iterated again);
+	// nil when nothing does. Step s (1 for the first) is in epoch k (1 for the first) when
+	// Epochs[k-1] < s and, for a later epoch, s <= Epochs[k].
+	Epochs []int
 	// Producers are the producers of its events (markers left out), in the order first seen:
 	// whose logging a log without evidence should turn on.
 	Producers []logscan.Producer

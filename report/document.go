@@ -505,6 +505,9 @@ func recurrence(v verdict.Verdict) string {
 		return ""
 	}
 	each := dur(v.Time / time.Duration(v.Compilations))
+	if c := v.Cadence; c != nil && c.EveryEpoch > 0 {
+		return everyEpoch(v, c)
+	}
 	if c := v.Cadence; c != nil && c.Every > 0 {
 		s := fmt.Sprintf("; recurs every %s (compiled at %s of %d): ≈ %s every %s", plural(c.Every, "step", "steps"), stepList(c.Steps), c.Of, each, plural(c.Every, "step", "steps"))
 		if c.Every == 1 {
@@ -520,6 +523,9 @@ func recurrence(v verdict.Verdict) string {
 		if v.Variants > 1 && v.Repeated == 0 {
 			what = fmt.Sprintf("%s, ", variantsOf(v))
 		}
+		if k := c.Epochs; len(k) > 0 && k[0] > 0 && k[0] == k[len(k)-1] && c.EpochsOf > k[0] {
+			what += fmt.Sprintf("all in epoch %d of %d, ", k[0], c.EpochsOf)
+		}
 		return fmt.Sprintf("; paid once: %scompiled at %s of %d (≈ %s each), none in the %s after", what, stepList(c.Steps), c.Of, each, plural(c.Quiet, "step", "steps"))
 	}
 	switch {
@@ -529,6 +535,31 @@ func recurrence(v verdict.Verdict) string {
 		return fmt.Sprintf("; once per new variant: %s, each compiled once (≈ %s each)", variantsOf(v), each)
 	}
 	return ""
+}
+
+// everyEpoch says a program recurs every epoch, with the compile time of an epoch.
+func everyEpoch(v verdict.Verdict, c *verdict.Cadence) string {
+	first := c.Epochs[0]
+	in := fmt.Sprintf("epochs %d–%d", first, c.EpochsOf)
+	if c.EpochsOf-first == 1 {
+		in = fmt.Sprintf("epochs %d and %d", first, c.EpochsOf)
+	}
+	cost := c.EpochCost
+	if cost == 0 {
+		cost = v.Time / time.Duration(v.Compilations) * time.Duration(c.EveryEpoch)
+	}
+	what := "every epoch"
+	if c.EpochFrom > first {
+		what += fmt.Sprintf(" from epoch %d", c.EpochFrom)
+	}
+	if c.EveryEpoch > 1 {
+		what += fmt.Sprintf(", %d× an epoch", c.EveryEpoch)
+	}
+	s := fmt.Sprintf("; recurs %s (compiled in %s of %d, at %s of %d): ≈ %s an epoch", what, in, c.EpochsOf, stepList(c.Steps), c.Of, dur(cost))
+	if v.Repeated > 0 {
+		s += fmt.Sprintf(", the same %s compiled again %d×", variantNoun(v), v.Repeated)
+	}
+	return s
 }
 
 // stepList names the steps a program compiled at: "steps 1, 5, 9", or a range for a run of them.

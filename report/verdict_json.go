@@ -54,6 +54,16 @@ type CadenceJSON struct {
 	Of    int   `json:"of"`
 	Every int   `json:"every"`
 	Quiet int   `json:"quiet"`
+	// Epochs (the epoch of each compilation, 1 for the first; [] when nothing marks epochs),
+	// EpochsOf (the epochs the process began; 0 when unknown) and EveryEpoch (the compilations in
+	// each epoch when it compiled as often in every epoch from its first to the last; 0 otherwise).
+	Epochs     []int `json:"epochs"`
+	EpochsOf   int   `json:"epochs_of"`
+	EveryEpoch int   `json:"every_epoch"`
+	// EpochFrom (the epoch it recurs from; 0 when it does not recur every epoch) and EpochSeconds
+	// (the compile time of an epoch from it on, on average).
+	EpochFrom    int     `json:"epoch_from"`
+	EpochSeconds float64 `json:"epoch_seconds"`
 }
 
 type VerdictCauseJSON struct {
@@ -141,7 +151,8 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			pj.Causes = append(pj.Causes, cj)
 		}
 		if c := p.Cadence; c != nil {
-			pj.Cadence = &CadenceJSON{Steps: nonNil(c.Steps), Of: c.Of, Every: c.Every, Quiet: c.Quiet}
+			pj.Cadence = &CadenceJSON{Steps: nonNil(c.Steps), Of: c.Of, Every: c.Every, Quiet: c.Quiet,
+				Epochs: nonNil(c.Epochs), EpochsOf: c.EpochsOf, EveryEpoch: c.EveryEpoch, EpochFrom: c.EpochFrom, EpochSeconds: seconds(c.EpochCost)}
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

@@ -46,6 +46,15 @@ type ProbeRecord struct {
 	// Static are the static arguments a JAX trace of a jitted function was called with (jax:
 	// trace; static_argnums and static_argnames), each value as Python's repr, cut short.
 	Static []StaticArg `json:"static,omitempty"`
+	// Step, Compiles, Loader and CompileNS count a PyTorch/XLA process's steps (torch-xla: sync,
+	// epoch, steps): the step a sync record ends (1 for the first), or the steps ended before
+	// an epoch began or the program exited; torch_xla's count of compilations after it; the id
+	// of the dataset of the data loader iterated (epoch); each compilation's duration in nanoseconds, in
+	// order (steps).
+	Step      int     `json:"step,omitempty"`
+	Compiles  int     `json:"compiles,omitempty"`
+	Loader    string  `json:"loader,omitempty"`
+	CompileNS []int64 `json:"compile_ns,omitempty"`
 }
 
 // StaticArg is one static argument of a traced call: its parameter's name and its value's repr.

@@ -33,6 +33,7 @@ func FuzzReadProbe(f *testing.F) {
 	f.Add([]byte(`{"framework":"keras","event":"fit_begin","samples":100,"batch_size":32,"t":1,"pid":1}` + "\n{\"event\":"))
 	f.Add([]byte("\n\n{}\n{\"event\":\"x\",\"t\":1e308}\n"))
 	f.Add([]byte(`{"event":"trace","t0":-1,"t":-1e20}`))
+	f.Add([]byte(`{"framework":"torch-xla","event":"steps","step":9,"compiles":3,"compile_ns":[1687713424,-5,1e30],"loader":"7f","t":1,"pid":2}`))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if err := os.WriteFile(filepath.Join(dir, ProbeName), b, 0o644); err != nil {

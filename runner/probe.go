@@ -51,7 +51,7 @@ func probeEffect() string {
 		sep = " "
 	}
 	return "recomp's probe (a sitecustomize) writes the program's own line of " + strings.Join(what, sep) + " to probe.jsonl: a walk up " +
-		"the Python stack per compilation, nothing per step"
+		"the Python stack per compilation, at most a few counter reads per step"
 }
 
 // Probe is a run folder's probe: the folder that goes on PYTHONPATH and the file it writes.

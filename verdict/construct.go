@@ -589,19 +589,7 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 			out.Numbers = append(out.Numbers, p[1])
 		}
 	}
-	var rest []Cause
-	for _, c := range cs {
-		if c.Kind != diff.CauseConstant || c.Once {
-			rest = append(rest, c)
-			continue
-		}
-		out.Count += c.Count
-		for _, s := range c.Sites {
-			if !slices.Contains(out.Sites, s) && len(out.Sites) < 4 {
-				out.Sites = append(out.Sites, s)
-			}
-		}
-	}
+	rest := gather(&out, cs)
 	if chained {
 		out.Change = fmt.Sprintf("a number baked into the graph as a constant took %d values: %s", len(out.Numbers), strings.Join(out.Numbers, " → "))
 	} else {
@@ -662,6 +650,92 @@ func number(s string) bool {
 func baseSource(src string) string {
 	if i := strings.LastIndexAny(src, `/\`); i >= 0 {
 		return src[i+1:]
+	}
+	return src
+}
+
+// foldRepeat folds a program's graph_structure causes into one when every recompilation of the
+// program differs from the version it was compared with by its structure, and the ops of one
+// line of the program's own code (op metadata) are each time whole copies of one block, a
+// different number of times, each comparison taking up the count the last one left (1 → 2,
+// then 2 → 3): a Python loop count unrolled into the graph, whose values it names. The stack's
+// unit may say it in its own words (Construct). Where the evidence does not show that, the
+// causes are returned unchanged: the structure changed, as each comparison says.
+func foldRepeat(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) []Cause {
+	counts, rep, fw := repeatChain(compiled, byUnit)
+	if rep == nil {
+		return cs
+	}
+	out := Cause{Kind: diff.CauseGraphStructure, Source: baseSource(rep.Source), Numbers: counts,
+		Change: fmt.Sprintf("a loop count unrolled into the graph: the ops of %s ran %s times (%d ops each)",
+			baseSource(rep.Source), strings.Join(counts, " → "), rep.Ops)}
+	rest := gather(&out, cs)
+	if fw != nil && fw.Construct != nil {
+		if what, adv, ok := fw.Construct(out.Kind, out.Change); ok {
+			out.Change, out.advice = what, adv
+		}
+	}
+	return append([]Cause{out}, rest...)
+}
+
+// repeatChain is the block of one line of the program's own code that each recompilation of a
+// program repeated a new number of times and nothing else: the counts in the order they
+// compiled, the block and the stack; rep is nil when a recompilation differs otherwise, names
+// no such line, or does not take up the count the last one left.
+func repeatChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) (counts []string, rep *diff.Repeat, fw *framework.Framework) {
+	seq := map[string]int{}
+	for _, u := range compiled {
+		if !compiledAgain(u, seq) {
+			continue
+		}
+		c := byUnit[u]
+		if len(c) != 1 || c[0].Kind != diff.CauseGraphStructure || c[0].Once {
+			return nil, nil, nil
+		}
+		var r *diff.Repeat
+		for i := range c[0].Repeats {
+			x := &c[0].Repeats[i]
+			if rep == nil && frameworks.IsUserFile(sourceFile(x.Source)) || rep != nil && x.Source == rep.Source && x.Ops == rep.Ops {
+				r = x
+				break
+			}
+		}
+		if r == nil || rep != nil && strconv.Itoa(r.From) != counts[len(counts)-1] {
+			return nil, nil, nil
+		}
+		if rep == nil {
+			rep, fw, counts = r, frameworks.ForProducer(u.Producer), []string{strconv.Itoa(r.From)}
+		}
+		counts = append(counts, strconv.Itoa(r.To))
+	}
+	return counts, rep, fw
+}
+
+// gather adds to out the count and lines of the causes of its kind (not those expected once),
+// and returns the others.
+func gather(out *Cause, cs []Cause) []Cause {
+	var rest []Cause
+	for _, c := range cs {
+		if c.Kind != out.Kind || c.Once {
+			rest = append(rest, c)
+			continue
+		}
+		out.Count += c.Count
+		for _, s := range c.Sites {
+			if !slices.Contains(out.Sites, s) && len(out.Sites) < 4 {
+				out.Sites = append(out.Sites, s)
+			}
+		}
+	}
+	return rest
+}
+
+// sourceFile is the file of a dump's source_file:source_line.
+func sourceFile(src string) string {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		if _, err := strconv.Atoi(src[i+1:]); err == nil {
+			return src[:i]
+		}
 	}
 	return src
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks/cause"
@@ -192,6 +193,86 @@ func TestSpreadBatchesAreNotDropped(t *testing.T) {
 		v.Sizes = &Sizes{Pattern: pattern, Best: -1, Seen: []int{32, 24}}
 		if got := action(v, true, nil, nil); strings.Contains(got, "drop_last") != drop {
 			t.Errorf("%s: %s", pattern, got)
+		}
+	}
+}
+
+// Epochs place a cadence's compilations: the same count in every epoch from the first
+// compilation's to the last recurs every epoch, or from the next epoch on where the first
+// compiled more (set-up besides) and 2 epochs or more follow; all in one epoch, or a gap, does not.
+func TestCadenceByEpoch(t *testing.T) {
+	at := func(steps ...int) []*ledger.Unit {
+		var us []*ledger.Unit
+		for i, s := range steps {
+			us = append(us, &ledger.Unit{Compiled: true, Step: s, Duration: time.Duration(i+1) * time.Second})
+		}
+		return us
+	}
+	for _, c := range []struct {
+		steps, starts []int
+		of            int
+		epochs        []int
+		every, from   int
+		cost          time.Duration
+	}{
+		{steps: []int{1, 5, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 2, 3}, every: 1, from: 1, cost: 2 * time.Second},
+		{steps: []int{1, 2, 5, 6, 9, 10}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 1, 2, 2, 3, 3}, every: 2, from: 1, cost: 7 * time.Second},
+		{steps: []int{5, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{2, 3}, every: 1, from: 2, cost: 1500 * time.Millisecond}, // from epoch 2 on
+		{steps: []int{1, 2, 3, 7, 12}, starts: []int{0, 5, 10}, of: 15, epochs: []int{1, 1, 1, 2, 3}, every: 1, from: 2, cost: 4500 * time.Millisecond},
+		{steps: []int{1, 2, 7}, starts: []int{0, 5}, of: 10, epochs: []int{1, 1, 2}},        // set-up, then one epoch: too few
+		{steps: []int{1, 4}, starts: []int{0, 4}, of: 8, epochs: []int{1, 1}},               // the last partial batch: epoch 1 only
+		{steps: []int{1, 9}, starts: []int{0, 4, 8}, of: 12, epochs: []int{1, 3}},           // epoch 2 compiled nothing
+		{steps: []int{1, 5, 6}, starts: []int{0, 4}, of: 8, epochs: []int{1, 2, 2}},         // more in the last
+		{steps: []int{2, 6}, starts: []int{2, 5}, of: 8, epochs: []int{0, 2}},               // before the first epoch
+		{steps: []int{1, 5, 9}, starts: []int{0, 4, 8, 12}, of: 16, epochs: []int{1, 2, 3}}, // not in the last epoch
+		{steps: []int{1, 2, 3, 4}, starts: []int{0, 1, 2, 3}, of: 4, epochs: []int{1, 2, 3, 4}, every: 1, from: 1, cost: 2500 * time.Millisecond},
+	} {
+		units := at(c.steps...)
+		got := cadenceOf(units, c.of)
+		got.byEpoch(units, c.starts)
+		if !slices.Equal(got.Epochs, c.epochs) || got.EveryEpoch != c.every || got.EpochFrom != c.from || got.EpochCost != c.cost || got.EpochsOf != len(c.starts) {
+			t.Errorf("%v of %d, epochs from %v: %+v, want epochs %v, every %d from %d, %v an epoch", c.steps, c.of, c.starts, got, c.epochs, c.every, c.from, c.cost)
+		}
+	}
+	units := at(1, 5, 9)
+	none := cadenceOf(units, 12)
+	none.byEpoch(units, nil)
+	if none.Epochs != nil || none.EpochsOf != 0 || none.EveryEpoch != 0 {
+		t.Errorf("no epochs known: %+v", none)
+	}
+	var nothing *Cadence
+	nothing.byEpoch(units, []int{0, 4}) // no cadence: nothing to place, no panic
+}
+
+// A program whose every recompilation repeated a block of one of the program's own lines a new
+// number of times, each taking up the count the last left, and changed nothing else: one cause
+// with the counts; a library's line, a broken chain or another cause besides leave the causes.
+func TestFoldRepeatNamesTheCounts(t *testing.T) {
+	unit := func() *ledger.Unit { return &ledger.Unit{Compiled: true, Program: "p"} }
+	rep := func(src string, from, to int, more ...diff.Repeat) []diff.Cause {
+		return []diff.Cause{{Kind: diff.CauseGraphStructure, Summary: "the graph's structure changed",
+			Repeats: append(more, diff.Repeat{Source: src, Ops: 15, From: from, To: to})}}
+	}
+	lib := diff.Repeat{Source: "/venv/lib/python3.11/site-packages/torch/nn/functional.py:2901", Ops: 19, From: 2, To: 4}
+	a, b, c := unit(), unit(), unit()
+	in := []Cause{{Kind: "graph_structure", Change: "the graph's structure changed", Count: 1, Sites: []string{"t.py:1"}},
+		{Kind: "graph_structure", Change: "the graph's structure changed", Count: 1, Sites: []string{"t.py:1"}}}
+	by := map[*ledger.Unit][]diff.Cause{b: rep("/src/train.py:86", 1, 2, lib), c: rep("/src/train.py:86", 2, 3)}
+	out := foldRepeat(in, []*ledger.Unit{a, b, c}, by)
+	if len(out) != 1 || !slices.Equal(out[0].Numbers, []string{"1", "2", "3"}) || out[0].Source != "train.py:86" || out[0].Count != 2 ||
+		out[0].Change != "a loop count unrolled into the graph: the ops of train.py:86 ran 1 → 2 → 3 times (15 ops each)" {
+		t.Fatalf("%+v", out)
+	}
+	for name, by := range map[string]map[*ledger.Unit][]diff.Cause{
+		"a library's line": {b: rep(lib.Source, 1, 2), c: rep(lib.Source, 2, 3)},
+		"broken chain":     {b: rep("/src/train.py:86", 1, 2), c: rep("/src/train.py:86", 1, 3)},
+		"another line":     {b: rep("/src/train.py:86", 1, 2), c: rep("/src/train.py:90", 2, 3)},
+		"one not compared": {b: rep("/src/train.py:86", 1, 2)},
+		"a shape with it":  {b: rep("/src/train.py:86", 1, 2), c: append(rep("/src/train.py:86", 2, 3), diff.Cause{Kind: diff.CauseInputShape})},
+		"no repeat":        {b: rep("/src/train.py:86", 1, 2), c: {{Kind: diff.CauseGraphStructure}}},
+	} {
+		if out := foldRepeat(in, []*ledger.Unit{a, b, c}, by); len(out) != 2 || out[0].Numbers != nil {
+			t.Errorf("%s: %+v", name, out)
 		}
 	}
 }

@@ -118,6 +118,19 @@ type Cadence struct {
 	// Quiet is the steps after its last compilation, when they are more than any interval
 	// between its compilations: it was paid once; 0 otherwise.
 	Quiet int
+	// Epochs are the epoch each compilation was in (1 for the first; 0 before the first), and
+	// EpochsOf the epochs the process began, where something marked them (ledger.Process.Epochs);
+	// nil and 0 otherwise.
+	Epochs   []int
+	EpochsOf int
+	// EveryEpoch is, when it compiled as many times in every epoch from EpochFrom to the last (2
+	// epochs or more), that number: it recurs every epoch; 0 otherwise. EpochFrom is its first
+	// compilation's epoch, or the next when that one compiled more (the first graph and state set
+	// up in it besides: then 2 epochs or more after it). EpochCost is the compile time of an
+	// epoch from EpochFrom on, on average.
+	EveryEpoch int
+	EpochFrom  int
+	EpochCost  time.Duration
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -497,6 +510,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	}
 	v.Causes = causes.list()
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
+	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
@@ -1125,12 +1139,62 @@ func cadenceOf(compiled []*ledger.Unit, steps int) *Cadence {
 	return c
 }
 
+// byEpoch places a cadence's compilations (of compiled, in order) in the epochs that began
+// after starts steps (see ledger.Process.Epochs), and says whether it compiled as often in every
+// epoch from its first compilation's to the last, or from the next one on.
+func (c *Cadence) byEpoch(compiled []*ledger.Unit, starts []int) {
+	if c == nil || len(starts) == 0 || len(compiled) != len(c.Steps) {
+		return
+	}
+	n := len(starts)
+	c.EpochsOf = n
+	per := make([]int, n+1)
+	cost := make([]time.Duration, n+1)
+	for i, s := range c.Steps {
+		k := 0
+		for k < n && starts[k] < s {
+			k++
+		}
+		c.Epochs = append(c.Epochs, k)
+		per[k]++
+		cost[k] += compiled[i].Duration
+	}
+	first := c.Epochs[0]
+	if first == 0 {
+		return
+	}
+	steady := func(from int) bool {
+		for k := from + 1; k <= n; k++ {
+			if per[k] != per[from] {
+				return false
+			}
+		}
+		return per[from] > 0
+	}
+	from := first
+	switch {
+	case n-first >= 1 && steady(first):
+	case n-first >= 2 && steady(first+1) && per[first] > per[first+1]:
+		from = first + 1
+	default:
+		return
+	}
+	c.EveryEpoch, c.EpochFrom = per[from], from
+	var all time.Duration
+	for k := from; k <= n; k++ {
+		all += cost[k]
+	}
+	c.EpochCost = all / time.Duration(n-from+1)
+}
+
 // cadenceIn is when a program compiled in a one-process report's steps (nil for several processes).
 func cadenceIn(compiled []*ledger.Unit, rep *ledger.Report) *Cadence {
 	if len(rep.Procs) != 1 {
 		return nil
 	}
-	return cadenceOf(compiled, rep.Procs[0].Steps)
+	c := cadenceOf(compiled, rep.Procs[0].Steps)
+	c.byEpoch(compiled, rep.Procs[0].Epochs)
+	return c
 }
 
 // undecidedAction is, for a program whose recompilation the log cannot tell from set-up (and no

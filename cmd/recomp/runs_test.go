@@ -65,6 +65,8 @@ type truth struct {
 	ValueCauses []truthValueCause `json:"value_causes"`
 	// A Python number the program changed that the framework baked into the graph.
 	PythonNumber *truthNumber `json:"python_number"`
+	// Cadence is when a program compiled, by the program's own count of its steps and epochs.
+	Cadence *truthCadence `json:"cadence"`
 	// OwnLines are the program's own lines that made it compile, where a library's frames
 	// (Library, a path part) come before them in the framework's list.
 	OwnLines *struct {
@@ -82,6 +84,18 @@ type truthNumber struct {
 	Steps           int       `json:"steps"`
 	CompiledAtSteps []int     `json:"compiled_at_steps"`
 	EverySteps      int       `json:"every_steps"`
+}
+
+// truthCadence is when a program compiled (compiled_at_steps of steps, 1 for the first), the steps
+// ended when each epoch began, and how many times it compiled in each epoch when as many in
+// every one (0 otherwise); values are what the program set at each compilation.
+type truthCadence struct {
+	Identity        string `json:"identity"`
+	Steps           int    `json:"steps"`
+	CompiledAtSteps []int  `json:"compiled_at_steps"`
+	EpochStarts     []int  `json:"epoch_starts"`
+	EveryEpoch      int    `json:"every_epoch"`
+	Values          []int  `json:"values"`
 }
 
 type truthSpread struct {
@@ -297,7 +311,9 @@ func checkRun(t *testing.T, dir string, tr truth) {
 		}
 	}
 	checkRoles(t, doc, tr)
-	checkCost(t, doc, tr)
+	if _, err := os.Stat(filepath.Join(dir, "probe.jsonl")); err != nil {
+		checkCost(t, doc, tr) // else from the run folder below: the probe may give the times
+	}
 	if _, err := os.Stat(filepath.Join(dir, "probe.jsonl")); err == nil {
 		// run under recomp run's probe: the run folder is the input, as recomp run leaves it
 		// (the probe names the program's lines a log names none of)
@@ -307,6 +323,10 @@ func checkRun(t *testing.T, dir string, tr truth) {
 			t.Fatalf("scan %s: %v", dir, err)
 		}
 		checkVerdict(t, dir, folder, tr)
+		checkCost(t, folder, tr)
+		if tr.Cadence != nil {
+			checkCadence(t, dir, folder, tr)
+		}
 	} else {
 		checkVerdict(t, dir, doc, tr)
 	}
@@ -374,6 +394,73 @@ func checkOwnLines(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
 		}
 		if w := library.FindString(section); w != "" || !strings.Contains(section, tr.OwnLines.Sites[0]) {
 			t.Errorf("explain --format %s: the program's lines name %q, or not %s:\n%s", format, w, tr.OwnLines.Sites[0], section)
+		}
+	}
+}
+
+// checkCadence holds the verdict of a run folder to when the program compiled, by the program's
+// own count: the steps (from recomp run's probe where the log counts none), the epochs, and
+// "recurs every epoch" with the cost of an epoch in every format. The cost is compared as JSON
+// numbers within rounding (the text rounds it).
+func checkCadence(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
+	t.Helper()
+	want := tr.Cadence
+	var p *report.ProgramVerdictJSON
+	for i := range scan.Verdict.Programs {
+		if programName(scan.Verdict.Programs[i].Program) == programName(want.Identity) {
+			p = &scan.Verdict.Programs[i]
+		}
+	}
+	if p == nil {
+		t.Fatalf("no verdict of %s: %+v", want.Identity, scan.Verdict.Programs)
+	}
+	c := p.Cadence
+	if c == nil || !slices.Equal(c.Steps, want.CompiledAtSteps) || c.Of != want.Steps || c.EpochsOf != len(want.EpochStarts) ||
+		c.EveryEpoch != want.EveryEpoch {
+		t.Fatalf("cadence %+v, the program compiled at steps %v of %d, %d epochs from steps %v, every epoch %d",
+			c, want.CompiledAtSteps, want.Steps, len(want.EpochStarts), want.EpochStarts, want.EveryEpoch)
+	}
+	for i, s := range want.CompiledAtSteps {
+		k := 0
+		for k < len(want.EpochStarts) && want.EpochStarts[k] < s {
+			k++
+		}
+		if c.Epochs[i] != k {
+			t.Errorf("compilation %d at step %d: epoch %d, the program's %d", i+1, s, c.Epochs[i], k)
+		}
+	}
+	if len(want.Values) > 0 { // a loop count the program changed: named with its values, from the dump
+		var seen []string
+		for _, v := range want.Values {
+			seen = append(seen, strconv.Itoa(v))
+		}
+		chain := strings.Join(seen, " → ")
+		if c := p.Causes; len(c) != 1 || len(c[0].Values) != 1 || !slices.Equal(c[0].Values[0].Seen, seen) || !strings.Contains(c[0].Change, "loop count") {
+			t.Errorf("causes %+v, want one loop count with the values %v", c, want.Values)
+		}
+		for _, format := range []string{"text", "markdown", "html"} {
+			if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, "loop count") || !strings.Contains(out, chain) {
+				t.Errorf("explain --format %s does not name the loop count %s", format, chain)
+			}
+		}
+	}
+	if want.EveryEpoch == 0 {
+		return
+	}
+	// the cost of an epoch: the compilations of an epoch at the framework's own per-compilation figures
+	var secs float64
+	for _, cm := range tr.Compiles {
+		if programName(cm.Identity) == programName(want.Identity) {
+			secs += cm.Seconds
+		}
+	}
+	if got := p.Seconds; math.Abs(got-secs) > max(0.01*secs, 0.002) {
+		t.Errorf("%s: compile time %.3f s, the framework's figures sum to %.4f s", want.Identity, got, secs)
+	}
+	for _, format := range []string{"text", "markdown", "html"} {
+		_, out, _ := runRecomp("explain", "--format", format, dir)
+		if !strings.Contains(out, "recurs every epoch") || !regexp.MustCompile(`≈ [0-9.]+m?s an epoch`).MatchString(out) {
+			t.Errorf("explain --format %s does not say it recurs every epoch, with the cost of an epoch", format)
 		}
 	}
 }

@@ -179,6 +179,12 @@ const (
 	// AttachCallSpan: the compilations between a record METHOD_begin and its METHOD_end, of
 	// any stack, were made under the front end's call.
 	AttachCallSpan
+	// AttachSteps: the records count the process's steps (PyTorch/XLA's torch_xla.sync): a
+	// record "sync" at each step that compiled, with the step and the stack's count of
+	// compilations after it; "epoch" each time a data loader is iterated again, with the steps
+	// ended before; "steps" at exit, with the steps ended, the count, and each compilation's
+	// duration. The log's compilations of the unit, in order, take their steps from them.
+	AttachSteps
 )
 
 // CacheEntry is one kind of file in a stack's executable cache folders.

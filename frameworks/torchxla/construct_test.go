@@ -58,3 +58,19 @@ func TestStepEnd(t *testing.T) {
 		}
 	}
 }
+
+// A loop count the verdict found unrolled into the graph is said as torch_xla's Python loop, with
+// torch_xla's ways to keep one graph; a structure change it did not find is left alone.
+func TestLoopCountNamesTheLoop(t *testing.T) {
+	what, adv, ok := Framework.Construct("graph_structure", "a loop count unrolled into the graph: the ops of train.py:86 ran 1 → 2 → 3 times (15 ops each)")
+	if !ok || what != "a Python loop count unrolled into the graph: the ops of train.py:86 ran 1 → 2 → 3 times (15 ops each)" ||
+		!strings.Contains(adv, "fori_loop") || !strings.Contains(adv, "scan_layers") || !strings.Contains(adv, "keep the count fixed") {
+		t.Errorf("%q, %q, %v", what, adv, ok)
+	}
+	if _, _, ok := Framework.Construct("graph_structure", "the graph's structure changed: 203 instruction(s) added"); ok {
+		t.Error("a structure change with no loop count named one")
+	}
+	if _, _, ok := Framework.Construct("constant_value", "a loop count unrolled into the graph: x"); ok {
+		t.Error("another kind named a loop count")
+	}
+}

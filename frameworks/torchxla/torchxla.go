@@ -63,6 +63,11 @@ var Framework = &framework.Framework{
 		}
 		return nil
 	},
+	// The probe counts the steps (each torch_xla.sync) and notes those that compiled, so that
+	// recomp run's level-1 log still says in which step and epoch each compilation happened:
+	// a few counter reads a step, where PT_XLA_DEBUG_LEVEL=2 prints 13 lines.
+	Probe: &framework.Probe{Package: "torch_xla", Hook: probeHook, Function: "_on_torch_xla",
+		Records: "each torch_xla step that compiled (a few counter reads a step)", Attach: framework.AttachSteps, Event: "sync"},
 	Packages:          []string{"torch", "torch_xla"},
 	CompileTimeMetric: "CompileTime",
 	CacheHitMetric:    "CachedCompile",
@@ -157,6 +162,9 @@ func specialScalar(kind cause.Kind, change string) (string, string, bool) {
 	if what, adv, ok := bakedNumber(kind, change); ok {
 		return what, adv, true
 	}
+	if what, adv, ok := loopCount(kind, change); ok {
+		return what, adv, true
+	}
 	m := reSpecialScalar.FindStringSubmatch(change)
 	if kind != cause.Constant || m == nil {
 		return "", "", false
@@ -194,4 +202,20 @@ func bakedNumber(kind cause.Kind, change string) (string, string, bool) {
 		"special scalars 0 and 1), so each new value compiles a new graph: keep the number fixed while training, or compute with it " +
 		"as a device tensor (torch.tensor(v, device=dev)) in tensor ops (a mask from torch.arange compared with it, a multiplication) " +
 		"instead of passing it to an op as a Python number", true
+}
+
+// loopCount: torch_xla traces a Python loop by running it, so each iteration's ops are copied into
+// the graph and a new count (a Python int: a curriculum's depth, a number of inner steps) is a new
+// graph. recomp's verdict says a loop count changed ("a loop count unrolled into the graph: …")
+// where the dump shows a line's ops as whole copies of one block, a different number of times.
+func loopCount(kind cause.Kind, change string) (string, string, bool) {
+	const said = "a loop count unrolled into the graph: "
+	if kind != cause.GraphStructure || !strings.HasPrefix(change, said) {
+		return "", "", false
+	}
+	return "a Python loop count unrolled into the graph: " + strings.TrimPrefix(change, said),
+		"torch_xla records a Python loop by running it, so every iteration's ops are copied into the graph and each new count " +
+			"is a new graph: keep the count fixed while training, or run the loop on the device with a tensor count " +
+			"(torch_xla.experimental.fori_loop's fori_loop or while_loop), or, for a stack of identical layers, " +
+			"torch_xla.experimental.scan_layers, so that one graph serves every count", true
 }

@@ -19,9 +19,11 @@ func Name(q string) string {
 
 // IsUserFrame says whether a Python frame's file is the program's own, not a library's or the
 // standard library's. A library is known by where it is installed (site-packages), and by its
-// package path where it is not (a source checkout: …/xla/torch_xla/core/xla_model.py).
+// package path where it is not (a source checkout: …/xla/torch_xla/core/xla_model.py). recomp
+// run's probe (RUN/.recomp-probe/sitecustomize.py, runfolder.ProbeDir) wraps torch_xla.sync: its
+// frame is never the program's either.
 func IsUserFrame(file string) bool {
-	for _, lib := range []string{"/site-packages/", "/dist-packages/", "/lib/python3", "<frozen "} {
+	for _, lib := range []string{"/site-packages/", "/dist-packages/", "/lib/python3", "<frozen ", "/.recomp-probe/"} {
 		if strings.Contains(file, lib) {
 			return false
 		}

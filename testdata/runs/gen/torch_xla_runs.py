@@ -114,7 +114,7 @@ def train_step(model, opt, x, y, torch, torch_xla, depth=1, loss_scale=None):
 def finish(report="full"):
     """Print the metrics report, as a user debugging compilations would, and write the counts."""
     import torch_xla.debug.metrics as met
-    print(met.metrics_report() if report == "full" else met.short_metrics_report(), end="")
+    print(met.metrics_report() if report == "full" else met.short_metrics_report() if report == "short" else "", end="")
     ct = met.metric_data("CompileTime")
     # the evidence hook's counts; the driver writes driver.EVIDENCE to RECOMP_EVIDENCE at the end
     driver.EVIDENCE.update({
@@ -589,6 +589,100 @@ def train_focal_gamma():
     record_compiles(expect)
 
 
+def _loader_run():
+    """The set-up of the loader scenarios: the model and SGD on the device, a DataLoader of 48 rows in batches
+    of 16, and the count of compilations so far (CompileTime's samples)."""
+    torch, torch_xla = _torch()
+    import torch_xla.debug.metrics as met
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    X, Y = _data(torch, 48, 16), _data(torch, 48, 4, seed=1)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=16)
+    return torch, torch_xla, dev, model, opt, loader, lambda: (met.metric_data("CompileTime") or (0,))[0]
+
+
+def deep_step(model, opt, x, y, torch, torch_xla, depth):
+    """A train step that applies the weight-tied block `depth` times: a Python int loop count, unrolled
+    into the graph (model.forward's `for _ in range(depth)`)."""
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x, depth=depth), y)
+    loss.backward()
+    opt.step()
+    _, site = torch_xla.sync(), driver.here()
+    return loss, site
+
+
+def train_depth_epochs():
+    """A curriculum deepens the weight-tied block each epoch, depth = 1 + epoch (1, 2, 3), a Python int; 3
+    epochs over a DataLoader of 48 rows in batches of 16, with no metrics report printed (as a user's
+    program under recomp run): the steps, epochs and compile times come from what the program counts."""
+    torch, torch_xla, dev, model, opt, loader, compiled = _loader_run()
+    expect, at, starts, steps, depths = [], [], [], 0, []
+    for epoch in range(3):
+        depth = 1 + epoch
+        starts.append(steps)
+        for x, y in loader:
+            before = compiled()
+            loss, site = deep_step(model, opt, x.to(dev), y.to(dev), torch, torch_xla, depth)
+            steps += 1
+            if compiled() > before:
+                at.append(steps)
+                expect.append({"input": f"x f32[16,16], y f32[16,4]; depth {depth}", "call_site": site,
+                               "causes": ["graph_structure"] if epoch else [], "against": epoch - 1 if epoch else None,
+                               "changed": f"the block applied {depths[-1]} -> {depth} times: a Python int loop count "
+                                          f"unrolled into the graph" if epoch else None})
+                depths.append(depth)
+        print(f"epoch {epoch}: depth {depth} loss {loss.item():.4f}")
+    driver.EVIDENCE["cadence"] = {"steps": steps, "compiled_at_steps": at, "epoch_starts": starts, "every_epoch": 1,
+                                  "values": depths}
+    finish("none")
+    record_compiles(expect)
+
+
+def train_loader_shift():
+    """Torch_xla's MpDeviceLoader over a DataLoader of 48 rows in batches of 16 (3 steps an epoch), 3 epochs;
+    an augmentation rolls the features by shift = 1 + epoch (1, 2, 3), a Python int torch_xla bakes into the
+    graph (roll's shifts). MpDeviceLoader syncs before each batch after the first and at the end of each
+    pass (a sync with nothing to run besides): the program counts its batches as its steps."""
+    import inspect
+    import torch_xla.distributed.parallel_loader as pl
+    torch, torch_xla, dev, model, opt, loader, compiled = _loader_run()
+    device_loader = pl.MpDeviceLoader(loader, dev)
+    src, first = inspect.getsourcelines(train_loader_shift)
+    loop_site = f"{ME}:{first + next(k for k, line in enumerate(src) if line.strip().startswith('for x, y in device_loader'))}"
+    expect, at, starts, steps, shifts, last = [], [], [], 0, [], 0
+
+    def note(shift, epoch):  # the step that ended at the loader's last sync: did it compile?
+        nonlocal last
+        n = compiled()
+        if n > last:
+            at.append(steps)
+            expect.append({"input": f"x f32[16,16], y f32[16,4]; shift {shift}", "call_site": loop_site,
+                           "causes": ["constant_value"] if epoch else [], "against": epoch - 1 if epoch else None,
+                           "changed": f"the roll's shift {shifts[-1]} -> {shift}: a constant in the graph" if epoch else None})
+            shifts.append(shift)
+        last = n
+
+    for epoch in range(3):
+        shift = 1 + epoch
+        starts.append(steps)
+        for x, y in device_loader:
+            if steps > starts[-1]:
+                note(shift, epoch)
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(torch.roll(x, shifts=shift, dims=1)), y)
+            loss.backward()
+            opt.step()
+            steps += 1
+        note(shift, epoch)
+        print(f"epoch {epoch}: shift {shift} loss {loss.item():.4f}")
+    driver.EVIDENCE["cadence"] = {"steps": steps, "compiled_at_steps": at, "epoch_starts": starts, "every_epoch": 1,
+                                  "values": []}
+    finish("none")
+    record_compiles(expect)
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -731,6 +825,24 @@ S["focal-gamma"] = dict(program=train_focal_gamma, env=ENV, recompiled=["focal_s
                  "float used as pow's exponent. torch_xla uploads a float in arithmetic as device data, but pow's "
                  "exponent is baked into the graph as a constant: every epoch the step is a new graph that differs "
                  "from the last only by it, compiled at steps 1, 5 and 9 of 12."))
+
+S["depth-epochs"] = dict(program=train_depth_epochs, env=ENV_LEVEL1, recompiled=["deep_step"], cause="graph_structure",
+    reason="user torch_xla.sync", detail=True, probe=True,
+    description=("A curriculum deepens the model each epoch: the weight-tied block is applied depth = 1 + epoch (1, 2, 3) "
+                 "times, a Python int loop count unrolled into the graph, over a DataLoader of 48 rows in batches of 16 "
+                 "(3 steps an epoch, 3 epochs). Run as recomp run runs it: PT_XLA_DEBUG_LEVEL=1 (no step in the log), "
+                 "recomp run's probe (it counts the steps at torch_xla.sync and the DataLoader's epochs), and no metrics "
+                 "report. The step compiles again at the first step of every epoch (steps 1, 4 and 7 of 9): it recurs "
+                 "every epoch."))
+
+S["loader-shift"] = dict(program=train_loader_shift, env=ENV_LEVEL1, recompiled=["train_loader_shift"],
+    cause="constant_value", reason="in parallel loader at step end", detail=True, probe=True,
+    description=("torch_xla's MpDeviceLoader over a DataLoader of 48 rows in batches of 16 (3 steps an epoch, 3 epochs), "
+                 "with an augmentation that rolls the features by shift = 1 + epoch (1, 2, 3): a Python int torch_xla "
+                 "bakes into the graph (roll's shifts), so the step compiles again at the first step of every epoch "
+                 "(steps 1, 4 and 7 of 9). MpDeviceLoader syncs before each batch after the first and once more at the "
+                 "end of each pass, with nothing to run: those are no steps. Run as recomp run runs it (PT_XLA_DEBUG_LEVEL=1, "
+                 "the probe, no metrics report)."))
 
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
@@ -880,6 +992,15 @@ def judge(run):
         extra["python_number"] = collections.OrderedDict([
             ("identity", recompiled[0] if recompiled else None), ("values", pn["values"]),
             ("site", pn["site"]), ("steps", done), ("compiled_at_steps", at), ("every_steps", pn["every_steps"])])
+    if evs[0].get("cadence"):  # when the program compiled, by its own count of steps and epochs (torch_xla's CompileTime)
+        cd = evs[0]["cadence"]
+        if len(cd["compiled_at_steps"]) != evs[0]["compile_time_samples"]:
+            problems.append(f"compiled at steps {cd['compiled_at_steps']}, but {evs[0]['compile_time_samples']} CompileTime samples")
+        firsts = [start + 1 for start in cd["epoch_starts"]]
+        if cd["every_epoch"] == 1 and cd["compiled_at_steps"] != firsts:
+            problems.append(f"compiled at steps {cd['compiled_at_steps']}, not at each epoch's first step {firsts}")
+        extra = collections.OrderedDict(extra or {})
+        extra["cadence"] = collections.OrderedDict([("identity", recompiled[0] if recompiled else None)] + list(cd.items()))
     if evs[0].get("own_lines"):  # the program's own lines, and a library's frames before them in every block
         ol = evs[0]["own_lines"]
         for b in parse_analysis(texts[0]):

@@ -183,6 +183,19 @@ func TestProseFromUnits(t *testing.T) {
 	if AdviceStack("jax", "tf.data") != "" || AdviceStack("jax", "") != "jax" || AdviceStack("tf", "arrays") != "tf" {
 		t.Error("AdviceStack: only Keras's tf.data takes the front end's remedies on any stack")
 	}
+	jax := ForProducer(logscan.ProducerJAX)
+	for _, c := range []struct{ name, got, want string }{
+		{"MetadataAdvice(nnx)", jax.MetadataAdvice("[0][0]._graphdef"), "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +
+			"traces and compiles the step again; hold it in an nnx.Variable (set its .value) or pass it as an argument, or keep it fixed"},
+		{"MetadataAdvice", jax.MetadataAdvice("[1].config"), "a static field of an argument's pytree (its metadata: a dataclass field marked static, a module's plain attribute) " +
+			"compiles again at each new value: make it an array leaf or pass it as an argument, or keep it fixed"},
+		{"AttributeAdvice", jax.AttributeAdvice("temperature"), "a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; " +
+			"hold `temperature` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed"},
+	} {
+		if c.got != c.want {
+			t.Errorf("jax %s =\n%s\nwant\n%s", c.name, c.got, c.want)
+		}
+	}
 	if got := StageProducers(); len(got) != 1 || !got[logscan.ProducerJAX] {
 		t.Errorf("StageProducers() = %v, want JAX's", got)
 	}

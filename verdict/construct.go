@@ -261,6 +261,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		return nil, "", "", "", nil
 	}
 	meta := "" // the input path whose pytree metadata JAX said differs
+	var metaUnit *ledger.Unit
 	units = map[*ledger.Unit]bool{}
 	seen := map[string]bool{}
 	for _, u := range compiled {
@@ -283,7 +284,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 			continue // a pytree's structure changed; its metadata holds static values
 		}
 		if p := metadataPath(u.Why); p != "" && meta == "" {
-			meta = p
+			meta, metaUnit = p, u
 		}
 		if valueEvidence(byUnit[u], u.Why, &values) {
 			units[u] = true
@@ -303,7 +304,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	}
 	ch = "a Python value seen at trace time (a static argument or a closed-over number) changed"
 	if meta != "" {
-		ch, advice = "a Python value in the pytree metadata at "+meta+" (static to jit) changed", metadataAdvice(meta)
+		ch, advice = "a Python value in the pytree metadata at "+meta+" (static to jit) changed", metadataAdvice(metaUnit, meta)
 	}
 	if values != nil {
 		return units, KindPythonValue, ch + ": " + valueSequence(values), advice, values
@@ -422,15 +423,13 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	return out
 }
 
-// metadataAdvice is the advice for a static value held in an argument's pytree metadata at path:
-// a flax nnx Module's plain attribute (its GraphDef), else any pytree's static field.
-func metadataAdvice(path string) string {
-	if strings.Contains(path, "_graphdef") {
-		return "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +
-			"traces and compiles the step again; hold it in an nnx.Variable (set its .value) or pass it as an argument, or keep it fixed"
+// metadataAdvice is the stack's advice for a Python value held in the pytree metadata at path
+// of a unit's arguments ("" when its stack has none).
+func metadataAdvice(u *ledger.Unit, path string) string {
+	if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.MetadataAdvice != nil {
+		return fw.MetadataAdvice(path)
 	}
-	return "a static field of an argument's pytree (its metadata: a dataclass field marked static, a module's plain attribute) " +
-		"compiles again at each new value: make it an array leaf or pass it as an argument, or keep it fixed"
+	return ""
 }
 
 // shapesWord names what else varied between a program's compilations, by the argument shapes
@@ -557,8 +556,13 @@ func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
 		word = "static attributes "
 	}
 	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute of the module: static to its jit)"
-	adv := fmt.Sprintf("a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; "+
-		"hold `%s` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed", names[0])
+	adv := ""
+	for u := range units {
+		if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.AttributeAdvice != nil {
+			adv = fw.AttributeAdvice(names[0])
+		}
+		break // one program: one stack
+	}
 	out := map[*ledger.Unit]valueCause{}
 	for u := range units {
 		out[u] = valueCause{kind: KindStaticArgument, change: ch, short: strings.Join(short, ", "), advice: adv, values: vs}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/logscan"
 )
 
 // annealed is the log of a jitted step whose static argument changes each epoch, with a last
@@ -198,7 +199,8 @@ func TestStaticAttributeNamedFromTheMetadata(t *testing.T) {
 	if len(names) != 1 || names[0] != "temperature" || before["temperature"] != "2.0" || now["temperature"] != "1.0" {
 		t.Fatalf("%v %v %v", names, before, now)
 	}
-	us := []*ledger.Unit{{Why: ""}, {Why: why("1.0", "2.0")}, {Why: why("0.6666666666666666", "1.0")}}
+	jax := logscan.ProducerJAX // the stack whose advice it is
+	us := []*ledger.Unit{{Why: "", Producer: jax}, {Why: why("1.0", "2.0"), Producer: jax}, {Why: why("0.6666666666666666", "1.0"), Producer: jax}}
 	got := attributesOf(us)
 	if len(got) != 2 || got[us[1]].change != got[us[2]].change ||
 		!strings.HasPrefix(got[us[1]].change, "static attribute `temperature` changed 2.0 → 1.0 → 0.667 (") || !strings.Contains(got[us[1]].advice, "nnx.Variable") {

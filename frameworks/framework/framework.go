@@ -121,6 +121,12 @@ type Framework struct {
 	// itself ("dynamo").
 	Explains func(why string) (kind cause.Kind, change, said string, ok bool)
 	SaidBy   map[cause.Kind]string
+	// MetadataAdvice is what to do about a Python value held in an argument's pytree metadata
+	// at path (static to jit: JAX's "input path [0][0]._graphdef"); AttributeAdvice about a
+	// module's plain Python attribute name whose new values compiled the step again. nil when
+	// the stack has no such static values.
+	MetadataAdvice  func(path string) string
+	AttributeAdvice func(name string) string
 }
 
 // Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's

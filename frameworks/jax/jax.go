@@ -90,6 +90,18 @@ var Framework = &framework.Framework{
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Explains:     explains,
+	MetadataAdvice: func(path string) string {
+		if strings.Contains(path, "_graphdef") {
+			return "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +
+				"traces and compiles the step again; hold it in an nnx.Variable (set its .value) or pass it as an argument, or keep it fixed"
+		}
+		return "a static field of an argument's pytree (its metadata: a dataclass field marked static, a module's plain attribute) " +
+			"compiles again at each new value: make it an array leaf or pass it as an argument, or keep it fixed"
+	},
+	AttributeAdvice: func(name string) string {
+		return fmt.Sprintf("a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; "+
+			"hold `%s` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed", name)
+	},
 	Advice: framework.Advice{
 		Rewrapped:  "jax.jit of a new lambda or closure",
 		StateFirst: "JAX: opt_state = optimizer.init(params) outside the compiled step",

@@ -42,9 +42,6 @@ var stackNamed = map[string]struct {
 	"cmd/recomp-bench/main.go":     {2, "help: which stacks and log shapes it measures"},
 	"cmd/recomp-bench/overhead.go": {7, "the real stacks' environments and loop scripts it times"},
 	"cmd/recomp-bench/shapes.go":   {4, "the Poplar and TF log lines of its generated logs"},
-	// Not moved yet: verdict reads JAX's pytree metadata (metadataPath, metadataStatics,
-	// attributesOf) and advises flax nnx's users; it belongs with jax's Explains.
-	"verdict/construct.go": {2, "flax nnx's static attributes, in the advice for a static value in pytree metadata"},
 }
 
 // TestNoStackNamedOutsideUnits fails on a stack's name in a string literal, or a use of one of

@@ -76,9 +76,19 @@ type Result struct {
 	Problems []string
 }
 
-// evidenceDoubts says which processes' logs cannot show that nothing compiled after warm-up.
-func evidenceDoubts(rep *ledger.Report) []string {
-	var out []string
+// Doubt is one reason a report's logs cannot show that nothing compiled after warm-up.
+type Doubt struct {
+	Text string
+	// Missing says a process, or a stack in it, left no record of each compilation (its
+	// compile logging was off): then not even "no program compiled again" can be said of it.
+	Missing bool
+}
+
+// EvidenceDoubts says which processes' logs cannot show that nothing compiled after warm-up,
+// and why: lines recomp could not read, missing per-compilation evidence, a log cut inside a
+// compilation, a warm-up that never ended.
+func EvidenceDoubts(rep *ledger.Report) []Doubt {
+	var out []Doubt
 	with, clusters := 0, 0
 	for _, p := range rep.Procs {
 		if p.Evidence > 0 {
@@ -88,7 +98,7 @@ func evidenceDoubts(rep *ledger.Report) []string {
 	}
 	if s := ledger.UnreadLines(rep); s != "" {
 		// Lines recomp could not read may be the compilations the gate is about.
-		out = append(out, s+": the gate cannot tell whether those compiled after warm-up")
+		out = append(out, Doubt{Text: s + ": the gate cannot tell whether those compiled after warm-up"})
 		if with == 0 {
 			with = len(rep.Procs) // their silence is not the absence of compile logging
 		}
@@ -99,11 +109,11 @@ func evidenceDoubts(rep *ledger.Report) []string {
 	line := strconv.Quote(once.OncePerProcess)
 	switch {
 	case with == 0 && clusters > 0:
-		out = append(out, "the only compile evidence is "+once.Short+"'s "+line+", which "+once.Short+" prints once per process "+
-			"however often it compiles: turn on the device compiler's logging ("+once.Advice.Evidence+
-			"; recomp run sets it)")
+		out = append(out, Doubt{Missing: true, Text: "the only compile evidence is " + once.Short + "'s " + line + ", which " + once.Short + " prints once per process " +
+			"however often it compiles: turn on the device compiler's logging (" + once.Advice.Evidence +
+			"; recomp run sets it)"})
 	case with == 0:
-		out = append(out, "no compile evidence in the logs: "+frameworks.EvidenceAdvice())
+		out = append(out, Doubt{Missing: true, Text: "no compile evidence in the logs: " + frameworks.EvidenceAdvice()})
 	case with < len(rep.Procs):
 		for _, p := range rep.Procs {
 			if p.Evidence > 0 {
@@ -113,32 +123,32 @@ func evidenceDoubts(rep *ledger.Report) []string {
 			if p.ClusterLines > 0 {
 				what += " (only " + once.Short + "'s once-per-process " + line + ")"
 			}
-			out = append(out, fmt.Sprintf("%s: %s, while the other inputs have some: its compile logging was off, or it is not a log of this run", p.Name, what))
+			out = append(out, Doubt{Missing: true, Text: fmt.Sprintf("%s: %s, while the other inputs have some: its compile logging was off, or it is not a log of this run", p.Name, what)})
 		}
 	}
 	for _, p := range rep.Procs {
 		if p.ClusterLines > 0 && p.TFEvidence == 0 && p.Evidence > 0 {
 			// Another stack's records are no evidence of TF's compilations.
-			out = append(out, fmt.Sprintf("%s: %s compiled (its once-per-process %s) but logged none of its "+
+			out = append(out, Doubt{Missing: true, Text: fmt.Sprintf("%s: %s compiled (its once-per-process %s) but logged none of its "+
 				"compilations, beside another stack's records: %s's recompilations cannot be seen: turn on the device compiler's logging (%s; recomp run sets it)",
-				p.Name, once.Short, line, once.Short, once.Advice.Evidence))
+				p.Name, once.Short, line, once.Short, once.Advice.Evidence)})
 		}
 		if u := p.Cut; u != nil {
 			name := u.Module
 			if name == "" {
 				name = "a module"
 			}
-			out = append(out, fmt.Sprintf("%s:%d: the log ends inside the compilation of %s that begins there: it was cut, or is still being written", u.File, u.Line, name))
+			out = append(out, Doubt{Text: fmt.Sprintf("%s:%d: the log ends inside the compilation of %s that begins there: it was cut, or is still being written", u.File, u.Line, name)})
 		}
 		if p.CutBegin != "" && p.Cut == nil {
-			out = append(out, p.CutBegin)
+			out = append(out, Doubt{Text: p.CutBegin})
 		}
 		if p.WarmupUnfinished {
 			what := fmt.Sprintf("the %d this process made", p.Counted)
 			if eager := p.Compilations - p.Counted; eager > 0 {
 				what = fmt.Sprintf("the %d of the program's own functions this process made (and %d of eager one-op programs, which --warmup does not count)", p.Counted, eager)
 			}
-			out = append(out, fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than %s", p.Name, what))
+			out = append(out, Doubt{Text: fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than %s", p.Name, what)})
 		}
 	}
 	return out
@@ -196,7 +206,9 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 	for _, f := range rep.MarkerMissing {
 		g.Problems = append(g.Problems, fmt.Sprintf("%s: the warm-up marker matched no line, so nothing counts as after warm-up", f))
 	}
-	doubts = append(doubts, evidenceDoubts(rep)...)
+	for _, d := range EvidenceDoubts(rep) {
+		doubts = append(doubts, d.Text)
+	}
 	if !opt.AllowNoEvidence {
 		g.Problems = append(g.Problems, doubts...)
 	}

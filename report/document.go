@@ -391,6 +391,12 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary, rep *ledger.Repo
 		// Retraces or a once-per-process notice say something was traced or compiled, but not
 		// how often: no all-clear on them (the gate is inconclusive too).
 		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: withoutEvidence(sm, rep), Action: evidenceAction(rep)})
+	case rep != nil && len(missingEvidence(rep)) > 0:
+		// Some processes, or a stack beside another, left no record of each compilation: what
+		// the others show is no all-clear for them (the gate's doubts, word for word).
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: fmt.Sprintf("no program compiled again in the logs that record each compilation (%s, %s), but %s",
+			plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime), strings.Join(missingEvidence(rep), "; ")),
+			Action: evidenceAction(rep)})
 	case sm.Compilations == 0 && sm.CompileRequests == 0:
 		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: "nothing compiled"})
 	default:
@@ -408,6 +414,18 @@ func hasEvidence(rep *ledger.Report) bool {
 		}
 	}
 	return false
+}
+
+// missingEvidence are the gate's doubts that a process, or a stack in it, left no record of
+// each compilation.
+func missingEvidence(rep *ledger.Report) []string {
+	var out []string
+	for _, d := range gate.EvidenceDoubts(rep) {
+		if d.Missing {
+			out = append(out, d.Text)
+		}
+	}
+	return out
 }
 
 // withoutEvidence says what a log without evidence holds, and that it cannot tell whether

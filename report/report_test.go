@@ -376,3 +376,41 @@ func TestNoAllClearWithoutEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAllClearWhereSomeEvidenceIsMissing: one process's records are no all-clear for another
+// process whose log records no compilation, nor for TF beside JAX in one log when TF printed
+// only its once-per-process notice. The answer carries the gate's doubt, and guard is
+// inconclusive.
+func TestNoAllClearWhereSomeEvidenceIsMissing(t *testing.T) {
+	jaxLine := "WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.2 sec\nstep 1\n"
+	cluster := "I0000 00:00:1700000000.000000   12 device_compiler.h:188] Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.\n"
+	retrace := "WARNING:tensorflow:5 out of the last 5 calls to <function train_step at 0x7f> triggered tf.function retracing. Tracing is expensive.\n"
+	two, err := ledger.ReadLogs([]ledger.Log{{Path: "a.log", Reader: strings.NewReader(jaxLine)}, {Path: "b.log", Reader: strings.NewReader(retrace)}}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		scan *explain.Scan
+		says string
+	}{
+		{"a process without evidence", &explain.Scan{Scan: *two}, "b.log: no compile evidence of its own"},
+		{"tf beside jax", readLog(t, "run.log", jaxLine+cluster), "but logged none of its compilations, beside another stack"},
+	} {
+		c.scan.Verdict = verdict.Build(verdict.Input{Ledger: c.scan.Ledger})
+		if g := gate.EvaluateScan(&c.scan.Scan, gate.Options{}); g.Passed || !g.Inconclusive {
+			t.Errorf("%s: gate %+v", c.name, g)
+		}
+		got := render(t, Text, c.scan)
+		if strings.Contains(got, "✓") || !strings.Contains(got, "no program compiled again in the logs that record each compilation (1 compilation, 200ms), but") ||
+			!strings.Contains(got, c.says) {
+			t.Errorf("%s:\n%s", c.name, got)
+		}
+	}
+	// With every process's evidence, the all-clear stands.
+	one := readLog(t, "run.log", jaxLine)
+	one.Verdict = verdict.Build(verdict.Input{Ledger: one.Ledger})
+	if got := render(t, Text, one); !strings.Contains(got, "✓ no program compiled again (1 compilation, 200ms)") {
+		t.Errorf("a log with evidence:\n%s", got)
+	}
+}

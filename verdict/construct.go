@@ -556,12 +556,9 @@ func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
 		word = "static attributes "
 	}
 	ch := word + strings.Join(parts, ", ") + " (a plain Python attribute of the module: static to its jit)"
-	adv := ""
-	for u := range units {
-		if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.AttributeAdvice != nil {
-			adv = fw.AttributeAdvice(names[0])
-		}
-		break // one program: one stack
+	adv := "" // the stack's words (compiled are one program's: one stack)
+	if fw := frameworks.ForProducer(compiled[0].Producer); fw != nil && fw.AttributeAdvice != nil {
+		adv = fw.AttributeAdvice(names[0])
 	}
 	out := map[*ledger.Unit]valueCause{}
 	for u := range units {

@@ -148,7 +148,13 @@ func runOverhead(rounds int, seconds float64, dir string, keep bool) error {
 		if err != nil {
 			return err
 		}
-		perStep := max((b-a).Seconds()/float64(probe-short), 1e-6)
+		perStep := (b - a).Seconds() / float64(probe-short)
+		if floor := b.Seconds() / float64(probe); perStep < floor/100 {
+			// the two runs' start-up noise hid the steps (TF's loop here took 10 million steps
+			// for "10 s" and ran for over 12 minutes): take the probe run's time a step, start-up
+			// included, which is at least the step's
+			perStep = floor
+		}
 		long := max(probe, int(seconds/perStep))
 		var ps, pl, rs, rl []time.Duration
 		var linesShort, linesLong int

@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"time"
+
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/ledger"
@@ -16,6 +18,11 @@ func LiveSites(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	attach(units, recs, framework.AttachLastTrace, framework.AttachCallSpan)
 }
 
+// logResolution is how finely a log stamps its lines (Python logging: milliseconds, cut, not
+// rounded): a probe record of the same millisecond as a compilation's line may be stamped after
+// it though it was written before.
+const logResolution = time.Millisecond
+
 // LiveStatics gives a compilation the static arguments the probe saw its function traced with
 // last (JAX's static_argnums and static_argnames), before the compilation's line when the log
 // dates it, and returns the static arguments of each of that function's traces up to it, in
@@ -29,7 +36,7 @@ func LiveStatics(u *ledger.Unit, recs []runfolder.ProbeRecord) [][]ledger.Static
 		}
 		for _, r := range recs {
 			if r.Framework != p.Name || r.Event != p.Traces || r.Name == "" || len(r.Static) == 0 ||
-				u.PID != 0 && r.PID != u.PID || u.DateKnown && r.Time().After(u.Begin) ||
+				u.PID != 0 && r.PID != u.PID || u.DateKnown && r.Time().After(u.Begin.Add(logResolution)) ||
 				!frameworks.SameFunction(moduleName(p, r.Name), u.Module) {
 				continue
 			}

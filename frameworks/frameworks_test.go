@@ -73,12 +73,23 @@ func TestAnchorsCoverMessages(t *testing.T) {
 	}
 }
 
-// The prefilter skips as far as its shortest anchor allows: no unit's anchor (a rule's or a
+// The prefilter skips as far as its shortest anchor allows: no stack's anchor (a rule's or a
 // vocabulary's) may be shorter than the 10 bytes the rules' anchors have, or every log is
-// scanned slower.
+// scanned slower where the CPU has no vector search (its shift table). A front end's progress
+// lines are the one exception: Keras's "Epoch 1/2" is 9 bytes in all, and its bars' only
+// literal is "/step"; the vector search (AVX2, NEON) takes at most 4 bytes of an anchor anyway
+// (the cost, measured with the logscan benchmarks, is in the helper's note of issue 30).
 func TestAnchorsKeepThePrefiltersStride(t *testing.T) {
+	progress := map[string]bool{}
+	for _, f := range frontEnds {
+		if f.Log != nil {
+			for _, a := range f.Log.Anchors {
+				progress[a] = true
+			}
+		}
+	}
 	for _, a := range Grammar().Anchors() {
-		if len(a) < 10 {
+		if len(a) < 10 && !progress[a] {
 			t.Errorf("anchor %q is shorter than 10 bytes", a)
 		}
 	}

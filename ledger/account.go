@@ -261,6 +261,7 @@ func (l *Ledger) account(u *Unit) {
 	}
 	l.tick++
 	u.tick = l.tick
+	l.prog.compiled(u)
 	p := xxhash.Sum64String(u.Program) // (the programs of 200 000 families, without their names)
 	l.programs[p]++
 	u.Seq = int(l.programs[p])

@@ -24,6 +24,10 @@ var FrontEnd = &framework.FrontEnd{
 		Attach: framework.AttachCallSpan},
 	Step:      Step,
 	Functions: Functions,
+	Log:       Log,
+	Stepped:   Stepped,
+	LoopStep:  LoopStep,
+	LoopOf:    LoopOf,
 	Causes: map[cause.Kind]string{
 		"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
 			"of samples (validation_batch_size for the validation data), or pass a dataset that drops the remainder " +
@@ -82,6 +86,40 @@ func Step(file, function string) string {
 		return ""
 	}
 	switch strings.TrimPrefix(strings.TrimPrefix(function, "compiled_"), "one_") {
+	case "train_step", "multi_train_steps":
+		return TrainStep
+	case "test_step", "multi_test_steps":
+		return TestStep
+	case "predict_step", "multi_predict_steps":
+		return PredictStep
+	}
+	return ""
+}
+
+// Stepped is FrontEnd.Stepped: Keras 3 on TF compiles each of its train, test and predict steps as
+// a function named one_step_on_data (multi_step_on_iterator around it), whose XLA module is
+// __inference_one_step_on_data_N; on JAX it jits train_step, test_step and predict_step
+// (compiled_train_step and the like in Keras 3.0), or with flax nnx a lambda in its trainer.py.
+func Stepped(family, lambda string) (string, bool) {
+	if strings.Contains(family, "inference_one_step_on_") || strings.Contains(family, "inference_multi_step_on_") {
+		return "", true
+	}
+	if lambda != "" {
+		return "", strings.HasPrefix(lambda, "trainer.py:")
+	}
+	s := StepOf(family)
+	return s, s != ""
+}
+
+// StepOf is the step a program is by its family's name alone, where Keras's JAX trainer named
+// it (jit_train_step, jit_compiled_test_step, …); "" for the rest (TF names them all
+// one_step_on_data).
+func StepOf(family string) string {
+	fn, ok := strings.CutPrefix(family, "jit_")
+	if !ok {
+		return ""
+	}
+	switch strings.TrimPrefix(strings.TrimPrefix(fn, "compiled_"), "one_") {
 	case "train_step", "multi_train_steps":
 		return TrainStep
 	case "test_step", "multi_test_steps":

@@ -64,8 +64,7 @@ func (l *Ledger) progressLine(ev logscan.Event) {
 		case w != nil && w.done && val && steps == w.steps && !w.val:
 			// the last state of an epoch's bar, with the validation's metrics: the compilations
 			// since its steps ended were the validation's
-		default:
-			p.flushGap(nil)
+		default: // a new bar: the compilations since the last one ended came before its first state
 			w = &loopWindow{}
 			p.open(w)
 		}

@@ -34,10 +34,13 @@ type loopWindow struct {
 	after     bool // epoch windows: compilations after the bar's end wait for a validation line
 }
 
-// placed is a compilation and the window it ran in (nil: none the log shows).
+// placed is a compilation and the window it ran in (nil: none the log shows); after marks one
+// after its epoch's bar ended and before the next epoch began (a callback's, at the epoch's end):
+// in the epoch, in no loop of the front end's.
 type placed struct {
-	u *Unit
-	w *loopWindow
+	u     *Unit
+	w     *loopWindow
+	after bool
 }
 
 // maxWindows bounds the windows kept of one process (an epoch line and a bar each).
@@ -69,7 +72,7 @@ func (l *Ledger) progressLine(ev logscan.Event) {
 			p.open(w)
 		}
 		for _, u := range p.gap {
-			p.units = append(p.units, placed{u, w})
+			p.units = append(p.units, placed{u, w, false})
 		}
 		p.gap = p.gap[:0]
 		w.bars++
@@ -88,14 +91,15 @@ func (p *progress) open(w *loopWindow) {
 	p.cur = w
 }
 
-// flushGap places the compilations waiting since the last window's bar ended: in w (the epoch
-// they followed), or in none.
+// flushGap places the compilations waiting since the last window's bar ended: after the epoch w
+// they followed, where another epoch of its fit follows; else in none (after fit's last epoch
+// the program goes on outside fit).
 func (p *progress) flushGap(w *loopWindow) {
-	if w != nil && w.epoch == 0 {
+	if w != nil && (w.epoch == 0 || w.epoch >= w.of) {
 		w = nil
 	}
 	for _, u := range p.gap {
-		p.units = append(p.units, placed{u, w})
+		p.units = append(p.units, placed{u, w, w != nil})
 	}
 	p.gap = p.gap[:0]
 }
@@ -107,7 +111,7 @@ func (p *progress) compiled(u *Unit) {
 	switch {
 	case len(p.units)+len(p.gap) >= MaxListedUnits:
 	case p.cur != nil && !p.cur.done:
-		p.units = append(p.units, placed{u, p.cur})
+		p.units = append(p.units, placed{u, p.cur, false})
 	default:
 		p.gap = append(p.gap, u)
 	}
@@ -144,6 +148,8 @@ func stepsOf(p *progress) []int {
 	var order []string
 	news := map[*loopWindow][]string{}
 	before := map[*loopWindow]bool{}
+	earlier := map[*loopWindow][]framework.LoopWindow{}
+	var firsts []framework.LoopWindow // the windows in which step programs were first compiled, so far
 	seen := false
 	for _, pl := range p.units {
 		u := pl.u
@@ -155,13 +161,18 @@ func stepsOf(p *progress) []int {
 			continue
 		}
 		if progs[u.Program] == nil {
-			progs[u.Program] = &prog{f, step, pl.w}
+			w := pl.w
+			if pl.after {
+				w = nil
+			}
+			progs[u.Program] = &prog{f, step, w}
 			order = append(order, u.Program)
-			if pl.w != nil {
-				if len(news[pl.w]) == 0 {
-					before[pl.w] = seen
+			if w != nil {
+				if len(news[w]) == 0 {
+					before[w], earlier[w] = seen, slices.Clone(firsts)
+					firsts = append(firsts, w.facts())
 				}
-				news[pl.w] = append(news[pl.w], u.Program)
+				news[w] = append(news[w], u.Program)
 			}
 		}
 		seen = true
@@ -169,13 +180,13 @@ func stepsOf(p *progress) []int {
 	for _, name := range order {
 		if pr := progs[name]; pr.step == "" && pr.w != nil && pr.front.LoopStep != nil {
 			n := news[pr.w]
-			pr.step = pr.front.LoopStep(pr.w.facts(), slices.Index(n, name), len(n), before[pr.w])
+			pr.step = pr.front.LoopStep(pr.w.facts(), slices.Index(n, name), len(n), before[pr.w], earlier[pr.w])
 		}
 	}
 	for _, pl := range p.units {
 		if pr := progs[pl.u.Program]; pr != nil && pr.step != "" {
 			pl.u.LogStep = pr.step
-			if pl.w != nil && pr.front.LoopOf != nil {
+			if pl.w != nil && !pl.after && pr.front.LoopOf != nil {
 				pl.u.LogLoop = pr.front.LoopOf(pr.step, pl.w.facts())
 			}
 		}

@@ -101,6 +101,20 @@ func TestKerasProgressGivesStepsLoopsAndEpochs(t *testing.T) {
 		log: "Epoch 1/2\n" + tfCompile(272, 10, 1) + "3/3 - 1s - 195ms/step - loss: 0.59\nEpoch 2/2\n3/3 - 0s - 1ms/step - loss: 0.5\n" +
 			"Epoch 1/2\n" + tfCompile(436, 8, 1) + "3/3 - 1s - 195ms/step - loss: 0.59 - val_loss: 0.31\nEpoch 2/2\n3/3 - 0s - 1ms/step - loss: 0.5 - val_loss: 0.3\n",
 		want: []string{"train step|fit|0", "||0"},
+	}, {
+		// after fit's last epoch a silent evaluate (verbose=0) compiles the test step again: outside
+		// fit, in no loop the log shows; between two epochs a callback's compilation is in the epoch
+		name: "compilations after an epoch's bar",
+		log: "Epoch 1/2\n" + tfCompile(272, 10, 1) + tfCompile(436, 8, 1) + "3/3 - 1s - 195ms/step - loss: 0.59 - val_loss: 0.31\n" +
+			tfCompile(436, 8, 2) + "Epoch 2/2\n3/3 - 0s - 13ms/step - loss: 0.27 - val_loss: 0.17\n" + tfCompile(436, 8, 3),
+		want:   []string{"train step|fit|1", "test step|fit.evaluate|1", "test step||1", "test step||0"},
+		epochs: []int{0, 3},
+	}, {
+		// predict, then a silent evaluate, then predict again (its step compiled before): the step
+		// first compiled under the second predict bar is the evaluate's, and is not named
+		name: "a silent evaluate between two predict bars",
+		log: tfCompile(272, 5, 1) + "2/2 - 0s - 5ms/step\n" + tfCompile(436, 8, 1) + "2/2 - 0s - 5ms/step\n",
+		want: []string{"predict step|predict|0", "||0"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ledgerOf(t, Options{}, tc.log)

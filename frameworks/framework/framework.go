@@ -380,10 +380,11 @@ type FrontEnd struct {
 	// none.
 	Stepped func(family, lambda string) (step string, ok bool)
 	// LoopStep names the step of the program first compiled in window w, the i-th of the n step
-	// programs first compiled there, in order (before: a step program compiled before w): "" where
-	// the front end's loops leave it open. LoopOf names the loop a compilation of step ran in, in
-	// window w ("fit", "fit.evaluate", "evaluate", "predict"; "" where w does not say).
-	LoopStep func(w LoopWindow, i, n int, before bool) string
+	// programs first compiled there, in order (before: a step program compiled before w; earlier:
+	// the windows before w in which step programs were first compiled): "" where the front end's
+	// loops leave it open. LoopOf names the loop a compilation of step ran in, in window w ("fit",
+	// "fit.evaluate", "evaluate", "predict"; "" where w does not say).
+	LoopStep func(w LoopWindow, i, n int, before bool, earlier []LoopWindow) string
 	LoopOf   func(step string, w LoopWindow) string
 }
 

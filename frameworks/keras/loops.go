@@ -1,6 +1,10 @@
 package keras
 
-import "github.com/recomp/recomp/frameworks/framework"
+import (
+	"slices"
+
+	"github.com/recomp/recomp/frameworks/framework"
+)
 
 // LoopStep is FrontEnd.LoopStep: the step of the i-th of n step programs first compiled in window
 // w, from what Keras's loops run (ProgbarLogger's lines, see Log):
@@ -10,9 +14,12 @@ import "github.com/recomp/recomp/frameworks/framework"
 //     the train and the test step; one is the train step where no step compiled before (else it
 //     may be the test step of a fit given validation data the second time);
 //   - without validation fit runs its train step alone;
-//   - predict's bar shows no metrics, and predict runs its predict step;
+//   - predict's bar shows no metrics, and predict runs its predict step, unless a step was first
+//     compiled under an earlier predict bar: Keras reuses a model's predict step, so a new one may
+//     be the step of a call that printed no bar (an evaluate with verbose=0);
 //   - a bar with metrics and no epoch line is an evaluate or a fit of one epoch: left open.
-func LoopStep(w framework.LoopWindow, i, n int, before bool) string {
+func LoopStep(w framework.LoopWindow, i, n int, before bool, earlier []framework.LoopWindow) string {
+	predicted := slices.ContainsFunc(earlier, func(e framework.LoopWindow) bool { return !e.Metrics && e.Bars > 0 && e.Epoch == 0 })
 	switch {
 	case w.Val && n == 2:
 		return []string{TrainStep, TestStep}[i]
@@ -20,7 +27,7 @@ func LoopStep(w framework.LoopWindow, i, n int, before bool) string {
 		return TrainStep
 	case w.Epoch > 0 && !w.Val && n == 1:
 		return TrainStep
-	case !w.Metrics && w.Bars > 0 && n == 1:
+	case !w.Metrics && w.Bars > 0 && w.Epoch == 0 && n == 1 && !predicted:
 		return PredictStep
 	}
 	return ""

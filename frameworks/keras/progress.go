@@ -115,7 +115,10 @@ func ParseBar(msg string) (cur int, target string, metrics []string, ok bool) {
 			}
 		}
 	}
-	return cur, target, metrics, rate
+	if !rate {
+		return 0, "", nil, false
+	}
+	return cur, target, metrics, true
 }
 
 // metricName says whether s can be the name of a metric Keras shows ("loss", "val_accuracy",

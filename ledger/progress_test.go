@@ -113,7 +113,7 @@ func TestKerasProgressGivesStepsLoopsAndEpochs(t *testing.T) {
 		// predict, then a silent evaluate, then predict again (its step compiled before): the step
 		// first compiled under the second predict bar is the evaluate's, and is not named
 		name: "a silent evaluate between two predict bars",
-		log: tfCompile(272, 5, 1) + "2/2 - 0s - 5ms/step\n" + tfCompile(436, 8, 1) + "2/2 - 0s - 5ms/step\n",
+		log:  tfCompile(272, 5, 1) + "2/2 - 0s - 5ms/step\n" + tfCompile(436, 8, 1) + "2/2 - 0s - 5ms/step\n",
 		want: []string{"predict step|predict|0", "||0"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

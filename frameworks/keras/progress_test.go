@@ -21,7 +21,7 @@ func TestParseBar(t *testing.T) {
 		{"4/4 ━━━━━━━━━━━━━━━━━━━━ 0s 12ms/step - loss: 0.6931 - val_loss: 0.7012", 4, "4", "loss val_loss", true},
 		{"1/4 ━━━━━━━━━━━━━━━━━━━━ 1:05 2s/step - loss: 0.6931\b\b\b\b", 1, "4", "loss", true}, // the next redraw's backspaces
 		{"  12/120 ━━━━━━━━━━━━━━━━━━━━ 1:02:09 80us/step - accuracy: 0.5000 - loss: 1.2e-04", 12, "120", "accuracy loss", true},
-		{"3/3 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step", 3, "3", "", true}, // predict: no metrics
+		{"3/3 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step", 3, "3", "", true},                 // predict: no metrics
 		{"4/4 ==================== 0s 3ms/step - loss: nan", 4, "4", "loss", true}, // a terminal that cannot encode "━"
 		{"      7/Unknown 3s 10ms/step - loss: 0.5", 7, "Unknown", "loss", true},
 		{"4/4 - 0s - 12ms/step - loss: 0.6931 - val_loss: 0.7000", 4, "4", "loss val_loss", true}, // verbose=2

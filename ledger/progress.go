@@ -144,6 +144,14 @@ func stepsOf(p *progress) []int {
 		step  string
 		w     *loopWindow
 	}
+	// the programs whose step the stack's explanation names (Keras on JAX: train_step defined in
+	// Keras's trainer.py), on any of their compilations
+	named := map[string]*prog{}
+	for _, pl := range p.units {
+		if f, s := frameworks.FrontStep(pl.u.Producer, pl.u.Module, pl.u.Why); s != "" && named[pl.u.Program] == nil {
+			named[pl.u.Program] = &prog{front: f, step: s}
+		}
+	}
 	progs := map[string]*prog{}
 	var order []string
 	news := map[*loopWindow][]string{}
@@ -157,6 +165,9 @@ func stepsOf(p *progress) []int {
 			continue
 		}
 		f, step, ok := frameworks.Stepped(u.Family, u.Lambda)
+		if n := named[u.Program]; n != nil {
+			f, step, ok = n.front, n.step, true
+		}
 		if !ok {
 			continue
 		}

@@ -31,7 +31,11 @@ func bar1(cur, of int, metrics string, last bool) string {
 	return s
 }
 
-type roleOf struct{ step, loop string }
+// ownTrainStep is JAX compiling a program's own train_step for a batch of rows (JAX_LOG_COMPILES=1).
+func ownTrainStep(rows int) string {
+	return fmt.Sprintf("Compiling jit(train_step) with global shapes and types (ShapedArray(float32[%d,6]),). Argument mapping: (UnspecifiedValue,).\n", rows) +
+		"Finished XLA compilation of jit(train_step) in 0.5 sec\n"
+}
 
 // loops gives, for each compiled unit of a one-process report, its program's step, loop and epoch.
 func loops(r *Report) []string {
@@ -115,6 +119,13 @@ func TestKerasProgressGivesStepsLoopsAndEpochs(t *testing.T) {
 		name: "a silent evaluate between two predict bars",
 		log:  tfCompile(272, 5, 1) + "2/2 - 0s - 5ms/step\n" + tfCompile(436, 8, 1) + "2/2 - 0s - 5ms/step\n",
 		want: []string{"predict step|predict|0", "||0"},
+	}, {
+		// a JAX program's own train_step under its own Keras-like lines: JAX names no Keras trainer
+		name: "a program's own jit_train_step",
+		log: "Epoch 1/2\n" + ownTrainStep(32) + ownTrainStep(24) + "4/4 - 1s - 10ms/step - loss: 0.5 - val_loss: 0.6\n" +
+			"Epoch 2/2\n4/4 - 0s - 1ms/step - loss: 0.4 - val_loss: 0.5\n",
+		want:   []string{"||1", "||1"},
+		epochs: []int{0, 4},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ledgerOf(t, Options{}, tc.log)

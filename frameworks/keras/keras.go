@@ -98,36 +98,14 @@ func Step(file, function string) string {
 
 // Stepped is FrontEnd.Stepped: Keras 3 on TF compiles each of its train, test and predict steps as
 // a function named one_step_on_data (multi_step_on_iterator around it), whose XLA module is
-// __inference_one_step_on_data_N; on JAX it jits train_step, test_step and predict_step
-// (compiled_train_step and the like in Keras 3.0), or with flax nnx a lambda in its trainer.py.
+// __inference_one_step_on_data_N; with flax nnx on JAX it jits each as a lambda of its trainer.py
+// (where JAX's explanation says it is defined). Its JAX steps' names (jit_train_step) are a
+// program's own as often: JAX's explanation tells them (Step), not the name.
 func Stepped(family, lambda string) (string, bool) {
 	if strings.Contains(family, "inference_one_step_on_") || strings.Contains(family, "inference_multi_step_on_") {
 		return "", true
 	}
-	if lambda != "" {
-		return "", strings.HasPrefix(lambda, "trainer.py:")
-	}
-	s := StepOf(family)
-	return s, s != ""
-}
-
-// StepOf is the step a program is by its family's name alone, where Keras's JAX trainer named
-// it (jit_train_step, jit_compiled_test_step, …); "" for the rest (TF names them all
-// one_step_on_data).
-func StepOf(family string) string {
-	fn, ok := strings.CutPrefix(family, "jit_")
-	if !ok {
-		return ""
-	}
-	switch strings.TrimPrefix(strings.TrimPrefix(fn, "compiled_"), "one_") {
-	case "train_step", "multi_train_steps":
-		return TrainStep
-	case "test_step", "multi_test_steps":
-		return TestStep
-	case "predict_step", "multi_predict_steps":
-		return PredictStep
-	}
-	return ""
+	return "", lambda != "" && strings.HasPrefix(lambda, "trainer.py:")
 }
 
 // Functions is FrontEnd.Functions: with flax nnx on, Keras's JAX trainer jits each step as a

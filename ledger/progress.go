@@ -106,10 +106,11 @@ func (p *progress) flushGap(w *loopWindow) {
 
 // compiled places a compilation in the window open, or keeps it for the next line: a bar that
 // has ended says nothing of what follows it (the first compilation of an evaluate or a predict
-// comes before its bar).
-func (p *progress) compiled(u *Unit) {
+// comes before its bar). It is given the listed units only (MaxListedUnits), no eager one-op
+// program's.
+func (p *progress) compiled(u *Unit, listed bool) {
 	switch {
-	case len(p.units)+len(p.gap) >= MaxListedUnits:
+	case !listed || u.Eager:
 	case p.cur != nil && !p.cur.done:
 		p.units = append(p.units, placed{u, p.cur, false})
 	default:

@@ -79,27 +79,46 @@ func digits(s string) int {
 	return n
 }
 
+// barLine reads a bar's state. A record glued after it (a terminal's bar has no newline until
+// its last state: "… loss: 0.7597Finished XLA compilation of jit(f) in 0.28 sec") is left to the
+// scanner, which then looks for a message head in the rest.
 func barLine(c *logscan.Context, msg string) bool {
-	cur, target, metrics, ok := ParseBar(msg)
+	cur, target, metrics, glued, ok := parseBar(msg)
 	if !ok {
 		return false
 	}
 	c.Emit(logscan.Event{Kind: logscan.Progress, Producer: logscan.ProducerKeras, Signal: "keras:bar", Phase: "bar",
 		Count: cur, Step: strconv.Itoa(cur) + "/" + target, Detail: strings.Join(metrics, " ")})
-	return true
+	return !glued
 }
 
 // ParseBar reads one state of a Keras progress bar (see Log): the steps done, the steps in all
 // as printed (a number, or "Unknown"), and the names of the metrics it shows, in order. ok is
-// false for any other text.
+// false for any other text (a bar with another record glued after it included).
 func ParseBar(msg string) (cur int, target string, metrics []string, ok bool) {
-	cur, target, rest, ok := count(trimBar(msg))
-	if !ok || rest != "" && rest[0] != ' ' {
+	cur, target, metrics, glued, ok := parseBar(msg)
+	if glued {
 		return 0, "", nil, false
 	}
+	return cur, target, metrics, ok
+}
+
+// parseBar is ParseBar, and says whether text follows the last metric's value (glued: a record
+// printed after a state that did not end its line).
+func parseBar(msg string) (cur int, target string, metrics []string, glued, ok bool) {
+	cur, target, rest, ok := count(trimBar(msg))
+	if !ok || rest != "" && rest[0] != ' ' {
+		return 0, "", nil, false, false
+	}
 	rate := false
-	for part := range strings.SplitSeq(rest, " - ") {
-		if name, _, isMetric := strings.Cut(part, ": "); isMetric && metricName(name) {
+	parts := strings.Split(rest, " - ")
+	for i, part := range parts {
+		if name, value, isMetric := strings.Cut(part, ": "); isMetric && metricName(name) {
+			n := number(value)
+			if n == 0 || n < len(value) && i < len(parts)-1 {
+				return 0, "", nil, false, false
+			}
+			glued = n < len(value)
 			if len(metrics) < maxMetrics {
 				metrics = append(metrics, name)
 			}
@@ -111,14 +130,48 @@ func ParseBar(msg string) (cur int, target string, metrics []string, ok bool) {
 				rate = rate || strings.HasSuffix(f, "/step")
 			case barRun(f), duration(f):
 			default:
-				return 0, "", nil, false
+				return 0, "", nil, false, false
 			}
 		}
 	}
 	if !rate {
-		return 0, "", nil, false
+		return 0, "", nil, false, false
 	}
-	return cur, target, metrics, true
+	return cur, target, metrics, glued, true
+}
+
+// number is the length of the number s starts with, as Keras prints a metric ("0.6931",
+// "1.2000e-04", "-3.5", "nan", "inf"); 0 when none.
+func number(s string) int {
+	for _, w := range []string{"nan", "inf", "-inf"} {
+		if strings.HasPrefix(s, w) {
+			return len(w)
+		}
+	}
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	d := digits(s[i:])
+	i += d
+	if i < len(s) && s[i] == '.' {
+		f := digits(s[i+1:])
+		d += f
+		i += 1 + f
+	}
+	if d == 0 {
+		return 0
+	}
+	if i+1 < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if s[j] == '-' || s[j] == '+' {
+			j++
+		}
+		if e := digits(s[j:]); e > 0 {
+			i = j + e
+		}
+	}
+	return i
 }
 
 // metricName says whether s can be the name of a metric Keras shows ("loss", "val_accuracy",

@@ -29,6 +29,8 @@ func TestParseBar(t *testing.T) {
 		{"4/4 [==============================] - 0s 12ms/step - loss: 0.6931", 4, "4", "loss", true}, // Keras 2
 		{"4/4 - 1s - loss: 0.69 - val_loss: 0.7 - 300ms/epoch - 75ms/step", 4, "4", "loss val_loss", true},
 		{"The 4/4 rows took 12ms/step - loss: 0.1", 0, "", "", false},
+		{"4/4 - 0s - 12ms/step - loss: 0.6931 - val_loss: lots", 0, "", "", false},
+		{"4/4 - 0s - 12ms/step - loss: 0.5Finished XLA compilation of jit(f) in 0.2 sec", 0, "", "", false}, // glued: see barLine
 		{"4/4 rows took 12ms/step", 0, "", "", false},
 		{"4/4 ━━━━ 0s 12ms/stepper - loss: 1", 0, "", "", false},
 		{"4/4 ━━━━ 0s 12 ms/step", 0, "", "", false},

@@ -25,10 +25,10 @@ import (
 // same. A program's own lines that merely hold "Epoch " or "/step" are not read.
 var Log = &logscan.Framework{
 	Name:    Name,
-	Anchors: []string{"Epoch ", "/step"},
+	Anchors: []string{"Epoch ", "s/step"},
 	Rules: []logscan.Rule{
 		{Prefix: "Epoch ", Handle: epochLine},
-		{Contains: "/step", Handle: barLine},
+		{Contains: "s/step", Handle: barLine},
 	},
 }
 

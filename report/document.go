@@ -643,9 +643,10 @@ func causeLine(framework string, c verdict.Cause) string {
 		s = framework + " said: " + s
 	}
 	// "the batch took 4 sizes", "static argument `step` changed …" say their kind
-	// and so does "static attribute `temperature` changed …" (a static argument's kind)
+	// and so do "static attribute `temperature` changed …" and a tf.function's "Python argument
+	// `unroll` changed …" (a static argument's kind, in words of their own)
 	if w := kindWords(string(c.Kind)); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
-		!strings.HasPrefix(s, "static attribute") {
+		!strings.HasPrefix(s, "static attribute") && !strings.HasPrefix(s, "Python argument") {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
 		} else {

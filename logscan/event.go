@@ -78,7 +78,8 @@ const (
 	// Progress is a front end's progress line about its training loop (Keras's "Epoch 2/5", and
 	// its bars "4/4 ━━━━ 0s 12ms/step - loss: 0.69 - val_loss: 0.70"): Phase is "epoch" or "bar",
 	// Step the count as printed ("2/5", "4/4", "7/Unknown"), Count the epoch or the steps done,
-	// and Detail a bar's metric names in order, space-separated ("loss val_loss"; "" for none).
+	// and Detail the epoch line ("Epoch 2/5") or a bar's metric names in order, space-separated
+	// ("loss val_loss"; "" for none).
 	// No compilation: it says in which loop the compilations around it ran.
 	Progress Kind = "progress"
 )

@@ -49,8 +49,9 @@ func epochLine(c *logscan.Context, msg string) bool {
 	if total, err := strconv.Atoi(n); err != nil || i < 1 || i > total {
 		return false
 	}
+	step := strconv.Itoa(i) + "/" + n
 	c.Emit(logscan.Event{Kind: logscan.Progress, Producer: logscan.ProducerKeras, Signal: "keras:epoch", Phase: "epoch",
-		Count: i, Step: strconv.Itoa(i) + "/" + n})
+		Count: i, Step: step, Detail: "Epoch " + step})
 	return true
 }
 

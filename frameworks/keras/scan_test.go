@@ -23,7 +23,7 @@ func TestBarsAndGluedRecords(t *testing.T) {
 	for _, ev := range evs {
 		got = append(got, fmt.Sprintf("%d:%s:%s:%s:%s", ev.Line, ev.Kind, ev.Phase, ev.Step, ev.Detail))
 	}
-	want := "1:progress:epoch:1/4: 2:request_done::: 3:progress:bar:1/5:loss 3:request_done::: 4:progress:bar:5/5:loss val_loss"
+	want := "1:progress:epoch:1/4:Epoch 1/4 2:request_done::: 3:progress:bar:1/5:loss 3:request_done::: 4:progress:bar:5/5:loss val_loss"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}

@@ -20,7 +20,15 @@ type progress struct {
 	cur     *loopWindow // the window of the last line (nil: none yet)
 	gap     []*Unit     // compilations since cur's bars reached their end, waiting for the next line
 	units   []placed    // every compilation, in order, with its window
+	// stepped says a step program compiled; early names the step each program is as soon as the
+	// lines so far tell (fit's train step: the first step program, first compiled in an epoch),
+	// for the live lines, before the log ends.
+	stepped bool
+	early   map[string]string
 }
+
+// maxEarly bounds the programs early names.
+const maxEarly = 64
 
 // loopWindow is one run of Keras's progress: an epoch of fit (from its "Epoch i/n"), or a bar
 // with no epoch line (an evaluate, a predict, or a fit of one epoch).
@@ -109,6 +117,9 @@ func (p *progress) flushGap(w *loopWindow) {
 // comes before its bar). It is given the listed units only (MaxListedUnits), no eager one-op
 // program's.
 func (p *progress) compiled(u *Unit, listed bool) {
+	if listed && !u.Eager {
+		p.earlyStep(u)
+	}
 	switch {
 	case !listed || u.Eager:
 	case p.cur != nil && !p.cur.done:
@@ -116,6 +127,32 @@ func (p *progress) compiled(u *Unit, listed bool) {
 	default:
 		p.gap = append(p.gap, u)
 	}
+}
+
+// earlyStep gives a compilation the step its program is as far as the lines so far tell
+// (Unit.LogStep, settled again at the end): the front end's first step program, first compiled
+// inside an epoch, is fit's train step (framework.FrontEnd.LoopStep's first case, known before
+// the epoch's bar ends).
+func (p *progress) earlyStep(u *Unit) {
+	if s, ok := p.early[u.Program]; ok {
+		u.LogStep = s
+		return
+	}
+	f, step, ok := frameworks.Stepped(u.Family, u.Lambda)
+	if !ok {
+		return
+	}
+	if step == "" && !p.stepped && p.cur != nil && p.cur.epoch > 0 && !p.cur.done && f.LoopStep != nil {
+		step = f.LoopStep(p.cur.facts(), 0, 1, false, nil)
+	}
+	p.stepped = true
+	if p.early == nil {
+		p.early = map[string]string{}
+	}
+	if len(p.early) < maxEarly {
+		p.early[u.Program] = step
+	}
+	u.LogStep = step
 }
 
 // settleLoops gives, once the process's log has ended, each Keras step its step and loop as the
@@ -196,6 +233,7 @@ func stepsOf(p *progress) []int {
 		}
 	}
 	for _, pl := range p.units {
+		pl.u.LogStep = "" // what the lines told before the log ended (earlyStep), settled here
 		if pr := progs[pl.u.Program]; pr != nil && pr.step != "" {
 			pl.u.LogStep = pr.step
 			if pl.w != nil && !pl.after && pr.front.LoopOf != nil {

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/logscan"
 )
 
 // tfCompile is TF's device compiler compiling Keras 3's one_step_on_data (function id, its
@@ -136,5 +139,25 @@ func TestKerasProgressGivesStepsLoopsAndEpochs(t *testing.T) {
 				t.Errorf("epochs %v, want %v", got, tc.epochs)
 			}
 		})
+	}
+}
+
+// Live lines are written as each compilation is accounted, before the log ends: the first step
+// program compiled inside an epoch is already fit's train step then (the test step waits for the
+// epoch's last bar).
+func TestKerasTrainStepKnownBeforeTheEpochEnds(t *testing.T) {
+	log := "Epoch 1/2\n" + tfCompile(272, 10, 1) + tfCompile(272, 10, 2) + tfCompile(436, 8, 1) + tfCompile(436, 8, 2)
+	s := logscan.NewScanner(strings.NewReader(log), "run.log", logscan.Options{Grammar: frameworks.Grammar()})
+	l := NewLedger(Options{})
+	var seen []string
+	l.onCompiled = func(u *Unit) { seen = append(seen, u.LogStep) }
+	l.BeginInput(0, "run.log")
+	for s.Scan() {
+		l.Add(s.Event())
+	}
+	l.EndInput(false)
+	l.Report()
+	if want := []string{"train step", "train step", "", ""}; !slices.Equal(seen, want) {
+		t.Errorf("steps as compiled %q, want %q", seen, want)
 	}
 }

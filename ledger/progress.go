@@ -39,7 +39,6 @@ type loopWindow struct {
 	done      bool // its last bar reached the steps it counts to
 	val       bool // a bar shows a validation metric (val_…): fit ran validation in it
 	metrics   bool // a bar shows a metric (predict's show none)
-	after     bool // epoch windows: compilations after the bar's end wait for a validation line
 }
 
 // placed is a compilation and the window it ran in (nil: none the log shows); after marks one

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -459,6 +460,32 @@ func TestRenderBuffersWrites(t *testing.T) {
 		w = &countingWriter{failAfter: len(want) / 2}
 		if err := Render(w, f, scan, Style{}); err == nil || !strings.Contains(err.Error(), "device full") {
 			t.Errorf("%s: a write that fails half-way: error %v, want device full", f, err)
+		}
+	}
+}
+
+// BenchmarkRenderJSONHashes renders the JSON report of a log of 60 000 compilations, each
+// with a hash of its own (one line each in the document). Bytes are the document's.
+func BenchmarkRenderJSONHashes(b *testing.B) {
+	var log strings.Builder
+	for i := range 60000 {
+		fmt.Fprintf(&log, "Begin XLA compilation: m.%d  (Hash: 0x%x) for ordinal  0\nEnd compiling Poplar engine.\n", i%7, i+1)
+	}
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: "many.log", Reader: strings.NewReader(log.String())}}, ledger.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	scan := &explain.Scan{Scan: *s}
+	w := &countingWriter{failAfter: -1}
+	if err := Render(w, JSON, scan, Style{}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(w.b.Len()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := Render(io.Discard, JSON, scan, Style{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

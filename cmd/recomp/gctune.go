@@ -47,11 +47,16 @@ type gcSentinel struct {
 	_ [8]byte
 }
 
+// tuning is set while a tuneGC is at work: one at a time (commands run side by side in one
+// process, as the tests run them, would otherwise restore each other's GOGC out of order).
+var tuning atomic.Bool
+
 // tuneGC sets GOGC after every collection from the heap that is live, so that the next goal is
 // goal (gcPercent), until the function it returns is called; that restores the GOGC it found.
-// It does nothing when GOGC is set in the environment: the user's setting stands.
+// It does nothing when GOGC is set in the environment (the user's setting stands) or while
+// another tuneGC is at work.
 func tuneGC(goal uint64) (stop func()) {
-	if os.Getenv("GOGC") != "" {
+	if os.Getenv("GOGC") != "" || !tuning.CompareAndSwap(false, true) {
 		return func() {}
 	}
 	var stopped atomic.Bool
@@ -72,7 +77,10 @@ func tuneGC(goal uint64) (stop func()) {
 	}
 	arm()
 	return func() {
-		stopped.Store(true)
+		if stopped.Swap(true) {
+			return
+		}
 		debug.SetGCPercent(old)
+		tuning.Store(false)
 	}
 }

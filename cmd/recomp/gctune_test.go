@@ -77,6 +77,22 @@ func TestTuneGC(t *testing.T) {
 		t.Errorf("GOGC %d after stop and a collection, want %d", g, before)
 	}
 
+	// a second tuner while one is at work leaves GOGC to the first: stopped in either order,
+	// GOGC is what the first found
+	stop = tuneGC(32 << 20)
+	stop2 := tuneGC(32 << 20)
+	stop()
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond)
+	stop2()
+	if g := gogc(); g != before {
+		t.Errorf("GOGC %d after two tuners stopped, want %d", g, before)
+	}
+	stop()
+	if g := gogc(); g != before {
+		t.Errorf("GOGC %d after a second stop, want %d", g, before)
+	}
+
 	t.Setenv("GOGC", "150")
 	debug.SetGCPercent(150)
 	defer debug.SetGCPercent(before)

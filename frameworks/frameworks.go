@@ -74,6 +74,19 @@ func StepRole(via, step string, methods []string) (*framework.FrontEnd, string) 
 	return nil, ""
 }
 
+// Stepped says whether a program (its family, and its lambda's site: ledger.Unit.Lambda) may be a
+// front end's step by its name, and which where the name says (framework.FrontEnd.Stepped).
+func Stepped(family, lambda string) (*framework.FrontEnd, string, bool) {
+	for _, f := range frontEnds {
+		if f.Stepped != nil {
+			if step, ok := f.Stepped(family, lambda); ok {
+				return f, step, true
+			}
+		}
+	}
+	return nil, "", false
+}
+
 // LambdaSite is where the lambda a compilation traced is defined ("trainer.py:270"), as its
 // stack's explanation (why) says: one module name (jit__lambda) covers every lambda, and this
 // tells them apart. "" when the function has a name or the stack does not say.
@@ -158,6 +171,11 @@ func Grammar() *logscan.Grammar {
 			l := *f.Log // the unit's rules with its vocabulary
 			l.Vocabulary = f.Vocabulary
 			fs = append(fs, &l)
+		}
+		for _, f := range frontEnds {
+			if f.Log != nil { // a front end's own output (Keras's progress lines), after the stacks'
+				fs = append(fs, f.Log)
+			}
 		}
 		g, err := logscan.NewGrammar(fs...)
 		if err != nil {

@@ -260,7 +260,8 @@ func (l *Ledger) account(u *Unit) {
 	m.Names = addText(m.Names, u.Module)
 	m.Reasons = addText(m.Reasons, u.Why)
 	m.Signatures = addText(m.Signatures, u.Signature)
-	if len(m.Units) < MaxUnits && l.listed < MaxListedUnits {
+	listed := len(m.Units) < MaxUnits && l.listed < MaxListedUnits
+	if listed {
 		m.Units = append(m.Units, u)
 		l.listed++
 	}
@@ -304,6 +305,7 @@ func (l *Ledger) account(u *Unit) {
 	}
 	l.tick++
 	u.tick = l.tick
+	l.prog.compiled(u, listed)
 	p := xxhash.Sum64String(u.Program) // (the programs of 200 000 families, without their names)
 	l.programs[p]++
 	u.Seq = int(l.programs[p])

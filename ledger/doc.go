@@ -16,7 +16,9 @@
 // counts units and loads per family, warmup.go decides what came after warm-up, settle.go takes
 // back a second compilation that was set-up (state the first step built), hostread.go counts the
 // program's lines that read a tensor on the host mid-step, onestep.go counts several programs
-// as one (a front end's step traced again as a function of its own), report.go merges
+// as one (a front end's step traced again as a function of its own), progress.go follows a
+// front end's progress lines (Keras's epochs and bars: the loop and epoch of each compilation,
+// and the step of a program whose name does not say it), report.go merges
 // processes, findings.go names what a user should look at, and read.go reads logs into ledgers.
 //
 // Files beside those: ledger.go is the Ledger and its entry point Add, unit.go the joined

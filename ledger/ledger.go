@@ -63,6 +63,7 @@ type Ledger struct {
 	onCompiled   func(*Unit) // Live's hook: each compilation once it is accounted (nil: none)
 	reported     reported    // what the stack's metrics report says it compiled
 	notes        []Finding   // what the process's metrics report says beyond its log
+	prog         progress    // a front end's progress lines: its loops' windows (Keras)
 }
 
 // reported follows a stack's metrics report of its compilations in one process (PyTorch/XLA's
@@ -162,6 +163,10 @@ func showsEnd(u *Unit) bool {
 
 // Add folds one event into the ledger.
 func (l *Ledger) Add(ev logscan.Event) {
+	if ev.Kind == logscan.Progress {
+		l.progressLine(ev) // no compile evidence: which loop the compilations around it ran in
+		return
+	}
 	if ev.Kind != logscan.Marker {
 		l.sum.Events++
 		if ev.Producer != "" && (len(l.producers) == 0 || ev.Producer != l.producers[len(l.producers)-1]) && !slices.Contains(l.producers, ev.Producer) {
@@ -454,6 +459,7 @@ func (l *Ledger) Report() *Report {
 	}
 	l.lateL.list = l.lateL.list[:min(len(l.lateL.list), MaxListed)]
 	l.lateL.total.add(l.pending.total)
+	epochs := l.settleLoops()
 	l.settle()
 	l.undecided()
 	l.reconcile()
@@ -476,7 +482,7 @@ func (l *Ledger) Report() *Report {
 	}
 	p := Process{Name: strings.Join(l.files, ", "), Evidence: ev, ClusterLines: l.clusterLines, TFEvidence: l.tfEvidence,
 		Compilations: l.sum.Compilations, Counted: max(l.compiled, l.reported.last), Traces: l.sum.Retraces, Cut: l.cut, CutBegin: l.cutBegin,
-		Steps: l.steps, Producers: l.producers}
+		Steps: l.steps, Producers: l.producers, Epochs: epochs}
 	for _, m := range l.order {
 		for _, u := range m.Units {
 			if u.Compiled {

@@ -94,6 +94,14 @@ type Unit struct {
 	// Via is the front end's call the compilation ran under, when the probe saw one (a Keras
 	// fit, evaluate or predict); nil when none.
 	Via *Call
+	// LogStep is the front end's step the program is, as the front end's own progress lines in
+	// the log tell it (Keras: "train step", "test step", "predict step"), and LogLoop the loop
+	// this compilation ran in ("fit", "fit.evaluate" for fit's validation, "evaluate",
+	// "predict"): "" where they do not tell. Epoch is the epoch of its process it compiled in (1
+	// for the first) where the log marks the epochs of one fit (Keras's "Epoch i/n"); 0 outside
+	// them or when nothing marks them.
+	LogStep, LogLoop string
+	Epoch            int
 	// Static are the static arguments the probe saw the framework trace the function with
 	// (JAX's static_argnums and static_argnames: name and repr), in the call's order; nil when
 	// the probe saw none.

@@ -18,6 +18,7 @@
 // The work is split by job: event.go is the typed Event and its kinds; scanner.go is the
 // Scanner (options, per-process state, Scan/Event/Err), and readahead.go its read-ahead goroutine
 // (Options.ReadAhead: the next part of the input read and prefiltered while one is parsed);
+// short.go has the portable search find anchors much shorter than the rest with the sweep words;
 // prefilter.go finds the candidate lines
 // by their anchors, and apart the lines holding only a sweep word (Scanner.sweepRegion), in one
 // pass (and counts the lines, in parallel), with the vector search of teddy.go where

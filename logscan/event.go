@@ -75,6 +75,13 @@ const (
 	PhaseEnd   Kind = "phase_end"
 	// Marker is the first line that matched Options.Marker (the warm-up boundary).
 	Marker Kind = "marker"
+	// Progress is a front end's progress line about its training loop (Keras's "Epoch 2/5", and
+	// its bars "4/4 ━━━━ 0s 12ms/step - loss: 0.69 - val_loss: 0.70"): Phase is "epoch" or "bar",
+	// Step the count as printed ("2/5", "4/4", "7/Unknown"), Count the epoch or the steps done,
+	// and Detail the epoch line ("Epoch 2/5") or a bar's metric names in order, space-separated
+	// ("loss val_loss"; "" for none).
+	// No compilation: it says in which loop the compilations around it ran.
+	Progress Kind = "progress"
 )
 
 // Producer names the software that printed a message.
@@ -96,6 +103,8 @@ const (
 	// ProducerDynamo is torch.compile's front end, dynamo, where its own records stand for a
 	// compilation (with any backend); under PyTorch/XLA its records explain torch-xla's.
 	ProducerDynamo Producer = "torch-dynamo"
+	// ProducerKeras is Keras's own progress output (its ProgbarLogger), read as Progress.
+	ProducerKeras Producer = "keras"
 )
 
 // Signal names the message an event came from, e.g. "poplar:graphConstruction". Two events of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -22,6 +23,10 @@ type prefilter struct {
 	// holding one and no anchor is a swept line, Scanner.sweepRegion); nil when there are none.
 	// The vector search finds both classes in one pass.
 	sweep *prefilter
+	// short are the anchors much shorter than the others (short.go), which the sweep's shift
+	// table finds after the sweep words (its pats end with them): their lines are candidates. The
+	// vector search takes them with the other anchors.
+	short [][]byte
 	teddy *teddy // the vector search's tables (anchors and sweep words); used where teddyVector is set
 }
 
@@ -41,7 +46,7 @@ func (p *prefilter) adapt(sample []byte) *prefilter {
 		return p
 	}
 	sample = sample[:min(len(sample), adaptSample)]
-	t := newTeddyFrom(p.pats, p.sweepPats(), countGrams(sample, p.teddy.fpLen))
+	t := newTeddyFrom(p.anchorPats(), p.sweepPats(), countGrams(sample, p.teddy.fpLen))
 	// The counts leave the nibble tables' cross products out (a bucket holding "ile?" and "tep="
 	// also lets "tile" through): keep the choice that gives fewer candidates in the sample.
 	if teddyCandidates(t, sample) >= teddyCandidates(p.teddy, sample) {
@@ -77,20 +82,24 @@ var emptyFilter = &prefilter{m: 0}
 // newPrefilter returns the prefilter finding the lines that hold an anchor and, apart, those
 // that hold a sweep word and no anchor (sweep may be empty).
 func newPrefilter(anchors, sweep []string) *prefilter {
-	p := newShiftTable(anchors)
-	if len(sweep) > 0 {
-		p.sweep = newShiftTable(sweep)
+	long, short := splitAnchors(anchors)
+	p := newShiftTable(long)
+	for _, a := range short {
+		p.short = append(p.short, []byte(a))
 	}
-	p.teddy = newTeddy(p.pats, p.sweepPats())
+	if len(sweep)+len(short) > 0 {
+		p.sweep = newShiftTable(slices.Concat(sweep, short))
+	}
+	p.teddy = newTeddy(p.anchorPats(), p.sweepPats())
 	return p
 }
 
 // sweepPats are the sweep words, nil when there are none.
 func (p *prefilter) sweepPats() [][]byte {
-	if p.sweep == nil {
+	if p.sweep == nil || len(p.sweep.pats) == len(p.short) {
 		return nil
 	}
-	return p.sweep.pats
+	return p.sweep.pats[:len(p.sweep.pats)-len(p.short)]
 }
 
 // newShiftTable returns the prefilter's shift-table search for anchors, without a vector search.
@@ -157,6 +166,9 @@ func (p *prefilter) shiftBoth(text []byte, base int, out, swept []span) ([]span,
 	}
 	from := len(swept)
 	swept = p.sweep.shiftLines(text, base, swept)
+	if len(p.short) > 0 {
+		out, swept = p.promote(text, base, out, first, swept, from)
+	}
 	found, k := out[first:], 0
 	keep := swept[:from]
 	for _, sw := range swept[from:] {

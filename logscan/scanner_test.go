@@ -127,7 +127,9 @@ func TestGluedAfterABarUnderRecompRun(t *testing.T) {
 	for _, ev := range evs {
 		got = append(got, fmt.Sprintf("%d:%s:%s:%v", ev.Line, ev.Kind, ev.Time.Format(time.RFC3339Nano), ev.DateKnown))
 	}
-	want := "1:compile_finished:2026-11-24T10:04:34.274491Z:true 2:request_done:2026-11-24T10:04:35.5Z:true"
+	// the first frame is a Keras bar (logscan.Progress, with the line's time); the second, with no
+	// time per step, is no bar Keras draws
+	want := "1:progress:2026-11-24T10:04:34.138790896Z:true 1:compile_finished:2026-11-24T10:04:34.274491Z:true 2:request_done:2026-11-24T10:04:35.5Z:true"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
@@ -181,7 +183,8 @@ func TestMarker(t *testing.T) {
 	for _, ev := range evs {
 		got = append(got, fmt.Sprintf("%s@%d", ev.Kind, ev.Line))
 	}
-	if want := "compile_begin@1 compile_begin@3 marker@4 compile_begin@5"; strings.Join(got, " ") != want {
+	// Keras's epoch lines are read too ("Epoch 2/2 again" is none)
+	if want := "compile_begin@1 progress@2 compile_begin@3 marker@4 progress@4 compile_begin@5"; strings.Join(got, " ") != want {
 		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
 	}
 }
@@ -280,6 +283,20 @@ func FuzzScanner(f *testing.F) {
 		"Very slow compile?  If you want\nCompiling module jit_f.3\n****\n"), 9)
 	f.Add([]byte("INFO [tpu_model_runner.py:769] Compiling the model with different input shapes.\n  -- num_tokens: 16\nbatch_size: 1, seq_len: 16\n"+
 		"Compilation finished in in 44.09 [secs].\nNot writing persistent cache\nentry for 'jit_f' because it took < 1.00 seconds to\ncompile (0.02s)\n"), 4)
+	// Keras's progress lines: verbose=1 redrawn with backspaces and carriage returns in ANSI colours,
+	// a TF record glued after a state, "Unknown" steps, Keras 2's bar, verbose=2, predict's bar
+	f.Add([]byte("Epoch 1/2\n\x1b[1m1/4\x1b[0m \x1b[32m━━━━━\x1b[0m\x1b[37m━━━━━━━━━━━━━━━\x1b[0m \x1b[1m1s\x1b[0m 2s/step - loss: 0.6931"+
+		"I0000 00:00:1795505217.198947     923 device_compiler.h:551] Instantly compiling for signature: __inference_one_step_on_data_272\n"+
+		"\b\b\b\b\r\x1b[1m4/4\x1b[0m \x1b[32m━━━━━━━━━━━━━━━━━━━━\x1b[0m \x1b[1m0s\x1b[0m 12ms/step - loss: 0.69 - val_loss: 0.70  \n"+
+		"      7/Unknown 3s 10ms/step - loss: 0.5\n4/4 [==============================] - 0s 12ms/step - loss: 0.6931\n"+
+		"Epoch 2/2\n5/5 - 0s - 13ms/step - loss: 0.2780 - val_loss: 0.1718\n3/3 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step\nEpoch 99999999999999/2\n"), 0x40)
+	for _, run := range []string{"tf-2.21/keras-fit-validation/run.log", "keras-jax/nnx-steps/run.log"} {
+		b, err := os.ReadFile("../testdata/runs/" + run)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, 3)
+	}
 	marker := mustLineRegexp(`^Epoch 2/`)
 	f.Fuzz(func(t *testing.T, data []byte, small int) {
 		size := 64 + (small&0xff)*8

@@ -76,7 +76,7 @@ func checkPaths(t testing.TB, anchors, sweep []string, text []byte) {
 			t.Fatalf("anchors %q, sweep %q, text %q: %s swept %v, want %v", anchors, sweep, text, path, swept, wantSwept)
 		}
 	}
-	if got := p.shiftLines(text, 0, nil); !slices.Equal(got, want) {
+	if got := p.anchorLines(text, 0, nil); !slices.Equal(got, want) {
 		t.Fatalf("anchors %q, text %q: shift table %v, want %v", anchors, text, got, want)
 	}
 	got, swept := p.shiftBoth(text, 0, nil, nil)
@@ -85,7 +85,7 @@ func checkPaths(t testing.TB, anchors, sweep []string, text []byte) {
 		return
 	}
 	// the static fingerprints, and those chosen on the text itself (prefilter.adapt)
-	for _, td := range []*teddy{p.teddy, newTeddyFrom(p.pats, p.sweepPats(), countGrams(text, p.teddy.fpLen))} {
+	for _, td := range []*teddy{p.teddy, newTeddyFrom(p.anchorPats(), p.sweepPats(), countGrams(text, p.teddy.fpLen))} {
 		got, swept := td.lines(teddyScanGeneric, text, 0, nil, nil)
 		check("generic Teddy", got, swept)
 		generic := scanAll(td, teddyScanGeneric, text, teddyBatch)

@@ -536,6 +536,9 @@ func recurrence(v verdict.Verdict) string {
 		}
 		return s
 	}
+	if c := v.Cadence; c != nil && c.QuietEpochs > 0 {
+		return quietEpochs(v, c, each)
+	}
 	if c := v.Cadence; c != nil && c.Quiet > 0 {
 		what := ""
 		if v.Variants > 1 && v.Repeated == 0 {
@@ -573,11 +576,37 @@ func everyEpoch(v verdict.Verdict, c *verdict.Cadence) string {
 	if c.EveryEpoch > 1 {
 		what += fmt.Sprintf(", %d× an epoch", c.EveryEpoch)
 	}
-	s := fmt.Sprintf("; recurs %s (compiled in %s of %d, at %s of %d): ≈ %s an epoch", what, in, c.EpochsOf, stepList(c.Steps), c.Of, dur(cost))
+	at := ""
+	if len(c.Steps) > 0 {
+		at = fmt.Sprintf(", at %s of %d", stepList(c.Steps), c.Of)
+	}
+	s := fmt.Sprintf("; recurs %s (compiled in %s of %d%s): ≈ %s an epoch", what, in, c.EpochsOf, at, dur(cost))
 	if v.Repeated > 0 {
 		s += fmt.Sprintf(", the same %s compiled again %d×", variantNoun(v), v.Repeated)
 	}
 	return s
+}
+
+// quietEpochs says a program was paid once, by epochs where the log marks no steps (Keras's
+// "Epoch i/n" lines): "paid once: compiled in epoch 1 of 3 (≈ 1s each), none in the 2 epochs after".
+func quietEpochs(v verdict.Verdict, c *verdict.Cadence, each string) string {
+	what := ""
+	if v.Variants > 1 && v.Repeated == 0 {
+		what = fmt.Sprintf("%s, ", variantsOf(v))
+	}
+	first, last := c.Epochs[0], c.Epochs[len(c.Epochs)-1]
+	in := fmt.Sprintf("epoch %d", first)
+	switch {
+	case last == first+1:
+		in = fmt.Sprintf("epochs %d and %d", first, last)
+	case last > first:
+		in = fmt.Sprintf("epochs %d–%d", first, last)
+	}
+	after := fmt.Sprintf("%d epochs", c.QuietEpochs)
+	if c.QuietEpochs == 1 {
+		after = "epoch"
+	}
+	return fmt.Sprintf("; paid once: %scompiled in %s of %d (≈ %s each), none in the %s after", what, in, c.EpochsOf, each, after)
 }
 
 // stepList names the steps a program compiled at: "steps 1, 5, 9", or a range for a run of them.

@@ -64,6 +64,9 @@ type CadenceJSON struct {
 	// (the compile time of an epoch from it on, on average).
 	EpochFrom    int     `json:"epoch_from"`
 	EpochSeconds float64 `json:"epoch_seconds"`
+	// QuietEpochs: where the log marks epochs and no steps (steps [], of 0), the epochs after its
+	// last compilation's when it does not recur every epoch (paid once); 0 otherwise.
+	QuietEpochs int `json:"quiet_epochs"`
 }
 
 type VerdictCauseJSON struct {
@@ -152,7 +155,8 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		}
 		if c := p.Cadence; c != nil {
 			pj.Cadence = &CadenceJSON{Steps: nonNil(c.Steps), Of: c.Of, Every: c.Every, Quiet: c.Quiet,
-				Epochs: nonNil(c.Epochs), EpochsOf: c.EpochsOf, EveryEpoch: c.EveryEpoch, EpochFrom: c.EpochFrom, EpochSeconds: seconds(c.EpochCost)}
+				Epochs: nonNil(c.Epochs), EpochsOf: c.EpochsOf, EveryEpoch: c.EveryEpoch, EpochFrom: c.EpochFrom, EpochSeconds: seconds(c.EpochCost),
+				QuietEpochs: c.QuietEpochs}
 		}
 		if s := p.Sizes; s != nil {
 			sj := &SizesJSON{What: s.What, Seen: nonNil(s.Seen), Pattern: s.Pattern, Counted: s.Counted, Plans: []PlanJSON{}, Best: s.Best,

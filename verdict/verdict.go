@@ -131,6 +131,9 @@ type Cadence struct {
 	EveryEpoch int
 	EpochFrom  int
 	EpochCost  time.Duration
+	// QuietEpochs is, where the log marks epochs but not steps (Steps nil), the epochs after its
+	// last compilation's when it does not recur every epoch: it was paid once; 0 otherwise.
+	QuietEpochs int
 }
 
 // Cause is one reason a program compiled again, and how often it was the reason.
@@ -952,10 +955,36 @@ func stepRole(compiled []*ledger.Unit, roles map[*ledger.Unit]string) (*framewor
 			}
 		}
 	}
+	step, methods = logRole(compiled, step, methods)
 	if step == "" && len(methods) == 0 {
 		return nil, ""
 	}
 	return frameworks.StepRole(via, step, methods)
+}
+
+// logRole adds what the front end's progress lines in the log say (ledger.Unit.LogStep and
+// LogLoop: Keras's epochs and bars): the step where nothing else named it, and the loops of its
+// compilations where the probe saw none of its calls and the log places every compilation.
+func logRole(compiled []*ledger.Unit, step string, methods []string) (string, []string) {
+	if len(compiled) == 0 || compiled[0].LogStep == "" || step != "" && step != compiled[0].LogStep && !strings.HasPrefix(step, compiled[0].LogStep+" (") {
+		return step, methods
+	}
+	if step == "" {
+		step = compiled[0].LogStep
+	}
+	if len(methods) > 0 {
+		return step, methods // the probe saw the calls
+	}
+	var loops []string
+	for _, u := range compiled {
+		if u.LogLoop == "" {
+			return step, methods // a compilation outside the loops the log shows: its loop is open
+		}
+		if !slices.Contains(loops, u.LogLoop) {
+			loops = append(loops, u.LogLoop)
+		}
+	}
+	return step, loops
 }
 
 // viaOf is the front end all the compilations ran under ("" when not all under one), and the
@@ -1147,15 +1176,45 @@ func (c *Cadence) byEpoch(compiled []*ledger.Unit, starts []int) {
 		return
 	}
 	n := len(starts)
-	c.EpochsOf = n
-	per := make([]int, n+1)
-	cost := make([]time.Duration, n+1)
-	for i, s := range c.Steps {
+	for _, s := range c.Steps {
 		k := 0
 		for k < n && starts[k] < s {
 			k++
 		}
 		c.Epochs = append(c.Epochs, k)
+	}
+	c.perEpoch(compiled, n)
+}
+
+// epochCadence is when a program compiled by the epochs alone, where the log marks epochs and
+// not the steps each compilation was at (Keras's "Epoch i/n" lines: ledger.Unit.Epoch), of n
+// epochs: nil when it compiled once, or outside the epochs.
+func epochCadence(compiled []*ledger.Unit, n int) *Cadence {
+	if len(compiled) < 2 {
+		return nil
+	}
+	c := &Cadence{}
+	for i, u := range compiled {
+		if u.Epoch < 1 || u.Epoch > n || i > 0 && u.Epoch < compiled[i-1].Epoch {
+			return nil
+		}
+		c.Epochs = append(c.Epochs, u.Epoch)
+	}
+	c.perEpoch(compiled, n)
+	if last := c.Epochs[len(c.Epochs)-1]; c.EveryEpoch == 0 && last < n {
+		c.QuietEpochs = n - last
+	}
+	return c
+}
+
+// perEpoch says, of a cadence whose compilations' epochs are known (c.Epochs) among n, whether
+// it compiled as often in every epoch from its first compilation's to the last, or from the next
+// one on.
+func (c *Cadence) perEpoch(compiled []*ledger.Unit, n int) {
+	c.EpochsOf = n
+	per := make([]int, n+1)
+	cost := make([]time.Duration, n+1)
+	for i, k := range c.Epochs {
 		per[k]++
 		cost[k] += compiled[i].Duration
 	}
@@ -1191,6 +1250,9 @@ func (c *Cadence) byEpoch(compiled []*ledger.Unit, starts []int) {
 func cadenceIn(compiled []*ledger.Unit, rep *ledger.Report) *Cadence {
 	if len(rep.Procs) != 1 {
 		return nil
+	}
+	if p := rep.Procs[0]; p.Steps == 0 && len(p.Epochs) > 0 {
+		return epochCadence(compiled, len(p.Epochs)) // epochs without the steps of each compilation (Keras's lines)
 	}
 	c := cadenceOf(compiled, rep.Procs[0].Steps)
 	c.byEpoch(compiled, rep.Procs[0].Epochs)

@@ -204,7 +204,10 @@ func liveName(u ledger.LiveUnit) string {
 	if f, s := frameworks.FrontStep(u.Producer, u.Module, u.Why); s != "" && (via == "" || via == f.Name) {
 		via, step = f.Name, s
 	}
-	if via != "" {
+	if step == "" {
+		step = u.LogStep // the front end's progress lines so far (Keras: the first step compiled in an epoch is fit's train step)
+	}
+	if via != "" || step != "" {
 		if f, role := frameworks.StepRole(via, step, methods); f != nil {
 			name = f.Title + " " + role + " · " + name
 		}

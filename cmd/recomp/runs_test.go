@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -311,6 +312,7 @@ func checkRun(t *testing.T, dir string, tr truth) {
 		}
 	}
 	checkRoles(t, doc, tr)
+	checkLogRoles(t, logs, doc, tr)
 	if _, err := os.Stat(filepath.Join(dir, "probe.jsonl")); err != nil {
 		checkCost(t, doc, tr) // else from the run folder below: the probe may give the times
 	}
@@ -704,6 +706,57 @@ func checkRoles(t *testing.T, doc report.ScanJSON, tr truth) {
 	}
 	if byRole["train"] == byRole["validation"] && len(tr.Roles) > 1 {
 		t.Errorf("scan: the train and validation steps share the family %s", byRole["train"])
+	}
+}
+
+// checkLogRoles holds scan of the logs alone (no dump, no probe) to the Keras steps Keras's own
+// progress lines tell (its epochs and bars, verbose 1 or 2): each step that compiled again leads
+// its verdict line with its role in text, Markdown, HTML and JSON. fit's validation is told where
+// no silent evaluate ran the test step besides (the runs' evaluate prints no bar but keras-bars':
+// its loop is open); keras-bars's evaluate, with its bar, reads "(validation in fit, and evaluate)".
+func checkLogRoles(t *testing.T, logs []string, doc report.ScanJSON, tr truth) {
+	progress := false
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		progress = progress || bytes.Contains(b, []byte("/step"))
+	}
+	if !progress || doc.Verdict == nil {
+		return
+	}
+	_, evaluated := tr.Roles["evaluate"]
+	var want []string
+	for role, r := range tr.Roles {
+		if len(r.Dumps) < 2 {
+			continue // compiled once: no verdict line
+		}
+		switch {
+		case role == "train", role == "predict":
+			want = append(want, stepName[role])
+		case role == "validation" && !evaluated:
+			want = append(want, "test step (validation in fit")
+		}
+	}
+	var roles []string
+	for _, p := range doc.Verdict.Programs {
+		roles = append(roles, p.Role)
+	}
+	if strings.HasSuffix(filepath.Dir(logs[0]), "keras-bars") && !slices.Contains(roles, "test step (validation in fit, and evaluate)") {
+		t.Errorf("scan of the log alone: the test step's evaluate, under its bar, is not named: %q", roles)
+	}
+	_, text, _ := runRecomp(append([]string{"scan"}, logs...)...)
+	_, md, _ := runRecomp(append([]string{"scan", "--format", "markdown"}, logs...)...)
+	_, page, _ := runRecomp(append([]string{"scan", "--format", "html"}, logs...)...)
+	md = mdUnescape(md)
+	for _, w := range want {
+		if !slices.ContainsFunc(roles, func(r string) bool { return strings.HasPrefix(r, w) }) {
+			t.Errorf("scan of the log alone: no program is the Keras %s (roles %q)", w, roles)
+		}
+		if !strings.Contains(text, "✗ Keras "+w) || !strings.Contains(md, "Keras "+w) || !strings.Contains(page, html.EscapeString("Keras "+w)) {
+			t.Errorf("scan of the log alone: the Keras %s does not lead its line in text, Markdown and HTML:\n%s", w, text)
+		}
 	}
 }
 

@@ -385,6 +385,32 @@ type FrontEnd struct {
 	// (hlo.Module.FunctionNames: Keras's JAX trainer's make_train_function and train_step, for
 	// a step it jits as a lambda); "" when they name none of its steps. Nil: not told so.
 	Functions func(names []string) string
+	// Log is how logscan reads what the front end prints itself about its loops (Keras's progress
+	// lines: logscan.Progress events); nil when nothing.
+	Log *logscan.Framework
+	// Stepped says whether a program a stack compiled (its family, and where its lambda is
+	// defined: Unit.Lambda) may be one of the front end's steps, by its name alone (Keras's
+	// one_step_on_data on TF, train_step or a trainer.py lambda on JAX): the programs whose loop
+	// its progress lines can tell; step is the step where the name says it ("" where not). Nil:
+	// none.
+	Stepped func(family, lambda string) (step string, ok bool)
+	// LoopStep names the step of the program first compiled in window w, the i-th of the n step
+	// programs first compiled there, in order (before: a step program compiled before w; earlier:
+	// the windows before w in which step programs were first compiled): "" where the front end's
+	// loops leave it open. LoopOf names the loop a compilation of step ran in, in window w ("fit",
+	// "fit.evaluate", "evaluate", "predict"; "" where w does not say).
+	LoopStep func(w LoopWindow, i, n int, before bool, earlier []LoopWindow) string
+	LoopOf   func(step string, w LoopWindow) string
+}
+
+// LoopWindow is what a front end's progress lines in a log show of one run of its loop (Keras:
+// an epoch of fit from its "Epoch i/n" line, or a bar with no epoch line).
+type LoopWindow struct {
+	Epoch, Of int  // "Epoch i/n" (0, 0: no epoch line)
+	Steps     int  // the steps its last bar counted (0 while unknown)
+	Bars      int  // the states of its bar the log shows
+	Val       bool // a bar shows a validation metric (Keras's val_…)
+	Metrics   bool // a bar shows a metric (Keras's predict shows none)
 }
 
 // StepAdvice is what to do about a cause kind of the front end's step (a Steps key) compiled by

@@ -24,6 +24,10 @@ var FrontEnd = &framework.FrontEnd{
 		Attach: framework.AttachCallSpan},
 	Step:      Step,
 	Functions: Functions,
+	Log:       Log,
+	Stepped:   Stepped,
+	LoopStep:  LoopStep,
+	LoopOf:    LoopOf,
 	Causes: map[cause.Kind]string{
 		"batch_size": "fit, evaluate and predict on arrays end each pass with a smaller batch: give them a batch_size that divides the number " +
 			"of samples (validation_batch_size for the validation data), or pass a dataset that drops the remainder " +
@@ -90,6 +94,18 @@ func Step(file, function string) string {
 		return PredictStep
 	}
 	return ""
+}
+
+// Stepped is FrontEnd.Stepped: Keras 3 on TF compiles each of its train, test and predict steps as
+// a function named one_step_on_data (multi_step_on_iterator around it), whose XLA module is
+// __inference_one_step_on_data_N; with flax nnx on JAX it jits each as a lambda of its trainer.py
+// (where JAX's explanation says it is defined). Its JAX steps' names (jit_train_step) are a
+// program's own as often: JAX's explanation tells them (Step), not the name.
+func Stepped(family, lambda string) (string, bool) {
+	if strings.Contains(family, "inference_one_step_on_") || strings.Contains(family, "inference_multi_step_on_") {
+		return "", true
+	}
+	return "", lambda != "" && strings.HasPrefix(lambda, "trainer.py:")
 }
 
 // Functions is FrontEnd.Functions: with flax nnx on, Keras's JAX trainer jits each step as a

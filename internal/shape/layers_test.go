@@ -63,7 +63,7 @@ var allowed = map[string][]string{
 	"frameworks":                 {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "frameworks/ipu", "frameworks/jax", "frameworks/keras", "frameworks/neuron", "frameworks/tf", "frameworks/torchxla", "frameworks/wrappers", "frameworks/xla", "hlo", "logscan"},
 	"frameworks/ipu":             {"frameworks/framework", "logscan"},
 	"frameworks/jax":             {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "internal/openfile", "logscan"},
-	"frameworks/keras":           {"frameworks/cause", "frameworks/framework"},
+	"frameworks/keras":           {"frameworks/cause", "frameworks/framework", "logscan"},
 	"frameworks/neuron":          {"frameworks/framework", "logscan"},
 	"frameworks/tf":              {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "hlo", "logscan"},
 	"frameworks/torchxla":        {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "logscan"},

@@ -28,7 +28,7 @@ var stackNamed = map[string]struct {
 	// logscan sits below the units (they are built of its types): it reads the line formats
 	// (absl/glog headers naming a TF source file, Poplar's component prefixes) and names the
 	// producer of each line, which the units then claim.
-	"logscan/event.go":  {10, "the Producer constants: the names of the programs that print the lines the units read"},
+	"logscan/event.go":  {11, "the Producer constants: the names of the programs that print the lines the units read"},
 	"logscan/record.go": {6, "a line's producer from its header: a TF source path, Poplar's and PopART's component names"},
 	// A benchmark input, not knowledge recomp acts on.
 	"logscan/synthetic.go": {5, "the generated TF-IPU/Poplar log of the benchmarks and stress tests"},

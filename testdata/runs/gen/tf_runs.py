@@ -336,6 +336,23 @@ def keras_evaluate_tail():
                              ("evaluate", "test_function", ["64 rows", "36 rows"], "batch_size")))
 
 
+def keras_bars():
+    import numpy as np
+    tf = _tf()
+    import keras
+    model = _keras_dense(keras)
+    rng = np.random.default_rng(6)
+    x, y = rng.random((150, 6), np.float32), rng.random((150, 3), np.float32)   # 150 = 4 batches of 32 + 22
+    xv, yv = rng.random((50, 6), np.float32), rng.random((50, 3), np.float32)   # 50 = 32 + 18
+    # Keras's own progress output (verbose left at its default): its bars, redrawn with \b and \r
+    model.fit(x, y, batch_size=32, epochs=3, validation_data=(xv, yv))
+    model.evaluate(xv, yv, batch_size=20)                                       # 50 = 2 batches of 20 + 10
+    model.predict(rng.random((70, 6), np.float32), batch_size=32)               # 70 = 2 batches of 32 + 6
+    _keras_roles(tf, model, (("train", "train_function", ["32 rows", "22 rows"], "batch_size"),
+                             ("validation", "test_function", ["32 rows", "18 rows", "20 rows", "10 rows"], "batch_size"),
+                             ("predict", "predict_function", ["32 rows", "6 rows"], "batch_size")))
+
+
 def keras_evaluate_batch():
     import numpy as np
     tf = _tf()
@@ -548,6 +565,15 @@ SCENARIOS = {
         functions are the train and the predict step (from model.train_function and
         model.predict_function).""",
         recompiled=["one_step_on_data"], cause="batch_size", compilations=3, detail=True),
+    "keras-bars": _s(keras_bars, """
+        Keras 3 model.compile(jit_compile=True) with Keras's own progress output left on (verbose at its
+        default: bars redrawn with backspaces and carriage returns, into the pipe too): fit on 150
+        samples with batch_size=32 and validation_data of 50, 3 epochs (train 32 and 22 rows,
+        validation 32 and 18, in epoch 1); then evaluate on the 50 with batch_size=20 (20 and 10 rows,
+        the test step again) and predict on 70 with batch_size=32 (32 and 6 rows), each with its bar.
+        The log alone tells the steps by those lines: roles says which traced functions are the train,
+        the test (validation, then evaluate) and the predict step.""",
+        recompiled=["one_step_on_data"], cause="batch_size", compilations=8, detail=True),
     "keras-evaluate-tail": _s(keras_evaluate_tail, """
         Keras 3 model.compile(jit_compile=True), fit on 256 samples with batch_size=64 (no partial batch, no
         validation), then model.evaluate on a 100-sample evaluation set with batch_size=64: the test step

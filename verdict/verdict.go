@@ -382,8 +382,8 @@ func (t *causeTally) add(kind cause.Kind, ch, site string, from *diff.Cause) *Ca
 	c := t.byKey[key]
 	if c == nil {
 		c = &Cause{Kind: kind, Change: ch}
-		if from != nil && from.Once {
-			c.Once, c.advice = true, from.Advice
+		if from != nil && from.OwnAdvice() {
+			c.Once, c.advice = from.Once, from.Advice
 		}
 		t.byKey[key] = c
 		t.order = append(t.order, key)

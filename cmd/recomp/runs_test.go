@@ -120,6 +120,8 @@ type truthCompile struct {
 	Against  string   `json:"against"`
 	Function string   `json:"function"`
 	Role     string   `json:"role"`
+	// Merged marks the earlier graph with another computation's pending ops merged in.
+	Merged bool `json:"merged"`
 }
 
 // truthRole is a Keras step: the traced functions that are it and their dumps.
@@ -360,6 +362,42 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.OwnLines != nil {
 		checkOwnLines(t, dir, doc, tr)
+	}
+	checkMerged(t, dir, tr)
+}
+
+// checkMerged holds what explain says of a graph that is an earlier one with pending ops of other
+// code merged in (truth `merged`): compared with that graph (checkCompiles), its cause says so in
+// JSON (`merged`) and in every other format, with no other cause.
+func checkMerged(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	for _, c := range tr.Compiles {
+		if !c.Merged {
+			continue
+		}
+		_, out, _ := runRecomp("explain", "--format", "json", dir)
+		var doc report.DiffJSON
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("explain %s: %v", dir, err)
+		}
+		found := false
+		for _, p := range doc.Pairs {
+			if p.B == filepath.Join(dir, c.Dump) {
+				found = true
+				if len(p.Causes) != 1 || !p.Causes[0].Merged || p.A != filepath.Join(dir, c.Against) {
+					t.Errorf("%s: compared with %s, causes %+v; want one cause, merged, against %s", c.Dump, p.A, p.Causes, c.Against)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s is compared with nothing", c.Dump)
+		}
+		for _, format := range []string{"text", "markdown", "html"} {
+			if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, "pending ops merged in") ||
+				!strings.Contains(out, "a graph of its own") || strings.Contains(out, "dtype") {
+				t.Errorf("explain --format %s does not name the merged ops and their advice (or names a dtype)", format)
+			}
+		}
 	}
 }
 

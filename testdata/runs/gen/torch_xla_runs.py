@@ -721,6 +721,57 @@ def train_metric_merged():
     record_compiles(expect)
 
 
+def evaluate(model, val, dev, torch):
+    """The validation loss over a DataLoader, each batch's loss read with .item() (no sync: no step)."""
+    total, site = 0.0, None
+    with torch.no_grad():
+        for x, y in val:
+            total, site = total + torch.nn.functional.mse_loss(model(x.to(dev)), y.to(dev)).item(), driver.here()
+    return total, site
+
+
+def train_eval_loader():
+    """depth-epochs' curriculum (depth = 1 + epoch, 3 epochs of 3 steps over a DataLoader of 48 rows) with a
+    validation DataLoader (16 rows, one batch) evaluated after each epoch's second step and at its end: the
+    validation loader is iterated twice as often as the training loader, each time after a step more."""
+    torch, torch_xla, dev, model, opt, loader, compiled = _loader_run()
+    val = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(_data(torch, 16, 16, seed=2),
+                                                                     _data(torch, 16, 4, seed=3)), batch_size=16)
+    expect, at, starts, steps, depths, last = [], [], [], 0, [], None
+
+    def evaluated(epoch):
+        before = compiled()
+        loss, site = evaluate(model, val, dev, torch)
+        if compiled() > before:
+            expect.append({"input": "the validation batch: x f32[16,16], y f32[16,4]", "call_site": site,
+                           "causes": [], "against": None, "changed": None})
+        return loss
+
+    for epoch in range(3):
+        depth = 1 + epoch
+        starts.append(steps)
+        for i, (x, y) in enumerate(loader):
+            before = compiled()
+            loss, site = deep_step(model, opt, x.to(dev), y.to(dev), torch, torch_xla, depth)
+            steps += 1
+            if compiled() > before:
+                at.append(steps)
+                expect.append({"input": f"x f32[16,16], y f32[16,4]; depth {depth}", "call_site": site,
+                               "causes": ["graph_structure"] if epoch else [],
+                               "against": last,
+                               "changed": f"the block applied {depths[-1]} -> {depth} times: a Python int loop count "
+                                          f"unrolled into the graph" if epoch else None})
+                depths.append(depth)
+                last = len(expect) - 1
+            if i == 1:
+                evaluated(epoch)
+        print(f"epoch {epoch}: depth {depth} loss {loss.item():.4f} validation {evaluated(epoch):.4f}")
+    driver.EVIDENCE["cadence"] = {"steps": steps, "compiled_at_steps": at, "epoch_starts": starts, "every_epoch": 1,
+                                  "values": depths}
+    finish("none")
+    record_compiles(expect)
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -891,6 +942,15 @@ S["metric-merged"] = dict(program=train_metric_merged, env=ENV, recompiled=["tra
                  "output), compiled at epoch 2's first step and reused at epoch 3's. It must be compared with step 2's "
                  "graph and named as ops merged in, not as a change of the step."))
 
+S["eval-loader"] = dict(program=train_eval_loader, env=ENV_LEVEL1, recompiled=["deep_step"], cause="graph_structure",
+    reason="user torch_xla.sync", detail=True, probe=True,
+    description=("depth-epochs' curriculum (the weight-tied block applied depth = 1 + epoch times, 3 epochs of 3 steps "
+                 "over a DataLoader of 48 rows) with a validation DataLoader of one 16-row batch evaluated after each "
+                 "epoch's second step and at its end, each loss read with .item() (no sync). The validation loader is "
+                 "iterated 6 times, the training loader 3: the epochs are the training loader's (they begin at steps "
+                 "0, 3 and 6), and the step compiles again at the first step of every epoch (1, 4 and 7 of 9). Run as "
+                 "recomp run runs it (PT_XLA_DEBUG_LEVEL=1, the probe, no metrics report)."))
+
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
 BLOCK_LINE = re.compile(r"^(Compilation|Execution|Unexpected Execution) Analysis: (.*)$")
@@ -1040,8 +1100,9 @@ def judge(run):
             ("site", pn["site"]), ("steps", done), ("compiled_at_steps", at), ("every_steps", pn["every_steps"])])
     if evs[0].get("cadence"):  # when the program compiled, by its own count of steps and epochs (torch_xla's CompileTime)
         cd = evs[0]["cadence"]
-        if len(cd["compiled_at_steps"]) != evs[0]["compile_time_samples"]:
-            problems.append(f"compiled at steps {cd['compiled_at_steps']}, but {evs[0]['compile_time_samples']} CompileTime samples")
+        own = per_identity[recompiled[0]] if recompiled else evs[0]["compile_time_samples"]  # (other programs' aside)
+        if len(cd["compiled_at_steps"]) != own:
+            problems.append(f"compiled at steps {cd['compiled_at_steps']}, but {own} compilations of it")
         firsts = [start + 1 for start in cd["epoch_starts"]]
         if cd["every_epoch"] == 1 and cd["compiled_at_steps"] != firsts:
             problems.append(f"compiled at steps {cd['compiled_at_steps']}, not at each epoch's first step {firsts}")

@@ -52,6 +52,9 @@ type Cause struct {
 	// feed outputs of their own (mergedRule): another computation traced into the same graph,
 	// not a change of the step.
 	Merged bool
+	// Unsourced says, for a graph_structure cause, that neither version's ops carry a source line
+	// (op metadata): which line's ops changed, and a loop count (Repeats), cannot be told.
+	Unsourced bool
 	// Repeats are, for a graph_structure cause, the source lines (op metadata) whose
 	// instructions are whole copies of one block in both versions, a different number of
 	// times: what an unrolled Python loop whose count changed looks like (nil otherwise).
@@ -465,6 +468,11 @@ func structureRule(c *classifier) (Cause, bool) {
 		}
 		reps := repeatsOf(r.A, r.B)
 		ev := evidenceOf(t.structure, structureLine)
+		unsourced := r.A != nil && r.B != nil && len(opsBySource(r.A))+len(opsBySource(r.B)) == 0
+		if unsourced {
+			ev = append(ev, "the ops carry no source lines, so which lines changed, and a loop count among them, cannot be told"+
+				frameworks.SourceLinesAdvice())
+		}
 		for i, rp := range reps {
 			if i == maxRepeatLines {
 				break
@@ -473,7 +481,7 @@ func structureRule(c *classifier) (Cause, bool) {
 				rp.Source, rp.Ops*rp.From, rp.Ops*rp.To, rp.Ops, rp.From, rp.To))
 		}
 		return Cause{Kind: CauseGraphStructure, Summary: fmt.Sprintf("the graph's structure changed: %s", opDelta(r)),
-			Evidence: ev, Repeats: reps}, true
+			Evidence: ev, Repeats: reps, Unsourced: unsourced}, true
 	}
 	if len(c.causes) > 0 || len(t.attrs)+len(t.shapes)+len(t.dtypes)+r.Counts[KindConstantElided] == 0 {
 		return Cause{}, false

@@ -66,3 +66,18 @@ func TestRepeatsOf(t *testing.T) {
 		t.Errorf("no module: %+v", got)
 	}
 }
+
+// A structure change between versions whose ops carry no source lines says that the lines, and a
+// loop count, cannot be told (and, for PyTorch/XLA, which setting writes them); with source lines
+// it does not.
+func TestUnsourcedStructure(t *testing.T) {
+	r := Compare(loopModule(t, 1, 0, false), loopModule(t, 2, 0, false))
+	if len(r.Causes) != 1 || !r.Causes[0].Unsourced || len(r.Causes[0].Repeats) > 0 ||
+		!strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "no source lines") ||
+		!strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "XLA_HLO_DEBUG=1") {
+		t.Errorf("without source lines: %+v", r.Causes)
+	}
+	if r := Compare(loopModule(t, 1, 0, true), loopModule(t, 2, 0, true)); len(r.Causes) != 1 || r.Causes[0].Unsourced {
+		t.Errorf("with source lines: %+v", r.Causes)
+	}
+}

@@ -700,6 +700,15 @@ func MergedAdvice() string {
 	return s
 }
 
+// SourceLinesAdvice says, after a colon, what makes each stack's dumps carry source lines where
+// they do not by default ("" when no stack has such a setting).
+func SourceLinesAdvice() string {
+	if by := joinAdvice(func(a framework.Advice) string { return a.SourceLines }, "; "); by != "" {
+		return ": " + by
+	}
+	return ""
+}
+
 // StateFirstAdvice says how each stack creates state before the loop.
 func StateFirstAdvice() string {
 	return joinAdvice(func(a framework.Advice) string { return a.StateFirst }, "; ")

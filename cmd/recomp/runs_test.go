@@ -67,6 +67,9 @@ type truth struct {
 	PythonNumber *truthNumber `json:"python_number"`
 	// Cadence is when a program compiled, by the program's own count of its steps and epochs.
 	Cadence *truthCadence `json:"cadence"`
+	// CountUnnamed is the setting that would let the dump name a loop count the program changed,
+	// where the run's dump cannot (its ops carry no source lines).
+	CountUnnamed string `json:"count_unnamed"`
 	// OwnLines are the program's own lines that made it compile, where a library's frames
 	// (Library, a path part) come before them in the framework's list.
 	OwnLines *struct {
@@ -364,6 +367,22 @@ func checkRun(t *testing.T, dir string, tr truth) {
 		checkOwnLines(t, dir, doc, tr)
 	}
 	checkMerged(t, dir, tr)
+	if tr.CountUnnamed != "" {
+		checkCountUnnamed(t, dir, tr)
+	}
+}
+
+// checkCountUnnamed holds the answer to a loop count the dump cannot show (no source lines): no
+// count is named, and every format says which setting would name it.
+func checkCountUnnamed(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	for _, format := range []string{"text", "markdown", "html", "json"} {
+		_, out, _ := runRecomp("explain", "--format", format, dir)
+		if strings.Contains(out, "loop count unrolled") || !strings.Contains(out, "carry no source lines") ||
+			!strings.Contains(out, tr.CountUnnamed) {
+			t.Errorf("explain --format %s names a loop count, or not that %s would name it", format, tr.CountUnnamed)
+		}
+	}
 }
 
 // checkMerged holds what explain says of a graph that is an earlier one with pending ops of other

@@ -951,6 +951,15 @@ S["eval-loader"] = dict(program=train_eval_loader, env=ENV_LEVEL1, recompiled=["
                  "0, 3 and 6), and the step compiles again at the first step of every epoch (1, 4 and 7 of 9). Run as "
                  "recomp run runs it (PT_XLA_DEBUG_LEVEL=1, the probe, no metrics report)."))
 
+ENV_PLAIN = {k: v for k, v in ENV_LEVEL1.items() if k != "XLA_HLO_DEBUG"}
+S["depth-plain"] = dict(program=train_depth_epochs, env=ENV_PLAIN, recompiled=["deep_step"], cause="graph_structure",
+    reason="user torch_xla.sync", detail=True, probe=True, count_unnamed="XLA_HLO_DEBUG=1",
+    description=("The depth-epochs program (depth = 1 + epoch, a Python int loop count) with the settings recomp run "
+                 "uses: PT_XLA_DEBUG_LEVEL=1 and no XLA_HLO_DEBUG, so the dumped ops carry no source lines. The step "
+                 "recompiles at every epoch's first step (1, 4, 7 of 9), but which line's loop changed its count cannot "
+                 "be told from the dump: recomp must say it recurs every epoch, name no loop count, and say that "
+                 "XLA_HLO_DEBUG=1 would name it."))
+
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
 BLOCK_LINE = re.compile(r"^(Compilation|Execution|Unexpected Execution) Analysis: (.*)$")
@@ -1108,6 +1117,9 @@ def judge(run):
             problems.append(f"compiled at steps {cd['compiled_at_steps']}, not at each epoch's first step {firsts}")
         extra = collections.OrderedDict(extra or {})
         extra["cadence"] = collections.OrderedDict([("identity", recompiled[0] if recompiled else None)] + list(cd.items()))
+        if spec.get("count_unnamed"):  # the dump cannot show the count: the setting that would
+            extra["cadence"]["values"] = []
+            extra["count_unnamed"] = spec["count_unnamed"]
     if evs[0].get("own_lines"):  # the program's own lines, and a library's frames before them in every block
         ol = evs[0]["own_lines"]
         for b in parse_analysis(texts[0]):

@@ -59,6 +59,16 @@ type Cause struct {
 	// instructions are whole copies of one block in both versions, a different number of
 	// times: what an unrolled Python loop whose count changed looks like (nil otherwise).
 	Repeats []Repeat
+	// Grows are, for a graph_structure cause, the program's own source lines (op metadata) whose
+	// instruction count changed and is not whole copies of one block (those are Repeats): at most
+	// maxRepeatLines, the largest change first (nil otherwise).
+	Grows []Growth
+}
+
+// Growth is a source line with From instructions in the old version and To in the new.
+type Growth struct {
+	Source   string
+	From, To int
 }
 
 // OwnAdvice says whether the cause's advice is its own, for the construct it names (state built
@@ -481,7 +491,7 @@ func structureRule(c *classifier) (Cause, bool) {
 				rp.Source, rp.Ops*rp.From, rp.Ops*rp.To, rp.Ops, rp.From, rp.To))
 		}
 		return Cause{Kind: CauseGraphStructure, Summary: fmt.Sprintf("the graph's structure changed: %s", opDelta(r)),
-			Evidence: ev, Repeats: reps, Unsourced: unsourced}, true
+			Evidence: ev, Repeats: reps, Grows: growthsOf(r.A, r.B, reps), Unsourced: unsourced}, true
 	}
 	if len(c.causes) > 0 || len(t.attrs)+len(t.shapes)+len(t.dtypes)+r.Counts[KindConstantElided] == 0 {
 		return Cause{}, false
@@ -1084,6 +1094,28 @@ func repeatsOf(a, b *hlo.Module) []Repeat {
 		return cmp.Or(cmp.Compare(y.Ops*max(y.From, y.To), x.Ops*max(x.From, x.To)), strings.Compare(x.Source, y.Source))
 	})
 	return out
+}
+
+// growthsOf are the program's own source lines whose instruction count differs between the
+// modules, in both, and is not a repeated block (reps): the largest changes first, at most
+// maxRepeatLines.
+func growthsOf(a, b *hlo.Module, reps []Repeat) []Growth {
+	if a == nil || b == nil {
+		return nil
+	}
+	ca, cb := opsBySource(a), opsBySource(b)
+	var out []Growth
+	for src, na := range ca {
+		nb := cb[src]
+		if nb == 0 || na == nb || slices.ContainsFunc(reps, func(r Repeat) bool { return r.Source == src }) ||
+			!frameworks.IsUserFile(src[:max(strings.LastIndex(src, ":"), 0)]) {
+			continue
+		}
+		out = append(out, Growth{Source: src, From: na, To: nb})
+	}
+	abs := func(g Growth) int { return max(g.To-g.From, g.From-g.To) }
+	slices.SortFunc(out, func(x, y Growth) int { return cmp.Or(cmp.Compare(abs(y), abs(x)), strings.Compare(x.Source, y.Source)) })
+	return out[:min(len(out), maxRepeatLines)]
 }
 
 // opsBySource counts a module's instructions by their metadata's source line.

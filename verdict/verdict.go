@@ -514,6 +514,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	v.Causes = causes.list()
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
+	v.Causes = foldGrowth(v.Causes, compiled, byUnit, in.Explained) // (every program's: one split off this one starts there)
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}

@@ -85,3 +85,49 @@ func TestMergedGraphPairsWithTheStep(t *testing.T) {
 		t.Fatal("the merged step is compared with nothing")
 	}
 }
+
+// PyTorch/XLA numbers a graph's inputs in the order its trace first used them: the same inputs
+// numbered anew (their donation and layouts too) are paired by what they are, not read as shapes
+// that changed; two inputs that kept their numbers and changed shapes still are.
+func TestReorderedInputs(t *testing.T) {
+	parse := func(text string) *hlo.Module {
+		m, err := hlo.Parse("m", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a := parse(`HloModule m, buffer_donor={ (1, {}) }, entry_computation_layout={(f32[4]{0}, f32[2,2]{1,0})->(f32[4]{0}, f32[2,2]{1,0})}
+ENTRY e {
+  v = f32[4]{0} parameter(0)
+  w = f32[2,2]{1,0} parameter(1)
+  n = f32[4]{0} negate(v)
+  t = f32[2,2]{1,0} negate(w)
+  ROOT r = (f32[4]{0}, f32[2,2]{1,0}) tuple(n, t)
+}
+`)
+	b := parse(`HloModule m, buffer_donor={ (0, {}) }, entry_computation_layout={(f32[2,2]{1,0}, f32[4]{0})->(f32[4]{0}, f32[2,2]{1,0})}
+ENTRY e {
+  w = f32[2,2]{1,0} parameter(0)
+  v = f32[4]{0} parameter(1)
+  n = f32[4]{0} negate(v)
+  t = f32[2,2]{1,0} negate(w)
+  ROOT r = (f32[4]{0}, f32[2,2]{1,0}) tuple(n, t)
+}
+`)
+	if r := Compare(a, b); len(r.Causes) != 1 || r.Causes[0].Kind != CauseIdentical {
+		t.Errorf("inputs numbered anew: %+v", r.Causes)
+	}
+	c := parse(`HloModule m
+ENTRY e {
+  v = f32[8]{0} parameter(0)
+  w = f32[2,2]{1,0} parameter(1)
+  n = f32[8]{0} negate(v)
+  t = f32[2,2]{1,0} negate(w)
+  ROOT r = (f32[8]{0}, f32[2,2]{1,0}) tuple(n, t)
+}
+`)
+	if r := Compare(a, c); len(r.Causes) == 0 || r.Causes[0].Kind == CauseIdentical {
+		t.Errorf("a shape that changed: %+v", r.Causes)
+	}
+}

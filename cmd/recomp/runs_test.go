@@ -70,6 +70,12 @@ type truth struct {
 	// CountUnnamed is the setting that would let the dump name a loop count the program changed,
 	// where the run's dump cannot (its ops carry no source lines).
 	CountUnnamed string `json:"count_unnamed"`
+	// OpGrowth is the program's own line whose op count (the dump's op metadata) changed by the same
+	// number at each recompilation, and its counts, where a loop's passes are not whole blocks.
+	OpGrowth *struct {
+		Site   string `json:"site"`
+		Counts []int  `json:"counts"`
+	} `json:"op_growth"`
 	// OwnLines are the program's own lines that made it compile, where a library's frames
 	// (Library, a path part) come before them in the framework's list.
 	OwnLines *struct {
@@ -369,6 +375,38 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	checkMerged(t, dir, tr)
 	if tr.CountUnnamed != "" {
 		checkCountUnnamed(t, dir, tr)
+	}
+	if tr.OpGrowth != nil {
+		checkOpGrowth(t, dir, tr)
+	}
+}
+
+// checkOpGrowth holds the verdict of a loop whose passes are not whole blocks to the line and op
+// counts the dump's metadata shows: named with them in every format, its count not named.
+func checkOpGrowth(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	var seen []string
+	for _, n := range tr.OpGrowth.Counts {
+		seen = append(seen, strconv.Itoa(n))
+	}
+	want := tr.OpGrowth.Site + " " + strings.Join(seen, " → ")
+	_, out, _ := runRecomp("scan", "--format", "json", dir)
+	var scan report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &scan); err != nil {
+		t.Fatalf("scan %s: %v", dir, err)
+	}
+	for _, p := range scan.Verdict.Programs {
+		if programName(p.Program) != programName(tr.Cadence.Identity) {
+			continue
+		}
+		if len(p.Causes) != 1 || p.Causes[0].Source != tr.OpGrowth.Site || !strings.Contains(p.Causes[0].Change, want) || len(p.Causes[0].Values) != 0 {
+			t.Errorf("causes %+v, want one naming %s and no count", p.Causes, want)
+		}
+	}
+	for _, format := range []string{"text", "markdown", "html", "json"} {
+		if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, want) || !strings.Contains(out, "not the loop") {
+			t.Errorf("explain --format %s does not name %s, or says it names the loop's count", format, want)
+		}
 	}
 }
 

@@ -772,6 +772,54 @@ def train_eval_loader():
     record_compiles(expect)
 
 
+def meta_step(w, x, y, inner, opt, torch, torch_xla):
+    """A meta-learning step: `inner` unrolled SGD steps on a fast copy of the weights (the first pass
+    differentiates w, the later ones the fast copy), then the outer loss's gradient."""
+    opt.zero_grad()
+    fast = w
+    for _ in range(inner):
+        loss = ((x @ fast - y) ** 2).mean()
+        (g,) = torch.autograd.grad(loss, fast, create_graph=True)
+        fast = fast - 0.1 * g
+    outer = ((x @ fast - y) ** 2).mean()
+    outer.backward()
+    opt.step()
+    _, site = torch_xla.sync(), driver.here()
+    return outer, site
+
+
+def train_inner_steps():
+    """A meta-learning loop whose inner step count grows with the epoch, inner = 1 + epoch (1, 2, 3), over a
+    DataLoader of 60 rows in batches of 20 (3 steps an epoch), SGD on the outer loss."""
+    torch, torch_xla = _torch()
+    import torch_xla.debug.metrics as met
+    dev = torch_xla.device()
+    X, Y = _data(torch, 60, 12), _data(torch, 60, 1, seed=1)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, Y), batch_size=20)
+    w = torch.zeros(12, 1).to(dev).requires_grad_()
+    opt = torch.optim.SGD([w], lr=0.01)
+    expect, at, starts, steps, last = [], [], [], 0, None
+    for epoch in range(3):
+        inner = 1 + epoch
+        starts.append(steps)
+        for x, y in loader:
+            before = (met.metric_data("CompileTime") or (0,))[0]
+            loss, site = meta_step(w, x.to(dev), y.to(dev), inner, opt, torch, torch_xla)
+            steps += 1
+            if (met.metric_data("CompileTime") or (0,))[0] > before:
+                at.append(steps)
+                expect.append({"input": f"x f32[20,12], y f32[20,1]; inner {inner}", "call_site": site,
+                               "causes": ["graph_structure"] if epoch else [], "against": last,
+                               "changed": f"{inner - 1} -> {inner} unrolled inner steps" if epoch else None})
+                last = len(expect) - 1
+        print(f"epoch {epoch}: inner {inner} loss {loss.item():.4f}")
+    driver.EVIDENCE["cadence"] = {"steps": steps, "compiled_at_steps": at, "epoch_starts": starts, "every_epoch": 1,
+                                  "values": []}
+    driver.EVIDENCE["op_growth"] = True
+    finish("none")
+    record_compiles(expect)
+
+
 # --- the scenarios -------------------------------------------------------------------------------
 
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
@@ -960,6 +1008,15 @@ S["depth-plain"] = dict(program=train_depth_epochs, env=ENV_PLAIN, recompiled=["
                  "be told from the dump: recomp must say it recurs every epoch, name no loop count, and say that "
                  "XLA_HLO_DEBUG=1 would name it."))
 
+S["inner-steps"] = dict(program=train_inner_steps, env=ENV_LEVEL1, recompiled=["meta_step"], cause="graph_structure",
+    reason="user torch_xla.sync", detail=True, probe=True,
+    description=("A meta-learning loop: each step runs inner = 1 + epoch (1, 2, 3) unrolled SGD steps on a fast copy of "
+                 "the weights, then SGD on the outer loss; 3 epochs of 3 steps. Each epoch's first step compiles a new "
+                 "graph. The inner loop's first pass differentiates the weights and the others the fast copy, so the "
+                 "ops of its lines grow by the same number each epoch without being whole copies of one block: recomp "
+                 "must name the line and its op counts (the dump's op metadata, counted by this judge as op_growth), "
+                 "not a loop count."))
+
 # --- the evidence hook's judgement: torch_xla's analysis blocks and metrics ----------------------------
 
 BLOCK_LINE = re.compile(r"^(Compilation|Execution|Unexpected Execution) Analysis: (.*)$")
@@ -1120,6 +1177,9 @@ def judge(run):
         if spec.get("count_unnamed"):  # the dump cannot show the count: the setting that would
             extra["cadence"]["values"] = []
             extra["count_unnamed"] = spec["count_unnamed"]
+    if evs[0].get("op_growth"):  # the recompiled program's dumps: the op counts of this file's lines, in order
+        extra = collections.OrderedDict(extra or {})
+        extra["op_growth"] = _op_growth(run, blocks[0], recompiled[0] if recompiled else None)
     if evs[0].get("own_lines"):  # the program's own lines, and a library's frames before them in every block
         ol = evs[0]["own_lines"]
         for b in parse_analysis(texts[0]):
@@ -1143,6 +1203,23 @@ def judge(run):
                  + ("" if dumped == comp_total else f" (dump holds {dumped} modules)")),
         "extra": extra,
     }
+
+
+def _op_growth(run, comp, identity):
+    """The line of this file whose op count (op metadata) changed by the same nonzero number from each
+    compilation of identity to the next, the largest change; its counts. None when no line does."""
+    counts = []
+    for b, (f, _) in zip(comp, run.modules()):
+        if b["identity"] == identity:
+            with open(os.path.join(run.target, "dump", f)) as fh:
+                counts.append(collections.Counter(re.findall(r'source_file="[^"]*/' + re.escape(ME) + r'" source_line=(\d+)', fh.read())))
+    best = None
+    for line in counts[0] if len(counts) > 2 else ():
+        seq = [c[line] for c in counts]
+        deltas = {b - a for a, b in zip(seq, seq[1:])}
+        if len(deltas) == 1 and 0 not in deltas and (best is None or abs(seq[1] - seq[0]) > abs(best[1][1] - best[1][0])):
+            best = (line, seq)
+    return {"site": f"{ME}:{best[0]}", "counts": best[1]} if best else None
 
 
 def _detail(run, blocks, recompiled):

@@ -128,6 +128,12 @@ func FuzzAttachSteps(f *testing.F) {
 {"framework":"torch-xla","event":"epoch","loader":"a","step":4,"pid":9}
 {"framework":"torch-xla","event":"steps","step":12,"compiles":3,"compile_ns":[1,2,3],"pid":9}`)
 	f.Add(`{"framework":"torch-xla","event":"steps","step":-3,"compiles":3,"compile_ns":[-1,2,3],"pid":9}`)
+	f.Add(`{"framework":"torch-xla","event":"epoch","loader":"a","step":0,"pid":9}
+{"framework":"torch-xla","event":"epoch","loader":"v","step":2,"pid":9}
+{"framework":"torch-xla","event":"sync","step":1,"compiles":1,"pid":9}
+{"framework":"torch-xla","event":"epoch","loader":"v","step":3,"pid":9}
+{"framework":"torch-xla","event":"epoch","loader":"a","step":3,"pid":9}
+{"framework":"torch-xla","event":"steps","step":6,"compiles":3,"loaders":{"a":6,"v":-2},"compile_ns":[1,2,3],"pid":9}`)
 	f.Add(`{"framework":"torch-xla","event":"sync","step":9,"compiles":3,"pid":9}
 {"framework":"torch-xla","event":"steps","step":2,"compiles":3,"pid":9}`)
 	log := levelOneLog(3)

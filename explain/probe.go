@@ -377,7 +377,8 @@ func moduleName(p frameworks.ProbeHook, name string) string {
 // attachLastTrace gives the compilations of the unit's producers the line of the call that
 // traced the function they compile (TF compiles a function at its first run after each
 // trace): the trace that began last before the compilation's line, of the same function when
-// both name it (a trace the probe could not name counts for 10 s).
+// both name it (a trace the probe could not name counts for 10 s), and the Python arguments that
+// trace was called with.
 func attachLastTrace(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
 	var traces []runfolder.ProbeRecord
 	for _, r := range recs {
@@ -403,6 +404,9 @@ func attachLastTrace(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frame
 			}
 			if s := probeSite(r); better(u, s) {
 				u.Site = s
+			}
+			for _, a := range r.Static { // a tf.function's Python arguments: part of its trace
+				u.Static = append(u.Static, ledger.StaticArg{Name: a.Name, Value: a.Value})
 			}
 			break
 		}

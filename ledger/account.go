@@ -144,18 +144,50 @@ type Module struct {
 	// hashSet holds the 64-bit xxhash of each of Hashes: small keys in one block, where a
 	// family compiled thousands of graphs (the strings' own memory is spread wide).
 	hashSet map[uint64]struct{}
+	// hashBits, once the family has hashFilterFrom hashes, has a bit set for each of hashSet's
+	// keys (hashBit): a hash whose bit is clear is new without a look in hashSet, which for a
+	// family of thousands of hashes costs a cache miss or more (most of a dense log's compile
+	// requests bring a new hash).
+	hashBits []uint64
+}
+
+// The filter before a family's hash set: from how many hashes on, and its size in bits (8 KB:
+// 1 in 16 of new hashes looked up when the family has MaxHashes).
+const (
+	hashFilterFrom = 512
+	hashFilterBits = 1 << 16
+)
+
+// hashBit is the word of hashBits and the bit in it that stand for the hash k.
+func hashBit(k uint64) (int, uint64) {
+	return int(k>>6) & (hashFilterBits/64 - 1), 1 << (k & 63)
+}
+
+// mayHave is false when the family surely has no hash k.
+func (m *Module) mayHave(k uint64) bool {
+	if m.hashBits == nil {
+		return true
+	}
+	w, b := hashBit(k)
+	return m.hashBits[w]&b != 0
 }
 
 func (m *Module) hasHash(h string) bool {
-	_, ok := m.hashSet[xxhash.Sum64String(h)]
+	k := xxhash.Sum64String(h)
+	if !m.mayHave(k) {
+		return false
+	}
+	_, ok := m.hashSet[k]
 	return ok
 }
 
 func (m *Module) addHash(h string) {
 	k := xxhash.Sum64String(h)
-	if _, ok := m.hashSet[k]; ok {
-		m.SameHashAgain = true
-		return
+	if m.mayHave(k) {
+		if _, ok := m.hashSet[k]; ok {
+			m.SameHashAgain = true
+			return
+		}
 	}
 	if len(m.Hashes) >= MaxHashes {
 		m.HashCount = MaxHashes + 1 // at least; not tracked any further
@@ -164,6 +196,17 @@ func (m *Module) addHash(h string) {
 	m.hashSet[k] = struct{}{}
 	m.Hashes = append(m.Hashes, h)
 	m.HashCount = len(m.Hashes)
+	switch {
+	case m.hashBits != nil:
+		w, b := hashBit(k)
+		m.hashBits[w] |= b
+	case len(m.Hashes) == hashFilterFrom:
+		m.hashBits = make([]uint64, hashFilterBits/64)
+		for k := range m.hashSet {
+			w, b := hashBit(k)
+			m.hashBits[w] |= b
+		}
+	}
 }
 
 func addText(list []string, s string) []string {

@@ -66,23 +66,36 @@ func (s *Scanner) classify(msg string, h header, lineNo int) bool {
 					continue
 				}
 			}
-			c := &Context{s: s, fw: i, h: h, line: lineNo}
+			c := s.context(i, h, lineNo)
 			if !r.ProducerFromLayout {
 				c.h.producer = ""
 			}
+			n := len(s.pending)
+			ok := r.Handle(c, msg)
+			s.depth--
 			if r.ByEffect {
-				n := len(s.pending)
-				r.Handle(c, msg)
-				if len(s.pending) > n || s.held != nil {
-					return true
-				}
-			} else if r.Handle(c, msg) {
+				ok = len(s.pending) > n || s.held != nil
+			}
+			if ok {
 				return true
 			}
 			break
 		}
 	}
 	return false
+}
+
+// context is a Context for one handler call, from the Scanner's stack of them (a handler's
+// Hold may flush a held record whose done classifies again): the caller gives it back with
+// s.depth-- when the handler returns. Handlers do not keep a Context (Context says so).
+func (s *Scanner) context(fw int, h header, line int) *Context {
+	if s.depth == len(s.contexts) {
+		s.contexts = append(s.contexts, new(Context))
+	}
+	c := s.contexts[s.depth]
+	*c = Context{s: s, fw: fw, h: h, line: line}
+	s.depth++
+	return c
 }
 
 // apart says whether two events' own record times differ by more than their stamps' precision

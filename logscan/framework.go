@@ -268,7 +268,9 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // Context is what a rule's handler works with: the record being read (its header and line)
-// and the framework's state in the process the record belongs to.
+// and the framework's state in the process the record belongs to. It is valid only during the
+// call it is given to (the Scanner reuses it for the next record): a handler that emits for
+// this record later keeps its Mark.
 type Context struct {
 	s    *Scanner
 	fw   int // index of the framework in the grammar

@@ -138,7 +138,8 @@ func (s *Scanner) flushHeld() {
 		return
 	}
 	s.held = nil
-	r.done(&Context{s: s, fw: r.fw, h: r.h, line: r.line}, r.lines)
+	r.done(s.context(r.fw, r.h, r.line), r.lines)
+	s.depth--
 }
 
 // rich.logging's RichHandler writes "[HH:MM:SS] LEVEL    message    file.py:NNN", with the time

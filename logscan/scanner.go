@@ -64,6 +64,8 @@ type Scanner struct {
 	filter     *prefilter    // the grammar's, adapted to the log once its first large region is read
 	ahead      *readAhead    // with Options.ReadAhead, once the first Scan has started it
 	starts     []int         // scratch for recordStarts
+	contexts   []*Context    // the handlers' Contexts, reused: [0, depth) are in use (see context)
+	depth      int
 
 	// procState is the state of the process whose record is being read; procs holds one per
 	// rank a launcher's prefix named ("" for lines without one).

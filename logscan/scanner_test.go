@@ -567,3 +567,43 @@ func TestThreadsListedOnce(t *testing.T) {
 		t.Errorf("%d TF-IPU events of %d, want 6", n, len(evs))
 	}
 }
+
+// Each handler call's Context is its own record's (the Scanner reuses its Contexts): a held
+// record's done, run at the next record, and the handler that runs after it each see their
+// record's line and stamp.
+func TestContextsReused(t *testing.T) {
+	indented := func(l []byte) bool { return len(l) > 0 && l[0] == ' ' }
+	g, err := logscan.NewGrammar(&logscan.Framework{Name: "nest", Anchors: []string{"open "},
+		Rules: []logscan.Rule{{Contains: "open ", Handle: func(c *logscan.Context, msg string) bool {
+			c.Hold(msg, indented, func(c *logscan.Context, lines []string) {
+				_, _, stamp := c.Time()
+				c.Emit(logscan.Event{Kind: logscan.CompileEnd, Module: fmt.Sprintf("held %s %d %s", lines[0], len(lines), stamp)})
+			})
+			_, _, stamp := c.Time()
+			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Module: fmt.Sprintf("after hold %s %s", msg, stamp)})
+			return true
+		}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := "2024-05-02 10:00:01.000000: I a.cc:1] open one\n  more\n" +
+		"2024-05-02 10:00:02.000000: I a.cc:1] open two\n" +
+		"2024-05-02 10:00:03.000000: I a.cc:1] open three\n  more\n  more\nend\n"
+	s := logscan.NewScanner(strings.NewReader(log), "n.log", logscan.Options{Grammar: g})
+	var got []string
+	for s.Scan() {
+		ev := s.Event()
+		got = append(got, fmt.Sprintf("%d %s", ev.Line, ev.Module))
+	}
+	want := []string{
+		"1 after hold open one 2024-05-02 10:00:01.000000",
+		"1 held open one 2 2024-05-02 10:00:01.000000",
+		"3 after hold open two 2024-05-02 10:00:02.000000",
+		"3 held open two 1 2024-05-02 10:00:02.000000",
+		"4 after hold open three 2024-05-02 10:00:03.000000",
+		"4 held open three 3 2024-05-02 10:00:03.000000",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -14,10 +14,10 @@ func TestCauseLineSaysItsKindOnce(t *testing.T) {
 		want string
 	}{
 		{verdict.Cause{Kind: "static_argument", Change: "static argument `dropout` changed 0.1 → 0.0 (one compilation per value)", Count: 6},
-			"static argument `dropout` changed 0.1 → 0.0 (one compilation per value) (×6)"},
+			"static argument `dropout` changed 0.1 → 0.0 (one compilation per value), the cause of 6 recompilations"},
 		{verdict.Cause{Kind: "python_value", Change: "a Python value seen at trace time (a static argument or a closed-over number) changed: 0.9 → 0.933"},
 			"a Python value seen at trace time (a static argument or a closed-over number) changed: 0.9 → 0.933"},
-		{verdict.Cause{Kind: "constant_value", Change: "0.9 → 0.933", Count: 2}, "constant value 0.9 → 0.933 (×2)"},
+		{verdict.Cause{Kind: "constant_value", Change: "0.9 → 0.933", Count: 2}, "constant value 0.9 → 0.933, the cause of 2 recompilations"},
 		{verdict.Cause{Kind: "graph_structure", Change: "the graph's structure changed: 4 removed"}, "graph structure, the graph's structure changed: 4 removed"},
 	} {
 		if got := causeLine("jax", tc.c); got != tc.want {

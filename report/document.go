@@ -643,9 +643,10 @@ func causeLine(framework string, c verdict.Cause) string {
 		s = framework + " said: " + s
 	}
 	// "the batch took 4 sizes", "static argument `step` changed …" say their kind
-	// and so does "static attribute `temperature` changed …" (a static argument's kind)
+	// and so do "static attribute `temperature` changed …" and a tf.function's "Python argument
+	// `unroll` changed …" (a static argument's kind, in words of their own)
 	if w := kindWords(string(c.Kind)); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
-		!strings.HasPrefix(s, "static attribute") {
+		!strings.HasPrefix(s, "static attribute") && !strings.HasPrefix(s, "Python argument") {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
 		} else {
@@ -655,8 +656,17 @@ func causeLine(framework string, c verdict.Cause) string {
 	if c.Said != "" {
 		s += fmt.Sprintf(" (%s said: %s)", nonEmpty(c.SaidBy, nonEmpty(framework, "the framework")), shorten(c.Said, 160))
 	}
+	return s + countAndSites(c)
+}
+
+// countAndSites says in how many compilations a cause was seen (where more than one) and at which
+// lines: ", the cause of 6 recompilations at train.py:29" (a recompilation is each compilation of
+// the program after its first, so 4 batch sizes are the cause of 3). The count is a phrase of its own, not "(×6)",
+// which read as a second multiplier beside a change's own "×2 with the batch sizes".
+func countAndSites(c verdict.Cause) string {
+	s := ""
 	if c.Count > 1 {
-		s += fmt.Sprintf(" (×%d)", c.Count)
+		s = fmt.Sprintf(", the cause of %d recompilations", c.Count)
 	}
 	if len(c.Sites) > 0 {
 		s += " at " + strings.Join(c.Sites, ", ")
@@ -724,13 +734,7 @@ func verdictCard(v verdict.Verdict) Card {
 	}
 	c.Lines = []string{line}
 	for _, cs := range v.Causes {
-		cc := CardCause{Kind: nonEmpty(string(cs.Kind), nonEmpty(v.Framework, "framework")+" said"), Summary: cs.Change}
-		if cs.Count > 1 {
-			cc.Summary += fmt.Sprintf(" (×%d)", cs.Count)
-		}
-		if len(cs.Sites) > 0 {
-			cc.Summary += " at " + strings.Join(cs.Sites, ", ")
-		}
+		cc := CardCause{Kind: nonEmpty(string(cs.Kind), nonEmpty(v.Framework, "framework")+" said"), Summary: cs.Change + countAndSites(cs)}
 		c.Causes = append(c.Causes, cc)
 	}
 	if s := v.Sizes; s != nil {

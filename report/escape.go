@@ -63,25 +63,69 @@ func (g *lineGuard) Write(p []byte) (int, error) {
 		return 0, g.err
 	}
 	n := len(p)
-	for len(p) > 0 {
+	if len(g.line) > 0 { // the line begun by the last write
 		i := bytes.IndexAny(p, "\n\r")
 		if i < 0 {
 			g.line = append(g.line, p...)
-			break
+			return n, nil
 		}
-		if len(g.line) == 0 {
-			g.emit(p[:i+1])
-		} else {
-			g.line = append(g.line, p[:i+1]...)
-			g.emit(g.line)
-			g.line = g.line[:0]
-		}
-		if g.err != nil {
-			return 0, g.err
-		}
+		g.line = append(g.line, p[:i+1]...)
+		g.emit(g.line)
+		g.line = g.line[:0]
 		p = p[i+1:]
 	}
+	// The lines that need no defusing go out as they are, each run of them in one write; a
+	// line that may need it goes through emit. at holds where the next "::", "##[" and (in
+	// JSON) byte of 0x7f or above are, from off on (len(p): none; -1: not looked for yet).
+	at := [3]int{-1, -1, -1}
+	for off := 0; off < len(p) && g.err == nil; {
+		bad := len(p)
+		for k := range at {
+			if at[k] < off {
+				at[k] = len(p)
+				if j := g.defusable(k, p[off:]); j >= 0 {
+					at[k] = off + j
+				}
+			}
+			bad = min(bad, at[k])
+		}
+		if k := bytes.LastIndexAny(p[off:bad], "\n\r"); k >= 0 {
+			_, g.err = g.w.Write(p[off : off+k+1])
+			off += k + 1
+			continue
+		}
+		i := bytes.IndexAny(p[off:], "\n\r")
+		if i < 0 {
+			g.line = append(g.line, p[off:]...)
+			break
+		}
+		g.emit(p[off : off+i+1])
+		off += i + 1
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
 	return n, nil
+}
+
+// defusable is where in p the first of what emit may rewrite is, of kind k: 0 a "::" (a
+// workflow command starts with one), 1 a "##[", 2 in JSON a byte jsonControls may write as an
+// escape (0x7f or above); -1 where there is none.
+func (g *lineGuard) defusable(k int, p []byte) int {
+	switch k {
+	case 0:
+		return bytes.Index(p, []byte("::"))
+	case 1:
+		return bytes.Index(p, []byte("##["))
+	}
+	if g.json {
+		for i, c := range p {
+			if c >= 0x7f {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // Close writes what is left of the last line.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -128,7 +129,10 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 			write = l.write
 		}
 	}
-	ew := &errWriter{w: w}
+	// The guard writes line by line: a report with tens of thousands of lines (a module's
+	// hashes) would be as many write calls on an unbuffered stdout.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	ew := &errWriter{w: bw}
 	var err error
 	if f == GitHub {
 		// every line is one of recomp's workflow commands, whose data is escaped (ghData)
@@ -139,6 +143,9 @@ func Render(w io.Writer, f Format, r Report, st Style) error {
 		if cerr := g.Close(); err == nil {
 			err = cerr
 		}
+	}
+	if ew.err == nil {
+		ew.err = bw.Flush()
 	}
 	if ew.err != nil {
 		return fmt.Errorf("writing the report: %w", ew.err)

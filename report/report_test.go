@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -412,5 +414,78 @@ func TestNoAllClearWhereSomeEvidenceIsMissing(t *testing.T) {
 	one.Verdict = verdict.Build(verdict.Input{Ledger: one.Ledger})
 	if got := render(t, Text, one); !strings.Contains(got, "✓ no program compiled again (1 compilation, 200ms)") {
 		t.Errorf("a log with evidence:\n%s", got)
+	}
+}
+
+// countingWriter counts the Write calls it gets; it fails every write once failAfter bytes
+// have been written (failAfter < 0: never).
+type countingWriter struct {
+	b         bytes.Buffer
+	writes    int
+	failAfter int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	if w.failAfter >= 0 && w.b.Len()+len(p) > w.failAfter {
+		return 0, errors.New("device full")
+	}
+	return w.b.Write(p)
+}
+
+// TestRenderBuffersWrites: a report of many lines (a module's hashes, one a line in JSON) goes
+// to the output in large writes, not one a line, with the same bytes; a write that fails is
+// still Render's error.
+func TestRenderBuffersWrites(t *testing.T) {
+	var log strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&log, "Begin XLA compilation: m.1  (Hash: 0x%x) for ordinal  0\nEnd compiling Poplar engine.\n", i+1)
+	}
+	scan := readLog(t, "many.log", log.String())
+	for _, f := range []Format{JSON, Text, Markdown} {
+		want := render(t, f, scan)
+		w := &countingWriter{failAfter: -1}
+		if err := Render(w, f, scan, Style{}); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if w.b.String() != want {
+			t.Fatalf("%s: the buffered output differs from the output rendered into memory", f)
+		}
+		if most := len(want)/(64<<10) + 1; w.writes > most {
+			t.Errorf("%s: %d bytes in %d writes, want at most %d", f, len(want), w.writes, most)
+		}
+		if f == JSON && strings.Count(want, "\n") < 5000 {
+			t.Fatalf("JSON: %d lines, want the 5000 hashes each on a line", strings.Count(want, "\n"))
+		}
+		w = &countingWriter{failAfter: len(want) / 2}
+		if err := Render(w, f, scan, Style{}); err == nil || !strings.Contains(err.Error(), "device full") {
+			t.Errorf("%s: a write that fails half-way: error %v, want device full", f, err)
+		}
+	}
+}
+
+// BenchmarkRenderJSONHashes renders the JSON report of a log of 60 000 compilations, each
+// with a hash of its own (one line each in the document). Bytes are the document's.
+func BenchmarkRenderJSONHashes(b *testing.B) {
+	var log strings.Builder
+	for i := range 60000 {
+		fmt.Fprintf(&log, "Begin XLA compilation: m.%d  (Hash: 0x%x) for ordinal  0\nEnd compiling Poplar engine.\n", i%7, i+1)
+	}
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: "many.log", Reader: strings.NewReader(log.String())}}, ledger.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	scan := &explain.Scan{Scan: *s}
+	w := &countingWriter{failAfter: -1}
+	if err := Render(w, JSON, scan, Style{}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(w.b.Len()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := Render(io.Discard, JSON, scan, Style{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

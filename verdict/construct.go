@@ -156,11 +156,12 @@ func staticOf(compiled []*ledger.Unit, shapes string) *staticPlan {
 		p.values = append(p.values, Values{Name: n, Seen: values[n]})
 	}
 	p.short = strings.Join(short, ", ")
-	word := "static argument "
+	st := staticWords(compiled[0])
+	word := st.Word + " "
 	if len(varying) > 1 {
-		word = "static arguments "
+		word = st.Word + "s "
 	}
-	each := "one compilation per value"
+	each := st.PerValue
 	if k := per[firstKey(per)]; k > 1 && allEqual(per, k) {
 		if shapes != "" && strings.HasPrefix(shapes, strconv.Itoa(k)+" ") {
 			each += fmt.Sprintf(", ×%d with the %s", k, shapes[len(strconv.Itoa(k))+1:])
@@ -169,15 +170,23 @@ func staticOf(compiled []*ledger.Unit, shapes string) *staticPlan {
 		}
 	}
 	p.change = word + strings.Join(parts, ", ") + " (" + each + ")"
-	first := varying[0]
-	p.advice = fmt.Sprintf("each new value of a static argument is a new trace and a new compilation: make `%s` a traced argument "+
-		"(take it out of static_argnums/static_argnames and pass jnp.asarray(%s)), or keep it fixed; keep static only "+
-		"what takes a few values (a mode flag, a loop count from a small set)", first, first)
-	if allInts(values[first]) {
-		p.advice += "; a traced loop count makes lax.fori_loop a while loop (not reverse-differentiable): " +
-			"else round it up to a few values and mask the extra iterations"
-	}
+	p.advice = st.Advice(varying[0], allInts(values[varying[0]]))
 	return p
+}
+
+// neutralStatic are the words for a stack that gives none of its own.
+var neutralStatic = framework.Static{Word: "static argument", PerValue: "one compilation per value",
+	Advice: func(name string, _ bool) string {
+		return fmt.Sprintf("each new value of `%s` is a new trace and a new compilation: pass it as an array (a tensor) "+
+			"argument, or keep it fixed", name)
+	}}
+
+// staticWords are the words of the stack that compiled u for its static arguments.
+func staticWords(u *ledger.Unit) framework.Static {
+	if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Static != nil {
+		return *fw.Static
+	}
+	return neutralStatic
 }
 
 // allInts says whether every value is a Python int's repr.
@@ -593,6 +602,9 @@ func foldNumber(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 		}
 	}
 	rest := gather(&out, cs)
+	if out.Count == 0 { // the compilations are another cause's (a static argument the probe named)
+		return cs
+	}
 	if chained {
 		out.Change = fmt.Sprintf("a number baked into the graph as a constant took %d values: %s", len(out.Numbers), strings.Join(out.Numbers, " → "))
 	} else {
@@ -673,6 +685,9 @@ func foldRepeat(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]d
 		Change: fmt.Sprintf("a loop count unrolled into the graph: the ops of %s ran %s times (%d ops each)",
 			baseSource(rep.Source), strings.Join(counts, " → "), rep.Ops)}
 	rest := gather(&out, cs)
+	if out.Count == 0 { // the compilations are another cause's (a static argument the probe named)
+		return cs
+	}
 	if fw != nil && fw.Construct != nil {
 		if what, adv, ok := fw.Construct(out.Kind, out.Change); ok {
 			out.Change, out.advice = what, adv

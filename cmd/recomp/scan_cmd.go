@@ -14,6 +14,7 @@ func (c *scanCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	defer tuneGC(scanHeapGoal)() // (see scanHeapGoal)
 	s, err := scanLogs(e, c.Logs, opt)
 	if err != nil {
 		return err

@@ -27,6 +27,10 @@ type truthValueCause struct {
 	Baked        []string            `json:"baked"`
 	Compilations int                 `json:"compilations"`
 	Then         map[string]int      `json:"then"`
+	// WithoutProbe is the kind of the first cause from the log and the dump alone, when not
+	// python_value: a TF program's Python argument is a constant in the dump, and neither the log
+	// nor the dump names the argument (constant_value).
+	WithoutProbe string `json:"without_probe"`
 }
 
 // checkValueCauses holds explain of the run folder to the values the program changed: with
@@ -64,8 +68,12 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 			if !strings.Contains(c.Change, "`"+name+"` changed ") || !named {
 				t.Errorf("with the probe: %q (values %+v) does not name %s with the values %v", c.Change, c.Values, name, fed)
 			}
-			if !strings.Contains(p.Action, "jnp.asarray("+name+")") {
-				t.Errorf("with the probe: the action does not say to pass %s as an array: %s", name, p.Action)
+			array := "jnp.asarray(" + name + ")" // the stack's way to pass it as an array
+			if strings.HasPrefix(tr.Matrix, "tf-") {
+				array = "tf.constant(" + name + ")"
+			}
+			if !strings.Contains(p.Action, array) {
+				t.Errorf("with the probe: the action does not say to pass %s as an array (%s): %s", name, array, p.Action)
 			}
 		}
 		checkThen(t, "with the probe", p, want)
@@ -154,7 +162,8 @@ func checkAttributes(t *testing.T, how string, c report.VerdictCauseJSON, want t
 // static_argument) with those values, over the compilations they explain.
 func checkBaked(t *testing.T, how string, c report.VerdictCauseJSON, want truthValueCause) {
 	t.Helper()
-	kindOK := c.Kind == "python_value" || c.Kind == "static_argument" && strings.Contains(c.FrameworkSaid, "explanation unavailable")
+	kindOK := c.Kind == "python_value" || c.Kind == "static_argument" && strings.Contains(c.FrameworkSaid, "explanation unavailable") ||
+		how == "without the probe" && want.WithoutProbe != "" && c.Kind == want.WithoutProbe
 	if !kindOK || c.Count != want.Compilations || len(c.Values) != 1 || !sameValues(c.Values[0].Seen, want.Baked) {
 		t.Errorf("%s: first cause %s ×%d %q %+v, want python_value ×%d with %v", how, c.Kind, c.Count, c.Change, c.Values, want.Compilations, want.Baked)
 	}
@@ -188,8 +197,8 @@ func valueCauseOf(t *testing.T, dir, identity string) (report.VerdictCauseJSON, 
 	return report.VerdictCauseJSON{}, report.ProgramVerdictJSON{}
 }
 
-// checkThen holds the other causes of the verdict to the program's counts, and its action to
-// never saying "jit once" (the function is jitted once).
+// checkThen holds the other causes of the verdict to the program's counts, each to one
+// compilation or more, and its action to never saying "jit once" (the function is jitted once).
 func checkThen(t *testing.T, how string, p report.ProgramVerdictJSON, want truthValueCause) {
 	t.Helper()
 	for kind, n := range want.Then {
@@ -203,6 +212,11 @@ func checkThen(t *testing.T, how string, p report.ProgramVerdictJSON, want truth
 	}
 	if strings.Contains(p.Action, "jit once") {
 		t.Errorf("%s: the action says to jit once: %s", how, p.Action)
+	}
+	for _, c := range p.Causes { // a cause is of the compilations it explains: none is of no compilation
+		if c.Count == 0 {
+			t.Errorf("%s: cause %s %q explains no compilation: %+v", how, c.Kind, c.Change, p.Causes)
+		}
 	}
 }
 

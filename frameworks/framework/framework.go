@@ -127,6 +127,21 @@ type Framework struct {
 	// the stack has no such static values.
 	MetadataAdvice  func(path string) string
 	AttributeAdvice func(name string) string
+	// Static is how the stack names the Python values its probe records at a trace that are
+	// part of the function's cache key (JAX's static arguments, a tf.function's Python
+	// arguments) and what to do when one changes; nil when its probe records none.
+	Static *Static
+}
+
+// Static is a stack's words for a Python value passed to a compiled function that is part of its
+// cache key: each new value is a new trace and a new compilation.
+type Static struct {
+	// Word names one such argument ("static argument"), PerValue what each value costs ("one
+	// compilation per value").
+	Word, PerValue string
+	// Advice is what to do about the argument name that changed; ints when every value it took
+	// is a Python int (a loop count).
+	Advice func(name string, ints bool) string
 }
 
 // Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's

@@ -98,6 +98,7 @@ var Framework = &framework.Framework{
 		return "a static field of an argument's pytree (its metadata: a dataclass field marked static, a module's plain attribute) " +
 			"compiles again at each new value: make it an array leaf or pass it as an argument, or keep it fixed"
 	},
+	Static: &framework.Static{Word: "static argument", PerValue: "one compilation per value", Advice: staticAdvice},
 	AttributeAdvice: func(name string) string {
 		return fmt.Sprintf("a plain Python attribute of a module is static to its jit: each new value retraces and compiles the step; "+
 			"hold `%s` in a variable (flax nnx: nnx.Variable(jnp.asarray(...)), set its .value) or pass it as an argument, or keep it fixed", name)
@@ -230,4 +231,17 @@ func defined(why string) (string, string) {
 		return "", ""
 	}
 	return python.Name(m[1]), m[2]
+}
+
+// staticAdvice is what to do about the static argument name whose new values compiled the
+// function again; ints when every value was a Python int (a loop count).
+func staticAdvice(name string, ints bool) string {
+	adv := fmt.Sprintf("each new value of a static argument is a new trace and a new compilation: make `%s` a traced argument "+
+		"(take it out of static_argnums/static_argnames and pass jnp.asarray(%s)), or keep it fixed; keep static only "+
+		"what takes a few values (a mode flag, a loop count from a small set)", name, name)
+	if ints {
+		adv += "; a traced loop count makes lax.fori_loop a while loop (not reverse-differentiable): " +
+			"else round it up to a few values and mask the extra iterations"
+	}
+	return adv
 }

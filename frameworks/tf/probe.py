@@ -3,6 +3,33 @@
 # lets out is swallowed. Embedded by the unit (probe.go) and put into the probe by recomp run.
 
 
+_MAX_REPR = 80  # a Python argument's repr is cut to this many characters
+
+
+def _python_arguments(function_type):
+    """The arguments of a trace that are Python values, not tensors: each is part of the
+    tf.function's trace key, so a new value traces and compiles again. [{"name", "value"}], a
+    value as its trace type prints it without the Literal[...] around it (a container of Python
+    values as a whole); [] when there is none or the type is not as expected."""
+    out = []
+    try:
+        for name, p in function_type.parameters.items():
+            t = p.type_constraint
+            kind = type(t).__name__
+            if kind == "Literal":
+                v = repr(getattr(t, "value", t))
+            elif kind in ("Tuple", "List", "Dict") and "Literal" in repr(t) and "Spec" not in repr(t):
+                v = repr(t)
+            else:
+                continue
+            if len(v) > _MAX_REPR:
+                v = v[:_MAX_REPR - 1] + "\u2026"
+            out.append({"name": str(name), "value": v})
+    except Exception:
+        return []
+    return out[:16]
+
+
 def _on_tensorflow(module):
     import importlib
     import time
@@ -20,6 +47,9 @@ def _on_tensorflow(module):
         finally:
             try:
                 rec = {"framework": "tf", "event": "trace", "name": str(getattr(tracing_options, "name", "") or ""), "t0": t0}
+                static = _python_arguments(function_type)
+                if static:
+                    rec["static"] = static
                 rec.update(_user_frame())
                 _write(rec)
             except Exception:

@@ -5,6 +5,7 @@
 package tf
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -79,8 +80,9 @@ var Framework = &framework.Framework{
 			Prints: regexp.MustCompile(`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `)},
 	},
 	Packages: []string{"tensorflow", "tensorflow-cpu", "keras"},
-	Probe: &framework.Probe{Package: "tensorflow", Hook: probeHook, Function: "_on_tensorflow", Records: "each tf.function trace",
+	Probe: &framework.Probe{Package: "tensorflow", Hook: probeHook, Function: "_on_tensorflow", Records: "each tf.function trace, with its Python (non-tensor) arguments",
 		Attach: framework.AttachLastTrace, Event: "trace"},
+	Static: &framework.Static{Word: "Python argument", PerValue: "a new trace and compilation per value", Advice: staticAdvice},
 	Advice: framework.Advice{
 		Compiles:   "tf.function(jit_compile=True)",
 		Rewrapped:  "a tf.function created in a loop",
@@ -272,4 +274,16 @@ func ClusterGroup(module string) string {
 		return "" // more than ".N" counters after the number
 	}
 	return "cluster_N"
+}
+
+// staticAdvice is what to do about a tf.function's Python argument name whose new values traced
+// and compiled the function again; ints when every value was a Python int (a loop count).
+func staticAdvice(name string, ints bool) string {
+	adv := fmt.Sprintf("a Python value passed to a tf.function is part of its trace: each new value of `%s` traces and compiles "+
+		"it again; pass it as a tensor (tf.constant(%s)) or keep it fixed", name, name)
+	if ints {
+		adv += fmt.Sprintf("; a Python loop over range(%s) is unrolled into the graph: over a tensor, use tf.range(%s) (autograph makes it "+
+			"a tf.while_loop, compiled once) or round it up to a few values", name, name)
+	}
+	return adv
 }

@@ -409,15 +409,44 @@ def padded_batch_loop():
     driver.EVIDENCE["lengths"] = lengths
     _traced("train_step", train_step)
 
+def python_arg():
+    """A softmax temperature annealed each epoch, passed to a tf.function(jit_compile=True) as a
+    Python float: each new value is a new trace (the value is part of the trace key) and a new XLA
+    compilation, with the value baked in as a constant. Run under recomp run's probe, which records
+    the Python arguments of each trace."""
+    tf = _tf()
+    w = tf.Variable(tf.ones([8, 4]) * 0.1)
+
+    @tf.function(jit_compile=True)
+    def train_step(x, temperature):
+        with tf.GradientTape() as tape:
+            loss = -tf.reduce_mean(tf.nn.log_softmax(tf.matmul(x, w) / temperature))
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        return loss
+
+    x = tf.ones([16, 8])
+    temps = [2.0, 1.0, 0.5]
+    for t in temps:  # an epoch of 3 steps at each temperature
+        for _ in range(3):
+            train_step(x, t)
+    _traced("train_step", train_step)
+    driver.EVIDENCE["value_causes"] = [{
+        "identity": "__inference_train_step_N", "static": {"temperature": [repr(t) for t in temps]},
+        "baked": [repr(t) for t in temps], "compilations": len(temps) - 1, "then": {},
+        # without the probe, neither the log nor the dump names the argument: the dump shows the
+        # constant the value became
+        "without_probe": "constant_value"}]
+
+
 # --- what each scenario is, and what it must show ----------------------------------------------
 
 def _s(program, description, *, vmodule=VMODULE_FULL, env=None, recompiled=(), not_recompiled=(),
-       cause=None, reason=None, compilations, cluster_numbers_are_traces=False, detail=False):
+       cause=None, reason=None, compilations, cluster_numbers_are_traces=False, detail=False, probe=False):
     """A scenario's spec: its description's whitespace folded, "compilations" the XLA compilations it
     is built for, "vmodule" its TF_CPP_VMODULE."""
     return dict(program=program, description=" ".join(description.split()), vmodule=vmodule, env=env or {},
                 recompiled=list(recompiled), not_recompiled=list(not_recompiled), cause=cause, reason=reason,
-                compilations=compilations, cluster_numbers_are_traces=cluster_numbers_are_traces, detail=detail)
+                compilations=compilations, cluster_numbers_are_traces=cluster_numbers_are_traces, detail=detail, probe=probe)
 
 
 # recompiled / not_recompiled name the Python-side identity; the generator finds its module family
@@ -547,6 +576,13 @@ SCENARIOS = {
         compiles it for each new length (under jit_compile the None in the signature does not spare a
         compilation per shape): 5 compilations for 6 batches.""",
         recompiled=["train_step"], cause="input_shape", compilations=5),
+    "python-arg": _s(python_arg, """
+        A softmax temperature (2.0, 1.0, 0.5, annealed each epoch) passed to a
+        tf.function(jit_compile=True) as a Python float: each value is part of the trace key, so it
+        traces again and XLA compiles again, the value baked in as a constant. Run under recomp run's
+        probe (probe.jsonl), which records each trace's Python arguments: recomp names the argument
+        and its values.""",
+        vmodule=VMODULE_MIN, recompiled=["train_step"], cause="constant_value", compilations=3, probe=True),
 }
 
 # --- module families, as recomp's hlo.Family names them ---------------------------------------
@@ -672,6 +708,8 @@ def _extra(run, modules, facts, recompiled):
     """The fields after the standard ones: _detail's, and spread (the sequence lengths TF fed a
     program through padded_batch, batch by batch)."""
     extra = _detail(run, modules, facts, recompiled) if run.spec["detail"] else collections.OrderedDict()
+    if facts.get("value_causes"):  # the Python values the program changed (cmd/recomp checkValueCauses)
+        extra["value_causes"] = facts["value_causes"]
     lengths = facts.get("lengths")
     if lengths and recompiled:
         counts = collections.Counter(lengths)

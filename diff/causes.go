@@ -48,11 +48,33 @@ type Cause struct {
 	// value (one number, used by one op or several), the first of them: its op_name, its
 	// source line and the values; nil otherwise.
 	Constant *Change
+	// Merged says, for a graph_structure cause, that one graph is the other plus ops that only
+	// feed outputs of their own (mergedRule): another computation traced into the same graph,
+	// not a change of the step.
+	Merged bool
+	// Unsourced says, for a graph_structure cause, that neither version's ops carry a source line
+	// (op metadata): which line's ops changed, and a loop count (Repeats), cannot be told.
+	Unsourced bool
 	// Repeats are, for a graph_structure cause, the source lines (op metadata) whose
 	// instructions are whole copies of one block in both versions, a different number of
 	// times: what an unrolled Python loop whose count changed looks like (nil otherwise).
 	Repeats []Repeat
+	// Grows are, for a graph_structure cause, the program's own source lines (op metadata) whose
+	// instruction count changed and is not whole copies of one block (those are Repeats): at most
+	// maxRepeatLines, the largest change first (nil otherwise).
+	Grows []Growth
 }
+
+// Growth is a source line with From instructions in the old version and To in the new.
+type Growth struct {
+	Source   string
+	From, To int
+}
+
+// OwnAdvice says whether the cause's advice is its own, for the construct it names (state built
+// in the first step, ops merged in), not the kind's: a stack's advice for the kind must not
+// replace it.
+func (c Cause) OwnAdvice() bool { return c.Once || c.Merged }
 
 // Repeat is a source line whose instructions are From copies of a block of Ops instructions in
 // the old version and To copies in the new.
@@ -445,6 +467,9 @@ func structureRule(c *classifier) (Cause, bool) {
 	if cause, ok := carriedRule(c); ok {
 		return cause, true
 	}
+	if cause, ok := mergedRule(c); ok {
+		return cause, true
+	}
 	if r.Added+r.Removed+r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
 		if k := c.consequenceOf(); k >= 0 {
 			c.causes[k].Evidence = append(c.causes[k].Evidence,
@@ -453,6 +478,11 @@ func structureRule(c *classifier) (Cause, bool) {
 		}
 		reps := repeatsOf(r.A, r.B)
 		ev := evidenceOf(t.structure, structureLine)
+		unsourced := r.A != nil && r.B != nil && len(opsBySource(r.A))+len(opsBySource(r.B)) == 0
+		if unsourced {
+			ev = append(ev, "the ops carry no source lines, so which lines changed, and a loop count among them, cannot be told"+
+				frameworks.SourceLinesAdvice())
+		}
 		for i, rp := range reps {
 			if i == maxRepeatLines {
 				break
@@ -461,7 +491,7 @@ func structureRule(c *classifier) (Cause, bool) {
 				rp.Source, rp.Ops*rp.From, rp.Ops*rp.To, rp.Ops, rp.From, rp.To))
 		}
 		return Cause{Kind: CauseGraphStructure, Summary: fmt.Sprintf("the graph's structure changed: %s", opDelta(r)),
-			Evidence: ev, Repeats: reps}, true
+			Evidence: ev, Repeats: reps, Grows: growthsOf(r.A, r.B, reps), Unsourced: unsourced}, true
 	}
 	if len(c.causes) > 0 || len(t.attrs)+len(t.shapes)+len(t.dtypes)+r.Counts[KindConstantElided] == 0 {
 		return Cause{}, false
@@ -584,6 +614,130 @@ func carriedRule(c *classifier) (Cause, bool) {
 			"variables created lazily). Keep this run as a baseline (recomp guard --write-baseline FILE LOG) and check later runs " +
 			"with --baseline FILE, or create the state before the loop so " +
 			"that the first step already takes it as input (" + frameworks.StateFirstAdvice() + ")"}, true
+}
+
+// mergedRule: one graph holds every instruction of the other, and the ops only one of them has
+// feed nothing but outputs of their own (the root tuple's extra elements), from inputs both have
+// or new ones: another computation traced into the same graph. PyTorch/XLA does this when a
+// sync finds tensors still pending from code that ran before the step (an epoch-end metric read
+// with .item(), whose ops stay pending): the step's graph is compiled again with them merged in.
+// Nothing else may differ: a change inside the step is a change of the step.
+func mergedRule(c *classifier) (Cause, bool) {
+	r := c.r
+	if len(c.causes) > 0 || (r.Added == 0) == (r.Removed == 0) || r.Counts[KindOpcode] > 0 ||
+		r.Counts[KindCompAdded] > 0 && r.Removed > 0 || r.Counts[KindCompRemoved] > 0 && r.Added > 0 || !onlyExtraOps(r) {
+		return Cause{}, false
+	}
+	grew := r.Added > 0
+	big, small := r.B, r.A // the graph with the extra ops, and the other
+	if !grew {
+		big, small = r.A, r.B
+	}
+	if big.Entry == nil || small.Entry == nil || big.Entry.Root == nil || small.Entry.Root == nil ||
+		big.Entry.Root.Opcode != "tuple" || len(big.Entry.Root.Operands) <= len(small.Entry.Root.Operands) {
+		return Cause{}, false
+	}
+	var extra map[string]bool
+	for _, cp := range r.Computations {
+		if cp.A == r.A.Entry && cp.B == r.B.Entry && sameOps(r, cp) {
+			extra = extraOps(cp, grew)
+		}
+	}
+	if extra == nil || len(extra) != r.Added+r.Removed {
+		return Cause{}, false // an op both have computes something else, or ops outside the entry differ
+	}
+	return mergedCause(r, big.Entry, len(big.Entry.Root.Operands)-len(small.Entry.Root.Operands), grew, extra), true
+}
+
+// onlyExtraOps says whether the changes are only instructions and computations added or removed,
+// the module's header, and the root's shape (its extra outputs).
+func onlyExtraOps(r *Result) bool {
+	for _, ch := range r.Changes {
+		switch {
+		case ch.Kind == KindAdded || ch.Kind == KindRemoved || ch.Kind == KindCompAdded || ch.Kind == KindCompRemoved || ch.Kind == KindHeader:
+		case ch.Kind == KindShape && ch.Root:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// mergedCause names the ops the entry big has besides the other version's (extra), feeding outs
+// outputs of their own: their new inputs and the program's lines they come from.
+func mergedCause(r *Result, big *hlo.Computation, outs int, grew bool, extra map[string]bool) Cause {
+	var inputs, lines []string
+	for _, in := range big.Instructions {
+		if extra[in.Name] && in.Opcode == "parameter" {
+			inputs = append(inputs, in.Shape.NoLayout())
+		}
+		src := in.Metadata().Source() // the program's own lines (op metadata), not a library's
+		if file := src[:max(strings.LastIndex(src, ":"), 0)]; extra[in.Name] && src != "" && frameworks.IsUserFile(file) &&
+			!slices.Contains(lines, src) && len(lines) < maxRepeatLines {
+			lines = append(lines, src)
+		}
+	}
+	ops := r.Added + r.Removed - len(inputs)
+	what := fmt.Sprintf("the graph is the earlier one with %d op(s) merged in, computing %d more output(s)", ops, outs)
+	short := fmt.Sprintf("pending ops merged in: the earlier graph plus %d op(s) and %d output(s)", ops, outs)
+	ev := fmt.Sprintf("every op of the earlier graph is in the new one; the other %d feed only %d output(s) of their own: %s", ops, outs, opDelta(r))
+	if !grew {
+		what = fmt.Sprintf("the graph is the earlier one without %d op(s) it had merged in, computing %d fewer output(s)", ops, outs)
+		short = fmt.Sprintf("pending ops no longer merged in: the earlier graph less %d op(s) and %d output(s)", ops, outs)
+		ev = fmt.Sprintf("every op of the new graph is in the earlier one; the other %d fed only %d output(s) of their own: %s", ops, outs, opDelta(r))
+	}
+	evidence := []string{ev}
+	if len(inputs) > 0 {
+		evidence = append(evidence, fmt.Sprintf("they read %d input(s) the other graph does not take: %s", len(inputs), strings.Join(inputs, ", ")))
+	}
+	if len(lines) > 0 {
+		evidence = append(evidence, "their ops come from "+strings.Join(lines, ", "))
+	}
+	return Cause{Kind: CauseGraphStructure, Merged: true,
+		Summary: what + ": not a change of the step but another computation traced into its graph (tensors left pending " +
+			"by code that ran before it, such as an epoch-end metric or evaluation, computed in the same graph)",
+		Short: short, Evidence: evidence, Advice: frameworks.MergedAdvice()}
+}
+
+// sameOps says whether every instruction of the entry matched in both versions, but the root,
+// computes the same in both: its hash, operands and all (the inputs numbered alike), is equal.
+// (The matcher may pair an op with a twin of its operand; an op fed by an op the other version
+// lacks hashes differently.)
+func sameOps(r *Result, cp CompPair) bool {
+	ha := hlo.NewHasher(r.A, hlo.HashOptions{}).Instructions(cp.A)
+	hb := hlo.NewHasher(r.B, hlo.HashOptions{EntryParams: paramRenumbering(cp.A, cp.B)}).Instructions(cp.B)
+	for j, i := range cp.MatchB {
+		if i >= 0 && !cp.B.Instructions[j].Root && ha[i] != hb[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// extraOps returns the names of the instructions of the entry computation one version has and
+// the other does not: B's added ones (added), else A's removed ones.
+func extraOps(cp CompPair, added bool) map[string]bool {
+	out := map[string]bool{}
+	if added {
+		for j, i := range cp.MatchB {
+			if i < 0 {
+				out[cp.B.Instructions[j].Name] = true
+			}
+		}
+		return out
+	}
+	matched := make([]bool, len(cp.A.Instructions))
+	for _, i := range cp.MatchB {
+		if i >= 0 {
+			matched[i] = true
+		}
+	}
+	for i, in := range cp.A.Instructions {
+		if !matched[i] {
+			out[in.Name] = true
+		}
+	}
+	return out
 }
 
 // identicalRule: nothing differs after normalisation.
@@ -940,6 +1094,28 @@ func repeatsOf(a, b *hlo.Module) []Repeat {
 		return cmp.Or(cmp.Compare(y.Ops*max(y.From, y.To), x.Ops*max(x.From, x.To)), strings.Compare(x.Source, y.Source))
 	})
 	return out
+}
+
+// growthsOf are the program's own source lines whose instruction count differs between the
+// modules, in both, and is not a repeated block (reps): the largest changes first, at most
+// maxRepeatLines.
+func growthsOf(a, b *hlo.Module, reps []Repeat) []Growth {
+	if a == nil || b == nil {
+		return nil
+	}
+	ca, cb := opsBySource(a), opsBySource(b)
+	var out []Growth
+	for src, na := range ca {
+		nb := cb[src]
+		if nb == 0 || na == nb || slices.ContainsFunc(reps, func(r Repeat) bool { return r.Source == src }) ||
+			!frameworks.IsUserFile(src[:max(strings.LastIndex(src, ":"), 0)]) {
+			continue
+		}
+		out = append(out, Growth{Source: src, From: na, To: nb})
+	}
+	abs := func(g Growth) int { return max(g.To-g.From, g.From-g.To) }
+	slices.SortFunc(out, func(x, y Growth) int { return cmp.Or(cmp.Compare(abs(y), abs(x)), strings.Compare(x.Source, y.Source)) })
+	return out[:min(len(out), maxRepeatLines)]
 }
 
 // opsBySource counts a module's instructions by their metadata's source line.

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -105,7 +106,7 @@ func Compare(a, b *hlo.Module) *Result {
 	r := &Result{A: a, B: b, Counts: map[ChangeKind]int{}, t: newTally()}
 	renumber := paramRenumbering(a.Entry, b.Entry)
 	c := &comparer{r: r, a: a, b: b,
-		fa: hlo.NewHasher(a, hlo.HashOptions{}), fb: hlo.NewHasher(b, hlo.HashOptions{EntryParams: renumber}),
+		renumber: renumber, fa: hlo.NewHasher(a, hlo.HashOptions{}), fb: hlo.NewHasher(b, hlo.HashOptions{EntryParams: renumber}),
 		sa: hlo.NewHasher(a, hlo.HashOptions{Skeleton: true}), sb: hlo.NewHasher(b, hlo.HashOptions{Skeleton: true, EntryParams: renumber}),
 		pairAB: map[*hlo.Computation]*hlo.Computation{}, pairBA: map[*hlo.Computation]*hlo.Computation{}}
 	c.header()
@@ -144,6 +145,7 @@ type comparer struct {
 	pairAB, pairBA map[*hlo.Computation]*hlo.Computation
 	queue          [][2]*hlo.Computation
 	callbackArgs   map[string]bool // B's instructions passed to host-callback custom calls
+	renumber       map[int]int     // B's entry parameters numbered as A's (paramRenumbering), nil when by number
 }
 
 func (c *comparer) pairComps(ca, cb *hlo.Computation) {
@@ -218,8 +220,9 @@ func (c *comparer) header() {
 		if n == "frontend_attributes" {
 			va, vb = hlo.WithoutFingerprints(va), hlo.WithoutFingerprints(vb)
 		}
-		if va == vb {
-			continue
+		if va == vb || (n == "buffer_donor" || n == "input_output_alias") && va == c.asA(vb) ||
+			n == "entry_computation_layout" && c.renumber != nil && inputsInAnyOrder(va) == inputsInAnyOrder(vb) {
+			continue // (the same inputs donated, or laid out, numbered anew)
 		}
 		ch := Change{Kind: KindHeader, Attr: n, Old: va, New: vb}
 		if !oka {
@@ -527,7 +530,7 @@ func pairParams(ca, cb *hlo.Computation) [][2]int {
 		}
 	}
 	var out [][2]int
-	if len(pa) == len(pb) {
+	if len(pa) == len(pb) && !reordered(ca, cb) {
 		byNum := make(map[int]int, len(pb))
 		for _, j := range pb {
 			byNum[cb.Instructions[j].Param] = j
@@ -584,7 +587,7 @@ func pairParams(ca, cb *hlo.Computation) [][2]int {
 // The instructions computed from the inputs both have then hash alike, and are matched, where
 // an input added before them would shift every number after it.
 func paramRenumbering(ca, cb *hlo.Computation) map[int]int {
-	if ca == nil || cb == nil || countParams(ca) == countParams(cb) {
+	if ca == nil || cb == nil || countParams(ca) == countParams(cb) && !reordered(ca, cb) {
 		return nil
 	}
 	out := map[int]int{}
@@ -725,6 +728,88 @@ func (c *comparer) handle(in *hlo.Instruction) bool {
 		}
 	}
 	return c.callbackArgs[in.Name]
+}
+
+// reParamRef is a parameter number in buffer_donor's and input_output_alias's lists: "(3, {".
+var reParamRef = regexp.MustCompile(`\((\d+), \{`)
+
+// asA writes B's parameter numbers of a header list as A's numbers for them (renumber); v
+// unchanged when the parameters pair by number.
+func (c *comparer) asA(v string) string {
+	if c.renumber == nil {
+		return v
+	}
+	return reParamRef.ReplaceAllStringFunc(v, func(m string) string {
+		n, err := strconv.Atoi(m[1 : len(m)-3])
+		if to, ok := c.renumber[n]; err == nil && ok {
+			return "(" + strconv.Itoa(to) + ", {"
+		}
+		return m
+	})
+}
+
+// inputsInAnyOrder is an entry_computation_layout ("{(f32[2]{0}, s32[])->(f32[])}") with its
+// inputs sorted: the layouts of inputs numbered anew compare equal.
+func inputsInAnyOrder(v string) string {
+	in, out, ok := strings.Cut(v, ")->")
+	if !ok {
+		return v
+	}
+	in = strings.TrimPrefix(strings.TrimPrefix(in, "{"), "(")
+	var parts []string
+	depth, start := 0, 0
+	for i, r := range in {
+		switch r {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, strings.TrimSpace(in[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	parts = append(parts, strings.TrimSpace(in[start:]))
+	slices.Sort(parts)
+	return strings.Join(parts, ", ") + ")->" + out
+}
+
+// reordered says whether two computations take as many parameters of the same shapes, in
+// another order: PyTorch/XLA numbers a graph's inputs in the order its trace first used them, so
+// a step whose trace changed (a loop run more times) numbers the same inputs anew. They are then
+// paired by what they are, as when inputs were added, not by number (which would read as shapes
+// changed). Two inputs that swapped shapes read as reordered too: the ops on them still differ.
+func reordered(ca, cb *hlo.Computation) bool {
+	var sa, sb []string
+	same := true
+	for _, in := range ca.Instructions {
+		if in.Opcode == "parameter" {
+			sa = append(sa, strconv.Itoa(in.Param)+" "+in.Shape.NoLayout())
+		}
+	}
+	for _, in := range cb.Instructions {
+		if in.Opcode == "parameter" {
+			sb = append(sb, strconv.Itoa(in.Param)+" "+in.Shape.NoLayout())
+		}
+	}
+	if len(sa) != len(sb) {
+		return false
+	}
+	slices.Sort(sa)
+	slices.Sort(sb)
+	for i := range sa {
+		same = same && sa[i] == sb[i]
+		_, sa[i], _ = strings.Cut(sa[i], " ")
+		_, sb[i], _ = strings.Cut(sb[i], " ")
+	}
+	if same {
+		return false // every number has its shape: they pair by number
+	}
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
 }
 
 func countParams(c *hlo.Computation) int {

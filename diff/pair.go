@@ -451,10 +451,9 @@ type variant struct {
 // constant or shape that changed changes every hash it reaches) and of their skeletons
 // (shapes and values left out: the program's structure), and a digest of its inputs' shapes.
 func summarize(m *hlo.Module) (fp uint64, full, sk []uint64, inputs uint64) {
-	h := hlo.NewHasher(m, hlo.HashOptions{})
-	fp = h.Module()
-	// The skeleton leaves out the inputs' numbers too: a version that gained an input (an
-	// optimizer's state) numbers the others anew.
+	fp = hlo.NewHasher(m, hlo.HashOptions{}).Module()
+	// Both leave out the inputs' numbers: a version that gained inputs (an optimizer's state,
+	// pending ops merged into a step with inputs of their own) numbers the others anew.
 	anyNumber := map[int]int{}
 	if m.Entry != nil {
 		for _, in := range m.Entry.Instructions {
@@ -463,6 +462,7 @@ func summarize(m *hlo.Module) (fp uint64, full, sk []uint64, inputs uint64) {
 			}
 		}
 	}
+	h := hlo.NewHasher(m, hlo.HashOptions{EntryParams: anyNumber})
 	hs := hlo.NewHasher(m, hlo.HashOptions{Skeleton: true, EntryParams: anyNumber})
 	for _, c := range m.Computations {
 		full = append(full, h.Instructions(c)...)

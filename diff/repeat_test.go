@@ -66,3 +66,53 @@ func TestRepeatsOf(t *testing.T) {
 		t.Errorf("no module: %+v", got)
 	}
 }
+
+// A structure change between versions whose ops carry no source lines says that the lines, and a
+// loop count, cannot be told (and, for PyTorch/XLA, which setting writes them); with source lines
+// it does not.
+func TestUnsourcedStructure(t *testing.T) {
+	r := Compare(loopModule(t, 1, 0, false), loopModule(t, 2, 0, false))
+	if len(r.Causes) != 1 || !r.Causes[0].Unsourced || len(r.Causes[0].Repeats) > 0 ||
+		!strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "no source lines") ||
+		!strings.Contains(strings.Join(r.Causes[0].Evidence, "\n"), "XLA_HLO_DEBUG=1") {
+		t.Errorf("without source lines: %+v", r.Causes)
+	}
+	if r := Compare(loopModule(t, 1, 0, true), loopModule(t, 2, 0, true)); len(r.Causes) != 1 || r.Causes[0].Unsourced {
+		t.Errorf("with source lines: %+v", r.Causes)
+	}
+}
+
+// chainModule is n negates from /home/u/train.py:20 and 2 from a library's line.
+func chainModule(t *testing.T, n int) *hlo.Module {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("HloModule m\nENTRY e {\n  x = f32[4]{0} parameter(0)\n")
+	prev := "x"
+	for i := range n + 2 {
+		src := `source_file="/home/u/train.py" source_line=20`
+		if i >= n {
+			src = `source_file="/venv/lib/python3.11/site-packages/torch/nn/functional.py" source_line=2901`
+		}
+		fmt.Fprintf(&b, "  n%d = f32[4]{0} negate(%s), metadata={op_name=\"aten__neg\" %s}\n", i, prev, src)
+		prev = fmt.Sprintf("n%d", i)
+	}
+	fmt.Fprintf(&b, "  ROOT r = f32[4]{0} add(%s, x)\n}\n", prev)
+	m, err := hlo.Parse("m", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A line of the program's own code whose op count changed without being whole copies of one
+// block is a Growth of the structure cause (8 → 13); a repeated block is a Repeat, not a Growth.
+func TestGrowthsOf(t *testing.T) {
+	r := Compare(chainModule(t, 8), chainModule(t, 13))
+	if len(r.Causes) != 1 || len(r.Causes[0].Repeats) != 0 ||
+		!slices.Equal(r.Causes[0].Grows, []Growth{{Source: "/home/u/train.py:20", From: 8, To: 13}}) {
+		t.Errorf("8 → 13 ops: %+v", r.Causes)
+	}
+	if r := Compare(loopModule(t, 1, 0, true), loopModule(t, 2, 0, true)); len(r.Causes) != 1 || len(r.Causes[0].Grows) != 0 {
+		t.Errorf("a repeated block: %+v", r.Causes)
+	}
+}

@@ -406,7 +406,7 @@ func stackAdvice(r *diff.Result, p logscan.Producer) {
 		return
 	}
 	for i, c := range r.Causes {
-		if adv := fw.Advice.Causes[c.Kind]; adv != "" && !c.Once {
+		if adv := fw.Advice.Causes[c.Kind]; adv != "" && !c.OwnAdvice() {
 			r.Causes[i].Advice = adv
 		}
 	}
@@ -443,7 +443,7 @@ func stepAdvice(r *diff.Result, role string, u *ledger.Unit) {
 		stack = frameworks.AdviceStack(stack, u.Via.Data)
 	}
 	for i, c := range r.Causes {
-		if adv := f.StepAdvice(stack, step, c.Kind); adv != "" && !c.Once {
+		if adv := f.StepAdvice(stack, step, c.Kind); adv != "" && !c.OwnAdvice() {
 			r.Causes[i].Advice = adv
 		}
 	}

@@ -57,7 +57,7 @@ func attachSteps(rep *ledger.Report, units []*ledger.Unit, recs []runfolder.Prob
 	if steps == nil {
 		return
 	}
-	epochs := epochsOf(loops)
+	epochs := epochsOf(loops, end.Loaders)
 	if len(epochs) > 0 && (epochs[0] < 0 || epochs[len(epochs)-1] > end.Step) {
 		epochs = nil
 	}
@@ -134,10 +134,13 @@ func probeDurations(ns []int64, n int) []time.Duration {
 // is not a duration.
 const maxCompileNS = int64(24 * time.Hour)
 
-// epochsOf are the epochs the records of data loaders iterated show: the starts of the loader
-// iterated most often (at least twice, each time after a step more; a tie goes to the first
-// loader), as the steps ended before each; nil when no loader was iterated twice.
-func epochsOf(loops []runfolder.ProbeRecord) []int {
+// epochsOf are the epochs the records of data loaders iterated show: the starts of the training
+// loop's loader, as the steps ended before each; nil when no loader was iterated twice, each
+// time after a step more. The training loop's loader is the one whose batches the most steps
+// ended with (steps, from the probe at exit), so that an evaluation loader iterated as often or
+// more (every half epoch) does not set the epochs; without such counts (an older probe), the
+// loader iterated most often. A tie goes to the first loader.
+func epochsOf(loops []runfolder.ProbeRecord, steps map[string]int) []int {
 	by := map[string][]int{}
 	var order []string
 	for _, r := range loops {
@@ -147,20 +150,30 @@ func epochsOf(loops []runfolder.ProbeRecord) []int {
 		by[r.Loader] = append(by[r.Loader], r.Step)
 	}
 	var best []int
+	bestSteps := 0
 	for _, l := range order {
-		if s := by[l]; len(s) > len(best) {
-			best = s
+		s := by[l]
+		if len(s) < 2 || !increasing(s) { // an epoch of no step: not the training loop's loader
+			continue
+		}
+		if n := steps[l]; n > bestSteps || n == bestSteps && len(s) > len(best) {
+			best, bestSteps = s, n
 		}
 	}
-	if len(best) < 2 {
-		return nil
-	}
-	for i := 1; i < len(best); i++ {
-		if best[i] <= best[i-1] {
-			return nil // an epoch of no step: not the training loop's loader
-		}
+	if len(steps) > 0 && bestSteps == 0 {
+		return nil // no loader that marks epochs gave the steps' batches
 	}
 	return best
+}
+
+// increasing says whether each start is after a step more than the one before.
+func increasing(starts []int) bool {
+	for i := 1; i < len(starts); i++ {
+		if starts[i] <= starts[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // attach joins the probe's records to the compilations for each unit whose hook joins its

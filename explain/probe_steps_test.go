@@ -128,6 +128,12 @@ func FuzzAttachSteps(f *testing.F) {
 {"framework":"torch-xla","event":"epoch","loader":"a","step":4,"pid":9}
 {"framework":"torch-xla","event":"steps","step":12,"compiles":3,"compile_ns":[1,2,3],"pid":9}`)
 	f.Add(`{"framework":"torch-xla","event":"steps","step":-3,"compiles":3,"compile_ns":[-1,2,3],"pid":9}`)
+	f.Add(`{"framework":"torch-xla","event":"epoch","loader":"a","step":0,"pid":9}
+{"framework":"torch-xla","event":"epoch","loader":"v","step":2,"pid":9}
+{"framework":"torch-xla","event":"sync","step":1,"compiles":1,"pid":9}
+{"framework":"torch-xla","event":"epoch","loader":"v","step":3,"pid":9}
+{"framework":"torch-xla","event":"epoch","loader":"a","step":3,"pid":9}
+{"framework":"torch-xla","event":"steps","step":6,"compiles":3,"loaders":{"a":6,"v":-2},"compile_ns":[1,2,3],"pid":9}`)
 	f.Add(`{"framework":"torch-xla","event":"sync","step":9,"compiles":3,"pid":9}
 {"framework":"torch-xla","event":"steps","step":2,"compiles":3,"pid":9}`)
 	log := levelOneLog(3)
@@ -167,4 +173,35 @@ func FuzzAttachSteps(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The epochs are the training loop's loader's: the one whose batches the steps ended with, not an
+// evaluation loader iterated as often or more (every half epoch, or before training); without the
+// probe's counts, the loader iterated most often, each time after a step more.
+func TestEpochsOfTrainingLoader(t *testing.T) {
+	epoch := func(loader string, step int) runfolder.ProbeRecord {
+		return runfolder.ProbeRecord{Framework: "torch-xla", Event: "epoch", Loader: loader, Step: step, PID: 9}
+	}
+	// 3 epochs of 3 steps; evaluation after the second batch and at each epoch's end
+	halves := []runfolder.ProbeRecord{epoch("train", 0), epoch("val", 2), epoch("val", 3), epoch("train", 3),
+		epoch("val", 5), epoch("val", 6), epoch("train", 6), epoch("val", 8), epoch("val", 9)}
+	// evaluation before training, then at each epoch's end: as often as training, first
+	before := []runfolder.ProbeRecord{epoch("val", 0), epoch("train", 0), epoch("val", 3), epoch("train", 3),
+		epoch("val", 6), epoch("train", 6), epoch("val", 9)}
+	for name, c := range map[string]struct {
+		recs  []runfolder.ProbeRecord
+		steps map[string]int
+		want  []int
+	}{
+		"every half epoch":        {halves, map[string]int{"train": 9}, []int{0, 3, 6}},
+		"before training":         {before, map[string]int{"train": 9}, []int{0, 3, 6}},
+		"evaluation syncs too":    {halves, map[string]int{"train": 9, "val": 6}, []int{0, 3, 6}},
+		"an older probe":          {halves, nil, []int{2, 3, 5, 6, 8, 9}},
+		"steps under no epoch":    {halves, map[string]int{"other": 9}, nil},
+		"most iterated, no steps": {append([]runfolder.ProbeRecord{epoch("x", 0), epoch("x", 0), epoch("x", 0), epoch("x", 0)}, halves[:4]...), nil, []int{0, 3}},
+	} {
+		if got := epochsOf(c.recs, c.steps); !slices.Equal(got, c.want) {
+			t.Errorf("%s: epochs %v, want %v", name, got, c.want)
+		}
+	}
 }

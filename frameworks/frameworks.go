@@ -708,6 +708,25 @@ func MaterializeAdvice() string {
 	return joinAdvice(func(a framework.Advice) string { return a.Materialize }, "; ")
 }
 
+// MergedAdvice says how to keep ops left pending by code that ran before a step out of the
+// step's graph, with each stack's way to do it.
+func MergedAdvice() string {
+	s := "give the code that ran before the step (an epoch-end metric, an evaluation) a graph of its own, so that the step's graph stays the one compiled before"
+	if by := joinAdvice(func(a framework.Advice) string { return a.Merged }, "; "); by != "" {
+		s += " (" + by + ")"
+	}
+	return s
+}
+
+// SourceLinesAdvice says, after a colon, what makes each stack's dumps carry source lines where
+// they do not by default ("" when no stack has such a setting).
+func SourceLinesAdvice() string {
+	if by := joinAdvice(func(a framework.Advice) string { return a.SourceLines }, "; "); by != "" {
+		return ": " + by
+	}
+	return ""
+}
+
 // StateFirstAdvice says how each stack creates state before the loop.
 func StateFirstAdvice() string {
 	return joinAdvice(func(a framework.Advice) string { return a.StateFirst }, "; ")

@@ -362,10 +362,11 @@ type CauseJSON struct {
 	Evidence     []string `json:"evidence"`
 	Advice       string   `json:"advice"`
 	ExpectedOnce bool     `json:"expected_once,omitempty"`
+	Merged       bool     `json:"merged,omitempty"`
 }
 
 func causeJSON(c diff.Cause) CauseJSON {
-	return CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice, ExpectedOnce: c.Once}
+	return CauseJSON{Kind: string(c.Kind), Summary: c.Summary, Evidence: nonNil(c.Evidence), Advice: c.Advice, ExpectedOnce: c.Once, Merged: c.Merged}
 }
 
 // causeRef is the JSON of a cause a model may lack (nil for none).

@@ -55,6 +55,9 @@ type ProbeRecord struct {
 	Compiles  int     `json:"compiles,omitempty"`
 	Loader    string  `json:"loader,omitempty"`
 	CompileNS []int64 `json:"compile_ns,omitempty"`
+	// Loaders are, at exit (torch-xla: steps), the steps that ended while each data loader's batch
+	// (by its dataset's id, as Loader) was the last one given: the training loop's loader has them.
+	Loaders map[string]int `json:"loaders,omitempty"`
 }
 
 // StaticArg is one static argument of a traced call: its parameter's name and its value's repr.

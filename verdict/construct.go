@@ -1,11 +1,13 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/frameworks"
@@ -705,7 +707,10 @@ func repeatChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 			continue
 		}
 		c := byUnit[u]
-		if len(c) != 1 || c[0].Kind != diff.CauseGraphStructure || c[0].Once {
+		if len(c) == 1 && c[0].Once {
+			continue // state built in the first step: set-up, compared with the version before it
+		}
+		if len(c) != 1 || c[0].Kind != diff.CauseGraphStructure {
 			return nil, nil, nil
 		}
 		var r *diff.Repeat
@@ -725,6 +730,118 @@ func repeatChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 		counts = append(counts, strconv.Itoa(r.To))
 	}
 	return counts, rep, fw
+}
+
+// foldGrowth folds a program's graph_structure causes into one when every recompilation of the
+// program (but set-up) differs from the version it was compared with by its structure alone,
+// two or more times, and the ops of lines of the program's own code changed by the same number
+// each time, each comparison taking up the count the last one left (8 → 13 → 18): a loop that
+// runs a different number of times, whose passes are not whole copies of one block (its first
+// pass differs), so its count is not named. Otherwise, or when a loop count was named
+// (foldRepeat), the causes are returned unchanged.
+func foldGrowth(cs []Cause, compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, explained []Explained) []Cause {
+	if slices.ContainsFunc(cs, func(c Cause) bool { return c.Source != "" }) {
+		return cs
+	}
+	// versions that begin a history of their own (explain found them another program of the
+	// name): compared with nothing, they are no recompilation of the chain
+	starts := map[*ledger.Unit]bool{}
+	for _, e := range explained {
+		if e.Earlier != nil {
+			starts[e.Earlier] = true
+		}
+	}
+	for _, e := range explained {
+		delete(starts, e.Unit)
+	}
+	lines := growthChain(compiled, byUnit, starts)
+	if len(lines) == 0 {
+		return cs
+	}
+	more := "more"
+	if lines[0].delta < 0 {
+		more = "fewer"
+	}
+	change := "a loop that runs " + more + " times at each recompilation: the ops of "
+	for i, l := range lines {
+		part := fmt.Sprintf("%s %s (%+d each)", baseSource(l.source), strings.Join(l.counts, " → "), l.delta)
+		if i > 0 && utf8.RuneCountInString(change+part) > 118 { // (a verdict line shows 120 characters of it)
+			break
+		}
+		if i > 0 {
+			part = ", " + part
+		}
+		change += part
+	}
+	adv := diff.AdviceFor(diff.CauseGraphStructure)
+	if fw := frameworks.ForProducer(compiled[0].Producer); fw != nil && fw.Advice.Causes[diff.CauseGraphStructure] != "" {
+		adv = fw.Advice.Causes[diff.CauseGraphStructure]
+	}
+	out := Cause{Kind: diff.CauseGraphStructure, Source: baseSource(lines[0].source), Change: change,
+		advice: "a loop in the step ran a different number of times at each recompilation (its passes are not whole copies " +
+			"of one block, so recomp names the ops' counts, not the loop's): " + adv}
+	return append([]Cause{out}, gather(&out, cs)...)
+}
+
+// grown is a line of the program's own code whose ops changed by delta at each recompilation:
+// the counts in the order they compiled.
+type grown struct {
+	source string
+	delta  int
+	counts []string
+}
+
+// growthChain is the lines of the program's own code (diff.Cause Grows and Repeats) whose op
+// count every recompilation of a program but set-up (and the first versions, starts, of other
+// programs of its name) changed by the same number, taking up the
+// count the last one left, with nothing else changed, two recompilations or more: the largest
+// change first. Nil otherwise.
+func growthChain(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, starts map[*ledger.Unit]bool) []grown {
+	seq := map[string]int{}
+	var chain []grown
+	n := 0
+	for _, u := range compiled {
+		if !compiledAgain(u, seq) {
+			continue
+		}
+		c := byUnit[u]
+		if len(c) == 1 && c[0].Once || len(c) == 0 && starts[u] {
+			continue // set-up, or the first version of another program of the name
+		}
+		if len(c) != 1 || c[0].Kind != diff.CauseGraphStructure {
+			return nil
+		}
+		got := map[string][2]int{}
+		for _, g := range c[0].Grows {
+			if frameworks.IsUserFile(sourceFile(g.Source)) && g.From != g.To {
+				got[g.Source] = [2]int{g.From, g.To}
+			}
+		}
+		for _, r := range c[0].Repeats {
+			if frameworks.IsUserFile(sourceFile(r.Source)) && r.From != r.To {
+				got[r.Source] = [2]int{r.Ops * r.From, r.Ops * r.To}
+			}
+		}
+		if n++; n == 1 {
+			for src, g := range got {
+				chain = append(chain, grown{src, g[1] - g[0], []string{strconv.Itoa(g[0]), strconv.Itoa(g[1])}})
+			}
+			continue
+		}
+		chain = slices.DeleteFunc(chain, func(l grown) bool {
+			g, ok := got[l.source]
+			return !ok || strconv.Itoa(g[0]) != l.counts[len(l.counts)-1] || g[1]-g[0] != l.delta
+		})
+		for i := range chain {
+			chain[i].counts = append(chain[i].counts, strconv.Itoa(got[chain[i].source][1]))
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	abs := func(l grown) int { return max(l.delta, -l.delta) }
+	slices.SortFunc(chain, func(x, y grown) int { return cmp.Or(cmp.Compare(abs(y), abs(x)), strings.Compare(x.source, y.source)) })
+	return chain
 }
 
 // gather adds to out the count and lines of the causes of its kind (not those expected once),

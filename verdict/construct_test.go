@@ -276,3 +276,62 @@ func TestFoldRepeatNamesTheCounts(t *testing.T) {
 		}
 	}
 }
+
+// A program whose every recompilation (but set-up, and the first version of another program of
+// its name) changed only its structure, and the ops of one of its own lines by the same number
+// each time, taking up the count the last left, two times or more: one cause naming the line and
+// its op counts, not a loop count; one recompilation, another step, a broken chain, a library's
+// line or another cause besides leave the causes.
+func TestFoldGrowthNamesTheOps(t *testing.T) {
+	unit := func() *ledger.Unit { return &ledger.Unit{Compiled: true, Program: "p"} }
+	grow := func(src string, from, to int) []diff.Cause {
+		return []diff.Cause{{Kind: diff.CauseGraphStructure, Summary: "the graph's structure changed",
+			Grows: []diff.Growth{{Source: src, From: from, To: to}, {Source: "/src/inner.py:23", From: from, To: from + 1}}}}
+	}
+	once := []diff.Cause{{Kind: diff.CauseGraphStructure, Once: true}}
+	a, split, b, c, d := unit(), unit(), unit(), unit(), unit()
+	in := []Cause{{Kind: "graph_structure", Change: "the graph's structure changed", Count: 2, Sites: []string{"t.py:1"}}}
+	by := map[*ledger.Unit][]diff.Cause{b: once, c: grow("/src/inner.py:20", 8, 13), d: grow("/src/inner.py:20", 13, 18)}
+	other := []Explained{{Unit: b, Earlier: split}, {Unit: c, Earlier: b}, {Unit: d, Earlier: c}}
+	units := []*ledger.Unit{a, split, b, c, d}
+	out := foldGrowth(in, units, by, other)
+	if len(out) != 1 || out[0].Source != "inner.py:20" || out[0].Numbers != nil || out[0].Count != 2 ||
+		out[0].Change != "a loop that runs more times at each recompilation: the ops of inner.py:20 8 → 13 → 18 (+5 each)" ||
+		!strings.Contains(out[0].advice, "not the loop's") {
+		t.Fatalf("%+v", out)
+	}
+	for name, by := range map[string]map[*ledger.Unit][]diff.Cause{
+		"one recompilation": {b: once, c: grow("/src/inner.py:20", 8, 13)},
+		"another step":      {b: once, c: grow("/src/inner.py:20", 8, 13), d: grow("/src/inner.py:20", 13, 19)},
+		"broken chain":      {b: once, c: grow("/src/inner.py:20", 8, 13), d: grow("/src/inner.py:20", 12, 17)},
+		"a library's line":  {b: once, c: grow("/venv/lib/python3.11/site-packages/torch/nn/functional.py:2901", 8, 13), d: grow("/venv/lib/python3.11/site-packages/torch/nn/functional.py:2901", 13, 18)},
+		"a shape with it":   {b: once, c: grow("/src/inner.py:20", 8, 13), d: append(grow("/src/inner.py:20", 13, 18), diff.Cause{Kind: diff.CauseInputShape})},
+	} {
+		if name == "a library's line" {
+			for _, u := range []*ledger.Unit{c, d} {
+				by[u][0].Grows = by[u][0].Grows[:1]
+			}
+		}
+		if out := foldGrowth(in, units, by, other); len(out) != 1 || out[0].Change != in[0].Change {
+			t.Errorf("%s: %+v", name, out)
+		}
+	}
+	if out := foldGrowth(in, units, by, other[1:]); len(out) != 1 || out[0].Change != in[0].Change {
+		t.Errorf("a recompilation compared with nothing: %+v", out)
+	}
+}
+
+// The loop count chain skips a recompilation that is set-up (an optimizer's state, created in the
+// first step, an input from the second): AdamW and a loop count still name the counts.
+func TestFoldRepeatAfterSetUp(t *testing.T) {
+	unit := func() *ledger.Unit { return &ledger.Unit{Compiled: true, Program: "p"} }
+	rep := func(from, to int) []diff.Cause {
+		return []diff.Cause{{Kind: diff.CauseGraphStructure, Repeats: []diff.Repeat{{Source: "/src/train.py:86", Ops: 15, From: from, To: to}}}}
+	}
+	a, b, c, d := unit(), unit(), unit(), unit()
+	in := []Cause{{Kind: "graph_structure", Change: "the graph's structure changed", Count: 2, Sites: []string{"t.py:1"}}}
+	by := map[*ledger.Unit][]diff.Cause{b: {{Kind: diff.CauseGraphStructure, Once: true}}, c: rep(1, 2), d: rep(2, 3)}
+	if out := foldRepeat(in, []*ledger.Unit{a, b, c, d}, by); len(out) != 1 || !slices.Equal(out[0].Numbers, []string{"1", "2", "3"}) {
+		t.Errorf("%+v", out)
+	}
+}

@@ -162,6 +162,8 @@ type Cause struct {
 	// constants the dump shows, with no name); nil otherwise.
 	Values []Values
 	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
+	// unsourced: the dump's ops carried no source lines (diff.Cause.Unsourced)
+	unsourced bool
 }
 
 // Values are the values one Python value took: a static argument's (Name) or a constant's (no
@@ -385,9 +387,10 @@ func (t *causeTally) add(kind cause.Kind, ch, site string, from *diff.Cause) *Ca
 	c := t.byKey[key]
 	if c == nil {
 		c = &Cause{Kind: kind, Change: ch}
-		if from != nil && from.Once {
-			c.Once, c.advice = true, from.Advice
+		if from != nil && from.OwnAdvice() {
+			c.Once, c.advice = from.Once, from.Advice
 		}
+		c.unsourced = from != nil && from.Unsourced
 		t.byKey[key] = c
 		t.order = append(t.order, key)
 	}
@@ -514,6 +517,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	v.Causes = causes.list()
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
+	v.Causes = foldGrowth(v.Causes, compiled, byUnit, in.Explained) // (every program's: one split off this one starts there)
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
@@ -876,27 +880,11 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 		if kind == "" {
 			continue
 		}
-		adv := ""
 		if s := v.Sizes; kind == diff.CauseBatchSize && s != nil && s.Pattern != "remainder" && s.Pattern != "fixed" && s.Pattern != "" {
 			// Batches of many sizes (a serving queue, a sampler): not a last partial batch to drop.
 			kind = diff.CauseInputShape
 		}
-		step, _, _ := strings.Cut(v.Role, " (")
-		// a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
-		stack := frameworks.AdviceStack(v.Framework, v.Data)
-		switch {
-		case c.Once, c.advice != "":
-			adv = c.advice
-		case stepFront != nil && stepFront.StepAdvice(stack, step, kind) != "":
-			adv = stepFront.StepAdvice(stack, step, kind) // the loop's own remedy: training, evaluation, prediction
-		case front != nil && front.CauseAdvice(stack, kind) != "":
-			adv = front.CauseAdvice(stack, kind)
-		case fw != nil:
-			adv = fw.Advice.Causes[kind]
-		}
-		if adv == "" {
-			adv = diff.AdviceFor(kind)
-		}
+		adv := causeAdvice(v, c, kind, front, stepFront, fw)
 		if s := v.Sizes; s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
 			if pad := s.padTo(); pad != "" {
 				adv = pad + "; " + adv
@@ -910,6 +898,33 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 		return look
 	}
 	return strings.Join(parts, "; and ")
+}
+
+// causeAdvice is what to do about one cause of a verdict: its own advice (a cause expected once, a
+// construct named), else the step's, the front end's or the stack's for its kind, else the kind's;
+// where the dump could not name the lines that changed, the stack's setting that would.
+func causeAdvice(v Verdict, c Cause, kind diff.CauseKind, front, stepFront *framework.FrontEnd, fw *frameworks.Framework) string {
+	step, _, _ := strings.Cut(v.Role, " (")
+	// a tf.data dataset batches the data, on any backend: the front end's tf.data remedies
+	stack := frameworks.AdviceStack(v.Framework, v.Data)
+	adv := ""
+	switch {
+	case c.Once, c.advice != "":
+		adv = c.advice
+	case stepFront != nil && stepFront.StepAdvice(stack, step, kind) != "":
+		adv = stepFront.StepAdvice(stack, step, kind) // the loop's own remedy: training, evaluation, prediction
+	case front != nil && front.CauseAdvice(stack, kind) != "":
+		adv = front.CauseAdvice(stack, kind)
+	case fw != nil:
+		adv = fw.Advice.Causes[kind]
+	}
+	if adv == "" {
+		adv = diff.AdviceFor(kind)
+	}
+	if c.unsourced && fw != nil && fw.Advice.SourceLines != "" {
+		adv += "; the dump's ops carry no source lines, so the line that changed, or a loop count, cannot be named: " + fw.Advice.SourceLines
+	}
+	return adv
 }
 
 // indexExplained indexes the comparisons: the causes of each later compilation, the comparisons of

@@ -68,6 +68,15 @@ type truth struct {
 	PythonNumber *truthNumber `json:"python_number"`
 	// Cadence is when a program compiled, by the program's own count of its steps and epochs.
 	Cadence *truthCadence `json:"cadence"`
+	// CountUnnamed is the setting that would let the dump name a loop count the program changed,
+	// where the run's dump cannot (its ops carry no source lines).
+	CountUnnamed string `json:"count_unnamed"`
+	// OpGrowth is the program's own line whose op count (the dump's op metadata) changed by the same
+	// number at each recompilation, and its counts, where a loop's passes are not whole blocks.
+	OpGrowth *struct {
+		Site   string `json:"site"`
+		Counts []int  `json:"counts"`
+	} `json:"op_growth"`
 	// OwnLines are the program's own lines that made it compile, where a library's frames
 	// (Library, a path part) come before them in the framework's list.
 	OwnLines *struct {
@@ -121,6 +130,8 @@ type truthCompile struct {
 	Against  string   `json:"against"`
 	Function string   `json:"function"`
 	Role     string   `json:"role"`
+	// Merged marks the earlier graph with another computation's pending ops merged in.
+	Merged bool `json:"merged"`
 }
 
 // truthRole is a Keras step: the traced functions that are it and their dumps.
@@ -363,6 +374,90 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	if tr.OwnLines != nil {
 		checkOwnLines(t, dir, doc, tr)
 	}
+	checkMerged(t, dir, tr)
+	if tr.CountUnnamed != "" {
+		checkCountUnnamed(t, dir, tr)
+	}
+	if tr.OpGrowth != nil {
+		checkOpGrowth(t, dir, tr)
+	}
+}
+
+// checkOpGrowth holds the verdict of a loop whose passes are not whole blocks to the line and op
+// counts the dump's metadata shows: named with them in every format, its count not named.
+func checkOpGrowth(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	var seen []string
+	for _, n := range tr.OpGrowth.Counts {
+		seen = append(seen, strconv.Itoa(n))
+	}
+	want := tr.OpGrowth.Site + " " + strings.Join(seen, " → ")
+	_, out, _ := runRecomp("scan", "--format", "json", dir)
+	var scan report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &scan); err != nil {
+		t.Fatalf("scan %s: %v", dir, err)
+	}
+	for _, p := range scan.Verdict.Programs {
+		if programName(p.Program) != programName(tr.Cadence.Identity) {
+			continue
+		}
+		if len(p.Causes) != 1 || p.Causes[0].Source != tr.OpGrowth.Site || !strings.Contains(p.Causes[0].Change, want) || len(p.Causes[0].Values) != 0 {
+			t.Errorf("causes %+v, want one naming %s and no count", p.Causes, want)
+		}
+	}
+	for _, format := range []string{"text", "markdown", "html", "json"} {
+		if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, want) || !strings.Contains(out, "not the loop") {
+			t.Errorf("explain --format %s does not name %s, or says it names the loop's count", format, want)
+		}
+	}
+}
+
+// checkCountUnnamed holds the answer to a loop count the dump cannot show (no source lines): no
+// count is named, and every format says which setting would name it.
+func checkCountUnnamed(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	for _, format := range []string{"text", "markdown", "html", "json"} {
+		_, out, _ := runRecomp("explain", "--format", format, dir)
+		if strings.Contains(out, "loop count unrolled") || !strings.Contains(out, "carry no source lines") ||
+			!strings.Contains(out, tr.CountUnnamed) {
+			t.Errorf("explain --format %s names a loop count, or not that %s would name it", format, tr.CountUnnamed)
+		}
+	}
+}
+
+// checkMerged holds what explain says of a graph that is an earlier one with pending ops of other
+// code merged in (truth `merged`): compared with that graph (checkCompiles), its cause says so in
+// JSON (`merged`) and in every other format, with no other cause.
+func checkMerged(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	for _, c := range tr.Compiles {
+		if !c.Merged {
+			continue
+		}
+		_, out, _ := runRecomp("explain", "--format", "json", dir)
+		var doc report.DiffJSON
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("explain %s: %v", dir, err)
+		}
+		found := false
+		for _, p := range doc.Pairs {
+			if p.B == filepath.Join(dir, c.Dump) {
+				found = true
+				if len(p.Causes) != 1 || !p.Causes[0].Merged || p.A != filepath.Join(dir, c.Against) {
+					t.Errorf("%s: compared with %s, causes %+v; want one cause, merged, against %s", c.Dump, p.A, p.Causes, c.Against)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s is compared with nothing", c.Dump)
+		}
+		for _, format := range []string{"text", "markdown", "html"} {
+			if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, "pending ops merged in") ||
+				!strings.Contains(out, "a graph of its own") || strings.Contains(out, "dtype") {
+				t.Errorf("explain --format %s does not name the merged ops and their advice (or names a dtype)", format)
+			}
+		}
+	}
 }
 
 // checkOwnLines holds "your lines" to the program's own: the verdict's lines (scan, explain in
@@ -452,7 +547,7 @@ func checkCadence(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
 	// the cost of an epoch: the compilations of an epoch at the framework's own per-compilation figures
 	var secs float64
 	for _, cm := range tr.Compiles {
-		if programName(cm.Identity) == programName(want.Identity) {
+		if cm.Identity == want.Identity { // (programName is the file's: an evaluation in it is another program)
 			secs += cm.Seconds
 		}
 	}

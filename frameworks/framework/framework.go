@@ -467,6 +467,12 @@ type Advice struct {
 	// state before the loop, so the first step already takes it as input ("JAX: opt_state =
 	// optimizer.init(params) …").
 	Materialize, StateFirst string
+	// Merged says how to keep tensors left pending before a step out of the step's graph
+	// ("PyTorch/XLA: torch_xla.sync() after the epoch-end evaluation, …").
+	Merged string
+	// SourceLines says what makes the stack's dumps carry each op's source line, where they do
+	// not by default ("PyTorch/XLA: XLA_HLO_DEBUG=1 …").
+	SourceLines string
 	// Unused says that the stack's log shows no cache hit or execution of a compiled program
 	// ("JAX logs none").
 	Unused string

@@ -14,9 +14,13 @@
 #          id of its dataset, so that a DataLoader made anew each epoch over one dataset is one
 #          loader) and "step" (the steps ended before it).
 #   steps  at exit: "step" (the steps ended), "compiles" and "compile_ns" (CompileTime's samples, in
-#          nanoseconds, in order: each compilation's duration).
+#          nanoseconds, in order: each compilation's duration), and "loaders": the steps that ended
+#          while each loader's batch was the last one a DataLoader gave (the loader whose iterations
+#          carry the training steps has them; an evaluation loader iterated in between, with no sync
+#          of its own, has none).
 
 _TORCH_XLA_STEPS = [0, 0]  # steps ended, compilations counted at the last step
+_TORCH_XLA_LOADER = [None, {}]  # the dataset id of the last batch given, the steps ended by each
 
 
 def _torch_xla_compiles(xlac):
@@ -46,6 +50,9 @@ def _on_torch_xla(module):
             if _torch_xla_lookups(xlac) == before:
                 return  # no graph ran: not a step
             _TORCH_XLA_STEPS[0] += 1
+            last = _TORCH_XLA_LOADER[0]
+            if last is not None:
+                _TORCH_XLA_LOADER[1][last] = _TORCH_XLA_LOADER[1].get(last, 0) + 1
             n = _torch_xla_compiles(xlac)
             if n != _TORCH_XLA_STEPS[1]:
                 _TORCH_XLA_STEPS[1] = n
@@ -82,6 +89,16 @@ def _on_torch_xla(module):
             iterate._recomp_probe = True
             iterate.__wrapped__ = it
             DataLoader.__iter__ = iterate
+        from torch.utils.data import dataloader
+        nxt = dataloader._BaseDataLoaderIter.__next__  # every DataLoader's iterator's (its subclasses keep it)
+        if not getattr(nxt, "_recomp_probe", False):
+            def given(self):
+                out = nxt(self)
+                _TORCH_XLA_LOADER[0] = id(getattr(self, "_dataset", None))  # (after a batch: StopIteration gives none)
+                return out
+            given._recomp_probe = True
+            given.__wrapped__ = nxt
+            dataloader._BaseDataLoaderIter.__next__ = given
     except Exception:
         pass
 
@@ -89,6 +106,8 @@ def _on_torch_xla(module):
         try:
             rec = {"framework": "torch-xla", "event": "steps", "step": _TORCH_XLA_STEPS[0],
                    "compiles": _torch_xla_compiles(xlac)}
+            if _TORCH_XLA_LOADER[1]:
+                rec["loaders"] = {"%x" % k: n for k, n in _TORCH_XLA_LOADER[1].items()}
             try:
                 data = xlac._xla_metric_data("CompileTime")
                 if data and data[0] == len(data[2]):  # every sample kept (a circular buffer keeps the last ones)

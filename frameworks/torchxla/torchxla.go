@@ -93,6 +93,11 @@ var Framework = &framework.Framework{
 		Executions: "PyTorch/XLA's PT_XLA_DEBUG_LEVEL=2",
 		Materialize: "PyTorch/XLA: torch_xla.sync() after creating them, or create them on the CPU and move them with " +
 			".to(device)",
+		Merged: "PyTorch/XLA: call torch_xla.sync() after computing the metric and before reading it with .item(), or del " +
+			"such tensors once read: a tensor read with .item() alone stays pending, and the next step's graph computes it again",
+		SourceLines: "PyTorch/XLA writes them with XLA_HLO_DEBUG=1 (recomp run leaves it off: it slows the tracing of every " +
+			"step and changes the graphs' hashes, so cache entries made without it are not reused; set it for one run to name " +
+			"the line and the count)",
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",

@@ -312,7 +312,7 @@ func retraceFindings(notes []*retraceNote) []Finding {
 // names them, so that a static argument's new value is not read as the types JAX chose to show.
 func Said(producer, why string, static []string) string {
 	s := SummarizeWhy(why)
-	if !closestKey(why) {
+	if fw := frameworks.ForProducer(logscan.Producer(producer)); fw == nil || fw.ClosestKey == nil || !fw.ClosestKey(why) {
 		return producer + " said: " + s
 	}
 	q := producer + " said, of its closest earlier cache key"
@@ -320,11 +320,6 @@ func Said(producer, why string, static []string) string {
 		return q + " (it compares no static argument values; the probe saw static " + strings.Join(static, ", ") + "): " + s
 	}
 	return q + ": " + s
-}
-
-// closestKey says whether a JAX explanation is of the closest of the cache keys it had seen.
-func closestKey(why string) bool {
-	return strings.Contains(why, "all previously seen cache keys differ")
 }
 
 // StaticSeen is what the probe saw of the static arguments of units, for Said: each argument

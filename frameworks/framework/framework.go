@@ -121,6 +121,10 @@ type Framework struct {
 	// itself ("dynamo").
 	Explains func(why string) (kind cause.Kind, change, said string, ok bool)
 	SaidBy   map[cause.Kind]string
+	// ClosestKey says whether the stack's explanation of a compilation (Unit.Why) is of the
+	// closest of the keys it had seen, a comparison that leaves static argument values out
+	// (JAX's "all previously seen cache keys differ"); nil when it gives none such.
+	ClosestKey func(why string) bool
 	// MetadataAdvice is what to do about a Python value held in an argument's pytree metadata
 	// at path (static to jit: JAX's "input path [0][0]._graphdef"); AttributeAdvice about a
 	// module's plain Python attribute name whose new values compiled the step again. nil when

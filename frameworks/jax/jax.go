@@ -90,6 +90,7 @@ var Framework = &framework.Framework{
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Explains:     explains,
+	ClosestKey:   func(why string) bool { return strings.Contains(why, "all previously seen cache keys differ") },
 	MetadataAdvice: func(path string) string {
 		if strings.Contains(path, "_graphdef") {
 			return "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +

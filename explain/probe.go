@@ -323,9 +323,7 @@ func attachInOrder(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framewo
 		case p.Event:
 			c := &probeCompile{ProbeRecord: r}
 			if t := tracedFor(p, r, traces[r.PID]); t != nil {
-				for _, a := range t.Static {
-					c.static = append(c.static, ledger.StaticArg{Name: a.Name, Value: a.Value})
-				}
+				c.static = staticArgs(t.Static)
 			}
 			delete(traces, r.PID)
 			compiles = append(compiles, c)
@@ -364,6 +362,15 @@ func attachInOrder(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framewo
 		u.Probed = recs[i].Time()
 		next[key] = i + 1
 	}
+}
+
+// staticArgs are a trace record's static arguments as the ledger keeps them (nil for none).
+func staticArgs(rs []runfolder.StaticArg) []ledger.StaticArg {
+	var out []ledger.StaticArg
+	for _, a := range rs {
+		out = append(out, ledger.StaticArg{Name: a.Name, Value: a.Value})
+	}
+	return out
 }
 
 // moduleName is the module a record's function name is in the log.
@@ -405,8 +412,8 @@ func attachLastTrace(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frame
 			if s := probeSite(r); better(u, s) {
 				u.Site = s
 			}
-			for _, a := range r.Static { // a tf.function's Python arguments: part of its trace
-				u.Static = append(u.Static, ledger.StaticArg{Name: a.Name, Value: a.Value})
+			if len(r.Static) > 0 { // a tf.function's Python arguments: part of its trace
+				u.Static = staticArgs(r.Static)
 			}
 			break
 		}

@@ -671,11 +671,12 @@ func causeLine(framework string, c verdict.Cause) string {
 	if c.Kind == "" && framework != "" {
 		s = framework + " said: " + s
 	}
-	// "the batch took 4 sizes", "static argument `step` changed …" say their kind
-	// and so do "static attribute `temperature` changed …" and a tf.function's "Python argument
-	// `unroll` changed …" (a static argument's kind, in words of their own)
+	// "the batch took 4 sizes", "static argument `step` changed …" say their kind, and so does
+	// a change that names the values it took by their argument ("static attribute
+	// `temperature` changed …", a tf.function's "Python argument `unroll` changed …": each
+	// stack's words for a static argument)
 	if w := kindWords(string(c.Kind)); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
-		!strings.HasPrefix(s, "static attribute") && !strings.HasPrefix(s, "Python argument") {
+		!namesArguments(c) {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
 		} else {
@@ -701,6 +702,12 @@ func countAndSites(c verdict.Cause) string {
 		s += " at " + strings.Join(c.Sites, ", ")
 	}
 	return s
+}
+
+// namesArguments says whether a static argument's cause names the arguments whose values it
+// lists: its change then says what they are, in the stack's words.
+func namesArguments(c verdict.Cause) bool {
+	return c.Kind == verdict.KindStaticArgument && slices.ContainsFunc(c.Values, func(v verdict.Values) bool { return v.Name != "" })
 }
 
 // kindWords is a cause kind as words.

@@ -409,10 +409,54 @@ func constantRule(c *classifier) (Cause, bool) {
 		}
 		if same {
 			cause.Constant = &one
+		} else if v, derived, ok := oneValue(c.constants); ok {
+			cause.Constant = &v
+			cause.Summary = fmt.Sprintf("one number baked into the graph changed: %s, with %d constant(s) derived from it that moved by as much (%s)",
+				constSummary(v), len(derived), strings.Join(derived, "; "))
 		}
 	}
 	return cause, true
 }
+
+// oneValue finds one value of the program among constants that each changed: numbers that all
+// moved by the same step and lie a whole number apart (a Python float p that an op took, and
+// p - 1 that its backward derived from it: pow's exponent). The value is the constant whose op
+// names a source line (the line that took it), else the largest; derived says the others'
+// old → new. ok is false unless there are two or more such numbers and nothing else changed.
+func oneValue(chs []Change) (v Change, derived []string, ok bool) {
+	if len(chs) < 2 {
+		return Change{}, nil, false
+	}
+	var step float64
+	pick := -1
+	olds := make([]float64, len(chs))
+	for k, ch := range chs {
+		o, err1 := strconv.ParseFloat(strings.TrimSpace(ch.Old), 64)
+		n, err2 := strconv.ParseFloat(strings.TrimSpace(ch.New), 64)
+		if err1 != nil || err2 != nil || ch.inputToConstant || n == o {
+			return Change{}, nil, false
+		}
+		if k == 0 {
+			step = n - o
+		} else if !near(n-o, step) || !near(olds[0]-o, math.Round(olds[0]-o)) {
+			return Change{}, nil, false
+		}
+		olds[k] = o
+		switch {
+		case pick < 0, ch.Source != "" && chs[pick].Source == "", (ch.Source != "") == (chs[pick].Source != "") && o > olds[pick]:
+			pick = k
+		}
+	}
+	for k, ch := range chs {
+		if k != pick {
+			derived = append(derived, short(ch.Old)+" → "+short(ch.New))
+		}
+	}
+	return chs[pick], derived, true
+}
+
+// near says whether two numbers printed from float32 constants are the same number.
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*max(1, math.Abs(a), math.Abs(b)) }
 
 // moduleConfigRule: header settings other than partitioning and the entry layout.
 func moduleConfigRule(c *classifier) (Cause, bool) {

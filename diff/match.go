@@ -14,7 +14,9 @@ import "github.com/recomp/recomp/hlo"
 //  5. the roots, when their opcodes agree;
 //  6. operands of matched pairs that have the same opcode;
 //  7. what is left, by the same opcode and op_name where that is unique on both sides (an op
-//     whose input changed type or shape, so that neither its hash nor its skeleton matched).
+//     whose input changed type or shape, so that neither its hash nor its skeleton matched);
+//  8. constants the passes paired by value against what their op metadata says, paired again
+//     by it (constantsByMeta).
 type matcher struct {
 	c      *comparer
 	ca, cb *hlo.Computation
@@ -50,6 +52,7 @@ func (mt *matcher) run() {
 	mt.roots()
 	mt.operands()
 	mt.byOpName()
+	mt.constantsByMeta()
 }
 
 // unique pairs instructions whose hash occurs once on each side.
@@ -155,5 +158,61 @@ func (mt *matcher) byOpName() {
 		if bs := lb[k]; len(as) == 1 && len(bs) == 1 {
 			mt.pair(as[0], bs[0])
 		}
+	}
+}
+
+// constantsByMeta pairs again the constants that the hash passes paired by their value alone
+// (a constant's hash is its value) where their op metadata (op type, op_name, source line) says
+// otherwise and a value changed among them: a Python number p baked in by one op and p - 1 by
+// its backward, p moving 2.5 → 3.5, has the old p - 1 equal to the new p, and a pairing by value
+// mixes the two up. It acts only when the metadata pairs every such constant one to one with the
+// same shape (each key once on each side); otherwise the pairs stay as they are.
+func (mt *matcher) constantsByMeta() {
+	key := func(in *hlo.Instruction) string {
+		m := in.Metadata()
+		if m.OpName == "" && m.SourceFile == "" {
+			return ""
+		}
+		return m.OpType + "\x00" + m.OpName + "\x00" + m.Source()
+	}
+	var odd []int // indexes in mt.pairs
+	changed := false
+	for k, p := range mt.pairs {
+		x, y := mt.ca.Instructions[p[0]], mt.cb.Instructions[p[1]]
+		if x.Opcode != "constant" || y.Opcode != "constant" {
+			continue
+		}
+		kx, ky := key(x), key(y)
+		if kx == ky || kx == "" || ky == "" {
+			continue
+		}
+		odd = append(odd, k)
+		changed = changed || x.Literal != y.Literal
+	}
+	if !changed {
+		return
+	}
+	inB := make(map[string]int, len(odd))
+	for _, k := range odd {
+		j := mt.pairs[k][1]
+		kb := key(mt.cb.Instructions[j])
+		if _, twice := inB[kb]; twice {
+			return
+		}
+		inB[kb] = j
+	}
+	to := make([]int, len(odd))
+	for n, k := range odd {
+		x := mt.ca.Instructions[mt.pairs[k][0]]
+		j, ok := inB[key(x)]
+		if !ok || x.Shape.String() != mt.cb.Instructions[j].Shape.String() {
+			return
+		}
+		delete(inB, key(x)) // each key once on A's side too
+		to[n] = j
+	}
+	for n, k := range odd {
+		i, j := mt.pairs[k][0], to[n]
+		mt.pairs[k][1], mt.ma[i], mt.mb[j] = j, j, i
 	}
 }

@@ -185,6 +185,12 @@ type classifier struct {
 	// next are causes a rule named beside its own (the shape rule's input_shape beside the
 	// batch size), ranked right after it.
 	next []Cause
+	// restructured: no input changed, and ops other than plumbing were added or removed (a
+	// Python loop ran more times, a branch took another way): what changed inside the graph
+	// besides (element types, layouts, constants that follow its new dimensions or loop counts)
+	// follows from the new ops. Those are consequences, said under the structure's cause.
+	restructured bool
+	consequences []string
 }
 
 // A rule looks at the changes and names one cause, or none (and may name more in
@@ -197,6 +203,16 @@ type rule func(c *classifier) (Cause, bool)
 var rules = []rule{dtypeRule, shardingRule, shapeRule, constantRule, moduleConfigRule, layoutRule, structureRule, identicalRule}
 
 func classify(r *Result) []Cause {
+	causes := classifyAs(r, true)
+	if slices.ContainsFunc(causes, func(c Cause) bool { return c.Kind == CauseGraphStructure }) {
+		return causes
+	}
+	return classifyAs(r, false) // no structure named after all: the consequences are causes again
+}
+
+// classifyAs runs the rules; with consequences, in-graph changes that follow a change of the
+// graph's structure are named under it (classifier.restructured).
+func classifyAs(r *Result, consequences bool) []Cause {
 	c := &classifier{r: r, t: r.t, constants: r.t.constants, constCount: r.Counts[KindConstant]}
 	c.unrelated = r.Added+r.Removed > 0 && r.Added+r.Removed >= r.Matched
 	sharded := map[int]bool{}
@@ -219,6 +235,7 @@ func classify(r *Result) []Cause {
 		}
 	}
 	c.dims = dimChanges(c.dimParams)
+	c.restructured = consequences && restructured(r)
 	for _, rl := range rules {
 		cause, ok := rl(c)
 		if !ok {
@@ -242,6 +259,9 @@ func dtypeRule(c *classifier) (Cause, bool) {
 	case len(c.dtypeParams) > 0:
 		return Cause{Kind: CauseDtype, Summary: fmt.Sprintf("input dtype changed: %s (%d parameter(s))",
 			transitions(c.dtypeParams, elemOf), len(c.dtypeParams)), Evidence: evidenceOf(c.dtypeParams, changeLine)}, true
+	case len(c.t.params) == 0 && len(c.t.dtypes) > 0 && c.restructured:
+		c.consequences = append(c.consequences, fmt.Sprintf("the new ops bring their own element types: %s in %d instruction(s)",
+			transitions(c.t.dtypes, elemOf), c.r.Counts[KindDtype]))
 	case len(c.t.params) == 0 && len(c.t.dtypes) > 0 && !c.unrelated:
 		return Cause{Kind: CauseDtype, Summary: fmt.Sprintf("element types changed inside the graph: %s (%d instruction(s))",
 			transitions(c.t.dtypes, elemOf), c.r.Counts[KindDtype]), Evidence: evidenceOf(c.t.dtypes, changeLine)}, true
@@ -388,6 +408,20 @@ func inGraphDim(c *classifier) (Cause, bool) {
 // constantRule: constants baked into the graph that changed and that no shape change explains
 // (an input that became a constant among them).
 func constantRule(c *classifier) (Cause, bool) {
+	if c.restructured && len(c.constants) > 0 {
+		// constants that follow the graph's new dimensions (a mean over the loop's results) or a
+		// loop's new count
+		dims := dimChanges(c.t.shapes)
+		for _, rp := range repeatsOf(c.r.A, c.r.B) {
+			if d := (dimChange{int64(rp.From), int64(rp.To)}); !slices.Contains(dims, d) {
+				dims = append(dims, d)
+			}
+		}
+		for _, ch := range c.follow(dims) {
+			c.consequences = append(c.consequences, fmt.Sprintf("constant follows the new ops (a count or mean over what they made): %s: %s → %s",
+				where(ch), short(ch.Old), short(ch.New)))
+		}
+	}
 	if len(c.constants) == 0 || c.constCount <= 0 || c.unrelated {
 		return Cause{}, false
 	}
@@ -495,6 +529,10 @@ func layoutRule(c *classifier) (Cause, bool) {
 	if len(c.t.layouts) == 0 && len(ev) == 0 {
 		return Cause{}, false
 	}
+	if c.restructured {
+		c.consequences = append(c.consequences, fmt.Sprintf("the new ops bring their own layouts: %d instruction(s)", c.r.Counts[KindLayout]+len(ev)))
+		return Cause{}, false
+	}
 	ev = append(ev, evidenceN(c.t.layouts, c.r.Counts[KindLayout], changeLine)...)
 	return Cause{Kind: CauseLayout, Summary: fmt.Sprintf("layouts changed on %d instruction(s) whose shape and dtype did not", c.r.Counts[KindLayout]), Evidence: ev}, true
 }
@@ -504,6 +542,36 @@ func layoutRule(c *classifier) (Cause, bool) {
 // adds or drops because an input changed shape or type (a transpose for a new layout, a
 // convert for bf16) are evidence of that cause, not a structure change of their own.
 func structureRule(c *classifier) (Cause, bool) {
+	cause, ok := structureCause(c)
+	if ok && cause.Kind == CauseGraphStructure {
+		for _, line := range c.consequences {
+			cause.Evidence = append(cause.Evidence, line+" (not a cause of its own)")
+		}
+	}
+	return cause, ok
+}
+
+// restructured says whether no input changed and ops other than plumbing (or computations, or
+// opcodes) were added or removed, the two versions sharing most of their structure.
+func restructured(r *Result) bool {
+	t := r.t
+	if len(t.params) > 0 || r.Added+r.Removed > 0 && r.Added+r.Removed >= r.Matched {
+		return false
+	}
+	if r.Counts[KindCompAdded]+r.Counts[KindCompRemoved]+r.Counts[KindOpcode] > 0 {
+		return true
+	}
+	for _, ops := range []map[string]int{t.addedOps, t.removedOps} {
+		for op := range ops {
+			if !plumbing[op] && !typePlumbing[op] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func structureCause(c *classifier) (Cause, bool) {
 	r, t := c.r, c.t
 	if cause, ok := materializedRule(c); ok {
 		return cause, true

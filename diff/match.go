@@ -192,12 +192,20 @@ func (mt *matcher) constantsByMeta() {
 	if !changed {
 		return
 	}
+	if !mt.constantsOneToOne(odd, key) {
+		mt.constantsLeft(odd, key)
+	}
+}
+
+// constantsOneToOne pairs again the constants of the odd pairs by key, when the keys pair them
+// one to one with the same shape; it says whether it did.
+func (mt *matcher) constantsOneToOne(odd []int, key func(*hlo.Instruction) string) bool {
 	inB := make(map[string]int, len(odd))
 	for _, k := range odd {
 		j := mt.pairs[k][1]
 		kb := key(mt.cb.Instructions[j])
 		if _, twice := inB[kb]; twice {
-			return
+			return false
 		}
 		inB[kb] = j
 	}
@@ -206,7 +214,7 @@ func (mt *matcher) constantsByMeta() {
 		x := mt.ca.Instructions[mt.pairs[k][0]]
 		j, ok := inB[key(x)]
 		if !ok || x.Shape.String() != mt.cb.Instructions[j].Shape.String() {
-			return
+			return false
 		}
 		delete(inB, key(x)) // each key once on A's side too
 		to[n] = j
@@ -214,5 +222,31 @@ func (mt *matcher) constantsByMeta() {
 	for n, k := range odd {
 		i, j := mt.pairs[k][0], to[n]
 		mt.pairs[k][1], mt.ma[i], mt.mb[j] = j, j, i
+	}
+	return true
+}
+
+// constantsLeft pairs the A side of an odd pair with the one constant of B that no pass paired,
+// of its key and shape (a constant of the new ops took its place by value or by order): the odd
+// pair's B side is then a constant B added.
+func (mt *matcher) constantsLeft(odd []int, key func(*hlo.Instruction) string) {
+	left := map[string][]int{}
+	for j, in := range mt.cb.Instructions {
+		if mt.mb[j] < 0 && in.Opcode == "constant" {
+			if k := key(in); k != "" {
+				left[k] = append(left[k], j)
+			}
+		}
+	}
+	for _, k := range odd {
+		i, j := mt.pairs[k][0], mt.pairs[k][1]
+		x := mt.ca.Instructions[i]
+		js := left[key(x)]
+		if len(js) != 1 || x.Shape.String() != mt.cb.Instructions[js[0]].Shape.String() {
+			continue
+		}
+		delete(left, key(x))
+		mt.mb[j] = -1
+		mt.pairs[k][1], mt.ma[i], mt.mb[js[0]] = js[0], js[0], i
 	}
 }

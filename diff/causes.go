@@ -52,6 +52,10 @@ type Cause struct {
 	// feed outputs of their own (mergedRule): another computation traced into the same graph,
 	// not a change of the step.
 	Merged bool
+	// FedBack says, for a batch_size or input_shape cause, that the earlier version returned every
+	// input whose shape changed with the shape the later one was given: a buffer the step grows
+	// and is called with again (a cache grown by concatenation), not data fed from outside.
+	FedBack bool
 	// Unsourced says, for a graph_structure cause, that neither version's ops carry a source line
 	// (op metadata): which line's ops changed, and a loop count (Repeats), cannot be told.
 	Unsourced bool
@@ -360,7 +364,35 @@ func shapeRule(c *classifier) (Cause, bool) {
 	for _, ch := range follow {
 		ev = append(ev, fmt.Sprintf("constant follows the changed dimension (a mean or count over it): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
 	}
-	return Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("input shapes changed in %d parameter(s): %s", len(c.dimParams), shapeSummary(c.dimParams)), Evidence: ev}, true
+	fed := fedBack(c.r.A, c.dimParams)
+	if fed {
+		ev = append(ev, "the earlier version returned each of these inputs with the shape the later one was given: a buffer the step grows and is called with again")
+	}
+	return Cause{Kind: CauseInputShape, Summary: fmt.Sprintf("input shapes changed in %d parameter(s): %s", len(c.dimParams), shapeSummary(c.dimParams)), Evidence: ev, FedBack: fed}, true
+}
+
+// fedBack says whether module a (the earlier version) returns, among its entry computation's
+// results, a value of each changed parameter's new shape: the later version was given what the
+// earlier one returned.
+func fedBack(a *hlo.Module, params []Change) bool {
+	if a == nil || a.Entry == nil || a.Entry.Root == nil || len(params) == 0 {
+		return false
+	}
+	results := map[string]bool{}
+	root := a.Entry.Root.Shape
+	if root.IsTuple {
+		for _, s := range root.Tuple {
+			results[s.NoLayout()] = true
+		}
+	} else {
+		results[root.NoLayout()] = true
+	}
+	for _, ch := range params {
+		if ch.newShape.IsTuple || !results[ch.newShape.NoLayout()] {
+			return false
+		}
+	}
+	return true
 }
 
 // follow takes the constants no earlier rule explained that follow dims (followsDims) off the

@@ -299,3 +299,21 @@ func twiceInARow(seq []int, v int) bool {
 	}
 	return false
 }
+
+// GrowsByStep says whether sizes, in the order compiled, grow by one step each time: three or
+// more, none twice, each the last plus the same positive step (6, 7, 8, … or 11, 16, 21, …).
+// That is how a buffer grown by concatenation at each call looks (a key/value cache that takes
+// one token, or one chunk, a step), but also evenly spaced lengths fed in order: the caller
+// holds other evidence that the buffer is fed back (the graph returns it grown).
+func GrowsByStep(seq []int) (step int, ok bool) {
+	if len(seq) < 3 || seq[1] <= seq[0] {
+		return 0, false
+	}
+	step = seq[1] - seq[0]
+	for i := 2; i < len(seq); i++ {
+		if seq[i]-seq[i-1] != step {
+			return 0, false
+		}
+	}
+	return step, true
+}

@@ -192,6 +192,10 @@ type Sizes struct {
 	// sizes near the one used that divide it, so that no pass ends with a smaller batch.
 	Samples    int
 	BatchSizes []int
+	// Grows is the step by which a buffer that the program's step returns and is called with
+	// again grew at each compilation (a cache grown by concatenation: padding.GrowsByStep over
+	// Seen, and each comparison's diff.Cause.FedBack); 0 otherwise.
+	Grows int
 }
 
 // SiteRow is one user's line and what its calls cost in compilations.
@@ -524,6 +528,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	v.Variants, v.Repeated = variants(compiled)
 	v.Cadence = cadenceIn(compiled, in.Ledger)
 	v.Sizes = sizesOf(compiled, byUnit)
+	v.Sizes.grown(compiled, byUnit)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
 		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
@@ -885,7 +890,9 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			kind = diff.CauseInputShape
 		}
 		adv := causeAdvice(v, c, kind, front, stepFront, fw)
-		if s := v.Sizes; s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
+		if s := v.Sizes; s != nil && s.Grows > 0 && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
+			adv = s.growsAdvice(fw)
+		} else if s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
 			if pad := s.padTo(); pad != "" {
 				adv = pad + "; " + adv
 			}
@@ -1093,6 +1100,38 @@ func divisorsNear(n, b int) []int {
 		}
 	}
 	return out
+}
+
+// grown sets Grows when the sizes grow by one step at each compilation and every recompilation
+// was given what the version before it returned (diff.Cause.FedBack).
+func (s *Sizes) grown(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) {
+	if s == nil {
+		return
+	}
+	step, ok := padding.GrowsByStep(s.Seen)
+	if !ok {
+		return
+	}
+	seq := map[string]int{}
+	for _, u := range compiled {
+		if compiledAgain(u, seq) && !slices.ContainsFunc(byUnit[u], func(c diff.Cause) bool { return c.FedBack }) {
+			return
+		}
+	}
+	s.Grows = step
+}
+
+// growsAdvice says what to do about a buffer grown at each call: padding to buckets still
+// compiles once per bucket; the stack's preallocated buffer written in place compiles once.
+func (s *Sizes) growsAdvice(fw *frameworks.Framework) string {
+	remedy := "allocate the buffer once at its largest size and write each step's entries in place at a position held in a " +
+		"tensor, masking the positions not yet written: one shape, one compilation"
+	if fw != nil && fw.Advice.GrowingCache != "" {
+		remedy = fw.Advice.GrowingCache
+	}
+	return fmt.Sprintf("%s grows by %d at each call (%d → %d) and the step returns it to be called with again: a buffer grown by "+
+		"concatenation (a key/value cache) has a new shape at every length, and padding to buckets still compiles once per bucket; %s",
+		s.What, s.Grows, s.Seen[0], s.Seen[len(s.Seen)-1], remedy)
 }
 
 // padTo says which sizes to pad to, in a few words.

@@ -471,6 +471,10 @@ type Advice struct {
 	// state before the loop, so the first step already takes it as input ("JAX: opt_state =
 	// optimizer.init(params) …").
 	Materialize, StateFirst string
+	// GrowingCache is the stack's remedy for a buffer a step returns grown and is called with
+	// again (a key/value cache grown by concatenation each token): one allocated at its largest
+	// size and written in place ("PyTorch/XLA: … index_copy_ …").
+	GrowingCache string
 	// Merged says how to keep tensors left pending before a step out of the step's graph
 	// ("PyTorch/XLA: torch_xla.sync() after the epoch-end evaluation, …").
 	Merged string

@@ -98,6 +98,9 @@ var Framework = &framework.Framework{
 		SourceLines: "PyTorch/XLA writes them with XLA_HLO_DEBUG=1 (recomp run leaves it off: it slows the tracing of every " +
 			"step and changes the graphs' hashes, so cache entries made without it are not reused; set it for one run to name " +
 			"the line and the count)",
+		GrowingCache: "allocate the cache once at its maximum length (torch.zeros(batch, max_len, dim, device=dev)) and write each " +
+			"step's entries in place at a position held in a device tensor (cache.index_copy_(1, pos, new), pos = torch.tensor([t], " +
+			"device=dev)), masking the positions not yet written: a static cache, one graph for every step",
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",

@@ -71,6 +71,11 @@ type truth struct {
 	// CountUnnamed is the setting that would let the dump name a loop count the program changed,
 	// where the run's dump cannot (its ops carry no source lines).
 	CountUnnamed string `json:"count_unnamed"`
+	// LoopCount is a Python loop the program ran a new number of times (its counts in the order
+	// they compiled, the loop's line); GrowingCache a buffer its step grew by concatenation and was
+	// called with again (the sizes compiled, in order, and the step).
+	LoopCount    *truthLoopCount    `json:"loop_count"`
+	GrowingCache *truthGrowingCache `json:"growing_cache"`
 	// OpGrowth is the program's own line whose op count (the dump's op metadata) changed by the same
 	// number at each recompilation, and its counts, where a loop's passes are not whole blocks.
 	OpGrowth *struct {
@@ -87,6 +92,19 @@ type truth struct {
 
 // truthNumber is a Python number a program changed (its values, in order), the line of the op
 // that took it, and the steps that compiled: every_steps apart, compiled_at_steps of steps.
+type truthLoopCount struct {
+	Identity string `json:"identity"`
+	Counts   []int  `json:"counts"`
+	Site     string `json:"site"`
+}
+
+type truthGrowingCache struct {
+	Identity  string `json:"identity"`
+	Sizes     []int  `json:"sizes"`
+	Step      int    `json:"step"`
+	Dimension int    `json:"dimension"`
+}
+
 type truthNumber struct {
 	Identity        string    `json:"identity"`
 	Values          []float64 `json:"values"`
@@ -381,6 +399,79 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	if tr.OpGrowth != nil {
 		checkOpGrowth(t, dir, tr)
 	}
+	if tr.LoopCount != nil {
+		checkLoopCount(t, dir, tr)
+	}
+	if tr.GrowingCache != nil {
+		checkGrowingCache(t, dir, tr)
+	}
+}
+
+// explainVerdict is explain's JSON answer on a run folder: its verdict of the program identity,
+// and each comparison of that program's dumps.
+func explainVerdict(t *testing.T, dir, identity string) (report.ProgramVerdictJSON, []report.PairJSON) {
+	t.Helper()
+	_, out, _ := runRecomp("explain", "--format", "json", dir)
+	var doc report.DiffJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Verdict == nil {
+		t.Fatalf("explain %s: %v", dir, err)
+	}
+	for _, p := range doc.Verdict.Programs {
+		if programName(p.Program) == programName(identity) {
+			return p, doc.Pairs
+		}
+	}
+	t.Fatalf("no verdict of %s: %+v", identity, doc.Verdict.Programs)
+	return report.ProgramVerdictJSON{}, nil
+}
+
+// checkLoopCount holds the answer to a Python loop that ran a new number of times: the loop count
+// leads, at the loop's line, with the counts in order, in every format; what the new ops brought
+// with them (a mean's divisor that follows the count, their element types and layouts) is no cause
+// of the verdict nor the lead of any comparison.
+func checkLoopCount(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	var counts []string
+	for _, n := range tr.LoopCount.Counts {
+		counts = append(counts, strconv.Itoa(n))
+	}
+	want := strings.Join(counts, " → ")
+	p, pairs := explainVerdict(t, dir, tr.LoopCount.Identity)
+	if len(p.Causes) != 1 || p.Causes[0].Kind != "graph_structure" || p.Causes[0].Source != tr.LoopCount.Site || !strings.Contains(p.Causes[0].Change, want) {
+		t.Errorf("causes %+v, want the loop at %s alone, %s", p.Causes, tr.LoopCount.Site, want)
+	}
+	for _, pr := range pairs {
+		for k, c := range pr.Causes {
+			if k == 0 && c.Kind != "graph_structure" || c.Kind == "constant_value" || c.Kind == "dtype" || c.Kind == "layout" {
+				t.Errorf("%s → %s: cause %d is %s: %s", filepath.Base(pr.A), filepath.Base(pr.B), k, c.Kind, c.Summary)
+			}
+		}
+	}
+	for _, format := range []string{"text", "markdown", "html"} {
+		if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, want) || !strings.Contains(out, tr.LoopCount.Site) {
+			t.Errorf("explain --format %s does not say %s at %s", format, want, tr.LoopCount.Site)
+		}
+	}
+}
+
+// checkGrowingCache holds the answer to a buffer grown by concatenation at each step and fed back:
+// the action is the stack's preallocated cache written in place, not buckets to pad to, in every
+// format.
+func checkGrowingCache(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	g := tr.GrowingCache
+	grows := fmt.Sprintf("dimension %d grows by %d at each call (%d → %d)", g.Dimension, g.Step, g.Sizes[0], g.Sizes[len(g.Sizes)-1])
+	p, _ := explainVerdict(t, dir, g.Identity)
+	if p.Sizes == nil || !slices.Equal(p.Sizes.Seen, g.Sizes) || !strings.Contains(p.Action, grows) || !strings.Contains(p.Action, "index_copy_") ||
+		strings.Contains(p.Action, "pad dimension") {
+		t.Errorf("sizes %+v, action %q: want %s and a cache written in place", p.Sizes, p.Action, grows)
+	}
+	for _, format := range []string{"text", "markdown", "html"} {
+		if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, grows) || !strings.Contains(out, "index_copy_") ||
+			strings.Contains(out, "pad dimension") {
+			t.Errorf("explain --format %s does not say %s and index_copy_, or proposes padding", format, grows)
+		}
+	}
 }
 
 // checkOpGrowth holds the verdict of a loop whose passes are not whole blocks to the line and op
@@ -591,15 +682,25 @@ func checkNumber(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
 	if len(p.Causes) != 1 {
 		t.Fatalf("causes %+v, want the number alone", p.Causes)
 	}
-	// The number's values in order; or, where the comparisons paired its uses otherwise (a number
-	// used twice: pow's exponent and its gradient's), one change at each recompilation.
+	// The number's values in order, the program's own: where the graph holds values derived from
+	// it too (pow's exponent p and its gradient's p - 1), p's. Only an int that an op turns into
+	// its argument (triu's diagonal -window - 1) leaves no trace of the program's value: then
+	// each value is the program's moved by one offset, the sign turned or not.
 	c := p.Causes[0]
 	var seen []string // the number's values: one entry of values, with no name
 	if len(c.Values) == 1 && c.Values[0].Name == "" {
 		seen = c.Values[0].Seen
 	}
-	values := len(seen) == len(n.Values) && len(slices.Compact(slices.Clone(seen))) == len(n.Values) ||
-		len(c.Values) == 0 && c.Count == len(n.Values)-1 && strings.Contains(c.Change, "Python number")
+	values := false
+	for _, sign := range []float64{1, -1} {
+		exact, moved := len(seen) == len(n.Values), len(seen) == len(n.Values)
+		for i := 0; i < len(seen) && exact || i < len(seen) && moved; i++ {
+			v, err := strconv.ParseFloat(seen[i], 64)
+			exact = exact && err == nil && v == n.Values[i]
+			moved = moved && err == nil && n.Values[i] == math.Trunc(n.Values[i]) && sign*v-n.Values[i] == sign*seenAt(seen, 0)-n.Values[0]
+		}
+		values = values || exact || moved
+	}
 	if c.Kind != "constant_value" || !values || c.Source != n.Site {
 		t.Errorf("cause %+v: want %d values of the number the program set to %v, taken at %s", c, len(n.Values), n.Values, n.Site)
 	}
@@ -620,6 +721,15 @@ func checkNumber(t *testing.T, dir string, scan report.ScanJSON, tr truth) {
 			}
 		}
 	}
+}
+
+// seenAt is the i-th value seen as a number (NaN when it is none).
+func seenAt(seen []string, i int) float64 {
+	v, err := strconv.ParseFloat(seen[i], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 // checkExplain asserts what explain, with the run's logs, says of the run's dump (or of each

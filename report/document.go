@@ -454,7 +454,7 @@ func (p *Document) verdictSections(v *verdict.Result) {
 				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more call sites (--format json lists them all)", len(v.Sites)-i))
 				break
 			}
-			t.add(s.AfterWarmup > 0, s.Site, fmt.Sprint(s.Compilations), fmt.Sprint(s.AfterWarmup), dur(s.Time), nonEmpty(verdict.KindWords(string(s.TopCause)), "-"),
+			t.add(s.AfterWarmup > 0, s.Site, fmt.Sprint(s.Compilations), fmt.Sprint(s.AfterWarmup), dur(s.Time), nonEmpty(s.TopWords(), "-"),
 				nonEmpty(shorten(s.Example, 80), "-"))
 		}
 		sec := Section{ID: "sites", Title: "Your lines that compiled", Table: t}

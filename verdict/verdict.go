@@ -209,6 +209,16 @@ type SiteRow struct {
 	TopCause                  cause.Kind
 	Example                   string // an old → new of the top cause
 	causes                    []siteCause
+	static                    string // the stack's word for a static argument ("Python argument")
+}
+
+// TopWords is the line's top cause in words: the stack's own for a static argument (a
+// tf.function's "Python argument"), as the verdict says it.
+func (row SiteRow) TopWords() string {
+	if row.TopCause == KindStaticArgument && row.static != "" {
+		return row.static
+	}
+	return KindWords(string(row.TopCause))
 }
 
 // siteCause is one cause of a line's compilations and how many it explains.
@@ -349,6 +359,9 @@ func Build(in Input) *Result {
 			}
 			if kind, ex, once, ok := unitCause(u, again, values, byUnit); ok {
 				row.count(kind, ex, once)
+				if kind == KindStaticArgument {
+					row.static = staticWords(u).Word
+				}
 			}
 		}
 		if m.Recompiled && !m.Eager {

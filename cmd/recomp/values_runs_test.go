@@ -85,6 +85,12 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 			if !strings.Contains(out, quote(c.Change)) {
 				t.Errorf("%s: the answer lacks %q", format, c.Change)
 			}
+			// one word for the argument everywhere, the stack's: a tf.function's "Python argument"
+			// in the verdict and in the "Your lines" table alike
+			if word := "Python argument"; strings.HasPrefix(tr.Matrix, "tf-") && len(want.Static) > 0 &&
+				(!strings.Contains(out, word) || strings.Contains(out, "static argument")) {
+				t.Errorf("%s: the answer does not call `%s` a %s everywhere", format, c.Change, word)
+			}
 		}
 
 		if len(want.Static) > 0 {

@@ -312,7 +312,7 @@ func shardingRule(c *classifier) (Cause, bool) {
 func shapeRule(c *classifier) (Cause, bool) {
 	if len(c.dimParams) == 0 {
 		structural := c.r.Added+c.r.Removed+c.r.Counts[KindCompAdded]+c.r.Counts[KindCompRemoved] > 0
-		if len(c.causes) > 0 || structural {
+		if len(c.causes) > 0 || structural || c.constantResized() {
 			return Cause{}, false
 		}
 		if cause, ok := inGraphDim(c); ok {
@@ -395,6 +395,20 @@ func fedBack(a *hlo.Module, params []Change) bool {
 	return true
 }
 
+// constantResized says whether a constant changed length along with its values (a Python list
+// baked in): the sizes inside the graph and the result's follow it, and its values are the cause
+// (constantRule).
+func (c *classifier) constantResized() bool {
+	for _, ch := range c.constants {
+		for _, sh := range c.t.shapes {
+			if sh.Computation == ch.Computation && sh.Instruction == ch.Instruction {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // follow takes the constants no earlier rule explained that follow dims (followsDims) off the
 // classifier's list, and returns them.
 func (c *classifier) follow(dims []dimChange) []Change {
@@ -412,6 +426,7 @@ func inGraphDim(c *classifier) (Cause, bool) {
 	if len(c.t.shapes) == 0 {
 		return Cause{}, false
 	}
+
 	for _, ch := range c.t.shapes {
 		a, b := ch.oldShape, ch.newShape
 		if a.IsTuple != b.IsTuple || (!a.IsTuple && (len(a.Dims) != len(b.Dims) || a.Elem != b.Elem)) {

@@ -51,3 +51,37 @@ func TestConsequencesFollowTheStructure(t *testing.T) {
 		t.Errorf("the divisor is not under the structure: %s", ev)
 	}
 }
+
+// TestListBakedIn: a Python list baked into the graph as a constant of a new length ([3, 1] →
+// [4, 1, 5]): the sizes inside the graph follow the constant, which is the cause; no size is
+// said to be fixed inside the graph.
+func TestListBakedIn(t *testing.T) {
+	mod := func(ids string, n int) *hlo.Module {
+		src := fmt.Sprintf(`HloModule m
+ENTRY e {
+  table = f32[16,4]{1,0} parameter(0)
+  ids = s32[%[2]d]{0} constant(%[1]s)
+  rows = f32[%[2]d,4]{1,0} gather(table, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+  z = f32[] constant(0)
+  ROOT s = f32[4]{0} reduce(rows, z), dimensions={0}, to_apply=add
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+`, ids, n)
+		m, err := hlo.Parse("m", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	r := Compare(mod("{3, 1}", 2), mod("{4, 1, 5}", 3))
+	if got := causeKinds(r.Causes); got != "[constant_value]" {
+		for _, c := range r.Causes {
+			t.Logf("%s: %s", c.Kind, c.Summary)
+		}
+		t.Errorf("causes %s, want the list's constant alone", got)
+	}
+}

@@ -170,7 +170,12 @@ func staticOf(compiled []*ledger.Unit, shapes string) *staticPlan {
 		}
 	}
 	p.change = word + strings.Join(parts, ", ") + " (" + each + ")"
-	p.advice = st.Advice(varying[0], allInts(values[varying[0]]))
+	if st.ValuesAdvice != nil {
+		p.advice = st.ValuesAdvice(varying[0], values[varying[0]])
+	}
+	if p.advice == "" {
+		p.advice = st.Advice(varying[0], allInts(values[varying[0]]))
+	}
 	return p
 }
 

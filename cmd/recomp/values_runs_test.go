@@ -31,6 +31,9 @@ type truthValueCause struct {
 	// python_value: a TF program's Python argument is a constant in the dump, and neither the log
 	// nor the dump names the argument (constant_value).
 	WithoutProbe string `json:"without_probe"`
+	// Sequence says the values are Python lists of several lengths: passed as a tensor, each length
+	// would still compile, so the remedy is a few fixed lengths.
+	Sequence bool `json:"sequence"`
 }
 
 // checkValueCauses holds explain of the run folder to the values the program changed: with
@@ -72,7 +75,12 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 			if strings.HasPrefix(tr.Matrix, "tf-") {
 				array = "tf.constant(" + name + ")"
 			}
-			if !strings.Contains(p.Action, array) {
+			if want.Sequence {
+				if !strings.Contains(p.Action, "fixed lengths") || !strings.Contains(p.Action, "still compile once per length") ||
+					strings.Contains(p.Action, "or keep it fixed") {
+					t.Errorf("with the probe: the action does not pad the list %s to fixed lengths: %s", name, p.Action)
+				}
+			} else if !strings.Contains(p.Action, array) {
 				t.Errorf("with the probe: the action does not say to pass %s as an array (%s): %s", name, array, p.Action)
 			}
 		}
@@ -87,9 +95,14 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 			}
 			// one word for the argument everywhere, the stack's: a tf.function's "Python argument"
 			// in the verdict and in the "Your lines" table alike
-			if word := "Python argument"; strings.HasPrefix(tr.Matrix, "tf-") && len(want.Static) > 0 &&
-				(!strings.Contains(out, word) || strings.Contains(out, "static argument")) {
-				t.Errorf("%s: the answer does not call `%s` a %s everywhere", format, c.Change, word)
+			if strings.HasPrefix(tr.Matrix, "tf-") {
+				for name := range want.Static {
+					for _, line := range strings.Split(out, "\n") {
+						if strings.Contains(line, quote("`"+name+"`")) && strings.Contains(line, "static argument") {
+							t.Errorf("%s: the answer calls `%s` a static argument, not a Python argument: %s", format, name, line)
+						}
+					}
+				}
 			}
 		}
 
@@ -109,6 +122,14 @@ func checkValueCauses(t *testing.T, dir string, tr truth) {
 					t.Fatalf("%s: %v", strings.Join(args, " "), err)
 				}
 				checkAttributes(t, strings.Join(args[:1], " "), doc.Verdict.Programs[0].Causes[0], want)
+			}
+			continue
+		}
+		if want.Sequence {
+			// without the probe a list is an array constant of a new length in each comparison: the
+			// verdict names each change, no values over the run (not asserted yet)
+			if c.Kind != "constant_value" {
+				t.Errorf("without the probe: first cause %s, want the list's constant_value", c.Kind)
 			}
 			continue
 		}

@@ -146,6 +146,10 @@ type Static struct {
 	// Advice is what to do about the argument name that changed; ints when every value it took
 	// is a Python int (a loop count).
 	Advice func(name string, ints bool) string
+	// ValuesAdvice, when set, is what to do given the values the argument took (as the probe
+	// recorded them), where they call for another remedy than Advice's (Python lists of varying
+	// length: a tensor would still compile once per length); "" defers to Advice.
+	ValuesAdvice func(name string, values []string) string
 }
 
 // Dump is how a compiler is told to write the HLO of each compilation into a folder: XLA's

@@ -6,6 +6,16 @@
 _MAX_REPR = 80  # a Python argument's repr is cut to this many characters
 
 
+def _literals(t):
+    """The Python values of a List or Tuple trace type whose every element is a Literal, else None."""
+    comps = getattr(t, "components", None)
+    if comps is None:  # a List holds its elements in a Tuple
+        comps = getattr(getattr(t, "components_tuple", None), "components", None)
+    if not comps or any(type(c).__name__ != "Literal" for c in comps):
+        return None
+    return [c.value for c in comps]
+
+
 def _python_arguments(function_type):
     """The arguments of a trace that are Python values, not tensors: each is part of the
     tf.function's trace key, so a new value traces and compiles again. [{"name", "value"}], a
@@ -18,6 +28,8 @@ def _python_arguments(function_type):
             kind = type(t).__name__
             if kind == "Literal":
                 v = repr(getattr(t, "value", t))
+            elif kind in ("Tuple", "List") and _literals(t) is not None:
+                v = repr(list(_literals(t)) if kind == "List" else tuple(_literals(t)))  # as the program wrote it
             elif kind in ("Tuple", "List", "Dict") and "Literal" in repr(t) and "Spec" not in repr(t):
                 v = repr(t)
             else:

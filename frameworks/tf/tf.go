@@ -82,7 +82,8 @@ var Framework = &framework.Framework{
 	Packages: []string{"tensorflow", "tensorflow-cpu", "keras"},
 	Probe: &framework.Probe{Package: "tensorflow", Hook: probeHook, Function: "_on_tensorflow", Records: "each tf.function trace, with its Python (non-tensor) arguments",
 		Attach: framework.AttachLastTrace, Event: "trace"},
-	Static: &framework.Static{Word: "Python argument", PerValue: "a new trace and compilation per value", Advice: staticAdvice},
+	Static: &framework.Static{Word: "Python argument", PerValue: "a new trace and compilation per value", Advice: staticAdvice,
+		ValuesAdvice: sequenceAdvice},
 	Advice: framework.Advice{
 		Compiles:   "tf.function(jit_compile=True)",
 		Rewrapped:  "a tf.function created in a loop",
@@ -286,4 +287,47 @@ func staticAdvice(name string, ints bool) string {
 			"a tf.while_loop, compiled once) or round it up to a few values", name, name)
 	}
 	return adv
+}
+
+// sequenceAdvice is what to do about a tf.function's Python argument name whose values were
+// Python lists or tuples (the probe writes them as the program did: "[3, 1, 4]") of more than one
+// length: as a tensor it would be one trace, but XLA still compiles once per length, so the
+// remedy is a few fixed lengths. "" for other values.
+func sequenceAdvice(name string, values []string) string {
+	lengths := map[int]bool{}
+	for _, v := range values {
+		n, ok := sequenceLen(v)
+		if !ok {
+			return ""
+		}
+		lengths[n] = true
+	}
+	if len(lengths) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("a Python list passed to a tf.function is part of its trace as a whole: each new `%[1]s` traces and "+
+		"compiles it again, and as a tensor (tf.constant(%[1]s)) it would still compile once per length under jit_compile=True; "+
+		"pad `%[1]s` to a few fixed lengths with a mask and pass it as a tensor, declared once with "+
+		"input_signature=[tf.TensorSpec([None], ...)] (or reduce_retracing=True) so that one trace serves every length: "+
+		"XLA then compiles once per padded length", name)
+}
+
+// sequenceLen is the number of elements of a Python list or tuple's repr ("[3, 1, 4]": 3), when
+// it is one whose elements are numbers.
+func sequenceLen(v string) (int, bool) {
+	v = strings.TrimSpace(v)
+	if len(v) < 2 || !(v[0] == '[' && v[len(v)-1] == ']' || v[0] == '(' && v[len(v)-1] == ')') {
+		return 0, false
+	}
+	body := strings.TrimSuffix(strings.TrimSpace(v[1:len(v)-1]), ",")
+	if body == "" {
+		return 0, true
+	}
+	parts := strings.Split(body, ",")
+	for _, p := range parts {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(p), 64); err != nil {
+			return 0, false
+		}
+	}
+	return len(parts), true
 }

@@ -133,3 +133,24 @@ func TestShapeAdviceUnderXLA(t *testing.T) {
 		t.Errorf("a varying shape is told an input_signature: %q", adv.Causes["input_shape"])
 	}
 }
+
+// A Python list of ids of several lengths is padded to fixed lengths, not passed as a tensor of
+// each length (one XLA compilation per length still); scalars and lists of one length keep the
+// scalar advice.
+func TestSequenceAdvice(t *testing.T) {
+	for _, c := range []struct {
+		values []string
+		list   bool
+	}{
+		{[]string{"[3, 1, 4]", "[1, 5, 9, 2, 6]"}, true},
+		{[]string{"(3, 1)", "(2,)"}, true},
+		{[]string{"[3, 1]", "[2, 7]"}, false}, // one length: a tensor is one compilation
+		{[]string{"2.0", "1.0"}, false},
+		{[]string{"['a']", "['b', 'c']"}, false},
+	} {
+		adv := sequenceAdvice("ids", c.values)
+		if got := strings.Contains(adv, "fixed lengths") && strings.Contains(adv, "input_signature"); got != c.list {
+			t.Errorf("%v: %q", c.values, adv)
+		}
+	}
+}

@@ -455,6 +455,31 @@ def python_arg():
         "without_probe": "constant_value"}]
 
 
+def python_list():
+    """A scoring job: each request's candidate ids reach a tf.function(jit_compile=True) scorer as a Python
+    list, 2, 3, then 4 ids. A list of Python ints is part of the trace key as a whole (each list a new trace,
+    its ids baked in as a constant); passing it as tf.constant(ids) would still compile once per length.
+    Run under recomp run's probe, which records each trace's Python arguments."""
+    tf = _tf()
+    table = tf.Variable(tf.reshape(tf.range(64, dtype=tf.float32), [16, 4]) * 0.01)
+    query = tf.ones([4])
+
+    @tf.function(jit_compile=True)
+    def score(ids):
+        return tf.linalg.matvec(tf.gather(table, ids), query)
+
+    requests = [[3, 1], [4, 1, 5], [9, 2, 6, 5]]
+    for ids in requests:  # each request scored twice (a retry): the second call reuses the trace
+        for _ in range(2):
+            score(ids)
+    _traced("score", score)
+    driver.EVIDENCE["value_causes"] = [{
+        "identity": "__inference_score_N", "static": {"ids": [repr(ids) for ids in requests]},
+        # without the probe, the dump holds the ids as an array constant whose length changes
+        "baked": [repr(ids) for ids in requests], "compilations": len(requests) - 1, "then": {},
+        "sequence": True, "without_probe": "constant_value"}]
+
+
 # --- what each scenario is, and what it must show ----------------------------------------------
 
 def _s(program, description, *, vmodule=VMODULE_FULL, env=None, recompiled=(), not_recompiled=(),
@@ -609,6 +634,14 @@ SCENARIOS = {
         probe (probe.jsonl), which records each trace's Python arguments: recomp names the argument
         and its values.""",
         vmodule=VMODULE_MIN, recompiled=["train_step"], cause="constant_value", compilations=3, probe=True),
+    "python-list": _s(python_list, """
+        A scoring job passes each request's candidate ids (2, 3, then 4 of them) to a
+        tf.function(jit_compile=True) scorer as a Python list: the list is part of the trace key, so
+        each request traces and XLA compiles again, its ids baked in as a constant. tf.constant(ids)
+        would still compile once per length under jit_compile; the fix is padding the ids to a few
+        fixed lengths with a mask (a tf.TensorSpec([None]) input_signature, or buckets). Run under
+        recomp run's probe (probe.jsonl), which records each trace's Python arguments.""",
+        vmodule=VMODULE_MIN, recompiled=["score"], cause="constant_value", compilations=3, probe=True),
 }
 
 # --- module families, as recomp's hlo.Family names them ---------------------------------------

@@ -12,6 +12,7 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/verdict"
 )
@@ -263,7 +264,7 @@ func familyTable(rep *ledger.Report, omitted *[]string) *Table {
 		}
 		hashes := "-"
 		if m.HashCount > 0 {
-			hashes = countString(m.HashCount, len(m.Hashes))
+			hashes = textutil.Count(m.HashCount, len(m.Hashes), ">%d")
 		}
 		t.add(m.Recompiled, name, fmt.Sprint(m.CompileRequests), fmt.Sprint(m.Compilations), fmt.Sprint(m.CacheHits),
 			fmt.Sprint(m.CacheMisses), dur(m.CompileTime), hashes)

@@ -189,7 +189,7 @@ func commandPath(ctx *kong.Context) []string {
 }
 
 func useColor(w io.Writer) bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" { // no-color.org: set and not empty
 		return false
 	}
 	f, ok := w.(*os.File)

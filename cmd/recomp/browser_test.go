@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/internal/skipped"
 )
 
 // chromium returns Debian's chromium (RECOMP_CHROMIUM, else on PATH), or skips loudly.
@@ -21,7 +23,7 @@ func chromium(t *testing.T) string {
 	if p, err := exec.LookPath("chromium"); err == nil {
 		return p
 	}
-	t.Skip("SKIPPED LOUDLY: chromium is not installed (apt-get install chromium; .ci/run does): the HTML report was not opened in a browser")
+	skipped.Skip(t, skipped.Browser, "", "chromium is not installed (apt-get install chromium; .ci/run does): the HTML report was not opened in a browser")
 	return ""
 }
 

@@ -74,6 +74,7 @@ func Main(m interface{ Run() int }) int {
 	if dir == "" || !lastPackage(goPID) {
 		return code
 	}
+	sweep()
 	waitAlone(goPID, waitLimit(time.Since(start)))
 	time.Sleep(300 * time.Millisecond) // for the go command to print the ok lines of those that just ended
 	defer os.RemoveAll(dir)
@@ -139,6 +140,37 @@ func Line(dir string) string {
 	return "go test: skipped " + strings.Join(parts, "; ")
 }
 
+// sweep removes the record folders of go commands that ended without a last package to
+// report them (go test ./runner skips nothing it records, and says nothing).
+func sweep() {
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), "recomp-skipped-*-*"))
+	for _, dir := range old {
+		var pid int
+		var start string
+		if _, err := fmt.Sscanf(filepath.Base(dir), "recomp-skipped-%d-%s", &pid, &start); err != nil {
+			continue
+		}
+		if started(pid) != start {
+			os.RemoveAll(dir)
+		}
+	}
+}
+
+// started is the start time of process pid (field 22 of its stat, in clock ticks since boot),
+// "" when there is no such process.
+func started(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	_, rest, _ := bytes.Cut(stat, []byte(") "))
+	f := strings.Fields(string(rest))
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}
+
 // goCommand returns the command line of the go command that runs this test binary, nil when
 // the parent is no go command or /proc cannot say.
 func goCommand(pid int) []string {
@@ -161,17 +193,12 @@ func recordDir() string {
 	if args == nil || slices.ContainsFunc(args, func(a string) bool { return a == "-json" || strings.HasPrefix(a, "-json=") }) {
 		return ""
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	// the start time tells this go command from an earlier one with the same id
+	start := started(pid)
+	if start == "" {
 		return ""
 	}
-	// the start time, field 22, tells this go command from an earlier one with the same id
-	_, rest, _ := bytes.Cut(stat, []byte(") "))
-	f := strings.Fields(string(rest))
-	if len(f) < 20 {
-		return ""
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("recomp-skipped-%d-%s", pid, f[19]))
+	return filepath.Join(os.TempDir(), fmt.Sprintf("recomp-skipped-%d-%s", pid, start))
 }
 
 // valueFlags are the go test flags that take their value as the next argument.

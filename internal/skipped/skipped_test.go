@@ -54,8 +54,28 @@ func TestSkipRecords(t *testing.T) {
 	// the record is this test's own: take it back, or the line would name it
 	if len(before) == 0 {
 		os.Remove(filepath.Join(dir, itoa(os.Getpid())))
+		os.Remove(dir) // only when empty: another package's records stay
 	} else {
 		os.WriteFile(filepath.Join(dir, itoa(os.Getpid())), before, 0o600)
+	}
+}
+
+// TestSweep: the folder of a go command that ended goes; this one's stays.
+func TestSweep(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	gone := filepath.Join(os.TempDir(), "recomp-skipped-999999999-1")
+	live := filepath.Join(os.TempDir(), "recomp-skipped-"+itoa(os.Getpid())+"-"+started(os.Getpid()))
+	other := filepath.Join(os.TempDir(), "unrelated")
+	for _, d := range []string{gone, live, other} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep()
+	for d, want := range map[string]bool{gone: false, live: started(os.Getpid()) != "", other: true} {
+		if _, err := os.Stat(d); (err == nil) != want {
+			t.Errorf("%s: there %v after sweep, want %v", d, err == nil, want)
+		}
 	}
 }
 

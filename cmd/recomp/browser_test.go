@@ -124,7 +124,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			if len(colors) < 6 {
 				t.Errorf("the screenshot is blank: %d colours", len(colors))
 			}
-			// RECOMP_SCREENSHOTS=docs keeps the screenshots README shows.
+			// RECOMP_SCREENSHOTS=docs keeps the screenshots docs/examples.md shows.
 			if keep := os.Getenv("RECOMP_SCREENSHOTS"); keep != "" {
 				data, err := os.ReadFile(shot)
 				if err == nil {

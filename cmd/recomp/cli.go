@@ -84,7 +84,7 @@ func version() string { return buildversion.String() }
 
 // memoryLimit is the soft limit recomp gives the Go runtime unless GOMEMLIMIT is set: the
 // garbage collector collects as the heap nears it rather than letting the heap grow to twice
-// what is live. What recomp holds is bounded on its own (see README, "Performance"); this
+// what is live. What recomp holds is bounded on its own (see docs/performance.md); this
 // keeps the garbage of reading 100 000 modules from doubling the peak.
 const memoryLimit = 192 << 20
 

@@ -28,8 +28,9 @@ const (
 	exitsInternal = "3  internal error (a bug in recomp)"
 )
 
-// helps is each command's example and exit codes, by its path. TestHelpExitCodesAreTheCode
-// holds the codes to what each command's Run returns.
+// helps is each command's example and exit codes, by its path. The codes are those each
+// command's Run returns (its exitWith calls, and run's child's own code); TestHelpExitCodesAreTheCode
+// pins the list, so that a change to one is a change to the other.
 var helps = map[string]commandHelp{
 	"run": {"recomp run -- python train.py --epochs 3", []string{
 		"0  the command succeeded (with --guard: and the gate passed)",

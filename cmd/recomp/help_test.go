@@ -67,8 +67,9 @@ func TestHelpHasExampleAndExitCodes(t *testing.T) {
 	}
 }
 
-// TestHelpExitCodesAreTheCode: the exit codes help names beyond 0, 2 and 3 are the ones the
-// command's code returns: 1 where it finds something, 4 for run's stop, none for scan.
+// TestHelpExitCodesAreTheCode pins the exit codes each command's help lists, as read from its
+// Run: 1 where it finds something (exitFound), 4 for run's stop (exitStopped) and N for run's
+// child, none beyond 0, 2 and 3 for scan, cache and hlo.
 func TestHelpExitCodesAreTheCode(t *testing.T) {
 	for cmd, want := range map[string][]string{
 		"scan": {"0", "2", "3"}, "cache": {"0", "2", "3"}, "hlo fingerprint": {"0", "2", "3"}, "hlo check": {"0", "2", "3"},

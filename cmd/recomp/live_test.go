@@ -67,6 +67,14 @@ func TestFailOnRecompile(t *testing.T) {
 			if !strings.Contains(m.Stopped, c.why) || (c.why == "") != (m.Stopped == "") {
 				t.Errorf("manifest says stopped %q, want %q", m.Stopped, c.why)
 			}
+			if c.why != "" {
+				// the stop line is where the Live had read to: the compilation's last line
+				b, _ := os.ReadFile(filepath.Join(dir, "run.log"))
+				lines := strings.Split(string(b), "\n")
+				if m.StoppedLine < 1 || int(m.StoppedLine) > len(lines) || !strings.Contains(lines[m.StoppedLine-1], "Finished XLA compilation of jit(train_step) in 2.5") {
+					t.Errorf("manifest's stopped_line %d is not the stopping compilation's line", m.StoppedLine)
+				}
+			}
 			b, err := os.ReadFile(filepath.Join(dir, "report.json"))
 			if err != nil {
 				t.Fatal(err)

@@ -484,6 +484,10 @@ func constantRule(c *classifier) (Cause, bool) {
 		Evidence: evidenceN(c.constants, c.constCount, func(ch Change) string {
 			return fmt.Sprintf("%s: %s → %s", where(ch), short(ch.Old), short(ch.New))
 		})}
+	if first := c.constants[0]; strings.Contains(first.Old+first.New, " ") {
+		// an array's values ({3, 1} → {4, 1, 5}) hold spaces: the few words say them whole
+		cause.Short = short(first.Old) + " → " + short(first.New)
+	}
 	if one := c.constants[0]; !one.inputToConstant && c.constCount == len(c.constants) {
 		same := true
 		for _, ch := range c.constants[1:] {

@@ -83,5 +83,7 @@ add {
 			t.Logf("%s: %s", c.Kind, c.Summary)
 		}
 		t.Errorf("causes %s, want the list's constant alone", got)
+	} else if r.Causes[0].Short != "{3, 1} → {4, 1, 5}" {
+		t.Errorf("the list's values in a few words: %q", r.Causes[0].Short)
 	}
 }

@@ -31,7 +31,18 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 			}
 		}
 	}
-	s, err := ledger.ReadLogs(ledger.Files(paths), opt)
+	var s *ledger.Scan
+	var silenced []ledger.Silenced
+	var err error
+	if folder {
+		var settings []runfolder.Setting
+		if c.Manifest != nil {
+			settings = c.Manifest.Settings
+		}
+		s, silenced, err = readStandingIn(ledger.Files(paths), opt, probeRecords(c), f.Dir, settings)
+	} else {
+		s, err = ledger.ReadLogs(ledger.Files(paths), opt)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +55,7 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 			noteFolder(&s.Inputs[0], c)
 		}
 		explained, dumped = folderDump(f, s.Ledger, opt)
+		judgedElsewhere(s.Ledger, silenced, dumped)
 	}
 	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log})}, nil
 }

@@ -34,6 +34,9 @@ type Report struct {
 	Unread []logscan.UnreadLine
 	// HostReads are the lines of each process that read a tensor on the host mid-step.
 	HostReads []HostRead
+	// Silenced are the stacks whose log held no record of their compilations, whose compilations
+	// are the probe's records of them (JudgedElsewhere).
+	Silenced []Silenced
 
 	retraces []*retraceNote
 	notes    []Finding // what each process's metrics report says beyond its log

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +87,40 @@ func TestRunLogsOff(t *testing.T) {
 				t.Errorf("no live stop at the recompilation:\n%s", stderr)
 			}
 		})
+	}
+}
+
+// Six TF retrace warnings without a record of TF's compilations are inconclusive alone, and stay
+// so beside a clean JAX log in the same process: another stack's records are no evidence of TF's.
+func TestRetracesBesideAnotherStack(t *testing.T) {
+	var tf strings.Builder
+	for i := 5; i <= 10; i++ {
+		fmt.Fprintf(&tf, "WARNING:tensorflow:%d out of the last %d calls to <function train_step at 0x7f32e55c1940> triggered tf.function retracing. "+
+			"Tracing is expensive and the excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop, (2) passing tensors "+
+			"with different shapes, (3) passing Python objects instead of tensors.\n", i, i+1)
+	}
+	const jax = "WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.200000000 sec\n"
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name, log string
+		want      int
+		says      string
+	}{
+		{"tf alone", tf.String(), exitUsage, "inconclusive: no compile evidence"},
+		{"tf beside jax", jax + tf.String(), exitUsage, "TF retraced 6 time(s) but logged none of its compilations, beside another stack's records"},
+		{"jax alone", jax, exitOK, "PASS"},
+	} {
+		code, out, _ := runRecomp("guard", write(strings.ReplaceAll(c.name, " ", "-")+".log", c.log))
+		if code != c.want || !strings.Contains(out, c.says) {
+			t.Errorf("%s: exit %d, want %d saying %q:\n%s", c.name, code, c.want, c.says, out)
+		}
 	}
 }

@@ -112,11 +112,12 @@ func LiveStandIns(dir string, stacks []string) (next func() []logscan.Event, sto
 	}, func() { t.Close() }
 }
 
-// logged says whether a log holds a compilation of the probe hook's stack.
+// logged says whether a log holds a compile request of the probe hook's stack (compiled or
+// served from a cache): its compile logging was on, and the log's lines are the evidence.
 func logged(rep *ledger.Report, p frameworks.ProbeHook) bool {
 	for _, m := range rep.Modules {
 		for _, u := range m.Units {
-			if u.Compiled && slices.Contains(p.Producers, u.Producer) {
+			if slices.Contains(p.Producers, u.Producer) {
 				return true
 			}
 		}

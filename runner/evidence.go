@@ -200,6 +200,8 @@ func Describe(settings []Setting) []string {
 	for _, s := range settings {
 		l := s.Name + "=" + s.Value
 		switch {
+		case s.Kept && len(s.off) > 0:
+			l += " (yours, kept: it switches the compile logging of " + strings.Join(s.off, ", ") + " off)"
 		case s.Kept:
 			l += " (yours, kept)"
 		case s.Effect != "":

@@ -24,8 +24,9 @@ type standIn struct {
 
 // standInsOf are the probe's compile records (framework.Probe.Compiles) of each stack the log
 // has no compilation of, as events of the log's one process: the gate and the verdict then judge
-// them as they would the log's own lines. A stack whose records are of several processes is
-// left out (which process of the log made each cannot be told: its silence stays a doubt).
+// them as they would the log's own lines. A stack whose records are of several processes, or
+// name no program (JAX 0.4's), is left out (which process or program made each cannot be told:
+// its silence stays a doubt).
 // settings are the run's (the manifest's), to name the user's own setting that silenced it.
 func standInsOf(rep *ledger.Report, recs []runfolder.ProbeRecord, dir string, settings []runfolder.Setting) standIn {
 	var out standIn
@@ -40,8 +41,8 @@ func standInsOf(rep *ledger.Report, recs []runfolder.ProbeRecord, dir string, se
 			if r.Framework != p.Name || r.Event != p.Event {
 				continue
 			}
-			if pid != 0 && r.PID != pid {
-				evs = nil
+			if pid != 0 && r.PID != pid || r.Name == "" {
+				evs = nil // several processes, or a program not named (JAX 0.4's): whose is which cannot be told
 				break
 			}
 			pid, n = r.PID, n+1
@@ -101,7 +102,7 @@ func LiveStandIns(dir string, stacks []string) (next func() []logscan.Event, sto
 		for _, r := range t.Next() {
 			line++
 			for _, p := range hooks {
-				if r.Framework != p.Name || r.Event != p.Event || pids[p.Name] != 0 && r.PID != pids[p.Name] {
+				if r.Framework != p.Name || r.Event != p.Event || r.Name == "" || pids[p.Name] != 0 && r.PID != pids[p.Name] {
 					continue
 				}
 				pids[p.Name] = r.PID

@@ -49,6 +49,7 @@ type Ledger struct {
 	producers    []logscan.Producer      // producers of its events, in the order first seen
 	tfEvidence   int                     // evidence events of TF's own (its device compiler's records)
 	logged       map[string]bool         // the stacks whose evidence events the log holds
+	lastLogged   logscan.Producer        // the producer of the last evidence event
 	retracedBy   map[string]int          // each stack's retraces
 	clusterAlone *logscan.Event          // such a line before any compilation, waiting for one
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
@@ -181,11 +182,14 @@ func (l *Ledger) Add(ev logscan.Event) {
 		if tfStack[ev.Producer] {
 			l.tfEvidence++
 		}
-		if fw := frameworks.ForProducer(ev.Producer); fw != nil && !l.logged[fw.Name] {
-			if l.logged == nil {
-				l.logged = map[string]bool{}
+		if ev.Producer != l.lastLogged { // (the stack of the producer before is noted already)
+			l.lastLogged = ev.Producer
+			if fw := frameworks.ForProducer(ev.Producer); fw != nil && !l.logged[fw.Name] {
+				if l.logged == nil {
+					l.logged = map[string]bool{}
+				}
+				l.logged[fw.Name] = true
 			}
-			l.logged[fw.Name] = true
 		}
 	}
 	if rule, ok := joinRules[ev.Kind]; ok {

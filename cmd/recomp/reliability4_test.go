@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/recomp/recomp/runfolder"
@@ -32,6 +37,101 @@ func TestRunKeepsArgumentBytes(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, name))
 		if !bytes.Contains(b, []byte(`"caf\udce9"`)) || !bytes.Contains(b, []byte(`"caf\udce8"`)) {
 			t.Errorf("%s does not tell the arguments apart:\n%s", name, b)
+		}
+	}
+}
+
+// Class 6c: the rm command recomp cache proposes, in every format, names exactly the entries
+// it lists, whatever their folders' names hold: the shell reads each path back byte for byte
+// from the command as the text, the Markdown (inside its code span) and the JSON give it.
+func TestCacheRemovalCommandHostilePaths(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	names := []string{"c`ache``x", "`lead", "trail`", " space ", "it's", `back\slash`, "$(touch pwned)", "a;b|c&d",
+		"a##[b", "::warning::x", "new\nline", "cr\rx", "esc\x1b[31mred", "tab\tx", "del\x7f", "c1\u0085x",
+		"bidi\u202eevil", "latin\xe9", "bad\xff\xfe", "star*_x_*", "<b>&amp;", "[link](x)", "@user #12", "é ü 日本"}
+	root := t.TempDir()
+	var dirs, want []string
+	for i, n := range names {
+		d := filepath.Join(root, fmt.Sprintf("%02d%s", i, n))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, "abc.poplar_exec"), []byte("x"), 0o644)
+		os.WriteFile(filepath.Join(d, "def.poplar_exec"), []byte("x"), 0o644)
+		dirs = append(dirs, d)
+		want = append(want, filepath.Join(d, "def.poplar_exec"))
+	}
+	sort.Strings(want)
+	log := filepath.Join(t.TempDir(), "run.log")
+	os.WriteFile(log, []byte("Loaded m from /c/abc.poplar_exec\n"), 0o644)
+	// args evaluates the command's arguments (after "rm --") in bash, as the user would.
+	args := func(cmd string) []string {
+		rest, ok := strings.CutPrefix(cmd, "rm -- ")
+		if !ok {
+			t.Fatalf("not an rm command: %q", cmd)
+		}
+		out, err := exec.Command(bash, "-c", "set -- "+rest+"; printf '%s\\0' \"$@\"").Output()
+		if err != nil {
+			t.Fatalf("bash: %v on %q", err, rest)
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+		sort.Strings(got)
+		return got
+	}
+	run := func(format string) string {
+		code, out, stderr := runIn(t, "", append(append([]string{"cache", "--format", format}, dirs...), "--log", log)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		return out
+	}
+	var doc struct {
+		Prune string `json:"prune_command"`
+	}
+	if err := json.Unmarshal([]byte(run("json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cmds := map[string]string{"json": doc.Prune}
+	for _, l := range strings.Split(run("text"), "\n") {
+		if s := strings.TrimSpace(l); strings.HasPrefix(s, "rm -- ") {
+			cmds["text"] = s
+		}
+	}
+	for _, l := range strings.Split(run("markdown"), "\n") {
+		item, ok := strings.CutPrefix(l, "- ")
+		if !ok || !strings.Contains(item, "rm -- ") {
+			continue
+		}
+		// A code span: n backticks, the text (a space each side stripped when both are there), n backticks.
+		n := len(item) - len(strings.TrimLeft(item, "`"))
+		fence := strings.Repeat("`", n)
+		if n == 0 || !strings.HasSuffix(item, fence) || strings.Contains(item[n:len(item)-n], fence+"`") {
+			t.Fatalf("the rm command is not one code span: %q", item)
+		}
+		code := item[n : len(item)-n]
+		if len(code) > 1 && code[0] == ' ' && code[len(code)-1] == ' ' {
+			code = code[1 : len(code)-1]
+		}
+		cmds["markdown"] = code
+	}
+	for _, f := range []string{"json", "text", "markdown"} {
+		cmd, ok := cmds[f]
+		if !ok {
+			t.Errorf("%s: no rm command", f)
+			continue
+		}
+		if got := args(cmd); !reflect.DeepEqual(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Errorf("%s: the shell reads %q, the entry is %q", f, got[i], want[i])
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s: %d paths, want %d", f, len(got), len(want))
+			}
 		}
 	}
 }

@@ -135,3 +135,50 @@ func TestCacheRemovalCommandHostilePaths(t *testing.T) {
 		}
 	}
 }
+
+// Class 6b: one process's log rotated into parts and given together (by a rotator's names, or
+// parts whose records continue one process's thread and clock) is announced at the top of scan's
+// answer and makes ranks inconclusive (exit 2), not two ranks that diverged (exit 1).
+func TestRotatedLogAnnounced(t *testing.T) {
+	part := func(minute int, hash string) string {
+		return fmt.Sprintf("I1202 00:%02d:01.000000 12345 x.cc:1] Begin XLA compilation: cluster_1.4  (Hash: %s) for ordinal  0\n"+
+			"I1202 00:%02d:02.000000 12345 x.cc:1] Begin compiling Poplar engine cluster_1.4\n"+
+			"I1202 00:%02d:03.000000 12345 x.cc:1] End compiling Poplar engine.\n", minute, hash, minute, minute)
+	}
+	for _, names := range [][2]string{
+		{"train.log.1", "train.log"},             // RotatingFileHandler, logrotate
+		{"train.log-20261201", "train.log"},      // logrotate's dateext
+		{"train.log.2026-12-01_23", "train.log"}, // TimedRotatingFileHandler
+		{"part-a.txt", "part-b.txt"},             // no rotator's name: the records continue
+	} {
+		dir := t.TempDir()
+		older, newer := filepath.Join(dir, names[0]), filepath.Join(dir, names[1])
+		os.WriteFile(older, []byte(part(0, "0xaaa")), 0o644)
+		os.WriteFile(newer, []byte(part(10, "0xbbb")), 0o644)
+
+		_, out, _ := runIn(t, "", "scan", newer, older)
+		answer, _, _ := strings.Cut(out, "\n\n  compile requests")
+		if !strings.Contains(answer, "look like one") {
+			t.Errorf("%s: scan's answer does not say the logs are one log in parts:\n%s", names, out)
+		}
+
+		code, out, _ := runIn(t, "", "ranks", newer, older)
+		if code != exitUsage || !strings.Contains(out, "INCONCLUSIVE") || !strings.Contains(out, "look like one") {
+			t.Errorf("%s: ranks exit %d:\n%s", names, code, out)
+		}
+		_, js, _ := runIn(t, "", "ranks", "--format", "json", newer, older)
+		var doc struct {
+			Split [][]string `json:"split_logs"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Split) != 1 || len(doc.Split[0]) != 2 {
+			t.Errorf("%s: ranks json split_logs %v (%v)", names, doc.Split, err)
+		}
+	}
+	// Two ranks' logs are no rotation: ranks still fails on a rank that departed.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rank0.log"), []byte(strings.ReplaceAll(part(0, "0xaaa"), "12345", "22222")), 0o644)
+	os.WriteFile(filepath.Join(dir, "rank1.log"), []byte(part(10, "0xbbb")), 0o644)
+	if code, out, _ := runIn(t, "", "ranks", filepath.Join(dir, "rank0.log"), filepath.Join(dir, "rank1.log")); code != exitFound || strings.Contains(out, "look like one") {
+		t.Errorf("two ranks: exit %d:\n%s", code, out)
+	}
+}

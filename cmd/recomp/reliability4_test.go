@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/internal/follow"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -174,6 +175,23 @@ func TestRotatedLogAnnounced(t *testing.T) {
 			t.Errorf("%s: ranks json split_logs %v (%v)", names, doc.Split, err)
 		}
 	}
+	// recomp watch, which follows such parts as logs of their own, says so in its summary.
+	dir0 := t.TempDir()
+	os.WriteFile(filepath.Join(dir0, "train.log.1"), []byte(part(0, "0xaaa")), 0o644)
+	os.WriteFile(filepath.Join(dir0, "train.log"), []byte(part(10, "0xbbb")), 0o644)
+	fl, err := follow.New([]string{dir0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	var wout, wwarn bytes.Buffer
+	w := &watcher{fl: fl, out: &wout, warn: &wwarn, tally: &liveTally{}}
+	w.poll()
+	w.summary()
+	if !strings.Contains(wout.String(), "look like one log rotated") {
+		t.Errorf("watch says nothing of the rotated parts:\n%s", wout.String())
+	}
+
 	// Two ranks' logs are no rotation: ranks still fails on a rank that departed.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "rank0.log"), []byte(strings.ReplaceAll(part(0, "0xaaa"), "12345", "22222")), 0o644)

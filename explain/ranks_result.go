@@ -125,6 +125,19 @@ type Ranks struct {
 	SplitNotes []string
 }
 
+// SplitUnknown says, when logs look like one rank's log in parts and no rank outside them
+// departed, that whether the ranks agree is unknown ("" otherwise).
+func (r *Ranks) SplitUnknown() string {
+	if len(r.Split) == 0 || r.Departed() {
+		return ""
+	}
+	what := "1 group of logs looks"
+	if len(r.Split) > 1 {
+		what = strconv.Itoa(len(r.Split)) + " groups of logs look"
+	}
+	return what + " like one rank's log in parts, lined up as ranks: whether the ranks made the same compile requests is unknown"
+}
+
 // Departed says whether a rank departed: one whose log is not part of a split log (the parts
 // of one are not ranks).
 func (r *Ranks) Departed() bool {

@@ -19,8 +19,8 @@ const maxTextRanks = 64
 // RanksHeadline says in one line whether the ranks agree.
 func RanksHeadline(r *explain.Ranks) string {
 	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
-	if !r.Departed() && len(r.Split) > 0 {
-		return s + ": " + plural(len(r.Split), "group of logs looks", "groups of logs look") + " like one rank's log in parts, lined up as ranks: whether the ranks made the same compile requests is unknown"
+	if u := r.SplitUnknown(); u != "" {
+		return s + ": " + u
 	}
 	if r.Consistent() {
 		if none := r.WithoutEvidence(); len(none) > 0 {

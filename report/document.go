@@ -270,7 +270,7 @@ func familyTable(rep *ledger.Report, omitted *[]string) *Table {
 		}
 		hashes := "-"
 		if m.HashCount > 0 {
-			hashes = countString(m.HashCount, len(m.Hashes))
+			hashes = textutil.Count(m.HashCount, len(m.Hashes), ">%d")
 		}
 		t.add(m.Recompiled, name, fmt.Sprint(m.CompileRequests), fmt.Sprint(m.Compilations), fmt.Sprint(m.CacheHits),
 			fmt.Sprint(m.CacheMisses), dur(m.CompileTime), hashes)

@@ -182,6 +182,11 @@ func (mt *matcher) constantsByMeta() {
 		if x.Opcode != "constant" || y.Opcode != "constant" {
 			continue
 		}
+		mx, _ := x.Attr("metadata")
+		my, _ := y.Attr("metadata")
+		if mx == my {
+			continue // the same metadata: not parsed (most pairs)
+		}
 		kx, ky := key(x), key(y)
 		if kx == ky || kx == "" || ky == "" {
 			continue

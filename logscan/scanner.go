@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/recomp/recomp/internal/textutil"
 )
 
 // DefaultBufSize is the read buffer of a Scanner. A physical line longer than this is scanned
@@ -276,7 +278,7 @@ func (s *Scanner) processRegion(region []byte) {
 func (s *Scanner) sniff(region []byte) {
 	if !s.sniffed {
 		s.sniffed = true
-		if why := sniffBinary(region); why != "" {
+		if why := textutil.Binary(region); why != "" {
 			s.stats.Binary = why
 			s.warn(s.line, "binary data (%s): not a text log", why)
 			s.nulWarned = true

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/internal/openfile"
+	"github.com/recomp/recomp/internal/textutil"
 )
 
 // MaxRead bounds what one Poll reads from one file; the rest is read by the next Polls.
@@ -57,11 +58,13 @@ type file struct {
 	off    int64
 	tail   []byte // the last bytes read (up to tailLen): a file truncated and written again past off no longer has them there
 	gone   bool   // renamed away or deleted: read to its end, then dropped
+	binary bool   // found in a folder, binary data (a core file): skipped
 	target int
 }
 
 // New follows paths: files (which may not exist yet) and folders (whose regular files are
-// followed, those found later too; hidden and compressed files are left out).
+// followed, those found later too; hidden and compressed files are left out, and so are binary
+// files, by their first bytes (textutil.Binary), with a warning).
 func New(paths []string) (*Follower, error) {
 	fl := &Follower{buf: make([]byte, 256<<10)}
 	for _, p := range paths {
@@ -92,7 +95,10 @@ func (fl *Follower) Poll() (chunks []Chunk, warnings []string) {
 	}
 	keep := fl.files[:0]
 	for _, f := range fl.files {
-		chunks = fl.read(f, chunks)
+		var warning string
+		if chunks, warning = fl.read(f, chunks); warning != "" {
+			warnings = append(warnings, warning)
+		}
 		if f.gone {
 			f.f.Close()
 			continue
@@ -190,8 +196,12 @@ func compressed(name string) bool {
 }
 
 // read reads what f gained, at most MaxRead; a file shorter than what was read of it was
-// truncated, and is read again from its start.
-func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
+// truncated, and is read again from its start. A file found in a folder whose first bytes are
+// binary data is skipped from then on, with a warning.
+func (fl *Follower) read(f *file, chunks []Chunk) ([]Chunk, string) {
+	if f.binary {
+		return chunks, ""
+	}
 	restart := f.off == 0 && fl.started(f)
 	if st, err := f.f.Stat(); err == nil && (st.Size() < f.off || !fl.sameTail(f)) {
 		f.off, f.tail, restart = 0, f.tail[:0], true
@@ -208,6 +218,12 @@ func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
 			break
 		}
 	}
+	if f.off == int64(len(data)) && len(data) > 0 && fl.targets[f.target].dir {
+		if why := textutil.Binary(data); why != "" {
+			f.binary = true
+			return chunks, fmt.Sprintf("%s: skipped: binary data (%s), not a log", f.path, why)
+		}
+	}
 	if len(data) >= tailLen {
 		f.tail = append(f.tail[:0], data[len(data)-tailLen:]...)
 	} else if len(data) > 0 {
@@ -217,7 +233,7 @@ func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
 	if len(data) > 0 || restart {
 		chunks = append(chunks, Chunk{Log: f.log, Restart: restart, Data: data})
 	}
-	return chunks
+	return chunks, ""
 }
 
 // tailLen is how many of the last bytes read are checked again at each Poll.

@@ -65,6 +65,10 @@ type watcher struct {
 	logs   map[string]*watchedLog
 	warned map[string]bool // the warnings said
 	order  []string
+	// unread counts what was read of logs found past maxWatchedLogs (a folder whose files are
+	// replaced by new names): chunks and bytes, not accounted.
+	unreadChunks int
+	unreadBytes  int64
 }
 
 type watchedLog struct {
@@ -90,7 +94,9 @@ func (w *watcher) run(ctx context.Context, every time.Duration) error {
 		}
 		select {
 		case <-ctx.Done():
-			w.summary()
+			if w.summary() {
+				return exitWith(exitUsage)
+			}
 			return nil
 		case <-t.C:
 		}
@@ -117,7 +123,9 @@ func (w *watcher) poll() {
 		wl := w.logs[c.Log]
 		if wl == nil {
 			if len(w.logs) >= maxWatchedLogs {
-				continue // follow.Follower follows no more files than this
+				w.unreadChunks++ // said by the summary: the verdict is inconclusive
+				w.unreadBytes += int64(len(c.Data))
+				continue
 			}
 			lopt := w.lopt
 			lopt.Name = c.Log
@@ -140,8 +148,10 @@ func (w *watcher) poll() {
 	}
 }
 
-// summary says, per log, what was compiled and what after warm-up (on Ctrl-C, or at a failure).
-func (w *watcher) summary() {
+// summary says, per log, what was compiled and what after warm-up (on Ctrl-C, or at a failure),
+// and whether files or logs were left unread for the caps on what is followed: then no count
+// is an all-clear, and it says true (inconclusive).
+func (w *watcher) summary() (inconclusive bool) {
 	total := 0
 	for _, name := range w.order {
 		rep, notes := w.logs[name].live.close()
@@ -164,4 +174,15 @@ func (w *watcher) summary() {
 		fmt.Fprintln(w.out)
 	}
 	fmt.Fprintf(w.out, "recomp watch: %d log(s), %d compilation(s) after warm-up\n", len(w.order), total)
+	if n := w.fl.LeftOut(); n > 0 {
+		fmt.Fprintf(w.out, "recomp watch: inconclusive: %d file(s) in the folders were not followed (recomp watch follows at most %d files): their compilations are not counted\n",
+			n, follow.MaxFiles)
+		inconclusive = true
+	}
+	if w.unreadChunks > 0 {
+		fmt.Fprintf(w.out, "recomp watch: inconclusive: %d byte(s) of logs found after the first %d were not read: their compilations are not counted\n",
+			w.unreadBytes, maxWatchedLogs)
+		inconclusive = true
+	}
+	return inconclusive
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,5 +183,53 @@ func TestWatchInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "recomp watch: 1 log(s), 1 compilation(s) after warm-up\n") {
 		t.Errorf("no summary:\n%s", out.String())
+	}
+}
+
+// A folder of more logs than recomp watch follows (follow.MaxFiles): the last one recompiles,
+// unread. Ctrl-C's summary is no all-clear: it names the cap and the files left out, and
+// recomp watch exits 2 (inconclusive), not 0.
+func TestWatchTooManyLogsIsInconclusive(t *testing.T) {
+	dir := t.TempDir()
+	n := follow.MaxFiles + 44
+	for i := range n {
+		s := jaxCompile("32", "")
+		if i == n-1 {
+			s += jaxCompile("24", "32")
+		}
+		appendLog(t, filepath.Join(dir, fmt.Sprintf("rank-%04d.log", i)), s)
+	}
+	out, cancel, done := startWatch(t, []string{dir}, stopPolicy{Count: 1})
+	waitFor(t, out, "") // the first poll was done by startWatch
+	cancel()
+	err := <-done
+	var xe *exitError
+	if !errors.As(err, &xe) || xe.code != exitUsage {
+		t.Errorf("ended with %v, want exit %d; it said:\n%s", err, exitUsage, out.String())
+	}
+	want := fmt.Sprintf("recomp watch: inconclusive: 44 file(s) in the folders were not followed (recomp watch follows at most %d files): their compilations are not counted\n", follow.MaxFiles)
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("no %q in:\n%s", want, out.String())
+	}
+}
+
+// Logs found once maxWatchedLogs logs were followed (a folder whose files take new names as
+// they rotate) are not accounted: the summary says how much went unread, inconclusive.
+func TestWatchLogsPastTheCapAreSaid(t *testing.T) {
+	dir := t.TempDir()
+	appendLog(t, filepath.Join(dir, "late.log"), jaxCompile("32", "")+jaxCompile("24", "32"))
+	fl, err := follow.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	var out, warn lockedBuffer
+	w := &watcher{fl: fl, out: &out, warn: &warn, tally: &liveTally{policy: stopPolicy{Count: 1}}, logs: map[string]*watchedLog{}}
+	for i := range maxWatchedLogs {
+		w.logs[fmt.Sprintf("gone-%d.log", i)] = nil // followed before, their files gone since
+	}
+	w.poll()
+	if !w.summary() || !strings.Contains(out.String(), fmt.Sprintf("of logs found after the first %d were not read", maxWatchedLogs)) {
+		t.Errorf("it said:\n%s", out.String())
 	}
 }

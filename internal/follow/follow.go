@@ -22,7 +22,8 @@ import (
 // MaxRead bounds what one Poll reads from one file; the rest is read by the next Polls.
 const MaxRead = 4 << 20
 
-// MaxFiles bounds the files followed in folders; more are left out with a warning.
+// MaxFiles bounds the files followed at once (each is an open file); more found in folders are
+// left out, with a warning, and counted (LeftOut): what they hold is not read.
 const MaxFiles = 256
 
 // Chunk is what a Poll read from one log.
@@ -42,7 +43,12 @@ type Follower struct {
 	files   []*file // in the order found
 	buf     []byte
 	warned  bool
+	left    int // the most files a Poll's listing left out (MaxFiles)
 }
+
+// LeftOut says how many files found in folders were left out, at most, at one Poll, for
+// MaxFiles were followed already (0 when none ever was): their lines were not read.
+func (fl *Follower) LeftOut() int { return fl.left }
 
 type target struct {
 	path string
@@ -86,13 +92,16 @@ func New(paths []string) (*Follower, error) {
 // Poll reads what the logs gained since the last Poll. Warnings say what could not be read
 // (a file that vanished between listing and opening is not one).
 func (fl *Follower) Poll() (chunks []Chunk, warnings []string) {
+	left := 0
 	for ti, t := range fl.targets {
 		if t.dir {
-			warnings = append(warnings, fl.list(ti, t)...)
+			w, n := fl.list(ti, t)
+			warnings, left = append(warnings, w...), left+n
 		} else {
 			warnings = append(warnings, fl.check(ti, t.path, t.path)...)
 		}
 	}
+	fl.left = max(fl.left, left)
 	keep := fl.files[:0]
 	for _, f := range fl.files {
 		var warning string
@@ -138,12 +147,14 @@ func (fl *Follower) check(ti int, path, log string) []string {
 }
 
 // list looks at a folder's files: each regular file not followed yet is; a followed file that
-// was renamed keeps its log; one that left the folder is read to its end and dropped.
-func (fl *Follower) list(ti int, t target) []string {
+// was renamed keeps its log; one that left the folder is read to its end and dropped. It says
+// how many files it left out, MaxFiles being followed.
+func (fl *Follower) list(ti int, t target) ([]string, int) {
 	ents, err := os.ReadDir(t.path)
 	if err != nil {
-		return []string{fmt.Sprintf("%s: %v", t.path, err)}
+		return []string{fmt.Sprintf("%s: %v", t.path, err)}, 0
 	}
+	left := 0
 	var warnings []string
 	seen := make([]bool, len(fl.files))
 	for _, e := range ents {
@@ -166,6 +177,7 @@ func (fl *Follower) list(ti int, t target) []string {
 			continue
 		}
 		if len(fl.files) >= MaxFiles {
+			left++
 			if !fl.warned {
 				fl.warned = true
 				warnings = append(warnings, fmt.Sprintf("%s: more than %d files: the others are not followed", t.path, MaxFiles))
@@ -188,7 +200,7 @@ func (fl *Follower) list(ti int, t target) []string {
 			f.gone = true // deleted, or moved out of the folder
 		}
 	}
-	return warnings
+	return warnings, left
 }
 
 func compressed(name string) bool {

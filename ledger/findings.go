@@ -50,6 +50,8 @@ const (
 	FindingMetricsCompilations FindingKind = "metrics_compilations"
 	FindingMetricsRecompiled   FindingKind = "metrics_recompiled"
 	FindingFamiliesNotListed   FindingKind = "families_not_listed"
+	// FindingEvidenceLeftOut: a cap on what recomp holds left evidence unread (Report.LeftOut).
+	FindingEvidenceLeftOut FindingKind = "evidence_left_out"
 )
 
 // Finding is something the ledger thinks a user should look at.
@@ -72,6 +74,10 @@ func findings(opt Options, r *Report) []Finding {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingNoEvidence,
 			Message: "the logs hold no compile, cache or executable-load line: nothing can be said about compilation",
 			Advice:  frameworks.EvidenceAdvice()})
+	}
+	for _, msg := range r.LeftOut {
+		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingEvidenceLeftOut, Message: msg + ": what they say is not counted",
+			Advice: "read the logs in parts (one log per rank, or fewer at once), each part within the cap"})
 	}
 	for _, file := range r.MarkerMissing {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingMarkerNotFound, File: file,

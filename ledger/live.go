@@ -83,7 +83,7 @@ func (lv *Live) read() {
 		lv.ps.ledger(key, 0, lv.opt.Name).Add(ev)
 	}
 	lv.cur = lv.s.Stats().Lines
-	lv.ps.addUnread(lv.s.Stats())
+	lv.ps.addUnread(lv.opt.Name, lv.s.Stats())
 	lv.ps.endInput(0, lv.opt.Marker != nil)
 	lv.rep = Merge(lv.opt.Ledger, lv.ps.reports()...)
 }

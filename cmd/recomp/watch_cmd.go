@@ -172,6 +172,10 @@ func (w *watcher) summary() (inconclusive bool) {
 			fmt.Fprintf(w.out, "; compiled again: %s", strings.Join(again, ", "))
 		}
 		fmt.Fprintln(w.out)
+		for _, msg := range rep.LeftOut {
+			fmt.Fprintf(w.out, "recomp watch: inconclusive: %s: their compilations are not counted\n", textutil.Visible(msg))
+			inconclusive = true
+		}
 	}
 	fmt.Fprintf(w.out, "recomp watch: %d log(s), %d compilation(s) after warm-up\n", len(w.order), total)
 	if n := w.fl.LeftOut(); n > 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/internal/follow"
+	"github.com/recomp/recomp/logscan"
 )
 
 // The lines JAX logs for one compilation of train_step at a batch size, the first or (with
@@ -231,5 +232,24 @@ func TestWatchLogsPastTheCapAreSaid(t *testing.T) {
 	w.poll()
 	if !w.summary() || !strings.Contains(out.String(), fmt.Sprintf("of logs found after the first %d were not read", maxWatchedLogs)) {
 		t.Errorf("it said:\n%s", out.String())
+	}
+}
+
+// A followed log of more ranks than recomp reads a log (logscan.MaxRanks): the summary names
+// the cap, inconclusive, and the ranks past it add no compilation after warm-up.
+func TestWatchRanksPastTheCap(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "srun.log")
+	var log strings.Builder
+	for r := range logscan.MaxRanks + 10 {
+		fmt.Fprintf(&log, "%d: WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).\n", r)
+	}
+	appendLog(t, p, log.String())
+	out, cancel, done := startWatch(t, []string{p}, stopPolicy{Count: 1})
+	cancel()
+	err := <-done
+	var xe *exitError
+	if !errors.As(err, &xe) || xe.code != exitUsage || !strings.Contains(out.String(), "inconclusive: "+p+": more than 4096 ranks in one log") ||
+		!strings.Contains(out.String(), "; 0 after warm-up") {
+		t.Errorf("ended with %v; it said:\n%s", err, out.String())
 	}
 }

@@ -103,6 +103,11 @@ func findings(opt Options, r *Report) []Finding {
 		fs = append(fs, f)
 	}
 	fs = append(fs, retraceFindings(r.retraces)...)
+	if n := r.Summary.RetracesNotListed; n > 0 {
+		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingFrequentRetracing,
+			Message: fmt.Sprintf("%d warning(s) about functions beyond the first %d warned about are counted, not listed", n, maxRetraceNotes),
+			Advice:  "a function made anew at each call (its compiled wrapper created inside a loop) is traced anew each time: make it once, outside the loop"})
+	}
 	fs = append(fs, hostReadFindings(r.HostReads)...)
 	if (opt.Warmup > 0 || opt.AfterMarker) && r.Summary.AfterWarmup > 0 && len(r.Late) > 0 {
 		first := r.Late[0]
@@ -270,11 +275,20 @@ func (n *retraceNote) merge(o *retraceNote) {
 	n.file, n.line, n.detail = o.file, o.line, o.detail
 }
 
+// maxRetraceNotes bounds the functions whose retracing warnings a Ledger (and a merged Report)
+// keeps one by one: the warnings about further functions are counted
+// (Summary.RetracesNotListed), so that memory does not grow with the names a log holds.
+const maxRetraceNotes = 1000
+
 // noteRetrace keeps the last warning about each function: its numbers are the run's.
 func (l *Ledger) noteRetrace(ev logscan.Event) {
 	key := string(ev.Producer) + "\x00" + string(ev.Signal) + "\x00" + ev.Module
 	n := l.retraces[key]
 	if n == nil {
+		if len(l.rorder) >= maxRetraceNotes {
+			l.sum.RetracesNotListed++
+			return
+		}
 		n = &retraceNote{key: key, kind: ev.Kind, producer: ev.Producer, module: ev.Module}
 		l.retraces[key] = n
 		l.rorder = append(l.rorder, n)

@@ -86,6 +86,10 @@ func (m *merger) add(r *Report) {
 		out.Modules = mergeInto(out.Modules, m.byFamily, mod.Family, mod)
 	}
 	for _, n := range r.retraces {
+		if _, ok := m.notes[n.key]; !ok && len(out.retraces) >= maxRetraceNotes {
+			out.Summary.RetracesNotListed += n.count
+			continue
+		}
 		out.retraces = mergeInto(out.retraces, m.notes, n.key, n)
 	}
 }

@@ -76,8 +76,7 @@ func findings(opt Options, r *Report) []Finding {
 			Advice:  frameworks.EvidenceAdvice()})
 	}
 	for _, msg := range r.LeftOut {
-		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingEvidenceLeftOut, Message: msg + ": what they say is not counted",
-			Advice: "read the logs in parts (one log per rank, or fewer at once), each part within the cap"})
+		fs = append(fs, leftOutFinding(msg))
 	}
 	for _, file := range r.MarkerMissing {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingMarkerNotFound, File: file,
@@ -254,6 +253,21 @@ func hashAdvice(producer logscan.Producer, explained bool) string {
 		return "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` to see the graph-level change (shape, dtype, constant) and its advice"
 	}
 	return frameworks.RecompiledAdvice(producer)
+}
+
+// leftOutFinding says what evidence a cap left unread.
+func leftOutFinding(msg string) Finding {
+	return Finding{Severity: SeverityWarning, Kind: FindingEvidenceLeftOut, Message: msg + ": what they say is not counted",
+		Advice: "read the inputs in parts (one log per rank, or fewer at once), each part within the cap"}
+}
+
+// AddLeftOut adds to a merged report what evidence beside its logs a cap left unread (a run
+// folder's probe records), with its finding: a gate on the report is then inconclusive.
+func (r *Report) AddLeftOut(msg string) {
+	if len(r.LeftOut) < MaxListed {
+		r.LeftOut = append(r.LeftOut, msg)
+		r.Findings = append(r.Findings, leftOutFinding(msg))
+	}
 }
 
 // retraceNote is the frameworks' retracing warnings (and other warnings about how the program

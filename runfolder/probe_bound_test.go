@@ -48,20 +48,24 @@ func TestReadProbeFoldsRepeatedCalls(t *testing.T) {
 }
 
 // More records than ReadProbe keeps: the first maxProbeRecords are read and the others
-// counted, never dropped without a word.
+// counted, never dropped without a word; the versions the probe writes at exit are kept.
 func TestReadProbeCountsWhatItLeavesOut(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range maxProbeRecords + 7 {
 		fmt.Fprintf(&b, `{"framework":"jax","event":"compile","name":"jit(f_%d)","t":%d,"pid":7}`+"\n", i, i)
 	}
+	b.WriteString(`{"framework":"python","event":"versions","versions":{"jax":"0.4.30"},"t":1,"pid":7}` + "\n")
 	os.WriteFile(filepath.Join(dir, ProbeName), []byte(b.String()), 0o644)
 	recs, left, err := ReadProbeCounted(dir)
-	if err != nil || len(recs) != maxProbeRecords || left != 7 {
+	if err != nil || len(recs) != maxProbeRecords || left != 8 {
 		t.Errorf("%d records, %d left out, %v", len(recs), left, err)
 	}
+	if v := ProbeVersions(recs); v["jax"] != "0.4.30" { // written at exit, past the cap
+		t.Errorf("versions %v", v)
+	}
 	os.WriteFile(filepath.Join(dir, LogName), nil, 0o644)
-	if _, c, ok := Read(dir); !ok || c.ProbeLeftOut != 7 || !strings.Contains(c.ProbeCapped(), "7 record(s) were not read") {
+	if _, c, ok := Read(dir); !ok || c.ProbeLeftOut != 8 || !strings.Contains(c.ProbeCapped(), "8 record(s) were not read") {
 		t.Errorf("Contents.ProbeLeftOut %d: %q", c.ProbeLeftOut, c.ProbeCapped())
 	}
 }

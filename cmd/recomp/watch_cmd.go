@@ -64,6 +64,7 @@ type watcher struct {
 	every  time.Duration // liveEvery
 	logs   map[string]*watchedLog
 	warned map[string]bool // the warnings said
+	unsaid map[string]bool // distinct warnings past maxWarnings, not said (the first 100×maxWarnings)
 	order  []string
 	// unread counts what was read of logs found past maxWatchedLogs (a folder whose files are
 	// replaced by new names): chunks and bytes, not accounted.
@@ -113,8 +114,17 @@ func (w *watcher) poll() {
 		if w.warned == nil {
 			w.warned = map[string]bool{}
 		}
-		if w.warned[msg] || len(w.warned) >= maxWarnings {
+		if w.warned[msg] {
 			continue // said once (a file that stays unreadable is polled again and again)
+		}
+		if len(w.warned) >= maxWarnings {
+			if w.unsaid == nil {
+				w.unsaid = map[string]bool{}
+			}
+			if len(w.unsaid) < 100*maxWarnings {
+				w.unsaid[msg] = true
+			}
+			continue
 		}
 		w.warned[msg] = true
 		fmt.Fprintf(w.warn, "recomp watch: warning: %s\n", textutil.Visible(msg))
@@ -178,6 +188,13 @@ func (w *watcher) summary() (inconclusive bool) {
 		}
 	}
 	fmt.Fprintf(w.out, "recomp watch: %d log(s), %d compilation(s) after warm-up\n", len(w.order), total)
+	if n := len(w.unsaid); n > 0 {
+		more := ""
+		if n >= 100*maxWarnings {
+			more = "at least "
+		}
+		fmt.Fprintf(w.out, "recomp watch: %s%d more warning(s) not said\n", more, n)
+	}
 	if n := w.fl.LeftOut(); n > 0 {
 		fmt.Fprintf(w.out, "recomp watch: inconclusive: %d file(s) in the folders were not followed (recomp watch follows at most %d files): their compilations are not counted\n",
 			n, follow.MaxFiles)

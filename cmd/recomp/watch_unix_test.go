@@ -253,3 +253,24 @@ func TestWatchRanksPastTheCap(t *testing.T) {
 		t.Errorf("ended with %v; it said:\n%s", err, out.String())
 	}
 }
+
+// More distinct warnings than recomp watch says (maxWarnings: binaries landing in a folder, say)
+// are counted, and the summary says how many it did not say.
+func TestWatchWarningsPastTheCapAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	for i := range maxWarnings + 3 {
+		appendLog(t, filepath.Join(dir, fmt.Sprintf("core.%d", i)), "\x7fELF\x02\x01\x01\x00")
+	}
+	fl, err := follow.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	var out, warn lockedBuffer
+	w := &watcher{fl: fl, out: &out, warn: &warn, tally: &liveTally{}}
+	w.poll()
+	w.summary()
+	if n := strings.Count(warn.String(), "skipped: binary data"); n != maxWarnings || !strings.Contains(out.String(), "recomp watch: 3 more warning(s) not said\n") {
+		t.Errorf("%d warnings said; summary:\n%s", n, out.String())
+	}
+}

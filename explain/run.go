@@ -40,7 +40,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	if probeErr == nil {
 		ro.Stages = stagesOf(recs)
 	}
-	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath}}, ro)
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath, Until: stoppedLine(m)}}, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +52,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	if msg := (runfolder.Contents{ProbeLeftOut: probeLeft}).ProbeCapped(); msg != "" {
 		s.Ledger.AddLeftOut(msg)
 	}
+	relativeSites(s.Ledger, m)
 	r := &Run{Folder: dir, Manifest: m, Scan: &Scan{Scan: *s}}
 	if first := firstCompilation(s.Ledger); !first.IsZero() {
 		if t := runfolder.FirstStep(logPath, first); !t.IsZero() {

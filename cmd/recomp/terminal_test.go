@@ -85,7 +85,7 @@ echo "done"`
 	}
 	// The compilation after warm-up is said as it happens: after the program's line before it,
 	// before the program's next line, on a line of its own.
-	live := "epoch 2\nrecomp run: ✗ jit_train_step compiled after warm-up (compilation 2): x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.10 s compiling\n  1/1 [=====]\n"
+	live := "epoch 2\nrecomp run: ✗ jit_train_step compiled after warm-up (compilation 2): batch size, x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.10 s compiling\n  1/1 [=====]\n"
 	if !strings.Contains(got, live) {
 		t.Errorf("the live line is not between the program's lines (want %q):\n%s", live, got)
 	}
@@ -96,6 +96,24 @@ echo "done"`
 	for _, want := range []string{"Compiling jit(train_step)", "TRACING CACHE MISS at /home/me/train.py:64:12 (main):", "epoch 2"} {
 		if !bytes.Contains(log, []byte(want)) {
 			t.Errorf("run.log lacks %q", want)
+		}
+	}
+}
+
+// TestNoColor: colour on a terminal is turned off by a NO_COLOR that is set and not empty
+// (no-color.org); an empty NO_COLOR leaves it on.
+func TestNoColor(t *testing.T) {
+	log := "../../testdata/runs/ipu-partial-batch/run.log"
+	for _, c := range []struct {
+		noColor string
+		colour  bool
+	}{{"NO_COLOR=", true}, {"NO_COLOR=1", false}} {
+		code, got := inTerminal(t, 30*time.Second, []string{c.noColor}, "scan", log)
+		if code != 0 {
+			t.Fatalf("%s recomp scan: exit %d; the terminal shows:\n%s", c.noColor, code, got)
+		}
+		if strings.Contains(got, "\x1b[") != c.colour {
+			t.Errorf("%s: colour %v, want %v; the terminal shows:\n%q", c.noColor, !c.colour, c.colour, got)
 		}
 	}
 }

@@ -1,11 +1,13 @@
 // Package textutil holds the small text helpers that recomp's packages share: shortening a
-// string for display without splitting a UTF-8 character, and showing the characters of
+// string for display without splitting a UTF-8 character, showing the characters of
 // untrusted text (a log line, a file name) that would act on a terminal instead of showing,
-// and telling a binary file (an executable, a core file) from text by its first bytes.
+// writing a count of which only the first few were listed, and telling a binary file (an
+// executable, a core file) from text by its first bytes.
 package textutil
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -29,6 +31,15 @@ func Shorten(s string, n int) string {
 		t -= size
 	}
 	return s[:h] + "…" + s[t:]
+}
+
+// Count writes n, a count of which only listed were kept: n itself when all were kept,
+// otherwise more formatted with listed (">%d" in a table cell, "more than %d" in a sentence).
+func Count(n, listed int, more string) string {
+	if n > listed {
+		return fmt.Sprintf(more, listed)
+	}
+	return strconv.Itoa(n)
 }
 
 // Visible shows the characters of untrusted text that would act instead of showing: C0
@@ -91,4 +102,25 @@ func mustEscape(r rune, size int) bool {
 // IsBidiControl reports the characters of Unicode's Bidi_Control property (plus the marks).
 func IsBidiControl(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// Plural is a count with its noun: "1 step", "3 steps".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// IntList is a list of numbers, at most max of them and a count of the rest: "1, 2, … 3 more".
+func IntList(xs []int, max int) string {
+	var parts []string
+	for i, x := range xs {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("… %d more", len(xs)-i))
+			break
+		}
+		parts = append(parts, strconv.Itoa(x))
+	}
+	return strings.Join(parts, ", ")
 }

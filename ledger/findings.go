@@ -50,6 +50,9 @@ const (
 	FindingMetricsCompilations FindingKind = "metrics_compilations"
 	FindingMetricsRecompiled   FindingKind = "metrics_recompiled"
 	FindingFamiliesNotListed   FindingKind = "families_not_listed"
+	// FindingLoggingOff is a stack whose log holds no record of its compilations, judged on
+	// the probe's records of them instead (Report.Silenced).
+	FindingLoggingOff FindingKind = "compile_logging_off"
 	// FindingEvidenceLeftOut: a cap on what recomp holds left evidence unread (Report.LeftOut).
 	FindingEvidenceLeftOut FindingKind = "evidence_left_out"
 )

@@ -31,6 +31,11 @@ type Log struct {
 	Path string
 	// Reader, when set, is read instead of opening Path; Path still names the log.
 	Reader io.Reader
+	// Supplement are events of the log's process recorded elsewhere (recomp run's probe saw
+	// compilations the log has no line of), in time order: each goes into the process's ledger
+	// before the first event of the log that is dated later, those after the log's last dated
+	// event at its end. Ignored when the log's lines are told apart as several processes.
+	Supplement []logscan.Event
 	// Until, when above 0, is the last line read: what follows is not evidence (a run recomp
 	// stopped: the command's answer to the stop, runfolder.Manifest.StoppedLine).
 	Until int64
@@ -105,6 +110,9 @@ type Scan struct {
 	// rotated (train.log and train.log.1): one process's log, each part judged as a process
 	// of its own, so that a recompilation across the parts is seen by neither.
 	Rotated []string
+	// Parts are the inputs each message of Rotated names (in the order given; parts found by
+	// their records, oldest first): the paths of one process's log read as several.
+	Parts [][]string
 }
 
 // ReadErrors lists the inputs that could not be read to the end, each as "path: why".
@@ -244,13 +252,11 @@ func assemble(out []scanned, merged *orderedMerge, opt ReadOptions, start time.T
 		rs.Events = rs.Events[:MaxEvents]
 	}
 	if !opt.SameProcess {
-		rs.Rotated = rotated(rs.Inputs)
+		rs.Rotated, rs.Parts = rotated(rs.Inputs, "read as processes of their own, a compilation in one part is not held against the others; give them with --same-process, oldest first")
 		for _, c := range continued(out) {
-			if !slices.ContainsFunc(rs.Rotated, func(r string) bool {
-				return strings.HasPrefix(r, c.a+", ") && strings.Contains(r, ", "+c.b) ||
-					strings.HasPrefix(r, c.b+", ") && strings.Contains(r, ", "+c.a)
-			}) {
+			if !slices.ContainsFunc(rs.Parts, func(g []string) bool { return slices.Contains(g, c.a) && slices.Contains(g, c.b) }) {
 				rs.Rotated = append(rs.Rotated, c.msg) // not already named as rotated
+				rs.Parts = append(rs.Parts, []string{c.a, c.b})
 			}
 		}
 		for _, msg := range rs.Rotated {
@@ -353,10 +359,21 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
 	ps.events[""]--
 	tracing := opt.Log.IsTrace() // (its arguments cost an allocation per event, logged or not)
+	sup := supplement{evs: l.Supplement, add: func(ev logscan.Event) {
+		ps.ledger("", i, name).Add(ev)
+		res.count++
+		if opt.AllEvents || len(res.events) < MaxEvents && kept.wants(i) {
+			res.events = append(res.events, ev)
+		}
+	}}
+	if router != nil {
+		sup.evs = nil // whose process each is cannot be told
+	}
 	eachEvent(s, func(ev logscan.Event) {
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			return // counted nowhere
 		}
+		sup.before(ev)
 		key := ev.Rank
 		if router != nil && key == "" {
 			if p := router.process(ev); p != "" {
@@ -372,6 +389,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 			opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
 		}
 	})
+	sup.rest()
 	st := s.Stats()
 	res.stats = st
 	if st.CutBegin != "" {
@@ -393,6 +411,28 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	opt.Log.Debug("scanned input", "input", path, "lines", st.Lines, "bytes", st.Bytes, "events", res.count,
 		"warnings", st.WarningCount, "elapsed", time.Since(start))
 	return res
+}
+
+// supplement adds a log's Supplement to the log's own process, in time order with its events.
+type supplement struct {
+	evs []logscan.Event
+	add func(logscan.Event)
+}
+
+// before adds the events dated before ev, a dated event of the log's own process.
+func (s *supplement) before(ev logscan.Event) {
+	for len(s.evs) > 0 && ev.DateKnown && ev.Rank == "" && s.evs[0].Time.Before(ev.Time) {
+		s.add(s.evs[0])
+		s.evs = s.evs[1:]
+	}
+}
+
+// rest adds the events left at the log's end.
+func (s *supplement) rest() {
+	for _, ev := range s.evs {
+		s.add(ev)
+	}
+	s.evs = nil
 }
 
 // eventBatch is how many events the scanner hands the ledgers at a time.
@@ -568,7 +608,7 @@ var logName = regexp.MustCompile(`\.(?:log|txt|out|err|stdout|stderr)$`)
 // rotated finds inputs that are parts of one rotated log: a log and the same name with a
 // rotation suffix (train.log, train.log.1, train.log-20261126.gz). Each such group is one
 // process's log read as several processes, and says so.
-func rotated(ins []Input) []string {
+func rotated(ins []Input, tail string) (msgs []string, parts [][]string) {
 	paths := map[string]bool{}
 	for _, in := range ins {
 		paths[strings.TrimSuffix(in.Path, ".gz")] = true
@@ -592,15 +632,25 @@ func rotated(ins []Input) []string {
 			groups[base] = append(groups[base], in.Path)
 		}
 	}
-	var out []string
 	for _, b := range bases {
 		if g := groups[b]; len(g) > 1 {
-			out = append(out, fmt.Sprintf("%s look like one log rotated while it was written (one process's log in %d parts): "+
-				"read as processes of their own, a compilation in one part is not held against the others; give them with --same-process, oldest first",
-				strings.Join(g, ", "), len(g)))
+			parts = append(parts, g)
+			msgs = append(msgs, fmt.Sprintf("%s look like one log rotated while it was written (one process's log in %d parts): %s",
+				strings.Join(g, ", "), len(g), tail))
 		}
 	}
-	return out
+	return msgs, parts
+}
+
+// RotatedNames is rotated for logs named by paths (their names alone: recomp watch's logs, whose
+// records are not kept), each message ending with tail (what was done with the parts, what to
+// do): the messages, and the paths of each group.
+func RotatedNames(paths []string, tail string) (msgs []string, parts [][]string) {
+	ins := make([]Input, len(paths))
+	for i, p := range paths {
+		ins[i].Path = p
+	}
+	return rotated(ins, tail)
 }
 
 // continued finds logs read as processes of their own that are one process's log in parts

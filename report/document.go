@@ -148,7 +148,16 @@ var statusTone = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}
 func document(r Report) *Document {
 	switch r := r.(type) {
 	case *explain.Scan:
-		return scanDoc(r, "recomp scan", false)
+		p := scanDoc(r, "recomp scan", false)
+		// One process's log read as several (guard says it as its gate's doubt): said with the
+		// answer, not only beside its input, and no all-clear across its parts.
+		if len(r.Rotated) > 0 {
+			p.Answer = slices.DeleteFunc(p.Answer, func(a Answer) bool { return a.Tone == "ok" })
+		}
+		for _, msg := range r.Rotated {
+			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: msg})
+		}
+		return p
 	case *across.Guard:
 		return guardDoc(r)
 	case *explain.Diff:

@@ -89,6 +89,9 @@ func version() string { return buildversion.String() }
 const memoryLimit = 192 << 20
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if runner.IsWatchdog() { // recomp run started this process as its command's watchdog
+		return runner.Watchdog(os.Stdin)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}

@@ -206,5 +206,10 @@ func (w *watcher) summary() (inconclusive bool) {
 			w.unreadBytes, maxWatchedLogs)
 		inconclusive = true
 	}
+	rotated, _ := ledger.RotatedNames(w.order, "followed as logs of their own, a compilation in one part is not held against the others; "+
+		"recomp scan --same-process reads them as one, oldest first")
+	for _, msg := range rotated { // one log in parts, followed as logs of their own
+		fmt.Fprintf(w.out, "recomp watch: warning: %s\n", textutil.Visible(msg))
+	}
 	return inconclusive
 }

@@ -82,11 +82,39 @@ func Main(m interface{ Run() int }) int {
 	if line == "" {
 		return code
 	}
+	if !appendSafe(goPID) {
+		return code
+	}
 	if out, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/1", goPID), os.O_WRONLY|os.O_APPEND, 0); err == nil {
 		fmt.Fprintln(out, line)
 		out.Close()
 	}
 	return code
+}
+
+// appendSafe says whether a line written to the go command's standard output from here lands
+// after what go wrote and before what it writes next: a terminal or a pipe, or a file go writes
+// in append mode (>>). A file go writes at its own offset (>) is not: go's next lines would be
+// written over the line, so none is written.
+func appendSafe(goPID int) bool {
+	st, err := os.Stat(fmt.Sprintf("/proc/%d/fd/1", goPID))
+	if err != nil {
+		return false
+	}
+	if !st.Mode().IsRegular() {
+		return true
+	}
+	info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/1", goPID))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(info), "\n") {
+		if v, ok := strings.CutPrefix(l, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&uint64(os.O_APPEND) != 0
+		}
+	}
+	return false
 }
 
 // Line is the line the records in dir make: "go test: skipped N tests KIND (DETAILS: HOW); ...",

@@ -274,3 +274,24 @@ func TestWatchWarningsPastTheCapAreCounted(t *testing.T) {
 		t.Errorf("%d warnings said; summary:\n%s", n, out.String())
 	}
 }
+
+// A core file landing in a followed folder, strings of a recompiling program inside it: no live
+// line, no failure, a warning that it was skipped.
+func TestWatchSkipsACoreFile(t *testing.T) {
+	dir := t.TempDir()
+	appendLog(t, filepath.Join(dir, "rank0.log"), jaxCompile("32", ""))
+	fl, err := follow.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	var out, warn lockedBuffer
+	w := &watcher{fl: fl, out: &out, warn: &warn, tally: &liveTally{policy: stopPolicy{Count: 1}}}
+	w.poll()
+	appendLog(t, filepath.Join(dir, "core.4242"), "\x7fELF\x02\x01\x01\x00\x00"+jaxCompile("32", "")+jaxCompile("24", "32"))
+	w.poll()
+	if w.tally.stop != "" || strings.Contains(out.String(), "compiled after warm-up") ||
+		!strings.Contains(warn.String(), "core.4242: skipped: binary data (an ELF executable, library or core file), not a log") {
+		t.Errorf("stop %q; it said:\n%s\nwarnings:\n%s", w.tally.stop, out.String(), warn.String())
+	}
+}

@@ -130,6 +130,9 @@ func folderFacts(c runfolder.Contents, rep *ledger.Report, opt ledger.Options) t
 	if recs := probeRecords(c); len(recs) > 0 {
 		attachProbe(rep, recs, opt)
 	}
+	if msg := c.ProbeCapped(); msg != "" {
+		rep.AddLeftOut(msg)
+	}
 	return wall
 }
 

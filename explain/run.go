@@ -35,7 +35,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	ro.SameProcess, ro.Log = true, log
 	// The probe's records, read once: their compile stages tell apart the workers the command
 	// started (a process each), then they give the compilations the program's own lines.
-	recs, probeErr := runfolder.ReadProbe(dir)
+	recs, probeLeft, probeErr := runfolder.ReadProbeCounted(dir)
 	ro.Stages = nil
 	if probeErr == nil {
 		ro.Stages = stagesOf(recs)
@@ -52,6 +52,9 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 		log.Warn("reading the probe's records", "error", probeErr)
 	} else if len(recs) > 0 {
 		attachProbe(s.Ledger, recs, ro.Ledger)
+	}
+	if msg := (runfolder.Contents{ProbeLeftOut: probeLeft}).ProbeCapped(); msg != "" {
+		s.Ledger.AddLeftOut(msg)
 	}
 	relativeSites(s.Ledger, m)
 	r := &Run{Folder: dir, Manifest: m, Scan: &Scan{Scan: *s}}

@@ -117,7 +117,8 @@ func WriteBaseline(path string, b *Baseline, inputs []Opened) error {
 }
 
 // BaselineOf is the baseline of the logs a scan read, refused when the logs could not all be
-// read or hold more module families than the ledger lists (the baseline would miss them).
+// read, hold more module families than the ledger lists, or were read in part for a cap (the
+// baseline would miss what they hold).
 func BaselineOf(s *ledger.Scan) (*Baseline, error) {
 	if problems := s.ReadErrors(); len(problems) > 0 {
 		return nil, fmt.Errorf("not writing a baseline from an incomplete log: %s", problems[0])
@@ -125,6 +126,9 @@ func BaselineOf(s *ledger.Scan) (*Baseline, error) {
 	if n := s.Ledger.Summary.FamiliesNotListed; n > 0 {
 		return nil, fmt.Errorf("not writing a baseline: %d module families beyond the first %d of a process are counted, not listed, so the baseline would miss them",
 			n, ledger.MaxFamilies)
+	}
+	if len(s.Ledger.LeftOut) > 0 {
+		return nil, fmt.Errorf("not writing a baseline from logs read in part: %s", s.Ledger.LeftOut[0])
 	}
 	return NewBaseline(s.Ledger), nil
 }

@@ -222,6 +222,10 @@ func Evaluate(rep *ledger.Report, inputs []Input, opt Options) *Result {
 			doubts = append(doubts, fmt.Sprintf("%s: %s: what the log leaves out may have compiled", in.Path, in.Incomplete))
 		}
 	}
+	for _, msg := range rep.LeftOut {
+		// A cap left evidence unread: no count is an all-clear (AllowNoEvidence cannot pass it).
+		g.Problems = append(g.Problems, msg+": the gate cannot tell whether those compiled after warm-up")
+	}
 	for _, f := range rep.MarkerMissing {
 		g.Problems = append(g.Problems, fmt.Sprintf("%s: the warm-up marker matched no line, so nothing counts as after warm-up", f))
 	}

@@ -49,6 +49,10 @@ type Summary struct {
 	RequestsNotListed       int
 	CompilationsNotListed   int
 	RecompilationsNotListed int
+	// RetracesNotListed counts the frameworks' retracing warnings about functions beyond the
+	// first 1000 a process (or the merged report) was warned about: counted in Retraces, not
+	// listed one by one.
+	RetracesNotListed int
 	// ReportedCompilations are the compilations only a framework's metrics report counts (its
 	// last report counted more than the log shows one by one): part of Compilations, in no
 	// Module (the report names no graph).
@@ -90,6 +94,7 @@ func (s *Summary) add(o Summary) {
 	s.RequestsNotListed += o.RequestsNotListed
 	s.CompilationsNotListed += o.CompilationsNotListed
 	s.RecompilationsNotListed += o.RecompilationsNotListed
+	s.RetracesNotListed += o.RetracesNotListed
 	s.ReportedCompilations += o.ReportedCompilations
 	for k, v := range o.Metrics {
 		if s.Metrics == nil {

@@ -53,6 +53,8 @@ const (
 	// FindingLoggingOff is a stack whose log holds no record of its compilations, judged on
 	// the probe's records of them instead (Report.Silenced).
 	FindingLoggingOff FindingKind = "compile_logging_off"
+	// FindingEvidenceLeftOut: a cap on what recomp holds left evidence unread (Report.LeftOut).
+	FindingEvidenceLeftOut FindingKind = "evidence_left_out"
 )
 
 // Finding is something the ledger thinks a user should look at.
@@ -75,6 +77,9 @@ func findings(opt Options, r *Report) []Finding {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingNoEvidence,
 			Message: "the logs hold no compile, cache or executable-load line: nothing can be said about compilation",
 			Advice:  frameworks.EvidenceAdvice()})
+	}
+	for _, msg := range r.LeftOut {
+		fs = append(fs, leftOutFinding(msg))
 	}
 	for _, file := range r.MarkerMissing {
 		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingMarkerNotFound, File: file,
@@ -100,6 +105,11 @@ func findings(opt Options, r *Report) []Finding {
 		fs = append(fs, f)
 	}
 	fs = append(fs, retraceFindings(r.retraces)...)
+	if n := r.Summary.RetracesNotListed; n > 0 {
+		fs = append(fs, Finding{Severity: SeverityWarning, Kind: FindingFrequentRetracing,
+			Message: fmt.Sprintf("%d warning(s) about functions beyond the first %d warned about are counted, not listed", n, maxRetraceNotes),
+			Advice:  "a function made anew at each call (its compiled wrapper created inside a loop) is traced anew each time: make it once, outside the loop"})
+	}
 	fs = append(fs, hostReadFindings(r.HostReads)...)
 	if (opt.Warmup > 0 || opt.AfterMarker) && r.Summary.AfterWarmup > 0 && len(r.Late) > 0 {
 		first := r.Late[0]
@@ -241,6 +251,21 @@ func hashAdvice(producer logscan.Producer, explained bool) string {
 	return frameworks.RecompiledAdvice(producer)
 }
 
+// leftOutFinding says what evidence a cap left unread.
+func leftOutFinding(msg string) Finding {
+	return Finding{Severity: SeverityWarning, Kind: FindingEvidenceLeftOut, Message: msg + ": what they say is not counted",
+		Advice: "read the inputs in parts (one log per rank, or fewer at once), each part within the cap"}
+}
+
+// AddLeftOut adds to a merged report what evidence beside its logs a cap left unread (a run
+// folder's probe records), with its finding: a gate on the report is then inconclusive.
+func (r *Report) AddLeftOut(msg string) {
+	if len(r.LeftOut) < MaxListed {
+		r.LeftOut = append(r.LeftOut, msg)
+		r.Findings = append(r.Findings, leftOutFinding(msg))
+	}
+}
+
 // retraceNote is the frameworks' retracing warnings (and other warnings about how the program
 // uses them) about one function.
 type retraceNote struct {
@@ -260,11 +285,20 @@ func (n *retraceNote) merge(o *retraceNote) {
 	n.file, n.line, n.detail = o.file, o.line, o.detail
 }
 
+// maxRetraceNotes bounds the functions whose retracing warnings a Ledger (and a merged Report)
+// keeps one by one: the warnings about further functions are counted
+// (Summary.RetracesNotListed), so that memory does not grow with the names a log holds.
+const maxRetraceNotes = 1000
+
 // noteRetrace keeps the last warning about each function: its numbers are the run's.
 func (l *Ledger) noteRetrace(ev logscan.Event) {
 	key := string(ev.Producer) + "\x00" + string(ev.Signal) + "\x00" + ev.Module
 	n := l.retraces[key]
 	if n == nil {
+		if len(l.rorder) >= maxRetraceNotes {
+			l.sum.RetracesNotListed++
+			return
+		}
 		n = &retraceNote{key: key, kind: ev.Kind, producer: ev.Producer, module: ev.Module}
 		l.retraces[key] = n
 		l.rorder = append(l.rorder, n)

@@ -93,7 +93,7 @@ func (lv *Live) read() {
 	}
 	lv.cur = lv.s.Stats().Lines
 	lv.supplement(time.Time{})
-	lv.ps.addUnread(lv.s.Stats())
+	lv.ps.addUnread(lv.opt.Name, lv.s.Stats())
 	lv.ps.endInput(0, lv.opt.Marker != nil)
 	lv.rep = Merge(lv.opt.Ledger, lv.ps.reports()...)
 }

@@ -400,7 +400,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
 	res.input.CutBegin = st.CutBegin
 	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
-	ps.addUnread(st)
+	ps.addUnread(name, st)
 	if err := s.Err(); err != nil {
 		// A read error part-way (a truncated .gz, an I/O error): what was read is counted, and
 		// the input says it is incomplete.
@@ -513,12 +513,18 @@ type processes struct {
 	// read; they go with the first process's report.
 	unread      int
 	unreadLines []logscan.UnreadLine
+	leftOut     []string // Report.LeftOut
 }
 
-// addUnread counts the lines of a log that look like compile records recomp could not read.
-func (ps *processes) addUnread(st logscan.Stats) {
+// addUnread counts the lines of log name that look like compile records recomp could not read,
+// and says what a cap left out of it.
+func (ps *processes) addUnread(name string, st logscan.Stats) {
 	ps.unread += st.Unread
 	ps.unreadLines = appendCapped(ps.unreadLines, st.UnreadLines, logscan.MaxUnread)
+	if n := st.RankLinesLeftOut; n > 0 {
+		ps.leftOut = append(ps.leftOut, fmt.Sprintf("%s: more than %d ranks in one log (recomp reads at most %d a log): %d line(s) of the others were not read",
+			name, logscan.MaxRanks, logscan.MaxRanks, n))
+	}
 }
 
 func newProcesses(opt Options) *processes {
@@ -585,6 +591,7 @@ func (ps *processes) reports() []*Report {
 	if len(out) > 0 {
 		out[0].Summary.UnreadRecords += ps.unread
 		out[0].Unread = appendCapped(out[0].Unread, ps.unreadLines, logscan.MaxUnread)
+		out[0].LeftOut = appendCapped(out[0].LeftOut, ps.leftOut, MaxListed)
 	}
 	return out
 }

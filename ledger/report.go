@@ -32,6 +32,10 @@ type Report struct {
 	// Unread are the first logscan.MaxUnread lines of all inputs that look like compile records
 	// recomp could not read (Summary.UnreadRecords counts them all).
 	Unread []logscan.UnreadLine
+	// LeftOut says, one sentence each, what evidence a cap on what recomp holds left unread
+	// (naming the cap): with any, the counts may be short of what the logs say, and a gate
+	// cannot pass (the first MaxListed).
+	LeftOut []string
 	// HostReads are the lines of each process that read a tensor on the host mid-step.
 	HostReads []HostRead
 	// Silenced are the stacks whose log held no record of their compilations, whose compilations
@@ -86,11 +90,16 @@ func (m *merger) add(r *Report) {
 	out.Sequences = append(out.Sequences, r.Sequences...)
 	out.notes = appendCapped(out.notes, r.notes, MaxListed)
 	out.Unread = appendCapped(out.Unread, r.Unread, logscan.MaxUnread)
+	out.LeftOut = appendCapped(out.LeftOut, r.LeftOut, MaxListed)
 	out.HostReads = appendCapped(out.HostReads, r.HostReads, MaxListed)
 	for _, mod := range r.Modules {
 		out.Modules = mergeInto(out.Modules, m.byFamily, mod.Family, mod)
 	}
 	for _, n := range r.retraces {
+		if _, ok := m.notes[n.key]; !ok && len(out.retraces) >= maxRetraceNotes {
+			out.Summary.RetracesNotListed += n.count
+			continue
+		}
 		out.retraces = mergeInto(out.retraces, m.notes, n.key, n)
 	}
 }

@@ -191,6 +191,9 @@ type Stats struct {
 	// that the log's silence proves nothing. UnreadLines are the first MaxUnread.
 	Unread      int
 	UnreadLines []UnreadLine
+	// RankLinesLeftOut counts the lines of ranks past MaxRanks in one log: not read, so that
+	// the counts leave out whatever they say.
+	RankLinesLeftOut int
 }
 
 // MaxThreads is how many thread ids a Scanner keeps.

@@ -71,7 +71,9 @@ func (s *Scanner) parseSegment(seg []byte, lineNo int, line header) header {
 	if outer.rank == "" {
 		outer.rank = line.rank
 	}
-	s.use(outer.rank)
+	if !s.use(outer.rank) {
+		return own // a rank past MaxRanks: counted, not read
+	}
 	if s.richRecord(seg, outer, lineNo) || s.jsonRecord(seg, outer, lineNo) {
 		return own
 	}

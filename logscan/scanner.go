@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/recomp/recomp/internal/textutil"
 )
 
 // DefaultBufSize is the read buffer of a Scanner. A physical line longer than this is scanned
@@ -91,32 +93,34 @@ type procState struct {
 	fwState     []any // each framework's state (Framework.NewState), by its index in the grammar
 }
 
-// maxRanks bounds the processes a Scanner follows in one log; the lines of further ranks are
-// read as those of the unranked process (with a warning).
-const maxRanks = 4096
+// MaxRanks bounds the processes a Scanner follows in one log. The lines of further ranks are
+// not read, never merged into another rank's process (where their first compilations would
+// count as recompilations): Stats.RankLinesLeftOut counts them, with a warning.
+const MaxRanks = 4096
 
-// use makes the process of rank the current one.
-func (s *Scanner) use(rank string) {
+// use makes the process of rank the current one. It says false for a rank past MaxRanks, whose
+// line is then left out (counted).
+func (s *Scanner) use(rank string) bool {
 	if s.procState != nil && s.rank == rank {
-		return
+		return true
 	}
 	p := s.procs[rank]
 	if p == nil {
-		if len(s.procs) >= maxRanks {
-			if p = s.procs[""]; p == nil {
-				p = &procState{}
-				s.procs[""] = p
+		if len(s.procs) >= MaxRanks+1 { // the unranked process and MaxRanks ranks
+			if s.stats.RankLinesLeftOut == 0 {
+				s.warn(s.line, "more than %d ranks in one log: the lines of the others are not read", MaxRanks)
 			}
-			s.warn(s.line, "more than %d ranks in one log: the lines of the others are read as one process", maxRanks)
-		} else {
-			p = &procState{rank: rank}
-			s.procs[rank] = p
+			s.stats.RankLinesLeftOut++
+			return false
 		}
+		p = &procState{rank: rank}
+		s.procs[rank] = p
 	}
 	if rank != "" {
 		s.ranked = true
 	}
 	s.procState = p
+	return true
 }
 
 // NewScanner returns a Scanner reading r; name is used in events and warnings.
@@ -276,7 +280,7 @@ func (s *Scanner) processRegion(region []byte) {
 func (s *Scanner) sniff(region []byte) {
 	if !s.sniffed {
 		s.sniffed = true
-		if why := sniffBinary(region); why != "" {
+		if why := textutil.Binary(region); why != "" {
 			s.stats.Binary = why
 			s.warn(s.line, "binary data (%s): not a text log", why)
 			s.nulWarned = true
@@ -389,7 +393,9 @@ func (s *Scanner) anyHeld() bool {
 }
 
 func (s *Scanner) markerEvent(line int, rank string) {
-	s.use(rank)
+	if !s.use(rank) {
+		return
+	}
 	if s.markerFound {
 		return
 	}

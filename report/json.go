@@ -161,6 +161,7 @@ type SummaryJSON struct {
 	CompilationsNL    int     `json:"compilations_not_listed,omitempty"`
 	RecompilationsNL  int     `json:"recompilations_not_listed,omitempty"`
 	Reported          int     `json:"reported_compilations,omitempty"`
+	RetracesNL        int     `json:"retraces_not_listed,omitempty"`
 }
 
 type ModuleJSON struct {
@@ -258,7 +259,7 @@ func ScanDocument(s *explain.Scan) ScanJSON {
 		CompileSeconds: seconds(sm.CompileTime), TraceSeconds: seconds(sm.TraceTime), LowerSeconds: seconds(sm.LowerTime), LoadSeconds: seconds(sm.LoadTime), Recompilations: sm.Recompilations,
 		AfterWarmup: sm.AfterWarmup, LoadsAfterWarmup: sm.LoadsAfterWarmup, Retraces: sm.Retraces,
 		EagerCompilations: sm.EagerCompilations, UnreadRecords: sm.UnreadRecords, FamiliesNotListed: sm.FamiliesNotListed, CompilationsNL: sm.CompilationsNotListed,
-		RecompilationsNL: sm.RecompilationsNotListed, Reported: sm.ReportedCompilations}
+		RecompilationsNL: sm.RecompilationsNotListed, Reported: sm.ReportedCompilations, RetracesNL: sm.RetracesNotListed}
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,

@@ -61,6 +61,18 @@ type Contents struct {
 	ManifestErr error
 	Probe       []ProbeRecord
 	ProbeErr    error
+	// ProbeLeftOut counts the probe's records past those ReadProbeCounted keeps: not read.
+	ProbeLeftOut int
+}
+
+// ProbeCapped says what the probe's records a cap left unread ("" when none): the sentence a
+// report and a gate give, naming the cap.
+func (c Contents) ProbeCapped() string {
+	if c.ProbeLeftOut == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: more than %d records (recomp keeps at most %d, a call repeated in a row as one): %d record(s) were not read",
+		ProbeName, maxProbeRecords, maxProbeRecords, c.ProbeLeftOut)
 }
 
 // Notes says what the run folder lacks (manifestNotes); a folder without a manifest says
@@ -97,7 +109,7 @@ func Open(path string) (Folder, bool) {
 func Read(path string) (Folder, Contents, bool) {
 	f, c, ok := open(path, true)
 	if ok {
-		c.Probe, c.ProbeErr = ReadProbe(f.Dir)
+		c.Probe, c.ProbeLeftOut, c.ProbeErr = ReadProbeCounted(f.Dir)
 	}
 	return f, c, ok
 }

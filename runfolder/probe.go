@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/internal/openfile"
@@ -104,26 +106,42 @@ func unixTime(t float64) time.Time {
 	return time.Unix(sec, int64((t-float64(sec))*1e9)).UTC()
 }
 
-// maxProbeRecords bounds what ReadProbe keeps.
-const maxProbeRecords = 1 << 20
+// maxProbeRecords bounds the records ReadProbe keeps (after folding repeated calls): 280 bytes
+// each and their strings, under 40 MB in all. A probe writes three records a JAX compilation
+// (trace, lower, compile), two a front end's call and one a step that compiled, so a run
+// reaches it only by compiling some 16 000 times.
+const maxProbeRecords = 50_000
 
 // ReadProbe reads what the probe wrote in a run folder: nil, nil when it wrote nothing; an error
 // when probe.jsonl is not a regular file (a FIFO or a device is never read). Lines that are not
 // records (a run cut while writing one, a line over 1 MiB) are skipped: the others still count.
+// It is ReadProbeCounted without the count of the records left out.
 func ReadProbe(dir string) ([]ProbeRecord, error) {
+	recs, _, err := ReadProbeCounted(dir)
+	return recs, err
+}
+
+// ReadProbeCounted is ReadProbe that also says how many records it left out: those past the
+// first maxProbeRecords kept (they are counted, not parsed). Memory is bounded whatever the
+// file holds. A front end's call (a Keras METHOD_begin and its METHOD_end) that repeats the one
+// before it exactly, with no other record between them (a predict() per request), is kept as
+// that call going on until its end: attached to compilations by its time span, one call or a
+// thousand identical ones in a row attach the same compilations, the ones the probe recorded
+// between them keeping them apart.
+func ReadProbeCounted(dir string) ([]ProbeRecord, int, error) {
 	f, _, err := openfile.Open(filepath.Join(dir, ProbeName), false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	var out []ProbeRecord
+	var k probeKeeper
 	br := bufio.NewReaderSize(f, 64<<10)
 	var line []byte
 	skip := false // the line is over maxProbeLine: the rest of it is dropped too
-	for len(out) < maxProbeRecords {
+	for {
 		chunk, err := br.ReadSlice('\n')
 		if !skip && len(line)+len(chunk) > maxProbeLine {
 			skip, line = true, line[:0]
@@ -135,20 +153,164 @@ func ReadProbe(dir string) ([]ProbeRecord, error) {
 			continue
 		}
 		if !skip && len(line) > 0 {
-			var r ProbeRecord
-			if json.Unmarshal(line, &r) == nil && r.Event != "" {
-				out = append(out, r)
+			if k.full() && !bytes.Contains(line, []byte(`"versions"`)) {
+				if len(bytes.TrimSpace(line)) > 0 {
+					k.left++
+				}
+			} else if r, ok := k.again(line); ok {
+				k.add(r)
+			} else {
+				var r ProbeRecord
+				if json.Unmarshal(line, &r) == nil && r.Event != "" {
+					k.add(r)
+					k.remember(line, r)
+				}
 			}
 		}
 		line, skip = line[:0], false
 		if err == io.EOF {
-			return out, nil
+			return k.done(), k.left, nil
 		}
 		if err != nil {
-			return out, err
+			return k.done(), k.left, err
 		}
 	}
-	return out, nil
+}
+
+// probeKeeper keeps the records ReadProbeCounted reads: repeated calls folded, strings shared,
+// at most maxProbeRecords.
+type probeKeeper struct {
+	out  []ProbeRecord
+	held *ProbeRecord // a call's begin that repeats the call before it, until its end is read
+	left int
+	str  map[string]string
+	// The last call's begin and end lines without their time ("t"), and their records: a line
+	// that is one of them again is that record at its own time, without decoding it (a loop of
+	// a million calls reads fast).
+	begin, end       []byte
+	beginRec, endRec ProbeRecord
+}
+
+// again returns the record of line when line is the last call's begin or end line again, but
+// for its time.
+func (k *probeKeeper) again(line []byte) (ProbeRecord, bool) {
+	if k.begin == nil {
+		return ProbeRecord{}, false
+	}
+	key, t, ok := untimed(line)
+	switch {
+	case !ok:
+		return ProbeRecord{}, false
+	case bytes.Equal(key, k.begin):
+		r := k.beginRec
+		r.T = t
+		return r, true
+	case bytes.Equal(key, k.end):
+		r := k.endRec
+		r.T = t
+		return r, true
+	}
+	return ProbeRecord{}, false
+}
+
+// remember keeps the line of a call's begin or end record decoded, for again.
+func (k *probeKeeper) remember(line []byte, r ProbeRecord) {
+	if r.Static != nil || r.Versions != nil || r.CompileNS != nil || r.Loaders != nil {
+		return
+	}
+	key, _, ok := untimed(line)
+	switch {
+	case !ok:
+	case strings.HasSuffix(r.Event, "_begin"):
+		k.begin, k.beginRec = append(k.begin[:0], key...), r
+		k.end = nil // the end that follows is this call's
+	case strings.HasSuffix(r.Event, "_end") && k.begin != nil:
+		k.end, k.endRec = append(k.end[:0], key...), r
+	}
+}
+
+// untimed is a record's line without its "t" member (and its time): the rest of the record.
+func untimed(line []byte) (key []byte, t float64, ok bool) {
+	line = bytes.TrimRight(line, "\r\n")
+	i := bytes.Index(line, []byte(`"t":`))
+	if i < 0 || bytes.Count(line, []byte(`"t":`)) != 1 {
+		return nil, 0, false
+	}
+	j := i + len(`"t":`)
+	e := j
+	for e < len(line) && line[e] != ',' && line[e] != '}' {
+		e++
+	}
+	t, err := strconv.ParseFloat(string(bytes.TrimSpace(line[j:e])), 64)
+	if err != nil {
+		return nil, 0, false
+	}
+	return append(line[:i:i], line[e:]...), t, true
+}
+
+func (k *probeKeeper) full() bool { return len(k.out) >= maxProbeRecords }
+
+func (k *probeKeeper) add(r ProbeRecord) {
+	if k.held != nil {
+		if n := len(k.out); isEnd(r, *k.held) && n > 0 {
+			k.out[n-1].T = r.T // the call before goes on to this one's end
+			k.held = nil
+			return
+		}
+		k.keep(*k.held) // something else was recorded within the call: it is a call of its own
+		k.held = nil
+	}
+	if n := len(k.out); n >= 2 && strings.HasSuffix(r.Event, "_begin") && sameCall(k.out[n-2], r) && isEnd(k.out[n-1], r) {
+		k.held = &r
+		return
+	}
+	k.keep(r)
+}
+
+func (k *probeKeeper) keep(r ProbeRecord) {
+	if k.full() {
+		if r.Framework == "python" && r.Event == "versions" && r.Versions != nil {
+			k.out[len(k.out)-1] = r // the versions, written at exit, stand for the last record kept
+		}
+		k.left++
+		return
+	}
+	if k.str == nil {
+		k.str = map[string]string{}
+	}
+	for _, s := range []*string{&r.Framework, &r.Event, &r.Name, &r.File, &r.Function, &r.Model, &r.Data, &r.Loader} {
+		if v, ok := k.str[*s]; ok {
+			*s = v
+		} else if len(k.str) < 4096 {
+			k.str[*s] = *s
+		}
+	}
+	k.out = append(k.out, r)
+}
+
+func (k *probeKeeper) done() []ProbeRecord {
+	if k.held != nil { // the last call never ended
+		k.keep(*k.held)
+		k.held = nil
+	}
+	return k.out
+}
+
+// sameCall says whether two call begins are the same call made again: all but the time.
+func sameCall(a, b ProbeRecord) bool {
+	if a.Static != nil || b.Static != nil || a.Versions != nil || b.Versions != nil || a.CompileNS != nil || b.CompileNS != nil || a.Loaders != nil || b.Loaders != nil {
+		return false
+	}
+	return a.Framework == b.Framework && a.Event == b.Event && a.Seconds == b.Seconds && a.Name == b.Name && a.File == b.File &&
+		a.Line == b.Line && a.Function == b.Function && a.PID == b.PID && a.Samples == b.Samples && a.BatchSize == b.BatchSize &&
+		a.Model == b.Model && a.Data == b.Data && a.ProcessIndex == b.ProcessIndex && a.ProcessCount == b.ProcessCount &&
+		a.Step == b.Step && a.Compiles == b.Compiles && a.Loader == b.Loader
+}
+
+// isEnd says whether end is the end record of the call begin began.
+func isEnd(end, begin ProbeRecord) bool {
+	method, ok := strings.CutSuffix(begin.Event, "_begin")
+	return ok && end.Event == method+"_end" && end.Framework == begin.Framework && end.PID == begin.PID
 }
 
 // maxProbeLine bounds one record: the probe writes a few hundred bytes a line.

@@ -27,7 +27,12 @@ import (
 //   - a dump of 100 000 small modules of one program is explained, and diffed against a copy
 //     that lacks one of them, in at most 256 MB;
 //   - two modules with a 100 MB constant are compared in at most 4 times their size;
-//   - a log of 200 000 distinct module families is scanned and gated in at most 256 MB.
+//   - a log of 200 000 distinct module families is scanned and gated in at most 256 MB;
+//
+// and of issue 43 (every reader bounded, in at most 100 MB):
+//
+//   - a log of 1 000 000 retracing warnings, each about a function of its own name, is gated;
+//   - a run folder whose probe.jsonl holds 1 000 000 records of a Keras predict() loop is gated.
 
 // boundCase is one command on one generated input and its bound.
 type boundCase struct {
@@ -78,6 +83,17 @@ func runBounds(dir string, keep bool) error {
 		return err
 	}
 
+	retraces := filepath.Join(dir, "retraces.log")
+	retraceSize, err := writeRetraces(retraces, 1_000_000)
+	if err != nil {
+		return err
+	}
+	probeRun := filepath.Join(dir, "predict-run")
+	probeSize, err := writePredictRun(probeRun, 1_000_000)
+	if err != nil {
+		return err
+	}
+
 	cases := []boundCase{
 		{input: "gzip bomb 1 MB -> 1 GiB", name: "hlo check (refused at 512 MiB)", argv: []string{"hlo", "check", bomb}, bytes: bombSize,
 			maxRSS: 64, exit: 2, expectS: "inflates (gzip) to more than 512 MiB"},
@@ -93,8 +109,12 @@ func runBounds(dir string, keep bool) error {
 			expectS: `"families_not_listed": 190000`},
 		{input: "200 000 module families", name: "guard --format json", argv: []string{"guard", "--format", "json", fams}, bytes: famSize,
 			maxRSS: 256, exit: 1},
+		{input: "1 000 000 retraced function names", name: "guard --format json", argv: []string{"guard", "--format", "json", retraces}, bytes: retraceSize,
+			maxRSS: 100, exit: 2, expectS: `"retraces_not_listed": 999000`},
+		{input: "probe.jsonl, 1 000 000 predict records", name: "guard --format json", argv: []string{"guard", "--format", "json", probeRun}, bytes: probeSize,
+			maxRSS: 100, exit: 0},
 	}
-	for _, p := range []string{bomb, fams, constA, constB} {
+	for _, p := range []string{bomb, fams, constA, constB, retraces, filepath.Join(probeRun, "probe.jsonl")} {
 		if err := warm(p); err != nil {
 			return err
 		}
@@ -259,4 +279,63 @@ func writeConstantModule(path string, n, variant int) (int64, error) {
 		return 0, err
 	}
 	return st.Size(), f.Close()
+}
+
+// writeRetraces writes a log of n TF retracing warnings, each about a function of its own name
+// (a tf.function made anew in a loop), and returns its size.
+func writeRetraces(path string, n int) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := range n {
+		fmt.Fprintf(w, "WARNING:tensorflow:5 out of the last 5 calls to <function step_%d at 0x7f%08x> triggered tf.function retracing. "+
+			"Tracing is expensive and the excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop.\n", i, i)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return 0, err
+	}
+	st, err := f.Stat()
+	f.Close()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// writePredictRun writes a run folder of a Keras program on JAX that compiled its predict step
+// once and called predict() n/2 times: run.log with the compilation, probe.jsonl with the
+// compilation and n records of the calls. It returns the probe's size.
+func writePredictRun(dir string, n int) (int64, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	log := "WARNING:jax._src.interpreters.pxla:Compiling jit(predict_step) with global shapes and types (ShapedArray(float32[8,4]),). Argument mapping: (UnspecifiedValue,).\n" +
+		"WARNING:jax._src.dispatch:Finished XLA compilation of jit(predict_step) in 0.500000000 sec\n"
+	if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte(log), 0o644); err != nil {
+		return 0, err
+	}
+	f, err := os.Create(filepath.Join(dir, "probe.jsonl"))
+	if err != nil {
+		return 0, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, `{"framework":"jax","event":"compile","seconds":0.5,"name":"jit(predict_step)","file":"/srv/serve.py","line":40,"function":"serve","t":1795756380.0,"pid":7}`+"\n")
+	for i := range n / 2 {
+		t := 1795756381 + float64(i)*0.001
+		fmt.Fprintf(w, `{"framework":"keras","event":"predict_begin","model":"7f3c","file":"/srv/serve.py","line":40,"function":"serve","samples":8,"batch_size":32,"t":%.4f,"pid":7}`+"\n"+
+			`{"framework":"keras","event":"predict_end","t":%.4f,"pid":7}`+"\n", t, t+0.0005)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return 0, err
+	}
+	st, err := f.Stat()
+	f.Close()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
 }

@@ -43,7 +43,8 @@ var helps = map[string]commandHelp{
 	"watch": {"recomp watch --warmup 2 --fail-on-recompile train.log", []string{
 		"0  stopped with Ctrl-C (after its summary)",
 		"1  --fail-on-recompile or --compile-budget: a compilation after warm-up, or the budget spent",
-		exitsUsage, exitsInternal,
+		"2  usage or input error, or inconclusive: logs left unread at a cap (files followed, ranks a log)",
+		exitsInternal,
 	}},
 	"scan": {"recomp scan train.log", []string{
 		"0  the logs were read (whatever they say)",
@@ -64,7 +65,7 @@ var helps = map[string]commandHelp{
 	"guard": {"recomp guard --warmup 2 --format github train.log", []string{
 		"0  the gate passed",
 		"1  the gate failed",
-		"2  usage or input error, or inconclusive (no compile evidence, compile lines recomp could not read, an unreadable input) unless compilations after warm-up were counted",
+		"2  usage or input error, or inconclusive (no compile evidence, compile lines recomp could not read, an unreadable input, evidence a cap left unread) unless compilations after warm-up were counted",
 		exitsInternal,
 	}},
 	"ranks": {"recomp ranks rank0.log rank1.log rank2.log rank3.log", []string{

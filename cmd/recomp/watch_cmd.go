@@ -65,7 +65,12 @@ type watcher struct {
 	every  time.Duration // liveEvery
 	logs   map[string]*watchedLog
 	warned map[string]bool // the warnings said
+	unsaid map[string]bool // distinct warnings past maxWarnings, not said (the first 100×maxWarnings)
 	order  []string
+	// unread counts what was read of logs found past maxWatchedLogs (a folder whose files are
+	// replaced by new names): chunks and bytes, not accounted.
+	unreadChunks int
+	unreadBytes  int64
 }
 
 type watchedLog struct {
@@ -91,7 +96,9 @@ func (w *watcher) run(ctx context.Context, every time.Duration) error {
 		}
 		select {
 		case <-ctx.Done():
-			w.summary()
+			if w.summary() {
+				return exitWith(exitUsage)
+			}
 			return nil
 		case <-t.C:
 		}
@@ -108,8 +115,17 @@ func (w *watcher) poll() {
 		if w.warned == nil {
 			w.warned = map[string]bool{}
 		}
-		if w.warned[msg] || len(w.warned) >= maxWarnings {
+		if w.warned[msg] {
 			continue // said once (a file that stays unreadable is polled again and again)
+		}
+		if len(w.warned) >= maxWarnings {
+			if w.unsaid == nil {
+				w.unsaid = map[string]bool{}
+			}
+			if len(w.unsaid) < 100*maxWarnings {
+				w.unsaid[msg] = true
+			}
+			continue
 		}
 		w.warned[msg] = true
 		fmt.Fprintf(w.warn, "recomp watch: warning: %s\n", textutil.Visible(msg))
@@ -118,7 +134,9 @@ func (w *watcher) poll() {
 		wl := w.logs[c.Log]
 		if wl == nil {
 			if len(w.logs) >= maxWatchedLogs {
-				continue // follow.Follower follows no more files than this
+				w.unreadChunks++ // said by the summary: the verdict is inconclusive
+				w.unreadBytes += int64(len(c.Data))
+				continue
 			}
 			lopt := w.lopt
 			lopt.Name = c.Log
@@ -141,8 +159,10 @@ func (w *watcher) poll() {
 	}
 }
 
-// summary says, per log, what was compiled and what after warm-up (on Ctrl-C, or at a failure).
-func (w *watcher) summary() {
+// summary says, per log, what was compiled and what after warm-up (on Ctrl-C, or at a failure),
+// and whether files or logs were left unread for the caps on what is followed: then no count
+// is an all-clear, and it says true (inconclusive).
+func (w *watcher) summary() (inconclusive bool) {
 	total := 0
 	for _, name := range w.order {
 		rep, notes := w.logs[name].live.close()
@@ -163,11 +183,33 @@ func (w *watcher) summary() {
 			fmt.Fprintf(w.out, "; compiled again: %s", strings.Join(again, ", "))
 		}
 		fmt.Fprintln(w.out)
+		for _, msg := range rep.LeftOut {
+			fmt.Fprintf(w.out, "recomp watch: inconclusive: %s: their compilations are not counted\n", textutil.Visible(msg))
+			inconclusive = true
+		}
 	}
 	fmt.Fprintf(w.out, "recomp watch: %d log(s), %d compilation(s) after warm-up\n", len(w.order), total)
+	if n := len(w.unsaid); n > 0 {
+		more := ""
+		if n >= 100*maxWarnings {
+			more = "at least "
+		}
+		fmt.Fprintf(w.out, "recomp watch: %s%d more warning(s) not said\n", more, n)
+	}
+	if n := w.fl.LeftOut(); n > 0 {
+		fmt.Fprintf(w.out, "recomp watch: inconclusive: %d file(s) in the folders were not followed (recomp watch follows at most %d files): their compilations are not counted\n",
+			n, follow.MaxFiles)
+		inconclusive = true
+	}
+	if w.unreadChunks > 0 {
+		fmt.Fprintf(w.out, "recomp watch: inconclusive: %d byte(s) of logs found after the first %d were not read: their compilations are not counted\n",
+			w.unreadBytes, maxWatchedLogs)
+		inconclusive = true
+	}
 	rotated, _ := ledger.RotatedNames(w.order, "followed as logs of their own, a compilation in one part is not held against the others; "+
 		"recomp scan --same-process reads them as one, oldest first")
 	for _, msg := range rotated { // one log in parts, followed as logs of their own
 		fmt.Fprintf(w.out, "recomp watch: warning: %s\n", textutil.Visible(msg))
 	}
+	return inconclusive
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/internal/follow"
+	"github.com/recomp/recomp/logscan"
 )
 
 // The lines JAX logs for one compilation of train_step at a batch size, the first or (with
@@ -182,5 +184,114 @@ func TestWatchInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "recomp watch: 1 log(s), 1 compilation(s) after warm-up\n") {
 		t.Errorf("no summary:\n%s", out.String())
+	}
+}
+
+// A folder of more logs than recomp watch follows (follow.MaxFiles): the last one recompiles,
+// unread. Ctrl-C's summary is no all-clear: it names the cap and the files left out, and
+// recomp watch exits 2 (inconclusive), not 0.
+func TestWatchTooManyLogsIsInconclusive(t *testing.T) {
+	dir := t.TempDir()
+	n := follow.MaxFiles + 44
+	for i := range n {
+		s := jaxCompile("32", "")
+		if i == n-1 {
+			s += jaxCompile("24", "32")
+		}
+		appendLog(t, filepath.Join(dir, fmt.Sprintf("rank-%04d.log", i)), s)
+	}
+	out, cancel, done := startWatch(t, []string{dir}, stopPolicy{Count: 1})
+	waitFor(t, out, "") // the first poll was done by startWatch
+	cancel()
+	err := <-done
+	var xe *exitError
+	if !errors.As(err, &xe) || xe.code != exitUsage {
+		t.Errorf("ended with %v, want exit %d; it said:\n%s", err, exitUsage, out.String())
+	}
+	want := fmt.Sprintf("recomp watch: inconclusive: 44 file(s) in the folders were not followed (recomp watch follows at most %d files): their compilations are not counted\n", follow.MaxFiles)
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("no %q in:\n%s", want, out.String())
+	}
+}
+
+// Logs found once maxWatchedLogs logs were followed (a folder whose files take new names as
+// they rotate) are not accounted: the summary says how much went unread, inconclusive.
+func TestWatchLogsPastTheCapAreSaid(t *testing.T) {
+	dir := t.TempDir()
+	appendLog(t, filepath.Join(dir, "late.log"), jaxCompile("32", "")+jaxCompile("24", "32"))
+	fl, err := follow.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	var out, warn lockedBuffer
+	w := &watcher{fl: fl, out: &out, warn: &warn, tally: &liveTally{policy: stopPolicy{Count: 1}}, logs: map[string]*watchedLog{}}
+	for i := range maxWatchedLogs {
+		w.logs[fmt.Sprintf("gone-%d.log", i)] = nil // followed before, their files gone since
+	}
+	w.poll()
+	if !w.summary() || !strings.Contains(out.String(), fmt.Sprintf("of logs found after the first %d were not read", maxWatchedLogs)) {
+		t.Errorf("it said:\n%s", out.String())
+	}
+}
+
+// A followed log of more ranks than recomp reads a log (logscan.MaxRanks): the summary names
+// the cap, inconclusive, and the ranks past it add no compilation after warm-up.
+func TestWatchRanksPastTheCap(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "srun.log")
+	var log strings.Builder
+	for r := range logscan.MaxRanks + 10 {
+		fmt.Fprintf(&log, "%d: WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).\n", r)
+	}
+	appendLog(t, p, log.String())
+	out, cancel, done := startWatch(t, []string{p}, stopPolicy{Count: 1})
+	cancel()
+	err := <-done
+	var xe *exitError
+	if !errors.As(err, &xe) || xe.code != exitUsage || !strings.Contains(out.String(), "inconclusive: "+p+": more than 4096 ranks in one log") ||
+		!strings.Contains(out.String(), "; 0 after warm-up") {
+		t.Errorf("ended with %v; it said:\n%s", err, out.String())
+	}
+}
+
+// More distinct warnings than recomp watch says (maxWarnings: binaries landing in a folder, say)
+// are counted, and the summary says how many it did not say.
+func TestWatchWarningsPastTheCapAreCounted(t *testing.T) {
+	dir := t.TempDir()
+	for i := range maxWarnings + 3 {
+		appendLog(t, filepath.Join(dir, fmt.Sprintf("core.%d", i)), "\x7fELF\x02\x01\x01\x00")
+	}
+	fl, err := follow.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	var out, warn lockedBuffer
+	w := &watcher{fl: fl, out: &out, warn: &warn, tally: &liveTally{}}
+	w.poll()
+	w.summary()
+	if n := strings.Count(warn.String(), "skipped: binary data"); n != maxWarnings || !strings.Contains(out.String(), "recomp watch: 3 more warning(s) not said\n") {
+		t.Errorf("%d warnings said; summary:\n%s", n, out.String())
+	}
+}
+
+// A core file landing in a followed folder, strings of a recompiling program inside it: no live
+// line, no failure, a warning that it was skipped.
+func TestWatchSkipsACoreFile(t *testing.T) {
+	dir := t.TempDir()
+	appendLog(t, filepath.Join(dir, "rank0.log"), jaxCompile("32", ""))
+	fl, err := follow.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	var out, warn lockedBuffer
+	w := &watcher{fl: fl, out: &out, warn: &warn, tally: &liveTally{policy: stopPolicy{Count: 1}}}
+	w.poll()
+	appendLog(t, filepath.Join(dir, "core.4242"), "\x7fELF\x02\x01\x01\x00\x00"+jaxCompile("32", "")+jaxCompile("24", "32"))
+	w.poll()
+	if w.tally.stop != "" || strings.Contains(out.String(), "compiled after warm-up") ||
+		!strings.Contains(warn.String(), "core.4242: skipped: binary data (an ELF executable, library or core file), not a log") {
+		t.Errorf("stop %q; it said:\n%s\nwarnings:\n%s", w.tally.stop, out.String(), warn.String())
 	}
 }

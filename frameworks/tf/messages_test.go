@@ -39,3 +39,17 @@ func TestMessages(t *testing.T) {
 		}
 	}
 }
+
+// TF's SavedModel writer warns, at a Keras model.save() on TF, of the functions it found no
+// trace of (saved_model/save.py, absl's or glog's layout; TF 2.3's one line a function); the optimizer's XLA step is one of
+// them. It says nothing was compiled: neither a record nor one recomp could not read.
+func TestUntracedFunctionsWarningIsKnown(t *testing.T) {
+	log := "WARNING:absl:Found untraced functions such as _update_step_xla, _jit_compiled_convolution_op while saving (showing 2 of 2). These functions will not be directly callable after loading.\n" +
+		"W1202 00:41:07.123456 140288236451648 save.py:271] Found untraced functions such as _update_step_xla while saving (showing 1 of 1). These functions will not be directly callable after loading.\n" +
+		"I1202 00:41:07.123456 140288236451648 save.py:271] Found untraced functions such as dense_layer_call_fn, dense_layer_call_and_return_conditional_losses while saving (showing 2 of 2). These functions will not be directly callable after loading.\n" +
+		"W1022 17:38:15.026157 140288236451648 save.py:228] No concrete functions found for untraced function `_update_step_xla` while saving. This function will not be callable after loading.\n"
+	evs, st := scantest.Scan(t, log, logscan.Options{})
+	if len(evs) != 0 || st.Unread != 0 {
+		t.Errorf("events %+v, unread %+v", evs, st.UnreadLines)
+	}
+}

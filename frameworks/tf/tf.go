@@ -43,9 +43,12 @@ var Framework = &framework.Framework{
 		// request, a cluster not compiled yet (lazy compilation's threshold), the in-process
 		// cache's hit count and the running total of compile time,
 		// which the profiler's "Compiled S N times" line says per compilation; and TF's
-		// warning that XLA ignores a random op's seed.
+		// warning that XLA ignores a random op's seed; and the SavedModel writer's warning, at a
+		// Keras model.save(), of functions it found no trace of (saved_model/save.py: "Found
+		// untraced functions such as _update_step_xla, … while saving (showing N of M)"), which
+		// says nothing was traced or compiled.
 		Known: []string{"DeviceCompilationClusterSignature", "Compilation cache entry hit: ", "Compilation of XLA executable time: ",
-			"with XLA compilation will ignore seeds", "Not compiling "},
+			"with XLA compilation will ignore seeds", "Not compiling ", "Found untraced functions such as "},
 	},
 	Identity: framework.Identity{
 		Family:      family,

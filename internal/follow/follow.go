@@ -16,12 +16,14 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/internal/openfile"
+	"github.com/recomp/recomp/internal/textutil"
 )
 
 // MaxRead bounds what one Poll reads from one file; the rest is read by the next Polls.
 const MaxRead = 4 << 20
 
-// MaxFiles bounds the files followed in folders; more are left out with a warning.
+// MaxFiles bounds the files followed at once (each is an open file); more found in folders are
+// left out, with a warning, and counted (LeftOut): what they hold is not read.
 const MaxFiles = 256
 
 // Chunk is what a Poll read from one log.
@@ -41,7 +43,12 @@ type Follower struct {
 	files   []*file // in the order found
 	buf     []byte
 	warned  bool
+	left    int // the most files a Poll's listing left out (MaxFiles)
 }
+
+// LeftOut says how many files found in folders were left out, at most, at one Poll, for
+// MaxFiles were followed already (0 when none ever was): their lines were not read.
+func (fl *Follower) LeftOut() int { return fl.left }
 
 type target struct {
 	path string
@@ -57,11 +64,13 @@ type file struct {
 	off    int64
 	tail   []byte // the last bytes read (up to tailLen): a file truncated and written again past off no longer has them there
 	gone   bool   // renamed away or deleted: read to its end, then dropped
+	binary bool   // found in a folder, binary data (a core file): skipped
 	target int
 }
 
 // New follows paths: files (which may not exist yet) and folders (whose regular files are
-// followed, those found later too; hidden and compressed files are left out).
+// followed, those found later too; hidden and compressed files are left out, and so are binary
+// files, by their first bytes (textutil.Binary), with a warning).
 func New(paths []string) (*Follower, error) {
 	fl := &Follower{buf: make([]byte, 256<<10)}
 	for _, p := range paths {
@@ -83,16 +92,22 @@ func New(paths []string) (*Follower, error) {
 // Poll reads what the logs gained since the last Poll. Warnings say what could not be read
 // (a file that vanished between listing and opening is not one).
 func (fl *Follower) Poll() (chunks []Chunk, warnings []string) {
+	left := 0
 	for ti, t := range fl.targets {
 		if t.dir {
-			warnings = append(warnings, fl.list(ti, t)...)
+			w, n := fl.list(ti, t)
+			warnings, left = append(warnings, w...), left+n
 		} else {
 			warnings = append(warnings, fl.check(ti, t.path, t.path)...)
 		}
 	}
+	fl.left = max(fl.left, left)
 	keep := fl.files[:0]
 	for _, f := range fl.files {
-		chunks = fl.read(f, chunks)
+		var warning string
+		if chunks, warning = fl.read(f, chunks); warning != "" {
+			warnings = append(warnings, warning)
+		}
 		if f.gone {
 			f.f.Close()
 			continue
@@ -132,12 +147,14 @@ func (fl *Follower) check(ti int, path, log string) []string {
 }
 
 // list looks at a folder's files: each regular file not followed yet is; a followed file that
-// was renamed keeps its log; one that left the folder is read to its end and dropped.
-func (fl *Follower) list(ti int, t target) []string {
+// was renamed keeps its log; one that left the folder is read to its end and dropped. It says
+// how many files it left out, MaxFiles being followed.
+func (fl *Follower) list(ti int, t target) ([]string, int) {
 	ents, err := os.ReadDir(t.path)
 	if err != nil {
-		return []string{fmt.Sprintf("%s: %v", t.path, err)}
+		return []string{fmt.Sprintf("%s: %v", t.path, err)}, 0
 	}
+	left := 0
 	var warnings []string
 	seen := make([]bool, len(fl.files))
 	for _, e := range ents {
@@ -160,6 +177,7 @@ func (fl *Follower) list(ti int, t target) []string {
 			continue
 		}
 		if len(fl.files) >= MaxFiles {
+			left++
 			if !fl.warned {
 				fl.warned = true
 				warnings = append(warnings, fmt.Sprintf("%s: more than %d files: the others are not followed", t.path, MaxFiles))
@@ -182,7 +200,7 @@ func (fl *Follower) list(ti int, t target) []string {
 			f.gone = true // deleted, or moved out of the folder
 		}
 	}
-	return warnings
+	return warnings, left
 }
 
 func compressed(name string) bool {
@@ -190,8 +208,12 @@ func compressed(name string) bool {
 }
 
 // read reads what f gained, at most MaxRead; a file shorter than what was read of it was
-// truncated, and is read again from its start.
-func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
+// truncated, and is read again from its start. A file found in a folder whose first bytes are
+// binary data is skipped from then on, with a warning.
+func (fl *Follower) read(f *file, chunks []Chunk) ([]Chunk, string) {
+	if f.binary {
+		return chunks, ""
+	}
 	restart := f.off == 0 && fl.started(f)
 	if st, err := f.f.Stat(); err == nil && (st.Size() < f.off || !fl.sameTail(f)) {
 		f.off, f.tail, restart = 0, f.tail[:0], true
@@ -208,6 +230,12 @@ func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
 			break
 		}
 	}
+	if f.off == int64(len(data)) && len(data) > 0 && fl.targets[f.target].dir {
+		if why := textutil.Binary(data); why != "" {
+			f.binary = true
+			return chunks, fmt.Sprintf("%s: skipped: binary data (%s), not a log", f.path, why)
+		}
+	}
 	if len(data) >= tailLen {
 		f.tail = append(f.tail[:0], data[len(data)-tailLen:]...)
 	} else if len(data) > 0 {
@@ -217,7 +245,7 @@ func (fl *Follower) read(f *file, chunks []Chunk) []Chunk {
 	if len(data) > 0 || restart {
 		chunks = append(chunks, Chunk{Log: f.log, Restart: restart, Data: data})
 	}
-	return chunks
+	return chunks, ""
 }
 
 // tailLen is how many of the last bytes read are checked again at each Poll.

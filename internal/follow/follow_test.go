@@ -136,3 +136,30 @@ func TestFollowBoundedRead(t *testing.T) {
 		t.Errorf("read %d bytes of %d", total, 2*MaxRead)
 	}
 }
+
+// A binary file that lands in a followed folder (a core file, an executable) is skipped with a
+// warning, also when it was empty when found: strings inside it are no log lines.
+func TestFollowFolderSkipsBinaries(t *testing.T) {
+	dir := t.TempDir()
+	appendTo(t, filepath.Join(dir, "rank0.log"), "one\n")
+	fl, err := New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	expect(t, "the log", poll(t, fl), "rank0.log||one\n")
+	core := filepath.Join(dir, "core.1234")
+	appendTo(t, core, "")
+	expect(t, "an empty file", poll(t, fl))
+	appendTo(t, core, "\x7fELF\x02\x01\x01\x00Compiling jit(step) with global shapes and types [ShapedArray(float32[24,8])]\n")
+	appendTo(t, filepath.Join(dir, "rank0.log"), "two\n")
+	chunks, warnings := fl.Poll()
+	if len(chunks) != 1 || filepath.Base(chunks[0].Log) != "rank0.log" || string(chunks[0].Data) != "two\n" {
+		t.Errorf("chunks %+v", chunks)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "core.1234: skipped: binary data (an ELF executable, library or core file), not a log") {
+		t.Errorf("warnings %q", warnings)
+	}
+	appendTo(t, core, "Compiling jit(step) with global shapes and types [ShapedArray(float32[16,8])]\n")
+	expect(t, "the binary grew", poll(t, fl))
+}

@@ -1,7 +1,8 @@
 // Package textutil holds the small text helpers that recomp's packages share: shortening a
 // string for display without splitting a UTF-8 character, showing the characters of
 // untrusted text (a log line, a file name) that would act on a terminal instead of showing,
-// and writing a count of which only the first few were listed.
+// writing a count of which only the first few were listed, and telling a binary file (an
+// executable, a core file) from text by its first bytes.
 package textutil
 
 import (

@@ -44,8 +44,12 @@ type DumpFile struct {
 	Family     string
 	// Role is what the module does among the programs of its family, as its graph says
 	// (frameworks.Role: Keras's "train step", "test step", "predict step"); "" when unknown.
-	Role  string
-	Bytes int // the size of its text
+	Role string
+	// Inference says the module's ops carry metadata and none is a gradient op of any stack
+	// (frameworks.Inference): a graph that computes no gradient, an evaluation, scoring or
+	// predict step.
+	Inference bool
+	Bytes     int // the size of its text
 }
 
 // Problem is a module file that could not be read or parsed; the rest of the dump is compared
@@ -340,7 +344,8 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64
 	}
 	name := strings.Clone(m.Name) // (the parser's strings are views of the text)
 	fam := frameworks.Family(name)
-	f := &DumpFile{Path: path, ID: -1, Module: m, ModuleName: name, Family: fam, Role: frameworks.Role(fam, m), Bytes: len(src)}
+	f := &DumpFile{Path: path, ID: -1, Module: m, ModuleName: name, Family: fam, Role: frameworks.Role(fam, m),
+		Inference: frameworks.Inference(m), Bytes: len(src)}
 	d.Files = append(d.Files, f)
 	return f
 }

@@ -219,7 +219,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			}
 			if u := links[p.B]; u != nil {
 				rp.HashB = u.Hash
-				stackAdvice(p.Result, u.Producer)
+				stackAdvice(p.Result, u.Producer, p.B.Inference)
 				stepAdvice(p.Result, p.B.Role, u)
 			} else if p.B.Role != "" { // no log: the dump's graph or source files say the step
 				stepAdvice(p.Result, p.B.Role, &ledger.Unit{Family: p.B.Family, Module: p.B.ModuleName})
@@ -227,7 +227,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			d.Pairs = append(d.Pairs, rp)
 			if p.Result != nil {
 				explained = append(explained, verdict.Explained{Program: h.Family, Unit: links[p.B], Causes: p.Result.Causes, Role: p.B.Role,
-					Earlier: links[p.A], EarlierRole: p.A.Role})
+					Earlier: links[p.A], EarlierRole: p.A.Role, Inference: p.B.Inference})
 			}
 		}
 	}
@@ -399,14 +399,19 @@ func pairReport(p *diff.Pair) *DiffPair {
 
 // stackAdvice gives a comparison's causes the advice of the stack that compiled the program, where
 // it has its own for the cause (a cause expected once keeps the comparison's own advice): a
-// PyTorch/XLA program is not told about tf.function or jax.jit.
-func stackAdvice(r *diff.Result, p logscan.Producer) {
+// PyTorch/XLA program is not told about tf.function or jax.jit. A later graph that computes no
+// gradient (inference) gets the stack's remedy that loses no data, as the verdict does.
+func stackAdvice(r *diff.Result, p logscan.Producer, inference bool) {
 	fw := frameworks.ForProducer(p)
 	if r == nil || fw == nil {
 		return
 	}
 	for i, c := range r.Causes {
-		if adv := fw.Advice.Causes[c.Kind]; adv != "" && !c.OwnAdvice() {
+		adv := fw.Advice.Causes[c.Kind]
+		if a := fw.Advice.Inference[c.Kind]; inference && a != "" {
+			adv = a
+		}
+		if adv != "" && !c.OwnAdvice() {
 			r.Causes[i].Advice = adv
 		}
 	}

@@ -371,6 +371,35 @@ func WithRole(program, role string) string {
 	return program + " [" + role + "]"
 }
 
+// Inference says whether a dumped module computes no gradient: some of its ops carry a stack's
+// own metadata (Identity.Gradient's ours) and none is part of a backward pass. A module whose
+// metadata no stack tells (JAX's, none) says nothing (false).
+func Inference(m *hlo.Module) bool {
+	if m == nil {
+		return false
+	}
+	ours := false
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			md := in.Metadata()
+			if md.OpName == "" && md.OpType == "" {
+				continue
+			}
+			for _, fw := range all {
+				if fw.Identity.Gradient == nil {
+					continue
+				}
+				grad, own := fw.Identity.Gradient(md)
+				if grad {
+					return false
+				}
+				ours = ours || own
+			}
+		}
+	}
+	return ours
+}
+
 // Role says what a dumped module does among the programs of its family, from its graph, or which
 // front end's step it is from the source files it lists ("" when neither tells).
 func Role(family string, m *hlo.Module) string {

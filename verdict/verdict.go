@@ -42,6 +42,8 @@ type Explained struct {
 	// has a role too (Keras's test step first compiled for fit's validation, then for evaluate).
 	Earlier     *ledger.Unit
 	EarlierRole string
+	// Inference says the later version's graph computes no gradient (diff.DumpFile.Inference).
+	Inference bool
 }
 
 // Result is the verdict of a run.
@@ -80,6 +82,9 @@ type Verdict struct {
 	// Data is the kind of dataset the front end's calls fed it ("tf.data": its remedies are
 	// tf.data's, whatever the stack), "" for arrays or when no probe saw the calls.
 	Data string
+	// Inference says every dumped version compared computes no gradient (an evaluation,
+	// scoring or predict loop): its remedies never drop data (framework.Advice.Inference).
+	Inference bool
 	// Compilations counts its compilations, AfterWarmup those after warm-up; Seconds is their
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
 	Compilations, AfterWarmup int
@@ -534,6 +539,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			}
 		}
 	}
+	v.Inference = len(explained) > 0 && !slices.ContainsFunc(explained, func(e Explained) bool { return !e.Inference })
 	v.Causes = causes.list()
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
@@ -936,6 +942,8 @@ func causeAdvice(v Verdict, c Cause, kind diff.CauseKind, front, stepFront *fram
 		adv = c.advice
 	case stepFront != nil && stepFront.StepAdvice(stack, step, kind) != "":
 		adv = stepFront.StepAdvice(stack, step, kind) // the loop's own remedy: training, evaluation, prediction
+	case v.Inference && fw != nil && fw.Advice.Inference[kind] != "":
+		adv = fw.Advice.Inference[kind] // a graph with no gradient: evaluation, scoring, prediction lose no data
 	case front != nil && front.CauseAdvice(stack, kind) != "":
 		adv = front.CauseAdvice(stack, kind)
 	case fw != nil:

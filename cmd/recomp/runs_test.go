@@ -80,6 +80,9 @@ type truth struct {
 	// called with again (the sizes compiled, in order, and the step).
 	LoopCount    *truthLoopCount    `json:"loop_count"`
 	GrowingCache *truthGrowingCache `json:"growing_cache"`
+	// Inference says the recompiled program's graph computes no gradient (a scoring or evaluation
+	// loop): its remedy must lose no data.
+	Inference bool `json:"inference"`
 	// OpGrowth is the program's own line whose op count (the dump's op metadata) changed by the same
 	// number at each recompilation, and its counts, where a loop's passes are not whole blocks.
 	OpGrowth *struct {
@@ -413,6 +416,26 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.GrowingCache != nil {
 		checkGrowingCache(t, dir, tr)
+	}
+	if tr.Inference {
+		checkInference(t, dir, tr)
+	}
+}
+
+// checkInference holds a loop whose graph computes no gradient (scoring, evaluation) to a remedy
+// that loses no data, in every format: pad the last batch and drop the padded rows' outputs,
+// never the training loop's drop_last.
+func checkInference(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	const keep, lose = "do not drop the last partial batch", "drop the last partial batch (DataLoader(drop_last=True)), or"
+	p, _ := explainVerdict(t, dir, tr.Recompiled[0])
+	if !strings.Contains(p.Action, keep) || strings.Contains(p.Action, lose) {
+		t.Errorf("action %q: want %q, never %q", p.Action, keep, lose)
+	}
+	for _, format := range []string{"text", "markdown", "html"} {
+		if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, keep) || strings.Contains(out, lose) {
+			t.Errorf("explain --format %s does not say %q, or tells to drop the batch", format, keep)
+		}
 	}
 }
 

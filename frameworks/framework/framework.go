@@ -367,6 +367,13 @@ type Identity struct {
 	// __inference_f_272 and a_inference_f_272__…), so that each dump joins its own compilation;
 	// ok false: the function key is all there is.
 	FunctionID func(module string) (id string, ok bool)
+	// Gradient says whether an op's metadata shows it is part of a backward pass (grad: JAX's
+	// transpose(jvp(…)), TF's gradient_tape/, PyTorch's *_backward), and whether the metadata is
+	// the stack's own, in a form that would show one (ours: TF's op types, PyTorch's aten__ ops;
+	// JAX's forward ops look alike with and without a gradient in some versions, so only its
+	// backward ops are its own here). A graph with ops of a stack's own and no gradient op
+	// computes no gradient. Nil: the stack's dumps do not tell.
+	Gradient func(m hlo.Meta) (grad, ours bool)
 	// BySignature says the stack keys its compilations by the argument signature its log gives
 	// (JAX's argument shapes and types): a signature names a variant of a program, and a
 	// signature compiled before that compiles again changed elsewhere in the stack's key.
@@ -499,6 +506,11 @@ type Advice struct {
 	// state before the loop, so the first step already takes it as input ("JAX: opt_state =
 	// optimizer.init(params) …").
 	Materialize, StateFirst string
+	// Inference is what to do, by cause kind, about a program whose graph computes no gradient
+	// (Identity.Gradient finds no backward op: an evaluation, scoring or predict loop), where the
+	// training loop's remedy would lose data (dropping the last partial batch drops rows whose
+	// scores or predictions are wanted).
+	Inference map[cause.Kind]string
 	// GrowingCache is the stack's remedy for a buffer a step returns grown and is called with
 	// again (a key/value cache grown by concatenation each token): one allocated at its largest
 	// size and written in place ("PyTorch/XLA: … index_copy_ …").

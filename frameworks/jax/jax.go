@@ -13,6 +13,7 @@ import (
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -40,6 +41,12 @@ var Framework = &framework.Framework{
 		Known: []string{"get_cache_key hash after serializing ", "Not including XLA flag in cache key"},
 	},
 	Identity: framework.Identity{
+		// jax.grad's backward pass: ops named transpose(jvp(…)) under the jitted function (JAX
+		// 0.4 names them as its forward ops: no graph of JAX's is known to compute no gradient)
+		Gradient: func(m hlo.Meta) (grad, ours bool) {
+			grad = strings.Contains(m.OpName, "transpose(jvp(")
+			return grad, grad
+		},
 		FunctionKey: functionKey,
 		Function:    function,
 		Eager:       eager,
@@ -114,6 +121,7 @@ var Framework = &framework.Framework{
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",
+
 		Causes: map[cause.Kind]string{
 			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
 			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",

@@ -51,6 +51,11 @@ var Framework = &framework.Framework{
 			"with XLA compilation will ignore seeds", "Not compiling ", "Found untraced functions such as "},
 	},
 	Identity: framework.Identity{
+		// tf.GradientTape's and tf.gradients' ops; TF's own ops carry a TF op type (MatMul, Relu)
+		Gradient: func(m hlo.Meta) (grad, ours bool) {
+			ours = m.OpType != "" && m.OpType[0] >= 'A' && m.OpType[0] <= 'Z'
+			return strings.Contains(m.OpName, "gradient_tape/") || strings.Contains(m.OpName, "gradients/"), ours
+		},
 		Family:      family,
 		FunctionKey: functionKey,
 		Function:    function,
@@ -101,6 +106,11 @@ var Framework = &framework.Framework{
 		Retrace: "give the tf.function an input_signature (with None for the dimensions that vary) or reduce_retracing=True, " +
 			"and pass Python scalars as tensors; under jit_compile that stops the tracing, not the compiling: every new shape is " +
 			"still an XLA compilation, so pad to a few fixed shapes (tf.data padded_batch with padded_shapes, bucket_by_sequence_length)",
+		Inference: map[cause.Kind]string{
+			cause.BatchSize: "this graph computes no gradient (evaluation, scoring or prediction): do not drop the last partial batch " +
+				"(drop_remainder would lose its rows' results); pad it to the full batch (tf.data padded_batch, or tf.pad) and drop the padded rows' outputs, " +
+				"or give it a batch size that divides the data",
+		},
 		Causes: map[cause.Kind]string{
 			cause.BatchSize: "drop the last partial batch (tf.data batch(..., drop_remainder=True)); for Keras fit on arrays, a batch_size that divides " +
 				"the number of samples, and validation_batch_size for the validation data",

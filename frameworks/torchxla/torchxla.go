@@ -12,6 +12,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -35,6 +36,11 @@ var Framework = &framework.Framework{
 		Known:    []string{"Using persistent compilation cache with XLA_HLO_DEBUG"},
 	},
 	Identity: framework.Identity{
+		// autograd's backward ops: aten__tanh_backward, aten__mse_loss_backward, …
+		Gradient: func(m hlo.Meta) (grad, ours bool) {
+			grad = strings.HasSuffix(m.OpType, "_backward") || strings.Contains(m.OpName, "_backward")
+			return grad, strings.HasPrefix(m.OpType, "aten__") || strings.HasPrefix(m.OpType, "xla__")
+		},
 		// PyTorch/XLA dumps every unnamed graph as SyncTensorsGraph where recomp names it after
 		// the Python frame that ran it (train.py:42 (train_step)).
 		FunctionKey: func(family string) (string, bool) {
@@ -105,6 +111,11 @@ var Framework = &framework.Framework{
 		Evidence: "PyTorch/XLA: PT_XLA_DEBUG_LEVEL=1",
 		Recompiled: "dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) and run `recomp explain DIR --log LOG`; keep input shapes static " +
 			"(pad or bucket them) and avoid reading tensor values between steps",
+		Inference: map[cause.Kind]string{
+			cause.BatchSize: "this graph computes no gradient (evaluation, scoring or prediction): do not drop the last partial batch " +
+				"(DataLoader(drop_last=True) would lose its rows' results); pad it to the full batch before moving it to the XLA device " +
+				"and drop the padded rows' outputs",
+		},
 		Causes: map[cause.Kind]string{
 			cause.BatchSize:  "drop the last partial batch (DataLoader(drop_last=True)), or pad it to the full batch before moving it to the XLA device",
 			cause.InputShape: "pad to a few fixed sizes before moving tensors to the XLA device (under torch.compile, dynamic shapes still compile once per size with XLA)",

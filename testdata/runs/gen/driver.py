@@ -507,6 +507,8 @@ def generate(fw, name, out, matrix):
         truth["reason"] = reason
     if spec.get("terminal"):
         truth["terminal"] = {"rows": TERMINAL_SIZE[0], "columns": TERMINAL_SIZE[1]}
+    if spec.get("inference"):
+        truth["inference"] = True  # the program's graph computes no gradient (scoring, evaluation)
     if processes:
         truth["processes"] = processes
     for k, val in (v.get("extra") or {}).items():

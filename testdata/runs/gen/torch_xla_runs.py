@@ -947,6 +947,25 @@ def eval_kv_cache():
 
 # --- the scenarios -------------------------------------------------------------------------------
 
+def score_candidates():
+    """A scoring job: 100 candidates scored in batches of 32 under torch.no_grad() (32, 32, 32, then
+    the 4-row remainder), each batch's scores read back to the host. Every candidate's score is
+    wanted: dropping the last batch would lose 4 of them."""
+    torch, torch_xla = _torch()
+    dev = torch_xla.device()
+    model = _model(torch).to(dev)
+    model.eval()
+    X = _data(torch, 100, 16, seed=4)
+    scores = []
+    with torch.no_grad():
+        for start in range(0, 100, 32):
+            s = model(X[start:start + 32].to(dev)).sum(dim=1)
+            torch_xla.sync()
+            scores.append(s.cpu())
+    print(f"scored {sum(len(s) for s in scores)} candidates")
+    finish("full")
+
+
 ENV = {"PJRT_DEVICE": "CPU", "PT_XLA_DEBUG_LEVEL": "2", "XLA_HLO_DEBUG": "1"}
 ENV_PROFILER = dict(ENV, PT_XLA_DEBUG="1")
 
@@ -963,6 +982,12 @@ S["batch-size"] = dict(program=train_partial_batches, env=ENV, recompiled=["trai
                  "in xm.mark_step() (deprecated in 2.9, a wrapper of torch_xla.sync). The remainder compiles "
                  "the step again; epoch 2 reuses both graphs from the in-memory cache (Execution Analysis "
                  "only, CachedCompile)."))
+S["scoring-tail"] = dict(program=score_candidates, env=ENV, recompiled=["score_candidates"], cause="batch_size",
+    reason="user torch_xla.sync", inference=True,
+    description=("A scoring job, forward only under torch.no_grad(): 100 candidates in batches of 32, 32, 32 and "
+                 "the 4-row remainder, each batch's scores read back. The remainder compiles the graph again; "
+                 "the graph computes no gradient, so the fix must keep every candidate (pad the last batch and "
+                 "drop the padded rows' scores), never DataLoader(drop_last=True)."))
 S["fixed"] = dict(program=train_padded, env=ENV, recompiled=[], cause=None,
     description=("The batch-size loop fixed: the 24-row remainder is padded on the host to 32 rows with a "
                  "loss mask, so the step compiles once and every other step is a cached execution."))

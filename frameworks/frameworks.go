@@ -809,6 +809,23 @@ func Explains(why string) (kind cause.Kind, change, said string, ok bool) {
 	return "", "", "", false
 }
 
+// FactOf is the typed fact the stack's explanation of a compilation (Unit.Why) states: the
+// unit's own reading (Framework.Fact) where it has one, else what Explains says; ok false when
+// why names no construct.
+func FactOf(why string) (cause.Fact, bool) {
+	for _, fw := range all {
+		if fw.Fact != nil {
+			if f, ok := fw.Fact(why); ok {
+				return f, true
+			}
+		}
+	}
+	if kind, change, said, ok := Explains(why); ok {
+		return cause.Fact{Kind: kind, Change: change, Said: said}, true
+	}
+	return cause.Fact{}, false
+}
+
 // SaidBy names who says the words that show a construct of a kind, when not the stack itself
 // (framework.Framework.SaidBy: dynamo's guards); "" otherwise.
 func SaidBy(kind cause.Kind) string {

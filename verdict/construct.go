@@ -32,19 +32,28 @@ const (
 	// KindPythonScalar: a Python number argument that a tracer specialised on its value
 	// changed: dynamo's guard failure "temperature == 1.0" (torch.compile).
 	KindPythonScalar = cause.PythonScalar
+	// KindWeakType: an argument of the same shape and dtype was a Python scalar (weakly typed)
+	// one call and a typed scalar another: JAX's "{weak_type=True}" → "{weak_type=False}". The
+	// graphs are identical; the cache key is not.
+	KindWeakType = cause.WeakType
 )
 
 // constructCause reads the framework's explanation of a recompilation for the user's construct
-// it names: a static argument or a pytree change. It returns the kind, what changed and the
-// framework's own words that show it; ok is false when the words name neither.
+// it names: a static argument, a pytree change, a weak type. It returns the kind, what changed
+// and the framework's own words that show it; ok is false when the words name none.
 func constructCause(why string) (kind cause.Kind, ch, said string, ok bool) {
-	return frameworks.Explains(why)
+	f, ok := frameworks.FactOf(why)
+	return f.Kind, f.Change, f.Said, ok
 }
 
 // overrides says whether a construct the framework names says more than the comparison's main
 // cause: the graphs show only the construct's effect (a baked-in constant, a structure change)
-// or nothing (identical graphs).
+// or nothing (identical graphs). A new pytree or a weak type is what the call itself changed:
+// whatever the graphs show (new parameters, their constants and layouts, or nothing) follows.
 func overrides(kind cause.Kind, c diff.CauseKind) bool {
+	if kind == KindPytree || kind == KindWeakType {
+		return true
+	}
 	switch c {
 	case diff.CauseGraphStructure, diff.CauseIdentical:
 		return true

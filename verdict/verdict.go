@@ -405,7 +405,8 @@ func (t *causeTally) add(kind cause.Kind, ch, site string, from *diff.Cause) *Ca
 // trace time, the construct the framework names over the graphs' effect, the dump's main cause,
 // or the framework's words. It says whether the dump explained the compilation.
 func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (linked bool) {
-	kind, ch, said, named := constructCause(u.Why)
+	f, named := frameworks.FactOf(u.Why)
+	kind, said := f.Kind, f.Said
 	named = named && again
 	cs := byUnit[u]
 	// a static value JAX saw as pytree metadata (an nnx attribute) is the static value's
@@ -426,8 +427,7 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	}
 	if len(cs) > 0 {
 		if named && overrides(kind, cs[0].Kind) {
-			c := t.add(kind, ch, site, nil)
-			c.Said, c.SaidBy = said, saidBy(kind)
+			t.addFact(f, site)
 			return true
 		}
 		c := t.add(cs[0].Kind, change(cs[0]), site, &cs[0])
@@ -440,13 +440,22 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	}
 	switch {
 	case named:
-		c := t.add(kind, ch, site, nil)
-		c.Said, c.SaidBy = said, saidBy(kind)
+		t.addFact(f, site)
 	case again && u.Why != "":
 		kind, ch := reasonCause(u.Why)
 		t.add(kind, ch, site, nil)
 	}
 	return false
+}
+
+// addFact counts one compilation of the construct the stack's own words state, at site: their
+// kind and change, the words, who said them, and the stack's remedy for the argument they name.
+func (t *causeTally) addFact(f cause.Fact, site string) {
+	c := t.add(f.Kind, f.Change, site, nil)
+	c.Said, c.SaidBy = f.Said, saidBy(f.Kind)
+	if f.Advice != "" {
+		c.advice = f.Advice
+	}
 }
 
 // list is the causes counted. A framework's words that name no change (PyTorch/XLA's "dynamo

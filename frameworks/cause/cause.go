@@ -34,10 +34,28 @@ const (
 	// PythonValue: a Python value JAX read at trace time changed (a static argument or a
 	// number the function closes over).
 	PythonValue Kind = "python_value"
+	// WeakType: an argument of the same shape and dtype changed between weakly typed (a Python
+	// scalar) and strongly typed (a NumPy or JAX scalar): a new cache key, an identical graph.
+	WeakType Kind = "weak_type"
 )
 
 // Dumped lists the kinds two dumps compared show, in rank order.
 var Dumped = []Kind{Dtype, Sharding, BatchSize, InputShape, Constant, ModuleConfig, Layout, GraphStructure, Identical}
 
 // Worded lists the kinds only a framework's words show.
-var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue}
+var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue, WeakType}
+
+// Fact is what a stack's own explanation of one compilation says changed, read by the stack's
+// unit from its own words: the construct's kind, the argument or input path it names, what
+// changed in the verdict's words, the stack's words that show it, and its remedy for that
+// argument. Nothing outside the unit reads the stack's wording.
+type Fact struct {
+	Kind Kind
+	// Arg is the argument, key or input path the stack names ("beta", "batch['weight']"); ""
+	// when it names none.
+	Arg string
+	// Change is what changed, old → new; Said the stack's own words that show it.
+	Change, Said string
+	// Advice is the stack's remedy for this argument; "" for its advice by kind.
+	Advice string
+}

@@ -192,6 +192,11 @@ type Sizes struct {
 	// sizes near the one used that divide it, so that no pass ends with a smaller batch.
 	Samples    int
 	BatchSizes []int
+	// Growth is, when the dimension grew by the same number of rows at every compilation (3 or
+	// more, one argument's, each size compiled once, and one compilation per step where the
+	// log counts steps), that number: a buffer the loop appends to and feeds back (a
+	// generation loop's cache), which wants preallocating, not padding to buckets; 0 otherwise.
+	Growth int
 }
 
 // SiteRow is one user's line and what its calls cost in compilations.
@@ -533,6 +538,9 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	v.Variants, v.Repeated = variants(compiled)
 	v.Cadence = cadenceIn(compiled, in.Ledger)
 	v.Sizes = sizesOf(compiled, byUnit)
+	if v.Sizes != nil && v.Sizes.Growth > 0 && (v.Repeated > 0 || !oneEachStep(v.Cadence)) {
+		v.Sizes.Growth = 0 // a size compiled again, or steps between: not a buffer grown each step
+	}
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
 		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
@@ -561,7 +569,12 @@ func mergeSizes(cs []Cause, sz *Sizes) []Cause {
 		}
 		if merged < 0 {
 			ds := distinct(sz.Seen)
-			out = append(out, Cause{Kind: c.Kind, Change: fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])})
+			ch := fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])
+			if sz.Growth > 0 {
+				ch = fmt.Sprintf("%s grew by %d at every compilation, %d to %d: a buffer appended to each step, "+
+					"as a generation loop's cache", sz.What, sz.Growth, ds[0], ds[len(ds)-1])
+			}
+			out = append(out, Cause{Kind: c.Kind, Change: ch})
 			merged = len(out) - 1
 		}
 		m := &out[merged]
@@ -674,7 +687,7 @@ func shapeCause(arg, old, new string) (cause.Kind, string) {
 // the sizes to pad it to.
 func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Sizes {
 	var seen []int
-	what := ""
+	what, growth := "", 0
 	var shapes [][][]int
 	for _, u := range compiled {
 		shapes = append(shapes, signatureShapes(u.Signature))
@@ -684,7 +697,9 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 			seen = append(seen, s[arg][dim])
 		}
 		what = fmt.Sprintf("%s, dimension %d", argName(compiled, shapes, arg), dim)
-		if dim == 0 {
+		if growth = steadyGrowth(seen); growth > 0 {
+			what = fmt.Sprintf("`%s` (dimension %d)", argName(compiled, shapes, arg), dim)
+		} else if dim == 0 {
 			what = "the batch (leading dimension)"
 		}
 	} else {
@@ -712,7 +727,36 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 		sizes = append(sizes, padding.Size{Value: v, Count: 1})
 	}
 	plans := padding.Plans(sizes, 8)
-	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0)}
+	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0), Growth: growth}
+}
+
+// steadyGrowth is the number of rows a dimension grew by at every compilation, when it grew by
+// the same number each time over 3 compilations or more; 0 otherwise.
+func steadyGrowth(seen []int) int {
+	if len(seen) < 3 {
+		return 0
+	}
+	d := seen[1] - seen[0]
+	for i := 2; i < len(seen); i++ {
+		if seen[i]-seen[i-1] != d {
+			return 0
+		}
+	}
+	return max(d, 0)
+}
+
+// oneEachStep says whether a program's compilations came one per step of its loop, where the
+// log counts steps (true when it counts none: nothing says otherwise).
+func oneEachStep(c *Cadence) bool {
+	if c == nil || len(c.Steps) < 2 {
+		return true
+	}
+	for i := 1; i < len(c.Steps); i++ {
+		if c.Steps[i]-c.Steps[i-1] != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // reWhyArg is an argument JAX's explanation names with its new shape: "* at data[0], now f32[4,6] and
@@ -894,7 +938,9 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			kind = diff.CauseInputShape
 		}
 		adv := causeAdvice(v, c, kind, front, stepFront, fw)
-		if s := v.Sizes; s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
+		if s := v.Sizes; s != nil && s.Growth > 0 && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
+			adv = bufferAdvice(s, fw)
+		} else if s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
 			if pad := s.padTo(); pad != "" {
 				adv = pad + "; " + adv
 			}
@@ -907,6 +953,19 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 		return look
 	}
 	return strings.Join(parts, "; and ")
+}
+
+// bufferAdvice is what to do about a buffer that grew by the same rows at every compilation:
+// preallocate it, in the stack's words where it has them; padding it to buckets would still
+// compile once per bucket and copy the buffer each step.
+func bufferAdvice(s *Sizes, fw *frameworks.Framework) string {
+	how := "allocate it once at its maximum length and write each step's rows in place at a position index passed as an " +
+		"array, masking the rows not yet written; then every step has one shape and compiles once"
+	if fw != nil && fw.Advice.Buffer != "" {
+		how = fw.Advice.Buffer
+	}
+	return fmt.Sprintf("%s grows by %d each step (%d compilations, one per new length): do not concatenate onto it: %s",
+		s.What, s.Growth, len(distinct(s.Seen)), how)
 }
 
 // causeAdvice is what to do about one cause of a verdict: its own advice (a cause expected once, a

@@ -89,6 +89,37 @@ func TestSpreadGetsSizes(t *testing.T) {
 	}
 }
 
+// A buffer the loop appends a row to at each step (a generation loop's cache): the length grows
+// by the same number at every compilation, and the action preallocates it in the stack's words,
+// never pads it to buckets. Lengths that only rise, not by one step each time, are a spread.
+func TestGrowingBufferIsPreallocated(t *testing.T) {
+	build := func(lengths ...int) Verdict {
+		var log string
+		prev := ""
+		for _, n := range lengths {
+			shape := itoa(n) + ",16"
+			log += jaxStep(shape, prev, 30, 0.5)
+			prev = shape
+		}
+		return Build(Input{Ledger: read(t, log)}).Verdicts[0]
+	}
+	v := build(8, 9, 10, 11, 12)
+	if v.Sizes == nil || v.Sizes.Growth != 1 || !strings.Contains(v.Causes[0].Change, "`x` (dimension 0) grew by 1 at every compilation, 8 to 12") {
+		t.Fatalf("causes %+v sizes %+v", v.Causes, v.Sizes)
+	}
+	if !strings.Contains(v.Action, "dynamic_update_slice") || !strings.Contains(v.Action, "maximum length") || strings.Contains(v.Action, "pad ") {
+		t.Errorf("action %q", v.Action)
+	}
+	for _, lengths := range [][]int{{8, 9, 11, 12}, {8, 9}, {12, 10, 8}} {
+		if v := build(lengths...); v.Sizes != nil && v.Sizes.Growth != 0 || strings.Contains(v.Action, "dynamic_update_slice") {
+			t.Errorf("%v: growth %+v, action %q", lengths, v.Sizes, v.Action)
+		}
+	}
+	if steadyGrowth([]int{16, 24, 32}) != 8 || steadyGrowth([]int{4, 4, 4}) != 0 {
+		t.Error("steadyGrowth")
+	}
+}
+
 // An argument is named as JAX's explanation names it (a flattened leaf's index names nothing the
 // user wrote: Keras's data[0] is argument 16), by its new shape; without an explanation, by index.
 func TestArgName(t *testing.T) {

@@ -486,6 +486,10 @@ type Advice struct {
 	// Switching is about executables switched on the device after warm-up (Graphcore's
 	// recompilation note).
 	Switching string
+	// Buffer is the stack's way to keep a buffer that grows by a row each step (a generation
+	// loop's KV cache or token buffer, concatenated and fed back) at one shape: preallocated
+	// at its maximum length and written in place ("jax.lax.dynamic_update_slice …").
+	Buffer string
 }
 
 // CounterStart is where name's trailing run of XLA's ".N" uniquifiers begins (len(name) when it

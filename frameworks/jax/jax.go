@@ -115,6 +115,9 @@ var Framework = &framework.Framework{
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",
+		Buffer: "allocate it once at its maximum length (jnp.zeros((max_len, …))) and write each step's row in place at a " +
+			"position index passed as an array (jax.lax.dynamic_update_slice(buf, row, (i, 0)), or buf.at[i].set(row)), " +
+			"masking the rows not yet written; then every step has one shape and the step compiles once",
 		Causes: map[cause.Kind]string{
 			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
 			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",

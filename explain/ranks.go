@@ -123,15 +123,6 @@ func sortFolders(fs []runfolder.Folder) {
 	}
 }
 
-// UserName is the name the user gave a process's log: its run folder for a run.log, else the
-// log's path.
-func UserName(logPath string) string {
-	if f, ok := runfolder.Of(logPath); ok {
-		return f.Dir
-	}
-	return logPath
-}
-
 // probeRank says a rank came from the probe's records (the process index a stack gave it),
 // not from a launcher's variable.
 const probeRank = "probe"
@@ -281,7 +272,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 	seen := map[string]int{}
 	for i, sq := range s.Ledger.Sequences {
 		logPath := stripRank(sq.File)
-		ri := &RankInfo{Process: sq.Process, Log: logPath, Name: UserName(logPath), Sequence: sq}
+		ri := &RankInfo{Process: sq.Process, Log: logPath, Name: runfolder.UserName(logPath), Sequence: sq}
 		if sq.Rank != "" {
 			ri.Name += " [rank " + sq.Rank + "]"
 		}

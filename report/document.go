@@ -3,15 +3,14 @@ package report
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/verdict"
 )
@@ -271,50 +270,6 @@ func familyTable(rep *ledger.Report, omitted *[]string) *Table {
 	return t
 }
 
-// costLine is the headline of what compiling cost, in the spirit of Julia's @time.
-func costLine(v *verdict.Result) string {
-	if v == nil || v.Compile <= 0 {
-		return ""
-	}
-	var b strings.Builder
-	switch {
-	case v.Processes > 1:
-		// A job: the sum is no one process's time; the job waited for its slowest process.
-		fmt.Fprintf(&b, "%d processes: %s compiling in all; the slowest, %s, %s", v.Processes, dur(v.Compile), explain.UserName(v.SlowestProcess), dur(v.Slowest))
-		switch {
-		case v.Wall > 0:
-			fmt.Fprintf(&b, " (%s of the run's %s)", percent(v.Slowest.Seconds()/v.Wall.Seconds()), dur(v.Wall))
-		case v.WallExceeded > 0:
-			fmt.Fprintf(&b, ", more than the run's %s: its times are not all this run's", dur(v.WallExceeded))
-		}
-	case v.Wall > 0:
-		fmt.Fprintf(&b, "%s of the run compiling (%s of %s)", percent(v.Compile.Seconds()/v.Wall.Seconds()), dur(v.Compile), dur(v.Wall))
-	case v.WallExceeded > 0:
-		fmt.Fprintf(&b, "%s compiling by the log, more than the run's %s: its times are not all this run's", dur(v.Compile), dur(v.WallExceeded))
-	default:
-		fmt.Fprintf(&b, "%s compiling", dur(v.Compile))
-	}
-	sep := ", "
-	if v.Processes > 1 {
-		sep = "; "
-	}
-	fmt.Fprintf(&b, "%s%s of it compiling again", sep, percent(v.Recompile.Seconds()/v.Compile.Seconds()))
-	if v.Late > 0 {
-		fmt.Fprintf(&b, "; %s after warm-up", dur(v.Late))
-	}
-	return b.String()
-}
-
-func percent(f float64) string {
-	switch {
-	case f <= 0:
-		return "0%"
-	case f < 0.01:
-		return "<1%"
-	}
-	return fmt.Sprintf("%.0f%%", 100*f)
-}
-
 // hostReadAnswers adds a line for each of the program's lines that reads a tensor on the host
 // every step (or as often as the log can tell): no recompilation, but a wait for the device.
 func (p *Document) hostReadAnswers(fs []ledger.Finding) {
@@ -331,7 +286,7 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary, rep *ledger.Repo
 	if v == nil {
 		return
 	}
-	p.Cost = costLine(v)
+	p.Cost = v.Headline()
 	for i, vd := range v.Verdicts {
 		if i == maxAnswers {
 			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: fmt.Sprintf("%d more programs compiled again (listed below)", len(v.Verdicts)-i)})
@@ -341,7 +296,7 @@ func (p *Document) answer(v *verdict.Result, sm ledger.Summary, rep *ledger.Repo
 		if vd.AfterWarmup > 0 {
 			tone = "bad"
 		}
-		p.Answer = append(p.Answer, Answer{Tone: tone, Text: verdictLine(vd), Action: vd.Action})
+		p.Answer = append(p.Answer, Answer{Tone: tone, Text: vd.Sentence(), Action: vd.Action})
 	}
 	if len(v.Verdicts) > 0 {
 		return
@@ -475,244 +430,6 @@ func evidenceAction(rep *ledger.Report) string {
 	return "turn on the compile logging of the stack (" + strings.Join(how, "; ") + ") and run again"
 }
 
-// verdictName names a program that compiled again: the step a front end compiled first, as a user
-// knows it ("Keras predict step"), then the name the stack gave it.
-func verdictName(v verdict.Verdict) string {
-	if f := frameworks.FrontEnd(v.FrontEnd); f != nil && v.Role != "" {
-		return f.Title + " " + v.Role + " · " + shorten(v.Program, 80)
-	}
-	return shorten(v.Program, 80)
-}
-
-// verdictLine is a program that compiled again in one line: how often, the time and share, the
-// causes with old → new, counts and the user's lines.
-func verdictLine(v verdict.Verdict) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s compiled %d× (", verdictName(v), v.Compilations)
-	if v.Processes > 1 {
-		fmt.Fprintf(&b, "in %d processes, at most %d× in one; ", v.Processes, v.MostInOne)
-	}
-	if v.AfterWarmup > 0 {
-		fmt.Fprintf(&b, "%d after warm-up, ", v.AfterWarmup)
-	}
-	b.WriteString(dur(v.Time))
-	if v.Share > 0 {
-		fmt.Fprintf(&b, " = %s of the run", percent(v.Share))
-	}
-	b.WriteString(")")
-	for i, c := range v.Causes {
-		if i == 3 {
-			fmt.Fprintf(&b, "; %d more causes", len(v.Causes)-i)
-			break
-		}
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		b.WriteString(causeLine(v.Framework, c))
-	}
-	b.WriteString(recurrence(v))
-	return b.String()
-}
-
-// recurrence says whether a program's compilations recur (the same variant compiled again) or
-// were paid once per new variant (3 or more, each compiled once); "" otherwise.
-func recurrence(v verdict.Verdict) string {
-	if v.Compilations == 0 {
-		return ""
-	}
-	each := dur(v.Time / time.Duration(v.Compilations))
-	if c := v.Cadence; c != nil && c.EveryEpoch > 0 {
-		return everyEpoch(v, c)
-	}
-	if c := v.Cadence; c != nil && c.Every > 0 {
-		s := fmt.Sprintf("; recurs every %s (compiled at %s of %d): ≈ %s every %s", plural(c.Every, "step", "steps"), stepList(c.Steps), c.Of, each, plural(c.Every, "step", "steps"))
-		if c.Every == 1 {
-			s = fmt.Sprintf("; recurs every step (compiled in each of the last %d of %d steps): ≈ %s a step", len(c.Steps), c.Of, each)
-		}
-		if v.Repeated > 0 {
-			s += fmt.Sprintf(", the same %s compiled again %d×", variantNoun(v), v.Repeated)
-		}
-		return s
-	}
-	if c := v.Cadence; c != nil && c.QuietEpochs > 0 {
-		return quietEpochs(v, c, each)
-	}
-	if c := v.Cadence; c != nil && c.Quiet > 0 {
-		what := ""
-		if v.Variants > 1 && v.Repeated == 0 {
-			what = fmt.Sprintf("%s, ", variantsOf(v))
-		}
-		if k := c.Epochs; len(k) > 0 && k[0] > 0 && k[0] == k[len(k)-1] && c.EpochsOf > k[0] {
-			what += fmt.Sprintf("all in epoch %d of %d, ", k[0], c.EpochsOf)
-		}
-		return fmt.Sprintf("; paid once: %scompiled at %s of %d (≈ %s each), none in the %s after", what, stepList(c.Steps), c.Of, each, plural(c.Quiet, "step", "steps"))
-	}
-	switch {
-	case v.Repeated > 0:
-		return fmt.Sprintf("; recurring: the same %s compiled again %d×, ≈ %s each time it recurs", variantNoun(v), v.Repeated, each)
-	case v.Variants > 2:
-		return fmt.Sprintf("; once per new variant: %s, each compiled once (≈ %s each)", variantsOf(v), each)
-	}
-	return ""
-}
-
-// everyEpoch says a program recurs every epoch, with the compile time of an epoch.
-func everyEpoch(v verdict.Verdict, c *verdict.Cadence) string {
-	first := c.Epochs[0]
-	in := fmt.Sprintf("epochs %d–%d", first, c.EpochsOf)
-	if c.EpochsOf-first == 1 {
-		in = fmt.Sprintf("epochs %d and %d", first, c.EpochsOf)
-	}
-	cost := c.EpochCost
-	if cost == 0 {
-		cost = v.Time / time.Duration(v.Compilations) * time.Duration(c.EveryEpoch)
-	}
-	what := "every epoch"
-	if c.EpochFrom > first {
-		what += fmt.Sprintf(" from epoch %d", c.EpochFrom)
-	}
-	if c.EveryEpoch > 1 {
-		what += fmt.Sprintf(", %d× an epoch", c.EveryEpoch)
-	}
-	at := ""
-	if len(c.Steps) > 0 {
-		at = fmt.Sprintf(", at %s of %d", stepList(c.Steps), c.Of)
-	}
-	s := fmt.Sprintf("; recurs %s (compiled in %s of %d%s): ≈ %s an epoch", what, in, c.EpochsOf, at, dur(cost))
-	if v.Repeated > 0 {
-		s += fmt.Sprintf(", the same %s compiled again %d×", variantNoun(v), v.Repeated)
-	}
-	return s
-}
-
-// quietEpochs says a program was paid once, by epochs where the log marks no steps (Keras's
-// "Epoch i/n" lines): "paid once: compiled in epoch 1 of 3 (≈ 1s each), none in the 2 epochs after".
-func quietEpochs(v verdict.Verdict, c *verdict.Cadence, each string) string {
-	what := ""
-	if v.Variants > 1 && v.Repeated == 0 {
-		what = fmt.Sprintf("%s, ", variantsOf(v))
-	}
-	first, last := c.Epochs[0], c.Epochs[len(c.Epochs)-1]
-	in := fmt.Sprintf("epoch %d", first)
-	switch {
-	case last == first+1:
-		in = fmt.Sprintf("epochs %d and %d", first, last)
-	case last > first:
-		in = fmt.Sprintf("epochs %d–%d", first, last)
-	}
-	after := fmt.Sprintf("%d epochs", c.QuietEpochs)
-	if c.QuietEpochs == 1 {
-		after = "epoch"
-	}
-	return fmt.Sprintf("; paid once: %scompiled in %s of %d (≈ %s each), none in the %s after", what, in, c.EpochsOf, each, after)
-}
-
-// stepList names the steps a program compiled at: "steps 1, 5, 9", or a range for a run of them.
-func stepList(steps []int) string {
-	run := true
-	for i := 1; i < len(steps); i++ {
-		run = run && steps[i] == steps[i-1]+1
-	}
-	if run && len(steps) > 2 {
-		return fmt.Sprintf("steps %d–%d", steps[0], steps[len(steps)-1])
-	}
-	if len(steps) > 6 {
-		return fmt.Sprintf("%d steps from %d to %d", len(steps), steps[0], steps[len(steps)-1])
-	}
-	var b strings.Builder
-	for i, n := range steps {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(n))
-	}
-	if len(steps) == 1 {
-		return "step " + b.String()
-	}
-	return "steps " + b.String()
-}
-
-// variantWord is what tells a program's variants apart in its stack's log: the argument
-// signature where the stack keys its compilations by it (JAX), else the graph hash.
-func variantWord(framework string) string {
-	if frameworks.NamedBySignature(framework) {
-		return "argument signature"
-	}
-	return "graph"
-}
-
-// variantNoun is what one of a verdict's variants is: with the probe's static values, JAX's
-// argument signature with them (verdict's variants key takes them in), not the signature alone.
-func variantNoun(v verdict.Verdict) string {
-	for _, c := range v.Causes {
-		if c.Kind == verdict.KindStaticArgument && len(c.Values) > 0 {
-			return "variant (argument signature and static values)"
-		}
-	}
-	return variantWord(v.Framework)
-}
-
-// variantsOf is the count of a verdict's variants in words: "8 argument signatures", "8 variants
-// (argument signature and static values)".
-func variantsOf(v verdict.Verdict) string {
-	noun := variantNoun(v)
-	if i := strings.Index(noun, " ("); i >= 0 {
-		return fmt.Sprintf("%d %ss%s", v.Variants, noun[:i], noun[i:])
-	}
-	return fmt.Sprintf("%d %ss", v.Variants, noun)
-}
-
-// causeLine is one cause: its kind in words (or whose words it is), what changed old → new, how
-// often, where.
-func causeLine(framework string, c verdict.Cause) string {
-	s := shorten(c.Change, 120)
-	if c.Kind == "" && framework != "" {
-		s = framework + " said: " + s
-	}
-	// "the batch took 4 sizes", "static argument `step` changed …" say their kind, and so does
-	// a change that names the values it took by their argument ("static attribute
-	// `temperature` changed …", a tf.function's "Python argument `unroll` changed …": each
-	// stack's words for a static argument)
-	if w := kindWords(string(c.Kind)); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
-		!namesArguments(c) {
-		if strings.Contains(s, ":") || s == "" {
-			s = strings.TrimSuffix(w+", "+s, ", ")
-		} else {
-			s = w + " " + s
-		}
-	}
-	if c.Said != "" {
-		s += fmt.Sprintf(" (%s said: %s)", nonEmpty(c.SaidBy, nonEmpty(framework, "the framework")), shorten(c.Said, 160))
-	}
-	return s + countAndSites(c)
-}
-
-// countAndSites says in how many compilations a cause was seen (where more than one) and at which
-// lines: ", the cause of 6 recompilations at train.py:29" (a recompilation is each compilation of
-// the program after its first, so 4 batch sizes are the cause of 3). The count is a phrase of its own, not "(×6)",
-// which read as a second multiplier beside a change's own "×2 with the batch sizes".
-func countAndSites(c verdict.Cause) string {
-	s := ""
-	if c.Count > 1 {
-		s = fmt.Sprintf(", the cause of %d recompilations", c.Count)
-	}
-	if len(c.Sites) > 0 {
-		s += " at " + strings.Join(c.Sites, ", ")
-	}
-	return s
-}
-
-// namesArguments says whether a static argument's cause names the arguments whose values it
-// lists: its change then says what they are, in the stack's words.
-func namesArguments(c verdict.Cause) bool {
-	return c.Kind == verdict.KindStaticArgument && slices.ContainsFunc(c.Values, func(v verdict.Values) bool { return v.Name != "" })
-}
-
-// kindWords is a cause kind as words.
-func kindWords(kind string) string { return strings.ReplaceAll(kind, "_", " ") }
-
 // verdictSections adds the programs that compiled again (cards), the user's lines ranked by
 // what they cost, and the sizes to pad to.
 func (p *Document) verdictSections(v *verdict.Result) {
@@ -737,7 +454,7 @@ func (p *Document) verdictSections(v *verdict.Result) {
 				p.Omitted = append(p.Omitted, fmt.Sprintf("%d more call sites (--format json lists them all)", len(v.Sites)-i))
 				break
 			}
-			t.add(s.AfterWarmup > 0, s.Site, fmt.Sprint(s.Compilations), fmt.Sprint(s.AfterWarmup), dur(s.Time), nonEmpty(kindWords(string(s.TopCause)), "-"),
+			t.add(s.AfterWarmup > 0, s.Site, fmt.Sprint(s.Compilations), fmt.Sprint(s.AfterWarmup), dur(s.Time), nonEmpty(verdict.KindWords(string(s.TopCause)), "-"),
 				nonEmpty(shorten(s.Example, 80), "-"))
 		}
 		sec := Section{ID: "sites", Title: "Your lines that compiled", Table: t}
@@ -747,34 +464,23 @@ func (p *Document) verdictSections(v *verdict.Result) {
 		p.Sections = append(p.Sections, sec)
 	}
 	for _, vd := range v.Verdicts {
-		if s := vd.Sizes; s != nil && len(distinctInts(s.Seen)) > 2 && len(s.Plans) > 0 {
+		if s := vd.Sizes; s != nil && s.Distinct() > 2 && len(s.Plans) > 0 {
 			p.Sections = append(p.Sections, sizesSection(vd))
 		}
 	}
 }
 
 func verdictCard(v verdict.Verdict) Card {
-	c := Card{Title: verdictName(v), Severity: "warning", Advice: v.Action}
+	c := Card{Title: v.Title(), Severity: "warning", Advice: v.Action}
 	if v.AfterWarmup > 0 {
 		c.Severity = "error"
 	}
-	line := fmt.Sprintf("compiled %d× (%d after warm-up), %s", v.Compilations, v.AfterWarmup, dur(v.Time))
-	if v.Share > 0 {
-		line += fmt.Sprintf(" = %s of the run", percent(v.Share))
-	}
-	if v.LateTime > 0 {
-		line += fmt.Sprintf("; %s after warm-up", dur(v.LateTime))
-	}
-	if v.Framework != "" {
-		line += " · " + v.Framework
-	}
-	c.Lines = []string{line}
+	c.Lines = []string{v.CostLine()}
 	for _, cs := range v.Causes {
-		cc := CardCause{Kind: nonEmpty(string(cs.Kind), nonEmpty(v.Framework, "framework")+" said"), Summary: cs.Change + countAndSites(cs)}
-		c.Causes = append(c.Causes, cc)
+		c.Causes = append(c.Causes, CardCause{Kind: cs.Label(v.Framework), Summary: cs.Summary()})
 	}
 	if s := v.Sizes; s != nil {
-		c.Lines = append(c.Lines, fmt.Sprintf("%s took the sizes %s (%s)", s.What, intList(s.Seen, 16), nonEmpty(s.Pattern, "varied")))
+		c.Lines = append(c.Lines, s.Sentence())
 	}
 	return c
 }
@@ -788,32 +494,9 @@ func sizesSection(v verdict.Verdict) Section {
 		if i == s.Best {
 			mark = "recommended"
 		}
-		t.add(false, pl.Name, intList(pl.Tops, 12), fmt.Sprint(pl.Compilations), fmt.Sprintf("%.1f%%", pl.Overhead), mark)
+		t.add(false, pl.Name, textutil.IntList(pl.Tops, 12), fmt.Sprint(pl.Compilations), fmt.Sprintf("%.1f%%", pl.Overhead), mark)
 	}
-	note := fmt.Sprintf("%s took %d sizes (%s): %s; padding is in %% of the real elements", s.What, len(distinctInts(s.Seen)),
-		nonEmpty(s.Pattern, "varied"), intList(distinctInts(s.Seen), 24))
-	if !s.Counted {
-		note += "; each size counts once (the log names compilations, not how many batches had each size)"
-	}
-	return Section{ID: "sizes", Title: "Sizes to pad to: " + verdictName(v), Note: note, Table: t}
-}
-
-func intList(xs []int, max int) string {
-	var parts []string
-	for i, x := range xs {
-		if i == max {
-			parts = append(parts, fmt.Sprintf("… %d more", len(xs)-i))
-			break
-		}
-		parts = append(parts, strconv.Itoa(x))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func distinctInts(xs []int) []int {
-	out := slices.Clone(xs)
-	slices.Sort(out)
-	return slices.Compact(out)
+	return Section{ID: "sizes", Title: "Sizes to pad to: " + v.Title(), Note: s.Note(), Table: t}
 }
 
 // recompiledKinds are the findings a verdict says better: the program's line in the answer

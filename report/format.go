@@ -21,12 +21,7 @@ func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 
 
 var shorten = textutil.Shorten
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+var plural = textutil.Plural
 
 func humanBytes(n int64) string {
 	switch {

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
-
-	"github.com/recomp/recomp/verdict"
 )
 
 // On a terminal the answer lines are wrapped to its width, the action indented under its arrow;
@@ -54,18 +51,5 @@ func TestHTMLNamesWrap(t *testing.T) {
 		if !strings.Contains(b.String(), rule) {
 			t.Errorf("the page lacks %q", rule)
 		}
-	}
-}
-
-// A verdict's variants, with the probe's static values in their key, are not "argument
-// signatures": with them a JAX program of 2 signatures and 4 values has 8 variants.
-func TestVariantsWithStaticValues(t *testing.T) {
-	v := verdict.Verdict{Framework: "jax", Compilations: 8, Variants: 8, Time: 8 * time.Second}
-	if got := recurrence(v); !strings.Contains(got, "8 argument signatures, each compiled once") {
-		t.Errorf("without static values: %q", got)
-	}
-	v.Causes = []verdict.Cause{{Kind: verdict.KindStaticArgument, Values: []verdict.Values{{Name: "dropout", Seen: []string{"0.1", "0.0"}}}}}
-	if got := recurrence(v); !strings.Contains(got, "8 variants (argument signature and static values), each compiled once") {
-		t.Errorf("with static values: %q", got)
 	}
 }

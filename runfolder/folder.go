@@ -191,3 +191,12 @@ func Of(logPath string) (Folder, bool) {
 	}
 	return Open(filepath.Dir(logPath))
 }
+
+// UserName is the name the user gave a process's log: its run folder for a run.log, else the
+// log's path.
+func UserName(logPath string) string {
+	if f, ok := Of(logPath); ok {
+		return f.Dir
+	}
+	return logPath
+}

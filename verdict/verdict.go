@@ -164,6 +164,9 @@ type Cause struct {
 	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
 	// unsourced: the dump's ops carried no source lines (diff.Cause.Unsourced)
 	unsourced bool
+	// own: Change is recomp's reading of the log (the argument signatures before and now), not
+	// the stack's words
+	own bool
 }
 
 // Values are the values one Python value took: a static argument's (Name) or a constant's (no

@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"explain":                    {"diff", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
 	"gate":                       {"frameworks", "internal/atomicfile", "internal/input", "internal/openfile", "ledger", "logscan"},
 	"internal/dumptest":          {"diff"},
-	"verdict":                    {"diff", "frameworks", "frameworks/cause", "frameworks/framework", "ledger", "padding"},
+	"verdict":                    {"diff", "frameworks", "frameworks/cause", "frameworks/framework", "internal/textutil", "ledger", "padding", "runfolder"},
 	"padding":                    {},
 	"diff":                       {"frameworks", "frameworks/cause", "hlo", "internal/input", "internal/openfile", "internal/textutil"},
 	"ledger":                     {"frameworks", "frameworks/framework", "internal/input", "internal/textutil", "logscan"},

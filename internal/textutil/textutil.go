@@ -5,6 +5,7 @@ package textutil
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -90,4 +91,25 @@ func mustEscape(r rune, size int) bool {
 // IsBidiControl reports the characters of Unicode's Bidi_Control property (plus the marks).
 func IsBidiControl(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// Plural is a count with its noun: "1 step", "3 steps".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// IntList is a list of numbers, at most max of them and a count of the rest: "1, 2, … 3 more".
+func IntList(xs []int, max int) string {
+	var parts []string
+	for i, x := range xs {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("… %d more", len(xs)-i))
+			break
+		}
+		parts = append(parts, strconv.Itoa(x))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -49,10 +49,15 @@ func constructCause(why string) (kind cause.Kind, ch, said string, ok bool) {
 // overrides says whether a construct the framework names says more than the comparison's main
 // cause: the graphs show only the construct's effect (a baked-in constant, a structure change)
 // or nothing (identical graphs). A new pytree or a weak type is what the call itself changed:
-// whatever the graphs show (new parameters, their constants and layouts, or nothing) follows.
+// the new parameters' ops, constants and layouts follow from it, or nothing shows; a shape,
+// dtype or sharding the graphs show is another argument's change at the same call, and stays.
 func overrides(kind cause.Kind, c diff.CauseKind) bool {
 	if kind == KindPytree || kind == KindWeakType {
-		return true
+		switch c {
+		case diff.CauseGraphStructure, diff.CauseIdentical, diff.CauseConstant, diff.CauseLayout, diff.CauseModuleConfig:
+			return true
+		}
+		return false
 	}
 	switch c {
 	case diff.CauseGraphStructure, diff.CauseIdentical:

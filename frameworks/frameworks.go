@@ -809,19 +809,29 @@ func Explains(why string) (kind cause.Kind, change, said string, ok bool) {
 	return "", "", "", false
 }
 
-// FactOf is the typed fact the stack's explanation of a compilation (Unit.Why) states: the
-// unit's own reading (Framework.Fact) where it has one, else what Explains says; ok false when
-// why names no construct.
-func FactOf(why string) (cause.Fact, bool) {
+// Facts are the typed facts the stack's explanation of a compilation (Unit.Why) states, strongest
+// first: the unit's own reading (Framework.Facts) where it has one, else what Explains says.
+func Facts(why string) []cause.Fact {
 	for _, fw := range all {
-		if fw.Fact != nil {
-			if f, ok := fw.Fact(why); ok {
-				return f, true
+		if fw.Facts != nil {
+			if fs := fw.Facts(why); len(fs) > 0 {
+				return fs
 			}
 		}
 	}
 	if kind, change, said, ok := Explains(why); ok {
-		return cause.Fact{Kind: kind, Change: change, Said: said}, true
+		return []cause.Fact{{Kind: kind, Change: change, Said: said}}
+	}
+	return nil
+}
+
+// FactOf is the construct the stack's explanation of a compilation states (cause.Constructs):
+// the first such fact of Facts; ok false when it names none.
+func FactOf(why string) (cause.Fact, bool) {
+	for _, f := range Facts(why) {
+		if slices.Contains(cause.Constructs, f.Kind) {
+			return f, true
+		}
 	}
 	return cause.Fact{}, false
 }

@@ -611,18 +611,11 @@ func change(c diff.Cause) string {
 	return c.Summary
 }
 
-// typed is a type as JAX prints one: a shaped array (f32[4,55,8], whose commas are not the
-// sentence's), or any other word.
-const typed = `[a-z]+\d*\[[\d,\s]*\](?:\{[^}]*\})?|[^\s,;]+`
-
-// Framework explanations recomp reads old → new from: JAX's "* at x, now f32[24,8] and before
-// f32[32,8]" (0.5+), its 0.4 "* at x, seen f32[32,8], but now given f32[24,8]", dynamo's
-// "size mismatch at index 1. expected 16, actual 24".
+// Explanations recomp reads old → new from where no unit gives facts: dynamo's "size mismatch at
+// index 1. expected 16, actual 24". reShape reads a typed shape (f32[32,8]).
 var (
-	reJAXNowBefore = regexp.MustCompile(`\* at ([^,]+), now (` + typed + `) and before (` + typed + `)`)
-	reJAXSeenNow   = regexp.MustCompile(`\* at ([^,]+), seen (` + typed + `), but now given (` + typed + `)`)
-	reDynamoSize   = regexp.MustCompile(`size mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
-	reShape        = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
+	reDynamoSize = regexp.MustCompile(`size mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
+	reShape      = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
 )
 
 // KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
@@ -630,23 +623,20 @@ var (
 // one is reused, whatever else changed.
 const KindFunctionRebuilt = cause.FunctionRebuilt
 
-// reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
-var reNeverSeenFn = regexp.MustCompile(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
-
 // reasonCause reads a framework's explanation of a recompilation: the cause kind it shows and
-// what changed, old → new.
+// what changed, old → new. The stack's unit reads its words into facts: a function made anew
+// first, then an argument's new type.
 func reasonCause(why string) (kind cause.Kind, ch string) {
-	if strings.Contains(why, "re-defined") || strings.Contains(why, "seen another function defined on the same line") {
-		if m := reNeverSeenFn.FindStringSubmatch(why); m != nil {
-			return KindFunctionRebuilt, fmt.Sprintf("%s made anew (defined at %s)", m[1], baseSite(m[2]))
+	fs := frameworks.Facts(why)
+	for _, f := range fs {
+		if f.Kind == KindFunctionRebuilt {
+			return f.Kind, f.Change
 		}
-		return KindFunctionRebuilt, "the function is made anew"
 	}
-	if m := reJAXNowBefore.FindStringSubmatch(why); m != nil {
-		return shapeCause(m[1], m[3], m[2])
-	}
-	if m := reJAXSeenNow.FindStringSubmatch(why); m != nil {
-		return shapeCause(m[1], m[2], m[3])
+	for _, f := range fs {
+		if f.Old != "" || f.New != "" {
+			return f.Kind, f.Change
+		}
 	}
 	if m := reDynamoSize.FindStringSubmatch(why); m != nil {
 		kind := diff.CauseInputShape
@@ -657,31 +647,6 @@ func reasonCause(why string) (kind cause.Kind, ch string) {
 	}
 	line, _, _ := strings.Cut(ledger.SummarizeWhy(why), ";")
 	return "", strings.TrimSpace(line)
-}
-
-// baseSite is FILE:LINE with the file's folder left out.
-func baseSite(s string) string {
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// shapeCause names what changed between two typed shapes of an argument.
-func shapeCause(arg, old, new string) (cause.Kind, string) {
-	o, n := reShape.FindStringSubmatch(old), reShape.FindStringSubmatch(new)
-	ch := fmt.Sprintf("%s: %s → %s", strings.TrimSpace(arg), old, new)
-	switch {
-	case o == nil || n == nil:
-		return "", ch
-	case o[1] != n[1]:
-		return diff.CauseDtype, ch
-	}
-	od, nd := strings.Split(o[2], ","), strings.Split(n[2], ",")
-	if len(od) == len(nd) && len(od) > 0 && od[0] != nd[0] && slices.Equal(od[1:], nd[1:]) {
-		return diff.CauseBatchSize, ch
-	}
-	return diff.CauseInputShape, ch
 }
 
 // sizesOf finds the one dimension whose size varies between a program's compilations, from
@@ -762,35 +727,26 @@ func oneEachStep(c *Cadence) bool {
 	return true
 }
 
-// reWhyArg is an argument JAX's explanation names with its new shape: "* at data[0], now f32[4,6] and
-// before …" (0.4: "at x, seen f32[32,8], but now given f32[24,8]").
-var reWhyArg = regexp.MustCompile(`at (\S+?), (?:now|seen [a-z]+\d*\[[\d,]*\], but now given) [a-z]+\d*\[([\d,]*)\]`)
-
 // argName names argument arg of a program's signatures as the framework's explanation of a
-// compilation names it (JAX's "at data[0], now f32[4,6]", the first whose new shape is that
-// compilation's shape of arg; a program's arguments are flattened leaves, so "argument 16" would
-// name nothing the user wrote), else "argument N".
+// compilation names it: the first argument it gives a new type whose shape is that argument's
+// in the signature (a flattened leaf's index names nothing the user wrote); "argument N" when
+// none.
 func argName(compiled []*ledger.Unit, shapes [][][]int, arg int) string {
 	for i, u := range compiled {
 		if u.Why == "" || arg >= len(shapes[i]) {
 			continue
 		}
-		for _, m := range reWhyArg.FindAllStringSubmatch(u.Why, -1) {
-			var dims []int
-			for _, d := range strings.Split(m[2], ",") {
-				if n, err := strconv.Atoi(strings.TrimSpace(d)); err == nil {
-					dims = append(dims, n)
-				}
-			}
-			if slices.Equal(dims, shapes[i][arg]) {
-				return m[1]
+		for _, f := range frameworks.Facts(u.Why) {
+			if f.Arg != "" && f.New != "" && !strings.ContainsAny(f.Arg, " \t") && slices.Equal(dimsOf(f.New), shapes[i][arg]) {
+				return f.Arg
 			}
 		}
 	}
 	return fmt.Sprintf("argument %d", arg)
 }
 
-var reShapedArray = regexp.MustCompile(`(?:ShapedArray\()?[a-z]+\d*\[([\d,\s]*)\]`)
+// reSignatureShape reads an argument's shape in a logged argument signature: float32[8,4].
+var reSignatureShape = regexp.MustCompile(`[a-z]+\d*\[([\d,\s]*)\]`)
 
 // comparedSizes reads the sizes of one dimension from the comparisons of a program's dumps
 // (PyTorch/XLA logs no argument shapes): each compilation whose main cause is a shape change
@@ -872,7 +828,7 @@ func oneDimDiffers(a, b []int) int {
 // signatureShapes reads the shapes of a logged argument signature, in order.
 func signatureShapes(sig string) [][]int {
 	var out [][]int
-	for _, m := range reShapedArray.FindAllStringSubmatch(sig, -1) {
+	for _, m := range reSignatureShape.FindAllStringSubmatch(sig, -1) {
 		var dims []int
 		for _, d := range strings.Split(m[1], ",") {
 			if d = strings.TrimSpace(d); d == "" {

@@ -131,7 +131,7 @@ func TestArgName(t *testing.T) {
 	if got := argName(u, shapes, 2); got != "argument 2" {
 		t.Errorf("an argument the explanation does not name: %q", got)
 	}
-	u[1].Why = "at x, seen f32[32,12,4], but now given f32[32,17,4]" // JAX 0.4
+	u[1].Why = "  * at x, seen f32[32,12,4], but now given f32[32,17,4]" // JAX 0.4
 	if got := argName(u, shapes, 1); got != "x" {
 		t.Errorf("JAX 0.4's wording: %q", got)
 	}

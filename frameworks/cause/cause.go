@@ -58,4 +58,24 @@ type Fact struct {
 	Change, Said string
 	// Advice is the stack's remedy for this argument; "" for its advice by kind.
 	Advice string
+	// Old and New are, for a fact of an argument's type (a shape, a dtype), the types before
+	// and now as the compiler prints them (f32[32,8]); Kind is then the kind two dumps would
+	// show (batch_size, input_shape, dtype), or "" when the types are not arrays.
+	Old, New string
+	// First says the stack traced the function for the first time: nothing compiled before
+	// counts (JAX's "never seen function").
+	First bool
+	// Metadata is the input path whose pytree metadata (static to the compiled function: a flax
+	// nnx GraphDef, a dataclass's static fields) differs; Attributes the static attributes in it
+	// whose values differ, in the order the stack printed them.
+	Metadata   string
+	Attributes []Attribute
 }
+
+// Attribute is a static attribute of a pytree's metadata that took a new value.
+type Attribute struct{ Name, Old, New string }
+
+// Constructs are the kinds of fact that name a construct of the user's program a comparison of
+// the graphs shows only the effect of (or nothing): a static argument, a pytree, a Python
+// scalar a tracer specialised on, a weak type.
+var Constructs = []Kind{StaticArgument, Pytree, PythonScalar, WeakType}

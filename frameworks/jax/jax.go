@@ -90,7 +90,7 @@ var Framework = &framework.Framework{
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Explains:     explains,
-	Fact:         fact,
+	Facts:        facts,
 	ClosestKey:   func(why string) bool { return strings.Contains(why, "all previously seen cache keys differ") },
 	MetadataAdvice: func(path string) string {
 		if strings.Contains(path, "_graphdef") {
@@ -146,54 +146,6 @@ var (
 	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
 	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
 )
-
-// reWeakType reads JAX's "* at beta, now f32[]{weak_type=False} and before f32[]{weak_type=True}"
-// (0.5+; 0.12 glues its link to the type's end) and 0.4's "* at beta, seen f32[]{weak_type=True},
-// but now given f32[]{weak_type=False}": the same type, weakly typed one time and not the other.
-var reWeakType = regexp.MustCompile(`\* at ([^,]+), (now|seen) ([a-z]+\d*\[[\d,]*\])\{weak_type=(True|False)\},?(?: and before| but now given) ([a-z]+\d*\[[\d,]*\])\{weak_type=(True|False)\}`)
-
-// fact is Framework.Fact: JAX's explanation of a tracing-cache miss read into what it says changed.
-// Besides what explains reads, a weak type: an argument that is a Python scalar one call and a
-// typed scalar (np.float32, a JAX array) another, the same shape and dtype.
-func fact(why string) (cause.Fact, bool) {
-	if f, ok := weakType(why); ok {
-		return f, true
-	}
-	kind, ch, said, ok := explains(why)
-	return cause.Fact{Kind: kind, Change: ch, Said: said}, ok
-}
-
-// weakType reads an explanation that names a weak type.
-func weakType(why string) (cause.Fact, bool) {
-	if m := reWeakType.FindStringSubmatch(why); m != nil && m[3] == m[5] && m[4] != m[6] {
-		arg, typ := strings.TrimSpace(m[1]), m[3]
-		weakNow := m[4] == "True" // 0.5+: now, then before
-		if m[2] == "seen" {
-			weakNow = m[6] == "True" // 0.4: seen (before), then now
-		}
-		weak, strong := "a Python scalar (weakly typed "+typ+")", "a typed "+typ+" (a NumPy or JAX scalar)"
-		from, to := weak, strong
-		if weakNow {
-			from, to = strong, weak
-		}
-		said := strings.TrimSpace(strings.TrimPrefix(m[0], "* "))
-		return cause.Fact{Kind: cause.WeakType, Arg: arg, Said: said,
-			Change: fmt.Sprintf("`%s`: %s → %s, the same shape and dtype", arg, from, to),
-			Advice: weakTypeAdvice(arg, typ)}, true
-	}
-	return cause.Fact{}, false
-}
-
-// weakTypeAdvice is JAX's remedy for an argument passed weakly typed one call and typed another.
-func weakTypeAdvice(arg, typ string) string {
-	dtype := map[string]string{"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "s32": "int32", "s64": "int64"}[typ[:strings.IndexByte(typ, '[')]]
-	if dtype == "" {
-		dtype = "float32"
-	}
-	return fmt.Sprintf("pass `%s` with the same type every call: jnp.%s(%s) (or jnp.asarray(%s, jnp.%s)) everywhere, or a Python "+
-		"float every time; a Python scalar is weakly typed and a NumPy or JAX scalar is not, so switching between them is a new "+
-		"cache key and a new compilation of the same graph", arg, dtype, arg, arg, dtype)
-}
 
 // explains reads JAX's explanation of a tracing-cache miss for the user's construct it names:
 // a static argument (it found the input pytree, the argument names and their types unchanged:

@@ -31,7 +31,11 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 			}
 		}
 	}
-	s, err := ledger.ReadLogs(ledger.Files(paths), opt)
+	logs := ledger.Files(paths)
+	if folder {
+		logs[0].Until = stoppedLine(c.Manifest)
+	}
+	s, err := ledger.ReadLogs(logs, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +85,16 @@ func JobOf(s *ledger.Scan, opt Options) *Ranks {
 		}
 	}
 	return RanksOf(s, RanksOptions{Options: opt})
+}
+
+// stoppedLine is the last line of a run's run.log that is evidence: where recomp decided to stop
+// the command (the lines after it are its answer to the stop: a KeyboardInterrupt's traceback
+// through the stack's compile functions is no compile record); 0 (all) for a run not stopped.
+func stoppedLine(m *runfolder.Manifest) int64 {
+	if m == nil || m.Stopped == "" {
+		return 0
+	}
+	return m.StoppedLine
 }
 
 // noteFolder adds what a run folder lacks (runfolder.Contents.Notes: a run cut short) to the

@@ -40,7 +40,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	if probeErr == nil {
 		ro.Stages = stagesOf(recs)
 	}
-	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath}}, ro)
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath, Until: stoppedLine(m)}}, ro)
 	if err != nil {
 		return nil, err
 	}

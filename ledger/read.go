@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -30,6 +31,9 @@ type Log struct {
 	Path string
 	// Reader, when set, is read instead of opening Path; Path still names the log.
 	Reader io.Reader
+	// Until, when above 0, is the last line read: what follows is not evidence (a run recomp
+	// stopped: the command's answer to the stop, runfolder.Manifest.StoppedLine).
+	Until int64
 }
 
 // Files are the logs at paths.
@@ -338,6 +342,9 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		}
 		r = f
 	}
+	if l.Until > 0 {
+		r = &untilLine{r: r, left: l.Until}
+	}
 	// With more than one CPU, the scanner reads and prefilters ahead of its parsing, and the
 	// ledgers take its events in a goroutine of their own (eachEvent).
 	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar(), ReadAhead: runtime.GOMAXPROCS(0) > 1})
@@ -625,4 +632,28 @@ func sharedThread(a, b []string) string {
 		}
 	}
 	return ""
+}
+
+// untilLine reads r up to the end of its left-th line, then ends.
+type untilLine struct {
+	r    io.Reader
+	left int64
+}
+
+func (u *untilLine) Read(p []byte) (int, error) {
+	if u.left <= 0 {
+		return 0, io.EOF
+	}
+	n, err := u.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if u.left--; u.left == 0 {
+			return i, nil
+		}
+	}
+	return n, err
 }

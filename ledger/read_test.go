@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/recomp/recomp/logscan"
 )
@@ -230,4 +232,41 @@ func TestAlikeRecordsOfTwoProcesses(t *testing.T) {
 			t.Errorf("%s: %d compile requests, want %d", c.name, got, c.want)
 		}
 	}
+}
+
+// A log read until a line ends there: the lines after it are not read, whatever the reads'
+// sizes.
+func TestReadUntilLine(t *testing.T) {
+	text := "a\nbb\nccc\ndddd\n"
+	for _, until := range []int64{1, 2, 3, 4, 9} {
+		for size := 1; size <= len(text); size++ {
+			r := &untilLine{r: iotest.OneByteReader(strings.NewReader(text)), left: until}
+			if size > 1 {
+				r.r = &chunked{s: text, n: size}
+			}
+			b, err := io.ReadAll(r)
+			want := text
+			if until < 4 {
+				want = strings.Join(strings.SplitAfter(text, "\n")[:until], "")
+			}
+			if err != nil || string(b) != want {
+				t.Errorf("until %d, reads of %d: %q (%v), want %q", until, size, b, err, want)
+			}
+		}
+	}
+}
+
+// chunked reads s n bytes at a time.
+type chunked struct {
+	s string
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.s)
+	c.s = c.s[k:]
+	return k, nil
 }

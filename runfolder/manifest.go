@@ -33,8 +33,12 @@ type Manifest struct {
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited; recomp stopped reading GraceSeconds later.
 	HeldOpen bool `json:"held_open,omitempty"`
-	// Stopped says why recomp stopped the command (--fail-on-recompile, --compile-budget).
+	// Stopped says why recomp stopped the command (--fail-on-recompile, --compile-budget);
+	// StoppedLine is run.log's last line recomp had read when it decided to (0 when unknown):
+	// the lines after it are the command's answer to the stop (a KeyboardInterrupt's
+	// traceback), not evidence of what the run compiled.
 	Stopped      string            `json:"stopped,omitempty"`
+	StoppedLine  int64             `json:"stopped_line,omitempty"`
 	GraceSeconds float64           `json:"grace_seconds,omitempty"`
 	OutputLines  int64             `json:"output_lines"`
 	OutputBytes  int64             `json:"output_bytes"`

@@ -320,7 +320,7 @@ func NewManifest(info RunInfo, res *Result) *runfolder.Manifest {
 		Start: res.Start.UTC(), End: res.End.UTC(), WallSeconds: res.End.Sub(res.Start).Seconds(), ExitCode: res.ExitCode,
 		Signal: res.Signal, Forwarded: res.Forwarded, OutputLines: res.Lines, OutputBytes: res.Bytes,
 		Versions: info.Versions, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1,
-		HeldOpen: res.HeldOpen, LogError: res.LogError, LogLostBytes: res.LogLost, Stopped: res.Stopped, Launcher: runfolder.LauncherEnv(info.Env)}
+		HeldOpen: res.HeldOpen, LogError: res.LogError, LogLostBytes: res.LogLost, Stopped: res.Stopped, StoppedLine: res.StoppedLine, Launcher: runfolder.LauncherEnv(info.Env)}
 	if m.Forwarded == nil {
 		m.Forwarded = []string{}
 	}

@@ -99,7 +99,7 @@ type liveTap struct {
 	first int64
 	ends  []int // per line of lines: the offset in the write's bytes just after its end
 	notes []Note
-	stop  func(why string)
+	stop  func(why string, line int64)
 }
 
 // noted are the pieces of one write of the command's output, and the notes said between them.
@@ -137,9 +137,10 @@ func (t *liveTap) read() {
 		return
 	}
 	t.notes = append(t.notes, t.live.Log(t.lines, t.first)...)
+	last := t.first + int64(bytes.Count(t.lines, []byte{'\n'})) - 1 // run.log's line the Live read to
 	t.lines = t.lines[:0]
 	if why := t.live.Stop(); why != "" && t.stop != nil {
-		t.stop(why)
+		t.stop(why, last)
 	}
 }
 
@@ -303,16 +304,17 @@ type stopper struct {
 	once   sync.Once
 	mu     sync.Mutex
 	why    string
+	line   int64 // run.log's last line read when the stop was decided
 	p      *os.Process
 	own    bool // the command has a process group of its own
 	grace  time.Duration
 	exited chan struct{}
 }
 
-func (s *stopper) stop(why string) {
+func (s *stopper) stop(why string, line int64) {
 	s.once.Do(func() {
 		s.mu.Lock()
-		s.why = why
+		s.why, s.line = why, line
 		s.mu.Unlock()
 		go func() {
 			grace, exited := s.grace, s.exited
@@ -341,8 +343,8 @@ func (s *stopper) stop(why string) {
 // the signals once the command itself ended.
 const maxLeftoverGrace = 500 * time.Millisecond
 
-func (s *stopper) reason() string {
+func (s *stopper) reason() (why string, line int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.why
+	return s.why, s.line
 }

@@ -71,8 +71,11 @@ type Result struct {
 	// HeldOpen says a process the command started kept its output open after the command
 	// exited: Run stopped reading Grace later, and what it printed afterwards is not logged.
 	HeldOpen bool
-	// Stopped says why recomp stopped the command (Options.Live asked it to), "" when it did not.
-	Stopped string
+	// Stopped says why recomp stopped the command (Options.Live asked it to), "" when it did not;
+	// StoppedLine is run.log's last line the Live had read when it asked (what followed is the
+	// command's answer to the stop, its traceback included).
+	Stopped     string
+	StoppedLine int64
 	// LogError is the first error writing the log (a full disk): what was written before it
 	// stays, and LogLost bytes of the log (with their time stamps) were not written.
 	LogError string
@@ -201,7 +204,7 @@ func Run(opt Options) (*Result, error) {
 		res.LogError, res.LogLost = lw.err.Error(), lw.lost
 	}
 	nw.sayLast(lw)
-	res.Stopped = stopper.reason()
+	res.Stopped, res.StoppedLine = stopper.reason()
 	res.ExitCode = exitCode(cmd.ProcessState, err, res)
 	return res, nil
 }

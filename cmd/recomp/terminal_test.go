@@ -85,7 +85,7 @@ echo "done"`
 	}
 	// The compilation after warm-up is said as it happens: after the program's line before it,
 	// before the program's next line, on a line of its own.
-	live := "epoch 2\nrecomp run: ✗ jit_train_step compiled after warm-up (compilation 2): x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.10 s compiling\n  1/1 [=====]\n"
+	live := "epoch 2\nrecomp run: ✗ jit_train_step compiled after warm-up (compilation 2): batch size, x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.10 s compiling\n  1/1 [=====]\n"
 	if !strings.Contains(got, live) {
 		t.Errorf("the live line is not between the program's lines (want %q):\n%s", live, got)
 	}

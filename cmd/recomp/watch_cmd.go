@@ -14,6 +14,7 @@ import (
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runner"
+	"github.com/recomp/recomp/verdict"
 )
 
 type watchCmd struct {
@@ -151,7 +152,7 @@ func (w *watcher) summary() {
 		s := rep.Summary
 		total += s.AfterWarmup
 		fmt.Fprintf(w.out, "recomp watch: %s: %d compilation(s), %s compiling; %d after warm-up (%s)",
-			textutil.Visible(name), s.Compilations, seconds(s.CompileTime), s.AfterWarmup, seconds(s.LateCompileTime))
+			textutil.Visible(name), s.Compilations, verdict.LiveSeconds(s.CompileTime), s.AfterWarmup, verdict.LiveSeconds(s.LateCompileTime))
 		var again []string
 		for _, m := range rep.Modules {
 			if m.Recompiled && len(again) < 5 {

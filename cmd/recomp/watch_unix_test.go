@@ -83,12 +83,12 @@ func TestWatchRotationAndTruncation(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendLog(t, log, jaxCompile("24", "32"))
-	waitFor(t, out, "recomp watch: "+log+": ✗ jit_train_step compiled after warm-up (compilation 2): x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.50 s compiling\n")
+	waitFor(t, out, "recomp watch: "+log+": ✗ jit_train_step compiled after warm-up (compilation 2): batch size, x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.50 s compiling\n")
 	if err := os.Truncate(log, 0); err != nil {
 		t.Fatal(err)
 	}
 	appendLog(t, log, "restarted\n"+jaxCompile("16", "24"))
-	waitFor(t, out, "(compilation 3): x: f32[24,8] → f32[16,8]")
+	waitFor(t, out, "(compilation 3): batch size, x: f32[24,8] → f32[16,8]")
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)

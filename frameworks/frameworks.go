@@ -809,9 +809,32 @@ func Explains(why string) (kind cause.Kind, change, said string, ok bool) {
 	return "", "", "", false
 }
 
+// lastFacts holds the facts of the last explanation read: a verdict asks about one compilation's
+// explanation several times in a row (its cause, its argument's name, a first trace), and a long
+// explanation (a flax GraphDef) is read once.
+var lastFacts struct {
+	sync.Mutex
+	why   string
+	facts []cause.Fact
+}
+
 // Facts are the typed facts the stack's explanation of a compilation (Unit.Why) states, strongest
-// first: the unit's own reading (Framework.Facts) where it has one, else what Explains says.
+// first: the unit's own reading (Framework.Facts) where it has one, else what Explains says. The
+// slice may be shared between calls: callers do not modify it.
 func Facts(why string) []cause.Fact {
+	if why == "" {
+		return nil
+	}
+	lastFacts.Lock()
+	defer lastFacts.Unlock()
+	if why != lastFacts.why {
+		lastFacts.why, lastFacts.facts = why, readFacts(why)
+	}
+	return lastFacts.facts
+}
+
+// readFacts is Facts, read anew.
+func readFacts(why string) []cause.Fact {
 	for _, fw := range all {
 		if fw.Facts != nil {
 			if fs := fw.Facts(why); len(fs) > 0 {

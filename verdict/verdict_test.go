@@ -11,7 +11,7 @@ import (
 	"github.com/recomp/recomp/ledger"
 )
 
-func read(t *testing.T, log string) *ledger.Report {
+func read(t testing.TB, log string) *ledger.Report {
 	t.Helper()
 	s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(log)}}, ledger.ReadOptions{})
 	if err != nil {

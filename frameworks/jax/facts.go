@@ -28,7 +28,9 @@ func facts(why string) []cause.Fact {
 	if f, ok := rebuilt(why); ok {
 		out = append(out, f)
 	}
-	out = append(out, typeChanges(why)...)
+	if strings.Contains(why, "* at ") {
+		out = append(out, typeChanges(why)...)
+	}
 	if strings.Contains(why, "never seen function") {
 		out = append(out, cause.Fact{First: true, Said: "never seen function"})
 	}
@@ -160,6 +162,9 @@ var reWeakType = regexp.MustCompile(`\* at ([^,]+), (now|seen) ([a-z]+\d*\[[\d,]
 
 // weakType reads an explanation that names a weak type.
 func weakType(why string) (cause.Fact, bool) {
+	if !strings.Contains(why, "{weak_type=") {
+		return cause.Fact{}, false
+	}
 	if m := reWeakType.FindStringSubmatch(why); m != nil && m[3] == m[5] && m[4] != m[6] {
 		arg, typ := strings.TrimSpace(m[1]), m[3]
 		weakNow := m[4] == "True" // 0.5+: now, then before

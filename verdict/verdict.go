@@ -572,12 +572,14 @@ func mergeSizes(cs []Cause, sz *Sizes) []Cause {
 		}
 		if merged < 0 {
 			ds := distinct(sz.Seen)
-			ch := fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])
+			// (a buffer's growth keeps the kind the compilations were counted under, as a live line
+			// said it before the growth showed)
+			kind, ch := c.Kind, fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])
 			if sz.Growth > 0 {
-				ch = fmt.Sprintf("%s grew by %d at every compilation, %d to %d: a buffer appended to each step, "+
-					"as a generation loop's cache", sz.What, sz.Growth, ds[0], ds[len(ds)-1])
+				ch = fmt.Sprintf("%s grew by %d at every compilation, %d to %d: a buffer appended to each step "+
+					"(a generation cache)", sz.What, sz.Growth, ds[0], ds[len(ds)-1])
 			}
-			out = append(out, Cause{Kind: c.Kind, Change: ch})
+			out = append(out, Cause{Kind: kind, Change: ch})
 			merged = len(out) - 1
 		}
 		m := &out[merged]

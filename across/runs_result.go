@@ -1,10 +1,12 @@
 package across
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 )
@@ -209,4 +211,16 @@ func (c *Coverage) Unused() []*WarmupVariant {
 		}
 	}
 	return out
+}
+
+// SavedText says what a cache hit saved and where the figure comes from ("" when unknown):
+// "saved 1.2s", "saved 3s (from the compile time stored in the cache entry)".
+func SavedText(v *ProgramVerdict) string {
+	switch v.SavedFrom {
+	case "log":
+		return fmt.Sprintf("saved %s", ledger.FormatDuration(v.Saved))
+	case "cache entry":
+		return fmt.Sprintf("saved %s (from %s)", ledger.FormatDuration(v.Saved), frameworks.KeyedCache().Words().Stored)
+	}
+	return ""
 }

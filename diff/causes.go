@@ -3,6 +3,7 @@ package diff
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -998,12 +999,12 @@ var collectives = map[string]bool{"all-reduce": true, "all-gather": true, "reduc
 
 func collectiveDelta(t *tally) string {
 	var parts []string
-	for _, op := range sortedKeys(t.addedOps) {
+	for _, op := range slices.Sorted(maps.Keys(t.addedOps)) {
 		if collectives[op] {
 			parts = append(parts, fmt.Sprintf("+%d %s", t.addedOps[op], op))
 		}
 	}
-	for _, op := range sortedKeys(t.removedOps) {
+	for _, op := range slices.Sorted(maps.Keys(t.removedOps)) {
 		if collectives[op] {
 			parts = append(parts, fmt.Sprintf("-%d %s", t.removedOps[op], op))
 		}
@@ -1029,10 +1030,10 @@ func opDelta(r *Result) string {
 		parts = append(parts, fmt.Sprintf("%d instruction(s) added, %d removed", r.Added, r.Removed))
 	}
 	var ops []string
-	for _, op := range sortedKeys(r.t.addedOps) {
+	for _, op := range slices.Sorted(maps.Keys(r.t.addedOps)) {
 		ops = append(ops, fmt.Sprintf("+%d %s", r.t.addedOps[op], op))
 	}
-	for _, op := range sortedKeys(r.t.removedOps) {
+	for _, op := range slices.Sorted(maps.Keys(r.t.removedOps)) {
 		ops = append(ops, fmt.Sprintf("-%d %s", r.t.removedOps[op], op))
 	}
 	if len(ops) > 6 {
@@ -1048,15 +1049,6 @@ func opDelta(r *Result) string {
 		parts = append(parts, fmt.Sprintf("%d opcode change(s)", n))
 	}
 	return strings.Join(parts, " ")
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // maxRepeatLines bounds the evidence lines of repeated blocks.

@@ -8,6 +8,6 @@
 // dumps (by family, stage and order, then by structure) and runs the comparisons; match.go
 // matches the instructions of two computations; compare.go compares a pair structurally into
 // Changes (tally.go counts them, literal.go reads the constants it shows); causes.go ranks the
-// changes into Causes with evidence, and advice.go is the advice's type; textdiff.go writes the
-// text diff of a changed computation.
+// changes into Causes with evidence and gives each kind its advice (AdviceFor); textdiff.go
+// writes the text diff of a changed computation.
 package diff

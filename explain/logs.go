@@ -2,6 +2,7 @@ package explain
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/internal/input"
@@ -44,6 +45,7 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 	dumped := false
 	if folder {
 		wall = folderFacts(c, s.Ledger, opt.Ledger)
+		relativeSites(s.Ledger, c.Manifest)
 		if len(s.Inputs) == 1 {
 			noteFolder(&s.Inputs[0], c)
 		}
@@ -127,4 +129,39 @@ func probeRecords(c runfolder.Contents) []runfolder.ProbeRecord {
 		return nil
 	}
 	return c.Probe
+}
+
+// relativeSites names the program's own files in a run folder's report relative to the run's
+// working directory (its manifest's work_dir), where they lie under it: a path the user can open
+// from where they ran the command, not the machine's. Files outside it stay absolute.
+func relativeSites(rep *ledger.Report, m *runfolder.Manifest) {
+	if m == nil || !filepath.IsAbs(m.WorkDir) {
+		return
+	}
+	rel := func(file string) string {
+		if !filepath.IsAbs(file) {
+			return file
+		}
+		r, err := filepath.Rel(m.WorkDir, file)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return file
+		}
+		return r
+	}
+	for _, mod := range rep.Modules {
+		for _, u := range mod.Units {
+			u.Site.File = rel(u.Site.File)
+		}
+	}
+	for _, sq := range rep.Sequences {
+		for i := range sq.Entries {
+			if s := sq.Entries[i].Site; s != "" {
+				site := ledger.ParseSite(s)
+				if site.File != "" && rel(site.File) != site.File {
+					site.File = rel(site.File)
+					sq.Entries[i].Site = site.String()
+				}
+			}
+		}
+	}
 }

@@ -436,7 +436,7 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 		if r.Framework != p.Name {
 			continue
 		}
-		switch method, ok := cutSuffix(r.Event, "_begin"); {
+		switch method, ok := strings.CutSuffix(r.Event, "_begin"); {
 		case ok:
 			c := &ledger.Call{FrontEnd: p.Name, Method: method, Samples: r.Samples, BatchSize: r.BatchSize, Model: model(r), Data: r.Data}
 			// a call made inside another of the same process and model (fit's validation is an
@@ -456,7 +456,7 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 			open[method] = append(open[method], len(spans))
 			spans = append(spans, span{begin: r.Time(), site: probeSite(r), call: c, pid: r.PID})
 		default:
-			method, _ = cutSuffix(r.Event, "_end")
+			method, _ = strings.CutSuffix(r.Event, "_end")
 			if st := open[method]; len(st) > 0 {
 				spans[st[len(st)-1]].end = r.Time()
 				open[method] = st[:len(st)-1]
@@ -483,11 +483,4 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 			}
 		}
 	}
-}
-
-func cutSuffix(s, suffix string) (string, bool) {
-	if len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix {
-		return s[:len(s)-len(suffix)], true
-	}
-	return s, false
 }

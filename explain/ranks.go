@@ -322,6 +322,13 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 	group(out)
 	diverge(out, opt, step)
 	skew(out)
+	for _, g := range s.Parts {
+		// One rank's log rotated into parts: its parts were lined up as ranks of their own.
+		out.Split = append(out.Split, slices.Clone(g))
+		out.SplitNotes = append(out.SplitNotes, fmt.Sprintf("%s look like one rank's log in %d parts (rotated while it was written): lined up as ranks of their own, "+
+			"they are not compared as one rank; join them into one file, oldest first, and give that", strings.Join(g, ", "), len(g)))
+	}
+	out.Warnings = append(out.Warnings, out.SplitNotes...)
 	opt.Logger().Debug("ranks", "ranks", len(out.Ranks), "groups", len(out.Groups), "divergences", len(out.Divergences))
 	return out
 }

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,6 +117,40 @@ type Ranks struct {
 	// Scan is what the logs hold, all ranks together (its inputs, warnings and problems).
 	Scan     *Scan
 	Warnings []string
+	// Split are logs that look like one rank's log in parts (ledger.Scan.Parts), each lined up
+	// as a rank of its own: what they show of each other is no departure, and the answer is
+	// inconclusive unless a rank outside them departed.
+	Split [][]string
+	// SplitNotes say so, one per split log (among Warnings too).
+	SplitNotes []string
+}
+
+// SplitUnknown says, when logs look like one rank's log in parts and no rank outside them
+// departed, that whether the ranks agree is unknown ("" otherwise).
+func (r *Ranks) SplitUnknown() string {
+	if len(r.Split) == 0 || r.Departed() {
+		return ""
+	}
+	what := "1 group of logs looks"
+	if len(r.Split) > 1 {
+		what = strconv.Itoa(len(r.Split)) + " groups of logs look"
+	}
+	return what + " like one rank's log in parts, lined up as ranks: whether the ranks made the same compile requests is unknown"
+}
+
+// Departed says whether a rank departed: one whose log is not part of a split log (the parts
+// of one are not ranks).
+func (r *Ranks) Departed() bool {
+	if len(r.Split) == 0 {
+		return len(r.Divergences) > 0
+	}
+	for _, d := range r.Divergences {
+		i := slices.IndexFunc(r.Ranks, func(ri *RankInfo) bool { return ri.Rank == d.Rank })
+		if i < 0 || !slices.ContainsFunc(r.Split, func(g []string) bool { return slices.Contains(g, r.Ranks[i].Log) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // Consistent reports whether every rank made the same requests.

@@ -49,6 +49,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	} else if len(recs) > 0 {
 		attachProbe(s.Ledger, recs, ro.Ledger)
 	}
+	relativeSites(s.Ledger, m)
 	r := &Run{Folder: dir, Manifest: m, Scan: &Scan{Scan: *s}}
 	if first := firstCompilation(s.Ledger); !first.IsZero() {
 		if t := runfolder.FirstStep(logPath, first); !t.IsZero() {

@@ -100,7 +100,7 @@ type SigChange struct {
 
 // cause is the change as the cause diff would name, with its advice.
 func (c SigChange) Cause() *diff.Cause {
-	return &diff.Cause{Kind: c.kind, Summary: c.Summary, Evidence: c.changed, Advice: diff.Advice(c.kind)}
+	return &diff.Cause{Kind: c.kind, Summary: c.Summary, Evidence: c.changed, Advice: diff.AdviceFor(c.kind)}
 }
 
 // CompareSignatures says what changed from signature a to b; ok is false when either cannot

@@ -1,8 +1,3 @@
-// Package gate decides whether a run passes recomp's CI gate: nothing may compile after
-// warm-up (beyond a tolerance), and optionally no executable may be loaded again. A gate that
-// saw no evidence (no compile line at all, an input it could not read, a warm-up marker that
-// never matched) does not pass: it is inconclusive. The package also reads and writes the
-// baseline file of known-good module families and graph hashes.
 package gate
 
 import (
@@ -267,4 +262,39 @@ func undecided(rep *ledger.Report, g *Result, opt Options) []string {
 		out = append(out, fmt.Sprintf("%s:%d: %s: %s", u.File, u.Line, name, u.Undecided))
 	}
 	return out
+}
+
+// decide sets the verdict from the result's counts: problems make it inconclusive; more
+// compilations of kind what than allowed, executable loads after warm-up or divergent ranks
+// fail it. Proven compilations past the allowance fail it even with problems, which the
+// reason then names: what the logs leave unread can add compilations, never take one away.
+func (g *Result) decide(opt Options, what string) {
+	g.Passed, g.Inconclusive, g.counted = false, false, what
+	failing := g.Compilations > opt.MaxRecompiles
+	switch {
+	case failing && g.proven && len(g.Problems) > 0:
+		g.Reason = fmt.Sprintf("%d %s, %d allowed (at least: %s", g.Compilations, what, opt.MaxRecompiles, g.Problems[0])
+		if len(g.Problems) > 1 {
+			g.Reason += fmt.Sprintf("; and %d more problem(s)", len(g.Problems)-1)
+		}
+		g.Reason += ")"
+	case len(g.Problems) > 0:
+		g.Inconclusive = true
+		g.Reason = fmt.Sprintf("inconclusive: %s", g.Problems[0])
+		if len(g.Problems) > 1 {
+			g.Reason += fmt.Sprintf(" (and %d more problem(s))", len(g.Problems)-1)
+		}
+	case failing:
+		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
+	case g.LoadFailures > 0:
+		g.Reason = fmt.Sprintf("%d executable load(s) after warm-up", g.LoadFailures)
+	case g.Divergences > 0:
+		g.Reason = fmt.Sprintf("%d rank(s) departed from the other ranks' compile requests", g.Divergences)
+	default:
+		g.Passed = true
+		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
+	}
+	if g.Divergences > 0 && !g.Inconclusive && !g.Passed && failing {
+		g.Reason += fmt.Sprintf("; %d rank(s) departed from the other ranks' compile requests", g.Divergences)
+	}
 }

@@ -160,7 +160,7 @@ func recompiledFinding(m *Module, processes int) Finding {
 	case m.HashCount > 1:
 		f.Kind = FindingRecompiledNewHash
 		f.Message = fmt.Sprintf("%s was compiled %d times%s with %s different graph hashes (%s): the graph changed%s%s",
-			m.Family, m.Compilations, programs(m), countString(m.HashCount, len(m.Hashes)), joinLimited(m.Hashes, 4), where, said)
+			m.Family, m.Compilations, programs(m), textutil.Count(m.HashCount, len(m.Hashes), "more than %d"), joinLimited(m.Hashes, 4), where, said)
 		f.Advice = "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` or `recomp diff` on two dumps to see which shape, dtype or constant changed"
 	case m.SameHashAgain:
 		f.Kind = FindingRecompiledSameHash
@@ -205,13 +205,6 @@ func sameArguments(m *Module) (string, bool) {
 		}
 	}
 	return m.Signatures[0], n == m.Compilations
-}
-
-func countString(n, listed int) string {
-	if n > listed {
-		return fmt.Sprintf("more than %d", listed)
-	}
-	return fmt.Sprint(n)
 }
 
 // eagerFinding says, once, that eager one-op programs compiled under shared names are not

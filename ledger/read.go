@@ -105,6 +105,9 @@ type Scan struct {
 	// rotated (train.log and train.log.1): one process's log, each part judged as a process
 	// of its own, so that a recompilation across the parts is seen by neither.
 	Rotated []string
+	// Parts are the inputs each message of Rotated names (in the order given; parts found by
+	// their records, oldest first): the paths of one process's log read as several.
+	Parts [][]string
 }
 
 // ReadErrors lists the inputs that could not be read to the end, each as "path: why".
@@ -244,13 +247,11 @@ func assemble(out []scanned, merged *orderedMerge, opt ReadOptions, start time.T
 		rs.Events = rs.Events[:MaxEvents]
 	}
 	if !opt.SameProcess {
-		rs.Rotated = rotated(rs.Inputs)
+		rs.Rotated, rs.Parts = rotated(rs.Inputs, "read as processes of their own, a compilation in one part is not held against the others; give them with --same-process, oldest first")
 		for _, c := range continued(out) {
-			if !slices.ContainsFunc(rs.Rotated, func(r string) bool {
-				return strings.HasPrefix(r, c.a+", ") && strings.Contains(r, ", "+c.b) ||
-					strings.HasPrefix(r, c.b+", ") && strings.Contains(r, ", "+c.a)
-			}) {
+			if !slices.ContainsFunc(rs.Parts, func(g []string) bool { return slices.Contains(g, c.a) && slices.Contains(g, c.b) }) {
 				rs.Rotated = append(rs.Rotated, c.msg) // not already named as rotated
+				rs.Parts = append(rs.Parts, []string{c.a, c.b})
 			}
 		}
 		for _, msg := range rs.Rotated {
@@ -561,7 +562,7 @@ var logName = regexp.MustCompile(`\.(?:log|txt|out|err|stdout|stderr)$`)
 // rotated finds inputs that are parts of one rotated log: a log and the same name with a
 // rotation suffix (train.log, train.log.1, train.log-20261126.gz). Each such group is one
 // process's log read as several processes, and says so.
-func rotated(ins []Input) []string {
+func rotated(ins []Input, tail string) (msgs []string, parts [][]string) {
 	paths := map[string]bool{}
 	for _, in := range ins {
 		paths[strings.TrimSuffix(in.Path, ".gz")] = true
@@ -585,15 +586,25 @@ func rotated(ins []Input) []string {
 			groups[base] = append(groups[base], in.Path)
 		}
 	}
-	var out []string
 	for _, b := range bases {
 		if g := groups[b]; len(g) > 1 {
-			out = append(out, fmt.Sprintf("%s look like one log rotated while it was written (one process's log in %d parts): "+
-				"read as processes of their own, a compilation in one part is not held against the others; give them with --same-process, oldest first",
-				strings.Join(g, ", "), len(g)))
+			parts = append(parts, g)
+			msgs = append(msgs, fmt.Sprintf("%s look like one log rotated while it was written (one process's log in %d parts): %s",
+				strings.Join(g, ", "), len(g), tail))
 		}
 	}
-	return out
+	return msgs, parts
+}
+
+// RotatedNames is rotated for logs named by paths (their names alone: recomp watch's logs, whose
+// records are not kept), each message ending with tail (what was done with the parts, what to
+// do): the messages, and the paths of each group.
+func RotatedNames(paths []string, tail string) (msgs []string, parts [][]string) {
+	ins := make([]Input, len(paths))
+	for i, p := range paths {
+		ins[i].Path = p
+	}
+	return rotated(ins, tail)
 }
 
 // continued finds logs read as processes of their own that are one process's log in parts

@@ -3,6 +3,7 @@ package logscan
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -195,7 +196,7 @@ func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
 			}
 		}
 		g.begins = append(g.begins, f.Begins...)
-		for _, name := range sortedKeys(f.Loggers) {
+		for _, name := range slices.Sorted(maps.Keys(f.Loggers)) {
 			g.loggers = append(g.loggers, loggerName{name, f.Loggers[name]})
 		}
 		for _, p := range f.DropRepeats {
@@ -256,15 +257,6 @@ func (g *Grammar) loggerProducer(name string) Producer {
 		}
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // Context is what a rule's handler works with: the record being read (its header and line)

@@ -8,7 +8,6 @@ import (
 	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
@@ -149,7 +148,16 @@ var statusTone = map[string]string{"PASS": "ok", "FAIL": "bad", "ERROR": "warn"}
 func document(r Report) *Document {
 	switch r := r.(type) {
 	case *explain.Scan:
-		return scanDoc(r, "recomp scan", false)
+		p := scanDoc(r, "recomp scan", false)
+		// One process's log read as several (guard says it as its gate's doubt): said with the
+		// answer, not only beside its input, and no all-clear across its parts.
+		if len(r.Rotated) > 0 {
+			p.Answer = slices.DeleteFunc(p.Answer, func(a Answer) bool { return a.Tone == "ok" })
+		}
+		for _, msg := range r.Rotated {
+			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: msg})
+		}
+		return p
 	case *across.Guard:
 		return guardDoc(r)
 	case *explain.Diff:
@@ -262,7 +270,7 @@ func familyTable(rep *ledger.Report, omitted *[]string) *Table {
 		}
 		hashes := "-"
 		if m.HashCount > 0 {
-			hashes = countString(m.HashCount, len(m.Hashes))
+			hashes = textutil.Count(m.HashCount, len(m.Hashes), ">%d")
 		}
 		t.add(m.Recompiled, name, fmt.Sprint(m.CompileRequests), fmt.Sprint(m.Compilations), fmt.Sprint(m.CacheHits),
 			fmt.Sprint(m.CacheMisses), dur(m.CompileTime), hashes)
@@ -278,156 +286,6 @@ func (p *Document) hostReadAnswers(fs []ledger.Finding) {
 			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: f.Message, Action: f.Advice})
 		}
 	}
-}
-
-// answer fills the cost headline and one line per program that compiled again. rep, when
-// given, says whether the logs hold evidence: without it, no all-clear.
-func (p *Document) answer(v *verdict.Result, sm ledger.Summary, rep *ledger.Report) {
-	if v == nil {
-		return
-	}
-	p.Cost = v.Headline()
-	for i, vd := range v.Verdicts {
-		if i == maxAnswers {
-			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: fmt.Sprintf("%d more programs compiled again (listed below)", len(v.Verdicts)-i)})
-			break
-		}
-		tone := "warn"
-		if vd.AfterWarmup > 0 {
-			tone = "bad"
-		}
-		p.Answer = append(p.Answer, Answer{Tone: tone, Text: vd.Sentence(), Action: vd.Action})
-	}
-	if len(v.Verdicts) > 0 {
-		return
-	}
-	if sm.UnreadRecords > 0 && sm.AfterWarmup == 0 {
-		// What recomp could not read may be what compiled: no all-clear, no advice to switch on
-		// logging the log has.
-		unread := plural(sm.UnreadRecords, "line looks like a compile record", "lines look like compile records")
-		text := unread + " recomp could not read, so nothing can be said of what compiled"
-		if sm.Events > 0 {
-			text = fmt.Sprintf("no program compiled again in what recomp read (%s, %s), but %s it could not read",
-				plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime), unread)
-		}
-		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: text,
-			Action: "read those lines (the finding below names them): the counts may be short of what the log says"})
-		return
-	}
-	if sm.Unfinished > 0 && sm.AfterWarmup == 0 {
-		// A compilation the log ends inside took an unknown time, and may not be the last.
-		text := "the log ends inside a compilation that had not finished: its time, and whether more followed, are unknown"
-		if before := sm.Compilations - sm.Unfinished; before > 0 {
-			text = fmt.Sprintf("the log ends inside a compilation that had not finished (after %s, %s): its time, and whether more followed, are unknown",
-				plural(before, "other", "others"), dur(sm.CompileTime))
-		}
-		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: text,
-			Action: "see the finding below: let the run finish, or find why the compilation hangs"})
-		return
-	}
-	switch {
-	case sm.Recompilations > 0:
-		// a framework's metrics report: its count grew, but its graphs have no names
-		tone := "warn"
-		if sm.AfterWarmup > 0 {
-			tone = "bad"
-		}
-		p.Answer = append(p.Answer, Answer{Tone: tone, Text: fmt.Sprintf("%s compiled again, after the first report of the framework's metrics (%s after warm-up, %s): the log does not name them",
-			plural(sm.Recompilations, "graph", "graphs"), plural(sm.AfterWarmup, "compilation", "compilations"), dur(sm.LateCompileTime)),
-			Action: "turn on the framework's compile logging to see which graph compiled again and why (see the findings below)"})
-	case sm.AfterWarmup > 0:
-		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: fmt.Sprintf("no program compiled again, but %s compiled after warm-up (%s)",
-			plural(sm.AfterWarmup, "new program", "new programs"), dur(sm.LateCompileTime)),
-			Action: "compile every program during warm-up (run each step kind, each shape, once) or move the warm-up marker after them"})
-	case sm.Events == 0:
-		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: "no compilation in the log, and nothing in it says compile logging was on",
-			Action: "check that the framework's compile logging reached this log (see the finding below)"})
-	case rep != nil && !hasEvidence(rep):
-		// Retraces or a once-per-process notice say something was traced or compiled, but not
-		// how often: no all-clear on them (the gate is inconclusive too).
-		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: withoutEvidence(sm, rep), Action: evidenceAction(rep)})
-	case rep != nil && len(missingEvidence(rep)) > 0:
-		// Some processes, or a stack beside another, left no record of each compilation: what
-		// the others show is no all-clear for them (the gate's doubts, word for word).
-		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: fmt.Sprintf("no program compiled again in the logs that record each compilation (%s, %s), but %s",
-			plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime), strings.Join(missingEvidence(rep), "; ")),
-			Action: evidenceAction(rep)})
-	case sm.Compilations == 0 && sm.CompileRequests == 0:
-		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: "nothing compiled"})
-	default:
-		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: fmt.Sprintf("no program compiled again (%s, %s)",
-			plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime))})
-	}
-}
-
-// hasEvidence says whether some process's log holds a record a framework prints for each
-// compilation, cache lookup, load or execution.
-func hasEvidence(rep *ledger.Report) bool {
-	for _, pr := range rep.Procs {
-		if pr.Evidence > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// missingEvidence are the gate's doubts that a process, or a stack in it, left no record of
-// each compilation.
-func missingEvidence(rep *ledger.Report) []string {
-	var out []string
-	for _, d := range gate.EvidenceDoubts(rep) {
-		if d.Missing {
-			out = append(out, d.Text)
-		}
-	}
-	return out
-}
-
-// withoutEvidence says what a log without evidence holds, and that it cannot tell whether
-// anything compiled again.
-func withoutEvidence(sm ledger.Summary, rep *ledger.Report) string {
-	var seen []string
-	if sm.Retraces > 0 {
-		seen = append(seen, plural(sm.Retraces, "retrace", "retraces"))
-	}
-	clusters := 0
-	for _, pr := range rep.Procs {
-		clusters += pr.ClusterLines
-	}
-	if clusters > 0 {
-		seen = append(seen, "a compile notice printed once per process")
-	}
-	if len(sm.Metrics) > 0 {
-		seen = append(seen, fmt.Sprintf("the framework's metrics report (%s, %s)", plural(sm.Compilations, "compilation", "compilations"), dur(sm.CompileTime)))
-	}
-	held := "the log holds no record of each compilation"
-	if len(seen) > 0 {
-		held = "the log holds " + strings.Join(seen, " and ") + " but no record of each compilation"
-	}
-	return held + ": whether any program compiled again is unknown"
-}
-
-// evidenceAction says how to make the stacks a log shows log each compilation: those its
-// modules name, or every stack when it names none.
-func evidenceAction(rep *ledger.Report) string {
-	used := usedFrameworks(rep)
-	for _, pr := range rep.Procs {
-		for _, prod := range pr.Producers {
-			if fw := frameworks.ForProducer(prod); fw != nil {
-				used[fw.Name] = true
-			}
-		}
-	}
-	var how []string
-	for _, fw := range frameworks.All() {
-		if used[fw.Name] && fw.Advice.Evidence != "" {
-			how = append(how, fw.Advice.Evidence)
-		}
-	}
-	if len(how) == 0 {
-		return frameworks.EvidenceAdvice()
-	}
-	return "turn on the compile logging of the stack (" + strings.Join(how, "; ") + ") and run again"
 }
 
 // verdictSections adds the programs that compiled again (cards), the user's lines ranked by
@@ -859,7 +717,7 @@ func runDoc(r *explain.Run) *Document {
 	}
 	info := Section{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}
 	set := Section{ID: "settings", Title: "What recomp switched on", Detail: true}
-	used := usedFrameworks(r.Scan.Ledger)
+	used := verdict.UsedFrameworks(r.Scan.Ledger)
 	hidden := 0
 	for _, s := range r.Manifest.Settings {
 		if s.Framework != "" && len(used) > 0 && !used[s.Framework] {
@@ -880,57 +738,6 @@ func runDoc(r *explain.Run) *Document {
 	}
 	p.Sections = append(p.Sections, info, set)
 	return p
-}
-
-// noEvidenceInRun answers a run whose log holds no compile evidence: recomp switched the
-// logging on, so the question is not the settings but what the command did — it failed before
-// compiling, or compiled nothing through an XLA stack, or sent the framework's logging
-// elsewhere.
-func (p *Document) noEvidenceInRun(r *explain.Run) {
-	m := r.Manifest
-	var stacks []string
-	for _, s := range m.Settings {
-		if s.Framework != "" && !s.Kept && !slices.Contains(stacks, s.Framework) {
-			stacks = append(stacks, s.Framework)
-		}
-	}
-	on := "recomp switched on the compile logging of " + joinOr(stacks, "no stack")
-	a := Answer{Tone: "warn"}
-	switch {
-	case m.Signal != "":
-		a.Text = fmt.Sprintf("the command was stopped (%s) before anything compiled: run.log holds no compile line", m.Signal)
-		a.Action = "run it to the end to see what compiles"
-	case m.ExitCode != 0:
-		a.Text = fmt.Sprintf("the command failed (exit %d) before anything compiled: run.log holds no compile line", m.ExitCode)
-		a.Action = "fix the failure (the end of run.log shows it) and run again"
-	default:
-		a.Text = "nothing compiled through an XLA stack, or its logging did not reach the command's output: run.log holds no compile line although " + on
-		a.Action = frameworks.NoCompileAdvice()
-	}
-	p.Answer = []Answer{a}
-	for si := range p.Sections {
-		if p.Sections[si].ID != "findings" {
-			continue
-		}
-		for ci, c := range p.Sections[si].Cards {
-			if c.Title == string(ledger.FindingNoEvidence) {
-				p.Sections[si].Cards[ci].Advice = on + " (What recomp switched on lists each setting)"
-			}
-		}
-	}
-}
-
-// usedFrameworks are the stacks whose evidence is in the ledger.
-func usedFrameworks(rep *ledger.Report) map[string]bool {
-	used := map[string]bool{}
-	for _, m := range rep.Modules {
-		for _, u := range m.Units {
-			if fw := frameworks.ForProducer(u.Producer); fw != nil {
-				used[fw.Name] = true
-			}
-		}
-	}
-	return used
 }
 
 func cacheDoc(c *Cache) *Document {
@@ -981,4 +788,41 @@ func cacheDoc(c *Cache) *Document {
 			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}, Code: true})
 	}
 	return p
+}
+
+// answer fills the cost headline and the answer's lines, in the verdict's words. rep, when
+// given, says whether the logs hold evidence: without it, no all-clear.
+func (p *Document) answer(v *verdict.Result, sm ledger.Summary, rep *ledger.Report) {
+	if v == nil {
+		return
+	}
+	p.Cost = v.Headline()
+	var doubts []string // the gate's doubts that a process, or a stack in it, left no record of each compilation
+	if rep != nil {
+		for _, d := range gate.EvidenceDoubts(rep) {
+			if d.Missing {
+				doubts = append(doubts, d.Text)
+			}
+		}
+	}
+	for _, a := range v.Answers(sm, rep, doubts, maxAnswers) {
+		p.Answer = append(p.Answer, Answer(a))
+	}
+}
+
+// noEvidenceInRun answers a run whose log holds no compile evidence (verdict.NoEvidenceInRun),
+// and gives the no-evidence finding what recomp switched on as its advice.
+func (p *Document) noEvidenceInRun(r *explain.Run) {
+	a, on := verdict.NoEvidenceInRun(r.Manifest)
+	p.Answer = []Answer{Answer(a)}
+	for si := range p.Sections {
+		if p.Sections[si].ID != "findings" {
+			continue
+		}
+		for ci, c := range p.Sections[si].Cards {
+			if c.Title == string(ledger.FindingNoEvidence) {
+				p.Sections[si].Cards[ci].Advice = on + " (What recomp switched on lists each setting)"
+			}
+		}
+	}
 }

@@ -87,43 +87,49 @@ func (t *table) write(o *textOut, indent string) {
 	}
 }
 
-// ShellQuote quotes a file name for a POSIX shell: bare when it is made of safe characters,
-// in single quotes otherwise, and as $'…' with escapes when it holds control characters (a
-// newline or a tab must not break the command line it is printed in).
+// ShellQuote quotes a file name for a POSIX shell (bash, zsh, ksh: $'…' is theirs) so that the
+// shell reads back its exact bytes from the command in every format recomp prints it in: bare
+// when it is made of safe characters, in single quotes otherwise, and as $'…' with escapes when
+// it holds what a format would rewrite (visible's characters: control characters, which must not
+// break the command line, C1 and bidirectional controls, bytes that are not UTF-8; and GitHub's
+// "##[", which the line guard escapes): those are written as \xNN bytes, so that the command
+// is plain printable text that every layout shows as it is.
 func ShellQuote(s string) string {
 	safe := s != ""
-	ctrl := false
 	for _, r := range s {
-		switch {
-		case r < 0x20 || r == 0x7f:
-			ctrl, safe = true, false
-		case !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:=@%+,-", r)):
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:=@%+,-", r)) {
 			safe = false
+			break
 		}
 	}
 	switch {
 	case safe:
 		return s
-	case !ctrl:
+	case visible(s) == s && !strings.Contains(s, "##["):
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	var b strings.Builder
 	b.WriteString("$'")
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case c == '\n':
+		case r == '\n':
 			b.WriteString(`\n`)
-		case c == '\t':
+		case r == '\t':
 			b.WriteString(`\t`)
-		case c == '\\' || c == '\'':
+		case r == '\\' || r == '\'':
 			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, c)
+			b.WriteRune(r)
+		case r == '[' && strings.HasSuffix(s[:i], "##"):
+			b.WriteString(`\x5b`)
+		case visible(s[i:i+n]) != s[i:i+n]:
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
 		default:
-			b.WriteByte(c)
+			b.WriteString(s[i : i+n])
 		}
+		i += n
 	}
 	b.WriteString("'")
 	return b.String()

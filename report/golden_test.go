@@ -79,7 +79,7 @@ func TestGoldens(t *testing.T) {
 	}
 }
 
-// TestGoldenPagesSelfContained backs README's "one self-contained page (no network)": no golden
+// TestGoldenPagesSelfContained backs docs/examples.md's "one self-contained page (no network)": no golden
 // page loads anything (a script, a style sheet, an image, a font, a frame) or names an address
 // other than the SVG namespace.
 func TestGoldenPagesSelfContained(t *testing.T) {

@@ -99,7 +99,7 @@ func nonNil[T any](xs []T) []T {
 	return xs
 }
 
-// ScanJSON is the document of scan and guard (README's contract).
+// ScanJSON is the document of scan and guard (the contract of docs/json.md).
 type ScanJSON struct {
 	Version    int           `json:"version"`
 	Inputs     []InputJSON   `json:"inputs"`

@@ -19,6 +19,9 @@ const maxTextRanks = 64
 // RanksHeadline says in one line whether the ranks agree.
 func RanksHeadline(r *explain.Ranks) string {
 	s := fmt.Sprintf("%s, %s", plural(len(r.Ranks), "rank", "ranks"), plural(len(r.Groups), "group", "groups"))
+	if u := r.SplitUnknown(); u != "" {
+		return s + ": " + u
+	}
 	if r.Consistent() {
 		if none := r.WithoutEvidence(); len(none) > 0 {
 			return s + ": no rank departed, but " + plural(len(none), "rank's log", "ranks' logs") + " (" + explain.RankRanges(none) +
@@ -71,6 +74,8 @@ type RanksJSON struct {
 	Skew            *SkewJSON        `json:"skew"`
 	Inputs          []InputJSON      `json:"inputs"`
 	Warnings        []string         `json:"warnings"`
+	// SplitLogs are logs that look like one rank's log in parts, each lined up as a rank (additive).
+	SplitLogs [][]string `json:"split_logs"`
 }
 
 // RankJSON is one rank: what a log pipeline ingests per rank (jq -c '.ranks[]').
@@ -148,7 +153,7 @@ func divergenceDocument(d *explain.Divergence) *DivergenceJSON {
 
 // RanksDocument is the JSON document of recomp ranks.
 func RanksDocument(r *explain.Ranks) RanksJSON {
-	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent() && len(r.WithoutEvidence()) == 0, WithoutEvidence: r.WithoutEvidence(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
+	doc := RanksJSON{Version: JSONVersion, Consistent: r.Consistent() && len(r.WithoutEvidence()) == 0 && len(r.Split) == 0, SplitLogs: nonNil(r.Split), WithoutEvidence: r.WithoutEvidence(), Ranks: []RankJSON{}, Groups: []RankGroupJSON{},
 		Divergences: []DivergenceJSON{}, CacheMisses: []RankMissJSON{}, Inputs: []InputJSON{}, Warnings: nonNil(r.Warnings)}
 	for _, ri := range r.Ranks {
 		rj := RankJSON{Rank: ri.Rank, RankFrom: ri.RankFrom, Process: ri.Process, Log: ri.Log, Name: ri.Name, Group: ri.Group + 1,
@@ -190,9 +195,9 @@ func ranksDoc(r *explain.Ranks) *Document {
 	p := &Document{Title: "recomp ranks", Headline: RanksHeadline(r)}
 	p.Status, p.Tone = "CONSISTENT", "ok"
 	switch {
-	case !r.Consistent():
+	case r.Departed():
 		p.Status, p.Tone = "DIVERGED", "bad"
-	case len(r.WithoutEvidence()) > 0:
+	case len(r.WithoutEvidence()) > 0 || len(r.Split) > 0:
 		p.Status, p.Tone = "INCONCLUSIVE", "warn"
 	}
 	p.Totals = []Total{{Label: "ranks", Value: fmt.Sprint(len(r.Ranks))}, {Label: "groups", Value: fmt.Sprint(len(r.Groups)), Bad: len(r.Groups) > 1},
@@ -200,6 +205,9 @@ func ranksDoc(r *explain.Ranks) *Document {
 		{Label: "cache misses", Value: fmt.Sprint(len(r.CacheMisses)), Bad: len(r.CacheMisses) > 0}}
 	if s := r.Skew; s != nil {
 		p.Totals = append(p.Totals, Total{Label: "compile-start skew", Value: dur(s.Spread)})
+	}
+	for _, n := range r.SplitNotes {
+		p.Answer = append(p.Answer, Answer{Tone: "warn", Text: n})
 	}
 	p.Answer = append(p.Answer, rankAnswers(r)...)
 	p.Sections = ranksSections(r, &p.Omitted)

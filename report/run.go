@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/explain"
-	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/verdict"
 )
 
 // The report of recomp run in each format: the run's own facts first (command, exit, wall
@@ -41,8 +41,8 @@ func runFacts(r *explain.Run) []string {
 		out = append(out, fmt.Sprintf("run.log is incomplete: writing it failed (%s) and %d bytes were not written; what it holds was written before",
 			m.LogError, m.LogLostBytes))
 	}
-	if m.DumpDir != "" {
-		out = append(out, "dump: your own folder "+m.DumpDir+" (your "+frameworks.Dump().Variable+"' "+frameworks.Dump().To+"), read in place of dump/; recomp removed nothing from it")
+	if d := verdict.OwnDump(m); d != "" {
+		out = append(out, d)
 	}
 	if m.ProbeNote != "" {
 		out = append(out, m.ProbeNote)

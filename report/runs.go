@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/across"
-	"github.com/recomp/recomp/frameworks"
 )
 
 // recomp diff of two runs in every format: a headline (how many of B's programs A's cache
@@ -53,16 +52,6 @@ func sideLine(s across.RunSide) string {
 		return s.Path
 	}
 	return strings.Join(parts, "; ")
-}
-
-func savedText(v *across.ProgramVerdict) string {
-	switch v.SavedFrom {
-	case "log":
-		return fmt.Sprintf("saved %s", dur(v.Saved))
-	case "cache entry":
-		return fmt.Sprintf("saved %s (from %s)", dur(v.Saved), frameworks.KeyedCache().Words().Stored)
-	}
-	return ""
 }
 
 // RunsDiffJSON is the document of recomp diff of two runs.
@@ -220,7 +209,7 @@ func runsDoc(r *across.RunsDiff) *Document {
 		}
 		if v.Served {
 			line := "served: " + v.Summary
-			if s := savedText(v); s != "" {
+			if s := across.SavedText(v); s != "" {
 				line += "; " + s
 			}
 			c.Lines = append(c.Lines, line)

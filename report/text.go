@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -83,13 +82,6 @@ func (o *textOut) arg(a any) any {
 		}
 	}
 	return a // numbers, a time.Duration among them, print as the verb says
-}
-
-func countString(n, listed int) string {
-	if n > listed {
-		return ">" + strconv.Itoa(listed)
-	}
-	return strconv.Itoa(n)
 }
 
 // failureText is one gate failure on one line.

@@ -10,6 +10,8 @@ import (
 
 // VerdictJSON is what the run's compilations come to (docs/json.md, "verdict").
 type VerdictJSON struct {
+	// Headline is what compiling cost in one line, the text report's own (verdict's words).
+	Headline            string               `json:"headline"`
 	WallSeconds         float64              `json:"wall_seconds"`
 	CompileSeconds      float64              `json:"compile_seconds"`
 	RecompileSeconds    float64              `json:"recompile_seconds"`
@@ -25,6 +27,9 @@ type VerdictJSON struct {
 
 type ProgramVerdictJSON struct {
 	Program string `json:"program"`
+	// Summary is the program's answer line as every format says it (verdict's words): how often,
+	// the cost, the causes with old → new and where, whether it recurs.
+	Summary string `json:"summary"`
 	// Role is the front end's step the program is, as a user reads it ("train step", "test step
 	// (evaluate)", "predict step"); "" when nothing says.
 	Role string `json:"role"`
@@ -129,7 +134,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 	if v == nil {
 		return nil
 	}
-	d := &VerdictJSON{WallSeconds: seconds(v.Wall), CompileSeconds: seconds(v.Compile), RecompileSeconds: seconds(v.Recompile),
+	d := &VerdictJSON{Headline: v.Headline(), WallSeconds: seconds(v.Wall), CompileSeconds: seconds(v.Compile), RecompileSeconds: seconds(v.Recompile),
 		AfterWarmupSeconds: seconds(v.Late), Programs: []ProgramVerdictJSON{}, CallSites: []CallSiteJSON{},
 		UnattributedSeconds: seconds(v.Unattributed), Processes: v.Processes, SlowestSeconds: seconds(v.Slowest), SlowestProcess: v.SlowestProcess}
 	switch {
@@ -139,7 +144,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		d.CompileFraction = round3(v.Compile.Seconds() / v.Wall.Seconds())
 	}
 	for _, p := range v.Verdicts {
-		pj := ProgramVerdictJSON{Program: p.Program, Role: p.Role, FrontEnd: p.FrontEnd, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
+		pj := ProgramVerdictJSON{Program: p.Program, Summary: p.Sentence(), Role: p.Role, FrontEnd: p.FrontEnd, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {

@@ -17,6 +17,8 @@
 //
 // By system: pty_unix.go and pty_other.go open the pseudo-terminal (none outside Unix),
 // pipe_linux.go and pipe_other.go size the pipes and give the command its parent-death signal
-// (Linux only), group_unix.go and group_other.go give a command stopped at a recompilation its
+// (Linux only) where no watchdog runs, watchdog.go and watchdog_linux.go end the command and the
+// processes below it when recomp ends first, even by SIGKILL (watchdog_other.go: none outside
+// Linux), group_unix.go and group_other.go give a command stopped at a recompilation its
 // own process group and the signals that stop it (kill only outside Unix).
 package runner

@@ -235,7 +235,7 @@ func Versions(python string, env []string) map[string]string {
 	cmd := exec.CommandContext(ctx, python, "-S", "-c", versionScript, string(names))
 	cmd.Env = env
 	cmd.WaitDelay = time.Second
-	cmd.SysProcAttr = childAttr()
+	cmd.SysProcAttr = childAttr(false)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil

@@ -6,9 +6,13 @@ import (
 )
 
 // childAttr makes the kernel kill the command when recomp ends (the parent-death signal), even
-// when recomp is killed with SIGKILL and cannot pass anything on. It reaches the command itself:
-// a process the command started and left running is the command's to end.
-func childAttr() *syscall.SysProcAttr {
+// when recomp is killed with SIGKILL and cannot pass anything on, unless a watchdog does it
+// (watched): it ends the processes the command started too, which the signal does not reach,
+// and the command must still be there, their parent, when it looks for them.
+func childAttr(watched bool) *syscall.SysProcAttr {
+	if watched {
+		return &syscall.SysProcAttr{}
+	}
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 

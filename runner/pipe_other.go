@@ -8,7 +8,7 @@ import (
 )
 
 // childAttr: no parent-death signal outside Linux.
-func childAttr() *syscall.SysProcAttr { return nil }
+func childAttr(bool) *syscall.SysProcAttr { return nil }
 
 // growPipe: pipe sizes are fixed outside Linux.
 func growPipe(*os.File) {}

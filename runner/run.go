@@ -55,6 +55,11 @@ type Options struct {
 	// StopGrace is how long a stopped command has after SIGINT, then after SIGTERM, before
 	// SIGKILL (0: DefaultStopGrace).
 	StopGrace time.Duration
+	// Watchdog is the command that starts this program again as the command's watchdog
+	// (WatchdogCommand; see watchdog.go), which ends the command and the processes below it when
+	// recomp ends before it, even by SIGKILL. nil: none; the command alone then gets the
+	// parent-death signal (Linux).
+	Watchdog []string
 }
 
 // DefaultGrace is how long Run reads the output of processes the command left behind.
@@ -99,8 +104,10 @@ func Run(opt Options) (*Result, error) {
 	}
 	cmd := exec.Command(opt.Command[0], opt.Command[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = opt.Env, opt.Dir, opt.Stdin
-	// The command never outlives recomp: killed (Linux) when recomp ends, however it ends.
-	cmd.SysProcAttr = childAttr()
+	// The command never outlives recomp: killed (Linux) when recomp ends, however it ends, by
+	// the watchdog with the processes below it, else by the parent-death signal.
+	wd := startWatchdog(opt.Watchdog)
+	cmd.SysProcAttr = childAttr(wd != nil)
 	lw := newLineLog(opt.Log, now)
 	nw := prepareLive(&opt, cmd, lw)
 	var sources []io.Reader
@@ -142,8 +149,11 @@ func Run(opt Options) (*Result, error) {
 		for _, c := range closeAfterStart {
 			c.Close()
 		}
+		wd.done()
 		return nil, fmt.Errorf("%s: %v", opt.Command[0], err)
 	}
+	wd.arm(cmd.Process.Pid, opt.OwnGroup)
+	defer wd.done()
 	for _, c := range closeAfterStart {
 		c.Close()
 	}

@@ -13,5 +13,7 @@
 // read at trace time, a function made anew) and counts the variants; live.go gives recomp run's
 // live lines a compilation's cause and cost (Reason, Cost); words.go is the one home of the
 // sentences about a run's compilations (the cost headline, each program's line and card line,
-// each cause's words, the sizes' note) that every report and the live lines lay out.
+// each cause's words, the sizes' note) that every report and the live lines lay out; answer.go
+// the answer's lines where no program compiled again or the logs cannot tell (no all-clear
+// without evidence), and a run with no compile line.
 package verdict

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/internal/skipped"
 )
 
 // chromium returns Debian's chromium (RECOMP_CHROMIUM, else on PATH), or skips loudly.
@@ -21,7 +23,7 @@ func chromium(t *testing.T) string {
 	if p, err := exec.LookPath("chromium"); err == nil {
 		return p
 	}
-	t.Skip("SKIPPED LOUDLY: chromium is not installed (apt-get install chromium; .ci/run does): the HTML report was not opened in a browser")
+	skipped.Skip(t, skipped.Browser, "", "chromium is not installed (apt-get install chromium; .ci/run does): the HTML report was not opened in a browser")
 	return ""
 }
 
@@ -122,7 +124,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			if len(colors) < 6 {
 				t.Errorf("the screenshot is blank: %d colours", len(colors))
 			}
-			// RECOMP_SCREENSHOTS=docs keeps the screenshots README shows.
+			// RECOMP_SCREENSHOTS=docs keeps the screenshots docs/examples.md shows.
 			if keep := os.Getenv("RECOMP_SCREENSHOTS"); keep != "" {
 				data, err := os.ReadFile(shot)
 				if err == nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/textutil"
 	buildversion "github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/report"
@@ -85,11 +84,14 @@ func version() string { return buildversion.String() }
 
 // memoryLimit is the soft limit recomp gives the Go runtime unless GOMEMLIMIT is set: the
 // garbage collector collects as the heap nears it rather than letting the heap grow to twice
-// what is live. What recomp holds is bounded on its own (see README, "Performance"); this
+// what is live. What recomp holds is bounded on its own (see docs/performance.md); this
 // keeps the garbage of reading 100 000 modules from doubling the peak.
 const memoryLimit = 192 << 20
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if runner.IsWatchdog() { // recomp run started this process as its command's watchdog
+		return runner.Watchdog(os.Stdin)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
@@ -108,15 +110,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		}
 	}()
 	var c cli
-	parser, err := kong.New(&c,
-		kong.Name("recomp"),
-		kong.Description("The recompilation detective for XLA-based ML stacks (Graphcore IPU, JAX, TF-XLA, PyTorch/XLA)."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { panic(kongExit(code)) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": version(), "frameworks": strings.Join(frameworks.Names(), ",")},
-		kong.KindMapper(reflect.String, exactString),
-	)
+	parser, err := newParser(&c, stdout, stderr, func(code int) { panic(kongExit(code)) })
 	if err != nil {
 		fmt.Fprintf(stderr, "recomp: internal error: %v\n", err)
 		return exitInternal
@@ -125,9 +119,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		// A bare recomp is asking what recomp does: the usage, on stderr (stdout may be a
 		// pipe), and the usage-error exit code.
 		var help cli
-		hp, err := kong.New(&help, kong.Name("recomp"), kong.Description(parser.Model.Help), kong.Writers(stderr, stderr),
-			kong.Exit(func(int) { panic(kongExit(exitUsage)) }), kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-			kong.Vars{"version": version(), "frameworks": strings.Join(frameworks.Names(), ",")})
+		hp, err := newParser(&help, stderr, stderr, func(int) { panic(kongExit(exitUsage)) })
 		if err == nil {
 			_, _ = hp.Parse([]string{"--help"})
 		}
@@ -138,7 +130,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
 		var pe *kong.ParseError
 		if errors.As(err, &pe) && pe.Context != nil {
-			fmt.Fprintf(stderr, "run 'recomp %s --help' for usage\n", strings.Join(commandPath(pe.Context), " "))
+			fmt.Fprintf(stderr, "run '%s --help' for usage\n", strings.Join(append([]string{"recomp"}, commandPath(pe.Context)...), " "))
 		}
 		return exitUsage
 	}
@@ -200,7 +192,7 @@ func commandPath(ctx *kong.Context) []string {
 }
 
 func useColor(w io.Writer) bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" { // no-color.org: set and not empty
 		return false
 	}
 	f, ok := w.(*os.File)
@@ -222,9 +214,9 @@ func termWidth(w io.Writer) int {
 }
 
 // outputFlag is the --format flag of every command; the formats a command writes are
-// checked by report.CheckFormat.
+// checked by report.CheckFormat, and named in its help by describeFlags (formatHelp).
 type outputFlag struct {
-	Format string `short:"f" default:"text" placeholder:"FORMAT" help:"Output format: text, json, markdown or html (guard also github and junit)."`
+	Format string `short:"f" default:"text" placeholder:"FORMAT" help:"Output format."` // help: describeFlags
 }
 
 // render checks the format and writes the report.

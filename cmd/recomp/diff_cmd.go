@@ -8,7 +8,7 @@ import (
 
 type diffCmd struct {
 	outputFlag
-	Text  bool     `help:"Add a unified text diff of each changed computation (bounded: see README)."`
+	Text  bool     `help:"Add a unified text diff of each changed computation (bounded: see docs/diff.md)."`
 	Stage string   `help:"Dump stage to compare: before, after, or a stage name (default: before_optimizations when both dumps have it, else after_optimizations when both have it)." placeholder:"STAGE"`
 	LogA  []string `name:"log-a" help:"A log of run A (its dump is A): compare the runs, not only their dumps." placeholder:"LOG"`
 	LogB  []string `name:"log-b" help:"A log of run B." placeholder:"LOG"`

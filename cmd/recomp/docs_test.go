@@ -132,30 +132,41 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// TestREADMEExamples runs every example in README.md — a ```text block whose first line is
-// "$ recomp ARGS" — from the repository root and compares what it prints with the block, so the
-// README shows what recomp really says.
+// TestREADMEExamples runs every example in README.md and the pages of docs/ — a ```text block
+// whose first line is "$ recomp ARGS" — from the repository root and compares what it prints
+// with the block, so the README and the docs show what recomp really says.
 func TestREADMEExamples(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	pages, _ := filepath.Glob("../../docs/*.md")
+	pages = append([]string{"../../README.md"}, pages...)
+	type example struct{ page, command, output string }
+	var examples []example
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile("(?s)```text\n(\\$ recomp [^\n]*)\n(.*?)```").FindAllStringSubmatch(string(b), -1) {
+			examples = append(examples, example{strings.TrimPrefix(page, "../../"), m[1], m[2]})
+		}
+		if page == "../../README.md" && len(examples) < 3 {
+			t.Fatalf("README.md has %d examples, want at least 3", len(examples))
+		}
 	}
-	blocks := regexp.MustCompile("(?s)```text\n(\\$ recomp [^\n]*)\n(.*?)```").FindAllStringSubmatch(string(b), -1)
-	if len(blocks) < 3 {
-		t.Fatalf("README.md has %d examples, want at least 3", len(blocks))
+	if len(examples) < 15 { // the README's and the nine docs/examples.md and the command pages hold
+		t.Fatalf("README.md and docs/ have %d examples, want at least 15", len(examples))
 	}
 	root, _ := filepath.Abs("../..")
 	t.Chdir(root)
 	t.Setenv("NO_COLOR", "1")
-	for _, bl := range blocks {
-		args := strings.Fields(strings.TrimPrefix(bl[1], "$ recomp "))
+	for _, ex := range examples {
+		args := strings.Fields(strings.TrimPrefix(ex.command, "$ recomp "))
 		code, stdout, stderr := runIn(t, "", args...)
 		if code > 1 {
-			t.Errorf("%s: exit %d: %s", bl[1], code, stderr)
+			t.Errorf("%s: %s: exit %d: %s", ex.page, ex.command, code, stderr)
 			continue
 		}
-		if got, want := strings.TrimRight(stdout, "\n"), strings.TrimRight(bl[2], "\n"); got != want {
-			t.Errorf("README.md: %s prints\n%s\n\nREADME.md shows\n%s", bl[1], got, want)
+		if got, want := strings.TrimRight(stdout, "\n"), strings.TrimRight(ex.output, "\n"); got != want {
+			t.Errorf("%s: %s prints\n%s\n\n%s shows\n%s", ex.page, ex.command, got, ex.page, want)
 		}
 	}
 }

@@ -3,11 +3,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/internal/skipped"
 )
 
 // TestLiveRecompileRealFrameworks runs real JAX, TF and PyTorch/XLA training loops that
@@ -32,7 +35,7 @@ func TestLiveRecompileRealFrameworks(t *testing.T) {
 		t.Run(c.program, func(t *testing.T) {
 			py := os.Getenv(c.env)
 			if py == "" {
-				t.Skipf("SKIPPED LOUDLY: %s is not set: %s was not run through recomp run --fail-on-recompile (.ci/run sets it when the venv installs)", c.env, c.program)
+				skipped.Skip(t, skipped.Live, c.env, fmt.Sprintf("%s is not set: %s was not run through recomp run --fail-on-recompile (.ci/run sets it when the venv installs)", c.env, c.program))
 			}
 			dir := filepath.Join(t.TempDir(), "run")
 			prog, _ := filepath.Abs(filepath.Join("../../testdata/runs/gen/live", c.program))

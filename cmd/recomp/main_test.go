@@ -12,13 +12,23 @@ import (
 
 	"github.com/recomp/recomp/internal/corpus"
 	"github.com/recomp/recomp/internal/golden"
+	"github.com/recomp/recomp/internal/skipped"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/runner"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
+// mainFunc is a TestingM that runs the tests its way.
+type mainFunc func() int
+
+func (f mainFunc) Run() int { return f() }
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	if runner.IsWatchdog() { // a recomp run in this test binary started it as its watchdog
+		os.Exit(runner.Watchdog(os.Stdin))
+	}
+	testscript.Main(mainFunc(func() int { return skipped.Main(m) }), map[string]func(){
 		"recomp": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }

@@ -65,11 +65,11 @@ func (c *ranksCmd) Run(e *env) error {
 	if err := c.render(e, r); err != nil {
 		return err
 	}
-	if !r.Consistent() {
+	if r.Departed() {
 		return exitWith(exitFound)
 	}
-	if len(r.WithoutEvidence()) > 0 {
-		return exitWith(exitUsage) // inconclusive, as guard is without evidence
+	if len(r.WithoutEvidence()) > 0 || len(r.Split) > 0 {
+		return exitWith(exitUsage) // inconclusive, as guard is without evidence or on a split log
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func (c *runCmd) Run(e *env) error {
 	stdin, _ := e.stdin.(*os.File)
 	out, _ := e.stdout.(*os.File)
 	ropt := runner.Options{Stdin: stdin, Stdout: e.stdout, Stderr: e.stderr, Terminal: out != nil && runner.IsTerminal(out),
-		ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet}
+		ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: c.Grace, Quiet: quiet, Watchdog: runner.WatchdogCommand()}
 	var live *liveLines
 	if c.Live || stopping {
 		tally := &liveTally{policy: stopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget}}

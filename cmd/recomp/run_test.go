@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/internal/skipped"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -94,7 +96,7 @@ func TestLiveRecompRun(t *testing.T) {
 		t.Run(c.program, func(t *testing.T) {
 			py := os.Getenv(c.env)
 			if py == "" {
-				t.Skipf("SKIPPED LOUDLY: %s is not set: %s was not run through recomp run (.ci/run sets it when the venv installs)", c.env, c.program)
+				skipped.Skip(t, skipped.Live, c.env, fmt.Sprintf("%s is not set: %s was not run through recomp run (.ci/run sets it when the venv installs)", c.env, c.program))
 			}
 			for _, kv := range c.extra {
 				k, v, _ := strings.Cut(kv, "=")
@@ -148,7 +150,7 @@ func livePython(t *testing.T, env, what string) string {
 	}
 	py := os.Getenv(env)
 	if py == "" {
-		t.Skipf("SKIPPED LOUDLY: %s is not set: %s", env, what)
+		skipped.Skip(t, skipped.Live, env, fmt.Sprintf("%s is not set: %s", env, what))
 	}
 	return py
 }
@@ -189,7 +191,7 @@ func TestLiveKerasSteps(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			py := os.Getenv(b.env)
 			if py == "" {
-				t.Skipf("SKIPPED LOUDLY: %s is not set: the Keras programs were not run through recomp run on %s", b.env, b.backend)
+				skipped.Skip(t, skipped.Live, b.env, fmt.Sprintf("%s is not set: the Keras programs were not run through recomp run on %s", b.env, b.backend))
 			}
 			t.Setenv("CUDA_VISIBLE_DEVICES", "")
 			t.Setenv("KERAS_BACKEND", b.backend)

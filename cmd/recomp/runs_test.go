@@ -19,6 +19,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/skipped"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
@@ -216,7 +217,7 @@ func TestLiveRuns(t *testing.T) {
 			env := "RECOMP_LIVE_" + strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(m[0]))
 			py := os.Getenv(env)
 			if py == "" {
-				t.Skipf("SKIP LOUDLY: %s is not set: the %s runs are not regenerated (.ci/run sets it when the venv of %s installs)", env, m[0], m[1])
+				skipped.Skip(t, skipped.Live, env, fmt.Sprintf("%s is not set: the %s runs are not regenerated (.ci/run sets it when the venv of %s installs)", env, m[0], m[1]))
 			}
 			out := t.TempDir()
 			gen, _ := filepath.Abs("../../testdata/runs/gen/" + m[2])

@@ -99,3 +99,21 @@ echo "done"`
 		}
 	}
 }
+
+// TestNoColor: colour on a terminal is turned off by a NO_COLOR that is set and not empty
+// (no-color.org); an empty NO_COLOR leaves it on.
+func TestNoColor(t *testing.T) {
+	log := "../../testdata/runs/ipu-partial-batch/run.log"
+	for _, c := range []struct {
+		noColor string
+		colour  bool
+	}{{"NO_COLOR=", true}, {"NO_COLOR=1", false}} {
+		code, got := inTerminal(t, 30*time.Second, []string{c.noColor}, "scan", log)
+		if code != 0 {
+			t.Fatalf("%s recomp scan: exit %d; the terminal shows:\n%s", c.noColor, code, got)
+		}
+		if strings.Contains(got, "\x1b[") != c.colour {
+			t.Errorf("%s: colour %v, want %v; the terminal shows:\n%q", c.noColor, !c.colour, c.colour, got)
+		}
+	}
+}

@@ -165,4 +165,9 @@ func (w *watcher) summary() {
 		fmt.Fprintln(w.out)
 	}
 	fmt.Fprintf(w.out, "recomp watch: %d log(s), %d compilation(s) after warm-up\n", len(w.order), total)
+	rotated, _ := ledger.RotatedNames(w.order, "followed as logs of their own, a compilation in one part is not held against the others; "+
+		"recomp scan --same-process reads them as one, oldest first")
+	for _, msg := range rotated { // one log in parts, followed as logs of their own
+		fmt.Fprintf(w.out, "recomp watch: warning: %s\n", textutil.Visible(msg))
+	}
 }

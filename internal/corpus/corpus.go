@@ -1,6 +1,6 @@
 // Package corpus finds the real third-party corpus that lives beside the project, in
 // ../shared (never copied into it), for the tests that read it. Without it such a test skips
-// and says so loudly; under CI (RECOMP_REQUIRE_SHARED=1, set by .ci/run) it fails instead, so a
+// and says so loudly (and at the end of go test: package skipped); under CI (RECOMP_REQUIRE_SHARED=1, set by .ci/run) it fails instead, so a
 // missing corpus can never pass as a green run.
 package corpus
 
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/recomp/recomp/internal/skipped"
 )
 
 // Dir returns the path of ../shared/<rel> beside the module root, or skips (fails under CI)
@@ -33,7 +35,7 @@ func Dir(tb testing.TB, rel string) string {
 		if os.Getenv("RECOMP_REQUIRE_SHARED") != "" {
 			tb.Fatalf("%s is missing and RECOMP_REQUIRE_SHARED is set: the real corpus must be beside the project", dir)
 		}
-		tb.Skipf("SKIPPED LOUDLY: %s is not beside the project: this test of the real corpus did not run", dir)
+		skipped.Skip(tb, skipped.Corpus, "", dir+" is not beside the project: this test of the real corpus did not run")
 	}
 	return dir
 }

@@ -33,7 +33,6 @@ var stackNamed = map[string]struct {
 	// A benchmark input, not knowledge recomp acts on.
 	"logscan/synthetic.go": {5, "the generated TF-IPU/Poplar log of the benchmarks and stress tests"},
 	// The commands' help and the package's summary tell a person which stacks recomp reads.
-	"cmd/recomp/cli.go":       {1, "the command's description"},
 	"cmd/recomp/cache_cmd.go": {1, "help: the stacks' cache-folder options by their own names"},
 	"cmd/recomp/ranks_cmd.go": {1, "help: where a rank comes from, JAX's process index among them"},
 	"cmd/recomp/run_cmd.go":   {1, "help: what the probe records, by the stacks' own words"},

@@ -17,7 +17,7 @@ import (
 
 // TestEveryTestTakesUpdate fails on a package whose tests do not import internal/golden: its
 // test binary would reject -update ("flag provided but not defined"), and `go test ./...
-// -update`, the README's way to rewrite the golden files, would fail there. A package without
+// -update`, docs/hacking.md's way to rewrite the golden files, would fail there. A package without
 // golden files takes the flag with a blank import (update_test.go).
 func TestEveryTestTakesUpdate(t *testing.T) {
 	root, err := filepath.Abs("../..")

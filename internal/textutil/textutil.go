@@ -1,6 +1,7 @@
 // Package textutil holds the small text helpers that recomp's packages share: shortening a
-// string for display without splitting a UTF-8 character, and showing the characters of
-// untrusted text (a log line, a file name) that would act on a terminal instead of showing.
+// string for display without splitting a UTF-8 character, showing the characters of
+// untrusted text (a log line, a file name) that would act on a terminal instead of showing,
+// and writing a count of which only the first few were listed.
 package textutil
 
 import (
@@ -29,6 +30,15 @@ func Shorten(s string, n int) string {
 		t -= size
 	}
 	return s[:h] + "…" + s[t:]
+}
+
+// Count writes n, a count of which only listed were kept: n itself when all were kept,
+// otherwise more formatted with listed (">%d" in a table cell, "more than %d" in a sentence).
+func Count(n, listed int, more string) string {
+	if n > listed {
+		return fmt.Sprintf(more, listed)
+	}
+	return strconv.Itoa(n)
 }
 
 // Visible shows the characters of untrusted text that would act instead of showing: C0

@@ -42,3 +42,21 @@ func TestVisible(t *testing.T) {
 		t.Errorf("escapeControls keeping newlines: %q", got)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n, listed int
+		more      string
+		want      string
+	}{
+		{3, 4, ">%d", "3"},
+		{4, 4, ">%d", "4"},
+		{9, 4, ">%d", ">4"},
+		{9, 4, "more than %d", "more than 4"},
+		{0, 0, "more than %d", "0"},
+	} {
+		if got := Count(c.n, c.listed, c.more); got != c.want {
+			t.Errorf("Count(%d, %d, %q) = %q, want %q", c.n, c.listed, c.more, got, c.want)
+		}
+	}
+}

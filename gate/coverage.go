@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/recomp/recomp/ledger"
@@ -62,39 +61,4 @@ func (g *Result) AddDivergences(fs []Failure, opt Options) {
 		what = "compilation(s) after warm-up"
 	}
 	g.decide(opt, what) // what Compilations counts stays what it was: after warm-up, or uncovered
-}
-
-// decide sets the verdict from the result's counts: problems make it inconclusive; more
-// compilations of kind what than allowed, executable loads after warm-up or divergent ranks
-// fail it. Proven compilations past the allowance fail it even with problems, which the
-// reason then names: what the logs leave unread can add compilations, never take one away.
-func (g *Result) decide(opt Options, what string) {
-	g.Passed, g.Inconclusive, g.counted = false, false, what
-	failing := g.Compilations > opt.MaxRecompiles
-	switch {
-	case failing && g.proven && len(g.Problems) > 0:
-		g.Reason = fmt.Sprintf("%d %s, %d allowed (at least: %s", g.Compilations, what, opt.MaxRecompiles, g.Problems[0])
-		if len(g.Problems) > 1 {
-			g.Reason += fmt.Sprintf("; and %d more problem(s)", len(g.Problems)-1)
-		}
-		g.Reason += ")"
-	case len(g.Problems) > 0:
-		g.Inconclusive = true
-		g.Reason = fmt.Sprintf("inconclusive: %s", g.Problems[0])
-		if len(g.Problems) > 1 {
-			g.Reason += fmt.Sprintf(" (and %d more problem(s))", len(g.Problems)-1)
-		}
-	case failing:
-		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
-	case g.LoadFailures > 0:
-		g.Reason = fmt.Sprintf("%d executable load(s) after warm-up", g.LoadFailures)
-	case g.Divergences > 0:
-		g.Reason = fmt.Sprintf("%d rank(s) departed from the other ranks' compile requests", g.Divergences)
-	default:
-		g.Passed = true
-		g.Reason = fmt.Sprintf("%d %s, %d allowed", g.Compilations, what, opt.MaxRecompiles)
-	}
-	if g.Divergences > 0 && !g.Inconclusive && !g.Passed && failing {
-		g.Reason += fmt.Sprintf("; %d rank(s) departed from the other ranks' compile requests", g.Divergences)
-	}
 }

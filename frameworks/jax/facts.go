@@ -186,11 +186,16 @@ func weakType(why string) (cause.Fact, bool) {
 
 // weakTypeAdvice is JAX's remedy for an argument passed weakly typed one call and typed another.
 func weakTypeAdvice(arg, typ string) string {
-	dtype := map[string]string{"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "s32": "int32", "s64": "int64"}[typ[:strings.IndexByte(typ, '[')]]
-	if dtype == "" {
-		dtype = "float32"
+	dtype := map[string]string{"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+		"s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64", "u8": "uint8", "u32": "uint32"}[typ[:strings.IndexByte(typ, '[')]]
+	scalar, how := "float", fmt.Sprintf("jnp.asarray(%s) with one dtype", arg)
+	if strings.HasPrefix(dtype, "int") || strings.HasPrefix(dtype, "uint") {
+		scalar = "int"
 	}
-	return fmt.Sprintf("pass `%s` with the same type every call: jnp.%s(%s) (or jnp.asarray(%s, jnp.%s)) everywhere, or a Python "+
-		"float every time; a Python scalar is weakly typed and a NumPy or JAX scalar is not, so switching between them is a new "+
-		"cache key and a new compilation of the same graph", arg, dtype, arg, arg, dtype)
+	if dtype != "" {
+		how = fmt.Sprintf("jnp.%s(%s) (or jnp.asarray(%s, jnp.%s))", dtype, arg, arg, dtype)
+	}
+	return fmt.Sprintf("pass `%s` with the same type every call: %s everywhere, or a Python %s every time; a Python scalar is "+
+		"weakly typed and a NumPy or JAX scalar is not, so switching between them is a new cache key and a new compilation of "+
+		"the same graph", arg, how, scalar)
 }

@@ -44,8 +44,17 @@ func TestFacts(t *testing.T) {
 			}
 		}
 	}
-	if f := facts("* at beta, now f32[]{weak_type=False} and before f32[]{weak_type=True}")[0]; !strings.Contains(f.Advice, "jnp.float32(beta)") {
-		t.Errorf("the weak type's remedy does not name the argument: %q", f.Advice)
+	for why, want := range map[string][]string{
+		"* at beta, now f32[]{weak_type=False} and before f32[]{weak_type=True}": {"jnp.float32(beta)", "a Python float every time"},
+		"* at step, now s32[]{weak_type=True} and before s32[]{weak_type=False}": {"jnp.int32(step)", "a Python int every time"},
+		"* at z, now c64[]{weak_type=True} and before c64[]{weak_type=False}":    {"jnp.asarray(z) with one dtype"},
+	} {
+		f := facts(why)[0]
+		for _, w := range want {
+			if f.Kind != cause.WeakType || !strings.Contains(f.Advice, w) {
+				t.Errorf("%q: the weak type's remedy %q lacks %q", why, f.Advice, w)
+			}
+		}
 	}
 }
 

@@ -16,5 +16,7 @@
 // RanksOf: which rank departed, at which step, and why) and ranks_result.go defines its results
 // (Ranks, the divergence kinds); signature.go reads the argument signatures frameworks log with
 // a compile request and compares them; steps.go finds the step each log line belongs to;
+// standin.go lets the probe's compile records stand for the lines of a stack whose log holds
+// none (its compile logging was off), read at the end and followed live (LiveStandIns);
 // result.go defines the results (Scan, Diff, Run), which package report lays out.
 package explain

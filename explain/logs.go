@@ -33,10 +33,19 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 		}
 	}
 	logs := ledger.Files(paths)
+	var s *ledger.Scan
+	var silenced []ledger.Silenced
+	var err error
 	if folder {
 		logs[0].Until = stoppedLine(c.Manifest)
+		var settings []runfolder.Setting
+		if c.Manifest != nil {
+			settings = c.Manifest.Settings
+		}
+		s, silenced, err = readStandingIn(logs, opt, probeRecords(c), f.Dir, settings)
+	} else {
+		s, err = ledger.ReadLogs(logs, opt)
 	}
-	s, err := ledger.ReadLogs(logs, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +59,7 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 			noteFolder(&s.Inputs[0], c)
 		}
 		explained, dumped = folderDump(f, s.Ledger, opt)
+		judgedElsewhere(s.Ledger, silenced, dumped)
 	}
 	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log})}, nil
 }

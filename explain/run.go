@@ -40,7 +40,11 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	if probeErr == nil {
 		ro.Stages = stagesOf(recs)
 	}
-	s, err := ledger.ReadLogs([]ledger.Log{{Path: logPath, Until: stoppedLine(m)}}, ro)
+	var settings []runfolder.Setting
+	if m != nil {
+		settings = m.Settings
+	}
+	s, silenced, err := readStandingIn([]ledger.Log{{Path: logPath, Until: stoppedLine(m)}}, ro, recs, dir, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +69,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 		}
 	}
 	setUpFromDump(s.Ledger, explained, ro.Ledger)
+	judgedElsewhere(s.Ledger, silenced, r.Explain != nil)
 	wall := time.Duration(m.WallSeconds * float64(time.Second))
 	r.Scan.Verdict = verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: r.Explain != nil})
 	r.Scan.Job = JobOf(s, Options{Log: log})

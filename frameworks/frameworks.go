@@ -663,6 +663,9 @@ func KeyedCache() framework.KeyedCache {
 type ProbeHook struct {
 	Name string
 	*framework.Probe
+	// Producers are the stack's producers: whose lines its records are about (none for a
+	// front end's).
+	Producers []logscan.Producer
 }
 
 // Probes are the units' parts of the probe: the stacks', in order, then the front ends'.
@@ -670,12 +673,12 @@ func Probes() []ProbeHook {
 	var out []ProbeHook
 	for _, f := range all {
 		if f.Probe != nil {
-			out = append(out, ProbeHook{f.Name, f.Probe})
+			out = append(out, ProbeHook{f.Name, f.Probe, f.Producers})
 		}
 	}
 	for _, f := range frontEnds {
 		if f.Probe != nil {
-			out = append(out, ProbeHook{f.Name, f.Probe})
+			out = append(out, ProbeHook{f.Name, f.Probe, nil})
 		}
 	}
 	return out

@@ -122,6 +122,9 @@ func EvidenceDoubts(rep *ledger.Report) []Doubt {
 		}
 	}
 	for _, p := range rep.Procs {
+		if p.Evidence > 0 {
+			out = append(out, unlogged(p, once)...)
+		}
 		if p.ClusterLines > 0 && p.TFEvidence == 0 && p.Evidence > 0 {
 			// Another stack's records are no evidence of TF's compilations.
 			out = append(out, Doubt{Missing: true, Text: fmt.Sprintf("%s: %s compiled (its once-per-process %s) but logged none of its "+
@@ -145,6 +148,27 @@ func EvidenceDoubts(rep *ledger.Report) []Doubt {
 			}
 			out = append(out, Doubt{Text: fmt.Sprintf("%s: the warm-up never ended: --warmup asks for more compilations than %s", p.Name, what)})
 		}
+	}
+	return out
+}
+
+// unlogged are the doubts of a process whose log holds compile records, about each stack the log
+// shows retracing without a record of its compilations: another stack's records are no evidence
+// of its (the verdict on its lines alone would be inconclusive; beside them it stays so). The
+// stack that prints its line once per process is left to that line's doubt when it printed one.
+func unlogged(p ledger.Process, once *frameworks.Framework) []Doubt {
+	var out []Doubt
+	for _, u := range p.Unlogged {
+		fw := frameworks.ByName(u.Stack)
+		if fw == nil || fw == once && p.ClusterLines > 0 {
+			continue
+		}
+		name := fw.Short
+		if name == "" {
+			name = fw.Title
+		}
+		out = append(out, Doubt{Missing: true, Text: fmt.Sprintf("%s: %s retraced %d time(s) but logged none of its compilations, beside another stack's records: "+
+			"%s's recompilations cannot be seen: turn on its compile logging (%s; recomp run sets it)", p.Name, name, u.Retraces, name, fw.Advice.Evidence)})
 	}
 	return out
 }

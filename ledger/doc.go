@@ -29,4 +29,6 @@
 // processes that wrote one log (workers under one terminal) by the compile stages a probe saw
 // each report (StageRecord). live.go is a Ledger fed as its log is written (Live: recomp run's
 // live lines and recomp watch), through the same Scanner and the same accounting as ReadLogs.
+// silenced.go says which stacks were judged on the probe's records because their log held none
+// of their compilations (Silenced, JudgedElsewhere).
 package ledger

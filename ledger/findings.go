@@ -50,6 +50,9 @@ const (
 	FindingMetricsCompilations FindingKind = "metrics_compilations"
 	FindingMetricsRecompiled   FindingKind = "metrics_recompiled"
 	FindingFamiliesNotListed   FindingKind = "families_not_listed"
+	// FindingLoggingOff is a stack whose log holds no record of its compilations, judged on
+	// the probe's records of them instead (Report.Silenced).
+	FindingLoggingOff FindingKind = "compile_logging_off"
 )
 
 // Finding is something the ledger thinks a user should look at.

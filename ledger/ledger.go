@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ type Ledger struct {
 	clusterLines int                     // TF's "Compiled cluster using XLA!" lines
 	producers    []logscan.Producer      // producers of its events, in the order first seen
 	tfEvidence   int                     // evidence events of TF's own (its device compiler's records)
+	logged       map[string]bool         // the stacks whose evidence events the log holds
+	lastLogged   logscan.Producer        // the producer of the last evidence event
+	retracedBy   map[string]int          // each stack's retraces
 	clusterAlone *logscan.Event          // such a line before any compilation, waiting for one
 	finished     map[logscan.Signal]bool // units begun by this signal were seen to finish
 	cut          *Unit                   // a compilation the log ended inside
@@ -177,6 +181,15 @@ func (l *Ledger) Add(ev logscan.Event) {
 		l.evidence++
 		if tfStack[ev.Producer] {
 			l.tfEvidence++
+		}
+		if ev.Producer != l.lastLogged { // (the stack of the producer before is noted already)
+			l.lastLogged = ev.Producer
+			if fw := frameworks.ForProducer(ev.Producer); fw != nil && !l.logged[fw.Name] {
+				if l.logged == nil {
+					l.logged = map[string]bool{}
+				}
+				l.logged[fw.Name] = true
+			}
 		}
 	}
 	if rule, ok := joinRules[ev.Kind]; ok {
@@ -341,6 +354,12 @@ func (l *Ledger) retrace(ev logscan.Event) {
 	first := ev.Kind == logscan.Trace
 	if !first {
 		l.sum.Retraces++
+		if fw := frameworks.ForProducer(ev.Producer); fw != nil {
+			if l.retracedBy == nil {
+				l.retracedBy = map[string]int{}
+			}
+			l.retracedBy[fw.Name]++
+		}
 	}
 	if ev.Reason != "" || first {
 		if len(l.whys) == maxPendingWhys {
@@ -493,6 +512,7 @@ func (l *Ledger) Report() *Report {
 	if l.opt.Warmup > 0 && max(l.compiled, l.reported.last) < l.opt.Warmup {
 		p.WarmupUnfinished = true
 	}
+	p.Unlogged = l.unlogged()
 	r.Procs = []Process{p}
 	l.seq.Process, l.seq.Rank = p.Name, l.rank
 	if len(l.files) > 0 {
@@ -532,4 +552,20 @@ func (l *Ledger) metricTimes() {
 			}
 		}
 	}
+}
+
+// unlogged are the stacks the log shows retracing whose compilations it holds no record of,
+// by name.
+func (l *Ledger) unlogged() []Unlogged {
+	var out []Unlogged
+	for _, name := range slices.Sorted(maps.Keys(l.retracedBy)) {
+		seen := l.logged[name]
+		if fw := frameworks.OncePerProcess(); fw != nil && fw.Name == name {
+			seen = l.tfEvidence > 0 // its clusters compiled by the stack below it (TF-IPU's Poplar) count
+		}
+		if !seen {
+			out = append(out, Unlogged{Stack: name, Retraces: l.retracedBy[name]})
+		}
+	}
+	return out
 }

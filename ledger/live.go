@@ -26,6 +26,7 @@ type Live struct {
 	router *pidRouter // the probe's processes (LiveOptions.Stages)
 	closed []LiveUnit
 	rep    *Report
+	sup    []logscan.Event // events recorded elsewhere, not yet added (LiveOptions.Supplement)
 }
 
 // LiveOptions say how a Live reads its log.
@@ -41,6 +42,11 @@ type LiveOptions struct {
 	// accounted to its own process, as ReadLogs does with ReadOptions.Stages, so that workers
 	// writing one terminal are not read as one process compiling again.
 	Stages func() []StageRecord
+	// Supplement, when set, gives the events of the log's process recorded elsewhere since the
+	// last call (recomp run's probe: the compile records of a stack whose compile logging the
+	// user switched off, which its log will never show): each Write adds them after the lines
+	// it read, Close those still left, as ReadLogs adds Log.Supplement.
+	Supplement func() []logscan.Event
 }
 
 // LiveUnit is a compilation the lines of a Write closed: Line is the log's line (counted from 1
@@ -76,6 +82,9 @@ func (lv *Live) read() {
 			continue
 		}
 		lv.cur = ev.Line
+		if ev.DateKnown && ev.Rank == "" {
+			lv.supplement(ev.Time) // what was recorded elsewhere before the line, first
+		}
 		key := ev.Rank
 		if key == "" && lv.opt.Stages != nil && stageProducers[ev.Producer] {
 			key = lv.route(ev)
@@ -83,6 +92,7 @@ func (lv *Live) read() {
 		lv.ps.ledger(key, 0, lv.opt.Name).Add(ev)
 	}
 	lv.cur = lv.s.Stats().Lines
+	lv.supplement(time.Time{})
 	lv.ps.addUnread(lv.s.Stats())
 	lv.ps.endInput(0, lv.opt.Marker != nil)
 	lv.rep = Merge(lv.opt.Ledger, lv.ps.reports()...)
@@ -128,7 +138,26 @@ func (lv *Live) Write(p []byte) (int, error) {
 	default:
 	}
 	lv.feed.write(p)
+	// The Scanner has read p and waits for more: the ledger is this goroutine's until the
+	// next write. What was recorded elsewhere by now is earlier than any line still to come
+	// (run.log stamps a line with the time it arrives).
+	lv.supplement(time.Time{})
 	return len(p), nil
+}
+
+// supplement adds to the log's own process the events recorded elsewhere (LiveOptions.Supplement)
+// that are dated before t, all of them when t is zero.
+func (lv *Live) supplement(t time.Time) {
+	if lv.opt.Supplement == nil {
+		return
+	}
+	lv.sup = append(lv.sup, lv.opt.Supplement()...)
+	n := 0
+	for n < len(lv.sup) && (t.IsZero() || lv.sup[n].Time.Before(t)) {
+		lv.ps.ledger("", 0, lv.opt.Name).Add(lv.sup[n])
+		n++
+	}
+	lv.sup = lv.sup[n:]
 }
 
 // Compiled returns the compilations closed since the last call, in log order.

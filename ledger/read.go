@@ -31,6 +31,11 @@ type Log struct {
 	Path string
 	// Reader, when set, is read instead of opening Path; Path still names the log.
 	Reader io.Reader
+	// Supplement are events of the log's process recorded elsewhere (recomp run's probe saw
+	// compilations the log has no line of), in time order: each goes into the process's ledger
+	// before the first event of the log that is dated later, those after the log's last dated
+	// event at its end. Ignored when the log's lines are told apart as several processes.
+	Supplement []logscan.Event
 	// Until, when above 0, is the last line read: what follows is not evidence (a run recomp
 	// stopped: the command's answer to the stop, runfolder.Manifest.StoppedLine).
 	Until int64
@@ -354,10 +359,21 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
 	ps.events[""]--
 	tracing := opt.Log.IsTrace() // (its arguments cost an allocation per event, logged or not)
+	sup := supplement{evs: l.Supplement, add: func(ev logscan.Event) {
+		ps.ledger("", i, name).Add(ev)
+		res.count++
+		if opt.AllEvents || len(res.events) < MaxEvents && kept.wants(i) {
+			res.events = append(res.events, ev)
+		}
+	}}
+	if router != nil {
+		sup.evs = nil // whose process each is cannot be told
+	}
 	eachEvent(s, func(ev logscan.Event) {
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			return // counted nowhere
 		}
+		sup.before(ev)
 		key := ev.Rank
 		if router != nil && key == "" {
 			if p := router.process(ev); p != "" {
@@ -373,6 +389,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 			opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
 		}
 	})
+	sup.rest()
 	st := s.Stats()
 	res.stats = st
 	if st.CutBegin != "" {
@@ -394,6 +411,28 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	opt.Log.Debug("scanned input", "input", path, "lines", st.Lines, "bytes", st.Bytes, "events", res.count,
 		"warnings", st.WarningCount, "elapsed", time.Since(start))
 	return res
+}
+
+// supplement adds a log's Supplement to the log's own process, in time order with its events.
+type supplement struct {
+	evs []logscan.Event
+	add func(logscan.Event)
+}
+
+// before adds the events dated before ev, a dated event of the log's own process.
+func (s *supplement) before(ev logscan.Event) {
+	for len(s.evs) > 0 && ev.DateKnown && ev.Rank == "" && s.evs[0].Time.Before(ev.Time) {
+		s.add(s.evs[0])
+		s.evs = s.evs[1:]
+	}
+}
+
+// rest adds the events left at the log's end.
+func (s *supplement) rest() {
+	for _, ev := range s.evs {
+		s.add(ev)
+	}
+	s.evs = nil
 }
 
 // eventBatch is how many events the scanner hands the ledgers at a time.

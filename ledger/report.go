@@ -34,9 +34,19 @@ type Report struct {
 	Unread []logscan.UnreadLine
 	// HostReads are the lines of each process that read a tensor on the host mid-step.
 	HostReads []HostRead
+	// Silenced are the stacks whose log held no record of their compilations, whose compilations
+	// are the probe's records of them (JudgedElsewhere).
+	Silenced []Silenced
 
 	retraces []*retraceNote
 	notes    []Finding // what each process's metrics report says beyond its log
+}
+
+// Unlogged is a stack the log shows retracing, Retraces times, without a record of any of its
+// compilations.
+type Unlogged struct {
+	Stack    string // the stack's unit name (frameworks.ByName)
+	Retraces int
 }
 
 // Merge combines the reports of separate processes (each from its own Ledger, in input order)
@@ -170,7 +180,10 @@ type Process struct {
 	// an IPU those of the TF-IPU backend and Poplar that compile its clusters): with
 	// ClusterLines and none of them, TF compiled and its logging was off, whatever another
 	// stack in the process logged.
-	TFEvidence   int
+	TFEvidence int
+	// Unlogged are the stacks whose retraces the log shows but none of their compilations: their
+	// compile logging was off, whatever another stack in the process logged.
+	Unlogged     []Unlogged
 	Compilations int
 	// Cost is the compile time of its listed compilations (the compiler's, tracing and
 	// lowering): what this process spent compiling, which a job of many processes waits for

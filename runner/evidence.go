@@ -18,6 +18,20 @@ type Setting struct {
 
 	prints    []*regexp.Regexp // the lines the setting makes the stack print
 	continued []bool
+	off       []string // the stacks whose compile logging the user's own value switched off
+}
+
+// LoggingOff names, for each stack whose compile logging a setting of the user's own switched
+// off (framework.Setting.Off), those settings as NAME=VALUE: recomp run kept them, so the
+// stack's log holds no record of its compilations.
+func LoggingOff(settings []Setting) map[string][]string {
+	out := map[string][]string{}
+	for _, s := range settings {
+		for _, fw := range s.off {
+			out[fw] = append(out[fw], s.Name+"="+s.Value)
+		}
+	}
+	return out
 }
 
 // settingsOf is what the manifest keeps of the settings.
@@ -105,8 +119,13 @@ type settingList struct {
 // set keeps the user's.
 func (l *settingList) add(fw string, e framework.Setting) {
 	name, value := e.Name, e.Value
+	v, mine := l.have[name]
+	off := mine && e.Off != nil && e.Off(v)
 	if i, ok := l.at[name]; ok { // two frameworks want one variable: join the values
 		s := &l.settings[i]
+		if off {
+			s.off = append(s.off, fw)
+		}
 		if !s.Kept && !slices.Contains(strings.Split(s.Value, ","), value) {
 			s.Value += "," + value
 			s.Framework = ""
@@ -121,8 +140,11 @@ func (l *settingList) add(fw string, e framework.Setting) {
 	if e.Prints != nil {
 		s.prints, s.continued = []*regexp.Regexp{e.Prints}, []bool{e.Continued}
 	}
-	if v, ok := l.have[name]; ok {
+	if mine {
 		s.Value, s.Kept, s.Effect = v, true, ""
+	}
+	if off {
+		s.off = []string{fw}
 	}
 	l.at[name] = len(l.settings)
 	l.settings = append(l.settings, s)
@@ -178,6 +200,8 @@ func Describe(settings []Setting) []string {
 	for _, s := range settings {
 		l := s.Name + "=" + s.Value
 		switch {
+		case s.Kept && len(s.off) > 0:
+			l += " (yours, kept: it switches the compile logging of " + strings.Join(s.off, ", ") + " off)"
 		case s.Kept:
 			l += " (yours, kept)"
 		case s.Effect != "":

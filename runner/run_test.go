@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,5 +271,33 @@ func TestClosedTerminalKeepsTheLog(t *testing.T) {
 	}
 	if res.ExitCode != 4 || strings.Count(log.String(), "line ") != 5 {
 		t.Errorf("exit %d, log %q", res.ExitCode, log.String())
+	}
+}
+
+// A setting of the user's own that switches a stack's compile logging off is kept, and said to be
+// off for that stack only (TF_CPP_VMODULE serves TF and TF-IPU: each reads its own module);
+// one that leaves it on is the user's, and switches nothing off.
+func TestLoggingOff(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		want map[string][]string
+	}{
+		{[]string{"JAX_LOG_COMPILES=0"}, map[string][]string{"jax": {"JAX_LOG_COMPILES=0"}}},
+		{[]string{"JAX_LOG_COMPILES=False", "PT_XLA_DEBUG_LEVEL=0"}, map[string][]string{"jax": {"JAX_LOG_COMPILES=False"}, "torch-xla": {"PT_XLA_DEBUG_LEVEL=0"}}},
+		{[]string{"JAX_LOG_COMPILES=1", "TF_CPP_MIN_LOG_LEVEL=0", "PT_XLA_DEBUG_LEVEL=2"}, map[string][]string{}},
+		{[]string{"TF_CPP_MIN_LOG_LEVEL=2", "POPLAR_LOG_LEVEL=WARN"}, map[string][]string{"tf": {"TF_CPP_MIN_LOG_LEVEL=2"}, "ipu": {"POPLAR_LOG_LEVEL=WARN"}}},
+		{[]string{"TF_CPP_VMODULE=device_compilation_profiler=2"}, map[string][]string{"ipu": {"TF_CPP_VMODULE=device_compilation_profiler=2"}}},
+		{[]string{"TF_CPP_VMODULE=other=3"}, map[string][]string{"tf": {"TF_CPP_VMODULE=other=3"}, "ipu": {"TF_CPP_VMODULE=other=3"}}},
+	} {
+		settings, _ := Evidence("auto", runfolder.DumpNone, "", nil, c.env)
+		if got := LoggingOff(settings); !maps.EqualFunc(got, c.want, slices.Equal) {
+			t.Errorf("%v: logging off %v, want %v", c.env, got, c.want)
+		}
+		said := strings.Join(Describe(settings), "\n")
+		for fw := range c.want {
+			if !strings.Contains(said, "it switches the compile logging of") || !strings.Contains(said, fw) {
+				t.Errorf("%v: the settings do not say %s's logging is off:\n%s", c.env, fw, said)
+			}
+		}
 	}
 }

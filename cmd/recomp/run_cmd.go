@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,6 +39,32 @@ type runCmd struct {
 	gateFlags
 	Format  string   `default:"text" enum:"text,json,markdown" help:"The summary printed at the end (on stderr): text, json or markdown."`
 	Command []string `arg:"" passthrough:"" name:"CMD" help:"The command to run, after --."`
+}
+
+// loggingOn says which stacks' compile logging recomp run switched on, and which it left off as
+// the user set it (their own setting, kept), and on what those are judged.
+func loggingOn(fw string, settings []runner.Setting, probe bool) string {
+	off := runner.LoggingOff(settings)
+	var on, left []string
+	for _, name := range frameworks.SelectedNames(fw) {
+		if vs := off[name]; len(vs) > 0 {
+			left = append(left, fmt.Sprintf("%s (%s)", name, strings.Join(vs, " ")))
+		} else {
+			on = append(on, name)
+		}
+	}
+	s := "compile logging on for " + strings.Join(on, ", ") + ", to run.log only (-v shows it and the settings)"
+	if len(on) == 0 {
+		s = "no compile logging switched on (-v shows the settings)"
+	}
+	if len(left) > 0 {
+		judged := "nothing records their compilations (--no-probe): a gate on this run cannot pass"
+		if probe {
+			judged = "their compilations are judged on the probe's records and the dump"
+		}
+		s += "; left off as you set it for " + strings.Join(left, ", ") + ": " + judged
+	}
+	return s
 }
 
 // gateFlags are the gate's options of recomp run --guard.
@@ -86,8 +114,7 @@ func (c *runCmd) Run(e *env) error {
 			fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
 		}
 	} else {
-		fmt.Fprintf(e.stderr, "recomp run: run folder %s; compile logging on for %s, to run.log only (-v shows it and the settings)\n",
-			textutil.Visible(dir), strings.Join(frameworks.SelectedNames(c.Framework), ", "))
+		fmt.Fprintf(e.stderr, "recomp run: run folder %s; %s\n", textutil.Visible(dir), textutil.Visible(loggingOn(c.Framework, ses.Settings, c.Probe)))
 	}
 	var quiet *runner.Quiet
 	if !c.Verbose {
@@ -106,6 +133,13 @@ func (c *runCmd) Run(e *env) error {
 			var stop func()
 			lopt.Stages, stop = explain.LiveStages(dir)
 			defer stop()
+			if off := runner.LoggingOff(ses.Settings); len(off) > 0 {
+				// A stack whose compile logging the user switched off: its compilations are the
+				// probe's records, followed as the log is.
+				var end func()
+				lopt.Supplement, end = explain.LiveStandIns(dir, slices.Sorted(maps.Keys(off)))
+				defer end()
+			}
 		}
 		live = newLiveLines(lopt, "recomp run", useColor(e.stderr), tally)
 		ropt.Live, ropt.Notes, ropt.OwnGroup, ropt.StopGrace = live, e.stderr, stopping, c.StopGrace
@@ -164,6 +198,14 @@ func (c *runCmd) Run(e *env) error {
 	for _, l := range lost {
 		fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
 	}
+	// The report reads every evidence of the run: a recompilation the live lines could not see
+	// (the probe's records of another process, a compilation closed at the log's end) still
+	// fails a run that asked to stop at it.
+	late := r.Scan.Ledger.Summary.AfterWarmup
+	missed := res.Stopped == "" && c.FailOnRecompile > 0 && late >= int(c.FailOnRecompile)
+	if missed {
+		fmt.Fprintf(e.stderr, "recomp run: ✗ %d compilation(s) after warm-up in the run's evidence, which the command was not stopped at: --fail-on-recompile fails the run\n", late)
+	}
 	switch {
 	case res.Stopped != "":
 		return exitWith(exitStopped)
@@ -171,6 +213,8 @@ func (c *runCmd) Run(e *env) error {
 		return exitWith(res.ExitCode)
 	case len(lost) > 0:
 		return exitWith(exitUsage) // the run's record is incomplete: no verdict to trust
+	case missed:
+		return exitWith(exitFound)
 	case r.Gate != nil && r.Gate.Inconclusive:
 		return exitWith(exitUsage)
 	case r.Gate != nil && !r.Gate.Passed:

@@ -69,6 +69,9 @@ type truth struct {
 	PythonNumber *truthNumber `json:"python_number"`
 	// Cadence is when a program compiled, by the program's own count of its steps and epochs.
 	Cadence *truthCadence `json:"cadence"`
+	// Silenced is a run whose stack's compile logging the user switched off: its log alone is no
+	// evidence; the probe's records and the dump are (testdata/runs/gen/README.md).
+	Silenced *truthSilenced `json:"silenced"`
 	// CountUnnamed is the setting that would let the dump name a loop count the program changed,
 	// where the run's dump cannot (its ops carry no source lines).
 	CountUnnamed string `json:"count_unnamed"`
@@ -259,6 +262,11 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	for _, l := range tr.Logs {
 		logs = append(logs, filepath.Join(dir, l))
 	}
+	files := logs
+	if tr.Silenced != nil {
+		checkSilenced(t, dir, logs, tr)
+		logs = []string{dir} // the evidence is the run folder's: its probe's records and its dump
+	}
 	code, stdout, stderr := runRecomp(append([]string{"scan", "--format", "json"}, logs...)...)
 	if code != 0 {
 		t.Fatalf("scan exit %d: %s", code, stderr)
@@ -326,7 +334,7 @@ func checkRun(t *testing.T, dir string, tr truth) {
 		}
 	}
 	checkRoles(t, doc, tr)
-	checkLogRoles(t, logs, doc, tr)
+	checkLogRoles(t, files, doc, tr)
 	if _, err := os.Stat(filepath.Join(dir, "probe.jsonl")); err != nil {
 		checkCost(t, doc, tr) // else from the run folder below: the probe may give the times
 	}
@@ -1359,5 +1367,41 @@ func checkUncovered(t *testing.T, dir string, tr truth) {
 	}
 	if len(c.Variants) != len(u.Warmed) {
 		t.Errorf("%d warm-up variants, the warm-up compiled %d shapes", len(c.Variants), len(u.Warmed))
+	}
+}
+
+// truthSilenced says which setting of the user's switched the stack's compile logging off, and
+// where the evidence of the run's compilations is instead.
+type truthSilenced struct {
+	Setting  string   `json:"setting"`
+	Evidence []string `json:"evidence"`
+}
+
+// checkSilenced holds a run whose compile logging the user switched off to its evidence: its log
+// alone cannot pass the gate (inconclusive, exit 2); the run folder (log, probe's records, dump)
+// is judged as a log with the records would be, --allow-no-evidence changes nothing of that, and
+// the report says the stack was judged on the probe's records.
+func checkSilenced(t *testing.T, dir string, logs []string, tr truth) {
+	t.Helper()
+	if code, out, _ := runRecomp(append([]string{"guard"}, logs...)...); code != exitUsage || !strings.Contains(out, "inconclusive") {
+		t.Errorf("guard on the log alone (its compile logging off): exit %d, want %d, inconclusive:\n%s", code, exitUsage, out)
+	}
+	want := map[bool]int{true: exitFound, false: exitOK}[tr.GuardFails]
+	for _, args := range [][]string{{"guard", dir}, {"guard", "--allow-no-evidence", dir}} {
+		if code, out, _ := runRecomp(args...); code != want {
+			t.Errorf("%s: exit %d, want %d:\n%s", strings.Join(args, " "), code, want, out)
+		}
+	}
+	_, out, _ := runRecomp("scan", "--format", "json", dir)
+	var doc report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("scan %s: %v", dir, err)
+	}
+	said := false
+	for _, f := range doc.Findings {
+		said = said || f.Kind == "compile_logging_off" && strings.Contains(f.Message, "judged on the probe's") && strings.Contains(f.Message, "the dump")
+	}
+	if !said {
+		t.Errorf("scan %s does not say the stack was judged on the probe's records and the dump: %+v", dir, doc.Findings)
 	}
 }

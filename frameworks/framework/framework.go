@@ -7,6 +7,8 @@ package framework
 
 import (
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/cause"
@@ -192,6 +194,11 @@ type Probe struct {
 	// Stages says the records are compile stages with their process and duration, which tell
 	// apart the processes that wrote one log.
 	Stages bool
+	// Compiles says each record of Event is one compilation the stack made: where a log holds
+	// no compilation of the stack (its compile logging was off), the records stand for the
+	// log's lines. (JAX's compile records include persistent-cache hits, which the probe does
+	// not tell apart: with a warm persistent cache and a silent log, a hit counts as compiled.)
+	Compiles bool
 }
 
 // Attach is how a probe's records are joined to the compilations of a log.
@@ -312,6 +319,23 @@ type Setting struct {
 	// Continued, the indented lines after such a line belong to it.
 	Prints    *regexp.Regexp
 	Continued bool
+	// Off, for the setting that makes the stack log each compilation, says whether a value of
+	// the user's own (which recomp run keeps) leaves no record of them (nil: the setting is not
+	// that one). The stack's compilations are then judged on the probe's records.
+	Off func(value string) bool
+}
+
+// VModuleOff says whether a TF_CPP_VMODULE value (module=level,...) sets none of modules to its
+// level or above: their lines are then not printed.
+func VModuleOff(value string, modules map[string]int) bool {
+	for _, kv := range strings.Split(value, ",") {
+		m, l, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		n, err := strconv.Atoi(strings.TrimSpace(l))
+		if want, named := modules[strings.TrimSpace(m)]; ok && named && err == nil && n >= want {
+			return false
+		}
+	}
+	return true
 }
 
 // Identity is how a stack names the programs it compiles. Each function is optional.

@@ -67,9 +67,13 @@ var Framework = &framework.Framework{
 	Also: []string{"tf"}, // TF-IPU logs through TensorFlow
 	Settings: []framework.Setting{
 		{Name: "TF_CPP_VMODULE", Value: "poplar_compiler=1,poplar_executable=1",
-			Prints: regexp.MustCompile(`\b(?:poplar_compiler|poplar_executable)\.cc:\d+\] `)},
+			Prints: regexp.MustCompile(`\b(?:poplar_compiler|poplar_executable)\.cc:\d+\] `),
+			Off:    func(v string) bool { return framework.VModuleOff(v, map[string]int{"poplar_compiler": 1}) }},
 		{Name: "POPLAR_LOG_LEVEL", Value: "INFO", Effect: "Poplar logs every engine phase: a long log",
-			Prints: regexp.MustCompile(`^(?:\d\d:\d\d:\d\d\.\d+ \d+ PO:\S* +\[I\] |\S+Z PO:\S* +\S+ I: )`)},
+			Prints: regexp.MustCompile(`^(?:\d\d:\d\d:\d\d\.\d+ \d+ PO:\S* +\[I\] |\S+Z PO:\S* +\S+ I: )`),
+			Off: func(v string) bool { // Poplar's levels below INFO print no phase
+				return slices.Contains([]string{"WARN", "ERR", "CRITICAL", "OFF"}, strings.ToUpper(strings.TrimSpace(v)))
+			}},
 		{Name: "POPART_LOG_LEVEL", Value: "INFO", Effect: "PopART logs at info level: a long log",
 			Prints: regexp.MustCompile(`^(?:\[[\d\- :.]+\] \[popart[^\]]*\] \[info\] |\S+Z popart:\S* +\S+ I: )`)},
 	},

@@ -52,7 +52,7 @@ var Framework = &framework.Framework{
 	Settings: []framework.Setting{
 		{Name: "JAX_LOG_COMPILES", Value: "1", Prints: regexp.MustCompile(`Compiling \S+ (?:\(\d+\) )?(?:with global shapes and types|for args)|` +
 			`Finished tracing (?:\+ transforming )?\S+ for p?jit in|Finished jaxpr to MLIR module conversion \S+ in|Finished XLA compilation of \S+ in|` +
-			`Persistent compilation cache hit for|Writing \S+ to persistent compilation cache with key|Not writing persistent cache entry`)},
+			`Persistent compilation cache hit for|Writing \S+ to persistent compilation cache with key|Not writing persistent cache entry`), Off: falsy},
 		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time; " +
 			"with a persistent cache it also says which entries it did not write and why",
 			Prints: regexp.MustCompile(`TRACING CACHE MISS at |PERSISTENT COMPILATION CACHE MISS for `), Continued: true},
@@ -82,7 +82,7 @@ var Framework = &framework.Framework{
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
 	Probe: &framework.Probe{Package: "jax", Hook: probeHook, Function: "_on_jax", Records: "each JAX compilation",
-		Attach: framework.AttachInOrder, Event: "compile", Traces: "trace", ModuleName: ModuleName, Stages: true},
+		Attach: framework.AttachInOrder, Event: "compile", Traces: "trace", ModuleName: ModuleName, Stages: true, Compiles: true},
 	CacheEntries: []framework.CacheEntry{{Kind: "jax", Names: entryNames, Key: entryKey}},
 	KeyedCache:   persistentCache{},
 	Defined:      defined,
@@ -253,4 +253,14 @@ func staticAdvice(name string, ints bool) string {
 			"else round it up to a few values and mask the extra iterations"
 	}
 	return adv
+}
+
+// falsy says whether JAX reads an environment variable's value as false (its bool_env: n, no,
+// f, false, off, 0, in any case).
+func falsy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "n", "no", "f", "false", "off", "0":
+		return true
+	}
+	return false
 }

@@ -48,7 +48,8 @@ var Framework = &framework.Framework{
 		// Level 1 analyses each compilation; level 2 also each execution, every step: 13 lines and
 		// about 10% of a small step's time, for nothing recomp needs.
 		{Name: "PT_XLA_DEBUG_LEVEL", Value: "1", Effect: "an analysis block per graph compiled (its cause, hash and Python frames): nothing per step",
-			Prints: regexp.MustCompile(`^(?:(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: |Computation hash: [0-9a-f]+$)`)},
+			Prints: regexp.MustCompile(`^(?:(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: |Computation hash: [0-9a-f]+$)`),
+			Off:    func(v string) bool { return strings.TrimSpace(v) == "0" }},
 		{Name: "PT_XLA_DEBUG_MAX_FRAME", Value: "32", Effect: "an analysis block lists up to 32 Python frames (8 by default): under torch.compile the program's own line is deeper than 8; longer blocks, nothing per step"},
 		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",
 			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},

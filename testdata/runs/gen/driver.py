@@ -145,6 +145,21 @@ def _run_pipe(cmd, env, cwd, log_path):
         return subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
 
 
+def _stamp(ns):
+    """The time stamp recomp run puts before each line of run.log: RFC 3339 in UTC, nanoseconds."""
+    sec, frac = divmod(ns, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)) + f".{frac:09d}Z"
+
+
+def _run_stamped(cmd, env, cwd, log_path):
+    """One pipe, each line stamped with the time it arrived, as recomp run writes run.log."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+    with open(log_path, "wb") as log:
+        for raw in iter(proc.stdout.readline, b""):
+            log.write(_stamp(time.time_ns()).encode() + b" " + raw.rstrip(b"\r\n") + b"\n")
+    return proc.wait()
+
+
 def _run_prefixed(cmd, env, cwd, log_path, add):
     """Read both streams line by line as they arrive and prefix each as the launcher would."""
     lock = threading.Lock()
@@ -238,6 +253,8 @@ def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
         rc = _run_terminal(cmd, env, cwd, log_path)
     elif spec.get("prefix"):
         rc = _run_prefixed(cmd, env, cwd, log_path, LAUNCHERS[spec["prefix"]][2])
+    elif spec.get("stamped"):
+        rc = _run_stamped(cmd, env, cwd, log_path)
     else:
         rc = _run_pipe(cmd, env, cwd, log_path)
     if rc != 0:

@@ -570,10 +570,18 @@ def p_nested_jit():
         print(f"features {feats.shape}")
 
 
-def p_fixed():
+def p_fixed_eager():
+    """The fixed loop after some array work outside jit (JAX compiles an eager one-op program for
+    each operation and argument shape): first compilations only."""
+    p_fixed(eager=True)
+
+
+def p_fixed(eager=False):
     import numpy as np
     jax = _jax()
     import jax.numpy as jnp
+    if eager:
+        jax.block_until_ready([jnp.ones((8, 16)) * 0.1, jnp.zeros((16,)) + 1.0, jnp.ones((4,)) * 2.0])
 
     @jax.jit
     def train_step(params, x, y, mask):
@@ -1578,6 +1586,19 @@ S["growing-cache"] = dict(program=p_growing_cache, env=ENV_LOGS, detail=True, re
     "its key cache with jnp.concatenate and returns it, so the cache argument grows by one row per token "
     "(f32[8,16], f32[9,16], ...) and every token compiles the step again. The fix is a preallocated "
     "max-length cache written in place (lax.dynamic_update_slice) with a position index."))
+S["logs-off"] = dict(PARTIAL, env={"JAX_LOG_COMPILES": "0", "JAX_EXPLAIN_CACHE_MISSES": "1"}, probe=True, stamped=True,
+    silenced={"setting": "JAX_LOG_COMPILES=0", "evidence": ["probe.jsonl", "dump"]}, description=(
+    "The partial-batch program (32, 32, 32, then the 24-row remainder: the step compiles again) run as recomp run "
+    "runs it, under its probe (probe.jsonl), each line of run.log stamped with the time it arrived as recomp run "
+    "stamps it, with the user's own JAX_LOG_COMPILES=0, which recomp run keeps: JAX "
+    "logs no line for any compilation, only its tracing-cache-miss explanation (JAX_EXPLAIN_CACHE_MISSES=1, which "
+    "recomp run sets). The probe's compile records (jax.monitoring) and the dump hold both compilations of the "
+    "step: silenced says the log alone is no evidence and where the evidence is."))
+S["logs-off-fixed"] = dict(S["logs-off"], program=p_fixed_eager, recompiled=[], cause=None, reason=None,
+    description=("The fixed training loop (every batch padded to 32: the step compiles once), after some array "
+                 "work outside jit that JAX compiles as eager one-op programs, run as logs-off is: under recomp "
+                 "run's probe, run.log stamped, with the user's own JAX_LOG_COMPILES=0. Nothing recompiled: the "
+                 "probe's records of first compilations are no recompilation."))
 
 # --- the set-up fixture and the evidence hook's judgement ------------------------------------------
 
@@ -1724,8 +1745,20 @@ def judge(run):
         "not_recompiled": not_recompiled,
         "causes": causes,
         "note": "" if dumped == backend - hits else f" (dump holds {dumped} modules)",
-        "extra": _detail(run, recompiled) if spec.get("detail") else None,
+        "extra": _extra(run, recompiled),
     }
+
+
+def _extra(run, recompiled):
+    """The fields after the standard ones: detail's, then silenced (a log whose stack's compile logging the
+    user switched off: the evidence is elsewhere)."""
+    spec = run.spec
+    extra = _detail(run, recompiled) if spec.get("detail") else collections.OrderedDict()
+    if spec.get("silenced"):
+        if any("Finished XLA compilation" in t or "Compiling " in t for t in run.texts):
+            run.problems.append("the log holds JAX's compile records: its compile logging was not off")
+        extra["silenced"] = spec["silenced"]
+    return extra or None
 
 
 FRAMEWORK = driver.Framework(

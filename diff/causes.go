@@ -347,7 +347,8 @@ func shapeRule(c *classifier) (Cause, bool) {
 		for _, ch := range follow {
 			ev = append(ev, fmt.Sprintf("constant follows the batch size (a mean or count over the batch): %s: %s → %s", where(ch), short(ch.Old), short(ch.New)))
 		}
-		batch := Cause{Kind: CauseBatchSize, Summary: fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d parameter(s)", old, new, len(c.dimParams)), Evidence: ev}
+		batch := Cause{Kind: CauseBatchSize, Summary: fmt.Sprintf("batch size (leading dimension) changed %d → %d in %d parameter(s)", old, new, len(c.dimParams)), Evidence: ev,
+			FedBack: fedBack(c.r.A, c.dimParams)} // a buffer grown along its first dimension (a cache) and fed back
 		if len(others) == 0 {
 			return batch, true
 		}

@@ -841,6 +841,56 @@ func Explains(why string) (kind cause.Kind, change, said string, ok bool) {
 	return "", "", "", false
 }
 
+// lastFacts holds the facts of the last explanation read: a verdict asks about one compilation's
+// explanation several times in a row (its cause, its argument's name, a first trace), and a long
+// explanation (a flax GraphDef) is read once.
+var lastFacts struct {
+	sync.Mutex
+	why   string
+	facts []cause.Fact
+}
+
+// Facts are the typed facts the stack's explanation of a compilation (Unit.Why) states, strongest
+// first: the unit's own reading (Framework.Facts) where it has one, else what Explains says. The
+// slice may be shared between calls: callers do not modify it.
+func Facts(why string) []cause.Fact {
+	if why == "" {
+		return nil
+	}
+	lastFacts.Lock()
+	defer lastFacts.Unlock()
+	if why != lastFacts.why {
+		lastFacts.why, lastFacts.facts = why, readFacts(why)
+	}
+	return lastFacts.facts
+}
+
+// readFacts is Facts, read anew.
+func readFacts(why string) []cause.Fact {
+	for _, fw := range all {
+		if fw.Facts != nil {
+			if fs := fw.Facts(why); len(fs) > 0 {
+				return fs
+			}
+		}
+	}
+	if kind, change, said, ok := Explains(why); ok {
+		return []cause.Fact{{Kind: kind, Change: change, Said: said}}
+	}
+	return nil
+}
+
+// FactOf is the construct the stack's explanation of a compilation states (cause.Constructs):
+// the first such fact of Facts; ok false when it names none.
+func FactOf(why string) (cause.Fact, bool) {
+	for _, f := range Facts(why) {
+		if slices.Contains(cause.Constructs, f.Kind) {
+			return f, true
+		}
+	}
+	return cause.Fact{}, false
+}
+
 // SaidBy names who says the words that show a construct of a kind, when not the stack itself
 // (framework.Framework.SaidBy: dynamo's guards); "" otherwise.
 func SaidBy(kind cause.Kind) string {

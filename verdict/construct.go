@@ -3,7 +3,6 @@ package verdict
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,19 +31,33 @@ const (
 	// KindPythonScalar: a Python number argument that a tracer specialised on its value
 	// changed: dynamo's guard failure "temperature == 1.0" (torch.compile).
 	KindPythonScalar = cause.PythonScalar
+	// KindWeakType: an argument of the same shape and dtype was a Python scalar (weakly typed)
+	// one call and a typed scalar another: JAX's "{weak_type=True}" → "{weak_type=False}". The
+	// graphs are identical; the cache key is not.
+	KindWeakType = cause.WeakType
 )
 
 // constructCause reads the framework's explanation of a recompilation for the user's construct
-// it names: a static argument or a pytree change. It returns the kind, what changed and the
-// framework's own words that show it; ok is false when the words name neither.
+// it names: a static argument, a pytree change, a weak type. It returns the kind, what changed
+// and the framework's own words that show it; ok is false when the words name none.
 func constructCause(why string) (kind cause.Kind, ch, said string, ok bool) {
-	return frameworks.Explains(why)
+	f, ok := frameworks.FactOf(why)
+	return f.Kind, f.Change, f.Said, ok
 }
 
 // overrides says whether a construct the framework names says more than the comparison's main
 // cause: the graphs show only the construct's effect (a baked-in constant, a structure change)
-// or nothing (identical graphs).
+// or nothing (identical graphs). A new pytree or a weak type is what the call itself changed:
+// the new parameters' ops, constants and layouts follow from it, or nothing shows; a shape,
+// dtype or sharding the graphs show is another argument's change at the same call, and stays.
 func overrides(kind cause.Kind, c diff.CauseKind) bool {
+	if kind == KindPytree || kind == KindWeakType {
+		switch c {
+		case diff.CauseGraphStructure, diff.CauseIdentical, diff.CauseConstant, diff.CauseLayout, diff.CauseModuleConfig:
+			return true
+		}
+		return false
+	}
 	switch c {
 	case diff.CauseGraphStructure, diff.CauseIdentical:
 		return true
@@ -282,7 +295,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	seen := map[string]bool{}
 	for _, u := range compiled {
 		proc := fmt.Sprint(u.Input) + "\x00" + u.Process + "\x00"
-		if rebuilt == "" && (strings.Contains(u.Why, "never seen function") || u.User && u.Why == "") {
+		if rebuilt == "" && (firstTrace(u.Why) || u.User && u.Why == "") {
 			// JAX's first trace of a function (or a log of another run appended): nothing
 			// compiled before counts
 			for k := range seen {
@@ -328,20 +341,20 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	return units, KindPythonValue, ch + ": argument types compiled before", advice, nil
 }
 
-// reMetadataPath reads JAX's "* at input path [0][0]._graphdef, now <class …> with pytree
-// metadata": a pytree node whose metadata (static to jit: a flax nnx GraphDef, a dataclass's static
-// fields) differs from the closest earlier key's.
-var reMetadataPath = regexp.MustCompile(`at input path (\S+), now .*? with pytree metadata`)
-
-// metadataPath is the input path whose pytree metadata JAX said differs ("" when it said not).
+// metadataPath is the input path whose pytree metadata (static to jit) the stack said differs
+// ("" when it said not).
 func metadataPath(why string) string {
-	if !strings.Contains(why, "with pytree metadata") {
-		return ""
-	}
-	if m := reMetadataPath.FindStringSubmatch(why); m != nil {
-		return m[1]
+	for _, f := range frameworks.Facts(why) {
+		if f.Metadata != "" {
+			return f.Metadata
+		}
 	}
 	return ""
+}
+
+// firstTrace says whether the stack said it traced the function for the first time.
+func firstTrace(why string) bool {
+	return slices.ContainsFunc(frameworks.Facts(why), func(f cause.Fact) bool { return f.First })
 }
 
 // closestKeyTypes says whether JAX explained a compilation by argument types (a shape, a dtype):
@@ -476,58 +489,31 @@ func staticKey(args []ledger.StaticArg) string {
 	return b.String()
 }
 
-// reStaticAttr reads a static attribute in a pytree node's metadata as JAX prints it: flax nnx's
-// GraphDef ('temperature', Static(value=1.0)).
-var reStaticAttr = regexp.MustCompile(`\('(\w+)', Static\(value=([^()]*?)\)\)`)
-
-// metadataStatics reads JAX's "different input pytree … so the pytree node metadata does not
-// match" for the static attributes whose values differ between the closest earlier key (before)
-// and this call (now), in the order JAX printed them; nil when it names none.
-func metadataStatics(why string) (names []string, before, now map[string]string) {
-	if !strings.Contains(why, "pytree node metadata does not match") {
-		return nil, nil, nil
-	}
-	_, rest, ok := strings.Cut(why, ", now ")
-	if !ok {
-		return nil, nil, nil
-	}
-	nowPart, beforePart, ok := strings.Cut(rest, " and before ")
-	if !ok {
-		return nil, nil, nil
-	}
-	read := func(s string) map[string]string {
-		m := map[string]string{}
-		for _, g := range reStaticAttr.FindAllStringSubmatch(s, -1) {
-			m[g[1]] = g[2]
-		}
-		return m
-	}
-	now, before = read(nowPart), read(beforePart)
-	for _, g := range reStaticAttr.FindAllStringSubmatch(nowPart, -1) {
-		if b, ok := before[g[1]]; ok && b != now[g[1]] && !slices.Contains(names, g[1]) {
-			names = append(names, g[1])
+// metadataStatics are the static attributes the stack said changed in a pytree's metadata
+// (a flax nnx Module's plain attribute), each old → new, in the order it named them; nil when none.
+func metadataStatics(why string) []cause.Attribute {
+	for _, f := range frameworks.Facts(why) {
+		if len(f.Attributes) > 0 {
+			return f.Attributes
 		}
 	}
-	if len(names) == 0 {
-		return nil, nil, nil
-	}
-	return names, before, now
+	return nil
 }
 
 // AttributeChange is what one explanation says of the static attributes that changed in a
 // program's pytree metadata (a flax nnx Module's plain attribute), old → new, as the verdict
 // names them ("static attribute `temperature` changed 2.0 → 1.0"); "" when it names none.
 func AttributeChange(why string) string {
-	names, before, now := metadataStatics(why)
-	if names == nil {
+	attrs := metadataStatics(why)
+	if attrs == nil {
 		return ""
 	}
 	var parts []string
-	for _, n := range names {
-		parts = append(parts, fmt.Sprintf("`%s` changed %s → %s", n, before[n], now[n]))
+	for _, a := range attrs {
+		parts = append(parts, fmt.Sprintf("`%s` changed %s → %s", a.Name, a.Old, a.New))
 	}
 	word := "static attribute "
-	if len(names) > 1 {
+	if len(attrs) > 1 {
 		word = "static attributes "
 	}
 	return word + strings.Join(parts, ", ")
@@ -539,18 +525,19 @@ func AttributeChange(why string) string {
 func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
 	var names []string
 	values := map[string][]string{}
-	units := map[*ledger.Unit]string{}
+	units := map[*ledger.Unit]bool{}
 	for _, u := range compiled {
-		ns, before, now := metadataStatics(u.Why)
-		if ns == nil {
+		attrs := metadataStatics(u.Why)
+		if attrs == nil {
 			continue
 		}
-		units[u] = strings.TrimSpace(reStaticAttr.FindString(u.Why))
-		for _, n := range ns {
+		units[u] = true
+		for _, a := range attrs {
+			n := a.Name
 			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}
-			for _, v := range []string{before[n], now[n]} {
+			for _, v := range []string{a.Old, a.New} {
 				if !slices.Contains(values[n], v) {
 					values[n] = append(values[n], v)
 				}

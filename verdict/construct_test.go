@@ -33,7 +33,20 @@ func TestConstructCauseNamesWhatJAXSaid(t *testing.T) {
 			t.Errorf("%q: %v %q %q %q", tc.why, ok, kind, ch, said)
 		}
 	}
-	for _, why := range []string{"", "different input types:\n  * at x, now f32[24,8] and before f32[32,8]", "never seen function:\n f id=1 defined at t.py:1"} {
+	for _, tc := range []struct{ why, said string }{
+		// JAX 0.12 glues its link to the type; 0.4 says "seen …, but now given …"
+		{"all previously seen cache keys differ. For the closest previous key:\ndifferent input types:\n  * at beta, now f32[]{weak_type=False} and before f32[]{weak_type=True}https://docs.jax.dev/en/latest/101/type_promotion.html#weak-types",
+			"at beta, now f32[]{weak_type=False} and before f32[]{weak_type=True}"},
+		{"different input types:\n  * at beta, seen f32[]{weak_type=True}, but now given f32[]{weak_type=False}\nwhere weak_type=True often means a Python builtin numeric value",
+			"at beta, seen f32[]{weak_type=True}, but now given f32[]{weak_type=False}"},
+	} {
+		kind, ch, said, ok := constructCause(tc.why)
+		if !ok || kind != KindWeakType || said != tc.said || !strings.Contains(ch, "`beta`") || !strings.Contains(ch, "Python scalar") {
+			t.Errorf("%q: %v %q %q %q", tc.why, ok, kind, ch, said)
+		}
+	}
+	for _, why := range []string{"", "different input types:\n  * at x, now f32[24,8] and before f32[32,8]", "never seen function:\n f id=1 defined at t.py:1",
+		"different input types:\n  * at x, now bf16[]{weak_type=False} and before f32[]{weak_type=True}"} {
 		if _, _, _, ok := constructCause(why); ok {
 			t.Errorf("%q names no construct", why)
 		}
@@ -45,8 +58,17 @@ func TestConstructOverridesOnlyTheGraphsEffect(t *testing.T) {
 		!overrides(KindStaticArgument, diff.CauseIdentical) {
 		t.Error("a construct the framework names says more than a constant, a structure change or identical graphs")
 	}
-	if overrides(KindPytree, diff.CauseInputShape) || overrides(KindPytree, diff.CauseConstant) || overrides(KindStaticArgument, diff.CauseDtype) {
-		t.Error("a shape, dtype or constant the comparison names stays the main cause")
+	if overrides(KindStaticArgument, diff.CauseDtype) || overrides(KindStaticArgument, diff.CauseInputShape) {
+		t.Error("a shape or dtype the comparison names stays the main cause of a static argument")
+	}
+	// a new pytree or a weak type is the call's own: what the graphs show (new parameters, their
+	// constants and layouts; nothing at all) follows from it; a new shape, dtype or sharding is
+	// another argument's (jax-0.12/adamw-state: the state None → tuple and a longer sequence)
+	for _, c := range cause.Dumped {
+		effect := c == diff.CauseGraphStructure || c == diff.CauseIdentical || c == diff.CauseConstant || c == diff.CauseLayout || c == diff.CauseModuleConfig
+		if overrides(KindPytree, c) != effect || overrides(KindWeakType, c) != effect {
+			t.Errorf("JAX's pytree change or weak type over the comparison's %s: %v, want %v", c, overrides(KindPytree, c), effect)
+		}
 	}
 }
 

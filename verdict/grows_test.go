@@ -28,7 +28,7 @@ func TestGrowingCache(t *testing.T) {
 		if sz == nil {
 			t.Fatalf("fed %v: no sizes", fed)
 		}
-		sz.grown(units, by(fed))
+		sz.grown(units, by(fed), 0, nil)
 		v := Verdict{Framework: "torch-xla", Sizes: sz, Causes: []Cause{{Kind: diff.CauseInputShape, Count: 4}}}
 		act := action(v, true, nil, nil)
 		cache := strings.Contains(act, "index_copy_") && strings.Contains(act, "grows by 1") && !strings.Contains(act, "pad dimension")

@@ -200,10 +200,14 @@ type Sizes struct {
 	// sizes near the one used that divide it, so that no pass ends with a smaller batch.
 	Samples    int
 	BatchSizes []int
-	// Grows is the step by which a buffer that the program's step returns and is called with
-	// again grew at each compilation (a cache grown by concatenation: padding.GrowsByStep over
-	// Seen, and each comparison's diff.Cause.FedBack); 0 otherwise.
-	Grows int
+	// Grows is, when the dimension grew by the same number of rows at every compilation (3 or
+	// more: padding.GrowsByStep over Seen), that number: a buffer the loop appends to and calls
+	// the step with again (a generation loop's key/value cache), which wants preallocating, not
+	// padding to buckets. With a dump, every comparison must show the earlier version returned
+	// the input the later one was given (diff.Cause.FedBack: fedBack); without one, each size
+	// compiled once and, where the log counts steps, one compilation per step. 0 otherwise.
+	Grows   int
+	fedBack bool
 }
 
 // SiteRow is one user's line and what its calls cost in compilations.
@@ -430,7 +434,8 @@ func (t *causeTally) add(kind cause.Kind, ch, site string, from *diff.Cause) *Ca
 // trace time, the construct the framework names over the graphs' effect, the dump's main cause,
 // or the framework's words. It says whether the dump explained the compilation.
 func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (linked bool) {
-	kind, ch, said, named := constructCause(u.Why)
+	f, named := frameworks.FactOf(u.Why)
+	kind, said := f.Kind, f.Said
 	named = named && again
 	cs := byUnit[u]
 	// a static value JAX saw as pytree metadata (an nnx attribute) is the static value's
@@ -451,8 +456,7 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	}
 	if len(cs) > 0 {
 		if named && overrides(kind, cs[0].Kind) {
-			c := t.add(kind, ch, site, nil)
-			c.Said, c.SaidBy = said, saidBy(kind)
+			t.addFact(f, site)
 			return true
 		}
 		c := t.add(cs[0].Kind, change(cs[0]), site, &cs[0])
@@ -465,13 +469,22 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	}
 	switch {
 	case named:
-		c := t.add(kind, ch, site, nil)
-		c.Said, c.SaidBy = said, saidBy(kind)
+		t.addFact(f, site)
 	case again && u.Why != "":
 		kind, ch := reasonCause(u.Why)
 		t.add(kind, ch, site, nil)
 	}
 	return false
+}
+
+// addFact counts one compilation of the construct the stack's own words state, at site: their
+// kind and change, the words, who said them, and the stack's remedy for the argument they name.
+func (t *causeTally) addFact(f cause.Fact, site string) {
+	c := t.add(f.Kind, f.Change, site, nil)
+	c.Said, c.SaidBy = f.Said, saidBy(f.Kind)
+	if f.Advice != "" {
+		c.advice = f.Advice
+	}
 }
 
 // list is the causes counted. A framework's words that name no change (PyTorch/XLA's "dynamo
@@ -550,7 +563,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	v.Variants, v.Repeated = variants(compiled)
 	v.Cadence = cadenceIn(compiled, in.Ledger)
 	v.Sizes = sizesOf(compiled, byUnit)
-	v.Sizes.grown(compiled, byUnit)
+	v.Sizes.grown(compiled, byUnit, v.Repeated, v.Cadence)
 	v.Causes = mergeSizes(v.Causes, v.Sizes)
 	slices.SortStableFunc(v.Causes, func(a, b Cause) int {
 		return cmp.Or(cmp.Compare(boolInt(a.Once), boolInt(b.Once)), cmp.Compare(b.Count, a.Count))
@@ -579,7 +592,14 @@ func mergeSizes(cs []Cause, sz *Sizes) []Cause {
 		}
 		if merged < 0 {
 			ds := distinct(sz.Seen)
-			out = append(out, Cause{Kind: c.Kind, Change: fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])})
+			// (a buffer's growth keeps the kind the compilations were counted under, as a live line
+			// said it before the growth showed)
+			kind, ch := c.Kind, fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])
+			if sz.Grows > 0 {
+				ch = fmt.Sprintf("%s grew by %d at every compilation, %d to %d: a buffer appended to each step "+
+					"(a generation cache)", sz.What, sz.Grows, ds[0], ds[len(ds)-1])
+			}
+			out = append(out, Cause{Kind: kind, Change: ch})
 			merged = len(out) - 1
 		}
 		m := &out[merged]
@@ -613,18 +633,11 @@ func change(c diff.Cause) string {
 	return c.Summary
 }
 
-// typed is a type as JAX prints one: a shaped array (f32[4,55,8], whose commas are not the
-// sentence's), or any other word.
-const typed = `[a-z]+\d*\[[\d,\s]*\](?:\{[^}]*\})?|[^\s,;]+`
-
-// Framework explanations recomp reads old → new from: JAX's "* at x, now f32[24,8] and before
-// f32[32,8]" (0.5+), its 0.4 "* at x, seen f32[32,8], but now given f32[24,8]", dynamo's
-// "size mismatch at index 1. expected 16, actual 24".
+// Explanations recomp reads old → new from where no unit gives facts: dynamo's "size mismatch at
+// index 1. expected 16, actual 24". reShape reads a typed shape (f32[32,8]).
 var (
-	reJAXNowBefore = regexp.MustCompile(`\* at ([^,]+), now (` + typed + `) and before (` + typed + `)`)
-	reJAXSeenNow   = regexp.MustCompile(`\* at ([^,]+), seen (` + typed + `), but now given (` + typed + `)`)
-	reDynamoSize   = regexp.MustCompile(`size mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
-	reShape        = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
+	reDynamoSize = regexp.MustCompile(`size mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
+	reShape      = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
 )
 
 // KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
@@ -632,23 +645,20 @@ var (
 // one is reused, whatever else changed.
 const KindFunctionRebuilt = cause.FunctionRebuilt
 
-// reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
-var reNeverSeenFn = regexp.MustCompile(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
-
 // reasonCause reads a framework's explanation of a recompilation: the cause kind it shows and
-// what changed, old → new.
+// what changed, old → new. The stack's unit reads its words into facts: a function made anew
+// first, then an argument's new type.
 func reasonCause(why string) (kind cause.Kind, ch string) {
-	if strings.Contains(why, "re-defined") || strings.Contains(why, "seen another function defined on the same line") {
-		if m := reNeverSeenFn.FindStringSubmatch(why); m != nil {
-			return KindFunctionRebuilt, fmt.Sprintf("%s made anew (defined at %s)", m[1], baseSite(m[2]))
+	fs := frameworks.Facts(why)
+	for _, f := range fs {
+		if f.Kind == KindFunctionRebuilt {
+			return f.Kind, f.Change
 		}
-		return KindFunctionRebuilt, "the function is made anew"
 	}
-	if m := reJAXNowBefore.FindStringSubmatch(why); m != nil {
-		return shapeCause(m[1], m[3], m[2])
-	}
-	if m := reJAXSeenNow.FindStringSubmatch(why); m != nil {
-		return shapeCause(m[1], m[2], m[3])
+	for _, f := range fs {
+		if f.Old != "" || f.New != "" {
+			return f.Kind, f.Change
+		}
 	}
 	if m := reDynamoSize.FindStringSubmatch(why); m != nil {
 		kind := diff.CauseInputShape
@@ -661,38 +671,13 @@ func reasonCause(why string) (kind cause.Kind, ch string) {
 	return "", strings.TrimSpace(line)
 }
 
-// baseSite is FILE:LINE with the file's folder left out.
-func baseSite(s string) string {
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// shapeCause names what changed between two typed shapes of an argument.
-func shapeCause(arg, old, new string) (cause.Kind, string) {
-	o, n := reShape.FindStringSubmatch(old), reShape.FindStringSubmatch(new)
-	ch := fmt.Sprintf("%s: %s → %s", strings.TrimSpace(arg), old, new)
-	switch {
-	case o == nil || n == nil:
-		return "", ch
-	case o[1] != n[1]:
-		return diff.CauseDtype, ch
-	}
-	od, nd := strings.Split(o[2], ","), strings.Split(n[2], ",")
-	if len(od) == len(nd) && len(od) > 0 && od[0] != nd[0] && slices.Equal(od[1:], nd[1:]) {
-		return diff.CauseBatchSize, ch
-	}
-	return diff.CauseInputShape, ch
-}
-
 // sizesOf finds the one dimension whose size varies between a program's compilations, from
 // the argument shapes the framework logged (JAX's global shapes and types), the sizes its
 // explanations name (dynamo) or the shapes the dumps' comparisons show changing, and proposes
 // the sizes to pad it to.
 func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Sizes {
 	var seen []int
-	what := ""
+	what, growth := "", 0
 	var shapes [][][]int
 	for _, u := range compiled {
 		shapes = append(shapes, signatureShapes(u.Signature))
@@ -702,7 +687,10 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 			seen = append(seen, s[arg][dim])
 		}
 		what = fmt.Sprintf("%s, dimension %d", argName(compiled, shapes, arg), dim)
-		if dim == 0 {
+		if step, ok := padding.GrowsByStep(seen); ok {
+			growth = step
+			what = fmt.Sprintf("`%s` (dimension %d)", argName(compiled, shapes, arg), dim)
+		} else if dim == 0 {
 			what = "the batch (leading dimension)"
 		}
 	} else {
@@ -730,38 +718,43 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 		sizes = append(sizes, padding.Size{Value: v, Count: 1})
 	}
 	plans := padding.Plans(sizes, 8)
-	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0)}
+	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0), Grows: growth}
 }
 
-// reWhyArg is an argument JAX's explanation names with its new shape: "* at data[0], now f32[4,6] and
-// before …" (0.4: "at x, seen f32[32,8], but now given f32[24,8]").
-var reWhyArg = regexp.MustCompile(`at (\S+?), (?:now|seen [a-z]+\d*\[[\d,]*\], but now given) [a-z]+\d*\[([\d,]*)\]`)
+// oneEachStep says whether a program's compilations came one per step of its loop, where the
+// log counts steps (true when it counts none: nothing says otherwise).
+func oneEachStep(c *Cadence) bool {
+	if c == nil || len(c.Steps) < 2 {
+		return true
+	}
+	for i := 1; i < len(c.Steps); i++ {
+		if c.Steps[i]-c.Steps[i-1] != 1 {
+			return false
+		}
+	}
+	return true
+}
 
 // argName names argument arg of a program's signatures as the framework's explanation of a
-// compilation names it (JAX's "at data[0], now f32[4,6]", the first whose new shape is that
-// compilation's shape of arg; a program's arguments are flattened leaves, so "argument 16" would
-// name nothing the user wrote), else "argument N".
+// compilation names it: the first argument it gives a new type whose shape is that argument's
+// in the signature (a flattened leaf's index names nothing the user wrote); "argument N" when
+// none.
 func argName(compiled []*ledger.Unit, shapes [][][]int, arg int) string {
 	for i, u := range compiled {
 		if u.Why == "" || arg >= len(shapes[i]) {
 			continue
 		}
-		for _, m := range reWhyArg.FindAllStringSubmatch(u.Why, -1) {
-			var dims []int
-			for _, d := range strings.Split(m[2], ",") {
-				if n, err := strconv.Atoi(strings.TrimSpace(d)); err == nil {
-					dims = append(dims, n)
-				}
-			}
-			if slices.Equal(dims, shapes[i][arg]) {
-				return m[1]
+		for _, f := range frameworks.Facts(u.Why) {
+			if f.Arg != "" && f.New != "" && !strings.ContainsAny(f.Arg, " \t") && slices.Equal(dimsOf(f.New), shapes[i][arg]) {
+				return f.Arg
 			}
 		}
 	}
 	return fmt.Sprintf("argument %d", arg)
 }
 
-var reShapedArray = regexp.MustCompile(`(?:ShapedArray\()?[a-z]+\d*\[([\d,\s]*)\]`)
+// reSignatureShape reads an argument's shape in a logged argument signature: float32[8,4].
+var reSignatureShape = regexp.MustCompile(`[a-z]+\d*\[([\d,\s]*)\]`)
 
 // comparedSizes reads the sizes of one dimension from the comparisons of a program's dumps
 // (PyTorch/XLA logs no argument shapes): each compilation whose main cause is a shape change
@@ -843,7 +836,7 @@ func oneDimDiffers(a, b []int) int {
 // signatureShapes reads the shapes of a logged argument signature, in order.
 func signatureShapes(sig string) [][]int {
 	var out [][]int
-	for _, m := range reShapedArray.FindAllStringSubmatch(sig, -1) {
+	for _, m := range reSignatureShape.FindAllStringSubmatch(sig, -1) {
 		var dims []int
 		for _, d := range strings.Split(m[1], ",") {
 			if d = strings.TrimSpace(d); d == "" {
@@ -1126,23 +1119,38 @@ func divisorsNear(n, b int) []int {
 	return out
 }
 
-// grown sets Grows when the sizes grow by one step at each compilation and every recompilation
-// was given what the version before it returned (diff.Cause.FedBack).
-func (s *Sizes) grown(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) {
+// grown keeps Grows (set by sizesOf) only where the growth is a buffer the step is called with
+// again: with the dump's comparisons of its recompilations, each shows the earlier version
+// returned the input the later one was given (diff.Cause.FedBack); without them, no size
+// compiled again (repeated) and, where the log counts steps, one compilation per step.
+func (s *Sizes) grown(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, repeated int, c *Cadence) {
 	if s == nil {
 		return
 	}
 	step, ok := padding.GrowsByStep(s.Seen)
 	if !ok {
+		s.Grows = 0
 		return
 	}
 	seq := map[string]int{}
+	compared, fed := 0, 0
 	for _, u := range compiled {
-		if compiledAgain(u, seq) && !slices.ContainsFunc(byUnit[u], func(c diff.Cause) bool { return c.FedBack }) {
-			return
+		if !compiledAgain(u, seq) || len(byUnit[u]) == 0 {
+			continue
+		}
+		compared++
+		if slices.ContainsFunc(byUnit[u], func(c diff.Cause) bool { return c.FedBack }) {
+			fed++
 		}
 	}
-	s.Grows = step
+	switch {
+	case compared > 0 && fed == compared:
+		s.Grows, s.fedBack = step, true
+	case compared == 0 && repeated == 0 && oneEachStep(c):
+		s.Grows = step
+	default:
+		s.Grows = 0
+	}
 }
 
 // growsAdvice says what to do about a buffer grown at each call: padding to buckets still
@@ -1153,9 +1161,13 @@ func (s *Sizes) growsAdvice(fw *frameworks.Framework) string {
 	if fw != nil && fw.Advice.GrowingCache != "" {
 		remedy = fw.Advice.GrowingCache
 	}
-	return fmt.Sprintf("%s grows by %d at each call (%d → %d) and the step returns it to be called with again: a buffer grown by "+
+	fed := ""
+	if s.fedBack {
+		fed = " and the step returns it to be called with again"
+	}
+	return fmt.Sprintf("%s grows by %d at each call (%d → %d)%s: a buffer grown by "+
 		"concatenation (a key/value cache) has a new shape at every length, and padding to buckets still compiles once per bucket; %s",
-		s.What, s.Grows, s.Seen[0], s.Seen[len(s.Seen)-1], remedy)
+		s.What, s.Grows, s.Seen[0], s.Seen[len(s.Seen)-1], fed, remedy)
 }
 
 // padTo says which sizes to pad to, in a few words.

@@ -11,7 +11,7 @@ import (
 	"github.com/recomp/recomp/ledger"
 )
 
-func read(t *testing.T, log string) *ledger.Report {
+func read(t testing.TB, log string) *ledger.Report {
 	t.Helper()
 	s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(log)}}, ledger.ReadOptions{})
 	if err != nil {
@@ -89,6 +89,35 @@ func TestSpreadGetsSizes(t *testing.T) {
 	}
 }
 
+// A buffer the loop appends a row to at each step (a generation loop's cache): the length grows
+// by the same number at every compilation, and the action preallocates it in the stack's words,
+// never pads it to buckets. Lengths that only rise, not by one step each time, are a spread.
+func TestGrowingBufferIsPreallocated(t *testing.T) {
+	build := func(lengths ...int) Verdict {
+		var log string
+		prev := ""
+		for _, n := range lengths {
+			shape := itoa(n) + ",16"
+			log += jaxStep(shape, prev, 30, 0.5)
+			prev = shape
+		}
+		return Build(Input{Ledger: read(t, log)}).Verdicts[0]
+	}
+	v := build(8, 9, 10, 11, 12)
+	if v.Sizes == nil || v.Sizes.Grows != 1 || v.Causes[0].Kind != diff.CauseBatchSize ||
+		!strings.Contains(v.Causes[0].Change, "`x` (dimension 0) grew by 1 at every compilation, 8 to 12") {
+		t.Fatalf("causes %+v sizes %+v", v.Causes, v.Sizes)
+	}
+	if !strings.Contains(v.Action, "dynamic_update_slice") || !strings.Contains(v.Action, "maximum length") || strings.Contains(v.Action, "pad ") {
+		t.Errorf("action %q", v.Action)
+	}
+	for _, lengths := range [][]int{{8, 9, 11, 12}, {8, 9}, {12, 10, 8}} {
+		if v := build(lengths...); v.Sizes != nil && v.Sizes.Grows != 0 || strings.Contains(v.Action, "dynamic_update_slice") {
+			t.Errorf("%v: growth %+v, action %q", lengths, v.Sizes, v.Action)
+		}
+	}
+}
+
 // An argument is named as JAX's explanation names it (a flattened leaf's index names nothing the
 // user wrote: Keras's data[0] is argument 16), by its new shape; without an explanation, by index.
 func TestArgName(t *testing.T) {
@@ -100,7 +129,7 @@ func TestArgName(t *testing.T) {
 	if got := argName(u, shapes, 2); got != "argument 2" {
 		t.Errorf("an argument the explanation does not name: %q", got)
 	}
-	u[1].Why = "at x, seen f32[32,12,4], but now given f32[32,17,4]" // JAX 0.4
+	u[1].Why = "  * at x, seen f32[32,12,4], but now given f32[32,17,4]" // JAX 0.4
 	if got := argName(u, shapes, 1); got != "x" {
 		t.Errorf("JAX 0.4's wording: %q", got)
 	}

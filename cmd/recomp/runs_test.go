@@ -95,6 +95,8 @@ type truth struct {
 		Sites   []string `json:"sites"`
 		Library string   `json:"library"`
 	} `json:"own_lines"`
+	// Stated is the construct the program changed as the stack states it (values_runs_test.go).
+	Stated *truthStated `json:"stated"`
 }
 
 // truthNumber is a Python number a program changed (its values, in order), the line of the op
@@ -411,6 +413,7 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	if tr.OpGrowth != nil {
 		checkOpGrowth(t, dir, tr)
 	}
+
 	if tr.LoopCount != nil {
 		checkLoopCount(t, dir, tr)
 	}
@@ -419,6 +422,9 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.Inference {
 		checkInference(t, dir, tr)
+	}
+	if tr.Stated != nil {
+		checkStated(t, dir, tr)
 	}
 }
 

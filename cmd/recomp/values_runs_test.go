@@ -262,3 +262,68 @@ func sameValues(got, fed []string) bool {
 	}
 	return true
 }
+
+// truthStated is the construct a program changed, as the stack's own explanation states it (a
+// weak type, a pytree) or as its argument shapes show it (a buffer grown each step): the kind
+// the verdict must lead with, the argument it must name, how many compilations it explains, and
+// words the action must hold (the stack's own remedy).
+type truthStated struct {
+	Identity     string   `json:"identity"`
+	Kind         string   `json:"kind"`
+	Argument     string   `json:"argument"`
+	Compilations int      `json:"compilations"`
+	Advice       []string `json:"advice"`
+}
+
+// checkStated holds the verdict of scan (the log) and explain (the run folder, with its dump) to
+// the construct the program changed, in every format: the first cause of its kind over the
+// compilations it explains, naming the argument, and an action with the stack's remedy; what the
+// dump comparison shows (identical graphs, new ops and constants) never leads.
+func checkStated(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	want := tr.Stated
+	for _, args := range [][]string{{"scan", filepath.Join(dir, tr.Logs[0])}, {"explain", dir}} {
+		how := args[0]
+		_, out, stderr := runRecomp(append([]string{args[0], "--format", "json"}, args[1:]...)...)
+		var doc struct {
+			Verdict *report.VerdictJSON `json:"verdict"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Verdict == nil {
+			t.Fatalf("%s %s: %v %s", how, args[1], err, stderr)
+		}
+		var p *report.ProgramVerdictJSON
+		for i := range doc.Verdict.Programs {
+			if programName(doc.Verdict.Programs[i].Program) == programName(want.Identity) {
+				p = &doc.Verdict.Programs[i]
+			}
+		}
+		if p == nil || len(p.Causes) == 0 {
+			t.Fatalf("%s: no verdict for %s", how, want.Identity)
+		}
+		c := p.Causes[0]
+		if c.Kind != want.Kind || c.Count != want.Compilations || !strings.Contains(c.Change, want.Argument) {
+			t.Errorf("%s: first cause %s ×%d %q, want %s ×%d naming %s", how, c.Kind, c.Count, c.Change, want.Kind, want.Compilations, want.Argument)
+		}
+		for _, a := range want.Advice {
+			if !strings.Contains(p.Action, a) {
+				t.Errorf("%s: the action lacks %q: %s", how, a, p.Action)
+			}
+		}
+		if strings.Contains(p.Action, "jit once") || strings.Contains(p.Action, " pad ") {
+			t.Errorf("%s: the action says to jit once or to pad: %s", how, p.Action)
+		}
+		for format, quote := range map[string]func(string) string{"text": id, "markdown": mdQuote, "html": html.EscapeString} {
+			_, out, _ := runRecomp(append([]string{args[0], "--format", format}, args[1:]...)...)
+			if format == "markdown" {
+				out = mdUnescape(out)
+			}
+			short := []rune(c.Change)
+			if len(short) > 60 {
+				short = short[:60] // a verdict line may cut a long change
+			}
+			if !strings.Contains(out, quote(string(short))) || !strings.Contains(out, quote(want.Advice[0])) {
+				t.Errorf("%s --format %s: the answer lacks %q or %q", how, format, string(short), want.Advice[0])
+			}
+		}
+	}
+}

@@ -34,10 +34,48 @@ const (
 	// PythonValue: a Python value JAX read at trace time changed (a static argument or a
 	// number the function closes over).
 	PythonValue Kind = "python_value"
+	// WeakType: an argument of the same shape and dtype changed between weakly typed (a Python
+	// scalar) and strongly typed (a NumPy or JAX scalar): a new cache key, an identical graph.
+	WeakType Kind = "weak_type"
 )
 
 // Dumped lists the kinds two dumps compared show, in rank order.
 var Dumped = []Kind{Dtype, Sharding, BatchSize, InputShape, Constant, ModuleConfig, Layout, GraphStructure, Identical}
 
 // Worded lists the kinds only a framework's words show.
-var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue}
+var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue, WeakType}
+
+// Fact is what a stack's own explanation of one compilation says changed, read by the stack's
+// unit from its own words: the construct's kind, the argument or input path it names, what
+// changed in the verdict's words, the stack's words that show it, and its remedy for that
+// argument. Nothing outside the unit reads the stack's wording.
+type Fact struct {
+	Kind Kind
+	// Arg is the argument, key or input path the stack names ("beta", "batch['weight']"); ""
+	// when it names none.
+	Arg string
+	// Change is what changed, old → new; Said the stack's own words that show it.
+	Change, Said string
+	// Advice is the stack's remedy for this argument; "" for its advice by kind.
+	Advice string
+	// Old and New are, for a fact of an argument's type (a shape, a dtype), the types before
+	// and now as the compiler prints them (f32[32,8]); Kind is then the kind two dumps would
+	// show (batch_size, input_shape, dtype), or "" when the types are not arrays.
+	Old, New string
+	// First says the stack traced the function for the first time: nothing compiled before
+	// counts (JAX's "never seen function").
+	First bool
+	// Metadata is the input path whose pytree metadata (static to the compiled function: a flax
+	// nnx GraphDef, a dataclass's static fields) differs; Attributes the static attributes in it
+	// whose values differ, in the order the stack printed them.
+	Metadata   string
+	Attributes []Attribute
+}
+
+// Attribute is a static attribute of a pytree's metadata that took a new value.
+type Attribute struct{ Name, Old, New string }
+
+// Constructs are the kinds of fact that name a construct of the user's program a comparison of
+// the graphs shows only the effect of (or nothing): a static argument, a pytree, a Python
+// scalar a tracer specialised on, a weak type.
+var Constructs = []Kind{StaticArgument, Pytree, PythonScalar, WeakType}

@@ -122,7 +122,12 @@ type Framework struct {
 	// it; ok false when why names none. SaidBy names who says it, by kind, when not the stack
 	// itself ("dynamo").
 	Explains func(why string) (kind cause.Kind, change, said string, ok bool)
-	SaidBy   map[cause.Kind]string
+	// Facts reads the same explanation into the typed facts it states, in the stack's order of
+	// strength (a construct first, then a function made anew, then each argument's new type),
+	// with the argument each names and the remedy for it; nil when Explains says all the
+	// stack can.
+	Facts  func(why string) []cause.Fact
+	SaidBy map[cause.Kind]string
 	// ClosestKey says whether the stack's explanation of a compilation (Unit.Why) is of the
 	// closest of the keys it had seen, a comparison that leaves static argument values out
 	// (JAX's "all previously seen cache keys differ"); nil when it gives none such.

@@ -97,6 +97,7 @@ var Framework = &framework.Framework{
 	EndNotLogged: []logscan.Signal{argsWording},
 	Packages:     []string{"jax", "jaxlib", "flax", "optax"},
 	Explains:     explains,
+	Facts:        facts,
 	ClosestKey:   func(why string) bool { return strings.Contains(why, "all previously seen cache keys differ") },
 	MetadataAdvice: func(path string) string {
 		if strings.Contains(path, "_graphdef") {
@@ -121,7 +122,9 @@ var Framework = &framework.Framework{
 		Recompiled: "run with jax.config.update('jax_explain_cache_misses', True) to have JAX name the argument that changed, " +
 			"and dump the HLO (XLA_FLAGS=--xla_dump_to=DIR) for `recomp explain DIR`",
 		Cache: "JAX: jax_compilation_cache_dir",
-
+		GrowingCache: "allocate it once at its maximum length (jnp.zeros((max_len, …))) and write each step's row in place at a " +
+			"position index passed as an array (jax.lax.dynamic_update_slice(buf, row, (i, 0)), or buf.at[i].set(row)), " +
+			"masking the rows not yet written; then every step has one shape and the step compiles once",
 		Causes: map[cause.Kind]string{
 			"batch_size":      "drop the last partial batch, or pad it to the full batch with a mask (jnp.pad, and a weight of 0 for the padded rows)",
 			"input_shape":     "pad to a few fixed sizes (jnp.pad with a mask) so that the jitted function sees only those shapes",
@@ -153,9 +156,13 @@ var (
 
 // explains reads JAX's explanation of a tracing-cache miss for the user's construct it names:
 // a static argument (it found the input pytree, the argument names and their types unchanged:
-// "cache miss explanation unavailable", "explanation unavailable!" in later releases) or a
-// pytree change ("different input pytree", with the path and, for dicts, the keys).
+// "cache miss explanation unavailable", "explanation unavailable!" in later releases), a
+// pytree change ("different input pytree", with the path and, for dicts, the keys) or a weak
+// type (fact).
 func explains(why string) (kind cause.Kind, ch, said string, ok bool) {
+	if f, ok := weakType(why); ok {
+		return f.Kind, f.Change, f.Said, true
+	}
 	switch {
 	case strings.Contains(why, "explanation unavailable"):
 		said = "cache miss explanation unavailable"

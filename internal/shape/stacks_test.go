@@ -93,3 +93,68 @@ func TestNoStackNamedOutsideUnits(t *testing.T) {
 		t.Error("no stack found in logscan/event.go: the search is broken")
 	}
 }
+
+// stackWording finds a stack's own wording in a string literal: the phrases of its explanations
+// that a unit reads into facts (JAX's tracing-cache-miss explanation, its logged signatures). A
+// package that matched them would parse a stack's words outside its unit.
+var stackWording = regexp.MustCompile(`TRACING CACHE MISS|never seen function|weak_type=|different input pytree|with pytree metadata|` +
+	`pytree node metadata|explanation unavailable|being re-defined|seen another function defined|ShapedArray|previously seen cache keys|` +
+	`but now given|Static\\?\(value|different input types|closest seen input`)
+
+// stackWorded lists the files outside frameworks/ that still hold a stack's wording, with how many
+// string literals each, and why. A new one fails the test: let the stack's unit read its words
+// into facts (framework.Framework.Facts) and take the facts. A count that drops must be lowered.
+var stackWorded = map[string]struct {
+	n   int
+	why string
+}{
+	"explain/signature.go": {1, "JAX's logged signature (ShapedArray) read for the variants a log tells apart without a dump"},
+	"ledger/findings.go":   {2, "JAX's signature (ShapedArray) and its closest-key words, summarised for the findings"},
+	// Generated inputs, not knowledge recomp acts on.
+	"internal/dumptest/dumptest.go": {1, "the JAX compile line of the tests' generated logs"},
+	"cmd/recomp-bench/ranks.go":     {4, "the JAX log lines of the benchmark's generated ranks"},
+	"cmd/recomp-bench/bounds.go":    {1, "the JAX compile line of the bounded runs' generated logs"},
+}
+
+// TestNoStackWordingOutsideUnits fails on a stack's wording in a string literal outside frameworks/
+// (and logscan/, which the units are built of), but for stackWorded: verdict, report, ledger and
+// the commands take a unit's facts, never its words.
+func TestNoStackWordingOutsideUnits(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string][]string{}
+	err = eachGoFile(root, false, parser.SkipObjectResolution, func(pkg, file string, f *ast.File) {
+		if pkg == "frameworks" || strings.HasPrefix(pkg, "frameworks/") || pkg == "logscan" {
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n, ok := n.(*ast.BasicLit); ok && n.Kind == token.STRING && stackWording.MatchString(n.Value) {
+				found[file] = append(found[file], n.Value)
+			}
+			return true
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range sortedKeys(found) {
+		hits, allowed := found[file], stackWorded[file]
+		switch {
+		case len(hits) > allowed.n:
+			t.Errorf("%s holds a stack's wording %d times (%d allowed): let the stack's unit read it into facts:\n\t%s",
+				file, len(hits), allowed.n, strings.Join(hits, "\n\t"))
+		case len(hits) < allowed.n:
+			t.Errorf("%s holds a stack's wording %d times, stackWorded allows %d: lower it", file, len(hits), allowed.n)
+		}
+	}
+	for file, allowed := range stackWorded {
+		if len(found[file]) == 0 {
+			t.Errorf("stackWorded lists %s (%s), which holds none any more: remove it", file, allowed.why)
+		}
+	}
+	if len(found) == 0 {
+		t.Error("no stack's wording found anywhere: the search is broken")
+	}
+}

@@ -1188,6 +1188,110 @@ def p_nnx_attribute():
         "baked": [repr(t) for t in temps], "compilations": compiled, "then": {}}]
 
 
+def p_weak_type():
+    """A train step with momentum whose coefficient is an argument: a Python float (0.5) during the
+    warm-up epoch, then read from a schedule held in a numpy float32 array. A Python float is a weakly
+    typed f32[]; np.float32 a strongly typed one: the same shape and dtype, a new cache key, so the
+    step is traced and compiled again. The graphs are the same after normalisation."""
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+
+    @jax.jit
+    def train_step(w, v, x, y, beta):
+        grad = jax.grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+        v = beta * v + grad
+        return w - 0.05 * v, v
+
+    w, v = np.zeros((8, 2), np.float32), np.zeros((8, 2), np.float32)
+    X, Y = _data(64, 8), _data(64, 2, seed=1)
+    schedule = np.linspace(0.5, 0.9, 3, dtype=np.float32)  # epochs 1-3
+    for epoch in range(4):
+        beta = 0.5 if epoch == 0 else schedule[epoch - 1]
+        weak = isinstance(beta, float)
+        for i in range(0, 64, 16):
+            causes, against, changed = ([], None, None) if weak or epoch > 1 else (
+                ["identical"], "beta weak", "beta: Python float 0.5 (weakly typed f32[]) -> np.float32 (f32[])")
+            rec.before()
+            (w, v), site = train_step(w, v, X[i:i + 16], Y[i:i + 16], beta), driver.here()
+            rec.after(site, "beta weak" if weak else "beta f32", f"beta {type(beta).__name__}", causes, against, changed)
+        print(f"epoch {epoch} beta {float(beta):.2f} ({type(beta).__name__})")
+    jax.block_until_ready(w)
+    driver.EVIDENCE["truth"]["stated"] = {
+        "identity": "jit_train_step", "kind": "weak_type", "argument": "beta", "compilations": 1,
+        "advice": ["jnp.float32(beta)", "Python float"]}
+
+
+def p_pytree_none():
+    """A train step on a batch dict whose 'weight' entry is None for the batches of the clean
+    source and per-row weights for the batches of the noisy one (every third batch): None is an
+    empty pytree node, an array a leaf, so JAX traces and compiles the step again for the other
+    structure; once both are compiled, the cache serves them."""
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_train_step")
+
+    @jax.jit
+    def train_step(w, batch):
+        def loss(w):
+            err = jnp.mean((batch["x"] @ w - batch["y"]) ** 2, axis=1)
+            if batch["weight"] is not None:
+                err = err * batch["weight"]
+            return jnp.mean(err)
+        return w - 0.1 * jax.grad(loss)(w)
+
+    w = np.full((8, 4), 0.1, np.float32)
+    for step in range(12):
+        noisy = step % 3 == 2
+        batch = {"x": _data(16, 8, seed=step), "y": _data(16, 4, seed=100 + step),
+                 "weight": np.full((16,), 0.5, np.float32) if noisy else None}
+        key = "weight array" if noisy else "weight None"
+        # the graph gains the weight parameter and its ops, and the mean's constants change with them
+        causes, against, changed = ((["graph_structure", "constant_value"], "weight None", "batch['weight']: None -> f32[16]")
+                                    if noisy and key not in rec.keys else ([], None, None))
+        rec.before()
+        w, site = train_step(w, batch), driver.here()
+        rec.after(site, key, "weight f32[16]" if noisy else "weight None", causes, against, changed)
+    print("trained 12 steps")
+    jax.block_until_ready(w)
+    driver.EVIDENCE["truth"]["stated"] = {
+        "identity": "jit_train_step", "kind": "pytree_change", "argument": "['weight']", "compilations": 1,
+        "advice": ["None"]}
+
+
+def p_growing_cache():
+    """Greedy decoding with a tiny attention model: each token's key is appended to a key cache with
+    jnp.concatenate inside the jitted decode step, so the cache argument grows by one row per token
+    and every token compiles the step again (8 prompt rows, then 12 tokens)."""
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    rec = _Calls("jit_decode_step")
+
+    @jax.jit
+    def decode_step(wq, cache, h):
+        q = h @ wq
+        att = jax.nn.softmax(cache @ q)
+        h = jnp.tanh(att @ cache)
+        return h, jnp.concatenate([cache, h[None, :]], axis=0)
+
+    wq = _data(16, 16) * 0.1
+    cache, h = _data(8, 16, seed=1), _data(1, 16, seed=2)[0]
+    for t in range(12):
+        n = cache.shape[0]
+        causes, against, changed = (["batch_size"], f"cache {n - 1}", f"cache f32[{n - 1},16] -> f32[{n},16]") if t else ([], None, None)
+        rec.before()
+        (h, cache), site = decode_step(wq, cache, h), driver.here()
+        rec.after(site, f"cache {n}", f"cache f32[{n},16]", causes, against, changed)
+    print("decoded 12 tokens; cache rows", cache.shape[0])
+    jax.block_until_ready(h)
+    driver.EVIDENCE["truth"]["stated"] = {
+        "identity": "jit_decode_step", "kind": "batch_size", "argument": "cache", "compilations": 11,
+        "advice": ["dynamic_update_slice", "maximum length"]}
+
+
 # --- the scenarios -----------------------------------------------------------------------------
 
 ENV_LOGS = {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1"}
@@ -1462,6 +1566,26 @@ S["nnx-attribute"] = dict(program=p_nnx_attribute, env=ENV_LOGS, probe=True, det
     "value_causes has no static names, the attribute and the values the program set it to (attributes; JAX's "
     "explanation names them in the GraphDef's attribute lists), and the constants the temperatures became."))
 
+S["weak-type"] = dict(program=p_weak_type, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"], cause="identical",
+    reason=["weak_type=True", "weak_type"], description=(
+    "A momentum train step whose coefficient beta is an argument: a Python float (0.5) in the warm-up epoch, "
+    "then np.float32 values from a schedule (epochs 1-3). A Python float is a weakly typed f32[], an np.float32 a "
+    "strongly typed one: JAX traces and compiles the step again once (epoch 1) and explains it by beta's weak "
+    "type; the two graphs are the same after normalisation. stated says what JAX's explanation names and the "
+    "remedy: the same type every call."))
+S["pytree-none"] = dict(program=p_pytree_none, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
+    cause="graph_structure", reason=["different input pytree", "never seen"], description=(
+    "A train step on a batch dict {'x', 'y', 'weight'} whose weight is None for clean batches and a per-row "
+    "f32[16] for every third (noisy) batch: a different input pytree, so JAX compiles the step again once (step "
+    "2); later batches of either structure are served from its cache. The graph gains a parameter and the "
+    "weighting ops. stated says what JAX's explanation names: the pytree at batch['weight']."))
+S["growing-cache"] = dict(program=p_growing_cache, env=ENV_LOGS, detail=True, recompiled=["jit_decode_step"],
+    cause="batch_size", reason=["at cache, now f32[9,16] and before f32[8,16]", "at cache, seen f32[8,16], but now given f32[9,16]"],
+    description=(
+    "Greedy decoding, 12 tokens after an 8-row prompt: the jitted decode step appends each token's state to "
+    "its key cache with jnp.concatenate and returns it, so the cache argument grows by one row per token "
+    "(f32[8,16], f32[9,16], ...) and every token compiles the step again. The fix is a preallocated "
+    "max-length cache written in place (lax.dynamic_update_slice) with a position index."))
 S["logs-off"] = dict(PARTIAL, env={"JAX_LOG_COMPILES": "0", "JAX_EXPLAIN_CACHE_MISSES": "1"}, probe=True, stamped=True,
     silenced={"setting": "JAX_LOG_COMPILES=0", "evidence": ["probe.jsonl", "dump"]}, description=(
     "The partial-batch program (32, 32, 32, then the 24-row remainder: the step compiles again) run as recomp run "

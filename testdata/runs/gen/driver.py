@@ -455,6 +455,27 @@ def find_reason(spec, texts):
                   f"none of the reasons {candidates!r} is in the log")
 
 
+def relative_paths(target):
+    """Name this folder's programs as the repository's root names them (testdata/runs/gen/...), not by
+    the generating machine's absolute path, in the run's text files (logs, dumps, probe records): a
+    path a reader of the run can open, and no machine's path in a committed file. Binary files (a
+    persistent cache's entries) are left as written."""
+    gen = os.path.join(os.path.abspath(_REPO), "testdata", "runs", "gen") + os.sep
+    for root, _, files in os.walk(target):
+        if os.sep + "cache" in root[len(target):]:
+            continue
+        for fn in files:
+            path = os.path.join(root, fn)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            except (UnicodeDecodeError, OSError):
+                continue
+            if gen in text:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text.replace(gen, "testdata/runs/gen/"))
+
+
 def generate(fw, name, out, matrix):
     """Run one scenario into out/name and write its truth.json; False when it did not do what it is
     built for (the problems are printed)."""
@@ -513,6 +534,7 @@ def generate(fw, name, out, matrix):
         truth["processes"] = processes
     for k, val in (v.get("extra") or {}).items():
         truth[k] = val
+    relative_paths(target)
     with open(os.path.join(target, "truth.json"), "w") as f:
         json.dump(truth, f, indent=2)
         f.write("\n")

@@ -233,3 +233,23 @@ func LiveSeconds(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.2f s", d.Seconds())
 }
+
+// LiveSummary is what a followed log came to when recomp watch ends: its compilations and their
+// time, those after warm-up, and the programs compiled again (the first five).
+func LiveSummary(rep *ledger.Report) string {
+	s := rep.Summary
+	out := fmt.Sprintf("%d compilation(s), %s compiling; %d after warm-up (%s)", s.Compilations, LiveSeconds(s.CompileTime), s.AfterWarmup, LiveSeconds(s.LateCompileTime))
+	var again []string
+	for _, m := range rep.Modules {
+		if m.Recompiled && len(again) < 5 {
+			again = append(again, fmt.Sprintf("%s %d×", textutil.Visible(m.Family), m.Compilations))
+		}
+	}
+	if len(again) > 0 {
+		out += "; compiled again: " + strings.Join(again, ", ")
+	}
+	return out
+}
+
+// Stopping is the live line recomp run says when it stops the command, why being StopWhy's.
+func Stopping(why string) string { return "stopping the command: " + why }

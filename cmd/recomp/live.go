@@ -185,7 +185,7 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 		p.said, p.held, p.heldTime = now, 0, 0
 		out = append(out, runner.Note{After: int64(u.Line), Text: l.line(text)})
 		if stopNow && !l.watching {
-			out = append(out, runner.Note{After: int64(u.Line), Text: l.line("stopping the command: " + t.stop)})
+			out = append(out, runner.Note{After: int64(u.Line), Text: l.line(verdict.Stopping(t.stop))})
 		}
 	}
 	return out

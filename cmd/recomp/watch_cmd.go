@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -169,20 +168,8 @@ func (w *watcher) summary() (inconclusive bool) {
 		for _, n := range notes {
 			io.WriteString(w.out, n.Text)
 		}
-		s := rep.Summary
-		total += s.AfterWarmup
-		fmt.Fprintf(w.out, "recomp watch: %s: %d compilation(s), %s compiling; %d after warm-up (%s)",
-			textutil.Visible(name), s.Compilations, verdict.LiveSeconds(s.CompileTime), s.AfterWarmup, verdict.LiveSeconds(s.LateCompileTime))
-		var again []string
-		for _, m := range rep.Modules {
-			if m.Recompiled && len(again) < 5 {
-				again = append(again, fmt.Sprintf("%s %d×", textutil.Visible(m.Family), m.Compilations))
-			}
-		}
-		if len(again) > 0 {
-			fmt.Fprintf(w.out, "; compiled again: %s", strings.Join(again, ", "))
-		}
-		fmt.Fprintln(w.out)
+		total += rep.Summary.AfterWarmup
+		fmt.Fprintf(w.out, "recomp watch: %s: %s\n", textutil.Visible(name), verdict.LiveSummary(rep))
 		for _, msg := range rep.LeftOut {
 			fmt.Fprintf(w.out, "recomp watch: inconclusive: %s: their compilations are not counted\n", textutil.Visible(msg))
 			inconclusive = true

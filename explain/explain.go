@@ -219,7 +219,7 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 			}
 			if u := links[p.B]; u != nil {
 				rp.HashB = u.Hash
-				stackAdvice(p.Result, u.Producer, p.B.Inference)
+				stackAdvice(p.Result, u.Producer, p.B.Inference || u.NoGrad)
 				stepAdvice(p.Result, p.B.Role, u)
 			} else if p.B.Role != "" { // no log: the dump's graph or source files say the step
 				stepAdvice(p.Result, p.B.Role, &ledger.Unit{Family: p.B.Family, Module: p.B.ModuleName})

@@ -61,7 +61,27 @@ func attachSteps(rep *ledger.Report, units []*ledger.Unit, recs []runfolder.Prob
 	if len(epochs) > 0 && (epochs[0] < 0 || epochs[len(epochs)-1] > end.Step) {
 		epochs = nil
 	}
-	rep.ProbeSteps(compiled, steps, end.Step, epochs, probeDurations(end.CompileNS, len(compiled)))
+	if rep.ProbeSteps(compiled, steps, end.Step, epochs, probeDurations(end.CompileNS, len(compiled))) {
+		for k, grad := range gradOf(len(compiled), syncs) {
+			compiled[k].NoGrad = grad != nil && !*grad
+		}
+	}
+}
+
+// gradOf is, for each of n compilations, whether autograd was on in the step that compiled it
+// (the first sync record counting it, as stepsOf finds the step); nil where no record says.
+func gradOf(n int, syncs []runfolder.ProbeRecord) []*bool {
+	out := make([]*bool, n)
+	j := 0
+	for k := range out {
+		for j < len(syncs) && syncs[j].Compiles < k+1 {
+			j++
+		}
+		if j < len(syncs) {
+			out[k] = syncs[j].Grad
+		}
+	}
+	return out
 }
 
 // stepRecords are the records of a probe that counts steps: its sync and epoch records and

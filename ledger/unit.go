@@ -62,7 +62,10 @@ type Unit struct {
 	// process had ended before it (PyTorch/XLA's executions at torch_xla.sync, with
 	// PT_XLA_DEBUG_LEVEL=2): meaningful only where the process's Steps is not 0.
 	Step int
-	tick int // the ledger's count of compilations and executions when it was compiled
+	// NoGrad says recomp run's probe saw autograd off in the step that compiled it
+	// (torch.no_grad, inference_mode: a scoring or evaluation loop).
+	NoGrad bool
+	tick   int // the ledger's count of compilations and executions when it was compiled
 	// Eager marks a framework's one-op program compiled for an eager operation (JAX's
 	// jit_convert_element_type and the like): many programs share its name.
 	Eager bool

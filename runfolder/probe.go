@@ -60,6 +60,10 @@ type ProbeRecord struct {
 	// Loaders are, at exit (torch-xla: steps), the steps that ended while each data loader's batch
 	// (by its dataset's id, as Loader) was the last one given: the training loop's loader has them.
 	Loaders map[string]int `json:"loaders,omitempty"`
+	// Grad is, on a sync record (torch-xla), whether autograd was on when the step that compiled
+	// ended (torch.is_grad_enabled(): false under torch.no_grad or inference_mode, a scoring or
+	// evaluation loop); nil when the probe did not say.
+	Grad *bool `json:"grad,omitempty"`
 }
 
 // StaticArg is one static argument of a traced call: its parameter's name and its value's repr.

@@ -82,8 +82,9 @@ type Verdict struct {
 	// Data is the kind of dataset the front end's calls fed it ("tf.data": its remedies are
 	// tf.data's, whatever the stack), "" for arrays or when no probe saw the calls.
 	Data string
-	// Inference says every dumped version compared computes no gradient (an evaluation,
-	// scoring or predict loop): its remedies never drop data (framework.Advice.Inference).
+	// Inference says every dumped version compared computes no gradient, or the probe saw
+	// autograd off in every step that compiled it (an evaluation, scoring or predict loop): its
+	// remedies never drop data (framework.Advice.Inference).
 	Inference bool
 	// Compilations counts its compilations, AfterWarmup those after warm-up; Seconds is their
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
@@ -552,7 +553,10 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			}
 		}
 	}
-	v.Inference = len(explained) > 0 && !slices.ContainsFunc(explained, func(e Explained) bool { return !e.Inference })
+	// no gradient: by the dumped graphs, or by the probe's word that autograd was off in every
+	// step that compiled it
+	v.Inference = len(explained) > 0 && !slices.ContainsFunc(explained, func(e Explained) bool { return !e.Inference }) ||
+		len(compiled) > 0 && !slices.ContainsFunc(compiled, func(u *ledger.Unit) bool { return !u.NoGrad })
 	v.Causes = causes.list()
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)

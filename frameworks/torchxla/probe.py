@@ -7,7 +7,8 @@
 #   sync   at the end of a step (torch_xla.sync, which xm.mark_step, torch_xla.step and
 #          MpDeviceLoader call) that compiled: "step" (this step, 1 for the first) and "compiles"
 #          (torch_xla's UncachedCompile counter after it). A step that compiled nothing writes
-#          nothing: the cost per step is four counter reads. A sync that ran no graph (no compile
+#          nothing: the cost per step is four counter reads. "grad": whether autograd was on
+#          (torch.is_grad_enabled(); off under torch.no_grad or inference_mode: scoring, evaluation). A sync that ran no graph (no compile
 #          cache lookup during it: MpDeviceLoader syncs before its first batch and at its end) is
 #          no step, as PT_XLA_DEBUG_LEVEL=2 lists no execution for it.
 #   epoch  each time a DataLoader is iterated (MpDeviceLoader iterates its DataLoader): "loader" (the
@@ -56,7 +57,11 @@ def _on_torch_xla(module):
             n = _torch_xla_compiles(xlac)
             if n != _TORCH_XLA_STEPS[1]:
                 _TORCH_XLA_STEPS[1] = n
-                _write({"framework": "torch-xla", "event": "sync", "step": _TORCH_XLA_STEPS[0], "compiles": n})
+                rec = {"framework": "torch-xla", "event": "sync", "step": _TORCH_XLA_STEPS[0], "compiles": n}
+                torch = sys.modules.get("torch")
+                if torch is not None:
+                    rec["grad"] = bool(torch.is_grad_enabled())  # off: a scoring or evaluation step
+                _write(rec)
         except Exception:
             pass
 

@@ -1158,6 +1158,13 @@ S["depth-plain"] = dict(program=train_depth_epochs, env=ENV_PLAIN, recompiled=["
                  "be told from the dump: recomp must say it recurs every epoch, name no loop count, and say that "
                  "XLA_HLO_DEBUG=1 would name it."))
 
+S["scoring-plain"] = dict(program=score_candidates, env=ENV_PLAIN, recompiled=["score_candidates"], cause="batch_size",
+    reason="user torch_xla.sync", probe=True, inference=True,
+    description=("The scoring-tail program with the settings recomp run uses: PT_XLA_DEBUG_LEVEL=1, no XLA_HLO_DEBUG (the "
+                 "dumped ops carry no metadata, so the graph cannot tell it computes no gradient) and the probe, whose sync "
+                 "records say autograd was off in each step that compiled (grad false): the fix must keep every "
+                 "candidate, never DataLoader(drop_last=True)."))
+
 S["inner-steps"] = dict(program=train_inner_steps, env=ENV_LEVEL1, recompiled=["meta_step"], cause="graph_structure",
     reason="user torch_xla.sync", detail=True, probe=True,
     description=("A meta-learning loop: each step runs inner = 1 + epoch (1, 2, 3) unrolled SGD steps on a fast copy of "

@@ -712,7 +712,10 @@ func runDoc(r *explain.Run) *Document {
 			p.Sections = slices.Insert(p.Sections, at, sec)
 		}
 	}
-	if sm := r.Scan.Ledger.Summary; sm.Events == 0 && sm.UnreadRecords == 0 {
+	// No compile evidence, or a command that failed (or was stopped) before anything compiled (a
+	// trace that raised): the command's own end is the story, not the logging recomp switched on.
+	if sm := r.Scan.Ledger.Summary; sm.Events == 0 && sm.UnreadRecords == 0 ||
+		sm.Compilations == 0 && sm.CompileRequests == 0 && sm.UnreadRecords == 0 && (r.Manifest.ExitCode != 0 || r.Manifest.Signal != "") {
 		p.noEvidenceInRun(r)
 	}
 	info := Section{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}

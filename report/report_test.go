@@ -267,7 +267,8 @@ func TestRunWithoutEvidence(t *testing.T) {
 		if !strings.Contains(got, "recomp switched on the compile logging of jax (What recomp switched on lists each setting)") {
 			t.Errorf("the finding does not say what recomp switched on:\n%s", got)
 		}
-	}	// A trace that raised: JAX said it traced (a retrace line), nothing compiled, the command failed.
+	}
+	// A trace that raised: JAX said it traced (a retrace line), nothing compiled, the command failed.
 	traced := readLog(t, "run.log", "WARNING:jax._src.pjit:TRACING CACHE MISS at /tmp/wt.py:9:12 (<module>):\n  never seen function:\n    step id=1 defined at /tmp/wt.py:2\n"+
 		"Traceback (most recent call last):\nTypeError: sub got incompatible shapes for broadcasting: (8, 8), (4, 8).\n")
 	man := &runfolder.Manifest{Command: []string{"python", "wt.py"}, ExitCode: 1, Settings: settings, FirstStepSeconds: -1}

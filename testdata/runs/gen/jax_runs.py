@@ -1574,6 +1574,7 @@ S["weak-type"] = dict(program=p_weak_type, env=ENV_LOGS, detail=True, recompiled
     "type; the two graphs are the same after normalisation. stated says what JAX's explanation names and the "
     "remedy: the same type every call."))
 S["pytree-none"] = dict(program=p_pytree_none, env=ENV_LOGS, detail=True, recompiled=["jit_train_step"],
+    min_jax=(0, 5),  # JAX 0.4's explanation names no pytree ("never seen passing 2 positional args …")
     cause="graph_structure", reason=["different input pytree", "never seen"], description=(
     "A train step on a batch dict {'x', 'y', 'weight'} whose weight is None for clean batches and a per-row "
     "f32[16] for every third (noisy) batch: a different input pytree, so JAX compiles the step again once (step "
@@ -1587,6 +1588,7 @@ S["growing-cache"] = dict(program=p_growing_cache, env=ENV_LOGS, detail=True, re
     "(f32[8,16], f32[9,16], ...) and every token compiles the step again. The fix is a preallocated "
     "max-length cache written in place (lax.dynamic_update_slice) with a position index."))
 S["logs-off"] = dict(PARTIAL, env={"JAX_LOG_COMPILES": "0", "JAX_EXPLAIN_CACHE_MISSES": "1"}, probe=True, stamped=True,
+    min_jax=(0, 5),  # JAX 0.4's probe records name no program: they cannot stand in for the silent log
     silenced={"setting": "JAX_LOG_COMPILES=0", "evidence": ["probe.jsonl", "dump"]}, description=(
     "The partial-batch program (32, 32, 32, then the 24-row remainder: the step compiles again) run as recomp run "
     "runs it, under its probe (probe.jsonl), each line of run.log stamped with the time it arrived as recomp run "

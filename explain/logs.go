@@ -61,7 +61,8 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 		explained, dumped = folderDump(f, s.Ledger, opt)
 		judgedElsewhere(s.Ledger, silenced, dumped)
 	}
-	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log})}, nil
+	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log}),
+		Manifest: c.Manifest}, nil
 }
 
 // folderDump explains a run folder's dump against its log, as explain RUN does: the verdict names

@@ -22,6 +22,9 @@ type Scan struct {
 	// the lines, or its environment recorded by recomp run): each rank that departs from the
 	// others, where, and why. nil for one process, or processes no launcher named.
 	Job *Ranks
+	// Manifest is the run folder's manifest when one run folder of recomp run was read (nil
+	// otherwise): how the command ended.
+	Manifest *runfolder.Manifest
 }
 
 // Diff is the report of recomp diff and recomp explain.

@@ -192,6 +192,10 @@ func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	}
 	p.Totals = scanTotals(sm, s.Verdict)
 	p.answer(s.Verdict, sm, rep)
+	if verdict.EndedBeforeCompiling(sm, s.Manifest) { // a run folder whose command ended before compiling
+		a, _ := verdict.NoEvidenceInRun(s.Manifest)
+		p.Answer = []Answer{Answer(a)}
+	}
 	p.hostReadAnswers(rep.Findings)
 	if s.Job != nil {
 		p.Answer = append(p.Answer, rankAnswers(s.Job)...)
@@ -714,8 +718,7 @@ func runDoc(r *explain.Run) *Document {
 	}
 	// No compile evidence, or a command that failed (or was stopped) before anything compiled (a
 	// trace that raised): the command's own end is the story, not the logging recomp switched on.
-	if sm := r.Scan.Ledger.Summary; sm.Events == 0 && sm.UnreadRecords == 0 ||
-		sm.Compilations == 0 && sm.CompileRequests == 0 && sm.UnreadRecords == 0 && (r.Manifest.ExitCode != 0 || r.Manifest.Signal != "") {
+	if sm := r.Scan.Ledger.Summary; sm.Events == 0 && sm.UnreadRecords == 0 || verdict.EndedBeforeCompiling(sm, r.Manifest) {
 		p.noEvidenceInRun(r)
 	}
 	info := Section{ID: "run", Title: "The run", Items: append([]string{"run folder " + r.Folder}, runFacts(r)...)}

@@ -276,6 +276,12 @@ func TestRunWithoutEvidence(t *testing.T) {
 		strings.Contains(got, "turn on the compile logging") {
 		t.Errorf("a trace that raised:\n%s", got)
 	}
+	// recomp scan of that run folder says the same
+	traced.Manifest = man
+	if got := render(t, Text, traced); !strings.Contains(got, "the command failed (exit 1) before anything compiled") ||
+		strings.Contains(got, "turn on the compile logging") {
+		t.Errorf("scan of a run folder whose trace raised:\n%s", got)
+	}
 }
 
 // A run whose persistent cache missed says so, with what held entries before it, and how to

@@ -171,6 +171,13 @@ func UsedFrameworks(rep *ledger.Report) map[string]bool {
 	return used
 }
 
+// EndedBeforeCompiling says a run's command failed or was stopped before anything compiled: no
+// compile request, no line recomp could not read. Its end is then the answer, not the logging
+// recomp switched on (a trace that raised leaves a retrace line and nothing else).
+func EndedBeforeCompiling(sm ledger.Summary, m *runfolder.Manifest) bool {
+	return m != nil && sm.Compilations == 0 && sm.CompileRequests == 0 && sm.UnreadRecords == 0 && (m.ExitCode != 0 || m.Signal != "")
+}
+
 // NoEvidenceInRun answers a run whose log holds no compile evidence: recomp switched the
 // logging on, so the question is not the settings but what the command did — it failed before
 // compiling, or compiled nothing through an XLA stack, or sent the framework's logging

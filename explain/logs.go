@@ -58,12 +58,35 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 		if len(s.Inputs) == 1 {
 			noteFolder(&s.Inputs[0], c)
 		}
-		explained, dumped = folderDump(f, s.Ledger, opt)
+		if compiledAgain(s.Ledger) {
+			explained, dumped = folderDump(f, s.Ledger, opt)
+		} else { // nothing for the dump to explain: its modules are not parsed
+			dumped = f.Dump != "" && hasFiles(f.Dump)
+		}
 		judgedElsewhere(s.Ledger, silenced, dumped)
 	}
 	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log}),
 		Manifest: c.Manifest}, nil
 }
+
+// compiledAgain says whether the logs show a program compiled more than once (set-up the first
+// step built included) or compilations after warm-up: what a run folder's dump is read to
+// explain. A run where every program compiled once has nothing for it to say, and scan of its
+// folder parses no HLO.
+func compiledAgain(rep *ledger.Report) bool {
+	if rep.Summary.AfterWarmup > 0 || rep.Summary.Recompilations > 0 {
+		return true
+	}
+	for _, m := range rep.Modules {
+		if m.Recompiled || m.Compilations > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDump reads a run folder's dump (Load; a test counts its calls).
+var loadDump = Load
 
 // folderDump explains a run folder's dump against its log, as explain RUN does: the verdict names
 // the causes the dump shows (no advice to dump what is dumped), and under the default warm-up a
@@ -72,7 +95,7 @@ func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions) 
 	if f.Dump == "" || !hasFiles(f.Dump) {
 		return nil, false
 	}
-	d, err := Load(f.Dump, Options{Log: opt.Log})
+	d, err := loadDump(f.Dump, Options{Log: opt.Log})
 	if err != nil {
 		if opt.Log != nil {
 			opt.Log.Warn("explaining the run folder's dump", "dump", f.Dump, "error", err)

@@ -500,25 +500,6 @@ func metadataStatics(why string) []cause.Attribute {
 	return nil
 }
 
-// AttributeChange is what one explanation says of the static attributes that changed in a
-// program's pytree metadata (a flax nnx Module's plain attribute), old → new, as the verdict
-// names them ("static attribute `temperature` changed 2.0 → 1.0"); "" when it names none.
-func AttributeChange(why string) string {
-	attrs := metadataStatics(why)
-	if attrs == nil {
-		return ""
-	}
-	var parts []string
-	for _, a := range attrs {
-		parts = append(parts, fmt.Sprintf("`%s` changed %s → %s", a.Name, a.Old, a.New))
-	}
-	word := "static attribute "
-	if len(attrs) > 1 {
-		word = "static attributes "
-	}
-	return word + strings.Join(parts, ", ")
-}
-
 // attributesOf reads the static attributes JAX names changing in a program's pytree metadata (a
 // flax nnx Module's plain Python attribute, static to nnx.jit): one cause for every compilation
 // whose explanation names one, with the values in order; nil when none does.

@@ -11,7 +11,7 @@
 // constructs in the user's program that only the framework's words, the probe or the pattern of
 // signatures and graphs show (a static argument and its values, a pytree change, a Python value
 // read at trace time, a function made anew) and counts the variants; live.go gives recomp run's
-// live lines a compilation's cause and cost (Reason, Cost); words.go is the one home of the
+// live lines their words (LiveOf, the cause by the verdict's own tally); words.go is the one home of the
 // sentences about a run's compilations (the cost headline, each program's line and card line,
 // each cause's words, the sizes' note) that every report and the live lines lay out; answer.go
 // the answer's lines where no program compiled again or the logs cannot tell (no all-clear

@@ -8,19 +8,9 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
-	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 )
-
-// Reason reads a framework's explanation of one compilation (ledger.Unit.Why): the cause kind
-// it shows ("" when only the framework's words say it) and what changed, old → new, as the
-// verdict's causes say it — what a live line says the moment the compilation happens.
-func Reason(why string) (kind cause.Kind, change string) { return reasonCause(why) }
-
-// Cost is what a compilation cost: the stages before the compiler's (tracing, lowering) and
-// the compiler's own.
-func Cost(u *ledger.Unit) float64 { return cost(u).Seconds() }
 
 // Live is what recomp run's and recomp watch's live line says of one compilation after
 // warm-up, in the verdict's words: the cause is decided by the same rules the verdict at the
@@ -146,9 +136,6 @@ func liveName(u *ledger.Unit) string {
 	}
 	return name
 }
-
-// LiveName is how a live line names a compilation's program.
-func LiveName(u *ledger.Unit) string { return liveName(u) }
 
 // staticChange is what a live line says of the static arguments a compilation's function was
 // traced with (seen: those of each of its traces up to it, from the probe): the arguments whose

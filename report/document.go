@@ -511,7 +511,7 @@ func diffDoc(d *explain.Diff) *Document {
 		}
 		p.Sections = append(p.Sections, Section{ID: "families", Title: "Programs in the dump", Table: t})
 	}
-	p.pairSections("pairs", "Compared pairs", groups, false)
+	p.pairSections("pairs", "Compared pairs", groups, false, d.Verdict)
 	var items []string
 	for _, f := range d.UnpairedA {
 		items = append(items, "only in A: "+f)
@@ -601,7 +601,9 @@ func (p *Document) pairAnswers(groups []pairGroup) {
 
 // pairSections adds the cards of the compared pairs, a story once with the pairs that repeat
 // it listed under it.
-func (p *Document) pairSections(id, title string, groups []pairGroup, onlyDiffer bool) {
+// The causes' advice is the verdict's where it answers for the pair's program (one voice: the
+// answer and the pairs under it say the same thing to do); v may be nil.
+func (p *Document) pairSections(id, title string, groups []pairGroup, onlyDiffer bool, v *verdict.Result) {
 	sec := Section{ID: id, Title: title}
 	for _, g := range groups {
 		if onlyDiffer && g.first.Result.Identical && len(groups) > 1 {
@@ -611,7 +613,7 @@ func (p *Document) pairSections(id, title string, groups []pairGroup, onlyDiffer
 			p.Omitted = append(p.Omitted, fmt.Sprintf("more compared pairs (the report shows %d stories; --format json lists every pair)", maxCards))
 			break
 		}
-		c := pairCard(g.first)
+		c := pairCard(g.first, v)
 		for _, q := range g.rest {
 			c.Same = append(c.Same, fmt.Sprintf("%s → %s: %s", dumpID(q.A.Path), dumpID(q.B.Path), q.Result.Causes[0].Summary))
 		}
@@ -622,7 +624,7 @@ func (p *Document) pairSections(id, title string, groups []pairGroup, onlyDiffer
 	}
 }
 
-func pairCard(pr *explain.DiffPair) Card {
+func pairCard(pr *explain.DiffPair, v *verdict.Result) Card {
 	r := pr.Result
 	c := Card{Title: pr.Label(), Severity: "error", Lines: []string{pr.A.Path + " → " + pr.B.Path}, Notes: slices.Clone(r.Notes)}
 	if r.Identical {
@@ -632,7 +634,11 @@ func pairCard(pr *explain.DiffPair) Card {
 		c.Lines = append(c.Lines, "log hashes: "+nonEmpty(pr.HashA, "?")+" → "+nonEmpty(pr.HashB, "?"))
 	}
 	for _, cs := range r.Causes {
-		c.Causes = append(c.Causes, CardCause{Kind: causeKindLabel(cs.Kind), Summary: cs.Summary, Evidence: groupEvidence(cs.Evidence), Advice: cs.Advice})
+		adv := cs.Advice
+		if a := v.CauseAdvice(pr.Label(), cs.Kind); a != "" {
+			adv = a
+		}
+		c.Causes = append(c.Causes, CardCause{Kind: causeKindLabel(cs.Kind), Summary: cs.Summary, Evidence: groupEvidence(cs.Evidence), Advice: adv})
 	}
 	if !r.Identical {
 		c.Lines = append(c.Lines, fmt.Sprintf("%d change(s) %s; %d instructions matched, %d added, %d removed", r.ChangeCount, kindCounts(r), r.Matched, r.Added, r.Removed))
@@ -701,7 +707,7 @@ func runDoc(r *explain.Run) *Document {
 	if r.Explain != nil && len(r.Explain.Pairs) > 0 {
 		sec := Section{}
 		q := &Document{}
-		q.pairSections("causes", "What changed in the graph", groupPairs(r.Explain.Pairs), true)
+		q.pairSections("causes", "What changed in the graph", groupPairs(r.Explain.Pairs), true, r.Scan.Verdict)
 		p.Omitted = append(p.Omitted, q.Omitted...)
 		if len(q.Sections) > 0 {
 			sec = q.Sections[0]

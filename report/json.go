@@ -15,6 +15,7 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/logscan"
+	"github.com/recomp/recomp/verdict"
 )
 
 // JSONVersion is the version of every JSON document recomp writes. Fields are added without
@@ -384,7 +385,7 @@ func pairRef(p *explain.DiffPair) *PairJSON {
 	if p == nil {
 		return nil
 	}
-	pj := pairDocument(p)
+	pj := pairDocument(p, nil)
 	return &pj
 }
 
@@ -411,11 +412,15 @@ type ProblemJSON struct {
 }
 
 // DiffDocument is the JSON document of a diff or explain.
-func DiffDocument(d *explain.Diff) DiffJSON {
+func DiffDocument(d *explain.Diff) DiffJSON { return diffDocument(d, d.Verdict) }
+
+// diffDocument is DiffDocument with the verdict whose advice the pairs' causes say (a run's is its
+// scan's: the run's dump comparisons carry none of their own).
+func diffDocument(d *explain.Diff, v *verdict.Result) DiffJSON {
 	doc := DiffJSON{Version: JSONVersion, Pairs: []PairJSON{}, Unpaired: UnpairedJSON{A: nonNil(d.UnpairedA), B: nonNil(d.UnpairedB)},
 		Problems: []ProblemJSON{}, Warnings: nonNil(d.Warnings)}
 	for _, p := range d.Pairs {
-		doc.Pairs = append(doc.Pairs, pairDocument(p))
+		doc.Pairs = append(doc.Pairs, pairDocument(p, v))
 	}
 	for _, f := range d.Families {
 		doc.Families = append(doc.Families, FamilyJSON{Family: f.Family, Files: nonNil(f.Files), LogCompilations: f.LogCompilations,
@@ -428,7 +433,7 @@ func DiffDocument(d *explain.Diff) DiffJSON {
 	return doc
 }
 
-func pairDocument(p *explain.DiffPair) PairJSON {
+func pairDocument(p *explain.DiffPair, v *verdict.Result) PairJSON {
 	r := p.Result
 	pj := PairJSON{A: p.A.Path, B: p.B.Path, Module: p.B.ModuleName, Family: p.Label(), PairedBy: string(p.PairedBy),
 		Identical: r.Identical, HashA: p.HashA, HashB: p.HashB, Matched: r.Matched, Added: r.Added, Removed: r.Removed,
@@ -443,7 +448,11 @@ func pairDocument(p *explain.DiffPair) PairJSON {
 		pj.Changes = append(pj.Changes, cj)
 	}
 	for _, c := range r.Causes {
-		pj.Causes = append(pj.Causes, causeJSON(c))
+		cj := causeJSON(c)
+		if adv := v.CauseAdvice(p.Label(), c.Kind); adv != "" {
+			cj.Advice = adv
+		}
+		pj.Causes = append(pj.Causes, cj)
 	}
 	if p.Text != nil {
 		pj.TextDiff, pj.TextDiffNotes = p.Text.Text, p.Text.Notes
@@ -477,7 +486,7 @@ func writeDiffJSON(w io.Writer, d *explain.Diff) error {
 	enc.SetEscapeHTML(false)
 	for i, p := range d.Pairs {
 		buf.Reset()
-		if err := enc.Encode(pairDocument(p)); err != nil {
+		if err := enc.Encode(pairDocument(p, d.Verdict)); err != nil {
 			return err
 		}
 		bw.WriteString("    ")

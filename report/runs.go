@@ -251,7 +251,7 @@ func runsDoc(r *across.RunsDiff) *Document {
 			Note: fmt.Sprintf("%s compared, %d differ, %d identical, %d unpaired (recomp diff A_DUMP B_DUMP shows each)",
 				plural(len(d.Pairs), "pair", "pairs"), differ, same, len(d.UnpairedA)+len(d.UnpairedB))}
 		q := &Document{}
-		q.pairSections("dumps", "", groupPairs(d.Pairs), true)
+		q.pairSections("dumps", "", groupPairs(d.Pairs), true, nil)
 		if len(q.Sections) > 0 {
 			ds.Cards = q.Sections[0].Cards
 		}

@@ -206,7 +206,7 @@ func writeJSONReport(w io.Writer, r Report) error {
 	case *explain.Run:
 		doc := RunJSON{Version: JSONVersion, Folder: r.Folder, Manifest: r.Manifest, CompileFraction: r.CompileFraction(), Scan: ScanDocument(r.Scan)}
 		if r.Explain != nil {
-			d := DiffDocument(r.Explain)
+			d := diffDocument(r.Explain, r.Scan.Verdict)
 			doc.Explain = &d
 		}
 		if r.Gate != nil {

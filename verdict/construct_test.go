@@ -213,7 +213,7 @@ func TestSpreadBatchesAreNotDropped(t *testing.T) {
 	v := Verdict{Framework: "torch-xla", Causes: []Cause{{Kind: "batch_size"}}}
 	for pattern, drop := range map[string]bool{"spread": false, "growing": false, "remainder": true} {
 		v.Sizes = &Sizes{Pattern: pattern, Best: -1, Seen: []int{32, 24}}
-		if got := action(v, true, nil, nil); strings.Contains(got, "drop_last") != drop {
+		if got := action(&v, true, nil, nil); strings.Contains(got, "drop_last") != drop {
 			t.Errorf("%s: %s", pattern, got)
 		}
 	}

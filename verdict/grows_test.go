@@ -30,7 +30,7 @@ func TestGrowingCache(t *testing.T) {
 		}
 		sz.grown(units, by(fed), 0, nil)
 		v := Verdict{Framework: "torch-xla", Sizes: sz, Causes: []Cause{{Kind: diff.CauseInputShape, Count: 4}}}
-		act := action(v, true, nil, nil)
+		act := action(&v, true, nil, nil)
 		cache := strings.Contains(act, "index_copy_") && strings.Contains(act, "grows by 1") && !strings.Contains(act, "pad dimension")
 		if cache != fed {
 			t.Errorf("fed back %v: action %q", fed, act)

@@ -161,6 +161,9 @@ type Cause struct {
 	// Said is the framework's own words that name the cause, when the cause is a construct only
 	// they show (a static argument, a pytree change).
 	Said string
+	// Advice is what to do about this cause, as the verdict's Action says it (Action joins the
+	// first two causes' advice); "" for a cause past those two.
+	Advice string
 	// SaidBy names who said it when not the stack itself (dynamo, torch.compile's tracer).
 	SaidBy string
 	// Values are the values a Python value read at trace time took, in order, when the cause is
@@ -574,7 +577,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	})
 	front, call := viaOf(compiled)
 	v.Sizes.fitCalls(call, compiled)
-	v.Action = action(v, in.Dumped, frameworks.FrontEnd(front), stepFront)
+	v.Action = action(&v, in.Dumped, frameworks.FrontEnd(front), stepFront)
 	if linked == 0 {
 		v.Action = undecidedAction(compiled, v.Action)
 	}
@@ -889,14 +892,14 @@ func varyingDim(shapes [][][]int) (arg, dim int, ok bool) {
 // action says what to do about a program, in one line: the advice of its framework for its
 // main causes (the two most frequent whose advice differs), with the sizes to pad to when a
 // dimension varied.
-func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string {
+func action(v *Verdict, dumped bool, front, stepFront *framework.FrontEnd) string {
 	look := "dump the HLO (" + frameworks.DumpAdvice() + ") and run `recomp explain DIR` to see what changed"
 	if dumped {
 		look = "compare its versions in the dump (recomp explain) to see what changed"
 	}
 	fw := frameworks.ByName(v.Framework)
 	var parts []string
-	for _, c := range v.Causes {
+	for i, c := range v.Causes {
 		if len(parts) == 2 {
 			break
 		}
@@ -908,7 +911,7 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 			// Batches of many sizes (a serving queue, a sampler): not a last partial batch to drop.
 			kind = diff.CauseInputShape
 		}
-		adv := causeAdvice(v, c, kind, front, stepFront, fw)
+		adv := causeAdvice(*v, c, kind, front, stepFront, fw)
 		if s := v.Sizes; s != nil && s.Grows > 0 && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
 			adv = s.growsAdvice(fw)
 		} else if s != nil && (kind == diff.CauseBatchSize || kind == diff.CauseInputShape) {
@@ -916,6 +919,7 @@ func action(v Verdict, dumped bool, front, stepFront *framework.FrontEnd) string
 				adv = pad + "; " + adv
 			}
 		}
+		v.Causes[i].Advice = adv
 		if adv != "" && !slices.Contains(parts, adv) {
 			parts = append(parts, adv)
 		}
@@ -1393,4 +1397,25 @@ func numberExample(sites map[string]*SiteRow, v Verdict) {
 			}
 		}
 	}
+}
+
+// CauseAdvice is what the verdict of program says to do about its cause of kind k: the words a
+// comparison of that program's dumps shows as its advice, so that the answer and the pairs under
+// it say one thing. "" when no verdict names the program with a cause of that kind (then the
+// comparison's own advice stands).
+func (r *Result) CauseAdvice(program string, k cause.Kind) string {
+	if r == nil {
+		return ""
+	}
+	for _, v := range r.Verdicts {
+		if v.Program != program {
+			continue
+		}
+		for _, c := range v.Causes {
+			if c.Kind == k && c.Advice != "" {
+				return c.Advice
+			}
+		}
+	}
+	return ""
 }

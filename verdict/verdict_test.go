@@ -184,7 +184,7 @@ func TestFunctionRebuilt(t *testing.T) {
 		}
 	}
 	v := Verdict{Framework: "jax", Causes: []Cause{{Kind: "batch_size", Count: 3}, {Kind: KindFunctionRebuilt, Count: 2}}}
-	if a := action(v, false, nil, nil); !strings.Contains(a, "drop the last partial batch") || !strings.Contains(a, "jit once, outside the loop") {
+	if a := action(&v, false, nil, nil); !strings.Contains(a, "drop the last partial batch") || !strings.Contains(a, "jit once, outside the loop") {
 		t.Errorf("action %q", a)
 	}
 }

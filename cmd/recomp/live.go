@@ -148,9 +148,8 @@ func (l *liveLines) notes(units []ledger.LiveUnit) []runner.Note {
 		var seen [][]ledger.StaticArg
 		if l.probe != "" {
 			if recs, err := runfolder.ReadProbe(l.probe); err == nil {
-				if !u.Site.User() {
-					explain.LiveSites([]*ledger.Unit{u.Unit}, recs)
-				}
+				// the window's earlier compilations too: a value's first trace is the warm-up's
+				explain.LiveSites(withoutUserSite(p.units), recs)
 				seen = explain.LiveStatics(u.Unit, recs)
 			}
 		}
@@ -223,3 +222,14 @@ func (f *failCount) Decode(ctx *kong.DecodeContext) error {
 
 // IsBool lets the flag be given without a value.
 func (f *failCount) IsBool() bool { return true }
+
+// withoutUserSite are the units whose log names none of the program's own lines.
+func withoutUserSite(units []*ledger.Unit) []*ledger.Unit {
+	var out []*ledger.Unit
+	for _, u := range units {
+		if !u.Site.User() {
+			out = append(out, u)
+		}
+	}
+	return out
+}

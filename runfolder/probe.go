@@ -133,6 +133,7 @@ func ReadProbe(dir string) ([]ProbeRecord, error) {
 // thousand identical ones in a row attach the same compilations, the ones the probe recorded
 // between them keeping them apart.
 func ReadProbeCounted(dir string) ([]ProbeRecord, int, error) {
+	looks.probes.Add(1)
 	f, _, err := openfile.Open(filepath.Join(dir, ProbeName), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil

@@ -17,22 +17,29 @@ import (
 // lines of the program's own code; its run.log given alone lends the probe's compile stages, as
 // the folder does, so that the workers the command started are processes of their own.
 func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
+	return logsOf(paths, opt, newRuns())
+}
+
+// logsOf is Logs, the run folders among paths looked at once (rs).
+func logsOf(paths []string, opt ledger.ReadOptions, rs *runs) (*Scan, error) {
 	var f runfolder.Folder
 	var c runfolder.Contents
 	folder := false
 	if len(paths) == 1 {
-		f, c, folder = runfolder.Read(paths[0])
+		if r := rs.read(paths[0]); r != nil {
+			f, c, folder = r.f, r.c, true
+		}
 	}
 	if len(paths) == 1 && opt.Stages == nil {
 		if folder {
 			opt.Stages = stagesOf(probeRecords(c)) // workers the command started: a process each
-		} else if filepath.Base(paths[0]) == runfolder.LogName {
-			if f, ok := runfolder.Open(filepath.Dir(paths[0])); ok && f.Manifest != "" && input.Same(f.Log, paths[0]) {
-				opt.Stages = probeStages(f.Dir)
+		} else if r := rs.of(paths[0]); r != nil && r.f.Manifest != "" && input.Same(r.f.Log, paths[0]) {
+			if recs, err := r.probe(); err == nil {
+				opt.Stages = stagesOf(recs)
 			}
 		}
 	}
-	logs := ledger.Files(paths)
+	logs := rs.logs(paths)
 	var s *ledger.Scan
 	var silenced []ledger.Silenced
 	var err error
@@ -65,7 +72,7 @@ func Logs(paths []string, opt ledger.ReadOptions) (*Scan, error) {
 		}
 		judgedElsewhere(s.Ledger, silenced, dumped)
 	}
-	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: JobOf(s, Options{Log: opt.Log}),
+	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: jobOf(s, Options{Log: opt.Log}, rs),
 		Manifest: c.Manifest}, nil
 }
 
@@ -109,18 +116,20 @@ func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions) 
 
 // JobOf lines up the processes of a scan as a job's ranks when a launcher named every one of
 // them (its prefix, or its environment in a run folder's manifest); nil otherwise.
-func JobOf(s *ledger.Scan, opt Options) *Ranks {
+func JobOf(s *ledger.Scan, opt Options) *Ranks { return jobOf(s, opt, newRuns()) }
+
+func jobOf(s *ledger.Scan, opt Options, rs *runs) *Ranks {
 	if len(s.Ledger.Sequences) < 2 {
 		return nil
 	}
 	for _, sq := range s.Ledger.Sequences {
 		if sq.Rank == "" {
-			if r, _ := manifestRank(stripRank(sq.File)); r == "" {
+			if r, _ := rs.manifestRank(stripRank(sq.File)); r == "" {
 				return nil
 			}
 		}
 	}
-	return RanksOf(s, RanksOptions{Options: opt})
+	return RanksOf(s, RanksOptions{Options: opt, runs: rs})
 }
 
 // stoppedLine is the last line of a run's run.log that is evidence: where recomp decided to stop

@@ -8,17 +8,6 @@ import (
 	"github.com/recomp/recomp/runfolder"
 )
 
-// probeStages are the compile stages the probe of a run folder saw JAX report, with each
-// process's id and the stage's duration (to the nanosecond, as JAX prints it): for the ledger
-// to tell apart the workers a command started, which wrote one run.log (ledger.StageRecord).
-func probeStages(dir string) []ledger.StageRecord {
-	recs, err := runfolder.ReadProbe(dir)
-	if err != nil {
-		return nil
-	}
-	return stagesOf(recs)
-}
-
 // LiveStages follows the probe's records of the run folder dir while the run goes on: next
 // gives the stages written since its last call (ledger.LiveOptions.Stages); stop ends it.
 func LiveStages(dir string) (next func() []ledger.StageRecord, stop func()) {

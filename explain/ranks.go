@@ -40,6 +40,8 @@ type RanksOptions struct {
 	// Warnings are said first in the report (RankInputs' files left out).
 	Warnings []string
 	Options
+	// runs are the run folders the command read (nil: each is read here, once).
+	runs *runs
 }
 
 // RankInputs expands what was given for the ranks of a job: a folder of run folders (one per
@@ -130,19 +132,17 @@ const probeRank = "probe"
 // manifestRank is the rank the launcher's environment gave a run folder's run (recorded by
 // recomp run in its manifest), and the variable that gave it; else JAX's process index the
 // probe recorded at the run's compilations.
-func manifestRank(logPath string) (rank, from string) {
-	f, ok := runfolder.Of(logPath)
-	if !ok {
+func (rs *runs) manifestRank(logPath string) (rank, from string) {
+	r := rs.of(logPath)
+	if r == nil {
 		return "", ""
 	}
-	if f.Manifest != "" {
-		if m, err := runfolder.ReadManifest(f.Manifest); err == nil {
-			if r, from := m.Rank(); r != "" {
-				return r, from
-			}
+	if m := r.c.Manifest; m != nil {
+		if rank, from := m.Rank(); rank != "" {
+			return rank, from
 		}
 	}
-	if recs, err := runfolder.ReadProbe(f.Dir); err == nil {
+	if recs, err := r.probe(); err == nil {
 		if i, ok := runfolder.ProcessIndex(recs); ok {
 			return strconv.Itoa(i), probeRank
 		}
@@ -259,20 +259,24 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 	if step == nil {
 		step = DefaultStep
 	}
+	rs := opt.runs
+	if rs == nil {
+		rs = newRuns()
+	}
 	// Name each process's rank.
 	byLog := map[string]string{}            // --rank-from per log
 	manifestRanks := map[string][2]string{} // log -> rank, what named it
 	for _, sq := range s.Ledger.Sequences {
 		logPath := stripRank(sq.File)
 		if _, ok := manifestRanks[logPath]; !ok {
-			r, from := manifestRank(logPath)
+			r, from := rs.manifestRank(logPath)
 			manifestRanks[logPath] = [2]string{r, from}
 		}
 	}
 	seen := map[string]int{}
 	for i, sq := range s.Ledger.Sequences {
 		logPath := stripRank(sq.File)
-		ri := &RankInfo{Process: sq.Process, Log: logPath, Name: runfolder.UserName(logPath), Sequence: sq}
+		ri := &RankInfo{Process: sq.Process, Log: logPath, Name: rs.userName(logPath), Sequence: sq}
 		if sq.Rank != "" {
 			ri.Name += " [rank " + sq.Rank + "]"
 		}
@@ -296,7 +300,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 			}
 		}
 		if ri.Rank == "" {
-			if r := nameRank(logPath); r != "" {
+			if r := nameRank(rs.userName(logPath)); r != "" {
 				ri.Rank, ri.RankFrom = r, "file name"
 			}
 		}

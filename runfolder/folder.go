@@ -114,9 +114,16 @@ func Read(path string) (Folder, Contents, bool) {
 	return f, c, ok
 }
 
+// OpenManifest is Open that also reads the folder's manifest when it has one (Contents without
+// the probe's records: ReadProbeCounted reads them when they are needed).
+func OpenManifest(path string) (Folder, Contents, bool) {
+	return open(path, true)
+}
+
 // open is Open; with manifest, it reads the manifest whenever there is one, else only when the
 // folder has no dump/ of its own.
 func open(path string, manifest bool) (Folder, Contents, bool) {
+	looks.folders.Add(1)
 	var c Contents
 	st, err := os.Stat(filepath.Join(path, LogName))
 	if err != nil || !st.Mode().IsRegular() {

@@ -121,6 +121,7 @@ const MaxManifestBytes = 16 << 20
 // ReadManifest reads a folder's manifest.json: a regular file (a FIFO or a device in its place is
 // an error, never a wait) of at most MaxManifestBytes.
 func ReadManifest(path string) (*Manifest, error) {
+	looks.manifests.Add(1)
 	var m Manifest
 	if err := openfile.ReadJSON(path, false, MaxManifestBytes, "a run folder's manifest", &m); err != nil {
 		return nil, err

@@ -133,6 +133,7 @@ func ReadProbe(dir string) ([]ProbeRecord, error) {
 // thousand identical ones in a row attach the same compilations, the ones the probe recorded
 // between them keeping them apart.
 func ReadProbeCounted(dir string) ([]ProbeRecord, int, error) {
+	looks.probes.Add(1)
 	f, _, err := openfile.Open(filepath.Join(dir, ProbeName), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -157,19 +158,7 @@ func ReadProbeCounted(dir string) ([]ProbeRecord, int, error) {
 			continue
 		}
 		if !skip && len(line) > 0 {
-			if k.full() && !bytes.Contains(line, []byte(`"versions"`)) {
-				if len(bytes.TrimSpace(line)) > 0 {
-					k.left++
-				}
-			} else if r, ok := k.again(line); ok {
-				k.add(r)
-			} else {
-				var r ProbeRecord
-				if json.Unmarshal(line, &r) == nil && r.Event != "" {
-					k.add(r)
-					k.remember(line, r)
-				}
-			}
+			k.line(line)
 		}
 		line, skip = line[:0], false
 		if err == io.EOF {
@@ -193,6 +182,24 @@ type probeKeeper struct {
 	// a million calls reads fast).
 	begin, end       []byte
 	beginRec, endRec ProbeRecord
+}
+
+// line keeps the record of one line of probe.jsonl (a line that is no record is skipped; past
+// maxProbeRecords, a record is counted, not parsed, but for the versions).
+func (k *probeKeeper) line(line []byte) {
+	if k.full() && !bytes.Contains(line, []byte(`"versions"`)) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			k.left++
+		}
+	} else if r, ok := k.again(line); ok {
+		k.add(r)
+	} else {
+		var r ProbeRecord
+		if json.Unmarshal(line, &r) == nil && r.Event != "" {
+			k.add(r)
+			k.remember(line, r)
+		}
+	}
 }
 
 // again returns the record of line when line is the last call's begin or end line again, but
@@ -331,6 +338,7 @@ type ProbeTail struct {
 	partial []byte
 	skip    bool // the partial line is over maxProbeLine: dropped to its end
 	failed  bool // probe.jsonl is not a regular file: never read
+	err     error
 }
 
 // NewProbeTail follows the probe records of the run folder dir.
@@ -338,20 +346,34 @@ func NewProbeTail(dir string) *ProbeTail { return &ProbeTail{path: filepath.Join
 
 // Next returns the records completed since the last call (none while the probe wrote none).
 func (t *ProbeTail) Next() []ProbeRecord {
+	var out []ProbeRecord
+	t.read(func(line []byte) bool {
+		var r ProbeRecord
+		if json.Unmarshal(line, &r) == nil && r.Event != "" {
+			out = append(out, r)
+		}
+		return len(out) < maxProbeRecords
+	})
+	return out
+}
+
+// read gives each whole line written since the last call to line (a line over maxProbeLine is
+// skipped), until line says false or the file's end is reached.
+func (t *ProbeTail) read(line func([]byte) bool) {
 	if t.failed {
-		return nil
+		return
 	}
 	if t.f == nil {
 		f, _, err := openfile.Open(t.path, false)
 		if err != nil {
 			t.failed = !errors.Is(err, fs.ErrNotExist)
-			return nil
+			t.err = err
+			return
 		}
-		t.f = f
+		t.f, t.err = f, nil
 	}
-	var out []ProbeRecord
 	buf := make([]byte, 64<<10)
-	for len(out) < maxProbeRecords {
+	for more := true; more; {
 		n, err := t.f.ReadAt(buf, t.off)
 		t.off += int64(n)
 		for chunk := buf[:n]; len(chunk) > 0; {
@@ -370,17 +392,15 @@ func (t *ProbeTail) Next() []ProbeRecord {
 			if i < 0 {
 				break
 			}
-			var r ProbeRecord
-			if !t.skip && json.Unmarshal(t.partial, &r) == nil && r.Event != "" {
-				out = append(out, r)
+			if !t.skip {
+				more = line(t.partial) && more
 			}
 			t.partial, t.skip = t.partial[:0], false
 		}
 		if err != nil || n < len(buf) {
-			return out
+			return
 		}
 	}
-	return out
 }
 
 // Close ends the tail.

@@ -8,6 +8,7 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/textutil"
+	"github.com/recomp/recomp/ledger"
 )
 
 type guardCmd struct {
@@ -28,24 +29,9 @@ func (c *guardCmd) Run(e *env) error {
 	if err := c.check("guard"); err != nil {
 		return err
 	}
-	if c.MaxRecompiles < 0 {
-		return usageErr("--max-recompiles %d: want a number >= 0", c.MaxRecompiles)
-	}
-	opt, err := c.options()
+	opt, err := c.readOptions()
 	if err != nil {
 		return err
-	}
-	if c.Baseline != "" && c.WriteBaseline != "" {
-		return usageErr("--baseline reads a baseline and --write-baseline writes one: choose one")
-	}
-	if c.Baseline != "" && (opt.Ledger.Warmup > 0 || opt.Marker != nil) {
-		return usageErr("--baseline replaces --warmup and --after: choose one")
-	}
-	if c.CoveredBy != "" && (c.Baseline != "" || c.WriteBaseline != "" || opt.Ledger.Warmup > 0) {
-		return usageErr("--covered-by replaces --baseline, --write-baseline and --warmup: the warm-up is the log it names")
-	}
-	if c.CoveredBy == "" && len(c.Logs) == 0 {
-		return usageErr("expected at least one LOG")
 	}
 	opt.Stdin, opt.Log = e.stdin, e.log
 	gopt := across.GuardOptions{Logs: explain.ExpandRuns(c.Logs), Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
@@ -82,6 +68,27 @@ func (c *guardCmd) Run(e *env) error {
 		return exitWith(exitFound)
 	}
 	return nil
+}
+
+// readOptions checks the flags that exclude each other and gives how the logs are read.
+func (c *guardCmd) readOptions() (ledger.ReadOptions, error) {
+	if c.MaxRecompiles < 0 {
+		return ledger.ReadOptions{}, usageErr("--max-recompiles %d: want a number >= 0", c.MaxRecompiles)
+	}
+	opt, err := c.options()
+	switch {
+	case err != nil:
+		return opt, err
+	case c.Baseline != "" && c.WriteBaseline != "":
+		return opt, usageErr("--baseline reads a baseline and --write-baseline writes one: choose one")
+	case c.Baseline != "" && (opt.Ledger.Warmup > 0 || opt.Marker != nil):
+		return opt, usageErr("--baseline replaces --warmup and --after: choose one")
+	case c.CoveredBy != "" && (c.Baseline != "" || c.WriteBaseline != "" || opt.Ledger.Warmup > 0):
+		return opt, usageErr("--covered-by replaces --baseline, --write-baseline and --warmup: the warm-up is the log it names")
+	case c.CoveredBy == "" && len(c.Logs) == 0:
+		return opt, usageErr("expected at least one LOG")
+	}
+	return opt, nil
 }
 
 func (c *guardCmd) writeBaseline(e *env, logs []string, s *explain.Scan) error {

@@ -16,10 +16,11 @@ func checkInputs(paths []string) error {
 	return nil
 }
 
-// scanLogs reads the logs into a scan report with its verdict (explain.Logs).
+// scanLogs reads the logs into a scan report with its verdict (explain.ReadScan: each run
+// folder read once).
 func scanLogs(e *env, paths []string, opt ledger.ReadOptions) (*explain.Scan, error) {
 	opt.Stdin, opt.Log = e.stdin, e.log
-	s, err := explain.Logs(explain.ExpandRuns(paths), opt)
+	s, err := explain.ReadScan(paths, opt)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

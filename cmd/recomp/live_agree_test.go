@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/verdict"
 )
 
@@ -46,19 +47,21 @@ func TestLiveAgreesWithFinal(t *testing.T) {
 			continue
 		}
 		t.Run(id, func(t *testing.T) {
-			l := newLiveLines(ledger.LiveOptions{Name: logs[0]}, "recomp run", false, &liveTally{})
-			l.every = 0 // every compilation after warm-up is said
+			l := live.NewLines(ledger.LiveOptions{Name: logs[0]}, "recomp run", false, live.NewTally(live.StopPolicy{}))
+			l.Every = 0 // every compilation after warm-up is said
+			probed := false
 			if _, err := os.Stat(filepath.Join(dir, "probe.jsonl")); err == nil {
-				l.probe = dir
+				l.FollowProbe(dir)
+				probed = true
 			}
 			var said []verdict.Live
-			l.said = func(lv verdict.Live) { said = append(said, lv) }
+			l.Said = func(lv verdict.Live) { said = append(said, lv) }
 			b, err := os.ReadFile(logs[0])
 			if err != nil {
 				t.Fatal(err)
 			}
 			l.Log(b, 0)
-			l.close()
+			l.Close()
 			code, out, stderr := runIn(t, "", "explain", "--format", "json", dir)
 			if code != exitOK && code != exitFound {
 				t.Fatalf("explain exit %d: %s", code, stderr)
@@ -89,7 +92,7 @@ func TestLiveAgreesWithFinal(t *testing.T) {
 					// the live line names no cause (the stack's bare words, or nothing) — but a
 					// Python value the probe saw traced is known live as at the end: its first
 					// value is the warm-up's trace
-					if l.probe != "" && slices.Equal(final[lv.Program], []string{string(verdict.KindStaticArgument)}) {
+					if probed && slices.Equal(final[lv.Program], []string{string(verdict.KindStaticArgument)}) {
 						t.Errorf("%s: the live line names no cause (%q), the answer at the end a Python value the probe recorded", lv.Program, lv.Sentence())
 					}
 					continue

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/internal/follow"
+	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -185,9 +186,9 @@ func TestRotatedLogAnnounced(t *testing.T) {
 	}
 	defer fl.Close()
 	var wout, wwarn bytes.Buffer
-	w := &watcher{fl: fl, out: &wout, warn: &wwarn, tally: &liveTally{}}
-	w.poll()
-	w.summary()
+	w := live.NewWatcher(fl, live.WatchOptions{Out: &wout, Warn: &wwarn})
+	w.Poll()
+	w.Summary()
 	if !strings.Contains(wout.String(), "look like one log rotated") {
 		t.Errorf("watch says nothing of the rotated parts:\n%s", wout.String())
 	}

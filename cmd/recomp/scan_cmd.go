@@ -1,5 +1,7 @@
 package main
 
+import "github.com/recomp/recomp/internal/gctune"
+
 type scanCmd struct {
 	outputFlag
 	warmupFlags
@@ -14,7 +16,7 @@ func (c *scanCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	defer tuneGC(scanHeapGoal)() // (see scanHeapGoal)
+	defer gctune.Tune(gctune.ScanHeapGoal)() // (see gctune.ScanHeapGoal)
 	s, err := scanLogs(e, c.Logs, opt)
 	if err != nil {
 		return err

@@ -455,12 +455,26 @@ def find_reason(spec, texts):
                   f"none of the reasons {candidates!r} is in the log")
 
 
-def relative_paths(target):
-    """Name this folder's programs as the repository's root names them (testdata/runs/gen/...), not by
-    the generating machine's absolute path, in the run's text files (logs, dumps, probe records): a
-    path a reader of the run can open, and no machine's path in a committed file. Binary files (a
-    persistent cache's entries) are left as written."""
+def machine_paths():
+    """The generating machine's absolute paths a run's text names, each with what it becomes: the
+    generators' folder (the programs' own lines) as the repository's root names it, and the Python
+    installations the stack's frames are in (the virtual environment, its base Python) as `venv/`
+    and `python/`, so that a library's line keeps the path it is recognised by
+    (venv/lib/python3.11/site-packages/torch/nn/functional.py) without this machine's."""
     gen = os.path.join(os.path.abspath(_REPO), "testdata", "runs", "gen") + os.sep
+    out = [(gen, "testdata/runs/gen/")]
+    for prefix, name in ((sys.prefix, "venv/"), (sys.base_prefix, "python/")):
+        for p in {prefix, os.path.realpath(prefix)}:
+            if p and p != os.sep and (p + os.sep, name) not in out:
+                out.append((p + os.sep, name))
+    return out
+
+
+def relative_paths(target):
+    """Name the paths in the run's text files (logs, dumps, probe records) without the generating
+    machine's (machine_paths): a path a reader of the run can open or recognise, and no machine's
+    path in a committed file. Binary files (a persistent cache's entries) are left as written."""
+    paths = machine_paths()
     for root, _, files in os.walk(target):
         if os.sep + "cache" in root[len(target):]:
             continue
@@ -471,9 +485,12 @@ def relative_paths(target):
                     text = f.read()
             except (UnicodeDecodeError, OSError):
                 continue
-            if gen in text:
+            new = text
+            for old, name in paths:
+                new = new.replace(old, name)
+            if new != text:
                 with open(path, "w", encoding="utf-8") as f:
-                    f.write(text.replace(gen, "testdata/runs/gen/"))
+                    f.write(new)
 
 
 def generate(fw, name, out, matrix):

@@ -1,4 +1,4 @@
-package main
+package gctune
 
 import (
 	"runtime"
@@ -50,12 +50,12 @@ func waitGOGC(t *testing.T, want int) {
 	t.Fatalf("GOGC %d, want %d", gogc(), want)
 }
 
-// tuneGC lowers GOGC to the default once the live heap is large, raises it when the heap is
+// Tune lowers GOGC to the default once the live heap is large, raises it when the heap is
 // small again, and gives back the GOGC it found; GOGC in the environment turns it off.
 func TestTuneGC(t *testing.T) {
 	t.Setenv("GOGC", "")
 	before := gogc()
-	stop := tuneGC(32 << 20)
+	stop := Tune(32 << 20)
 	if g := gogc(); g != maxGCPercent {
 		t.Errorf("GOGC %d at the start, want %d", g, maxGCPercent)
 	}
@@ -79,8 +79,8 @@ func TestTuneGC(t *testing.T) {
 
 	// a second tuner while one is at work leaves GOGC to the first: stopped in either order,
 	// GOGC is what the first found
-	stop = tuneGC(32 << 20)
-	stop2 := tuneGC(32 << 20)
+	stop = Tune(32 << 20)
+	stop2 := Tune(32 << 20)
 	stop()
 	runtime.GC()
 	time.Sleep(10 * time.Millisecond)
@@ -96,7 +96,7 @@ func TestTuneGC(t *testing.T) {
 	t.Setenv("GOGC", "150")
 	debug.SetGCPercent(150)
 	defer debug.SetGCPercent(before)
-	stop = tuneGC(32 << 20)
+	stop = Tune(32 << 20)
 	runtime.GC()
 	time.Sleep(10 * time.Millisecond)
 	if g := gogc(); g != 150 {

@@ -1,4 +1,6 @@
-package main
+// Package gctune sets the garbage collector's GOGC while a command reads, from the heap that is
+// live, so that the heap's goal stays under a bound (recomp scan's: ScanHeapGoal).
+package gctune
 
 import (
 	"os"
@@ -8,7 +10,7 @@ import (
 	"sync/atomic"
 )
 
-// scanHeapGoal is the heap recomp scan lets the garbage collector grow to before it collects,
+// ScanHeapGoal is the heap recomp scan lets the garbage collector grow to before it collects,
 // while what is live is small. Reading a log allocates mostly short-lived garbage (a unit per
 // compile request, of which a bounded number stay listed) on top of a live heap that grows
 // slowly to a few tens of MB; with the default GOGC of 100 the collector runs each time the
@@ -16,12 +18,12 @@ import (
 // preemptions they need, cost about a fifth of scan's CPU and hold up the read-ahead pipeline
 // (8 cycles on recomp-bench's 200 MB dense log; 4 with this). A fixed higher GOGC trades that
 // for peak memory without a bound (GOGC=400: 73 MB peak RSS on that log, over the 64 MiB
-// scan is held to); tuneGC raises GOGC only as far as keeps the heap's goal under this, never
+// scan is held to); Tune raises GOGC only as far as keeps the heap's goal under this, never
 // below the default, so a large live heap is collected as it is by default (45 MB peak RSS
 // on that log, 42 MB with GOGC=100).
-const scanHeapGoal = 32 << 20
+const ScanHeapGoal = 32 << 20
 
-// The range tuneGC keeps GOGC in.
+// The range Tune keeps GOGC in.
 const (
 	minGCPercent = 100
 	maxGCPercent = 400
@@ -39,7 +41,7 @@ func gcPercent(live, goal uint64) int {
 	return int((goal - live) * 100 / live)
 }
 
-// gcSentinel is the object whose collection tells tuneGC that a cycle ended (it holds a
+// gcSentinel is the object whose collection tells Tune that a cycle ended (it holds a
 // pointer, so it is never one of the runtime's tiny allocations, which are collected
 // together).
 type gcSentinel struct {
@@ -47,15 +49,15 @@ type gcSentinel struct {
 	_ [8]byte
 }
 
-// tuning is set while a tuneGC is at work: one at a time (commands run side by side in one
+// tuning is set while a Tune is at work: one at a time (commands run side by side in one
 // process, as the tests run them, would otherwise restore each other's GOGC out of order).
 var tuning atomic.Bool
 
-// tuneGC sets GOGC after every collection from the heap that is live, so that the next goal is
+// Tune sets GOGC after every collection from the heap that is live, so that the next goal is
 // goal (gcPercent), until the function it returns is called; that restores the GOGC it found.
 // It does nothing when GOGC is set in the environment (the user's setting stands) or while
-// another tuneGC is at work.
-func tuneGC(goal uint64) (stop func()) {
+// another Tune is at work.
+func Tune(goal uint64) (stop func()) {
 	if os.Getenv("GOGC") != "" || !tuning.CompareAndSwap(false, true) {
 		return func() {}
 	}

@@ -469,6 +469,11 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 				c.Change, c.advice = what, adv
 			}
 		}
+		if named && slices.ContainsFunc(cs[1:], func(d diff.Cause) bool { return overrides(kind, d.Kind) }) {
+			// two changes at once: the dump's lead and the construct the stack names, which the
+			// dump shows only the effect of (a pytree whose state became inputs)
+			t.addFact(f, site)
+		}
 		return true
 	}
 	switch {

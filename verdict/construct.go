@@ -416,6 +416,10 @@ type valueCause struct {
 	kind                  cause.Kind
 	change, short, advice string
 	values                []Values
+	// source is the line of the program whose op took the value (the dump's op metadata or
+	// stack frame, FILE:LINE with FILE its base name); "" when the comparisons name none or
+	// name more than one.
+	source string
 }
 
 // valueCauses are the compilations of a program that a Python value read at trace time explains,
@@ -433,12 +437,12 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	compiled = own
 	if p := staticOf(compiled, shapesWord(compiled)); p != nil {
 		for u := range p.newValue {
-			out[u] = valueCause{KindStaticArgument, p.change, p.short, p.advice, p.values}
+			out[u] = valueCause{kind: KindStaticArgument, change: p.change, short: p.short, advice: p.advice, values: p.values}
 		}
-		return out
+		return withSource(out, byUnit)
 	}
 	if attrs := attributesOf(compiled); attrs != nil {
-		return attrs
+		return withSource(attrs, byUnit)
 	}
 	units, kind, ch, advice, seen := traceValues(compiled, byUnit)
 	var vs []Values
@@ -449,7 +453,45 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	for u := range units {
 		out[u] = valueCause{kind: kind, change: ch, short: short, advice: advice, values: vs}
 	}
+	return withSource(out, byUnit)
+}
+
+// withSource gives the causes of a Python value the one line of the program whose op took
+// the constant each of their compilations changed (constantSource).
+func withSource(out map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) map[*ledger.Unit]valueCause {
+	units := make(map[*ledger.Unit]bool, len(out))
+	for u := range out {
+		units[u] = true
+	}
+	if src := constantSource(units, byUnit); src != "" {
+		for u, vc := range out {
+			vc.source = src
+			out[u] = vc
+		}
+	}
 	return out
+}
+
+// constantSource is the one line of the program whose op took the constant that each of units
+// changed, by the comparisons of their dumps (FILE:LINE, FILE its base name); "" when one names
+// none or two name different lines.
+func constantSource(units map[*ledger.Unit]bool, byUnit map[*ledger.Unit][]diff.Cause) string {
+	src := ""
+	for u := range units {
+		cs := byUnit[u]
+		if len(cs) == 0 || cs[0].Kind != diff.CauseConstant || cs[0].Constant == nil {
+			continue
+		}
+		s := cs[0].Constant.Source
+		switch {
+		case s == "":
+			return ""
+		case src != "" && s != src:
+			return ""
+		}
+		src = s
+	}
+	return baseSource(src)
 }
 
 // metadataAdvice is the stack's advice for a Python value held in the pytree metadata at path

@@ -155,7 +155,8 @@ type Cause struct {
 	// compilation (one constant, the comparisons' only cause), its values in the order they
 	// compiled; Source the line of the op that took it (the dump's op metadata, FILE:LINE with
 	// FILE its base name; "" when the dump names none). Nil and "" otherwise. JSON gives them
-	// as values[0] with no name.
+	// as values[0] with no name. Source is also, for a Python value the dumps show baked in
+	// (Values with no name), the line whose op took it.
 	Numbers []string
 	Source  string
 	// Said is the framework's own words that name the cause, when the cause is a construct only
@@ -446,7 +447,7 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u.Why) != "") {
 		// a Python value read at trace time: one cause with the values it took
 		c := t.add(vc.kind, vc.change, site, nil)
-		c.advice, c.Values = vc.advice, vc.values
+		c.advice, c.Values, c.Source = vc.advice, vc.values, vc.source
 		if named {
 			c.Said, c.SaidBy = said, saidBy(kind)
 		}
@@ -459,21 +460,7 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 		return len(cs) > 0
 	}
 	if len(cs) > 0 {
-		if named && overrides(kind, cs[0].Kind) {
-			t.addFact(f, site)
-			return true
-		}
-		c := t.add(cs[0].Kind, change(cs[0]), site, &cs[0])
-		if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
-			if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
-				c.Change, c.advice = what, adv
-			}
-		}
-		if named && slices.ContainsFunc(cs[1:], func(d diff.Cause) bool { return overrides(kind, d.Kind) }) {
-			// two changes at once: the dump's lead and the construct the stack names, which the
-			// dump shows only the effect of (a pytree whose state became inputs)
-			t.addFact(f, site)
-		}
+		t.addCompared(u, f, named, cs, site)
 		return true
 	}
 	switch {
@@ -484,6 +471,26 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 		t.add(kind, ch, site, nil)
 	}
 	return false
+}
+
+// addCompared counts one compilation the dumps' comparison explains (its causes cs): the
+// construct the stack names (f, when named) where it outranks the dump's lead, else the dump's
+// lead in the stack's words, and with it the construct where the dump shows only its effect
+// further down (two changes at once: a sequence length, and a pytree whose state became inputs).
+func (t *causeTally) addCompared(u *ledger.Unit, f cause.Fact, named bool, cs []diff.Cause, site string) {
+	if named && overrides(f.Kind, cs[0].Kind) {
+		t.addFact(f, site)
+		return
+	}
+	c := t.add(cs[0].Kind, change(cs[0]), site, &cs[0])
+	if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
+		if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
+			c.Change, c.advice = what, adv
+		}
+	}
+	if named && slices.ContainsFunc(cs[1:], func(d diff.Cause) bool { return overrides(f.Kind, d.Kind) }) {
+		t.addFact(f, site)
+	}
 }
 
 // addFact counts one compilation of the construct the stack's own words state, at site: their

@@ -880,17 +880,6 @@ func readFacts(why string) []cause.Fact {
 	return nil
 }
 
-// FactOf is the construct the stack's explanation of a compilation states (cause.Constructs):
-// the first such fact of Facts; ok false when it names none.
-func FactOf(why string) (cause.Fact, bool) {
-	for _, f := range Facts(why) {
-		if slices.Contains(cause.Constructs, f.Kind) {
-			return f, true
-		}
-	}
-	return cause.Fact{}, false
-}
-
 // SaidBy names who says the words that show a construct of a kind, when not the stack itself
 // (framework.Framework.SaidBy: dynamo's guards); "" otherwise.
 func SaidBy(kind cause.Kind) string {

@@ -394,7 +394,7 @@ func (l *Ledger) attachWhy(u *Unit) {
 			u.Site = w.site
 		}
 		if !w.first && w.reason != "" {
-			u.Why = w.reason // the explanation of a retrace says more than a compile record's cause
+			u.explained(w.reason) // the explanation of a retrace says more than a compile record's cause
 		}
 		u.Lambda = frameworks.LambdaSite(u.Producer, w.reason) // a first trace's too
 		break

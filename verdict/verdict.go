@@ -287,14 +287,14 @@ func unitCause(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, b
 	if vc, found := values[u]; found && again {
 		return vc.kind, vc.short, false, true
 	}
-	if kind, ch, _, named := constructCause(u.Why); named && again && (len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
+	if kind, ch, _, named := constructCause(u); named && again && (len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
 		return kind, ch, false, true
 	}
 	if cs := byUnit[u]; len(cs) > 0 {
 		return cs[0].Kind, change(cs[0]), cs[0].Once, true
 	}
 	if u.Why != "" && again {
-		kind, ch := reasonCause(u.Why)
+		kind, ch := reasonCause(u)
 		return kind, ch, false, true
 	}
 	return "", "", false, false
@@ -439,12 +439,12 @@ func (t *causeTally) add(kind cause.Kind, ch, site string, from *diff.Cause) *Ca
 // trace time, the construct the framework names over the graphs' effect, the dump's main cause,
 // or the framework's words. It says whether the dump explained the compilation.
 func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (linked bool) {
-	f, named := frameworks.FactOf(u.Why)
+	f, named := constructOf(u)
 	kind, said := f.Kind, f.Said
 	named = named && again
 	cs := byUnit[u]
 	// a static value JAX saw as pytree metadata (an nnx attribute) is the static value's
-	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u.Why) != "") {
+	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u) != "") {
 		// a Python value read at trace time: one cause with the values it took
 		c := t.add(vc.kind, vc.change, site, nil)
 		c.advice, c.Values, c.Source = vc.advice, vc.values, vc.source
@@ -467,7 +467,7 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 	case named:
 		t.addFact(f, site)
 	case again && u.Why != "":
-		kind, ch := reasonCause(u.Why)
+		kind, ch := reasonCause(u)
 		t.add(kind, ch, site, nil)
 	}
 	return false
@@ -667,8 +667,8 @@ const KindFunctionRebuilt = cause.FunctionRebuilt
 // reasonCause reads a framework's explanation of a recompilation: the cause kind it shows and
 // what changed, old → new. The stack's unit reads its words into facts: a function made anew
 // first, then an argument's new type.
-func reasonCause(why string) (kind cause.Kind, ch string) {
-	fs := frameworks.Facts(why)
+func reasonCause(u *ledger.Unit) (kind cause.Kind, ch string) {
+	why, fs := u.Why, factsOf(u)
 	for _, f := range fs {
 		if f.Kind == KindFunctionRebuilt {
 			return f.Kind, f.Change
@@ -763,7 +763,7 @@ func argName(compiled []*ledger.Unit, shapes [][][]int, arg int) string {
 		if u.Why == "" || arg >= len(shapes[i]) {
 			continue
 		}
-		for _, f := range frameworks.Facts(u.Why) {
+		for _, f := range factsOf(u) {
 			if f.Arg != "" && f.New != "" && !strings.ContainsAny(f.Arg, " \t") && slices.Equal(dimsOf(f.New), shapes[i][arg]) {
 				return f.Arg
 			}

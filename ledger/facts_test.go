@@ -41,3 +41,38 @@ func TestFactsAttachedAtTheJoin(t *testing.T) {
 		}
 	}
 }
+
+// TF names only the parameters of a new trace: the ledger holds a retrace's against the
+// function's trace before, so the compilation's facts say what changed (tf-2.21/dtype: forward
+// traced with f32 tensors, then f16; tf-2.21/python-scalar: the Python number lr).
+func TestRetraceHeldAgainstTheTraceBefore(t *testing.T) {
+	for run, want := range map[string]cause.Fact{
+		"tf-2.21/dtype":         {Kind: cause.Dtype, Arg: "w", Old: "f32[8,4]", New: "f16[8,4]", Change: "w: f32[8,4] → f16[8,4]"},
+		"tf-2.21/python-scalar": {Kind: cause.Constant, Arg: "lr", Old: "0.1", New: "0.09", Change: "lr: 0.1 → 0.09"},
+	} {
+		data, err := os.ReadFile("../testdata/runs/" + run + "/run.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadLogs([]Log{{Path: "run.log", Reader: bytes.NewReader(data)}}, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []cause.Fact
+		for _, m := range s.Ledger.Modules {
+			for _, u := range m.Compiled() {
+				if u.Seq == 2 && len(u.Facts) > 0 {
+					got = u.Facts
+				}
+			}
+		}
+		if len(got) == 0 {
+			t.Errorf("%s: no compilation's facts say what changed", run)
+			continue
+		}
+		g := got[0]
+		if g.Kind != want.Kind || g.Arg != want.Arg || g.Old != want.Old || g.New != want.New || g.Change != want.Change {
+			t.Errorf("%s: %+v, want %+v", run, g, want)
+		}
+	}
+}

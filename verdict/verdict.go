@@ -675,7 +675,7 @@ func reasonCause(u *ledger.Unit) (kind cause.Kind, ch string) {
 		}
 	}
 	for _, f := range fs {
-		if f.Old != "" || f.New != "" {
+		if f.Change != "" && (f.Old != "" || f.New != "") {
 			return f.Kind, f.Change
 		}
 	}

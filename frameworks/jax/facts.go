@@ -107,22 +107,8 @@ func scaled(old, new, a, b string) bool {
 // typeChange is the fact of argument arg's new type: the kind of change between two typed shapes.
 func typeChange(arg, old, new, said string) cause.Fact {
 	arg = strings.TrimSpace(arg)
-	f := cause.Fact{Arg: arg, Old: old, New: new, Said: strings.TrimPrefix(said, "* "), Change: fmt.Sprintf("%s: %s → %s", arg, old, new)}
-	o, n := reShape.FindStringSubmatch(old), reShape.FindStringSubmatch(new)
-	switch {
-	case o == nil || n == nil:
-		return f
-	case o[1] != n[1]:
-		f.Kind = cause.Dtype
-		return f
-	}
-	od, nd := strings.Split(o[2], ","), strings.Split(n[2], ",")
-	if len(od) == len(nd) && len(od) > 0 && od[0] != nd[0] && slices.Equal(od[1:], nd[1:]) {
-		f.Kind = cause.BatchSize
-	} else {
-		f.Kind = cause.InputShape
-	}
-	return f
+	return cause.Fact{Kind: cause.TypeKind(old, new), Arg: arg, Old: old, New: new, Said: strings.TrimPrefix(said, "* "),
+		Change: fmt.Sprintf("%s: %s → %s", arg, old, new)}
 }
 
 // reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".

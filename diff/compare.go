@@ -141,6 +141,7 @@ func Compare(a, b *hlo.Module) *Result {
 type comparer struct {
 	r              *Result
 	a, b           *hlo.Module
+	users          map[*hlo.Computation][][]int32 // B's computations' users by instruction (sourceOf), made when first asked
 	fa, fb, sa, sb *hlo.Hasher
 	pairAB, pairBA map[*hlo.Computation]*hlo.Computation
 	queue          [][2]*hlo.Computation
@@ -425,7 +426,7 @@ func (c *comparer) compareInstructions(x, y *hlo.Instruction, cb *hlo.Computatio
 	if md.OpName == "" {
 		md = x.Metadata()
 	}
-	base := Change{Computation: cb.Name, Instruction: y.Name, OpName: md.OpName, Source: md.Source(),
+	base := Change{Computation: cb.Name, Instruction: y.Name, OpName: md.OpName, Source: c.sourceOf(cb, y, md),
 		Entry: entry, Root: y.Root, LineA: x.Line, LineB: y.Line}
 	if x.Name != y.Name {
 		base.Instruction = x.Name + " → " + y.Name
@@ -620,7 +621,7 @@ func (c *comparer) inputsBecameConstants(ca, cb *hlo.Computation, ma, mb []int) 
 		}
 		md := cn.Metadata()
 		c.add(Change{Kind: KindConstant, Computation: cb.Name, Instruction: p.Name + " → " + cn.Name, OpName: md.OpName,
-			Source: md.Source(), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: shownLiteral(cn.Literal), IsParam: true, Param: p.Param,
+			Source: c.sourceOf(cb, cn, md), Old: "parameter(" + strconv.Itoa(p.Param) + ")", New: shownLiteral(cn.Literal), IsParam: true, Param: p.Param,
 			Entry: true, LineA: p.Line, LineB: cn.Line, inputToConstant: true})
 	})
 	return gone, came
@@ -822,4 +823,58 @@ func countParams(c *hlo.Computation) int {
 		}
 	}
 	return n
+}
+
+// sourceOf is the line of the program an instruction of B (in comp, its metadata md) came from:
+// its metadata's source line, else the innermost frame of its stack (JAX's stack_frame_id)
+// in a file of the user's; for an op with no stack of its own (JAX's constants), the line of
+// the first of its users, up to three deep, that has one (a constant's broadcast, then the
+// multiply that takes it). "" when none names one.
+func (c *comparer) sourceOf(comp *hlo.Computation, in *hlo.Instruction, md hlo.Meta) string {
+	if md.Source() != "" || len(c.b.Frames) == 0 || in.Opcode == "parameter" {
+		return md.Source() // (a parameter's stack is the jitted function's, not a line that made its value)
+	}
+	if s := c.b.Source(md, frameworks.IsUserFile); s != "" {
+		return s
+	}
+	if md.StackFrame != 0 {
+		return "" // its stack is all the library's
+	}
+	i, ok := comp.IndexOf(in.Name)
+	if !ok {
+		return ""
+	}
+	if c.users == nil {
+		c.users = map[*hlo.Computation][][]int32{}
+	}
+	users, ok := c.users[comp]
+	if !ok {
+		users = make([][]int32, len(comp.Instructions))
+		for j, u := range comp.Instructions {
+			for _, op := range u.Operands {
+				if k, found := comp.IndexOf(op); found && len(users[k]) < 8 {
+					users[k] = append(users[k], int32(j))
+				}
+			}
+		}
+		c.users[comp] = users
+	}
+	level := []int32{int32(i)}
+	for depth := 0; depth < 3 && len(level) > 0; depth++ {
+		var next []int32
+		for _, j := range level {
+			for _, u := range users[j] {
+				umd := comp.Instructions[u].Metadata()
+				if umd.StackFrame != 0 || umd.SourceFile != "" {
+					if s := c.b.Source(umd, frameworks.IsUserFile); s != "" {
+						return s
+					}
+					continue
+				}
+				next = append(next, u)
+			}
+		}
+		level = next
+	}
+	return ""
 }

@@ -880,15 +880,39 @@ func readFacts(why string) []cause.Fact {
 	return nil
 }
 
-// FactOf is the construct the stack's explanation of a compilation states (cause.Constructs):
-// the first such fact of Facts; ok false when it names none.
-func FactOf(why string) (cause.Fact, bool) {
-	for _, f := range Facts(why) {
-		if slices.Contains(cause.Constructs, f.Kind) {
-			return f, true
+// Against holds the facts of a retrace whose stack names only what the function was called with
+// now (TF's parameters of a new trace: New, no Old) against those of its trace before: each
+// argument whose value or type differs gets the one before (Old), the kind of change (the
+// array types' kind, cause.TypeKind; a Python number's is a constant baked in) and old → new; one
+// that did not change is left out. Facts that say what changed already (JAX's) are kept as they
+// are. With no trace before, the facts are returned as they are.
+func Against(before, now []cause.Fact) []cause.Fact {
+	if len(before) == 0 || !slices.ContainsFunc(now, func(f cause.Fact) bool { return f.Arg != "" && f.New != "" && f.Old == "" }) {
+		return now
+	}
+	was := map[string]string{}
+	for _, f := range before {
+		if f.Arg != "" && f.New != "" {
+			was[f.Arg] = f.New
 		}
 	}
-	return cause.Fact{}, false
+	out := make([]cause.Fact, 0, len(now))
+	for _, f := range now {
+		old, ok := was[f.Arg]
+		switch {
+		case f.Arg == "" || f.New == "" || f.Old != "" || !ok:
+			out = append(out, f)
+			continue
+		case old == f.New:
+			continue
+		}
+		f.Old, f.Change = old, f.Arg+": "+old+" → "+f.New
+		if k := cause.TypeKind(old, f.New); k != "" || f.Kind != cause.Constant {
+			f.Kind = k
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // SaidBy names who says the words that show a construct of a kind, when not the stack itself

@@ -18,8 +18,78 @@ type Module struct {
 	// FunctionNames are the functions its FunctionNames table names (the Python functions of
 	// op metadata's stack frames: "JAXTrainer.make_train_function.<locals>.<lambda>").
 	FunctionNames []string
+	// Locations and Frames are its FileLocations and StackFrames tables: op metadata's
+	// stack_frame_id numbers a frame of Frames from 1, and each frame its location and its
+	// caller's frame (Stack walks them). Nil where XLA printed none.
+	Locations []Location
+	Frames    []Frame
 
 	byName map[string]*Computation
+}
+
+// Location is a row of a module's FileLocations table: a file of FileNames and a function of
+// FunctionNames, each numbered from 1 (0 when the row names none), and the line.
+type Location struct {
+	File, Function, Line int32
+}
+
+// Frame is a row of a module's StackFrames table: its location in Locations and its caller's
+// frame in Frames, each numbered from 1 (Parent 0: the outermost frame). XLA prints a parent
+// one above the number it stores, whose 0 means none (HloModule::PrintStackFrameIndex), so
+// `parent_frame_id=1` is read as no caller and `parent_frame_id=5` as frame 4.
+type Frame struct {
+	Location, Parent int32
+}
+
+// SourceLine is one frame of an op's stack as a module's tables name it.
+type SourceLine struct {
+	File, Function string
+	Line           int
+}
+
+// String is FILE:LINE.
+func (s SourceLine) String() string { return s.File + ":" + strconv.Itoa(s.Line) }
+
+// Stack calls yield with each frame of the stack numbered id in Frames (op metadata's
+// stack_frame_id), innermost first, until yield returns false. A frame whose location or file
+// the tables lack ends the walk; a parent loop is walked at most once round.
+func (m *Module) Stack(id int, yield func(SourceLine) bool) {
+	for steps := 0; id > 0 && id <= len(m.Frames) && steps < len(m.Frames); steps++ {
+		f := m.Frames[id-1]
+		if f.Location < 1 || int(f.Location) > len(m.Locations) {
+			return
+		}
+		loc := m.Locations[f.Location-1]
+		if loc.File < 1 || int(loc.File) > len(m.FileNames) {
+			return
+		}
+		s := SourceLine{File: m.FileNames[loc.File-1], Line: int(loc.Line)}
+		if loc.Function >= 1 && int(loc.Function) <= len(m.FunctionNames) {
+			s.Function = m.FunctionNames[loc.Function-1]
+		}
+		if !yield(s) {
+			return
+		}
+		id = int(f.Parent)
+	}
+}
+
+// Source is where an op's metadata says it was made: its source_file and source_line where
+// it has them (Meta.Source), else the innermost frame of its stack_frame_id whose file keep
+// accepts (nil: the innermost), as FILE:LINE; "" when neither names one.
+func (m *Module) Source(md Meta, keep func(file string) bool) string {
+	if s := md.Source(); s != "" || md.StackFrame == 0 {
+		return s
+	}
+	out := ""
+	m.Stack(md.StackFrame, func(s SourceLine) bool {
+		if keep == nil || keep(s.File) {
+			out = s.String()
+			return false
+		}
+		return true
+	})
+	return out
 }
 
 // Computation returns the computation with the given name, or nil.

@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"iter"
+	"strconv"
 	"strings"
 )
 
@@ -92,6 +93,9 @@ func eachKeyValue(v string, yield func(string, string) bool) {
 // Meta is what an instruction's metadata says about where it came from.
 type Meta struct {
 	OpType, OpName, SourceFile, SourceLine string
+	// StackFrame is its stack_frame_id: a frame of the module's StackFrames table, numbered
+	// from 1 (Module.Stack); 0 when it names none.
+	StackFrame int
 }
 
 // Metadata returns the fields of the instruction's metadata attribute that recomp reports.
@@ -111,6 +115,10 @@ func (in *Instruction) Metadata() Meta {
 			m.SourceFile = val
 		case "source_line":
 			m.SourceLine = val
+		case "stack_frame_id":
+			if n, err := strconv.Atoi(val); err == nil && n > 0 {
+				m.StackFrame = n
+			}
 		}
 	}
 	return m

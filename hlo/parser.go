@@ -417,7 +417,7 @@ func (p *parser) parseModule() (m *Module) {
 		p.singleInstruction()
 		return m
 	}
-	p.skipStackFrameTables()
+	p.stackFrameTables()
 	for p.peek() != 0 {
 		before := p.pos
 		if c := p.parseComputation(); c != nil {
@@ -496,14 +496,24 @@ func uniqueName(used map[string]bool, base string) string {
 	return name
 }
 
-// skipStackFrameTables skips the FileNames/FunctionNames/FileLocations/StackFrames tables that
-// newer XLA prints after the header, keeping the source files the FileNames table names
-// (Module.FileNames) and the functions the FunctionNames table names (Module.FunctionNames).
-func (p *parser) skipStackFrameTables() {
+// stackFrameTables reads the FileNames/FunctionNames/FileLocations/StackFrames tables that
+// newer XLA prints after the header (HloModule::PrintStackFrameIndex): the source files
+// (Module.FileNames), the functions (Module.FunctionNames), and the rows op metadata's
+// stack_frame_id walks (Module.Locations, Module.Frames). A row whose number is not the next
+// one, or whose fields do not read, is left out, and so are the frames after it.
+func (p *parser) stackFrameTables() {
 	for {
-		files := p.keyword("FileNames")
-		funcs := !files && p.keyword("FunctionNames")
-		if !(files || funcs || p.keyword("FileLocations") || p.keyword("StackFrames")) {
+		table := 0
+		switch {
+		case p.keyword("FileNames"):
+			table = tableFiles
+		case p.keyword("FunctionNames"):
+			table = tableFunctions
+		case p.keyword("FileLocations"):
+			table = tableLocations
+		case p.keyword("StackFrames"):
+			table = tableFrames
+		default:
 			return
 		}
 		for {
@@ -513,15 +523,97 @@ func (p *parser) skipStackFrameTables() {
 			}
 			start := p.pos
 			p.skipLine()
-			switch f := quotedFile(p.src[start:p.pos]); {
-			case f == "":
-			case files:
-				p.m.FileNames = append(p.m.FileNames, f)
-			case funcs && len(p.m.FunctionNames) < maxFunctionNames:
-				p.m.FunctionNames = append(p.m.FunctionNames, f)
-			}
+			p.tableRow(table, p.src[start:p.pos])
 		}
 	}
+}
+
+// The tables of stack frames a module may print.
+const (
+	tableFiles = iota + 1
+	tableFunctions
+	tableLocations
+	tableFrames
+)
+
+// tableRow reads one row of a stack-frame table: `1 "file.py"`, `1 {file_name_id=1
+// function_name_id=1 line=3 …}`, `1 {file_location_id=1 parent_frame_id=1}`.
+func (p *parser) tableRow(table int, line []byte) {
+	m := p.m
+	switch table {
+	case tableFiles:
+		if f := quotedFile(line); f != "" {
+			m.FileNames = append(m.FileNames, f)
+		}
+	case tableFunctions:
+		if f := quotedFile(line); f != "" && len(m.FunctionNames) < maxFunctionNames {
+			m.FunctionNames = append(m.FunctionNames, f)
+		}
+	case tableLocations:
+		if rowNumber(line) != len(m.Locations)+1 {
+			return
+		}
+		file, ok1 := rowField(line, "file_name_id")
+		fn, ok2 := rowField(line, "function_name_id")
+		ln, ok3 := rowField(line, "line")
+		if ok1 && ok3 {
+			if !ok2 {
+				fn = 0
+			}
+			m.Locations = append(m.Locations, Location{File: file, Function: fn, Line: ln})
+		}
+	case tableFrames:
+		if rowNumber(line) != len(m.Frames)+1 {
+			return
+		}
+		loc, ok1 := rowField(line, "file_location_id")
+		parent, ok2 := rowField(line, "parent_frame_id")
+		if ok1 && ok2 {
+			m.Frames = append(m.Frames, Frame{Location: loc, Parent: max(parent-1, 0)})
+		}
+	}
+}
+
+// rowNumber is the number a table row begins with (-1 when none reads).
+func rowNumber(line []byte) int {
+	n := 0
+	for i, c := range line {
+		if !isDigit(c) {
+			if i == 0 {
+				return -1
+			}
+			return n
+		}
+		if n > 1<<30 {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// rowField is the number after `key=` in a table row, where key follows `{` or a space.
+func rowField(line []byte, key string) (int32, bool) {
+	for i := 0; i < len(line); {
+		j := bytes.Index(line[i:], []byte(key))
+		if j < 0 {
+			return 0, false
+		}
+		at := i + j
+		end := at + len(key)
+		if at > 0 && (line[at-1] == '{' || line[at-1] == ' ') && end < len(line) && line[end] == '=' {
+			n, k := int64(0), end+1
+			for ; k < len(line) && isDigit(line[k]) && n < 1<<31; k++ {
+				n = n*10 + int64(line[k]-'0')
+			}
+			if k == end+1 || n >= 1<<31 {
+				return 0, false
+			}
+			return int32(n), true
+		}
+		i = end
+	}
+	return 0, false
 }
 
 // maxFunctionNames bounds Module.FunctionNames (a module of a large program lists thousands).

@@ -141,7 +141,7 @@ func (l *Ledger) note(u *Unit, ev logscan.Event) {
 		u.Graph = ev.Graph
 	}
 	if ev.Reason != "" && u.Why == "" {
-		u.Why = ev.Reason
+		u.explained(ev.Reason)
 	}
 	if ev.SeenBefore && (ev.Kind == logscan.CompileBegin || ev.Kind == logscan.CompileRequest) {
 		u.SeenBefore = true // the framework says it compiles the function again (dynamo's records)

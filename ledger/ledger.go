@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -23,9 +24,12 @@ type Ledger struct {
 	units      int // units started in this input
 	compiled   int // compilations of the program's own functions in this process (eager one-op programs left out)
 	whys       []pendingWhy
-	traces     []pendingTrace // tracing times waiting for the compilation they led to
-	marked     bool           // the warm-up marker of the current input has been seen
-	loadsLate  bool           // --warmup: the Warmup-th compilation has been seen
+	// traced are the facts of each function's latest trace the stack explained (at most
+	// maxTracedFunctions): a retrace's words are held against them (frameworks.Against)
+	traced    map[string][]cause.Fact
+	traces    []pendingTrace // tracing times waiting for the compilation they led to
+	marked    bool           // the warm-up marker of the current input has been seen
+	loadsLate bool           // --warmup: the Warmup-th compilation has been seen
 
 	sum          Summary
 	mods         map[string]*Module
@@ -393,9 +397,12 @@ func (l *Ledger) attachWhy(u *Unit) {
 		if u.Site.File == "" {
 			u.Site = w.site
 		}
+		now := frameworks.Facts(w.reason)
 		if !w.first && w.reason != "" {
-			u.Why = w.reason // the explanation of a retrace says more than a compile record's cause
+			u.explained(w.reason) // the explanation of a retrace says more than a compile record's cause
+			u.Facts = frameworks.Against(l.traced[w.function], now)
 		}
+		l.noteTraced(w.function, now)
 		u.Lambda = frameworks.LambdaSite(u.Producer, w.reason) // a first trace's too
 		break
 	}
@@ -568,4 +575,20 @@ func (l *Ledger) unlogged() []Unlogged {
 		}
 	}
 	return out
+}
+
+// maxTracedFunctions bounds Ledger.traced.
+const maxTracedFunctions = 4096
+
+// noteTraced keeps the facts of a function's latest explained trace, for the retrace after it.
+func (l *Ledger) noteTraced(function string, facts []cause.Fact) {
+	if function == "" || len(facts) == 0 {
+		return
+	}
+	if l.traced == nil {
+		l.traced = map[string][]cause.Fact{}
+	}
+	if _, ok := l.traced[function]; ok || len(l.traced) < maxTracedFunctions {
+		l.traced[function] = facts
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -84,6 +85,10 @@ type Unit struct {
 	// text, PyTorch/XLA's compilation cause).
 	Signature string
 	Why       string
+	// Facts are what Why states, read by the stack's unit when the ledger joined the
+	// explanation to the compilation (frameworks.Facts): the construct, the arguments and their
+	// old → new types, a first trace; nil when Why is "" or says none of them.
+	Facts []cause.Fact
 	// Graph is what the framework printed of the graph's interface (PyTorch/XLA: "inputs 17,
 	// outputs 41"); "" when it did not.
 	Graph string
@@ -285,4 +290,11 @@ func SortUnits(us []*Unit) {
 	slices.SortStableFunc(us, func(a, b *Unit) int {
 		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Line, b.Line))
 	})
+}
+
+// explained joins the stack's explanation of the compilation, why, and the facts its unit reads
+// in it (frameworks.Facts): read once here, so that what it says reaches the verdict, the live
+// lines and the findings as one value.
+func (u *Unit) explained(why string) {
+	u.Why, u.Facts = why, frameworks.Facts(why)
 }

@@ -37,11 +37,33 @@ const (
 	KindWeakType = cause.WeakType
 )
 
+// factsOf are the facts the stack's unit read in its explanation of a compilation, as the ledger
+// joined them (ledger.Unit.Facts); a unit made by hand with an explanation and no facts has them
+// read here.
+func factsOf(u *ledger.Unit) []cause.Fact {
+	if u.Facts == nil && u.Why != "" {
+		return frameworks.Facts(u.Why)
+	}
+	return u.Facts
+}
+
+// constructOf is the construct the stack's explanation of a compilation states
+// (cause.Constructs): a static argument, a pytree change, a weak type; ok is false when it names
+// none.
+func constructOf(u *ledger.Unit) (cause.Fact, bool) {
+	for _, f := range factsOf(u) {
+		if slices.Contains(cause.Constructs, f.Kind) {
+			return f, true
+		}
+	}
+	return cause.Fact{}, false
+}
+
 // constructCause reads the framework's explanation of a recompilation for the user's construct
 // it names: a static argument, a pytree change, a weak type. It returns the kind, what changed
 // and the framework's own words that show it; ok is false when the words name none.
-func constructCause(why string) (kind cause.Kind, ch, said string, ok bool) {
-	f, ok := frameworks.FactOf(why)
+func constructCause(u *ledger.Unit) (kind cause.Kind, ch, said string, ok bool) {
+	f, ok := constructOf(u)
 	return f.Kind, f.Change, f.Said, ok
 }
 
@@ -295,7 +317,7 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	seen := map[string]bool{}
 	for _, u := range compiled {
 		proc := fmt.Sprint(u.Input) + "\x00" + u.Process + "\x00"
-		if rebuilt == "" && (firstTrace(u.Why) || u.User && u.Why == "") {
+		if rebuilt == "" && (firstTrace(u) || u.User && u.Why == "") {
 			// JAX's first trace of a function (or a log of another run appended): nothing
 			// compiled before counts
 			for k := range seen {
@@ -309,13 +331,13 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 			seen[key] = true
 			continue
 		}
-		if k, _, _, ok := constructCause(u.Why); ok && k == KindPytree && metadataPath(u.Why) == "" {
+		if k, _, _, ok := constructCause(u); ok && k == KindPytree && metadataPath(u) == "" {
 			continue // a pytree's structure changed; its metadata holds static values
 		}
-		if p := metadataPath(u.Why); p != "" && meta == "" {
+		if p := metadataPath(u); p != "" && meta == "" {
 			meta, metaUnit = p, u
 		}
-		if valueEvidence(byUnit[u], u.Why, &values) {
+		if valueEvidence(byUnit[u], u, &values) {
 			units[u] = true
 		}
 	}
@@ -343,8 +365,8 @@ func traceValues(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 
 // metadataPath is the input path whose pytree metadata (static to jit) the stack said differs
 // ("" when it said not).
-func metadataPath(why string) string {
-	for _, f := range frameworks.Facts(why) {
+func metadataPath(u *ledger.Unit) string {
+	for _, f := range factsOf(u) {
 		if f.Metadata != "" {
 			return f.Metadata
 		}
@@ -353,16 +375,16 @@ func metadataPath(why string) string {
 }
 
 // firstTrace says whether the stack said it traced the function for the first time.
-func firstTrace(why string) bool {
-	return slices.ContainsFunc(frameworks.Facts(why), func(f cause.Fact) bool { return f.First })
+func firstTrace(u *ledger.Unit) bool {
+	return slices.ContainsFunc(factsOf(u), func(f cause.Fact) bool { return f.First })
 }
 
 // closestKeyTypes says whether JAX explained a compilation by argument types (a shape, a dtype):
 // of a signature compiled before, the types of its closest earlier key, which is not the one of
 // these types (JAX picks the closest key without its static arguments), so they are not what
 // changed.
-func closestKeyTypes(why string) bool {
-	switch k, _ := reasonCause(why); diff.CauseKind(k) {
+func closestKeyTypes(u *ledger.Unit) bool {
+	switch k, _ := reasonCause(u); diff.CauseKind(k) {
 	case diff.CauseBatchSize, diff.CauseInputShape, diff.CauseDtype:
 		return true
 	}
@@ -377,7 +399,7 @@ func rebuiltFunction(compiled []*ledger.Unit) (rebuilt string, ok bool) {
 		if !frameworks.BySignature(u.Producer) || u.Signature == "" || u.Eager {
 			return "", false
 		}
-		if k, c := reasonCause(u.Why); k == KindFunctionRebuilt && rebuilt == "" {
+		if k, c := reasonCause(u); k == KindFunctionRebuilt && rebuilt == "" {
 			rebuilt = c
 		}
 	}
@@ -388,9 +410,9 @@ func rebuiltFunction(compiled []*ledger.Unit) (rebuilt string, ok bool) {
 // effect: its comparison only constants or a structure changing, or identical graphs (never state
 // created once), or, without one, JAX's explanation the types of its closest key or a change of
 // pytree metadata. It adds the values a constant took to values.
-func valueEvidence(cs []diff.Cause, why string, values *[]string) bool {
+func valueEvidence(cs []diff.Cause, u *ledger.Unit, values *[]string) bool {
 	if len(cs) == 0 {
-		return closestKeyTypes(why) || metadataPath(why) != ""
+		return closestKeyTypes(u) || metadataPath(u) != ""
 	}
 	if cs[0].Once {
 		return false
@@ -416,6 +438,10 @@ type valueCause struct {
 	kind                  cause.Kind
 	change, short, advice string
 	values                []Values
+	// source is the line of the program whose op took the value (the dump's op metadata or
+	// stack frame, FILE:LINE with FILE its base name); "" when the comparisons name none or
+	// name more than one.
+	source string
 }
 
 // valueCauses are the compilations of a program that a Python value read at trace time explains,
@@ -433,12 +459,12 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	compiled = own
 	if p := staticOf(compiled, shapesWord(compiled)); p != nil {
 		for u := range p.newValue {
-			out[u] = valueCause{KindStaticArgument, p.change, p.short, p.advice, p.values}
+			out[u] = valueCause{kind: KindStaticArgument, change: p.change, short: p.short, advice: p.advice, values: p.values}
 		}
-		return out
+		return withSource(out, byUnit)
 	}
 	if attrs := attributesOf(compiled); attrs != nil {
-		return attrs
+		return withSource(attrs, byUnit)
 	}
 	units, kind, ch, advice, seen := traceValues(compiled, byUnit)
 	var vs []Values
@@ -449,7 +475,45 @@ func valueCauses(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) 
 	for u := range units {
 		out[u] = valueCause{kind: kind, change: ch, short: short, advice: advice, values: vs}
 	}
+	return withSource(out, byUnit)
+}
+
+// withSource gives the causes of a Python value the one line of the program whose op took
+// the constant each of their compilations changed (constantSource).
+func withSource(out map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) map[*ledger.Unit]valueCause {
+	units := make(map[*ledger.Unit]bool, len(out))
+	for u := range out {
+		units[u] = true
+	}
+	if src := constantSource(units, byUnit); src != "" {
+		for u, vc := range out {
+			vc.source = src
+			out[u] = vc
+		}
+	}
 	return out
+}
+
+// constantSource is the one line of the program whose op took the constant that each of units
+// changed, by the comparisons of their dumps (FILE:LINE, FILE its base name); "" when one names
+// none or two name different lines.
+func constantSource(units map[*ledger.Unit]bool, byUnit map[*ledger.Unit][]diff.Cause) string {
+	src := ""
+	for u := range units {
+		cs := byUnit[u]
+		if len(cs) == 0 || cs[0].Kind != diff.CauseConstant || cs[0].Constant == nil {
+			continue
+		}
+		s := cs[0].Constant.Source
+		switch {
+		case s == "":
+			return ""
+		case src != "" && s != src:
+			return ""
+		}
+		src = s
+	}
+	return baseSource(src)
 }
 
 // metadataAdvice is the stack's advice for a Python value held in the pytree metadata at path
@@ -491,8 +555,8 @@ func staticKey(args []ledger.StaticArg) string {
 
 // metadataStatics are the static attributes the stack said changed in a pytree's metadata
 // (a flax nnx Module's plain attribute), each old → new, in the order it named them; nil when none.
-func metadataStatics(why string) []cause.Attribute {
-	for _, f := range frameworks.Facts(why) {
+func metadataStatics(u *ledger.Unit) []cause.Attribute {
+	for _, f := range factsOf(u) {
 		if len(f.Attributes) > 0 {
 			return f.Attributes
 		}
@@ -508,7 +572,7 @@ func attributesOf(compiled []*ledger.Unit) map[*ledger.Unit]valueCause {
 	values := map[string][]string{}
 	units := map[*ledger.Unit]bool{}
 	for _, u := range compiled {
-		attrs := metadataStatics(u.Why)
+		attrs := metadataStatics(u)
 		if attrs == nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/ledger"
 )
@@ -28,7 +29,7 @@ func TestConstructCauseNamesWhatJAXSaid(t *testing.T) {
 		{"different input pytree:\n  * at input path [0][1], now <class 'tuple'> and before <class 'NoneType'>, so the node types differ",
 			KindPytree, "input path [0][1] (positional argument 1, counted from 0): NoneType → tuple", "now <class 'tuple'>"},
 	} {
-		kind, ch, said, ok := constructCause(tc.why)
+		kind, ch, said, ok := constructCause(explained(tc.why))
 		if !ok || kind != tc.kind || !strings.Contains(ch, tc.change) || !strings.Contains(said, tc.said) {
 			t.Errorf("%q: %v %q %q %q", tc.why, ok, kind, ch, said)
 		}
@@ -40,14 +41,14 @@ func TestConstructCauseNamesWhatJAXSaid(t *testing.T) {
 		{"different input types:\n  * at beta, seen f32[]{weak_type=True}, but now given f32[]{weak_type=False}\nwhere weak_type=True often means a Python builtin numeric value",
 			"at beta, seen f32[]{weak_type=True}, but now given f32[]{weak_type=False}"},
 	} {
-		kind, ch, said, ok := constructCause(tc.why)
+		kind, ch, said, ok := constructCause(explained(tc.why))
 		if !ok || kind != KindWeakType || said != tc.said || !strings.Contains(ch, "`beta`") || !strings.Contains(ch, "Python scalar") {
 			t.Errorf("%q: %v %q %q %q", tc.why, ok, kind, ch, said)
 		}
 	}
 	for _, why := range []string{"", "different input types:\n  * at x, now f32[24,8] and before f32[32,8]", "never seen function:\n f id=1 defined at t.py:1",
 		"different input types:\n  * at x, now bf16[]{weak_type=False} and before f32[]{weak_type=True}"} {
-		if _, _, _, ok := constructCause(why); ok {
+		if _, _, _, ok := constructCause(explained(why)); ok {
 			t.Errorf("%q names no construct", why)
 		}
 	}
@@ -77,12 +78,12 @@ func TestDynamoGuardOnAPythonValue(t *testing.T) {
 		"temperature == 1.0                                       # return torch.softmax(model(x) / temperature, dim=-1)  # t.py:444 in f",
 		"triggered by the following guard failure(s):\n    - 0/0: L['temperature'] == 1.0  # t.py:3",
 	} {
-		kind, ch, said, ok := constructCause(why)
+		kind, ch, said, ok := constructCause(explained(why))
 		if !ok || kind != KindPythonScalar || !strings.Contains(ch, "temperature changed from 1.0") || !strings.Contains(said, "temperature'] == 1.0") && !strings.HasPrefix(said, "temperature == 1.0") {
 			t.Errorf("%q: %v %q %q %q", why, ok, kind, ch, said)
 		}
 	}
-	if _, _, _, ok := constructCause("tensor 'x' size mismatch at index 1. expected 16, actual 24"); ok {
+	if _, _, _, ok := constructCause(explained("tensor 'x' size mismatch at index 1. expected 16, actual 24")); ok {
 		t.Error("a size guard is a shape, not a Python value")
 	}
 }
@@ -115,7 +116,7 @@ func FuzzConstructCause(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, why string) {
-		kind, _, said, ok := constructCause(why)
+		kind, _, said, ok := constructCause(explained(why))
 		if !ok {
 			return
 		}
@@ -356,4 +357,10 @@ func TestFoldRepeatAfterSetUp(t *testing.T) {
 	if out := foldRepeat(in, []*ledger.Unit{a, b, c, d}, by); len(out) != 1 || !slices.Equal(out[0].Numbers, []string{"1", "2", "3"}) {
 		t.Errorf("%+v", out)
 	}
+}
+
+// explained is a compilation the stack explained in words why, its facts read as the ledger
+// reads them when it joins the words.
+func explained(why string) *ledger.Unit {
+	return &ledger.Unit{Why: why, Facts: frameworks.Facts(why)}
 }

@@ -196,7 +196,7 @@ func TestStaticAttributeNamedFromTheMetadata(t *testing.T) {
 		return "different input pytree:\n  * at input path [0][0]._graphdef, now <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + meta(now) +
 			" and before <class 'flax.nnx.graphlib.GraphDef'> with pytree metadata " + meta(before) + ", so the pytree node metadata does not match"
 	}
-	if attrs := metadataStatics(why("1.0", "2.0")); len(attrs) != 1 || attrs[0] != (cause.Attribute{Name: "temperature", Old: "2.0", New: "1.0"}) {
+	if attrs := metadataStatics(explained(why("1.0", "2.0"))); len(attrs) != 1 || attrs[0] != (cause.Attribute{Name: "temperature", Old: "2.0", New: "1.0"}) {
 		t.Fatalf("%+v", attrs)
 	}
 	jax := logscan.ProducerJAX // the stack whose advice it is
@@ -206,7 +206,7 @@ func TestStaticAttributeNamedFromTheMetadata(t *testing.T) {
 		!strings.HasPrefix(got[us[1]].change, "static attribute `temperature` changed 2.0 → 1.0 → 0.667 (") || !strings.Contains(got[us[1]].advice, "nnx.Variable") {
 		t.Errorf("%+v", got)
 	}
-	if n := metadataStatics(why("1.0", "1.0")); n != nil {
+	if n := metadataStatics(explained(why("1.0", "1.0"))); n != nil {
 		t.Errorf("no value differs: %v", n)
 	}
 }
@@ -217,12 +217,12 @@ func FuzzMetadataStatics(f *testing.F) {
 	f.Add("different input pytree:\n  * at input path [0][0]._graphdef, now <class 'G'> with pytree metadata G(attributes=[('t', Static(value=1.0))]) and before <class 'G'> with pytree metadata G(attributes=[('t', Static(value=2.0))]), so the pytree node metadata does not match")
 	f.Add("* at input path [0], now x with pytree metadata")
 	f.Fuzz(func(t *testing.T, why string) {
-		for _, a := range metadataStatics(why) {
+		for _, a := range metadataStatics(explained(why)) {
 			if a.Old == a.New || !strings.Contains(why, "('"+a.Name+"', Static(value=") {
 				t.Fatalf("%q: %+v", why, a)
 			}
 		}
-		if p := metadataPath(why); p != "" && !strings.Contains(why, "at input path "+p+", now ") {
+		if p := metadataPath(explained(why)); p != "" && !strings.Contains(why, "at input path "+p+", now ") {
 			t.Fatalf("%q: path %q", why, p)
 		}
 		attributesOf([]*ledger.Unit{{Why: why}, {Why: why}})

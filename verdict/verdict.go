@@ -155,7 +155,8 @@ type Cause struct {
 	// compilation (one constant, the comparisons' only cause), its values in the order they
 	// compiled; Source the line of the op that took it (the dump's op metadata, FILE:LINE with
 	// FILE its base name; "" when the dump names none). Nil and "" otherwise. JSON gives them
-	// as values[0] with no name.
+	// as values[0] with no name. Source is also, for a Python value the dumps show baked in
+	// (Values with no name), the line whose op took it.
 	Numbers []string
 	Source  string
 	// Said is the framework's own words that name the cause, when the cause is a construct only
@@ -286,14 +287,14 @@ func unitCause(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, b
 	if vc, found := values[u]; found && again {
 		return vc.kind, vc.short, false, true
 	}
-	if kind, ch, _, named := constructCause(u.Why); named && again && (len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
+	if kind, ch, _, named := constructCause(u); named && again && (len(byUnit[u]) == 0 || overrides(kind, byUnit[u][0].Kind)) {
 		return kind, ch, false, true
 	}
 	if cs := byUnit[u]; len(cs) > 0 {
 		return cs[0].Kind, change(cs[0]), cs[0].Once, true
 	}
 	if u.Why != "" && again {
-		kind, ch := reasonCause(u.Why)
+		kind, ch := reasonCause(u)
 		return kind, ch, false, true
 	}
 	return "", "", false, false
@@ -438,15 +439,15 @@ func (t *causeTally) add(kind cause.Kind, ch, site string, from *diff.Cause) *Ca
 // trace time, the construct the framework names over the graphs' effect, the dump's main cause,
 // or the framework's words. It says whether the dump explained the compilation.
 func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) (linked bool) {
-	f, named := frameworks.FactOf(u.Why)
+	f, named := constructOf(u)
 	kind, said := f.Kind, f.Said
 	named = named && again
 	cs := byUnit[u]
 	// a static value JAX saw as pytree metadata (an nnx attribute) is the static value's
-	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u.Why) != "") {
+	if vc, ok := values[u]; ok && again && (!named || kind == vc.kind || kind == KindPytree && metadataPath(u) != "") {
 		// a Python value read at trace time: one cause with the values it took
 		c := t.add(vc.kind, vc.change, site, nil)
-		c.advice, c.Values = vc.advice, vc.values
+		c.advice, c.Values, c.Source = vc.advice, vc.values, vc.source
 		if named {
 			c.Said, c.SaidBy = said, saidBy(kind)
 		}
@@ -459,26 +460,37 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 		return len(cs) > 0
 	}
 	if len(cs) > 0 {
-		if named && overrides(kind, cs[0].Kind) {
-			t.addFact(f, site)
-			return true
-		}
-		c := t.add(cs[0].Kind, change(cs[0]), site, &cs[0])
-		if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
-			if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
-				c.Change, c.advice = what, adv
-			}
-		}
+		t.addCompared(u, f, named, cs, site)
 		return true
 	}
 	switch {
 	case named:
 		t.addFact(f, site)
 	case again && u.Why != "":
-		kind, ch := reasonCause(u.Why)
+		kind, ch := reasonCause(u)
 		t.add(kind, ch, site, nil)
 	}
 	return false
+}
+
+// addCompared counts one compilation the dumps' comparison explains (its causes cs): the
+// construct the stack names (f, when named) where it outranks the dump's lead, else the dump's
+// lead in the stack's words, and with it the construct where the dump shows only its effect
+// further down (two changes at once: a sequence length, and a pytree whose state became inputs).
+func (t *causeTally) addCompared(u *ledger.Unit, f cause.Fact, named bool, cs []diff.Cause, site string) {
+	if named && overrides(f.Kind, cs[0].Kind) {
+		t.addFact(f, site)
+		return
+	}
+	c := t.add(cs[0].Kind, change(cs[0]), site, &cs[0])
+	if fw := frameworks.ForProducer(u.Producer); fw != nil && fw.Construct != nil && !c.Once {
+		if what, adv, ok := fw.Construct(c.Kind, c.Change); ok {
+			c.Change, c.advice = what, adv
+		}
+	}
+	if named && slices.ContainsFunc(cs[1:], func(d diff.Cause) bool { return overrides(f.Kind, d.Kind) }) {
+		t.addFact(f, site)
+	}
 }
 
 // addFact counts one compilation of the construct the stack's own words state, at site: their
@@ -655,15 +667,15 @@ const KindFunctionRebuilt = cause.FunctionRebuilt
 // reasonCause reads a framework's explanation of a recompilation: the cause kind it shows and
 // what changed, old → new. The stack's unit reads its words into facts: a function made anew
 // first, then an argument's new type.
-func reasonCause(why string) (kind cause.Kind, ch string) {
-	fs := frameworks.Facts(why)
+func reasonCause(u *ledger.Unit) (kind cause.Kind, ch string) {
+	why, fs := u.Why, factsOf(u)
 	for _, f := range fs {
 		if f.Kind == KindFunctionRebuilt {
 			return f.Kind, f.Change
 		}
 	}
 	for _, f := range fs {
-		if f.Old != "" || f.New != "" {
+		if f.Change != "" && (f.Old != "" || f.New != "") {
 			return f.Kind, f.Change
 		}
 	}
@@ -751,7 +763,7 @@ func argName(compiled []*ledger.Unit, shapes [][][]int, arg int) string {
 		if u.Why == "" || arg >= len(shapes[i]) {
 			continue
 		}
-		for _, f := range frameworks.Facts(u.Why) {
+		for _, f := range factsOf(u) {
 			if f.Arg != "" && f.New != "" && !strings.ContainsAny(f.Arg, " \t") && slices.Equal(dimsOf(f.New), shapes[i][arg]) {
 				return f.Arg
 			}

@@ -178,7 +178,7 @@ func TestFunctionRebuilt(t *testing.T) {
 		"never seen function:\n  train_step id=140135523075232 defined at /w/jax_runs.py:673\nbut seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?",
 		"never seen function: train_step id=99 defined at /w/jax_runs.py:673 but seen another function defined on the same line; maybe the function is being re-defined repeatedly, preventing caching?",
 	} {
-		kind, ch := reasonCause(why)
+		kind, ch := reasonCause(explained(why))
 		if kind != KindFunctionRebuilt || ch != "train_step made anew (defined at jax_runs.py:673)" {
 			t.Errorf("%q: %q %q", why, kind, ch)
 		}
@@ -197,7 +197,7 @@ func TestReasonShapesWithCommas(t *testing.T) {
 		"different input types:\n  * at x, now f32[24,8] and before f32[32,8]; * at y, now f32[24,4] and before f32[32,4]":      "x: f32[32,8] → f32[24,8]",
 		"* at lr, seen float32[], but now given int32[]":                                                                        "lr: float32[] → int32[]",
 	} {
-		if _, got := reasonCause(why); got != want {
+		if _, got := reasonCause(explained(why)); got != want {
 			t.Errorf("%q: %q, want %q", why, got, want)
 		}
 	}

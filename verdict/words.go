@@ -271,10 +271,20 @@ func (c Cause) Sentence(framework string) string {
 			s = w + " " + s
 		}
 	}
+	s += c.madeAt()
 	if c.Said != "" {
 		s += fmt.Sprintf(" (%s said: %s)", cmp.Or(c.SaidBy, cmp.Or(framework, "the framework")), textutil.Shorten(c.Said, 160))
 	}
 	return s + c.countAndSites()
+}
+
+// madeAt says the line of the program whose op took the value, beside the lines that called
+// it, where the change does not say it already: " (baked into the graph at loss.py:12)".
+func (c Cause) madeAt() string {
+	if c.Source == "" || strings.Contains(c.Change, c.Source) {
+		return ""
+	}
+	return " (baked into the graph at " + c.Source + ")"
 }
 
 // countAndSites says in how many compilations a cause was seen (where more than one) and at which
@@ -293,7 +303,7 @@ func (c Cause) countAndSites() string {
 }
 
 // Summary is what changed, old → new, with how often and where.
-func (c Cause) Summary() string { return c.Change + c.countAndSites() }
+func (c Cause) Summary() string { return c.Change + c.madeAt() + c.countAndSites() }
 
 // namesArguments says whether a static argument's cause names the arguments whose values it
 // lists: its change then says what they are, in the stack's words.

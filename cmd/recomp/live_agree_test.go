@@ -14,14 +14,6 @@ import (
 	"github.com/recomp/recomp/verdict"
 )
 
-// liveDumpOnly are the committed runs whose live line names a cause the answer at the end does
-// not, each with why: the dump shows more than the stack's words the live line reads.
-var liveDumpOnly = map[string]string{
-	"jax-0.12/last-batch-both": "JAX names one argument whose first two dimensions changed (input shape); the dump shows every parameter's leading dimension changing alike, the batch, and the length beside it",
-	"jax-0.4/last-batch-both":  "as jax-0.12/last-batch-both",
-	"jax-0.12/adamw-state":     "one recompilation with two causes: JAX names the optimiser state's pytree change (None → tuple), the dump the sequence length first and the state as graph structure",
-}
-
 // TestLiveAgreesWithFinal holds every committed run's live lines to the answer at the end: each
 // cause a live line names for a program (the compilations after warm-up, as recomp run says them,
 // with the probe's records where the run has them) is one of the causes the final verdict names for
@@ -102,10 +94,6 @@ func TestLiveAgreesWithFinal(t *testing.T) {
 					continue // not a recompiled program at the end (a new program after warm-up)
 				}
 				if !slices.Contains(kinds, kind) {
-					if why, ok := liveDumpOnly[id]; ok {
-						t.Logf("%s: live %s, final %v (%s)", lv.Program, kind, kinds, why)
-						continue
-					}
 					t.Errorf("%s: the live line says %s (%q), the answer at the end %v", lv.Program, kind, lv.Sentence(), kinds)
 				}
 			}

@@ -79,3 +79,71 @@ type Attribute struct{ Name, Old, New string }
 // the graphs shows only the effect of (or nothing): a static argument, a pytree, a Python
 // scalar a tracer specialised on, a weak type.
 var Constructs = []Kind{StaticArgument, Pytree, PythonScalar, WeakType}
+
+// TypeKind is the kind of change between two array types as XLA prints them (f32[32,8] →
+// f32[24,8]): dtype when the element types differ, batch_size when only the leading dimension
+// did, input_shape when others did; "" when either is no array type or they are equal.
+func TypeKind(old, new string) Kind {
+	oe, od, ok1 := arrayType(old)
+	ne, nd, ok2 := arrayType(new)
+	switch {
+	case !ok1 || !ok2 || old == new:
+		return ""
+	case oe != ne:
+		return Dtype
+	}
+	if len(od) == len(nd) && len(od) > 0 && od[0] != nd[0] && equalDims(od[1:], nd[1:]) {
+		return BatchSize
+	}
+	return InputShape
+}
+
+// arrayType splits an array type (f32[32,8], with or without a layout or attributes after it)
+// into its element type and its dimensions.
+func arrayType(s string) (elem string, dims []string, ok bool) {
+	i := 0
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z') {
+		i++
+	}
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i >= len(s) || s[i] != '[' {
+		return "", nil, false
+	}
+	j := i + 1
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ',') {
+		j++
+	}
+	if j >= len(s) || s[j] != ']' {
+		return "", nil, false
+	}
+	if j > i+1 {
+		dims = splitComma(s[i+1 : j])
+	}
+	return s[:i], dims, true
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for k := 0; k <= len(s); k++ {
+		if k == len(s) || s[k] == ',' {
+			out = append(out, s[start:k])
+			start = k + 1
+		}
+	}
+	return out
+}
+
+func equalDims(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

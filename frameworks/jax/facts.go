@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
@@ -59,28 +60,55 @@ func typeChanges(why string) []cause.Fact {
 	for _, m := range reSeenNow.FindAllStringSubmatch(why, -1) {
 		out = append(out, typeChange(m[1], m[2], m[3], m[0]))
 	}
+	if sameBatch(out) {
+		for i := range out {
+			out[i].Kind = cause.BatchSize
+		}
+	}
 	return out
+}
+
+// sameBatch says whether the arguments JAX names with a new type all changed their leading
+// dimension the same way, in the same dtype and rank, as two dumps compared call a batch
+// (diff's shape rule): a last batch with fewer rows whose padded length changed with it is the
+// batch first, whatever one argument's other dimensions did. A leading dimension scaled as
+// another was (every side of a volume doubled) is one resize, not a batch.
+func sameBatch(fs []cause.Fact) bool {
+	old, new := "", ""
+	for _, f := range fs {
+		o, n := reShape.FindStringSubmatch(f.Old), reShape.FindStringSubmatch(f.New)
+		if o == nil || n == nil || o[1] != n[1] {
+			return false
+		}
+		od, nd := strings.Split(o[2], ","), strings.Split(n[2], ",")
+		if len(od) != len(nd) || o[2] == "" || od[0] == nd[0] || old != "" && (od[0] != old || nd[0] != new) {
+			return false
+		}
+		old, new = od[0], nd[0]
+		for i := 1; i < len(od); i++ {
+			if od[i] != nd[i] && scaled(old, new, od[i], nd[i]) {
+				return false
+			}
+		}
+	}
+	return old != ""
+}
+
+// scaled says whether a dimension went from a to b in the proportion the leading one went from
+// old to new.
+func scaled(old, new, a, b string) bool {
+	o, errO := strconv.Atoi(strings.TrimSpace(old))
+	n, errN := strconv.Atoi(strings.TrimSpace(new))
+	x, errA := strconv.Atoi(strings.TrimSpace(a))
+	y, errB := strconv.Atoi(strings.TrimSpace(b))
+	return errO == nil && errN == nil && errA == nil && errB == nil && o*y == n*x
 }
 
 // typeChange is the fact of argument arg's new type: the kind of change between two typed shapes.
 func typeChange(arg, old, new, said string) cause.Fact {
 	arg = strings.TrimSpace(arg)
-	f := cause.Fact{Arg: arg, Old: old, New: new, Said: strings.TrimPrefix(said, "* "), Change: fmt.Sprintf("%s: %s → %s", arg, old, new)}
-	o, n := reShape.FindStringSubmatch(old), reShape.FindStringSubmatch(new)
-	switch {
-	case o == nil || n == nil:
-		return f
-	case o[1] != n[1]:
-		f.Kind = cause.Dtype
-		return f
-	}
-	od, nd := strings.Split(o[2], ","), strings.Split(n[2], ",")
-	if len(od) == len(nd) && len(od) > 0 && od[0] != nd[0] && slices.Equal(od[1:], nd[1:]) {
-		f.Kind = cause.BatchSize
-	} else {
-		f.Kind = cause.InputShape
-	}
-	return f
+	return cause.Fact{Kind: cause.TypeKind(old, new), Arg: arg, Old: old, New: new, Said: strings.TrimPrefix(said, "* "),
+		Change: fmt.Sprintf("%s: %s → %s", arg, old, new)}
 }
 
 // reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".

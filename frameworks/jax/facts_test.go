@@ -19,6 +19,11 @@ func TestFacts(t *testing.T) {
 	}{
 		{"for train_step defined at t.py:3\n  all previously seen cache keys differ. For the closest previous key:\n  different input types:\n  * at x, now f32[24,8] and before f32[32,8]",
 			[]cause.Fact{{Kind: cause.BatchSize, Arg: "x", Old: "f32[32,8]", New: "f32[24,8]", Change: "x: f32[32,8] → f32[24,8]", Said: "at x, now f32[24,8] and before f32[32,8]"}}},
+		{"different input types:\n  * at tokens, now f32[4,24,8] and before f32[32,32,8]\n  * at mask, now f32[4,24] and before f32[32,32]\n  * at y, now f32[4,4] and before f32[32,4]",
+			[]cause.Fact{{Kind: cause.BatchSize, Arg: "tokens", Change: "tokens: f32[32,32,8] → f32[4,24,8]"}, {Kind: cause.BatchSize, Arg: "mask"}, {Kind: cause.BatchSize, Arg: "y"}}},
+		{"  * at v, seen f32[8,8,8], but now given f32[16,16,16]", []cause.Fact{{Kind: cause.InputShape, Arg: "v"}}},
+		{"  * at a, now f32[4,6] and before f32[32,8]\n  * at b, now f32[8] and before f32[32]",
+			[]cause.Fact{{Kind: cause.InputShape, Arg: "a"}, {Kind: cause.BatchSize, Arg: "b"}}},
 		{"closest seen input type signature has 1 mismatches, including:\n    * at x, seen f32[4,16,8], but now given bf16[4,16,8]",
 			[]cause.Fact{{Kind: cause.Dtype, Arg: "x", Old: "f32[4,16,8]", New: "bf16[4,16,8]", Change: "x: f32[4,16,8] → bf16[4,16,8]", Said: "at x, seen f32[4,16,8], but now given bf16[4,16,8]"}}},
 		{"  * at beta, now f32[]{weak_type=False} and before f32[]{weak_type=True}https://docs.jax.dev/en/latest/101/type_promotion.html#weak-types",

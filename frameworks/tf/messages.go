@@ -134,7 +134,7 @@ func funcGraph(c *logscan.Context, name string, lines []string) {
 	}
 	reason := ""
 	if len(params) > 0 {
-		reason = "new trace for input parameters:\n" + strings.Join(params, "\n")
+		reason = traceWords + "\n" + strings.Join(params, "\n")
 	}
 	c.Emit(logscan.Event{Kind: kind, Producer: logscan.ProducerTF, Signal: "tf:funcgraph", Module: fn, Reason: reason})
 }

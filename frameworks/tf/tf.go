@@ -32,6 +32,7 @@ var Framework = &framework.Framework{
 	// stack that prints them with its device compiler.
 	Producers: []logscan.Producer{logscan.ProducerTF, logscan.ProducerXLA},
 	Log:       messages,
+	Facts:     facts,
 	// What TF's compile records are about (traced functions, XLA clusters, signatures) and what
 	// they say is done to them.
 	Vocabulary: logscan.Vocabulary{

@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"verdict":                    {"diff", "frameworks", "frameworks/cause", "frameworks/framework", "internal/textutil", "ledger", "padding", "runfolder"},
 	"padding":                    {},
 	"diff":                       {"frameworks", "frameworks/cause", "hlo", "internal/input", "internal/openfile", "internal/textutil"},
-	"ledger":                     {"frameworks", "frameworks/framework", "internal/input", "internal/textutil", "logscan"},
+	"ledger":                     {"frameworks", "frameworks/cause", "frameworks/framework", "internal/input", "internal/textutil", "logscan"},
 	"cache":                      {"frameworks", "internal/input", "logscan"},
 	"runner":                     {"frameworks", "frameworks/framework", "internal/openfile", "runfolder"},
 	"internal/input":             {"internal/openfile", "runfolder"},

@@ -20,9 +20,9 @@ var (
 	reTensorOther = regexp.MustCompile(`tensor '(.+?)' (requires_grad|Tensor device index|dispatch key set|rank) mismatch`)
 	// dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", "G['G'] == 2.0",
 	// after "- 0/0: ", a source comment after it.
-	reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(?:[LG]\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
+	reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- )?(?:\d+/\d+: )?(?:[LG]\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
 	// a module's training flag: "fn._modules['1'].training == True", "L['self'].training == False"
-	reTraining = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(\S+?)\.training == (True|False)\b`)
+	reTraining = regexp.MustCompile(`(?m)^\s*(?:- )?(?:\d+/\d+: )?(\S+?)\.training == (True|False)\b`)
 	// the global state dynamo guards: "GLOBAL_STATE changed: grad_mode" (2.4+), "___check_global_state()"
 	reGlobal = regexp.MustCompile(`GLOBAL_STATE changed: ([\w, ]+?)\s*$|___check_global_state\(\)`)
 	// a function or object dynamo guards by identity: ___check_obj_id(L['fn'], 1403…)

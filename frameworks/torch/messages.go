@@ -43,11 +43,12 @@ var messages = &logscan.Framework{
 	Anchors: []string{
 		// The anchors' first 10 bytes are what the prefilter skips by: each was chosen so that
 		// scanning a log where they are rare stays as fast (logscan's BenchmarkScanNoisyLog).
-		"[__recompiles",     // dynamo 2.3+: [0/1] [__recompiles] Recompiling function F in FILE:LINE, its guard failures
-		"recompiles: ",      // dynamo 2.0-2.2: torch._dynamo.guards.__recompiles: [DEBUG] …, the tuple form
-		"start tracing ",    // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
-		"it config.",        // dynamo: hit config.cache_size_limit (8), recompile_limit
-		"RecompileLimitHit", // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
+		"[__recompiles",      // dynamo 2.3+: [0/1] [__recompiles] Recompiling function F in FILE:LINE, its guard failures
+		"recompiles: ",       // dynamo 2.0-2.2: torch._dynamo.guards.__recompiles: [DEBUG] …, the tuple form
+		"start tracing ",     // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
+		"compiler function ", // dynamo: Step 2: calling compiler function inductor, done compiler function
+		"it config.",         // dynamo: hit config.cache_size_limit (8), recompile_limit
+		"RecompileLimitHit",  // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
 	},
 	NewState: func() any { return &dynamo{} },
 	Finish:   func(c *logscan.Context) { flushRecompile(c); standalone(c) },

@@ -1,8 +1,13 @@
 package torch_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/recomp/recomp/ledger"
 
 	"github.com/recomp/recomp/internal/scantest"
 	"github.com/recomp/recomp/logscan"
@@ -76,5 +81,39 @@ func TestDynamoLayouts(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
+	}
+}
+
+// torch 2.9 with TORCH_LOGS=recompiles,dynamo (recomp run's setting) and recompile_limit 3: the
+// first compilation is counted from its "Step 2" lines and timed from "start tracing" to "done
+// compiler function"; each recompile record is one more; the record at the limit is none (dynamo
+// did not compile), and the limit is a warning that the function runs eagerly from then on.
+func TestFirstCompileAndTheLimit(t *testing.T) {
+	b, err := os.ReadFile("testdata/limit-2.9.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := scantest.Scan(t, string(b), logscan.Options{})
+	var got []string
+	warned := false
+	for _, ev := range evs {
+		switch ev.Kind {
+		case logscan.CompileBegin:
+			got = append(got, fmt.Sprintf("%d %s %v", ev.Line, ev.Module, ev.SeenBefore))
+		case logscan.FrameworkWarning:
+			warned = strings.Contains(ev.Detail, "(config.recompile_limit = 3)") && strings.Contains(ev.Detail, "runs eagerly") &&
+				ev.Module == "g.py:43 (lim)"
+		}
+	}
+	want := []string{"1 g.py:43 (lim) false", "4 g.py:43 (lim) true", "10 g.py:43 (lim) true"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || !warned {
+		t.Errorf("got %q, warned %v\nwant %q", got, warned, want)
+	}
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(string(b))}}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm := s.Ledger.Summary; sm.Compilations != 3 || sm.Recompilations != 2 || sm.CompileTime != (8+39+29)*time.Millisecond {
+		t.Errorf("summary %+v", sm)
 	}
 }

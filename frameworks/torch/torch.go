@@ -46,6 +46,8 @@ var Framework = &framework.Framework{
 		Evidence: "torch.compile: TORCH_LOGS=recompiles,dynamo",
 		Recompiled: "run with TORCH_LOGS=recompiles (dynamo then names the guard that failed at each recompilation; recompiles_verbose " +
 			"names every guard of every cached entry)",
+		Retrace: "dynamo compiles a function again when a guard of every entry it compiled fails: the cause above names the " +
+			"guard; TORCH_LOGS=recompiles_verbose lists every entry's",
 		Warning: "dynamo stops compiling a function after torch._dynamo.config.recompile_limit (8) compilations of one frame, and runs " +
 			"it eagerly (uncompiled) whenever none of its compiled entries' guards pass: remove the cause of the recompilations " +
 			"(the guard that fails), and raise the limit only for a known, bounded number of variants",

@@ -52,7 +52,7 @@ var messages = &logscan.Framework{
 	},
 	NewState: func() any { return &dynamo{} },
 	Finish:   func(c *logscan.Context) { flushRecompile(c); standalone(c) },
-	Rules: []logscan.Rule{
+	Rules: append(traceRules, []logscan.Rule{
 		{Contains: "] Step 1: torchdynamo start tracing ", Handle: func(c *logscan.Context, msg string) bool {
 			m := reDynamoStart.FindStringSubmatch(msg)
 			if m == nil {
@@ -90,7 +90,7 @@ var messages = &logscan.Framework{
 				SeenBefore: true, Reason: strings.TrimSpace(msg), Detail: "dynamo gave up compiling a function again: " + strings.TrimSpace(msg)})
 			return true
 		}},
-	},
+	}...),
 }
 
 // dynamo follows dynamo's records in one process.
@@ -113,6 +113,8 @@ type dynamo struct {
 	tracing  string
 	tracedAt logscan.Mark
 	handed   bool
+	// trace is what its structured trace's records said (nil before one)
+	trace *traceState
 }
 
 // Compiling is the function dynamo is compiling in the process of c's record, as recomp names

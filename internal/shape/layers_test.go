@@ -68,7 +68,7 @@ var allowed = map[string][]string{
 	"frameworks/keras":           {"frameworks/cause", "frameworks/framework", "logscan"},
 	"frameworks/neuron":          {"frameworks/framework", "logscan"},
 	"frameworks/tf":              {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "hlo", "logscan"},
-	"frameworks/torch":           {"frameworks/cause", "frameworks/framework", "logscan"},
+	"frameworks/torch":           {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "logscan"},
 	"frameworks/torchxla":        {"frameworks/cause", "frameworks/framework", "frameworks/internal/python", "frameworks/torch", "hlo", "logscan"},
 	"frameworks/wrappers":        {"frameworks/framework", "logscan"},
 	"frameworks/xla":             {"frameworks/framework", "logscan"},

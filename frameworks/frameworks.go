@@ -549,6 +549,17 @@ func CacheFolders(env []string) []CacheFolder {
 	return out
 }
 
+// TraceFile says whether a file name is one of a stack's trace files (Framework.TraceFiles): a
+// folder of them is read as its files.
+func TraceFile(name string) bool {
+	for _, fw := range all {
+		if fw.TraceFiles != nil && fw.TraceFiles.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // Packages are the Python distributions whose versions a run's manifest records, in order.
 func Packages() []string {
 	var out []string

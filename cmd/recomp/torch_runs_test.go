@@ -104,6 +104,14 @@ func checkTorchRun(t *testing.T, f string) {
 			}
 		}
 	}
+	if len(tr.Compiles) > 0 { // the trace folder as TORCH_TRACE left it, given as one input
+		_, out, _ := runRecomp("scan", "--format", "json", filepath.Join(dir, filepath.Dir(tr.Logs[0])))
+		var folder report.ScanJSON
+		if err := json.Unmarshal([]byte(out), &folder); err != nil || folder.Summary.Compilations != len(tr.Compiles) ||
+			folder.Summary.Recompilations != doc.Summary.Recompilations {
+			t.Errorf("the trace folder: %v, %+v; want %d compilations", err, folder.Summary, len(tr.Compiles))
+		}
+	}
 	if tr.Limit != nil {
 		found := false
 		for _, fd := range doc.Findings {

@@ -37,8 +37,10 @@ var Framework = &framework.Framework{
 			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
 	},
 	Packages: []string{"torch"},
-	Explains: guardedScalar,
-	Facts:    facts,
+	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
+	TraceFiles: regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
+	Explains:   guardedScalar,
+	Facts:      facts,
 	SaidBy: map[cause.Kind]string{cause.PythonScalar: "dynamo", cause.BatchSize: "dynamo", cause.InputShape: "dynamo",
 		cause.Dtype: "dynamo", cause.Layout: "dynamo", cause.FunctionRebuilt: "dynamo"},
 	Advice: framework.Advice{

@@ -3,6 +3,7 @@ package torch_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +88,30 @@ func FuzzTrace(f *testing.F) {
 		for s.Scan() {
 		}
 	})
+}
+
+// A trace folder (TORCH_TRACE=DIR, made without recomp) is read as its trace files: the same
+// counts as the file alone; other files in it are left alone.
+func TestTraceFolder(t *testing.T) {
+	b, err := os.ReadFile("testdata/trace-2.9.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "dedicated_log_torch_trace_m3l311la.log"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("Recompiling function f in /w/a.py:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: dir}}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm := s.Ledger.Summary; len(s.Inputs) != 1 || sm.Compilations != 2 || sm.Recompilations != 1 {
+		t.Errorf("inputs %d, compilations %d, recompilations %d", len(s.Inputs), sm.Compilations, sm.Recompilations)
+	}
+	if _, err := ledger.ReadLogs([]ledger.Log{{Path: t.TempDir()}}, ledger.ReadOptions{}); err == nil {
+		t.Error("a folder with no trace read as a log")
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/recomp/recomp/frameworks/keras"
 	"github.com/recomp/recomp/frameworks/neuron"
 	"github.com/recomp/recomp/frameworks/tf"
+	"github.com/recomp/recomp/frameworks/torch"
 	"github.com/recomp/recomp/frameworks/torchxla"
 	"github.com/recomp/recomp/frameworks/wrappers"
 	"github.com/recomp/recomp/frameworks/xla"
@@ -33,7 +34,7 @@ import (
 type Framework = framework.Framework
 
 // all are the stacks, in the order their rules are tried and their settings listed.
-var all = []*Framework{jax.Framework, tf.Framework, torchxla.Framework, ipu.Framework, neuron.Framework}
+var all = []*Framework{jax.Framework, tf.Framework, torch.Framework, torchxla.Framework, ipu.Framework, neuron.Framework}
 
 // compilers are the units of what is printed about a stack's compilations by something other
 // than the stack: the compiler under several stacks (XLA's slow-compile alarm), the libraries
@@ -546,6 +547,17 @@ func CacheFolders(env []string) []CacheFolder {
 		}
 	}
 	return out
+}
+
+// TraceFile says whether a file name is one of a stack's trace files (Framework.TraceFiles): a
+// folder of them is read as its files.
+func TraceFile(name string) bool {
+	for _, fw := range all {
+		if fw.TraceFiles != nil && fw.TraceFiles.MatchString(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Packages are the Python distributions whose versions a run's manifest records, in order.

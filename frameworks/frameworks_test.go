@@ -168,7 +168,7 @@ func TestAdviceFromUnits(t *testing.T) {
 	if got, want := ExecutionsAdvice(), "PyTorch/XLA's PT_XLA_DEBUG_LEVEL=2"; got != want {
 		t.Errorf("ExecutionsAdvice() = %q, want %q", got, want)
 	}
-	want := "check that the program runs a jit, tf.function(jit_compile=True) or PyTorch/XLA step, and that it does not send " +
+	want := "check that the program runs a jit, tf.function(jit_compile=True), torch.compile function or PyTorch/XLA step, and that it does not send " +
 		"the framework's logging to a file or silence it (logging.disable, absl's flags, a TF_CPP_MIN_LOG_LEVEL of its own)"
 	if got := NoCompileAdvice(); got != want {
 		t.Errorf("NoCompileAdvice() =\n%s\nwant\n%s", got, want)

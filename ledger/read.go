@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -146,12 +148,20 @@ func ReadLogs(logs []Log, opt ReadOptions) (*Scan, error) {
 		opt.Log = hclog.NewNullLogger()
 	}
 	opt.Ledger.AfterMarker = opt.Marker != nil
-	logs = slices.Clone(logs)
-	for i, l := range logs {
+	var in []Log
+	for _, l := range logs {
 		if l.Reader == nil {
-			logs[i].Path = input.RunLog(l.Path)
+			l.Path = input.RunLog(l.Path)
+			if files := traceFolder(l.Path); files != nil {
+				for _, f := range files {
+					in = append(in, Log{Path: f})
+				}
+				continue
+			}
 		}
+		in = append(in, l)
 	}
+	logs = in
 	start := time.Now()
 	out := make([]scanned, len(logs))
 	if opt.SameProcess {
@@ -713,4 +723,24 @@ func (u *untilLine) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// traceFolder lists the trace files (frameworks.TraceFile) of a folder that is no run folder,
+// in name order, each a process's log: a stack's trace folder given as a log (torch's
+// TORCH_TRACE). nil when path is no folder or holds none.
+func traceFolder(path string) []string {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && frameworks.TraceFile(e.Name()) {
+			out = append(out, filepath.Join(path, e.Name()))
+		}
+	}
+	return out
 }

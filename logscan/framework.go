@@ -296,6 +296,20 @@ func (c *Context) State() any {
 	return p.fwState[c.fw]
 }
 
+// Of is a Context for the same record with the state of the framework named name (a stack
+// whose records another explains: torch.compile's dynamo in front of PyTorch/XLA), nil when the
+// grammar has no such framework. Like c, it is valid only during the call c was given to.
+func (c *Context) Of(name string) *Context {
+	for i, f := range c.s.g.frameworks {
+		if f.Name == name {
+			o := *c
+			o.fw = i
+			return &o
+		}
+	}
+	return nil
+}
+
 // Emit adds an event for the current record: its file, line, rank and time are the record's,
 // and the record's layout names its producer when it does.
 func (c *Context) Emit(ev Event) { c.s.emit(c.h, c.line, ev) }

@@ -435,7 +435,7 @@ func TestNewWordingsAreUnread(t *testing.T) {
 		{"ipu", "10:00:02.123 4242 PO:ENGINE   [I] Poplar engine compilation for graph 'main' took 31.2 s"},
 		{"ipu", "[10:00:02.123] [poptorch:cpp] [info] PopTorch compiled the model in 12s"},
 		{"xla", "2026-01-02 10:00:00.000000: E external/xla/xla/service/slow_operation_alarm.cc:90] [Compiling module jit_step.5] Slow compile alert: 2m"},
-		{"torch-xla", "[0/2] [__recompiles] Recompiling frame forward in /w/model.py:12 because a guard failed: L['x'].size()[0] == 16"},
+		{"torch", "[0/2] [__recompiles] Recompiling frame forward in /w/model.py:12 because a guard failed: L['x'].size()[0] == 16"},
 		{"torch-xla", "Compilation Report: graph hash 1abebf43 compiled in 2.1s on device CPU:0"},
 		{"wrappers", "INFO 01-02 10:00:00 [tpu_worker.py:301] Precompiled the sampler for 12 input shapes in 31.5 s"},
 		{"neuron", "2026-01-02 10:00:00.000232:  4816  INFO ||NEURON_CC_WRAPPER||: Compiled MODULE_a7b0021f88c35fba5c31+39f12043 into /c/model.neff in 42 s"},

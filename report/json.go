@@ -174,14 +174,17 @@ type ModuleJSON struct {
 	CacheHits       int      `json:"cache_hits"`
 	CacheMisses     int      `json:"cache_misses"`
 	CompileSeconds  float64  `json:"compile_seconds"`
-	Hashes          []string `json:"hashes"`
-	HashCount       int      `json:"hash_count"`
-	Recompiled      bool     `json:"recompiled"`
-	Recompilations  int      `json:"recompilations"`
-	Eager           bool     `json:"eager"`
-	Inputs          int      `json:"inputs"`
-	Reasons         []string `json:"reasons"`
-	Signatures      []string `json:"signatures"`
+	// CompileSecondsEach is each of its compilations' seconds, in order, the first one included
+	// (of the first ledger.MaxUnits).
+	CompileSecondsEach []float64 `json:"compile_seconds_each"`
+	Hashes             []string  `json:"hashes"`
+	HashCount          int       `json:"hash_count"`
+	Recompiled         bool      `json:"recompiled"`
+	Recompilations     int       `json:"recompilations"`
+	Eager              bool      `json:"eager"`
+	Inputs             int       `json:"inputs"`
+	Reasons            []string  `json:"reasons"`
+	Signatures         []string  `json:"signatures"`
 	// Undecided: why the log cannot tell its recompilation from set-up (omitted when it can).
 	Undecided string `json:"undecided,omitempty"`
 }
@@ -264,7 +267,7 @@ func ScanDocument(s *explain.Scan) ScanJSON {
 	for _, m := range rep.Modules {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
-			CompileSeconds: seconds(m.CompileTime), Hashes: nonNil(m.Hashes), HashCount: m.HashCount, Recompiled: m.Recompiled,
+			CompileSeconds: seconds(m.CompileTime), CompileSecondsEach: eachSeconds(m), Hashes: nonNil(m.Hashes), HashCount: m.HashCount, Recompiled: m.Recompiled,
 			Recompilations: m.Recompilations, Eager: m.Eager && m.Compilations > 0, Inputs: m.Inputs,
 			Reasons: nonNil(m.Reasons), Signatures: nonNil(m.Signatures), Undecided: undecidedOf(m)})
 	}
@@ -596,4 +599,15 @@ func undecidedOf(m *ledger.Module) string {
 		}
 	}
 	return ""
+}
+
+// eachSeconds is each compilation's seconds of a family, in order ([] for none).
+func eachSeconds(m *ledger.Module) []float64 {
+	out := []float64{}
+	for _, u := range m.Units {
+		if u.Compiled {
+			out = append(out, seconds(u.Duration))
+		}
+	}
+	return out
 }

@@ -652,12 +652,8 @@ func change(c diff.Cause) string {
 	return c.Summary
 }
 
-// Explanations recomp reads old → new from where no unit gives facts: dynamo's "size mismatch at
-// index 1. expected 16, actual 24". reShape reads a typed shape (f32[32,8]).
-var (
-	reDynamoSize = regexp.MustCompile(`size mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
-	reShape      = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
-)
+// reShape reads a typed shape (f32[32,8]).
+var reShape = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
 
 // KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
 // jax.jit, a lambda or a closure made again, often in a loop), so nothing compiled for the old
@@ -679,12 +675,10 @@ func reasonCause(u *ledger.Unit) (kind cause.Kind, ch string) {
 			return f.Kind, f.Change
 		}
 	}
-	if m := reDynamoSize.FindStringSubmatch(why); m != nil {
-		kind := diff.CauseInputShape
-		if m[1] == "0" {
-			kind = diff.CauseBatchSize
+	for _, f := range fs {
+		if f.Kind != "" && f.Change != "" {
+			return f.Kind, f.Change
 		}
-		return kind, fmt.Sprintf("dimension %s: %s → %s", m[1], m[2], m[3])
 	}
 	line, _, _ := strings.Cut(ledger.SummarizeWhy(why), ";")
 	return "", strings.TrimSpace(line)
@@ -713,16 +707,16 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 			what = "the batch (leading dimension)"
 		}
 	} else {
-		// dynamo: "expected 16, actual 24" per recompilation
+		// the size of one dimension before and now, per recompilation (dynamo's guards)
 		for _, u := range compiled {
-			if m := reDynamoSize.FindStringSubmatch(u.Why); m != nil {
+			if f, ok := dimFact(u.Why); ok {
 				if len(seen) == 0 {
-					n, _ := strconv.Atoi(m[2])
+					n, _ := strconv.Atoi(f.Old)
 					seen = append(seen, n)
 				}
-				n, _ := strconv.Atoi(m[3])
+				n, _ := strconv.Atoi(f.New)
 				seen = append(seen, n)
-				what = "dimension " + m[1]
+				what = "dimension " + f.Dim
 			}
 		}
 	}
@@ -738,6 +732,17 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 	}
 	plans := padding.Plans(sizes, 8)
 	return &Sizes{What: what, Seen: seen, Pattern: padding.Pattern(seen), Plans: plans, Best: padding.Best(plans, 1, 0), Grows: growth}
+}
+
+// dimFact is the first fact of a stack's explanation of a compilation that names one dimension's
+// size before and now; ok false when none does.
+func dimFact(why string) (cause.Fact, bool) {
+	for _, f := range frameworks.Facts(why) {
+		if f.Dim != "" {
+			return f, true
+		}
+	}
+	return cause.Fact{}, false
 }
 
 // oneEachStep says whether a program's compilations came one per step of its loop, where the

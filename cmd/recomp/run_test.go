@@ -44,7 +44,7 @@ func TestRunShellProgram(t *testing.T) {
 	if doc.Scan.Summary.Compilations != 2 || doc.Gate == nil || doc.Gate.Passed {
 		t.Errorf("report %+v", doc)
 	}
-	if !strings.Contains(stderr, "compile logging on for jax, tf, torch-xla, ipu") || strings.Contains(stderr, "recomp run: XLA_FLAGS=") ||
+	if !strings.Contains(stderr, "compile logging on for jax, tf, torch, torch-xla, ipu") || strings.Contains(stderr, "recomp run: XLA_FLAGS=") ||
 		!strings.Contains(stderr, "recomp run FAIL") {
 		t.Errorf("stderr %s", stderr)
 	}

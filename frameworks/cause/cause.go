@@ -37,13 +37,19 @@ const (
 	// WeakType: an argument of the same shape and dtype changed between weakly typed (a Python
 	// scalar) and strongly typed (a NumPy or JAX scalar): a new cache key, an identical graph.
 	WeakType Kind = "weak_type"
+	// ModuleMode: a module's training flag changed (train() / eval()): torch.compile guards on
+	// it and compiles one graph per mode.
+	ModuleMode Kind = "module_mode"
+	// GlobalState: global state a tracer guards on changed (torch's grad mode, inference mode,
+	// autocast, default dtype).
+	GlobalState Kind = "global_state"
 )
 
 // Dumped lists the kinds two dumps compared show, in rank order.
 var Dumped = []Kind{Dtype, Sharding, BatchSize, InputShape, Constant, ModuleConfig, Layout, GraphStructure, Identical}
 
 // Worded lists the kinds only a framework's words show.
-var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue, WeakType}
+var Worded = []Kind{FunctionRebuilt, StaticArgument, Pytree, PythonScalar, PythonValue, WeakType, ModuleMode, GlobalState}
 
 // Fact is what a stack's own explanation of one compilation says changed, read by the stack's
 // unit from its own words: the construct's kind, the argument or input path it names, what
@@ -62,6 +68,9 @@ type Fact struct {
 	// and now as the compiler prints them (f32[32,8]); Kind is then the kind two dumps would
 	// show (batch_size, input_shape, dtype), or "" when the types are not arrays.
 	Old, New string
+	// Dim is, for a fact of one dimension's size (dynamo's "size mismatch at index 1"), the
+	// dimension's index, with Old and New the sizes before and now; "" for other facts.
+	Dim string
 	// First says the stack traced the function for the first time: nothing compiled before
 	// counts (JAX's "never seen function").
 	First bool

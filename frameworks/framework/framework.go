@@ -142,6 +142,9 @@ type Framework struct {
 	// part of the function's cache key (JAX's static arguments, a tf.function's Python
 	// arguments) and what to do when one changes; nil when its probe records none.
 	Static *Static
+	// TraceFiles matches the names of the files of a trace folder the stack writes, read as logs
+	// when the folder is given (torch's TORCH_TRACE: dedicated_log_torch_trace_*.log); nil: none.
+	TraceFiles *regexp.Regexp
 }
 
 // Static is a stack's words for a Python value passed to a compiled function that is part of its

@@ -1,7 +1,6 @@
 package torchxla
 
 import (
-	"bytes"
 	"path"
 	"regexp"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/frameworks/torch"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -21,23 +21,6 @@ var (
 	reProfilerCounts = regexp.MustCompile(`: (\d+) counts during (\d+) steps`)
 	reFrame          = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
 	reMetric         = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
-	// torch.compile's front end, dynamo (TORCH_LOGS=recompiles,dynamo): the function it traces
-	// for each compilation, and why it compiles one again.
-	reDynamoStart = regexp.MustCompile(`\[(\d+)/(\d+)\] Step 1: torchdynamo start tracing (\S+) (.+):(\d+)\s*$`)
-	// Every release's record of a recompilation: torch 2.3+ glog "[0/1] [__recompiles]
-	// Recompiling function F in FILE:LINE" (2.3 without the [frame/compile] id), 2.1/2.2
-	// "torch._dynamo.guards.__recompiles: [DEBUG] Recompiling function F in FILE:LINE", 2.0/2.1
-	// "('Recompiling function F in FILE:LINE', 'triggered by the following guard failure: G')"
-	// (2.0 without the line). Groups: compile id, function, file, line, guard failure.
-	reDynamoRecompile = regexp.MustCompile(`(?:\[(\d+/\d+)\] )?(?:\S*__recompiles(?:_verbose)?\S* (?:\[DEBUG\] )?)?\(?'?Recompiling function (\S+) in (.+?)(?::(\d+))?(?:'|\s*$)(?:, ["']triggered by the following guard failures?: (.*?)["']\))?`)
-	reDynamoFailure   = regexp.MustCompile(`__recompiles(?:_verbose)?\S*(?: \[DEBUG\])?\s+- (?:\d+/\d+: )?(.+?)\s*$`)
-	// dynamo giving up on a function it compiled too often: torch 2.2+ "[4/8] torch._dynamo hit
-	// config.cache_size_limit (8)" (2.6+ recompile_limit), then "function: 'F' (FILE:LINE)" and
-	// "last reason: R" on lines of their own (2.0: "reasons: R"); with fullgraph=True,
-	// "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached".
-	reDynamoLimit    = regexp.MustCompile(`hit (config\.\w+) \((\d+)\)`)
-	reDynamoLimitFn  = regexp.MustCompile(`\s function: '([^']+)' \((.+?)(?::(\d+))?\)\s*$`)
-	reDynamoLimitWhy = regexp.MustCompile(`\s (?:last reason|reasons): (?:\d+/\d+: )?(.*?)\s*$`)
 	// torch_xla's own compile trace (TF_CPP_VMODULE=tensor=5 before 1.13, xla_graph_executor=5
 	// after): "Compiling IR graph hash H on device TPU:3 ..." then "... done!".
 	reIRGraph = regexp.MustCompile(`Compiling IR graph hash ([0-9a-f]+) on device (\S+?)(?: (\.\.\.)\.*| done!)?\s*$`)
@@ -64,11 +47,6 @@ var messages = &logscan.Framework{
 		"FromDeviceTime",  // metrics report: Metric: TransferFromDeviceTime (host reads)
 		// The anchors' first 10 bytes are what the prefilter skips by: each was chosen so that
 		// scanning a log where they are rare stays as fast (logscan's BenchmarkScanNoisyLog).
-		"[__recompiles",      // dynamo 2.3+: [0/1] [__recompiles] Recompiling function F in FILE:LINE, its guard failures
-		"recompiles: ",       // dynamo 2.0-2.2: torch._dynamo.guards.__recompiles: [DEBUG] …, the tuple form
-		"start tracing ",     // dynamo: Step 1: torchdynamo start tracing F FILE:LINE
-		"it config.",         // dynamo: hit config.cache_size_limit (8), recompile_limit
-		"RecompileLimitHit",  // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
 		"MetricsData; step=", // [MetricsData; step=4] before a metrics report
 		"g IR graph hash ",   // Compiling IR graph hash H on device TPU:3 ...
 	},
@@ -77,7 +55,7 @@ var messages = &logscan.Framework{
 		"Metric: ", "Counter: ", "[MetricsData; step="},
 	Loggers:  map[string]logscan.Producer{"torch_xla": logscan.ProducerTorchXLA},
 	NewState: func() any { return &analysis{} },
-	Finish:   func(c *logscan.Context) { flush(c); flushRecompile(c); standalone(c) },
+	Finish:   flush,
 	Rules: []logscan.Rule{
 		{Prefix: "Compilation Analysis: ", Handle: func(c *logscan.Context, msg string) bool {
 			block(c, compileBlock, strings.TrimPrefix(msg, "Compilation Analysis: "))
@@ -112,42 +90,6 @@ var messages = &logscan.Framework{
 				c.Emit(logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:metric",
 					Detail: "CompileTime", Count: count, Step: n[2]})
 			}
-			return true
-		}},
-		{Contains: "] Step 1: torchdynamo start tracing ", Handle: func(c *logscan.Context, msg string) bool {
-			m := reDynamoStart.FindStringSubmatch(msg)
-			if m == nil {
-				return false
-			}
-			st := c.State().(*analysis)
-			frame := frameName(m[4], m[5], m[3])
-			flushRecompile(c)
-			st.frame = frame
-			c.Emit(logscan.Event{Kind: logscan.Trace, Producer: logscan.ProducerDynamo, Signal: "dynamo:start_tracing", Module: st.frame,
-				Path: st.frame, Detail: "dynamo traces " + st.frame})
-			return true
-		}},
-		{Contains: "Recompiling function ", Handle: recompileRecord},
-		{Contains: "__recompiles", Handle: func(c *logscan.Context, msg string) bool {
-			st := c.State().(*analysis)
-			m := reDynamoFailure.FindStringSubmatch(msg)
-			if m != nil && st.recompile && len(st.guards) < 8 {
-				st.guards = append(st.guards, m[1])
-			}
-			// A guard failure, or the line that introduces them; any other record of the
-			// recompiles logger is one recomp does not read (unread when it speaks of compiling).
-			return m != nil || strings.Contains(msg, "triggered by the following guard failure")
-		}},
-		{Contains: "hit config.", Handle: limitHit},
-		{Contains: "FailOnRecompileLimitHit", Handle: func(c *logscan.Context, msg string) bool {
-			st := c.State().(*analysis)
-			if st.limitHit {
-				return true // the function the warning before it named
-			}
-			flushRecompile(c)
-			standalone(c)
-			whole(c, c.Mark(), logscan.Event{Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: unnamedLimit,
-				SeenBefore: true, Reason: strings.TrimSpace(msg), Detail: "dynamo gave up compiling a function again: " + strings.TrimSpace(msg)})
 			return true
 		}},
 		{Contains: "Compiling IR graph hash ", Handle: func(c *logscan.Context, msg string) bool {
@@ -263,19 +205,6 @@ func parseDuration(v string) time.Duration {
 // when one is run: the cause, the graph hash and name, the Python frames that triggered it,
 // then a closing rule. A Post Compilation Analysis follows a compilation, with the sizes.
 type analysis struct {
-	// dynamo's function being compiled (file:line (function)), and a recompile record that
-	// waits for its guard failures
-	frame       string
-	recompile   bool
-	recompileAt logscan.Mark
-	recompileID string // the record's [frame/compile] id, "" when it has none
-	guards      []string
-	// unmatched are dynamo's recompile records no PyTorch/XLA Compilation Analysis followed
-	// yet; recorded are the functions with a recompile record in this process; limitHit says
-	// dynamo's cache-limit warning was just read.
-	unmatched []dynamoRecompile
-	recorded  map[string]bool
-	limitHit  bool
 	// step is the step of the last [MetricsData; step=N] header, "" before one.
 	step string
 
@@ -305,9 +234,8 @@ func block(c *logscan.Context, kind blockKind, body string) {
 	switch {
 	case body == "Compilation Cause" || body == "Execution Cause":
 		flush(c)
-		flushRecompile(c)
 		if kind == compileBlock {
-			p.unmatched = nil // PyTorch/XLA compiles what dynamo recompiled: that is the compilation
+			torch.HandedOver(c) // PyTorch/XLA compiles what dynamo recompiled: that is the compilation
 		}
 		p.open, p.wantCause = kind, true
 		t, dateKnown, stamp := c.Time()
@@ -356,9 +284,9 @@ func flush(c *logscan.Context) {
 	if p.open == noBlock {
 		return
 	}
-	if p.ev.Module == "" && p.ev.Path == "" && p.frame != "" && p.ev.Kind == logscan.CompileBegin {
+	if p.ev.Module == "" && p.ev.Path == "" && p.ev.Kind == logscan.CompileBegin {
 		// every frame is library code (torch.compile's): the graph is dynamo's function
-		p.ev.Path = p.frame
+		p.ev.Path = torch.Compiling(c)
 	}
 	if p.ev.Module == "" {
 		p.ev.Module = p.ev.Path
@@ -374,8 +302,7 @@ func flush(c *logscan.Context) {
 		p.ev.Caller = ""
 	}
 	c.Append(p.ev)
-	*p = analysis{computation: p.computation, frame: p.frame, recompile: p.recompile, recompileAt: p.recompileAt, recompileID: p.recompileID,
-		guards: p.guards, unmatched: p.unmatched, recorded: p.recorded, step: p.step}
+	*p = analysis{computation: p.computation, step: p.step}
 }
 
 // post reads a Post Compilation Analysis block: the compilation it follows has finished.
@@ -411,136 +338,6 @@ func inputsOf(frame string) string {
 		return frame[:i] + " (inputs of " + frame[i+2:]
 	}
 	return frame + " (inputs)"
-}
-
-// dynamoRecompile is a dynamo recompile record waiting to be known as PyTorch/XLA's compilation
-// or a compilation of its own.
-type dynamoRecompile struct {
-	at     logscan.Mark
-	frame  string
-	reason string
-}
-
-// unnamedLimit is the module of a recompile-limit error that names no function.
-const unnamedLimit = "torch.compile function (not named)"
-
-// recompileRecord reads dynamo's "Recompiling function F in FILE:LINE" in each release's
-// layout. The guard failures follow on lines of their own (2.1 and later) or in the same
-// record (2.0's tuple).
-func recompileRecord(c *logscan.Context, msg string) bool {
-	m := reDynamoRecompile.FindStringSubmatch(msg)
-	if m == nil {
-		return false
-	}
-	st := c.State().(*analysis)
-	frame := frameName(m[3], m[4], m[2])
-	if st.recompile && st.frame == frame && m[1] != "" && m[1] == st.recompileID {
-		return true // the verbose record of the same recompilation
-	}
-	flushRecompile(c)
-	standalone(c)
-	st.frame = frame
-	st.recompile, st.recompileAt, st.recompileID, st.guards = true, c.Mark(), m[1], nil
-	if g := strings.TrimSpace(m[5]); g != "" {
-		st.guards = append(st.guards, strings.NewReplacer(`\'`, "'", `\"`, `"`).Replace(g))
-	}
-	return true
-}
-
-// frameName names dynamo's function as recomp names PyTorch/XLA's graphs: file:line (function),
-// the file's base name (file alone when dynamo gave no line).
-func frameName(file, line, fn string) string {
-	if line == "" {
-		return path.Base(file) + " (" + fn + ")"
-	}
-	return path.Base(file) + ":" + line + " (" + fn + ")"
-}
-
-// limitHit reads dynamo's warning that a function reached its recompile limit: the function was
-// compiled as many times as the limit, so at least once again. When the log holds no recompile
-// record of the function, the warning stands for one recompilation (the fewest it implies);
-// "function:" and "last reason:" follow on lines of their own.
-func limitHit(c *logscan.Context, msg string) bool {
-	m := reDynamoLimit.FindStringSubmatch(msg)
-	if m == nil {
-		return false
-	}
-	flushRecompile(c)
-	standalone(c)
-	head := strings.TrimSpace(m[0])
-	at := c.Mark()
-	c.Hold(msg, func(l []byte) bool {
-		return bytes.Contains(l, []byte(" function: '")) || bytes.Contains(l, []byte(" reason")) || bytes.Contains(l, []byte(" recompilation "))
-	}, func(c *logscan.Context, lines []string) {
-		frame, why := unnamedLimit, ""
-		for _, l := range lines[1:] {
-			if f := reDynamoLimitFn.FindStringSubmatch(l); f != nil {
-				frame = frameName(f[2], f[3], f[1])
-			} else if w := reDynamoLimitWhy.FindStringSubmatch(l); w != nil && why == "" {
-				why = w[1]
-			}
-		}
-		limitRecord(c, at, head, frame, why)
-	})
-	return true
-}
-
-func limitRecord(c *logscan.Context, at logscan.Mark, head, frame, why string) {
-	st := c.State().(*analysis)
-	st.limitHit = true
-	if st.recorded[frame] {
-		return // its recompilations are counted from its records
-	}
-	reason := "dynamo " + head
-	if why != "" {
-		reason += "; last reason: " + why
-	}
-	whole(c, at, logscan.Event{Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: frame, Path: frame,
-		SeenBefore: true, Reason: reason, Detail: "dynamo compiled " + frame + " until it " + head})
-}
-
-// flushRecompile emits dynamo's record that it compiles a function again, with the guard
-// failures it gave: a recompilation of the function, whose first compilation may be unnamed
-// in the log (dynamo names a function only when it compiles it again). The record waits for
-// the PyTorch/XLA compilation that follows it, if any (see standalone).
-func flushRecompile(c *logscan.Context) {
-	st := c.State().(*analysis)
-	if !st.recompile {
-		return
-	}
-	st.recompile, st.limitHit = false, false
-	reason := strings.Join(st.guards, "\n")
-	c.EmitAt(st.recompileAt, logscan.Event{Kind: logscan.Retrace, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
-		Module: st.frame, Path: st.frame, Reason: reason, SeenBefore: true,
-		Detail: "dynamo compiles " + st.frame + " again"})
-	st.unmatched = append(st.unmatched, dynamoRecompile{at: st.recompileAt, frame: st.frame, reason: reason})
-	if st.recorded == nil {
-		st.recorded = map[string]bool{}
-	}
-	if len(st.recorded) < 1024 {
-		st.recorded[st.frame] = true
-	}
-	st.guards = nil
-}
-
-// standalone emits the recompile records no PyTorch/XLA compilation followed before the next
-// record or the end of the log: dynamo compiled the function again with another backend
-// (inductor, or PyTorch/XLA without its analysis), each a compilation of its own.
-func standalone(c *logscan.Context) {
-	st := c.State().(*analysis)
-	for _, r := range st.unmatched {
-		whole(c, r.at, logscan.Event{Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
-			Module: r.frame, Path: r.frame, Reason: r.reason, SeenBefore: true, Detail: "dynamo compiled " + r.frame + " again"})
-	}
-	st.unmatched = st.unmatched[:0]
-}
-
-// whole emits a compilation dynamo's record stands for, begun and finished at its line, so that
-// no later record joins it.
-func whole(c *logscan.Context, at logscan.Mark, ev logscan.Event) {
-	ev.Kind = logscan.CompileBegin
-	c.EmitAt(at, ev)
-	c.EmitAt(at, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module})
 }
 
 // graphInfo reads a compile block's "Number of Graph Inputs: N" and "… Outputs: M" into the

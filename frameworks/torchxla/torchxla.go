@@ -12,6 +12,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/frameworks/torch"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/logscan"
 )
@@ -23,14 +24,14 @@ const Name = "torch-xla"
 var Framework = &framework.Framework{
 	Name:      Name,
 	Title:     "PyTorch/XLA",
-	Producers: []logscan.Producer{logscan.ProducerTorchXLA, logscan.ProducerDynamo},
+	Producers: []logscan.Producer{logscan.ProducerTorchXLA},
 	Log:       messages,
-	// What PyTorch/XLA's and dynamo's compile records are about (graphs, frames, IR, HLO) and
+	// What PyTorch/XLA's compile records are about (graphs, frames, IR, HLO) and
 	// what they say is done to them: a line with both that no rule read is a record of a wording
 	// recomp does not know. PyTorch/XLA's warning about its persistent cache under IR debugging
 	// is no compile record.
 	Vocabulary: logscan.Vocabulary{
-		Subjects: []string{"graph hash", "IR graph", "FX graph", "SyncTensorsGraph", "HLO", "torch_xla", "dynamo", "frame", "function"},
+		Subjects: []string{"graph hash", "IR graph", "FX graph", "SyncTensorsGraph", "HLO", "torch_xla", "frame", "function"},
 		Actions:  []string{"ompil", "OMPIL"},
 		Sweep:    slices.Concat(framework.CompileForms, framework.CompileFormsUpper),
 		Known:    []string{"Using persistent compilation cache with XLA_HLO_DEBUG"},
@@ -50,6 +51,9 @@ var Framework = &framework.Framework{
 			return "", false
 		},
 	},
+	// torch.compile's settings too: with backend="openxla" dynamo names the function of each
+	// graph and says why it compiles one again.
+	Also: []string{torch.Name},
 	Settings: []framework.Setting{
 		// Level 1 analyses each compilation; level 2 also each execution, every step: 13 lines and
 		// about 10% of a small step's time, for nothing recomp needs.
@@ -57,8 +61,6 @@ var Framework = &framework.Framework{
 			Prints: regexp.MustCompile(`^(?:(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: |Computation hash: [0-9a-f]+$)`),
 			Off:    func(v string) bool { return strings.TrimSpace(v) == "0" }},
 		{Name: "PT_XLA_DEBUG_MAX_FRAME", Value: "32", Effect: "an analysis block lists up to 32 Python frames (8 by default): under torch.compile the program's own line is deeper than 8; longer blocks, nothing per step"},
-		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",
-			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
 		// Not XLA_HLO_DEBUG=1: it records the Python line of every op of every traced step (about
 		// 10% of a small step's CPU time, measured with recomp-bench's loop) and changes the graph
 		// hash, so persistent-cache entries made without it are not reused. Set by the user, it
@@ -75,14 +77,12 @@ var Framework = &framework.Framework{
 	// a few counter reads a step, where PT_XLA_DEBUG_LEVEL=2 prints 13 lines.
 	Probe: &framework.Probe{Package: "torch_xla", Hook: probeHook, Function: "_on_torch_xla",
 		Records: "each torch_xla step that compiled (a few counter reads a step)", Attach: framework.AttachSteps, Event: "sync"},
-	Packages:          []string{"torch", "torch_xla"},
+	Packages:          []string{"torch_xla"},
 	CompileTimeMetric: "CompileTime",
 	CacheHitMetric:    "CachedCompile",
 	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
 	Construct:         specialScalar,
-	Explains:          guardedScalar,
-	SaidBy:            map[cause.Kind]string{cause.PythonScalar: "dynamo"},
 	HostRead: func(reason string) bool {
 		return strings.Contains(reason, "user code trying to access tensor value")
 	},
@@ -156,23 +156,6 @@ func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note 
 
 // reSpecialScalar is an input that became the constant 0 or 1 (parameter(3) → 1).
 var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)$`)
-
-// reDynamoEq is dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", after
-// "- 0/0: ".
-var reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- \d+/\d+: )?(?:L\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
-
-// guardedScalar reads dynamo's guard failure on a Python number argument it had specialised the
-// function on (torch.compile): the value changed.
-func guardedScalar(why string) (kind cause.Kind, ch, said string, ok bool) {
-	m := reDynamoEq.FindStringSubmatch(why)
-	if m == nil {
-		return "", "", "", false
-	}
-	name := m[1] + m[2]
-	said = strings.TrimSpace(m[0])
-	said = strings.TrimSpace(strings.TrimSuffix(said, "#"))
-	return cause.PythonScalar, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
-}
 
 // specialScalar: PyTorch/XLA uploads a Python number used in an op as device data (one graph for
 // every value) except 0 and 1, its special scalars, which it bakes into the graph as constants:

@@ -20,15 +20,16 @@ const Name = "wrappers"
 
 // The producers of the wrappers' notices.
 const (
-	ProducerVLLM    logscan.Producer = "vllm"
-	ProducerFairseq logscan.Producer = "fairseq"
+	ProducerVLLM      logscan.Producer = "vllm"
+	ProducerFairseq   logscan.Producer = "fairseq"
+	ProducerJetStream logscan.Producer = "jetstream"
 )
 
 // Framework is the wrappers' notices.
 var Framework = &framework.Framework{
 	Name:      Name,
 	Title:     "serving engines and training wrappers",
-	Producers: []logscan.Producer{ProducerVLLM, ProducerFairseq},
+	Producers: []logscan.Producer{ProducerVLLM, ProducerFairseq, ProducerJetStream},
 	Log:       messages,
 	Vocabulary: logscan.Vocabulary{
 		Subjects: []string{"input shapes", "Precompile", "precompil"},
@@ -36,13 +37,17 @@ var Framework = &framework.Framework{
 		Sweep:    framework.CompileForms,
 		// tpu-inference's "Precompile NAME --> {…}" in a layout that does not name its file:
 		// its "Compilation finished" lines count the compilations.
-		Known: []string{" --> {"},
+		// vLLM's once-a-process note that it caches a graph, and its per-graph debug lines of a
+		// load (the line that counts is "Directly load the compiled graph(s) …").
+		// vLLM's torch.compile set-up lines (its cache folder, dynamo's tracing time) are no
+		// compilation.
+		Known: []string{" --> {", "Cache the graph ", "-th graph for ", "for vLLM's torch.compile", "Dynamo bytecode transform time"},
 	},
 	Identity: framework.Identity{
 		// Each input shape of a precompile loop is a program of its own: compiling the next
 		// shape is no recompilation.
 		Program: func(family, _, signature string) (string, bool) {
-			if !strings.HasPrefix(family, "vllm ") || signature == "" {
+			if !strings.HasPrefix(family, "vllm ") && !strings.HasPrefix(family, "jetstream ") || signature == "" {
 				return "", false
 			}
 			return family + " [" + signature + "]", true
@@ -70,6 +75,15 @@ var Framework = &framework.Framework{
 //	tpu-inference (compilation_manager.py, 2026): "Precompile NAME --> {SHAPE}" before each
 //	program, "Compilation finished in T [secs]." after it.
 //
+// vLLM's torch.compile backend (vllm/compilation/backends.py, V1, 2025–2026), once per shape it
+// compiles: "Compiling a graph for dynamic shape takes 12.34 s" ("for shape 8", later "for compile
+// range (1, 8192)"), or, served from its compile cache, "Directly load the compiled graph(s) for
+// dynamic shape from the cache, took 2.810 s"; at DEBUG, "Store the 0-th graph for dynamic shape
+// from inductor_standalone via handle (…)" for each piecewise graph it writes to the cache.
+// JetStream's and MaxText's prefill warm-up (jetstream/core/... aot_utils.py): "---------Prefill
+// engine 0 compiled for prefill length 64.---------", per bucket; programs that log through absl and
+// Python's logging both print each line twice (counted once: DropRepeats).
+//
 // The loop's total time falls on its last shape when the log gives no time per shape. And
 // fairseq's trainer (fairseq/trainer.py _check_xla_compilation), each step PyTorch/XLA's
 // CompileTime count grew: "XLA compilation detected on device #R; too many of these can lead
@@ -81,8 +95,16 @@ var (
 	reDone      = regexp.MustCompile(`Compilation (?:for (prefill|decode|prefix prefill) done|finished) in (?:in )?([0-9.]+) (?:s\.|\[secs\])`)
 	rePrecomp   = regexp.MustCompile(`^Precompile (.+?) --> (.*?)\s*$`)
 	reFairseq   = regexp.MustCompile(`^XLA compilation detected on device #(\d+)`)
+	vllmShape   = `(dynamic shape|shape \S+|compile range \([^)]*\))`
+	reVLLMGraph = regexp.MustCompile(`Compiling a graph for ` + vllmShape + ` takes ([0-9.]+) s`)
+	reVLLMLoad  = regexp.MustCompile(`Directly load the compiled graph\(s\) for ` + vllmShape + ` from the cache, took ([0-9.]+) s`)
+	reVLLMStore = regexp.MustCompile(`Store the (\d+)-th graph for ` + vllmShape + ` from (\S+) via handle`)
+	rePrefill   = regexp.MustCompile(`Prefill engine (\d+) compiled for prefill length (\d+)`)
 	vllmHeads   = []string{"Compiling the model with different input shapes", "Compiling sampling with different input shapes"}
 	shapeSignal = logscan.Signal("vllm:shape")
+	// vllmGraph is the program vLLM's torch.compile backend compiles (its model's forward, split
+	// into piecewise graphs), one per shape.
+	vllmGraph = "vllm compiled graph"
 )
 
 // state follows a precompile loop within one process.
@@ -102,7 +124,9 @@ var messages = &logscan.Framework{
 	// prefilter a fifth more compares on a noisy log): its line is read when vLLM's prefix
 	// names compilation_manager.py ("ompilation" anchors it), and without it the program is
 	// read from the line with its time.
-	Anchors: []string{"input shapes", "batch_size: ", "num_tokens: "},
+	Anchors: []string{"input shapes", "batch_size: ", "num_tokens: ", "Compiling a graph for ", "Directly load the compiled graph",
+		"-th graph for ", "compiled for prefill length "},
+	DropRepeats: []logscan.Producer{ProducerJetStream},
 	Heads: append([]string{"batch_size: ", "-- num_tokens: ", "Precompile ", "Compilation for ", "Compilation finished in ",
 		"-- Compilation for ", "XLA compilation detected on device #"}, vllmHeads...),
 	// A loop cut short leaves its last shape open: Unfinished says so.
@@ -163,6 +187,47 @@ var messages = &logscan.Framework{
 			if st.open {
 				closeShape(c, st, d)
 			}
+			return true
+		}},
+		{Contains: "Compiling a graph for ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reVLLMGraph.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			secs, _ := strconv.ParseFloat(m[2], 64)
+			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerVLLM, Signal: "vllm:graph", Module: vllmGraph, Signature: m[1]})
+			c.Emit(logscan.Event{Kind: logscan.CompileFinished, Producer: ProducerVLLM, Signal: "vllm:graph", Module: vllmGraph,
+				Duration: time.Duration(secs * float64(time.Second))})
+			return true
+		}},
+		{Contains: "Directly load the compiled graph", Handle: func(c *logscan.Context, msg string) bool {
+			m := reVLLMLoad.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			secs, _ := strconv.ParseFloat(m[2], 64)
+			c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: ProducerVLLM, Signal: "vllm:graph_load", Module: vllmGraph, Signature: m[1],
+				Duration: time.Duration(secs * float64(time.Second)), Detail: "vLLM loaded the compiled graph(s) for " + m[1] + " from its compile cache"})
+			return true
+		}},
+		{Contains: "-th graph for ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reVLLMStore.FindStringSubmatch(msg)
+			if m == nil {
+				return strings.Contains(msg, "Directly load the ") // a piecewise graph's load: the summary line counts
+			}
+			c.Emit(logscan.Event{Kind: logscan.CacheWrite, Producer: ProducerVLLM, Signal: "vllm:graph_store", Module: vllmGraph, Signature: m[2],
+				Detail: "vLLM stored piecewise graph " + m[1] + " for " + m[2] + " (" + m[3] + ") in its compile cache"})
+			return true
+		}},
+		{Contains: "compiled for prefill length ", Handle: func(c *logscan.Context, msg string) bool {
+			m := rePrefill.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			mod := "jetstream prefill engine " + m[1]
+			// one event, so that the same line printed again by a second logger is dropped as a
+			// repeat of it
+			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: ProducerJetStream, Signal: "jetstream:prefill", Module: mod, Signature: "prefill length " + m[2]})
 			return true
 		}},
 		{Contains: "XLA compilation detected on device #", Handle: func(c *logscan.Context, msg string) bool {

@@ -70,3 +70,37 @@ func TestPrecompileLoops(t *testing.T) {
 		}
 	}
 }
+
+// vLLM's torch.compile backend and JetStream's prefill warm-up, in lines from public threads
+// (vllm-project/vllm#26379, vllm-ascend#9744, vllm-musa#69; JetStream's aot_utils.py wording, its
+// line printed again by a second logger): a compilation per shape with its time, a load from the
+// compile cache as a hit, a stored piecewise graph as a write, each prefill length once.
+func TestServingEngineLines(t *testing.T) {
+	log := "(EngineCore_DP0 pid=3419510) INFO 10-07 16:12:15 [compilation/backends.py:548] Using cache directory: /h/.cache/vllm/torch_compile_cache/597cba1e1f/rank_0_0/backbone for vLLM's torch.compile\n" +
+		"(EngineCore_DP0 pid=3419510) INFO 10-07 16:12:15 [compilation/backends.py:559] Dynamo bytecode transform time: 5.80 s\n" +
+		"(EngineCore_DP0 pid=3419510) INFO 10-07 16:12:18 [compilation/backends.py:197] Cache the graph for dynamic shape for later use\n" +
+		"(EngineCore_DP0 pid=3419510) DEBUG 10-07 16:12:18 [compilation/backends.py:203] Store the 0-th graph for dynamic shape from inductor_standalone via handle ('artifact_shape_None_subgraph_0', '/h/a0')\n" +
+		"(EngineCore_DP0 pid=3419510) INFO 10-07 16:12:25 [compilation/backends.py:215] Compiling a graph for dynamic shape takes 9.12 s\n" +
+		"(EngineCore pid=860220) INFO 06-01 07:14:59 [backends.py:393] Compiling a graph for compile range (1, 8192) takes 11.15 s\n" +
+		"(EngineCore pid=853067) INFO 06-01 07:05:56 [backends.py:292] Directly load the compiled graph(s) for compile range (1, 8192) from the cache, took 0.126 s\n" +
+		"DEBUG 08-06 10:17:27 [backends.py:125] Directly load the 16-th graph for dynamic shape from inductor via handle ('fvbv', '/r/c.py')\n" +
+		"I0102 10:00:00.000000 1 aot_utils.py:70] ---------Prefill engine 0 compiled for prefill length 64.---------\n" +
+		"---------Prefill engine 0 compiled for prefill length 64.---------\n" +
+		"I0102 10:00:01.000000 1 aot_utils.py:70] ---------Prefill engine 0 compiled for prefill length 128.---------\n"
+	evs, st := scantest.Scan(t, log, logscan.Options{})
+	var got []string
+	for _, ev := range evs {
+		got = append(got, string(ev.Kind)+" "+ev.Module+" ["+ev.Signature+"] "+ev.Duration.String())
+	}
+	want := []string{
+		"cache_write vllm compiled graph [dynamic shape] 0s",
+		"compile_begin vllm compiled graph [dynamic shape] 0s", "compile_finished vllm compiled graph [] 9.12s",
+		"compile_begin vllm compiled graph [compile range (1, 8192)] 0s", "compile_finished vllm compiled graph [] 11.15s",
+		"cache_hit vllm compiled graph [compile range (1, 8192)] 126ms",
+		"compile_begin jetstream prefill engine 0 [prefill length 64] 0s",
+		"compile_begin jetstream prefill engine 0 [prefill length 128] 0s",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || st.Unread != 0 {
+		t.Errorf("got %q (unread %d)\nwant %q", got, st.Unread, want)
+	}
+}

@@ -99,7 +99,7 @@ func TestNoStackNamedOutsideUnits(t *testing.T) {
 // package that matched them would parse a stack's words outside its unit.
 var stackWording = regexp.MustCompile(`TRACING CACHE MISS|never seen function|weak_type=|different input pytree|with pytree metadata|` +
 	`pytree node metadata|explanation unavailable|being re-defined|seen another function defined|ShapedArray|previously seen cache keys|` +
-	`but now given|Static\\?\(value|different input types|closest seen input`)
+	`but now given|Static\\?\(value|different input types|closest seen input|size mismatch at|Recompiling function|GLOBAL_STATE changed|recompile_limit|cache_size_limit`)
 
 // stackWorded lists the files outside frameworks/ that still hold a stack's wording, with how many
 // string literals each, and why. A new one fails the test: let the stack's unit read its words

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recomp/recomp/report"
+)
+
+// torchTruth is what a torch.compile run's truth.json adds (testdata/runs/gen/torch_runs.py):
+// dynamo's own record of each compilation, and the recompile limit the program reached.
+type torchTruth struct {
+	Scenario string           `json:"scenario"`
+	Logs     []string         `json:"logs"`
+	Cause    *string          `json:"cause"`
+	Recomp   []string         `json:"recompiled"`
+	Compiles []torchCompile   `json:"compiles"`
+	Dynamo   []torchCompile   `json:"dynamo_compiles"`
+	Limit    *torchLimitTruth `json:"recompile_limit"`
+}
+
+type torchCompile struct {
+	Identity string  `json:"identity"`
+	Seconds  float64 `json:"seconds"`
+}
+
+type torchLimitTruth struct {
+	Identity   string `json:"identity"`
+	Limit      int    `json:"limit"`
+	Compiled   int    `json:"compiled"`
+	EagerCalls int    `json:"eager_calls"`
+}
+
+// TestTorchRuns holds scan of each torch.compile run (its log, or its structured trace) to what
+// the generic run checks leave out: the stack named, the cause the verdict leads with, every
+// compilation's seconds from the trace within 1% of dynamo's own (the first one counted), and
+// the recompile limit with its eager fallback.
+func TestTorchRuns(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/runs/torch-[0-9]*/*/truth.json")
+	if len(files) == 0 {
+		t.Skip("no torch.compile runs")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) { checkTorchRun(t, f) })
+	}
+}
+
+func checkTorchRun(t *testing.T, f string) {
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr torchTruth
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(f)
+	args := []string{"scan", "--format", "json"}
+	for _, l := range tr.Logs {
+		args = append(args, filepath.Join(dir, l))
+	}
+	code, out, stderr := runRecomp(args...)
+	if code != 0 {
+		t.Fatalf("scan exit %d: %s", code, stderr)
+	}
+	var doc report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Verdict.Programs {
+		if p.Framework != "torch" {
+			t.Errorf("%s: framework %q, want torch", p.Program, p.Framework)
+		}
+	}
+	if tr.Cause != nil {
+		found := false
+		for _, p := range doc.Verdict.Programs {
+			if len(tr.Recomp) > 0 && programName(p.Program) == programName(tr.Recomp[0]) {
+				found = true
+				if len(p.Causes) == 0 || p.Causes[0].Kind != *tr.Cause {
+					t.Errorf("%s: causes %+v, want %s first", p.Program, p.Causes, *tr.Cause)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no verdict for %v: %+v", tr.Recomp, doc.Verdict.Programs)
+		}
+	}
+	if len(tr.Compiles) > 0 { // from the trace: each compilation's seconds, in order
+		var got []float64
+		for _, m := range doc.Modules {
+			got = append(got, m.CompileSecondsEach...)
+		}
+		if len(got) != len(tr.Compiles) {
+			t.Fatalf("compile seconds %v, dynamo's %+v", got, tr.Compiles)
+		}
+		for i, c := range tr.Compiles {
+			if math.Abs(got[i]-c.Seconds) > 0.01*c.Seconds {
+				t.Errorf("compilation %d: %.6f s, dynamo's entire_frame_compile_time_s %.6f s", i+1, got[i], c.Seconds)
+			}
+		}
+	}
+	if len(tr.Compiles) > 0 { // the trace folder as TORCH_TRACE left it, given as one input
+		_, out, _ := runRecomp("scan", "--format", "json", filepath.Join(dir, filepath.Dir(tr.Logs[0])))
+		var folder report.ScanJSON
+		if err := json.Unmarshal([]byte(out), &folder); err != nil || folder.Summary.Compilations != len(tr.Compiles) ||
+			folder.Summary.Recompilations != doc.Summary.Recompilations {
+			t.Errorf("the trace folder: %v, %+v; want %d compilations", err, folder.Summary, len(tr.Compiles))
+		}
+	}
+	if tr.Limit != nil {
+		found := false
+		for _, fd := range doc.Findings {
+			found = found || fd.Module == tr.Limit.Identity && strings.Contains(fd.Message, "recompile limit") && strings.Contains(fd.Message, "eagerly")
+		}
+		if !found || doc.Summary.Compilations != tr.Limit.Compiled {
+			t.Errorf("compilations %d (dynamo %d); no finding of the limit with its eager fallback: %+v", doc.Summary.Compilations, tr.Limit.Compiled, doc.Findings)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+// Package torch is recomp's unit for torch.compile (PT2: dynamo, AOTAutograd, Inductor), the
+// front end of PyTorch/XLA's dynamo path too: how dynamo's recompile records and guard failures
+// read, the facts its guards state, what `recomp run` switches on, and PT2's own remedies.
+// Behind another stack (torch.compile with backend="openxla"), dynamo's records explain that
+// stack's compilations (Compiling, HandedOver) and each stack says what it knows.
+package torch
+
+import (
+	"regexp"
+	"slices"
+
+	"github.com/recomp/recomp/frameworks/cause"
+	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/logscan"
+)
+
+// Name is the unit's name: `recomp run --framework torch`, the JSON's `framework`.
+const Name = "torch"
+
+// Framework is torch.compile.
+var Framework = &framework.Framework{
+	Name:      Name,
+	Title:     "torch.compile",
+	Short:     "torch.compile",
+	Producers: []logscan.Producer{logscan.ProducerDynamo},
+	Log:       messages,
+	// What dynamo's compile records are about (frames, functions, FX graphs) and what they say
+	// is done to them: a line with both that no rule read is a record of a wording recomp does
+	// not know.
+	Vocabulary: logscan.Vocabulary{
+		Subjects: []string{"FX graph", "dynamo", "frame", "function"},
+		Actions:  []string{"ompil", "OMPIL"},
+		Sweep:    slices.Concat(framework.CompileForms, framework.CompileFormsUpper),
+	},
+	Settings: []framework.Setting{
+		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",
+			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
+	},
+	Packages: []string{"torch"},
+	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
+	TraceFiles: regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
+	Explains:   guardedScalar,
+	Facts:      facts,
+	SaidBy: map[cause.Kind]string{cause.PythonScalar: "dynamo", cause.BatchSize: "dynamo", cause.InputShape: "dynamo",
+		cause.Dtype: "dynamo", cause.Layout: "dynamo", cause.FunctionRebuilt: "dynamo"},
+	Advice: framework.Advice{
+		Compiles: "torch.compile function",
+		Evidence: "torch.compile: TORCH_LOGS=recompiles,dynamo",
+		Recompiled: "run with TORCH_LOGS=recompiles (dynamo then names the guard that failed at each recompilation; recompiles_verbose " +
+			"names every guard of every cached entry)",
+		Retrace: "dynamo compiles a function again when a guard of every entry it compiled fails: the cause above names the " +
+			"guard; TORCH_LOGS=recompiles_verbose lists every entry's",
+		Warning: "dynamo stops compiling a function after torch._dynamo.config.recompile_limit (8) compilations of one frame, and runs " +
+			"it eagerly (uncompiled) whenever none of its compiled entries' guards pass: remove the cause of the recompilations " +
+			"(the guard that fails), and raise the limit only for a known, bounded number of variants",
+		Inference: map[cause.Kind]string{
+			cause.BatchSize: "this graph computes no gradient (evaluation, scoring or prediction): do not drop the last partial batch; " +
+				"mark the batch dimension dynamic before the first call (torch._dynamo.mark_dynamic(x, 0)), or pad the last batch " +
+				"to the full size and drop the padded rows' outputs",
+		},
+		Causes: map[cause.Kind]string{
+			cause.BatchSize: "drop the last partial batch (DataLoader(drop_last=True)) or pad it to the full batch; or mark the batch " +
+				"dimension dynamic before the first call (torch._dynamo.mark_dynamic(x, 0)) so that one graph serves every size",
+			cause.InputShape: "pad to a few fixed sizes (fewer compilations, each entry kept), or mark the dimension dynamic before " +
+				"the first call (torch._dynamo.mark_dynamic(x, dim)) or compile with dynamic=True; under dynamic=False every new " +
+				"size is a compilation until torch._dynamo.config.recompile_limit",
+			cause.PythonScalar: "torch.compile specialises a Python float argument on its value and compiles again when it changes: " +
+				"pass it as a tensor (torch.tensor(v)), or compile with dynamic=True (torch._dynamo.config.specialize_float=False " +
+				"for floats only)",
+			cause.Dtype: "cast the model and the inputs once, before the loop (model.to(dtype), or autocast around every step): " +
+				"a dtype switched part-way compiles the function again",
+			cause.Layout: "make the input contiguous (x.contiguous()) before the call, or pass the same layout each time: dynamo " +
+				"guards on each input's strides",
+			cause.FunctionRebuilt: "compile once, outside the loop: a function, closure or module made anew each step is a new " +
+				"object to dynamo's guards (___check_obj_id); build it once and pass what changes as tensor arguments",
+			cause.GraphStructure: "dynamo's guards failed on something outside the tensors (a module's training flag, grad mode, " +
+				"a global or a config value): run with TORCH_LOGS=recompiles to see which, and keep it fixed while the function runs",
+			cause.Identical: "the graph is the same, so something outside it changed: a function or model wrapped again " +
+				"(torch.compile) each step or epoch (wrap it once), or a global the guards read",
+			cause.ModuleMode: "one compilation per mode is expected (train and eval each compile once): keep one compiled " +
+				"function per mode; a mode flipped every few steps is a recompilation each time only when the recompile limit is reached",
+			cause.GlobalState: "dynamo guards on global state (grad mode, inference mode, autocast, the default dtype, " +
+				"deterministic algorithms): set it once before the loop, or compile one function per state and call the one that fits",
+		},
+	},
+}

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Make recomp's torch.compile example runs: real programs compiled by torch.compile with Inductor
+on CPU (tiny models: each compilation takes seconds), each built to compile again (or not) for one
+known reason, with dynamo's logging as `recomp run` sets it (TORCH_LOGS=recompiles,dynamo).
+
+    py=$(testdata/runs/gen/venv.sh testdata/runs/gen/torch-xla-2.9.txt)   # the same venv as torch-xla-2.9
+    $py testdata/runs/gen/torch_runs.py --out testdata/runs/torch-2.9          # all scenarios
+    $py testdata/runs/gen/torch_runs.py --out /tmp/runs partial-batch          # some of them
+
+This file holds the scenarios (programs and specs), the evidence hook (finish() reads
+torch._dynamo.utils.get_compilation_metrics() and torch._dynamo.utils.counters at the end of each
+program; judge() checks them against dynamo's lines in the log) and the set-up fixture (setup():
+TORCH_LOGS, an Inductor cache folder inside the run folder, removed after the run); driver.py runs
+each program in a fresh process and writes its run.log and truth.json (see README.md).
+
+A compiled function's identity is "torch_runs.py:LINE (function)", LINE its code's first line, as
+dynamo names it ("Recompiling function F in FILE:LINE"). A compilation is one entry of dynamo's
+compilation metrics whose backend ran (backend_compile_time_s set: the graph went to Inductor), as
+dynamo's "Step 2: calling compiler function inductor" line shows it; its seconds are the entry's
+entire_frame_compile_time_s.
+"""
+import collections
+import os
+import shutil
+
+import driver
+
+HERE = os.path.abspath(__file__)
+ME = os.path.basename(HERE)
+
+HOW = ("torch._dynamo.utils.get_compilation_metrics() read at the end of the program: compilations = entries "
+       "whose backend ran (backend_compile_time_s set); cache_hits = counters['inductor']['fxgraph_cache_hit']; "
+       "summed over the logs")
+
+
+def setup(spec):
+    """The set-up fixture: the env truth.json records, in order: dynamo's logging as recomp run sets
+    it, Inductor's cache in the run folder (so that no run is served by another's), unbuffered output."""
+    env = {"TORCH_LOGS": "recompiles,dynamo", "inductor cache": "TORCHINDUCTOR_CACHE_DIR=<run folder>/inductor-cache, set by the program"}
+    env.update(spec.get("env", {}))
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+# --- inside the program ---------------------------------------------------------------------------
+
+def _torch():
+    # Inductor's cache in the run folder (an absolute path: Inductor's C++ compiler runs elsewhere)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.abspath("inductor-cache")
+    import torch
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    return torch
+
+
+def _model(torch):
+    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+
+
+def loss_step(model, x, y):
+    return ((model(x) - y) ** 2).mean()
+
+
+def scaled_step(model, x, y, lr):
+    return ((model(x) - y) ** 2).mean() * lr
+
+
+def predict(model, x):
+    return model(x)
+
+
+def tail(x):
+    return (x.sin() * 2).sum(-1)
+
+
+def partial_batch():
+    """120 samples in batches of 32: 32, 32, 32, 24 each epoch, 2 epochs, no drop_last."""
+    torch = _torch()
+    model = _model(torch)
+    step = torch.compile(loss_step)
+    data, target = torch.randn(120, 8), torch.randn(120, 1)
+    for _ in range(2):
+        for i in range(0, 120, 32):
+            step(model, data[i:i + 32], target[i:i + 32]).backward()
+    finish(torch, fed=[32, 32, 32, 24] * 2)
+
+
+def python_scalar():
+    """A learning-rate factor passed as a Python float, halved each epoch (0.1, 0.05, 0.025)."""
+    torch = _torch()
+    model = _model(torch)
+    step = torch.compile(scaled_step)
+    data, target = torch.randn(64, 8), torch.randn(64, 1)
+    lr = 0.1
+    for _ in range(3):
+        for i in range(0, 64, 32):
+            step(model, data[i:i + 32], target[i:i + 32], lr).backward()
+        lr /= 2
+    finish(torch, fed=[0.1, 0.1, 0.05, 0.05, 0.025, 0.025])
+
+
+def mode_flip():
+    """Training steps, and every third step an evaluation: model.eval() under torch.no_grad()."""
+    torch = _torch()
+    model = _model(torch)
+    fwd = torch.compile(predict)
+    x = torch.randn(16, 8)
+    for s in range(1, 10):
+        if s % 3 == 0:
+            model.eval()
+            with torch.no_grad():
+                fwd(model, x)
+            model.train()
+        else:
+            fwd(model, x).sum().backward()
+    finish(torch, fed=["train", "train", "eval"] * 3)
+
+
+def closure():
+    """A closure rebuilt each step around a warm-up factor (min(1, step/4)) and compiled anew."""
+    torch = _torch()
+    model = _model(torch)
+    x = torch.randn(16, 8)
+    for s in range(6):
+        warm = min(1.0, s / 4)
+        fn = torch.compile(lambda inp: model(inp) * warm)
+        fn(x)
+    finish(torch, fed=[min(1.0, s / 4) for s in range(6)])
+
+
+def recompile_limit():
+    """Sequences of 12 lengths (5..16) through a function compiled with dynamic=False: dynamo
+    compiles 8 of them (its recompile limit) and runs the rest eagerly."""
+    torch = _torch()
+    fn = torch.compile(tail, dynamic=False)
+    lengths = list(range(5, 17))
+    for n in lengths:
+        fn(torch.randn(4, n))
+    finish(torch, fed=lengths)
+
+
+def dynamic_marked():
+    """The partial-batch loop with the batch dimension marked dynamic before the first call."""
+    torch = _torch()
+    model = _model(torch)
+    step = torch.compile(loss_step)
+    data, target = torch.randn(120, 8), torch.randn(120, 1)
+    for _ in range(2):
+        for i in range(0, 120, 32):
+            x, y = data[i:i + 32], target[i:i + 32]
+            torch._dynamo.mark_dynamic(x, 0)
+            torch._dynamo.mark_dynamic(y, 0)
+            step(model, x, y).backward()
+    finish(torch, fed=[32, 32, 32, 24] * 2)
+
+
+def finish(torch, fed):
+    """The evidence hook: dynamo's compilation metrics and counters, at the end of the program."""
+    from torch._dynamo.utils import counters, get_compilation_metrics
+    compiles = []
+    for m in get_compilation_metrics():
+        if m.backend_compile_time_s is None:
+            continue
+        compiles.append({"compile_id": m.compile_id, "identity": f"{os.path.basename(m.co_filename)}:{m.co_firstlineno} ({m.co_name})",
+                         "seconds": m.entire_frame_compile_time_s, "fail_type": m.fail_type})
+    driver.EVIDENCE.update(compiles=compiles, fed=fed,
+                           fxgraph_cache_hit=int(counters["inductor"]["fxgraph_cache_hit"]),
+                           fxgraph_cache_miss=int(counters["inductor"]["fxgraph_cache_miss"]),
+                           unique_graphs=int(counters["stats"]["unique_graphs"]),
+                           recompile_limit=torch._dynamo.config.recompile_limit)
+
+
+# --- the scenarios ----------------------------------------------------------------------------------
+
+S = collections.OrderedDict()
+S["partial-batch"] = dict(program=partial_batch, recompiled=["loss_step"], cause="batch_size",
+                          reason="size mismatch at index 0. expected 32, actual 24",
+                          description="torch.compile(loss_step) over 120 samples in batches of 32 (32, 32, 32, 24), 2 epochs, "
+                                      "no drop_last: the 24-row batch fails dynamo's guard on the batch size and compiles the step "
+                                      "again, with the batch dimension dynamic (automatic dynamic shapes), which the next epoch reuses.")
+S["python-scalar"] = dict(program=python_scalar, recompiled=["scaled_step"], cause="python_scalar", reason="lr == 0.1",
+                          description="torch.compile(scaled_step) given a learning-rate factor as a Python float, halved each epoch: "
+                                      "dynamo specialises the float on 0.1, its guard fails at 0.05, and it compiles again with the float "
+                                      "as a symbol, which 0.025 reuses.")
+S["mode-flip"] = dict(program=mode_flip, recompiled=["predict"], cause="global_state", reason="GLOBAL_STATE changed: grad_mode",
+                      description="torch.compile(predict) called in training steps and, every third step, after model.eval() under "
+                                  "torch.no_grad(): grad mode is global state dynamo guards on, so the evaluation compiles once more; "
+                                  "later flips reuse the two compiled entries (one compilation per mode).")
+S["closure"] = dict(program=closure, recompiled=["<lambda>"], cause="python_scalar", reason="warm == 0.0",
+                    description="A closure around a warm-up factor min(1, step/4), rebuilt and compiled anew each step: dynamo caches "
+                                "by code object, so the new closure reuses the entry until the closed-over float changes (0.0 → 0.25), "
+                                "which compiles again with the float as a symbol.")
+S["recompile-limit"] = dict(program=recompile_limit, recompiled=["tail"], cause="input_shape", reason="size mismatch at index 1. expected 11, actual 12",
+                            description="torch.compile(tail, dynamic=False) fed sequences of 12 lengths (5..16): each length compiles "
+                                        "until dynamo's recompile limit (8); the last 4 lengths run eagerly, uncompiled.")
+S["dynamic-marked"] = dict(program=dynamic_marked, recompiled=[], cause=None,
+                           description="The partial-batch loop with torch._dynamo.mark_dynamic(x, 0) on each batch before the call: "
+                                       "one compilation with a symbolic batch size serves 32 and 24; the guard passes.")
+
+S["traced"] = dict(program=partial_batch, recompiled=["loss_step"], cause="batch_size",
+                   reason="size mismatch at index 0. expected 32, actual 24", env={"TORCH_TRACE": "trace"},
+                   description="The partial-batch program with torch's structured trace on (TORCH_TRACE=trace, what tlparse reads; "
+                               "kept gzipped): the trace alone gives every compilation with its entire_frame_compile_time_s.")
+
+
+# --- the judge ----------------------------------------------------------------------------------------
+
+def judge(run):
+    """Check the evidence against dynamo's own lines in the log, and say what recomp must find."""
+    spec, evs, texts = run.spec, run.evidence, run.texts
+    problems = run.problems
+    per_identity = collections.Counter()
+    compiles = []
+    for log, ev, text in zip(run.logs, evs, texts):
+        steps = text.count("Step 2: calling compiler function inductor")
+        if steps != len(ev["compiles"]):
+            problems.append(f"{log}: {steps} 'calling compiler function inductor' lines but {len(ev['compiles'])} compilations in dynamo's metrics")
+        for c in ev["compiles"]:
+            per_identity[c["identity"]] += 1
+            compiles.append(dict(c, log=log))
+    recompiled = sorted(i for i, n in per_identity.items() if n > 1)
+    got = sorted(i.rsplit(" (", 1)[1].rstrip(")") for i in recompiled)
+    if got != sorted(spec["recompiled"]):
+        problems.append(f"recompiled identities {recompiled}, want those of {spec['recompiled']}")
+    shutil.rmtree(run.path("inductor-cache"), ignore_errors=True)  # compiled code: not committed
+    traces = []
+    if os.path.isdir(run.path("trace")):  # the structured trace, gzipped (recomp reads .gz as it is)
+        import gzip
+        for fn in sorted(os.listdir(run.path("trace"))):
+            src = run.path("trace", fn)
+            driver.relative_paths(run.path("trace"))
+            with open(src, "rb") as f, gzip.GzipFile(src + ".gz", "wb", mtime=0) as g:
+                shutil.copyfileobj(f, g)
+            os.remove(src)
+            traces.append("trace/" + fn + ".gz")
+    evidence = collections.OrderedDict()
+    evidence["compilations"] = len(compiles)
+    evidence["cache_hits"] = sum(e["fxgraph_cache_hit"] for e in evs)
+    evidence["how"] = HOW
+    evidence["fxgraph_cache_misses"] = sum(e["fxgraph_cache_miss"] for e in evs)
+    evidence["by_identity"] = dict(sorted(per_identity.items()))
+    extra = collections.OrderedDict()
+    # dynamo's own seconds: what recomp must give from the trace, which carries them (a text log's
+    # timestamps bracket less of each compilation); a traced run is checked on its trace alone
+    seconds_key, compiles_key = ("compile_seconds", "compiles") if traces else ("dynamo_seconds", "dynamo_compiles")
+    if traces:
+        extra["logs"] = traces
+    extra[seconds_key] = round(sum(c["seconds"] for c in compiles), 6)
+    extra[compiles_key] = [{"identity": c["identity"], "log": traces[0] if traces else c["log"], "compile_id": c["compile_id"],
+                            "seconds": c["seconds"]} for c in compiles]
+    extra["fed"] = evs[0]["fed"]
+    if run.name == "recompile-limit":
+        limit = evs[0]["recompile_limit"]
+        distinct = len(set(evs[0]["fed"]))
+        extra["recompile_limit"] = {"identity": recompiled[0] if recompiled else None, "limit": limit,
+                                    "compiled": len(compiles), "eager_calls": distinct - limit}
+    return {"evidence": evidence, "recompiled": recompiled, "not_recompiled": [], "extra": extra}
+
+
+FRAMEWORK = driver.Framework(
+    file=__file__, title="torch.compile", scenarios=S, dists=("torch",),
+    matrix=lambda: "torch-%s" % ".".join(driver.installed("torch").split(".")[:2]), setup=setup, judge=judge,
+    scrub=("TORCH_LOGS", "TORCH_TRACE", "TORCHINDUCTOR_", "TORCH_COMPILE", "PYTHONWARNINGS"))
+
+if __name__ == "__main__":
+    driver.main(FRAMEWORK)

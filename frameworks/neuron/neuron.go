@@ -37,7 +37,8 @@ var Framework = &framework.Framework{
 		}
 		return nil
 	},
-	Packages: []string{"torch-neuronx", "libneuronxla", "neuronx-cc"},
+	CacheTrees: []*framework.CacheTree{cacheTree},
+	Packages:   []string{"torch-neuronx", "libneuronxla", "neuronx-cc"},
 	Advice: framework.Advice{
 		// no Evidence: the compiler wrapper logs each compilation and cache hit by default
 		Recompiled: "neuronx-cc compiles a new NEFF for each new graph: keep input shapes static (pad or bucket them), " +

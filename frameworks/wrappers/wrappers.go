@@ -48,6 +48,7 @@ var Framework = &framework.Framework{
 			return family + " [" + signature + "]", true
 		},
 	},
+	CacheTrees: []*framework.CacheTree{vllmCache},
 	Unfinished: func(p logscan.Producer) (string, string, bool) {
 		if p != ProducerVLLM {
 			return "", "", false

@@ -443,7 +443,10 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 			v.Component = changedComponent(kc, v.Changed)
 			v.Summary += ": " + strings.Join(v.Changed, "; ")
 		} else {
-			v.Summary += ": " + words.OutsideGraph + " (" + words.KeyLogSetting + " names the part: recomp run sets it)"
+			v.Summary += ": " + words.OutsideGraph
+			if words.KeyLogSetting != "" {
+				v.Summary += " (" + words.KeyLogSetting + " names the part: recomp run sets it)"
+			}
 		}
 		return
 	}
@@ -455,8 +458,10 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		return
 	}
 	v.Reason = MissUnknown
-	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (" + frameworks.DumpAdvice() + "), " +
-		"or run them under recomp run (it dumps and logs the parts of " + words.Keys + ")"
+	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (" + frameworks.DumpAdvice() + ")"
+	if words.KeyLogSetting != "" {
+		v.Summary += ", or run them under recomp run (it dumps and logs the parts of " + words.Keys + ")"
+	}
 }
 
 // graphCause names how a changed graph changed: from the dumps, else from the signatures.

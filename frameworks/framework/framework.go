@@ -345,7 +345,7 @@ type CacheWords struct {
 	// a miss's changed component.
 	FlagsPart string
 	// Keys names the stack's keys ("JAX's cache keys"). KeyLog names the log of their parts ("JAX's cache-key log"); KeyLogSetting
-	// the setting that makes the stack print it.
+	// the setting that makes the stack print it ("" when no setting makes it print the parts).
 	Keys, KeyLog, KeyLogSetting string
 	// Eviction names what evicts entries ("JAX's LRU eviction with
 	// jax_compilation_cache_max_size").

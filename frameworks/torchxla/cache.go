@@ -148,13 +148,12 @@ func (persistentCache) Words() framework.CacheWords { return cacheWords }
 var cacheWords = framework.CacheWords{
 	FlagsPart:     "XLA flags",
 	Keys:          "PyTorch/XLA's graph hashes",
-	KeyLog:        "PyTorch/XLA's analysis (Graph Hash)",
-	KeyLogSetting: "PT_XLA_DEBUG_LEVEL=1",
+	KeyLog:        "PyTorch/XLA's analysis (Graph Hash)", // it logs no parts of the key: no KeyLogSetting
 	Eviction:      "a cache folder cleared or not kept between runs",
 	WhyNotWritten: "PyTorch/XLA writes every compiled graph unless initialize_cache was given readonly=True",
 	Unreadable: "this PJRT client cannot deserialise executables (PyTorch/XLA 2.9 on CPU cannot: " +
 		"'Deserializing serialized executable not supported'), or the entry was written by another torch_xla, libtpu or device",
-	OutsideGraph:      "XLA_FLAGS, the device and its topology, or the torch_xla version",
+	OutsideGraph:      "XLA_FLAGS (its whole value: another --xla_dump_to folder too), the device and its topology, or the torch_xla version",
 	ReadFailureMetric: "PersistentCacheDeserializeFailure",
 	HitMetric:         "PersistentCacheHit",
 	MissMetric:        "PersistentCacheMiss",
@@ -163,7 +162,8 @@ var cacheWords = framework.CacheWords{
 			"entries written by the same torch_xla, libtpu and device: key the cache folder by version and device",
 		"never_written": "call torch_xla.runtime.initialize_cache(path, readonly=False) before the first graph compiles, in every process " +
 			"(or one writer with readonly=True elsewhere)",
-		"key_changed_outside_graph": "keep XLA_FLAGS, the device and topology and the torch_xla version the same between runs that share a cache",
-		"evicted":                   "keep the cache folder between runs (a persistent volume, not a temporary folder)",
+		"key_changed_outside_graph": "keep XLA_FLAGS (the dump folder too: torch_xla hashes the whole value), the device and topology and the " +
+			"torch_xla version the same between runs that share a cache",
+		"evicted": "keep the cache folder between runs (a persistent volume, not a temporary folder)",
 	},
 }

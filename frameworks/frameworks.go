@@ -530,13 +530,13 @@ type CacheFolder struct {
 	Dir, From string
 }
 
-// CacheFolders finds the executable and persistent-cache folders the stacks will use, from an
-// environment (KEY=VALUE), in its order.
+// CacheFolders finds the executable and persistent-cache folders the stacks (and the serving
+// engines over them) will use, from an environment (KEY=VALUE), in its order.
 func CacheFolders(env []string) []CacheFolder {
 	var out []CacheFolder
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		for _, fw := range all {
+		for _, fw := range stacksThenCompilers {
 			if fw.CacheFolders == nil {
 				continue
 			}

@@ -38,6 +38,26 @@ var cacheTree = &framework.CacheTree{
 	},
 }
 
+// reCacheDir is --cache_dir in NEURON_CC_FLAGS, which the wrapper prefers to
+// NEURON_COMPILE_CACHE_URL.
+var reCacheDir = regexp.MustCompile(`(?:^|\s)--cache_dir[= ](\S+)`)
+
+// cacheFolders finds the compile cache a variable names: NEURON_COMPILE_CACHE_URL, or
+// --cache_dir in NEURON_CC_FLAGS (an S3 URL is named too: recomp cannot read it).
+func cacheFolders(name, value string) []string {
+	switch name {
+	case "NEURON_COMPILE_CACHE_URL":
+		if value != "" {
+			return []string{value}
+		}
+	case "NEURON_CC_FLAGS":
+		if m := reCacheDir.FindStringSubmatch(value); m != nil {
+			return []string{m[1]}
+		}
+	}
+	return nil
+}
+
 // neffEntry reads a MODULE_ folder under a neuronxcc- folder.
 func neffEntry(p []string, files []string) (framework.TreeEntry, bool) {
 	if len(p) != 2 {

@@ -33,3 +33,19 @@ func TestNeffEntry(t *testing.T) {
 		t.Error("top folder")
 	}
 }
+
+// The cache a run uses: --cache_dir in NEURON_CC_FLAGS, or NEURON_COMPILE_CACHE_URL.
+func TestCacheFolders(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"NEURON_COMPILE_CACHE_URL", "/data/neuron-cache", "/data/neuron-cache"},
+		{"NEURON_COMPILE_CACHE_URL", "", ""},
+		{"NEURON_CC_FLAGS", "--retry_failed_compilation --cache_dir=s3://bucket/cache", "s3://bucket/cache"},
+		{"NEURON_CC_FLAGS", "--cache_dir /fsx/cache --log_level=INFO", "/fsx/cache"},
+		{"NEURON_CC_FLAGS", "--model-type=transformer", ""},
+	} {
+		got := cacheFolders(c.name, c.value)
+		if c.want == "" && len(got) != 0 || c.want != "" && (len(got) != 1 || got[0] != c.want) {
+			t.Errorf("%s=%s: %v, want %q", c.name, c.value, got, c.want)
+		}
+	}
+}

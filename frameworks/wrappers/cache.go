@@ -3,6 +3,7 @@ package wrappers
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -48,6 +49,14 @@ var vllmCache = &framework.CacheTree{
 			"code in every pod",
 		framework.KeyOther: "keep VLLM_CACHE_ROOT on a volume that outlives the pod, and the factors the same",
 	},
+}
+
+// cacheFolders finds vLLM's torch.compile cache under VLLM_CACHE_ROOT.
+func cacheFolders(name, value string) []string {
+	if name == "VLLM_CACHE_ROOT" && value != "" {
+		return []string{filepath.Join(value, "torch_compile_cache")}
+	}
+	return nil
 }
 
 // vllmEntry reads a folder of vLLM's torch.compile cache: one that holds cache_key_factors.json

@@ -78,3 +78,13 @@ func FuzzVLLMFactors(f *testing.F) {
 		}
 	})
 }
+
+// recomp run snapshots vLLM's torch.compile cache under VLLM_CACHE_ROOT.
+func TestVLLMCacheFolder(t *testing.T) {
+	if got := cacheFolders("VLLM_CACHE_ROOT", "/models/vllm"); len(got) != 1 || got[0] != "/models/vllm/torch_compile_cache" {
+		t.Errorf("%v", got)
+	}
+	if got := cacheFolders("VLLM_CACHE_ROOT", ""); got != nil {
+		t.Errorf("unset: %v", got)
+	}
+}

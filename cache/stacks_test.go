@@ -158,7 +158,7 @@ func TestTorchXLACountedUse(t *testing.T) {
 		"Compilation Analysis: Compilation Cause\n"+
 		"Compilation Analysis:   mark_step when dynamo processing input graphs\n"+
 		"Compilation Analysis: Graph Info: \n"+
-		"Compilation Analysis:   Graph Hash: 00000000000000000000000000000001\n"+
+		"Compilation Analysis:   Graph Hash: 1\n"+
 		"Compilation Analysis:   Number of Graph Inputs: 2\n"+
 		"Compilation Analysis:   Number of Graph Outputs: 1\n"+
 		"Compilation Analysis: Python Frame Triggered Execution: \n"+

@@ -284,10 +284,12 @@ func familyTable(rep *ledger.Report, omitted *[]string) *Table {
 }
 
 // hostReadAnswers adds a line for each of the program's lines that reads a tensor on the host
-// every step (or as often as the log can tell): no recompilation, but a wait for the device.
+// every step (or as often as the log can tell): no recompilation, but a wait for the device; and
+// a line for a persistent cache whose entries the run found and could not read: why it
+// compiled what the cache held.
 func (p *Document) hostReadAnswers(fs []ledger.Finding) {
 	for _, f := range fs {
-		if f.Kind == ledger.FindingHostRead && f.Severity == ledger.SeverityWarning {
+		if (f.Kind == ledger.FindingHostRead || f.Kind == ledger.FindingCacheUnusable) && f.Severity == ledger.SeverityWarning {
 			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: f.Message, Action: f.Advice})
 		}
 	}

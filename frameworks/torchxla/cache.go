@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/logscan"
 )
 
 // PyTorch/XLA's persistent cache (torch_xla.runtime.initialize_cache(path, readonly), which
@@ -25,8 +26,8 @@ import (
 // entryNames are the cache's files: a uint128 in decimal (at most 39 digits).
 var entryNames = regexp.MustCompile(`^[0-9]{1,39}$`)
 
-// entryKey is the hash the analysis gives an entry's file name: 32 hex digits (the name itself
-// when it is no uint128).
+// entryKey is the hash the analysis gives an entry's file name: lowercase hex without leading
+// zeros, as the analysis prints it (the name itself when it is no uint128).
 func entryKey(name string) string {
 	var hi, lo uint64
 	for i := 0; i < len(name); i++ {
@@ -52,7 +53,11 @@ func entryKey(name string) string {
 	for i := 15; i >= 0; i-- {
 		b[i], hi = digits[hi&15], hi>>4
 	}
-	return string(b[:])
+	i := 0
+	for i < 31 && b[i] == '0' {
+		i++
+	}
+	return string(b[i:])
 }
 
 // entryName is the file name of a graph hash as the analysis prints it (hex), "" when it is
@@ -153,7 +158,7 @@ var cacheWords = framework.CacheWords{
 	WhyNotWritten: "PyTorch/XLA writes every compiled graph unless initialize_cache was given readonly=True",
 	Unreadable: "this PJRT client cannot deserialise executables (PyTorch/XLA 2.9 on CPU cannot: " +
 		"'Deserializing serialized executable not supported'), or the entry was written by another torch_xla, libtpu or device",
-	OutsideGraph:      "XLA_FLAGS (its whole value: another --xla_dump_to folder too), the device and its topology, or the torch_xla version",
+	OutsideGraph:      "XLA_FLAGS, the device and its topology, or the torch_xla version",
 	ReadFailureMetric: "PersistentCacheDeserializeFailure",
 	HitMetric:         "PersistentCacheHit",
 	MissMetric:        "PersistentCacheMiss",
@@ -162,8 +167,21 @@ var cacheWords = framework.CacheWords{
 			"entries written by the same torch_xla, libtpu and device: key the cache folder by version and device",
 		"never_written": "call torch_xla.runtime.initialize_cache(path, readonly=False) before the first graph compiles, in every process " +
 			"(or one writer with readonly=True elsewhere)",
-		"key_changed_outside_graph": "keep XLA_FLAGS (the dump folder too: torch_xla hashes the whole value), the device and topology and the " +
-			"torch_xla version the same between runs that share a cache",
+		"key_changed_outside_graph": "keep XLA_FLAGS, the device and topology and the torch_xla version the same between runs that share " +
+			"a cache (with XLA_HLO_DEBUG=1 the graph carries the program's line numbers: an edit above the step changes every hash)",
 		"evicted": "keep the cache folder between runs (a persistent volume, not a temporary folder)",
 	},
+}
+
+// deserializeFailure reads PyTorch/XLA's warning that an entry of its persistent cache could not
+// be deserialised ("Failed to deserialize executable: UNIMPLEMENTED: Deserializing serialized
+// executable not supported." from the CPU client of 2.9), which it counts as
+// PersistentCacheDeserializeFailure: recomp counts the lines the same way, so that a run that
+// prints no metrics report still says why it compiled what its cache held.
+func deserializeFailure(c *logscan.Context, msg string) bool {
+	st := c.State().(*analysis)
+	st.deserializeFailures++
+	c.Emit(logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerTorchXLA, Signal: "ptxla:deserialize_failure",
+		Detail: cacheWords.ReadFailureMetric, Count: st.deserializeFailures})
+	return true
 }

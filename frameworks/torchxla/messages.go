@@ -71,6 +71,7 @@ var messages = &logscan.Framework{
 		"RecompileLimitHit",  // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
 		"MetricsData; step=", // [MetricsData; step=4] before a metrics report
 		"g IR graph hash ",   // Compiling IR graph hash H on device TPU:3 ...
+		"to deserialize exe", // Failed to deserialize executable: a persistent-cache entry not read (cache.go)
 	},
 	Begins: []string{"Compilation Analysis: "},
 	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
@@ -128,6 +129,7 @@ var messages = &logscan.Framework{
 			return true
 		}},
 		{Contains: "Recompiling function ", Handle: recompileRecord},
+		{Contains: "Failed to deserialize executable", Handle: deserializeFailure},
 		{Contains: "__recompiles", Handle: func(c *logscan.Context, msg string) bool {
 			st := c.State().(*analysis)
 			m := reDynamoFailure.FindStringSubmatch(msg)
@@ -278,6 +280,8 @@ type analysis struct {
 	limitHit  bool
 	// step is the step of the last [MetricsData; step=N] header, "" before one.
 	step string
+	// deserializeFailures counts the persistent cache's entries not read so far (cache.go).
+	deserializeFailures int
 
 	open        blockKind
 	wantCause   bool
@@ -375,7 +379,7 @@ func flush(c *logscan.Context) {
 	}
 	c.Append(p.ev)
 	*p = analysis{computation: p.computation, frame: p.frame, recompile: p.recompile, recompileAt: p.recompileAt, recompileID: p.recompileID,
-		guards: p.guards, unmatched: p.unmatched, recorded: p.recorded, step: p.step}
+		guards: p.guards, unmatched: p.unmatched, recorded: p.recorded, step: p.step, deserializeFailures: p.deserializeFailures}
 }
 
 // post reads a Post Compilation Analysis block: the compilation it follows has finished.

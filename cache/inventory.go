@@ -1,6 +1,11 @@
-// Package cache takes the inventory of executable-cache folders (TF-IPU, PopART/PopTorch and JAX
-// persistent caches): what each entry is, and with the logs of the runs that used them, which
-// entries the runs hit, missed and wrote, and which no run touched.
+// Package cache takes the inventory of compile-cache folders (TF-IPU, PopART/PopTorch, JAX and
+// PyTorch/XLA persistent caches, and the caches kept as folders of entries: Neuron's, vLLM's):
+// what each entry is and holds, and with the logs of the runs that used them, which entries the
+// runs hit, missed, wrote and could not read, and which no run touched; and why one cache's
+// entries are not another's, by the parts of their keys.
+//
+// inventory.go reads the folders and the logs' use; tree.go walks the caches kept as folders;
+// compare.go holds one cache against another.
 package cache
 
 import (
@@ -102,7 +107,8 @@ type Inventory struct {
 	roots []treeRoot // the subfolders of the folder being read that are cache trees
 }
 
-// LogUse is what the logs say about cache files, by base name.
+// LogUse is what the logs say about cache entries, by the name logs give them (a file's base
+// name, a cache key, a graph hash).
 type LogUse struct {
 	Hits, Writes, Misses map[string]bool
 	// Compiled are the graph hashes the runs compiled (the entries a cache tree's stack wrote).

@@ -245,13 +245,50 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *Program
 		var g ProgramVerdict // what the graphs say, for the record
 		graphVerdict(&g, ra, rb, a, u)
 		v.Cause, v.CauseFrom, v.Pair = g.Cause, g.CauseFrom, g.Pair
+	case counted(rb, u) && !lookedUp(rb, u):
+		w := frameworks.KeyedCacheOf(u.Producer).Words()
+		v.Reason = MissNotLookedUp
+		v.Summary = fmt.Sprintf("run B's metrics count no lookup in its persistent cache (%s, %s, %s): the cache was off in run B",
+			w.HitMetric, w.MissMetric, w.ReadFailureMetric)
 	case a.Hash != "" && a.Hash == u.Hash:
-		sameKey(v, a, u, dirs)
+		sameKey(v, rb, a, u, dirs)
 	default:
 		graphVerdict(v, ra, rb, a, u)
 	}
-	v.Advice = missAdvice(v.Reason)
+	v.Advice = missAdvice(frameworks.KeyedCacheOf(u.Producer), v.Reason)
 	return v
+}
+
+// counted says whether u's stack counts its persistent cache's lookups in a metrics report
+// (PyTorch/XLA) and run B's log holds one.
+func counted(rb *runSide, u *ledger.Unit) bool {
+	w := frameworks.KeyedCacheOf(u.Producer).Words()
+	return w.MissMetric != "" && rb.rep != nil && len(rb.rep.Summary.Metrics) > 0
+}
+
+// lookedUp says whether run B's metrics count a lookup in u's stack's persistent cache.
+func lookedUp(rb *runSide, u *ledger.Unit) bool {
+	w := frameworks.KeyedCacheOf(u.Producer).Words()
+	for _, m := range []string{w.HitMetric, w.MissMetric, w.ReadFailureMetric} {
+		if rb.rep.Summary.Metrics[m].Count > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// readFailure is run B's count of entries its stack found and could not read (PyTorch/XLA's
+// PersistentCacheDeserializeFailure) as the quote of the metrics report, nil when none.
+func readFailure(rb *runSide, u *ledger.Unit) *ledger.Quote {
+	w := frameworks.KeyedCacheOf(u.Producer).Words()
+	if w.ReadFailureMetric == "" || rb.rep == nil {
+		return nil
+	}
+	m, ok := rb.rep.Summary.Metrics[w.ReadFailureMetric]
+	if !ok || m.Count == 0 {
+		return nil
+	}
+	return &ledger.Quote{Producer: u.Producer, File: m.File, Line: m.Line, Text: fmt.Sprintf("%s %d", w.ReadFailureMetric, m.Count)}
 }
 
 // saved says what a cache hit saved, as JAX's own compile_time_saved_sec does: the compile time
@@ -262,7 +299,7 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 	for _, a := range ra.units {
 		if a.Compiled && a.Hash != "" && a.Hash == u.Hash && a.Duration > 0 {
 			v.Saved, v.SavedFrom = max(a.Duration-u.Duration, 0), "log"
-			v.Summary = fmt.Sprintf("from the entry run A wrote (%s): run A compiled it in %s, run B got it in %s", frameworks.KeyedCache().ShortKey(u.Hash),
+			v.Summary = fmt.Sprintf("from the entry run A wrote (%s): run A compiled it in %s, run B got it in %s", frameworks.KeyedCacheOf(u.Producer).ShortKey(u.Hash),
 				ledger.FormatDuration(a.Duration), ledger.FormatDuration(u.Duration))
 			return
 		}
@@ -270,7 +307,7 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 	if u.Hash == "" {
 		return
 	}
-	kc := frameworks.KeyedCache()
+	kc := frameworks.KeyedCacheOf(u.Producer)
 	v.Summary = fmt.Sprintf("from the entry %s (not written by run A)", kc.ShortKey(u.Hash))
 	for _, d := range dirs {
 		if p, ok := kc.EntryFile(d, u.Hash); !ok {
@@ -284,13 +321,18 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 
 // sameKey explains a miss of the key A compiled: A did not write it, the folder lost it, or B
 // could not read it.
-func sameKey(v *ProgramVerdict, a, u *ledger.Unit, dirs []string) {
-	kc := frameworks.KeyedCache()
+func sameKey(v *ProgramVerdict, rb *runSide, a, u *ledger.Unit, dirs []string) {
+	kc := frameworks.KeyedCacheOf(u.Producer)
 	key, words := kc.ShortKey(u.Hash), kc.Words()
+	failed := readFailure(rb, u)
 	switch {
 	case u.ReadError != nil:
 		v.Reason, v.Quote = MissUnreadable, u.ReadError
 		v.Summary = fmt.Sprintf("run B found the entry %s and could not read it (a deserialisation failure: %s)", key, words.Unreadable)
+	case failed != nil:
+		v.Reason, v.Quote = MissUnreadable, failed
+		v.Summary = fmt.Sprintf("run B found the entry %s and could not read it (%s in its metrics: %s), so it compiled the graph again",
+			key, failed.Text, words.Unreadable)
 	case a.NotWritten != nil && readOnlyWords(a.NotWritten.Text):
 		v.Reason, v.Quote = MissReadOnly, a.NotWritten
 		v.Summary = fmt.Sprintf("run A compiled the same key %s and could not write it: the cache folder is read-only", key)
@@ -298,7 +340,7 @@ func sameKey(v *ProgramVerdict, a, u *ledger.Unit, dirs []string) {
 		v.Reason, v.Quote = MissNeverWritten, a.NotWritten
 		v.Summary = fmt.Sprintf("run A compiled the same key %s and never wrote the entry", key)
 	case a.Written || a.Hit:
-		present, known := entryPresent(u.Hash, dirs)
+		present, known := entryPresent(kc, u.Hash, dirs)
 		switch {
 		case known && !present:
 			v.Reason = MissEvicted
@@ -324,13 +366,13 @@ func readOnlyWords(s string) bool {
 }
 
 // entryPresent says whether a cache folder holds a key's entry (known false without folders).
-func entryPresent(key string, dirs []string) (present, known bool) {
+func entryPresent(kc framework.KeyedCache, key string, dirs []string) (present, known bool) {
 	for _, d := range dirs {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
 			continue
 		}
 		known = true
-		if p, ok := frameworks.KeyedCache().EntryFile(d, key); ok {
+		if p, ok := kc.EntryFile(d, key); ok {
 			if _, err := os.Stat(p); err == nil {
 				return true, true
 			}
@@ -344,7 +386,7 @@ func entryPresent(key string, dirs []string) (present, known bool) {
 func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	// The stack's cache-key log on both sides (JAX's): the computation's hash says whether the
 	// graph changed, the other parts which setting did.
-	kc := frameworks.KeyedCache()
+	kc := frameworks.KeyedCacheOf(u.Producer)
 	words := kc.Words()
 	if len(a.KeyParts) > 0 && len(u.KeyParts) > 0 {
 		var differ []string
@@ -374,7 +416,7 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 					v.Changed = append(v.Changed, flagChanges(a.KeyFlags, u.KeyFlags)...)
 				}
 			}
-			v.Changed = append(v.Changed, manifestChanges(ra, rb, differ)...)
+			v.Changed = append(v.Changed, manifestChanges(kc, ra, rb, differ)...)
 			v.Summary = "the graph is the same (the cache key's computation part is equal in " + words.KeyLog
 			if da, db := ra.dumpOf[a], rb.dumpOf[u]; da != nil && db != nil && diff.Compare(da.Module, db.Module).Identical {
 				v.Summary += ", and the dumps agree"
@@ -395,13 +437,16 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 			return
 		}
 		v.Reason = MissKeyOutsideGraph
-		v.Changed = manifestChanges(ra, rb, nil)
+		v.Changed = manifestChanges(kc, ra, rb, nil)
 		v.Summary = "the graph is the same up to names and metadata (the dumps compared), and the cache key changed outside it"
 		if len(v.Changed) > 0 {
-			v.Component = changedComponent(v.Changed)
+			v.Component = changedComponent(kc, v.Changed)
 			v.Summary += ": " + strings.Join(v.Changed, "; ")
 		} else {
-			v.Summary += ": " + words.OutsideGraph + " (" + words.KeyLogSetting + " names the part: recomp run sets it)"
+			v.Summary += ": " + words.OutsideGraph
+			if words.KeyLogSetting != "" {
+				v.Summary += " (" + words.KeyLogSetting + " names the part: recomp run sets it)"
+			}
 		}
 		return
 	}
@@ -413,8 +458,10 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 		return
 	}
 	v.Reason = MissUnknown
-	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (" + frameworks.DumpAdvice() + "), " +
-		"or run them under recomp run (it dumps and logs the parts of " + words.Keys + ")"
+	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (" + frameworks.DumpAdvice() + ")"
+	if words.KeyLogSetting != "" {
+		v.Summary += ", or run them under recomp run (it dumps and logs the parts of " + words.Keys + ")"
+	}
 }
 
 // graphCause names how a changed graph changed: from the dumps, else from the signatures.
@@ -455,12 +502,11 @@ func flagChanges(a, b []string) []string {
 
 // manifestChanges lists what the manifests say changed that bears on the key's parts (all of
 // them when parts is nil): XLA_FLAGS and the compile flags, and the framework versions.
-func manifestChanges(ra, rb *runSide, parts []string) []string {
+func manifestChanges(kc framework.KeyedCache, ra, rb *runSide, parts []string) []string {
 	if ra.manifest == nil || rb.manifest == nil {
 		return nil
 	}
 	settings, versions := manifestDiffs(ra.manifest, rb.manifest)
-	kc := frameworks.KeyedCache()
 	want := func(p framework.KeyPart) bool {
 		return parts == nil || slices.ContainsFunc(parts, func(s string) bool { return kc.Part(s) == p })
 	}
@@ -480,12 +526,12 @@ func manifestChanges(ra, rb *runSide, parts []string) []string {
 	return out
 }
 
-func changedComponent(changed []string) string {
+func changedComponent(kc framework.KeyedCache, changed []string) string {
 	var parts []string
 	for _, c := range changed {
 		switch {
 		case strings.HasPrefix(c, "XLA flag "), slices.ContainsFunc(frameworks.CompileFlags(), func(f string) bool { return strings.HasPrefix(c, f+": ") }):
-			parts = append(parts, frameworks.KeyedCache().Words().FlagsPart)
+			parts = append(parts, kc.Words().FlagsPart)
 		default:
 			parts = append(parts, "versions")
 		}
@@ -560,8 +606,8 @@ func cacheDirs(given []string, ms ...*runfolder.Manifest) []string {
 }
 
 // missAdvice is what to do about each reason: the keyed cache's own advice, else recomp's.
-func missAdvice(r MissReason) string {
-	if a := frameworks.KeyedCache().Words().Advice[string(r)]; a != "" {
+func missAdvice(kc framework.KeyedCache, r MissReason) string {
+	if a := kc.Words().Advice[string(r)]; a != "" {
 		return a
 	}
 	switch r {

@@ -263,3 +263,33 @@ func cacheRunsWithout(t *testing.T, lines string) [2]string {
 	}
 	return out
 }
+
+// PyTorch/XLA 2.9 on CPU (the real runs of testdata/runs/torch-xla-2.9/persistent-cache): run
+// B found the entry run A wrote and could not deserialise it; its metrics say so
+// (PersistentCacheDeserializeFailure), and that is why it compiled the graph again, in
+// PyTorch/XLA's words, never JAX's. With the cache off in run B (no lookup counted), it was not
+// looked up.
+func TestRunsTorchXLAUnreadable(t *testing.T) {
+	run := "../testdata/runs/torch-xla-2.9/persistent-cache"
+	a, b := run+"/run1.log", run+"/run2.log"
+	v := compareRuns(t, RunSide{Logs: []string{a}}, RunSide{Logs: []string{b}}, run+"/cache")
+	if v.Served || v.Reason != MissUnreadable || v.Quote == nil || v.Quote.Text != "PersistentCacheDeserializeFailure 1" ||
+		!strings.Contains(v.Summary, "Deserializing serialized executable not supported") || strings.Contains(v.Summary+v.Advice, "JAX") ||
+		!strings.Contains(v.Advice, "deserialise") {
+		t.Errorf("%s: %s (%+v) → %s", v.Reason, v.Summary, v.Quote, v.Advice)
+	}
+	log, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := regexp.MustCompile(`(?m)^(?:Counter: PersistentCache\w+\n  Value: \d+|.*Failed to deserialize executable.*)\n`).ReplaceAll(log, nil)
+	if bytes.Equal(off, log) {
+		t.Fatal("no persistent-cache counter in run 2")
+	}
+	offLog := filepath.Join(t.TempDir(), "off.log")
+	os.WriteFile(offLog, off, 0o644)
+	if v := compareRuns(t, RunSide{Logs: []string{a}}, RunSide{Logs: []string{offLog}}); v.Reason != MissNotLookedUp ||
+		!strings.Contains(v.Summary, "PersistentCacheMiss") {
+		t.Errorf("cache off: %s: %s", v.Reason, v.Summary)
+	}
+}

@@ -1,6 +1,11 @@
-// Package cache takes the inventory of executable-cache folders (TF-IPU, PopART/PopTorch and JAX
-// persistent caches): what each entry is, and with the logs of the runs that used them, which
-// entries the runs hit, missed and wrote, and which no run touched.
+// Package cache takes the inventory of compile-cache folders (TF-IPU, PopART/PopTorch, JAX and
+// PyTorch/XLA persistent caches, and the caches kept as folders of entries: Neuron's, vLLM's):
+// what each entry is and holds, and with the logs of the runs that used them, which entries the
+// runs hit, missed, wrote and could not read, and which no run touched; and why one cache's
+// entries are not another's, by the parts of their keys.
+//
+// inventory.go reads the folders and the logs' use; tree.go walks the caches kept as folders;
+// compare.go holds one cache against another.
 package cache
 
 import (
@@ -15,6 +20,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/logscan"
 )
@@ -57,15 +63,30 @@ type CacheEntry struct {
 	Hit       bool // a log says the run loaded it
 	Written   bool // a log says the run wrote it
 	Missed    bool // a log looked it up and did not find it
+	// Unreadable is the stack's words for a run that found the entry and could not read it
+	// (PyTorch/XLA's PersistentCacheDeserializeFailure): it compiled the graph again.
+	Unreadable string
+	// Graph is the program the entry holds, where its head says ("" otherwise).
+	Graph string
+	// State is "" for a complete entry, else what is wrong with it (a cache tree's entries:
+	// "partial", "locked", "failed", "corrupt").
+	State string
+	// Folder says the entry is a folder of a cache tree (Name is its path below Dir); Key is
+	// the name logs give it, and Parts the parts of its key it spells out.
+	Folder bool
+	Key    string
+	Parts  []framework.Factor
+
+	tree *framework.CacheTree
 }
 
 // Used reports whether any log touched the entry.
-func (e *CacheEntry) Used() bool { return e.Hit || e.Written || e.Missed }
+func (e *CacheEntry) Used() bool { return e.Hit || e.Written || e.Missed || e.Unreadable != "" }
 
 // Prunable reports whether the entry is a recognised executable (not a lock, not a foreign
 // file) that no log touched: the only entries recomp ever proposes to remove.
 func (e *CacheEntry) Prunable() bool {
-	return !e.Used() && !e.Lock && e.Kind != EntryOther
+	return !e.Used() && !e.Lock && e.Kind != EntryOther && !e.Folder
 }
 
 // Inventory is what one or more cache folders hold.
@@ -76,21 +97,48 @@ type Inventory struct {
 	Unused      int // recognised entries no log touched
 	UnusedBytes int64
 	Foreign     int // files that are not cache entries
+	Damaged     int // entries of cache trees that are partial, locked, failed or corrupt
 	ByKind      map[EntryKind]int
 	Dirs        int // subfolders, not descended into
 	// MissingMisses are paths a log missed and that are not in the folders now.
 	MissingMisses []string
 	Warnings      []string
+
+	roots []treeRoot // the subfolders of the folder being read that are cache trees
 }
 
-// LogUse is what the logs say about cache files, by base name.
+// LogUse is what the logs say about cache entries, by the name logs give them (a file's base
+// name, a cache key, a graph hash).
 type LogUse struct {
 	Hits, Writes, Misses map[string]bool
+	// Compiled are the graph hashes the runs compiled (the entries a cache tree's stack wrote).
+	Compiled map[string]bool
+	// Unreadable are entries a run found and could not read (a deserialisation failure), by
+	// base name, with the stack's words for it.
+	Unreadable map[string]string
 }
 
 // NewLogUse returns an empty LogUse.
 func NewLogUse() LogUse {
-	return LogUse{Hits: map[string]bool{}, Writes: map[string]bool{}, Misses: map[string]bool{}}
+	return LogUse{Hits: map[string]bool{}, Writes: map[string]bool{}, Misses: map[string]bool{}, Compiled: map[string]bool{},
+		Unreadable: map[string]string{}}
+}
+
+// AddEvent records one event of a log: a cache event by the file it names, and by the graph
+// hash it names when the path holds it as a folder (a cache tree's entry); a compilation by its
+// hash.
+func (u LogUse) AddEvent(ev logscan.Event) {
+	switch {
+	case ev.Hash == "":
+	case ev.Kind == logscan.CompileBegin:
+		if len(u.Compiled) < maxCounted {
+			u.Compiled[ev.Hash] = true
+		}
+	case strings.Contains(ev.Path, ev.Hash+"/"):
+		u.Add(ev.Kind, ev.Hash)
+		return
+	}
+	u.Add(ev.Kind, ev.Path)
 }
 
 // Add records one cache event of a log.
@@ -132,13 +180,72 @@ func ReadLogUse(paths []string, stdin io.Reader) (LogUse, error) {
 			return use, err
 		}
 		s := logscan.NewScanner(f, p, logscan.Options{Grammar: frameworks.Grammar()})
+		var counted countedUse
 		for s.Scan() {
 			ev := s.Event()
-			use.Add(ev.Kind, ev.Path)
+			use.AddEvent(ev)
+			counted.add(ev)
 		}
 		f.Close()
+		counted.apply(use)
 	}
 	return use, nil
+}
+
+// countedUse is, for a stack whose log names no entry but counts its cache's hits, misses and
+// read failures (PyTorch/XLA's metrics report), the graphs one log compiled and ran, by its
+// keyed cache, and the last value of each counter.
+type countedUse struct {
+	compiled, ran map[string]framework.KeyedCache // graph hash → its stack's cache
+	counts        map[string]int
+}
+
+func (c *countedUse) add(ev logscan.Event) {
+	switch ev.Kind {
+	case logscan.CompileBegin, logscan.Execution:
+		kc := frameworks.KeyedCacheOf(ev.Producer)
+		if ev.Hash == "" || kc == nil || kc.Words().MissMetric == "" {
+			return
+		}
+		if c.compiled == nil {
+			c.compiled, c.ran = map[string]framework.KeyedCache{}, map[string]framework.KeyedCache{}
+		}
+		if ev.Kind == logscan.CompileBegin {
+			c.compiled[ev.Hash] = kc
+		} else if len(c.ran) < maxCounted {
+			c.ran[ev.Hash] = kc
+		}
+	case logscan.FrameworkMetric:
+		if c.counts == nil {
+			c.counts = map[string]int{}
+		}
+		c.counts[ev.Detail] = ev.Count
+	}
+}
+
+// maxCounted bounds the graphs of one log kept for the counters.
+const maxCounted = 1 << 16
+
+// apply says what the log did with the entries of its graphs, as its counters allow: a graph
+// it compiled was missed (then written), or found and not read when every lookup that did not
+// hit failed that way; a graph it ran without compiling was a hit when the counters show hits.
+func (c *countedUse) apply(use LogUse) {
+	for hash, kc := range c.compiled {
+		w := kc.Words()
+		fails, misses := c.counts[w.ReadFailureMetric], c.counts[w.MissMetric]
+		switch {
+		case fails > 0 && misses == 0:
+			use.Unreadable[hash] = fmt.Sprintf("%s %d", w.ReadFailureMetric, fails)
+			use.Writes[hash] = true
+		case misses > 0 || fails > 0:
+			use.Misses[hash] = true
+		}
+	}
+	for hash, kc := range c.ran {
+		if _, compiled := c.compiled[hash]; !compiled && c.counts[kc.Words().HitMetric] > 0 {
+			use.Hits[hash] = true
+		}
+	}
 }
 
 // Take reads cache folders without changing them. Folders are read in batches, so memory is
@@ -182,6 +289,7 @@ func (inv *Inventory) read(folder Folder, use LogUse, present map[string]bool) e
 		return fmt.Errorf("%s: not a folder", folder.Name)
 	}
 	keep := &nameHeap{}
+	first := len(inv.Entries)
 	for {
 		batch, err := dir.ReadDir(512)
 		for _, de := range batch {
@@ -195,12 +303,33 @@ func (inv *Inventory) read(folder Folder, use LogUse, present map[string]bool) e
 		}
 	}
 	inv.Entries = append(inv.Entries, *keep...)
+	for _, e := range inv.Entries[first:] {
+		e.Graph = readGraph(folder.FS, e.Name)
+	}
+	inv.readTrees(folder, use, present)
 	return nil
+}
+
+// readGraph reads the program a listed entry holds from its head, where its kind says.
+func readGraph(fsys fs.FS, name string) string {
+	return frameworks.CacheGraph(name, func() []byte {
+		f, err := fsys.Open(name)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			return nil // a FIFO or a device is never read
+		}
+		head := make([]byte, framework.CacheHeadBytes)
+		n, _ := io.ReadFull(f, head)
+		return head[:n]
+	})
 }
 
 func (inv *Inventory) add(folder Folder, de fs.DirEntry, use LogUse, present map[string]bool, keep *nameHeap) {
 	if de.IsDir() {
-		inv.Dirs++
+		inv.dir(de.Name())
 		return
 	}
 	name := de.Name()
@@ -216,16 +345,18 @@ func (inv *Inventory) add(folder Folder, de fs.DirEntry, use LogUse, present map
 		return
 	}
 	if info.IsDir() {
-		inv.Dirs++
+		inv.dir(name)
 		return
 	}
 	kind, key, lock := frameworks.CacheEntry(name)
-	e := &CacheEntry{Dir: folder.Name, Name: name, Kind: EntryKind(kind), Lock: lock, Size: info.Size(), ModTime: info.ModTime()}
+	e := CacheEntry{Dir: folder.Name, Name: name, Kind: EntryKind(kind), Lock: lock, Size: info.Size(), ModTime: info.ModTime(), Key: key}
 	if kind == "" {
-		e.Kind = EntryOther
+		e.Kind, e.Key = EntryOther, ""
 	}
-	e.Hit, e.Written, e.Missed = use.Hits[key], use.Writes[key], use.Misses[key]
-	present[key] = true
+	e.Hit, e.Written, e.Missed, e.Unreadable = use.Hits[key], use.Writes[key], use.Misses[key], use.Unreadable[key]
+	if e.Missed {
+		present[key] = true
+	}
 	inv.Count++
 	inv.Bytes += e.Size
 	inv.ByKind[e.Kind]++
@@ -237,10 +368,13 @@ func (inv *Inventory) add(folder Folder, de fs.DirEntry, use LogUse, present map
 		inv.UnusedBytes += e.Size
 	}
 	if e.Used() {
-		inv.Entries = append(inv.Entries, e)
+		inv.Entries = append(inv.Entries, &e)
 		return
 	}
-	heap.Push(keep, e)
+	if keep.Len() == MaxListed && name >= (*keep)[0].Name {
+		return // not among the first MaxListed names: counted, not kept
+	}
+	heap.Push(keep, &e)
 	if keep.Len() > MaxListed {
 		heap.Pop(keep)
 	}

@@ -531,13 +531,13 @@ type CacheFolder struct {
 	Dir, From string
 }
 
-// CacheFolders finds the executable and persistent-cache folders the stacks will use, from an
-// environment (KEY=VALUE), in its order.
+// CacheFolders finds the executable and persistent-cache folders the stacks (and the serving
+// engines over them) will use, from an environment (KEY=VALUE), in its order.
 func CacheFolders(env []string) []CacheFolder {
 	var out []CacheFolder
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		for _, fw := range all {
+		for _, fw := range stacksThenCompilers {
 			if fw.CacheFolders == nil {
 				continue
 			}
@@ -685,11 +685,14 @@ func CacheKinds() []string {
 			}
 		}
 	}
+	for _, t := range CacheTrees() {
+		out = append(out, t.Kind)
+	}
 	return append(out, locks...)
 }
 
 // KeyedCache is the persistent cache whose entries are named by the cache keys a stack logs
-// (JAX's), nil when no stack has one.
+// (JAX's, the first), nil when no stack has one.
 func KeyedCache() framework.KeyedCache {
 	for _, fw := range all {
 		if fw.KeyedCache != nil {
@@ -697,6 +700,43 @@ func KeyedCache() framework.KeyedCache {
 		}
 	}
 	return nil
+}
+
+// KeyedCacheOf is the keyed persistent cache of the stack whose producer p is (PyTorch/XLA's
+// for torch_xla's records), else KeyedCache's.
+func KeyedCacheOf(p logscan.Producer) framework.KeyedCache {
+	for _, fw := range all {
+		if fw.KeyedCache != nil && slices.Contains(fw.Producers, p) {
+			return fw.KeyedCache
+		}
+	}
+	return KeyedCache()
+}
+
+// CacheGraph reads, from the head of a cache file (read only when its kind can tell), the
+// program it holds ("" when its kind does not say).
+func CacheGraph(name string, head func() []byte) string {
+	for i := len(all) - 1; i >= 0; i-- {
+		for _, e := range all[i].CacheEntries {
+			if e.Names.MatchString(name) {
+				if e.Graph == nil {
+					return ""
+				}
+				return e.Graph(head())
+			}
+		}
+	}
+	return ""
+}
+
+// CacheTrees are the caches the stacks (and the serving engines over them) keep as folders of
+// entries, in the units' order.
+func CacheTrees() []*framework.CacheTree {
+	var out []*framework.CacheTree
+	for _, fw := range stacksThenCompilers {
+		out = append(out, fw.CacheTrees...)
+	}
+	return out
 }
 
 // ProbeHook is a unit's part of recomp run's probe, with the unit's name: the framework its

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/across"
+	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/gate"
@@ -283,10 +284,12 @@ func familyTable(rep *ledger.Report, omitted *[]string) *Table {
 }
 
 // hostReadAnswers adds a line for each of the program's lines that reads a tensor on the host
-// every step (or as often as the log can tell): no recompilation, but a wait for the device.
+// every step (or as often as the log can tell): no recompilation, but a wait for the device; and
+// a line for a persistent cache whose entries the run found and could not read: why it
+// compiled what the cache held.
 func (p *Document) hostReadAnswers(fs []ledger.Finding) {
 	for _, f := range fs {
-		if f.Kind == ledger.FindingHostRead && f.Severity == ledger.SeverityWarning {
+		if (f.Kind == ledger.FindingHostRead || f.Kind == ledger.FindingCacheUnusable) && f.Severity == ledger.SeverityWarning {
 			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: f.Message, Action: f.Advice})
 		}
 	}
@@ -774,12 +777,24 @@ func cacheDoc(c *Cache) *Document {
 	if inv.Foreign > 0 {
 		p.Totals = append(p.Totals, Total{Label: "files that are not cache entries (never proposed for removal)", Value: fmt.Sprint(inv.Foreign)})
 	}
+	if inv.Damaged > 0 {
+		p.Totals = append(p.Totals, Total{Label: "partial, locked, failed or corrupt entries", Value: fmt.Sprint(inv.Damaged), Bad: true})
+	}
+	programs := slices.ContainsFunc(inv.Entries, func(e *cache.CacheEntry) bool { return e.Graph != "" || e.State != "" })
 	t := newTable([]bool{false, false, true, false, false}, "entry", "kind", "size", "modified", "status")
+	if programs {
+		t = newTable([]bool{false, false, false, false, true, false, false}, "entry", "kind", "program", "state", "size", "modified", "status")
+	}
 	for _, e := range inv.Entries {
 		if len(t.Rows) == maxRows {
 			break
 		}
-		t.add(false, ShellQuote(e.Dir+"/"+e.Name), string(e.Kind), humanBytes(e.Size), e.ModTime.UTC().Format("2006-01-02T15:04:05Z"), entryStatus(e, c.LogsGiven))
+		cells := []string{ShellQuote(e.Dir + "/" + e.Name), string(e.Kind)}
+		if programs {
+			cells = append(cells, orDash(e.Graph), orDash(e.State))
+		}
+		cells = append(cells, humanBytes(e.Size), e.ModTime.UTC().Format("2006-01-02T15:04:05Z"), entryStatus(e, c.LogsGiven))
+		t.add(false, cells...)
 	}
 	sec := Section{ID: "entries", Title: "Entries", Table: t}
 	if shown := len(t.Rows); shown < inv.Count {
@@ -787,6 +802,9 @@ func cacheDoc(c *Cache) *Document {
 	}
 	if len(t.Rows) > 0 {
 		p.Sections = append(p.Sections, sec)
+	}
+	if c.Against != nil {
+		p.againstSections(c)
 	}
 	var warns []string
 	for _, w := range inv.Warnings {
@@ -800,6 +818,39 @@ func cacheDoc(c *Cache) *Document {
 			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}, Code: true})
 	}
 	return p
+}
+
+// againstSections lays out why the cache's entries are not those of the cache held against it:
+// an answer per entry that is not there, and the key's parts side by side.
+func (p *Document) againstSections(c *Cache) {
+	cmp := c.Against
+	t := newTable(nil, "entry", "part", "factor", "cache A", "this cache")
+	for _, k := range cmp.Entries {
+		if k.InA {
+			continue
+		}
+		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: k.B + ": " + k.Summary, Action: k.Remedy})
+		for _, pp := range k.Parts {
+			if pp.Differ() && len(t.Rows) < maxRows {
+				t.add(false, k.B, pp.Part.String(), pp.Name, orDash(pp.A), orDash(pp.B))
+			}
+		}
+	}
+	p.Totals = append(p.Totals, Total{Label: "entries cache A holds too", Value: fmt.Sprintf("%d of %d", cmp.Held, len(cmp.Entries)),
+		Bad: cmp.Held < len(cmp.Entries)})
+	if cmp.Held == len(cmp.Entries) && len(cmp.Entries) > 0 {
+		p.Answer = append(p.Answer, Answer{Tone: "ok", Text: "cache A (" + strings.Join(c.AgainstDirs, ", ") + ") holds every key of this cache"})
+	}
+	if len(t.Rows) > 0 {
+		p.Sections = append(p.Sections, Section{ID: "against", Title: "The parts of the keys that differ from cache A (" + strings.Join(c.AgainstDirs, ", ") + ")", Table: t})
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // answer fills the cost headline and the answer's lines, in the verdict's words. rep, when

@@ -533,14 +533,48 @@ type CacheJSON struct {
 	Warnings      []string                `json:"warnings"`
 	Prune         string                  `json:"prune_command"`
 	LogsGiven     bool                    `json:"logs_given"`
+	Damaged       int                     `json:"damaged_entries"`
+	Against       *CacheAgainstJSON       `json:"against,omitempty"`
 }
 
 type CacheEntryJSON struct {
-	Path    string `json:"path"`
-	Kind    string `json:"kind"`
-	Bytes   int64  `json:"bytes"`
-	ModTime string `json:"mtime"`
-	Status  string `json:"status"`
+	Path    string          `json:"path"`
+	Kind    string          `json:"kind"`
+	Bytes   int64           `json:"bytes"`
+	ModTime string          `json:"mtime"`
+	Status  string          `json:"status"`
+	Program string          `json:"program"`
+	State   string          `json:"state"`
+	Key     string          `json:"key"`
+	Parts   []CachePartJSON `json:"parts"`
+}
+
+// CachePartJSON is one part of a cache key: in an entry (value), or side by side (a, b).
+type CachePartJSON struct {
+	Part  string `json:"part"`
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
+	A     string `json:"a,omitempty"`
+	B     string `json:"b,omitempty"`
+}
+
+// CacheAgainstJSON is the cache held against the one inventoried (--against).
+type CacheAgainstJSON struct {
+	Dirs    []string              `json:"dirs"`
+	Held    int                   `json:"held"`
+	Entries []CacheComparisonJSON `json:"entries"`
+}
+
+// CacheComparisonJSON is one entry held against the other cache.
+type CacheComparisonJSON struct {
+	Entry   string          `json:"entry"`
+	Kind    string          `json:"kind"`
+	Against string          `json:"against,omitempty"`
+	InA     bool            `json:"in_a"`
+	Differs []string        `json:"differs"`
+	Parts   []CachePartJSON `json:"parts"`
+	Summary string          `json:"summary"`
+	Remedy  string          `json:"remedy"`
 }
 
 // entryStatus says what the logs did with an entry ("" without logs).
@@ -550,6 +584,8 @@ func entryStatus(e *cache.CacheEntry, logs bool) string {
 		return ""
 	case e.Hit:
 		return "hit"
+	case e.Unreadable != "":
+		return "found, not readable (" + e.Unreadable + "): compiled and written again"
 	case e.Written:
 		return "written"
 	case e.Missed:
@@ -584,9 +620,29 @@ func CacheDocument(c *Cache) CacheJSON {
 	doc := CacheJSON{Version: JSONVersion, Dirs: nonNil(c.Dirs), Entries: inv.Count, Bytes: inv.Bytes, ByKind: inv.ByKind,
 		UnusedEntries: inv.Unused, UnusedBytes: inv.UnusedBytes, Foreign: inv.Foreign, Listed: []CacheEntryJSON{},
 		MissingMisses: nonNil(inv.MissingMisses), Warnings: nonNil(inv.Warnings), Prune: PruneCommand(c), LogsGiven: c.LogsGiven}
+	doc.Damaged = inv.Damaged
 	for _, e := range inv.Entries {
-		doc.Listed = append(doc.Listed, CacheEntryJSON{Path: filepath.Join(e.Dir, e.Name), Kind: string(e.Kind), Bytes: e.Size,
-			ModTime: e.ModTime.UTC().Format(time.RFC3339), Status: entryStatus(e, c.LogsGiven)})
+		j := CacheEntryJSON{Path: filepath.Join(e.Dir, e.Name), Kind: string(e.Kind), Bytes: e.Size,
+			ModTime: e.ModTime.UTC().Format(time.RFC3339), Status: entryStatus(e, c.LogsGiven), Program: e.Graph, State: e.State, Key: e.Key,
+			Parts: []CachePartJSON{}}
+		for _, f := range e.Parts {
+			j.Parts = append(j.Parts, CachePartJSON{Part: f.Part.String(), Name: f.Name, Value: f.Value})
+		}
+		doc.Listed = append(doc.Listed, j)
+	}
+	if cmp := c.Against; cmp != nil {
+		doc.Against = &CacheAgainstJSON{Dirs: nonNil(c.AgainstDirs), Held: cmp.Held, Entries: []CacheComparisonJSON{}}
+		for _, k := range cmp.Entries {
+			j := CacheComparisonJSON{Entry: k.B, Kind: string(k.Kind), Against: k.A, InA: k.InA, Differs: []string{}, Parts: []CachePartJSON{},
+				Summary: k.Summary, Remedy: k.Remedy}
+			for _, d := range k.Differs {
+				j.Differs = append(j.Differs, d.String())
+			}
+			for _, pp := range k.Parts {
+				j.Parts = append(j.Parts, CachePartJSON{Part: pp.Part.String(), Name: pp.Name, A: pp.A, B: pp.B})
+			}
+			doc.Against.Entries = append(doc.Against.Entries, j)
+		}
 	}
 	return doc
 }

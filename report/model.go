@@ -9,4 +9,8 @@ type Cache struct {
 	Dirs      []string
 	Inventory *cache.Inventory
 	LogsGiven bool
+	// Against is the cache held against this one (--against): why this cache's entries are
+	// not its; nil when none was given.
+	Against     *cache.Comparison
+	AgainstDirs []string
 }

@@ -9,8 +9,9 @@ import (
 
 type cacheCmd struct {
 	outputFlag
-	Log  []string `sep:"none" help:"Logs of runs that used the cache: say which entries they hit, wrote or missed (repeat for several)." placeholder:"LOG"`
-	Dirs []string `arg:"" name:"CACHE_DIR" help:"Executable-cache folders (TF-IPU executable_cache_path, PopART/PopTorch cachePath, JAX jax_compilation_cache_dir)."`
+	Log     []string `sep:"none" help:"Logs of runs that used the cache: say which entries they hit, wrote or missed (repeat for several)." placeholder:"LOG"`
+	Against []string `sep:"none" help:"Another cache (another pod's, an earlier run's): say why this cache's entries are not its, by the parts of their keys (repeat for several folders)." placeholder:"DIR"`
+	Dirs    []string `arg:"" name:"CACHE_DIR" help:"Compile-cache folders (TF-IPU executable_cache_path, PopART/PopTorch cachePath, JAX jax_compilation_cache_dir, PyTorch/XLA XLA_PERSISTENT_CACHE_PATH, NEURON_COMPILE_CACHE_URL, vLLM torch_compile_cache)."`
 }
 
 func (c *cacheCmd) Run(e *env) error {
@@ -30,5 +31,17 @@ func (c *cacheCmd) Run(e *env) error {
 		return usageErr("%v", err)
 	}
 	e.log.Debug("inventory", "entries", inv.Count, "bytes", inv.Bytes, "unused", inv.Unused)
-	return c.render(e, &report.Cache{Dirs: c.Dirs, Inventory: inv, LogsGiven: len(c.Log) > 0})
+	r := &report.Cache{Dirs: c.Dirs, Inventory: inv, LogsGiven: len(c.Log) > 0, AgainstDirs: c.Against}
+	if len(c.Against) > 0 {
+		var others []cache.Folder
+		for _, d := range c.Against {
+			others = append(others, cache.Folder{Name: d, FS: os.DirFS(d)})
+		}
+		a, err := cache.Take(others, cache.NewLogUse())
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		r.Against = cache.Compare(a, inv)
+	}
+	return c.render(e, r)
 }

@@ -46,8 +46,11 @@ type Framework struct {
 	CacheFolders func(name, value string) []string
 	// CacheEntries are the kinds of file the stack's cache folders hold.
 	CacheEntries []CacheEntry
+	// CacheTrees are the stack's caches kept as folders of entries (Neuron's
+	// neuronxcc-<version>/MODULE_<hash>/, vLLM's <hash>/rank_<r>_<dp>/<prefix>/).
+	CacheTrees []*CacheTree
 	// KeyedCache is the stack's persistent cache whose entries are named by the cache keys
-	// its log gives (JAX's), nil when it has none.
+	// its log gives (JAX's, PyTorch/XLA's), nil when it has none.
 	KeyedCache KeyedCache
 	// CompileFlags are the environment variables that carry compile options into the cache key
 	// and the compiled program (XLA_FLAGS is every stack's).
@@ -242,6 +245,54 @@ type CacheEntry struct {
 	Lock bool
 	// Key is the name a log gives the entry of a file name (nil: the file name itself).
 	Key func(name string) string
+	// Graph reads the program an entry holds from the first CacheHeadBytes of the file ("" when
+	// they do not say; nil: entries of the kind never say).
+	Graph func(head []byte) string
+}
+
+// CacheHeadBytes is how much of an entry CacheEntry.Graph is given.
+const CacheHeadBytes = 4096
+
+// CacheTree is a cache kept as folders of entries: recomp walks it from the cache folder to
+// its entries, MaxDepth folders down at most, and never further.
+type CacheTree struct {
+	// Kind names the kind in reports and in the JSON contract ("neuron", "vllm").
+	Kind string
+	// Top matches the names of the cache folder's own subfolders that are the tree's
+	// (neuronxcc-2.15.128.0+56dc5a86): a folder with none is no such cache.
+	Top *regexp.Regexp
+	// MaxDepth is how many folders below the cache folder an entry lies at most.
+	MaxDepth int
+	// Entry says whether a folder is an entry, from its path below the cache folder (its names,
+	// top first) and the names of the files in it, and what it is.
+	Entry func(path []string, files []string) (TreeEntry, bool)
+	// Factors reads the parts of an entry's key that its files spell out (vLLM's
+	// cache_key_factors.json), by part; nil when the entry's path says all (TreeEntry.Parts).
+	// read reads one file of the entry, bounded.
+	Factors func(read func(name string) ([]byte, error)) ([]Factor, error)
+	// Remedy is what to do when a part of the key changed between two caches, by part.
+	Remedy map[KeyPart]string
+}
+
+// TreeEntry is what a cache tree's entry folder is.
+type TreeEntry struct {
+	// Program names the graph or program the entry holds; Key is its cache key (the folder
+	// name, or the hash a log gives it).
+	Program, Key string
+	// State is "" for a complete entry, else what is wrong: "partial" (its writer did not
+	// finish), "locked" (a writer holds it), "failed" (a compilation that failed, kept so
+	// that it is not tried again), "corrupt".
+	State string
+	// Parts are the parts of the key the entry's path spells out (the compiler's version, the
+	// graph's hash, the flags' hash).
+	Parts []Factor
+}
+
+// Factor is one part of a cache key with its value: Part says what it is about, Name names it
+// as the stack does ("config.model_config.max_model_len", "compiler version").
+type Factor struct {
+	Part        KeyPart
+	Name, Value string
 }
 
 // KeyedCache is a persistent cache whose entries are named by the cache key the stack logs
@@ -270,7 +321,26 @@ const (
 	KeyGraph            // the computation itself
 	KeyFlags            // the compiler's flags
 	KeyVersions         // the versions of the stack and its backend
+	KeyDevice           // the devices and their topology (ranks, the accelerator)
+	KeyEnv              // environment variables that reach the compiler
 )
+
+// String names a part of a cache key for a report.
+func (p KeyPart) String() string {
+	switch p {
+	case KeyGraph:
+		return "graph"
+	case KeyFlags:
+		return "flags"
+	case KeyVersions:
+		return "versions"
+	case KeyDevice:
+		return "device"
+	case KeyEnv:
+		return "environment"
+	}
+	return "other"
+}
 
 // CacheWords are a keyed cache's own words for the reasons a run missed an entry.
 type CacheWords struct {
@@ -278,7 +348,7 @@ type CacheWords struct {
 	// a miss's changed component.
 	FlagsPart string
 	// Keys names the stack's keys ("JAX's cache keys"). KeyLog names the log of their parts ("JAX's cache-key log"); KeyLogSetting
-	// the setting that makes the stack print it.
+	// the setting that makes the stack print it ("" when no setting makes it print the parts).
 	Keys, KeyLog, KeyLogSetting string
 	// Eviction names what evicts entries ("JAX's LRU eviction with
 	// jax_compilation_cache_max_size").
@@ -292,6 +362,14 @@ type CacheWords struct {
 	Unreadable string
 	// OutsideGraph lists what else goes into a key.
 	OutsideGraph string
+	// ReadFailureMetric names the stack's counter of entries found and not read (PyTorch/XLA's
+	// PersistentCacheDeserializeFailure): in a run's metrics report, the reason it compiled a
+	// graph its cache held. "" when it has none.
+	ReadFailureMetric string
+	// HitMetric and MissMetric name the stack's counters of entries served and not found
+	// (PersistentCacheHit, PersistentCacheMiss): with ReadFailureMetric, what a run whose log
+	// names no entry did with the entries of the graphs it ran. "" when it has none.
+	HitMetric, MissMetric string
 	// Advice is what to do, by the reason of a miss (the JSON contract's miss reasons:
 	// key_changed_outside_graph, never_written, evicted, unreadable), where the stack has its
 	// own way.

@@ -12,7 +12,10 @@ import (
 // ||NEURON_CACHE||), of neuronx-cc, and of optimum-neuron's Hub cache, from real runs pasted in
 // aws-neuron/aws-neuron-sdk and huggingface/optimum-neuron issues.
 var (
-	// A graph is named by the module its HLO hash names: MODULE_<graph hash>+<flags hash>.
+	// A graph is named by the module its HLO hash names: MODULE_<graph hash>+<flags hash>. It is
+	// the graph's identity too (the events' module): two MODULE_ names are two graphs (or one
+	// graph under two sets of flags), never one graph that changed; the same MODULE_ compiled
+	// twice is one graph compiled again.
 	reModule = regexp.MustCompile(`MODULE_[0-9A-Za-z]+\+[0-9a-f]+`)
 	// "Call compiler with cmd: neuronx-cc compile --target=trn1 --framework=XLA …" and the list
 	// form "['neuronx-cc', '--target=trn1', 'compile', '--framework', 'XLA', …]".
@@ -56,7 +59,7 @@ var messages = &logscan.Framework{
 				st.order = removeHash(st.order, hash)
 			}
 			c.Emit(logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerNeuron, Signal: "neuron:call_compiler", Hash: hash,
-				Detail: "neuronx-cc compiles " + hash})
+				Module: hash, Detail: "neuronx-cc compiles " + hash})
 			st.compiling = true
 			return true
 		}},
@@ -79,7 +82,8 @@ var messages = &logscan.Framework{
 				return false
 			}
 			c.State().(*state).compiling = false
-			c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerNeuron, Signal: "neuron:cached_neff", Hash: reModule.FindString(m[1]),
+			hash := reModule.FindString(m[1])
+			c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerNeuron, Signal: "neuron:cached_neff", Hash: hash, Module: hash,
 				Path: m[1]})
 			return true
 		}},
@@ -97,7 +101,7 @@ var messages = &logscan.Framework{
 				st.missed = map[string]pendingMiss{}
 			}
 			st.missed[hash] = pendingMiss{at: c.Mark(), ev: logscan.Event{Kind: logscan.CacheMiss, Producer: logscan.ProducerNeuron, Signal: "neuron:hub_miss",
-				Hash: hash, Path: m[2] + ":" + m[1]}}
+				Hash: hash, Module: hash, Path: m[2] + ":" + m[1]}}
 			st.order = append(st.order, hash)
 			return true
 		}},

@@ -89,3 +89,46 @@ func TestCounts(t *testing.T) {
 		t.Errorf("no finding on the temporary cache: %+v", s.Ledger.Findings)
 	}
 }
+
+// A MODULE_ is a graph's identity: two MODULE_ hashes are two programs compiled once each (not
+// one graph that changed), and the same MODULE_ compiled twice is that graph compiled again
+// with the same hash (its NEFF not taken from the cache).
+func TestModuleIsTheGraph(t *testing.T) {
+	call := func(at, mod string) string {
+		return "2024-04-12 07:13:0" + at + ".000297:  271334  INFO ||NEURON_CC_WRAPPER||: Call compiler with cmd: neuronx-cc compile --target=trn1 --framework=XLA /tmp/w/model." + mod +
+			".hlo_module.pb --output /tmp/w/model." + mod + ".neff --verbose=35\n.\nCompiler status PASS\n"
+	}
+	a, b := "MODULE_16518787498567201059+d41d8cd9", "MODULE_9214541117211669183+d41d8cd9"
+	for _, c := range []struct {
+		name, log  string
+		recompiled string
+		kind       ledger.FindingKind
+	}{
+		{"two graphs", call("1", a) + call("2", b), "", ""},
+		{"the same graph again", call("1", a) + call("2", b) + call("3", b), b, ledger.FindingRecompiledSameHash},
+	} {
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: "run.log", Reader: strings.NewReader(c.log)}}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recompiled []string
+		for _, m := range s.Ledger.Modules {
+			if m.Recompiled {
+				recompiled = append(recompiled, m.Name)
+			}
+		}
+		if strings.Join(recompiled, ",") != c.recompiled || len(s.Ledger.Modules) != 2 {
+			t.Errorf("%s: recompiled %v of %d modules", c.name, recompiled, len(s.Ledger.Modules))
+		}
+		found := c.kind == ""
+		for _, f := range s.Ledger.Findings {
+			if f.Kind == ledger.FindingRecompiledNewHash {
+				t.Errorf("%s: %s", c.name, f.Message)
+			}
+			found = found || f.Kind == c.kind && f.Module == b
+		}
+		if !found {
+			t.Errorf("%s: no %s finding: %+v", c.name, c.kind, s.Ledger.Findings)
+		}
+	}
+}

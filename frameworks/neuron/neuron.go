@@ -30,14 +30,10 @@ var Framework = &framework.Framework{
 	},
 	// torch-neuronx is PyTorch/XLA (the torch-xla unit): its analysis names the graphs
 	// neuronx-cc compiles.
-	Also: []string{"torch-xla"},
-	CacheFolders: func(name, value string) []string {
-		if name == "NEURON_COMPILE_CACHE_URL" && value != "" {
-			return []string{value}
-		}
-		return nil
-	},
-	Packages: []string{"torch-neuronx", "libneuronxla", "neuronx-cc"},
+	Also:         []string{"torch-xla"},
+	CacheFolders: cacheFolders,
+	CacheTrees:   []*framework.CacheTree{cacheTree},
+	Packages:     []string{"torch-neuronx", "libneuronxla", "neuronx-cc"},
 	Advice: framework.Advice{
 		// no Evidence: the compiler wrapper logs each compilation and cache hit by default
 		Recompiled: "neuronx-cc compiles a new NEFF for each new graph: keep input shapes static (pad or bucket them), " +

@@ -49,6 +49,7 @@ var messages = &logscan.Framework{
 		// scanning a log where they are rare stays as fast (logscan's BenchmarkScanNoisyLog).
 		"MetricsData; step=", // [MetricsData; step=4] before a metrics report
 		"g IR graph hash ",   // Compiling IR graph hash H on device TPU:3 ...
+		"to deserialize exe", // Failed to deserialize executable: a persistent-cache entry not read (cache.go)
 	},
 	Begins: []string{"Compilation Analysis: "},
 	Heads: []string{"Compilation Analysis: ", "Execution Analysis: ", "Post Compilation Analysis: ", "Computation hash: ",
@@ -92,6 +93,7 @@ var messages = &logscan.Framework{
 			}
 			return true
 		}},
+		{Contains: "Failed to deserialize executable", Handle: deserializeFailure},
 		{Contains: "Compiling IR graph hash ", Handle: func(c *logscan.Context, msg string) bool {
 			m := reIRGraph.FindStringSubmatch(msg)
 			if m == nil {
@@ -207,6 +209,8 @@ func parseDuration(v string) time.Duration {
 type analysis struct {
 	// step is the step of the last [MetricsData; step=N] header, "" before one.
 	step string
+	// deserializeFailures counts the persistent cache's entries not read so far (cache.go).
+	deserializeFailures int
 
 	open        blockKind
 	wantCause   bool
@@ -302,7 +306,7 @@ func flush(c *logscan.Context) {
 		p.ev.Caller = ""
 	}
 	c.Append(p.ev)
-	*p = analysis{computation: p.computation, step: p.step}
+	*p = analysis{computation: p.computation, step: p.step, deserializeFailures: p.deserializeFailures}
 }
 
 // post reads a Post Compilation Analysis block: the compilation it follows has finished.

@@ -66,6 +66,8 @@ var Framework = &framework.Framework{
 		// hash, so persistent-cache entries made without it are not reused. Set by the user, it
 		// is kept, and explain's evidence then names each op's line.
 	},
+	CacheEntries: []framework.CacheEntry{{Kind: "torch-xla", Names: entryNames, Key: entryKey, Graph: entryGraph}},
+	KeyedCache:   persistentCache{},
 	CacheFolders: func(name, value string) []string {
 		if name == "XLA_PERSISTENT_CACHE_PATH" {
 			return []string{value}

@@ -53,6 +53,8 @@ var Framework = &framework.Framework{
 			return family + " [" + signature + "]", true
 		},
 	},
+	CacheTrees:   []*framework.CacheTree{vllmCache},
+	CacheFolders: cacheFolders,
 	Unfinished: func(p logscan.Producer) (string, string, bool) {
 		if p != ProducerVLLM {
 			return "", "", false

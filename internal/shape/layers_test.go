@@ -58,7 +58,7 @@ var allowed = map[string][]string{
 	"padding":                    {},
 	"diff":                       {"frameworks", "frameworks/cause", "hlo", "internal/input", "internal/openfile", "internal/textutil"},
 	"ledger":                     {"frameworks", "frameworks/cause", "frameworks/framework", "internal/input", "internal/textutil", "logscan"},
-	"cache":                      {"frameworks", "internal/input", "logscan"},
+	"cache":                      {"frameworks", "frameworks/framework", "internal/input", "logscan"},
 	"runner":                     {"frameworks", "frameworks/framework", "internal/openfile", "runfolder"},
 	"internal/input":             {"internal/openfile", "runfolder"},
 	"runfolder":                  {"internal/atomicfile", "internal/openfile"},

@@ -1381,6 +1381,9 @@ def judge(run):
             problems.append("guard_inconclusive, but the log lists executions")
         extra = collections.OrderedDict(extra or {})
         extra["guard_inconclusive"] = spec["guard_inconclusive"]
+    if spec.get("cache_miss"):  # why run 2 missed run 1's persistent cache, as torch_xla counted it
+        extra = collections.OrderedDict(extra or {})
+        extra["cache_miss"] = _cache_miss(run, spec["cache_miss"], problems)
     return {
         "evidence": evidence,
         "recompiled": recompiled,
@@ -1453,6 +1456,30 @@ FRAMEWORK = driver.Framework(
     file=__file__, title="PyTorch/XLA", scenarios=S, dists=("torch", "torch_xla", "numpy"),
     matrix=matrix, setup=setup, judge=judge,
     scrub=("PT_XLA", "XLA_", "PJRT_", "TF_CPP", "TPU_", "PYTHONWARNINGS", "TORCH_LOGS"))
+
+def _cache_miss(run, want, problems):
+    """Why run 2 missed run 1's persistent cache: torch_xla counted a miss (not a failure to read an
+    entry), and the cache holds one entry per run (two graph hashes)."""
+    e2 = run.evidence[1]
+    if e2["persistent_cache_miss"] != 1 or e2["persistent_cache_hit"] or e2["persistent_cache_deserialize_failure"]:
+        problems.append(f"{run.logs[1]}: PersistentCacheMiss {e2['persistent_cache_miss']}, Hit {e2['persistent_cache_hit']}, "
+                        f"DeserializeFailure {e2['persistent_cache_deserialize_failure']}: not one plain miss")
+    cache = run.path("cache")
+    entries = sorted(os.listdir(cache)) if os.path.isdir(cache) else []
+    if len(entries) != 2:
+        problems.append(f"cache/ holds {entries}, not one entry per run")
+    return collections.OrderedDict([("log", run.logs[1]), ("identity", want["identity"]), ("reason", want["reason"]),
+                                    ("changed", want["changed"]), ("cache_entries", len(entries))])
+
+
+S["cache-xla-flag"] = dict(program=train_persistent_cache, env=ENV, recompiled=[], cause=None, runs=2, dump_per_run=True,
+    run_env={2: {"XLA_FLAGS": "--xla_cpu_enable_fast_min_max=true --xla_dump_to=dump"}},
+    cache_miss={"identity": "torch_xla_runs.py:110 (train_step)", "reason": "key_changed_outside_graph",
+                "changed": "XLA_FLAGS: --xla_cpu_enable_fast_min_max=true added in run 2 (torch_xla folds XLA_FLAGS into the graph hash, "
+                           "which names the entry)"},
+    description=("The persistent-cache program run twice with one cache folder (cache/), run 2 with an XLA flag added "
+                 "(--xla_cpu_enable_fast_min_max=true). The graph is the same; its hash, which names the cache entry, is "
+                 "not: run 2 misses (PersistentCacheMiss) and writes a second entry."))
 
 if __name__ == "__main__":
     driver.main(FRAMEWORK)

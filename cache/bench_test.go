@@ -1,0 +1,44 @@
+package cache
+
+import (
+	"math/big"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkTake100k takes the inventory of a PyTorch/XLA persistent cache of 100 000 entries
+// (files named by 128-bit hashes in decimal, 1 KiB each) in a real folder, as recomp cache
+// does: every entry counted, the first 1000 listed and their heads read for the graph they hold.
+// B/op (all the memory allocated by one inventory) bounds what it holds at once; heap-sys-MB is
+// the heap the runtime took from the system by the end.
+func BenchmarkTake100k(b *testing.B) {
+	dir := b.TempDir()
+	head := []byte{0x0a, 0x1a, 0x0a, 0x18, 0x0a, 0x14}
+	head = append(append(head, "SyncTensorsGraph.218"...), make([]byte, 1024-len(head)-20)...)
+	n := new(big.Int).Lsh(big.NewInt(1), 120)
+	for i := 0; i < 100_000; i++ {
+		name := new(big.Int).Add(n, big.NewInt(int64(i)*7919)).String()
+		if err := os.WriteFile(filepath.Join(dir, name), head, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	folders := []Folder{{Name: dir, FS: os.DirFS(dir)}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var inv *Inventory
+	for i := 0; i < b.N; i++ {
+		var err error
+		if inv, err = Take(folders, NewLogUse()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if inv.Count != 100_000 || inv.ByKind["torch-xla"] != 100_000 || len(inv.Entries) != MaxListed || inv.Entries[0].Graph != "SyncTensorsGraph.218" {
+		b.Fatalf("count %d kinds %v listed %d first %+v", inv.Count, inv.ByKind, len(inv.Entries), inv.Entries[0])
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MB")
+}

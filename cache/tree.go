@@ -1,0 +1,190 @@
+package cache
+
+import (
+	"container/heap"
+	"fmt"
+	"io/fs"
+	"path"
+	"time"
+
+	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
+)
+
+// Caches kept as folders of entries (Neuron's neuronxcc-<version>/MODULE_<hash>/, vLLM's
+// <hash>/rank_<r>_<dp>/<prefix>/): a subfolder of a cache folder that a stack's CacheTree
+// claims is walked down to its entries, never deeper than the tree's MaxDepth, never through a
+// link to a folder, and each entry folder is one entry: the sum of its files' sizes (to
+// maxEntryDepth folders down), its newest file's time, its state.
+
+// maxEntryDepth and maxEntryFiles bound the files summed into one entry folder's size.
+const (
+	maxEntryDepth = 6
+	maxEntryFiles = 100_000
+)
+
+// treeRoot is a subfolder of the folder being read that is a cache tree's.
+type treeRoot struct {
+	name string
+	tree *framework.CacheTree
+}
+
+// dir notes a subfolder: a cache tree's top folder is walked after the folder's files, any
+// other is counted and left alone.
+func (inv *Inventory) dir(name string) {
+	for _, t := range frameworks.CacheTrees() {
+		if t.Top.MatchString(name) {
+			inv.roots = append(inv.roots, treeRoot{name: name, tree: t})
+			return
+		}
+	}
+	inv.Dirs++
+}
+
+// readTrees walks the cache trees found in one folder.
+func (inv *Inventory) readTrees(folder Folder, use LogUse, present map[string]bool) {
+	roots := inv.roots
+	inv.roots = nil
+	keep := &nameHeap{}
+	first := len(inv.Entries)
+	for _, r := range roots {
+		inv.walk(folder, r.tree, []string{r.name}, use, present, keep)
+	}
+	inv.Entries = append(inv.Entries, *keep...)
+	for _, e := range inv.Entries[first:] {
+		if e.Folder && e.tree != nil && e.tree.Factors != nil {
+			e.Parts = append(e.Parts, readFactors(folder, e)...)
+		}
+	}
+}
+
+func (inv *Inventory) walk(folder Folder, t *framework.CacheTree, p []string, use LogUse, present map[string]bool, keep *nameHeap) {
+	dir := path.Join(p...)
+	des, err := fs.ReadDir(folder.FS, dir)
+	if err != nil {
+		inv.Warnings = append(inv.Warnings, fmt.Sprintf("%s: %v", path.Join(folder.Name, dir), unwrapPath(err)))
+		return
+	}
+	var files, subdirs []string
+	for _, de := range des {
+		if de.IsDir() {
+			subdirs = append(subdirs, de.Name())
+		} else {
+			files = append(files, de.Name())
+		}
+	}
+	if te, ok := t.Entry(p, files); ok {
+		if te.Key != "" {
+			present[te.Key] = true
+		}
+		inv.addFolder(folder, t, dir, te, use, keep)
+		return
+	}
+	if len(p) >= t.MaxDepth {
+		return
+	}
+	for _, sd := range subdirs {
+		inv.walk(folder, t, append(p[:len(p):len(p)], sd), use, present, keep)
+	}
+}
+
+// addFolder counts one entry folder of a cache tree.
+func (inv *Inventory) addFolder(folder Folder, t *framework.CacheTree, dir string, te framework.TreeEntry, use LogUse, keep *nameHeap) {
+	e := &CacheEntry{Dir: folder.Name, Name: dir, Kind: EntryKind(t.Kind), Folder: true, Graph: te.Program, State: te.State,
+		Parts: te.Parts, Key: te.Key, tree: t}
+	files := 0
+	e.Size, e.ModTime = folderSize(folder.FS, dir, 0, &files)
+	e.Hit, e.Written, e.Missed, e.Unreadable = use.Hits[te.Key], use.Writes[te.Key], use.Misses[te.Key], use.Unreadable[te.Key]
+	if te.Key != "" && (use.Compiled[te.Key] && !e.Hit) {
+		e.Written = true // the stack writes what it compiles into its tree
+	}
+	inv.Count++
+	inv.Bytes += e.Size
+	inv.ByKind[e.Kind]++
+	if te.State != "" {
+		inv.Damaged++
+	}
+	if e.Used() || (te.State != "" && inv.Damaged <= MaxListed) {
+		inv.Entries = append(inv.Entries, e)
+		return
+	}
+	inv.Unused++
+	inv.UnusedBytes += e.Size
+	heap.Push(keep, e)
+	if keep.Len() > MaxListed {
+		heap.Pop(keep)
+	}
+}
+
+// folderSize sums the sizes of the files under dir (links followed to files, never to
+// folders) and finds the newest time, bounded by maxEntryDepth and maxEntryFiles.
+func folderSize(fsys fs.FS, dir string, depth int, files *int) (int64, time.Time) {
+	des, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return 0, time.Time{}
+	}
+	var size int64
+	var newest time.Time
+	for _, de := range des {
+		if *files >= maxEntryFiles {
+			break
+		}
+		p := path.Join(dir, de.Name())
+		if de.IsDir() {
+			if depth < maxEntryDepth {
+				s, m := folderSize(fsys, p, depth+1, files)
+				size += s
+				if m.After(newest) {
+					newest = m
+				}
+			}
+			continue
+		}
+		*files++
+		info, err := de.Info()
+		if err == nil && de.Type()&fs.ModeSymlink != 0 {
+			info, err = fs.Stat(fsys, p)
+		}
+		if err != nil || info.IsDir() {
+			continue
+		}
+		size += info.Size()
+		if info.ModTime().After(newest) {
+			newest = info.ModTime()
+		}
+	}
+	return size, newest
+}
+
+// maxFactorBytes bounds a file a cache tree's Factors reads.
+const maxFactorBytes = 4 << 20
+
+// readFactors reads the parts of a listed entry's key its files spell out; a file that cannot
+// be read leaves the parts its path gives.
+func readFactors(folder Folder, e *CacheEntry) []framework.Factor {
+	fs, err := e.tree.Factors(func(name string) ([]byte, error) { return readBounded(folder.FS, path.Join(e.Name, name)) })
+	if err != nil {
+		e.State = "corrupt"
+		return nil
+	}
+	return fs
+}
+
+func readBounded(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if st.Size() > maxFactorBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than %d", name, st.Size(), maxFactorBytes)
+	}
+	return fs.ReadFile(fsys, name)
+}

@@ -1,0 +1,1 @@
+# fixture: built to the layout, not made by the stack (see PROVENANCE.md)

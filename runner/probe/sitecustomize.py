@@ -4,7 +4,9 @@ as sitecustomize at start. For each compilation a framework reports to its own m
 (TF then compiles it), and for each Keras fit, evaluate and predict, it writes the first frame
 of the program's own code — the user's line — to the file $RECOMP_PROBE_OUT, one JSON object
 per line; at each JAX trace of a jitted function, also the static arguments it was called with
-(their names and reprs, cut short). It costs nothing per step. It imports nothing of a framework: it waits
+(their names and reprs, cut short). It also puts a handler on the stacks' Python loggers that
+writes each of their records the program's own output would lose (pytest's capture, -q) to the
+standard error the process started with, so the command's log holds it (_StackLog). It costs nothing per step. It imports nothing of a framework: it waits
 until the program imports one. It then runs the sitecustomize it shadows, if there is one.
 Nothing it does may break the program: every error is swallowed. RECOMP_PROBE=0 (recomp run
 --probe=false) leaves it out. When the program ends, it writes the versions of the framework
@@ -50,6 +52,113 @@ def _user_frame():
             return {"file": f.f_code.co_filename, "line": f.f_lineno, "function": f.f_code.co_name}
         f = f.f_back
     return {}
+
+
+# The stacks' Python loggers (recomp run writes them in: runner.probeSource).
+_LOGGERS = []
+_LOG_FORMAT = "%(levelname)s:%(asctime)s:%(name)s:%(lineno)s: %(message)s"
+
+
+def _identity(fd):
+    try:
+        st = os.fstat(fd)
+        return (st.st_dev, st.st_ino)
+    except Exception:
+        return None
+
+
+class _StackLog:
+    """A logging handler on the stacks' loggers: a record that no other handler delivers to the
+    process's own standard output or error as they were at start (pytest's capture, -q, a
+    runner that swallows stderr) is written to that error stream all the same, in the layout
+    JAX logs with, so that the command's log (recomp run's run.log) holds every compile record
+    whatever the program does with its output. A record that does reach them is not written
+    twice. With RECOMP_PROBE_LOG set, records go to that file instead, each line stamped with
+    its time as run.log's are (the pytest plugin's run folder)."""
+
+    def __init__(self, logging):
+        self.logging = logging
+        self.own = {i for i in (_identity(1), _identity(2)) if i is not None}
+        self.path = os.environ.get("RECOMP_PROBE_LOG", "")
+        self.fd = -1
+        if not self.path:
+            self.fd = os.dup(2)
+        self.format = logging.Formatter(_LOG_FORMAT)
+        self.handler = None
+
+    def reaches(self, stream):
+        try:
+            return _identity(stream.fileno()) in self.own
+        except Exception:
+            return False
+
+    def delivered(self, record):
+        """Whether a handler other than this one writes record to the original streams (and,
+        when this one is the only handler, what logging's last resort would have written)."""
+        logging = self.logging
+        c, found = logging.getLogger(record.name), 0
+        while c is not None:
+            for h in c.handlers:
+                if h is self.handler:
+                    continue
+                found += 1
+                if record.levelno < h.level or not isinstance(h, logging.StreamHandler):
+                    continue
+                try:
+                    if not h.filter(record):
+                        continue
+                except Exception:
+                    continue
+                if self.reaches(getattr(h, "stream", None)):
+                    return True
+            if not c.propagate:
+                break
+            c = c.parent
+        last = logging.lastResort
+        if found == 0 and last is not None and record.levelno >= last.level:
+            # This handler keeps logging's last resort from running: do what it does.
+            try:
+                sys.stderr.write(record.getMessage() + "\n")
+            except Exception:
+                pass
+            return self.reaches(sys.stderr)
+        return False
+
+    def emit(self, record):
+        if self.delivered(record):
+            return
+        text = self.format.format(record)
+        if self.path:
+            import datetime
+            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            data = "".join(stamp + " " + line + "\n" for line in text.split("\n")).encode("utf-8", "replace")
+            with _LOCK:
+                with open(self.path, "ab") as f:
+                    f.write(data)
+            return
+        data = (text + "\n").encode("utf-8", "replace")
+        with _LOCK:
+            while data:
+                n = os.write(self.fd, data)
+                data = data[n:]
+
+
+def _log_stacks():
+    """Puts _StackLog on the stacks' loggers."""
+    import logging
+
+    out = _StackLog(logging)
+
+    class Handler(logging.Handler):
+        def emit(self, record):
+            try:
+                out.emit(record)
+            except Exception:
+                pass
+
+    out.handler = Handler()
+    for name in _LOGGERS:
+        logging.getLogger(name).addHandler(out.handler)
 
 
 # The units' hooks (frameworks/*/probe.py) and _HOOKS, the hook of each top-level package,
@@ -141,6 +250,10 @@ def _chain():
 if _OUT and os.environ.get("RECOMP_PROBE", "1") != "0":
     try:
         sys.meta_path.insert(0, _ImportHook())
+    except Exception:
+        pass
+    try:
+        _log_stacks()
     except Exception:
         pass
     _versions()

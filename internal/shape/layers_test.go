@@ -37,7 +37,7 @@ var layerOrder = [][]string{
 	{"frameworks/cause"},
 	{"hlo", "logscan"},
 	{"internal/follow"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/golden", "internal/openfile", "internal/textutil", "internal/version", "internal/shape"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/golden", "internal/openfile", "internal/textutil", "internal/version", "internal/shape", "python"},
 	{"internal/skipped"},
 }
 
@@ -46,7 +46,7 @@ var layerOrder = [][]string{
 var allowed = map[string][]string{
 	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/input", "internal/textutil", "internal/version", "ledger", "logscan", "report", "runfolder", "runner", "verdict"},
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
-	"cmd/recomp-dist":            {"internal/dist", "internal/version"},
+	"cmd/recomp-dist":            {"internal/dist", "internal/version", "python"},
 	"report":                     {"across", "cache", "diff", "explain", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
 	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "ledger", "runfolder"},
 	"explain":                    {"diff", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
@@ -83,6 +83,7 @@ var allowed = map[string][]string{
 	"internal/openfile":          {},
 	"internal/textutil":          {},
 	"internal/version":           {},
+	"python":                     {},
 	"internal/shape":             {},
 	"internal/skipped":           {},
 }

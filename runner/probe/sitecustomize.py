@@ -22,10 +22,26 @@ _OUT = os.environ.get("RECOMP_PROBE_OUT", "")
 _LOCK = threading.Lock()
 _FILE = None
 _STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+_STOPPED = False  # set by _stop
+
+
+def _stop():
+    """Stops writing (the pytest plugin's or the Python API's session ended): the hooks stay
+    but write nothing."""
+    global _STOPPED, _FILE
+    _STOPPED = True
+    with _LOCK:
+        if _FILE is not None:
+            _FILE.close()
+            _FILE = None
+    if sys.modules.get("_recomp_probe") is sys.modules.get(__name__):
+        del sys.modules["_recomp_probe"]
 
 
 def _write(rec):
     global _FILE
+    if _STOPPED:
+        return
     import json
     import time
     rec["t"] = time.time()
@@ -125,7 +141,7 @@ class _StackLog:
         return False
 
     def emit(self, record):
-        if self.delivered(record):
+        if _STOPPED or self.delivered(record):
             return
         text = self.format.format(record)
         if self.path:
@@ -247,9 +263,25 @@ def _chain():
     spec.loader.exec_module(module)
 
 
+def _hook_loaded(hooks):
+    """Runs the hooks of the packages the program imported before the probe loaded (the probe
+    loaded by the pytest plugin, not at start)."""
+    for name, hook in _HOOKS.items():
+        module = sys.modules.get(name)
+        if module is not None and name not in hooks.done:
+            hooks.done.add(name)
+            try:
+                hook(module)
+            except Exception:
+                pass
+
+
 if _OUT and os.environ.get("RECOMP_PROBE", "1") != "0":
+    sys.modules["_recomp_probe"] = sys.modules.get(__name__) or sys.modules.get("_recomp_probe")
     try:
-        sys.meta_path.insert(0, _ImportHook())
+        _IMPORTS = _ImportHook()
+        sys.meta_path.insert(0, _IMPORTS)
+        _hook_loaded(_IMPORTS)
     except Exception:
         pass
     try:
@@ -257,8 +289,9 @@ if _OUT and os.environ.get("RECOMP_PROBE", "1") != "0":
     except Exception:
         pass
     _versions()
-try:
-    _chain()
-except Exception:
-    import traceback
-    traceback.print_exc()
+if __name__ == "sitecustomize":  # loaded by site at start, not by the pytest plugin
+    try:
+        _chain()
+    except Exception:
+        import traceback
+        traceback.print_exc()

@@ -89,8 +89,9 @@ class _StackLog:
     runner that swallows stderr) is written to that error stream all the same, in the layout
     JAX logs with, so that the command's log (recomp run's run.log) holds every compile record
     whatever the program does with its output. A record that does reach them is not written
-    twice. With RECOMP_PROBE_LOG set, records go to that file instead, each line stamped with
-    its time as run.log's are (the pytest plugin's run folder)."""
+    twice. With RECOMP_PROBE_LOG set, every record goes to that file instead, each line stamped
+    with its time as run.log's are (the pytest plugin's run folder, whose run.log has no other
+    writer)."""
 
     def __init__(self, logging):
         self.logging = logging
@@ -141,7 +142,7 @@ class _StackLog:
         return False
 
     def emit(self, record):
-        if _STOPPED or self.delivered(record):
+        if _STOPPED or not self.path and self.delivered(record):
             return
         text = self.format.format(record)
         if self.path:

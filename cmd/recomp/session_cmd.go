@@ -36,6 +36,9 @@ type sessionOpened struct {
 	// Compiles are the probe's records that are each one compilation: their framework and
 	// event.
 	Compiles []probeEvent `json:"compiles"`
+	// Quiet are the lines (regular expressions) recomp's own settings make the stacks print:
+	// the probe keeps them in run.log only, off pytest's captured output.
+	Quiet []string `json:"quiet"`
 }
 
 type probeEvent struct {
@@ -44,7 +47,7 @@ type probeEvent struct {
 }
 
 func (c *sessionOpenCmd) Run(e *env) error {
-	out := sessionOpened{Env: map[string]string{}, Settings: []string{}, Compiles: []probeEvent{}}
+	out := sessionOpened{Env: map[string]string{}, Settings: []string{}, Compiles: []probeEvent{}, Quiet: []string{}}
 	for _, p := range frameworks.Probes() {
 		if p.Compiles {
 			out.Compiles = append(out.Compiles, probeEvent{p.Name, p.Event})
@@ -56,6 +59,9 @@ func (c *sessionOpenCmd) Run(e *env) error {
 		return enc.Encode(out)
 	}
 	cmdline := c.Command
+	if len(cmdline) > 0 && cmdline[0] == "--" {
+		cmdline = cmdline[1:]
+	}
 	if len(cmdline) == 0 {
 		cmdline = []string{"pytest"}
 	}
@@ -70,6 +76,9 @@ func (c *sessionOpenCmd) Run(e *env) error {
 	}
 	dir, _ := filepath.Abs(ses.Dir)
 	out.Folder, out.Probe, out.Env, out.Settings = dir, ses.ProbeDir(), vars, runner.Describe(ses.Settings)
+	for _, re := range runner.QuietOf(ses.Settings).Lines {
+		out.Quiet = append(out.Quiet, re.String())
+	}
 	return enc.Encode(out)
 }
 

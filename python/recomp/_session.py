@@ -47,7 +47,7 @@ class Session:
         self.out, self.command = out, list(command or [os.path.basename(sys.argv[0]) or "python"] + sys.argv[1:])
         self.framework, self.dump = framework, dump
         self.folder, self.compiles, self.listeners = None, set(), []
-        self.settings = []
+        self.settings, self.quiet = [], []
         self.owner = False  # this session made the folder and closes it
         self._saved_env = {}
         self._probe = None
@@ -55,12 +55,13 @@ class Session:
 
     def state(self):
         """What a child process that joins the session needs (an xdist worker)."""
-        return {"folder": self.folder, "compiles": sorted(list(c) for c in self.compiles)}
+        return {"folder": self.folder, "compiles": sorted(list(c) for c in self.compiles), "quiet": self.quiet}
 
     def join(self, state):
         """Joins the session of the process that started this one (state())."""
         self.folder = state["folder"]
         self.compiles = {tuple(c) for c in state["compiles"]}
+        self.quiet = state.get("quiet") or []
         self._attach()
         return self
 
@@ -79,6 +80,7 @@ class Session:
         info = json.loads(_run(args + ["--"] + self.command).stdout)
         self.folder, self.settings, self.owner = info["folder"], info["settings"], True
         self.compiles = {(c["framework"], c["event"]) for c in info["compiles"]}
+        self.quiet = info.get("quiet") or []
         for k, v in info["env"].items():
             self._saved_env[k] = os.environ.get(k)
             os.environ[k] = v
@@ -100,6 +102,8 @@ class Session:
         if probe is None or self._probe is probe:
             return
         self._probe, self._write = probe, probe._write
+        if self.quiet and hasattr(probe, "_quiet"):
+            probe._quiet(self.quiet)
         original, compiles, listeners = probe._write, self.compiles, self.listeners
 
         def write(rec):

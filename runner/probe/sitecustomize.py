@@ -109,6 +109,41 @@ class _StackLog:
         except Exception:
             return False
 
+    def is_quiet(self, record):
+        """Whether only recomp's settings made the record (it prints one of _QUIET's lines)."""
+        q = getattr(record, "_recomp_quiet", None)
+        if q is None:
+            try:
+                first = self.format.format(record).split("\n", 1)[0]
+            except Exception:
+                first = ""
+            q = record._recomp_quiet = any(p.search(first) for p in _QUIET)
+        return q
+
+    def guard(self):
+        """Puts _DROP on the handlers of the stacks' loggers (their own, set up at import)."""
+        if not (self.path and _QUIET):
+            return
+        logging = self.logging
+        for name, c in list(logging.Logger.manager.loggerDict.items()):
+            if isinstance(c, logging.Logger) and any(name == n or name.startswith(n + ".") for n in _LOGGERS):
+                for h in c.handlers:
+                    if h is not self.handler and _DROP not in h.filters:
+                        h.addFilter(_DROP)
+
+    def quiet(self, record):
+        """Keeps a record that only recomp's settings made (one of _QUIET's lines) from the
+        program's other handlers (the stack's own, pytest's capture): it is in run.log."""
+        logging = self.logging
+        c = logging.getLogger(record.name)
+        while c is not None:
+            for h in c.handlers:
+                if h is not self.handler and _DROP not in h.filters:
+                    h.addFilter(_DROP)
+            if not c.propagate:
+                break
+            c = c.parent
+
     def delivered(self, record):
         """Whether a handler other than this one writes record to the original streams (and,
         when this one is the only handler, what logging's last resort would have written)."""
@@ -152,12 +187,35 @@ class _StackLog:
             with _LOCK:
                 with open(self.path, "ab") as f:
                     f.write(data)
+            if _QUIET:
+                self.quiet(record)
             return
         data = (text + "\n").encode("utf-8", "replace")
         with _LOCK:
             while data:
                 n = os.write(self.fd, data)
                 data = data[n:]
+
+
+_QUIET = []  # the lines recomp's own settings make the stacks print (set by _quiet)
+_DROP = None  # the filter quiet() puts on the program's handlers
+_STACK_LOG = None  # the _StackLog of the stacks' loggers
+
+
+def _quiet(patterns):
+    """Sets the lines that recomp's own settings make the stacks print (runner.QuietOf): with
+    RECOMP_PROBE_LOG they go to that file only, as recomp run keeps them off the terminal."""
+    import re
+    global _QUIET
+    out = []
+    for p in patterns:
+        try:
+            out.append(re.compile(p))
+        except Exception:
+            pass
+    _QUIET = out
+    if _STACK_LOG is not None:
+        _STACK_LOG.guard()
 
 
 def _log_stacks():
@@ -173,6 +231,16 @@ def _log_stacks():
             except Exception:
                 pass
 
+    class Drop(logging.Filter):
+        def filter(self, record):
+            try:
+                return not out.is_quiet(record)
+            except Exception:
+                return True
+
+    global _DROP, _STACK_LOG
+    _STACK_LOG = out
+    _DROP = Drop()
     out.handler = Handler()
     for name in _LOGGERS:
         logging.getLogger(name).addHandler(out.handler)
@@ -220,6 +288,11 @@ class _ImportHook:
                 hook(module)
             except Exception:
                 pass
+            if _STACK_LOG is not None:
+                try:
+                    _STACK_LOG.guard()  # the handlers the stack set up at its import
+                except Exception:
+                    pass
 
         loader.exec_module = exec_module
         return spec

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/internal/dist"
+	"github.com/recomp/recomp/internal/jsonschema"
 	"github.com/recomp/recomp/internal/skipped"
 )
 
@@ -186,6 +187,11 @@ func TestPytestPluginJAX(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(run, ".recomp-probe")); err == nil {
 			t.Errorf("%v: the probe was left in the run folder", extra)
 		}
+		scan, err := exec.Command(filepath.Join(dir, "recomp"), "scan", "--format", "json", run).Output()
+		if len(scan) == 0 {
+			t.Fatalf("recomp scan %s: %v", run, err)
+		}
+		holdsSchema(t, "recomp scan "+run, scan)
 	}
 	// Without --recomp the plugin does nothing: pytest's own outcomes, no run folder.
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax")
@@ -237,6 +243,11 @@ func TestRecompRunPytestQuiet(t *testing.T) {
 		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatal(err)
 		}
+		var doc struct {
+			Scan json.RawMessage `json:"scan"`
+		}
+		json.Unmarshal(b, &doc)
+		holdsSchema(t, run+"/report.json's scan", doc.Scan)
 		var kinds []string
 		for _, f := range r.Scan.Findings {
 			kinds = append(kinds, f.Kind)
@@ -246,5 +257,21 @@ func TestRecompRunPytestQuiet(t *testing.T) {
 	q, s := summary("-q"), summary("-s")
 	if q != s || strings.Contains(q, "compile_logging_off") || strings.HasPrefix(q, "requests 0") {
 		t.Errorf("recomp run -- pytest -q: %s\npytest -s: %s", q, s)
+	}
+}
+
+// holdsSchema checks a scan report against docs/scan.schema.json.
+func holdsSchema(t *testing.T, name string, doc []byte) {
+	t.Helper()
+	b, err := os.ReadFile("../docs/scan.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jsonschema.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := s.Validate(doc); len(errs) > 0 {
+		t.Errorf("%s breaks docs/scan.schema.json: %s", name, strings.Join(errs, "; "))
 	}
 }

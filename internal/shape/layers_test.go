@@ -37,7 +37,7 @@ var layerOrder = [][]string{
 	{"frameworks/cause"},
 	{"hlo", "logscan"},
 	{"internal/follow"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/golden", "internal/openfile", "internal/textutil", "internal/version", "internal/shape", "python"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/golden", "internal/jsonschema", "internal/openfile", "internal/textutil", "internal/version", "internal/shape", "python"},
 	{"internal/skipped"},
 }
 
@@ -80,6 +80,7 @@ var allowed = map[string][]string{
 	"internal/dist":              {},
 	"internal/follow":            {"internal/openfile", "internal/textutil"},
 	"internal/golden":            {},
+	"internal/jsonschema":        {},
 	"internal/openfile":          {},
 	"internal/textutil":          {},
 	"internal/version":           {},

@@ -176,6 +176,15 @@ func TestPytestPluginJAX(t *testing.T) {
 				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
 			}
 		}
+		// The log records recomp's settings made are in run.log, not in a failing test's output.
+		for _, w := range []string{"get_cache_key", "Compiling jit(predict)", "TRACING CACHE MISS"} {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: the output holds %q", extra, w)
+			}
+			if log, _ := os.ReadFile(filepath.Join(run, "run.log")); !strings.Contains(string(log), w) {
+				t.Errorf("%v: run.log lacks %q", extra, w)
+			}
+		}
 		var m struct {
 			Running  bool `json:"running"`
 			ExitCode int  `json:"exit_code"`

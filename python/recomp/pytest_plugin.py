@@ -83,7 +83,10 @@ class _Plugin:
 
     def register(self):
         if not self.worker:
-            self.session.open()
+            try:
+                self.session.open()
+            except (RuntimeError, OSError, ValueError) as err:
+                raise pytest.UsageError("--recomp: %s" % err)
             self.opened = True
             self.session.listeners.append(self.on_compile)
         self.config.pluginmanager.register(self, "recomp-session")

@@ -10,6 +10,7 @@
 package frameworks
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -567,6 +568,19 @@ func Packages() []string {
 		out = append(out, fw.Packages...)
 	}
 	return out
+}
+
+// Loggers are the Python loggers the stacks log their compilations with, sorted: recomp's probe
+// writes their records where recomp reads them whatever the program does with its own output.
+func Loggers() []string {
+	var out []string
+	for _, fw := range all {
+		if fw.Log != nil {
+			out = append(out, slices.Collect(maps.Keys(fw.Log.Loggers))...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // CompileFlags are the environment variables that carry compile options, XLA's first.

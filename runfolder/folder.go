@@ -23,6 +23,11 @@ const (
 	ProbeName    = "probe.jsonl"      // what the probe wrote
 	ProbeDir     = ".recomp-probe"    // the probe's sitecustomize.py, removed after the run
 	ProbeOutVar  = "RECOMP_PROBE_OUT" // where the probe writes
+	// ProbeLogVar names the file the probe appends the stacks' log records to, stamped as
+	// run.log's lines are, when the program runs in a process recomp did not start (the pytest
+	// plugin's run folder: its run.log); unset, it writes them to the standard error the
+	// process started with.
+	ProbeLogVar = "RECOMP_PROBE_LOG"
 )
 
 // Folder is the files of a run folder.

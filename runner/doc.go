@@ -10,7 +10,8 @@
 // left behind), evidence.go is what recomp switches on for each stack (the user's own settings
 // and dump folder kept), folder.go makes run folders, captures run.log, watches cache folders
 // and asks the command's real Python interpreter for versions, probe.go writes the Python probe
-// and says when the command's Python cannot load it, quiet.go keeps the compile logging recomp
+// and says when the command's Python cannot load it, inprocess.go opens and closes the session of a process recomp did not
+// start (the pytest plugin's: it sets the variables and loads the probe itself), quiet.go keeps the compile logging recomp
 // switched on off the terminal, live.go lets a Live read run.log as it is written, says its notes
 // between the program's lines and stops the command when it asks, and terminal.go says whether
 // a file is a terminal.

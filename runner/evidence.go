@@ -94,7 +94,7 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, p
 		if i, ok := l.at[k]; ok && !l.settings[i].Kept {
 			continue
 		}
-		if k == xla.Variable && dumping || (k == "PYTHONPATH" || k == runfolder.ProbeOutVar) && probe != nil {
+		if k == xla.Variable && dumping || (k == "PYTHONPATH" || k == runfolder.ProbeOutVar || k == runfolder.ProbeLogVar) && probe != nil {
 			continue
 		}
 		out = append(out, kv)

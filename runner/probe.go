@@ -34,7 +34,9 @@ func probeSource() []byte {
 		hooks = append(hooks, fmt.Sprintf("%q: %s", p.Package, p.Function))
 	}
 	b.WriteString("_HOOKS = {" + strings.Join(hooks, ", ") + "}\n")
-	return []byte(strings.Replace(probeBase, at, b.String(), 1))
+	loggers, _ := json.Marshal(frameworks.Loggers())
+	src := strings.Replace(probeBase, at, b.String(), 1)
+	return []byte(strings.Replace(src, "_LOGGERS = []\n", "_LOGGERS = "+string(loggers)+"\n", 1))
 }
 
 // probeEffect is what the probe's setting does, for the manifest.

@@ -251,3 +251,33 @@ func TestProbeTFHook(t *testing.T) {
 		t.Errorf("record %+v", r)
 	}
 }
+
+// The probe writes each record of a stack's logger that would not reach the command's own
+// standard error (output captured, as pytest does) to it all the same, and never twice.
+func TestProbeStackLogs(t *testing.T) {
+	py, dir, p := probeSetup(t)
+	writeFile(t, filepath.Join(dir, "train.py"), "import logging, os, sys, tempfile\n"+
+		"lg = logging.getLogger('jax._src.pxla')\n"+
+		"lg.warning('A: no handler')\n"+
+		"h = logging.StreamHandler(sys.stderr)\n"+
+		"logging.getLogger('jax').addHandler(h)\n"+
+		"lg.warning('B: to stderr')\n"+
+		"sys.stderr.flush()\n"+
+		"cap = tempfile.TemporaryFile()\n"+
+		"saved = os.dup(2)\n"+
+		"os.dup2(cap.fileno(), 2)\n"+
+		"lg.warning('C: captured')\n"+
+		"logging.getLogger('mine').warning('D: not a stack')\n"+
+		"sys.stderr.flush()\n"+
+		"os.dup2(saved, 2)\n"+
+		"print('done', flush=True)\n")
+	out := runUnderProbe(t, py, dir, p)
+	for msg, want := range map[string]int{"A: no handler": 1, "B: to stderr": 1, ":jax._src.pxla:11: C: captured": 1, "D: not a stack": 0} {
+		if got := strings.Count(out, msg); got != want {
+			t.Errorf("%q %d times, want %d:\n%s", msg, got, want, out)
+		}
+	}
+	if !strings.Contains(out, "WARNING:") || !strings.Contains(out, "done") {
+		t.Errorf("output\n%s", out)
+	}
+}

@@ -40,6 +40,7 @@ type cli struct {
 	Ranks   ranksCmd   `cmd:"" help:"Line up the compile requests of a job's ranks: which rank departed, at which step, and why."`
 	Cache   cacheCmd   `cmd:"" help:"Inventory executable-cache folders, and with --log say what the runs used."`
 	Hlo     hloCmd     `cmd:"" help:"HLO text tools: check, fingerprint."`
+	Session sessionCmd `cmd:"" hidden:"" help:"Plumbing for the pytest plugin: open and close a run folder in a process recomp did not start."`
 }
 
 // env is what every command's Run gets.

@@ -78,6 +78,14 @@ var helps = map[string]commandHelp{
 		"0  the folders were read",
 		exitsUsage, exitsInternal,
 	}},
+	"session open": {"recomp session open --out recomp-runs/tests -- pytest -q", []string{
+		"0  the run folder was made (the folder, the probe and the variables printed as JSON)",
+		exitsUsage, exitsInternal,
+	}},
+	"session close": {"recomp session close --exit 1 recomp-runs/tests", []string{
+		"0  the run folder's final manifest was written",
+		exitsUsage, exitsInternal,
+	}},
 	"hlo check": {"recomp hlo check module_0001.jit_step.before_optimizations.txt", []string{
 		"0  every file parsed",
 		"2  a file did not parse (its errors are printed as file:line:col), or a usage error",

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -221,5 +222,44 @@ func TestWheel(t *testing.T) {
 func TestWheelNeedsItsNames(t *testing.T) {
 	if err := (&Wheel{Name: "recomp", Version: "1.0.0", Command: "recomp"}).Write(io.Discard); err == nil {
 		t.Error("a wheel without tags was written")
+	}
+}
+
+// The wheel's Python code goes into site-packages as it is, before the dist-info, and its entry
+// points into entry_points.txt; RECORD lists them with their hashes.
+func TestWheelPython(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "recomp")
+	os.WriteFile(bin, []byte("binary"), 0o755)
+	w := &Wheel{Name: "recomp", Version: "1.2.3", Tags: []string{"win_amd64"}, Command: "recomp", Binary: bin,
+		Python:      fstest.MapFS{"recomp/__init__.py": {Data: []byte("x = 1\n")}, "recomp/pytest_plugin.py": {Data: []byte("y = 2\n")}},
+		EntryPoints: "[pytest11]\nrecomp = recomp.pytest_plugin\n"}
+	var buf bytes.Buffer
+	if err := w.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	files := map[string]string{}
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		names = append(names, f.Name)
+		files[f.Name] = string(b)
+	}
+	want := "recomp-1.2.3.data/scripts/recomp recomp/__init__.py recomp/pytest_plugin.py recomp-1.2.3.dist-info/entry_points.txt " +
+		"recomp-1.2.3.dist-info/METADATA recomp-1.2.3.dist-info/WHEEL recomp-1.2.3.dist-info/RECORD"
+	if strings.Join(names, " ") != want {
+		t.Errorf("entries\n%s\nwant\n%s", strings.Join(names, " "), want)
+	}
+	if files["recomp/pytest_plugin.py"] != "y = 2\n" || files["recomp-1.2.3.dist-info/entry_points.txt"] != w.EntryPoints {
+		t.Errorf("files %q", files)
+	}
+	if rec := files["recomp-1.2.3.dist-info/RECORD"]; !strings.Contains(rec, "recomp/__init__.py,sha256=") || !strings.Contains(rec, "entry_points.txt,sha256=") {
+		t.Errorf("RECORD %s", rec)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -39,7 +40,8 @@ func PlatformTags(b *Binary) ([]string, error) {
 	return nil, fmt.Errorf("no wheel platform tag for %s", t)
 }
 
-// Wheel describes a wheel that installs one binary as a command and holds no Python code.
+// Wheel describes a wheel that installs one binary as a command, with the Python package that
+// runs it (a pytest plugin) beside it.
 type Wheel struct {
 	Name, Version string
 	Tags          []string // platform tags; the Python tag is py3 and the ABI tag none
@@ -48,6 +50,10 @@ type Wheel struct {
 	Summary       string
 	Description   string    // Markdown
 	Time          time.Time // the modification time of every entry (a fixed one: the same wheel from the same binary)
+	// Python is the Python code installed into site-packages, by path ("recomp/__init__.py"),
+	// in sorted order; nil for none. EntryPoints is the dist-info's entry_points.txt ("" for none).
+	Python      fs.FS
+	EntryPoints string
 }
 
 // FileName is the wheel's file name (PEP 427, with PEP 425's compressed tag set):
@@ -94,6 +100,14 @@ func (w *Wheel) Write(out io.Writer) error {
 	if err := add(w.Name+"-"+w.Version+".data/scripts/"+w.Command, 0o755, bin, true); err != nil {
 		return err
 	}
+	if err := w.addPython(add); err != nil {
+		return err
+	}
+	if w.EntryPoints != "" {
+		if err := add(w.distInfo()+"/entry_points.txt", 0o644, strings.NewReader(w.EntryPoints), true); err != nil {
+			return err
+		}
+	}
 	if err := add(w.distInfo()+"/METADATA", 0o644, strings.NewReader(w.metadata()), true); err != nil {
 		return err
 	}
@@ -109,6 +123,23 @@ func (w *Wheel) Write(out io.Writer) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// addPython adds the files of w.Python, in the order fs.WalkDir gives (sorted).
+func (w *Wheel) addPython(add func(string, os.FileMode, io.Reader, bool) error) error {
+	if w.Python == nil {
+		return nil
+	}
+	return fs.WalkDir(w.Python, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(w.Python, path)
+		if err != nil {
+			return err
+		}
+		return add(path, 0o644, bytes.NewReader(b), true)
+	})
 }
 
 // metadata is the core metadata (version 2.1).

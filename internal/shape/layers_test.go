@@ -38,7 +38,7 @@ var layerOrder = [][]string{
 	{"frameworks/cause"},
 	{"hlo", "logscan"},
 	{"internal/follow"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/openfile", "internal/textutil", "internal/version", "internal/shape"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/jsonschema", "internal/openfile", "internal/textutil", "internal/version", "internal/shape", "python"},
 	{"internal/skipped"},
 }
 
@@ -47,7 +47,7 @@ var layerOrder = [][]string{
 var allowed = map[string][]string{
 	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/gctune", "internal/input", "internal/textutil", "internal/version", "ledger", "live", "logscan", "report", "runfolder", "runner"},
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
-	"cmd/recomp-dist":            {"internal/dist", "internal/version"},
+	"cmd/recomp-dist":            {"internal/dist", "internal/version", "python"},
 	"report":                     {"across", "cache", "diff", "explain", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
 	"live":                       {"explain", "frameworks", "gate", "internal/follow", "internal/textutil", "ledger", "runfolder", "runner", "verdict"},
 	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "ledger", "runfolder"},
@@ -84,9 +84,11 @@ var allowed = map[string][]string{
 	"internal/follow":            {"internal/openfile", "internal/textutil"},
 	"internal/gctune":            {},
 	"internal/golden":            {},
+	"internal/jsonschema":        {},
 	"internal/openfile":          {},
 	"internal/textutil":          {},
 	"internal/version":           {},
+	"python":                     {},
 	"internal/shape":             {},
 	"internal/skipped":           {},
 }

@@ -4,7 +4,9 @@ as sitecustomize at start. For each compilation a framework reports to its own m
 (TF then compiles it), and for each Keras fit, evaluate and predict, it writes the first frame
 of the program's own code — the user's line — to the file $RECOMP_PROBE_OUT, one JSON object
 per line; at each JAX trace of a jitted function, also the static arguments it was called with
-(their names and reprs, cut short). It costs nothing per step. It imports nothing of a framework: it waits
+(their names and reprs, cut short). It also puts a handler on the stacks' Python loggers that
+writes each of their records the program's own output would lose (pytest's capture, -q) to the
+standard error the process started with, so the command's log holds it (_StackLog). It costs nothing per step. It imports nothing of a framework: it waits
 until the program imports one. It then runs the sitecustomize it shadows, if there is one.
 Nothing it does may break the program: every error is swallowed. RECOMP_PROBE=0 (recomp run
 --probe=false) leaves it out. When the program ends, it writes the versions of the framework
@@ -20,10 +22,26 @@ _OUT = os.environ.get("RECOMP_PROBE_OUT", "")
 _LOCK = threading.Lock()
 _FILE = None
 _STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+_STOPPED = False  # set by _stop
+
+
+def _stop():
+    """Stops writing (the pytest plugin's or the Python API's session ended): the hooks stay
+    but write nothing."""
+    global _STOPPED, _FILE
+    _STOPPED = True
+    with _LOCK:
+        if _FILE is not None:
+            _FILE.close()
+            _FILE = None
+    if sys.modules.get("_recomp_probe") is sys.modules.get(__name__):
+        del sys.modules["_recomp_probe"]
 
 
 def _write(rec):
     global _FILE
+    if _STOPPED:
+        return
     import json
     import time
     rec["t"] = time.time()
@@ -50,6 +68,182 @@ def _user_frame():
             return {"file": f.f_code.co_filename, "line": f.f_lineno, "function": f.f_code.co_name}
         f = f.f_back
     return {}
+
+
+# The stacks' Python loggers (recomp run writes them in: runner.probeSource).
+_LOGGERS = []
+_LOG_FORMAT = "%(levelname)s:%(asctime)s:%(name)s:%(lineno)s: %(message)s"
+
+
+def _identity(fd):
+    try:
+        st = os.fstat(fd)
+        return (st.st_dev, st.st_ino)
+    except Exception:
+        return None
+
+
+class _StackLog:
+    """A logging handler on the stacks' loggers: a record that no other handler delivers to the
+    process's own standard output or error as they were at start (pytest's capture, -q, a
+    runner that swallows stderr) is written to that error stream all the same, in the layout
+    JAX logs with, so that the command's log (recomp run's run.log) holds every compile record
+    whatever the program does with its output. A record that does reach them is not written
+    twice. With RECOMP_PROBE_LOG set, every record goes to that file instead, each line stamped
+    with its time as run.log's are (the pytest plugin's run folder, whose run.log has no other
+    writer)."""
+
+    def __init__(self, logging):
+        self.logging = logging
+        self.own = {i for i in (_identity(1), _identity(2)) if i is not None}
+        self.path = os.environ.get("RECOMP_PROBE_LOG", "")
+        self.fd = -1
+        if not self.path:
+            self.fd = os.dup(2)
+        self.format = logging.Formatter(_LOG_FORMAT)
+        self.handler = None
+
+    def reaches(self, stream):
+        try:
+            return _identity(stream.fileno()) in self.own
+        except Exception:
+            return False
+
+    def is_quiet(self, record):
+        """Whether only recomp's settings made the record (it prints one of _QUIET's lines)."""
+        q = getattr(record, "_recomp_quiet", None)
+        if q is None:
+            try:
+                first = self.format.format(record).split("\n", 1)[0]
+            except Exception:
+                first = ""
+            q = record._recomp_quiet = any(p.search(first) for p in _QUIET)
+        return q
+
+    def guard(self):
+        """Puts _DROP on the handlers of the stacks' loggers (their own, set up at import)."""
+        if not (self.path and _QUIET):
+            return
+        logging = self.logging
+        for name, c in list(logging.Logger.manager.loggerDict.items()):
+            if isinstance(c, logging.Logger) and any(name == n or name.startswith(n + ".") for n in _LOGGERS):
+                for h in c.handlers:
+                    if h is not self.handler and _DROP not in h.filters:
+                        h.addFilter(_DROP)
+
+    def quiet(self, record):
+        """Keeps a record that only recomp's settings made (one of _QUIET's lines) from the
+        program's other handlers (the stack's own, pytest's capture): it is in run.log."""
+        logging = self.logging
+        c = logging.getLogger(record.name)
+        while c is not None:
+            for h in c.handlers:
+                if h is not self.handler and _DROP not in h.filters:
+                    h.addFilter(_DROP)
+            if not c.propagate:
+                break
+            c = c.parent
+
+    def delivered(self, record):
+        """Whether a handler other than this one writes record to the original streams (and,
+        when this one is the only handler, what logging's last resort would have written)."""
+        logging = self.logging
+        c, found = logging.getLogger(record.name), 0
+        while c is not None:
+            for h in c.handlers:
+                if h is self.handler:
+                    continue
+                found += 1
+                if record.levelno < h.level or not isinstance(h, logging.StreamHandler):
+                    continue
+                try:
+                    if not h.filter(record):
+                        continue
+                except Exception:
+                    continue
+                if self.reaches(getattr(h, "stream", None)):
+                    return True
+            if not c.propagate:
+                break
+            c = c.parent
+        last = logging.lastResort
+        if found == 0 and last is not None and record.levelno >= last.level:
+            # This handler keeps logging's last resort from running: do what it does.
+            try:
+                sys.stderr.write(record.getMessage() + "\n")
+            except Exception:
+                pass
+            return self.reaches(sys.stderr)
+        return False
+
+    def emit(self, record):
+        if _STOPPED or not self.path and self.delivered(record):
+            return
+        text = self.format.format(record)
+        if self.path:
+            import datetime
+            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            data = "".join(stamp + " " + line + "\n" for line in text.split("\n")).encode("utf-8", "replace")
+            with _LOCK:
+                with open(self.path, "ab") as f:
+                    f.write(data)
+            if _QUIET:
+                self.quiet(record)
+            return
+        data = (text + "\n").encode("utf-8", "replace")
+        with _LOCK:
+            while data:
+                n = os.write(self.fd, data)
+                data = data[n:]
+
+
+_QUIET = []  # the lines recomp's own settings make the stacks print (set by _quiet)
+_DROP = None  # the filter quiet() puts on the program's handlers
+_STACK_LOG = None  # the _StackLog of the stacks' loggers
+
+
+def _quiet(patterns):
+    """Sets the lines that recomp's own settings make the stacks print (runner.QuietOf): with
+    RECOMP_PROBE_LOG they go to that file only, as recomp run keeps them off the terminal."""
+    import re
+    global _QUIET
+    out = []
+    for p in patterns:
+        try:
+            out.append(re.compile(p))
+        except Exception:
+            pass
+    _QUIET = out
+    if _STACK_LOG is not None:
+        _STACK_LOG.guard()
+
+
+def _log_stacks():
+    """Puts _StackLog on the stacks' loggers."""
+    import logging
+
+    out = _StackLog(logging)
+
+    class Handler(logging.Handler):
+        def emit(self, record):
+            try:
+                out.emit(record)
+            except Exception:
+                pass
+
+    class Drop(logging.Filter):
+        def filter(self, record):
+            try:
+                return not out.is_quiet(record)
+            except Exception:
+                return True
+
+    global _DROP, _STACK_LOG
+    _STACK_LOG = out
+    _DROP = Drop()
+    out.handler = Handler()
+    for name in _LOGGERS:
+        logging.getLogger(name).addHandler(out.handler)
 
 
 # The units' hooks (frameworks/*/probe.py) and _HOOKS, the hook of each top-level package,
@@ -94,6 +288,11 @@ class _ImportHook:
                 hook(module)
             except Exception:
                 pass
+            if _STACK_LOG is not None:
+                try:
+                    _STACK_LOG.guard()  # the handlers the stack set up at its import
+                except Exception:
+                    pass
 
         loader.exec_module = exec_module
         return spec
@@ -138,14 +337,35 @@ def _chain():
     spec.loader.exec_module(module)
 
 
+def _hook_loaded(hooks):
+    """Runs the hooks of the packages the program imported before the probe loaded (the probe
+    loaded by the pytest plugin, not at start)."""
+    for name, hook in _HOOKS.items():
+        module = sys.modules.get(name)
+        if module is not None and name not in hooks.done:
+            hooks.done.add(name)
+            try:
+                hook(module)
+            except Exception:
+                pass
+
+
 if _OUT and os.environ.get("RECOMP_PROBE", "1") != "0":
+    sys.modules["_recomp_probe"] = sys.modules.get(__name__) or sys.modules.get("_recomp_probe")
     try:
-        sys.meta_path.insert(0, _ImportHook())
+        _IMPORTS = _ImportHook()
+        sys.meta_path.insert(0, _IMPORTS)
+        _hook_loaded(_IMPORTS)
+    except Exception:
+        pass
+    try:
+        _log_stacks()
     except Exception:
         pass
     _versions()
-try:
-    _chain()
-except Exception:
-    import traceback
-    traceback.print_exc()
+if __name__ == "sitecustomize":  # loaded by site at start, not by the pytest plugin
+    try:
+        _chain()
+    except Exception:
+        import traceback
+        traceback.print_exc()

@@ -1,0 +1,150 @@
+"""A recomp session inside this Python process: the run folder, settings and probe of `recomp
+run`, asked of the recomp binary (`recomp session open`), applied to this process and its
+children, and the compilations the probe records as they happen."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+__all__ = ["binary", "Session"]
+
+
+def binary():
+    """The recomp binary: $RECOMP_BIN, else the one installed beside this Python (the wheel's),
+    else the first on PATH."""
+    b = os.environ.get("RECOMP_BIN")
+    if b:
+        return b
+    name = "recomp.exe" if os.name == "nt" else "recomp"
+    for d in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        p = os.path.join(d or "", name)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    p = shutil.which("recomp")
+    if p:
+        return p
+    raise RuntimeError("recomp: the recomp binary is not installed beside this Python nor on PATH (pip install recomp, or set RECOMP_BIN)")
+
+
+def _run(args, check=True):
+    p = subprocess.run([binary()] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if check and p.returncode != 0:
+        raise RuntimeError("recomp %s: %s" % (" ".join(args[:2]), (p.stderr or p.stdout).strip()))
+    return p
+
+
+class Session:
+    """The evidence of this process (and of the processes it starts) switched on into one run
+    folder. open() sets the variables recomp run would set (your own values kept) and loads
+    recomp's probe; the variables that stacks read at import (JAX_LOG_COMPILES, XLA_FLAGS, …)
+    take effect only for a stack imported after open(). listeners are called with each record
+    of a compilation the probe writes. A process started under recomp run, or by a process with
+    a session (an xdist worker), already has the probe: the session then joins its run folder."""
+
+    def __init__(self, out=None, command=None, framework="auto", dump="before"):
+        self.out, self.command = out, list(command or [os.path.basename(sys.argv[0]) or "python"] + sys.argv[1:])
+        self.framework, self.dump = framework, dump
+        self.folder, self.compiles, self.listeners = None, set(), []
+        self.settings, self.quiet = [], []
+        self.owner = False  # this session made the folder and closes it
+        self._saved_env = {}
+        self._probe = None
+        self._write = None
+
+    def state(self):
+        """What a child process that joins the session needs (an xdist worker)."""
+        return {"folder": self.folder, "compiles": sorted(list(c) for c in self.compiles), "quiet": self.quiet}
+
+    def join(self, state):
+        """Joins the session of the process that started this one (state())."""
+        self.folder = state["folder"]
+        self.compiles = {tuple(c) for c in state["compiles"]}
+        self.quiet = state.get("quiet") or []
+        self._attach()
+        return self
+
+    def open(self):
+        probe = sys.modules.get("_recomp_probe")
+        if probe is not None and getattr(probe, "_OUT", ""):
+            # Under recomp run (or a parent's session): its folder, its probe.
+            info = json.loads(_run(["session", "open", "--events-only"]).stdout)
+            self.folder = os.path.dirname(probe._OUT)
+            self.compiles = {(c["framework"], c["event"]) for c in info["compiles"]}
+            self._attach()
+            return self
+        args = ["session", "open", "--framework", self.framework, "--dump", self.dump]
+        if self.out:
+            args += ["--out", self.out]
+        info = json.loads(_run(args + ["--"] + self.command).stdout)
+        self.folder, self.settings, self.owner = info["folder"], info["settings"], True
+        self.compiles = {(c["framework"], c["event"]) for c in info["compiles"]}
+        self.quiet = info.get("quiet") or []
+        for k, v in info["env"].items():
+            self._saved_env[k] = os.environ.get(k)
+            os.environ[k] = v
+        if info.get("probe"):
+            import importlib.util
+            spec = importlib.util.spec_from_file_location("_recomp_probe", os.path.join(info["probe"], "sitecustomize.py"))
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["_recomp_probe"] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop("_recomp_probe", None)
+                raise
+        self._attach()
+        return self
+
+    def _attach(self):
+        probe = sys.modules.get("_recomp_probe")
+        if probe is None or self._probe is probe:
+            return
+        self._probe, self._write = probe, probe._write
+        if self.quiet and hasattr(probe, "_quiet"):
+            probe._quiet(self.quiet)
+        original, compiles, listeners = probe._write, self.compiles, self.listeners
+
+        def write(rec):
+            original(rec)
+            if (rec.get("framework"), rec.get("event")) in compiles:
+                for listen in listeners:
+                    try:
+                        listen(rec)
+                    except Exception:
+                        pass
+
+        probe._write = write
+
+    def scan(self):
+        """recomp's answer on the run folder so far: `recomp scan FOLDER --format json` as data
+        (docs/json.md)."""
+        p = _run(["scan", self.folder, "--format", "json"], check=False)
+        if p.returncode not in (0, 1):
+            raise RuntimeError("recomp scan %s: %s" % (self.folder, p.stderr.strip()))
+        return json.loads(p.stdout)
+
+    def close(self, exit_code=0):
+        """Ends the session: the probe's listener detached and, when this session made the run
+        folder, the probe stopped, the folder's final manifest written and the variables set
+        back."""
+        probe = self._probe
+        if probe is not None and self._write is not None:
+            probe._write = self._write
+            self._probe = None
+        if not self.owner:
+            return
+        if probe is not None:
+            try:
+                probe._stop()
+            except Exception:
+                pass
+        _run(["session", "close", "--exit", str(int(exit_code)), self.folder], check=False)
+        for k, v in self._saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        self._saved_env = {}
+        self.owner = False

@@ -1,0 +1,288 @@
+"""recomp's pytest plugin (entry point pytest11, loaded by pytest whenever this package is
+installed; it does nothing without --recomp).
+
+`pytest --recomp` switches the compile evidence on for the session, as `recomp run` does (the
+same settings and probe, asked of the recomp binary; your own values kept), attributes each
+compilation to the test, or to the module-, class-, package- or session-scoped fixture, that ran
+it, and fails a test that compiled a program again after its own first compilation of it, with
+recomp's answer in the failure (and so in the JUnit XML). `@pytest.mark.recomp(...)` sets a
+test's allowance, `@pytest.mark.recomp(False)` opts it out, and the fixture `recomp_compilations`
+gives a test its compilations. The session ends with a table of the tests that compiled and the
+run folder's place. Under pytest-xdist each worker judges its own tests and the controller
+prints one table and one verdict for the session."""
+import os
+import re
+import time
+
+import pytest
+
+from ._session import Session
+
+_OUTSIDE = "(collection and set-up outside tests)"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("recomp", "recomp: recompilations of XLA programs")
+    group.addoption("--recomp", action="store_true", default=False,
+                    help="switch compile evidence on (as recomp run does) and fail a test that compiles a program again")
+    group.addoption("--recomp-out", metavar="DIR", default=None,
+                    help="the run folder (it must not exist or be empty); default recomp-runs/<time>-pytest/")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "recomp(enabled=True, recompilations=0, warmup=1, budget_s=None): recomp's allowance for this test: "
+        "compilations of a program beyond its first `warmup` ones allowed, a compile-time budget in seconds; "
+        "recomp(False) opts the test out")
+    if config.getoption("recomp") and config.pluginmanager.get_plugin("recomp-session") is None:
+        _Plugin(config).register()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    # Before the conftests import a stack: its variables must be set when it is imported.
+    if getattr(early_config.known_args_namespace, "recomp", False) and "PYTEST_XDIST_WORKER" not in os.environ:
+        _Plugin(early_config).register()
+
+
+@pytest.fixture
+def recomp_compilations(request):
+    """The compilations this test has made so far (a live list): the probe's records, each a
+    dict with framework, name, seconds, file, line and the phase (setup, call, teardown)."""
+    plugin = request.config.pluginmanager.get_plugin("recomp-session")
+    if plugin is None:
+        pytest.skip("recomp_compilations needs pytest --recomp")
+    return plugin.entity(request.node.nodeid).records
+
+
+class _Entity:
+    """What compiled under one test or fixture."""
+
+    def __init__(self, name):
+        self.name, self.records = name, []
+
+    def seconds(self):
+        return sum(float(r.get("seconds", 0) or 0) for r in self.records)
+
+
+class _Plugin:
+    def __init__(self, config):
+        self.config = config
+        self.worker = getattr(config, "workerinput", None) is not None or "PYTEST_XDIST_WORKER" in os.environ
+        self.session = Session(out=getattr(config.known_args_namespace, "recomp_out", None),
+                               command=["pytest"] + list(config.invocation_params.args))
+        self.opened = False
+        self.entities = {}
+        self.current = None   # the entity compilations go to now
+        self.phase = ""
+        self.fixtures = set()  # fixture entities set up during the current test
+        self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
+        self.exitstatus = 0
+        self.verdict = None
+
+    def register(self):
+        if not self.worker:
+            try:
+                self.session.open()
+            except (RuntimeError, OSError, ValueError) as err:
+                raise pytest.UsageError("--recomp: %s" % err)
+            self.opened = True
+            self.session.listeners.append(self.on_compile)
+        self.config.pluginmanager.register(self, "recomp-session")
+
+    # Workers join the controller's session.
+    def pytest_configure(self, config):
+        if self.worker and not self.opened:
+            state = getattr(config, "workerinput", {}).get("recomp")
+            if state:
+                self.session.join(state)
+                self.session.listeners.append(self.on_compile)
+                self.opened = True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node):
+        node.workerinput["recomp"] = self.session.state()
+
+    def entity(self, name):
+        e = self.entities.get(name)
+        if e is None:
+            e = self.entities[name] = _Entity(name)
+        return e
+
+    def on_compile(self, rec):
+        e = self.current or self.entity(_OUTSIDE)
+        rec = dict(rec)
+        rec["phase"] = self.phase
+        e.records.append(rec)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.fixtures = set()
+        yield
+        self.current, self.phase = None, ""
+        self.entities.pop(item.nodeid, None)
+
+    def _phase(self, item, when):
+        self.current, self.phase = self.entity(item.nodeid), when
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item):
+        self._phase(item, "setup")
+        yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        self._phase(item, "call")
+        yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        self._phase(item, "teardown")
+        yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        if fixturedef.scope == "function":
+            yield  # a test's own set-up: its compilations are the test's
+            return
+        before = self.current
+        name = "fixture %s (%s scope, %s)" % (fixturedef.argname, fixturedef.scope, fixturedef.baseid or "<session>")
+        self.current = self.entity(name)
+        self.fixtures.add(name)
+        try:
+            yield
+        finally:
+            self.current = before
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        rep = outcome.get_result()
+        e = self.entity(item.nodeid)
+        if rep.when == "call" and rep.passed:
+            why = self.judge(item, e)
+            if why:
+                rep.outcome = "failed"
+                rep.longrepr = why
+        if rep.when == "teardown":
+            rows = {}
+            if e.records:
+                rows[item.nodeid] = [len(e.records), e.seconds(), bool(getattr(item, "_recomp_failed", False))]
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+            for name in self.fixtures:
+                f = self.entities.get(name)
+                if f is not None and f.records:  # a fixture of each worker's own
+                    rows[name + (" [%s]" % worker if worker else "")] = [len(f.records), f.seconds(), False]
+            rep.recomp = rows  # travels with the report (xdist serialises its attributes)
+
+    def pytest_runtest_logreport(self, report):
+        for name, (n, s, bad) in (getattr(report, "recomp", None) or {}).items():
+            self.rows[name] = [n, s, bad]
+
+    def judge(self, item, e):
+        """Why the test fails recomp's check ("" when it passes)."""
+        marker = item.get_closest_marker("recomp")
+        allowed, warmup, budget = 0, 1, None
+        if marker is not None:
+            if marker.args and not marker.args[0]:
+                return ""
+            allowed = int(marker.kwargs.get("recompilations", 0))
+            warmup = max(1, int(marker.kwargs.get("warmup", 1)))
+            budget = marker.kwargs.get("budget_s")
+        counts = {}
+        for r in e.records:
+            counts[r.get("name", "?")] = counts.get(r.get("name", "?"), 0) + 1
+        over = {n: c for n, c in counts.items() if c - warmup > allowed}
+        out = []
+        if budget is not None and e.seconds() > float(budget):
+            out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), float(budget), len(e.records)))
+        if over:
+            out += self.explain(item, over, warmup, allowed)
+        if out:
+            item._recomp_failed = True
+            out.append("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
+        return "\n".join(out)
+
+    def explain(self, item, over, warmup, allowed):
+        """recomp's answer for the programs the test compiled again: the verdict of the run
+        folder so far, the causes at the test's own lines first. A program recomp does not count
+        as compiled again (an eager one-op program) is no failure."""
+        try:
+            report = self.session.scan()
+        except Exception as err:
+            return ["recomp: could not read the run folder: %s" % err]
+        programs = (report.get("verdict") or {}).get("programs") or []
+        func = getattr(item, "originalname", None) or item.name
+        path = os.path.basename(str(getattr(item, "path", item.fspath)))
+        out = []
+        for name, n in sorted(over.items()):
+            p = next((p for p in programs if _same_program(p.get("program", ""), name)), None)
+            if p is None:
+                continue
+            head = "recomp: %s compiled %d times in this test: %d after its first %s" % (
+                name, n, n - warmup, "compilation" if warmup == 1 else "%d compilations" % warmup)
+            if allowed:
+                head += " (%d allowed)" % allowed
+            out.append(head)
+            causes = p.get("causes") or []
+            mine = [c for c in causes if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
+            for c in mine or causes:
+                line = "  cause: %s" % c.get("kind", "")
+                if c.get("change"):
+                    line += ", " + c["change"]
+                if c.get("sites"):
+                    line += ", at " + ", ".join(c["sites"])
+                out.append(line)
+            if p.get("action"):
+                out.append("  fix: " + p["action"])
+            if p.get("summary"):
+                out.append("  in the session so far: " + p["summary"])
+        return out
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.exitstatus = int(exitstatus)
+        if not self.worker:
+            e = self.entities.get(_OUTSIDE)
+            if e is not None and e.records:
+                self.rows[_OUTSIDE] = [len(e.records), e.seconds(), False]
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.worker:
+            return
+        tr = terminalreporter
+        self.session.close(self.exitstatus)  # the final manifest, before the verdict is read
+        tr.write_sep("=", "recomp")
+        rows = sorted(self.rows.items(), key=lambda kv: (not kv[1][2], -kv[1][1], kv[0]))
+        if not rows:
+            tr.write_line("nothing compiled under the tests")
+        else:
+            tr.write_line("%-12s %12s  %s" % ("COMPILATIONS", "COMPILE TIME", "TEST OR FIXTURE"))
+            for name, (n, s, bad) in rows[:20]:
+                tr.write_line("%12d %11.2fs  %s%s" % (n, s, name, "  (compiled again)" if bad else ""))
+            if len(rows) > 20:
+                tr.write_line("… and %d more that compiled" % (len(rows) - 20))
+        try:
+            report = self.session.scan()
+            headline = (report.get("verdict") or {}).get("headline", "")
+            if headline:
+                tr.write_line("recomp: " + headline)
+        except Exception as err:
+            tr.write_line("recomp: could not read the run folder: %s" % err)
+        tr.write_line("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
+
+    def pytest_unconfigure(self, config):
+        self.session.close(self.exitstatus)
+
+
+def _words(name):
+    """The words of a program's name, without the stacks' wrapping: jit(predict) and
+    jit_predict are both ["predict"]."""
+    return [w for w in re.split(r"[^A-Za-z0-9]+", name.replace("jit_", "jit ")) if w and w != "jit"]
+
+
+def _same_program(program, name):
+    """Whether recomp's program (a module family: jit_predict) is the function the probe named
+    (jit(predict))."""
+    a, b = _words(program), _words(name)
+    return bool(a) and a == b

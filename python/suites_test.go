@@ -1,0 +1,286 @@
+package python
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recomp/recomp/internal/dist"
+	"github.com/recomp/recomp/internal/jsonschema"
+	"github.com/recomp/recomp/internal/skipped"
+)
+
+func TestMain(m *testing.M) { os.Exit(skipped.Main(m)) }
+
+// suiteVenv is a fresh virtual environment with the wheel (this checkout's binary and Python
+// package) installed by pip, which sees the packages of the pytest venv ($RECOMP_PYTEST, from
+// testdata/pytest/pytest.txt) and of the stack's venv (the variable live): its python and the
+// folder the test works in. The test skips loudly without them.
+func suiteVenv(t *testing.T, live string) (py, dir string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the suites run on Linux")
+	}
+	pytest, stack := os.Getenv("RECOMP_PYTEST"), os.Getenv(live)
+	for v, p := range map[string]string{"RECOMP_PYTEST": pytest, live: stack} {
+		if p == "" {
+			skipped.Skip(t, skipped.Live, v, v+" is not set: the pytest plugin's suites do not run (.ci/run sets it; RECOMP_PYTEST is what "+
+				"testdata/runs/gen/venv.sh testdata/pytest/pytest.txt prints)")
+		}
+	}
+	dir = t.TempDir()
+	bin := filepath.Join(dir, "recomp")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/recomp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	w := &dist.Wheel{Name: "recomp", Version: "0.0.0", Tags: []string{"any"}, Command: "recomp", Binary: bin,
+		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Python: Files, EntryPoints: EntryPoints}
+	whl := filepath.Join(dir, w.FileName())
+	f, err := os.Create(whl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ask := func(py, code string) string {
+		out, err := exec.Command(py, "-c", code).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", py, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	const version = "import sys; print('%d.%d' % sys.version_info[:2])"
+	if a, b := ask(pytest, version), ask(stack, version); a != b {
+		skipped.Skip(t, skipped.Live, live, "the pytest venv's Python is "+a+", "+live+"'s is "+b+": one venv cannot see both")
+	}
+	venv := filepath.Join(dir, "venv")
+	if out, err := exec.Command(ask(pytest, "import sys; print(sys._base_executable)"), "-m", "venv", venv).CombinedOutput(); err != nil {
+		t.Fatalf("venv: %v\n%s", err, out)
+	}
+	py = filepath.Join(venv, "bin", "python")
+	const purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+	pth := ask(pytest, purelib) + "\n" + ask(stack, purelib) + "\n"
+	if err := os.WriteFile(filepath.Join(ask(py, purelib), "zz_recomp_suites.pth"), []byte(pth), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(py, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--disable-pip-version-check", whl).CombinedOutput(); err != nil {
+		t.Fatalf("pip install: %v\n%s", err, out)
+	}
+	return py, dir
+}
+
+// outcomes runs pytest on a suite and returns its exit code, what it printed and each test's
+// outcome from its JUnit XML: "passed", "skipped" or "failed: MESSAGE".
+func outcomes(t *testing.T, py, dir, suite string, args ...string) (int, string, map[string]string) {
+	t.Helper()
+	junit := filepath.Join(dir, "junit.xml")
+	os.Remove(junit)
+	abs, _ := filepath.Abs(suite)
+	cmd := exec.Command(py, append([]string{"-m", "pytest", "-p", "no:cacheprovider", "--junitxml", junit, abs}, args...)...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	out, _ := cmd.CombinedOutput()
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatalf("no JUnit XML: %v\n%s", err, out)
+	}
+	var doc struct {
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"failure"`
+			Skipped *struct{} `xml:"skipped"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range doc.Cases {
+		switch {
+		case c.Failure != nil:
+			got[c.Name] = "failed: " + c.Failure.Message
+		case c.Skipped != nil:
+			got[c.Name] = "skipped"
+		default:
+			got[c.Name] = "passed"
+		}
+	}
+	return cmd.ProcessState.ExitCode(), string(out), got
+}
+
+// want checks each test's outcome: the prefix of what outcomes gives, and words its failure
+// message must hold.
+func want(t *testing.T, got map[string]string, expect map[string][]string) {
+	t.Helper()
+	for name, w := range expect {
+		g := got[name]
+		if !strings.HasPrefix(g, w[0]) {
+			t.Errorf("%s: %q, want %s", name, g, w[0])
+			continue
+		}
+		for _, word := range w[1:] {
+			if strings.HasPrefix(word, "!") {
+				if strings.Contains(g, word[1:]) {
+					t.Errorf("%s: %q holds %q", name, g, word[1:])
+				}
+			} else if !strings.Contains(g, word) {
+				t.Errorf("%s: %q lacks %q", name, g, word)
+			}
+		}
+	}
+	if len(got) != len(expect) {
+		t.Errorf("%d tests, want %d: %v", len(got), len(expect), got)
+	}
+}
+
+// jaxSuite is what each test of testdata/pytest/jax gives under pytest --recomp.
+var jaxSuite = map[string][]string{
+	"test_compile_once":     {"passed"},
+	"test_growing_prefixes": {"failed", "recomp: jit(predict) compiled 4 times in this test: 3 after its first compilation", "cause: batch_size", "test_model.py:32 (test_growing_prefixes)", "fix: pad"},
+	"test_batch[20]":        {"passed"},
+	"test_batch[24]":        {"passed"},
+	"test_batch[28]":        {"passed"},
+	"test_opted_out":        {"passed"},
+	"test_allowed":          {"passed"},
+	"test_own_compilations": {"passed"},
+	"test_skipped":          {"skipped"},
+	"test_fails_on_its_own": {"failed", "fails on its own", "!recomp"},
+}
+
+// The JAX suite under pytest --recomp, alone and with -n 2: the test that compiles again in a
+// loop fails with recomp's cause, at its line, and the fix; the others are as pytest alone has
+// them; the session ends with the table and a run folder.
+func TestPytestPluginJAX(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_LIVE_JAX_0_12")
+	for _, extra := range [][]string{nil, {"-n", "2"}} {
+		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
+		code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
+		}
+		want(t, got, jaxSuite)
+		for _, w := range []string{"== recomp ==", "fixture weights (module scope", "test_growing_prefixes  (compiled again)", "recomp: run folder " + run} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
+			}
+		}
+		// The log records recomp's settings made are in run.log, not in a failing test's output.
+		for _, w := range []string{"get_cache_key", "Compiling jit(predict)", "TRACING CACHE MISS"} {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: the output holds %q", extra, w)
+			}
+			if log, _ := os.ReadFile(filepath.Join(run, "run.log")); !strings.Contains(string(log), w) {
+				t.Errorf("%v: run.log lacks %q", extra, w)
+			}
+		}
+		var m struct {
+			Running  bool `json:"running"`
+			ExitCode int  `json:"exit_code"`
+		}
+		b, err := os.ReadFile(filepath.Join(run, "manifest.json"))
+		if err != nil || json.Unmarshal(b, &m) != nil || m.Running || m.ExitCode != 1 {
+			t.Errorf("%v: manifest %s (%v)", extra, b, err)
+		}
+		if _, err := os.Stat(filepath.Join(run, ".recomp-probe")); err == nil {
+			t.Errorf("%v: the probe was left in the run folder", extra)
+		}
+		scan, err := exec.Command(filepath.Join(dir, "recomp"), "scan", "--format", "json", run).Output()
+		if len(scan) == 0 {
+			t.Fatalf("recomp scan %s: %v", run, err)
+		}
+		holdsSchema(t, "recomp scan "+run, scan)
+	}
+	// Without --recomp the plugin does nothing: pytest's own outcomes, no run folder.
+	code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax")
+	plain := map[string][]string{}
+	for k, v := range jaxSuite {
+		plain[k] = []string{"passed"}
+		if v[0] == "skipped" {
+			plain[k] = v
+		}
+	}
+	plain["test_fails_on_its_own"] = jaxSuite["test_fails_on_its_own"]
+	plain["test_own_compilations"] = []string{"skipped"} // its fixture needs --recomp
+	if code != 1 || strings.Contains(out, "== recomp ==") {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+	want(t, got, plain)
+	if _, err := os.Stat(filepath.Join(dir, "recomp-runs")); err == nil {
+		t.Error("pytest without --recomp made a run folder")
+	}
+}
+
+// recomp run -- pytest -q answers as pytest -s does: the stacks' log records reach run.log
+// whatever pytest does with the output.
+func TestRecompRunPytestQuiet(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_LIVE_JAX_0_12")
+	suite, _ := filepath.Abs("../testdata/pytest/jax/test_model.py")
+	summary := func(flag string) string {
+		run := filepath.Join(dir, "run"+flag)
+		cmd := exec.Command(filepath.Join(dir, "recomp"), "run", "--out", run, "--", py, "-m", "pytest", "-p", "no:cacheprovider", flag, suite)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+		if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
+			t.Fatalf("recomp run -- pytest %s: %v\n%s", flag, err, out)
+		}
+		b, err := os.ReadFile(filepath.Join(run, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Scan struct {
+				Summary struct {
+					Requests     int `json:"compile_requests"`
+					Compilations int `json:"compilations"`
+				} `json:"summary"`
+				Findings []struct {
+					Kind string `json:"kind"`
+				} `json:"findings"`
+			} `json:"scan"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Scan json.RawMessage `json:"scan"`
+		}
+		json.Unmarshal(b, &doc)
+		holdsSchema(t, run+"/report.json's scan", doc.Scan)
+		var kinds []string
+		for _, f := range r.Scan.Findings {
+			kinds = append(kinds, f.Kind)
+		}
+		return strings.Join(append([]string{"requests", strconv.Itoa(r.Scan.Summary.Requests), "compilations", strconv.Itoa(r.Scan.Summary.Compilations)}, kinds...), " ")
+	}
+	q, s := summary("-q"), summary("-s")
+	if q != s || strings.Contains(q, "compile_logging_off") || strings.HasPrefix(q, "requests 0") {
+		t.Errorf("recomp run -- pytest -q: %s\npytest -s: %s", q, s)
+	}
+}
+
+// holdsSchema checks a scan report against docs/scan.schema.json.
+func holdsSchema(t *testing.T, name string, doc []byte) {
+	t.Helper()
+	b, err := os.ReadFile("../docs/scan.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jsonschema.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := s.Validate(doc); len(errs) > 0 {
+		t.Errorf("%s breaks docs/scan.schema.json: %s", name, strings.Join(errs, "; "))
+	}
+}

@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/recomp/recomp/runfolder"
+)
+
+// A session in a process recomp did not start (the pytest plugin's): the process asks for the
+// run folder and the settings (Open), applies them to itself and loads the probe, then, when it
+// is done, says how it ended (Close). The probe writes the stacks' log records into the folder's
+// run.log (runfolder.ProbeLogVar) and its own records beside it, as under recomp run.
+
+// Open makes the session's folder as Prepare does, with the probe, the manifest written when
+// the command starts and an empty run.log, and returns the variables the process sets: the
+// evidence settings recomp would set (the user's own kept: absent here) and where the probe
+// writes. The probe stays until Close.
+func (s *Session) Open() (map[string]string, error) {
+	abs, _ := filepath.Abs(s.Dir)
+	logf, err := os.OpenFile(filepath.Join(abs, runfolder.LogName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	logf.Close()
+	if err := runfolder.WriteStartManifest(abs, s.startManifest()); err != nil {
+		return nil, err
+	}
+	vars := map[string]string{}
+	for _, st := range s.Settings {
+		if !st.Kept {
+			vars[st.Name] = st.Value
+		}
+	}
+	if s.probe != nil {
+		vars[runfolder.ProbeLogVar] = filepath.Join(abs, runfolder.LogName)
+	}
+	return vars, nil
+}
+
+// Close ends the session of the folder dir that Open made: its manifest says the run ended at
+// end with the exit code, the framework versions the probe found, the dump of the modules before
+// optimisation pruned, and the probe removed.
+func Close(dir string, exit int, end time.Time) (*runfolder.Manifest, error) {
+	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	recs, _ := runfolder.ReadProbe(dir)
+	m.Versions = runfolder.ProbeVersions(recs)
+	if m.Versions == nil {
+		m.Versions = map[string]string{}
+	}
+	m.End, m.WallSeconds, m.ExitCode, m.Running = end.UTC(), end.Sub(m.Start).Seconds(), exit, false
+	if st, err := os.Stat(filepath.Join(dir, runfolder.LogName)); err == nil {
+		m.OutputBytes = st.Size()
+	}
+	if m.Dump == runfolder.DumpBefore && m.DumpDir == "" {
+		PruneDump(filepath.Join(dir, runfolder.DumpName))
+	}
+	(&Probe{Dir: filepath.Join(dir, runfolder.ProbeDir), Out: filepath.Join(dir, runfolder.ProbeName)}).Remove()
+	return m, runfolder.WriteManifest(dir, m)
+}
+
+// ProbeDir is the folder of the session's probe ("" without one): its sitecustomize.py is what
+// a process loads itself, and what goes first on its children's PYTHONPATH.
+func (s *Session) ProbeDir() string {
+	if s.probe == nil {
+		return ""
+	}
+	return s.probe.Dir
+}

@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/recomp/recomp/runfolder"
+)
+
+// A session opened for a process recomp did not start: its folder has the probe, an empty
+// run.log and a manifest marked running; the variables name where the probe writes, the user's
+// own settings are left out; Close writes the final manifest and removes the probe.
+func TestSessionOpenClose(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	start := time.Now()
+	s, err := Prepare(SessionOptions{Out: dir, Command: []string{"pytest", "-q"}, Framework: runfolder.FrameworkAuto,
+		Dump: runfolder.DumpBefore, Probe: true, Environ: []string{"PATH=/bin", "JAX_LOG_COMPILES=0"}, Start: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := s.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vars[runfolder.ProbeLogVar] != filepath.Join(dir, runfolder.LogName) || vars[runfolder.ProbeOutVar] != filepath.Join(dir, runfolder.ProbeName) {
+		t.Errorf("vars %v", vars)
+	}
+	if _, ok := vars["JAX_LOG_COMPILES"]; ok {
+		t.Error("the user's own JAX_LOG_COMPILES is set again")
+	}
+	if s.ProbeDir() == "" {
+		t.Fatal("no probe")
+	}
+	if _, err := os.Stat(filepath.Join(s.ProbeDir(), "sitecustomize.py")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	if err != nil || !m.Running {
+		t.Fatalf("manifest %+v, %v", m, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, runfolder.LogName)); err != nil || st.Size() != 0 {
+		t.Fatalf("run.log %v", err)
+	}
+	m, err = Close(dir, 1, start.Add(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	if err != nil || back.Running || back.ExitCode != 1 || back.WallSeconds < 1.9 || m.ExitCode != 1 {
+		t.Errorf("manifest %+v, %v", back, err)
+	}
+	if _, err := os.Stat(s.ProbeDir()); err == nil {
+		t.Error("the probe was left")
+	}
+	if _, err := Close(filepath.Join(t.TempDir(), "none"), 0, time.Now()); err == nil {
+		t.Error("closed a folder without a manifest")
+	}
+}

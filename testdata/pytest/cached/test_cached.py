@@ -1,0 +1,26 @@
+"""The cost of recomp's pytest plugin on tests whose programs are all compiled already: 300
+tests that each run a jitted function 20 times on a shape a module fixture compiled. Measure
+with and without --recomp (docs/pytest.md, "What it costs")."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+
+@jax.jit
+def step(w, x):
+    return jnp.tanh(x @ w).sum()
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    w, x = jnp.ones((64, 64)), np.ones((32, 64), np.float32)
+    step(w, x).block_until_ready()
+    return w, x
+
+
+@pytest.mark.parametrize("i", range(300))
+def test_cached(compiled, i):
+    w, x = compiled
+    for _ in range(20):
+        step(w, x).block_until_ready()

@@ -76,3 +76,37 @@ func TestProbeFollowerReadsNewBytesOnly(t *testing.T) {
 		t.Errorf("%+v %v", recs, err)
 	}
 }
+
+// The live path's reading of the probe's records while a run goes on: 200 compilations after
+// warm-up, each after 50 more records, read by a follower (new bytes only) or by ReadProbe of
+// the whole file each time (as before).
+func BenchmarkProbeDuringRun(b *testing.B) {
+	var batch strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&batch, `{"framework":"jax","event":"trace","name":"step_%d","file":"/w/train.py","line":%d,"t":%d.5,"pid":7}`+"\n", i, i, i)
+	}
+	for _, mode := range []string{"follower", "ReadProbe"} {
+		b.Run(mode, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(200 * batch.Len()))
+			for range b.N {
+				dir := b.TempDir()
+				f, err := os.Create(filepath.Join(dir, ProbeName))
+				if err != nil {
+					b.Fatal(err)
+				}
+				fol := FollowProbe(dir)
+				for range 200 {
+					f.WriteString(batch.String())
+					if mode == "follower" {
+						fol.Records()
+					} else {
+						ReadProbe(dir)
+					}
+				}
+				fol.Close()
+				f.Close()
+			}
+		})
+	}
+}

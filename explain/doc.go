@@ -9,7 +9,8 @@
 //
 // The work is split by job: explain.go joins one dump with its logs (Dump, LinkDumps,
 // LinkEntries) and compares dumps (Dumps, CompareDumps); logs.go reads logs into a scan (Logs)
-// and probe.go attaches the probe's lines of the program's own code (pids.go hands the ledger
+// and folders.go the command line's logs and run folders, each run folder looked at once
+// (ReadScan), and probe.go attaches the probe's lines of the program's own code (pids.go hands the ledger
 // the compile stages of each process: the workers a command started, which wrote one run.log);
 // run.go reads a run folder back (Folder, recomp run's answer); live.go gives compilations the
 // probe's line while a run goes on (LiveSites); ranks.go lines up the ranks of a job (ReadRanks,

@@ -717,6 +717,9 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 				n, _ := strconv.Atoi(f.New)
 				seen = append(seen, n)
 				what = "dimension " + f.Dim
+				if f.Arg != "" {
+					what = "`" + f.Arg + "`, dimension " + f.Dim
+				}
 			}
 		}
 	}

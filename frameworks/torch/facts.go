@@ -61,7 +61,7 @@ func guardFact(line string) (cause.Fact, bool) {
 			kind = cause.BatchSize
 		}
 		return cause.Fact{Kind: kind, Arg: arg, Dim: m[3], Old: m[4], New: m[5], Said: said,
-			Change: fmt.Sprintf("dimension %s: %s → %s", m[3], m[4], m[5])}, true
+			Change: fmt.Sprintf("`%s` dimension %s: %s → %s", arg, m[3], m[4], m[5])}, true
 	}
 	if m := reTensorDtype.FindStringSubmatch(line); m != nil {
 		arg := source(m[1])

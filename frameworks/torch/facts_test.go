@@ -14,8 +14,8 @@ func TestGuardFacts(t *testing.T) {
 		kind      cause.Kind
 		arg, want string
 	}{
-		{"0/0: tensor 'x' size mismatch at index 0. expected 32, actual 24", cause.BatchSize, "x", "dimension 0: 32 → 24"},
-		{"tensor 'L['input_ids']' size mismatch at index 1. expected 16, actual 24", cause.InputShape, "input_ids", "dimension 1: 16 → 24"},
+		{"0/0: tensor 'x' size mismatch at index 0. expected 32, actual 24", cause.BatchSize, "x", "`x` dimension 0: 32 → 24"},
+		{"tensor 'L['input_ids']' size mismatch at index 1. expected 16, actual 24", cause.InputShape, "input_ids", "`input_ids` dimension 1: 16 → 24"},
 		{"0/0: tensor 'x' stride mismatch at index 0. expected 4, actual 1", cause.Layout, "x", "`x` stride 0: 4 → 1"},
 		{"0/0: tensor 'x' dtype mismatch. expected Float, actual Double", cause.Dtype, "x", "`x` Float → Double"},
 		{"0/0: tensor 'x' requires_grad mismatch. expected requires_grad=0", cause.GlobalState, "x", "`x` requires_grad changed"},

@@ -49,6 +49,8 @@ var messages = &logscan.Framework{
 		"compiler function ", // dynamo: Step 2: calling compiler function inductor, done compiler function
 		"it config.",         // dynamo: hit config.cache_size_limit (8), recompile_limit
 		"RecompileLimitHit",  // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
+		// its structured trace (TORCH_TRACE): trace.go
+		`{"compilation_metrics": `, `{"dynamo_start": `, `{"str": ["`, `"fx_graph_cache_hit"`,
 	},
 	NewState: func() any { return &dynamo{} },
 	Finish:   func(c *logscan.Context) { flushRecompile(c); standalone(c) },

@@ -31,6 +31,9 @@ var Framework = &framework.Framework{
 		Subjects: []string{"FX graph", "dynamo", "frame", "function"},
 		Actions:  []string{"ompil", "OMPIL"},
 		Sweep:    slices.Concat(framework.CompileForms, framework.CompileFormsUpper),
+		// Inductor's config as its trace's cache-key payloads list it
+		// ("inductor_config[precompilation_timeout_seconds]: 3600")
+		Known: []string{"inductor_config["},
 	},
 	Settings: []framework.Setting{
 		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",

@@ -1,6 +1,7 @@
 package torch
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"path"
@@ -19,6 +20,7 @@ import (
 //
 //	{"str": ["/w/train.py", 1]}                              a file name's index in the stacks
 //	{"dynamo_start": {"stack": [{"line": 3, "name": "f", "filename": 1}, …]}, "frame_id": 0, …}
+//	{"artifact": {"name": "fx_graph_cache_hit", "encoding": "json"}, "frame_id": 0, …}
 //	{"compilation_metrics": {"compile_id": "0/1", "co_name": "f", "co_filename": …,
 //	  "co_firstlineno": 3, "entire_frame_compile_time_s": 0.49, "backend_compile_time_s": …,
 //	  "fail_type": …, "fail_reason": …, "recompile_reason": "0/0: tensor 'x' size mismatch …",
@@ -26,11 +28,15 @@ import (
 //
 // Each compilation_metrics whose backend ran is one compilation, timed by its
 // entire_frame_compile_time_s (dynamo's whole frame: tracing, AOTAutograd, Inductor); one that
-// failed at the recompile limit is the limit reached.
+// failed at the recompile limit is the limit reached. An FX-graph cache hit (Inductor's on-disk
+// cache served the compiled graph; dynamo's frame still compiled, faster) is a cache hit, as
+// torch's counters['inductor']['fxgraph_cache_hit'] counts it; AOTAutograd's cache result and the
+// misses are not counted (a miss is the compilation itself).
 var (
-	traceStr     = `{"str": [`
+	traceStr     = `{"str": ["`
 	traceStart   = `{"dynamo_start": `
 	traceMetrics = `{"compilation_metrics": `
+	traceFXHit   = `{"artifact": {"name": "fx_graph_cache_hit"`
 )
 
 // traceRules are the rules of the trace's records.
@@ -38,6 +44,7 @@ var traceRules = []logscan.Rule{
 	{Prefix: traceMetrics, Handle: traceMetricsRecord},
 	{Prefix: traceStart, Handle: traceStartRecord},
 	{Prefix: traceStr, Handle: traceStrRecord},
+	{Prefix: traceFXHit, Handle: traceFXHitRecord},
 }
 
 // traceState is what the trace's records leave for later ones in one process.
@@ -286,6 +293,19 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 			Module: frame, Detail: "dynamo reached its recompile limit for " + frame + " (" + fail + "): from then on, each call " +
 				"whose inputs pass none of its compiled entries' guards runs eagerly (uncompiled), and is slow"})
 	}
+	return true
+}
+
+// traceFXHitRecord reads an FX-graph cache hit of the frame being compiled.
+func traceFXHitRecord(c *logscan.Context, msg string) bool {
+	id := jsonInt(traceField(msg, "frame_id"))
+	if id == nil {
+		return false
+	}
+	t := traceOf(c)
+	frame := cmp.Or(t.user[*id], t.named[*id], unnamedLimit)
+	c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame,
+		Detail: "Inductor's FX-graph cache served the graph of " + frame})
 	return true
 }
 

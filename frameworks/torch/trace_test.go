@@ -115,3 +115,16 @@ func TestTraceFolder(t *testing.T) {
 		t.Error("a folder with no trace read as a log")
 	}
 }
+
+// A second run of one program with Inductor's cache kept (torch 2.9, the trace of the second
+// run, gzipped): dynamo compiled the frame once more and Inductor's FX-graph cache served its
+// graph (torch's counters: fxgraph_cache_hit 1): one compilation, one cache hit.
+func TestTraceFXGraphCacheHit(t *testing.T) {
+	s, err := ledger.ReadLogs([]ledger.Log{{Path: "testdata/trace-fxcache-hit-2.9.log.gz"}}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm := s.Ledger.Summary; sm.Compilations != 1 || sm.CacheHits != 1 || sm.Recompilations != 0 || sm.UnreadRecords != 0 {
+		t.Errorf("%+v", sm)
+	}
+}

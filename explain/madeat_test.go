@@ -3,6 +3,8 @@ package explain
 import (
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/ledger"
 )
 
 // JAX's dumps name no source line on an op, only a stack frame (stack_frame_id into the module's
@@ -31,6 +33,29 @@ func TestMadeAtTheValuesLine(t *testing.T) {
 		}
 		if v.Causes[0].Source == "" {
 			t.Errorf("%s: the lead cause names no source", run)
+		}
+	}
+}
+
+// TF names only the parameters of each new trace; held against the trace before (the ledger's
+// join), a log with no dump says what changed in the verdict's words: a Python number's values
+// in order (one cause, not one per change), a batch that took many sizes with the sizes to pad
+// to, a dtype.
+func TestTFLogAloneSaysWhatChanged(t *testing.T) {
+	for run, want := range map[string]string{
+		"python-scalar": "constant value, lr: 0.1 → 0.09 → 0.081 → 0.0729 → 0.06561 → 0.059049, the cause of 5 recompilations",
+		"logfmt":        "the batch (leading dimension) took 6 sizes, 12 to 32, the cause of 5 recompilations",
+		"dtype":         "dtype, w: f32[8,4] → f16[8,4]",
+	} {
+		s, err := Logs([]string{"../testdata/runs/tf-2.21/" + run + "/run.log"}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Verdict == nil || len(s.Verdict.Verdicts) != 1 {
+			t.Fatalf("%s: verdict %+v", run, s.Verdict)
+		}
+		if got := s.Verdict.Verdicts[0].Sentence(); !strings.Contains(got, want) {
+			t.Errorf("%s: %q lacks %q", run, got, want)
 		}
 	}
 }

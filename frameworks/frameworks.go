@@ -981,6 +981,26 @@ func Against(before, now []cause.Fact) []cause.Fact {
 	return out
 }
 
+// Framing says whether a line of a stack's explanation only frames it (framework.Framework.Framing),
+// by any stack's rule.
+func Framing(line string) bool {
+	for _, fw := range all {
+		if fw.Framing != nil && fw.Framing(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// ShowSignature is an argument signature producer p logged, as a person reads it
+// (framework.Framework.ShowSignature); sig itself when its stack logs it readably.
+func ShowSignature(p logscan.Producer, sig string) string {
+	if fw := ForProducer(p); fw != nil && fw.ShowSignature != nil {
+		return fw.ShowSignature(sig)
+	}
+	return sig
+}
+
 // SaidBy names who says the words that show a construct of a kind, when not the stack itself
 // (framework.Framework.SaidBy: dynamo's guards); "" otherwise.
 func SaidBy(kind cause.Kind) string {

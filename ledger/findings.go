@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,7 +154,7 @@ func recompiledFinding(m *Module, processes int) Finding {
 	}
 	if sig, ok := sameArguments(m); ok {
 		said += fmt.Sprintf("; every compilation had the same argument shapes and types %s, so what changed is a static argument, a closed-over Python value, a jit option or the function object",
-			textutil.Shorten(shapedArray.ReplaceAllString(sig, "$1"), 120))
+			textutil.Shorten(frameworks.ShowSignature(at.Producer, sig), 120))
 	}
 	where := ""
 	if processes > 1 {
@@ -196,8 +195,6 @@ func programs(m *Module) string {
 	}
 	return fmt.Sprintf(" by %d programs (%s), %d of them recompilations", len(m.Names), joinLimited(m.Names, 3), m.Recompilations)
 }
-
-var shapedArray = regexp.MustCompile(`ShapedArray\(([^()]*)\)`)
 
 // sameArguments says whether every compilation of the family logged one and the same argument
 // signature (JAX's global shapes and types), and which.
@@ -412,8 +409,7 @@ func SummarizeWhy(why string) string {
 	for _, line := range strings.Split(why, "\n") {
 		line = strings.TrimSpace(line)
 		switch {
-		case line == "", strings.HasPrefix(line, "for ") && strings.Contains(line, " defined at "),
-			strings.HasPrefix(line, "all previously seen cache keys differ"):
+		case line == "", frameworks.Framing(line):
 			continue
 		}
 		if b.Len() > 0 {

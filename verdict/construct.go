@@ -496,7 +496,7 @@ func withSource(out map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.
 
 // constantSource is the one line of the program whose op took the constant that each of units
 // changed, by the comparisons of their dumps (FILE:LINE, FILE its base name); "" when one names
-// none or two name different lines.
+// none, a library's line, or two name different lines.
 func constantSource(units map[*ledger.Unit]bool, byUnit map[*ledger.Unit][]diff.Cause) string {
 	src := ""
 	for u := range units {
@@ -506,7 +506,7 @@ func constantSource(units map[*ledger.Unit]bool, byUnit map[*ledger.Unit][]diff.
 		}
 		s := cs[0].Constant.Source
 		switch {
-		case s == "":
+		case s == "" || !frameworks.IsUserFile(sourceFile(s)): // (TF's op metadata names its own ops.py)
 			return ""
 		case src != "" && s != src:
 			return ""

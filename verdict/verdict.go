@@ -572,7 +572,7 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	// step that compiled it
 	v.Inference = len(explained) > 0 && !slices.ContainsFunc(explained, func(e Explained) bool { return !e.Inference }) ||
 		len(compiled) > 0 && !slices.ContainsFunc(compiled, func(u *ledger.Unit) bool { return !u.NoGrad })
-	v.Causes = causes.list()
+	v.Causes = foldChain(causes.list())
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
 	v.Causes = foldGrowth(v.Causes, compiled, byUnit, in.Explained) // (every program's: one split off this one starts there)
@@ -594,6 +594,57 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		v.Action = undecidedAction(compiled, v.Action)
 	}
 	return v
+}
+
+// foldChain folds the causes of one kind that each say one argument took its next value ("lr:
+// 0.1 → 0.09", then "lr: 0.09 → 0.081": the stack's facts of each compilation held against the
+// one before) into one that says the values in order ("lr: 0.1 → 0.09 → 0.081"), counted and
+// placed as its first. Causes that do not chain so are kept as they are.
+func foldChain(cs []Cause) []Cause {
+	type link struct{ arg, from, to string }
+	parse := func(c Cause) (link, bool) {
+		arg, rest, ok := strings.Cut(c.Change, ": ")
+		from, to, ok2 := strings.Cut(rest, " → ")
+		if !ok || !ok2 || c.Kind == "" || strings.Contains(to, " → ") || strings.ContainsAny(arg, " ,;") {
+			return link{}, false
+		}
+		return link{arg, from, to}, true
+	}
+	var out []Cause
+	chains := map[causeKey]int{} // (kind, argument) → its cause in out
+	values := map[int][]string{}
+	for _, c := range cs {
+		l, ok := parse(c)
+		key := causeKey{c.Kind, l.arg}
+		i, seen := chains[key]
+		if !ok || c.Once || c.Said != "" || len(c.Values) > 0 {
+			out = append(out, c)
+			continue
+		}
+		if !seen || values[i][len(values[i])-1] != l.from {
+			chains[key] = len(out)
+			values[len(out)] = []string{l.from, l.to}
+			out = append(out, c)
+			continue
+		}
+		m := &out[i]
+		values[i] = append(values[i], l.to)
+		m.Count += c.Count
+		for _, s := range c.Sites {
+			if !slices.Contains(m.Sites, s) && len(m.Sites) < 4 {
+				m.Sites = append(m.Sites, s)
+			}
+		}
+		vs := values[i]
+		if len(vs) > 6 {
+			vs = append(append(vs[:3:3], "…"), vs[len(vs)-2:]...)
+		}
+		m.Change = fmt.Sprintf("%s: %s", key.change, strings.Join(vs, " → "))
+		if len(values[i]) > 6 {
+			m.Change += fmt.Sprintf(" (%d values)", len(values[i]))
+		}
+	}
+	return out
 }
 
 // mergeSizes folds the shape causes that only say the varying dimension took yet another size
@@ -726,6 +777,9 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 	if len(seen) == 0 {
 		seen, what = comparedSizes(compiled, byUnit)
 	}
+	if len(seen) == 0 {
+		seen, what = factSizes(compiled)
+	}
 	if len(seen) < 2 {
 		return nil
 	}
@@ -778,6 +832,42 @@ func argName(compiled []*ledger.Unit, shapes [][][]int, arg int) string {
 		}
 	}
 	return fmt.Sprintf("argument %d", arg)
+}
+
+// factSizes reads the sizes of one dimension from the stack's facts of a program's compilations
+// where it logs no argument signature recomp reads (TF: the parameters of each new trace, held
+// against the trace before): the first argument whose type changed in one dimension, the same
+// argument and dimension every time, each change taking up the size the last one left; its size
+// before (the first time) and after. Nil when the facts show no such chain.
+func factSizes(compiled []*ledger.Unit) ([]int, string) {
+	var seen []int
+	arg, dim := "", -1
+	for _, u := range compiled {
+		if frameworks.BySignature(u.Producer) {
+			return nil, ""
+		}
+		for _, f := range factsOf(u) {
+			if f.Kind != diff.CauseBatchSize && f.Kind != diff.CauseInputShape || f.Old == "" || f.New == "" {
+				continue
+			}
+			o, n := dimsOf(f.Old), dimsOf(f.New)
+			d := oneDimDiffers(o, n)
+			switch {
+			case d < 0:
+				return nil, ""
+			case arg == "":
+				arg, dim, seen = f.Arg, d, []int{o[d]}
+			case f.Arg != arg || d != dim || o[d] != seen[len(seen)-1]:
+				return nil, ""
+			}
+			seen = append(seen, n[d])
+			break
+		}
+	}
+	if dim == 0 {
+		return seen, "the batch (leading dimension)"
+	}
+	return seen, fmt.Sprintf("%s, dimension %d", arg, dim)
 }
 
 // reSignatureShape reads an argument's shape in a logged argument signature: float32[8,4].

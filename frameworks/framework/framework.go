@@ -135,6 +135,13 @@ type Framework struct {
 	// closest of the keys it had seen, a comparison that leaves static argument values out
 	// (JAX's "all previously seen cache keys differ"); nil when it gives none such.
 	ClosestKey func(why string) bool
+	// Framing says whether a line of the stack's explanation only frames it (JAX's "for f
+	// defined at t.py:3", "all previously seen cache keys differ"): the explanation said on one
+	// line leaves it out. Nil when none does.
+	Framing func(line string) bool
+	// ShowSignature is the stack's logged argument signature as a person reads it (JAX's
+	// ShapedArray(float32[8,4]) is float32[8,4]); nil when it logs it readably.
+	ShowSignature func(sig string) string
 	// MetadataAdvice is what to do about a Python value held in an argument's pytree metadata
 	// at path (static to jit: JAX's "input path [0][0]._graphdef"); AttributeAdvice about a
 	// module's plain Python attribute name whose new values compiled the step again. nil when

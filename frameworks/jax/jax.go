@@ -99,6 +99,11 @@ var Framework = &framework.Framework{
 	Explains:     explains,
 	Facts:        facts,
 	ClosestKey:   func(why string) bool { return strings.Contains(why, "all previously seen cache keys differ") },
+	Framing: func(line string) bool {
+		return strings.HasPrefix(line, "for ") && strings.Contains(line, " defined at ") ||
+			strings.HasPrefix(line, "all previously seen cache keys differ")
+	},
+	ShowSignature: func(sig string) string { return reShapedArray.ReplaceAllString(sig, "$1") },
 	MetadataAdvice: func(path string) string {
 		if strings.Contains(path, "_graphdef") {
 			return "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +
@@ -271,3 +276,6 @@ func falsy(v string) bool {
 	}
 	return false
 }
+
+// reShapedArray reads an argument of JAX's logged signature: ShapedArray(float32[8,4]).
+var reShapedArray = regexp.MustCompile(`ShapedArray\(([^()]*)\)`)

@@ -109,7 +109,6 @@ var stackWorded = map[string]struct {
 	why string
 }{
 	"explain/signature.go": {1, "JAX's logged signature (ShapedArray) read for the variants a log tells apart without a dump"},
-	"ledger/findings.go":   {2, "JAX's signature (ShapedArray) and its closest-key words, summarised for the findings"},
 	// Generated inputs, not knowledge recomp acts on.
 	"internal/dumptest/dumptest.go": {1, "the JAX compile line of the tests' generated logs"},
 	"cmd/recomp-bench/ranks.go":     {4, "the JAX log lines of the benchmark's generated ranks"},

@@ -760,7 +760,7 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 	} else {
 		// the size of one dimension before and now, per recompilation (dynamo's guards)
 		for _, u := range compiled {
-			if f, ok := dimFact(u.Why); ok {
+			if f, ok := dimFact(factsOf(u)); ok {
 				if len(seen) == 0 {
 					n, _ := strconv.Atoi(f.Old)
 					seen = append(seen, n)
@@ -793,8 +793,8 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 
 // dimFact is the first fact of a stack's explanation of a compilation that names one dimension's
 // size before and now; ok false when none does.
-func dimFact(why string) (cause.Fact, bool) {
-	for _, f := range frameworks.Facts(why) {
+func dimFact(facts []cause.Fact) (cause.Fact, bool) {
+	for _, f := range facts {
 		if f.Dim != "" {
 			return f, true
 		}

@@ -305,6 +305,8 @@ type CoveredOptions struct {
 // and with Ranks the logs are one job's ranks (RankInputs resolved them) and a rank whose
 // compile requests depart from the others' fails too.
 type GuardOptions struct {
+	// Logs are the logs, run folders and folders of run folders as the command line names them
+	// (explain.ReadScan: each run folder looked at once).
 	Logs      []string
 	Baseline  string
 	CoveredBy string
@@ -332,11 +334,11 @@ func EvaluateGuard(opt GuardOptions) (*Guard, error) {
 			}
 		}
 		var err error
-		if g, err = Covered(CoveredOptions{Logs: opt.Logs, Warmup: opt.CoveredBy, After: opt.After, Read: opt.Read, Gate: opt.Gate}); err != nil {
+		if g, err = Covered(CoveredOptions{Logs: explain.ExpandRuns(opt.Logs), Warmup: opt.CoveredBy, After: opt.After, Read: opt.Read, Gate: opt.Gate}); err != nil {
 			return nil, err
 		}
 	} else {
-		s, err := explain.Logs(opt.Logs, opt.Read)
+		s, err := explain.ReadScan(opt.Logs, opt.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@ func (c *guardCmd) Run(e *env) error {
 		return err
 	}
 	opt.Stdin, opt.Log = e.stdin, e.log
-	gopt := across.GuardOptions{Logs: explain.ExpandRuns(c.Logs), Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
+	gopt := across.GuardOptions{Logs: c.Logs, Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
 		Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}}
 	if c.RanksConsistent {
 		ranksOpt, err := c.rankOptions(e)
@@ -47,11 +47,12 @@ func (c *guardCmd) Run(e *env) error {
 		gopt.Ranks = &ranksOpt
 	}
 	if c.WriteBaseline != "" {
-		s, err := scanLogs(e, gopt.Logs, opt)
+		logs := explain.ExpandRuns(gopt.Logs)
+		s, err := scanLogs(e, logs, opt)
 		if err != nil {
 			return err
 		}
-		return c.writeBaseline(e, gopt.Logs, s)
+		return c.writeBaseline(e, logs, s)
 	}
 	g, err := across.EvaluateGuard(gopt)
 	if err != nil {

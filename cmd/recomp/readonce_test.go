@@ -36,3 +36,26 @@ func TestGuardLooksAtARunFolderAsScanDoes(t *testing.T) {
 		t.Errorf("guard looked %+v, scan %+v", guard, scan)
 	}
 }
+
+// recomp diff of two run folders looks at each once and reads each manifest once (across.OpenSide
+// passes the folder down as a value).
+func TestDiffLooksAtEachRunFolderOnce(t *testing.T) {
+	var dirs []string
+	for range 2 {
+		d := t.TempDir()
+		if err := os.CopyFS(d, os.DirFS("../../testdata/runs/jax-0.12/partial-batch")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, runfolder.ManifestName), []byte(`{"version":1,"command":["python","train.py"]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	before := runfolder.Looked()
+	if code, _, stderr := runRecomp("diff", "--format", "json", dirs[0], dirs[1]); code > 1 {
+		t.Fatalf("recomp diff: exit %d: %s", code, stderr)
+	}
+	if got := runfolder.Looked().Since(before); got.Folders != 2 || got.Manifests != 2 {
+		t.Errorf("looked %+v, want each of the 2 folders and manifests once", got)
+	}
+}

@@ -351,6 +351,28 @@ func EvaluateGuard(opt GuardOptions) (*Guard, error) {
 	return g, nil
 }
 
+// WriteGuardBaseline is recomp guard --write-baseline: it reads the logs (explain.ReadScan of
+// what ExpandRuns makes of them) and writes their families and hashes to path, never over one
+// of its inputs. It returns the baseline written.
+func WriteGuardBaseline(path string, logs []string, read ledger.ReadOptions) (*gate.Baseline, error) {
+	logs = explain.ExpandRuns(logs)
+	s, err := explain.ReadScan(logs, read)
+	if err != nil {
+		return nil, err
+	}
+	b, err := gate.BaselineOf(&s.Scan)
+	if err != nil {
+		return nil, err
+	}
+	if err := gate.WriteBaseline(path, b, gate.OpenedInputs(logs, read.Stdin)); err != nil {
+		if errors.Is(err, gate.ErrWouldOverwriteInput) {
+			return nil, fmt.Errorf("--write-baseline %w", err)
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
 // ErrNoSplit says the warm-up's log is the log guarded and nothing marks where its warm-up ends.
 var ErrNoSplit = errors.New("give --after REGEX, the line that ends its warm-up")
 

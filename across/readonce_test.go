@@ -1,10 +1,13 @@
 package across
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -58,5 +61,22 @@ func TestGuardReadsARunFolderOnce(t *testing.T) {
 		if len(g.Scan.Ledger.Sequences) != c.processes {
 			t.Errorf("%s: %d processes read, want %d", c.path, len(g.Scan.Ledger.Sequences), c.processes)
 		}
+	}
+}
+
+// WriteGuardBaseline writes the run folder's families and never over one of its inputs.
+func TestWriteGuardBaseline(t *testing.T) {
+	dir := runFolder(t, t.TempDir(), "0")
+	out := filepath.Join(t.TempDir(), "baseline.json")
+	b, err := WriteGuardBaseline(out, []string{dir}, ledger.ReadOptions{})
+	if err != nil || len(b.Families) == 0 {
+		t.Fatalf("baseline %+v, %v", b, err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, runfolder.LogName)
+	if _, err := WriteGuardBaseline(log, []string{dir}, ledger.ReadOptions{}); !errors.Is(err, gate.ErrWouldOverwriteInput) {
+		t.Errorf("writing over the run's log: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/recomp/recomp/across"
@@ -47,12 +46,14 @@ func (c *guardCmd) Run(e *env) error {
 		gopt.Ranks = &ranksOpt
 	}
 	if c.WriteBaseline != "" {
-		logs := explain.ExpandRuns(gopt.Logs)
-		s, err := scanLogs(e, logs, opt)
+		b, err := across.WriteGuardBaseline(c.WriteBaseline, gopt.Logs, opt)
 		if err != nil {
-			return err
+			return usageErr("%v", err)
 		}
-		return c.writeBaseline(e, logs, s)
+		if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), textutil.Visible(c.WriteBaseline)); err != nil {
+			return usageErr("writing the result: %v", err)
+		}
+		return nil
 	}
 	g, err := across.EvaluateGuard(gopt)
 	if err != nil {
@@ -90,21 +91,4 @@ func (c *guardCmd) readOptions() (ledger.ReadOptions, error) {
 		return opt, usageErr("expected at least one LOG")
 	}
 	return opt, nil
-}
-
-func (c *guardCmd) writeBaseline(e *env, logs []string, s *explain.Scan) error {
-	b, err := gate.BaselineOf(&s.Scan)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if err := gate.WriteBaseline(c.WriteBaseline, b, gate.OpenedInputs(logs, e.stdin)); err != nil {
-		if errors.Is(err, gate.ErrWouldOverwriteInput) {
-			return usageErr("--write-baseline %v", err)
-		}
-		return usageErr("%v", err)
-	}
-	if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), textutil.Visible(c.WriteBaseline)); err != nil {
-		return usageErr("writing the result: %v", err)
-	}
-	return nil
 }

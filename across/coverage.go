@@ -305,6 +305,8 @@ type CoveredOptions struct {
 // and with Ranks the logs are one job's ranks (RankInputs resolved them) and a rank whose
 // compile requests depart from the others' fails too.
 type GuardOptions struct {
+	// Logs are the logs, run folders and folders of run folders as the command line names them
+	// (explain.ReadScan: each run folder looked at once).
 	Logs      []string
 	Baseline  string
 	CoveredBy string
@@ -332,11 +334,11 @@ func EvaluateGuard(opt GuardOptions) (*Guard, error) {
 			}
 		}
 		var err error
-		if g, err = Covered(CoveredOptions{Logs: opt.Logs, Warmup: opt.CoveredBy, After: opt.After, Read: opt.Read, Gate: opt.Gate}); err != nil {
+		if g, err = Covered(CoveredOptions{Logs: explain.ExpandRuns(opt.Logs), Warmup: opt.CoveredBy, After: opt.After, Read: opt.Read, Gate: opt.Gate}); err != nil {
 			return nil, err
 		}
 	} else {
-		s, err := explain.Logs(opt.Logs, opt.Read)
+		s, err := explain.ReadScan(opt.Logs, opt.Read)
 		if err != nil {
 			return nil, err
 		}
@@ -347,6 +349,28 @@ func EvaluateGuard(opt GuardOptions) (*Guard, error) {
 		g.Gate.AddDivergences(explain.DivergenceFailures(g.Ranks), opt.Gate)
 	}
 	return g, nil
+}
+
+// WriteGuardBaseline is recomp guard --write-baseline: it reads the logs (explain.ReadScan of
+// what ExpandRuns makes of them) and writes their families and hashes to path, never over one
+// of its inputs. It returns the baseline written.
+func WriteGuardBaseline(path string, logs []string, read ledger.ReadOptions) (*gate.Baseline, error) {
+	logs = explain.ExpandRuns(logs)
+	s, err := explain.ReadScan(logs, read)
+	if err != nil {
+		return nil, err
+	}
+	b, err := gate.BaselineOf(&s.Scan)
+	if err != nil {
+		return nil, err
+	}
+	if err := gate.WriteBaseline(path, b, gate.OpenedInputs(logs, read.Stdin)); err != nil {
+		if errors.Is(err, gate.ErrWouldOverwriteInput) {
+			return nil, fmt.Errorf("--write-baseline %w", err)
+		}
+		return nil, err
+	}
+	return b, nil
 }
 
 // ErrNoSplit says the warm-up's log is the log guarded and nothing marks where its warm-up ends.

@@ -237,6 +237,20 @@ func rankFromLog(path string, re *regexp.Regexp) string {
 	return rank
 }
 
+// ReadRankInputs is ReadRanks of what a command line names: the logs and dump folders paths and
+// dumps stand for (RankInputs), the files left out among opt.Warnings.
+func ReadRankInputs(paths, dumps []string, opt RanksOptions) (*Ranks, error) {
+	logs, dumpDirs, skipped, err := RankInputs(paths, dumps)
+	if err != nil {
+		return nil, err
+	}
+	if err := input.CheckStdin(logs); err != nil {
+		return nil, err
+	}
+	opt.Warnings, opt.Dumps = append(opt.Warnings, skipped...), dumpDirs
+	return ReadRanks(ledger.Files(logs), opt)
+}
+
 // ReadRanks reads the logs of one job's ranks and lines up their compile sequences.
 func ReadRanks(logs []ledger.Log, opt RanksOptions) (*Ranks, error) {
 	ro := opt.Read

@@ -76,3 +76,21 @@ func TestScanReadsARunFolderOnce(t *testing.T) {
 		}
 	}
 }
+
+// ReadRankInputs reads a folder of run folders as the job's ranks, named by their manifests, and
+// refuses stdin named twice.
+func TestReadRankInputs(t *testing.T) {
+	job := t.TempDir()
+	runFolder(t, filepath.Join(job, "r0"), "0")
+	runFolder(t, filepath.Join(job, "r1"), "1")
+	r, err := ReadRankInputs([]string{job}, nil, RanksOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Scan.Ledger.Sequences) != 2 || r.Departed() {
+		t.Errorf("%d ranks read, departed %v", len(r.Scan.Ledger.Sequences), r.Departed())
+	}
+	if _, err := ReadRankInputs([]string{"-", "-"}, nil, RanksOptions{}); err == nil {
+		t.Error("stdin named twice was accepted")
+	}
+}

@@ -16,5 +16,6 @@
 // metadata and key=value attributes, and slab.go allocates the parser's nodes; errors.go is the
 // positioned ErrorList; infer.go infers the shapes an instruction does not write; print.go
 // prints the canonical form; fingerprint.go computes the normalised fingerprints; synthetic.go
-// writes large synthetic modules for benchmarks.
+// writes large synthetic modules for benchmarks; files.go reads and parses a list of files one
+// by one (ParseFiles).
 package hlo

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -12,6 +13,63 @@ import (
 // run folder and the settings (Open), applies them to itself and loads the probe, then, when it
 // is done, says how it ended (Close). The probe writes the stacks' log records into the folder's
 // run.log (runfolder.ProbeLogVar) and its own records beside it, as under recomp run.
+
+// Opened is what recomp session open prints as JSON: the folder, the probe's folder and the
+// variables the process sets.
+type Opened struct {
+	Folder   string            `json:"folder"`
+	Probe    string            `json:"probe"`
+	Env      map[string]string `json:"env"`
+	Settings []string          `json:"settings"`
+	// Compiles are the probe's records that are each one compilation: their framework and
+	// event.
+	Compiles []ProbeEvent `json:"compiles"`
+	// Quiet are the lines (regular expressions) recomp's own settings make the stacks print:
+	// the probe keeps them in run.log only, off pytest's captured output.
+	Quiet []string `json:"quiet"`
+}
+
+// ProbeEvent is a probe record's framework and event.
+type ProbeEvent struct {
+	Framework string `json:"framework"`
+	Event     string `json:"event"`
+}
+
+// OpenedEvents is an Opened that makes nothing and names only which probe records are
+// compilations (for a process already under recomp run).
+func OpenedEvents() Opened {
+	out := Opened{Env: map[string]string{}, Settings: []string{}, Compiles: []ProbeEvent{}, Quiet: []string{}}
+	for _, p := range frameworks.Probes() {
+		if p.Compiles {
+			out.Compiles = append(out.Compiles, ProbeEvent{p.Name, p.Event})
+		}
+	}
+	return out
+}
+
+// OpenSession makes the run folder of opt with the probe (Prepare, then Open) and says what the
+// process needs to turn the evidence on in itself; a session without a command is pytest's.
+func OpenSession(opt SessionOptions) (Opened, error) {
+	if len(opt.Command) == 0 {
+		opt.Command = []string{"pytest"}
+	}
+	opt.Probe = true
+	out := OpenedEvents()
+	ses, err := Prepare(opt)
+	if err != nil {
+		return out, err
+	}
+	vars, err := ses.Open()
+	if err != nil {
+		return out, err
+	}
+	dir, _ := filepath.Abs(ses.Dir)
+	out.Folder, out.Probe, out.Env, out.Settings = dir, ses.ProbeDir(), vars, Describe(ses.Settings)
+	for _, re := range QuietOf(ses.Settings).Lines {
+		out.Quiet = append(out.Quiet, re.String())
+	}
+	return out, nil
+}
 
 // Open makes the session's folder as Prepare does, with the probe, the manifest written when
 // the command starts and an empty run.log, and returns the variables the process sets: the

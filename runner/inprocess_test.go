@@ -58,3 +58,28 @@ func TestSessionOpenClose(t *testing.T) {
 		t.Error("closed a folder without a manifest")
 	}
 }
+
+// OpenSession: a session without a command is pytest's, the folder absolute, the probe made;
+// OpenedEvents names compilations only and never null lists.
+func TestOpenSession(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	out, err := OpenSession(SessionOptions{Out: dir, Framework: runfolder.FrameworkAuto, Dump: runfolder.DumpBefore,
+		Environ: []string{"PATH=/bin"}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Folder != dir || out.Probe == "" || out.Env[runfolder.ProbeLogVar] == "" || len(out.Compiles) == 0 || out.Quiet == nil {
+		t.Errorf("opened %+v", out)
+	}
+	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	if err != nil || len(m.Command) == 0 || m.Command[0] != "pytest" {
+		t.Errorf("manifest %+v, %v", m, err)
+	}
+	if _, err := OpenSession(SessionOptions{Out: dir, Framework: runfolder.FrameworkAuto, Dump: runfolder.DumpBefore, Start: time.Now()}); err == nil {
+		t.Error("opened a session into a folder that is not empty")
+	}
+	ev := OpenedEvents()
+	if ev.Folder != "" || ev.Env == nil || ev.Settings == nil || ev.Quiet == nil || len(ev.Compiles) == 0 {
+		t.Errorf("events %+v", ev)
+	}
+}

@@ -23,34 +23,16 @@ func (c *diffCmd) Run(e *env) error {
 	if err := c.check("diff"); err != nil {
 		return err
 	}
-	opt := compareOptions(e, c.Stage, c.Text, c.Format)
-	a, err := across.OpenSide(c.A, c.LogA, c.DumpA)
+	r, d, err := across.Diff(across.DiffOptions{RunsOptions: across.RunsOptions{Options: compareOptions(e, c.Stage, c.Text, c.Format), Caches: c.Cache},
+		A: c.A, B: c.B, LogA: c.LogA, LogB: c.LogB, DumpA: c.DumpA, DumpB: c.DumpB})
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	b, err := across.OpenSide(c.B, c.LogB, c.DumpB)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if across.HasLogs(a) || across.HasLogs(b) {
-		if err := checkInputs(append(append([]string{c.A, c.B}, c.LogA...), c.LogB...)); err != nil {
-			return err
-		}
-		r, err := across.Runs(a, b, across.RunsOptions{Options: opt, Caches: c.Cache})
-		if err != nil {
-			return usageErr("%v", err)
-		}
+	if r != nil {
 		if err := c.render(e, r); err != nil {
 			return err
 		}
 		return runsExit(r)
-	}
-	if len(c.Cache) > 0 {
-		return usageErr("--cache needs the runs' logs (run folders, or --log-a and --log-b)")
-	}
-	d, err := explain.Dumps(a.Dump, b.Dump, opt)
-	if err != nil {
-		return usageErr("%v", err)
 	}
 	if err := c.render(e, d); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/recomp/recomp/across"
@@ -34,7 +33,7 @@ func (c *guardCmd) Run(e *env) error {
 		return err
 	}
 	opt.Stdin, opt.Log = e.stdin, e.log
-	gopt := across.GuardOptions{Logs: explain.ExpandRuns(c.Logs), Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
+	gopt := across.GuardOptions{Logs: c.Logs, Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
 		Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}}
 	if c.RanksConsistent {
 		ranksOpt, err := c.rankOptions(e)
@@ -47,11 +46,14 @@ func (c *guardCmd) Run(e *env) error {
 		gopt.Ranks = &ranksOpt
 	}
 	if c.WriteBaseline != "" {
-		s, err := scanLogs(e, gopt.Logs, opt)
+		b, err := across.WriteGuardBaseline(c.WriteBaseline, gopt.Logs, opt)
 		if err != nil {
-			return err
+			return usageErr("%v", err)
 		}
-		return c.writeBaseline(e, gopt.Logs, s)
+		if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), textutil.Visible(c.WriteBaseline)); err != nil {
+			return usageErr("writing the result: %v", err)
+		}
+		return nil
 	}
 	g, err := across.EvaluateGuard(gopt)
 	if err != nil {
@@ -89,21 +91,4 @@ func (c *guardCmd) readOptions() (ledger.ReadOptions, error) {
 		return opt, usageErr("expected at least one LOG")
 	}
 	return opt, nil
-}
-
-func (c *guardCmd) writeBaseline(e *env, logs []string, s *explain.Scan) error {
-	b, err := gate.BaselineOf(&s.Scan)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if err := gate.WriteBaseline(c.WriteBaseline, b, gate.OpenedInputs(logs, e.stdin)); err != nil {
-		if errors.Is(err, gate.ErrWouldOverwriteInput) {
-			return usageErr("--write-baseline %v", err)
-		}
-		return usageErr("%v", err)
-	}
-	if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), textutil.Visible(c.WriteBaseline)); err != nil {
-		return usageErr("writing the result: %v", err)
-	}
-	return nil
 }

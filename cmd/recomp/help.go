@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"reflect"
@@ -22,80 +23,34 @@ type commandHelp struct {
 	exits   []string
 }
 
-// The exit codes every command can end with.
-const (
-	exitsUsage    = "2  usage or input error (the message names the file and line)"
-	exitsInternal = "3  internal error (a bug in recomp)"
-)
+// helpText is each command's example and exit codes (help.txt says how it is laid out).
+//
+//go:embed help.txt
+var helpText string
 
-// helps is each command's example and exit codes, by its path. The codes are those each
-// command's Run returns (its exitWith calls, and run's child's own code); TestHelpExitCodesAreTheCode
-// pins the list, so that a change to one is a change to the other.
-var helps = map[string]commandHelp{
-	"run": {"recomp run -- python train.py --epochs 3", []string{
-		"0  the command succeeded (with --guard: and the gate passed)",
-		"1  --guard: the gate failed",
-		"2  usage or input error, a run folder without its reports, or --guard inconclusive",
-		exitsInternal,
-		"4  --fail-on-recompile or --compile-budget stopped the command (the run folder says where)",
-		"N  the command's own exit code when it failed (128+N when signal N ended it)",
-	}},
-	"watch": {"recomp watch --warmup 2 --fail-on-recompile train.log", []string{
-		"0  stopped with Ctrl-C (after its summary)",
-		"1  --fail-on-recompile or --compile-budget: a compilation after warm-up, or the budget spent",
-		"2  usage or input error, or inconclusive: logs left unread at a cap (files followed, ranks a log)",
-		exitsInternal,
-	}},
-	"scan": {"recomp scan train.log", []string{
-		"0  the logs were read (whatever they say)",
-		exitsUsage, exitsInternal,
-	}},
-	"diff": {"recomp diff recomp-runs/run1 recomp-runs/run2", []string{
-		"0  everything paired is identical (two runs: B compiled nothing A's cache did not serve)",
-		"1  differences found or modules left unpaired (two runs: B compiled what A's cache did not serve)",
-		"2  usage or input error, or a module that could not be read or parsed",
-		exitsInternal,
-	}},
-	"explain": {"recomp explain dump/ --log train.log", []string{
-		"0  nothing compiled again (state the first step built, compiled once, is no recompilation)",
-		"1  a graph compiled again, or modules left unpaired",
-		"2  usage or input error, or a module that could not be read or parsed",
-		exitsInternal,
-	}},
-	"guard": {"recomp guard --warmup 2 --format github train.log", []string{
-		"0  the gate passed",
-		"1  the gate failed",
-		"2  usage or input error, or inconclusive (no compile evidence, compile lines recomp could not read, an unreadable input, evidence a cap left unread) unless compilations after warm-up were counted",
-		exitsInternal,
-	}},
-	"ranks": {"recomp ranks rank0.log rank1.log rank2.log rank3.log", []string{
-		"0  no rank departed from the others",
-		"1  a rank departed from the others",
-		"2  usage or input error, or no rank departed but a rank's log holds no compile evidence",
-		exitsInternal,
-	}},
-	"cache": {"recomp cache exec-cache/ --log train.log", []string{
-		"0  the folders were read",
-		exitsUsage, exitsInternal,
-	}},
-	"session open": {"recomp session open --out recomp-runs/tests -- pytest -q", []string{
-		"0  the run folder was made (the folder, the probe and the variables printed as JSON)",
-		exitsUsage, exitsInternal,
-	}},
-	"session close": {"recomp session close --exit 1 recomp-runs/tests", []string{
-		"0  the run folder's final manifest was written",
-		exitsUsage, exitsInternal,
-	}},
-	"hlo check": {"recomp hlo check module_0001.jit_step.before_optimizations.txt", []string{
-		"0  every file parsed",
-		"2  a file did not parse (its errors are printed as file:line:col), or a usage error",
-		exitsInternal,
-	}},
-	"hlo fingerprint": {"recomp hlo fingerprint a.txt b.txt", []string{
-		"0  a fingerprint for every file",
-		"2  a file did not parse, or a usage error",
-		exitsInternal,
-	}},
+// helps is helpText by command path.
+var helps = parseHelps(helpText)
+
+// parseHelps reads help.txt: a "[command]" line, its example, then its exit codes; blank
+// lines and lines starting with # are skipped.
+func parseHelps(text string) map[string]commandHelp {
+	helps := map[string]commandHelp{}
+	cmd := ""
+	for _, line := range strings.Split(text, "\n") {
+		switch h := helps[cmd]; {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			cmd = line[1 : len(line)-1]
+			helps[cmd] = commandHelp{}
+		case h.example == "":
+			h.example = line
+			helps[cmd] = h
+		default:
+			h.exits = append(h.exits, line)
+			helps[cmd] = h
+		}
+	}
+	return helps
 }
 
 // description is recomp's summary at the top of its help: it names every stack recomp reads.

@@ -30,70 +30,56 @@ func guardLines(e *env) (stdout, stderr io.WriteCloser) {
 	return report.NewLineGuard(e.stdout), report.NewLineGuard(e.stderr)
 }
 
-// readHLO reads and parses one HLO file. A parse error is returned with the partial module.
-func readHLO(e *env, path string) (*hlo.Module, error) {
-	src, err := diff.ReadFileMax(path, e.stdin, e.maxHLO)
-	if err != nil {
-		return nil, err
-	}
-	e.log.Trace("parsing", "file", path, "bytes", len(src))
-	return hlo.Parse(path, src)
-}
-
-func (c *hloCheckCmd) Run(e *env) error {
-	if err := checkInputs(c.Files); err != nil {
+// eachHLO parses files (hlo.ParseFiles) and writes, for each, ok's line to stdout or its error
+// to stderr: a parse's positioned errors one a line when listErrors, else one error line. It
+// fails with exit 2 when a file did not parse.
+func eachHLO(e *env, files []string, listErrors bool, ok func(f string, m *hlo.Module) string) error {
+	if err := checkInputs(files); err != nil {
 		return err
 	}
 	stdout, stderr := guardLines(e)
 	defer stdout.Close()
 	defer stderr.Close()
+	read := func(path string) ([]byte, error) {
+		src, err := diff.ReadFileMax(path, e.stdin, e.maxHLO)
+		if err == nil {
+			e.log.Trace("parsing", "file", path, "bytes", len(src))
+		}
+		return src, err
+	}
 	bad := 0
-	for _, f := range c.Files {
-		m, err := readHLO(e, f)
+	for r := range hlo.ParseFiles(files, read) {
 		var list hlo.ErrorList
 		switch {
-		case errors.As(err, &list):
+		case listErrors && errors.As(r.Err, &list):
 			bad++
 			for _, pe := range list {
 				fmt.Fprintln(stderr, textutil.Visible(pe.Error()))
 			}
-		case err != nil:
+		case r.Err != nil:
 			bad++
-			fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
+			fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(r.Err.Error()))
 		default:
-			if _, err := fmt.Fprintf(stdout, "%s: ok: module %s, %d computations, %d instructions\n", textutil.Visible(f), textutil.Visible(m.Name),
-				len(m.Computations), m.InstructionCount()); err != nil {
+			if _, err := fmt.Fprintln(stdout, ok(r.Path, r.Module)); err != nil {
 				return usageErr("writing the result: %v", err)
 			}
 		}
 	}
 	if bad > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d files did not parse", bad, len(c.Files))}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d files did not parse", bad, len(files))}
 	}
 	return nil
 }
 
+func (c *hloCheckCmd) Run(e *env) error {
+	return eachHLO(e, c.Files, true, func(f string, m *hlo.Module) string {
+		return fmt.Sprintf("%s: ok: module %s, %d computations, %d instructions", textutil.Visible(f), textutil.Visible(m.Name),
+			len(m.Computations), m.InstructionCount())
+	})
+}
+
 func (c *hloFingerprintCmd) Run(e *env) error {
-	if err := checkInputs(c.Files); err != nil {
-		return err
-	}
-	stdout, stderr := guardLines(e)
-	defer stdout.Close()
-	defer stderr.Close()
-	bad := 0
-	for _, f := range c.Files {
-		m, err := readHLO(e, f)
-		if err != nil {
-			bad++
-			fmt.Fprintf(stderr, "recomp: error: %s\n", textutil.Visible(err.Error()))
-			continue
-		}
-		if _, err := fmt.Fprintf(stdout, "%s  %s  %s\n", hlo.Fingerprint(m), textutil.Visible(m.Name), textutil.Visible(f)); err != nil {
-			return usageErr("writing the result: %v", err)
-		}
-	}
-	if bad > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d of %d files did not parse", bad, len(c.Files))}
-	}
-	return nil
+	return eachHLO(e, c.Files, false, func(f string, m *hlo.Module) string {
+		return fmt.Sprintf("%s  %s  %s", hlo.Fingerprint(m), textutil.Visible(m.Name), textutil.Visible(f))
+	})
 }

@@ -48,17 +48,8 @@ func (c *ranksCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	logs, dumps, skipped, err := explain.RankInputs(c.Logs, c.Dump)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	opt.Warnings = skipped
-	if err := checkInputs(logs); err != nil {
-		return err
-	}
-	opt.Dumps, opt.Stage = dumps, c.Stage
-	opt.Read = ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
-	r, err := explain.ReadRanks(ledger.Files(logs), opt)
+	opt.Stage, opt.Read = c.Stage, ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
+	r, err := explain.ReadRankInputs(c.Logs, c.Dump, opt)
 	if err != nil {
 		return usageErr("%v", err)
 	}

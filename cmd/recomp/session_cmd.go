@@ -3,10 +3,8 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/runner"
 )
@@ -27,57 +25,20 @@ type sessionOpenCmd struct {
 	Command   []string `arg:"" optional:"" passthrough:"" name:"CMD" help:"The command the process runs, for the manifest."`
 }
 
-// sessionOpened is what open prints.
-type sessionOpened struct {
-	Folder   string            `json:"folder"`
-	Probe    string            `json:"probe"`
-	Env      map[string]string `json:"env"`
-	Settings []string          `json:"settings"`
-	// Compiles are the probe's records that are each one compilation: their framework and
-	// event.
-	Compiles []probeEvent `json:"compiles"`
-	// Quiet are the lines (regular expressions) recomp's own settings make the stacks print:
-	// the probe keeps them in run.log only, off pytest's captured output.
-	Quiet []string `json:"quiet"`
-}
-
-type probeEvent struct {
-	Framework string `json:"framework"`
-	Event     string `json:"event"`
-}
-
 func (c *sessionOpenCmd) Run(e *env) error {
-	out := sessionOpened{Env: map[string]string{}, Settings: []string{}, Compiles: []probeEvent{}, Quiet: []string{}}
-	for _, p := range frameworks.Probes() {
-		if p.Compiles {
-			out.Compiles = append(out.Compiles, probeEvent{p.Name, p.Event})
-		}
-	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	if c.Events {
-		return enc.Encode(out)
+		return enc.Encode(runner.OpenedEvents())
 	}
 	cmdline := c.Command
 	if len(cmdline) > 0 && cmdline[0] == "--" {
 		cmdline = cmdline[1:]
 	}
-	if len(cmdline) == 0 {
-		cmdline = []string{"pytest"}
-	}
-	ses, err := runner.Prepare(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
-		Dump: runfolder.DumpMode(c.Dump), Probe: true, Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: reportVersion()})
+	out, err := runner.OpenSession(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
+		Dump: runfolder.DumpMode(c.Dump), Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: reportVersion()})
 	if err != nil {
 		return usageErr("%v", err)
-	}
-	vars, err := ses.Open()
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	dir, _ := filepath.Abs(ses.Dir)
-	out.Folder, out.Probe, out.Env, out.Settings = dir, ses.ProbeDir(), vars, runner.Describe(ses.Settings)
-	for _, re := range runner.QuietOf(ses.Settings).Lines {
-		out.Quiet = append(out.Quiet, re.String())
 	}
 	return enc.Encode(out)
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/recomp/recomp/logscan"
 )
 
-// The lines JAX logs for one compilation of train_step at a batch size, the first or (with
-// its tracing-cache miss) a later one.
 // lockedBuffer is a buffer the watcher writes while the test reads it.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -37,6 +35,8 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// The lines JAX logs for one compilation of train_step at a batch size, the first or (with
+// its tracing-cache miss) a later one.
 func jaxCompile(batch, before string) string {
 	s := ""
 	if before != "" {

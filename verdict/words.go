@@ -330,9 +330,17 @@ func (v Verdict) CostLine() string {
 	return line
 }
 
-// Label is a cause's kind as a card heads it: the kind, or whose words it is.
+// Label is a cause's kind as a card heads it, in the words the rest of the answer uses (the
+// "Your lines" table's top cause): the kind in words, the stack's own word for a static
+// argument (a tf.function's "Python argument"), or whose words the cause is.
 func (c Cause) Label(framework string) string {
-	return cmp.Or(string(c.Kind), cmp.Or(framework, "framework")+" said")
+	if c.Kind == "" {
+		return cmp.Or(framework, "framework") + " said"
+	}
+	if fw := frameworks.ByName(framework); c.Kind == KindStaticArgument && fw != nil && fw.Static != nil {
+		return fw.Static.Word
+	}
+	return KindWords(string(c.Kind))
 }
 
 // Sentence is the sizes a dimension took, in one line.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/frameworks/cause"
 )
 
 // The cadence says "every epoch" with the cost of an epoch where epochs are known, "every N
@@ -76,5 +78,24 @@ func TestVariantsWithStaticValues(t *testing.T) {
 	v.Causes = []Cause{{Kind: KindStaticArgument, Values: []Values{{Name: "dropout", Seen: []string{"0.1", "0.0"}}}}}
 	if got := v.recurrence(); !strings.Contains(got, "8 variants (argument signature and static values), each compiled once") {
 		t.Errorf("with static values: %q", got)
+	}
+}
+
+// A card's cause label says what the rest of the answer says: the "Your lines" table's words for
+// the kind, a tf.function's "Python argument" (not the JSON kind static_argument).
+func TestCauseLabelInTheAnswersWords(t *testing.T) {
+	for _, c := range []struct {
+		kind            cause.Kind
+		framework, want string
+	}{
+		{KindStaticArgument, "tf", "Python argument"},
+		{KindStaticArgument, "jax", "static argument"},
+		{"batch_size", "jax", "batch size"},
+		{"", "torch", "torch said"},
+		{"", "", "framework said"},
+	} {
+		if got := (Cause{Kind: c.kind}).Label(c.framework); got != c.want {
+			t.Errorf("Label(%q) of %q = %q, want %q", c.framework, c.kind, got, c.want)
+		}
 	}
 }

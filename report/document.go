@@ -329,7 +329,9 @@ func (p *Document) verdictSections(v *verdict.Result) {
 		p.Sections = append(p.Sections, sec)
 	}
 	for _, vd := range v.Verdicts {
-		if s := vd.Sizes; s != nil && s.Distinct() > 2 && len(s.Plans) > 0 {
+		// (a buffer grown at every step is allocated once at its maximum, not padded to buckets:
+		// the answer says so, and a table of buckets beside it would say the opposite)
+		if s := vd.Sizes; s != nil && s.Distinct() > 2 && len(s.Plans) > 0 && s.Grows == 0 {
 			p.Sections = append(p.Sections, sizesSection(vd))
 		}
 	}

@@ -80,3 +80,28 @@ func TestPairsAdviseAsTheVerdict(t *testing.T) {
 		t.Fatalf("%d pair causes checked against their verdicts, want at least 20", checked)
 	}
 }
+
+// A buffer grown at every step is allocated once at its maximum length, the answer says; the
+// page under it does not then recommend buckets to pad it to (jax growing-cache runs), and the
+// lines table names it as the card does.
+func TestGrowingBufferHasNoBucketsToPadTo(t *testing.T) {
+	dirs, _ := filepath.Glob(runs + "*/growing-cache")
+	if len(dirs) == 0 {
+		t.Fatal("no committed growing-cache run")
+	}
+	for _, dir := range dirs {
+		log := filepath.Join(dir, "run.log")
+		d, err := explain.Dump(filepath.Join(dir, "dump"), []string{log}, explain.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		var text bytes.Buffer
+		if err := report.Render(&text, report.Text, d, report.Style{Width: 100000}); err != nil {
+			t.Fatal(err)
+		}
+		out := text.String()
+		if !strings.Contains(out, "maximum length") || strings.Contains(out, "Sizes to pad to") || !strings.Contains(out, "growing buffer") {
+			t.Errorf("%s: the answer preallocates, and the page says:\n%s", dir, out)
+		}
+	}
+}

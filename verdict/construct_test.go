@@ -364,3 +364,20 @@ func TestFoldRepeatAfterSetUp(t *testing.T) {
 func explained(why string) *ledger.Unit {
 	return &ledger.Unit{Why: why, Facts: frameworks.Facts(why)}
 }
+
+// Two changes at one call, each true: the dump shows a longer buffer, JAX says the scalar beside it
+// lost its weak type (the token a decoding step returns, fed back). Both are causes of the
+// compilation; the stack's words are not dropped because the graphs show something else.
+func TestTheStacksWordsStayBesideTheDumpsLead(t *testing.T) {
+	u := explained("different input types:\n  * at tok, now i32[]{weak_type=False} and before i32[]{weak_type=True}")
+	cs := []diff.Cause{{Kind: diff.CauseBatchSize, Summary: "batch size (leading dimension) changed 3 → 4 in 1 parameter(s)", Short: "3 → 4"}}
+	tally := &causeTally{byKey: map[causeKey]*Cause{}}
+	tally.addUnit(u, true, "gen.py:16", nil, map[*ledger.Unit][]diff.Cause{u: cs})
+	var kinds []cause.Kind
+	for _, c := range tally.list() {
+		kinds = append(kinds, c.Kind)
+	}
+	if !slices.Equal(kinds, []cause.Kind{diff.CauseBatchSize, KindWeakType}) {
+		t.Errorf("causes %v, want the dump's batch size and JAX's weak type", kinds)
+	}
+}

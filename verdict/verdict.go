@@ -174,6 +174,9 @@ type Cause struct {
 	advice string // the comparison's own advice for a cause expected once, or the stack's for the construct it names
 	// unsourced: the dump's ops carried no source lines (diff.Cause.Unsourced)
 	unsourced bool
+	// grows: the varying dimension is a buffer that grew at every compilation (Sizes.Grows), named as
+	// such in the answer rather than by its kind's words
+	grows bool
 	// own: Change is recomp's reading of the log (the argument signatures before and now), not
 	// the stack's words
 	own bool
@@ -224,11 +227,15 @@ type SiteRow struct {
 	Example                   string // an old → new of the top cause
 	causes                    []siteCause
 	static                    string // the stack's word for a static argument ("Python argument")
+	words                     string // the top cause's words where the kind's own would mislead (a growing buffer)
 }
 
 // TopWords is the line's top cause in words: the stack's own for a static argument (a
 // tf.function's "Python argument"), as the verdict says it.
 func (row SiteRow) TopWords() string {
+	if row.words != "" {
+		return row.words
+	}
 	if row.TopCause == KindStaticArgument && row.static != "" {
 		return row.static
 	}
@@ -475,8 +482,8 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 
 // addCompared counts one compilation the dumps' comparison explains (its causes cs): the
 // construct the stack names (f, when named) where it outranks the dump's lead, else the dump's
-// lead in the stack's words, and with it the construct where the dump shows only its effect
-// further down (two changes at once: a sequence length, and a pytree whose state became inputs).
+// lead in the stack's words, and with it the construct the stack named (two changes at once: a
+// sequence length, and a pytree whose state became inputs or a scalar that lost its weak type).
 func (t *causeTally) addCompared(u *ledger.Unit, f cause.Fact, named bool, cs []diff.Cause, site string) {
 	if named && overrides(f.Kind, cs[0].Kind) {
 		t.addFact(f, site)
@@ -488,7 +495,9 @@ func (t *causeTally) addCompared(u *ledger.Unit, f cause.Fact, named bool, cs []
 			c.Change, c.advice = what, adv
 		}
 	}
-	if named && slices.ContainsFunc(cs[1:], func(d diff.Cause) bool { return overrides(f.Kind, d.Kind) }) {
+	// what the stack said about the call is true beside what the graphs show: a weak type or a
+	// pytree change at the same call as another argument's new length is a cause of its own
+	if named && f.Kind != c.Kind {
 		t.addFact(f, site)
 	}
 }
@@ -665,11 +674,12 @@ func mergeSizes(cs []Cause, sz *Sizes) []Cause {
 			// (a buffer's growth keeps the kind the compilations were counted under, as a live line
 			// said it before the growth showed)
 			kind, ch := c.Kind, fmt.Sprintf("%s took %d sizes, %d to %d", sz.What, len(ds), ds[0], ds[len(ds)-1])
-			if sz.Grows > 0 {
+			grows := sz.Grows > 0
+			if grows {
 				ch = fmt.Sprintf("%s grew by %d at every compilation, %d to %d: a buffer appended to each step "+
 					"(a generation cache)", sz.What, sz.Grows, ds[0], ds[len(ds)-1])
 			}
-			out = append(out, Cause{Kind: kind, Change: ch})
+			out = append(out, Cause{Kind: kind, Change: ch, grows: grows})
 			merged = len(out) - 1
 		}
 		m := &out[merged]
@@ -1486,6 +1496,7 @@ func settleSites(sites map[string]*SiteRow, verdicts []Verdict) []SiteRow {
 	}
 	for _, v := range verdicts {
 		numberExample(sites, v) // once each line's top cause is settled
+		growthWords(sites, v)
 	}
 	out := make([]SiteRow, 0, len(sites))
 	for _, row := range sites {
@@ -1504,6 +1515,21 @@ func numberExample(sites map[string]*SiteRow, v Verdict) {
 		for _, s := range c.Sites {
 			if row := sites[s]; row != nil && row.TopCause == c.Kind {
 				row.Example = strings.Join(c.Numbers, " → ")
+			}
+		}
+	}
+}
+
+// growthWords names a growing buffer as the top cause of the lines where a program's buffer grew
+// at every compilation, as the program's card does (not "batch size" for a cache's length).
+func growthWords(sites map[string]*SiteRow, v Verdict) {
+	for _, c := range v.Causes {
+		if !c.grows {
+			continue
+		}
+		for _, s := range c.Sites {
+			if row := sites[s]; row != nil && row.TopCause == c.Kind {
+				row.words = c.Label(v.Framework)
 			}
 		}
 	}

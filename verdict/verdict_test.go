@@ -111,6 +111,17 @@ func TestGrowingBufferIsPreallocated(t *testing.T) {
 	if !strings.Contains(v.Action, "dynamic_update_slice") || !strings.Contains(v.Action, "maximum length") || strings.Contains(v.Action, "pad ") {
 		t.Errorf("action %q", v.Action)
 	}
+	// named a growing buffer everywhere the answer names a cause, never "batch size"
+	if s, l := v.Causes[0].Sentence(v.Framework), v.Causes[0].Label(v.Framework); strings.Contains(s, "batch size") || l != "growing buffer" {
+		t.Errorf("sentence %q, label %q", s, l)
+	}
+	var log string
+	for i, n := range []int{8, 9, 10, 11, 12} {
+		log += jaxStep(itoa(n)+",16", map[bool]string{true: itoa(n-1) + ",16"}[i > 0], 30, 0.5)
+	}
+	if r := Build(Input{Ledger: read(t, log)}); len(r.Sites) != 1 || r.Sites[0].TopWords() != "growing buffer" {
+		t.Errorf("sites %+v", r.Sites)
+	}
 	for _, lengths := range [][]int{{8, 9, 11, 12}, {8, 9}, {12, 10, 8}} {
 		if v := build(lengths...); v.Sizes != nil && v.Sizes.Grows != 0 || strings.Contains(v.Action, "dynamic_update_slice") {
 			t.Errorf("%v: growth %+v, action %q", lengths, v.Sizes, v.Action)

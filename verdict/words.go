@@ -263,7 +263,7 @@ func (c Cause) Sentence(framework string) string {
 	// a change that names the values it took by their argument ("static attribute
 	// `temperature` changed …", a tf.function's "Python argument `unroll` changed …": each
 	// stack's words for a static argument)
-	if w := KindWords(string(c.Kind)); w != "" && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
+	if w := KindWords(string(c.Kind)); w != "" && !c.grows && !strings.Contains(s, " took ") && !strings.Contains(strings.ToLower(s), w) &&
 		!c.namesArguments() {
 		if strings.Contains(s, ":") || s == "" {
 			s = strings.TrimSuffix(w+", "+s, ", ")
@@ -336,6 +336,9 @@ func (v Verdict) CostLine() string {
 func (c Cause) Label(framework string) string {
 	if c.Kind == "" {
 		return cmp.Or(framework, "framework") + " said"
+	}
+	if c.grows {
+		return "growing buffer"
 	}
 	if fw := frameworks.ByName(framework); c.Kind == KindStaticArgument && fw != nil && fw.Static != nil {
 		return fw.Static.Word

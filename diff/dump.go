@@ -70,12 +70,13 @@ func (p Problem) String() string {
 // Dump is the HLO modules of one folder, or one file.
 type Dump struct {
 	Path     string
-	limit    int64       // LoadOptions.MaxFileBytes
-	Files    []*DumpFile // parsed modules of the chosen stage, in (ID, name) order
-	Stages   []string    // every stage seen
-	Ignored  int         // files that are not HLO text or not of the chosen stage
-	Problems []Problem   // module files that could not be read or parsed
-	Warnings []string    // entries skipped: not regular files, broken links
+	limit    int64               // LoadOptions.MaxFileBytes
+	sources  func(string) string // LoadOptions.SourceFiles
+	Files    []*DumpFile         // parsed modules of the chosen stage, in (ID, name) order
+	Stages   []string            // every stage seen
+	Ignored  int                 // files that are not HLO text or not of the chosen stage
+	Problems []Problem           // module files that could not be read or parsed
+	Warnings []string            // entries skipped: not regular files, broken links
 }
 
 // The name patterns match any byte in a name ((?s): a module name in a file name can hold a
@@ -125,6 +126,9 @@ type LoadOptions struct {
 	// 64 modules); the modules past it are parsed to be checked and named, then dropped,
 	// and read again when they are compared. A file named on its own is always held.
 	HoldBytes int64
+	// SourceFiles, when set, renames the source files each module names as it is parsed
+	// (hlo.Module.MapSourceFiles): a run's own files named relative to where it ran.
+	SourceFiles func(file string) string
 }
 
 // DefaultHoldBytes is the module text a dump holds parsed unless told otherwise (the parsed
@@ -141,7 +145,7 @@ const (
 // or parsed becomes a Problem: the others are still loaded. The error is for a path that
 // cannot be read at all.
 func LoadDump(path string, opt LoadOptions) (*Dump, error) {
-	d := &Dump{Path: path, limit: opt.MaxFileBytes}
+	d := &Dump{Path: path, limit: opt.MaxFileBytes, sources: opt.SourceFiles}
 	if path == "-" {
 		d.loadFile(path, opt.Stdin, true, opt.MaxFileBytes)
 		return d, nil
@@ -342,6 +346,9 @@ func (d *Dump) loadFile(path string, stdin io.Reader, explicit bool, limit int64
 		}
 		return nil
 	}
+	if d.sources != nil {
+		m.MapSourceFiles(d.sources)
+	}
 	name := strings.Clone(m.Name) // (the parser's strings are views of the text)
 	fam := frameworks.Family(name)
 	f := &DumpFile{Path: path, ID: -1, Module: m, ModuleName: name, Family: fam, Role: frameworks.Role(fam, m),
@@ -370,6 +377,9 @@ func (d *Dump) Module(f *DumpFile) (m *hlo.Module, ok bool) {
 	if err != nil {
 		d.Problems = append(d.Problems, Problem{Path: f.Path, Message: "read again to be compared: " + unwrapPath(f.Path, err).Error()})
 		return nil, false
+	}
+	if d.sources != nil {
+		m.MapSourceFiles(d.sources)
 	}
 	return m, true
 }

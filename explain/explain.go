@@ -34,6 +34,9 @@ type Options struct {
 	Stdin io.Reader
 	// Log takes diagnostics (nil: none).
 	Log hclog.Logger
+	// sourceFiles renames the source files the modules name (a run folder's own files relative
+	// to where the run ran).
+	sourceFiles func(string) string
 }
 
 // DefaultMaxTexts bounds the text diffs of one report.
@@ -372,7 +375,8 @@ func programKey(f *diff.DumpFile, links map[*diff.DumpFile]*ledger.Unit, retrace
 // Load reads a dump folder or an HLO file; a module that cannot be read is a Problem of the
 // dump, and is logged.
 func Load(path string, opt Options) (*diff.Dump, error) {
-	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: opt.Stage, Stdin: opt.Stdin, MaxFileBytes: opt.MaxFileBytes})
+	d, err := diff.LoadDump(path, diff.LoadOptions{Stage: opt.Stage, Stdin: opt.Stdin, MaxFileBytes: opt.MaxFileBytes,
+		SourceFiles: opt.sourceFiles})
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func logsOf(paths []string, opt ledger.ReadOptions, rs *runs) (*Scan, error) {
 			noteFolder(&s.Inputs[0], c)
 		}
 		if compiledAgain(s.Ledger) {
-			explained, dumped = folderDump(f, s.Ledger, opt)
+			explained, dumped = folderDump(f, s.Ledger, opt, underWorkDir(c.Manifest))
 		} else { // nothing for the dump to explain: its modules are not parsed
 			dumped = f.Dump != "" && hasFiles(f.Dump)
 		}
@@ -98,11 +98,11 @@ var loadDump = Load
 // folderDump explains a run folder's dump against its log, as explain RUN does: the verdict names
 // the causes the dump shows (no advice to dump what is dumped), and under the default warm-up a
 // recompilation the dump shows to be set-up is taken back. It says whether the folder had a dump.
-func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions) ([]verdict.Explained, bool) {
+func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions, rel func(string) string) ([]verdict.Explained, bool) {
 	if f.Dump == "" || !hasFiles(f.Dump) {
 		return nil, false
 	}
-	d, err := loadDump(f.Dump, Options{Log: opt.Log})
+	d, err := loadDump(f.Dump, Options{Log: opt.Log, sourceFiles: rel})
 	if err != nil {
 		if opt.Log != nil {
 			opt.Log.Warn("explaining the run folder's dump", "dump", f.Dump, "error", err)
@@ -177,14 +177,13 @@ func probeRecords(c runfolder.Contents) []runfolder.ProbeRecord {
 	return c.Probe
 }
 
-// relativeSites names the program's own files in a run folder's report relative to the run's
-// working directory (its manifest's work_dir), where they lie under it: a path the user can open
-// from where they ran the command, not the machine's. Files outside it stay absolute.
-func relativeSites(rep *ledger.Report, m *runfolder.Manifest) {
+// underWorkDir names a file relative to the run's working directory (its manifest's work_dir)
+// where it lies under it, and as it is otherwise; nil when the manifest names no absolute one.
+func underWorkDir(m *runfolder.Manifest) func(string) string {
 	if m == nil || !filepath.IsAbs(m.WorkDir) {
-		return
+		return nil
 	}
-	rel := func(file string) string {
+	return func(file string) string {
 		if !filepath.IsAbs(file) {
 			return file
 		}
@@ -193,6 +192,16 @@ func relativeSites(rep *ledger.Report, m *runfolder.Manifest) {
 			return file
 		}
 		return r
+	}
+}
+
+// relativeSites names the program's own files in a run folder's report relative to the run's
+// working directory (its manifest's work_dir), where they lie under it: a path the user can open
+// from where they ran the command, not the machine's. Files outside it stay absolute.
+func relativeSites(rep *ledger.Report, m *runfolder.Manifest) {
+	rel := underWorkDir(m)
+	if rel == nil {
+		return
 	}
 	for _, mod := range rep.Modules {
 		for _, u := range mod.Units {

@@ -65,7 +65,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	}
 	var explained []verdict.Explained
 	if f, ok := runfolder.Open(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
-		if d, err := Load(f.Dump, Options{Log: log}); err == nil {
+		if d, err := Load(f.Dump, Options{Log: log, sourceFiles: underWorkDir(m)}); err == nil {
 			r.Explain, explained = explain(d, s.Ledger, Options{Text: true, Log: log})
 		} else {
 			log.Warn("explaining the dump", "error", err)

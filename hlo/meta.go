@@ -134,3 +134,40 @@ func (m Meta) Source() string {
 	}
 	return m.SourceFile + ":" + m.SourceLine
 }
+
+// MapSourceFiles renames the source files the module names: its FileNames table and each
+// instruction's metadata source_file (a run's own files named relative to where it ran). A
+// source_file whose quoted value holds an escape is left as printed.
+func (m *Module) MapSourceFiles(rename func(file string) string) {
+	for i, f := range m.FileNames {
+		m.FileNames[i] = rename(f)
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			for j := range in.Attrs {
+				if a := &in.Attrs[j]; a.Name == "metadata" {
+					a.Value = mapSourceFile(a.Value, rename)
+				}
+			}
+		}
+	}
+}
+
+// mapSourceFile renames the source_file="…" of one metadata value.
+func mapSourceFile(v string, rename func(string) string) string {
+	const key = `source_file="`
+	i := strings.Index(v, key)
+	if i < 0 {
+		return v
+	}
+	start := i + len(key)
+	n := strings.IndexByte(v[start:], '"')
+	if n < 0 || strings.IndexByte(v[start:start+n], '\\') >= 0 {
+		return v
+	}
+	file := v[start : start+n]
+	if to := rename(file); to != file {
+		return v[:start] + to + v[start+n:]
+	}
+	return v
+}

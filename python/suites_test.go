@@ -20,19 +20,20 @@ import (
 func TestMain(m *testing.M) { os.Exit(skipped.Main(m)) }
 
 // suiteVenv is a fresh virtual environment with the wheel (this checkout's binary and Python
-// package) installed by pip, which sees the packages of the pytest venv ($RECOMP_PYTEST, from
-// testdata/pytest/pytest.txt) and of the stack's venv (the variable live): its python and the
-// folder the test works in. The test skips loudly without them.
-func suiteVenv(t *testing.T, live string) (py, dir string) {
+// package) installed by pip, which sees the packages of a pytest venv (the variable pytestVar:
+// RECOMP_PYTEST from testdata/pytest/pytest.txt, RECOMP_PYTEST_3_11 from pytest-3.11.txt) and
+// of the stack's venv (the variable live), of one Python version: its python and the folder the
+// test works in. The test skips loudly without them.
+func suiteVenv(t *testing.T, pytestVar, live string) (py, dir string) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the suites run on Linux")
 	}
-	pytest, stack := os.Getenv("RECOMP_PYTEST"), os.Getenv(live)
-	for v, p := range map[string]string{"RECOMP_PYTEST": pytest, live: stack} {
+	pytest, stack := os.Getenv(pytestVar), os.Getenv(live)
+	for v, p := range map[string]string{pytestVar: pytest, live: stack} {
 		if p == "" {
-			skipped.Skip(t, skipped.Live, v, v+" is not set: the pytest plugin's suites do not run (.ci/run sets it; RECOMP_PYTEST is what "+
-				"testdata/runs/gen/venv.sh testdata/pytest/pytest.txt prints)")
+			skipped.Skip(t, skipped.Live, v, v+" is not set: the pytest plugin's suites do not run (.ci/run sets it; "+pytestVar+" is what "+
+				"testdata/runs/gen/venv.sh testdata/pytest/"+pytestFile[pytestVar]+" prints)")
 		}
 	}
 	dir = t.TempDir()
@@ -62,7 +63,7 @@ func suiteVenv(t *testing.T, live string) (py, dir string) {
 	}
 	const version = "import sys; print('%d.%d' % sys.version_info[:2])"
 	if a, b := ask(pytest, version), ask(stack, version); a != b {
-		skipped.Skip(t, skipped.Live, live, "the pytest venv's Python is "+a+", "+live+"'s is "+b+": one venv cannot see both")
+		t.Fatalf("%s's Python is %s, %s's is %s: one venv cannot see both", pytestVar, a, live, b)
 	}
 	venv := filepath.Join(dir, "venv")
 	if out, err := exec.Command(ask(pytest, "import sys; print(sys._base_executable)"), "-m", "venv", venv).CombinedOutput(); err != nil {
@@ -79,6 +80,9 @@ func suiteVenv(t *testing.T, live string) (py, dir string) {
 	}
 	return py, dir
 }
+
+// pytestFile is the requirements file of each pytest venv's variable (testdata/pytest/).
+var pytestFile = map[string]string{"RECOMP_PYTEST": "pytest.txt"}
 
 // outcomes runs pytest on a suite and returns its exit code, what it printed and each test's
 // outcome from its JUnit XML: "passed", "skipped" or "failed: MESSAGE".
@@ -163,7 +167,7 @@ var jaxSuite = map[string][]string{
 // loop fails with recomp's cause, at its line, and the fix; the others are as pytest alone has
 // them; the session ends with the table and a run folder.
 func TestPytestPluginJAX(t *testing.T) {
-	py, dir := suiteVenv(t, "RECOMP_LIVE_JAX_0_12")
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	for _, extra := range [][]string{nil, {"-n", "2"}} {
 		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
 		code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
@@ -222,10 +226,39 @@ func TestPytestPluginJAX(t *testing.T) {
 	}
 }
 
+// A program the verdict says compiled again after warm-up that no test's records name (here a
+// process the test started compiled it: its probe's records never reach the tests' process)
+// fails the session: exit status 1 with recomp's cause and fix, while the test itself passes.
+func TestPytestPluginUnblamed(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
+	for _, extra := range [][]string{nil, {"-n", "2"}} {
+		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
+		code, out, got := outcomes(t, py, dir, "../testdata/pytest/child", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
+		}
+		want(t, got, map[string][]string{"test_starts_a_process": {"passed"}})
+		for _, w := range []string{"recomp: jit_child_step compiled 3 times after warm-up; no test could be blamed", "cause: batch_size", "fix: pad"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
+			}
+		}
+		var m struct {
+			ExitCode int `json:"exit_code"`
+		}
+		if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.ExitCode != 1 {
+			t.Errorf("%v: manifest %s (%v)", extra, b, err)
+		}
+	}
+	if code, out, _ := outcomes(t, py, dir, "../testdata/pytest/child"); code != 0 {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+}
+
 // recomp run -- pytest -q answers as pytest -s does: the stacks' log records reach run.log
 // whatever pytest does with the output.
 func TestRecompRunPytestQuiet(t *testing.T) {
-	py, dir := suiteVenv(t, "RECOMP_LIVE_JAX_0_12")
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	suite, _ := filepath.Abs("../testdata/pytest/jax/test_model.py")
 	summary := func(flag string) string {
 		run := filepath.Join(dir, "run"+flag)

@@ -52,6 +52,7 @@ class Session:
         self._saved_env = {}
         self._probe = None
         self._write = None
+        self._closed = None  # the exit code the folder's manifest was closed with (this session made it)
 
     def state(self):
         """What a child process that joins the session needs (an xdist worker)."""
@@ -128,11 +129,15 @@ class Session:
     def close(self, exit_code=0):
         """Ends the session: the probe's listener detached and, when this session made the run
         folder, the probe stopped, the folder's final manifest written and the variables set
-        back."""
+        back. Called again with another exit code, it writes that code into the manifest."""
         probe = self._probe
         if probe is not None and self._write is not None:
             probe._write = self._write
             self._probe = None
+        if self._closed is not None and self._closed != int(exit_code):
+            # Closed already: the manifest now says how the process ends.
+            _run(["session", "close", "--exit", str(int(exit_code)), self.folder], check=False)
+            self._closed = int(exit_code)
         if not self.owner:
             return
         if probe is not None:
@@ -148,3 +153,4 @@ class Session:
                 os.environ[k] = v
         self._saved_env = {}
         self.owner = False
+        self._closed = int(exit_code)

@@ -79,7 +79,9 @@ class _Plugin:
         self.fixtures = set()  # fixture entities set up during the current test
         self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
         self.exitstatus = 0
-        self.verdict = None
+        self.named = set()    # the programs (framework, name) the probe saw a test or fixture compile
+        self.report = None    # recomp's answer on the run folder at the end (scan's JSON)
+        self.unblamed = []    # the lines that failed the session: programs no test could be blamed for
 
     def register(self):
         if not self.worker:
@@ -166,19 +168,25 @@ class _Plugin:
                 rep.outcome = "failed"
                 rep.longrepr = why
         if rep.when == "teardown":
-            rows = {}
+            rows, named = {}, set()
             if e.records:
                 rows[item.nodeid] = [len(e.records), e.seconds(), bool(getattr(item, "_recomp_failed", False))]
+                named.update(_programs(e.records))
             worker = os.environ.get("PYTEST_XDIST_WORKER", "")
             for name in self.fixtures:
                 f = self.entities.get(name)
                 if f is not None and f.records:  # a fixture of each worker's own
                     rows[name + (" [%s]" % worker if worker else "")] = [len(f.records), f.seconds(), False]
-            rep.recomp = rows  # travels with the report (xdist serialises its attributes)
+                    named.update(_programs(f.records))
+            # Both travel with the report (xdist serialises its attributes).
+            rep.recomp = rows
+            rep.recomp_programs = sorted(list(p) for p in named)
 
     def pytest_runtest_logreport(self, report):
         for name, (n, s, bad) in (getattr(report, "recomp", None) or {}).items():
             self.rows[name] = [n, s, bad]
+        for fw, name in getattr(report, "recomp_programs", None) or []:
+            self.named.add((fw, name))
 
     def judge(self, item, e):
         """Why the test fails recomp's check ("" when it passes)."""
@@ -213,45 +221,63 @@ class _Plugin:
         except Exception as err:
             return ["recomp: could not read the run folder: %s" % err]
         programs = (report.get("verdict") or {}).get("programs") or []
+        eager = [m.get("family", "") for m in report.get("modules") or [] if m.get("eager")]
         func = getattr(item, "originalname", None) or item.name
         path = os.path.basename(str(getattr(item, "path", item.fspath)))
         out = []
         for name, n in sorted(over.items()):
             p = next((p for p in programs if _same_program(p.get("program", ""), name)), None)
-            if p is None:
-                continue
+            if p is None and any(_same_program(f, name) for f in eager):
+                continue  # an eager one-op program: recomp counts it, it gates nothing
             head = "recomp: %s compiled %d times in this test: %d after its first %s" % (
                 name, n, n - warmup, "compilation" if warmup == 1 else "%d compilations" % warmup)
             if allowed:
                 head += " (%d allowed)" % allowed
             out.append(head)
-            causes = p.get("causes") or []
-            mine = [c for c in causes if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
-            for c in mine or causes:
-                line = "  cause: %s" % c.get("kind", "")
-                if c.get("change"):
-                    line += ", " + c["change"]
-                if c.get("sites"):
-                    line += ", at " + ", ".join(c["sites"])
-                out.append(line)
-            if p.get("action"):
-                out.append("  fix: " + p["action"])
-            if p.get("summary"):
-                out.append("  in the session so far: " + p["summary"])
+            if p is None:
+                out.append("  recomp's report of the run folder names no program of it that compiled again (the probe "
+                           "recorded these compilations, the log may not hold them): recomp scan %s says what it read" % self.session.folder)
+                continue
+            mine = [c for c in p.get("causes") or [] if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
+            out += _answer(p, mine)
         return out
 
     def pytest_sessionfinish(self, session, exitstatus):
         self.exitstatus = int(exitstatus)
-        if not self.worker:
-            e = self.entities.get(_OUTSIDE)
-            if e is not None and e.records:
-                self.rows[_OUTSIDE] = [len(e.records), e.seconds(), False]
+        if self.worker:
+            return
+        e = self.entities.get(_OUTSIDE)
+        if e is not None and e.records:
+            self.rows[_OUTSIDE] = [len(e.records), e.seconds(), False]
+        self.session.close(self.exitstatus)  # the final manifest, before the verdict is read
+        try:
+            self.report = self.session.scan()
+        except Exception as err:
+            self.unblamed = ["recomp: could not read the run folder, the session's compilations were not judged: %s" % err]
+        else:
+            self.unblamed = self.blame_none(self.report)
+        if self.unblamed and self.exitstatus in (0, 5):  # passed, or no test collected
+            self.exitstatus = session.exitstatus = 1
+            self.session.close(self.exitstatus)  # the manifest says how pytest ends
+
+    def blame_none(self, report):
+        """What fails the session: each program the verdict says compiled after warm-up that the
+        probe saw no test or fixture compile, so that no test was judged for it (its stack writes
+        no record per compilation, or a process the tests started compiled it)."""
+        out = []
+        for p in (report.get("verdict") or {}).get("programs") or []:
+            name, n = p.get("program", ""), int(p.get("after_warmup") or 0)
+            if n <= 0 or any(_same_program(name, named) for _, named in self.named):
+                continue
+            out.append("recomp: %s compiled %d time%s after warm-up; no test could be blamed: recomp's probe recorded no "
+                       "compilation of it under a test (%s)" % (name, n, "" if n == 1 else "s", p.get("framework") or "its stack"))
+            out += _answer(p, [], "in the session")
+        return out
 
     def pytest_terminal_summary(self, terminalreporter):
         if self.worker:
             return
         tr = terminalreporter
-        self.session.close(self.exitstatus)  # the final manifest, before the verdict is read
         tr.write_sep("=", "recomp")
         rows = sorted(self.rows.items(), key=lambda kv: (not kv[1][2], -kv[1][1], kv[0]))
         if not rows:
@@ -262,17 +288,38 @@ class _Plugin:
                 tr.write_line("%12d %11.2fs  %s%s" % (n, s, name, "  (compiled again)" if bad else ""))
             if len(rows) > 20:
                 tr.write_line("… and %d more that compiled" % (len(rows) - 20))
-        try:
-            report = self.session.scan()
-            headline = (report.get("verdict") or {}).get("headline", "")
-            if headline:
-                tr.write_line("recomp: " + headline)
-        except Exception as err:
-            tr.write_line("recomp: could not read the run folder: %s" % err)
+        headline = ((self.report or {}).get("verdict") or {}).get("headline", "")
+        if headline:
+            tr.write_line("recomp: " + headline)
+        for line in self.unblamed:
+            tr.write_line(line, red=line.startswith("recomp:"), bold=line.startswith("recomp:"))
         tr.write_line("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
 
     def pytest_unconfigure(self, config):
         self.session.close(self.exitstatus)
+
+
+def _answer(p, mine, when="in the session so far"):
+    """recomp's answer for a program of the verdict: its causes (mine first: those at the test's
+    own lines, else all), the fix and the program's summary."""
+    out = []
+    for c in mine or p.get("causes") or []:
+        line = "  cause: %s" % c.get("kind", "")
+        if c.get("change"):
+            line += ", " + c["change"]
+        if c.get("sites"):
+            line += ", at " + ", ".join(c["sites"])
+        out.append(line)
+    if p.get("action"):
+        out.append("  fix: " + p["action"])
+    if p.get("summary"):
+        out.append("  %s: %s" % (when, p["summary"]))
+    return out
+
+
+def _programs(records):
+    """The programs (framework, name) the probe's records name."""
+    return {(str(r.get("framework", "")), str(r.get("name", ""))) for r in records if r.get("name")}
 
 
 def _words(name):

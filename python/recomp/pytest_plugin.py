@@ -11,7 +11,6 @@ gives a test its compilations. The session ends with a table of the tests that c
 run folder's place. Under pytest-xdist each worker judges its own tests and the controller
 prints one table and one verdict for the session."""
 import os
-import re
 import time
 
 import pytest
@@ -198,10 +197,11 @@ class _Plugin:
             allowed = int(marker.kwargs.get("recompilations", 0))
             warmup = max(1, int(marker.kwargs.get("warmup", 1)))
             budget = marker.kwargs.get("budget_s")
-        counts = {}
-        for r in e.records:
-            counts[r.get("name", "?")] = counts.get(r.get("name", "?"), 0) + 1
-        over = {n: c for n, c in counts.items() if c - warmup > allowed}
+        counts = {}  # a record that names no program (JAX 0.4's) is judged with the session's
+        for key in _keys(e.records):
+            if key[1]:
+                counts[key] = counts.get(key, 0) + 1
+        over = {k: c for k, c in counts.items() if c - warmup > allowed}
         out = []
         if budget is not None and e.seconds() > float(budget):
             out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), float(budget), len(e.records)))
@@ -214,29 +214,35 @@ class _Plugin:
 
     def explain(self, item, over, warmup, allowed):
         """recomp's answer for the programs the test compiled again: the verdict of the run
-        folder so far, the causes at the test's own lines first. A program recomp does not count
-        as compiled again (an eager one-op program) is no failure."""
+        folder so far, the causes at the test's own lines first. A program the log shows as not
+        compiled again (an eager one-op program, persistent-cache hits) is no failure; one the
+        report does not know, or cannot decide on, is."""
         try:
             report = self.session.scan()
         except Exception as err:
             return ["recomp: could not read the run folder: %s" % err]
-        programs = (report.get("verdict") or {}).get("programs") or []
-        eager = [m.get("family", "") for m in report.get("modules") or [] if m.get("eager")]
+        programs = {p.get("program", ""): p for p in (report.get("verdict") or {}).get("programs") or []}
+        modules = {m.get("family", ""): m for m in report.get("modules") or []}
+        try:
+            family = self.session.programs(over)
+        except Exception as err:
+            return ["recomp: could not name the programs: %s" % err]
         func = getattr(item, "originalname", None) or item.name
         path = os.path.basename(str(getattr(item, "path", item.fspath)))
         out = []
-        for name, n in sorted(over.items()):
-            p = next((p for p in programs if _same_program(p.get("program", ""), name)), None)
-            if p is None and any(_same_program(f, name) for f in eager):
-                continue  # an eager one-op program: recomp counts it, it gates nothing
+        for (fw, name), n in sorted(over.items()):
+            p, m = programs.get(family[(fw, name)]), modules.get(family[(fw, name)])
+            if p is None and m is not None and (m.get("eager") or not m.get("recompiled")) and not m.get("undecided"):
+                continue  # the log says so: an eager one-op program (not gated), or served from a cache
             head = "recomp: %s compiled %d times in this test: %d after its first %s" % (
                 name, n, n - warmup, "compilation" if warmup == 1 else "%d compilations" % warmup)
             if allowed:
                 head += " (%d allowed)" % allowed
             out.append(head)
             if p is None:
-                out.append("  recomp's report of the run folder names no program of it that compiled again (the probe "
-                           "recorded these compilations, the log may not hold them): recomp scan %s says what it read" % self.session.folder)
+                why = (m or {}).get("undecided") or ("the probe recorded these compilations; the run folder's log holds none of "
+                                                     "%s" % family[(fw, name)])
+                out.append("  recomp's report names no program of it that compiled again: %s" % why)
                 continue
             mine = [c for c in p.get("causes") or [] if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
             out += _answer(p, mine)
@@ -265,9 +271,13 @@ class _Plugin:
         probe saw no test or fixture compile, so that no test was judged for it (its stack writes
         no record per compilation, or a process the tests started compiled it)."""
         out = []
+        try:
+            named = set(self.session.programs(self.named).values())
+        except Exception as err:
+            return ["recomp: could not name the programs the tests compiled, the session's compilations were not judged: %s" % err]
         for p in (report.get("verdict") or {}).get("programs") or []:
             name, n = p.get("program", ""), int(p.get("after_warmup") or 0)
-            if n <= 0 or any(_same_program(name, named) for _, named in self.named):
+            if n <= 0 or name in named:
                 continue
             out.append("recomp: %s compiled %d time%s after warm-up; no test could be blamed: recomp's probe recorded no "
                        "compilation of it under a test (%s)" % (name, n, "" if n == 1 else "s", p.get("framework") or "its stack"))
@@ -319,17 +329,9 @@ def _answer(p, mine, when="in the session so far"):
 
 def _programs(records):
     """The programs (framework, name) the probe's records name."""
-    return {(str(r.get("framework", "")), str(r.get("name", ""))) for r in records if r.get("name")}
+    return {k for k in _keys(records) if k[1]}
 
 
-def _words(name):
-    """The words of a program's name, without the stacks' wrapping: jit(predict) and
-    jit_predict are both ["predict"]."""
-    return [w for w in re.split(r"[^A-Za-z0-9]+", name.replace("jit_", "jit ")) if w and w != "jit"]
-
-
-def _same_program(program, name):
-    """Whether recomp's program (a module family: jit_predict) is the function the probe named
-    (jit(predict))."""
-    a, b = _words(program), _words(name)
-    return bool(a) and a == b
+def _keys(records):
+    """Each record's (framework, name): what the binary names its program by."""
+    return [(str(r.get("framework", "")), str(r.get("name", ""))) for r in records]

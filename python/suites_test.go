@@ -82,7 +82,7 @@ func suiteVenv(t *testing.T, pytestVar, live string) (py, dir string) {
 }
 
 // pytestFile is the requirements file of each pytest venv's variable (testdata/pytest/).
-var pytestFile = map[string]string{"RECOMP_PYTEST": "pytest.txt"}
+var pytestFile = map[string]string{"RECOMP_PYTEST": "pytest.txt", "RECOMP_PYTEST_3_11": "pytest-3.11.txt"}
 
 // outcomes runs pytest on a suite and returns its exit code, what it printed and each test's
 // outcome from its JUnit XML: "passed", "skipped" or "failed: MESSAGE".
@@ -226,6 +226,61 @@ func TestPytestPluginJAX(t *testing.T) {
 	}
 }
 
+// torchSuite is what each test of testdata/pytest/torch gives under pytest --recomp: the probe's
+// record of each frame dynamo compiled blames the test, and dynamo's own log gives the cause.
+var torchSuite = map[string][]string{
+	"test_compile_once":     {"passed"},
+	"test_growing_prefixes": {"failed", "test_model.py:17 (_predict) compiled 4 times in this test: 3 after its first compilation", "cause: batch_size", "fix: pad", "mark_dynamic"},
+	"test_batch[20]":        {"passed"},
+	"test_batch[24]":        {"passed"},
+	"test_batch[28]":        {"passed"},
+	"test_skipped":          {"skipped"},
+	"test_fails_on_its_own": {"failed", "fails on its own", "!recomp"},
+}
+
+// The torch.compile suite under pytest --recomp, alone and with -n 2: as the JAX suite, with
+// dynamo's log lines in run.log and kept off pytest's output, and no test left unblamed.
+func TestPytestPluginTorch(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST_3_11", "RECOMP_LIVE_TORCH_2_9")
+	for _, extra := range [][]string{nil, {"-n", "2"}} {
+		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
+		code, out, got := outcomes(t, py, dir, "../testdata/pytest/torch", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
+		}
+		want(t, got, torchSuite)
+		for _, w := range []string{"fixture weights (module scope", "test_growing_prefixes  (compiled again)", "recomp: run folder " + run} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
+			}
+		}
+		for _, w := range []string{"no test could be blamed", "torchdynamo start tracing", "Logging error"} {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: the output holds %q:\n%s", extra, w, out)
+			}
+		}
+		if log, _ := os.ReadFile(filepath.Join(run, "run.log")); !strings.Contains(string(log), "Recompiling function _predict") {
+			t.Errorf("%v: run.log lacks dynamo's recompile records", extra)
+		}
+	}
+	code, out, got := outcomes(t, py, dir, "../testdata/pytest/torch")
+	plain := map[string][]string{}
+	for k, v := range torchSuite {
+		plain[k] = []string{"passed"}
+		if v[0] == "skipped" {
+			plain[k] = v
+		}
+	}
+	plain["test_fails_on_its_own"] = torchSuite["test_fails_on_its_own"]
+	if code != 1 || strings.Contains(out, "== recomp ==") {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+	want(t, got, plain)
+	if q, s := runSummary(t, py, dir, "../testdata/pytest/torch/test_model.py", "-q"), runSummary(t, py, dir, "../testdata/pytest/torch/test_model.py", "-s"); q != s || strings.Contains(q, " compilations 0") {
+		t.Errorf("recomp run -- pytest -q: %s\npytest -s: %s", q, s)
+	}
+}
+
 // A program the verdict says compiled again after warm-up that no test's records name (here a
 // process the test started compiled it: its probe's records never reach the tests' process)
 // fails the session: exit status 1 with recomp's cause and fix, while the test itself passes.
@@ -259,47 +314,52 @@ func TestPytestPluginUnblamed(t *testing.T) {
 // whatever pytest does with the output.
 func TestRecompRunPytestQuiet(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
-	suite, _ := filepath.Abs("../testdata/pytest/jax/test_model.py")
-	summary := func(flag string) string {
-		run := filepath.Join(dir, "run"+flag)
-		cmd := exec.Command(filepath.Join(dir, "recomp"), "run", "--out", run, "--", py, "-m", "pytest", "-p", "no:cacheprovider", flag, suite)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-		if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
-			t.Fatalf("recomp run -- pytest %s: %v\n%s", flag, err, out)
-		}
-		b, err := os.ReadFile(filepath.Join(run, "report.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Scan struct {
-				Summary struct {
-					Requests     int `json:"compile_requests"`
-					Compilations int `json:"compilations"`
-				} `json:"summary"`
-				Findings []struct {
-					Kind string `json:"kind"`
-				} `json:"findings"`
-			} `json:"scan"`
-		}
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Scan json.RawMessage `json:"scan"`
-		}
-		json.Unmarshal(b, &doc)
-		holdsSchema(t, run+"/report.json's scan", doc.Scan)
-		var kinds []string
-		for _, f := range r.Scan.Findings {
-			kinds = append(kinds, f.Kind)
-		}
-		return strings.Join(append([]string{"requests", strconv.Itoa(r.Scan.Summary.Requests), "compilations", strconv.Itoa(r.Scan.Summary.Compilations)}, kinds...), " ")
-	}
-	q, s := summary("-q"), summary("-s")
+	suite := "../testdata/pytest/jax/test_model.py"
+	q, s := runSummary(t, py, dir, suite, "-q"), runSummary(t, py, dir, suite, "-s")
 	if q != s || strings.Contains(q, "compile_logging_off") || strings.HasPrefix(q, "requests 0") {
 		t.Errorf("recomp run -- pytest -q: %s\npytest -s: %s", q, s)
 	}
+}
+
+// runSummary runs a suite under recomp run -- pytest FLAG (it must exit 1) and gives its
+// report's compile requests, compilations and finding kinds, in one line.
+func runSummary(t *testing.T, py, dir, suite, flag string) string {
+	t.Helper()
+	abs, _ := filepath.Abs(suite)
+	run := filepath.Join(dir, "run"+flag)
+	cmd := exec.Command(filepath.Join(dir, "recomp"), "run", "--out", run, "--", py, "-m", "pytest", "-p", "no:cacheprovider", flag, abs)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("recomp run -- pytest %s: %v\n%s", flag, err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(run, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Scan struct {
+			Summary struct {
+				Requests     int `json:"compile_requests"`
+				Compilations int `json:"compilations"`
+			} `json:"summary"`
+			Findings []struct {
+				Kind string `json:"kind"`
+			} `json:"findings"`
+		} `json:"scan"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Scan json.RawMessage `json:"scan"`
+	}
+	json.Unmarshal(b, &doc)
+	holdsSchema(t, run+"/report.json's scan", doc.Scan)
+	var kinds []string
+	for _, f := range r.Scan.Findings {
+		kinds = append(kinds, f.Kind)
+	}
+	return strings.Join(append([]string{"requests", strconv.Itoa(r.Scan.Summary.Requests), "compilations", strconv.Itoa(r.Scan.Summary.Compilations)}, kinds...), " ")
 }
 
 // holdsSchema checks a scan report against docs/scan.schema.json.

@@ -8,7 +8,9 @@ it, and fails a test that compiled a program again after its own first compilati
 recomp's answer in the failure (and so in the JUnit XML). `@pytest.mark.recomp(...)` sets a
 test's allowance, `@pytest.mark.recomp(False)` opts it out, and the fixture `recomp_compilations`
 gives a test its compilations. The session ends with a table of the tests that compiled and the
-run folder's place. Under pytest-xdist each worker judges its own tests and the controller
+run folder's place; a program the verdict says compiled after warm-up that no test or fixture
+was seen compiling (a stack that records no compilation per test, a process a test started)
+fails the session: pytest exits 1, with recomp's cause and fix. Under pytest-xdist each worker judges its own tests and the controller
 prints one table and one verdict for the session."""
 import os
 import time

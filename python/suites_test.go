@@ -322,6 +322,31 @@ func TestPytestPluginUnblamed(t *testing.T) {
 	}
 }
 
+// A PyTorch/XLA suite whose compile log pytest's capture takes (C++ code writes it to the
+// standard error) leaves a run folder whose dump holds the graphs and whose log holds no
+// compilation: the session cannot be judged, and pytest --recomp fails it rather than pass.
+func TestPytestPluginUnjudged(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST_3_11", "RECOMP_LIVE_TORCH_XLA_2_9")
+	run := filepath.Join(dir, "run")
+	code, out, got := outcomes(t, py, dir, "../testdata/pytest/torchxla", "--recomp", "--recomp-out", run)
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s", code, out)
+	}
+	want(t, got, map[string][]string{"test_growing_batches": {"passed"}})
+	if !strings.Contains(out, "HLO modules were dumped into the run folder, and its log holds no compilation: the session's compilations were not judged") {
+		t.Errorf("the output lacks why the session failed:\n%s", out)
+	}
+	var m struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.ExitCode != 1 {
+		t.Errorf("manifest %s (%v)", b, err)
+	}
+	if code, out, _ := outcomes(t, py, dir, "../testdata/pytest/torchxla"); code != 0 {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+}
+
 // recomp run -- pytest -q answers as pytest -s does: the stacks' log records reach run.log
 // whatever pytest does with the output.
 func TestRecompRunPytestQuiet(t *testing.T) {

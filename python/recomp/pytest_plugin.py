@@ -271,12 +271,19 @@ class _Plugin:
     def blame_none(self, report):
         """What fails the session: each program the verdict says compiled after warm-up that the
         probe saw no test or fixture compile, so that no test was judged for it (its stack writes
-        no record per compilation, or a process the tests started compiled it)."""
+        no record per compilation, or a process the tests started compiled it); and a run folder
+        whose dump holds modules while its log holds no compilation (nothing could be judged)."""
         out = []
         try:
             named = set(self.session.programs(self.named).values())
         except Exception as err:
             return ["recomp: could not name the programs the tests compiled, the session's compilations were not judged: %s" % err]
+        dumped = _dumped(self.session.folder)
+        if dumped and any(f.get("kind") == "no_compile_evidence" for f in report.get("findings") or []):
+            out.append("recomp: %d HLO module%s dumped into the run folder, and its log holds no compilation: the session's "
+                       "compilations were not judged (a stack whose compile log lines are written by C++ code to the standard "
+                       "error, which pytest takes, leaves them out of run.log): run the suite as recomp run -- pytest -s"
+                       % (dumped, " was" if dumped == 1 else "s were"))
         for p in (report.get("verdict") or {}).get("programs") or []:
             name, n = p.get("program", ""), int(p.get("after_warmup") or 0)
             if n <= 0 or name in named:
@@ -327,6 +334,14 @@ def _answer(p, mine, when="in the session so far"):
     if p.get("summary"):
         out.append("  %s: %s" % (when, p["summary"]))
     return out
+
+
+def _dumped(folder):
+    """How many files the run folder's dump holds (HLO modules something compiled)."""
+    try:
+        return len([n for n in os.listdir(os.path.join(folder, "dump")) if not n.startswith(".")])
+    except OSError:
+        return 0
 
 
 def _programs(records):

@@ -22,7 +22,7 @@ type standIn struct {
 	stacks []ledger.Silenced
 }
 
-// standInsOf are the probe's compile records (framework.Probe.Compiles) of each stack the log
+// standInsOf are the probe's compile records (framework.Probe.StandIn) of each stack the log
 // has no compilation of, as events of the log's one process: the gate and the verdict then judge
 // them as they would the log's own lines. A stack whose records are of several processes, or
 // name no program (JAX 0.4's), is left out (which process or program made each cannot be told:
@@ -32,7 +32,7 @@ func standInsOf(rep *ledger.Report, recs []runfolder.ProbeRecord, dir string, se
 	var out standIn
 	probe := filepath.Join(dir, runfolder.ProbeName)
 	for _, p := range frameworks.Probes() {
-		if !p.Compiles || len(p.Producers) == 0 || logged(rep, p) {
+		if !p.StandIn || len(p.Producers) == 0 || logged(rep, p) {
 			continue
 		}
 		var evs []logscan.Event
@@ -89,7 +89,7 @@ func compileEvents(p frameworks.ProbeHook, r runfolder.ProbeRecord, probe string
 func LiveStandIns(dir string, stacks []string) (next func() []logscan.Event, stop func()) {
 	var hooks []frameworks.ProbeHook
 	for _, p := range frameworks.Probes() {
-		if p.Compiles && len(p.Producers) > 0 && slices.Contains(stacks, p.Name) {
+		if p.StandIn && len(p.Producers) > 0 && slices.Contains(stacks, p.Name) {
 			hooks = append(hooks, p)
 		}
 	}

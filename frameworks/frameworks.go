@@ -779,6 +779,22 @@ func Probes() []ProbeHook {
 	return out
 }
 
+// ProbeProgram is the program, a module family as the verdict names it, that a probe record
+// of framework naming name is a compilation of: the unit's ModuleName, then Family; "" when
+// the record names none.
+func ProbeProgram(framework, name string) string {
+	if name == "" {
+		return ""
+	}
+	for _, p := range Probes() {
+		if p.Name == framework && p.ModuleName != nil {
+			name = p.ModuleName(name)
+			break
+		}
+	}
+	return Family(name)
+}
+
 // ProbeStages says whether the probe's records of a framework are compile stages with their
 // process and duration (framework.Probe.Stages).
 func ProbeStages(name string) bool {

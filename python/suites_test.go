@@ -3,6 +3,7 @@ package python
 import (
 	"encoding/json"
 	"encoding/xml"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,19 +21,20 @@ import (
 func TestMain(m *testing.M) { os.Exit(skipped.Main(m)) }
 
 // suiteVenv is a fresh virtual environment with the wheel (this checkout's binary and Python
-// package) installed by pip, which sees the packages of the pytest venv ($RECOMP_PYTEST, from
-// testdata/pytest/pytest.txt) and of the stack's venv (the variable live): its python and the
-// folder the test works in. The test skips loudly without them.
-func suiteVenv(t *testing.T, live string) (py, dir string) {
+// package) installed by pip, which sees the packages of a pytest venv (the variable pytestVar:
+// RECOMP_PYTEST from testdata/pytest/pytest.txt, RECOMP_PYTEST_3_11 from pytest-3.11.txt) and
+// of the stack's venv (the variable live), of one Python version: its python and the folder the
+// test works in. The test skips loudly without them.
+func suiteVenv(t *testing.T, pytestVar, live string) (py, dir string) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the suites run on Linux")
 	}
-	pytest, stack := os.Getenv("RECOMP_PYTEST"), os.Getenv(live)
-	for v, p := range map[string]string{"RECOMP_PYTEST": pytest, live: stack} {
+	pytest, stack := os.Getenv(pytestVar), os.Getenv(live)
+	for v, p := range map[string]string{pytestVar: pytest, live: stack} {
 		if p == "" {
-			skipped.Skip(t, skipped.Live, v, v+" is not set: the pytest plugin's suites do not run (.ci/run sets it; RECOMP_PYTEST is what "+
-				"testdata/runs/gen/venv.sh testdata/pytest/pytest.txt prints)")
+			skipped.Skip(t, skipped.Live, v, v+" is not set: the pytest plugin's suites do not run (.ci/run sets it; "+pytestVar+" is what "+
+				"testdata/runs/gen/venv.sh testdata/pytest/"+pytestFile[pytestVar]+" prints)")
 		}
 	}
 	dir = t.TempDir()
@@ -62,7 +64,7 @@ func suiteVenv(t *testing.T, live string) (py, dir string) {
 	}
 	const version = "import sys; print('%d.%d' % sys.version_info[:2])"
 	if a, b := ask(pytest, version), ask(stack, version); a != b {
-		skipped.Skip(t, skipped.Live, live, "the pytest venv's Python is "+a+", "+live+"'s is "+b+": one venv cannot see both")
+		t.Fatalf("%s's Python is %s, %s's is %s: one venv cannot see both", pytestVar, a, live, b)
 	}
 	venv := filepath.Join(dir, "venv")
 	if out, err := exec.Command(ask(pytest, "import sys; print(sys._base_executable)"), "-m", "venv", venv).CombinedOutput(); err != nil {
@@ -79,6 +81,9 @@ func suiteVenv(t *testing.T, live string) (py, dir string) {
 	}
 	return py, dir
 }
+
+// pytestFile is the requirements file of each pytest venv's variable (testdata/pytest/).
+var pytestFile = map[string]string{"RECOMP_PYTEST": "pytest.txt", "RECOMP_PYTEST_3_11": "pytest-3.11.txt"}
 
 // outcomes runs pytest on a suite and returns its exit code, what it printed and each test's
 // outcome from its JUnit XML: "passed", "skipped" or "failed: MESSAGE".
@@ -163,7 +168,7 @@ var jaxSuite = map[string][]string{
 // loop fails with recomp's cause, at its line, and the fix; the others are as pytest alone has
 // them; the session ends with the table and a run folder.
 func TestPytestPluginJAX(t *testing.T) {
-	py, dir := suiteVenv(t, "RECOMP_LIVE_JAX_0_12")
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	for _, extra := range [][]string{nil, {"-n", "2"}} {
 		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
 		code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
@@ -222,51 +227,176 @@ func TestPytestPluginJAX(t *testing.T) {
 	}
 }
 
+// torchSuite is what each test of testdata/pytest/torch gives under pytest --recomp: the probe's
+// record of each frame dynamo compiled blames the test, and dynamo's own log gives the cause.
+var torchSuite = map[string][]string{
+	"test_compile_once":     {"passed"},
+	"test_growing_prefixes": {"failed", "test_model.py:17 (_predict) compiled 4 times in this test: 3 after its first compilation", "cause: batch_size", "fix: pad", "mark_dynamic"},
+	"test_batch[20]":        {"passed"},
+	"test_batch[24]":        {"passed"},
+	"test_batch[28]":        {"passed"},
+	"test_skipped":          {"skipped"},
+	"test_fails_on_its_own": {"failed", "fails on its own", "!recomp"},
+}
+
+// The torch.compile suite under pytest --recomp, alone and with -n 2: as the JAX suite, with
+// dynamo's log lines in run.log and kept off pytest's output, and no test left unblamed.
+func TestPytestPluginTorch(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST_3_11", "RECOMP_LIVE_TORCH_2_9")
+	for _, extra := range [][]string{nil, {"-n", "2"}} {
+		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
+		code, out, got := outcomes(t, py, dir, "../testdata/pytest/torch", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
+		}
+		want(t, got, torchSuite)
+		for _, w := range []string{"fixture weights (module scope", "test_growing_prefixes  (compiled again)", "recomp: run folder " + run} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
+			}
+		}
+		for _, w := range []string{"no test could be blamed", "torchdynamo start tracing", "Logging error"} {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: the output holds %q:\n%s", extra, w, out)
+			}
+		}
+		if log, _ := os.ReadFile(filepath.Join(run, "run.log")); !strings.Contains(string(log), "Recompiling function _predict") {
+			t.Errorf("%v: run.log lacks dynamo's recompile records", extra)
+		}
+	}
+	// With the user's own TORCH_LOGS (kept), dynamo's log holds no compilation: the test that
+	// compiled again fails all the same, saying the report names no such program.
+	t.Setenv("TORCH_LOGS", "graph_breaks")
+	code, out, got := outcomes(t, py, dir, "../testdata/pytest/torch", "--recomp", "--recomp-out", filepath.Join(dir, "run-own-logs"))
+	silent := maps.Clone(torchSuite)
+	silent["test_growing_prefixes"] = []string{"failed", "_predict) compiled 4 times in this test", "recomp's report names no program of it that compiled again", "log holds none of test_model.py:17 (_predict)"}
+	if code != 1 {
+		t.Errorf("TORCH_LOGS=graph_breaks: exit %d\n%s", code, out)
+	}
+	want(t, got, silent)
+	os.Unsetenv("TORCH_LOGS")
+	code, out, got = outcomes(t, py, dir, "../testdata/pytest/torch")
+	plain := map[string][]string{}
+	for k, v := range torchSuite {
+		plain[k] = []string{"passed"}
+		if v[0] == "skipped" {
+			plain[k] = v
+		}
+	}
+	plain["test_fails_on_its_own"] = torchSuite["test_fails_on_its_own"]
+	if code != 1 || strings.Contains(out, "== recomp ==") {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+	want(t, got, plain)
+	if q, s := runSummary(t, py, dir, "../testdata/pytest/torch/test_model.py", "-q"), runSummary(t, py, dir, "../testdata/pytest/torch/test_model.py", "-s"); q != s || strings.Contains(q, " compilations 0") {
+		t.Errorf("recomp run -- pytest -q: %s\npytest -s: %s", q, s)
+	}
+}
+
+// A program the verdict says compiled again after warm-up that no test's records name (here a
+// process the test started compiled it: its probe's records never reach the tests' process)
+// fails the session: exit status 1 with recomp's cause and fix, while the test itself passes.
+func TestPytestPluginUnblamed(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
+	for _, extra := range [][]string{nil, {"-n", "2"}} {
+		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
+		code, out, got := outcomes(t, py, dir, "../testdata/pytest/child", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
+		}
+		want(t, got, map[string][]string{"test_starts_a_process": {"passed"}})
+		for _, w := range []string{"recomp: jit_child_step compiled 3 times after warm-up; no test could be blamed", "cause: batch_size", "fix: pad"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
+			}
+		}
+		var m struct {
+			ExitCode int `json:"exit_code"`
+		}
+		if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.ExitCode != 1 {
+			t.Errorf("%v: manifest %s (%v)", extra, b, err)
+		}
+	}
+	if code, out, _ := outcomes(t, py, dir, "../testdata/pytest/child"); code != 0 {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+}
+
+// A PyTorch/XLA suite whose compile log pytest's capture takes (C++ code writes it to the
+// standard error) leaves a run folder whose dump holds the graphs and whose log holds no
+// compilation: the session cannot be judged, and pytest --recomp fails it rather than pass.
+func TestPytestPluginUnjudged(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST_3_11", "RECOMP_LIVE_TORCH_XLA_2_9")
+	run := filepath.Join(dir, "run")
+	code, out, got := outcomes(t, py, dir, "../testdata/pytest/torchxla", "--recomp", "--recomp-out", run)
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s", code, out)
+	}
+	want(t, got, map[string][]string{"test_growing_batches": {"passed"}})
+	if !strings.Contains(out, "HLO modules were dumped into the run folder, and its log holds no compilation: the session's compilations were not judged") {
+		t.Errorf("the output lacks why the session failed:\n%s", out)
+	}
+	var m struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.ExitCode != 1 {
+		t.Errorf("manifest %s (%v)", b, err)
+	}
+	if code, out, _ := outcomes(t, py, dir, "../testdata/pytest/torchxla"); code != 0 {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+}
+
 // recomp run -- pytest -q answers as pytest -s does: the stacks' log records reach run.log
 // whatever pytest does with the output.
 func TestRecompRunPytestQuiet(t *testing.T) {
-	py, dir := suiteVenv(t, "RECOMP_LIVE_JAX_0_12")
-	suite, _ := filepath.Abs("../testdata/pytest/jax/test_model.py")
-	summary := func(flag string) string {
-		run := filepath.Join(dir, "run"+flag)
-		cmd := exec.Command(filepath.Join(dir, "recomp"), "run", "--out", run, "--", py, "-m", "pytest", "-p", "no:cacheprovider", flag, suite)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-		if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
-			t.Fatalf("recomp run -- pytest %s: %v\n%s", flag, err, out)
-		}
-		b, err := os.ReadFile(filepath.Join(run, "report.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Scan struct {
-				Summary struct {
-					Requests     int `json:"compile_requests"`
-					Compilations int `json:"compilations"`
-				} `json:"summary"`
-				Findings []struct {
-					Kind string `json:"kind"`
-				} `json:"findings"`
-			} `json:"scan"`
-		}
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		var doc struct {
-			Scan json.RawMessage `json:"scan"`
-		}
-		json.Unmarshal(b, &doc)
-		holdsSchema(t, run+"/report.json's scan", doc.Scan)
-		var kinds []string
-		for _, f := range r.Scan.Findings {
-			kinds = append(kinds, f.Kind)
-		}
-		return strings.Join(append([]string{"requests", strconv.Itoa(r.Scan.Summary.Requests), "compilations", strconv.Itoa(r.Scan.Summary.Compilations)}, kinds...), " ")
-	}
-	q, s := summary("-q"), summary("-s")
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
+	suite := "../testdata/pytest/jax/test_model.py"
+	q, s := runSummary(t, py, dir, suite, "-q"), runSummary(t, py, dir, suite, "-s")
 	if q != s || strings.Contains(q, "compile_logging_off") || strings.HasPrefix(q, "requests 0") {
 		t.Errorf("recomp run -- pytest -q: %s\npytest -s: %s", q, s)
 	}
+}
+
+// runSummary runs a suite under recomp run -- pytest FLAG (it must exit 1) and gives its
+// report's compile requests, compilations and finding kinds, in one line.
+func runSummary(t *testing.T, py, dir, suite, flag string) string {
+	t.Helper()
+	abs, _ := filepath.Abs(suite)
+	run := filepath.Join(dir, "run"+flag)
+	cmd := exec.Command(filepath.Join(dir, "recomp"), "run", "--out", run, "--", py, "-m", "pytest", "-p", "no:cacheprovider", flag, abs)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("recomp run -- pytest %s: %v\n%s", flag, err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(run, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Scan struct {
+			Summary struct {
+				Requests     int `json:"compile_requests"`
+				Compilations int `json:"compilations"`
+			} `json:"summary"`
+			Findings []struct {
+				Kind string `json:"kind"`
+			} `json:"findings"`
+		} `json:"scan"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Scan json.RawMessage `json:"scan"`
+	}
+	json.Unmarshal(b, &doc)
+	holdsSchema(t, run+"/report.json's scan", doc.Scan)
+	var kinds []string
+	for _, f := range r.Scan.Findings {
+		kinds = append(kinds, f.Kind)
+	}
+	return strings.Join(append([]string{"requests", strconv.Itoa(r.Scan.Summary.Requests), "compilations", strconv.Itoa(r.Scan.Summary.Compilations)}, kinds...), " ")
 }
 
 // holdsSchema checks a scan report against docs/scan.schema.json.

@@ -35,6 +35,23 @@ type ProbeEvent struct {
 	Event     string `json:"event"`
 }
 
+// ProbeName is a probe record's framework and the program it names.
+type ProbeName struct {
+	Framework string `json:"framework"`
+	Name      string `json:"name"`
+}
+
+// Programs are the programs (module families, as the verdict names them) of probe records,
+// one per record in order: what the pytest plugin matches its records to the verdict's
+// programs with, knowing no stack's naming.
+func Programs(recs []ProbeName) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = frameworks.ProbeProgram(r.Framework, r.Name)
+	}
+	return out
+}
+
 // OpenedEvents is an Opened that makes nothing and names only which probe records are
 // compilations (for a process already under recomp run).
 func OpenedEvents() Opened {

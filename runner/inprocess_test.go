@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,5 +82,19 @@ func TestOpenSession(t *testing.T) {
 	ev := OpenedEvents()
 	if ev.Folder != "" || ev.Env == nil || ev.Settings == nil || ev.Quiet == nil || len(ev.Compiles) == 0 {
 		t.Errorf("events %+v", ev)
+	}
+}
+
+// Programs names each probe record's program as the verdict names it: JAX's probe names
+// jit(predict) (0.12) or predict (older), the verdict jit_predict; a record that names none
+// has none.
+func TestPrograms(t *testing.T) {
+	got := Programs([]ProbeName{{"jax", "jit(predict)"}, {"jax", "predict"}, {"jax", ""}, {"jax", "jit(step)"}})
+	want := []string{"jit_predict", "jit_predict", "", "jit_step"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Programs: %q, want %q", got, want)
+	}
+	if got := Programs(nil); got == nil || len(got) != 0 {
+		t.Errorf("Programs(nil): %#v, want an empty list", got)
 	}
 }

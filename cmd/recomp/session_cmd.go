@@ -13,8 +13,9 @@ import (
 // of the wheel): the same run folder, settings and probe as recomp run, the settings computed
 // here so that the plugin holds no list of its own.
 type sessionCmd struct {
-	Open  sessionOpenCmd  `cmd:"" help:"Make a run folder with the probe; print as JSON the folder, the probe's folder and the variables to set."`
-	Close sessionCloseCmd `cmd:"" help:"Write the final manifest of a run folder that open made, and remove its probe."`
+	Open     sessionOpenCmd     `cmd:"" help:"Make a run folder with the probe; print as JSON the folder, the probe's folder and the variables to set."`
+	Close    sessionCloseCmd    `cmd:"" help:"Write the final manifest of a run folder that open made, and remove its probe."`
+	Programs sessionProgramsCmd `cmd:"" help:"Read probe records' framework and name as a JSON list on stdin; print the program of each (its module family), as a JSON list."`
 }
 
 type sessionOpenCmd struct {
@@ -53,4 +54,14 @@ func (c *sessionCloseCmd) Run(e *env) error {
 		return usageErr("%v", err)
 	}
 	return nil
+}
+
+type sessionProgramsCmd struct{}
+
+func (c *sessionProgramsCmd) Run(e *env) error {
+	var recs []runner.ProbeName
+	if err := json.NewDecoder(e.stdin).Decode(&recs); err != nil {
+		return usageErr("session programs: stdin: %v", err)
+	}
+	return json.NewEncoder(e.stdout).Encode(runner.Programs(recs))
 }

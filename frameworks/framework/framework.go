@@ -211,11 +211,16 @@ type Probe struct {
 	// Stages says the records are compile stages with their process and duration, which tell
 	// apart the processes that wrote one log.
 	Stages bool
-	// Compiles says each record of Event is one compilation the stack made: where a log holds
-	// no compilation of the stack (its compile logging was off), the records stand for the
-	// log's lines. (JAX's compile records include persistent-cache hits, which the probe does
-	// not tell apart: with a warm persistent cache and a silent log, a hit counts as compiled.)
+	// Compiles says each record of Event is one compilation the stack made, named (Name, through
+	// ModuleName) as the log names its program: the pytest plugin gives each to the test that
+	// made it.
 	Compiles bool
+	// StandIn says that where a log holds no compilation of the stack (its compile logging was
+	// off), the records of Event stand for the log's lines. (JAX's compile records include
+	// persistent-cache hits, which the probe does not tell apart: with a warm persistent cache
+	// and a silent log, a hit counts as compiled.) Not for a stack whose compilations another
+	// stack's log can carry (torch.compile's behind PyTorch/XLA): they would count twice.
+	StandIn bool
 }
 
 // Attach is how a probe's records are joined to the compilations of a log.

@@ -89,7 +89,7 @@ var Framework = &framework.Framework{
 			"let the run get past the compilation (or find why it hangs: XLA's slow-compile alarm, a dump with XLA_FLAGS=--xla_dump_to=DIR)", true
 	},
 	Probe: &framework.Probe{Package: "jax", Hook: probeHook, Function: "_on_jax", Records: "each JAX compilation",
-		Attach: framework.AttachInOrder, Event: "compile", Traces: "trace", ModuleName: ModuleName, Stages: true, Compiles: true},
+		Attach: framework.AttachInOrder, Event: "compile", Traces: "trace", ModuleName: ModuleName, Stages: true, Compiles: true, StandIn: true},
 	CacheEntries: []framework.CacheEntry{{Kind: "jax", Names: entryNames, Key: entryKey}},
 	KeyedCache:   persistentCache{},
 	Defined:      defined,

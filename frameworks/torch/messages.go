@@ -40,6 +40,12 @@ var (
 // messages is how recomp reads dynamo's log.
 var messages = &logscan.Framework{
 	Name: Name,
+	// The loggers of TORCH_LOGS's "dynamo" (torch/_logging/_registrations.py; each registered
+	// logger has its own handler and does not propagate): recomp run's probe writes their
+	// records into run.log, in torch's own layout, where the program's output would lose them
+	// (pytest's capture).
+	Loggers: map[string]logscan.Producer{"torch._dynamo": logscan.ProducerDynamo, "torch.fx.experimental.symbolic_shapes": logscan.ProducerDynamo,
+		"torch.fx.experimental.sym_node": logscan.ProducerDynamo, "torch.fx.experimental.recording": logscan.ProducerDynamo},
 	Anchors: []string{
 		// The anchors' first 10 bytes are what the prefilter skips by: each was chosen so that
 		// scanning a log where they are rare stays as fast (logscan's BenchmarkScanNoisyLog).
@@ -218,6 +224,18 @@ func recompileRecord(c *logscan.Context, msg string) bool {
 		st.guards = append(st.guards, strings.NewReplacer(`\'`, "'", `\"`, `"`).Replace(g))
 	}
 	return true
+}
+
+// reProbeName is the probe's name of a compiled frame: FILE:LINE (FUNCTION).
+var reProbeName = regexp.MustCompile(`^(.+):(\d+) \((.+)\)$`)
+
+// probeName turns the probe's name of a compiled frame (its code's full path) into the log's
+// (frameName).
+func probeName(name string) string {
+	if m := reProbeName.FindStringSubmatch(name); m != nil {
+		return frameName(m[1], m[2], m[3])
+	}
+	return name
 }
 
 // frameName names dynamo's function as recomp names PyTorch/XLA's graphs: file:line (function),

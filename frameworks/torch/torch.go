@@ -40,6 +40,11 @@ var Framework = &framework.Framework{
 			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
 	},
 	Packages: []string{"torch"},
+	// The probe records each frame dynamo compiled, named as the log names it, with the
+	// program's line that called it: what the pytest plugin blames a test by. Never a stand-in
+	// for the log: behind PyTorch/XLA (backend="openxla") its log carries these compilations.
+	Probe: &framework.Probe{Package: "torch._dynamo.utils", Hook: probeHook, Function: "_on_torch_dynamo",
+		Records: "each torch.compile compilation (from dynamo's compilation metrics)", Event: "compile", ModuleName: probeName, Compiles: true},
 	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
 	TraceFiles: regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
 	Explains:   guardedScalar,

@@ -28,8 +28,8 @@ def binary():
     raise RuntimeError("recomp: the recomp binary is not installed beside this Python nor on PATH (pip install recomp, or set RECOMP_BIN)")
 
 
-def _run(args, check=True):
-    p = subprocess.run([binary()] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _run(args, check=True, stdin=None):
+    p = subprocess.run([binary()] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if check and p.returncode != 0:
         raise RuntimeError("recomp %s: %s" % (" ".join(args[:2]), (p.stderr or p.stdout).strip()))
     return p
@@ -52,6 +52,8 @@ class Session:
         self._saved_env = {}
         self._probe = None
         self._write = None
+        self._closed = None  # the exit code the folder's manifest was closed with (this session made it)
+        self._programs = {}  # (framework, name) of a probe record -> its program
 
     def state(self):
         """What a child process that joins the session needs (an xdist worker)."""
@@ -117,6 +119,17 @@ class Session:
 
         probe._write = write
 
+    def programs(self, names):
+        """The program (the module family, as recomp's verdict names it) of each probe record's
+        (framework, name) in names, asked of the binary (`recomp session programs`), which
+        knows how each stack names its programs: a dict."""
+        ask = sorted({(str(f), str(n)) for f, n in names} - set(self._programs))
+        if ask:
+            recs = json.dumps([{"framework": f, "name": n} for f, n in ask])
+            for key, program in zip(ask, json.loads(_run(["session", "programs"], stdin=recs).stdout)):
+                self._programs[key] = program
+        return {(str(f), str(n)): self._programs[(str(f), str(n))] for f, n in names}
+
     def scan(self):
         """recomp's answer on the run folder so far: `recomp scan FOLDER --format json` as data
         (docs/json.md)."""
@@ -128,11 +141,15 @@ class Session:
     def close(self, exit_code=0):
         """Ends the session: the probe's listener detached and, when this session made the run
         folder, the probe stopped, the folder's final manifest written and the variables set
-        back."""
+        back. Called again with another exit code, it writes that code into the manifest."""
         probe = self._probe
         if probe is not None and self._write is not None:
             probe._write = self._write
             self._probe = None
+        if self._closed is not None and self._closed != int(exit_code):
+            # Closed already: the manifest now says how the process ends.
+            _run(["session", "close", "--exit", str(int(exit_code)), self.folder], check=False)
+            self._closed = int(exit_code)
         if not self.owner:
             return
         if probe is not None:
@@ -148,3 +165,4 @@ class Session:
                 os.environ[k] = v
         self._saved_env = {}
         self.owner = False
+        self._closed = int(exit_code)

@@ -8,10 +8,11 @@ it, and fails a test that compiled a program again after its own first compilati
 recomp's answer in the failure (and so in the JUnit XML). `@pytest.mark.recomp(...)` sets a
 test's allowance, `@pytest.mark.recomp(False)` opts it out, and the fixture `recomp_compilations`
 gives a test its compilations. The session ends with a table of the tests that compiled and the
-run folder's place. Under pytest-xdist each worker judges its own tests and the controller
+run folder's place; a program the verdict says compiled after warm-up that no test or fixture
+was seen compiling (a stack that records no compilation per test, a process a test started)
+fails the session: pytest exits 1, with recomp's cause and fix. Under pytest-xdist each worker judges its own tests and the controller
 prints one table and one verdict for the session."""
 import os
-import re
 import time
 
 import pytest
@@ -79,7 +80,9 @@ class _Plugin:
         self.fixtures = set()  # fixture entities set up during the current test
         self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
         self.exitstatus = 0
-        self.verdict = None
+        self.named = set()    # the programs (framework, name) the probe saw a test or fixture compile
+        self.report = None    # recomp's answer on the run folder at the end (scan's JSON)
+        self.unblamed = []    # the lines that failed the session: programs no test could be blamed for
 
     def register(self):
         if not self.worker:
@@ -166,19 +169,25 @@ class _Plugin:
                 rep.outcome = "failed"
                 rep.longrepr = why
         if rep.when == "teardown":
-            rows = {}
+            rows, named = {}, set()
             if e.records:
                 rows[item.nodeid] = [len(e.records), e.seconds(), bool(getattr(item, "_recomp_failed", False))]
+                named.update(_programs(e.records))
             worker = os.environ.get("PYTEST_XDIST_WORKER", "")
             for name in self.fixtures:
                 f = self.entities.get(name)
                 if f is not None and f.records:  # a fixture of each worker's own
                     rows[name + (" [%s]" % worker if worker else "")] = [len(f.records), f.seconds(), False]
-            rep.recomp = rows  # travels with the report (xdist serialises its attributes)
+                    named.update(_programs(f.records))
+            # Both travel with the report (xdist serialises its attributes).
+            rep.recomp = rows
+            rep.recomp_programs = sorted(list(p) for p in named)
 
     def pytest_runtest_logreport(self, report):
         for name, (n, s, bad) in (getattr(report, "recomp", None) or {}).items():
             self.rows[name] = [n, s, bad]
+        for fw, name in getattr(report, "recomp_programs", None) or []:
+            self.named.add((fw, name))
 
     def judge(self, item, e):
         """Why the test fails recomp's check ("" when it passes)."""
@@ -190,10 +199,11 @@ class _Plugin:
             allowed = int(marker.kwargs.get("recompilations", 0))
             warmup = max(1, int(marker.kwargs.get("warmup", 1)))
             budget = marker.kwargs.get("budget_s")
-        counts = {}
-        for r in e.records:
-            counts[r.get("name", "?")] = counts.get(r.get("name", "?"), 0) + 1
-        over = {n: c for n, c in counts.items() if c - warmup > allowed}
+        counts = {}  # a record that names no program (JAX 0.4's) is judged with the session's
+        for key in _keys(e.records):
+            if key[1]:
+                counts[key] = counts.get(key, 0) + 1
+        over = {k: c for k, c in counts.items() if c - warmup > allowed}
         out = []
         if budget is not None and e.seconds() > float(budget):
             out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), float(budget), len(e.records)))
@@ -206,52 +216,87 @@ class _Plugin:
 
     def explain(self, item, over, warmup, allowed):
         """recomp's answer for the programs the test compiled again: the verdict of the run
-        folder so far, the causes at the test's own lines first. A program recomp does not count
-        as compiled again (an eager one-op program) is no failure."""
+        folder so far, the causes at the test's own lines first. A program the log shows as not
+        compiled again (an eager one-op program, persistent-cache hits) is no failure; one the
+        report does not know, or cannot decide on, is."""
         try:
             report = self.session.scan()
         except Exception as err:
             return ["recomp: could not read the run folder: %s" % err]
-        programs = (report.get("verdict") or {}).get("programs") or []
+        programs = {p.get("program", ""): p for p in (report.get("verdict") or {}).get("programs") or []}
+        modules = {m.get("family", ""): m for m in report.get("modules") or []}
+        try:
+            family = self.session.programs(over)
+        except Exception as err:
+            return ["recomp: could not name the programs: %s" % err]
         func = getattr(item, "originalname", None) or item.name
         path = os.path.basename(str(getattr(item, "path", item.fspath)))
         out = []
-        for name, n in sorted(over.items()):
-            p = next((p for p in programs if _same_program(p.get("program", ""), name)), None)
-            if p is None:
-                continue
+        for (fw, name), n in sorted(over.items()):
+            p, m = programs.get(family[(fw, name)]), modules.get(family[(fw, name)])
+            if p is None and m is not None and (m.get("eager") or not m.get("recompiled")) and not m.get("undecided"):
+                continue  # the log says so: an eager one-op program (not gated), or served from a cache
             head = "recomp: %s compiled %d times in this test: %d after its first %s" % (
                 name, n, n - warmup, "compilation" if warmup == 1 else "%d compilations" % warmup)
             if allowed:
                 head += " (%d allowed)" % allowed
             out.append(head)
-            causes = p.get("causes") or []
-            mine = [c for c in causes if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
-            for c in mine or causes:
-                line = "  cause: %s" % c.get("kind", "")
-                if c.get("change"):
-                    line += ", " + c["change"]
-                if c.get("sites"):
-                    line += ", at " + ", ".join(c["sites"])
-                out.append(line)
-            if p.get("action"):
-                out.append("  fix: " + p["action"])
-            if p.get("summary"):
-                out.append("  in the session so far: " + p["summary"])
+            if p is None:
+                why = (m or {}).get("undecided") or ("the probe recorded these compilations; the run folder's log holds none of "
+                                                     "%s" % family[(fw, name)])
+                out.append("  recomp's report names no program of it that compiled again: %s" % why)
+                continue
+            mine = [c for c in p.get("causes") or [] if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
+            out += _answer(p, mine)
         return out
 
     def pytest_sessionfinish(self, session, exitstatus):
         self.exitstatus = int(exitstatus)
-        if not self.worker:
-            e = self.entities.get(_OUTSIDE)
-            if e is not None and e.records:
-                self.rows[_OUTSIDE] = [len(e.records), e.seconds(), False]
+        if self.worker:
+            return
+        e = self.entities.get(_OUTSIDE)
+        if e is not None and e.records:
+            self.rows[_OUTSIDE] = [len(e.records), e.seconds(), False]
+        self.session.close(self.exitstatus)  # the final manifest, before the verdict is read
+        try:
+            self.report = self.session.scan()
+        except Exception as err:
+            self.unblamed = ["recomp: could not read the run folder, the session's compilations were not judged: %s" % err]
+        else:
+            self.unblamed = self.blame_none(self.report)
+        if self.unblamed and self.exitstatus in (0, 5):  # passed, or no test collected
+            self.exitstatus = session.exitstatus = 1
+            self.session.close(self.exitstatus)  # the manifest says how pytest ends
+
+    def blame_none(self, report):
+        """What fails the session: each program the verdict says compiled after warm-up that the
+        probe saw no test or fixture compile, so that no test was judged for it (its stack writes
+        no record per compilation, or a process the tests started compiled it); and a run folder
+        whose dump holds modules while its log holds no compilation (nothing could be judged)."""
+        out = []
+        try:
+            named = set(self.session.programs(self.named).values())
+        except Exception as err:
+            return ["recomp: could not name the programs the tests compiled, the session's compilations were not judged: %s" % err]
+        dumped = _dumped(self.session.folder)
+        if dumped and any(f.get("kind") == "no_compile_evidence" for f in report.get("findings") or []):
+            out.append("recomp: %d HLO module%s dumped into the run folder, and its log holds no compilation: the session's "
+                       "compilations were not judged (a stack whose compile log lines are written by C++ code to the standard "
+                       "error, which pytest takes, leaves them out of run.log): run the suite as recomp run -- pytest -s"
+                       % (dumped, " was" if dumped == 1 else "s were"))
+        for p in (report.get("verdict") or {}).get("programs") or []:
+            name, n = p.get("program", ""), int(p.get("after_warmup") or 0)
+            if n <= 0 or name in named:
+                continue
+            out.append("recomp: %s compiled %d time%s after warm-up; no test could be blamed: recomp's probe recorded no "
+                       "compilation of it under a test (%s)" % (name, n, "" if n == 1 else "s", p.get("framework") or "its stack"))
+            out += _answer(p, [], "in the session")
+        return out
 
     def pytest_terminal_summary(self, terminalreporter):
         if self.worker:
             return
         tr = terminalreporter
-        self.session.close(self.exitstatus)  # the final manifest, before the verdict is read
         tr.write_sep("=", "recomp")
         rows = sorted(self.rows.items(), key=lambda kv: (not kv[1][2], -kv[1][1], kv[0]))
         if not rows:
@@ -262,27 +307,48 @@ class _Plugin:
                 tr.write_line("%12d %11.2fs  %s%s" % (n, s, name, "  (compiled again)" if bad else ""))
             if len(rows) > 20:
                 tr.write_line("… and %d more that compiled" % (len(rows) - 20))
-        try:
-            report = self.session.scan()
-            headline = (report.get("verdict") or {}).get("headline", "")
-            if headline:
-                tr.write_line("recomp: " + headline)
-        except Exception as err:
-            tr.write_line("recomp: could not read the run folder: %s" % err)
+        headline = ((self.report or {}).get("verdict") or {}).get("headline", "")
+        if headline:
+            tr.write_line("recomp: " + headline)
+        for line in self.unblamed:
+            tr.write_line(line, red=line.startswith("recomp:"), bold=line.startswith("recomp:"))
         tr.write_line("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
 
     def pytest_unconfigure(self, config):
         self.session.close(self.exitstatus)
 
 
-def _words(name):
-    """The words of a program's name, without the stacks' wrapping: jit(predict) and
-    jit_predict are both ["predict"]."""
-    return [w for w in re.split(r"[^A-Za-z0-9]+", name.replace("jit_", "jit ")) if w and w != "jit"]
+def _answer(p, mine, when="in the session so far"):
+    """recomp's answer for a program of the verdict: its causes (mine first: those at the test's
+    own lines, else all), the fix and the program's summary."""
+    out = []
+    for c in mine or p.get("causes") or []:
+        line = "  cause: %s" % c.get("kind", "")
+        if c.get("change"):
+            line += ", " + c["change"]
+        if c.get("sites"):
+            line += ", at " + ", ".join(c["sites"])
+        out.append(line)
+    if p.get("action"):
+        out.append("  fix: " + p["action"])
+    if p.get("summary"):
+        out.append("  %s: %s" % (when, p["summary"]))
+    return out
 
 
-def _same_program(program, name):
-    """Whether recomp's program (a module family: jit_predict) is the function the probe named
-    (jit(predict))."""
-    a, b = _words(program), _words(name)
-    return bool(a) and a == b
+def _dumped(folder):
+    """How many files the run folder's dump holds (HLO modules something compiled)."""
+    try:
+        return len([n for n in os.listdir(os.path.join(folder, "dump")) if not n.startswith(".")])
+    except OSError:
+        return 0
+
+
+def _programs(records):
+    """The programs (framework, name) the probe's records name."""
+    return {k for k in _keys(records) if k[1]}
+
+
+def _keys(records):
+    """Each record's (framework, name): what the binary names its program by."""
+    return [(str(r.get("framework", "")), str(r.get("name", ""))) for r in records]

@@ -109,12 +109,25 @@ class _StackLog:
         except Exception:
             return False
 
+    def formatter(self, record):
+        """The layout of the record's stack: the formatter of the stack's own handler on its
+        loggers (torch's lines, with dynamo's compile ids), else JAX's layout."""
+        c = self.logging.getLogger(record.name)
+        while c is not None and any(c.name == n or c.name.startswith(n + ".") for n in _LOGGERS):
+            for h in c.handlers:
+                if h is not self.handler and getattr(h, "formatter", None) is not None:
+                    return h.formatter
+            if not c.propagate:
+                break
+            c = c.parent
+        return self.format
+
     def is_quiet(self, record):
         """Whether only recomp's settings made the record (it prints one of _QUIET's lines)."""
         q = getattr(record, "_recomp_quiet", None)
         if q is None:
             try:
-                first = self.format.format(record).split("\n", 1)[0]
+                first = self.formatter(record).format(record).split("\n", 1)[0]
             except Exception:
                 first = ""
             q = record._recomp_quiet = any(p.search(first) for p in _QUIET)
@@ -179,7 +192,7 @@ class _StackLog:
     def emit(self, record):
         if _STOPPED or not self.path and self.delivered(record):
             return
-        text = self.format.format(record)
+        text = self.formatter(record).format(record)
         if self.path:
             import datetime
             stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

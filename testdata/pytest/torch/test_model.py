@@ -1,0 +1,57 @@
+"""A small torch.compile suite for recomp's pytest plugin: python/suites_test.go runs it with the
+wheel installed and holds what each test must give under pytest --recomp (with and without
+-n 2). backend="eager" keeps it quick: dynamo traces, guards and compiles again as with
+Inductor, with no code generated; dynamic=False makes each new size a compilation (dynamo's
+automatic dynamic shapes would otherwise serve every size after the second from one graph)."""
+import os
+
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")  # no pool of compile workers
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+torch.set_num_threads(1)
+torch._dynamo.config.recompile_limit = 64  # the suite's sizes, all compiled
+
+
+def _predict(w, x):
+    return torch.tanh(x @ w).sum(dim=-1)
+
+
+def _init(x):
+    return torch.ones(x.shape[-1], 4) * 0.1
+
+
+predict = torch.compile(_predict, backend="eager", dynamic=False)
+init = torch.compile(_init, backend="eager", dynamic=False)
+
+
+@pytest.fixture(scope="module")
+def weights():
+    return init(torch.ones(1, 16))
+
+
+def test_compile_once(weights):
+    for _ in range(3):
+        predict(weights, torch.ones(8, 16))
+
+
+def test_growing_prefixes(weights):
+    xs = torch.ones(12, 16)
+    for n in range(2, 6):
+        predict(weights, xs[:n])
+
+
+@pytest.mark.parametrize("batch", [20, 24, 28])
+def test_batch(weights, batch):
+    predict(weights, torch.ones(batch, 16))
+
+
+@pytest.mark.skip(reason="skipped on purpose")
+def test_skipped():
+    predict(torch.ones(16, 4), torch.ones(1, 16))
+
+
+def test_fails_on_its_own(weights):
+    predict(weights, torch.ones(8, 16))
+    assert 1 + 1 == 3, "fails on its own"

@@ -32,20 +32,49 @@ import (
 // cache served the compiled graph; dynamo's frame still compiled, faster) is a cache hit, as
 // torch's counters['inductor']['fxgraph_cache_hit'] counts it; AOTAutograd's cache result and the
 // misses are not counted (a miss is the compilation itself).
-var (
-	traceStr     = `{"str": ["`
-	traceStart   = `{"dynamo_start": `
-	traceMetrics = `{"compilation_metrics": `
-	traceFXHit   = `{"artifact": {"name": "fx_graph_cache_hit"`
-)
+// traceRecords are the trace's records recomp reads, each by its name (the key of the record's
+// JSON object) or, for an artifact record, by the artifact's name: one line a record, from which
+// the rules and the anchors of both grammars are made.
+var traceRecords = []traceRecord{
+	{Record: "compilation_metrics", Handle: traceMetricsRecord},
+	{Record: "dynamo_start", Handle: traceStartRecord},
+	{Record: "str", Handle: traceStrRecord},
+	{Artifact: "fx_graph_cache_hit", Handle: traceFXHitRecord},
+}
+
+// traceRecord is one kind of the trace's records: Record names it ({"compilation_metrics": …}),
+// or Artifact an artifact record's name ({"artifact": {"name": "fx_graph_cache_hit", …}, …}).
+type traceRecord struct {
+	Record, Artifact string
+	Handle           func(c *logscan.Context, msg string) bool
+}
+
+// prefix is how the record's message begins.
+func (r traceRecord) prefix() string {
+	if r.Artifact != "" {
+		return `{"artifact": {"name": "` + r.Artifact + `"`
+	}
+	return `{"` + r.Record + `": `
+}
 
 // traceRules are the rules of the trace's records.
-var traceRules = []logscan.Rule{
-	{Prefix: traceMetrics, Handle: traceMetricsRecord},
-	{Prefix: traceStart, Handle: traceStartRecord},
-	{Prefix: traceStr, Handle: traceStrRecord},
-	{Prefix: traceFXHit, Handle: traceFXHitRecord},
-}
+var traceRules = func() []logscan.Rule {
+	out := make([]logscan.Rule, len(traceRecords))
+	for i, r := range traceRecords {
+		out[i] = logscan.Rule{Prefix: r.prefix(), Handle: r.Handle}
+	}
+	return out
+}()
+
+// traceMessages is how recomp reads a trace file on its own (frameworks.TraceGrammar): its
+// records' rules alone, anchored by how each begins.
+var traceMessages = func() *logscan.Framework {
+	f := &logscan.Framework{Name: Name, NewState: func() any { return &dynamo{} }, Rules: traceRules}
+	for _, r := range traceRecords {
+		f.Anchors = append(f.Anchors, r.prefix())
+	}
+	return f
+}()
 
 // traceState is what the trace's records leave for later ones in one process.
 type traceState struct {
@@ -277,20 +306,20 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 	switch {
 	case m.backend != nil:
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:compilation_metrics",
-			Module: frame, Path: frame, Reason: why, SeenBefore: m.frameCompileID != nil && *m.frameCompileID > 0,
+			Module: frame, Path: frame, Reason: why, SeenBefore: m.frameCompileID != nil && *m.frameCompileID > 0, Key: m.compileID,
 			Detail: "dynamo compiled " + frame + " (compile " + m.compileID + ")"}
 		if len(m.restarts) > 0 {
 			ev.Detail += "; restarted: " + strings.Join(m.restarts, "; ")
 		}
 		c.Emit(ev)
-		fin := logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: frame}
+		fin := logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: frame, Key: m.compileID}
 		if m.entire != nil && *m.entire >= 0 && *m.entire < 1e7 {
 			fin.Duration = seconds(*m.entire)
 		}
 		c.Emit(fin)
 	case strings.Contains(fail, "RecompileLimit") || strings.Contains(fail, "recompile_limit") || strings.Contains(fail, "cache_size_limit"):
 		c.Emit(logscan.Event{Kind: logscan.FrameworkWarning, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile_limit",
-			Module: frame, Detail: "dynamo reached its recompile limit for " + frame + " (" + fail + "): from then on, each call " +
+			Module: frame, Key: m.compileID, Detail: "dynamo reached its recompile limit for " + frame + " (" + fail + "): from then on, each call " +
 				"whose inputs pass none of its compiled entries' guards runs eagerly (uncompiled), and is slow"})
 	}
 	return true
@@ -302,9 +331,13 @@ func traceFXHitRecord(c *logscan.Context, msg string) bool {
 	if id == nil {
 		return false
 	}
+	key := ""
+	if n := jsonInt(traceField(msg, "frame_compile_id")); n != nil {
+		key = strconv.Itoa(*id) + "/" + strconv.Itoa(*n)
+	}
 	t := traceOf(c)
 	frame := cmp.Or(t.user[*id], t.named[*id], unnamedLimit)
-	c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame,
+	c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame, Key: key,
 		Detail: "Inductor's FX-graph cache served the graph of " + frame})
 	return true
 }

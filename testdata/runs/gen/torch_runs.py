@@ -37,6 +37,9 @@ def setup(spec):
     """The set-up fixture: the env truth.json records, in order: dynamo's logging as recomp run sets
     it, Inductor's cache in the run folder (so that no run is served by another's), unbuffered output."""
     env = {"TORCH_LOGS": "recompiles,dynamo", "inductor cache": "TORCHINDUCTOR_CACHE_DIR=<run folder>/inductor-cache, set by the program"}
+    if spec.get("recomp_run"):  # recomp run sets dynamo's logging and the trace itself
+        env = {"recomp run": "recomp run --out <run folder>: TORCH_LOGS=recompiles,dynamo and TORCH_TRACE=<run folder>/trace, "
+                             "set by recomp run", "inductor cache": env["inductor cache"]}
     env.update(spec.get("env", {}))
     env["PYTHONUNBUFFERED"] = "1"
     return env
@@ -202,6 +205,13 @@ S["traced"] = dict(program=partial_batch, recompiled=["loss_step"], cause="batch
                    description="The partial-batch program with torch's structured trace on (TORCH_TRACE=trace, what tlparse reads; "
                                "kept gzipped): the trace alone gives every compilation with its entire_frame_compile_time_s.")
 
+S["under-run"] = dict(program=partial_batch, recompiled=["loss_step"], cause="batch_size",
+                      reason="size mismatch at index 0. expected 32, actual 24", recomp_run=True,
+                      description="The partial-batch program run under recomp run (recomp's binary from this repository, "
+                                  "`recomp run --out <run folder> -- python …`), which turns on dynamo's logging (run.log) and "
+                                  "torch's structured trace (trace/, kept gzipped): the run folder read gives each compilation "
+                                  "once, with the trace's entire_frame_compile_time_s.")
+
 
 # --- the judge ----------------------------------------------------------------------------------------
 
@@ -228,7 +238,7 @@ def judge(run):
         import gzip
         for fn in sorted(os.listdir(run.path("trace"))):
             src = run.path("trace", fn)
-            driver.relative_paths(run.path("trace"))
+            driver.relative_paths(run.path("trace"), root=bool(spec.get("recomp_run")))
             with open(src, "rb") as f, gzip.GzipFile(src + ".gz", "wb", mtime=0) as g:
                 shutil.copyfileobj(f, g)
             os.remove(src)
@@ -243,7 +253,9 @@ def judge(run):
     # dynamo's own seconds: what recomp must give from the trace, which carries them (a text log's
     # timestamps bracket less of each compilation); a traced run is checked on its trace alone
     seconds_key, compiles_key = ("compile_seconds", "compiles") if traces else ("dynamo_seconds", "dynamo_compiles")
-    if traces:
+    if traces and spec.get("recomp_run"):
+        extra["run_folder"] = True  # read as recomp run left it: run.log and trace/ at once, each compilation once
+    elif traces:
         extra["logs"] = traces
     extra[seconds_key] = round(sum(c["seconds"] for c in compiles), 6)
     extra[compiles_key] = [{"identity": c["identity"], "log": traces[0] if traces else c["log"], "compile_id": c["compile_id"],

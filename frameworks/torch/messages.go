@@ -2,6 +2,7 @@ package torch
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -267,10 +268,23 @@ func limitHit(c *logscan.Context, msg string) bool {
 		}
 		limitRecord(c, at, head, frame, why, key)
 		c.EmitAt(at, logscan.Event{Kind: logscan.FrameworkWarning, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile_limit",
-			Module: frame, Key: key, Detail: "dynamo reached its recompile limit for " + frame + " (" + limit + "): from then on, each call " +
-				"whose inputs pass none of its compiled entries' guards runs eagerly (uncompiled), and is slow"})
+			Module: frame, Key: key, Detail: limitDetail(frame, limit, 0)})
 	})
 	return true
+}
+
+// limitDetail is what dynamo's recompile limit for frame means: the function runs eagerly
+// from then on; eager is how many calls the evidence shows reached the limit (each ran
+// eagerly), 0 or 1 when it shows the first alone (dynamo records the limit once: the calls it
+// then runs eagerly leave no record).
+func limitDetail(frame, limit string, eager int) string {
+	d := "dynamo reached its recompile limit for " + frame + " (" + limit + "): from then on, each call whose inputs pass none of its " +
+		"compiled entries' guards runs eagerly (uncompiled), and is slow; "
+	if eager > 1 {
+		return d + fmt.Sprintf("%d calls that reached the limit are recorded, each run eagerly", eager)
+	}
+	return d + "the call that reached it ran eagerly, and how many more did is not recorded (dynamo records the limit once, " +
+		"not each call it then runs eagerly)"
 }
 
 func limitRecord(c *logscan.Context, at logscan.Mark, head, frame, why, key string) {

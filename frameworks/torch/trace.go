@@ -86,6 +86,8 @@ type traceState struct {
 	user map[int]string
 	// named is, by frame id, the name of its last compilation (a failed one names no code)
 	named map[int]string
+	// limits counts, by function, the records of its recompile limit
+	limits map[string]int
 }
 
 const traceMaxNames = 4096
@@ -485,10 +487,22 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 		c.Emit(fin)
 	case strings.Contains(fail, "RecompileLimit") || strings.Contains(fail, "recompile_limit") || strings.Contains(fail, "cache_size_limit"):
 		c.Emit(logscan.Event{Kind: logscan.FrameworkWarning, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile_limit",
-			Module: frame, Key: m.compileID, Detail: "dynamo reached its recompile limit for " + frame + " (" + fail + "): from then on, each call " +
-				"whose inputs pass none of its compiled entries' guards runs eagerly (uncompiled), and is slow"})
+			Module: frame, Key: m.compileID, Detail: limitDetail(frame, fail, t.limited(frame))})
 	}
 	return true
+}
+
+// limited counts a record of frame's recompile limit: how many the trace holds of it, each a
+// call that reached the limit and ran eagerly (dynamo 2.9 records the first alone).
+func (t *traceState) limited(frame string) int {
+	if t.limits == nil {
+		t.limits = map[string]int{}
+	}
+	n := t.limits[frame]
+	if n > 0 || len(t.limits) < traceMaxNames {
+		t.limits[frame] = n + 1
+	}
+	return n + 1
 }
 
 // traceFXHitRecord reads an FX-graph cache hit of the frame being compiled.

@@ -137,3 +137,36 @@ func TestTraceFXGraphCacheHit(t *testing.T) {
 		t.Errorf("%+v", sm)
 	}
 }
+
+// After the recompile limit the function runs eagerly: how many calls did is said only where
+// the trace records them (a record of the limit each); dynamo 2.9 records the first alone.
+func TestTraceEagerCallsAfterTheLimit(t *testing.T) {
+	b, err := os.ReadFile("testdata/trace-2.9.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limit string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if strings.Contains(l, `{"compilation_metrics": {"compile_id": "0/2"`) {
+			limit = l
+		}
+	}
+	for _, c := range []struct {
+		text, want string
+	}{
+		{string(b), "the call that reached it ran eagerly, and how many more did is not recorded"},
+		{string(b) + strings.Replace(limit, `"compile_id": "0/2"`, `"compile_id": "0/3"`, 1), "2 calls that reached the limit are recorded"},
+	} {
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: "trace.log", Reader: strings.NewReader(c.text)}}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range s.Ledger.Findings {
+			found = found || strings.Contains(f.Message, "recompile limit") && strings.Contains(f.Message, c.want)
+		}
+		if !found || limit == "" {
+			t.Errorf("no finding saying %q: %+v", c.want, s.Ledger.Findings)
+		}
+	}
+}

@@ -99,7 +99,7 @@ func (rs *runs) logs(paths []string) []ledger.Log {
 			continue
 		}
 		if r := rs.folder(p); r != nil {
-			logs[i].Path = r.f.Log
+			logs[i].Path, logs[i].Traces = r.f.Log, ledger.TraceFiles(r.f.Trace, r.f.TraceSince)
 		}
 	}
 	return logs

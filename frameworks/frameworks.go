@@ -188,6 +188,42 @@ func Grammar() *logscan.Grammar {
 	return grammar
 }
 
+var (
+	traceGrammarOnce sync.Once
+	traceGrammar     *logscan.Grammar
+)
+
+// TraceGrammar is the grammar of the stacks' trace files (Framework.TraceFiles), built once:
+// each stack's trace rules alone (Framework.Trace), none of the logs' rules and no vocabulary,
+// so that a trace's long records are read by the one unit that writes them.
+func TraceGrammar() *logscan.Grammar {
+	traceGrammarOnce.Do(func() {
+		var fs []*logscan.Framework
+		for _, f := range all {
+			if f.Trace != nil {
+				fs = append(fs, f.Trace)
+			}
+		}
+		g, err := logscan.NewGrammar(fs...)
+		if err != nil {
+			panic("frameworks: " + err.Error())
+		}
+		traceGrammar = g
+	})
+	return traceGrammar
+}
+
+// Traced says whether the producer's compilations are recorded in a stack's trace files too
+// (Framework.Trace): a log's record of one and the trace's are one compilation.
+func Traced(p logscan.Producer) bool {
+	for _, f := range all {
+		if f.Trace != nil && slices.Contains(f.Producers, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // Family returns the part of a module name that survives between compilations of the same
 // graph: per-process counters are stripped. XLA appends ".N" uniquifiers (cluster_35__…_.56,
 // jit_f.3, SyncTensorsGraph.38) for every stack, and a stack may number what it traces (TF's

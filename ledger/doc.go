@@ -30,5 +30,6 @@
 // each report (StageRecord). live.go is a Ledger fed as its log is written (Live: recomp run's
 // live lines and recomp watch), through the same Scanner and the same accounting as ReadLogs.
 // silenced.go says which stacks were judged on the probe's records because their log held none
-// of their compilations (Silenced, JudgedElsewhere).
+// of their compilations (Silenced, JudgedElsewhere). trace.go joins a run folder's trace files
+// (torch's structured trace) to its log, so that a compilation both record counts once.
 package ledger

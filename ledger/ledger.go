@@ -487,6 +487,7 @@ func (l *Ledger) Report() *Report {
 	l.lateL.total.add(l.pending.total)
 	epochs := l.settleLoops()
 	l.settle()
+	l.perMode()
 	l.undecided()
 	l.reconcile()
 	l.metricTimes()

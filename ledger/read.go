@@ -41,6 +41,10 @@ type Log struct {
 	// Until, when above 0, is the last line read: what follows is not evidence (a run recomp
 	// stopped: the command's answer to the stop, runfolder.Manifest.StoppedLine).
 	Until int64
+	// Traces are trace files of the log's process (a run folder's: TraceFiles), read first and
+	// joined to the log: a compilation both record is counted once (trace.go). A run folder
+	// given as Path brings its own.
+	Traces []string
 }
 
 // Files are the logs at paths.
@@ -151,6 +155,9 @@ func ReadLogs(logs []Log, opt ReadOptions) (*Scan, error) {
 	var in []Log
 	for _, l := range logs {
 		if l.Reader == nil {
+			if len(l.Traces) == 0 {
+				l.Traces = runTraces(l.Path)
+			}
 			l.Path = input.RunLog(l.Path)
 			if files := traceFolder(l.Path); files != nil {
 				for _, f := range files {
@@ -363,7 +370,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	}
 	// With more than one CPU, the scanner reads and prefilters ahead of its parsing, and the
 	// ledgers take its events in a goroutine of their own (eachEvent).
-	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar(), ReadAhead: runtime.GOMAXPROCS(0) > 1})
+	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: grammarOf(path), ReadAhead: runtime.GOMAXPROCS(0) > 1})
 	defer s.Close()
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
 	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
@@ -379,7 +386,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	if router != nil {
 		sup.evs = nil // whose process each is cannot be told
 	}
-	eachEvent(s, func(ev logscan.Event) {
+	add := func(ev logscan.Event) {
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			return // counted nowhere
 		}
@@ -398,7 +405,10 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		if tracing {
 			opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
 		}
-	})
+	}
+	join := readTraces(l.Traces, opt)
+	eachEvent(s, join.through(add))
+	join.rest(add)
 	sup.rest()
 	st := s.Stats()
 	res.stats = st
@@ -408,6 +418,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	ps.endInput(i, opt.Marker != nil)
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
+	join.warn(&res.input)
 	res.input.CutBegin = st.CutBegin
 	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
 	ps.addUnread(name, st)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 )
 
 // ran counts the executions of one graph hash and remembers when the last one was.
@@ -78,6 +79,66 @@ func (l *Ledger) settledUnit(m *Module) *Unit {
 		return nil
 	}
 	return b
+}
+
+// PerMode is the reason a program's compilation for a mode it had not compiled in is not counted
+// as a recompilation (Unit.Settled).
+const PerMode = "one compilation per mode, not a recompilation: the program ran in a mode it had not compiled for (a module's " +
+	"training flag, grad mode), which is compiled once and served from the stack's cache at each later switch"
+
+// perMode takes back, under the default warm-up policy, the recompilations of a program whose
+// every recompilation the stack said was for a mode (a module's training flag, grad mode or
+// another global setting: cause.ModuleMode, cause.GlobalState), each a mode it had not compiled
+// for (no two of them for the same change): a model compiled once for training and once for
+// evaluation, then served from the cache at each switch. A mode compiled again is a recurring
+// recompilation and stays one.
+func (l *Ledger) perMode() {
+	if l.opt.Baseline != nil || l.opt.Warmup > 0 || l.opt.AfterMarker {
+		return
+	}
+	for _, m := range l.order {
+		if again := modeCompilations(m); again != nil {
+			for _, u := range again {
+				setUp(&l.sum, &l.late, m, u)
+				u.Settled = PerMode
+			}
+		}
+	}
+}
+
+// modeCompilations are a program's recompilations when each is for a mode it had not compiled
+// for (perMode); nil otherwise.
+func modeCompilations(m *Module) []*Unit {
+	if m.Eager || m.Recompilations == 0 {
+		return nil
+	}
+	var again []*Unit
+	seen := map[string]bool{}
+	for _, u := range m.Units {
+		if !u.Compiled || u.Seq <= 1 {
+			continue
+		}
+		if u.Settled != "" || len(u.Facts) == 0 {
+			return nil
+		}
+		var changed []string
+		for _, f := range u.Facts {
+			if f.Kind != cause.ModuleMode && f.Kind != cause.GlobalState {
+				return nil
+			}
+			changed = append(changed, f.Change)
+		}
+		key := strings.Join(changed, "\n")
+		if seen[key] {
+			return nil // a mode compiled again: recurring
+		}
+		seen[key] = true
+		again = append(again, u)
+	}
+	if len(again) != m.Recompilations {
+		return nil
+	}
+	return again
 }
 
 // setUp takes back the recompilation b of module m: set-up, not a recompilation.

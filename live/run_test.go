@@ -92,7 +92,7 @@ func TestLoggingOn(t *testing.T) {
 	if got := LoggingOn("auto", nil, true); got != "compile logging on for "+strings.Join(all, ", ")+", to run.log only (-v shows it and the settings)" {
 		t.Errorf("%q", got)
 	}
-	settings, _ := runner.Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", nil, []string{"JAX_LOG_COMPILES=0"})
+	settings, _ := runner.Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "", nil, []string{"JAX_LOG_COMPILES=0"})
 	got := LoggingOn("auto", settings, false)
 	if strings.Contains(got, "on for jax") || !strings.Contains(got, "left off as you set it for jax (JAX_LOG_COMPILES=0): nothing records their compilations (--no-probe)") {
 		t.Errorf("%q", got)

@@ -158,6 +158,10 @@ type Event struct {
 	// Graph is what a framework printed of a compiled graph's interface, when it does
 	// (PyTorch/XLA's analysis: "inputs 17, outputs 41"); "" otherwise.
 	Graph string
+	// Key is the framework's own id of the compilation the event is about (dynamo's compile id,
+	// "0/1"), "" when its record names none: a log and a trace of one process that record the
+	// same compilation are joined by it.
+	Key string
 }
 
 // Warning is a line that could not be used as it stands.

@@ -39,6 +39,10 @@ type Framework struct {
 	NewState func() any
 	// Finish is called for each process at the end of the input, to emit what is still open.
 	Finish func(c *Context)
+	// Whole says each of its records is one whole line (a trace file's JSON records): a
+	// Grammar of such frameworks alone reads each line as one record, never searching it for
+	// records glued on it.
+	Whole bool
 	// Vocabulary is how the framework's compile records read, whatever their release: a line
 	// that no rule read and that uses it is counted as a compile record recomp could not read
 	// (Stats.Unread), never as silence. A unit declares it in its framework.Framework.
@@ -166,6 +170,7 @@ type Grammar struct {
 	loggers     []loggerName
 	dropRepeats map[Producer]bool
 	known       []string // every framework's Vocabulary.Known
+	whole       bool     // every framework's records are whole lines (Framework.Whole)
 	// rulePairs are, per framework and rule, the pairs of its Contains literal (litPairs).
 	rulePairs [][][]uint16
 }
@@ -177,9 +182,10 @@ type loggerName struct {
 
 // NewGrammar puts frameworks together, in the order their rules are tried.
 func NewGrammar(frameworks ...*Framework) (*Grammar, error) {
-	g := &Grammar{frameworks: frameworks, dropRepeats: map[Producer]bool{}}
+	g := &Grammar{frameworks: frameworks, dropRepeats: map[Producer]bool{}, whole: len(frameworks) > 0}
 	seen := map[string]bool{}
 	for _, f := range frameworks {
+		g.whole = g.whole && f.Whole
 		for _, a := range slices.Concat(f.Anchors, f.Vocabulary.Anchors) {
 			if len(a) < 2 {
 				return nil, fmt.Errorf("framework %s: anchor %q is shorter than 2 bytes", f.Name, a)

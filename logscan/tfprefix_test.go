@@ -1,6 +1,7 @@
 package logscan
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"testing"
@@ -119,4 +120,50 @@ func FuzzGCOldPrefix(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(checkGCOld)
+}
+
+// abslPrefix is reAbslPrefix, by hand: the same submatches on every record, cut anywhere.
+func TestAbslPrefixMatchesRegexp(t *testing.T) {
+	for _, rec := range []string{
+		"I1202 03:53:03.230000 25137 torch/_dynamo/utils.py:1749] [0/0] x",
+		"V1202 03:53:03.230000 25137 torch/_logging/structured.py:28] {\"str\": [\"a\", 1]}",
+		"W0310 12:34:56.789012   -1 a.cc:9] ",
+		"E0310 1:34:56.789012 1 a.cc:9] x",
+		"F0310 12:34:5678.789012 1 a.cc:9] x",
+		"I0310 12:34:56.7890123 1 a.cc:9] x",
+		"I0310 12:34:56.789012 1 a b.cc:9] x",
+		"I0310 12:34:56.789012 1 a]b.cc:9] x",
+		"I0310 12:34:56.789012 1 \xff\xfe.cc:9] x",
+		"I0310 12:34:56.789012 1 a.cc:] x",
+		"I0310 12:34:56.789012 1 a.cc:9]x",
+		"I0310 12:34:56.789012 - a.cc:9] x",
+		"I0310 12:34:56.789012 1\ta.cc:9] x",
+		"D0310 12:34:56.789012 1 a.cc:9] x",
+		"I0310  12:34:56.789012 1 a.cc:9] x",
+	} {
+		for cut := 0; cut <= len(rec); cut++ {
+			checkAbslPrefix(t, rec[:cut])
+		}
+		checkAbslPrefix(t, strings.Replace(rec, "1", "x", 1))
+		checkAbslPrefix(t, strings.Replace(rec, " ", "  ", 2))
+	}
+}
+
+func FuzzAbslPrefix(f *testing.F) {
+	f.Add("I1202 03:53:03.230000 25137 torch/_dynamo/utils.py:1749] x")
+	f.Add("W0310 12:34:56.789012   -1 a.cc:9] ")
+	f.Fuzz(func(t *testing.T, rec string) { checkAbslPrefix(t, rec) })
+}
+
+func checkAbslPrefix(t *testing.T, rec string) {
+	t.Helper()
+	want, got := reAbslPrefix.FindSubmatch([]byte(rec)), abslPrefix([]byte(rec))
+	if len(want) != len(got) {
+		t.Fatalf("%q: regexp %q, by hand %q", rec, want, got)
+	}
+	for i := range want {
+		if !bytes.Equal(want[i], got[i]) {
+			t.Fatalf("%q: submatch %d: regexp %q, by hand %q", rec, i, want[i], got[i])
+		}
+	}
 }

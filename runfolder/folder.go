@@ -19,6 +19,7 @@ import (
 const (
 	LogName      = "run.log"
 	DumpName     = "dump"
+	TraceName    = "trace" // a stack's trace files (framework.Framework.TraceVariable)
 	ManifestName = "manifest.json"
 	ProbeName    = "probe.jsonl"      // what the probe wrote
 	ProbeDir     = ".recomp-probe"    // the probe's sitecustomize.py, removed after the run
@@ -33,6 +34,11 @@ const (
 // Folder is the files of a run folder.
 type Folder struct {
 	Dir, Log, Dump, Manifest string
+	// Trace is the folder of the stacks' trace files: the folder's trace/, else the user's own
+	// trace folder its manifest names (TraceDir), whose files written since TraceSince are the
+	// run's (TraceSince is zero for the run's own folder). "" when there is none.
+	Trace      string
+	TraceSince time.Time
 }
 
 // manifestNotes says what a run folder read back lacks, one sentence each, from its manifest
@@ -138,6 +144,9 @@ func open(path string, manifest bool) (Folder, Contents, bool) {
 	if st, err := os.Stat(filepath.Join(path, DumpName)); err == nil && st.IsDir() {
 		f.Dump = filepath.Join(path, DumpName)
 	}
+	if st, err := os.Stat(filepath.Join(path, TraceName)); err == nil && st.IsDir() {
+		f.Trace = filepath.Join(path, TraceName)
+	}
 	if _, err := os.Lstat(filepath.Join(path, ManifestName)); err == nil {
 		f.Manifest = filepath.Join(path, ManifestName)
 		if f.Dump == "" || manifest {
@@ -147,6 +156,12 @@ func open(path string, manifest bool) (Folder, Contents, bool) {
 			// A run that dumped into the user's own folder names it in its manifest.
 			if st, err := os.Stat(m.DumpDir); err == nil && st.IsDir() {
 				f.Dump = m.DumpDir
+			}
+		}
+		if m := c.Manifest; f.Trace == "" && m != nil && m.TraceDir != "" {
+			// A run that traced into the user's own folder names it in its manifest.
+			if st, err := os.Stat(m.TraceDir); err == nil && st.IsDir() {
+				f.Trace, f.TraceSince = m.TraceDir, m.Start
 			}
 		}
 	}

@@ -53,6 +53,10 @@ type Manifest struct {
 	// DumpDir is the user's own dump folder (their XLA_FLAGS' --xla_dump_to, absolute), read in
 	// place of dump/: recomp added no dump flag and removed nothing from it.
 	DumpDir string `json:"dump_dir,omitempty"`
+	// TraceDir is the user's own trace folder (a stack's trace variable they set, absolute),
+	// read in place of the run folder's trace folder: its files written since Start are the
+	// run's.
+	TraceDir string `json:"trace_dir,omitempty"`
 	// ProbeNote says the probe was asked for and did not load (python -I, -E, -S): why.
 	ProbeNote string `json:"probe_note,omitempty"`
 	// Running marks the manifest written when the command started: one still there when the

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -61,8 +62,10 @@ func QuietOf(settings []Setting) *Quiet {
 // command runs with: env with those settings added. A variable the user set is kept as it is,
 // except XLA_FLAGS, to which the dump flags are appended (never replacing the user's flags),
 // and PYTHONPATH, before which the probe's folder goes. dumpDir is where XLA dumps HLO ("" or
-// runfolder.DumpNone for no dump); probe is the run folder's probe (nil for none, see WriteProbe).
-func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, probe *Probe, env []string) ([]Setting, []string) {
+// runfolder.DumpNone for no dump); traceDir is where a stack that writes a trace writes it
+// (framework.Framework.TraceVariable; "" for no trace), unless the user named a folder of their
+// own; probe is the run folder's probe (nil for none, see WriteProbe).
+func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir, traceDir string, probe *Probe, env []string) ([]Setting, []string) {
 	l := &settingList{have: map[string]string{}, at: map[string]int{}}
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -72,6 +75,9 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir string, p
 	for _, f := range frameworks.Selected(string(fw)) {
 		for _, e := range f.Settings {
 			l.add(f.Name, e)
+		}
+		if f.TraceVariable != "" && traceDir != "" {
+			l.trace(f, traceDir)
 		}
 	}
 	xla := frameworks.Dump()
@@ -148,6 +154,38 @@ func (l *settingList) add(fw string, e framework.Setting) {
 	}
 	l.at[name] = len(l.settings)
 	l.settings = append(l.settings, s)
+}
+
+// trace is the setting that makes fw write its trace into dir, or the user's own trace folder,
+// kept (recomp reads that folder: UserTraceDir).
+func (l *settingList) trace(fw *framework.Framework, dir string) {
+	if _, ok := l.at[fw.TraceVariable]; ok {
+		return
+	}
+	s := Setting{Setting: runfolder.Setting{Name: fw.TraceVariable, Value: dir, Effect: fw.TraceEffect, Framework: fw.Name}}
+	if v, mine := l.have[fw.TraceVariable]; mine {
+		s.Value, s.Kept, s.Effect = v, true, "your own trace folder is read"
+	}
+	l.at[fw.TraceVariable] = len(l.settings)
+	l.settings = append(l.settings, s)
+}
+
+// UserTraceDir is the trace folder of the user's own that settings kept (a stack's
+// TraceVariable set by the user), absolute: "" when none.
+func UserTraceDir(settings []Setting) string {
+	for _, s := range settings {
+		if !s.Kept || strings.TrimSpace(s.Value) == "" {
+			continue
+		}
+		for _, fw := range frameworks.Selected(string(runfolder.FrameworkAuto)) {
+			if fw.TraceVariable == s.Name {
+				if abs, err := filepath.Abs(s.Value); err == nil {
+					return abs
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // dump is the compiler's setting that dumps into dumpDir, after the user's own flags.

@@ -40,7 +40,7 @@ func TestProbeInPython(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + user + ":" + filepath.Join(dir, "lib", "site-packages")})
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + user + ":" + filepath.Join(dir, "lib", "site-packages")})
 	cmd := exec.Command(py, "train.py")
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
@@ -197,7 +197,7 @@ func writeFile(t *testing.T, path, text string) {
 // and returns what it printed.
 func runUnderProbe(t *testing.T, py, dir string, p *Probe) string {
 	t.Helper()
-	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "", p, []string{"PATH=" + os.Getenv("PATH"), "PYTHONPATH=" + filepath.Join(dir, "lib", "site-packages")})
 	cmd := exec.Command(py, "train.py")
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()

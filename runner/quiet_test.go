@@ -111,7 +111,7 @@ func TestQuietBlankLines(t *testing.T) {
 // settings: ordinary lines, and long lines full of capitals after spaces (each a place a glued
 // record could start), the worst case of gluedAt.
 func BenchmarkQuietWriter(b *testing.B) {
-	settings, _ := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", nil, nil)
+	settings, _ := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "", nil, nil)
 	q := QuietOf(settings)
 	for _, c := range []struct {
 		name string
@@ -137,7 +137,7 @@ func BenchmarkQuietWriter(b *testing.B) {
 // expression matches: over every line of the example runs, the filter with them and without
 // them says the same. And they are found where they exist.
 func TestRequiredLiteralsAreRequired(t *testing.T) {
-	settings, _ := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", nil, nil)
+	settings, _ := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "", nil, nil)
 	q := QuietOf(settings)
 	q.once.Do(q.compile)
 	withLiterals := 0
@@ -230,7 +230,7 @@ func TestQuietRealTaggedJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings, _ := Evidence(runfolder.Framework("jax"), runfolder.DumpNone, "", nil, nil)
+	settings, _ := Evidence(runfolder.Framework("jax"), runfolder.DumpNone, "", "", nil, nil)
 	var screen syncBuffer
 	qw := newQuietWriter(&screen, QuietOf(settings))
 	qw.Write(b)
@@ -350,7 +350,7 @@ func quietScreen(writes ...string) string {
 // whether the terminal read it at once or cut it at any byte. (Every analysis block printed
 // "Post " on the terminal.)
 func TestQuietRecordInsideARecord(t *testing.T) {
-	settings, _ := Evidence(runfolder.Framework("torch-xla"), runfolder.DumpNone, "", nil, nil)
+	settings, _ := Evidence(runfolder.Framework("torch-xla"), runfolder.DumpNone, "", "", nil, nil)
 	q := QuietOf(settings)
 	block := "Post Compilation Analysis: ================================================================================\n" +
 		"Post Compilation Analysis: Graph input size: 0.000053 GB\n" +
@@ -372,7 +372,7 @@ func TestQuietRecordInsideARecord(t *testing.T) {
 // torchrun --tee 3 of two ranks): they stay out as the untagged empty lines do, and the ranks'
 // own lines pass. (Fifteen bare tags reached the terminal of a real 2-rank torchrun job.)
 func TestQuietTaggedEmptyLines(t *testing.T) {
-	settings, _ := Evidence(runfolder.Framework("torch-xla"), runfolder.DumpNone, "", nil, nil)
+	settings, _ := Evidence(runfolder.Framework("torch-xla"), runfolder.DumpNone, "", "", nil, nil)
 	block := func(tag string) string {
 		return tag + "\n" +
 			tag + "Compilation Analysis: ================================================================================\n" +

@@ -162,7 +162,7 @@ func TestNewFolderNeverOverwrites(t *testing.T) {
 }
 
 func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
-	settings, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpBefore, "/runs/x/dump", nil, []string{"PATH=/bin", "JAX_LOG_COMPILES=0", "XLA_FLAGS=--xla_cpu_use_thunk_runtime=false"})
+	settings, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpBefore, "/runs/x/dump", "/runs/x/trace", nil, []string{"PATH=/bin", "JAX_LOG_COMPILES=0", "XLA_FLAGS=--xla_cpu_use_thunk_runtime=false"})
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -184,9 +184,25 @@ func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
 	}
 	// JAX's own settings and nothing else: compile logging, cache-miss explanations and the
 	// cache-key log that says why a persistent-cache entry was missed.
-	if _, env := Evidence(runfolder.Framework(jax.Name), runfolder.DumpNone, "", nil, nil); len(env) != len(jax.Framework.Settings) ||
+	if _, env := Evidence(runfolder.Framework(jax.Name), runfolder.DumpNone, "", "/runs/x/trace", nil, nil); len(env) != len(jax.Framework.Settings) ||
 		!slices.Contains(env, "JAX_DEBUG_LOG_MODULES=jax._src.cache_key") || !slices.Contains(env, "JAX_LOG_COMPILES=1") {
 		t.Errorf("jax without a dump: %v", env)
+	}
+}
+
+// A stack that writes a trace (torch.compile's TORCH_TRACE) traces into the run folder; a trace
+// folder of the user's own is kept, and named for the manifest (read in its place).
+func TestEvidenceTracesIntoTheRunFolder(t *testing.T) {
+	settings, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "/runs/x/trace", nil, []string{"PATH=/bin"})
+	if !slices.Contains(env, "TORCH_TRACE=/runs/x/trace") || UserTraceDir(settings) != "" {
+		t.Errorf("env %v", env)
+	}
+	settings, env = Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "/runs/x/trace", nil, []string{"TORCH_TRACE=/mine/tr"})
+	if n := strings.Count(strings.Join(env, "\n"), "TORCH_TRACE="); n != 1 || !slices.Contains(env, "TORCH_TRACE=/mine/tr") || UserTraceDir(settings) != "/mine/tr" {
+		t.Errorf("env %v, user's folder %q", env, UserTraceDir(settings))
+	}
+	if _, env := Evidence(runfolder.Framework(jax.Name), runfolder.DumpNone, "", "/runs/x/trace", nil, nil); strings.Contains(strings.Join(env, " "), "TORCH_TRACE") {
+		t.Errorf("jax alone: %v", env)
 	}
 }
 
@@ -289,7 +305,7 @@ func TestLoggingOff(t *testing.T) {
 		{[]string{"TF_CPP_VMODULE=device_compilation_profiler=2"}, map[string][]string{"ipu": {"TF_CPP_VMODULE=device_compilation_profiler=2"}}},
 		{[]string{"TF_CPP_VMODULE=other=3"}, map[string][]string{"tf": {"TF_CPP_VMODULE=other=3"}, "ipu": {"TF_CPP_VMODULE=other=3"}}},
 	} {
-		settings, _ := Evidence("auto", runfolder.DumpNone, "", nil, c.env)
+		settings, _ := Evidence("auto", runfolder.DumpNone, "", "", nil, c.env)
 		if got := LoggingOff(settings); !maps.EqualFunc(got, c.want, slices.Equal) {
 			t.Errorf("%v: logging off %v, want %v", c.env, got, c.want)
 		}

@@ -77,7 +77,7 @@ func Prepare(opt SessionOptions) (*Session, error) {
 			s.probe = nil
 		}
 	}
-	s.Settings, s.Env = Evidence(opt.Framework, opt.Dump, s.dump, s.probe, opt.Environ)
+	s.Settings, s.Env = Evidence(opt.Framework, opt.Dump, s.dump, filepath.Join(abs, runfolder.TraceName), s.probe, opt.Environ)
 	s.caches = CacheFolders(s.Env, opt.Caches)
 	return s, nil
 }
@@ -133,7 +133,7 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *run
 	}
 	m := NewManifest(RunInfo{Command: s.opt.Command, Recomp: recomp, Framework: s.opt.Framework, Dump: s.opt.Dump,
 		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace, Versions: versions}, res)
-	m.DumpDir, m.ProbeNote = s.userDumpDir(), probeNote
+	m.DumpDir, m.ProbeNote, m.TraceDir = s.userDumpDir(), probeNote, UserTraceDir(s.Settings)
 	if s.opt.Dump == runfolder.DumpBefore && !s.userDump { // only what recomp asked XLA to write is pruned
 		if n, err := PruneDump(s.dump); err != nil {
 			s.log.Warn("pruning the dump", "error", err)
@@ -151,7 +151,7 @@ func (s *Session) startManifest() *runfolder.Manifest {
 	return &runfolder.Manifest{Version: 1, Recomp: s.opt.Recomp, Command: s.opt.Command, WorkDir: wd, Host: host,
 		Framework: s.opt.Framework, Dump: s.opt.Dump, Settings: settingsOf(s.Settings), Start: s.opt.Start.UTC(),
 		Forwarded: []string{}, Versions: map[string]string{}, Caches: []runfolder.CacheSnapshot{}, FirstStepSeconds: -1, Running: true,
-		DumpDir: s.userDumpDir()}
+		DumpDir: s.userDumpDir(), TraceDir: UserTraceDir(s.Settings)}
 }
 
 func (s *Session) userDumpDir() string {

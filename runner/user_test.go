@@ -56,7 +56,7 @@ func TestUserDumpDir(t *testing.T) {
 		}
 	}
 	// Evidence keeps the user's flags whole: no second --xla_dump_to after theirs.
-	settings, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpBefore, "/run/dump", nil, []string{"XLA_FLAGS=--xla_dump_to=/mine"})
+	settings, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpBefore, "/run/dump", "", nil, []string{"XLA_FLAGS=--xla_dump_to=/mine"})
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "XLA_FLAGS=") && kv != "XLA_FLAGS=--xla_dump_to=/mine" {
 			t.Errorf("XLA_FLAGS became %s", kv)

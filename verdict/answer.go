@@ -94,10 +94,41 @@ func (v *Result) Answers(sm ledger.Summary, rep *ledger.Report, doubts []string,
 	case sm.Compilations == 0 && sm.CompileRequests == 0:
 		out = append(out, Answer{Tone: "ok", Text: "nothing compiled"})
 	default:
-		out = append(out, Answer{Tone: "ok", Text: fmt.Sprintf("no program compiled again (%s, %s)",
-			textutil.Plural(sm.Compilations, "compilation", "compilations"), ledger.FormatDuration(sm.CompileTime))})
+		out = append(out, Answer{Tone: "ok", Text: fmt.Sprintf("no program compiled again (%s, %s)%s",
+			textutil.Plural(sm.Compilations, "compilation", "compilations"), ledger.FormatDuration(sm.CompileTime), perModeNote(rep))})
 	}
 	return out
+}
+
+// perModeNote says which programs compiled once for each mode they ran in (ledger.PerMode), for
+// the answer that nothing compiled again: "; P compiled once per mode (…), each served from the
+// cache at every later switch" ("" when none did).
+func perModeNote(rep *ledger.Report) string {
+	if rep == nil {
+		return ""
+	}
+	var out []string
+	for _, m := range rep.Modules {
+		var modes []string
+		for _, u := range m.Compiled() {
+			if u.Settled != ledger.PerMode {
+				continue
+			}
+			for _, f := range u.Facts {
+				if !slices.Contains(modes, f.Change) {
+					modes = append(modes, f.Change)
+				}
+			}
+		}
+		if len(modes) > 0 && len(out) < 3 {
+			out = append(out, fmt.Sprintf("%s compiled once for each mode it ran in (%s), each served from the cache at every later switch: "+
+				"not a recompilation", m.Family, strings.Join(modes, "; ")))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(out, "; ")
 }
 
 // hasEvidence says whether some process's log holds a record a framework prints for each

@@ -1250,7 +1250,9 @@ func divisorsNear(n, b int) []int {
 // grown keeps Grows (set by sizesOf) only where the growth is a buffer the step is called with
 // again: with the dump's comparisons of its recompilations, each shows the earlier version
 // returned the input the later one was given (diff.Cause.FedBack); without them, no size
-// compiled again (repeated) and, where the log counts steps, one compilation per step.
+// compiled again (repeated), and either the logged signatures show the entry appended beside
+// the buffer (appended) or the log counts steps, one compilation at each. Sizes that grow with
+// nothing more said (a program fed longer and longer sequences) are no generation cache.
 func (s *Sizes) grown(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause, repeated int, c *Cadence) {
 	if s == nil {
 		return
@@ -1274,11 +1276,36 @@ func (s *Sizes) grown(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Ca
 	switch {
 	case compared > 0 && fed == compared:
 		s.Grows, s.fedBack = step, true
-	case compared == 0 && repeated == 0 && oneEachStep(c):
+	case compared == 0 && repeated == 0 && (appended(compiled, step) || c != nil && len(c.Steps) >= 2 && oneEachStep(c)):
 		s.Grows = step
 	default:
 		s.Grows = 0
 	}
+}
+
+// appended says whether the signatures the stack logged of a program's compilations show a
+// buffer and what is appended to it: one argument grows by step along one dimension, and another
+// has the shape of one step's entry of it (the buffer's shape with that dimension step long, or
+// without it for a single row), as a decode step is given its cache and the new token's state.
+func appended(compiled []*ledger.Unit, step int) bool {
+	var shapes [][][]int
+	for _, u := range compiled {
+		shapes = append(shapes, signatureShapes(u.Signature))
+	}
+	arg, dim, ok := varyingDim(shapes)
+	if !ok {
+		return false
+	}
+	last := shapes[len(shapes)-1]
+	entry := slices.Clone(last[arg])
+	entry[dim] = step
+	row := slices.Delete(slices.Clone(last[arg]), dim, dim+1)
+	for j, s := range last {
+		if j != arg && (slices.Equal(s, entry) || step == 1 && len(row) > 0 && slices.Equal(s, row)) {
+			return true
+		}
+	}
+	return false
 }
 
 // growsAdvice says what to do about a buffer grown at each call: padding to buckets still

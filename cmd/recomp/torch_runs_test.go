@@ -21,10 +21,19 @@ type torchTruth struct {
 	Compiles []torchCompile   `json:"compiles"`
 	Dynamo   []torchCompile   `json:"dynamo_compiles"`
 	Limit    *torchLimitTruth `json:"recompile_limit"`
+	// RunFolder says the run is read as recomp run left it: the folder (run.log and trace/).
+	RunFolder bool `json:"run_folder"`
+	// PerMode is, for a program that ran in several modes (training, evaluation), how many times
+	// each identity compiled: once per mode, no recompilation.
+	PerMode *struct {
+		Modes    []string       `json:"modes"`
+		Compiled map[string]int `json:"compiled"`
+	} `json:"per_mode"`
 }
 
 type torchCompile struct {
 	Identity string  `json:"identity"`
+	Log      string  `json:"log"`
 	Seconds  float64 `json:"seconds"`
 }
 
@@ -62,6 +71,9 @@ func checkTorchRun(t *testing.T, f string) {
 	args := []string{"scan", "--format", "json"}
 	for _, l := range tr.Logs {
 		args = append(args, filepath.Join(dir, l))
+	}
+	if tr.RunFolder {
+		args = append(args[:3], dir)
 	}
 	code, out, stderr := runRecomp(args...)
 	if code != 0 {
@@ -105,17 +117,37 @@ func checkTorchRun(t *testing.T, f string) {
 		}
 	}
 	if len(tr.Compiles) > 0 { // the trace folder as TORCH_TRACE left it, given as one input
-		_, out, _ := runRecomp("scan", "--format", "json", filepath.Join(dir, filepath.Dir(tr.Logs[0])))
+		traceDir := filepath.Dir(tr.Compiles[0].Log)
+		_, out, _ := runRecomp("scan", "--format", "json", filepath.Join(dir, traceDir))
 		var folder report.ScanJSON
 		if err := json.Unmarshal([]byte(out), &folder); err != nil || folder.Summary.Compilations != len(tr.Compiles) ||
 			folder.Summary.Recompilations != doc.Summary.Recompilations {
 			t.Errorf("the trace folder: %v, %+v; want %d compilations", err, folder.Summary, len(tr.Compiles))
 		}
 	}
+	if tr.RunFolder { // its log alone: the same compilations (dynamo's lines), none counted twice in the folder
+		_, out, _ := runRecomp("scan", "--format", "json", filepath.Join(dir, "run.log"))
+		var log report.ScanJSON
+		if err := json.Unmarshal([]byte(out), &log); err != nil || log.Summary.Compilations != len(tr.Compiles) ||
+			doc.Summary.Compilations != len(tr.Compiles) || log.Summary.Recompilations != doc.Summary.Recompilations {
+			t.Errorf("run.log alone %v, %+v; the folder %+v; want %d compilations each", err, log.Summary, doc.Summary, len(tr.Compiles))
+		}
+	}
+	if tr.PerMode != nil { // once per mode: told apart from a recompilation, in words
+		_, text, _ := runRecomp("scan", filepath.Join(dir, tr.Logs[0]))
+		for id := range tr.PerMode.Compiled {
+			if !strings.Contains(text, id+" compiled once for each mode it ran in") || doc.Summary.Recompilations != 0 {
+				t.Errorf("%s compiled once per mode (%v): recompilations %d, scan says:\n%s", id, tr.PerMode.Modes, doc.Summary.Recompilations, text)
+			}
+		}
+	}
 	if tr.Limit != nil {
 		found := false
 		for _, fd := range doc.Findings {
-			found = found || fd.Module == tr.Limit.Identity && strings.Contains(fd.Message, "recompile limit") && strings.Contains(fd.Message, "eagerly")
+			// the calls run eagerly after the limit: dynamo records the limit once, so their number
+			// is not in the log (the program counted tr.Limit.EagerCalls): the finding says so
+			found = found || fd.Module == tr.Limit.Identity && strings.Contains(fd.Message, "recompile limit") && strings.Contains(fd.Message, "eagerly") &&
+				strings.Contains(fd.Message, "how many more did is not recorded")
 		}
 		if !found || doc.Summary.Compilations != tr.Limit.Compiled {
 			t.Errorf("compilations %d (dynamo %d); no finding of the limit with its eager fallback: %+v", doc.Summary.Compilations, tr.Limit.Compiled, doc.Findings)

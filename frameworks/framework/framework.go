@@ -155,6 +155,16 @@ type Framework struct {
 	// TraceFiles matches the names of the files of a trace folder the stack writes, read as logs
 	// when the folder is given (torch's TORCH_TRACE: dedicated_log_torch_trace_*.log); nil: none.
 	TraceFiles *regexp.Regexp
+	// Trace is how recomp reads the stack's trace files (TraceFiles) on their own: only its
+	// rules, with no other stack's and no vocabulary (frameworks.TraceGrammar); nil when the
+	// stack writes none. Log reads the same records wherever they are (a trace under another
+	// name).
+	Trace *logscan.Framework
+	// TraceVariable is the environment variable that makes the stack write its trace files into
+	// a folder (torch's TORCH_TRACE=DIR): recomp run sets it to the run folder's trace folder
+	// (runfolder.TraceName), or keeps the user's own and reads that folder; TraceEffect says
+	// what the trace costs. "" when the stack writes none.
+	TraceVariable, TraceEffect string
 }
 
 // Static is a stack's words for a Python value passed to a compiled function that is part of its

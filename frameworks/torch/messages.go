@@ -2,6 +2,7 @@ package torch
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -257,7 +258,11 @@ func limitHit(c *logscan.Context, msg string) bool {
 		return false
 	}
 	st := c.State().(*dynamo)
-	if id := reDynamoLimitID.FindStringSubmatch(msg); id != nil && st.recompile && st.recompileID == id[1] {
+	key := ""
+	if id := reDynamoLimitID.FindStringSubmatch(msg); id != nil {
+		key = id[1]
+	}
+	if st.recompile && key != "" && st.recompileID == key {
 		// the record of this compile id was dynamo about to compile the function again; at the
 		// limit it did not: no compilation (the limit stands for one where no record of the
 		// function came before)
@@ -279,15 +284,28 @@ func limitHit(c *logscan.Context, msg string) bool {
 				why = w[1]
 			}
 		}
-		limitRecord(c, at, head, frame, why)
+		limitRecord(c, at, head, frame, why, key)
 		c.EmitAt(at, logscan.Event{Kind: logscan.FrameworkWarning, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile_limit",
-			Module: frame, Detail: "dynamo reached its recompile limit for " + frame + " (" + limit + "): from then on, each call " +
-				"whose inputs pass none of its compiled entries' guards runs eagerly (uncompiled), and is slow"})
+			Module: frame, Key: key, Detail: limitDetail(frame, limit, 0)})
 	})
 	return true
 }
 
-func limitRecord(c *logscan.Context, at logscan.Mark, head, frame, why string) {
+// limitDetail is what dynamo's recompile limit for frame means: the function runs eagerly
+// from then on; eager is how many calls the evidence shows reached the limit (each ran
+// eagerly), 0 or 1 when it shows the first alone (dynamo records the limit once: the calls it
+// then runs eagerly leave no record).
+func limitDetail(frame, limit string, eager int) string {
+	d := "dynamo reached its recompile limit for " + frame + " (" + limit + "): from then on, each call whose inputs pass none of its " +
+		"compiled entries' guards runs eagerly (uncompiled), and is slow; "
+	if eager > 1 {
+		return d + fmt.Sprintf("%d calls that reached the limit are recorded, each run eagerly", eager)
+	}
+	return d + "the call that reached it ran eagerly, and how many more did is not recorded (dynamo records the limit once, " +
+		"not each call it then runs eagerly)"
+}
+
+func limitRecord(c *logscan.Context, at logscan.Mark, head, frame, why, key string) {
 	st := c.State().(*dynamo)
 	st.limitHit = true
 	if st.recorded[frame] {
@@ -298,7 +316,7 @@ func limitRecord(c *logscan.Context, at logscan.Mark, head, frame, why string) {
 		reason += "; last reason: " + why
 	}
 	whole(c, at, logscan.Event{Producer: logscan.ProducerDynamo, Signal: "dynamo:limit", Module: frame, Path: frame,
-		SeenBefore: true, Reason: reason, Detail: "dynamo compiled " + frame + " until it " + head})
+		SeenBefore: true, Reason: reason, Key: key, Detail: "dynamo compiled " + frame + " until it " + head})
 }
 
 // flushRecompile emits dynamo's record that it compiles a function again, with the guard
@@ -313,7 +331,7 @@ func flushRecompile(c *logscan.Context) {
 	st.recompile, st.limitHit = false, false
 	reason := strings.Join(st.guards, "\n")
 	c.EmitAt(st.recompileAt, logscan.Event{Kind: logscan.Retrace, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
-		Module: st.frame, Path: st.frame, Reason: reason, SeenBefore: true,
+		Module: st.frame, Path: st.frame, Reason: reason, SeenBefore: true, Key: st.recompileID,
 		Detail: "dynamo compiles " + st.frame + " again"})
 	st.unmatched = append(st.unmatched, dynamoRecompile{at: st.recompileAt, frame: st.frame, reason: reason, id: st.recompileID})
 	if st.recorded == nil {
@@ -332,7 +350,7 @@ func standalone(c *logscan.Context) {
 	st := c.State().(*dynamo)
 	for _, r := range st.unmatched {
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
-			Module: r.frame, Path: r.frame, Reason: r.reason, SeenBefore: true, Detail: "dynamo compiled " + r.frame + " again"}
+			Module: r.frame, Path: r.frame, Reason: r.reason, SeenBefore: true, Detail: "dynamo compiled " + r.frame + " again", Key: r.id}
 		if r.first {
 			ev.Signal, ev.SeenBefore, ev.Detail = "dynamo:compile", false, "dynamo compiled "+r.frame
 		}
@@ -341,7 +359,7 @@ func standalone(c *logscan.Context) {
 			end = r.end
 		}
 		c.EmitAt(r.at, ev)
-		c.EmitAt(end, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module})
+		c.EmitAt(end, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module, Key: ev.Key})
 	}
 	st.unmatched = st.unmatched[:0]
 }
@@ -351,5 +369,5 @@ func standalone(c *logscan.Context) {
 func whole(c *logscan.Context, at logscan.Mark, ev logscan.Event) {
 	ev.Kind = logscan.CompileBegin
 	c.EmitAt(at, ev)
-	c.EmitAt(at, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module})
+	c.EmitAt(at, logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: ev.Module, Key: ev.Key})
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/logscan"
@@ -32,20 +33,49 @@ import (
 // cache served the compiled graph; dynamo's frame still compiled, faster) is a cache hit, as
 // torch's counters['inductor']['fxgraph_cache_hit'] counts it; AOTAutograd's cache result and the
 // misses are not counted (a miss is the compilation itself).
-var (
-	traceStr     = `{"str": ["`
-	traceStart   = `{"dynamo_start": `
-	traceMetrics = `{"compilation_metrics": `
-	traceFXHit   = `{"artifact": {"name": "fx_graph_cache_hit"`
-)
+// traceRecords are the trace's records recomp reads, each by its name (the key of the record's
+// JSON object) or, for an artifact record, by the artifact's name: one line a record, from which
+// the rules and the anchors of both grammars are made.
+var traceRecords = []traceRecord{
+	{Record: "compilation_metrics", Handle: traceMetricsRecord},
+	{Record: "dynamo_start", Handle: traceStartRecord},
+	{Record: "str", Handle: traceStrRecord},
+	{Artifact: "fx_graph_cache_hit", Handle: traceFXHitRecord},
+}
+
+// traceRecord is one kind of the trace's records: Record names it ({"compilation_metrics": …}),
+// or Artifact an artifact record's name ({"artifact": {"name": "fx_graph_cache_hit", …}, …}).
+type traceRecord struct {
+	Record, Artifact string
+	Handle           func(c *logscan.Context, msg string) bool
+}
+
+// prefix is how the record's message begins.
+func (r traceRecord) prefix() string {
+	if r.Artifact != "" {
+		return `{"artifact": {"name": "` + r.Artifact + `"`
+	}
+	return `{"` + r.Record + `": `
+}
 
 // traceRules are the rules of the trace's records.
-var traceRules = []logscan.Rule{
-	{Prefix: traceMetrics, Handle: traceMetricsRecord},
-	{Prefix: traceStart, Handle: traceStartRecord},
-	{Prefix: traceStr, Handle: traceStrRecord},
-	{Prefix: traceFXHit, Handle: traceFXHitRecord},
-}
+var traceRules = func() []logscan.Rule {
+	out := make([]logscan.Rule, len(traceRecords))
+	for i, r := range traceRecords {
+		out[i] = logscan.Rule{Prefix: r.prefix(), Handle: r.Handle}
+	}
+	return out
+}()
+
+// traceMessages is how recomp reads a trace file on its own (frameworks.TraceGrammar): its
+// records' rules alone, anchored by how each begins.
+var traceMessages = func() *logscan.Framework {
+	f := &logscan.Framework{Name: Name, NewState: func() any { return &dynamo{} }, Rules: traceRules, Whole: true}
+	for _, r := range traceRecords {
+		f.Anchors = append(f.Anchors, r.prefix())
+	}
+	return f
+}()
 
 // traceState is what the trace's records leave for later ones in one process.
 type traceState struct {
@@ -56,6 +86,8 @@ type traceState struct {
 	user map[int]string
 	// named is, by frame id, the name of its last compilation (a failed one names no code)
 	named map[int]string
+	// limits counts, by function, the records of its recompile limit
+	limits map[string]int
 }
 
 const traceMaxNames = 4096
@@ -69,19 +101,32 @@ func traceOf(c *logscan.Context) *traceState {
 }
 
 func traceStrRecord(c *logscan.Context, msg string) bool {
-	var rec struct {
-		Str []json.RawMessage `json:"str"`
-	}
-	if json.Unmarshal([]byte(msg), &rec) != nil || len(rec.Str) != 2 {
-		return false
-	}
-	var name string
-	var idx int
-	if json.Unmarshal(rec.Str[0], &name) != nil || json.Unmarshal(rec.Str[1], &idx) != nil {
+	// {"str": ["/w/train.py", 1]}: read without reflection (a trace holds one for each file of
+	// every stack dynamo records)
+	var name *string
+	var idx *int
+	end := eachField(msg, func(k, raw string) {
+		if k != "str" || len(raw) < 2 || raw[0] != '[' {
+			return
+		}
+		i := skipSpace(raw, 1)
+		e := skipValue(raw, i)
+		if e < 0 {
+			return
+		}
+		name = jsonString(raw[i:e])
+		if i = skipSpace(raw, e); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+			if e = skipValue(raw, i); e > 0 && skipSpace(raw, e) == len(raw)-1 {
+				idx = jsonInt(raw[i:e])
+			}
+		}
+	})
+	if end < 0 || name == nil || idx == nil {
 		return false
 	}
 	if t := traceOf(c); len(t.files) < traceMaxNames {
-		t.files[idx] = name
+		t.files[*idx] = *name
 	}
 	return true
 }
@@ -124,72 +169,123 @@ type traceMetricsRec struct {
 	frameID, frameCompileID         *int
 }
 
-// traceField finds the value of key in a record's JSON (msg), at its top level or in
-// compilation_metrics: the keys recomp reads occur nowhere else unescaped (dynamo_config, the one
-// nested document, is a string whose quotes are escaped). It returns the raw JSON value, "" when
-// the key is absent.
-func traceField(msg, key string) string {
-	k := `"` + key + `": `
-	for from := 0; ; {
-		i := strings.Index(msg[from:], k)
-		if i < 0 {
-			return ""
-		}
-		i += from
-		from = i + len(k)
-		if i > 0 && msg[i-1] == '\\' {
-			continue
-		}
-		return jsonValue(msg[from:])
+// eachField calls f with each key of the JSON object at the start of s (its name, unquoted:
+// the trace's keys hold no escapes) and its value's raw JSON, in one pass: a nested value is
+// skipped whole, its strings with their escapes (a compilation_metrics record holds dynamo's and
+// Inductor's whole config as strings: some 20 KB). It returns the index just past the object,
+// -1 when s is no such object (f saw the fields before the fault).
+func eachField(s string, f func(key, raw string)) int {
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return -1
 	}
+	return fieldsFrom(s, skipSpace(s, i+1), f)
 }
 
-// jsonValue is the JSON value at the start of s: a string with its quotes, a number, true,
-// false, null, or an array of strings; "" when it is none of these.
-func jsonValue(s string) string {
-	if s == "" {
-		return ""
+// fieldsFrom is eachField from s[i], the first key of an object or the '}' that closes it.
+func fieldsFrom(s string, i int, f func(key, raw string)) int {
+	return fieldsUntil(s, i, func(key, raw string) bool { f(key, raw); return true })
+}
+
+// fieldsUntil is fieldsFrom while f says more: -1 where it stopped.
+func fieldsUntil(s string, i int, f func(key, raw string) bool) int {
+	for i < len(s) {
+		if s[i] == '}' {
+			return i + 1
+		}
+		end := skipValue(s, i)
+		if s[i] != '"' || end < 0 {
+			return -1
+		}
+		key := s[i+1 : end-1]
+		i = skipSpace(s, end)
+		if i >= len(s) || s[i] != ':' {
+			return -1
+		}
+		i = skipSpace(s, i+1)
+		end = skipValue(s, i)
+		if end < 0 {
+			return -1
+		}
+		if !f(key, s[i:end]) {
+			return -1
+		}
+		i = skipSpace(s, end)
+		if i < len(s) && s[i] == ',' {
+			i = skipSpace(s, i+1)
+		} else if i >= len(s) || s[i] != '}' {
+			return -1
+		}
 	}
-	switch s[0] {
+	return -1
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipValue is the index just past the JSON value at s[i] (a string, an object or array with
+// all they hold, a number or literal), -1 when there is none or it is not closed.
+func skipValue(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	switch s[i] {
 	case '"':
-		for i := 1; i < len(s); i++ {
-			switch s[i] {
-			case '\\':
-				i++
-			case '"':
-				return s[:i+1]
+		// the next quote no backslash escapes (an even run of them before it)
+		for j := i + 1; ; j++ {
+			k := strings.IndexByte(s[j:], '"')
+			if k < 0 {
+				return -1
+			}
+			j += k
+			b := j - 1
+			for b > i && s[b] == '\\' {
+				b--
+			}
+			if (j-1-b)%2 == 0 {
+				return j + 1
 			}
 		}
-		return ""
-	case '[':
+	case '{', '[':
 		depth := 0
-		for i := 0; i < len(s); i++ {
-			switch s[i] {
+		for j := i; j < len(s); j++ {
+			switch s[j] {
 			case '"':
-				v := jsonValue(s[i:])
-				if v == "" {
-					return ""
+				end := skipValue(s, j)
+				if end < 0 {
+					return -1
 				}
-				i += len(v) - 1
-			case '[':
+				j = end - 1
+			case '{', '[':
 				depth++
-			case ']':
-				depth--
-				if depth == 0 {
-					return s[:i+1]
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
 				}
 			}
 		}
-		return ""
+		return -1
 	}
-	end := strings.IndexAny(s, ",}] ")
-	if end < 0 {
-		end = len(s)
+	j := i
+	for j < len(s) && strings.IndexByte(",}] \t\r\n", s[j]) < 0 {
+		j++
 	}
-	return s[:end]
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 func jsonString(raw string) *string {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && strings.IndexByte(raw, '\\') < 0 {
+		if v := raw[1 : len(raw)-1]; utf8.ValidString(v) && strings.IndexByte(v, '"') < 0 {
+			return &v // nothing escaped
+		}
+	}
 	var v string
 	if raw == "" || raw == "null" || json.Unmarshal([]byte(raw), &v) != nil {
 		return nil
@@ -213,26 +309,127 @@ func jsonFloat(raw string) *float64 {
 	return &f
 }
 
-// readMetrics reads a compilation_metrics record's fields without decoding the whole record (it
-// holds dynamo's whole config: some 20 KB a compilation).
+// readMetrics reads a compilation_metrics record's fields without decoding the rest (it holds
+// dynamo's and Inductor's whole config as strings: some 20 KB a compilation): the metrics up to
+// the last of those it reads that come before the configs, then the three that come after them
+// found from the record's end (lastField), else, where one is not there, in one pass over all
+// (readMetricsWhole).
 func readMetrics(msg string) (traceMetricsRec, bool) {
-	var r traceMetricsRec
-	id := jsonString(traceField(msg, "compile_id"))
-	r.frameID = jsonInt(traceField(msg, "frame_id"))
-	if id == nil || r.frameID == nil {
-		return r, false
+	body, ok := strings.CutPrefix(msg, metricsPrefix)
+	reason, frame, frameCompile := lastField(msg, "recompile_reason"), lastField(msg, "frame_id"), lastField(msg, "frame_compile_id")
+	if !ok || reason == "" || frame == "" || frameCompile == "" {
+		return readMetricsWhole(msg)
 	}
-	r.compileID = *id
-	r.coName, r.coFilename = jsonString(traceField(msg, "co_name")), jsonString(traceField(msg, "co_filename"))
-	r.coFirstLineno = jsonInt(traceField(msg, "co_firstlineno"))
-	r.entire, r.backend = jsonFloat(traceField(msg, "entire_frame_compile_time_s")), jsonFloat(traceField(msg, "backend_compile_time_s"))
-	r.failType, r.failReason = jsonString(traceField(msg, "fail_type")), jsonString(traceField(msg, "fail_reason"))
-	r.recompile = jsonString(traceField(msg, "recompile_reason"))
-	r.frameCompileID = jsonInt(traceField(msg, "frame_compile_id"))
-	if raw := traceField(msg, "restart_reasons"); strings.HasPrefix(raw, "[") {
-		_ = json.Unmarshal([]byte(raw), &r.restarts)
+	var m metricsReader
+	fieldsUntil(body, skipSpace(body, 1), func(k, raw string) bool { m.field(k, raw); return m.early < metricsEarly })
+	m.r.recompile, m.r.frameID, m.r.frameCompileID = jsonString(reason), jsonInt(frame), jsonInt(frameCompile)
+	return m.done()
+}
+
+// readMetricsWhole is readMetrics in one pass over the whole record: the record's own fields
+// follow its metrics.
+func readMetricsWhole(msg string) (traceMetricsRec, bool) {
+	var m metricsReader
+	body, ok := strings.CutPrefix(msg, metricsPrefix)
+	end := eachField(body, m.field)
+	if !ok || end < 0 {
+		return m.r, false
 	}
-	return r, true
+	rest := body[end:]
+	if i := skipSpace(rest, 0); i < len(rest) && rest[i] == ',' {
+		fieldsFrom(rest, skipSpace(rest, i+1), func(k, raw string) {
+			switch k {
+			case "frame_id":
+				m.r.frameID = jsonInt(raw)
+			case "frame_compile_id":
+				m.r.frameCompileID = jsonInt(raw)
+			}
+		})
+	}
+	return m.done()
+}
+
+const metricsPrefix = `{"compilation_metrics": `
+
+// metricsEarly is how many of the fields metricsReader reads come before the configs.
+const metricsEarly = 9
+
+// metricsReader reads the fields of a compilation_metrics object.
+type metricsReader struct {
+	r     traceMetricsRec
+	id    *string
+	early int // the fields read of those before the configs
+}
+
+func (m *metricsReader) field(k, raw string) {
+	switch k {
+	case "compile_id":
+		m.id = jsonString(raw)
+	case "co_name":
+		m.r.coName = jsonString(raw)
+	case "co_filename":
+		m.r.coFilename = jsonString(raw)
+	case "co_firstlineno":
+		m.r.coFirstLineno = jsonInt(raw)
+	case "entire_frame_compile_time_s":
+		m.r.entire = jsonFloat(raw)
+	case "backend_compile_time_s":
+		m.r.backend = jsonFloat(raw)
+	case "fail_type":
+		m.r.failType = jsonString(raw)
+	case "fail_reason":
+		m.r.failReason = jsonString(raw)
+	case "restart_reasons":
+		if strings.HasPrefix(raw, "[") {
+			_ = json.Unmarshal([]byte(raw), &m.r.restarts)
+		}
+	case "recompile_reason":
+		m.r.recompile = jsonString(raw)
+		return
+	default:
+		return
+	}
+	m.early++
+}
+
+func (m *metricsReader) done() (traceMetricsRec, bool) {
+	if m.id == nil || m.r.frameID == nil {
+		return m.r, false
+	}
+	m.r.compileID = *m.id
+	return m.r, true
+}
+
+// lastField is the raw JSON value of the last key of that name in a record, searched from its
+// end ("" when there is none): a key of the record's own objects is the only unescaped quote,
+// name and quote in a row (inside a string, such as the configs, the quotes are escaped).
+func lastField(msg, key string) string {
+	k := `"` + key + `": `
+	for end := len(msg); ; {
+		i := strings.LastIndex(msg[:end], k)
+		if i < 0 {
+			return ""
+		}
+		if i == 0 || msg[i-1] != '\\' {
+			at := i + len(k)
+			if e := skipValue(msg, at); e > 0 {
+				return msg[at:e]
+			}
+			return ""
+		}
+		end = i
+	}
+}
+
+// topField is the raw JSON value of key at the top level of the record msg ("" when absent).
+func topField(msg, key string) string {
+	v := ""
+	eachField(msg, func(k, raw string) {
+		if k == key && v == "" {
+			v = raw
+		}
+	})
+	return v
 }
 
 // reReasonID is the compile id dynamo puts before a recompile reason ("0/0: ").
@@ -277,34 +474,50 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 	switch {
 	case m.backend != nil:
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:compilation_metrics",
-			Module: frame, Path: frame, Reason: why, SeenBefore: m.frameCompileID != nil && *m.frameCompileID > 0,
+			Module: frame, Path: frame, Reason: why, SeenBefore: m.frameCompileID != nil && *m.frameCompileID > 0, Key: m.compileID,
 			Detail: "dynamo compiled " + frame + " (compile " + m.compileID + ")"}
 		if len(m.restarts) > 0 {
 			ev.Detail += "; restarted: " + strings.Join(m.restarts, "; ")
 		}
 		c.Emit(ev)
-		fin := logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: frame}
+		fin := logscan.Event{Kind: logscan.CompileFinished, Producer: ev.Producer, Signal: ev.Signal, Module: frame, Key: m.compileID}
 		if m.entire != nil && *m.entire >= 0 && *m.entire < 1e7 {
 			fin.Duration = seconds(*m.entire)
 		}
 		c.Emit(fin)
 	case strings.Contains(fail, "RecompileLimit") || strings.Contains(fail, "recompile_limit") || strings.Contains(fail, "cache_size_limit"):
 		c.Emit(logscan.Event{Kind: logscan.FrameworkWarning, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile_limit",
-			Module: frame, Detail: "dynamo reached its recompile limit for " + frame + " (" + fail + "): from then on, each call " +
-				"whose inputs pass none of its compiled entries' guards runs eagerly (uncompiled), and is slow"})
+			Module: frame, Key: m.compileID, Detail: limitDetail(frame, fail, t.limited(frame))})
 	}
 	return true
 }
 
+// limited counts a record of frame's recompile limit: how many the trace holds of it, each a
+// call that reached the limit and ran eagerly (dynamo 2.9 records the first alone).
+func (t *traceState) limited(frame string) int {
+	if t.limits == nil {
+		t.limits = map[string]int{}
+	}
+	n := t.limits[frame]
+	if n > 0 || len(t.limits) < traceMaxNames {
+		t.limits[frame] = n + 1
+	}
+	return n + 1
+}
+
 // traceFXHitRecord reads an FX-graph cache hit of the frame being compiled.
 func traceFXHitRecord(c *logscan.Context, msg string) bool {
-	id := jsonInt(traceField(msg, "frame_id"))
+	id := jsonInt(topField(msg, "frame_id"))
 	if id == nil {
 		return false
 	}
+	key := ""
+	if n := jsonInt(topField(msg, "frame_compile_id")); n != nil {
+		key = strconv.Itoa(*id) + "/" + strconv.Itoa(*n)
+	}
 	t := traceOf(c)
 	frame := cmp.Or(t.user[*id], t.named[*id], unnamedLimit)
-	c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame,
+	c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame, Key: key,
 		Detail: "Inductor's FX-graph cache served the graph of " + frame})
 	return true
 }

@@ -49,9 +49,14 @@ func TestTraceCompilations(t *testing.T) {
 	}
 }
 
-// BenchmarkScanTrace scans a real structured trace (TORCH_TRACE), repeated to 32 MiB: most of its
-// lines are records recomp skips (chromium events, tensor descriptions, payloads).
-func BenchmarkScanTrace(b *testing.B) {
+// BenchmarkScanTrace scans a real structured trace (TORCH_TRACE), repeated to 32 MiB, as recomp
+// reads a trace file (frameworks.TraceGrammar): most of its lines are records recomp skips
+// (chromium events, tensor descriptions, payloads). BenchmarkScanTraceAsLog reads it with every
+// stack's grammar, as a trace under another name is read.
+func BenchmarkScanTrace(b *testing.B)      { benchmarkTrace(b, frameworks.TraceGrammar()) }
+func BenchmarkScanTraceAsLog(b *testing.B) { benchmarkTrace(b, frameworks.Grammar()) }
+
+func benchmarkTrace(b *testing.B, g *logscan.Grammar) {
 	one, err := os.ReadFile("testdata/trace-2.9.log")
 	if err != nil {
 		b.Fatal(err)
@@ -59,8 +64,9 @@ func BenchmarkScanTrace(b *testing.B) {
 	data := bytes.Repeat(one, 32<<20/len(one)+1)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
-		s := logscan.NewScanner(bytes.NewReader(data), "bench", logscan.Options{Grammar: frameworks.Grammar()})
+		s := logscan.NewScanner(bytes.NewReader(data), "bench", logscan.Options{Grammar: g})
 		n := 0
 		for s.Scan() {
 			n++
@@ -68,6 +74,9 @@ func BenchmarkScanTrace(b *testing.B) {
 		if n == 0 {
 			b.Fatal("no events")
 		}
+	}
+	if used := cpuTime() - cpu; used > 0 {
+		b.ReportMetric(float64(b.N)*float64(len(data))/1e6/used.Seconds(), "MB/cpu-s")
 	}
 }
 
@@ -126,5 +135,38 @@ func TestTraceFXGraphCacheHit(t *testing.T) {
 	}
 	if sm := s.Ledger.Summary; sm.Compilations != 1 || sm.CacheHits != 1 || sm.Recompilations != 0 || sm.UnreadRecords != 0 {
 		t.Errorf("%+v", sm)
+	}
+}
+
+// After the recompile limit the function runs eagerly: how many calls did is said only where
+// the trace records them (a record of the limit each); dynamo 2.9 records the first alone.
+func TestTraceEagerCallsAfterTheLimit(t *testing.T) {
+	b, err := os.ReadFile("testdata/trace-2.9.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limit string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if strings.Contains(l, `{"compilation_metrics": {"compile_id": "0/2"`) {
+			limit = l
+		}
+	}
+	for _, c := range []struct {
+		text, want string
+	}{
+		{string(b), "the call that reached it ran eagerly, and how many more did is not recorded"},
+		{string(b) + strings.Replace(limit, `"compile_id": "0/2"`, `"compile_id": "0/3"`, 1), "2 calls that reached the limit are recorded"},
+	} {
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: "trace.log", Reader: strings.NewReader(c.text)}}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range s.Ledger.Findings {
+			found = found || strings.Contains(f.Message, "recompile limit") && strings.Contains(f.Message, c.want)
+		}
+		if !found || limit == "" {
+			t.Errorf("no finding saying %q: %+v", c.want, s.Ledger.Findings)
+		}
 	}
 }

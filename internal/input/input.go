@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/runfolder"
@@ -232,6 +233,26 @@ func RunLog(path string) string {
 		}
 	}
 	return path
+}
+
+// RunTrace is the folder of the stacks' trace files of the run folder at path (its trace
+// folder, or the user's own its manifest names), and the time its files must have been written
+// at or after to be the run's (zero: every one): "" when path is no run folder or has none.
+func RunTrace(path string) (string, time.Time) {
+	if path == Stdin {
+		return "", time.Time{}
+	}
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return "", time.Time{}
+	}
+	f, ok := runfolder.Open(path)
+	if ok && f.Trace == "" && f.Manifest != "" {
+		f, _, ok = runfolder.OpenManifest(path)
+	}
+	if !ok {
+		return "", time.Time{}
+	}
+	return f.Trace, f.TraceSince
 }
 
 // CheckStdin refuses a list of inputs that names standard input more than once: it can be

@@ -160,6 +160,36 @@ def _run_stamped(cmd, env, cwd, log_path):
     return proc.wait()
 
 
+def recomp_binary():
+    """recomp built from this repository (RECOMP_BIN names one already built), once."""
+    if not _RECOMP:
+        given = os.environ.get("RECOMP_BIN", "")
+        if not given:
+            import tempfile
+            given = os.path.join(tempfile.mkdtemp(prefix="recomp-bin-"), "recomp")
+            subprocess.run(["go", "build", "-o", given, "./cmd/recomp"], cwd=_REPO, check=True)
+        _RECOMP.append(given)
+    return _RECOMP[0]
+
+
+_RECOMP = []
+
+
+def _run_recomp(cmd, env, cwd, log):
+    """Run under `recomp run --out cwd` (spec "recomp_run"): recomp's own settings, probe, run.log, trace
+    folder and manifest.json, as a user gets them; recomp's report is dropped. The program's exit status
+    is the manifest's."""
+    assert log == "run.log", log
+    env = {k: v for k, v in env.items() if k not in ("RECOMP_LOG_LEVEL",)}
+    with open(os.devnull, "wb") as null:
+        subprocess.run([recomp_binary(), "run", "--out", cwd, "--", *cmd], stdout=null, stderr=null, env=env, cwd=cwd)
+    for fn in ("report.html", "report.json", "report.md"):  # recomp's answer, not the run's evidence
+        if os.path.exists(os.path.join(cwd, fn)):
+            os.remove(os.path.join(cwd, fn))
+    with open(os.path.join(cwd, "manifest.json")) as f:
+        return json.load(f)["exit_code"]
+
+
 def _run_prefixed(cmd, env, cwd, log_path, add):
     """Read both streams line by line as they arrive and prefix each as the launcher would."""
     lock = threading.Lock()
@@ -253,6 +283,8 @@ def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
         rc = _run_terminal(cmd, env, cwd, log_path)
     elif spec.get("prefix"):
         rc = _run_prefixed(cmd, env, cwd, log_path, LAUNCHERS[spec["prefix"]][2])
+    elif spec.get("recomp_run"):
+        rc = _run_recomp(cmd, env, cwd, log)
     elif spec.get("stamped"):
         rc = _run_stamped(cmd, env, cwd, log_path)
     else:
@@ -470,11 +502,15 @@ def machine_paths():
     return out
 
 
-def relative_paths(target):
+def relative_paths(target, root=False):
     """Name the paths in the run's text files (logs, dumps, probe records) without the generating
     machine's (machine_paths): a path a reader of the run can open or recognise, and no machine's
-    path in a committed file. Binary files (a persistent cache's entries) are left as written."""
+    path in a committed file. Binary files (a persistent cache's entries) are left as written. With
+    root, the repository's root is named as "" too (a run made under recomp run: its manifest names
+    the run folder, the program and the probe by absolute paths)."""
     paths = machine_paths()
+    if root:
+        paths.append((os.path.abspath(_REPO) + os.sep, ""))
     for root, _, files in os.walk(target):
         if os.sep + "cache" in root[len(target):]:
             continue
@@ -551,7 +587,7 @@ def generate(fw, name, out, matrix):
         truth["processes"] = processes
     for k, val in (v.get("extra") or {}).items():
         truth[k] = val
-    relative_paths(target)
+    relative_paths(target, root=bool(spec.get("recomp_run")))
     with open(os.path.join(target, "truth.json"), "w") as f:
         json.dump(truth, f, indent=2)
         f.write("\n")

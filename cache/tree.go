@@ -2,7 +2,9 @@ package cache
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"time"
@@ -55,7 +57,58 @@ func (inv *Inventory) readTrees(folder Folder, use LogUse, present map[string]bo
 		if e.Folder && e.tree != nil && e.tree.Factors != nil {
 			e.Parts = append(e.Parts, readFactors(folder, e)...)
 		}
+		if e.Folder && e.tree != nil && e.tree.Describe != nil && e.read != "" && describeEntry(folder, e) {
+			inv.Damaged++
+		}
 	}
+}
+
+// describeEntry reads what a listed entry is from its file (Inductor's pickled entries): the program
+// it belongs to and its key's parts. A file that is not what its kind writes makes the entry
+// corrupt (it reports so, when the entry was whole before); one that cannot be read leaves what
+// the path says.
+func describeEntry(folder Folder, e *CacheEntry) (corrupted bool) {
+	data, err := readHead(folder.FS, path.Join(e.Name, e.read), framework.MaxDescribeBytes)
+	if err != nil {
+		return false
+	}
+	program, parts, ok := e.tree.Describe(data)
+	if !ok {
+		if e.State == "" {
+			e.State = "corrupt"
+			return true
+		}
+		return false
+	}
+	if program != "" && e.Graph == "" {
+		e.Graph = program
+	} else if program != "" {
+		e.Graph += ", " + program
+	}
+	e.Parts = append(e.Parts, parts...)
+	return false
+}
+
+// readHead reads the first max bytes of a regular file.
+func readHead(fsys fs.FS, name string, max int) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	buf := make([]byte, min(st.Size(), int64(max)))
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return buf[:n], nil
 }
 
 func (inv *Inventory) walk(folder Folder, t *framework.CacheTree, p []string, use LogUse, present map[string]bool, keep *nameHeap) {
@@ -91,7 +144,7 @@ func (inv *Inventory) walk(folder Folder, t *framework.CacheTree, p []string, us
 // addFolder counts one entry folder of a cache tree.
 func (inv *Inventory) addFolder(folder Folder, t *framework.CacheTree, dir string, te framework.TreeEntry, use LogUse, keep *nameHeap) {
 	e := &CacheEntry{Dir: folder.Name, Name: dir, Kind: EntryKind(t.Kind), Folder: true, Graph: te.Program, State: te.State,
-		Parts: te.Parts, Key: te.Key, tree: t}
+		Parts: te.Parts, Key: te.Key, tree: t, read: te.Read}
 	files := 0
 	e.Size, e.ModTime = folderSize(folder.FS, dir, 0, &files)
 	e.Hit, e.Written, e.Missed, e.Unreadable = use.Hits[te.Key], use.Writes[te.Key], use.Misses[te.Key], use.Unreadable[te.Key]

@@ -33,13 +33,19 @@ var Framework = &framework.Framework{
 		Sweep:    slices.Concat(framework.CompileForms, framework.CompileFormsUpper),
 		// Inductor's config as its trace's cache-key payloads list it
 		// ("inductor_config[precompilation_timeout_seconds]: 3600")
-		Known: []string{"inductor_config["},
+		Known: []string{"inductor_config[",
+			// the repro script of its trace's fx_graph_runnable artifact sets the run's TORCH_LOGS
+			"os.environ['TORCH_LOGS'] = "},
 	},
 	Settings: []framework.Setting{
 		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",
 			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
 	},
 	Packages: []string{"torch"},
+	// Inductor's FX-graph and AOTAutograd caches, and its generated code (cache.go)
+	CacheTrees:   []*framework.CacheTree{fxGraphCache, aotAutogradCache, inductorCode},
+	CacheFolders: cacheFolders,
+	Metrics:      cacheNotes, // what the run did with Inductor's caches (cachetrace.go)
 	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
 	TraceFiles: regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
 	Explains:   guardedScalar,

@@ -1,7 +1,6 @@
 package torch
 
 import (
-	"cmp"
 	"encoding/json"
 	"math"
 	"path"
@@ -30,13 +29,12 @@ import (
 // entire_frame_compile_time_s (dynamo's whole frame: tracing, AOTAutograd, Inductor); one that
 // failed at the recompile limit is the limit reached. An FX-graph cache hit (Inductor's on-disk
 // cache served the compiled graph; dynamo's frame still compiled, faster) is a cache hit, as
-// torch's counters['inductor']['fxgraph_cache_hit'] counts it; AOTAutograd's cache result and the
-// misses are not counted (a miss is the compilation itself).
+// torch's counters['inductor']['fxgraph_cache_hit'] counts it; the other lookups of Inductor's
+// caches are the stack's metrics (cachetrace.go).
 var (
 	traceStr     = `{"str": ["`
 	traceStart   = `{"dynamo_start": `
 	traceMetrics = `{"compilation_metrics": `
-	traceFXHit   = `{"artifact": {"name": "fx_graph_cache_hit"`
 )
 
 // traceRules are the rules of the trace's records.
@@ -44,7 +42,8 @@ var traceRules = []logscan.Rule{
 	{Prefix: traceMetrics, Handle: traceMetricsRecord},
 	{Prefix: traceStart, Handle: traceStartRecord},
 	{Prefix: traceStr, Handle: traceStrRecord},
-	{Prefix: traceFXHit, Handle: traceFXHitRecord},
+	{Prefix: traceFXCache, Handle: cacheArtifact}, // Inductor's caches: cachetrace.go
+	{Prefix: traceAOTCache, Handle: cacheArtifact},
 }
 
 // traceState is what the trace's records leave for later ones in one process.
@@ -56,6 +55,8 @@ type traceState struct {
 	user map[int]string
 	// named is, by frame id, the name of its last compilation (a failed one names no code)
 	named map[int]string
+	// caches counts the lookups of Inductor's caches (cachetrace.go)
+	caches cacheCounts
 }
 
 const traceMaxNames = 4096
@@ -293,19 +294,6 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 			Module: frame, Detail: "dynamo reached its recompile limit for " + frame + " (" + fail + "): from then on, each call " +
 				"whose inputs pass none of its compiled entries' guards runs eagerly (uncompiled), and is slow"})
 	}
-	return true
-}
-
-// traceFXHitRecord reads an FX-graph cache hit of the frame being compiled.
-func traceFXHitRecord(c *logscan.Context, msg string) bool {
-	id := jsonInt(traceField(msg, "frame_id"))
-	if id == nil {
-		return false
-	}
-	t := traceOf(c)
-	frame := cmp.Or(t.user[*id], t.named[*id], unnamedLimit)
-	c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame,
-		Detail: "Inductor's FX-graph cache served the graph of " + frame})
 	return true
 }
 

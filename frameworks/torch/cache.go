@@ -1,0 +1,319 @@
+package torch
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/recomp/recomp/frameworks/framework"
+)
+
+// Inductor's caches under TORCHINDUCTOR_CACHE_DIR (default /tmp/torchinductor_<user>), as torch
+// 2.9 writes them (torch/_inductor/codecache.py, torch/_inductor/runtime/cache_dir_utils.py,
+// torch/_functorch/_aot_autograd/autograd_cache.py):
+//
+//	fxgraph/<key[1:3]>/<key>/<entry>   the FX-graph cache (FxGraphCache): key "f" + 51 base32 digits of
+//	                                   the hash of its parts; each file one guarded variant, a pickled
+//	                                   CompiledFxGraph named by the hash of its bytes
+//	aotautograd/<key>/<entry>          the AOTAutograd cache: key "a" + 51 digits, a pickled
+//	                                   AOTAutogradCacheEntry holding its FX graphs' keys
+//	<hash[1:3]>/c<hash>.{py,cpp,so,…}  the generated code and compiled kernels (code_hash)
+//	locks/, cache/<system>, dynamo/,   file locks, the local autotuning cache, dynamo's PGO and
+//	triton/<device>/                   package caches, Triton's kernels (GPU): counted, not entries
+//
+// An entry is written to .<pid>.<thread>.tmp beside its name and renamed (write_atomic): a .tmp
+// file left alone is a writer that did not finish. Both pickles keep the FX graph's key parts
+// as text (_fx_graph_cache_debug_lines, the lines TORCH_TRACE's fx_graph_cache_miss gives),
+// and a CompiledFxGraph its generated code (whose "# AOT ID" names the graph) and the user's
+// lines it came from (cache_linemap): recomp reads them there, without unpickling.
+var (
+	reInductorKey   = regexp.MustCompile(`^[fa][a-z0-9]{51}$`)
+	reInductorEntry = regexp.MustCompile(`^[a-z0-9]{51}$`)
+	reInductorTmp   = regexp.MustCompile(`^\..*\.tmp$`)
+	reInductorCode  = regexp.MustCompile(`^c[a-z0-9]{51}\.[a-z.]+$`)
+	reCodeFolder    = regexp.MustCompile(`^[a-z0-9]{2}$`)
+)
+
+// inductorRemedy is what to do when a part of an Inductor cache key changed.
+var inductorRemedy = map[framework.KeyPart]string{
+	framework.KeyVersions: "the torch version (its source hash) changed: a cache serves only the torch that wrote it; fill it with " +
+		"the torch that runs",
+	framework.KeyDevice: "the system changed (the device, CUDA or ROCm version, Triton, the C++ compiler): fill the cache on the " +
+		"machine image that runs",
+	framework.KeyFlags: "an Inductor config value changed (torch._inductor.config, or its TORCHINDUCTOR_* variable): compile with " +
+		"the same config as the run that filled the cache",
+	framework.KeyInputs: "the inputs' shapes, dtypes or strides changed: feed the same shapes (pad to fixed sizes), or mark the " +
+		"dimension dynamic (torch._dynamo.mark_dynamic) so that one entry serves every size",
+	framework.KeyGraph: "the graph changed (the model's code, a Python constant dynamo baked in, another torch decomposition): " +
+		"the same code and constants reuse the entry",
+	framework.KeyOther: "keep TORCHINDUCTOR_CACHE_DIR on a volume that outlives the pod (the default is under /tmp), and the key's " +
+		"parts the same",
+}
+
+var (
+	fxGraphCache = &framework.CacheTree{Kind: "inductor-fx", Top: regexp.MustCompile(`^fxgraph$`), MaxDepth: 3,
+		Entry: fxGraphEntry, Describe: describeFXGraph, Remedy: inductorRemedy}
+	aotAutogradCache = &framework.CacheTree{Kind: "aotautograd", Top: regexp.MustCompile(`^aotautograd$`), MaxDepth: 2,
+		Entry: aotAutogradEntry, Describe: describeAOTAutograd, Remedy: inductorRemedy}
+	inductorCode = &framework.CacheTree{Kind: "inductor-code", Top: reCodeFolder, MaxDepth: 1, Entry: codeEntry,
+		Remedy: inductorRemedy}
+)
+
+// cacheFolders finds Inductor's cache in TORCHINDUCTOR_CACHE_DIR.
+func cacheFolders(name, value string) []string {
+	if name == "TORCHINDUCTOR_CACHE_DIR" && value != "" {
+		return []string{value}
+	}
+	return nil
+}
+
+// fxGraphEntry reads a folder of the FX-graph cache: fxgraph/<key[1:3]>/<key>.
+func fxGraphEntry(p []string, files []string) (framework.TreeEntry, bool) {
+	if len(p) != 3 {
+		return framework.TreeEntry{}, false
+	}
+	e := keyEntry(p[2], files)
+	if e.State == "" && p[1] != p[2][1:3] {
+		e.State = "foreign" // not where Inductor puts that key
+	}
+	return e, true
+}
+
+// aotAutogradEntry reads a folder of the AOTAutograd cache: aotautograd/<key>.
+func aotAutogradEntry(p []string, files []string) (framework.TreeEntry, bool) {
+	if len(p) != 2 {
+		return framework.TreeEntry{}, false
+	}
+	return keyEntry(p[1], files), true
+}
+
+// keyEntry is a key's folder: its entries (one a guarded variant), a write that did not finish,
+// or something Inductor does not write.
+func keyEntry(key string, files []string) framework.TreeEntry {
+	e := framework.TreeEntry{Key: key}
+	var entries, tmp, other int
+	for _, f := range files {
+		switch {
+		case reInductorEntry.MatchString(f):
+			if entries == 0 || f < e.Read {
+				e.Read = f // Inductor tries them in name order
+			}
+			entries++
+		case reInductorTmp.MatchString(f):
+			tmp++
+		default:
+			other++
+		}
+	}
+	switch {
+	case !reInductorKey.MatchString(key) || other > 0:
+		e.State = "foreign"
+	case entries == 0:
+		e.State = "partial" // the folder made, no entry renamed into it
+	}
+	if entries > 1 {
+		e.Program = fmt.Sprintf("%d guarded variants", entries)
+	}
+	return e
+}
+
+// codeEntry reads a folder of generated code: c<hash>.py, .cpp, .so and their kin, for the
+// hashes whose digits 1–2 name the folder. A folder with anything else is not Inductor's.
+func codeEntry(p []string, files []string) (framework.TreeEntry, bool) {
+	if len(p) != 1 || len(files) == 0 {
+		return framework.TreeEntry{}, false
+	}
+	kernels := map[string]bool{}
+	for _, f := range files {
+		if !reInductorCode.MatchString(f) || f[1:3] != p[0] {
+			return framework.TreeEntry{}, false
+		}
+		kernels[f[:52]] = true
+	}
+	return framework.TreeEntry{Program: fmt.Sprintf("generated code of %s (%d files)", plural(len(kernels), "module"), len(files))}, true
+}
+
+// describeFXGraph reads a pickled CompiledFxGraph: its key's parts, and the graph it is (its
+// generated code's AOT ID, the user's first line in it).
+func describeFXGraph(data []byte) (string, []framework.Factor, bool) {
+	if !isPickle(data, "CompiledFxGraph") {
+		return "", nil, false
+	}
+	return fxProgram(data), keyParts(pickleStrings(data)), true
+}
+
+// describeAOTAutograd reads a pickled AOTAutogradCacheEntry: the FX graphs it holds (their keys)
+// and the first one's key parts.
+func describeAOTAutograd(data []byte) (string, []framework.Factor, bool) {
+	if !isPickle(data, "AOTAutogradCacheEntry") {
+		return "", nil, false
+	}
+	strs := pickleStrings(data)
+	var keys []string
+	for _, s := range strs {
+		if len(s) == 52 && s[0] == 'f' && reInductorKey.MatchString(s) && !slices.Contains(keys, s) {
+			keys = append(keys, s)
+		}
+	}
+	program := ""
+	if len(keys) > 0 {
+		program = "FX graphs " + strings.Join(keys, ", ")
+		if len(keys) == 1 {
+			program = "FX graph " + keys[0]
+		}
+	}
+	return program, keyParts(strs), true
+}
+
+// isPickle says whether data is a pickle (protocol 2 or later) of class name.
+func isPickle(data []byte, class string) bool {
+	head := data[:min(len(data), 512)]
+	return len(data) > 2 && data[0] == 0x80 && bytes.Contains(head, []byte(class))
+}
+
+// pickleStrings are the text strings of a pickle (SHORT_BINUNICODE, BINUNICODE, BINUNICODE8), in
+// order: found by their opcodes and lengths, without running the pickle.
+func pickleStrings(data []byte) []string {
+	var out []string
+	for i := 0; i < len(data) && len(out) < maxPickleStrings; i++ {
+		var n, at int
+		switch data[i] {
+		case 0x8c: // SHORT_BINUNICODE: 1-byte length
+			if i+1 >= len(data) {
+				return out
+			}
+			n, at = int(data[i+1]), i+2
+		case 'X': // BINUNICODE: 4-byte length
+			if i+5 > len(data) {
+				return out
+			}
+			n, at = int(binary.LittleEndian.Uint32(data[i+1:])), i+5
+		default:
+			continue
+		}
+		// a string is followed by MEMOIZE (0x94) or another opcode; keep those whose length fits
+		if n < 0 || at+n > len(data) || (at+n < len(data) && data[at+n] != 0x94) {
+			continue
+		}
+		out = append(out, string(data[at:at+n]))
+		i = at + n - 1
+	}
+	return out
+}
+
+// maxPickleStrings bounds the strings read from one entry.
+const maxPickleStrings = 1 << 16
+
+// fxProgram names the graph of a CompiledFxGraph: its AOT ID ("0_inference", "1_forward") and the
+// user's line in its line map ("predict at prog.py:6").
+func fxProgram(data []byte) string {
+	id := ""
+	if i := bytes.Index(data, []byte("# AOT ID: ['")); i >= 0 {
+		rest := data[i+len("# AOT ID: ['"):]
+		if j := bytes.IndexByte(rest, '\''); j > 0 && j < 64 {
+			id = string(rest[:j])
+		}
+	}
+	where := ""
+	if m := reLinemap.FindSubmatch(data[:min(len(data), 8<<20)]); m != nil {
+		where = fmt.Sprintf("%s at %s:%s", m[3], path.Base(string(m[1])), m[2])
+	}
+	switch {
+	case id != "" && where != "":
+		return where + " (graph " + id + ")"
+	case id != "":
+		return "graph " + id
+	}
+	return where
+}
+
+// reLinemap is a frame of a CompiledFxGraph's line map: the user's code the graph came from.
+var reLinemap = regexp.MustCompile(`File "([^"\n]{1,512})", line (\d+), in ([A-Za-z_<][\w<>.]{0,128})`)
+
+// reComponent is one part of an Inductor cache key as its debug lines give it: "[hash] name: value".
+var reComponent = regexp.MustCompile(`^\[([a-z0-9]{51,52})\] ([^:\n]{1,200}): `)
+
+// keyParts reads an Inductor key's parts from its debug lines (any other string is skipped).
+func keyParts(lines []string) []framework.Factor {
+	var out []framework.Factor
+	for _, l := range lines {
+		if f, ok := keyComponent(l); ok && len(out) < maxKeyParts {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// maxKeyParts bounds the parts read of one key (torch 2.9's FX-graph key has about 400).
+const maxKeyParts = 2048
+
+// keyComponent reads one key part: its name, what it is about, and its value as recomp shows it
+// (a long value by a short form and its hash, so that two values that differ never read alike).
+func keyComponent(line string) (framework.Factor, bool) {
+	m := reComponent.FindStringSubmatch(line)
+	if m == nil {
+		return framework.Factor{}, false
+	}
+	hash, name, value := m[1], m[2], line[len(m[0]):]
+	return framework.Factor{Part: componentPart(name), Name: name, Value: componentValue(name, value, hash)}, true
+}
+
+// componentPart says what a part of an Inductor key is about.
+func componentPart(name string) framework.KeyPart {
+	base := name
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		base = name[:i]
+	}
+	switch base {
+	case "gm":
+		return framework.KeyGraph
+	case "example_inputs":
+		return framework.KeyInputs
+	case "torch_version", "triton_version":
+		return framework.KeyVersions
+	case "system_info":
+		return framework.KeyDevice
+	}
+	return framework.KeyFlags // inductor_config, fx_kwargs, the settings and custom passes hashed in
+}
+
+// componentValue is a part's value as shown: short values as they are, the graph by its op count,
+// an input by its dtype, shape and device, anything else long or opaque by its start; each
+// shortened value with its hash.
+func componentValue(name, value, hash string) string {
+	short := hash[:10]
+	switch {
+	case name == "gm":
+		return fmt.Sprintf("%d ops #%s", len(reGraphOp.FindAllStringIndex(value, -1)), short)
+	case strings.HasPrefix(value, "TensorMetadata("):
+		return tensorMeta(value) + " #" + short
+	case value == "<bytes>":
+		return "#" + short
+	case len(value) > 80 || strings.ContainsRune(value, '\n'):
+		first, _, _ := strings.Cut(value, "\n")
+		if len(first) > 60 {
+			first = first[:60]
+		}
+		return first + "… #" + short
+	}
+	return value
+}
+
+// reGraphOp is a node of a graph module's code: "    relu = torch.ops.aten.relu.default(mm)".
+var reGraphOp = regexp.MustCompile(`(?m)^ +\w+ = `)
+
+// reMeta reads the fields of a TensorMetadata that say what an input is.
+var reMeta = regexp.MustCompile(`dtype=torch\.(\w+), shape=torch\.Size\(\[([^\]]*)\]\), stride=\(([^)]*)\), device=device\(type='(\w+)'`)
+
+// tensorMeta writes an input's metadata short: float32[16, 8] stride (8, 1) cpu.
+func tensorMeta(v string) string {
+	m := reMeta.FindStringSubmatch(v)
+	if m == nil {
+		return "TensorMetadata(…)"
+	}
+	return fmt.Sprintf("%s[%s] stride (%s) %s", m[1], m[2], m[3], m[4])
+}

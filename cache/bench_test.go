@@ -66,7 +66,7 @@ func BenchmarkTakeInductor100k(b *testing.B) {
 			key[j] = digits[n%32]
 		}
 		if i >= 2*MaxListed {
-			key[1] = digits[1+i%31]
+			key[1] = "bcdefghijklmnopqrstuvwxyz"[i%25]
 		}
 		d := filepath.Join(dir, "fxgraph", string(key[1:3]), string(key))
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -280,7 +280,8 @@ type CacheTree struct {
 	// Describe reads what an entry is from the file TreeEntry.Read names (Inductor's pickled
 	// entry, which holds its key's parts): the program it belongs to and its key's parts; ok
 	// false when the file is not what the kind writes (the entry is then corrupt). data is the
-	// file's first MaxDescribeBytes. nil when the path and Factors say all.
+	// file's first MaxDescribeBytes, valid during the call only. nil when the path and Factors
+	// say all.
 	Describe func(data []byte) (program string, parts []Factor, ok bool)
 	// Remedy is what to do when a part of the key changed between two caches, by part.
 	Remedy map[KeyPart]string

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/recomp/recomp/frameworks/framework"
 )
@@ -143,7 +144,7 @@ func describeFXGraph(data []byte) (string, []framework.Factor, bool) {
 	if !isPickle(data, "CompiledFxGraph") {
 		return "", nil, false
 	}
-	return fxProgram(data), keyParts(pickleStrings(data)), true
+	return fxProgram(data), keyParts(pickleStrings(data, isKeyLine)), true
 }
 
 // describeAOTAutograd reads a pickled AOTAutogradCacheEntry: the FX graphs it holds (their keys)
@@ -152,10 +153,10 @@ func describeAOTAutograd(data []byte) (string, []framework.Factor, bool) {
 	if !isPickle(data, "AOTAutogradCacheEntry") {
 		return "", nil, false
 	}
-	strs := pickleStrings(data)
+	strs := pickleStrings(data, func(b []byte) bool { return isKeyLine(b) || len(b) == 52 && b[0] == 'f' })
 	var keys []string
 	for _, s := range strs {
-		if len(s) == 52 && s[0] == 'f' && reInductorKey.MatchString(s) && !slices.Contains(keys, s) {
+		if len(s) == 52 && reInductorKey.MatchString(s) && !slices.Contains(keys, s) {
 			keys = append(keys, s)
 		}
 	}
@@ -175,9 +176,12 @@ func isPickle(data []byte, class string) bool {
 	return len(data) > 2 && data[0] == 0x80 && bytes.Contains(head, []byte(class))
 }
 
-// pickleStrings are the text strings of a pickle (SHORT_BINUNICODE, BINUNICODE, BINUNICODE8), in
-// order: found by their opcodes and lengths, without running the pickle.
-func pickleStrings(data []byte) []string {
+// isKeyLine says whether a string may be a part of a key ("[hash] name: value").
+func isKeyLine(b []byte) bool { return len(b) > 56 && b[0] == '[' && (b[52] == ']' || b[53] == ']') }
+
+// pickleStrings are the text strings of a pickle (SHORT_BINUNICODE, BINUNICODE) that keep
+// accepts, in order: found by their opcodes and lengths, without running the pickle.
+func pickleStrings(data []byte, keep func([]byte) bool) []string {
 	var out []string
 	for i := 0; i < len(data) && len(out) < maxPickleStrings; i++ {
 		var n, at int
@@ -199,7 +203,9 @@ func pickleStrings(data []byte) []string {
 		if n < 0 || at+n > len(data) || (at+n < len(data) && data[at+n] != 0x94) {
 			continue
 		}
-		out = append(out, string(data[at:at+n]))
+		if keep(data[at : at+n]) {
+			out = append(out, string(data[at:at+n]))
+		}
 		i = at + n - 1
 	}
 	return out
@@ -219,8 +225,10 @@ func fxProgram(data []byte) string {
 		}
 	}
 	where := ""
-	if m := reLinemap.FindSubmatch(data[:min(len(data), 8<<20)]); m != nil {
-		where = fmt.Sprintf("%s at %s:%s", m[3], path.Base(string(m[1])), m[2])
+	if i := bytes.Index(data, []byte(`File "`)); i >= 0 {
+		if m := reLinemap.FindSubmatch(data[i:min(len(data), i+1024)]); m != nil {
+			where = fmt.Sprintf("%s at %s:%s", m[3], path.Base(string(m[1])), m[2])
+		}
 	}
 	switch {
 	case id != "" && where != "":
@@ -233,9 +241,6 @@ func fxProgram(data []byte) string {
 
 // reLinemap is a frame of a CompiledFxGraph's line map: the user's code the graph came from.
 var reLinemap = regexp.MustCompile(`File "([^"\n]{1,512})", line (\d+), in ([A-Za-z_<][\w<>.]{0,128})`)
-
-// reComponent is one part of an Inductor cache key as its debug lines give it: "[hash] name: value".
-var reComponent = regexp.MustCompile(`^\[([a-z0-9]{51,52})\] ([^:\n]{1,200}): `)
 
 // keyParts reads an Inductor key's parts from its debug lines (any other string is skipped).
 func keyParts(lines []string) []framework.Factor {
@@ -253,13 +258,56 @@ const maxKeyParts = 2048
 
 // keyComponent reads one key part: its name, what it is about, and its value as recomp shows it
 // (a long value by a short form and its hash, so that two values that differ never read alike).
+// A part is one debug line of the key: "[hash] name: value", the hash 51 or 52 base32 digits.
 func keyComponent(line string) (framework.Factor, bool) {
-	m := reComponent.FindStringSubmatch(line)
-	if m == nil {
+	end := strings.IndexByte(line, ']')
+	if len(line) < 4 || line[0] != '[' || end < 52 || end > 53 || !isBase32(line[1:end]) || line[end+1] != ' ' {
 		return framework.Factor{}, false
 	}
-	hash, name, value := m[1], m[2], line[len(m[0]):]
-	return framework.Factor{Part: componentPart(name), Name: name, Value: componentValue(name, value, hash)}, true
+	hash, rest := line[1:end], line[end+2:]
+	name, value, ok := strings.Cut(rest, ": ")
+	if !ok || name == "" || len(name) > 200 || strings.ContainsRune(name, '\n') {
+		return framework.Factor{}, false
+	}
+	return framework.Factor{Part: componentPart(name), Name: intern(name), Value: intern(componentValue(name, value, hash))}, true
+}
+
+func isBase32(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < '2' || c > '7') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// interned are the names and short values of key parts read so far: every entry of a cache
+// repeats them (some 400 names, most values True, False or None), so each is kept once.
+var interned struct {
+	sync.Mutex
+	m map[string]string
+}
+
+// maxInterned bounds the strings interned.
+const maxInterned = 1 << 14
+
+func intern(s string) string {
+	if len(s) > 64 {
+		return s
+	}
+	interned.Lock()
+	defer interned.Unlock()
+	if v, ok := interned.m[s]; ok {
+		return v
+	}
+	if interned.m == nil {
+		interned.m = map[string]string{}
+	}
+	if len(interned.m) < maxInterned {
+		s = strings.Clone(s)
+		interned.m[s] = s
+	}
+	return s
 }
 
 // componentPart says what a part of an Inductor key is about.

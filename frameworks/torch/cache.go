@@ -144,7 +144,13 @@ func describeFXGraph(data []byte) (string, []framework.Factor, bool) {
 	if !isPickle(data, "CompiledFxGraph") {
 		return "", nil, false
 	}
-	return fxProgram(data), keyParts(pickleStrings(data, isKeyLine)), true
+	var parts []framework.Factor
+	pickleEach(data, func(b []byte) {
+		if f, ok := keyComponentBytes(b); ok && len(parts) < maxKeyParts {
+			parts = append(parts, f)
+		}
+	})
+	return fxProgram(data), parts, true
 }
 
 // describeAOTAutograd reads a pickled AOTAutogradCacheEntry: the FX graphs it holds (their keys)
@@ -153,13 +159,15 @@ func describeAOTAutograd(data []byte) (string, []framework.Factor, bool) {
 	if !isPickle(data, "AOTAutogradCacheEntry") {
 		return "", nil, false
 	}
-	strs := pickleStrings(data, func(b []byte) bool { return isKeyLine(b) || len(b) == 52 && b[0] == 'f' })
 	var keys []string
-	for _, s := range strs {
-		if len(s) == 52 && reInductorKey.MatchString(s) && !slices.Contains(keys, s) {
-			keys = append(keys, s)
+	var parts []framework.Factor
+	pickleEach(data, func(b []byte) {
+		if f, ok := keyComponentBytes(b); ok && len(parts) < maxKeyParts {
+			parts = append(parts, f)
+		} else if len(b) == 52 && reInductorKey.Match(b) && !slices.Contains(keys, string(b)) {
+			keys = append(keys, string(b))
 		}
-	}
+	})
 	program := ""
 	if len(keys) > 0 {
 		program = "FX graphs " + strings.Join(keys, ", ")
@@ -167,7 +175,7 @@ func describeAOTAutograd(data []byte) (string, []framework.Factor, bool) {
 			program = "FX graph " + keys[0]
 		}
 	}
-	return program, keyParts(strs), true
+	return program, parts, true
 }
 
 // isPickle says whether data is a pickle (protocol 2 or later) of class name.
@@ -176,39 +184,33 @@ func isPickle(data []byte, class string) bool {
 	return len(data) > 2 && data[0] == 0x80 && bytes.Contains(head, []byte(class))
 }
 
-// isKeyLine says whether a string may be a part of a key ("[hash] name: value").
-func isKeyLine(b []byte) bool { return len(b) > 56 && b[0] == '[' && (b[52] == ']' || b[53] == ']') }
-
-// pickleStrings are the text strings of a pickle (SHORT_BINUNICODE, BINUNICODE) that keep
-// accepts, in order: found by their opcodes and lengths, without running the pickle.
-func pickleStrings(data []byte, keep func([]byte) bool) []string {
-	var out []string
-	for i := 0; i < len(data) && len(out) < maxPickleStrings; i++ {
-		var n, at int
+// pickleEach calls f with each text string of a pickle (SHORT_BINUNICODE, BINUNICODE), in
+// order: found by their opcodes and lengths, without running the pickle. The bytes are data's.
+func pickleEach(data []byte, f func([]byte)) {
+	for i, n := 0, 0; i < len(data) && n < maxPickleStrings; i++ {
+		var size, at int
 		switch data[i] {
 		case 0x8c: // SHORT_BINUNICODE: 1-byte length
 			if i+1 >= len(data) {
-				return out
+				return
 			}
-			n, at = int(data[i+1]), i+2
+			size, at = int(data[i+1]), i+2
 		case 'X': // BINUNICODE: 4-byte length
 			if i+5 > len(data) {
-				return out
+				return
 			}
-			n, at = int(binary.LittleEndian.Uint32(data[i+1:])), i+5
+			size, at = int(binary.LittleEndian.Uint32(data[i+1:])), i+5
 		default:
 			continue
 		}
-		// a string is followed by MEMOIZE (0x94) or another opcode; keep those whose length fits
-		if n < 0 || at+n > len(data) || (at+n < len(data) && data[at+n] != 0x94) {
+		// a string is followed by MEMOIZE (0x94); keep those whose length fits
+		if size < 0 || at+size > len(data) || (at+size < len(data) && data[at+size] != 0x94) {
 			continue
 		}
-		if keep(data[at : at+n]) {
-			out = append(out, string(data[at:at+n]))
-		}
-		i = at + n - 1
+		f(data[at : at+size])
+		n++
+		i = at + size - 1
 	}
-	return out
 }
 
 // maxPickleStrings bounds the strings read from one entry.
@@ -242,37 +244,32 @@ func fxProgram(data []byte) string {
 // reLinemap is a frame of a CompiledFxGraph's line map: the user's code the graph came from.
 var reLinemap = regexp.MustCompile(`File "([^"\n]{1,512})", line (\d+), in ([A-Za-z_<][\w<>.]{0,128})`)
 
-// keyParts reads an Inductor key's parts from its debug lines (any other string is skipped).
-func keyParts(lines []string) []framework.Factor {
-	var out []framework.Factor
-	for _, l := range lines {
-		if f, ok := keyComponent(l); ok && len(out) < maxKeyParts {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // maxKeyParts bounds the parts read of one key (torch 2.9's FX-graph key has about 400).
 const maxKeyParts = 2048
 
 // keyComponent reads one key part: its name, what it is about, and its value as recomp shows it
 // (a long value by a short form and its hash, so that two values that differ never read alike).
 // A part is one debug line of the key: "[hash] name: value", the hash 51 or 52 base32 digits.
-func keyComponent(line string) (framework.Factor, bool) {
-	end := strings.IndexByte(line, ']')
-	if len(line) < 4 || line[0] != '[' || end < 52 || end > 53 || !isBase32(line[1:end]) || line[end+1] != ' ' {
+func keyComponent(line string) (framework.Factor, bool) { return keyComponentBytes([]byte(line)) }
+
+func keyComponentBytes(line []byte) (framework.Factor, bool) {
+	if len(line) < 56 || line[0] != '[' || (line[52] != ']' && line[53] != ']') {
+		return framework.Factor{}, false
+	}
+	end := bytes.IndexByte(line, ']')
+	if end < 52 || end > 53 || !isBase32(line[1:end]) || line[end+1] != ' ' {
 		return framework.Factor{}, false
 	}
 	hash, rest := line[1:end], line[end+2:]
-	name, value, ok := strings.Cut(rest, ": ")
-	if !ok || name == "" || len(name) > 200 || strings.ContainsRune(name, '\n') {
+	name, value, ok := bytes.Cut(rest, []byte(": "))
+	if !ok || len(name) == 0 || len(name) > 200 || bytes.IndexByte(name, '\n') >= 0 {
 		return framework.Factor{}, false
 	}
-	return framework.Factor{Part: componentPart(name), Name: intern(name), Value: intern(componentValue(name, value, hash))}, true
+	n := internBytes(name)
+	return framework.Factor{Part: componentPart(n), Name: n, Value: componentValue(n, value, hash)}, true
 }
 
-func isBase32(s string) bool {
+func isBase32(s []byte) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; (c < 'a' || c > 'z') && (c < '2' || c > '7') && (c < '0' || c > '9') {
 			return false
@@ -291,20 +288,20 @@ var interned struct {
 // maxInterned bounds the strings interned.
 const maxInterned = 1 << 14
 
-func intern(s string) string {
-	if len(s) > 64 {
-		return s
+func internBytes(b []byte) string {
+	if len(b) > 64 {
+		return string(b)
 	}
 	interned.Lock()
 	defer interned.Unlock()
-	if v, ok := interned.m[s]; ok {
+	if v, ok := interned.m[string(b)]; ok {
 		return v
 	}
 	if interned.m == nil {
 		interned.m = map[string]string{}
 	}
+	s := string(b)
 	if len(interned.m) < maxInterned {
-		s = strings.Clone(s)
 		interned.m[s] = s
 	}
 	return s
@@ -332,23 +329,23 @@ func componentPart(name string) framework.KeyPart {
 // componentValue is a part's value as shown: short values as they are, the graph by its op count,
 // an input by its dtype, shape and device, anything else long or opaque by its start; each
 // shortened value with its hash.
-func componentValue(name, value, hash string) string {
-	short := hash[:10]
+func componentValue(name string, value, hash []byte) string {
+	short := string(hash[:10])
 	switch {
 	case name == "gm":
-		return fmt.Sprintf("%d ops #%s", len(reGraphOp.FindAllStringIndex(value, -1)), short)
-	case strings.HasPrefix(value, "TensorMetadata("):
+		return fmt.Sprintf("%d ops #%s", len(reGraphOp.FindAllIndex(value, -1)), short)
+	case bytes.HasPrefix(value, []byte("TensorMetadata(")):
 		return tensorMeta(value) + " #" + short
-	case value == "<bytes>":
+	case string(value) == "<bytes>":
 		return "#" + short
-	case len(value) > 80 || strings.ContainsRune(value, '\n'):
-		first, _, _ := strings.Cut(value, "\n")
+	case len(value) > 80 || bytes.IndexByte(value, '\n') >= 0:
+		first, _, _ := bytes.Cut(value, []byte("\n"))
 		if len(first) > 60 {
 			first = first[:60]
 		}
-		return first + "… #" + short
+		return string(first) + "… #" + short
 	}
-	return value
+	return internBytes(value)
 }
 
 // reGraphOp is a node of a graph module's code: "    relu = torch.ops.aten.relu.default(mm)".
@@ -358,8 +355,8 @@ var reGraphOp = regexp.MustCompile(`(?m)^ +\w+ = `)
 var reMeta = regexp.MustCompile(`dtype=torch\.(\w+), shape=torch\.Size\(\[([^\]]*)\]\), stride=\(([^)]*)\), device=device\(type='(\w+)'`)
 
 // tensorMeta writes an input's metadata short: float32[16, 8] stride (8, 1) cpu.
-func tensorMeta(v string) string {
-	m := reMeta.FindStringSubmatch(v)
+func tensorMeta(v []byte) string {
+	m := reMeta.FindSubmatch(v)
 	if m == nil {
 		return "TensorMetadata(…)"
 	}

@@ -160,8 +160,6 @@ func FuzzDescribeInductor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		describeFXGraph(b)
 		describeAOTAutograd(b)
-		for _, s := range pickleStrings(b, func([]byte) bool { return true }) {
-			keyComponent(s)
-		}
+		pickleEach(b, func(s []byte) { keyComponentBytes(s) })
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,61 @@ func BenchmarkTake100k(b *testing.B) {
 	}
 	b.StopTimer()
 	if inv.Count != 100_000 || inv.ByKind["torch-xla"] != 100_000 || len(inv.Entries) != MaxListed || inv.Entries[0].Graph != "SyncTensorsGraph.218" {
+		b.Fatalf("count %d kinds %v listed %d first %+v", inv.Count, inv.ByKind, len(inv.Entries), inv.Entries[0])
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MB")
+}
+
+// BenchmarkTakeInductor100k takes the inventory of an Inductor cache of 100 000 FX-graph entries
+// (fxgraph/<key[1:3]>/<key>/<entry>, each a copy of a real torch 2.9 entry, 54 KB) in a real
+// folder: every key folder counted, the first 1000 listed and their pickles read for the graph
+// and the key's parts.
+func BenchmarkTakeInductor100k(b *testing.B) {
+	real, _ := filepath.Glob("../testdata/runs/torch-2.9/inductor-cache/cache/fxgraph/*/*/*")
+	if len(real) == 0 {
+		b.Skip("no Inductor entry in testdata")
+	}
+	entry, err := os.ReadFile(real[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	const digits = "abcdefghijklmnopqrstuvwxyz234567"
+	for i := 0; i < 100_000; i++ {
+		// the first 2000 keys by name (those listed) start "faa", the others do not
+		key := []byte("f" + strings.Repeat("a", 51))
+		for j, n := 3, i; j < 8; j, n = j+1, n/32 {
+			key[j] = digits[n%32]
+		}
+		if i >= 2*MaxListed {
+			key[1] = "bcdefghijklmnopqrstuvwxyz"[i%25]
+		}
+		d := filepath.Join(dir, "fxgraph", string(key[1:3]), string(key))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if i < 2*MaxListed { // the listed ones are read: a real entry; the others are only counted
+			err = os.WriteFile(filepath.Join(d, strings.Repeat("e", 51)), entry, 0o644)
+		} else {
+			err = os.WriteFile(filepath.Join(d, strings.Repeat("e", 51)), entry[:1024], 0o644)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	folders := []Folder{{Name: dir, FS: os.DirFS(dir)}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var inv *Inventory
+	for i := 0; i < b.N; i++ {
+		if inv, err = Take(folders, NewLogUse()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if inv.Count != 100_000 || inv.ByKind["inductor-fx"] != 100_000 || len(inv.Entries) != MaxListed || len(inv.Entries[0].Parts) < 300 {
 		b.Fatalf("count %d kinds %v listed %d first %+v", inv.Count, inv.ByKind, len(inv.Entries), inv.Entries[0])
 	}
 	var ms runtime.MemStats

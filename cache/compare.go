@@ -11,8 +11,9 @@ import (
 // Why cache B's entries are not cache A's: each entry of B (the one a run used, or a pod's)
 // whose key A does not hold is held against A's entry of the same kind whose key's parts agree
 // most, and the parts are set side by side, those that differ first, the one that decides
-// named first: a version, then the devices, the flags or config, the environment, and last the
-// graph (a new version or new flags change every graph's key; a new graph changes one).
+// named first: a version, then the devices, the flags or config, the environment, the inputs'
+// metadata, and last the graph (a new version or new flags change every graph's key; a new
+// graph changes one).
 
 // Comparison is cache B held against cache A.
 type Comparison struct {
@@ -49,7 +50,7 @@ func (p PartPair) Differ() bool { return p.A != p.B }
 
 // partOrder is the order in which the parts that differ are named: the first decides.
 var partOrder = []framework.KeyPart{framework.KeyVersions, framework.KeyDevice, framework.KeyFlags, framework.KeyEnv,
-	framework.KeyGraph, framework.KeyOther}
+	framework.KeyInputs, framework.KeyGraph, framework.KeyOther}
 
 // Compare holds the listed entries of inventory b against those of a.
 func Compare(a, b *Inventory) *Comparison {

@@ -1,11 +1,12 @@
 // Package cache takes the inventory of compile-cache folders (TF-IPU, PopART/PopTorch, JAX and
-// PyTorch/XLA persistent caches, and the caches kept as folders of entries: Neuron's, vLLM's):
-// what each entry is and holds, and with the logs of the runs that used them, which entries the
-// runs hit, missed, wrote and could not read, and which no run touched; and why one cache's
-// entries are not another's, by the parts of their keys.
+// PyTorch/XLA persistent caches, and the caches kept as folders of entries: Neuron's, vLLM's,
+// Inductor's): what each entry is and holds, and with the logs of the runs that used them, which
+// entries the runs hit, missed, wrote and could not read, and which no run touched; and why one
+// cache's entries are not another's, by the parts of their keys.
 //
-// inventory.go reads the folders and the logs' use; tree.go walks the caches kept as folders;
-// compare.go holds one cache against another.
+// inventory.go reads the folders and the logs' use; tree.go walks the caches kept as folders
+// (and reads what an entry is from its file, where its stack says how); compare.go holds one
+// cache against another.
 package cache
 
 import (
@@ -69,7 +70,7 @@ type CacheEntry struct {
 	// Graph is the program the entry holds, where its head says ("" otherwise).
 	Graph string
 	// State is "" for a complete entry, else what is wrong with it (a cache tree's entries:
-	// "partial", "locked", "failed", "corrupt").
+	// "partial", "locked", "failed", "corrupt", "foreign": not what the stack writes there).
 	State string
 	// Folder says the entry is a folder of a cache tree (Name is its path below Dir); Key is
 	// the name logs give it, and Parts the parts of its key it spells out.
@@ -78,6 +79,7 @@ type CacheEntry struct {
 	Parts  []framework.Factor
 
 	tree *framework.CacheTree
+	read string // the file of a folder entry its tree's Describe reads
 }
 
 // Used reports whether any log touched the entry.
@@ -97,7 +99,7 @@ type Inventory struct {
 	Unused      int // recognised entries no log touched
 	UnusedBytes int64
 	Foreign     int // files that are not cache entries
-	Damaged     int // entries of cache trees that are partial, locked, failed or corrupt
+	Damaged     int // entries of cache trees that are partial, locked, failed, corrupt or foreign
 	ByKind      map[EntryKind]int
 	Dirs        int // subfolders, not descended into
 	// MissingMisses are paths a log missed and that are not in the folders now.
@@ -134,6 +136,13 @@ func (u LogUse) AddEvent(ev logscan.Event) {
 		if len(u.Compiled) < maxCounted {
 			u.Compiled[ev.Hash] = true
 		}
+	case ev.Kind == logscan.FrameworkMetric && strings.Contains(ev.Path, ev.Hash+"/"):
+		// a stack's count of a lookup that names the entry (Inductor's FX-graph misses in a
+		// trace): missed, then compiled and written
+		if len(u.Compiled) < maxCounted {
+			u.Misses[ev.Hash], u.Compiled[ev.Hash] = true, true
+		}
+		return
 	case strings.Contains(ev.Path, ev.Hash+"/"):
 		u.Add(ev.Kind, ev.Hash)
 		return

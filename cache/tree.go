@@ -2,7 +2,9 @@ package cache
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"time"
@@ -51,11 +53,68 @@ func (inv *Inventory) readTrees(folder Folder, use LogUse, present map[string]bo
 		inv.walk(folder, r.tree, []string{r.name}, use, present, keep)
 	}
 	inv.Entries = append(inv.Entries, *keep...)
+	var buf []byte
 	for _, e := range inv.Entries[first:] {
 		if e.Folder && e.tree != nil && e.tree.Factors != nil {
 			e.Parts = append(e.Parts, readFactors(folder, e)...)
 		}
+		if e.Folder && e.tree != nil && e.tree.Describe != nil && e.read != "" && describeEntry(folder, e, &buf) {
+			inv.Damaged++
+		}
 	}
+}
+
+// describeEntry reads what a listed entry is from its file (Inductor's pickled entries): the program
+// it belongs to and its key's parts. A file that is not what its kind writes makes the entry
+// corrupt (it reports so, when the entry was whole before); one that cannot be read leaves what
+// the path says.
+func describeEntry(folder Folder, e *CacheEntry, buf *[]byte) (corrupted bool) {
+	data, err := readHead(folder.FS, path.Join(e.Name, e.read), framework.MaxDescribeBytes, buf)
+	if err != nil {
+		return false
+	}
+	program, parts, ok := e.tree.Describe(data)
+	if !ok {
+		if e.State == "" {
+			e.State = "corrupt"
+			return true
+		}
+		return false
+	}
+	if program != "" && e.Graph == "" {
+		e.Graph = program
+	} else if program != "" {
+		e.Graph += ", " + program
+	}
+	e.Parts = append(e.Parts, parts...)
+	return false
+}
+
+// readHead reads the first max bytes of a regular file into buf, grown as needed (the bytes
+// are buf's until the next read).
+func readHead(fsys fs.FS, name string, max int, buf *[]byte) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	size := int(min(st.Size(), int64(max)))
+	if cap(*buf) < size {
+		*buf = make([]byte, size)
+	}
+	b := (*buf)[:size]
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return b[:n], nil
 }
 
 func (inv *Inventory) walk(folder Folder, t *framework.CacheTree, p []string, use LogUse, present map[string]bool, keep *nameHeap) {
@@ -77,7 +136,11 @@ func (inv *Inventory) walk(folder Folder, t *framework.CacheTree, p []string, us
 		if te.Key != "" {
 			present[te.Key] = true
 		}
-		inv.addFolder(folder, t, dir, te, use, keep)
+		var flat []fs.DirEntry // an entry of files only is sized from what was read
+		if len(subdirs) == 0 {
+			flat = des
+		}
+		inv.addFolder(folder, t, dir, te, use, keep, flat)
 		return
 	}
 	if len(p) >= t.MaxDepth {
@@ -88,12 +151,18 @@ func (inv *Inventory) walk(folder Folder, t *framework.CacheTree, p []string, us
 	}
 }
 
-// addFolder counts one entry folder of a cache tree.
-func (inv *Inventory) addFolder(folder Folder, t *framework.CacheTree, dir string, te framework.TreeEntry, use LogUse, keep *nameHeap) {
+// addFolder counts one entry folder of a cache tree; flat, when not nil, are its files (it has
+// no folder in it).
+func (inv *Inventory) addFolder(folder Folder, t *framework.CacheTree, dir string, te framework.TreeEntry, use LogUse, keep *nameHeap,
+	flat []fs.DirEntry) {
 	e := &CacheEntry{Dir: folder.Name, Name: dir, Kind: EntryKind(t.Kind), Folder: true, Graph: te.Program, State: te.State,
-		Parts: te.Parts, Key: te.Key, tree: t}
-	files := 0
-	e.Size, e.ModTime = folderSize(folder.FS, dir, 0, &files)
+		Parts: te.Parts, Key: te.Key, tree: t, read: te.Read}
+	if flat != nil {
+		e.Size, e.ModTime = filesSize(folder.FS, dir, flat)
+	} else {
+		files := 0
+		e.Size, e.ModTime = folderSize(folder.FS, dir, 0, &files)
+	}
 	e.Hit, e.Written, e.Missed, e.Unreadable = use.Hits[te.Key], use.Writes[te.Key], use.Misses[te.Key], use.Unreadable[te.Key]
 	if te.Key != "" && (use.Compiled[te.Key] && !e.Hit) {
 		e.Written = true // the stack writes what it compiles into its tree
@@ -144,6 +213,30 @@ func folderSize(fsys fs.FS, dir string, depth int, files *int) (int64, time.Time
 		info, err := de.Info()
 		if err == nil && de.Type()&fs.ModeSymlink != 0 {
 			info, err = fs.Stat(fsys, p)
+		}
+		if err != nil || info.IsDir() {
+			continue
+		}
+		size += info.Size()
+		if info.ModTime().After(newest) {
+			newest = info.ModTime()
+		}
+	}
+	return size, newest
+}
+
+// filesSize sums the sizes of the files of a folder read already (links followed to files) and
+// finds the newest time.
+func filesSize(fsys fs.FS, dir string, des []fs.DirEntry) (int64, time.Time) {
+	var size int64
+	var newest time.Time
+	for i, de := range des {
+		if i >= maxEntryFiles {
+			break
+		}
+		info, err := de.Info()
+		if err == nil && de.Type()&fs.ModeSymlink != 0 {
+			info, err = fs.Stat(fsys, path.Join(dir, de.Name()))
 		}
 		if err != nil || info.IsDir() {
 			continue

@@ -43,7 +43,10 @@ const (
 	FindingFrameworkWarning    FindingKind = "framework_warning"
 	FindingHostRead            FindingKind = "host_read"
 	FindingCacheUnusable       FindingKind = "persistent_cache_unusable"
-	FindingMetricsDisagree     FindingKind = "metrics_disagree"
+	// FindingCompileCache: what a stack's own compile cache did in the run (Inductor's FX-graph
+	// and AOTAutograd caches: served, missed and written, bypassed), the reason it compiled.
+	FindingCompileCache    FindingKind = "compile_cache"
+	FindingMetricsDisagree FindingKind = "metrics_disagree"
 	// FindingMetricsCompilations: a metrics report counts compilations the log does not show one
 	// by one; FindingMetricsRecompiled: its count grew after warm-up.
 	FindingMetricsCompilations FindingKind = "metrics_compilations"

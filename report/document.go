@@ -284,13 +284,17 @@ func familyTable(rep *ledger.Report, omitted *[]string) *Table {
 }
 
 // hostReadAnswers adds a line for each of the program's lines that reads a tensor on the host
-// every step (or as often as the log can tell): no recompilation, but a wait for the device; and
-// a line for a persistent cache whose entries the run found and could not read: why it
-// compiled what the cache held.
+// every step (or as often as the log can tell): no recompilation, but a wait for the device; a
+// line for a persistent cache whose entries the run found and could not read: why it compiled
+// what the cache held; and what a stack's compile cache served or missed.
 func (p *Document) hostReadAnswers(fs []ledger.Finding) {
 	for _, f := range fs {
-		if (f.Kind == ledger.FindingHostRead || f.Kind == ledger.FindingCacheUnusable) && f.Severity == ledger.SeverityWarning {
+		switch {
+		case (f.Kind == ledger.FindingHostRead || f.Kind == ledger.FindingCacheUnusable || f.Kind == ledger.FindingCompileCache) &&
+			f.Severity == ledger.SeverityWarning:
 			p.Answer = append(p.Answer, Answer{Tone: "warn", Text: f.Message, Action: f.Advice})
+		case f.Kind == ledger.FindingCompileCache && f.Severity == ledger.SeverityInfo:
+			p.Answer = append(p.Answer, Answer{Tone: "ok", Text: f.Message})
 		}
 	}
 }
@@ -780,7 +784,7 @@ func cacheDoc(c *Cache) *Document {
 		p.Totals = append(p.Totals, Total{Label: "files that are not cache entries (never proposed for removal)", Value: fmt.Sprint(inv.Foreign)})
 	}
 	if inv.Damaged > 0 {
-		p.Totals = append(p.Totals, Total{Label: "partial, locked, failed or corrupt entries", Value: fmt.Sprint(inv.Damaged), Bad: true})
+		p.Totals = append(p.Totals, Total{Label: "partial, locked, failed, corrupt or foreign entries", Value: fmt.Sprint(inv.Damaged), Bad: true})
 	}
 	programs := slices.ContainsFunc(inv.Entries, func(e *cache.CacheEntry) bool { return e.Graph != "" || e.State != "" })
 	t := newTable([]bool{false, false, true, false, false}, "entry", "kind", "size", "modified", "status")

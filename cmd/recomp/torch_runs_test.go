@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,9 +117,14 @@ func checkTorchRun(t *testing.T, f string) {
 			}
 		}
 	}
-	if len(tr.Compiles) > 0 { // the trace folder as TORCH_TRACE left it, given as one input
-		traceDir := filepath.Dir(tr.Compiles[0].Log)
-		_, out, _ := runRecomp("scan", "--format", "json", filepath.Join(dir, traceDir))
+	if len(tr.Compiles) > 0 { // each trace folder as TORCH_TRACE left it, given as one input
+		args := []string{"scan", "--format", "json"}
+		for _, l := range tr.Logs {
+			if d := filepath.Join(dir, filepath.Dir(l)); !slices.Contains(args, d) {
+				args = append(args, d)
+			}
+		}
+		_, out, _ := runRecomp(args...)
 		var folder report.ScanJSON
 		if err := json.Unmarshal([]byte(out), &folder); err != nil || folder.Summary.Compilations != len(tr.Compiles) ||
 			folder.Summary.Recompilations != doc.Summary.Recompilations {

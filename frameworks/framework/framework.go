@@ -292,9 +292,18 @@ type CacheTree struct {
 	// cache_key_factors.json), by part; nil when the entry's path says all (TreeEntry.Parts).
 	// read reads one file of the entry, bounded.
 	Factors func(read func(name string) ([]byte, error)) ([]Factor, error)
+	// Describe reads what an entry is from the file TreeEntry.Read names (Inductor's pickled
+	// entry, which holds its key's parts): the program it belongs to and its key's parts; ok
+	// false when the file is not what the kind writes (the entry is then corrupt). data is the
+	// file's first MaxDescribeBytes, valid during the call only. nil when the path and Factors
+	// say all.
+	Describe func(data []byte) (program string, parts []Factor, ok bool)
 	// Remedy is what to do when a part of the key changed between two caches, by part.
 	Remedy map[KeyPart]string
 }
+
+// MaxDescribeBytes bounds what CacheTree.Describe is given of an entry's file.
+const MaxDescribeBytes = 16 << 20
 
 // TreeEntry is what a cache tree's entry folder is.
 type TreeEntry struct {
@@ -303,11 +312,14 @@ type TreeEntry struct {
 	Program, Key string
 	// State is "" for a complete entry, else what is wrong: "partial" (its writer did not
 	// finish), "locked" (a writer holds it), "failed" (a compilation that failed, kept so
-	// that it is not tried again), "corrupt".
+	// that it is not tried again), "corrupt", "foreign" (not what the stack writes there).
 	State string
 	// Parts are the parts of the key the entry's path spells out (the compiler's version, the
 	// graph's hash, the flags' hash).
 	Parts []Factor
+	// Read names the file of the entry (below its folder) that CacheTree.Describe reads, for an
+	// entry that is listed; "" for none.
+	Read string
 }
 
 // Factor is one part of a cache key with its value: Part says what it is about, Name names it
@@ -345,6 +357,7 @@ const (
 	KeyVersions         // the versions of the stack and its backend
 	KeyDevice           // the devices and their topology (ranks, the accelerator)
 	KeyEnv              // environment variables that reach the compiler
+	KeyInputs           // the inputs' metadata the graph was compiled for (shapes, dtypes, strides)
 )
 
 // String names a part of a cache key for a report.
@@ -360,6 +373,8 @@ func (p KeyPart) String() string {
 		return "device"
 	case KeyEnv:
 		return "environment"
+	case KeyInputs:
+		return "inputs"
 	}
 	return "other"
 }

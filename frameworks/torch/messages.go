@@ -58,6 +58,7 @@ var messages = &logscan.Framework{
 		"RecompileLimitHit",  // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
 		// its structured trace (TORCH_TRACE): trace.go
 		`{"compilation_metrics": `, `{"dynamo_start": `, `{"str": ["`, `"fx_graph_cache_hit"`,
+		`_cache_miss", "encoding"`, `_cache_bypass", "encoding"`, `_cache_hit", "encoding"`, // Inductor's caches: cachetrace.go
 	},
 	NewState: func() any { return &dynamo{} },
 	Finish:   func(c *logscan.Context) { flushRecompile(c); standalone(c) },

@@ -1,8 +1,3 @@
-// Package torch is recomp's unit for torch.compile (PT2: dynamo, AOTAutograd, Inductor), the
-// front end of PyTorch/XLA's dynamo path too: how dynamo's recompile records and guard failures
-// read, the facts its guards state, what `recomp run` switches on, and PT2's own remedies.
-// Behind another stack (torch.compile with backend="openxla"), dynamo's records explain that
-// stack's compilations (Compiling, HandedOver) and each stack says what it knows.
 package torch
 
 import (
@@ -33,7 +28,9 @@ var Framework = &framework.Framework{
 		Sweep:    slices.Concat(framework.CompileForms, framework.CompileFormsUpper),
 		// Inductor's config as its trace's cache-key payloads list it
 		// ("inductor_config[precompilation_timeout_seconds]: 3600")
-		Known: []string{"inductor_config["},
+		Known: []string{"inductor_config[",
+			// the repro script of its trace's fx_graph_runnable artifact sets the run's TORCH_LOGS
+			"os.environ['TORCH_LOGS'] = "},
 	},
 	Settings: []framework.Setting{
 		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",
@@ -45,6 +42,10 @@ var Framework = &framework.Framework{
 	// for the log: behind PyTorch/XLA (backend="openxla") its log carries these compilations.
 	Probe: &framework.Probe{Package: "torch._dynamo.utils", Hook: probeHook, Function: "_on_torch_dynamo",
 		Records: "each torch.compile compilation (from dynamo's compilation metrics)", Event: "compile", ModuleName: probeName, Compiles: true},
+	// Inductor's FX-graph and AOTAutograd caches, and its generated code (cache.go)
+	CacheTrees:   []*framework.CacheTree{fxGraphCache, aotAutogradCache, inductorCode},
+	CacheFolders: cacheFolders,
+	Metrics:      cacheNotes, // what the run did with Inductor's caches (cachetrace.go)
 	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
 	TraceFiles:    regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
 	Trace:         traceMessages,

@@ -1,7 +1,6 @@
 package torch
 
 import (
-	"cmp"
 	"encoding/json"
 	"math"
 	"path"
@@ -31,8 +30,8 @@ import (
 // entire_frame_compile_time_s (dynamo's whole frame: tracing, AOTAutograd, Inductor); one that
 // failed at the recompile limit is the limit reached. An FX-graph cache hit (Inductor's on-disk
 // cache served the compiled graph; dynamo's frame still compiled, faster) is a cache hit, as
-// torch's counters['inductor']['fxgraph_cache_hit'] counts it; AOTAutograd's cache result and the
-// misses are not counted (a miss is the compilation itself).
+// torch's counters['inductor']['fxgraph_cache_hit'] counts it; the other lookups of Inductor's
+// caches are the stack's metrics (cachetrace.go).
 // traceRecords are the trace's records recomp reads, each by its name (the key of the record's
 // JSON object) or, for an artifact record, by the artifact's name: one line a record, from which
 // the rules and the anchors of both grammars are made.
@@ -40,7 +39,13 @@ var traceRecords = []traceRecord{
 	{Record: "compilation_metrics", Handle: traceMetricsRecord},
 	{Record: "dynamo_start", Handle: traceStartRecord},
 	{Record: "str", Handle: traceStrRecord},
-	{Artifact: "fx_graph_cache_hit", Handle: traceFXHitRecord},
+	// Inductor's caches, each lookup's result (cachetrace.go)
+	{Artifact: "fx_graph_cache_hit", Handle: cacheArtifact},
+	{Artifact: "fx_graph_cache_miss", Handle: cacheArtifact},
+	{Artifact: "fx_graph_cache_bypass", Handle: cacheArtifact},
+	{Artifact: "aotautograd_cache_hit", Handle: cacheArtifact},
+	{Artifact: "aotautograd_cache_miss", Handle: cacheArtifact},
+	{Artifact: "aotautograd_cache_bypass", Handle: cacheArtifact},
 }
 
 // traceRecord is one kind of the trace's records: Record names it ({"compilation_metrics": …}),
@@ -88,6 +93,8 @@ type traceState struct {
 	named map[int]string
 	// limits counts, by function, the records of its recompile limit
 	limits map[string]int
+	// caches counts the lookups of Inductor's caches (cachetrace.go)
+	caches cacheCounts
 }
 
 const traceMaxNames = 4096
@@ -503,23 +510,6 @@ func (t *traceState) limited(frame string) int {
 		t.limits[frame] = n + 1
 	}
 	return n + 1
-}
-
-// traceFXHitRecord reads an FX-graph cache hit of the frame being compiled.
-func traceFXHitRecord(c *logscan.Context, msg string) bool {
-	id := jsonInt(topField(msg, "frame_id"))
-	if id == nil {
-		return false
-	}
-	key := ""
-	if n := jsonInt(topField(msg, "frame_compile_id")); n != nil {
-		key = strconv.Itoa(*id) + "/" + strconv.Itoa(*n)
-	}
-	t := traceOf(c)
-	frame := cmp.Or(t.user[*id], t.named[*id], unnamedLimit)
-	c.Emit(logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame, Key: key,
-		Detail: "Inductor's FX-graph cache served the graph of " + frame})
-	return true
 }
 
 // seconds is a trace's seconds as a duration, to the microsecond it prints.

@@ -169,6 +169,10 @@ def finish(torch, fed):
     driver.EVIDENCE.update(compiles=compiles, fed=fed,
                            fxgraph_cache_hit=int(counters["inductor"]["fxgraph_cache_hit"]),
                            fxgraph_cache_miss=int(counters["inductor"]["fxgraph_cache_miss"]),
+                           fxgraph_cache_bypass=int(counters["inductor"]["fxgraph_cache_bypass"]),
+                           autograd_cache_hit=int(counters["aot_autograd"]["autograd_cache_hit"]),
+                           autograd_cache_miss=int(counters["aot_autograd"]["autograd_cache_miss"]),
+                           autograd_cache_saved=int(counters["aot_autograd"]["autograd_cache_saved"]),
                            unique_graphs=int(counters["stats"]["unique_graphs"]),
                            recompile_limit=torch._dynamo.config.recompile_limit)
 
@@ -213,6 +217,94 @@ S["under-run"] = dict(program=partial_batch, recompiled=["loss_step"], cause="ba
                                   "once, with the trace's entire_frame_compile_time_s.")
 
 
+# --- Inductor's caches over runs (after the scenarios above: their programs' lines stay) ---------------
+
+def inductor_cache():
+    """One forward pass of the model under torch.no_grad(), compiled once; Inductor's cache
+    (inductor-cache/) is the run folder's, shared by the scenario's runs."""
+    torch = _torch()
+    model = _model(torch)
+    fwd = torch.compile(predict)
+    with torch.no_grad():
+        fwd(model, torch.randn(16, 8))
+    finish(torch, fed=[16])
+    cache = os.environ["TORCHINDUCTOR_CACHE_DIR"]  # the keys in the cache after this run, as Inductor named them
+    driver.EVIDENCE["keys"] = {sub: sorted(os.path.basename(r) for r, _, files in os.walk(os.path.join(cache, sub)) if files)
+                               for sub in ("fxgraph", "aotautograd")}
+
+
+CACHE_RUNS = {1: {"TORCH_TRACE": "trace1"}, 2: {"TORCH_TRACE": "trace2"},
+              3: {"TORCH_TRACE": "trace3", "TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE": "1"}}
+S["inductor-cache"] = dict(
+    program=inductor_cache, recompiled=[], cause=None, runs=3, run_env=CACHE_RUNS, per_log=True,
+    cache={"served": [2], "missed": {3: {"part": "inductor_config[max_autotune_pointwise]", "a": "False", "b": "True",
+                                         "setting": "TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE=1"}}},
+    description="torch.compile(predict) run once under torch.no_grad() in three processes that share one Inductor cache "
+                "(TORCHINDUCTOR_CACHE_DIR, kept as cache/: its fxgraph/ and aotautograd/ entries), each with its own "
+                "TORCH_TRACE: run 1 fills the empty cache (FX-graph and AOTAutograd misses, entries written), run 2 is served "
+                "from it (fxgraph_cache_hit, autograd_cache_hit), run 3 sets TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE=1: one "
+                "Inductor config value in the FX-graph cache key changed, so it misses both caches and writes new entries.")
+
+
+def predict_relu(model, x):
+    return model(x).relu()
+
+
+def inductor_cache_keys():
+    """Run 1: predict on 16 rows; run 2: predict on 24 rows (the inputs' metadata in the key
+    changes); run 3: predict_relu on 16 rows (the graph changes, the inputs do not)."""
+    torch = _torch()
+    model = _model(torch)
+    run = int(os.environ["RECOMP_RUN"])
+    fwd = torch.compile(predict_relu if run == 3 else predict)
+    with torch.no_grad():
+        fwd(model, torch.randn(24 if run == 2 else 16, 8))
+    finish(torch, fed=[24 if run == 2 else 16])
+    cache = os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    driver.EVIDENCE["keys"] = {sub: sorted(os.path.basename(r) for r, _, files in os.walk(os.path.join(cache, sub)) if files)
+                               for sub in ("fxgraph", "aotautograd")}
+
+
+KEYS_RUNS = {1: {"TORCH_TRACE": "trace1"}, 2: {"TORCH_TRACE": "trace2"}, 3: {"TORCH_TRACE": "trace3"}}
+S["inductor-cache-keys"] = dict(
+    program=inductor_cache_keys, recompiled=[], cause=None, runs=3, run_env=KEYS_RUNS, per_log=True,
+    cache={"served": [], "missed": {2: {"part": "example_inputs", "a": "float32[16, 8]", "b": "float32[24, 8]",
+                                        "changed": "x has 24 rows, not 16"},
+                                    3: {"part": "gm", "changed": "predict_relu: model(x).relu(), one op more than predict"}}},
+    description="Three processes sharing one Inductor cache (cache/), each with its own TORCH_TRACE: run 1 compiles "
+                "predict on 16 rows; run 2 on 24 rows, so the inputs' metadata in the FX-graph key differs and it misses; "
+                "run 3 compiles predict_relu (model(x).relu()) on 16 rows: the same inputs, another graph, another miss.")
+
+
+def _cache_truth(run, problems):
+    """What each run did with Inductor's caches (torch's own counters) and the entries left behind."""
+    spec = run.spec["cache"]
+    runs = []
+    for i, (log, ev) in enumerate(zip(run.logs, run.evidence), 1):
+        r = collections.OrderedDict([("run", i), ("log", log), ("env", run.spec["run_env"][i])])
+        for k in ("fxgraph_cache_hit", "fxgraph_cache_miss", "fxgraph_cache_bypass", "autograd_cache_hit",
+                  "autograd_cache_miss", "autograd_cache_saved"):
+            r[k] = ev[k]
+        served = ev["fxgraph_cache_hit"] > 0 and ev["fxgraph_cache_miss"] == 0
+        if served != (i in spec["served"]):
+            problems.append(f"{log}: fxgraph_cache_hit {ev['fxgraph_cache_hit']}, miss {ev['fxgraph_cache_miss']}: "
+                            f"{'not ' if i in spec['served'] else ''}served from the cache")
+        before = run.evidence[i - 2]["keys"] if i > 1 else {"fxgraph": [], "aotautograd": []}
+        r["written"] = {sub: sorted(set(ev["keys"][sub]) - set(before[sub])) for sub in ("fxgraph", "aotautograd")}
+        if i in spec["missed"]:
+            r["missed"] = spec["missed"][i]
+        runs.append(r)
+    cache = run.path("cache")
+    entries = collections.OrderedDict()
+    for sub in ("fxgraph", "aotautograd"):
+        keys = []
+        for root, dirs, files in os.walk(os.path.join(cache, sub)):
+            if files:
+                keys.append(os.path.basename(root))
+        entries[sub] = sorted(keys)
+    return collections.OrderedDict([("runs", runs), ("entries", entries)])
+
+
 # --- the judge ----------------------------------------------------------------------------------------
 
 def judge(run):
@@ -220,34 +312,47 @@ def judge(run):
     spec, evs, texts = run.spec, run.evidence, run.texts
     problems = run.problems
     per_identity = collections.Counter()
+    most = collections.Counter()  # an identity's most compilations in one process (spec per_log)
     compiles = []
     for log, ev, text in zip(run.logs, evs, texts):
+        most |= collections.Counter(c["identity"] for c in ev["compiles"])
         steps = text.count("Step 2: calling compiler function inductor")
         if steps != len(ev["compiles"]):
             problems.append(f"{log}: {steps} 'calling compiler function inductor' lines but {len(ev['compiles'])} compilations in dynamo's metrics")
         for c in ev["compiles"]:
             per_identity[c["identity"]] += 1
             compiles.append(dict(c, log=log))
-    compiled_again = sorted(i for i, n in per_identity.items() if n > 1)
+    counts = most if spec.get("per_log") else per_identity  # per_log: each process on its own
+    compiled_again = sorted(i for i, n in counts.items() if n > 1)
     # spec per_mode: the program ran in len(set(fed)) modes; an identity compiled no more often than
     # that compiled once per mode (each then served from dynamo's cache), which is no recompilation
     modes = len(set(evs[0]["fed"])) if spec.get("per_mode") else 0
-    not_recompiled = [i for i in compiled_again if per_identity[i] <= modes]
+    not_recompiled = [i for i in compiled_again if counts[i] <= modes]
     recompiled = [i for i in compiled_again if i not in not_recompiled]
     got = sorted(i.rsplit(" (", 1)[1].rstrip(")") for i in recompiled)
     if got != sorted(spec["recompiled"]):
         problems.append(f"recompiled identities {recompiled}, want those of {spec['recompiled']}")
+    if spec.get("cache"):  # the cache's entries are kept (pickles, left as written); its compiled code is not
+        for sub in ("fxgraph", "aotautograd"):
+            if os.path.isdir(run.path("inductor-cache", sub)):
+                shutil.copytree(run.path("inductor-cache", sub), run.path("cache", sub))
     shutil.rmtree(run.path("inductor-cache"), ignore_errors=True)  # compiled code: not committed
     traces = []
-    if os.path.isdir(run.path("trace")):  # the structured trace, gzipped (recomp reads .gz as it is)
+    trace_dirs = [d for d in ("trace", "trace1", "trace2", "trace3") if os.path.isdir(run.path(d))]
+    for d in trace_dirs:  # the structured trace, gzipped (recomp reads .gz as it is)
         import gzip
-        for fn in sorted(os.listdir(run.path("trace"))):
-            src = run.path("trace", fn)
-            driver.relative_paths(run.path("trace"), root=bool(spec.get("recomp_run")))
+        for fn in sorted(os.listdir(run.path(d))):
+            src = run.path(d, fn)
+            driver.relative_paths(run.path(d), root=bool(spec.get("recomp_run")))
+            with open(src, encoding="utf-8", errors="surrogateescape") as f:  # the run folder's own paths, relative
+                text = f.read()
+            with open(src, "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(text.replace(os.path.abspath(run.target) + os.sep, ""))
             with open(src, "rb") as f, gzip.GzipFile(src + ".gz", "wb", mtime=0) as g:
                 shutil.copyfileobj(f, g)
             os.remove(src)
-            traces.append("trace/" + fn + ".gz")
+            traces.append(d + "/" + fn + ".gz")
+    trace_of = dict(zip(run.logs, traces)) if len(traces) == len(run.logs) else {}
     evidence = collections.OrderedDict()
     evidence["compilations"] = len(compiles)
     evidence["cache_hits"] = sum(e["fxgraph_cache_hit"] for e in evs)
@@ -263,9 +368,12 @@ def judge(run):
     elif traces:
         extra["logs"] = traces
     extra[seconds_key] = round(sum(c["seconds"] for c in compiles), 6)
-    extra[compiles_key] = [{"identity": c["identity"], "log": traces[0] if traces else c["log"], "compile_id": c["compile_id"],
-                            "seconds": c["seconds"]} for c in compiles]
+    extra[compiles_key] = [{"identity": c["identity"], "log": trace_of.get(c["log"], traces[0]) if traces else c["log"],
+                            "compile_id": c["compile_id"], "seconds": c["seconds"]} for c in compiles]
     extra["fed"] = evs[0]["fed"]
+    if spec.get("cache"):
+        evidence["autograd_cache_hits"] = sum(e["autograd_cache_hit"] for e in evs)
+        extra["inductor_cache"] = _cache_truth(run, problems)
     if run.name == "recompile-limit":
         limit = evs[0]["recompile_limit"]
         distinct = len(set(evs[0]["fed"]))

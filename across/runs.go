@@ -109,7 +109,7 @@ type runSide struct {
 func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 	r := &runSide{side: s, dumpOf: map[*ledger.Unit]*diff.DumpFile{}, warnings: slices.Clone(s.Skipped)}
 	if len(s.Logs) > 0 {
-		sc, err := ledger.ReadLogs(ledger.Files(s.Logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
+		sc, err := ledger.ReadLogs(explain.LogsOf(s.Logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {
 			return nil, err
 		}

@@ -475,9 +475,21 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 		t.addFact(f, site)
 	case again && u.Why != "":
 		kind, ch := reasonCause(u)
-		t.add(kind, ch, site, nil)
+		c := t.add(kind, ch, site, nil)
+		if f, ok := triggerFact(factsOf(u)); ok {
+			c.Said, c.own = f.Said, true // the call that ran a new graph, in recomp's words; the stack's beside them
+		}
 	}
 	return false
+}
+
+// triggerFact is the fact of a compilation's trigger (the call that ran a new graph, as the stack's
+// analysis names it) where that is all the stack's explanation says.
+func triggerFact(fs []cause.Fact) (cause.Fact, bool) {
+	if len(fs) == 1 && fs[0].Trigger != "" {
+		return fs[0], true
+	}
+	return cause.Fact{}, false
 }
 
 // addCompared counts one compilation the dumps' comparison explains (its causes cs): the
@@ -726,6 +738,9 @@ const KindFunctionRebuilt = cause.FunctionRebuilt
 // first, then an argument's new type.
 func reasonCause(u *ledger.Unit) (kind cause.Kind, ch string) {
 	why, fs := u.Why, factsOf(u)
+	if f, ok := triggerFact(fs); ok {
+		return "", f.Change
+	}
 	for _, f := range fs {
 		if f.Kind == KindFunctionRebuilt {
 			return f.Kind, f.Change

@@ -597,6 +597,9 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
 	v.Causes = foldGrowth(v.Causes, compiled, byUnit, in.Explained) // (every program's: one split off this one starts there)
+	if len(v.Causes) == 0 {
+		v.Causes = retracingOf(compiled, in.Ledger)
+	}
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
@@ -1569,4 +1572,19 @@ func (r *Result) CauseAdvice(program string, k cause.Kind) string {
 		}
 	}
 	return ""
+}
+
+// retracingOf is the cause of a program nothing else explains where its stack warned that the
+// function it compiles traced again on many of its recent calls (TF's retracing warning, read by
+// the unit): the function, how often, in recomp's words with the stack's beside them. It says no
+// more than the warning: which argument changed is for a comparison of the graphs.
+func retracingOf(compiled []*ledger.Unit, rep *ledger.Report) []Cause {
+	for _, f := range rep.Retracing() {
+		for _, u := range compiled {
+			if u.Producer == f.Producer && frameworks.SameFunction(f.Arg, u.Module) {
+				return []Cause{{Change: f.Change, Said: f.Said, own: true}}
+			}
+		}
+	}
+	return nil
 }

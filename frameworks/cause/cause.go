@@ -79,6 +79,10 @@ type Fact struct {
 	// whose values differ, in the order the stack printed them.
 	Metadata   string
 	Attributes []Attribute
+	// Traced and Calls are, for a stack's warning that a function traced again on many of its
+	// recent calls (TF's retracing warning), how many of the last how many calls traced it; Arg
+	// is then the function as the stack names it. 0 for other facts.
+	Traced, Calls int
 	// Trigger is what made the stack cut and compile the graph when it did, as its own analysis
 	// of the compilation says (PyTorch/XLA's Compilation Cause): the call that ran it, not what
 	// changed in it. Change is then that call in the verdict's words, Said the stack's. "" for

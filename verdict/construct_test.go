@@ -401,6 +401,9 @@ func TestTriggerSaidInOwnVoice(t *testing.T) {
 			if got := c.Sentence("torch-xla"); got != want {
 				t.Errorf("%q: %q, want %q", why, got, want)
 			}
+			if got := c.Label("torch-xla"); got != "torch-xla's reason" { // recomp's words under it, not the stack's
+				t.Errorf("%q: a card labels it %q", why, got)
+			}
 		}
 	}
 }

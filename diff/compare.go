@@ -868,8 +868,8 @@ func (c *comparer) sourceOf(comp *hlo.Computation, in *hlo.Instruction, md hlo.M
 			for _, u := range users[j] {
 				umd := comp.Instructions[u].Metadata()
 				if umd.StackFrame != 0 || umd.SourceFile != "" {
-					if len(c.b.Frames) == 0 && !frameworks.IsUserFile(umd.SourceFile) {
-						continue // a library's op (TF's ops.py): no line of the program's
+					if len(c.b.Frames) == 0 && (!strings.HasSuffix(umd.SourceFile, ".py") || !frameworks.IsUserFile(umd.SourceFile)) {
+						continue // a library's op (TF's ops.py), or no file (TF's placeholder name): no line of the program's
 					}
 					if s := c.b.Source(umd, frameworks.IsUserFile); s != "" {
 						return s

@@ -98,7 +98,7 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 		read := LogsOf(logs)
 		if folder { // the folder read above: its manifest's stop line, not a second look
 			read = ledger.Files(logs)
-			read[0].Until = stoppedLine(c.Manifest)
+			read[0].Until = StoppedLine(c.Manifest)
 		}
 		s, err := ledger.ReadLogs(read, ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {

@@ -89,7 +89,7 @@ func (r *run) probe() ([]runfolder.ProbeRecord, error) {
 
 // logs are the ledger's logs for paths: a run folder's run.log where a path is a run folder
 // (looked at once: ledger then opens the log, not the folder again), and each run.log of a run
-// recomp stopped read up to the stop (stoppedLine), whether the folder or its run.log was named.
+// recomp stopped read up to the stop (StoppedLine), whether the folder or its run.log was named.
 func (rs *runs) logs(paths []string) []ledger.Log {
 	logs := ledger.Files(paths)
 	for i, p := range paths {
@@ -109,7 +109,7 @@ func (rs *runs) logs(paths []string) []ledger.Log {
 			r = rs.of(p) // the folder of a run.log
 		}
 		if r != nil {
-			logs[i].Until = stoppedLine(r.c.Manifest)
+			logs[i].Until = StoppedLine(r.c.Manifest)
 		}
 	}
 	return logs
@@ -121,9 +121,9 @@ func (rs *runs) logs(paths []string) []ledger.Log {
 // answer to the stop, no evidence.
 func LogsOf(paths []string) []ledger.Log { return newRuns().logs(paths) }
 
-// stoppedLine is the last line of a run's run.log that is evidence: where recomp decided to stop
+// StoppedLine is the last line of a run's run.log that is evidence: where recomp decided to stop
 // the command; 0 (all) for a run not stopped.
-func stoppedLine(m *runfolder.Manifest) int64 {
+func StoppedLine(m *runfolder.Manifest) int64 {
 	if m == nil || m.Stopped == "" {
 		return 0
 	}

@@ -108,8 +108,21 @@ type runSide struct {
 
 func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 	r := &runSide{side: s, dumpOf: map[*ledger.Unit]*diff.DumpFile{}, warnings: slices.Clone(s.Skipped)}
+	if s.Manifest != "" {
+		m, err := runfolder.ReadManifest(s.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		r.manifest = m
+	}
 	if len(s.Logs) > 0 {
-		sc, err := ledger.ReadLogs(ledger.Files(s.Logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
+		logs := ledger.Files(s.Logs)
+		for i, l := range s.Logs { // the run folder's run.log of a run recomp stopped: up to the stop
+			if r.manifest != nil && filepath.Base(l) == runfolder.LogName && filepath.Dir(l) == filepath.Dir(s.Manifest) {
+				logs[i].Until = explain.StoppedLine(r.manifest)
+			}
+		}
+		sc, err := ledger.ReadLogs(logs, ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {
 			return nil, err
 		}
@@ -141,13 +154,6 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 				r.dumpOf[u] = f
 			}
 		}
-	}
-	if s.Manifest != "" {
-		m, err := runfolder.ReadManifest(s.Manifest)
-		if err != nil {
-			return nil, err
-		}
-		r.manifest = m
 	}
 	return r, nil
 }

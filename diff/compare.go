@@ -829,9 +829,11 @@ func countParams(c *hlo.Computation) int {
 // its metadata's source line, else the innermost frame of its stack (JAX's stack_frame_id)
 // in a file of the user's; for an op with no stack of its own (JAX's constants), the line of
 // the first of its users, up to three deep, that has one (a constant's broadcast, then the
-// multiply that takes it). "" when none names one.
+// multiply that takes it): in a module without stack tables (JAX 0.4's, which writes
+// source_file and source_line on each op but none on a constant), the first user's own source
+// line in a file of the user's. "" when none names one.
 func (c *comparer) sourceOf(comp *hlo.Computation, in *hlo.Instruction, md hlo.Meta) string {
-	if md.Source() != "" || len(c.b.Frames) == 0 || in.Opcode == "parameter" {
+	if md.Source() != "" || in.Opcode == "parameter" {
 		return md.Source() // (a parameter's stack is the jitted function's, not a line that made its value)
 	}
 	if s := c.b.Source(md, frameworks.IsUserFile); s != "" {
@@ -866,6 +868,9 @@ func (c *comparer) sourceOf(comp *hlo.Computation, in *hlo.Instruction, md hlo.M
 			for _, u := range users[j] {
 				umd := comp.Instructions[u].Metadata()
 				if umd.StackFrame != 0 || umd.SourceFile != "" {
+					if len(c.b.Frames) == 0 && (!strings.HasSuffix(umd.SourceFile, ".py") || !frameworks.IsUserFile(umd.SourceFile)) {
+						continue // a library's op (TF's ops.py), or no file (TF's placeholder name): no line of the program's
+					}
 					if s := c.b.Source(umd, frameworks.IsUserFile); s != "" {
 						return s
 					}

@@ -95,7 +95,12 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 	var rep *ledger.Report
 	var wall time.Duration
 	if len(logs) > 0 {
-		s, err := ledger.ReadLogs(ledger.Files(logs), ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
+		read := LogsOf(logs)
+		if folder { // the folder read above: its manifest's stop line, not a second look
+			read = ledger.Files(logs)
+			read[0].Until = StoppedLine(c.Manifest)
+		}
+		s, err := ledger.ReadLogs(read, ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {
 			return nil, err
 		}

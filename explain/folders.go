@@ -88,21 +88,46 @@ func (r *run) probe() ([]runfolder.ProbeRecord, error) {
 }
 
 // logs are the ledger's logs for paths: a run folder's run.log where a path is a run folder
-// (looked at once: ledger then opens the log, not the folder again).
+// (looked at once: ledger then opens the log, not the folder again), and each run.log of a run
+// recomp stopped read up to the stop (StoppedLine), whether the folder or its run.log was named.
 func (rs *runs) logs(paths []string) []ledger.Log {
 	logs := ledger.Files(paths)
 	for i, p := range paths {
 		if p == input.Stdin {
 			continue
 		}
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		st, err := os.Stat(p)
+		if err != nil {
 			continue
 		}
-		if r := rs.folder(p); r != nil {
-			logs[i].Path, logs[i].Traces = r.f.Log, ledger.TraceFiles(r.f.Trace, r.f.TraceSince)
+		var r *run
+		if st.IsDir() {
+			if r = rs.folder(p); r != nil {
+				logs[i].Path, logs[i].Traces = r.f.Log, ledger.TraceFiles(r.f.Trace, r.f.TraceSince)
+			}
+		} else {
+			r = rs.of(p) // the folder of a run.log
+		}
+		if r != nil {
+			logs[i].Until = StoppedLine(r.c.Manifest)
 		}
 	}
 	return logs
+}
+
+// LogsOf are the logs to read for paths (a run folder stands for its run.log), each run.log of a
+// run recomp stopped up to the line where it decided to stop the command: what the command
+// printed after it (a KeyboardInterrupt's traceback through the stack's compile functions) is its
+// answer to the stop, no evidence.
+func LogsOf(paths []string) []ledger.Log { return newRuns().logs(paths) }
+
+// StoppedLine is the last line of a run's run.log that is evidence: where recomp decided to stop
+// the command; 0 (all) for a run not stopped.
+func StoppedLine(m *runfolder.Manifest) int64 {
+	if m == nil || m.Stopped == "" {
+		return 0
+	}
+	return m.StoppedLine
 }
 
 // ReadScan is Logs of what a command line names: a folder of run folders stands for its run

@@ -44,7 +44,6 @@ func logsOf(paths []string, opt ledger.ReadOptions, rs *runs) (*Scan, error) {
 	var silenced []ledger.Silenced
 	var err error
 	if folder {
-		logs[0].Until = stoppedLine(c.Manifest)
 		var settings []runfolder.Setting
 		if c.Manifest != nil {
 			settings = c.Manifest.Settings
@@ -130,16 +129,6 @@ func jobOf(s *ledger.Scan, opt Options, rs *runs) *Ranks {
 		}
 	}
 	return RanksOf(s, RanksOptions{Options: opt, runs: rs})
-}
-
-// stoppedLine is the last line of a run's run.log that is evidence: where recomp decided to stop
-// the command (the lines after it are its answer to the stop: a KeyboardInterrupt's traceback
-// through the stack's compile functions is no compile record); 0 (all) for a run not stopped.
-func stoppedLine(m *runfolder.Manifest) int64 {
-	if m == nil || m.Stopped == "" {
-		return 0
-	}
-	return m.StoppedLine
 }
 
 // noteFolder adds what a run folder lacks (runfolder.Contents.Notes: a run cut short) to the

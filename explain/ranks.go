@@ -248,7 +248,7 @@ func ReadRankInputs(paths, dumps []string, opt RanksOptions) (*Ranks, error) {
 		return nil, err
 	}
 	opt.Warnings, opt.Dumps = append(opt.Warnings, skipped...), dumpDirs
-	return ReadRanks(ledger.Files(logs), opt)
+	return ReadRanks(LogsOf(logs), opt)
 }
 
 // ReadRanks reads the logs of one job's ranks and lines up their compile sequences.

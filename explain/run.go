@@ -44,7 +44,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	if m != nil {
 		settings = m.Settings
 	}
-	s, silenced, err := readStandingIn([]ledger.Log{{Path: logPath, Until: stoppedLine(m)}}, ro, recs, dir, settings)
+	s, silenced, err := readStandingIn([]ledger.Log{{Path: logPath, Until: StoppedLine(m)}}, ro, recs, dir, settings)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/internal/textutil"
 
@@ -277,12 +278,15 @@ type retraceNote struct {
 	line     int
 	detail   string
 	count    int
+	// fact is the warning as its unit reads it (frameworks.Facts of its words): the function
+	// that retraced and how often, when the unit reads one (cause.Fact.Traced > 0).
+	fact cause.Fact
 }
 
 //lint:ignore U1000 called through mergeInto's type constraint (staticcheck misses the use)
 func (n *retraceNote) merge(o *retraceNote) {
 	n.count += o.count
-	n.file, n.line, n.detail = o.file, o.line, o.detail
+	n.file, n.line, n.detail, n.fact = o.file, o.line, o.detail, o.fact
 }
 
 // maxRetraceNotes bounds the functions whose retracing warnings a Ledger (and a merged Report)
@@ -305,6 +309,32 @@ func (l *Ledger) noteRetrace(ev logscan.Event) {
 	}
 	n.count++
 	n.file, n.line, n.detail = ev.File, ev.Line, ev.Detail
+	if ev.Kind == logscan.Retrace {
+		for _, f := range frameworks.Facts(ev.Detail) {
+			if f.Traced > 0 {
+				n.fact = f
+			}
+		}
+	}
+}
+
+// Retracing is a stack's warning that a function traced again on many of its recent calls, as
+// its unit reads it (cause.Fact with Traced and Calls, Arg the function), and whose it is.
+type Retracing struct {
+	Producer logscan.Producer
+	cause.Fact
+}
+
+// Retracing are the stacks' retracing warnings that their units read: the last of each
+// function's, in the order the functions were first warned about.
+func (r *Report) Retracing() []Retracing {
+	var out []Retracing
+	for _, n := range r.retraces {
+		if n.fact.Traced > 0 {
+			out = append(out, Retracing{Producer: n.producer, Fact: n.fact})
+		}
+	}
+	return out
 }
 
 // retraceFindings reports the frameworks' own retracing warnings: one finding per function,

@@ -381,3 +381,29 @@ func TestTheStacksWordsStayBesideTheDumpsLead(t *testing.T) {
 		t.Errorf("causes %v, want the dump's batch size and JAX's weak type", kinds)
 	}
 }
+
+// A compilation whose stack's explanation is its analysis' trigger alone (PyTorch/XLA's
+// Compilation Cause) is said in recomp's words, the stack's beside them, live as at the end: not
+// "the stack said: …" as the cause.
+func TestTriggerSaidInOwnVoice(t *testing.T) {
+	for _, why := range []string{"user torch_xla.sync", "most likely user code trying to access tensor value before mark_step"} {
+		f := frameworks.Facts(why)
+		if len(f) != 1 || f[0].Trigger == "" {
+			t.Fatalf("%q: %+v, no trigger", why, f)
+		}
+		u := explained(why)
+		tally := &causeTally{byKey: map[causeKey]*Cause{}}
+		tally.addUnit(u, true, "train.py:9 (step)", nil, nil)
+		live := liveCause([]*ledger.Unit{{Seq: 1}, {Why: why, Facts: u.Facts, Seq: 2}}, "")
+		want := f[0].Change + " (torch-xla said: " + why + ")"
+		for _, c := range []Cause{tally.list()[0], live} {
+			c.Count, c.Sites = 0, nil
+			if got := c.Sentence("torch-xla"); got != want {
+				t.Errorf("%q: %q, want %q", why, got, want)
+			}
+			if got := c.Label("torch-xla"); got != "torch-xla's reason" { // recomp's words under it, not the stack's
+				t.Errorf("%q: a card labels it %q", why, got)
+			}
+		}
+	}
+}

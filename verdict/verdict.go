@@ -475,9 +475,21 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 		t.addFact(f, site)
 	case again && u.Why != "":
 		kind, ch := reasonCause(u)
-		t.add(kind, ch, site, nil)
+		c := t.add(kind, ch, site, nil)
+		if f, ok := triggerFact(factsOf(u)); ok {
+			c.Said, c.own = f.Said, true // the call that ran a new graph, in recomp's words; the stack's beside them
+		}
 	}
 	return false
+}
+
+// triggerFact is the fact of a compilation's trigger (the call that ran a new graph, as the stack's
+// analysis names it) where that is all the stack's explanation says.
+func triggerFact(fs []cause.Fact) (cause.Fact, bool) {
+	if len(fs) == 1 && fs[0].Trigger != "" {
+		return fs[0], true
+	}
+	return cause.Fact{}, false
 }
 
 // addCompared counts one compilation the dumps' comparison explains (its causes cs): the
@@ -585,6 +597,9 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
 	v.Causes = foldGrowth(v.Causes, compiled, byUnit, in.Explained) // (every program's: one split off this one starts there)
+	if len(v.Causes) == 0 {
+		v.Causes = retracingOf(compiled, in.Ledger)
+	}
 	if in.Wall > 0 {
 		v.Share = v.Time.Seconds() / in.Wall.Seconds()
 	}
@@ -726,6 +741,9 @@ const KindFunctionRebuilt = cause.FunctionRebuilt
 // first, then an argument's new type.
 func reasonCause(u *ledger.Unit) (kind cause.Kind, ch string) {
 	why, fs := u.Why, factsOf(u)
+	if f, ok := triggerFact(fs); ok {
+		return "", f.Change
+	}
 	for _, f := range fs {
 		if f.Kind == KindFunctionRebuilt {
 			return f.Kind, f.Change
@@ -1581,4 +1599,19 @@ func (r *Result) CauseAdvice(program string, k cause.Kind) string {
 		}
 	}
 	return ""
+}
+
+// retracingOf is the cause of a program nothing else explains where its stack warned that the
+// function it compiles traced again on many of its recent calls (TF's retracing warning, read by
+// the unit): the function, how often, in recomp's words with the stack's beside them. It says no
+// more than the warning: which argument changed is for a comparison of the graphs.
+func retracingOf(compiled []*ledger.Unit, rep *ledger.Report) []Cause {
+	for _, f := range rep.Retracing() {
+		for _, u := range compiled {
+			if u.Producer == f.Producer && frameworks.SameFunction(f.Arg, u.Module) {
+				return []Cause{{Change: f.Change, Said: f.Said, own: true}}
+			}
+		}
+	}
+	return nil
 }

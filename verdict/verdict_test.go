@@ -350,3 +350,22 @@ func TestRanksAreNotRecompilations(t *testing.T) {
 		}
 	}
 }
+
+// A TF program nothing else explains (a log without the level-1 trace records or a dump) is
+// explained by TF's own warning that its function retraced on many of its last calls: the
+// function named, with the counts, in recomp's words and TF's.
+func TestRetracingWarningNamesTheFunction(t *testing.T) {
+	s, err := ledger.ReadLogs(ledger.Files([]string{"../testdata/runs/tf-2.21/varying-shapes/run.log"}), ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Build(Input{Ledger: s.Ledger})
+	if len(r.Verdicts) != 1 || len(r.Verdicts[0].Causes) != 1 {
+		t.Fatalf("verdicts %+v", r.Verdicts)
+	}
+	c := r.Verdicts[0].Causes[0]
+	if got := c.Sentence(r.Verdicts[0].Framework); !strings.Contains(got, "`varying_shapes.<locals>.train_step` traced again on 6 of its last 7 calls") ||
+		!strings.Contains(got, "said: 6 out of the last 7 calls") {
+		t.Errorf("cause %q", got)
+	}
+}

@@ -332,8 +332,12 @@ func (v Verdict) CostLine() string {
 
 // Label is a cause's kind as a card heads it, in the words the rest of the answer uses (the
 // "Your lines" table's top cause): the kind in words, the stack's own word for a static
-// argument (a tf.function's "Python argument"), or whose words the cause is.
+// argument (a tf.function's "Python argument"), whose reason it is in recomp's words (a stack's
+// analysis or warning said beside it), or whose words the cause is.
 func (c Cause) Label(framework string) string {
+	if c.Kind == "" && c.own && c.Said != "" { // the stack's reason in recomp's words (its own beside them)
+		return cmp.Or(framework, "the framework") + "'s reason"
+	}
 	if c.Kind == "" {
 		return cmp.Or(framework, "framework") + " said"
 	}

@@ -30,7 +30,7 @@ func TestLiveRecompileRealFrameworks(t *testing.T) {
 	}{
 		{"RECOMP_LIVE_JAX_0_12", "jax_running.py", []string{"JAX_PLATFORMS=cpu"}, "jit_train_step", ": batch size, x: f32[32,8] → f32[24,8], at jax_running.py:21 (<module>), "},
 		{"RECOMP_LIVE_TF_2_21", "tf_running.py", []string{"CUDA_VISIBLE_DEVICES="}, "__inference_train_step_N", ", at tf_running.py:16 (<module>), "},
-		{"RECOMP_LIVE_TORCH_XLA_2_9", "torch_xla_running.py", []string{"PJRT_DEVICE=CPU"}, "torch_xla_running.py:18 (train_step)", `: torch-xla said: user torch_xla.sync, at torch_xla_running.py:18 (train_step)`},
+		{"RECOMP_LIVE_TORCH_XLA_2_9", "torch_xla_running.py", []string{"PJRT_DEVICE=CPU"}, "torch_xla_running.py:18 (train_step)", `: a new graph run by the program's own torch_xla.sync (torch-xla said: user torch_xla.sync), at torch_xla_running.py:18 (train_step)`},
 	} {
 		t.Run(c.program, func(t *testing.T) {
 			py := os.Getenv(c.env)

@@ -97,6 +97,8 @@ type truth struct {
 	} `json:"own_lines"`
 	// Stated is the construct the program changed as the stack states it (values_runs_test.go).
 	Stated *truthStated `json:"stated"`
+	// Stopped is where recomp run --fail-on-recompile's stop found the program (stopped_test.go).
+	Stopped *truthStopped `json:"stopped"`
 }
 
 // truthNumber is a Python number a program changed (its values, in order), the line of the op
@@ -250,8 +252,13 @@ func TestLiveRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// recomp itself, for the scenarios run under recomp run: this test binary (TestMain)
+			bin := filepath.Join(t.TempDir(), "recomp")
+			if err := os.Symlink(os.Args[0], bin); err != nil {
+				t.Fatal(err)
+			}
 			cmd := exec.Command(py, gen, "--out", out)
-			cmd.Env = append(os.Environ(), "RECOMP_PROBE_DIR="+probe.Dir)
+			cmd.Env = append(os.Environ(), "RECOMP_PROBE_DIR="+probe.Dir, "RECOMP_BIN="+bin)
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", m[2], err, b)
 			}
@@ -425,6 +432,9 @@ func checkRun(t *testing.T, dir string, tr truth) {
 	}
 	if tr.Stated != nil {
 		checkStated(t, dir, tr)
+	}
+	if tr.Stopped != nil {
+		checkStopped(t, dir, tr)
 	}
 }
 

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -69,5 +71,77 @@ func TestStoppedRunJudgedBeforeTheStop(t *testing.T) {
 	}
 	if _, out, _ := runIn(t, "", "scan", dir); !strings.Contains(out, "could not read") {
 		t.Errorf("without stopped_line the traceback is not read as a compile record: the test shows nothing\n%s", out)
+	}
+}
+
+// truthStopped is where recomp run's stop found a program, by the program's own record: the call
+// it was in, the compilations its stack had finished, and the frames of its KeyboardInterrupt's
+// traceback in the stack's own code.
+type truthStopped struct {
+	Identity      string   `json:"identity"`
+	Step          int      `json:"step"`
+	Input         string   `json:"input"`
+	CallSite      string   `json:"call_site"`
+	Compilations  int      `json:"compilations"`
+	InterruptedIn []string `json:"interrupted_in"`
+}
+
+// checkStopped holds a run recomp run --fail-on-recompile stopped (testdata/runs/*/stopped) to
+// what it recorded before the stop, whether the run folder or its run.log is named: the
+// KeyboardInterrupt's traceback through the stack's call path after the stop line is no compile
+// record recomp could not read, guard fails on the recompilation and never says the evidence is
+// incomplete, in every format; the answer names the program's batch size at its line.
+func checkStopped(t *testing.T, dir string, tr truth) {
+	t.Helper()
+	st := tr.Stopped
+	m := runManifest(t, dir)
+	b, err := os.ReadFile(filepath.Join(dir, runfolder.LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	if m.Stopped == "" || m.StoppedLine < 1 || int(m.StoppedLine) >= len(lines) {
+		t.Fatalf("the manifest says no stop (%q, line %d)", m.Stopped, m.StoppedLine)
+	}
+	after := strings.Join(lines[m.StoppedLine:], "\n")
+	if !strings.Contains(after, "KeyboardInterrupt") || len(st.InterruptedIn) == 0 {
+		t.Fatalf("no KeyboardInterrupt after the stop line %d: the run shows nothing", m.StoppedLine)
+	}
+	for _, in := range []string{dir, filepath.Join(dir, runfolder.LogName)} {
+		for _, c := range [][]string{{"scan", "text"}, {"scan", "markdown"}, {"scan", "html"}, {"scan", "json"},
+			{"guard", "text"}, {"guard", "markdown"}, {"guard", "html"}, {"guard", "json"}, {"guard", "github"}, {"guard", "junit"}} {
+			code, out, stderr := runRecomp(c[0], "--format", c[1], in)
+			if want := map[string]int{"scan": exitOK, "guard": exitFound}[c[0]]; code != want {
+				t.Errorf("%s --format %s %s: exit %d, want %d: %s", c[0], c[1], in, code, want, stderr)
+			}
+			bad := []string{"could not read", "evidence is incomplete"}
+			if c[1] != "json" {
+				bad = append(bad, "inconclusive") // JSON's gate has the field, false
+			}
+			for _, s := range bad {
+				if strings.Contains(out, s) {
+					t.Errorf("%s --format %s %s says %q of what the stop caused", c[0], c[1], in, s)
+				}
+			}
+			if c[1] == "json" {
+				var doc report.ScanJSON
+				if err := json.Unmarshal([]byte(out), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if doc.Summary.UnreadRecords != 0 || doc.Summary.Compilations != st.Compilations {
+					t.Errorf("%s %s: %d unread records, %d compilations; the program finished %d before the stop", c[0], in,
+						doc.Summary.UnreadRecords, doc.Summary.Compilations, st.Compilations)
+				}
+			}
+		}
+	}
+	p, _ := explainVerdict(t, dir, st.Identity)
+	if len(p.Causes) == 0 || p.Causes[0].Kind != "batch_size" {
+		t.Errorf("causes %+v, want batch_size first", p.Causes)
+	}
+	for _, format := range []string{"text", "markdown", "html"} {
+		if _, out, _ := runRecomp("explain", "--format", format, dir); !strings.Contains(out, st.CallSite) || strings.Contains(out, "could not read") {
+			t.Errorf("explain --format %s does not name the call at %s, or reads the stop's traceback", format, st.CallSite)
+		}
 	}
 }

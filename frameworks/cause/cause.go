@@ -79,6 +79,47 @@ type Fact struct {
 	// whose values differ, in the order the stack printed them.
 	Metadata   string
 	Attributes []Attribute
+	// Traced and Calls are, for a stack's warning that a function traced again on many of its
+	// recent calls (TF's retracing warning), how many of the last how many calls traced it; Arg
+	// is then the function as the stack names it. 0 for other facts.
+	Traced, Calls int
+	// Trigger is what made the stack cut and compile the graph when it did, as its own analysis
+	// of the compilation says (PyTorch/XLA's Compilation Cause): the call that ran it, not what
+	// changed in it. Change is then that call in the verdict's words, Said the stack's. "" for
+	// other facts.
+	Trigger Trigger
+}
+
+// Trigger is the call that made a stack compile a graph when it did, as the stack's analysis of
+// the compilation names it.
+type Trigger string
+
+// The triggers a stack's analysis names (PyTorch/XLA's eight causes).
+const (
+	// TriggerSync: the program's own sync ran the graph pending (the end of its step).
+	TriggerSync Trigger = "sync"
+	// TriggerLoader: a data loader's sync at the end of each step ran it.
+	TriggerLoader Trigger = "loader_sync"
+	// TriggerProfiler: leaving a profiler's step region ran it.
+	TriggerProfiler Trigger = "profiler_step"
+	// TriggerHostRead: the program read a tensor's value on the host (.item(), a print, a Python
+	// branch on a tensor) before its step ended: the graph pending there ran first.
+	TriggerHostRead Trigger = "host_read"
+	// TriggerCompiled: a compiled function ran (its graph); TriggerPending: the ops pending before
+	// it were run ahead of it.
+	TriggerCompiled Trigger = "compiled_function"
+	TriggerPending  Trigger = "pending_before_function"
+	// TriggerTracerInputs: the inputs of a function a tracer compiles were still pending;
+	// TriggerTracer: the tracer lowered its graph; TriggerTracerRun: it ran a compiled program.
+	TriggerTracerInputs Trigger = "tracer_inputs"
+	TriggerTracer       Trigger = "tracer_graph"
+	TriggerTracerRun    Trigger = "tracer_run"
+)
+
+// StepEnds says whether a trigger ends the program's step (a sync of its own, its loader's or
+// its profiler's).
+func (t Trigger) StepEnds() bool {
+	return t == TriggerSync || t == TriggerLoader || t == TriggerProfiler
 }
 
 // Attribute is a static attribute of a pytree's metadata that took a new value.

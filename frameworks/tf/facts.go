@@ -1,11 +1,13 @@
 package tf
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
+	"github.com/recomp/recomp/frameworks/internal/python"
 )
 
 // traceWords begins the explanation recomp reads from TF's "Creating new FuncGraph" record
@@ -25,12 +27,16 @@ var dtypes = map[string]string{"float16": "f16", "bfloat16": "bf16", "float32": 
 	"int16": "s16", "int32": "s32", "int64": "s64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
 	"bool": "pred", "complex64": "c64", "complex128": "c128"}
 
-// facts is Framework.Facts: the parameters TF lists for a new trace of a tf.function, each what
+// facts is Framework.Facts: TF's warning that a function retraced on many of its last calls (the
+// retracing event's words, messages' reRetrace), or the parameters TF lists for a new trace of a tf.function, each what
 // it was called with this time (New: a tensor's type as XLA prints it, f32[32,8], or a Python
 // value's repr) with TF's line (Said). TF's words name no earlier trace, so no fact says what
 // changed (Old, Kind and Change are ""): the ledger holds them against the function's trace
 // before (frameworks.Against).
 func facts(why string) []cause.Fact {
+	if m := reRetrace.FindStringSubmatch(why); m != nil {
+		return []cause.Fact{retracing(m, why)}
+	}
 	rest, ok := strings.CutPrefix(why, traceWords)
 	if !ok {
 		return nil
@@ -77,4 +83,16 @@ func paramValue(v string) string {
 		v = v[:77] + "..."
 	}
 	return v
+}
+
+// retracing is TF's warning that a function traced again on N of its last M calls (reRetrace's
+// match m of the words said) as a fact: the function (Arg), the counts, and the warning in
+// recomp's words; Arg is the function's own name (train_step of varying_shapes.<locals>.train_step),
+// as its graphs are named. It names no argument and no type: TF's warning says neither.
+func retracing(m []string, said string) cause.Fact {
+	traced, _ := strconv.Atoi(m[1])
+	calls, _ := strconv.Atoi(m[2])
+	fn := m[3]
+	return cause.Fact{Arg: python.Name(fn), Traced: traced, Calls: calls, Said: said,
+		Change: fmt.Sprintf("tf.function `%s` traced again on %d of its last %d calls", fn, traced, calls)}
 }

@@ -43,3 +43,14 @@ func FuzzFacts(f *testing.F) {
 		}
 	})
 }
+
+// TF's warning that a function retraced on many of its last calls (the words its rule gives the
+// event) is a fact of the function: its own name, as its graphs are named, and the counts.
+func TestRetracingFact(t *testing.T) {
+	const said = "6 out of the last 7 calls to varying_shapes.<locals>.train_step triggered tf.function retracing"
+	fs := facts(said)
+	if len(fs) != 1 || fs[0].Arg != "train_step" || fs[0].Traced != 6 || fs[0].Calls != 7 || fs[0].Said != said ||
+		!strings.Contains(fs[0].Change, "varying_shapes.<locals>.train_step") || fs[0].Kind != "" {
+		t.Errorf("%+v", fs)
+	}
+}

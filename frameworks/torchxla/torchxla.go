@@ -85,16 +85,17 @@ var Framework = &framework.Framework{
 	ExecuteMetrics:    []string{"ExecuteTime", "XrtExecute"},
 	Metrics:           metricNotes,
 	Construct:         specialScalar,
+	Facts:             facts,
+	// An analysis block's cause (a compilation's or an execution's) read as the trigger it names
+	// (facts.go): a host read, or the end of a step — at the program's sync, at the one torch_xla's
+	// MpDeviceLoader makes after each batch, at the end of a profiler StepTrace region.
 	HostRead: func(reason string) bool {
-		return strings.Contains(reason, "user code trying to access tensor value")
+		t, _ := trigger(reason)
+		return t == cause.TriggerHostRead
 	},
-	// A step ends at the program's sync, at the one torch_xla's MpDeviceLoader makes after each
-	// batch, and at the end of a profiler StepTrace region (2.9 says torch_xla.sync, older
-	// versions mark_step).
 	StepEnd: func(reason string) bool {
-		return reason == "user torch_xla.sync" || reason == "user mark_step" ||
-			strings.HasSuffix(reason, " in parallel loader at step end") ||
-			strings.HasSuffix(reason, " when exiting a profiler StepTrace region")
+		t, _ := trigger(reason)
+		return t.StepEnds()
 	},
 	HostReadMetric: "TransferFromDeviceTime",
 	Advice: framework.Advice{

@@ -61,6 +61,24 @@ def probe_dir():
             _PROBE.append(out.strip())
     return _PROBE[0]
 
+# recomp itself: a scenario with spec "recomp_run" runs its program under `recomp run` (this repository's),
+# which makes the run folder (run.log, manifest.json, probe.jsonl, dump/). RECOMP_BIN names the binary
+# (TestLiveRuns gives its own), else go builds one once per generator run.
+_BIN = []
+
+
+def recomp_bin():
+    """The recomp binary scenarios of spec "recomp_run" run under, built once."""
+    if not _BIN:
+        given = os.environ.get("RECOMP_BIN", "")
+        if not given:
+            import tempfile
+            given = os.path.join(tempfile.mkdtemp(prefix="recomp-bin-"), "recomp")
+            subprocess.run(["go", "build", "-o", given, "./cmd/recomp"], cwd=_REPO, check=True)
+        _BIN.append(given)
+    return _BIN[0]
+
+
 # --- inside the program ----------------------------------------------------------------------------
 
 EVIDENCE = {}  # what the program learns from the framework (and about itself), written at its end
@@ -160,36 +178,6 @@ def _run_stamped(cmd, env, cwd, log_path):
     return proc.wait()
 
 
-def recomp_binary():
-    """recomp built from this repository (RECOMP_BIN names one already built), once."""
-    if not _RECOMP:
-        given = os.environ.get("RECOMP_BIN", "")
-        if not given:
-            import tempfile
-            given = os.path.join(tempfile.mkdtemp(prefix="recomp-bin-"), "recomp")
-            subprocess.run(["go", "build", "-o", given, "./cmd/recomp"], cwd=_REPO, check=True)
-        _RECOMP.append(given)
-    return _RECOMP[0]
-
-
-_RECOMP = []
-
-
-def _run_recomp(cmd, env, cwd, log):
-    """Run under `recomp run --out cwd` (spec "recomp_run"): recomp's own settings, probe, run.log, trace
-    folder and manifest.json, as a user gets them; recomp's report is dropped. The program's exit status
-    is the manifest's."""
-    assert log == "run.log", log
-    env = {k: v for k, v in env.items() if k not in ("RECOMP_LOG_LEVEL",)}
-    with open(os.devnull, "wb") as null:
-        subprocess.run([recomp_binary(), "run", "--out", cwd, "--", *cmd], stdout=null, stderr=null, env=env, cwd=cwd)
-    for fn in ("report.html", "report.json", "report.md"):  # recomp's answer, not the run's evidence
-        if os.path.exists(os.path.join(cwd, fn)):
-            os.remove(os.path.join(cwd, fn))
-    with open(os.path.join(cwd, "manifest.json")) as f:
-        return json.load(f)["exit_code"]
-
-
 def _run_prefixed(cmd, env, cwd, log_path, add):
     """Read both streams line by line as they arrive and prefix each as the launcher would."""
     lock = threading.Lock()
@@ -237,6 +225,22 @@ def _run_terminal(cmd, env, cwd, log_path):
     return proc.wait()
 
 
+def _run_recomp(how, cmd, env, cwd, log):
+    """Run under `recomp run` with how["flags"] (recomp's answer to the terminal goes nowhere: the run
+    folder is the record), the run folder being cwd, which is empty. recomp run writes the log (run.log),
+    the manifest, the probe's records and the dump, and sets each stack's settings itself; its own
+    reports (report.*) are recomp's answer, not the run's evidence, and are removed. Returns recomp's
+    exit status."""
+    assert log == "run.log", log
+    argv = [recomp_bin(), "run", "--out", cwd] + list(how["flags"]) + ["--"] + cmd
+    with open(os.devnull, "wb") as null:
+        rc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=null, stderr=null, env=env, cwd=cwd).returncode
+    for name in os.listdir(cwd):
+        if name.startswith("report."):
+            os.remove(os.path.join(cwd, name))
+    return rc
+
+
 ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*$")
 
 
@@ -279,18 +283,19 @@ def run_program(fw, name, cwd, log, recorded, spec, index=1, run_env=None):
     env = child_env(fw, dict(recorded, **(run_env or {})), extra)
     cmd = [sys.executable, fw.file, "--run", name]
     log_path = os.path.join(cwd, log)
-    if spec.get("terminal"):
+    want = 0
+    if spec.get("recomp_run"):
+        rc, want = _run_recomp(spec["recomp_run"], cmd, env, cwd, log), spec["recomp_run"]["exit"]
+    elif spec.get("terminal"):
         rc = _run_terminal(cmd, env, cwd, log_path)
     elif spec.get("prefix"):
         rc = _run_prefixed(cmd, env, cwd, log_path, LAUNCHERS[spec["prefix"]][2])
-    elif spec.get("recomp_run"):
-        rc = _run_recomp(cmd, env, cwd, log)
     elif spec.get("stamped"):
         rc = _run_stamped(cmd, env, cwd, log_path)
     else:
         rc = _run_pipe(cmd, env, cwd, log_path)
-    if rc != 0:
-        sys.exit(f"{name}: the program failed (exit {rc}); see {log_path}")
+    if rc != want:
+        sys.exit(f"{name}: the program failed (exit {rc}, want {want}); see {log_path}")
     return _read_evidence(evidence)
 
 
@@ -354,7 +359,18 @@ def run_ranks(fw, name, cwd, logs, recorded, per_rank_env, timeout=600, tagged=N
 def child(fw, name):
     """`GENERATOR --run NAME`: run the program in this process, then write what it collected."""
     spec = fw.scenarios[name]
-    spec["program"]()
+    try:
+        spec["program"]()
+    except KeyboardInterrupt as e:  # a stop (recomp run --fail-on-recompile): where it landed, then Python's own end
+        import traceback
+        EVIDENCE["interrupted"] = [{"file": f.filename, "line": f.lineno, "function": f.name}
+                                   for f in traceback.extract_tb(e.__traceback__)]
+        _write_evidence()
+        raise
+    _write_evidence()
+
+
+def _write_evidence():
     path = os.environ.get("RECOMP_EVIDENCE")
     if path:
         with open(path, "w") as f:
@@ -415,7 +431,8 @@ class Framework:
                "runs" (processes one after the other, default 1; "run_env": run index -> that
                process's own env; "dump_per_run": dump1/, dump2/, ...), "ranks" (N processes at
                once, rank0.log ... with dump-rank0/ ...), "prefix" (a LAUNCHERS name), "terminal"
-               (run under a pseudo-terminal), "requires"/"uses" (distributions it needs / reports),
+               (run under a pseudo-terminal), "recomp_run" ({"flags", "exit"}: under `recomp run`,
+               which makes the run folder), "requires"/"uses" (distributions it needs / reports),
                anything the hooks read
     dists      the distributions truth.json "versions" always lists
     matrix     the matrix name, or a function returning it from the installed versions
@@ -502,15 +519,19 @@ def machine_paths():
     return out
 
 
-def relative_paths(target, root=False):
+def relative_paths(target, own=False, root=False):
     """Name the paths in the run's text files (logs, dumps, probe records) without the generating
     machine's (machine_paths): a path a reader of the run can open or recognise, and no machine's
     path in a committed file. Binary files (a persistent cache's entries) are left as written. With
-    root, the repository's root is named as "" too (a run made under recomp run: its manifest names
-    the run folder, the program and the probe by absolute paths)."""
+    own (a run folder recomp run made, whose manifest names the folder: its work_dir, its dump), the
+    folder is named as the run's working directory: '.', its files by their names. With root, the
+    repository's root is named as "" instead (the torch runs made under recomp run: their manifest
+    names the run folder, the program and the probe relative to the repository)."""
     paths = machine_paths()
     if root:
         paths.append((os.path.abspath(_REPO) + os.sep, ""))
+    elif own:
+        paths = [(os.path.join(target, ""), ""), (target, ".")] + paths
     for root, _, files in os.walk(target):
         if os.sep + "cache" in root[len(target):]:
             continue
@@ -581,13 +602,16 @@ def generate(fw, name, out, matrix):
         truth["reason"] = reason
     if spec.get("terminal"):
         truth["terminal"] = {"rows": TERMINAL_SIZE[0], "columns": TERMINAL_SIZE[1]}
+    if spec.get("recomp_run"):
+        truth["recomp_run"] = spec["recomp_run"]["flags"]
     if spec.get("inference"):
         truth["inference"] = True  # the program's graph computes no gradient (scoring, evaluation)
     if processes:
         truth["processes"] = processes
     for k, val in (v.get("extra") or {}).items():
         truth[k] = val
-    relative_paths(target, root=bool(spec.get("recomp_run")))
+    how = spec.get("recomp_run") or {}
+    relative_paths(target, own=bool(how), root=how.get("paths") == "root")
     with open(os.path.join(target, "truth.json"), "w") as f:
         json.dump(truth, f, indent=2)
         f.write("\n")

@@ -1292,6 +1292,40 @@ def p_growing_cache():
         "advice": ["dynamic_update_slice", "maximum length"]}
 
 
+def p_stopped():
+    """A training loop that compiles its step again after warm-up (each pass over 1 408 rows in batches of
+    512: 512, 512, then the 384-row remainder) and would run on for minutes, run under `recomp run
+    --fail-on-recompile`, which stops it at that compilation. The step runs inside its call (no asynchronous
+    dispatch on CPU) and long enough for the stop to land in JAX's call path, as it does in a real model."""
+    import numpy as np
+    jax = _jax()
+    import jax.numpy as jnp
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
+
+    @jax.jit
+    def train_step(w, x, y):
+        def loss_fn(w):
+            h = x
+            for _ in range(4):
+                h = jnp.tanh(h @ w)
+            return jnp.mean((h - y) ** 2)
+        return w - 0.01 * jax.grad(loss_fn)(w)
+
+    w = np.full((1024, 1024), 0.01, np.float32)
+    data = _data(1408, 1024)
+    ev = driver.EVIDENCE
+    step = 0
+    for epoch in range(200):
+        for start in range(0, 1408, 512):
+            x = data[start:start + 512]
+            # what the program is about to do, for the truth of where the stop found it
+            ev["last_call"] = {"step": step, "epoch": epoch, "input": f"x f32[{x.shape[0]},1024]",
+                               "compile_events": ev["backend_compile_events"]}
+            w = train_step(w, x, x)
+            print(f"epoch {epoch} step {step} batch {x.shape[0]}")
+            step += 1
+
+
 # --- the scenarios -----------------------------------------------------------------------------
 
 ENV_LOGS = {"JAX_LOG_COMPILES": "1", "JAX_EXPLAIN_CACHE_MISSES": "1"}
@@ -1587,6 +1621,15 @@ S["growing-cache"] = dict(program=p_growing_cache, env=ENV_LOGS, detail=True, re
     "its key cache with jnp.concatenate and returns it, so the cache argument grows by one row per token "
     "(f32[8,16], f32[9,16], ...) and every token compiles the step again. The fix is a preallocated "
     "max-length cache written in place (lax.dynamic_update_slice) with a position index."))
+S["stopped"] = dict(program=p_stopped, env={}, recomp_run={"flags": ["--fail-on-recompile"], "exit": 4},
+    min_jax=(0, 5), recompiled=["jit_train_step"], cause="batch_size",
+    reason=["at x, now f32[384,1024] and before f32[512,1024]"], description=(
+    "A training loop over 1 408 rows in batches of 512 (512, 512, then the 384-row remainder: the step "
+    "compiles again), for 200 epochs, run as a user runs it under `recomp run --fail-on-recompile`: recomp "
+    "run makes the run folder (run.log, manifest.json, probe.jsonl, dump/) and stops the program at its "
+    "compilation after warm-up (SIGINT). Python's KeyboardInterrupt traceback, printed after the stop, runs "
+    "through JAX's call path (pjit's cache_miss): the program's answer to the stop, not a compile record. "
+    "stopped says where the interrupt found the program, by the program's own record."))
 S["logs-off"] = dict(PARTIAL, env={"JAX_LOG_COMPILES": "0", "JAX_EXPLAIN_CACHE_MISSES": "1"}, probe=True, stamped=True,
     min_jax=(0, 5),  # JAX 0.4's probe records name no program: they cannot stand in for the silent log
     silenced={"setting": "JAX_LOG_COMPILES=0", "evidence": ["probe.jsonl", "dump"]}, description=(
@@ -1609,7 +1652,8 @@ def setup(spec):
     with jax.config.update), then CPU, the dump folder and unbuffered output."""
     env = dict(spec["env"])
     env["JAX_PLATFORMS"] = "cpu"
-    env["XLA_FLAGS"] = " ".join(f for f in (spec.get("xla_flags", ""), "--xla_dump_to=dump") if f)
+    if not spec.get("recomp_run"):  # recomp run sets its own logs and its dump into the run folder
+        env["XLA_FLAGS"] = " ".join(f for f in (spec.get("xla_flags", ""), "--xla_dump_to=dump") if f)
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -1756,11 +1800,34 @@ def _extra(run, recompiled):
     user switched off: the evidence is elsewhere)."""
     spec = run.spec
     extra = _detail(run, recompiled) if spec.get("detail") else collections.OrderedDict()
+    if spec.get("recomp_run"):
+        extra["stopped"] = _stopped(run)
     if spec.get("silenced"):
         if any("Finished XLA compilation" in t or "Compiling " in t for t in run.texts):
             run.problems.append("the log holds JAX's compile records: its compile logging was not off")
         extra["silenced"] = spec["silenced"]
     return extra or None
+
+
+def _stopped(run):
+    """Where recomp run's stop found the program, by its own record: the call it was in (its step, what it fed,
+    its line), the compilations JAX had finished before it, and the frames of the KeyboardInterrupt's traceback
+    in JAX's own code. A stop that did not land in JAX's call path shows nothing and is a problem."""
+    ev = run.evidence[0]
+    frames = ev.get("interrupted")
+    call = ev.get("last_call")
+    if not frames or not call:
+        run.problems.append("the program was not interrupted: recomp run did not stop it")
+        return None
+    jax_frames = [f"{f['file'].split('site-packages/')[-1]}:{f['line']} ({f['function']})"
+                  for f in frames if "site-packages/jax/" in f["file"]]
+    own = [f"{os.path.basename(f['file'])}:{f['line']}" for f in frames if os.path.basename(f["file"]) == os.path.basename(__file__)]
+    if not any("pjit.py" in f for f in jax_frames):
+        run.problems.append(f"the stop landed outside JAX's call path: {frames[-1]}")
+    return collections.OrderedDict([
+        ("by", "recomp run --fail-on-recompile"), ("identity", "jit_train_step"), ("step", call["step"]),
+        ("epoch", call["epoch"]), ("input", call["input"]), ("call_site", own[-1] if own else None),
+        ("compilations", ev["backend_compile_events"]), ("interrupted_in", jax_frames)])
 
 
 FRAMEWORK = driver.Framework(

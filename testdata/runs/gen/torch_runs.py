@@ -210,7 +210,8 @@ S["traced"] = dict(program=partial_batch, recompiled=["loss_step"], cause="batch
                                "kept gzipped): the trace alone gives every compilation with its entire_frame_compile_time_s.")
 
 S["under-run"] = dict(program=partial_batch, recompiled=["loss_step"], cause="batch_size",
-                      reason="size mismatch at index 0. expected 32, actual 24", recomp_run=True,
+                      reason="size mismatch at index 0. expected 32, actual 24",
+                      recomp_run={"flags": [], "exit": 0, "paths": "root"},
                       description="The partial-batch program run under recomp run (recomp's binary from this repository, "
                                   "`recomp run --out <run folder> -- python …`), which turns on dynamo's logging (run.log) and "
                                   "torch's structured trace (trace/, kept gzipped): the run folder read gives each compilation "

@@ -14,6 +14,7 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
@@ -132,8 +133,8 @@ func (opt RunOptions) runnerOptions(ses *runner.Session) (ropt runner.Options, l
 	}
 	stdin, _ := opt.Stdin.(*os.File)
 	out, _ := opt.Stdout.(*os.File)
-	ropt = runner.Options{Stdin: stdin, Stdout: opt.Stdout, Stderr: opt.Stderr, Terminal: out != nil && runner.IsTerminal(out),
-		ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: opt.Grace, Quiet: quiet, Watchdog: runner.WatchdogCommand()}
+	ropt = runner.Options{Stdin: stdin, Stdout: opt.Stdout, Stderr: opt.Stderr, Terminal: out != nil && terminal.Is(out),
+		ForwardInterrupt: stdin == nil || !terminal.Is(stdin), Grace: opt.Grace, Quiet: quiet, Watchdog: runner.WatchdogCommand()}
 	stopping := opt.Stop.Count > 0 || opt.Stop.Budget > 0
 	if !opt.Live && !stopping {
 		return ropt, nil, func() {}

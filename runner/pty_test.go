@@ -98,27 +98,3 @@ func TestWindowSizeWithoutATerminal(t *testing.T) {
 		t.Errorf("a terminal for a command whose output is a buffer: %v %q", err, out.String())
 	}
 }
-
-// IsTerminal: a terminal is one, a pipe, a file and /dev/null are not.
-func TestIsTerminal(t *testing.T) {
-	_, tty, _ := recompsTerminal(t, 24, 80)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	f, err := os.CreateTemp(t.TempDir(), "file")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if !IsTerminal(tty) || IsTerminal(w) || IsTerminal(null) || IsTerminal(f) {
-		t.Errorf("terminal %v, pipe %v, /dev/null %v, file %v", IsTerminal(tty), IsTerminal(w), IsTerminal(null), IsTerminal(f))
-	}
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"io"
 	"os"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	buildversion "github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/report"
@@ -144,7 +144,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "recomp: error: --max-hlo-mib %d: want 1 to %d\n", c.MaxHLO, 1<<20)
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args, maxHLO: c.MaxHLO << 20}
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: terminal.Color(stdout), args: args, maxHLO: c.MaxHLO << 20}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})
 	if level == "off" {
@@ -192,28 +192,6 @@ func commandPath(ctx *kong.Context) []string {
 	return out
 }
 
-func useColor(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" { // no-color.org: set and not empty
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && runner.IsTerminal(f) // /dev/null is a character device, not a terminal
-}
-
-// termWidth is the width of the terminal w writes to (0 when w is no terminal: a file or a pipe
-// gets lines unwrapped).
-func termWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok || !runner.IsTerminal(f) {
-		return 0
-	}
-	cols, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return cols
-}
-
 // outputFlag is the --format flag of every command; the formats a command writes are
 // checked by report.CheckFormat, and named in its help by describeFlags (formatHelp).
 type outputFlag struct {
@@ -222,7 +200,7 @@ type outputFlag struct {
 
 // render checks the format and writes the report.
 func (o outputFlag) render(e *env, r report.Report) error {
-	st := report.Style{Color: e.color, Width: termWidth(e.stdout), Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
+	st := report.Style{Color: e.color, Width: terminal.Width(e.stdout), Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
 	if err := report.Render(e.stdout, report.Format(o.Format), r, st); err != nil {
 		return usageErr("%v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/report"
@@ -68,7 +69,7 @@ func (c *runCmd) Run(e *env) error {
 		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log,
 		Recomp: reportVersion()}, Verbose: c.Verbose, Live: c.Live, StopGrace: c.StopGrace, Grace: c.Grace, Read: opt,
 		Stop:  live.StopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget},
-		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Color: useColor(e.stderr)}
+		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Color: terminal.Color(e.stderr)}
 	if c.Guard {
 		ropt.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
 	}
@@ -90,7 +91,7 @@ func (c *runCmd) summary(e *env, res *live.RunResult) {
 		res.Lost = append(res.Lost, fmt.Sprintf("the reports could not be written: %v", reportsErr))
 	}
 	fmt.Fprintln(e.stderr)
-	st := report.Style{Color: useColor(e.stderr), Width: termWidth(e.stderr)}
+	st := report.Style{Color: terminal.Color(e.stderr), Width: terminal.Width(e.stderr)}
 	if err := report.Render(e.stderr, report.Format(c.Format), res.Run, st); err != nil {
 		e.log.Debug("the summary could not be written", "error", err)
 	}

@@ -38,18 +38,18 @@ var layerOrder = [][]string{
 	{"frameworks/cause"},
 	{"hlo", "logscan"},
 	{"internal/follow"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/jsonschema", "internal/openfile", "internal/textutil", "internal/version", "internal/shape", "python"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/jsonschema", "internal/openfile", "internal/terminal", "internal/textutil", "internal/version", "internal/shape", "python"},
 	{"internal/skipped"},
 }
 
 // allowed is every import edge between the module's packages (non-test files), by importing
 // package. A new edge fails TestLayers until it is written here.
 var allowed = map[string][]string{
-	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/gctune", "internal/input", "internal/textutil", "internal/version", "ledger", "live", "logscan", "report", "runfolder", "runner"},
+	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/gctune", "internal/input", "internal/terminal", "internal/textutil", "internal/version", "ledger", "live", "logscan", "report", "runfolder", "runner"},
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
 	"cmd/recomp-dist":            {"internal/dist", "internal/version", "python"},
 	"report":                     {"across", "cache", "diff", "explain", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
-	"live":                       {"explain", "frameworks", "gate", "internal/follow", "internal/textutil", "ledger", "runfolder", "runner", "verdict"},
+	"live":                       {"explain", "frameworks", "gate", "internal/follow", "internal/terminal", "internal/textutil", "ledger", "runfolder", "runner", "verdict"},
 	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "ledger", "runfolder"},
 	"explain":                    {"diff", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
 	"gate":                       {"frameworks", "internal/atomicfile", "internal/input", "internal/openfile", "ledger", "logscan"},
@@ -86,6 +86,7 @@ var allowed = map[string][]string{
 	"internal/golden":            {},
 	"internal/jsonschema":        {},
 	"internal/openfile":          {},
+	"internal/terminal":          {},
 	"internal/textutil":          {},
 	"internal/version":           {},
 	"python":                     {},

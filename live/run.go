@@ -62,6 +62,22 @@ type RunResult struct {
 	Missed int
 }
 
+// Outcome is what the run's record comes to, the command having succeeded and not been
+// stopped: Inconclusive when the record is incomplete (no verdict to trust) or the gate
+// inconclusive, Found when a compilation after warm-up fails the run, else Clean.
+func (r *RunResult) Outcome() gate.Outcome {
+	g := r.Run.Gate
+	switch {
+	case len(r.Lost) > 0:
+		return gate.Inconclusive
+	case r.Missed > 0:
+		return gate.Found
+	case g != nil:
+		return g.Outcome()
+	}
+	return gate.Clean
+}
+
 // Run runs the command into a run folder under the evidence switched on, says its compilations
 // after warm-up as they happen (and stops it at one when asked), and explains the run folder.
 // The error is for a run that did not happen (no command to start, a folder that cannot be

@@ -11,9 +11,11 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	buildversion "github.com/recomp/recomp/internal/version"
+	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
@@ -223,6 +225,20 @@ func reportVersion() string {
 	v, _, _ := strings.Cut(version(), " go1")
 	return v
 }
+
+// answer renders r and ends with its outcome's exit code.
+func (o outputFlag) answer(e *env, r interface{ Outcome() gate.Outcome }) error {
+	if err := o.render(e, r); err != nil {
+		return err
+	}
+	return exitWith(outcomeExit[r.Outcome()])
+}
+
+// outcomeExit and watchExit are the exit codes of what an answer comes to.
+var (
+	outcomeExit = map[gate.Outcome]int{gate.Clean: exitOK, gate.Found: exitFound, gate.Inconclusive: exitUsage}
+	watchExit   = map[live.WatchEnd]int{live.Interrupted: exitOK, live.Failed: exitFound, live.Inconclusive: exitUsage}
+)
 
 func (o outputFlag) check(command string) error {
 	if err := report.CheckFormat(command, report.Format(o.Format)); err != nil {

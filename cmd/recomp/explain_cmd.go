@@ -20,8 +20,5 @@ func (c *explainCmd) Run(e *env) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := c.render(e, d); err != nil {
-		return err
-	}
-	return explainExit(d)
+	return c.answer(e, d)
 }

@@ -60,16 +60,7 @@ func (c *guardCmd) Run(e *env) error {
 		return usageErr("%v", err)
 	}
 	e.log.Debug("gate", "passed", g.Gate.Passed, "inconclusive", g.Gate.Inconclusive, "reason", g.Gate.Reason)
-	if err := c.render(e, g); err != nil {
-		return err
-	}
-	switch {
-	case g.Gate.Inconclusive:
-		return exitWith(exitUsage)
-	case !g.Gate.Passed:
-		return exitWith(exitFound)
-	}
-	return nil
+	return c.answer(e, g)
 }
 
 // readOptions checks the flags that exclude each other and gives how the logs are read.

@@ -53,14 +53,5 @@ func (c *ranksCmd) Run(e *env) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := c.render(e, r); err != nil {
-		return err
-	}
-	if r.Departed() {
-		return exitWith(exitFound)
-	}
-	if len(r.WithoutEvidence()) > 0 || len(r.Split) > 0 {
-		return exitWith(exitUsage) // inconclusive, as guard is without evidence or on a split log
-	}
-	return nil
+	return c.answer(e, r)
 }

@@ -110,23 +110,13 @@ func (c *runCmd) summary(e *env, res *live.RunResult) {
 }
 
 // runExit is recomp run's exit code: 4 when it stopped the command, else the command's own,
-// else 2 when the run's record is incomplete (no verdict to trust) or the gate inconclusive,
-// 1 when a compilation after warm-up fails the run.
+// else its outcome's (live.RunResult.Outcome).
 func runExit(res *live.RunResult) error {
-	g := res.Run.Gate
 	switch {
 	case res.Command.Stopped != "":
 		return exitWith(exitStopped)
 	case res.Command.ExitCode != 0:
 		return exitWith(res.Command.ExitCode)
-	case len(res.Lost) > 0:
-		return exitWith(exitUsage)
-	case res.Missed > 0:
-		return exitWith(exitFound)
-	case g != nil && g.Inconclusive:
-		return exitWith(exitUsage)
-	case g != nil && !g.Passed:
-		return exitWith(exitFound)
 	}
-	return nil
+	return exitWith(outcomeExit[res.Outcome()])
 }

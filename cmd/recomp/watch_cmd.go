@@ -45,11 +45,5 @@ func (c *watchCmd) Run(e *env) error {
 	w := live.NewWatcher(fl, live.WatchOptions{Out: e.stdout, Warn: e.stderr, Color: e.color,
 		Ledger: ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker},
 		Stop:   live.StopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget}})
-	switch w.Run(ctx, c.Interval) {
-	case live.Failed:
-		return exitWith(exitFound)
-	case live.Inconclusive:
-		return exitWith(exitUsage)
-	}
-	return nil
+	return exitWith(watchExit[w.Run(ctx, c.Interval)])
 }

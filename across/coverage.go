@@ -11,6 +11,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -314,6 +315,38 @@ type GuardOptions struct {
 	Read      ledger.ReadOptions
 	Gate      gate.Options
 	Ranks     *explain.RanksOptions
+}
+
+// GuardSettings are recomp guard's options as a user gives them: plain values that Options
+// checks. WriteBaseline is the baseline file to write in place of judging ("": none).
+type GuardSettings struct {
+	Logs                               []string
+	Baseline, WriteBaseline, CoveredBy string
+	Read                               ledger.ReadSettings
+	Gate                               gate.Options
+}
+
+// Options refuses the settings that exclude each other and gives the guard's options.
+func (s GuardSettings) Options() (GuardOptions, error) {
+	if s.Gate.MaxRecompiles < 0 {
+		return GuardOptions{}, option.New([]string{"max-recompiles"}, "%[1]s %[2]d: want a number >= 0", s.Gate.MaxRecompiles)
+	}
+	read, err := s.Read.Options()
+	opt := GuardOptions{Logs: s.Logs, Baseline: s.Baseline, CoveredBy: s.CoveredBy, After: s.Read.After, Read: read, Gate: s.Gate}
+	switch {
+	case err != nil:
+		return opt, err
+	case s.Baseline != "" && s.WriteBaseline != "":
+		return opt, option.New([]string{"baseline", "write-baseline"}, "%[1]s reads a baseline and %[2]s writes one: choose one")
+	case s.Baseline != "" && (read.Ledger.Warmup > 0 || read.Marker != nil):
+		return opt, option.New([]string{"baseline", "warmup", "after"}, "%[1]s replaces %[2]s and %[3]s: choose one")
+	case s.CoveredBy != "" && (s.Baseline != "" || s.WriteBaseline != "" || read.Ledger.Warmup > 0):
+		return opt, option.New([]string{"covered-by", "baseline", "write-baseline", "warmup"},
+			"%[1]s replaces %[2]s, %[3]s and %[4]s: the warm-up is the log it names")
+	case s.CoveredBy == "" && len(s.Logs) == 0:
+		return opt, option.New([]string{"log"}, "expected at least one %[1]s")
+	}
+	return opt, nil
 }
 
 // EvaluateGuard judges the logs: the scan, the gate over it (or over what the warm-up did not cover),

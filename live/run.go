@@ -14,6 +14,7 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
@@ -83,6 +84,9 @@ func (r *RunResult) Outcome() gate.Outcome {
 // The error is for a run that did not happen (no command to start, a folder that cannot be
 // made); once the command started, what recomp could not write is in Lost.
 func Run(opt RunOptions) (*RunResult, error) {
+	if opt.Stop.Budget < 0 || opt.StopGrace < 0 {
+		return nil, option.New([]string{"compile-budget", "stop-grace"}, "%[1]s and %[2]s want a duration >= 0")
+	}
 	cmdline := opt.Session.Command
 	if _, err := exec.LookPath(cmdline[0]); err != nil {
 		return nil, fmt.Errorf("%s: %v", cmdline[0], errors.Unwrap(err))

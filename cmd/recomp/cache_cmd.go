@@ -20,7 +20,7 @@ func (c *cacheCmd) Run(e *env) error {
 	}
 	use, err := cache.ReadLogUse(c.Log, e.stdin)
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	var folders []cache.Folder
 	for _, d := range c.Dirs {
@@ -28,7 +28,7 @@ func (c *cacheCmd) Run(e *env) error {
 	}
 	inv, err := cache.Take(folders, use)
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	e.log.Debug("inventory", "entries", inv.Count, "bytes", inv.Bytes, "unused", inv.Unused)
 	r := &report.Cache{Dirs: c.Dirs, Inventory: inv, LogsGiven: len(c.Log) > 0, AgainstDirs: c.Against}
@@ -39,7 +39,7 @@ func (c *cacheCmd) Run(e *env) error {
 		}
 		a, err := cache.Take(others, cache.NewLogUse())
 		if err != nil {
-			return usageErr("%v", err)
+			return usage(err)
 		}
 		r.Against = cache.Compare(a, inv)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	buildversion "github.com/recomp/recomp/internal/version"
@@ -67,6 +68,22 @@ func (e *exitError) Error() string { return e.err.Error() }
 
 func usageErr(format string, args ...any) error {
 	return &exitError{exitUsage, fmt.Errorf(format, args...)}
+}
+
+// usage is err as a usage error; the options an option.Error names are named as their flags.
+func usage(err error) error {
+	if oe, ok := err.(*option.Error); ok {
+		err = errors.New(oe.Named(flagName))
+	}
+	return &exitError{exitUsage, err}
+}
+
+// flagName is how the command line names a library's option: its flag, or LOG.
+func flagName(o string) string {
+	if o == "log" {
+		return "LOG"
+	}
+	return "--" + o
 }
 
 // exitWith ends a command with a code and nothing more to print (the report said it).
@@ -204,7 +221,7 @@ type outputFlag struct {
 func (o outputFlag) render(e *env, r report.Report) error {
 	st := report.Style{Color: e.color, Width: terminal.Width(e.stdout), Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
 	if err := report.Render(e.stdout, report.Format(o.Format), r, st); err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return nil
 }
@@ -242,7 +259,7 @@ var (
 
 func (o outputFlag) check(command string) error {
 	if err := report.CheckFormat(command, report.Format(o.Format)); err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func (c *diffCmd) Run(e *env) error {
 	r, d, err := across.Diff(across.DiffOptions{RunsOptions: across.RunsOptions{Options: compareOptions(e, c.Stage, c.Text, c.Format), Caches: c.Cache},
 		A: c.A, B: c.B, LogA: c.LogA, LogB: c.LogB, DumpA: c.DumpA, DumpB: c.DumpB})
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	if r != nil {
 		return c.answer(e, r)

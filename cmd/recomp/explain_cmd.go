@@ -18,7 +18,7 @@ func (c *explainCmd) Run(e *env) error {
 	}
 	d, err := explain.Dump(c.Dump, c.Log, compareOptions(e, c.Stage, c.Text, c.Format))
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return c.answer(e, d)
 }

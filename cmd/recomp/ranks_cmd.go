@@ -1,8 +1,6 @@
 package main
 
 import (
-	"regexp"
-
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/ledger"
 )
@@ -22,21 +20,11 @@ type rankFlags struct {
 }
 
 func (f rankFlags) rankOptions(e *env) (explain.RanksOptions, error) {
-	opt := explain.RanksOptions{Options: explain.Options{Stdin: e.stdin, Log: e.log}}
-	var err error
-	if f.RankFrom != "" {
-		if opt.RankFrom, err = regexp.Compile(f.RankFrom); err != nil {
-			return opt, usageErr("--rank-from: %v", err)
-		}
+	opt, err := explain.RankSettings(f).Options()
+	if err != nil {
+		return opt, usage(err)
 	}
-	if f.Step != "" {
-		if opt.Step, err = regexp.Compile(f.Step); err != nil {
-			return opt, usageErr("--step: %v", err)
-		}
-		if opt.Step.NumSubexp() < 1 {
-			return opt, usageErr("--step %q: want a group around the step number, e.g. 'step (\\d+)'", f.Step)
-		}
-	}
+	opt.Options = explain.Options{Stdin: e.stdin, Log: e.log}
 	return opt, nil
 }
 
@@ -51,7 +39,7 @@ func (c *ranksCmd) Run(e *env) error {
 	opt.Stage, opt.Read = c.Stage, ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
 	r, err := explain.ReadRankInputs(c.Logs, c.Dump, opt)
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return c.answer(e, r)
 }

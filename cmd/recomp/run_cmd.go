@@ -11,6 +11,7 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
@@ -51,13 +52,9 @@ func (c *runCmd) Run(e *env) error {
 	if len(cmdline) == 0 {
 		return usageErr("no command to run: recomp run [flags] -- CMD ARGS...")
 	}
-	wf := warmupFlags{Warmup: c.Warmup, After: c.After}
-	opt, err := wf.options()
+	opt, err := ledger.ReadSettings{Warmup: c.Warmup, After: c.After}.Options()
 	if err != nil {
-		return err
-	}
-	if c.CompileBudget < 0 || c.StopGrace < 0 {
-		return usageErr("--compile-budget and --stop-grace want a duration >= 0")
+		return usage(err)
 	}
 	// A closed stdout or stderr (recomp run -- CMD | head -1) must not end recomp: the run
 	// goes on to its end and its folder is written. With SIGPIPE caught, a write to a closed
@@ -75,7 +72,7 @@ func (c *runCmd) Run(e *env) error {
 	}
 	res, err := live.Run(ropt)
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	c.summary(e, res)
 	return runExit(res)

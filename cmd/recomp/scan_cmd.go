@@ -1,6 +1,10 @@
 package main
 
-import "github.com/recomp/recomp/internal/gctune"
+import (
+	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/internal/gctune"
+	"github.com/recomp/recomp/ledger"
+)
 
 type scanCmd struct {
 	outputFlag
@@ -12,14 +16,15 @@ func (c *scanCmd) Run(e *env) error {
 	if err := c.check("scan"); err != nil {
 		return err
 	}
-	opt, err := c.options()
+	opt, err := ledger.ReadSettings(c.warmupFlags).Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	defer gctune.Tune(gctune.ScanHeapGoal)() // (see gctune.ScanHeapGoal)
-	s, err := scanLogs(e, c.Logs, opt)
+	opt.Stdin, opt.Log = e.stdin, e.log
+	s, err := explain.ReadScan(c.Logs, opt) // each run folder read once
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	return c.render(e, s)
 }

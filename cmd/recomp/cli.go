@@ -54,6 +54,7 @@ type env struct {
 	color          bool
 	args           []string
 	maxHLO         int64 // bytes
+	meta           report.Meta
 }
 
 // exitError carries an exit code out of a command; an empty error prints nothing. Errors are
@@ -97,10 +98,6 @@ func exitWith(code int) error {
 type kongExit int
 
 var validLevels = map[string]bool{"trace": true, "debug": true, "info": true, "warn": true, "error": true, "off": true}
-
-// version names this build: recomp's version (internal/version, the one the wheels and release
-// files carry), the VCS revision and the Go that built it.
-func version() string { return buildversion.String() }
 
 // memoryLimit is the soft limit recomp gives the Go runtime unless GOMEMLIMIT is set: the
 // garbage collector collects as the heap nears it rather than letting the heap grow to twice
@@ -163,13 +160,14 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "recomp: error: --max-hlo-mib %d: want 1 to %d\n", c.MaxHLO, 1<<20)
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: terminal.Color(stdout), args: args, maxHLO: c.MaxHLO << 20}
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: terminal.Color(stdout), args: args, maxHLO: c.MaxHLO << 20,
+		meta: report.Meta{Version: buildversion.Report(), Command: "recomp " + strings.Join(args, " ")}}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})
 	if level == "off" {
 		e.log = hclog.NewNullLogger()
 	}
-	e.log.Debug("start", "version", version(), "args", args)
+	e.log.Debug("start", "version", buildversion.String(), "args", args)
 	err = kctx.Run(e)
 	if err == nil {
 		return exitOK
@@ -219,28 +217,11 @@ type outputFlag struct {
 
 // render checks the format and writes the report.
 func (o outputFlag) render(e *env, r report.Report) error {
-	st := report.Style{Color: e.color, Width: terminal.Width(e.stdout), Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
+	st := report.Style{Color: e.color, Width: terminal.Width(e.stdout), Meta: e.meta, Root: report.RepoRoot()}
 	if err := report.Render(e.stdout, report.Format(o.Format), r, st); err != nil {
 		return usage(err)
 	}
 	return nil
-}
-
-// repoRoot is the repository GitHub annotations name the program's files relative to: the
-// workflow's checkout (GITHUB_WORKSPACE), else the working directory.
-func repoRoot() string {
-	if w := os.Getenv("GITHUB_WORKSPACE"); w != "" {
-		return w
-	}
-	wd, _ := os.Getwd()
-	return wd
-}
-
-// reportVersion names the build in reports: the module version and VCS revision, without the
-// toolchain (a report's text does not change with the Go that built recomp).
-func reportVersion() string {
-	v, _, _ := strings.Cut(version(), " go1")
-	return v
 }
 
 // answer renders r and ends with its outcome's exit code.

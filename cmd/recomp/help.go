@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/recomp/recomp/frameworks"
+	buildversion "github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/report"
 )
 
@@ -74,7 +75,7 @@ func newParser(c *cli, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, er
 		kong.Exit(exit),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Help(printHelp),
-		kong.Vars{"version": version(), "frameworks": strings.Join(frameworks.Names(), ",")},
+		kong.Vars{"version": buildversion.String(), "frameworks": strings.Join(frameworks.Names(), ",")},
 		kong.KindMapper(reflect.String, exactString),
 		kong.PostBuild(describeFlags),
 	)

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/terminal"
-	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/report"
@@ -64,7 +61,7 @@ func (c *runCmd) Run(e *env) error {
 	defer signal.Stop(pipes)
 	ropt := live.RunOptions{Session: runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
 		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log,
-		Recomp: reportVersion()}, Verbose: c.Verbose, Live: c.Live, StopGrace: c.StopGrace, Grace: c.Grace, Read: opt,
+		Recomp: e.meta.Version}, Verbose: c.Verbose, Live: c.Live, StopGrace: c.StopGrace, Grace: c.Grace, Read: opt,
 		Stop:  live.StopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget},
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Color: terminal.Color(e.stderr)}
 	if c.Guard {
@@ -74,36 +71,11 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return usage(err)
 	}
-	c.summary(e, res)
-	return runExit(res)
-}
-
-// summary writes the run folder's reports and says the run's on stderr: a courtesy (the run
-// folder holds the reports), so a terminal that went away (a closed stderr) changes no exit
-// code. What could not be written is added to res.Lost.
-func (c *runCmd) summary(e *env, res *live.RunResult) {
-	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}
-	reportsErr := report.WriteRunFiles(res.Dir, res.Run, report.Style{Meta: meta})
-	if reportsErr != nil {
-		res.Lost = append(res.Lost, fmt.Sprintf("the reports could not be written: %v", reportsErr))
-	}
-	fmt.Fprintln(e.stderr)
-	st := report.Style{Color: terminal.Color(e.stderr), Width: terminal.Width(e.stderr)}
-	if err := report.Render(e.stderr, report.Format(c.Format), res.Run, st); err != nil {
+	st := report.Style{Color: terminal.Color(e.stderr), Width: terminal.Width(e.stderr), Meta: e.meta}
+	if err := report.WriteRunSummary(e.stderr, report.Format(c.Format), res, st); err != nil {
 		e.log.Debug("the summary could not be written", "error", err)
 	}
-	dir := textutil.Visible(res.Dir)
-	if reportsErr == nil {
-		fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", dir)
-	} else {
-		fmt.Fprintf(e.stderr, "\nrecomp run: run folder %s, without its reports\n", dir)
-	}
-	for _, l := range res.Lost {
-		fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
-	}
-	if res.Missed > 0 {
-		fmt.Fprintf(e.stderr, "recomp run: ✗ %d compilation(s) after warm-up in the run's evidence, which the command was not stopped at: --fail-on-recompile fails the run\n", res.Missed)
-	}
+	return runExit(res)
 }
 
 // runExit is recomp run's exit code: 4 when it stopped the command, else the command's own,

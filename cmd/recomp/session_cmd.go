@@ -36,7 +36,7 @@ func (c *sessionOpenCmd) Run(e *env) error {
 		cmdline = cmdline[1:]
 	}
 	out, err := runner.OpenSession(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
-		Dump: runfolder.DumpMode(c.Dump), Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: reportVersion()})
+		Dump: runfolder.DumpMode(c.Dump), Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: e.meta.Version})
 	if err != nil {
 		return usage(err)
 	}

@@ -3,10 +3,12 @@ package across
 import (
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
@@ -318,20 +320,27 @@ type GuardOptions struct {
 }
 
 // GuardSettings are recomp guard's options as a user gives them: plain values that Options
-// checks. WriteBaseline is the baseline file to write in place of judging ("": none).
+// checks. WriteBaseline is the baseline file to write in place of judging ("": none); with
+// RanksConsistent the logs are one job's ranks, named as Ranks says.
 type GuardSettings struct {
 	Logs                               []string
 	Baseline, WriteBaseline, CoveredBy string
 	Read                               ledger.ReadSettings
 	Gate                               gate.Options
+	RanksConsistent                    bool
+	Ranks                              explain.RankSettings
+	Stdin                              io.Reader    // read for the path "-"
+	Log                                hclog.Logger // diagnostics (nil: none)
 }
 
-// Options refuses the settings that exclude each other and gives the guard's options.
+// Options refuses the settings that exclude each other and gives the guard's options; with
+// RanksConsistent the logs are resolved as a job's ranks (explain.RankInputs).
 func (s GuardSettings) Options() (GuardOptions, error) {
 	if s.Gate.MaxRecompiles < 0 {
 		return GuardOptions{}, option.New([]string{"max-recompiles"}, "%[1]s %[2]d: want a number >= 0", s.Gate.MaxRecompiles)
 	}
 	read, err := s.Read.Options()
+	read.Stdin, read.Log = s.Stdin, s.Log
 	opt := GuardOptions{Logs: s.Logs, Baseline: s.Baseline, CoveredBy: s.CoveredBy, After: s.Read.After, Read: read, Gate: s.Gate}
 	switch {
 	case err != nil:
@@ -345,7 +354,18 @@ func (s GuardSettings) Options() (GuardOptions, error) {
 			"%[1]s replaces %[2]s, %[3]s and %[4]s: the warm-up is the log it names")
 	case s.CoveredBy == "" && len(s.Logs) == 0:
 		return opt, option.New([]string{"log"}, "expected at least one %[1]s")
+	case !s.RanksConsistent:
+		return opt, nil
 	}
+	ranks, err := s.Ranks.Options()
+	if err != nil {
+		return opt, err
+	}
+	ranks.Stdin, ranks.Log = s.Stdin, s.Log
+	if opt.Logs, ranks.Dumps, ranks.Warnings, err = explain.RankInputs(s.Logs, nil); err != nil {
+		return opt, err
+	}
+	opt.Ranks = &ranks
 	return opt, nil
 }
 

@@ -29,20 +29,10 @@ func (c *guardCmd) Run(e *env) error {
 		return err
 	}
 	gopt, err := across.GuardSettings{Logs: c.Logs, Baseline: c.Baseline, WriteBaseline: c.WriteBaseline, CoveredBy: c.CoveredBy,
-		Read: ledger.ReadSettings(c.warmupFlags), Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}}.Options()
+		Read: ledger.ReadSettings(c.warmupFlags), Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence},
+		RanksConsistent: c.RanksConsistent, Ranks: explain.RankSettings(c.rankFlags), Stdin: e.stdin, Log: e.log}.Options()
 	if err != nil {
 		return usage(err)
-	}
-	gopt.Read.Stdin, gopt.Read.Log = e.stdin, e.log
-	if c.RanksConsistent {
-		ranksOpt, err := c.rankOptions(e)
-		if err != nil {
-			return err
-		}
-		if gopt.Logs, ranksOpt.Dumps, ranksOpt.Warnings, err = explain.RankInputs(c.Logs, nil); err != nil {
-			return usage(err)
-		}
-		gopt.Ranks = &ranksOpt
 	}
 	if c.WriteBaseline != "" {
 		b, err := across.WriteGuardBaseline(c.WriteBaseline, gopt.Logs, gopt.Read)

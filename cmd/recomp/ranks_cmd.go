@@ -19,24 +19,16 @@ type rankFlags struct {
 	Step     string `help:"Find the step number in the lines the program prints by the first group of REGEX (default: step N, iteration N)." placeholder:"REGEX"`
 }
 
-func (f rankFlags) rankOptions(e *env) (explain.RanksOptions, error) {
-	opt, err := explain.RankSettings(f).Options()
-	if err != nil {
-		return opt, usage(err)
-	}
-	opt.Options = explain.Options{Stdin: e.stdin, Log: e.log}
-	return opt, nil
-}
-
 func (c *ranksCmd) Run(e *env) error {
 	if err := c.check("ranks"); err != nil {
 		return err
 	}
-	opt, err := c.rankOptions(e)
+	opt, err := explain.RankSettings(c.rankFlags).Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
-	opt.Stage, opt.Read = c.Stage, ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
+	opt.Options = explain.Options{Stdin: e.stdin, Log: e.log, Stage: c.Stage}
+	opt.Read = ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
 	r, err := explain.ReadRankInputs(c.Logs, c.Dump, opt)
 	if err != nil {
 		return usage(err)

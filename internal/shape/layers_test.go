@@ -19,6 +19,7 @@ const module = "github.com/recomp/recomp/"
 // packages of a later (lower) row. Packages of one row do not import each other.
 var layerOrder = [][]string{
 	{"cmd/recomp", "cmd/recomp-bench", "cmd/recomp-dist"},
+	{"internal/helptext"},
 	{"report"},
 	{"across", "live"},
 	{"explain"},
@@ -45,9 +46,10 @@ var layerOrder = [][]string{
 // allowed is every import edge between the module's packages (non-test files), by importing
 // package. A new edge fails TestLayers until it is written here.
 var allowed = map[string][]string{
-	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/gctune", "internal/input", "internal/option", "internal/terminal", "internal/textutil", "internal/version", "ledger", "live", "logscan", "report", "runfolder", "runner"},
+	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/gctune", "internal/helptext", "internal/input", "internal/option", "internal/terminal", "internal/textutil", "internal/version", "ledger", "live", "logscan", "report", "runfolder", "runner"},
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
 	"cmd/recomp-dist":            {"internal/dist", "internal/version", "python"},
+	"internal/helptext":          {"frameworks", "report"},
 	"report":                     {"across", "cache", "diff", "explain", "gate", "hlo", "internal/atomicfile", "internal/textutil", "ledger", "live", "logscan", "verdict"},
 	"live":                       {"explain", "frameworks", "gate", "internal/follow", "internal/option", "internal/terminal", "internal/textutil", "ledger", "runfolder", "runner", "verdict"},
 	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/option", "ledger", "runfolder"},

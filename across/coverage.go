@@ -419,7 +419,7 @@ func WriteGuardBaseline(path string, logs []string, read ledger.ReadOptions) (*g
 	}
 	if err := gate.WriteBaseline(path, b, gate.OpenedInputs(logs, read.Stdin)); err != nil {
 		if errors.Is(err, gate.ErrWouldOverwriteInput) {
-			return nil, fmt.Errorf("--write-baseline %w", err)
+			return nil, option.New([]string{"write-baseline"}, "%[1]s %[2]v", err)
 		}
 		return nil, err
 	}

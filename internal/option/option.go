@@ -21,6 +21,17 @@ func New(options []string, format string, values ...any) *Error {
 
 func (e *Error) Error() string { return e.Named(func(o string) string { return o }) }
 
+// Unwrap is the errors among the values (errors.Is and errors.As look into them).
+func (e *Error) Unwrap() []error {
+	var errs []error
+	for _, v := range e.values {
+		if err, ok := v.(error); ok {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
 // Named is the message with each option named by name(option).
 func (e *Error) Named(name func(option string) string) string {
 	args := make([]any, 0, len(e.options)+len(e.values))

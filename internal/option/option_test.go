@@ -25,4 +25,8 @@ func TestNamed(t *testing.T) {
 	if !errors.As(fmt.Errorf("wrapped: %w", two), &oe) || oe != two {
 		t.Error("errors.As does not find the Error")
 	}
+	cause := errors.New("it would overwrite an input")
+	if w := New([]string{"write-baseline"}, "%[1]s %[2]v", cause); !errors.Is(w, cause) || w.Error() != "write-baseline it would overwrite an input" {
+		t.Errorf("an error among the values: %v, errors.Is %v", w, errors.Is(w, cause))
+	}
 }

@@ -50,7 +50,7 @@ var allowed = map[string][]string{
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
 	"cmd/recomp-dist":            {"internal/dist", "internal/version", "python"},
 	"internal/helptext":          {"frameworks", "report"},
-	"report":                     {"across", "cache", "diff", "explain", "gate", "hlo", "internal/atomicfile", "internal/textutil", "ledger", "live", "logscan", "verdict"},
+	"report":                     {"across", "cache", "diff", "explain", "gate", "hlo", "internal/atomicfile", "internal/option", "internal/textutil", "ledger", "live", "logscan", "verdict"},
 	"live":                       {"explain", "frameworks", "gate", "internal/follow", "internal/option", "internal/terminal", "internal/textutil", "ledger", "runfolder", "runner", "verdict"},
 	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/option", "ledger", "runfolder"},
 	"explain":                    {"diff", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/openfile", "internal/option", "ledger", "logscan", "runfolder", "verdict"},

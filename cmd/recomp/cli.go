@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/gctune"
 	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
@@ -99,19 +100,11 @@ type kongExit int
 
 var validLevels = map[string]bool{"trace": true, "debug": true, "info": true, "warn": true, "error": true, "off": true}
 
-// memoryLimit is the soft limit recomp gives the Go runtime unless GOMEMLIMIT is set: the
-// garbage collector collects as the heap nears it rather than letting the heap grow to twice
-// what is live. What recomp holds is bounded on its own (see docs/performance.md); this
-// keeps the garbage of reading 100 000 modules from doubling the peak.
-const memoryLimit = 192 << 20
-
 func run(args []string, stdout, stderr io.Writer) int {
 	if runner.IsWatchdog() { // recomp run started this process as its command's watchdog
 		return runner.Watchdog(os.Stdin)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
+	gctune.Limit() // (see gctune.MemoryLimit)
 	return runWith(args, os.Stdin, stdout, stderr)
 }
 

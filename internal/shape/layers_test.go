@@ -39,7 +39,7 @@ var layerOrder = [][]string{
 	{"frameworks/cause"},
 	{"hlo", "logscan"},
 	{"internal/follow"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/jsonschema", "internal/openfile", "internal/option", "internal/terminal", "internal/textutil", "internal/version", "internal/shape", "python"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/jsonschema", "internal/livetest", "internal/openfile", "internal/option", "internal/terminal", "internal/textutil", "internal/version", "internal/shape", "python"},
 	{"internal/skipped"},
 }
 
@@ -87,6 +87,7 @@ var allowed = map[string][]string{
 	"internal/gctune":            {},
 	"internal/golden":            {},
 	"internal/jsonschema":        {},
+	"internal/livetest":          {},
 	"internal/openfile":          {},
 	"internal/option":            {},
 	"internal/terminal":          {},

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/recomp/recomp/internal/livetest"
 )
 
 // recompsTerminal opens a pseudo-terminal of the given size to stand for the terminal recomp
 // writes to: the test writes to tty and reads what arrived on it from the returned buffer.
-func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, screen *syncBuffer) {
+func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, screen *livetest.Buffer) {
 	t.Helper()
 	master, tty, err := pty.Open()
 	if err != nil {
@@ -26,7 +27,7 @@ func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, scr
 	if err := pty.Setsize(master, &pty.Winsize{Rows: rows, Cols: cols}); err != nil {
 		t.Fatal(err)
 	}
-	screen = &syncBuffer{}
+	screen = &livetest.Buffer{}
 	go io.Copy(screen, master)
 	return master, tty, screen
 }
@@ -36,7 +37,7 @@ func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, scr
 // and `stty size` on its output then reads the new size.
 func TestWindowSizeFollowsRecompsTerminal(t *testing.T) {
 	master, tty, screen := recompsTerminal(t, 41, 113)
-	var log syncBuffer
+	var log livetest.Buffer
 	script := `stty size <&1; trap 'stty size <&1; exit 0' WINCH; echo ready; i=0
 while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo no SIGWINCH; exit 9`
 	done := make(chan *Result)
@@ -85,7 +86,7 @@ while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo no SIGWINCH; exit 9`
 // default, and no resize is sent to a command that ran without a pseudo-terminal.
 func TestWindowSizeWithoutATerminal(t *testing.T) {
 	_, tty, _ := recompsTerminal(t, 0, 0)
-	var log syncBuffer
+	var log livetest.Buffer
 	if _, err := Run(Options{Command: []string{"sh", "-c", "stty size <&1"}, Stdout: tty, Stderr: tty, Terminal: true, Log: &log}); err != nil {
 		t.Fatal(err)
 	}

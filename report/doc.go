@@ -3,7 +3,8 @@
 // annotations and JUnit XML for CI gates, and a self-contained HTML page. The results are
 // computed and defined below it (explain's Scan, Guard, Diff, Run, RunsDiff, Ranks; cache's
 // Inventory, wrapped in Cache here); Render picks the layout of the format. Only the commands
-// import report. The package prints nothing on its own and reads no files.
+// (and internal/helptext, for the formats) import report. The package prints nothing on its
+// own and reads no files.
 //
 // The work is split by job: render.go picks the layout of a format (Render, the formats each
 // command writes); document.go builds the one presentation document of a result that the

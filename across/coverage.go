@@ -3,14 +3,17 @@ package across
 import (
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -316,6 +319,56 @@ type GuardOptions struct {
 	Ranks     *explain.RanksOptions
 }
 
+// GuardSettings are recomp guard's options as a user gives them: plain values that Options
+// checks. WriteBaseline is the baseline file to write in place of judging ("": none); with
+// RanksConsistent the logs are one job's ranks, named as Ranks says.
+type GuardSettings struct {
+	Logs                               []string
+	Baseline, WriteBaseline, CoveredBy string
+	Read                               ledger.ReadSettings
+	Gate                               gate.Options
+	RanksConsistent                    bool
+	Ranks                              explain.RankSettings
+	Stdin                              io.Reader    // read for the path "-"
+	Log                                hclog.Logger // diagnostics (nil: none)
+}
+
+// Options refuses the settings that exclude each other and gives the guard's options; with
+// RanksConsistent the logs are resolved as a job's ranks (explain.RankInputs).
+func (s GuardSettings) Options() (GuardOptions, error) {
+	if s.Gate.MaxRecompiles < 0 {
+		return GuardOptions{}, option.New([]string{"max-recompiles"}, "%[1]s %[2]d: want a number >= 0", s.Gate.MaxRecompiles)
+	}
+	read, err := s.Read.Options()
+	read.Stdin, read.Log = s.Stdin, s.Log
+	opt := GuardOptions{Logs: s.Logs, Baseline: s.Baseline, CoveredBy: s.CoveredBy, After: s.Read.After, Read: read, Gate: s.Gate}
+	switch {
+	case err != nil:
+		return opt, err
+	case s.Baseline != "" && s.WriteBaseline != "":
+		return opt, option.New([]string{"baseline", "write-baseline"}, "%[1]s reads a baseline and %[2]s writes one: choose one")
+	case s.Baseline != "" && (read.Ledger.Warmup > 0 || read.Marker != nil):
+		return opt, option.New([]string{"baseline", "warmup", "after"}, "%[1]s replaces %[2]s and %[3]s: choose one")
+	case s.CoveredBy != "" && (s.Baseline != "" || s.WriteBaseline != "" || read.Ledger.Warmup > 0):
+		return opt, option.New([]string{"covered-by", "baseline", "write-baseline", "warmup"},
+			"%[1]s replaces %[2]s, %[3]s and %[4]s: the warm-up is the log it names")
+	case s.CoveredBy == "" && len(s.Logs) == 0:
+		return opt, option.New([]string{"log"}, "expected at least one %[1]s")
+	case !s.RanksConsistent:
+		return opt, nil
+	}
+	ranks, err := s.Ranks.Options()
+	if err != nil {
+		return opt, err
+	}
+	ranks.Stdin, ranks.Log = s.Stdin, s.Log
+	if opt.Logs, ranks.Dumps, ranks.Warnings, err = explain.RankInputs(s.Logs, nil); err != nil {
+		return opt, err
+	}
+	opt.Ranks = &ranks
+	return opt, nil
+}
+
 // EvaluateGuard judges the logs: the scan, the gate over it (or over what the warm-up did not cover),
 // and the ranks' consistency when asked.
 func EvaluateGuard(opt GuardOptions) (*Guard, error) {
@@ -366,7 +419,7 @@ func WriteGuardBaseline(path string, logs []string, read ledger.ReadOptions) (*g
 	}
 	if err := gate.WriteBaseline(path, b, gate.OpenedInputs(logs, read.Stdin)); err != nil {
 		if errors.Is(err, gate.ErrWouldOverwriteInput) {
-			return nil, fmt.Errorf("--write-baseline %w", err)
+			return nil, option.New([]string{"write-baseline"}, "%[1]s %[2]v", err)
 		}
 		return nil, err
 	}

@@ -1,10 +1,9 @@
 package across
 
 import (
-	"errors"
-
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/option"
 )
 
 // DiffOptions are recomp diff's: its two arguments, the logs and dump folders named beside them,
@@ -35,7 +34,7 @@ func Diff(opt DiffOptions) (*RunsDiff, *explain.Diff, error) {
 		return r, nil, err
 	}
 	if len(opt.Caches) > 0 {
-		return nil, nil, errors.New("--cache needs the runs' logs (run folders, or --log-a and --log-b)")
+		return nil, nil, option.New([]string{"cache", "log-a", "log-b"}, "%[1]s needs the runs' logs (run folders, or %[2]s and %[3]s)")
 	}
 	d, err := explain.Dumps(a.Dump, b.Dump, opt.Options)
 	return nil, d, err

@@ -224,3 +224,19 @@ func SavedText(v *ProgramVerdict) string {
 	}
 	return ""
 }
+
+// Outcome is the gate's.
+func (g *Guard) Outcome() gate.Outcome { return g.Gate.Outcome() }
+
+// Outcome is the comparison's: Inconclusive when a module could not be read, Found when B
+// compiled anything A's cache did not serve (or the dumps differ), else Clean.
+func (r *RunsDiff) Outcome() gate.Outcome {
+	missed, _ := r.Missed()
+	switch {
+	case r.Dumps != nil && len(r.Dumps.Problems) > 0:
+		return gate.Inconclusive
+	case missed > 0, r.Dumps != nil && r.Dumps.Differs():
+		return gate.Found
+	}
+	return gate.Clean
+}

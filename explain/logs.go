@@ -71,7 +71,7 @@ func logsOf(paths []string, opt ledger.ReadOptions, rs *runs) (*Scan, error) {
 		}
 		judgedElsewhere(s.Ledger, silenced, dumped)
 	}
-	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped}), Job: jobOf(s, Options{Log: opt.Log}, rs),
+	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped, UserName: rs.userName}), Job: jobOf(s, Options{Log: opt.Log}, rs),
 		Manifest: c.Manifest}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/internal/openfile"
+	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
 )
@@ -42,6 +43,33 @@ type RanksOptions struct {
 	Options
 	// runs are the run folders the command read (nil: each is read here, once).
 	runs *runs
+}
+
+// RankSettings are how a job's ranks and steps are named, as a user gives them: expressions
+// that Options compiles.
+type RankSettings struct {
+	RankFrom string // a log's rank is the first group of the first line matching it
+	Step     string // the step number is the first group of a line matching it
+}
+
+// Options compiles the settings into the options they make.
+func (s RankSettings) Options() (RanksOptions, error) {
+	var opt RanksOptions
+	var err error
+	if s.RankFrom != "" {
+		if opt.RankFrom, err = regexp.Compile(s.RankFrom); err != nil {
+			return opt, option.New([]string{"rank-from"}, "%[1]s: %[2]v", err)
+		}
+	}
+	if s.Step != "" {
+		if opt.Step, err = regexp.Compile(s.Step); err != nil {
+			return opt, option.New([]string{"step"}, "%[1]s: %[2]v", err)
+		}
+		if opt.Step.NumSubexp() < 1 {
+			return opt, option.New([]string{"step"}, "%[1]s %[2]q: want a group around the step number, e.g. 'step (\\d+)'", s.Step)
+		}
+	}
+	return opt, nil
 }
 
 // RankInputs expands what was given for the ranks of a job: a folder of run folders (one per

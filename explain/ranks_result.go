@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 )
 
@@ -199,4 +200,16 @@ func RankRanges(ranks []string) string {
 		i = j
 	}
 	return strings.Join(out, ", ")
+}
+
+// Outcome is the ranks': Found when a rank departed, else Inconclusive when a rank's log holds
+// no compile evidence or a log was split (as guard is without evidence), else Clean.
+func (r *Ranks) Outcome() gate.Outcome {
+	switch {
+	case r.Departed():
+		return gate.Found
+	case len(r.WithoutEvidence()) > 0 || len(r.Split) > 0:
+		return gate.Inconclusive
+	}
+	return gate.Clean
 }

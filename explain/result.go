@@ -139,3 +139,20 @@ func (r *Run) CompileFraction() float64 {
 	}
 	return r.Scan.Ledger.Summary.CompileTime.Seconds() / r.Manifest.WallSeconds
 }
+
+// Outcome is the diff's: Inconclusive when a module could not be read (the answer may be
+// incomplete), Found when anything differs or stayed unpaired (for explain: when anything was
+// recompiled; pairs that differ only by state the first step built are set-up), else Clean.
+func (d *Diff) Outcome() gate.Outcome {
+	found := d.Differs()
+	if d.Command == "explain" {
+		found = d.Recompiled()
+	}
+	switch {
+	case len(d.Problems) > 0:
+		return gate.Inconclusive
+	case found:
+		return gate.Found
+	}
+	return gate.Clean
+}

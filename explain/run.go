@@ -74,7 +74,8 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	setUpFromDump(s.Ledger, explained, ro.Ledger)
 	judgedElsewhere(s.Ledger, silenced, r.Explain != nil)
 	wall := time.Duration(m.WallSeconds * float64(time.Second))
-	r.Scan.Verdict = verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: r.Explain != nil})
+	r.Scan.Verdict = verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: r.Explain != nil,
+		UserName: runfolder.UserName})
 	r.Scan.Job = JobOf(s, Options{Log: log})
 	if opt.Gate != nil {
 		r.Gate = gate.EvaluateScan(s, *opt.Gate)

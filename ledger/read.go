@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -75,6 +76,35 @@ type ReadOptions struct {
 	Stdin io.Reader
 	// Log takes diagnostics (nil: none).
 	Log hclog.Logger
+}
+
+// ReadSettings are ReadOptions' warm-up and listing as a user gives them: plain values that
+// Options checks.
+type ReadSettings struct {
+	Warmup      int    // the first N compilations of each process are warm-up
+	After       string // everything after the first line matching this expression is after warm-up
+	SameProcess bool
+	AllEvents   bool
+}
+
+// Options checks the settings and gives the options they make (the marker compiled).
+func (s ReadSettings) Options() (ReadOptions, error) {
+	if s.Warmup < 0 {
+		return ReadOptions{}, option.New([]string{"warmup"}, "%[1]s %[2]d: want a number >= 0", s.Warmup)
+	}
+	if s.Warmup > 0 && s.After != "" {
+		return ReadOptions{}, option.New([]string{"warmup", "after"}, "%[1]s and %[2]s are exclusive: choose one warm-up boundary")
+	}
+	opt := ReadOptions{Ledger: Options{Warmup: s.Warmup}, SameProcess: s.SameProcess, AllEvents: s.AllEvents}
+	if s.After == "" {
+		return opt, nil
+	}
+	re, err := logscan.NewLineRegexp(s.After)
+	if err != nil {
+		return opt, option.New([]string{"after"}, "%[1]s: %[2]v", err)
+	}
+	opt.Marker = re
+	return opt, nil
 }
 
 // Input is one log that was read.

@@ -14,6 +14,8 @@ import (
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/option"
+	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runfolder"
@@ -61,11 +63,30 @@ type RunResult struct {
 	Missed int
 }
 
+// Outcome is what the run's record comes to, the command having succeeded and not been
+// stopped: Inconclusive when the record is incomplete (no verdict to trust) or the gate
+// inconclusive, Found when a compilation after warm-up fails the run, else Clean.
+func (r *RunResult) Outcome() gate.Outcome {
+	g := r.Run.Gate
+	switch {
+	case len(r.Lost) > 0:
+		return gate.Inconclusive
+	case r.Missed > 0:
+		return gate.Found
+	case g != nil:
+		return g.Outcome()
+	}
+	return gate.Clean
+}
+
 // Run runs the command into a run folder under the evidence switched on, says its compilations
 // after warm-up as they happen (and stops it at one when asked), and explains the run folder.
 // The error is for a run that did not happen (no command to start, a folder that cannot be
 // made); once the command started, what recomp could not write is in Lost.
 func Run(opt RunOptions) (*RunResult, error) {
+	if opt.Stop.Budget < 0 || opt.StopGrace < 0 {
+		return nil, option.New([]string{"compile-budget", "stop-grace"}, "%[1]s and %[2]s want a duration >= 0")
+	}
 	cmdline := opt.Session.Command
 	if _, err := exec.LookPath(cmdline[0]); err != nil {
 		return nil, fmt.Errorf("%s: %v", cmdline[0], errors.Unwrap(err))
@@ -132,8 +153,8 @@ func (opt RunOptions) runnerOptions(ses *runner.Session) (ropt runner.Options, l
 	}
 	stdin, _ := opt.Stdin.(*os.File)
 	out, _ := opt.Stdout.(*os.File)
-	ropt = runner.Options{Stdin: stdin, Stdout: opt.Stdout, Stderr: opt.Stderr, Terminal: out != nil && runner.IsTerminal(out),
-		ForwardInterrupt: stdin == nil || !runner.IsTerminal(stdin), Grace: opt.Grace, Quiet: quiet, Watchdog: runner.WatchdogCommand()}
+	ropt = runner.Options{Stdin: stdin, Stdout: opt.Stdout, Stderr: opt.Stderr, Terminal: out != nil && terminal.Is(out),
+		ForwardInterrupt: stdin == nil || !terminal.Is(stdin), Grace: opt.Grace, Quiet: quiet, Watchdog: runner.WatchdogCommand()}
 	stopping := opt.Stop.Count > 0 || opt.Stop.Budget > 0
 	if !opt.Live && !stopping {
 		return ropt, nil, func() {}

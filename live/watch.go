@@ -2,11 +2,13 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/recomp/recomp/internal/follow"
+	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/runner"
@@ -53,6 +55,25 @@ const maxWarnings = 100
 
 // maxWatchedLogs bounds the logs followed at once (follow.MaxFiles files).
 const maxWatchedLogs = follow.MaxFiles
+
+// Watch follows logs (files, or folders of them) every interval until ctx ends or the stop
+// policy is met, and says their compilations after warm-up and the summary.
+func Watch(ctx context.Context, logs []string, every time.Duration, opt WatchOptions) (WatchEnd, error) {
+	if every <= 0 || opt.Stop.Budget < 0 {
+		return 0, option.New([]string{"interval", "compile-budget"}, "%[1]s wants a duration > 0, %[2]s one >= 0")
+	}
+	for _, p := range logs {
+		if p == "-" {
+			return 0, errors.New("recomp watch follows files and folders, not standard input ('-'): use recomp scan -")
+		}
+	}
+	fl, err := follow.New(logs)
+	if err != nil {
+		return 0, err
+	}
+	defer fl.Close()
+	return NewWatcher(fl, opt).Run(ctx, every), nil
+}
 
 // NewWatcher says the compilations after warm-up of the logs fl follows.
 func NewWatcher(fl *follow.Follower, opt WatchOptions) *Watcher {

@@ -3,37 +3,18 @@
 package live
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/recomp/recomp/internal/follow"
+	"github.com/recomp/recomp/internal/livetest"
 	"github.com/recomp/recomp/logscan"
 )
-
-// lockedBuffer is a buffer the watcher writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // The lines JAX logs for one compilation of train_step at a batch size, the first or (with
 // its tracing-cache miss) a later one.
@@ -48,38 +29,14 @@ func jaxCompile(batch, before string) string {
 		"WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.500000000 sec\nstep\n"
 }
 
-func appendLog(t *testing.T, path, s string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
-// waitFor polls what the watcher printed until it holds want, or fails at the deadline.
-func waitFor(t *testing.T, out *lockedBuffer, want string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(out.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("recomp watch did not say %q; it said:\n%s", want, out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func startWatch(t *testing.T, paths []string, policy StopPolicy) (*lockedBuffer, context.CancelFunc, chan WatchEnd) {
+func startWatch(t *testing.T, paths []string, policy StopPolicy) (*livetest.Buffer, context.CancelFunc, chan WatchEnd) {
 	t.Helper()
 	fl, err := follow.New(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(fl.Close)
-	var out, warn lockedBuffer
+	var out, warn livetest.Buffer
 	w := NewWatcher(fl, WatchOptions{Out: &out, Warn: &warn, Stop: policy})
 	w.every = 0 // every compilation after warm-up is said
 	w.Poll()    // what the logs hold when it starts, read before the test goes on
@@ -97,19 +54,19 @@ func startWatch(t *testing.T, paths []string, policy StopPolicy) (*lockedBuffer,
 func TestWatchRotationAndTruncation(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "app.log")
-	appendLog(t, log, jaxCompile("32", ""))
+	livetest.AppendLog(t, log, jaxCompile("32", ""))
 	out, cancel, done := startWatch(t, []string{log}, StopPolicy{})
-	appendLog(t, log, "step\nstep\n")
+	livetest.AppendLog(t, log, "step\nstep\n")
 	if err := os.Rename(log, log+".1"); err != nil {
 		t.Fatal(err)
 	}
-	appendLog(t, log, jaxCompile("24", "32"))
-	waitFor(t, out, "recomp watch: "+log+": ✗ jit_train_step compiled after warm-up (compilation 2): batch size, x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.50 s compiling\n")
+	livetest.AppendLog(t, log, jaxCompile("24", "32"))
+	livetest.WaitFor(t, out, "recomp watch: "+log+": ✗ jit_train_step compiled after warm-up (compilation 2): batch size, x: f32[32,8] → f32[24,8], at train.py:64 (main), 0.50 s compiling\n")
 	if err := os.Truncate(log, 0); err != nil {
 		t.Fatal(err)
 	}
-	appendLog(t, log, "restarted\n"+jaxCompile("16", "24"))
-	waitFor(t, out, "(compilation 3): batch size, x: f32[24,8] → f32[16,8]")
+	livetest.AppendLog(t, log, "restarted\n"+jaxCompile("16", "24"))
+	livetest.WaitFor(t, out, "(compilation 3): batch size, x: f32[24,8] → f32[16,8]")
 	cancel()
 	if end := <-done; end != Interrupted {
 		t.Fatal(end)
@@ -127,8 +84,8 @@ func TestWatchRotationAndTruncation(t *testing.T) {
 func TestWatchFailOnRecompile(t *testing.T) {
 	dir := t.TempDir()
 	out, _, done := startWatch(t, []string{dir}, StopPolicy{Count: 1})
-	appendLog(t, filepath.Join(dir, "worker-1.log"), jaxCompile("32", ""))
-	appendLog(t, filepath.Join(dir, "worker-1.log"), jaxCompile("24", "32"))
+	livetest.AppendLog(t, filepath.Join(dir, "worker-1.log"), jaxCompile("32", ""))
+	livetest.AppendLog(t, filepath.Join(dir, "worker-1.log"), jaxCompile("24", "32"))
 	var end WatchEnd
 	select {
 	case end = <-done:
@@ -155,7 +112,7 @@ func TestWatchWarnsOnce(t *testing.T) {
 	}
 	defer fl.Close()
 	os.Remove(dir)
-	var out, warn lockedBuffer
+	var out, warn livetest.Buffer
 	w := NewWatcher(fl, WatchOptions{Out: &out, Warn: &warn})
 	w.every = 0 // every compilation after warm-up is said
 	for range 3 {
@@ -177,10 +134,10 @@ func TestWatchTooManyLogsIsInconclusive(t *testing.T) {
 		if i == n-1 {
 			s += jaxCompile("24", "32")
 		}
-		appendLog(t, filepath.Join(dir, fmt.Sprintf("rank-%04d.log", i)), s)
+		livetest.AppendLog(t, filepath.Join(dir, fmt.Sprintf("rank-%04d.log", i)), s)
 	}
 	out, cancel, done := startWatch(t, []string{dir}, StopPolicy{Count: 1})
-	waitFor(t, out, "") // the first poll was done by startWatch
+	livetest.WaitFor(t, out, "") // the first poll was done by startWatch
 	cancel()
 	if end := <-done; end != Inconclusive {
 		t.Errorf("ended %v, want Inconclusive; it said:\n%s", end, out.String())
@@ -195,13 +152,13 @@ func TestWatchTooManyLogsIsInconclusive(t *testing.T) {
 // they rotate) are not accounted: the summary says how much went unread, inconclusive.
 func TestWatchLogsPastTheCapAreSaid(t *testing.T) {
 	dir := t.TempDir()
-	appendLog(t, filepath.Join(dir, "late.log"), jaxCompile("32", "")+jaxCompile("24", "32"))
+	livetest.AppendLog(t, filepath.Join(dir, "late.log"), jaxCompile("32", "")+jaxCompile("24", "32"))
 	fl, err := follow.New([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fl.Close()
-	var out, warn lockedBuffer
+	var out, warn livetest.Buffer
 	w := NewWatcher(fl, WatchOptions{Out: &out, Warn: &warn, Stop: StopPolicy{Count: 1}})
 	w.every = 0 // every compilation after warm-up is said
 	for i := range maxWatchedLogs {
@@ -221,7 +178,7 @@ func TestWatchRanksPastTheCap(t *testing.T) {
 	for r := range logscan.MaxRanks + 10 {
 		fmt.Fprintf(&log, "%d: WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[32,8]),). Argument mapping: (UnspecifiedValue,).\n", r)
 	}
-	appendLog(t, p, log.String())
+	livetest.AppendLog(t, p, log.String())
 	out, cancel, done := startWatch(t, []string{p}, StopPolicy{Count: 1})
 	cancel()
 	end := <-done
@@ -236,14 +193,14 @@ func TestWatchRanksPastTheCap(t *testing.T) {
 func TestWatchWarningsPastTheCapAreCounted(t *testing.T) {
 	dir := t.TempDir()
 	for i := range maxWarnings + 3 {
-		appendLog(t, filepath.Join(dir, fmt.Sprintf("core.%d", i)), "\x7fELF\x02\x01\x01\x00")
+		livetest.AppendLog(t, filepath.Join(dir, fmt.Sprintf("core.%d", i)), "\x7fELF\x02\x01\x01\x00")
 	}
 	fl, err := follow.New([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fl.Close()
-	var out, warn lockedBuffer
+	var out, warn livetest.Buffer
 	w := NewWatcher(fl, WatchOptions{Out: &out, Warn: &warn})
 	w.every = 0 // every compilation after warm-up is said
 	w.Poll()
@@ -257,17 +214,17 @@ func TestWatchWarningsPastTheCapAreCounted(t *testing.T) {
 // line, no failure, a warning that it was skipped.
 func TestWatchSkipsACoreFile(t *testing.T) {
 	dir := t.TempDir()
-	appendLog(t, filepath.Join(dir, "rank0.log"), jaxCompile("32", ""))
+	livetest.AppendLog(t, filepath.Join(dir, "rank0.log"), jaxCompile("32", ""))
 	fl, err := follow.New([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fl.Close()
-	var out, warn lockedBuffer
+	var out, warn livetest.Buffer
 	w := NewWatcher(fl, WatchOptions{Out: &out, Warn: &warn, Stop: StopPolicy{Count: 1}})
 	w.every = 0 // every compilation after warm-up is said
 	w.Poll()
-	appendLog(t, filepath.Join(dir, "core.4242"), "\x7fELF\x02\x01\x01\x00\x00"+jaxCompile("32", "")+jaxCompile("24", "32"))
+	livetest.AppendLog(t, filepath.Join(dir, "core.4242"), "\x7fELF\x02\x01\x01\x00\x00"+jaxCompile("32", "")+jaxCompile("24", "32"))
 	w.Poll()
 	if w.tally.stop != "" || strings.Contains(out.String(), "compiled after warm-up") ||
 		!strings.Contains(warn.String(), "core.4242: skipped: binary data (an ELF executable, library or core file), not a log") {

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -134,6 +135,16 @@ func writeJUnit(w io.Writer, g *across.Guard) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// RepoRoot is the repository GitHub annotations name the program's files relative to (Style's
+// Root): the workflow's checkout (GITHUB_WORKSPACE), else the working directory.
+func RepoRoot() string {
+	if w := os.Getenv("GITHUB_WORKSPACE"); w != "" {
+		return w
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // repoPath is a program's file as a path relative to the repository root, when it is under it:

@@ -311,8 +311,3 @@ var (
 
 func ghData(s string) string { return ghMessage.Replace(textutil.EscapeControls(s, true)) }
 func ghProp(s string) string { return ghProperty.Replace(textutil.EscapeControls(s, true)) }
-
-// NewLineGuard returns a writer that guards the lines of text written to w as Render guards
-// the text format (see lineGuard): for the few lines the command line writes itself (hlo
-// check). Close writes the last line.
-func NewLineGuard(w io.Writer) io.WriteCloser { return newLineGuard(w, Text) }

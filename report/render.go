@@ -12,6 +12,7 @@ import (
 	"github.com/recomp/recomp/across"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/internal/atomicfile"
+	"github.com/recomp/recomp/internal/option"
 )
 
 // Format is an output format.
@@ -114,7 +115,7 @@ func CheckFormat(command string, f Format) error {
 	for _, x := range fs {
 		names = append(names, string(x))
 	}
-	return fmt.Errorf("--format %q: recomp %s writes %s", f, command, strings.Join(names, ", "))
+	return option.New([]string{"format"}, "%[1]s %[2]q: recomp %[3]s writes %[4]s", f, command, strings.Join(names, ", "))
 }
 
 // Render writes r in format f. A write that fails (a closed pipe, a full device) is its error,

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/internal/livetest"
 )
 
 // fakeLive notes each run.log line that holds "COMPILE" and asks to stop at the first when
@@ -53,7 +55,7 @@ func (f *fakeLive) Stop() string {
 // the next, even when the program writes them in one piece; the Live gets every line of
 // run.log, numbered, with its timestamp.
 func TestLiveNotesBetweenLines(t *testing.T) {
-	var screen syncBuffer
+	var screen livetest.Buffer
 	live := &fakeLive{}
 	res, err := Run(Options{Command: []string{"sh", "-c", `printf 'one\nCOMPILE a\ntwo\nCOMPILE b\n'; printf 'three'; sleep 0.2; printf ' end\nCOMPILE c'`},
 		Stdout: &screen, Stderr: &screen, Notes: &screen, Live: live, Log: &bytes.Buffer{}})
@@ -86,7 +88,7 @@ func TestLiveStop(t *testing.T) {
 		{"ignores interrupt", `trap '' INT; echo COMPILE; sleep 30 & wait`, "terminated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var screen syncBuffer
+			var screen livetest.Buffer
 			start := time.Now()
 			res, err := Run(Options{Command: []string{"sh", "-c", c.script}, Stdout: &screen, Stderr: &screen, Notes: &screen,
 				Live: &fakeLive{stop: true}, OwnGroup: true, StopGrace: 300 * time.Millisecond, Grace: time.Second})
@@ -107,7 +109,7 @@ func TestLiveStop(t *testing.T) {
 // it, kept off the terminal) starts on a line of its own: the bar's next frame redraws it. A
 // bar's frames begin with a carriage return (Keras's progbar, tqdm).
 func TestLiveNoteAfterAnOpenLine(t *testing.T) {
-	var screen syncBuffer
+	var screen livetest.Buffer
 	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
 	_, err := Run(Options{Command: []string{"sh", "-c", `printf '\r  1/2 [==>   ]COMPILE glued\nnext\n'`},
 		Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})
@@ -130,7 +132,7 @@ func TestLiveNoteWaitsForTheProgramsLine(t *testing.T) {
 		{"other stream", `printf 'step 3 ... '; sleep 0.5; printf 'COMPILE apart\n' >&2; sleep 0.3; printf 'done\nstep 4\n'`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var screen syncBuffer
+			var screen livetest.Buffer
 			_, err := Run(Options{Command: []string{"sh", "-c", c.script},
 				Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})
 			if err != nil {
@@ -150,7 +152,7 @@ func TestLiveNoteWaitsAtMostMaxHold(t *testing.T) {
 		t.Skip("-short: waits maxHold")
 	}
 	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
-	var screen syncBuffer
+	var screen livetest.Buffer
 	script := fmt.Sprintf(`printf 'step 3 ... '; sleep 0.3; printf 'COMPILE apart\n' >&2; sleep %.1f; printf 'done\n'`, (maxHold + time.Second).Seconds())
 	_, err := Run(Options{Command: []string{"sh", "-c", script},
 		Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/internal/livetest"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -40,7 +41,7 @@ func TestSessionFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout syncBuffer
+	var stdout livetest.Buffer
 	res, err := s.Run(Options{Stdout: &stdout, Stderr: &stdout})
 	if err != nil {
 		t.Fatalf("a full disk taken for a command that did not start: %v", err)

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/recomp/recomp/internal/livetest"
 )
 
 // recompsTerminal opens a pseudo-terminal of the given size to stand for the terminal recomp
 // writes to: the test writes to tty and reads what arrived on it from the returned buffer.
-func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, screen *syncBuffer) {
+func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, screen *livetest.Buffer) {
 	t.Helper()
 	master, tty, err := pty.Open()
 	if err != nil {
@@ -26,7 +27,7 @@ func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, scr
 	if err := pty.Setsize(master, &pty.Winsize{Rows: rows, Cols: cols}); err != nil {
 		t.Fatal(err)
 	}
-	screen = &syncBuffer{}
+	screen = &livetest.Buffer{}
 	go io.Copy(screen, master)
 	return master, tty, screen
 }
@@ -36,7 +37,7 @@ func recompsTerminal(t *testing.T, rows, cols uint16) (master, tty *os.File, scr
 // and `stty size` on its output then reads the new size.
 func TestWindowSizeFollowsRecompsTerminal(t *testing.T) {
 	master, tty, screen := recompsTerminal(t, 41, 113)
-	var log syncBuffer
+	var log livetest.Buffer
 	script := `stty size <&1; trap 'stty size <&1; exit 0' WINCH; echo ready; i=0
 while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo no SIGWINCH; exit 9`
 	done := make(chan *Result)
@@ -85,7 +86,7 @@ while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo no SIGWINCH; exit 9`
 // default, and no resize is sent to a command that ran without a pseudo-terminal.
 func TestWindowSizeWithoutATerminal(t *testing.T) {
 	_, tty, _ := recompsTerminal(t, 0, 0)
-	var log syncBuffer
+	var log livetest.Buffer
 	if _, err := Run(Options{Command: []string{"sh", "-c", "stty size <&1"}, Stdout: tty, Stderr: tty, Terminal: true, Log: &log}); err != nil {
 		t.Fatal(err)
 	}
@@ -96,29 +97,5 @@ func TestWindowSizeWithoutATerminal(t *testing.T) {
 	res, err := Run(Options{Command: []string{"sh", "-c", "if [ -t 1 ]; then echo tty; else echo notty; fi"}, Stdout: &out, Stderr: &out, Terminal: true, Log: io.Discard})
 	if err != nil || res.ExitCode != 0 || out.String() != "tty\n" && out.String() != "tty\r\n" {
 		t.Errorf("a terminal for a command whose output is a buffer: %v %q", err, out.String())
-	}
-}
-
-// IsTerminal: a terminal is one, a pipe, a file and /dev/null are not.
-func TestIsTerminal(t *testing.T) {
-	_, tty, _ := recompsTerminal(t, 24, 80)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	f, err := os.CreateTemp(t.TempDir(), "file")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if !IsTerminal(tty) || IsTerminal(w) || IsTerminal(null) || IsTerminal(f) {
-		t.Errorf("terminal %v, pipe %v, /dev/null %v, file %v", IsTerminal(tty), IsTerminal(w), IsTerminal(null), IsTerminal(f))
 	}
 }

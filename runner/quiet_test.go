@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/internal/livetest"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -29,7 +30,7 @@ var testQuiet = &Quiet{
 // its indented explanation, lines glued after a bar's last frame; the program's own output,
 // its progress bars and an indented line of its own come through unchanged.
 func TestQuietWriter(t *testing.T) {
-	var screen syncBuffer
+	var screen livetest.Buffer
 	qw := newQuietWriter(&screen, testQuiet)
 	for _, chunk := range []string{
 		"epoch 1\n",
@@ -70,7 +71,7 @@ func TestQuietWriter(t *testing.T) {
 // without the logging recomp switched on; run.log keeps every line.
 func TestQuietUnderATerminal(t *testing.T) {
 	_, tty, screen := recompsTerminal(t, 24, 80)
-	var log syncBuffer
+	var log livetest.Buffer
 	script := `echo 'step 1'; echo 'Compiling jit(f) with global shapes and types (x). Argument mapping: (y).'; ` +
 		`printf 'TRACING CACHE MISS at a.py:1 (f):\n  for f defined at a.py:1\n'; printf 'bar 1/2\rbar 2/2\r'; echo 'step 2'`
 	res, err := Run(Options{Command: []string{"sh", "-c", script}, Stdout: tty, Stderr: tty, Terminal: true, Log: &log, Quiet: testQuiet})
@@ -98,7 +99,7 @@ func TestQuietUnderATerminal(t *testing.T) {
 // Empty lines are the program's own unless they border a quiet line: those the output ends
 // with, and those between lines of the program's, come through.
 func TestQuietBlankLines(t *testing.T) {
-	var screen syncBuffer
+	var screen livetest.Buffer
 	qw := newQuietWriter(&screen, testQuiet)
 	qw.Write([]byte("a\n\nComputation\n\n\nExecution Analysis: 1\n\nb\n\n"))
 	qw.Close()
@@ -196,7 +197,7 @@ func TestRequiredLiteralsAreRequired(t *testing.T) {
 // explanation included, and no tag is written without the line it tagged: the terminal shows
 // the program's own tagged lines, whole, and nothing else.
 func TestQuietTaggedLines(t *testing.T) {
-	var screen syncBuffer
+	var screen livetest.Buffer
 	qw := newQuietWriter(&screen, testQuiet)
 	var want strings.Builder
 	for step := range 3 {
@@ -231,7 +232,7 @@ func TestQuietRealTaggedJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings, _ := Evidence(runfolder.Framework("jax"), runfolder.DumpNone, "", "", nil, nil)
-	var screen syncBuffer
+	var screen livetest.Buffer
 	qw := newQuietWriter(&screen, QuietOf(settings))
 	qw.Write(b)
 	qw.Close()
@@ -336,7 +337,7 @@ func TestQuietRecordSplitAcrossReads(t *testing.T) {
 
 // quietScreen is what the terminal shows of the command's writes through the quiet writer.
 func quietScreen(writes ...string) string {
-	var screen syncBuffer
+	var screen livetest.Buffer
 	qw := newQuietWriter(&screen, testQuiet)
 	for _, w := range writes {
 		qw.Write([]byte(w))
@@ -357,7 +358,7 @@ func TestQuietRecordInsideARecord(t *testing.T) {
 		"Compilation Analysis: Compilation Cause\n" +
 		"Execution Analysis: Graph Info: \n"
 	for cut := 0; cut <= len(block); cut++ {
-		var screen syncBuffer
+		var screen livetest.Buffer
 		qw := newQuietWriter(&screen, q)
 		qw.Write([]byte("epoch 0 step 0 loss 2.004\n" + block[:cut]))
 		qw.Write([]byte(block[cut:] + "epoch 0 step 1 loss 1.779\n"))
@@ -388,7 +389,7 @@ func TestQuietTaggedEmptyLines(t *testing.T) {
 	}
 	log := block("[default1]:") + block("[default0]:") + post("[default1]:") + block("[default1]:") +
 		"[default1]:step 0 batch 32\n" + "[default0]:step 0 batch 32\n" + post("[default0]:") + "[default0]:step 1 batch 32\n"
-	var screen syncBuffer
+	var screen livetest.Buffer
 	qw := newQuietWriter(&screen, QuietOf(settings))
 	qw.Write([]byte(log))
 	qw.Close()

@@ -8,36 +8,18 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/jax"
+	"github.com/recomp/recomp/internal/livetest"
 	"github.com/recomp/recomp/runfolder"
 )
 
-// syncBuffer is a bytes.Buffer several goroutines may write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func sh(t *testing.T, script string, opt Options) (*Result, string, string, string) {
 	t.Helper()
-	var out, errb, log syncBuffer
+	var out, errb, log livetest.Buffer
 	opt.Command = []string{"sh", "-c", script}
 	opt.Stdout, opt.Stderr, opt.Log = &out, &errb, &log
 	res, err := Run(opt)
@@ -90,7 +72,7 @@ func TestStreamsAndStdin(t *testing.T) {
 
 // SIGTERM sent to recomp reaches the command, which ends as it chooses.
 func TestSignalsAreForwarded(t *testing.T) {
-	var out syncBuffer
+	var out livetest.Buffer
 	done := make(chan *Result)
 	go func() {
 		res, err := Run(Options{Command: []string{"sh", "-c", `trap 'echo got TERM; exit 7' TERM; echo ready; while :; do sleep 0.05; done`},
@@ -279,7 +261,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 // Output that can no longer reach the terminal still reaches the log, and the command runs to
 // its end.
 func TestClosedTerminalKeepsTheLog(t *testing.T) {
-	var log syncBuffer
+	var log livetest.Buffer
 	res, err := Run(Options{Command: []string{"sh", "-c", "for i in 1 2 3 4 5; do echo line $i; done; exit 4"},
 		Stdout: failingWriter{}, Stderr: failingWriter{}, Log: &log})
 	if err != nil {

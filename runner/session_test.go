@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/internal/livetest"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -23,7 +24,7 @@ func TestSession(t *testing.T) {
 	if s.Dir != out || len(s.Settings) == 0 {
 		t.Fatalf("session %+v", s)
 	}
-	var stdout syncBuffer
+	var stdout livetest.Buffer
 	res, err := s.Run(Options{Stdout: &stdout, Stderr: &stdout})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatal(err, res)

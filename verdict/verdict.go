@@ -27,6 +27,9 @@ type Input struct {
 	Explained []Explained
 	// Dumped says the run dumped its HLO (recomp run, explain): then no advice says to dump it.
 	Dumped bool
+	// UserName is the name the user gave a process's log (its run folder for a run.log), asked
+	// once for the slowest process (nil: the log's path).
+	UserName func(log string) string
 }
 
 // Explained is one comparison of a program's versions in a dump.
@@ -63,6 +66,7 @@ type Result struct {
 	Processes      int
 	Slowest        time.Duration
 	SlowestProcess string
+	SlowestName    string // SlowestProcess as the user named it (Input.UserName)
 	// Verdicts are the programs that compiled again, the costliest first.
 	Verdicts []Verdict
 	// Sites are the user's lines that made programs compile, the costliest first;
@@ -346,6 +350,9 @@ func Build(in Input) *Result {
 		if p.Cost > r.Slowest {
 			r.Slowest, r.SlowestProcess = p.Cost, p.Name
 		}
+	}
+	if r.SlowestName = r.SlowestProcess; in.UserName != nil && r.Processes > 1 {
+		r.SlowestName = in.UserName(r.SlowestProcess)
 	}
 	sites := map[string]*SiteRow{}
 	for _, m := range rep.Modules {

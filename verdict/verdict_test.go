@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"testing"
@@ -367,5 +368,28 @@ func TestRetracingWarningNamesTheFunction(t *testing.T) {
 	if got := c.Sentence(r.Verdicts[0].Framework); !strings.Contains(got, "`varying_shapes.<locals>.train_step` traced again on 6 of its last 7 calls") ||
 		!strings.Contains(got, "said: 6 out of the last 7 calls") {
 		t.Errorf("cause %q", got)
+	}
+}
+
+// The headline names the slowest process as the user named it: Input.UserName, asked once
+// when the verdict is built, not again for each sentence.
+func TestSlowestProcessNamedOnce(t *testing.T) {
+	var logs []ledger.Log
+	for r := range 2 {
+		logs = append(logs, ledger.Log{Path: fmt.Sprintf("r%d/run.log", r), Reader: strings.NewReader(jaxStep("32,8", "", 64, 1+float64(r)))})
+	}
+	s, err := ledger.ReadLogs(logs, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	r := Build(Input{Ledger: s.Ledger, Wall: 10 * time.Second, UserName: func(log string) string { asked++; return path.Dir(log) }})
+	for range 3 {
+		if h := r.Headline(); !strings.Contains(h, "the slowest, r1, ") {
+			t.Errorf("headline %q", h)
+		}
+	}
+	if asked != 1 || r.SlowestProcess != "r1/run.log" {
+		t.Errorf("UserName asked %d times; slowest process %q", asked, r.SlowestProcess)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/textutil"
 	"github.com/recomp/recomp/ledger"
-	"github.com/recomp/recomp/runfolder"
 )
 
 // This file is the one home of the sentences recomp says about a run's compilations: the
@@ -28,7 +27,7 @@ func (v *Result) Headline() string {
 	switch {
 	case v.Processes > 1:
 		// A job: the sum is no one process's time; the job waited for its slowest process.
-		fmt.Fprintf(&b, "%d processes: %s compiling in all; the slowest, %s, %s", v.Processes, ledger.FormatDuration(v.Compile), runfolder.UserName(v.SlowestProcess), ledger.FormatDuration(v.Slowest))
+		fmt.Fprintf(&b, "%d processes: %s compiling in all; the slowest, %s, %s", v.Processes, ledger.FormatDuration(v.Compile), cmp.Or(v.SlowestName, v.SlowestProcess), ledger.FormatDuration(v.Slowest))
 		switch {
 		case v.Wall > 0:
 			fmt.Fprintf(&b, " (%s of the run's %s)", percent(v.Slowest.Seconds()/v.Wall.Seconds()), ledger.FormatDuration(v.Wall))

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/report"
 )
@@ -18,30 +16,10 @@ func (c *cacheCmd) Run(e *env) error {
 	if err := c.check("cache"); err != nil {
 		return err
 	}
-	use, err := cache.ReadLogUse(c.Log, e.stdin)
+	inv, against, err := cache.Survey(c.Dirs, c.Log, c.Against, e.stdin)
 	if err != nil {
-		return usageErr("%v", err)
-	}
-	var folders []cache.Folder
-	for _, d := range c.Dirs {
-		folders = append(folders, cache.Folder{Name: d, FS: os.DirFS(d)})
-	}
-	inv, err := cache.Take(folders, use)
-	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	e.log.Debug("inventory", "entries", inv.Count, "bytes", inv.Bytes, "unused", inv.Unused)
-	r := &report.Cache{Dirs: c.Dirs, Inventory: inv, LogsGiven: len(c.Log) > 0, AgainstDirs: c.Against}
-	if len(c.Against) > 0 {
-		var others []cache.Folder
-		for _, d := range c.Against {
-			others = append(others, cache.Folder{Name: d, FS: os.DirFS(d)})
-		}
-		a, err := cache.Take(others, cache.NewLogUse())
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		r.Against = cache.Compare(a, inv)
-	}
-	return c.render(e, r)
+	return c.render(e, &report.Cache{Dirs: c.Dirs, Inventory: inv, LogsGiven: len(c.Log) > 0, Against: against, AgainstDirs: c.Against})
 }

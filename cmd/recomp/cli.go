@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"io"
 	"os"
 	"reflect"
@@ -12,8 +11,13 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/gctune"
+	"github.com/recomp/recomp/internal/option"
+	"github.com/recomp/recomp/internal/terminal"
 	"github.com/recomp/recomp/internal/textutil"
 	buildversion "github.com/recomp/recomp/internal/version"
+	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runner"
 )
@@ -51,6 +55,7 @@ type env struct {
 	color          bool
 	args           []string
 	maxHLO         int64 // bytes
+	meta           report.Meta
 }
 
 // exitError carries an exit code out of a command; an empty error prints nothing. Errors are
@@ -67,6 +72,22 @@ func usageErr(format string, args ...any) error {
 	return &exitError{exitUsage, fmt.Errorf(format, args...)}
 }
 
+// usage is err as a usage error; the options an option.Error names are named as their flags.
+func usage(err error) error {
+	if oe, ok := err.(*option.Error); ok {
+		err = errors.New(oe.Named(flagName))
+	}
+	return &exitError{exitUsage, err}
+}
+
+// flagName is how the command line names a library's option: its flag, or LOG.
+func flagName(o string) string {
+	if o == "log" {
+		return "LOG"
+	}
+	return "--" + o
+}
+
 // exitWith ends a command with a code and nothing more to print (the report said it).
 func exitWith(code int) error {
 	if code == exitOK {
@@ -79,23 +100,11 @@ type kongExit int
 
 var validLevels = map[string]bool{"trace": true, "debug": true, "info": true, "warn": true, "error": true, "off": true}
 
-// version names this build: recomp's version (internal/version, the one the wheels and release
-// files carry), the VCS revision and the Go that built it.
-func version() string { return buildversion.String() }
-
-// memoryLimit is the soft limit recomp gives the Go runtime unless GOMEMLIMIT is set: the
-// garbage collector collects as the heap nears it rather than letting the heap grow to twice
-// what is live. What recomp holds is bounded on its own (see docs/performance.md); this
-// keeps the garbage of reading 100 000 modules from doubling the peak.
-const memoryLimit = 192 << 20
-
 func run(args []string, stdout, stderr io.Writer) int {
 	if runner.IsWatchdog() { // recomp run started this process as its command's watchdog
 		return runner.Watchdog(os.Stdin)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
+	gctune.Limit() // (see gctune.MemoryLimit)
 	return runWith(args, os.Stdin, stdout, stderr)
 }
 
@@ -144,13 +153,14 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		fmt.Fprintf(stderr, "recomp: error: --max-hlo-mib %d: want 1 to %d\n", c.MaxHLO, 1<<20)
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: useColor(stdout), args: args, maxHLO: c.MaxHLO << 20}
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: terminal.Color(stdout), args: args, maxHLO: c.MaxHLO << 20,
+		meta: report.Meta{Version: buildversion.Report(), Command: "recomp " + strings.Join(args, " ")}}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})
 	if level == "off" {
 		e.log = hclog.NewNullLogger()
 	}
-	e.log.Debug("start", "version", version(), "args", args)
+	e.log.Debug("start", "version", buildversion.String(), "args", args)
 	err = kctx.Run(e)
 	if err == nil {
 		return exitOK
@@ -192,28 +202,6 @@ func commandPath(ctx *kong.Context) []string {
 	return out
 }
 
-func useColor(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" { // no-color.org: set and not empty
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && runner.IsTerminal(f) // /dev/null is a character device, not a terminal
-}
-
-// termWidth is the width of the terminal w writes to (0 when w is no terminal: a file or a pipe
-// gets lines unwrapped).
-func termWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok || !runner.IsTerminal(f) {
-		return 0
-	}
-	cols, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return cols
-}
-
 // outputFlag is the --format flag of every command; the formats a command writes are
 // checked by report.CheckFormat, and named in its help by describeFlags (formatHelp).
 type outputFlag struct {
@@ -222,33 +210,30 @@ type outputFlag struct {
 
 // render checks the format and writes the report.
 func (o outputFlag) render(e *env, r report.Report) error {
-	st := report.Style{Color: e.color, Width: termWidth(e.stdout), Meta: report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}, Root: repoRoot()}
+	st := report.Style{Color: e.color, Width: terminal.Width(e.stdout), Meta: e.meta, Root: report.RepoRoot()}
 	if err := report.Render(e.stdout, report.Format(o.Format), r, st); err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return nil
 }
 
-// repoRoot is the repository GitHub annotations name the program's files relative to: the
-// workflow's checkout (GITHUB_WORKSPACE), else the working directory.
-func repoRoot() string {
-	if w := os.Getenv("GITHUB_WORKSPACE"); w != "" {
-		return w
+// answer renders r and ends with its outcome's exit code.
+func (o outputFlag) answer(e *env, r interface{ Outcome() gate.Outcome }) error {
+	if err := o.render(e, r); err != nil {
+		return err
 	}
-	wd, _ := os.Getwd()
-	return wd
+	return exitWith(outcomeExit[r.Outcome()])
 }
 
-// reportVersion names the build in reports: the module version and VCS revision, without the
-// toolchain (a report's text does not change with the Go that built recomp).
-func reportVersion() string {
-	v, _, _ := strings.Cut(version(), " go1")
-	return v
-}
+// outcomeExit and watchExit are the exit codes of what an answer comes to.
+var (
+	outcomeExit = map[gate.Outcome]int{gate.Clean: exitOK, gate.Found: exitFound, gate.Inconclusive: exitUsage}
+	watchExit   = map[live.WatchEnd]int{live.Interrupted: exitOK, live.Failed: exitFound, live.Inconclusive: exitUsage}
+)
 
 func (o outputFlag) check(command string) error {
 	if err := report.CheckFormat(command, report.Format(o.Format)); err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return nil
 }

@@ -26,49 +26,12 @@ func (c *diffCmd) Run(e *env) error {
 	r, d, err := across.Diff(across.DiffOptions{RunsOptions: across.RunsOptions{Options: compareOptions(e, c.Stage, c.Text, c.Format), Caches: c.Cache},
 		A: c.A, B: c.B, LogA: c.LogA, LogB: c.LogB, DumpA: c.DumpA, DumpB: c.DumpB})
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	if r != nil {
-		if err := c.render(e, r); err != nil {
-			return err
-		}
-		return runsExit(r)
+		return c.answer(e, r)
 	}
-	if err := c.render(e, d); err != nil {
-		return err
-	}
-	return diffExit(d)
-}
-
-// runsExit is the exit code of diff on two runs: 2 when a module could not be read, 1 when B
-// compiled anything A's cache did not serve (or the dumps differ), 0 otherwise.
-func runsExit(r *across.RunsDiff) error {
-	missed, _ := r.Missed()
-	switch {
-	case r.Dumps != nil && len(r.Dumps.Problems) > 0:
-		return exitWith(exitUsage)
-	case missed > 0, r.Dumps != nil && r.Dumps.Differs():
-		return exitWith(exitFound)
-	}
-	return nil
-}
-
-// diffExit is the exit code of diff: 2 when a module could not be read (the answer may be
-// incomplete), 1 when anything differs or stayed unpaired, 0 otherwise.
-func diffExit(d *explain.Diff) error { return compareExit(d, d.Differs()) }
-
-// explainExit is the exit code of explain: as diff's, except that pairs that differ only by state
-// the first step built (set-up, expected once) are no recompilation.
-func explainExit(d *explain.Diff) error { return compareExit(d, d.Recompiled()) }
-
-func compareExit(d *explain.Diff, found bool) error {
-	switch {
-	case len(d.Problems) > 0:
-		return exitWith(exitUsage)
-	case found:
-		return exitWith(exitFound)
-	}
-	return nil
+	return c.answer(e, d)
 }
 
 // compareOptions are what diff and explain compute for each pair: text diffs for --text (the

@@ -18,10 +18,7 @@ func (c *explainCmd) Run(e *env) error {
 	}
 	d, err := explain.Dump(c.Dump, c.Log, compareOptions(e, c.Stage, c.Text, c.Format))
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
-	if err := c.render(e, d); err != nil {
-		return err
-	}
-	return explainExit(d)
+	return c.answer(e, d)
 }

@@ -28,27 +28,16 @@ func (c *guardCmd) Run(e *env) error {
 	if err := c.check("guard"); err != nil {
 		return err
 	}
-	opt, err := c.readOptions()
+	gopt, err := across.GuardSettings{Logs: c.Logs, Baseline: c.Baseline, WriteBaseline: c.WriteBaseline, CoveredBy: c.CoveredBy,
+		Read: ledger.ReadSettings(c.warmupFlags), Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence},
+		RanksConsistent: c.RanksConsistent, Ranks: explain.RankSettings(c.rankFlags), Stdin: e.stdin, Log: e.log}.Options()
 	if err != nil {
-		return err
-	}
-	opt.Stdin, opt.Log = e.stdin, e.log
-	gopt := across.GuardOptions{Logs: c.Logs, Baseline: c.Baseline, CoveredBy: c.CoveredBy, After: c.After, Read: opt,
-		Gate: gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads, AllowNoEvidence: c.AllowNoEvidence}}
-	if c.RanksConsistent {
-		ranksOpt, err := c.rankOptions(e)
-		if err != nil {
-			return err
-		}
-		if gopt.Logs, ranksOpt.Dumps, ranksOpt.Warnings, err = explain.RankInputs(c.Logs, nil); err != nil {
-			return usageErr("%v", err)
-		}
-		gopt.Ranks = &ranksOpt
+		return usage(err)
 	}
 	if c.WriteBaseline != "" {
-		b, err := across.WriteGuardBaseline(c.WriteBaseline, gopt.Logs, opt)
+		b, err := across.WriteGuardBaseline(c.WriteBaseline, gopt.Logs, gopt.Read)
 		if err != nil {
-			return usageErr("%v", err)
+			return usage(err)
 		}
 		if _, err := fmt.Fprintf(e.stdout, "recomp guard: wrote a baseline of %d module families to %s\n", len(b.Families), textutil.Visible(c.WriteBaseline)); err != nil {
 			return usageErr("writing the result: %v", err)
@@ -57,38 +46,8 @@ func (c *guardCmd) Run(e *env) error {
 	}
 	g, err := across.EvaluateGuard(gopt)
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	e.log.Debug("gate", "passed", g.Gate.Passed, "inconclusive", g.Gate.Inconclusive, "reason", g.Gate.Reason)
-	if err := c.render(e, g); err != nil {
-		return err
-	}
-	switch {
-	case g.Gate.Inconclusive:
-		return exitWith(exitUsage)
-	case !g.Gate.Passed:
-		return exitWith(exitFound)
-	}
-	return nil
-}
-
-// readOptions checks the flags that exclude each other and gives how the logs are read.
-func (c *guardCmd) readOptions() (ledger.ReadOptions, error) {
-	if c.MaxRecompiles < 0 {
-		return ledger.ReadOptions{}, usageErr("--max-recompiles %d: want a number >= 0", c.MaxRecompiles)
-	}
-	opt, err := c.options()
-	switch {
-	case err != nil:
-		return opt, err
-	case c.Baseline != "" && c.WriteBaseline != "":
-		return opt, usageErr("--baseline reads a baseline and --write-baseline writes one: choose one")
-	case c.Baseline != "" && (opt.Ledger.Warmup > 0 || opt.Marker != nil):
-		return opt, usageErr("--baseline replaces --warmup and --after: choose one")
-	case c.CoveredBy != "" && (c.Baseline != "" || c.WriteBaseline != "" || opt.Ledger.Warmup > 0):
-		return opt, usageErr("--covered-by replaces --baseline, --write-baseline and --warmup: the warm-up is the log it names")
-	case c.CoveredBy == "" && len(c.Logs) == 0:
-		return opt, usageErr("expected at least one LOG")
-	}
-	return opt, nil
+	return c.answer(e, g)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"regexp"
-
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/ledger"
 )
@@ -21,46 +19,19 @@ type rankFlags struct {
 	Step     string `help:"Find the step number in the lines the program prints by the first group of REGEX (default: step N, iteration N)." placeholder:"REGEX"`
 }
 
-func (f rankFlags) rankOptions(e *env) (explain.RanksOptions, error) {
-	opt := explain.RanksOptions{Options: explain.Options{Stdin: e.stdin, Log: e.log}}
-	var err error
-	if f.RankFrom != "" {
-		if opt.RankFrom, err = regexp.Compile(f.RankFrom); err != nil {
-			return opt, usageErr("--rank-from: %v", err)
-		}
-	}
-	if f.Step != "" {
-		if opt.Step, err = regexp.Compile(f.Step); err != nil {
-			return opt, usageErr("--step: %v", err)
-		}
-		if opt.Step.NumSubexp() < 1 {
-			return opt, usageErr("--step %q: want a group around the step number, e.g. 'step (\\d+)'", f.Step)
-		}
-	}
-	return opt, nil
-}
-
 func (c *ranksCmd) Run(e *env) error {
 	if err := c.check("ranks"); err != nil {
 		return err
 	}
-	opt, err := c.rankOptions(e)
+	opt, err := explain.RankSettings(c.rankFlags).Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
-	opt.Stage, opt.Read = c.Stage, ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
+	opt.Options = explain.Options{Stdin: e.stdin, Log: e.log, Stage: c.Stage}
+	opt.Read = ledger.ReadOptions{Stdin: e.stdin, Log: e.log}
 	r, err := explain.ReadRankInputs(c.Logs, c.Dump, opt)
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
-	if err := c.render(e, r); err != nil {
-		return err
-	}
-	if r.Departed() {
-		return exitWith(exitFound)
-	}
-	if len(r.WithoutEvidence()) > 0 || len(r.Split) > 0 {
-		return exitWith(exitUsage) // inconclusive, as guard is without evidence or on a split log
-	}
-	return nil
+	return c.answer(e, r)
 }

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/recomp/recomp/gate"
-	"github.com/recomp/recomp/internal/textutil"
+	"github.com/recomp/recomp/internal/terminal"
+	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
@@ -50,13 +49,9 @@ func (c *runCmd) Run(e *env) error {
 	if len(cmdline) == 0 {
 		return usageErr("no command to run: recomp run [flags] -- CMD ARGS...")
 	}
-	wf := warmupFlags{Warmup: c.Warmup, After: c.After}
-	opt, err := wf.options()
+	opt, err := ledger.ReadSettings{Warmup: c.Warmup, After: c.After}.Options()
 	if err != nil {
-		return err
-	}
-	if c.CompileBudget < 0 || c.StopGrace < 0 {
-		return usageErr("--compile-budget and --stop-grace want a duration >= 0")
+		return usage(err)
 	}
 	// A closed stdout or stderr (recomp run -- CMD | head -1) must not end recomp: the run
 	// goes on to its end and its folder is written. With SIGPIPE caught, a write to a closed
@@ -66,66 +61,31 @@ func (c *runCmd) Run(e *env) error {
 	defer signal.Stop(pipes)
 	ropt := live.RunOptions{Session: runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
 		Dump: runfolder.DumpMode(c.Dump), Probe: c.Probe, Caches: c.Cache, Environ: os.Environ(), Start: time.Now(), Log: e.log,
-		Recomp: reportVersion()}, Verbose: c.Verbose, Live: c.Live, StopGrace: c.StopGrace, Grace: c.Grace, Read: opt,
+		Recomp: e.meta.Version}, Verbose: c.Verbose, Live: c.Live, StopGrace: c.StopGrace, Grace: c.Grace, Read: opt,
 		Stop:  live.StopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget},
-		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Color: useColor(e.stderr)}
+		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Color: terminal.Color(e.stderr)}
 	if c.Guard {
 		ropt.Gate = &gate.Options{MaxRecompiles: c.MaxRecompiles, Loads: c.Loads}
 	}
 	res, err := live.Run(ropt)
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
-	c.summary(e, res)
+	st := report.Style{Color: terminal.Color(e.stderr), Width: terminal.Width(e.stderr), Meta: e.meta}
+	if err := report.WriteRunSummary(e.stderr, report.Format(c.Format), res, st); err != nil {
+		e.log.Debug("the summary could not be written", "error", err)
+	}
 	return runExit(res)
 }
 
-// summary writes the run folder's reports and says the run's on stderr: a courtesy (the run
-// folder holds the reports), so a terminal that went away (a closed stderr) changes no exit
-// code. What could not be written is added to res.Lost.
-func (c *runCmd) summary(e *env, res *live.RunResult) {
-	meta := report.Meta{Version: reportVersion(), Command: "recomp " + strings.Join(e.args, " ")}
-	reportsErr := report.WriteRunFiles(res.Dir, res.Run, report.Style{Meta: meta})
-	if reportsErr != nil {
-		res.Lost = append(res.Lost, fmt.Sprintf("the reports could not be written: %v", reportsErr))
-	}
-	fmt.Fprintln(e.stderr)
-	st := report.Style{Color: useColor(e.stderr), Width: termWidth(e.stderr)}
-	if err := report.Render(e.stderr, report.Format(c.Format), res.Run, st); err != nil {
-		e.log.Debug("the summary could not be written", "error", err)
-	}
-	dir := textutil.Visible(res.Dir)
-	if reportsErr == nil {
-		fmt.Fprintf(e.stderr, "\nrecomp run: reports in %s (report.json, report.md, report.html)\n", dir)
-	} else {
-		fmt.Fprintf(e.stderr, "\nrecomp run: run folder %s, without its reports\n", dir)
-	}
-	for _, l := range res.Lost {
-		fmt.Fprintf(e.stderr, "recomp run: %s\n", textutil.Visible(l))
-	}
-	if res.Missed > 0 {
-		fmt.Fprintf(e.stderr, "recomp run: ✗ %d compilation(s) after warm-up in the run's evidence, which the command was not stopped at: --fail-on-recompile fails the run\n", res.Missed)
-	}
-}
-
 // runExit is recomp run's exit code: 4 when it stopped the command, else the command's own,
-// else 2 when the run's record is incomplete (no verdict to trust) or the gate inconclusive,
-// 1 when a compilation after warm-up fails the run.
+// else its outcome's (live.RunResult.Outcome).
 func runExit(res *live.RunResult) error {
-	g := res.Run.Gate
 	switch {
 	case res.Command.Stopped != "":
 		return exitWith(exitStopped)
 	case res.Command.ExitCode != 0:
 		return exitWith(res.Command.ExitCode)
-	case len(res.Lost) > 0:
-		return exitWith(exitUsage)
-	case res.Missed > 0:
-		return exitWith(exitFound)
-	case g != nil && g.Inconclusive:
-		return exitWith(exitUsage)
-	case g != nil && !g.Passed:
-		return exitWith(exitFound)
 	}
-	return nil
+	return exitWith(outcomeExit[res.Outcome()])
 }

@@ -37,9 +37,9 @@ func (c *sessionOpenCmd) Run(e *env) error {
 		cmdline = cmdline[1:]
 	}
 	out, err := runner.OpenSession(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
-		Dump: runfolder.DumpMode(c.Dump), Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: reportVersion()})
+		Dump: runfolder.DumpMode(c.Dump), Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: e.meta.Version})
 	if err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return enc.Encode(out)
 }
@@ -51,7 +51,7 @@ type sessionCloseCmd struct {
 
 func (c *sessionCloseCmd) Run(e *env) error {
 	if _, err := runner.Close(c.Folder, c.Exit, time.Now()); err != nil {
-		return usageErr("%v", err)
+		return usage(err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/recomp/recomp/internal/livetest"
 )
 
 // inTerminal runs the recomp binary (the test binary, as TestMain makes it) with args in a
@@ -31,7 +32,7 @@ func inTerminal(t *testing.T, timeout time.Duration, env []string, args ...strin
 	if err := pty.Setsize(master, &pty.Winsize{Rows: 30, Cols: 100}); err != nil {
 		t.Fatal(err)
 	}
-	var screen lockedBuffer
+	var screen livetest.Buffer
 	copied := make(chan struct{})
 	go func() { io.Copy(&screen, master); close(copied) }()
 	cmd := exec.Command(bin, args...)

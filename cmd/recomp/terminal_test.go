@@ -8,29 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 )
-
-// lockedBuffer is what arrived on a terminal, read while it is written.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestRunInATerminal runs the recomp binary as a user does, in a terminal (a pseudo-terminal of
 // 30 rows and 100 columns): the program's own output and its progress bar's frames reach the

@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/recomp/recomp/internal/follow"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/live"
 )
@@ -22,34 +21,17 @@ type watchCmd struct {
 }
 
 func (c *watchCmd) Run(e *env) error {
-	wf := warmupFlags{Warmup: c.Warmup, After: c.After}
-	opt, err := wf.options()
+	opt, err := ledger.ReadSettings{Warmup: c.Warmup, After: c.After}.Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
-	if c.Interval <= 0 || c.CompileBudget < 0 {
-		return usageErr("--interval wants a duration > 0, --compile-budget one >= 0")
-	}
-	for _, p := range c.Logs {
-		if p == "-" {
-			return usageErr("recomp watch follows files and folders, not standard input ('-'): use recomp scan -")
-		}
-	}
-	fl, err := follow.New(c.Logs)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	defer fl.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w := live.NewWatcher(fl, live.WatchOptions{Out: e.stdout, Warn: e.stderr, Color: e.color,
+	end, err := live.Watch(ctx, c.Logs, c.Interval, live.WatchOptions{Out: e.stdout, Warn: e.stderr, Color: e.color,
 		Ledger: ledger.LiveOptions{Ledger: opt.Ledger, Marker: opt.Marker},
 		Stop:   live.StopPolicy{Count: int(c.FailOnRecompile), Budget: c.CompileBudget}})
-	switch w.Run(ctx, c.Interval) {
-	case live.Failed:
-		return exitWith(exitFound)
-	case live.Inconclusive:
-		return exitWith(exitUsage)
+	if err != nil {
+		return usage(err)
 	}
-	return nil
+	return exitWith(watchExit[end])
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recomp/recomp/internal/livetest"
 )
 
 // The lines JAX logs for one compilation of train_step at a batch size, the first or (with
@@ -22,30 +24,6 @@ func jaxCompile(batch, before string) string {
 	}
 	return s + "WARNING:jax._src.interpreters.pxla:Compiling jit(train_step) with global shapes and types (ShapedArray(float32[" + batch + ",8]),). Argument mapping: (UnspecifiedValue,).\n" +
 		"WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 0.500000000 sec\nstep\n"
-}
-
-func appendLog(t *testing.T, path, s string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
-// waitFor polls what the watcher printed until it holds want, or fails at the deadline.
-func waitFor(t *testing.T, out *lockedBuffer, want string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(out.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("recomp watch did not say %q; it said:\n%s", want, out.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func TestWatchRefusesStdin(t *testing.T) {
@@ -62,16 +40,16 @@ func TestWatchInterrupted(t *testing.T) {
 		t.Skip(err)
 	}
 	log := filepath.Join(t.TempDir(), "app.log")
-	appendLog(t, log, jaxCompile("32", ""))
-	var out lockedBuffer
+	livetest.AppendLog(t, log, jaxCompile("32", ""))
+	var out livetest.Buffer
 	cmd := exec.Command(bin, "watch", "--interval", "10ms", log)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	appendLog(t, log, jaxCompile("24", "32"))
-	waitFor(t, &out, "✗ jit_train_step compiled after warm-up (compilation 2)")
+	livetest.AppendLog(t, log, jaxCompile("24", "32"))
+	livetest.WaitFor(t, &out, "✗ jit_train_step compiled after warm-up (compilation 2)")
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -104,3 +104,18 @@ func TestTuneGC(t *testing.T) {
 	}
 	stop()
 }
+
+// Limit sets MemoryLimit, unless GOMEMLIMIT has set the limit.
+func TestLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	debug.SetMemoryLimit(1 << 40)
+	t.Setenv("GOMEMLIMIT", "1TiB")
+	if Limit(); debug.SetMemoryLimit(-1) != 1<<40 {
+		t.Error("Limit changed the limit GOMEMLIMIT set")
+	}
+	t.Setenv("GOMEMLIMIT", "")
+	if Limit(); debug.SetMemoryLimit(-1) != MemoryLimit {
+		t.Errorf("limit %d, want %d", debug.SetMemoryLimit(-1), MemoryLimit)
+	}
+}

@@ -19,6 +19,7 @@ const module = "github.com/recomp/recomp/"
 // packages of a later (lower) row. Packages of one row do not import each other.
 var layerOrder = [][]string{
 	{"cmd/recomp", "cmd/recomp-bench", "cmd/recomp-dist"},
+	{"internal/helptext"},
 	{"report"},
 	{"across", "live"},
 	{"explain"},
@@ -38,26 +39,27 @@ var layerOrder = [][]string{
 	{"frameworks/cause"},
 	{"hlo", "logscan"},
 	{"internal/follow"},
-	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/jsonschema", "internal/openfile", "internal/textutil", "internal/version", "internal/shape", "python"},
+	{"internal/atomicfile", "internal/corpus", "internal/dist", "internal/gctune", "internal/golden", "internal/jsonschema", "internal/livetest", "internal/openfile", "internal/option", "internal/terminal", "internal/textutil", "internal/version", "internal/shape", "python"},
 	{"internal/skipped"},
 }
 
 // allowed is every import edge between the module's packages (non-test files), by importing
 // package. A new edge fails TestLayers until it is written here.
 var allowed = map[string][]string{
-	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/gctune", "internal/input", "internal/textutil", "internal/version", "ledger", "live", "logscan", "report", "runfolder", "runner"},
+	"cmd/recomp":                 {"across", "cache", "diff", "explain", "frameworks", "gate", "hlo", "internal/follow", "internal/gctune", "internal/helptext", "internal/input", "internal/option", "internal/terminal", "internal/textutil", "internal/version", "ledger", "live", "logscan", "report", "runfolder", "runner"},
 	"cmd/recomp-bench":           {"explain", "frameworks", "hlo", "ledger", "logscan", "report"},
 	"cmd/recomp-dist":            {"internal/dist", "internal/version", "python"},
-	"report":                     {"across", "cache", "diff", "explain", "gate", "internal/atomicfile", "internal/textutil", "ledger", "logscan", "verdict"},
-	"live":                       {"explain", "frameworks", "gate", "internal/follow", "internal/textutil", "ledger", "runfolder", "runner", "verdict"},
-	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "ledger", "runfolder"},
-	"explain":                    {"diff", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/openfile", "ledger", "logscan", "runfolder", "verdict"},
+	"internal/helptext":          {"frameworks", "report"},
+	"report":                     {"across", "cache", "diff", "explain", "gate", "hlo", "internal/atomicfile", "internal/option", "internal/textutil", "ledger", "live", "logscan", "verdict"},
+	"live":                       {"explain", "frameworks", "gate", "internal/follow", "internal/option", "internal/terminal", "internal/textutil", "ledger", "runfolder", "runner", "verdict"},
+	"across":                     {"diff", "explain", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/option", "ledger", "runfolder"},
+	"explain":                    {"diff", "frameworks", "frameworks/framework", "gate", "internal/input", "internal/openfile", "internal/option", "ledger", "logscan", "runfolder", "verdict"},
 	"gate":                       {"frameworks", "internal/atomicfile", "internal/input", "internal/openfile", "ledger", "logscan"},
 	"internal/dumptest":          {"diff"},
 	"verdict":                    {"diff", "frameworks", "frameworks/cause", "frameworks/framework", "internal/textutil", "ledger", "padding", "runfolder"},
 	"padding":                    {},
 	"diff":                       {"frameworks", "frameworks/cause", "hlo", "internal/input", "internal/openfile", "internal/textutil"},
-	"ledger":                     {"frameworks", "frameworks/cause", "frameworks/framework", "internal/input", "internal/textutil", "logscan"},
+	"ledger":                     {"frameworks", "frameworks/cause", "frameworks/framework", "internal/input", "internal/option", "internal/textutil", "logscan"},
 	"cache":                      {"frameworks", "frameworks/framework", "internal/input", "logscan"},
 	"runner":                     {"frameworks", "frameworks/framework", "internal/openfile", "runfolder"},
 	"internal/input":             {"internal/openfile", "runfolder"},
@@ -85,7 +87,10 @@ var allowed = map[string][]string{
 	"internal/gctune":            {},
 	"internal/golden":            {},
 	"internal/jsonschema":        {},
+	"internal/livetest":          {},
 	"internal/openfile":          {},
+	"internal/option":            {},
+	"internal/terminal":          {},
 	"internal/textutil":          {},
 	"internal/version":           {},
 	"python":                     {},

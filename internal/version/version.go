@@ -11,6 +11,7 @@ package version
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
 
 // Version is recomp's version: a PEP 440 release number that is also a semantic version
@@ -61,4 +62,11 @@ func describe(bi *debug.BuildInfo, ldRevision string) string {
 		out += " " + goVersion
 	}
 	return out
+}
+
+// Report names the build in reports: the module version and VCS revision, without the
+// toolchain (a report's text does not change with the Go that built recomp).
+func Report() string {
+	v, _, _ := strings.Cut(String(), " go1")
+	return v
 }

@@ -3,6 +3,7 @@ package version
 import (
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,13 @@ func TestDescribe(t *testing.T) {
 		if got := describe(c.bi, c.ld); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.label, got, c.want)
 		}
+	}
+}
+
+// Report is String without the toolchain.
+func TestReport(t *testing.T) {
+	r := Report()
+	if strings.Contains(r, " go1") || !strings.HasPrefix(String(), r) || !strings.HasPrefix(r, "recomp "+Version) {
+		t.Errorf("Report %q of String %q", r, String())
 	}
 }

@@ -44,7 +44,14 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 	if m != nil {
 		settings = m.Settings
 	}
-	s, silenced, err := readStandingIn([]ledger.Log{{Path: logPath, Until: StoppedLine(m)}}, ro, recs, dir, settings)
+	// the folder looked at once: its log, its trace (read with the log, each compilation once:
+	// the answer at the end of recomp run says what scan of the folder says) and its dump
+	f, opened := runfolder.Open(dir)
+	in := ledger.Log{Path: logPath, Until: StoppedLine(m)}
+	if opened {
+		in.Traces = ledger.TraceFiles(f.Trace, f.TraceSince)
+	}
+	s, silenced, err := readStandingIn([]ledger.Log{in}, ro, recs, dir, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +71,7 @@ func Folder(dir string, m *runfolder.Manifest, opt RunOptions) (*Run, error) {
 		}
 	}
 	var explained []verdict.Explained
-	if f, ok := runfolder.Open(dir); ok && f.Dump != "" && hasFiles(f.Dump) {
+	if opened && f.Dump != "" && hasFiles(f.Dump) {
 		if d, err := Load(f.Dump, Options{Log: log, sourceFiles: underWorkDir(m)}); err == nil {
 			r.Explain, explained = explain(d, s.Ledger, Options{Text: true, Log: log})
 		} else {

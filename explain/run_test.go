@@ -347,3 +347,31 @@ func TestKerasJAXDumpAloneAdvisesItsStep(t *testing.T) {
 		t.Errorf("not compared: %v", want)
 	}
 }
+
+// The answer at the end of recomp run says what scan of the same folder says: a torch run's
+// folder holds run.log and dynamo's trace of the same compilations, and both read them together,
+// each compilation once, with the trace's seconds and the program's own line.
+func TestFolderReadsTheTraceAsScanDoes(t *testing.T) {
+	dir := "../testdata/runs/torch-2.9/under-run"
+	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Folder(dir, m, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadScan([]string{dir}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	programs := func(l *ledger.Report) (out []string) {
+		for _, mod := range l.Modules {
+			out = append(out, fmt.Sprintf("%s %d %s", mod.Family, mod.Compilations, mod.CompileTime))
+		}
+		return out
+	}
+	if a, b := programs(r.Scan.Ledger), programs(s.Ledger); !slices.Equal(a, b) || len(a) == 0 {
+		t.Errorf("recomp run's answer reads %v, scan of the folder %v", a, b)
+	}
+}

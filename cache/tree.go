@@ -93,18 +93,11 @@ func describeEntry(folder Folder, e *CacheEntry, buf *[]byte) (corrupted bool) {
 // readHead reads the first max bytes of a regular file into buf, grown as needed (the bytes
 // are buf's until the next read).
 func readHead(fsys fs.FS, name string, max int, buf *[]byte) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, st, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	}
 	size := int(min(st.Size(), int64(max)))
 	if cap(*buf) < size {
 		*buf = make([]byte, size)
@@ -263,21 +256,37 @@ func readFactors(folder Folder, e *CacheEntry) []framework.Factor {
 	return fs
 }
 
+// readBounded reads a regular file of at most maxFactorBytes, opened once.
 func readBounded(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, st, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	}
 	if st.Size() > maxFactorBytes {
 		return nil, fmt.Errorf("%s: %d bytes, more than %d", name, st.Size(), maxFactorBytes)
 	}
-	return fs.ReadFile(fsys, name)
+	b, err := io.ReadAll(io.LimitReader(f, maxFactorBytes+1))
+	if err == nil && len(b) > maxFactorBytes {
+		err = fmt.Errorf("%s: more than %d bytes", name, maxFactorBytes)
+	}
+	return b, err
+}
+
+// openRegular opens a regular file of fsys (a FIFO or a device in its place is an error, never a
+// wait) with what it says of itself.
+func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }

@@ -78,16 +78,19 @@ func cacheArtifact(c *logscan.Context, msg string) bool {
 	return true
 }
 
+// cacheMetrics are torch's counter names by cache (FX graph or not: AOTAutograd) and lookup result.
+var cacheMetrics = map[bool]map[string]string{
+	true:  {"hit": metricFXHit, "miss": metricFXMiss, "bypass": metricFXBypass},
+	false: {"hit": metricAOTHit, "miss": metricAOTMiss, "bypass": metricAOTBypass},
+}
+
 // cacheResult counts one lookup and says what it did.
 func cacheResult(c *logscan.Context, fx bool, state string, frameID int, key string, p cachePayload) {
 	t := traceOf(c)
 	if t.caches == nil {
 		t.caches = cacheCounts{}
 	}
-	metric := map[bool]map[string]string{
-		true:  {"hit": metricFXHit, "miss": metricFXMiss, "bypass": metricFXBypass},
-		false: {"hit": metricAOTHit, "miss": metricAOTMiss, "bypass": metricAOTBypass},
-	}[fx][state]
+	metric := cacheMetrics[fx][state]
 	t.caches[metric]++
 	count := logscan.Event{Kind: logscan.FrameworkMetric, Producer: logscan.ProducerDynamo, Signal: logscan.Signal("dynamo:" + metric),
 		Detail: metric, Count: t.caches[metric]}

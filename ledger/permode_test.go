@@ -38,6 +38,8 @@ func TestOneCompilationPerMode(t *testing.T) {
 		{"grad mode once", []string{grad}, 0},
 		{"training flag and grad mode", []string{training, grad}, 0},
 		{"grad mode twice", []string{grad, grad}, 2},
+		// train(), eval(), then train() compiled again: the mode it first compiled in, twice
+		{"training flag flipped back", []string{training, "L['self'].training == False"}, 2},
 		{"a mode and a batch size", []string{grad, size}, 2},
 		{"a batch size", []string{size}, 1},
 	} {

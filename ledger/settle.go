@@ -113,7 +113,11 @@ func modeCompilations(m *Module) []*Unit {
 		return nil
 	}
 	var again []*Unit
+	// seen are the modes compiled: a module's mode by the mode it runs in now (New), and the mode
+	// it first compiled in (Old of its first fact), so that flipping back to a mode compiled
+	// before is a recompilation; a global setting by its change (dynamo names no values)
 	seen := map[string]bool{}
+	modules := map[string]bool{}
 	for _, u := range m.Units {
 		if !u.Compiled || u.Seq <= 1 {
 			continue
@@ -122,12 +126,27 @@ func modeCompilations(m *Module) []*Unit {
 			return nil
 		}
 		var changed []string
+		now := map[string]string{}
 		for _, f := range u.Facts {
-			if f.Kind != cause.ModuleMode && f.Kind != cause.GlobalState {
+			switch {
+			case f.Kind == cause.ModuleMode && f.New != "":
+				if n, ok := now[f.Arg]; ok && n != f.New {
+					return nil // one module in two modes: not a mode change alone
+				}
+				now[f.Arg] = f.New
+				if !modules[f.Arg] {
+					modules[f.Arg] = true
+					seen["mode "+f.Arg+" "+f.Old] = true
+				}
+				changed = append(changed, "mode "+f.Arg+" "+f.New)
+			case f.Kind == cause.ModuleMode || f.Kind == cause.GlobalState:
+				changed = append(changed, f.Change)
+			default:
 				return nil
 			}
-			changed = append(changed, f.Change)
 		}
+		slices.Sort(changed)
+		changed = slices.Compact(changed)
 		key := strings.Join(changed, "\n")
 		if seen[key] {
 			return nil // a mode compiled again: recurring

@@ -66,7 +66,9 @@ type Fact struct {
 	Advice string
 	// Old and New are, for a fact of an argument's type (a shape, a dtype), the types before
 	// and now as the compiler prints them (f32[32,8]); Kind is then the kind two dumps would
-	// show (batch_size, input_shape, dtype), or "" when the types are not arrays.
+	// show (batch_size, input_shape, dtype), or "" when the types are not arrays. For a
+	// module's mode (ModuleMode, Arg the module) they are the mode it had compiled in and the
+	// one it runs in now ("train()", "eval()").
 	Old, New string
 	// Dim is, for a fact of one dimension's size (dynamo's "size mismatch at index 1"), the
 	// dimension's index, with Old and New the sizes before and now; "" for other facts.

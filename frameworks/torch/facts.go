@@ -77,11 +77,11 @@ func guardFact(line string) (cause.Fact, bool) {
 		return cause.Fact{Kind: kind, Arg: arg, Said: said, Change: fmt.Sprintf("`%s` %s changed", arg, what)}, true
 	}
 	if m := reTraining.FindStringSubmatch(line); m != nil {
-		was := "train()"
+		was, now := "train()", "eval()"
 		if m[2] == "False" {
-			was = "eval()"
+			was, now = now, was
 		}
-		return cause.Fact{Kind: cause.ModuleMode, Arg: module(m[1]), Said: said,
+		return cause.Fact{Kind: cause.ModuleMode, Arg: module(m[1]), Said: said, Old: was, New: now,
 			Change: fmt.Sprintf("the module's training flag changed: it had compiled in %s mode (%s)", was, module(m[1]))}, true
 	}
 	if m := reGlobal.FindStringSubmatch(line); m != nil {

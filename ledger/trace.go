@@ -67,12 +67,20 @@ func TraceFiles(dir string, since time.Time) []string {
 }
 
 // readTraces reads the trace files of one log, with the trace grammar (frameworks.TraceGrammar):
-// nil when there are none.
+// nil when there are none; none read, with a warning, when there are several (one a process).
 func readTraces(files []string, opt ReadOptions) *traceJoin {
 	if len(files) == 0 {
 		return nil
 	}
 	j := &traceJoin{first: map[string]int{}, last: map[string]int{}, modules: map[string]bool{}}
+	if len(files) > 1 {
+		// a trace file a process: dynamo's compile ids repeat from one process to the next and
+		// run.log holds them all, so no join could tell whose compilation a log line is
+		j.note(files[0], 0, fmt.Sprintf("%d processes wrote the run's trace (%d files) and their compile ids repeat from one to "+
+			"the next: the traces are not joined to run.log, whose own records are read (scan each trace file for its seconds)",
+			len(files), len(files)))
+		return j
+	}
 	for _, path := range files {
 		j.read(path, opt)
 	}

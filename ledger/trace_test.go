@@ -92,6 +92,37 @@ func TestRunFolderTraceJoined(t *testing.T) {
 	}
 }
 
+// Several processes' traces in one run folder (a trace file a process, one run.log for all): their
+// compile ids repeat, so the log is read alone, with a warning — never one process's trace
+// standing in for another's compilations.
+func TestRunFolderSeveralTracesNotJoined(t *testing.T) {
+	trace, err := os.ReadFile("../frameworks/torch/testdata/trace-2.9.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, runfolder.LogName), traceLog)
+	for _, n := range []string{"a1", "b2"} {
+		write(t, filepath.Join(dir, runfolder.TraceName, "dedicated_log_torch_trace_"+n+".log"), string(trace))
+	}
+	s, err := ReadLogs([]Log{{Path: dir}}, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm := s.Ledger.Summary; sm.Compilations != 2 || sm.CompileTime != 200*time.Millisecond+1300*time.Millisecond {
+		t.Errorf("compilations %d, compile time %v; want the log's own 2 and 1.5s", sm.Compilations, sm.CompileTime)
+	}
+	warned := false
+	for _, in := range s.Inputs {
+		for _, w := range in.Warnings {
+			warned = warned || strings.Contains(w.Message, "not joined")
+		}
+	}
+	if !warned {
+		t.Errorf("no warning that the traces were not joined: %+v", s.Inputs)
+	}
+}
+
 // A trace folder of the user's own (their TORCH_TRACE, kept by recomp run and named in the
 // manifest): only the files written since the run started are the run's.
 func TestRunFolderUsersTrace(t *testing.T) {

@@ -18,6 +18,33 @@ func LiveSites(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	attach(units, recs, framework.AttachLastTrace, framework.AttachCallSpan)
 }
 
+// LiveCompiles gives compilations of a stack whose probe records each one (torch.compile) what
+// the report at the end gives them (attachCompiles: the line that called the frame, autograd
+// off), and names a frame of torch's own that torch.compile of a Module compiled as the report
+// names it from the trace: by the program's line that first called it.
+func LiveCompiles(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+	attachCompiles(units, recs)
+	for _, p := range frameworks.Probes() {
+		if !p.Compiles || p.Attach != 0 {
+			continue // joined by its own way (JAX's, in order of the requests)
+		}
+		for _, u := range units {
+			if !u.Compiled || u.Seq < 1 || !ofUnit(u, p) {
+				continue
+			}
+			var mine []*runfolder.ProbeRecord
+			for i := range recs {
+				if recs[i].Framework == p.Name && recs[i].Event == p.Event && recs[i].Code != "" {
+					mine = append(mine, &recs[i])
+				}
+			}
+			if r := nthCompile(p, mine, u); r != nil && frameworks.SameFunction(moduleName(p, r.Code), u.Module) {
+				u.Family = moduleName(p, r.Name)
+			}
+		}
+	}
+}
+
 // logResolution is how finely a log stamps its lines (Python logging: milliseconds, cut, not
 // rounded): a probe record of the same millisecond as a compilation's line may be stamped after
 // it though it was written before.

@@ -24,6 +24,7 @@ func attachProbe(rep *ledger.Report, recs []runfolder.ProbeRecord, opt ledger.Op
 	}
 	ledger.SortUnits(units)
 	attach(units, recs, framework.AttachInOrder, framework.AttachLastTrace, framework.AttachCallSpan)
+	attachCompiles(units, recs)
 	for _, p := range frameworks.Probes() {
 		if p.Attach == framework.AttachSteps {
 			attachSteps(rep, units, recs, p)
@@ -503,4 +504,61 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 			}
 		}
 	}
+}
+
+// attachCompiles gives each compilation of a stack whose probe records every compilation it
+// made and is joined no other way (framework.Probe.Compiles without Attach: torch.compile's
+// frames) what its record says: the program's
+// line that called it, and whether autograd was off. The k-th compilation of a program in a
+// process is the k-th record of the same function in it (by the record's name, or the frame of
+// torch's own it names by its first caller).
+func attachCompiles(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
+	for _, p := range frameworks.Probes() {
+		if !p.Compiles || p.Attach != 0 {
+			continue // joined by its own way (JAX's, in order of the requests)
+		}
+		var mine []*runfolder.ProbeRecord
+		for i := range recs {
+			if recs[i].Framework == p.Name && recs[i].Event == p.Event && recs[i].Name != "" {
+				mine = append(mine, &recs[i])
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		for _, u := range units {
+			if !u.Compiled || u.Seq < 1 || !ofUnit(u, p) {
+				continue
+			}
+			r := nthCompile(p, mine, u)
+			if r == nil {
+				continue
+			}
+			if s := probeSite(*r); s.User() {
+				u.Site = s
+			}
+			if r.Grad != nil {
+				u.NoGrad = !*r.Grad // autograd off: an evaluation or scoring under no_grad
+			}
+		}
+	}
+}
+
+// nthCompile is the record of the compilation u: the u.Seq-th of its function in its process
+// (any process's when the log did not tell them apart); nil when there is none.
+func nthCompile(p frameworks.ProbeHook, recs []*runfolder.ProbeRecord, u *ledger.Unit) *runfolder.ProbeRecord {
+	n := 0
+	for _, r := range recs {
+		if u.PID != 0 && r.PID != u.PID {
+			continue
+		}
+		if !frameworks.SameFunction(moduleName(p, r.Name), u.Module) &&
+			(r.Code == "" || !frameworks.SameFunction(moduleName(p, r.Code), u.Module)) {
+			continue
+		}
+		if n++; n == u.Seq {
+			return r
+		}
+	}
+	return nil
 }

@@ -216,3 +216,6 @@ func (f *liveFeed) write(p []byte) {
 }
 
 func (f *liveFeed) close() { f.once.Do(func() { close(f.in) }) }
+
+// Options are the ledger's options the live log is read with (the marker's among them).
+func (lv *Live) Options() Options { return lv.opt.Ledger }

@@ -86,86 +86,102 @@ func (l *Ledger) settledUnit(m *Module) *Unit {
 const PerMode = "one compilation per mode, not a recompilation: the program ran in a mode it had not compiled for (a module's " +
 	"training flag, grad mode), which is compiled once and served from the stack's cache at each later switch"
 
-// perMode takes back, under the default warm-up policy, the recompilations of a program whose
-// every recompilation the stack said was for a mode (a module's training flag, grad mode or
-// another global setting: cause.ModuleMode, cause.GlobalState), each a mode it had not compiled
-// for (no two of them for the same change): a model compiled once for training and once for
-// evaluation, then served from the cache at each switch. A mode compiled again is a recurring
-// recompilation and stays one.
+// perMode takes back, under the default warm-up policy, each recompilation of a program that
+// the stack said was for a mode (a module's training flag, grad mode or another global setting:
+// cause.ModuleMode, cause.GlobalState) it had not compiled for: a model compiled once for
+// training and once for evaluation, then served from the cache at each switch. A mode compiled
+// again is a recurring recompilation and stays one, as does a compilation for anything else (an
+// evaluation's partial batch, compiled after the evaluation's first).
 func (l *Ledger) perMode() {
-	if l.opt.Baseline != nil || l.opt.Warmup > 0 || l.opt.AfterMarker {
+	if !l.opt.PerMode() {
 		return
 	}
 	for _, m := range l.order {
-		if again := modeCompilations(m); again != nil {
-			for _, u := range again {
-				setUp(&l.sum, &l.late, m, u)
-				u.Settled = PerMode
-			}
+		for _, u := range modeCompilations(m) {
+			setUp(&l.sum, &l.late, m, u)
+			u.Settled = PerMode
 		}
 	}
 }
 
-// modeCompilations are a program's recompilations when each is for a mode it had not compiled
-// for (perMode); nil otherwise.
+// modeCompilations are a program's recompilations each for a mode it had not compiled for
+// (perMode).
 func modeCompilations(m *Module) []*Unit {
 	if m.Eager || m.Recompilations == 0 {
 		return nil
 	}
 	var again []*Unit
-	// seen are the modes compiled: a module's mode by the mode it runs in now (New), and the mode
-	// it first compiled in (Old of its first fact), so that flipping back to a mode compiled
-	// before is a recompilation; a global setting by its change (dynamo names no values)
-	seen := map[string]bool{}
-	modules := map[string]bool{}
+	modes := Modes{}
 	for _, u := range m.Units {
-		if !u.Compiled || u.Seq <= 1 {
-			continue
+		if u.Compiled && u.Seq > 1 && u.Settled == "" && modes.New(u) {
+			again = append(again, u)
 		}
-		if u.Settled != "" || len(u.Facts) == 0 {
-			return nil
-		}
-		var changed []string
-		now := map[string]string{}
-		for _, f := range u.Facts {
-			switch {
-			case f.Kind == cause.ModuleMode && f.New != "":
-				if n, ok := now[f.Arg]; ok && n != f.New {
-					return nil // one module in two modes: not a mode change alone
-				}
-				now[f.Arg] = f.New
-				if !modules[f.Arg] {
-					modules[f.Arg] = true
-					seen["mode "+f.Arg+" "+f.Old] = true
-				}
-				changed = append(changed, "mode "+f.Arg+" "+f.New)
-			case f.Kind == cause.ModuleMode || f.Kind == cause.GlobalState:
-				changed = append(changed, f.Change)
-			default:
-				return nil
-			}
-		}
-		slices.Sort(changed)
-		changed = slices.Compact(changed)
-		key := strings.Join(changed, "\n")
-		if seen[key] {
-			return nil // a mode compiled again: recurring
-		}
-		seen[key] = true
-		again = append(again, u)
-	}
-	if len(again) != m.Recompilations {
-		return nil
 	}
 	return again
+}
+
+// PerMode says whether the options' warm-up policy is the default one, under which a program's
+// compilation for a mode it had not compiled for is no recompilation (perMode): no baseline, no
+// warm-up count, no marker.
+func (o Options) PerMode() bool { return o.Baseline == nil && o.Warmup == 0 && !o.AfterMarker }
+
+// Modes are the modes a program compiled for, as its compilations' facts name them (see
+// perMode): a module's mode by the mode it runs in now (New), and the mode it first compiled in
+// (Old of its first fact), so that flipping back to a mode compiled before is a recompilation; a
+// global setting by its change (dynamo names no values).
+type Modes map[string]bool
+
+// maxModes bounds the modes a Modes keeps: a program of more is no program of a few modes.
+const maxModes = 256
+
+// New says whether the compilation u, the next of its program, was for a mode the program had
+// not compiled for, and keeps it: every fact of u is of a mode, and not of one module in two.
+func (ms Modes) New(u *Unit) bool {
+	if len(u.Facts) == 0 {
+		return false
+	}
+	var changed []string
+	now := map[string]string{}
+	for _, f := range u.Facts {
+		switch {
+		case f.Kind == cause.ModuleMode && f.New != "":
+			if n, ok := now[f.Arg]; ok && n != f.New {
+				return false // one module in two modes: not a mode change alone
+			}
+			now[f.Arg] = f.New
+			if first := "first " + f.Arg; !ms[first] {
+				ms[first] = true
+				ms["mode "+f.Arg+" "+f.Old] = true
+			}
+			changed = append(changed, "mode "+f.Arg+" "+f.New)
+		case f.Kind == cause.ModuleMode || f.Kind == cause.GlobalState:
+			changed = append(changed, f.Change)
+		default:
+			return false
+		}
+	}
+	slices.Sort(changed)
+	key := strings.Join(slices.Compact(changed), "\n")
+	if ms[key] || len(ms) >= maxModes {
+		return false // a mode compiled again: recurring
+	}
+	ms[key] = true
+	return true
 }
 
 // setUp takes back the recompilation b of module m: set-up, not a recompilation.
 func setUp(sum *Summary, late *[]*Unit, m *Module, b *Unit) {
 	sum.Recompilations--
 	m.Recompilations--
-	m.Recompiled, m.RecompiledIn, m.FirstRecompile = false, 0, nil
 	b.Settled = Settled
+	m.Recompiled, m.RecompiledIn, m.FirstRecompile = false, 0, nil
+	if m.Recompilations > 0 { // another recompilation stays one (a mode's partial batch)
+		m.Recompiled, m.RecompiledIn = true, 1
+		i := slices.IndexFunc(m.Units, func(u *Unit) bool { return u.Compiled && u.Seq > 1 && u.Settled == "" })
+		if i >= 0 {
+			m.FirstRecompile = m.Units[i]
+		}
+	}
 	if b.AfterWarmup {
 		b.AfterWarmup, b.Late = false, ""
 		sum.AfterWarmup--

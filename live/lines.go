@@ -57,6 +57,9 @@ type Lines struct {
 	probe *runfolder.ProbeFollower // the run folder's probe records, which give a line the log does not (nil none)
 	// watching: no command to stop (recomp watch says it fails instead)
 	watching bool
+	// perMode: a compilation for a mode its program had not compiled for is no recompilation
+	// (ledger.PerMode), as the report at the end counts it
+	perMode bool
 	// Said, when set, is given each live line's words as it is said (tests)
 	Said func(verdict.Live)
 }
@@ -74,6 +77,8 @@ type program struct {
 	// units are its latest compilations (at most maxUnits), the evidence its live line's
 	// cause is read from as the verdict reads it
 	units []*ledger.Unit
+	// modes are the modes it compiled for (ledger.Modes)
+	modes ledger.Modes
 }
 
 // maxUnits bounds the compilations kept per program for its live lines.
@@ -85,8 +90,9 @@ const maxSignatures = 1024
 // NewLines says the compilations after warm-up of the log opt reads, each line after prefix
 // ("recomp run"), in red when color; tally counts them with the other logs of the command.
 func NewLines(opt ledger.LiveOptions, prefix string, color bool, tally *Tally) *Lines {
-	return &Lines{lv: ledger.NewLive(opt), prefix: prefix, color: color, now: time.Now, tally: tally,
-		progs: map[string]*program{}, Every: Every}
+	lv := ledger.NewLive(opt)
+	return &Lines{lv: lv, prefix: prefix, color: color, now: time.Now, tally: tally,
+		progs: map[string]*program{}, Every: Every, perMode: lv.Options().PerMode()}
 }
 
 // FollowProbe reads the probe records of the run folder dir as they are written, for what they
@@ -127,7 +133,7 @@ func (l *Lines) Close() (*ledger.Report, []runner.Note) {
 func (l *Lines) programOf(family string) *program {
 	p := l.progs[family]
 	if p == nil {
-		p = &program{}
+		p = &program{modes: ledger.Modes{}}
 		if len(l.progs) < maxPrograms {
 			l.progs[family] = p
 		}
@@ -168,6 +174,7 @@ func (l *Lines) statics(u *ledger.Unit, window []*ledger.Unit) [][]ledger.Static
 	}
 	// the window's earlier compilations too: a value's first trace is the warm-up's
 	explain.LiveSites(withoutUserSite(window), recs)
+	explain.LiveCompiles(window, recs)
 	return explain.LiveStatics(u, recs)
 }
 
@@ -199,6 +206,9 @@ func (l *Lines) notes(units []ledger.LiveUnit) []runner.Note {
 	for _, u := range units {
 		p := l.programOf(u.Family)
 		before, repeated := p.saw(u)
+		if l.perMode && u.Seq > 1 && p.modes.New(u.Unit) {
+			continue // compiled for a mode it had not run in (ledger.PerMode): no recompilation
+		}
 		if !u.AfterWarmup {
 			continue
 		}

@@ -61,9 +61,14 @@ type ProbeRecord struct {
 	// (by its dataset's id, as Loader) was the last one given: the training loop's loader has them.
 	Loaders map[string]int `json:"loaders,omitempty"`
 	// Grad is, on a sync record (torch-xla), whether autograd was on when the step that compiled
-	// ended (torch.is_grad_enabled(): false under torch.no_grad or inference_mode, a scoring or
-	// evaluation loop); nil when the probe did not say.
+	// ended, and on a compile record (torch), when the frame compiled (torch.is_grad_enabled():
+	// false under torch.no_grad or inference_mode, a scoring or evaluation loop); nil when the
+	// probe did not say.
 	Grad *bool `json:"grad,omitempty"`
+	// Code is, on a compile record (torch) whose Name is the program's line that first called a
+	// frame of torch's own (torch.compile of a Module compiles external_utils' inner), that
+	// frame as the log names it; "" otherwise.
+	Code string `json:"code,omitempty"`
 }
 
 // StaticArg is one static argument of a traced call: its parameter's name and its value's repr.

@@ -87,8 +87,9 @@ type Verdict struct {
 	// tf.data's, whatever the stack), "" for arrays or when no probe saw the calls.
 	Data string
 	// Inference says every dumped version compared computes no gradient, or the probe saw
-	// autograd off in every step that compiled it (an evaluation, scoring or predict loop): its
-	// remedies never drop data (framework.Advice.Inference).
+	// autograd off in every step that compiled it (an evaluation, scoring or predict loop), or in
+	// every one that compiled it again (noGradAgain): its remedies never drop data
+	// (framework.Advice.Inference).
 	Inference bool
 	// Compilations counts its compilations, AfterWarmup those after warm-up; Seconds is their
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
@@ -385,7 +386,7 @@ func Build(in Input) *Result {
 			if u.AfterWarmup {
 				row.AfterWarmup++
 			}
-			if kind, ex, once, ok := unitCause(u, again, values, byUnit); ok {
+			if kind, ex, once, ok := unitCause(u, again, values, byUnit); ok && u.Settled != ledger.PerMode {
 				row.count(kind, ex, once)
 				if kind == KindStaticArgument {
 					row.static = staticWords(u).Word
@@ -581,6 +582,9 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			v.LateTime += cost(u)
 		}
 		again := compiledAgain(u, seq)
+		if u.Settled == ledger.PerMode {
+			continue // compiled for a mode it had not run in: no recompilation, no cause (perModeNote)
+		}
 		site := ""
 		if u.Site.User() {
 			site = u.Site.String()
@@ -599,7 +603,8 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 	// no gradient: by the dumped graphs, or by the probe's word that autograd was off in every
 	// step that compiled it
 	v.Inference = len(explained) > 0 && !slices.ContainsFunc(explained, func(e Explained) bool { return !e.Inference }) ||
-		len(compiled) > 0 && !slices.ContainsFunc(compiled, func(u *ledger.Unit) bool { return !u.NoGrad })
+		len(compiled) > 0 && !slices.ContainsFunc(compiled, func(u *ledger.Unit) bool { return !u.NoGrad }) ||
+		noGradAgain(compiled)
 	v.Causes = foldChain(causes.list())
 	v.Causes = foldNumber(v.Causes, compiled, byUnit)
 	v.Causes = foldRepeat(v.Causes, compiled, byUnit)
@@ -1073,6 +1078,22 @@ func action(v *Verdict, dumped bool, front, stepFront *framework.FrontEnd) strin
 		return look
 	}
 	return strings.Join(parts, "; and ")
+}
+
+// noGradAgain says every recompilation of a program that also compiled for training was made
+// with autograd off, as the probe saw (a model compiled once per mode whose evaluation then
+// compiled its partial batch): the causes are the evaluation's, and its remedies drop no data.
+func noGradAgain(compiled []*ledger.Unit) bool {
+	n := 0
+	for _, u := range compiled {
+		if u.Seq > 1 && u.Settled == "" {
+			if !u.NoGrad {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // causeAdvice is what to do about one cause of a verdict: its own advice (a cause expected once, a

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/live"
 	"github.com/recomp/recomp/report"
+	"github.com/recomp/recomp/verdict"
 )
 
 // torchTruth is what a torch.compile run's truth.json adds (testdata/runs/gen/torch_runs.py):
@@ -158,5 +161,66 @@ func checkTorchRun(t *testing.T, f string) {
 		if !found || doc.Summary.Compilations != tr.Limit.Compiled {
 			t.Errorf("compilations %d (dynamo %d); no finding of the limit with its eager fallback: %+v", doc.Summary.Compilations, tr.Limit.Compiled, doc.Findings)
 		}
+	}
+}
+
+// TestModuleModesRun holds the committed run of torch.compile(model) in two modes (trained, then
+// evaluated under no_grad with a partial last batch) to one answer, live and at the end: torch's
+// wrapper frame (external_utils' inner), which both modes call, is one program named by the
+// program's line that first called it; its compilation for evaluation's grad mode is once per mode;
+// its compilation for the evaluation's 4-row batch is the one recompilation, at the evaluation's
+// line, with the remedy of a loop that computes no gradient (no row dropped).
+func TestModuleModesRun(t *testing.T) {
+	dir := "../../testdata/runs/torch-2.9/module-modes"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no module-modes run")
+	}
+	const program, evalLine = "torch_runs.py:408 (module_modes)", "torch_runs.py:416 (module_modes)"
+	code, out, stderr := runRecomp("scan", "--format", "json", dir)
+	if code != exitOK {
+		t.Fatalf("scan exit %d: %s", code, stderr)
+	}
+	var doc report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(doc.Verdict.Programs); n != 1 || doc.Summary.Compilations != 3 || doc.Summary.Recompilations != 1 {
+		t.Fatalf("%d programs, %+v; want 1 program compiled 3 times, 1 recompilation", n, doc.Summary)
+	}
+	p := doc.Verdict.Programs[0]
+	if p.Program != program || p.AfterWarmup != 1 || len(p.Causes) != 1 || p.Causes[0].Kind != "batch_size" ||
+		len(p.Causes[0].Sites) != 1 || !strings.HasSuffix(p.Causes[0].Sites[0], evalLine) {
+		t.Errorf("verdict %s: after warm-up %d, causes %+v; want %s, 1, batch size at %s", p.Program, p.AfterWarmup, p.Causes, program, evalLine)
+	}
+	if !strings.Contains(p.Action, "do not drop the last partial batch") || strings.Contains(p.Action, "drop_last=True") {
+		t.Errorf("the evaluation's remedy drops rows: %s", p.Action)
+	}
+	if code, _, _ := runRecomp("guard", dir); code != exitFound {
+		t.Errorf("guard exit %d on the evaluation's recompilation, want %d", code, exitFound)
+	}
+	// run.log alone names the frame as dynamo does, and counts the same
+	_, out, _ = runRecomp("scan", "--format", "json", filepath.Join(dir, "run.log"))
+	var log report.ScanJSON
+	if err := json.Unmarshal([]byte(out), &log); err != nil || log.Summary.Recompilations != 1 || log.Summary.Compilations != 3 {
+		t.Errorf("run.log alone: %v, %+v; want 3 compilations, 1 recompilation", err, log.Summary)
+	}
+	// live: one line, for the evaluation's partial batch, naming the program as the end does
+	l := live.NewLines(ledger.LiveOptions{Name: filepath.Join(dir, "run.log")}, "recomp run", false, live.NewTally(live.StopPolicy{}))
+	l.Every = 0
+	l.FollowProbe(dir)
+	var said []verdict.Live
+	l.Said = func(lv verdict.Live) { said = append(said, lv) }
+	b, err := os.ReadFile(filepath.Join(dir, "run.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Log(b, 0)
+	l.Close()
+	if len(said) != 1 || said[0].Name != program || said[0].Seq != 3 || said[0].Cause.Kind != "batch_size" || !strings.HasSuffix(said[0].Site, evalLine) {
+		var lines []string
+		for _, s := range said {
+			lines = append(lines, s.Sentence())
+		}
+		t.Errorf("live lines %q; want one: %s compilation 3, batch size at %s", lines, program, evalLine)
 	}
 }

@@ -3,6 +3,7 @@ package torch
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
@@ -29,19 +30,57 @@ var (
 	reObjID = regexp.MustCompile(`___check_obj_id\((.+?), \d+\)`)
 )
 
-// facts reads dynamo's guard failures (why: one a line) into the facts they state, the first
-// failure of each line first. The first line is the entry compiled last.
+// reEntryID is the cached entry a guard failure is of, before it ("- 0/1: ", "0/1: ").
+var reEntryID = regexp.MustCompile(`^\s*(?:- )?(\d+/\d+): `)
+
+// facts reads dynamo's guard failures (why: one a line, each after the id of the cached entry
+// that failed, the entry compiled last first) into the facts they state.
+//
+// Where some entries failed on a mode (a module's training flag, grad mode or another global
+// setting) and another on something else alone, the compilation is in that other entry's mode:
+// the mode failures are of entries compiled for other modes, and the cause is what differed from
+// the entry of its own (an evaluation's partial batch after its first evaluation, with training's
+// entry failing on grad mode).
 func facts(why string) []cause.Fact {
 	var out []cause.Fact
-	for _, line := range strings.Split(why, "\n") {
+	entries := map[string][]int{} // by entry id: its facts, as indexes into out
+	var ids []string
+	id := ""
+	for i, line := range strings.Split(why, "\n") {
+		if m := reEntryID.FindStringSubmatch(line); m != nil {
+			id = m[1]
+		} else if i == 0 {
+			id = "first" // the trace's reason keeps no id before its first entry
+		}
 		if f, ok := guardFact(line); ok {
+			if _, seen := entries[id]; !seen {
+				ids = append(ids, id)
+			}
+			entries[id] = append(entries[id], len(out))
 			out = append(out, f)
 		}
 		if len(out) >= 8 {
 			break
 		}
 	}
-	return out
+	if len(ids) < 2 {
+		return out
+	}
+	ownMode := false // an entry that failed on no mode: the compilation is in its mode
+	for _, id := range ids {
+		if !slices.ContainsFunc(entries[id], func(k int) bool { return modeFact(out[k]) }) {
+			ownMode = true
+		}
+	}
+	if !ownMode {
+		return out
+	}
+	return slices.DeleteFunc(out, modeFact)
+}
+
+// modeFact says a fact is of a mode dynamo guards: a module's training flag, or global state.
+func modeFact(f cause.Fact) bool {
+	return f.Kind == cause.ModuleMode || f.Kind == cause.GlobalState
 }
 
 // guardFact reads one guard failure.

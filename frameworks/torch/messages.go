@@ -27,7 +27,7 @@ var (
 	// "('Recompiling function F in FILE:LINE', 'triggered by the following guard failure: G')"
 	// (2.0 without the line). Groups: compile id, function, file, line, guard failure.
 	reDynamoRecompile = regexp.MustCompile(`(?:\[(\d+/\d+)\] )?(?:\S*__recompiles(?:_verbose)?\S* (?:\[DEBUG\] )?)?\(?'?Recompiling function (\S+) in (.+?)(?::(\d+))?(?:'|\s*$)(?:, ["']triggered by the following guard failures?: (.*?)["']\))?`)
-	reDynamoFailure   = regexp.MustCompile(`__recompiles(?:_verbose)?\S*(?: \[DEBUG\])?\s+- (?:\d+/\d+: )?(.+?)\s*$`)
+	reDynamoFailure   = regexp.MustCompile(`__recompiles(?:_verbose)?\S*(?: \[DEBUG\])?\s+- ((?:\d+/\d+: )?.+?)\s*$`)
 	// dynamo giving up on a function it compiled too often: torch 2.2+ "[4/8] torch._dynamo hit
 	// config.cache_size_limit (8)" (2.6+ recompile_limit), then "function: 'F' (FILE:LINE)" and
 	// "last reason: R" on lines of their own (2.0: "reasons: R"); with fullgraph=True,
@@ -330,7 +330,8 @@ func flushRecompile(c *logscan.Context) {
 		return
 	}
 	st.recompile, st.limitHit = false, false
-	reason := strings.Join(st.guards, "\n")
+	// each failure after its entry's id, as the trace's recompile_reason: the first without it
+	reason := reReasonID.ReplaceAllString(strings.Join(st.guards, "\n"), "")
 	c.EmitAt(st.recompileAt, logscan.Event{Kind: logscan.Retrace, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
 		Module: st.frame, Path: st.frame, Reason: reason, SeenBefore: true, Key: st.recompileID,
 		Detail: "dynamo compiles " + st.frame + " again"})

@@ -91,6 +91,9 @@ type traceState struct {
 	user map[int]string
 	// named is, by frame id, the name of its last compilation (a failed one names no code)
 	named map[int]string
+	// caller is the program's own line that called the frame the last dynamo_start compiles
+	// (the last of its stack's user frames before the frame itself); "" when none
+	caller string
 	// limits counts, by function, the records of its recompile limit
 	limits map[string]int
 	// caches counts the lookups of Inductor's caches (cachetrace.go)
@@ -155,10 +158,23 @@ func traceStartRecord(c *logscan.Context, msg string) bool {
 		return false
 	}
 	t := traceOf(c)
+	// The stack ends in the frame dynamo compiles; the program's own line before it called it.
+	// A frame keeps the name its first compilation gave it (a wrapper's frame, called from a
+	// training line and an evaluation line, is one program); each compilation keeps its caller.
+	id := *rec.FrameID
+	t.caller = ""
 	for i := len(rec.Start.Stack) - 1; i >= 0; i-- {
 		f := rec.Start.Stack[i]
-		if file, ok := t.files[f.Filename]; ok && python.IsUserFrame(file) && len(t.user) < traceMaxNames {
-			t.user[*rec.FrameID] = path.Base(file) + ":" + strconv.Itoa(f.Line) + " (" + f.Name + ")"
+		file, ok := t.files[f.Filename]
+		if !ok || !python.IsUserFrame(file) {
+			continue
+		}
+		at := path.Base(file) + ":" + strconv.Itoa(f.Line) + " (" + f.Name + ")"
+		if _, named := t.user[id]; !named && len(t.user) < traceMaxNames {
+			t.user[id] = at
+		}
+		if i < len(rec.Start.Stack)-1 {
+			t.caller = at
 			break
 		}
 	}
@@ -482,7 +498,7 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 	case m.backend != nil:
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:compilation_metrics",
 			Module: frame, Path: frame, Reason: why, SeenBefore: m.frameCompileID != nil && *m.frameCompileID > 0, Key: m.compileID,
-			Detail: "dynamo compiled " + frame + " (compile " + m.compileID + ")"}
+			Caller: t.caller, Detail: "dynamo compiled " + frame + " (compile " + m.compileID + ")"}
 		if len(m.restarts) > 0 {
 			ev.Detail += "; restarted: " + strings.Join(m.restarts, "; ")
 		}

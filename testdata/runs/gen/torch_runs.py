@@ -157,14 +157,19 @@ def dynamic_marked():
     finish(torch, fed=[32, 32, 32, 24] * 2)
 
 
-def finish(torch, fed):
-    """The evidence hook: dynamo's compilation metrics and counters, at the end of the program."""
+def finish(torch, fed, caller=None):
+    """The evidence hook: dynamo's compilation metrics and counters, at the end of the program.
+    caller names a frame of torch's own (torch.compile of a Module compiles external_utils'
+    inner) by the program's line that first called it, as recomp must."""
     from torch._dynamo.utils import counters, get_compilation_metrics
     compiles = []
     for m in get_compilation_metrics():
         if m.backend_compile_time_s is None:
             continue
-        compiles.append({"compile_id": m.compile_id, "identity": f"{os.path.basename(m.co_filename)}:{m.co_firstlineno} ({m.co_name})",
+        identity = f"{os.path.basename(m.co_filename)}:{m.co_firstlineno} ({m.co_name})"
+        if caller and os.path.basename(m.co_filename) != ME:
+            identity = caller
+        compiles.append({"compile_id": m.compile_id, "identity": identity,
                          "seconds": m.entire_frame_compile_time_s, "fail_type": m.fail_type})
     driver.EVIDENCE.update(compiles=compiles, fed=fed,
                            fxgraph_cache_hit=int(counters["inductor"]["fxgraph_cache_hit"]),
@@ -384,6 +389,45 @@ def judge(run):
         extra["per_mode"] = {"modes": sorted(set(evs[0]["fed"])), "compiled": {i: per_identity[i] for i in not_recompiled}}
     return {"evidence": evidence, "recompiled": recompiled, "not_recompiled": not_recompiled, "extra": extra}
 
+
+# --- a Module compiled, in two modes (after the scenarios above: their programs' lines stay) ---------
+
+def module_modes():
+    """torch.compile(model), a Sequential with dropout: training steps on 96 rows in batches of 32,
+    and after each epoch an evaluation under model.eval() and torch.no_grad() of 100 rows in
+    batches of 32 (32, 32, 32, 4)."""
+    import inspect
+    torch = _torch()
+    model = torch.compile(torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Dropout(0.1), torch.nn.Linear(16, 1)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    data, target = torch.randn(100, 8), torch.randn(100, 1)
+    first = f"{ME}:{inspect.currentframe().f_lineno + 4} (module_modes)"  # the training line below
+    fed = []
+    for _ in range(2):
+        for i in range(0, 96, 32):
+            loss = ((model(data[i:i + 32]) - target[i:i + 32]) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            fed.append("train")
+        model.eval()
+        with torch.no_grad():
+            for i in range(0, 100, 32):
+                model(data[i:i + 32])
+                fed.append("eval")
+        model.train()
+    finish(torch, fed=fed, caller=first)
+
+
+S["module-modes"] = dict(program=module_modes, recompiled=["module_modes"], cause="batch_size",
+                         reason="size mismatch at index 0. expected 32, actual 4", per_mode=True,
+                         recomp_run={"flags": [], "exit": 0, "paths": "root"},
+                         description="torch.compile(model) of a Sequential, trained in batches of 32 and evaluated after each "
+                                     "epoch under model.eval() and torch.no_grad() on 100 rows (32, 32, 32, 4), run under recomp "
+                                     "run: dynamo compiles torch's wrapper frame (external_utils' inner) once for training, once "
+                                     "more for evaluation's grad mode (one compilation per mode), and once more for the "
+                                     "evaluation's last 4-row batch: a recompilation of the evaluation, whose remedy keeps "
+                                     "every row (no drop_last).")
 
 FRAMEWORK = driver.Framework(
     file=__file__, title="torch.compile", scenarios=S, dists=("torch",),

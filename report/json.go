@@ -181,10 +181,13 @@ type ModuleJSON struct {
 	HashCount          int       `json:"hash_count"`
 	Recompiled         bool      `json:"recompiled"`
 	Recompilations     int       `json:"recompilations"`
-	Eager              bool      `json:"eager"`
-	Inputs             int       `json:"inputs"`
-	Reasons            []string  `json:"reasons"`
-	Signatures         []string  `json:"signatures"`
+	// OncePerMode counts its compilations for a mode it had not compiled for (ledger.PerMode),
+	// which Recompilations does not.
+	OncePerMode int      `json:"once_per_mode"`
+	Eager       bool     `json:"eager"`
+	Inputs      int      `json:"inputs"`
+	Reasons     []string `json:"reasons"`
+	Signatures  []string `json:"signatures"`
 	// Undecided: why the log cannot tell its recompilation from set-up (omitted when it can).
 	Undecided string `json:"undecided,omitempty"`
 }
@@ -268,7 +271,7 @@ func ScanDocument(s *explain.Scan) ScanJSON {
 		doc.Modules = append(doc.Modules, ModuleJSON{Name: m.Name, Names: nonNil(m.Names), Family: m.Family,
 			CompileRequests: m.CompileRequests, Compilations: m.Compilations, CacheHits: m.CacheHits, CacheMisses: m.CacheMisses,
 			CompileSeconds: seconds(m.CompileTime), CompileSecondsEach: eachSeconds(m), Hashes: nonNil(m.Hashes), HashCount: m.HashCount, Recompiled: m.Recompiled,
-			Recompilations: m.Recompilations, Eager: m.Eager && m.Compilations > 0, Inputs: m.Inputs,
+			Recompilations: m.Recompilations, OncePerMode: oncePerMode(m), Eager: m.Eager && m.Compilations > 0, Inputs: m.Inputs,
 			Reasons: nonNil(m.Reasons), Signatures: nonNil(m.Signatures), Undecided: undecidedOf(m)})
 	}
 	for _, f := range rep.Findings {
@@ -666,4 +669,15 @@ func eachSeconds(m *ledger.Module) []float64 {
 		}
 	}
 	return out
+}
+
+// oncePerMode counts a program's compilations for a mode it had not compiled for.
+func oncePerMode(m *ledger.Module) int {
+	n := 0
+	for _, u := range m.Units {
+		if u.Settled == ledger.PerMode {
+			n++
+		}
+	}
+	return n
 }

@@ -1063,3 +1063,34 @@ func SaidBy(kind cause.Kind) string {
 	}
 	return ""
 }
+
+// MadeDynamic are the facts of a compilation that made dimensions dynamic (dynamic: one a line,
+// "ARG.size()[DIM]", logscan.Event.Dynamic), each fact of one of those dimensions' sizes marked
+// so (cause.Fact.Dynamic) with its stack's remedy (framework.Advice.AutoDynamic; a batch's size
+// keeps the remedies of a partial batch, which padding or dropping it avoids); facts itself,
+// unchanged, when none is.
+func MadeDynamic(p logscan.Producer, facts []cause.Fact, dynamic string) []cause.Fact {
+	fw := ForProducer(p)
+	if fw == nil || dynamic == "" {
+		return facts
+	}
+	dims := strings.Split(dynamic, "\n")
+	var out []cause.Fact
+	for i, f := range facts {
+		if f.Dim == "" || f.Dynamic || !slices.Contains(dims, f.Arg+".size()["+f.Dim+"]") {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(facts) // the facts of a reason are shared (Facts)
+		}
+		out[i].Dynamic = true
+		out[i].Change += ", then dynamic (one graph for every later size)"
+		if f.Kind != cause.BatchSize {
+			out[i].Advice = fw.Advice.AutoDynamic // a partial batch keeps its remedies: drop it, or pad it to the full batch
+		}
+	}
+	if out == nil {
+		return facts
+	}
+	return out
+}

@@ -140,8 +140,14 @@ func (l *Ledger) note(u *Unit, ev logscan.Event) {
 	if ev.Graph != "" && ev.Kind == logscan.CompileBegin {
 		u.Graph = ev.Graph
 	}
+	if ev.Dynamic != "" && ev.Kind == logscan.CompileBegin {
+		u.Dynamic = ev.Dynamic
+	}
 	if ev.Reason != "" && u.Why == "" {
 		u.explained(ev.Reason)
+	}
+	if u.Dynamic != "" {
+		u.Facts = frameworks.MadeDynamic(u.Producer, u.Facts, u.Dynamic) // a size that then served every size
 	}
 	if ev.SeenBefore && (ev.Kind == logscan.CompileBegin || ev.Kind == logscan.CompileRequest) {
 		u.SeenBefore = true // the framework says it compiles the function again (dynamo's records)

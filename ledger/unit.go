@@ -66,7 +66,10 @@ type Unit struct {
 	// NoGrad says recomp run's probe saw autograd off in the step that compiled it
 	// (torch.no_grad, inference_mode: a scoring or evaluation loop).
 	NoGrad bool
-	tick   int // the ledger's count of compilations and executions when it was compiled
+	// Dynamic names the inputs' dimensions it made dynamic (logscan.Event.Dynamic): a size that
+	// changed compiled once more, into a graph that serves every later size.
+	Dynamic string
+	tick    int // the ledger's count of compilations and executions when it was compiled
 	// Eager marks a framework's one-op program compiled for an eager operation (JAX's
 	// jit_convert_element_type and the like): many programs share its name.
 	Eager bool

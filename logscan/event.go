@@ -158,6 +158,10 @@ type Event struct {
 	// Graph is what a framework printed of a compiled graph's interface, when it does
 	// (PyTorch/XLA's analysis: "inputs 17, outputs 41"); "" otherwise.
 	Graph string
+	// Dynamic names the inputs' dimensions a compilation made dynamic, one a line as
+	// "ARG.size()[DIM]" (dynamo's symbols: automatic dynamic shapes after a size changed, which
+	// then serve every size of it); "" when it made none or the record does not say.
+	Dynamic string
 	// Key is the framework's own id of the compilation the event is about (dynamo's compile id,
 	// "0/1"), "" when its record names none: a log and a trace of one process that record the
 	// same compilation are joined by it.

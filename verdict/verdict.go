@@ -487,6 +487,9 @@ func (t *causeTally) addUnit(u *ledger.Unit, again bool, site string, values map
 		if f, ok := triggerFact(factsOf(u)); ok {
 			c.Said, c.own = f.Said, true // the call that ran a new graph, in recomp's words; the stack's beside them
 		}
+		if f, ok := dimFact(factsOf(u)); ok && f.Dynamic && f.Advice != "" && f.Change == ch {
+			c.advice = f.Advice // the size then served by one dynamic graph: the stack's remedy for that
+		}
 	}
 	return false
 }
@@ -801,6 +804,9 @@ func sizesOf(compiled []*ledger.Unit, byUnit map[*ledger.Unit][]diff.Cause) *Siz
 		// the size of one dimension before and now, per recompilation (dynamo's guards)
 		for _, u := range compiled {
 			if f, ok := dimFact(factsOf(u)); ok {
+				if f.Dynamic && f.Kind != cause.BatchSize {
+					return nil // the stack then made the dimension dynamic: one graph for every later size, no sizes to pad to
+				}
 				if len(seen) == 0 {
 					n, _ := strconv.Atoi(f.Old)
 					seen = append(seen, n)

@@ -224,3 +224,31 @@ func TestModuleModesRun(t *testing.T) {
 		t.Errorf("live lines %q; want one: %s compilation 3, batch size at %s", lines, program, evalLine)
 	}
 }
+
+// TestGenerateRun holds the committed decode loop (ids one token longer each step) to dynamo's
+// automatic dynamic shapes: the second compilation made the length dynamic and served every later
+// length, so the answer is one recompilation whose remedy marks the dimension dynamic, with no
+// sizes to pad to; from the run folder and from its run.log alone.
+func TestGenerateRun(t *testing.T) {
+	dir := "../../testdata/runs/torch-2.9/generate"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no generate run")
+	}
+	for _, in := range []string{dir, filepath.Join(dir, "run.log")} {
+		_, out, stderr := runRecomp("scan", "--format", "json", in)
+		var doc report.ScanJSON
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s: %v: %s", in, err, stderr)
+		}
+		if len(doc.Verdict.Programs) != 1 || doc.Summary.Recompilations != 1 {
+			t.Fatalf("%s: %d programs, %d recompilations; want 1, 1", in, len(doc.Verdict.Programs), doc.Summary.Recompilations)
+		}
+		p := doc.Verdict.Programs[0]
+		if len(p.Causes) == 0 || p.Causes[0].Kind != "input_shape" || !strings.Contains(p.Causes[0].Change, "5 → 6, then dynamic") {
+			t.Errorf("%s: causes %+v; want the length 5 → 6, then dynamic", in, p.Causes)
+		}
+		if p.Sizes != nil || strings.Contains(p.Action, "pad `ids`") || !strings.Contains(p.Action, "mark the dimension dynamic before the first call") {
+			t.Errorf("%s: sizes %+v, action %q; want no sizes to pad to, and mark_dynamic", in, p.Sizes, p.Action)
+		}
+	}
+}

@@ -76,6 +76,10 @@ type Fact struct {
 	// First says the stack traced the function for the first time: nothing compiled before
 	// counts (JAX's "never seen function").
 	First bool
+	// Dynamic says, for a fact of one dimension's size, that the compilation made that
+	// dimension dynamic (dynamo's automatic dynamic shapes): its graph serves every later size,
+	// and the size's change costs this one compilation.
+	Dynamic bool
 	// Metadata is the input path whose pytree metadata (static to the compiled function: a flax
 	// nnx GraphDef, a dataclass's static fields) differs; Attributes the static attributes in it
 	// whose values differ, in the order the stack printed them.

@@ -634,6 +634,10 @@ type Advice struct {
 	// training loop's remedy would lose data (dropping the last partial batch drops rows whose
 	// scores or predictions are wanted).
 	Inference map[cause.Kind]string
+	// AutoDynamic is what to do about a compilation for a new size of a dimension that the
+	// stack then made dynamic, its graph serving every later size (dynamo's automatic dynamic
+	// shapes): the cost is that one compilation.
+	AutoDynamic string
 	// GrowingCache is the stack's remedy for a buffer a step returns grown and is called with
 	// again (a key/value cache grown by concatenation each token): one allocated at its largest
 	// size and written in place ("PyTorch/XLA: … index_copy_ …").

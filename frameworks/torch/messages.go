@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/logscan"
@@ -56,8 +57,9 @@ var messages = &logscan.Framework{
 		"compiler function ", // dynamo: Step 2: calling compiler function inductor, done compiler function
 		"it config.",         // dynamo: hit config.cache_size_limit (8), recompile_limit
 		"RecompileLimitHit",  // dynamo: torch._dynamo.exc.FailOnRecompileLimitHit
+		"create_symbol ",     // symbolic_shapes: [0/1] create_symbol s0 = 6 for L['ids'].size()[1] (a dimension made dynamic)
 		// its structured trace (TORCH_TRACE): trace.go
-		`{"compilation_metrics": `, `{"dynamo_start": `, `{"str": ["`, `"fx_graph_cache_hit"`,
+		`{"compilation_metrics": `, `{"dynamo_start": `, `{"str": ["`, `{"create_symbol": `, `"fx_graph_cache_hit"`,
 		`_cache_miss", "encoding"`, `_cache_bypass", "encoding"`, `_cache_hit", "encoding"`, // Inductor's caches: cachetrace.go
 	},
 	NewState: func() any { return &dynamo{} },
@@ -89,6 +91,16 @@ var messages = &logscan.Framework{
 			return m != nil || strings.Contains(msg, "triggered by the following guard failure")
 		}},
 		{Contains: "hit config.", Handle: limitHit},
+		{Contains: "] create_symbol ", Handle: func(c *logscan.Context, msg string) bool {
+			m := reCreateSymbol.FindStringSubmatch(msg)
+			if m == nil {
+				return false
+			}
+			if s := reSymbolSource.FindStringSubmatch(m[2]); s != nil { // a float's or an int's symbol says nothing of sizes
+				c.State().(*dynamo).madeDynamic(m[1], s[1], s[2])
+			}
+			return true
+		}},
 		{Contains: "FailOnRecompileLimitHit", Handle: func(c *logscan.Context, msg string) bool {
 			st := c.State().(*dynamo)
 			if st.limitHit {
@@ -125,6 +137,36 @@ type dynamo struct {
 	handed   bool
 	// trace is what its structured trace's records said (nil before one)
 	trace *traceState
+	// symbols are, by compile id, the inputs' dimensions the compilation made dynamic
+	// (logscan.Event.Dynamic), until its compilation is emitted
+	symbols map[string][]string
+}
+
+// reCreateSymbol is a dimension dynamo made dynamic in a compilation (symbolic_shapes' INFO
+// record, torch 2.1+): "[0/1] create_symbol s27 = 6 for L['ids'].size()[1] [2, int_oo] …", or
+// for a Python number, "create_symbol zf86 = 0.25 for L['warm'] …". Groups: compile id, the
+// symbol's source (reSymbolSource reads an input's size).
+var reCreateSymbol = regexp.MustCompile(`\[(\d+/\d+)\] create_symbol \S+ = \S+ for (\S+)`)
+
+// madeDynamic keeps a dimension the compilation id made dynamic (a source's size, dim).
+func (st *dynamo) madeDynamic(id, src, dim string) {
+	if st.symbols == nil {
+		st.symbols = map[string][]string{}
+	}
+	if _, ok := st.symbols[id]; !ok && len(st.symbols) >= 1024 {
+		return
+	}
+	d := source(src) + ".size()[" + dim + "]"
+	if len(st.symbols[id]) < 8 && !slices.Contains(st.symbols[id], d) {
+		st.symbols[id] = append(st.symbols[id], d)
+	}
+}
+
+// dynamicOf takes the dimensions the compilation id made dynamic, one a line.
+func (st *dynamo) dynamicOf(id string) string {
+	d := strings.Join(st.symbols[id], "\n")
+	delete(st.symbols, id)
+	return d
 }
 
 // Compiling is the function dynamo is compiling in the process of c's record, as recomp names
@@ -352,7 +394,8 @@ func standalone(c *logscan.Context) {
 	st := c.State().(*dynamo)
 	for _, r := range st.unmatched {
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:recompile",
-			Module: r.frame, Path: r.frame, Reason: r.reason, SeenBefore: true, Detail: "dynamo compiled " + r.frame + " again", Key: r.id}
+			Module: r.frame, Path: r.frame, Reason: r.reason, SeenBefore: true, Detail: "dynamo compiled " + r.frame + " again", Key: r.id,
+			Dynamic: st.dynamicOf(r.id)}
 		if r.first {
 			ev.Signal, ev.SeenBefore, ev.Detail = "dynamo:compile", false, "dynamo compiled "+r.frame
 		}

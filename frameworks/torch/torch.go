@@ -68,6 +68,9 @@ var Framework = &framework.Framework{
 		Warning: "dynamo stops compiling a function after torch._dynamo.config.recompile_limit (8) compilations of one frame, and runs " +
 			"it eagerly (uncompiled) whenever none of its compiled entries' guards pass: remove the cause of the recompilations " +
 			"(the guard that fails), and raise the limit only for a known, bounded number of variants",
+		AutoDynamic: "dynamo made this dimension dynamic at this compilation (automatic dynamic shapes) and the graph served every " +
+			"later size: the cost is this one compilation, not one per size; to compile once, mark the dimension dynamic before " +
+			"the first call (torch._dynamo.mark_dynamic(x, dim)); padding to fixed sizes does not help",
 		Inference: map[cause.Kind]string{
 			cause.BatchSize: "this graph computes no gradient (evaluation, scoring or prediction): do not drop the last partial batch; " +
 				"mark the batch dimension dynamic before the first call (torch._dynamo.mark_dynamic(x, 0)), or pad the last batch " +

@@ -39,6 +39,7 @@ var traceRecords = []traceRecord{
 	{Record: "compilation_metrics", Handle: traceMetricsRecord},
 	{Record: "dynamo_start", Handle: traceStartRecord},
 	{Record: "str", Handle: traceStrRecord},
+	{Record: "create_symbol", Handle: traceSymbolRecord},
 	// Inductor's caches, each lookup's result (cachetrace.go)
 	{Artifact: "fx_graph_cache_hit", Handle: cacheArtifact},
 	{Artifact: "fx_graph_cache_miss", Handle: cacheArtifact},
@@ -180,6 +181,30 @@ func traceStartRecord(c *logscan.Context, msg string) bool {
 	}
 	return true
 }
+
+// traceSymbolRecord reads a dimension a compilation made dynamic:
+// {"create_symbol": {"symbol": "s27", "val": "6", "source": "L['ids'].size()[1]", …}, "frame_id": 0, "frame_compile_id": 1, …}.
+func traceSymbolRecord(c *logscan.Context, msg string) bool {
+	var rec struct {
+		Symbol struct {
+			Source string `json:"source"`
+		} `json:"create_symbol"`
+		FrameID      *int `json:"frame_id"`
+		FrameCompile *int `json:"frame_compile_id"`
+	}
+	if json.Unmarshal([]byte(msg), &rec) != nil || rec.FrameID == nil || rec.FrameCompile == nil {
+		return false
+	}
+	m := reSymbolSource.FindStringSubmatch(rec.Symbol.Source)
+	if m == nil {
+		return true // a symbol of something else than an input's size (a stride, an int argument)
+	}
+	c.State().(*dynamo).madeDynamic(strconv.Itoa(*rec.FrameID)+"/"+strconv.Itoa(*rec.FrameCompile), m[1], m[2])
+	return true
+}
+
+// reSymbolSource is an input's size a symbol stands for: L['ids'].size()[1].
+var reSymbolSource = regexp.MustCompile(`^(.+?)\.size\(\)\[(\d+)\]$`)
 
 // traceMetricsRec is what recomp reads of a compilation_metrics record (nil: absent or null).
 type traceMetricsRec struct {
@@ -498,7 +523,8 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 	case m.backend != nil:
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:compilation_metrics",
 			Module: frame, Path: frame, Reason: why, SeenBefore: m.frameCompileID != nil && *m.frameCompileID > 0, Key: m.compileID,
-			Caller: t.caller, Detail: "dynamo compiled " + frame + " (compile " + m.compileID + ")"}
+			Caller: t.caller, Dynamic: c.State().(*dynamo).dynamicOf(m.compileID),
+			Detail: "dynamo compiled " + frame + " (compile " + m.compileID + ")"}
 		if len(m.restarts) > 0 {
 			ev.Detail += "; restarted: " + strings.Join(m.restarts, "; ")
 		}

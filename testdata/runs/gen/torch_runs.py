@@ -429,6 +429,35 @@ S["module-modes"] = dict(program=module_modes, recompiled=["module_modes"], caus
                                      "evaluation's last 4-row batch: a recompilation of the evaluation, whose remedy keeps "
                                      "every row (no drop_last).")
 
+def generate():
+    """A greedy decode loop under torch.no_grad(): torch.compile(next_token) given the ids so far,
+    grown by one token a step (5 to 12 long), for 3 prompts."""
+    torch = _torch()
+    emb, head = torch.nn.Embedding(100, 16), torch.nn.Linear(16, 100)
+
+    def next_token(ids):
+        return head(emb(ids).mean(dim=1)).argmax(-1)
+
+    step = torch.compile(next_token)
+    fed = []
+    with torch.no_grad():
+        for _ in range(3):
+            ids = torch.randint(0, 100, (2, 5))
+            for _ in range(8):
+                fed.append(ids.shape[1])
+                ids = torch.cat([ids, step(ids)[:, None]], dim=1)
+    finish(torch, fed=fed)
+
+
+S["generate"] = dict(program=generate, recompiled=["next_token"], cause="input_shape",
+                     reason="size mismatch at index 1. expected 5, actual 6",
+                     recomp_run={"flags": [], "exit": 0, "paths": "root"},
+                     description="A greedy decode loop under torch.no_grad(), run under recomp run: torch.compile(next_token) "
+                                 "given the ids so far, one token longer each step (5 to 12), for 3 prompts. Dynamo compiles "
+                                 "for length 5, then once more at 6 with the length dynamic (automatic dynamic shapes: "
+                                 "create_symbol for L['ids'].size()[1]), which serves every later length: one recompilation, "
+                                 "whose remedy is mark_dynamic before the first call, not padding.")
+
 FRAMEWORK = driver.Framework(
     file=__file__, title="torch.compile", scenarios=S, dists=("torch",),
     matrix=lambda: "torch-%s" % ".".join(driver.installed("torch").split(".")[:2]), setup=setup, judge=judge,

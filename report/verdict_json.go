@@ -40,6 +40,7 @@ type ProgramVerdictJSON struct {
 	Processes          int                `json:"processes"`
 	MostInOne          int                `json:"most_in_one"`
 	AfterWarmup        int                `json:"after_warmup"`
+	OncePerMode        int                `json:"once_per_mode"`
 	Seconds            float64            `json:"seconds"`
 	AfterWarmupSeconds float64            `json:"after_warmup_seconds"`
 	Share              float64            `json:"share"`
@@ -144,7 +145,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 		d.CompileFraction = round3(v.Compile.Seconds() / v.Wall.Seconds())
 	}
 	for _, p := range v.Verdicts {
-		pj := ProgramVerdictJSON{Program: p.Program, Summary: p.Sentence(), Role: p.Role, FrontEnd: p.FrontEnd, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup,
+		pj := ProgramVerdictJSON{Program: p.Program, Summary: p.Sentence(), Role: p.Role, FrontEnd: p.FrontEnd, Framework: p.Framework, Compilations: p.Compilations, Processes: p.Processes, MostInOne: p.MostInOne, AfterWarmup: p.AfterWarmup, OncePerMode: p.OncePerMode,
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {

@@ -95,6 +95,10 @@ type Verdict struct {
 	// compile time (tracing, lowering and the compiler's), LateSeconds the part after warm-up.
 	Compilations, AfterWarmup int
 	Time, LateTime            time.Duration
+	// OncePerMode counts its compilations for a mode it had not compiled for (ledger.PerMode: no
+	// recompilation), Modes the changes of mode they were for, as the stack said them.
+	OncePerMode int
+	Modes       []string
 	// Processes counts the processes that compiled it (the ranks of a job); MostInOne is the
 	// most compilations of it in one process (by the ledger's count per process).
 	Processes, MostInOne int
@@ -586,7 +590,13 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 		}
 		again := compiledAgain(u, seq)
 		if u.Settled == ledger.PerMode {
-			continue // compiled for a mode it had not run in: no recompilation, no cause (perModeNote)
+			v.OncePerMode++ // compiled for a mode it had not run in: no recompilation, no cause
+			for _, f := range u.Facts {
+				if !slices.Contains(v.Modes, f.Change) && len(v.Modes) < 4 {
+					v.Modes = append(v.Modes, f.Change)
+				}
+			}
+			continue
 		}
 		site := ""
 		if u.Site.User() {

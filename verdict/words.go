@@ -79,6 +79,7 @@ func (v Verdict) Sentence() string {
 	if v.Processes > 1 {
 		fmt.Fprintf(&b, "in %d processes, at most %d× in one; ", v.Processes, v.MostInOne)
 	}
+	b.WriteString(v.perMode())
 	if v.AfterWarmup > 0 {
 		fmt.Fprintf(&b, "%d after warm-up, ", v.AfterWarmup)
 	}
@@ -99,8 +100,27 @@ func (v Verdict) Sentence() string {
 		}
 		b.WriteString(c.Sentence(v.Framework))
 	}
+	b.WriteString(v.modesSaid())
 	b.WriteString(v.recurrence())
 	return b.String()
+}
+
+// perMode says how many of a program's compilations were once per mode: "1 once per mode, " (""
+// for none); modesSaid what for, after its causes.
+func (v Verdict) perMode() string {
+	if v.OncePerMode == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d once per mode, ", v.OncePerMode)
+}
+
+// modesSaid is what a program's compilations once per mode were for, after its causes: "; once
+// per mode, not a recompilation: global state changed: grad mode" ("" for none).
+func (v Verdict) modesSaid() string {
+	if v.OncePerMode == 0 || len(v.Modes) == 0 {
+		return ""
+	}
+	return "; once per mode, not a recompilation: " + strings.Join(v.Modes, "; ")
 }
 
 // recurrence says whether a program's compilations recur (the same variant compiled again) or
@@ -316,7 +336,7 @@ func KindWords(kind string) string { return strings.ReplaceAll(kind, "_", " ") }
 // CostLine is a program's count and cost for its card: "compiled 3× (2 after warm-up), 1.2s =
 // 14% of the run; 800ms after warm-up · jax".
 func (v Verdict) CostLine() string {
-	line := fmt.Sprintf("compiled %d× (%d after warm-up), %s", v.Compilations, v.AfterWarmup, ledger.FormatDuration(v.Time))
+	line := fmt.Sprintf("compiled %d× (%s%d after warm-up), %s", v.Compilations, v.perMode(), v.AfterWarmup, ledger.FormatDuration(v.Time))
 	if v.Share > 0 {
 		line += fmt.Sprintf(" = %s of the run", percent(v.Share))
 	}

@@ -128,6 +128,17 @@ type Input struct {
 	// UnreadLines are the first logscan.MaxUnread.
 	Unread      int
 	UnreadLines []logscan.UnreadLine
+	// Traces are the trace files read with it and joined to it (Log.Traces), each with what was
+	// read of it.
+	Traces []TraceInput
+}
+
+// TraceInput is a trace file read with a log: its path, and the lines, bytes and events read.
+type TraceInput struct {
+	Path   string
+	Lines  int
+	Bytes  int64
+	Events int
 }
 
 // Scan is what ReadLogs made of some logs: each input, the merged report of their processes,
@@ -449,6 +460,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	res.input.Lines, res.input.Bytes, res.input.Events = st.Lines, st.Bytes, res.count
 	res.input.WarningCount, res.input.Warnings, res.input.Binary = st.WarningCount, st.Warnings, st.Binary
 	join.warn(&res.input)
+	res.input.Traces = join.inputs()
 	res.input.CutBegin = st.CutBegin
 	res.input.Unread, res.input.UnreadLines = st.Unread, st.UnreadLines
 	ps.addUnread(name, st)

@@ -42,6 +42,7 @@ type traceJoin struct {
 	first, last map[string]int
 	modules     map[string]bool
 	warnings    []logscan.Warning
+	files       []TraceInput // the files read
 }
 
 // runTraces lists the trace files of the run folder at path (TraceFiles): nil when path is no
@@ -96,7 +97,7 @@ func (j *traceJoin) read(path string, opt ReadOptions) {
 	defer f.Close()
 	s := logscan.NewScanner(f, path, logscan.Options{Grammar: frameworks.TraceGrammar()})
 	defer s.Close()
-	left := 0
+	left, before := 0, len(j.evs)
 	for s.Scan() {
 		ev := s.Event()
 		if len(j.evs) >= maxTraceEvents {
@@ -115,6 +116,7 @@ func (j *traceJoin) read(path string, opt ReadOptions) {
 		j.evs = append(j.evs, ev)
 	}
 	st := s.Stats()
+	j.files = append(j.files, TraceInput{Path: path, Lines: st.Lines, Bytes: st.Bytes, Events: len(j.evs) - before})
 	j.warnings = append(j.warnings, st.Warnings...)
 	if err := s.Err(); err != nil {
 		j.note(path, st.Lines, fmt.Sprintf("the run's trace breaks off after line %d: %v", st.Lines, err))
@@ -182,6 +184,14 @@ func (j *traceJoin) through(add func(logscan.Event)) func(logscan.Event) {
 }
 
 // warn adds the warnings reading the traces gave to the log's input.
+// inputs are the trace files read (nil for none).
+func (j *traceJoin) inputs() []TraceInput {
+	if j == nil {
+		return nil
+	}
+	return j.files
+}
+
 func (j *traceJoin) warn(in *Input) {
 	if j == nil {
 		return

@@ -179,15 +179,22 @@ func document(r Report) *Document {
 // to, findings, the timeline, the module families and the inputs.
 func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	rep, sm := s.Ledger, s.Ledger.Summary
-	var lines, warnings int
-	var bytes int64
+	var lines, warnings, traces int
+	var bytes, traceBytes int64
 	for _, in := range s.Inputs {
 		lines += in.Lines
 		bytes += in.Bytes
 		warnings += in.WarningCount
+		for _, t := range in.Traces {
+			traces++
+			traceBytes += t.Bytes
+		}
 	}
 	p := &Document{Title: title,
 		Headline: fmt.Sprintf("%s, %s, %s", plural(len(s.Inputs), "input", "inputs"), plural(lines, "line", "lines"), humanBytes(bytes))}
+	if traces > 0 { // read with the logs, joined to them
+		p.Headline += fmt.Sprintf(", and %s (%s)", plural(traces, "trace", "traces"), humanBytes(traceBytes))
+	}
 	if s.SameProcess && len(s.Inputs) > 1 {
 		p.Headline += " (one process)"
 	}
@@ -214,6 +221,9 @@ func scanDoc(s *explain.Scan, title string, dumped bool) *Document {
 	var warns []string
 	for _, in := range s.Inputs {
 		ins.add(in.ReadError != "", in.Path, fmt.Sprint(in.Lines), humanBytes(in.Bytes), fmt.Sprint(in.Events), fmt.Sprint(in.WarningCount))
+		for _, t := range in.Traces { // read with the log, joined to it by compile id
+			ins.add(false, "+ "+t.Path+" (its trace)", fmt.Sprint(t.Lines), humanBytes(t.Bytes), fmt.Sprint(t.Events), "-")
+		}
 		for _, w := range in.Warnings {
 			warns = append(warns, fmt.Sprintf("%s:%d: %s", in.Path, w.Line, w.Message))
 		}

@@ -128,6 +128,16 @@ type InputJSON struct {
 	// UnreadLines are the first few.
 	Unread      int              `json:"unread_records"`
 	UnreadLines []UnreadLineJSON `json:"unread_lines"`
+	// Traces are the trace files read with the log and joined to it.
+	Traces []TraceInputJSON `json:"traces"`
+}
+
+// TraceInputJSON is a trace file read with a log (ledger.TraceInput).
+type TraceInputJSON struct {
+	Path   string `json:"path"`
+	Lines  int    `json:"lines"`
+	Bytes  int64  `json:"bytes"`
+	Events int    `json:"events"`
 }
 
 type UnreadLineJSON struct {
@@ -291,7 +301,10 @@ func inputsDocument(s *explain.Scan) []InputJSON {
 	out := []InputJSON{}
 	for _, in := range s.Inputs {
 		ij := InputJSON{Path: in.Path, Lines: in.Lines, Bytes: in.Bytes, Events: in.Events, WarningCount: in.WarningCount,
-			Warnings: []WarningJSON{}, ReadError: in.ReadError, Unread: in.Unread, UnreadLines: []UnreadLineJSON{}}
+			Warnings: []WarningJSON{}, ReadError: in.ReadError, Unread: in.Unread, UnreadLines: []UnreadLineJSON{}, Traces: []TraceInputJSON{}}
+		for _, t := range in.Traces {
+			ij.Traces = append(ij.Traces, TraceInputJSON{Path: t.Path, Lines: t.Lines, Bytes: t.Bytes, Events: t.Events})
+		}
 		for _, w := range in.Warnings {
 			ij.Warnings = append(ij.Warnings, WarningJSON{Line: w.Line, Message: w.Message})
 		}

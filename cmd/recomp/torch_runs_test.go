@@ -184,6 +184,9 @@ func TestModuleModesRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
+	if len(doc.Inputs) != 1 || len(doc.Inputs[0].Traces) != 1 || doc.Inputs[0].Traces[0].Events == 0 {
+		t.Errorf("inputs %+v; want run.log with the trace read beside it", doc.Inputs)
+	}
 	if n := len(doc.Verdict.Programs); n != 1 || doc.Summary.Compilations != 3 || doc.Summary.Recompilations != 1 {
 		t.Fatalf("%d programs, %+v; want 1 program compiled 3 times, 1 recompilation", n, doc.Summary)
 	}

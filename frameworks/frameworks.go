@@ -1077,16 +1077,21 @@ func MadeDynamic(p logscan.Producer, facts []cause.Fact, dynamic string) []cause
 	dims := strings.Split(dynamic, "\n")
 	var out []cause.Fact
 	for i, f := range facts {
-		if f.Dim == "" || f.Dynamic || !slices.Contains(dims, f.Arg+".size()["+f.Dim+"]") {
+		if f.Dynamic || !(f.Dim != "" && slices.Contains(dims, f.Arg+".size()["+f.Dim+"]") ||
+			f.Kind == cause.PythonScalar && f.Arg != "" && slices.Contains(dims, f.Arg)) {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(facts) // the facts of a reason are shared (Facts)
 		}
 		out[i].Dynamic = true
-		out[i].Change += ", then dynamic (one graph for every later size)"
-		if f.Kind != cause.BatchSize {
-			out[i].Advice = fw.Advice.AutoDynamic // a partial batch keeps its remedies: drop it, or pad it to the full batch
+		if f.Dim != "" {
+			out[i].Change += ", then dynamic (one graph for every later size)"
+		} else {
+			out[i].Change += ", then a symbol for every later value"
+		}
+		if f.Dim != "" && f.Kind != cause.BatchSize {
+			out[i].Advice = fw.Advice.AutoDynamic // a partial batch keeps its remedies: drop it, or pad it to the full batch; a number, a tensor's
 		}
 	}
 	if out == nil {

@@ -134,8 +134,8 @@ func guardFact(line string) (cause.Fact, bool) {
 		return cause.Fact{Kind: cause.FunctionRebuilt, Arg: source(m[1]), Said: said,
 			Change: fmt.Sprintf("`%s` is a new object (a function, closure or module made again)", source(m[1]))}, true
 	}
-	if kind, ch, s, ok := guardedScalar(line); ok {
-		return cause.Fact{Kind: kind, Change: ch, Said: s}, true
+	if kind, name, ch, s, ok := guardedScalar(line); ok {
+		return cause.Fact{Kind: kind, Arg: name, Change: ch, Said: s}, true
 	}
 	return cause.Fact{}, false
 }
@@ -164,13 +164,13 @@ func module(s string) string {
 
 // guardedScalar reads dynamo's guard failure on a Python number it had specialised the function
 // on (an argument, a global, a closed-over value): the value changed.
-func guardedScalar(why string) (kind cause.Kind, ch, said string, ok bool) {
+func guardedScalar(why string) (kind cause.Kind, name, ch, said string, ok bool) {
 	m := reDynamoEq.FindStringSubmatch(why)
 	if m == nil {
-		return "", "", "", false
+		return "", "", "", "", false
 	}
-	name := m[1] + m[2]
+	name = m[1] + m[2]
 	said = strings.TrimSpace(m[0])
 	said = strings.TrimSpace(strings.TrimSuffix(said, "#"))
-	return cause.PythonScalar, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
+	return cause.PythonScalar, name, fmt.Sprintf("the Python value %s changed from %s: dynamo had specialised the function on it", name, m[3]), said, true
 }

@@ -96,9 +96,7 @@ var messages = &logscan.Framework{
 			if m == nil {
 				return false
 			}
-			if s := reSymbolSource.FindStringSubmatch(m[2]); s != nil { // a float's or an int's symbol says nothing of sizes
-				c.State().(*dynamo).madeDynamic(m[1], s[1], s[2])
-			}
+			c.State().(*dynamo).symbolFor(m[1], m[2])
 			return true
 		}},
 		{Contains: "FailOnRecompileLimitHit", Handle: func(c *logscan.Context, msg string) bool {
@@ -148,15 +146,25 @@ type dynamo struct {
 // symbol's source (reSymbolSource reads an input's size).
 var reCreateSymbol = regexp.MustCompile(`\[(\d+/\d+)\] create_symbol \S+ = \S+ for (\S+)`)
 
-// madeDynamic keeps a dimension the compilation id made dynamic (a source's size, dim).
-func (st *dynamo) madeDynamic(id, src, dim string) {
+// symbolFor keeps what the compilation id made dynamic, by the symbol's source: an input's size
+// (L['ids'].size()[1] as ids.size()[1]) or a Python number (L['lr'] as lr); a stride or another
+// expression is not kept.
+func (st *dynamo) symbolFor(id, src string) {
+	d := ""
+	if m := reSymbolSource.FindStringSubmatch(src); m != nil {
+		d = source(m[1]) + ".size()[" + m[2] + "]"
+	} else if name := source(src); name != src && !strings.ContainsAny(name, "[]().") {
+		d = name
+	}
+	if d == "" {
+		return
+	}
 	if st.symbols == nil {
 		st.symbols = map[string][]string{}
 	}
 	if _, ok := st.symbols[id]; !ok && len(st.symbols) >= 1024 {
 		return
 	}
-	d := source(src) + ".size()[" + dim + "]"
 	if len(st.symbols[id]) < 8 && !slices.Contains(st.symbols[id], d) {
 		st.symbols[id] = append(st.symbols[id], d)
 	}

@@ -54,8 +54,11 @@ var Framework = &framework.Framework{
 	// 490.6 s compiling (0.45 %), and the trace 1.25 MB for two compilations.
 	TraceEffect: "torch.compile writes its structured trace (what tlparse reads) into the run folder: every compilation " +
 		"with dynamo's own seconds, the first one included; about 0.5 % of the compile time, some 600 KB a compilation",
-	Explains: guardedScalar,
-	Facts:    facts,
+	Explains: func(why string) (cause.Kind, string, string, bool) {
+		kind, _, ch, said, ok := guardedScalar(why)
+		return kind, ch, said, ok
+	},
+	Facts: facts,
 	SaidBy: map[cause.Kind]string{cause.PythonScalar: "dynamo", cause.BatchSize: "dynamo", cause.InputShape: "dynamo",
 		cause.Dtype: "dynamo", cause.Layout: "dynamo", cause.FunctionRebuilt: "dynamo"},
 	Advice: framework.Advice{

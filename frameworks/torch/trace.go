@@ -159,15 +159,20 @@ func traceStartRecord(c *logscan.Context, msg string) bool {
 		return false
 	}
 	t := traceOf(c)
-	// The stack ends in the frame dynamo compiles; the program's own line before it called it.
-	// A frame keeps the name its first compilation gave it (a wrapper's frame, called from a
-	// training line and an evaluation line, is one program); each compilation keeps its caller.
+	// The stack ends in the frame dynamo compiles; the program's own line before it called it,
+	// through torch's frames (a Module's __call__, torch.compile's wrapper). Dynamo leaves the
+	// direct caller of a compiled function out of the stack, with the wrapper (torch 2.9: the
+	// caller's caller is the last frame before the function's): a user's frame right before the
+	// compiled one is no caller. A frame keeps the name its first compilation gave it (a
+	// wrapper's frame, called from a training line and an evaluation line, is one program).
 	id := *rec.FrameID
 	t.caller = ""
+	library := false // a frame of torch's passed, between the compiled frame and the caller
 	for i := len(rec.Start.Stack) - 1; i >= 0; i-- {
 		f := rec.Start.Stack[i]
 		file, ok := t.files[f.Filename]
 		if !ok || !python.IsUserFrame(file) {
+			library = library || i < len(rec.Start.Stack)-1
 			continue
 		}
 		at := path.Base(file) + ":" + strconv.Itoa(f.Line) + " (" + f.Name + ")"
@@ -175,7 +180,9 @@ func traceStartRecord(c *logscan.Context, msg string) bool {
 			t.user[id] = at
 		}
 		if i < len(rec.Start.Stack)-1 {
-			t.caller = at
+			if library {
+				t.caller = at
+			}
 			break
 		}
 	}
@@ -195,11 +202,7 @@ func traceSymbolRecord(c *logscan.Context, msg string) bool {
 	if json.Unmarshal([]byte(msg), &rec) != nil || rec.FrameID == nil || rec.FrameCompile == nil {
 		return false
 	}
-	m := reSymbolSource.FindStringSubmatch(rec.Symbol.Source)
-	if m == nil {
-		return true // a symbol of something else than an input's size (a stride, an int argument)
-	}
-	c.State().(*dynamo).madeDynamic(strconv.Itoa(*rec.FrameID)+"/"+strconv.Itoa(*rec.FrameCompile), m[1], m[2])
+	c.State().(*dynamo).symbolFor(strconv.Itoa(*rec.FrameID)+"/"+strconv.Itoa(*rec.FrameCompile), rec.Symbol.Source)
 	return true
 }
 

@@ -93,8 +93,11 @@ type traceState struct {
 	named map[int]string
 	// limits counts, by function, the records of its recompile limit
 	limits map[string]int
-	// caches counts the lookups of Inductor's caches (cachetrace.go)
+	// caches counts the lookups of Inductor's caches (cachetrace.go); missed are the compile ids
+	// whose FX-graph miss was said
 	caches cacheCounts
+	missed map[string]bool
+	saved  time.Duration // what AOTAutograd's hits saved, by its records
 }
 
 const traceMaxNames = 4096

@@ -46,7 +46,7 @@ func OpenSide(path string, logs []string, dump string) (RunSide, error) {
 		return s, err
 	case st.IsDir():
 		if f, ok := runfolder.Open(path); ok {
-			s.Logs, s.Dump, s.Manifest = []string{f.Log}, f.Dump, f.Manifest
+			s.Logs, s.Dump, s.Manifest, s.trace, s.traceSince = []string{f.Log}, f.Dump, f.Manifest, f.Trace, f.TraceSince
 		} else if diff.HasDumpFiles(path) {
 			s.Dump = path
 		} else if l, d, skipped, ok := logAndDump(path); ok {
@@ -104,6 +104,23 @@ type runSide struct {
 	dumpOf   map[*ledger.Unit]*diff.DumpFile
 	manifest *runfolder.Manifest
 	warnings []string
+	// frames are, for a stack whose cache hits still compile what holds the graph
+	// (CacheWords.HitThenCompile: dynamo's frame around the FX graph Inductor's cache served),
+	// each hit's compilation: one request with the hit, served.
+	frames map[*ledger.Unit]*ledger.Unit
+}
+
+// hitFrame is the compilation of u's program that holds the graph a cache hit u served: the
+// next unit of its module family, compiled in the same process, where u's stack compiles
+// around a hit (CacheWords.HitThenCompile); nil otherwise.
+func hitFrame(u *ledger.Unit, next []*ledger.Unit) *ledger.Unit {
+	if !u.Hit || u.Compiled || len(next) == 0 || !frameworks.KeyedCacheOf(u.Producer).Words().HitThenCompile {
+		return nil
+	}
+	if v := next[0]; v.Compiled && !v.Hit && v.Input == u.Input && v.Process == u.Process && v.Program == u.Program {
+		return v
+	}
+	return nil
 }
 
 func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
@@ -121,6 +138,9 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 			if r.manifest != nil && filepath.Base(l) == runfolder.LogName && filepath.Dir(l) == filepath.Dir(s.Manifest) {
 				logs[i].Until = explain.StoppedLine(r.manifest)
 			}
+			if i == 0 && s.trace != "" { // the run folder's trace (torch's), joined to its run.log
+				logs[i].Traces = ledger.TraceFiles(s.trace, s.traceSince)
+			}
 		}
 		sc, err := ledger.ReadLogs(logs, ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {
@@ -128,12 +148,20 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 		}
 		r.rep = sc.Ledger
 		for _, m := range r.rep.Modules {
-			for _, u := range m.Units {
+			for i := 0; i < len(m.Units); i++ {
+				u := m.Units[i]
 				if u.Eager {
 					r.eager++
 					continue
 				}
 				r.units = append(r.units, u)
+				if f := hitFrame(u, m.Units[i+1:]); f != nil {
+					if r.frames == nil {
+						r.frames = map[*ledger.Unit]*ledger.Unit{}
+					}
+					r.frames[u] = f
+					i++
+				}
 			}
 		}
 		ledger.SortUnits(r.units)
@@ -235,7 +263,7 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *Program
 		v.KeyA, v.CounterpartFile, v.CounterpartLine = a.Hash, a.File, a.Line
 	}
 	if u.Hit {
-		saved(v, ra, u, dirs)
+		saved(v, ra, rb, u, dirs)
 		return v
 	}
 	switch {
@@ -261,7 +289,11 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *Program
 	default:
 		graphVerdict(v, ra, rb, a, u)
 	}
-	v.Advice = missAdvice(frameworks.KeyedCacheOf(u.Producer), v.Reason)
+	kc := frameworks.KeyedCacheOf(u.Producer)
+	v.Advice = missAdvice(kc, v.Reason)
+	if adv := kc.Words().PartAdvice[v.decided]; v.partKnown && adv != "" {
+		v.Advice = adv // the remedy for the part that decided the miss
+	}
 	return v
 }
 
@@ -300,8 +332,12 @@ func readFailure(rb *runSide, u *ledger.Unit) *ledger.Quote {
 // saved says what a cache hit saved, as JAX's own compile_time_saved_sec does: the compile time
 // of the entry (A's logged compile time of that key, else the whole seconds JAX stored in the
 // entry) less the time B took to get it.
-func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
+func saved(v *ProgramVerdict, ra, rb *runSide, u *ledger.Unit, dirs []string) {
 	v.Summary = "from the cache"
+	if f := rb.frames[u]; f != nil {
+		servedFrame(v, ra, u, f)
+		return
+	}
 	for _, a := range ra.units {
 		if a.Compiled && a.Hash != "" && a.Hash == u.Hash && a.Duration > 0 {
 			v.Saved, v.SavedFrom = max(a.Duration-u.Duration, 0), "log"
@@ -322,6 +358,42 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 			v.Saved, v.SavedFrom = max(t-u.Duration, 0), "cache entry"
 			return
 		}
+	}
+}
+
+// servedFrame says what a hit saved whose stack still compiled what holds the graph (dynamo's
+// frame f around the FX graph Inductor's cache served): the trace's own figure (AOTAutograd's
+// time_saved_ms), else A's compilation of the key less B's of the frame.
+func servedFrame(v *ProgramVerdict, ra *runSide, u, f *ledger.Unit) {
+	kc := frameworks.KeyedCacheOf(u.Producer)
+	v.Summary = "the cache served the compiled graph"
+	if u.Hash != "" {
+		v.Summary += " (entry " + kc.ShortKey(u.Hash) + ")"
+	}
+	var a *ledger.Unit
+	for _, x := range ra.units {
+		if x.Compiled && !x.Hit && x.Hash != "" && x.Hash == u.Hash {
+			a = x
+			break
+		}
+	}
+	switch {
+	case a != nil && a.Duration > 0:
+		v.Summary += fmt.Sprintf(", the entry run A wrote: run A compiled it in %s; run B still compiled the frame around it, in %s",
+			ledger.FormatDuration(a.Duration), ledger.FormatDuration(f.Duration))
+	case a != nil:
+		v.Summary += ", the entry run A wrote; run B still compiled the frame around it"
+	default:
+		v.Summary += ", an entry run A did not write; run B still compiled the frame around it"
+		if f.Duration > 0 {
+			v.Summary += ", in " + ledger.FormatDuration(f.Duration)
+		}
+	}
+	switch {
+	case u.Saved > 0:
+		v.Saved, v.SavedFrom = u.Saved, "trace"
+	case a != nil && a.Duration > 0:
+		v.Saved, v.SavedFrom = max(a.Duration-f.Duration, 0), "log"
 	}
 }
 
@@ -394,6 +466,10 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	// graph changed, the other parts which setting did.
 	kc := frameworks.KeyedCacheOf(u.Producer)
 	words := kc.Words()
+	if valued(a.KeyParts) && valued(u.KeyParts) {
+		partsVerdict(v, kc, a, u)
+		return
+	}
 	if len(a.KeyParts) > 0 && len(u.KeyParts) > 0 {
 		var differ []string
 		comp := false
@@ -468,6 +544,87 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	if words.KeyLogSetting != "" {
 		v.Summary += ", or run them under recomp run (it dumps and logs the parts of " + words.Keys + ")"
 	}
+}
+
+// valued says whether a key's parts come with their values (torch's trace lists each FX-graph
+// key's components), not only their hashes (JAX's cache-key log).
+func valued(parts []ledger.KeyPart) bool {
+	return len(parts) > 0 && slices.ContainsFunc(parts, func(p ledger.KeyPart) bool { return p.Value != "" })
+}
+
+// maxChanged bounds the changed parts a verdict lists.
+const maxChanged = 8
+
+// partsVerdict explains a miss from the parts of both keys with their values, side by side:
+// the parts that differ, in framework.KeyPartOrder (a version, the device, the config, the
+// environment, the inputs, the graph), the first deciding. The graph or its inputs changed:
+// graph_differs; anything else: key_changed_outside_graph, named with its two values.
+func partsVerdict(v *ProgramVerdict, kc framework.KeyedCache, a, u *ledger.Unit) {
+	type change struct {
+		part       framework.KeyPart
+		name, a, b string
+	}
+	inA := map[string]ledger.KeyPart{}
+	for _, p := range a.KeyParts {
+		inA[p.Name] = p
+	}
+	var changes []change
+	seen := map[string]bool{}
+	for _, p := range u.KeyParts {
+		seen[p.Name] = true
+		if q, ok := inA[p.Name]; !ok || q.Hash != p.Hash {
+			changes = append(changes, change{kc.Part(p.Name), p.Name, q.Value, p.Value})
+		}
+	}
+	for _, q := range a.KeyParts {
+		if !seen[q.Name] {
+			changes = append(changes, change{kc.Part(q.Name), q.Name, q.Value, ""})
+		}
+	}
+	rank := func(c change) int { return slices.Index(framework.KeyPartOrder, c.part) }
+	slices.SortStableFunc(changes, func(x, y change) int { return rank(x) - rank(y) })
+	words := kc.Words()
+	if len(changes) == 0 {
+		v.Reason = MissUnknown
+		v.Summary = "the parts of both keys in " + words.KeyLog + " agree, yet the keys differ"
+		return
+	}
+	first := changes[0].part
+	var names, others []string
+	for _, c := range changes {
+		if len(v.Changed) < maxChanged {
+			v.Changed = append(v.Changed, fmt.Sprintf("%s: %s → %s", c.name, orNone(c.a), orNone(c.b)))
+		}
+		if c.part == first {
+			names = append(names, c.name)
+		} else if p := c.part.String(); !slices.Contains(others, p) {
+			others = append(others, p)
+		}
+	}
+	if len(changes) > maxChanged {
+		v.Changed = append(v.Changed, fmt.Sprintf("and %d more parts", len(changes)-maxChanged))
+	}
+	v.Component = strings.Join(names[:min(len(names), 3)], ", ")
+	if len(names) > 3 {
+		v.Component += fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	v.decided, v.partKnown = first, true
+	part := first.String()
+	if first == framework.KeyFlags && words.FlagsPart != "" {
+		part = words.FlagsPart
+	}
+	said := fmt.Sprintf("the key's %s part differs (%s): %s", part, words.KeyLog, v.Changed[0])
+	if len(others) > 0 {
+		said += "; its " + strings.Join(others, ", ") + " part" + map[bool]string{true: "s", false: ""}[len(others) > 1] + " differ" +
+			map[bool]string{true: "", false: "s"}[len(others) > 1] + " too"
+	}
+	if first == framework.KeyGraph || first == framework.KeyInputs {
+		v.Reason = MissGraphDiffers
+		v.Summary = "the graph or its inputs changed: " + said
+		return
+	}
+	v.Reason = MissKeyOutsideGraph
+	v.Summary = "the graph and its inputs are the same; " + said
 }
 
 // graphCause names how a changed graph changed: from the dumps, else from the signatures.

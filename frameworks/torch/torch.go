@@ -45,7 +45,8 @@ var Framework = &framework.Framework{
 	// Inductor's FX-graph and AOTAutograd caches, and its generated code (cache.go)
 	CacheTrees:   []*framework.CacheTree{fxGraphCache, aotAutogradCache, inductorCode},
 	CacheFolders: cacheFolders,
-	Metrics:      cacheNotes, // what the run did with Inductor's caches (cachetrace.go)
+	KeyedCache:   inductorCache{}, // what recomp diff holds two runs' FX-graph lookups against (keyed.go)
+	Metrics:      cacheNotes,      // what the run did with Inductor's caches (cachetrace.go)
 	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
 	TraceFiles:    regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
 	Trace:         traceMessages,

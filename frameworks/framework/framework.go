@@ -44,6 +44,10 @@ type Framework struct {
 	// CacheFolders finds, in one environment variable, the executable or persistent-cache
 	// folders a run of the stack will use.
 	CacheFolders func(name, value string) []string
+	// DefaultCacheFolder is the folder the stack's cache uses when no variable names one, from
+	// the run's environment (Inductor's TMPDIR/torchinductor_<user>), and what makes it the
+	// default; "" when the stack has none or a variable names one.
+	DefaultCacheFolder func(env []string) (dir, from string)
 	// CacheEntries are the kinds of file the stack's cache folders hold.
 	CacheEntries []CacheEntry
 	// CacheTrees are the stack's caches kept as folders of entries (Neuron's

@@ -65,7 +65,7 @@ func (p cachePayload) keyParts() []logscan.KeyPart {
 		}
 		if f, ok := keyComponent(c); ok {
 			hash, _, _ := strings.Cut(c[1:], "]")
-			out = append(out, logscan.KeyPart{Name: f.Name, Hash: hash, Value: f.Value})
+			out = append(out, logscan.KeyPart{Name: f.Name, Hash: strings.Clone(hash), Value: f.Value}) // (not the payload's: a graph's whole code)
 		}
 	}
 	return out

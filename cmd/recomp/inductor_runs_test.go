@@ -160,3 +160,20 @@ func TestInductorCacheServedRunFolder(t *testing.T) {
 		}
 	}
 }
+
+// dynamo's log alone (run.log without its trace) shows no lookup of Inductor's cache: the miss is
+// not_looked_up, and the remedy is torch's (the trace), not another stack's cache setting.
+func TestInductorCacheDiffLogsAlone(t *testing.T) {
+	dir := "../../testdata/runs/torch-2.9/inductor-cache-run"
+	code, out, errs := runRecomp("diff", "--format", "json", filepath.Join(dir, "run1", "run.log"), filepath.Join(dir, "run3", "run.log"))
+	var doc struct {
+		Programs []struct {
+			Reason string `json:"reason"`
+			Advice string `json:"advice"`
+		} `json:"programs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 1 || len(doc.Programs) != 1 ||
+		doc.Programs[0].Reason != "not_looked_up" || !strings.Contains(doc.Programs[0].Advice, "TORCH_TRACE") {
+		t.Errorf("exit %d, %v: %s%s", code, err, out, errs)
+	}
+}

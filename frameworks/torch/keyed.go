@@ -54,5 +54,7 @@ var inductorWords = framework.CacheWords{
 	Advice: map[string]string{
 		"key_changed_outside_graph": inductorRemedy[framework.KeyFlags],
 		"evicted":                   inductorRemedy[framework.KeyOther],
+		"not_looked_up": "keep Inductor's FX-graph cache on (TORCHINDUCTOR_FX_GRAPH_CACHE unset or 1) and give recomp the runs' " +
+			"traces (recomp run writes one; or TORCH_TRACE=DIR): its lookups are in the trace, not in dynamo's log",
 	},
 }

@@ -590,14 +590,22 @@ func partsVerdict(v *ProgramVerdict, kc framework.KeyedCache, a, u *ledger.Unit)
 		return
 	}
 	first := changes[0].part
+	partName := func(p framework.KeyPart) string {
+		if p == framework.KeyFlags && words.FlagsPart != "" {
+			return words.FlagsPart
+		}
+		return p.String()
+	}
 	var names, others []string
+	graph := false // the graph or its inputs changed too
 	for _, c := range changes {
 		if len(v.Changed) < maxChanged {
 			v.Changed = append(v.Changed, fmt.Sprintf("%s: %s → %s", c.name, orNone(c.a), orNone(c.b)))
 		}
+		graph = graph || c.part == framework.KeyGraph || c.part == framework.KeyInputs
 		if c.part == first {
 			names = append(names, c.name)
-		} else if p := c.part.String(); !slices.Contains(others, p) {
+		} else if p := partName(c.part); !slices.Contains(others, p) {
 			others = append(others, p)
 		}
 	}
@@ -609,11 +617,7 @@ func partsVerdict(v *ProgramVerdict, kc framework.KeyedCache, a, u *ledger.Unit)
 		v.Component += fmt.Sprintf(" and %d more", len(names)-3)
 	}
 	v.decided, v.partKnown = first, true
-	part := first.String()
-	if first == framework.KeyFlags && words.FlagsPart != "" {
-		part = words.FlagsPart
-	}
-	said := fmt.Sprintf("the key's %s part differs (%s): %s", part, words.KeyLog, v.Changed[0])
+	said := fmt.Sprintf("the key's %s part differs (%s): %s", partName(first), words.KeyLog, v.Changed[0])
 	if len(others) > 0 {
 		said += "; its " + strings.Join(others, ", ") + " part" + map[bool]string{true: "s", false: ""}[len(others) > 1] + " differ" +
 			map[bool]string{true: "", false: "s"}[len(others) > 1] + " too"
@@ -624,7 +628,10 @@ func partsVerdict(v *ProgramVerdict, kc framework.KeyedCache, a, u *ledger.Unit)
 		return
 	}
 	v.Reason = MissKeyOutsideGraph
-	v.Summary = "the graph and its inputs are the same; " + said
+	v.Summary = said
+	if !graph {
+		v.Summary = "the graph and its inputs are the same; " + said
+	}
 }
 
 // graphCause names how a changed graph changed: from the dumps, else from the signatures.

@@ -46,7 +46,7 @@ func OpenSide(path string, logs []string, dump string) (RunSide, error) {
 		return s, err
 	case st.IsDir():
 		if f, ok := runfolder.Open(path); ok {
-			s.Logs, s.Dump, s.Manifest, s.trace, s.traceSince = []string{f.Log}, f.Dump, f.Manifest, f.Trace, f.TraceSince
+			s.Logs, s.Dump, s.Manifest, s.Traces = []string{f.Log}, f.Dump, f.Manifest, ledger.TraceFiles(f.Trace, f.TraceSince)
 		} else if diff.HasDumpFiles(path) {
 			s.Dump = path
 		} else if l, d, skipped, ok := logAndDump(path); ok {
@@ -138,8 +138,8 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 			if r.manifest != nil && filepath.Base(l) == runfolder.LogName && filepath.Dir(l) == filepath.Dir(s.Manifest) {
 				logs[i].Until = explain.StoppedLine(r.manifest)
 			}
-			if i == 0 && s.trace != "" { // the run folder's trace (torch's), joined to its run.log
-				logs[i].Traces = ledger.TraceFiles(s.trace, s.traceSince)
+			if i == 0 && len(s.Traces) > 0 { // the run folder's trace (torch's), joined to its run.log
+				logs[i].Traces = s.Traces
 			}
 		}
 		sc, err := ledger.ReadLogs(logs, ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})

@@ -65,11 +65,9 @@ type RunSide struct {
 	Caches   []string
 	// Skipped are the warnings for files of a folder left out (a *.log that is a FIFO).
 	Skipped []string
-
-	// trace is a run folder's trace folder (runfolder.Folder.Trace): its files are read with
-	// its run.log, written since traceSince when that is not zero.
-	trace      string
-	traceSince time.Time
+	// Traces are a run folder's trace files (torch's structured trace: runfolder.Folder.Trace),
+	// read with its run.log.
+	Traces []string
 }
 
 // Difference is a setting or version that differs between two runs ("" where one run lacks it).

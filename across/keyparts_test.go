@@ -43,11 +43,21 @@ func TestTorchKeyPartsVerdict(t *testing.T) {
 
 	hit := &ledger.Unit{Module: a.Module, Family: a.Family, Program: a.Program, Producer: a.Producer, Hash: "fa", Hit: true}
 	frame := &ledger.Unit{Module: a.Module, Family: a.Family, Program: a.Program, Producer: a.Producer, Compiled: true}
-	if hitFrame(hit, []*ledger.Unit{frame}) != frame || hitFrame(frame, []*ledger.Unit{hit}) != nil {
+	if f, n := hitFrame(hit, []*ledger.Unit{frame}); f != frame || n != 1 {
 		t.Error("a hit and its frame's compilation are one request")
 	}
+	if f, _ := hitFrame(frame, []*ledger.Unit{hit}); f != nil {
+		t.Error("a compilation before a hit is not that hit's")
+	}
+	backward := &ledger.Unit{Module: a.Module, Family: a.Family, Program: a.Program, Producer: a.Producer, Hash: "fb", Hit: true}
+	if f, n := hitFrame(hit, []*ledger.Unit{backward, frame}); f != frame || n != 2 {
+		t.Error("a training step's forward and backward hits and its frame's compilation are one request")
+	}
+	if f, _ := hitFrame(hit, []*ledger.Unit{b, frame}); f != nil {
+		t.Error("a miss between a hit and a compilation: the compilation is the miss's")
+	}
 	jax := &ledger.Unit{Program: "jit_f", Producer: logscan.ProducerJAX, Hit: true}
-	if hitFrame(jax, []*ledger.Unit{{Program: "jit_f", Producer: logscan.ProducerJAX, Compiled: true}}) != nil {
+	if f, _ := hitFrame(jax, []*ledger.Unit{{Program: "jit_f", Producer: logscan.ProducerJAX, Compiled: true}}); f != nil {
 		t.Error("a JAX hit serves the whole executable: the compilation after it is another request")
 	}
 }

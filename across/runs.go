@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
@@ -107,20 +108,46 @@ type runSide struct {
 	// frames are, for a stack whose cache hits still compile what holds the graph
 	// (CacheWords.HitThenCompile: dynamo's frame around the FX graph Inductor's cache served),
 	// each hit's compilation: one request with the hit, served.
-	frames map[*ledger.Unit]*ledger.Unit
+	frames map[*ledger.Unit]hitFrames
 }
 
-// hitFrame is the compilation of u's program that holds the graph a cache hit u served: the
-// next unit of its module family, compiled in the same process, where u's stack compiles
-// around a hit (CacheWords.HitThenCompile); nil otherwise.
-func hitFrame(u *ledger.Unit, next []*ledger.Unit) *ledger.Unit {
-	if !u.Hit || u.Compiled || len(next) == 0 || !frameworks.KeyedCacheOf(u.Producer).Words().HitThenCompile {
-		return nil
+// hitFrames are the cache hits of one compilation (the first is the request's unit) and the
+// compilation that holds their graphs.
+type hitFrames struct {
+	frame *ledger.Unit
+	hits  []*ledger.Unit
+}
+
+// saved is what the hits saved, as the stack's records say.
+func (h hitFrames) saved() time.Duration {
+	var d time.Duration
+	for _, u := range h.hits {
+		d += u.Saved
 	}
-	if v := next[0]; v.Compiled && !v.Hit && v.Input == u.Input && v.Process == u.Process && v.Program == u.Program {
-		return v
+	return d
+}
+
+// hitFrame is the compilation of u's program that holds the graphs cache hits served, where
+// u's stack compiles around a hit (CacheWords.HitThenCompile): the next compiled unit of its
+// module family in the same process, after u and the hits of the same program right after it
+// (a training step's backward graph hit after its forward); n counts those units, the
+// compilation included. nil, 0 otherwise.
+func hitFrame(u *ledger.Unit, next []*ledger.Unit) (frame *ledger.Unit, n int) {
+	if !u.Hit || u.Compiled || !frameworks.KeyedCacheOf(u.Producer).Words().HitThenCompile {
+		return nil, 0
 	}
-	return nil
+	for i, v := range next {
+		switch {
+		case v.Input != u.Input || v.Process != u.Process || v.Program != u.Program:
+			return nil, 0
+		case v.Hit && !v.Compiled:
+			continue
+		case v.Compiled && !v.Hit && !v.Miss: // (a compilation a miss began is that miss's)
+			return v, i + 1
+		}
+		return nil, 0
+	}
+	return nil, 0
 }
 
 func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
@@ -155,12 +182,12 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 					continue
 				}
 				r.units = append(r.units, u)
-				if f := hitFrame(u, m.Units[i+1:]); f != nil {
+				if f, n := hitFrame(u, m.Units[i+1:]); f != nil {
 					if r.frames == nil {
-						r.frames = map[*ledger.Unit]*ledger.Unit{}
+						r.frames = map[*ledger.Unit]hitFrames{}
 					}
-					r.frames[u] = f
-					i++
+					r.frames[u] = hitFrames{frame: f, hits: m.Units[i : i+n]}
+					i += n
 				}
 			}
 		}
@@ -334,8 +361,8 @@ func readFailure(rb *runSide, u *ledger.Unit) *ledger.Quote {
 // entry) less the time B took to get it.
 func saved(v *ProgramVerdict, ra, rb *runSide, u *ledger.Unit, dirs []string) {
 	v.Summary = "from the cache"
-	if f := rb.frames[u]; f != nil {
-		servedFrame(v, ra, u, f)
+	if h, ok := rb.frames[u]; ok {
+		servedFrame(v, ra, u, h)
 		return
 	}
 	for _, a := range ra.units {
@@ -364,8 +391,8 @@ func saved(v *ProgramVerdict, ra, rb *runSide, u *ledger.Unit, dirs []string) {
 // servedFrame says what a hit saved whose stack still compiled what holds the graph (dynamo's
 // frame f around the FX graph Inductor's cache served): the trace's own figure (AOTAutograd's
 // time_saved_ms), else A's compilation of the key less B's of the frame.
-func servedFrame(v *ProgramVerdict, ra *runSide, u, f *ledger.Unit) {
-	kc := frameworks.KeyedCacheOf(u.Producer)
+func servedFrame(v *ProgramVerdict, ra *runSide, u *ledger.Unit, h hitFrames) {
+	kc, f := frameworks.KeyedCacheOf(u.Producer), h.frame
 	v.Summary = "the cache served the compiled graph"
 	if u.Hash != "" {
 		v.Summary += " (entry " + kc.ShortKey(u.Hash) + ")"
@@ -390,8 +417,8 @@ func servedFrame(v *ProgramVerdict, ra *runSide, u, f *ledger.Unit) {
 		}
 	}
 	switch {
-	case u.Saved > 0:
-		v.Saved, v.SavedFrom = u.Saved, "trace"
+	case h.saved() > 0:
+		v.Saved, v.SavedFrom = h.saved(), "trace"
 	case a != nil && a.Duration > 0:
 		v.Saved, v.SavedFrom = max(a.Duration-f.Duration, 0), "log"
 	}

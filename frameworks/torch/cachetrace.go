@@ -128,16 +128,11 @@ func cacheResult(c *logscan.Context, fx bool, state string, frameID int, key str
 		cache = "Inductor's FX-graph cache"
 	}
 	switch {
-	case state == "miss" && fx && !t.missed[key]:
+	case state == "miss" && fx && t.lastMiss != "id:"+key:
 		// The frame's graph missed the cache: the compilation dynamo records next is that miss's
 		// (no name here: the frame's compilation names it). One a compilation: a training step's
-		// backward graph misses too.
-		if t.missed == nil {
-			t.missed = map[string]bool{}
-		}
-		if len(t.missed) < traceMaxNames {
-			t.missed[key] = true
-		}
+		// backward graph, which misses right after its forward, does not start another.
+		t.lastMiss = "id:" + key
 		ev := logscan.Event{Kind: logscan.CacheMiss, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_miss", Key: key,
 			KeyParts: p.keyParts(), Detail: "Inductor's FX-graph cache missed the graph of " + frame}
 		if validKey(p.Key) {

@@ -93,11 +93,11 @@ type traceState struct {
 	named map[int]string
 	// limits counts, by function, the records of its recompile limit
 	limits map[string]int
-	// caches counts the lookups of Inductor's caches (cachetrace.go); missed are the compile ids
-	// whose FX-graph miss was said
-	caches cacheCounts
-	missed map[string]bool
-	saved  time.Duration // what AOTAutograd's hits saved, by its records
+	// caches counts the lookups of Inductor's caches (cachetrace.go); lastMiss is the compile id
+	// (after "id:") whose FX-graph miss was said last
+	caches   cacheCounts
+	lastMiss string
+	saved    time.Duration // what AOTAutograd's hits saved, by its records
 }
 
 const traceMaxNames = 4096

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
@@ -46,7 +47,7 @@ func OpenSide(path string, logs []string, dump string) (RunSide, error) {
 		return s, err
 	case st.IsDir():
 		if f, ok := runfolder.Open(path); ok {
-			s.Logs, s.Dump, s.Manifest = []string{f.Log}, f.Dump, f.Manifest
+			s.Logs, s.Dump, s.Manifest, s.Traces = []string{f.Log}, f.Dump, f.Manifest, ledger.TraceFiles(f.Trace, f.TraceSince)
 		} else if diff.HasDumpFiles(path) {
 			s.Dump = path
 		} else if l, d, skipped, ok := logAndDump(path); ok {
@@ -104,6 +105,49 @@ type runSide struct {
 	dumpOf   map[*ledger.Unit]*diff.DumpFile
 	manifest *runfolder.Manifest
 	warnings []string
+	// frames are, for a stack whose cache hits still compile what holds the graph
+	// (CacheWords.HitThenCompile: dynamo's frame around the FX graph Inductor's cache served),
+	// each hit's compilation: one request with the hit, served.
+	frames map[*ledger.Unit]hitFrames
+}
+
+// hitFrames are the cache hits of one compilation (the first is the request's unit) and the
+// compilation that holds their graphs.
+type hitFrames struct {
+	frame *ledger.Unit
+	hits  []*ledger.Unit
+}
+
+// saved is what the hits saved, as the stack's records say.
+func (h hitFrames) saved() time.Duration {
+	var d time.Duration
+	for _, u := range h.hits {
+		d += u.Saved
+	}
+	return d
+}
+
+// hitFrame is the compilation of u's program that holds the graphs cache hits served, where
+// u's stack compiles around a hit (CacheWords.HitThenCompile): the next compiled unit of its
+// module family in the same process, after u and the hits of the same program right after it
+// (a training step's backward graph hit after its forward); n counts those units, the
+// compilation included. nil, 0 otherwise.
+func hitFrame(u *ledger.Unit, next []*ledger.Unit) (frame *ledger.Unit, n int) {
+	if !u.Hit || u.Compiled || !frameworks.KeyedCacheOf(u.Producer).Words().HitThenCompile {
+		return nil, 0
+	}
+	for i, v := range next {
+		switch {
+		case v.Input != u.Input || v.Process != u.Process || v.Program != u.Program:
+			return nil, 0
+		case v.Hit && !v.Compiled:
+			continue
+		case v.Compiled && !v.Hit && !v.Miss: // (a compilation a miss began is that miss's)
+			return v, i + 1
+		}
+		return nil, 0
+	}
+	return nil, 0
 }
 
 func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
@@ -121,6 +165,9 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 			if r.manifest != nil && filepath.Base(l) == runfolder.LogName && filepath.Dir(l) == filepath.Dir(s.Manifest) {
 				logs[i].Until = explain.StoppedLine(r.manifest)
 			}
+			if i == 0 && len(s.Traces) > 0 { // the run folder's trace (torch's), joined to its run.log
+				logs[i].Traces = s.Traces
+			}
 		}
 		sc, err := ledger.ReadLogs(logs, ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
 		if err != nil {
@@ -128,12 +175,20 @@ func readSide(s RunSide, opt RunsOptions) (*runSide, error) {
 		}
 		r.rep = sc.Ledger
 		for _, m := range r.rep.Modules {
-			for _, u := range m.Units {
+			for i := 0; i < len(m.Units); i++ {
+				u := m.Units[i]
 				if u.Eager {
 					r.eager++
 					continue
 				}
 				r.units = append(r.units, u)
+				if f, n := hitFrame(u, m.Units[i+1:]); f != nil {
+					if r.frames == nil {
+						r.frames = map[*ledger.Unit]hitFrames{}
+					}
+					r.frames[u] = hitFrames{frame: f, hits: m.Units[i : i+n]}
+					i += n
+				}
 			}
 		}
 		ledger.SortUnits(r.units)
@@ -235,7 +290,7 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *Program
 		v.KeyA, v.CounterpartFile, v.CounterpartLine = a.Hash, a.File, a.Line
 	}
 	if u.Hit {
-		saved(v, ra, u, dirs)
+		saved(v, ra, rb, u, dirs)
 		return v
 	}
 	switch {
@@ -261,7 +316,11 @@ func missVerdict(ra, rb *runSide, u *ledger.Unit, i int, dirs []string) *Program
 	default:
 		graphVerdict(v, ra, rb, a, u)
 	}
-	v.Advice = missAdvice(frameworks.KeyedCacheOf(u.Producer), v.Reason)
+	kc := frameworks.KeyedCacheOf(u.Producer)
+	v.Advice = missAdvice(kc, v.Reason)
+	if adv := kc.Words().PartAdvice[v.decided]; v.partKnown && adv != "" {
+		v.Advice = adv // the remedy for the part that decided the miss
+	}
 	return v
 }
 
@@ -300,8 +359,12 @@ func readFailure(rb *runSide, u *ledger.Unit) *ledger.Quote {
 // saved says what a cache hit saved, as JAX's own compile_time_saved_sec does: the compile time
 // of the entry (A's logged compile time of that key, else the whole seconds JAX stored in the
 // entry) less the time B took to get it.
-func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
+func saved(v *ProgramVerdict, ra, rb *runSide, u *ledger.Unit, dirs []string) {
 	v.Summary = "from the cache"
+	if h, ok := rb.frames[u]; ok {
+		servedFrame(v, ra, u, h)
+		return
+	}
 	for _, a := range ra.units {
 		if a.Compiled && a.Hash != "" && a.Hash == u.Hash && a.Duration > 0 {
 			v.Saved, v.SavedFrom = max(a.Duration-u.Duration, 0), "log"
@@ -322,6 +385,42 @@ func saved(v *ProgramVerdict, ra *runSide, u *ledger.Unit, dirs []string) {
 			v.Saved, v.SavedFrom = max(t-u.Duration, 0), "cache entry"
 			return
 		}
+	}
+}
+
+// servedFrame says what a hit saved whose stack still compiled what holds the graph (dynamo's
+// frame f around the FX graph Inductor's cache served): the trace's own figure (AOTAutograd's
+// time_saved_ms), else A's compilation of the key less B's of the frame.
+func servedFrame(v *ProgramVerdict, ra *runSide, u *ledger.Unit, h hitFrames) {
+	kc, f := frameworks.KeyedCacheOf(u.Producer), h.frame
+	v.Summary = "the cache served the compiled graph"
+	if u.Hash != "" {
+		v.Summary += " (entry " + kc.ShortKey(u.Hash) + ")"
+	}
+	var a *ledger.Unit
+	for _, x := range ra.units {
+		if x.Compiled && !x.Hit && x.Hash != "" && x.Hash == u.Hash {
+			a = x
+			break
+		}
+	}
+	switch {
+	case a != nil && a.Duration > 0:
+		v.Summary += fmt.Sprintf(", the entry run A wrote: run A compiled it in %s; run B still compiled the frame around it, in %s",
+			ledger.FormatDuration(a.Duration), ledger.FormatDuration(f.Duration))
+	case a != nil:
+		v.Summary += ", the entry run A wrote; run B still compiled the frame around it"
+	default:
+		v.Summary += ", an entry run A did not write; run B still compiled the frame around it"
+		if f.Duration > 0 {
+			v.Summary += ", in " + ledger.FormatDuration(f.Duration)
+		}
+	}
+	switch {
+	case h.saved() > 0:
+		v.Saved, v.SavedFrom = h.saved(), "trace"
+	case a != nil && a.Duration > 0:
+		v.Saved, v.SavedFrom = max(a.Duration-f.Duration, 0), "log"
 	}
 }
 
@@ -394,6 +493,10 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	// graph changed, the other parts which setting did.
 	kc := frameworks.KeyedCacheOf(u.Producer)
 	words := kc.Words()
+	if valued(a.KeyParts) && valued(u.KeyParts) {
+		partsVerdict(v, kc, a, u)
+		return
+	}
 	if len(a.KeyParts) > 0 && len(u.KeyParts) > 0 {
 		var differ []string
 		comp := false
@@ -467,6 +570,94 @@ func graphVerdict(v *ProgramVerdict, ra, rb *runSide, a, u *ledger.Unit) {
 	v.Summary = "the cache keys differ and nothing says why: dump the HLO of both runs (" + frameworks.DumpAdvice() + ")"
 	if words.KeyLogSetting != "" {
 		v.Summary += ", or run them under recomp run (it dumps and logs the parts of " + words.Keys + ")"
+	}
+}
+
+// valued says whether a key's parts come with their values (torch's trace lists each FX-graph
+// key's components), not only their hashes (JAX's cache-key log).
+func valued(parts []ledger.KeyPart) bool {
+	return len(parts) > 0 && slices.ContainsFunc(parts, func(p ledger.KeyPart) bool { return p.Value != "" })
+}
+
+// maxChanged bounds the changed parts a verdict lists.
+const maxChanged = 8
+
+// partsVerdict explains a miss from the parts of both keys with their values, side by side:
+// the parts that differ, in framework.KeyPartOrder (a version, the device, the config, the
+// environment, the inputs, the graph), the first deciding. The graph or its inputs changed:
+// graph_differs; anything else: key_changed_outside_graph, named with its two values.
+func partsVerdict(v *ProgramVerdict, kc framework.KeyedCache, a, u *ledger.Unit) {
+	type change struct {
+		part       framework.KeyPart
+		name, a, b string
+	}
+	inA := map[string]ledger.KeyPart{}
+	for _, p := range a.KeyParts {
+		inA[p.Name] = p
+	}
+	var changes []change
+	seen := map[string]bool{}
+	for _, p := range u.KeyParts {
+		seen[p.Name] = true
+		if q, ok := inA[p.Name]; !ok || q.Hash != p.Hash {
+			changes = append(changes, change{kc.Part(p.Name), p.Name, q.Value, p.Value})
+		}
+	}
+	for _, q := range a.KeyParts {
+		if !seen[q.Name] {
+			changes = append(changes, change{kc.Part(q.Name), q.Name, q.Value, ""})
+		}
+	}
+	rank := func(c change) int { return slices.Index(framework.KeyPartOrder, c.part) }
+	slices.SortStableFunc(changes, func(x, y change) int { return rank(x) - rank(y) })
+	words := kc.Words()
+	if len(changes) == 0 {
+		v.Reason = MissUnknown
+		v.Summary = "the parts of both keys in " + words.KeyLog + " agree, yet the keys differ"
+		return
+	}
+	first := changes[0].part
+	partName := func(p framework.KeyPart) string {
+		if p == framework.KeyFlags && words.FlagsPart != "" {
+			return words.FlagsPart
+		}
+		return p.String()
+	}
+	var names, others []string
+	graph := false // the graph or its inputs changed too
+	for _, c := range changes {
+		if len(v.Changed) < maxChanged {
+			v.Changed = append(v.Changed, fmt.Sprintf("%s: %s → %s", c.name, orNone(c.a), orNone(c.b)))
+		}
+		graph = graph || c.part == framework.KeyGraph || c.part == framework.KeyInputs
+		if c.part == first {
+			names = append(names, c.name)
+		} else if p := partName(c.part); !slices.Contains(others, p) {
+			others = append(others, p)
+		}
+	}
+	if len(changes) > maxChanged {
+		v.Changed = append(v.Changed, fmt.Sprintf("and %d more parts", len(changes)-maxChanged))
+	}
+	v.Component = strings.Join(names[:min(len(names), 3)], ", ")
+	if len(names) > 3 {
+		v.Component += fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	v.decided, v.partKnown = first, true
+	said := fmt.Sprintf("the key's %s part differs (%s): %s", partName(first), words.KeyLog, v.Changed[0])
+	if len(others) > 0 {
+		said += "; its " + strings.Join(others, ", ") + " part" + map[bool]string{true: "s", false: ""}[len(others) > 1] + " differ" +
+			map[bool]string{true: "", false: "s"}[len(others) > 1] + " too"
+	}
+	if first == framework.KeyGraph || first == framework.KeyInputs {
+		v.Reason = MissGraphDiffers
+		v.Summary = "the graph or its inputs changed: " + said
+		return
+	}
+	v.Reason = MissKeyOutsideGraph
+	v.Summary = said
+	if !graph {
+		v.Summary = "the graph and its inputs are the same; " + said
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/ledger"
 )
@@ -64,6 +65,9 @@ type RunSide struct {
 	Caches   []string
 	// Skipped are the warnings for files of a folder left out (a *.log that is a FIFO).
 	Skipped []string
+	// Traces are a run folder's trace files (torch's structured trace: runfolder.Folder.Trace),
+	// read with its run.log.
+	Traces []string
 }
 
 // Difference is a setting or version that differs between two runs ("" where one run lacks it).
@@ -107,6 +111,11 @@ type ProgramVerdict struct {
 	CauseFrom string
 	Pair      *explain.DiffPair
 	Advice    string
+
+	// decided is the part of the key that decided the miss, where the keys' parts were compared
+	// with their values (partKnown).
+	decided   framework.KeyPart
+	partKnown bool
 }
 
 // RunsDiff is recomp diff of two runs (run folders, or logs with their dumps): for each program
@@ -221,6 +230,8 @@ func SavedText(v *ProgramVerdict) string {
 		return fmt.Sprintf("saved %s", ledger.FormatDuration(v.Saved))
 	case "cache entry":
 		return fmt.Sprintf("saved %s (from %s)", ledger.FormatDuration(v.Saved), frameworks.KeyedCache().Words().Stored)
+	case "trace":
+		return fmt.Sprintf("saved %s (as the trace says: AOTAutograd's time_saved_ms)", ledger.FormatDuration(v.Saved))
 	}
 	return ""
 }

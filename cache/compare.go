@@ -49,8 +49,7 @@ type PartPair struct {
 func (p PartPair) Differ() bool { return p.A != p.B }
 
 // partOrder is the order in which the parts that differ are named: the first decides.
-var partOrder = []framework.KeyPart{framework.KeyVersions, framework.KeyDevice, framework.KeyFlags, framework.KeyEnv,
-	framework.KeyInputs, framework.KeyGraph, framework.KeyOther}
+var partOrder = framework.KeyPartOrder
 
 // Compare holds the listed entries of inventory b against those of a.
 func Compare(a, b *Inventory) *Comparison {

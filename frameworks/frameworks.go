@@ -563,9 +563,36 @@ func Selected(name string) []*Framework {
 	return out
 }
 
-// CacheFolder is a cache folder an environment variable names.
+// CacheFolder is a cache folder an environment variable names, or a stack's default one
+// (Stack names that stack: the folder is the run's only when the run used it).
 type CacheFolder struct {
 	Dir, From string
+	Stack     string
+}
+
+// DefaultCacheFolders are the folders the stacks' caches use when no variable of env names one
+// (framework.Framework.DefaultCacheFolder), each with its stack.
+func DefaultCacheFolders(env []string) []CacheFolder {
+	var out []CacheFolder
+	for _, fw := range all {
+		if fw.DefaultCacheFolder == nil {
+			continue
+		}
+		if d, from := fw.DefaultCacheFolder(env); d != "" {
+			out = append(out, CacheFolder{Dir: d, From: from, Stack: fw.Name})
+		}
+	}
+	return out
+}
+
+// StackPackages are the Python distributions whose version says a run used the stack name.
+func StackPackages(name string) []string {
+	for _, fw := range all {
+		if fw.Name == name {
+			return fw.Packages
+		}
+	}
+	return nil
 }
 
 // CacheFolders finds the executable and persistent-cache folders the stacks (and the serving

@@ -77,7 +77,7 @@ func TestNotWrittenQuote(t *testing.T) {
 		"Finished XLA compilation of jit(f) in 0.1 sec\n" +
 		"/x/jax/_src/compiler.py:870: UserWarning: Error writing persistent compilation cache entry for 'jit_f': PermissionError: [Errno 13] Permission denied\n"
 	us := firstUnits(t, readScan(t, ReadOptions{}, text("a.log", log)))
-	if len(us) != 1 || len(us[0].KeyParts) != 2 || us[0].KeyParts[0] != (KeyPart{"computation", "00ff"}) || us[0].NotWritten == nil ||
+	if len(us) != 1 || len(us[0].KeyParts) != 2 || us[0].KeyParts[0] != (KeyPart{Name: "computation", Hash: "00ff"}) || us[0].NotWritten == nil ||
 		!strings.Contains(us[0].NotWritten.Text, "Permission denied") {
 		t.Errorf("units %+v", us[0])
 	}

@@ -137,6 +137,11 @@ func (l *Ledger) note(u *Unit, ev logscan.Event) {
 	if ev.Signature != "" {
 		u.Signature = ev.Signature
 	}
+	if len(ev.KeyParts) > 0 && len(u.KeyParts) == 0 { // a lookup's record lists its key's parts (torch's trace)
+		for _, p := range ev.KeyParts[:min(len(ev.KeyParts), maxListedKeyParts)] {
+			u.KeyParts = append(u.KeyParts, KeyPart{Name: p.Name, Hash: p.Hash, Value: p.Value})
+		}
+	}
 	if ev.Graph != "" && ev.Kind == logscan.CompileBegin {
 		u.Graph = ev.Graph
 	}

@@ -226,8 +226,12 @@ func (l *Ledger) Add(ev logscan.Event) {
 	}
 }
 
-// maxKeyLines bounds the cache-key lines kept for one compilation.
-const maxKeyLines = 64
+// maxKeyLines bounds the cache-key lines kept for one compilation; maxListedKeyParts the parts
+// kept of a key a lookup's record lists whole (torch 2.9's FX-graph key has about 400).
+const (
+	maxKeyLines       = 64
+	maxListedKeyParts = 1024
+)
 
 // cacheKey keeps a part of a cache key, or a flag hashed into it, on the compilation being
 // requested (the framework logs them while it computes the key, before the lookup); a line
@@ -440,6 +444,14 @@ func (l *Ledger) metric(ev logscan.Event) {
 	}
 	// cumulative: a report without the time (pt-xla-profiler's warning) keeps the last one's
 	l.sum.Metrics[ev.Detail] = Metric{Count: ev.Count, Total: max(ev.Duration, l.sum.Metrics[ev.Detail].Total), File: ev.File, Line: ev.Line}
+	if ev.Saved > 0 { // what a hit saved (AOTAutograd's record of its hit): the hit's, the open one or the last
+		for _, u := range []*Unit{l.open, l.last} {
+			if u != nil && u.Hit {
+				u.Saved += ev.Saved
+				break
+			}
+		}
+	}
 	fw := frameworks.ForProducer(ev.Producer)
 	if fw == nil {
 		return

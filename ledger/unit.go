@@ -133,6 +133,9 @@ type Unit struct {
 	// disabled, an error writing it); ReadError that it could not read the cache's entry.
 	NotWritten *Quote
 	ReadError  *Quote
+	// Saved is the compile time a cache hit saved, as the stack's record says (AOTAutograd's
+	// time_saved_ms in torch's trace); 0 when nothing says.
+	Saved time.Duration
 
 	end      time.Time
 	signals  []logscan.Signal
@@ -158,6 +161,8 @@ type StaticArg struct {
 // KeyPart is one part of a cache key and the hash a framework logged of it.
 type KeyPart struct {
 	Name, Hash string
+	// Value is the part's value where the stack's record gives it (torch's trace), else "".
+	Value string
 }
 
 // Quote is a framework's own words, where it said them.

@@ -166,6 +166,18 @@ type Event struct {
 	// "0/1"), "" when its record names none: a log and a trace of one process that record the
 	// same compilation are joined by it.
 	Key string
+	// KeyParts are the parts of the cache key a lookup's record lists with their values (torch's
+	// trace: the components of each FX-graph key), nil when it lists none.
+	KeyParts []KeyPart
+	// Saved is the compile time a cache hit saved, as the stack's own record says
+	// (AOTAutograd's time_saved_ms); 0 when it does not say.
+	Saved time.Duration
+}
+
+// KeyPart is one part of a cache key as a stack's record lists it: its name, its hash, and its
+// value as recomp shows it (a long value by a short form and its hash).
+type KeyPart struct {
+	Name, Hash, Value string
 }
 
 // Warning is a line that could not be used as it stands.

@@ -42,6 +42,9 @@ func sideLine(s across.RunSide) string {
 	if len(s.Logs) > 0 {
 		parts = append(parts, "log "+strings.Join(s.Logs, ", "))
 	}
+	if len(s.Traces) > 0 {
+		parts = append(parts, "trace "+strings.Join(s.Traces, ", "))
+	}
 	if s.Dump != "" {
 		parts = append(parts, "dump "+s.Dump)
 	}
@@ -74,6 +77,7 @@ type RunSideJSON struct {
 	Dump     string   `json:"dump"`
 	Manifest string   `json:"manifest"`
 	Caches   []string `json:"caches"`
+	Traces   []string `json:"traces"`
 }
 
 type RunsSummaryJSON struct {
@@ -123,7 +127,7 @@ type DifferenceJSON struct {
 }
 
 func sideDocument(s across.RunSide) RunSideJSON {
-	return RunSideJSON{Path: s.Path, Logs: nonNil(s.Logs), Dump: s.Dump, Manifest: s.Manifest, Caches: nonNil(s.Caches)}
+	return RunSideJSON{Path: s.Path, Logs: nonNil(s.Logs), Dump: s.Dump, Manifest: s.Manifest, Caches: nonNil(s.Caches), Traces: nonNil(s.Traces)}
 }
 
 func differences(ds []across.Difference) []DifferenceJSON {

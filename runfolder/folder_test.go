@@ -18,10 +18,14 @@ func TestSettingComparable(t *testing.T) {
 		{"PYTHONPATH", "/r/a/.recomp-probe", ""},
 		{ProbeOutVar, "/r/a/probe.jsonl", ""},
 		{"JAX_LOG_COMPILES", "1", "1"},
+		{"TORCH_TRACE", "/r/a/trace", ""}, // recomp run's, into the run folder
 	} {
 		if got := (Setting{Name: c.name, Value: c.value}).Comparable(); got != c.want {
 			t.Errorf("%s=%s: %q, want %q", c.name, c.value, got, c.want)
 		}
+	}
+	if got := (Setting{Name: "TORCH_TRACE", Value: "/home/u/traces", Kept: true}).Comparable(); got != "/home/u/traces" {
+		t.Errorf("the user's own TORCH_TRACE: %q", got)
 	}
 }
 

@@ -201,6 +201,10 @@ func (s Setting) Comparable() string {
 		return strings.Join(keep, string(os.PathListSeparator))
 	case ProbeOutVar:
 		return ""
+	case "TORCH_TRACE":
+		if !s.Kept {
+			return "" // recomp run's, into the run folder's trace/
+		}
 	}
 	return s.Value
 }

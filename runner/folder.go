@@ -85,6 +85,9 @@ type CacheWatch struct {
 	runfolder.CacheSnapshot
 
 	names map[string]bool
+	// stack is the stack whose default folder this is (no variable named it): the manifest
+	// names it only for a run that used the stack.
+	stack string
 }
 
 // CacheFolders finds the cache folders a run will use, from its environment and the folders
@@ -105,7 +108,23 @@ func CacheFolders(env []string, named []string) []*CacheWatch {
 	for _, d := range named {
 		add(d, "--cache")
 	}
+	for _, c := range frameworks.DefaultCacheFolders(env) {
+		if !seen[c.Dir] {
+			add(c.Dir, c.From)
+			out[len(out)-1].stack = c.Stack
+		}
+	}
 	return out
+}
+
+// usedStack says whether a run used a stack, by the versions its manifest found.
+func usedStack(stack string, versions map[string]string) bool {
+	for _, p := range frameworks.StackPackages(stack) {
+		if versions[p] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // TakeBefore takes the names in the folder before the run.
@@ -327,15 +346,18 @@ func NewManifest(info RunInfo, res *Result) *runfolder.Manifest {
 	if res.HeldOpen {
 		m.GraceSeconds = info.Grace.Seconds()
 	}
-	for _, cs := range info.Caches {
-		cs.TakeAfter()
-		m.Caches = append(m.Caches, cs.CacheSnapshot)
-	}
 	if m.Versions == nil {
 		m.Versions = Versions(PythonOf(info.Command), info.Env)
 	}
 	if m.Versions == nil {
 		m.Versions = map[string]string{}
+	}
+	for _, cs := range info.Caches {
+		if cs.stack != "" && (!usedStack(cs.stack, m.Versions) || !isDir(cs.Dir)) {
+			continue // a stack's default folder, and the run did not use the stack, or the stack made none
+		}
+		cs.TakeAfter()
+		m.Caches = append(m.Caches, cs.CacheSnapshot)
 	}
 	return m
 }

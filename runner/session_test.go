@@ -62,3 +62,42 @@ func TestSession(t *testing.T) {
 		}
 	}
 }
+
+// Inductor's default cache folder (TMPDIR/torchinductor_<user>, the user's name sanitised as
+// torch does) is watched when TORCHINDUCTOR_CACHE_DIR is not set, and the manifest names it, with
+// what makes it the default and what the run added, only for a run that used torch and left the
+// folder; with TORCHINDUCTOR_CACHE_DIR set, that folder alone is watched.
+func TestInductorDefaultCacheFolder(t *testing.T) {
+	tmp := t.TempDir()
+	env := []string{"TMPDIR=" + tmp, "USER=u:v"}
+	want := filepath.Join(tmp, "torchinductor_u_v")
+	res := &Result{Start: time.Now(), End: time.Now()}
+	manifest := func(versions map[string]string, made bool) *runfolder.Manifest {
+		cs := CacheFolders(env, nil)
+		if len(cs) != 1 || cs[0].Dir != want || cs[0].stack != "torch" {
+			t.Fatalf("caches %+v", cs)
+		}
+		os.RemoveAll(want)
+		cs[0].TakeBefore()
+		if made {
+			if err := os.MkdirAll(filepath.Join(want, "fxgraph"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return NewManifest(RunInfo{Caches: cs, Versions: versions}, res)
+	}
+	m := manifest(map[string]string{"torch": "2.9.0"}, true)
+	if len(m.Caches) != 1 || m.Caches[0].Dir != want || !strings.HasPrefix(m.Caches[0].From, "default") ||
+		m.Caches[0].Before != 0 || m.Caches[0].AddedCount != 1 || m.Caches[0].Added[0] != "fxgraph" {
+		t.Errorf("a torch run: %+v", m.Caches)
+	}
+	if m := manifest(map[string]string{"jax": "0.12.0"}, true); len(m.Caches) != 0 {
+		t.Errorf("a run without torch: %+v", m.Caches)
+	}
+	if m := manifest(map[string]string{"torch": "2.9.0"}, false); len(m.Caches) != 0 {
+		t.Errorf("no folder made: %+v", m.Caches)
+	}
+	if cs := CacheFolders(append(env, "TORCHINDUCTOR_CACHE_DIR=/c"), nil); len(cs) != 1 || cs[0].Dir != "/c" || cs[0].From != "TORCHINDUCTOR_CACHE_DIR" || cs[0].stack != "" {
+		t.Errorf("TORCHINDUCTOR_CACHE_DIR set: %+v", cs)
+	}
+}

@@ -44,6 +44,10 @@ type Framework struct {
 	// CacheFolders finds, in one environment variable, the executable or persistent-cache
 	// folders a run of the stack will use.
 	CacheFolders func(name, value string) []string
+	// DefaultCacheFolder is the folder the stack's cache uses when no variable names one, from
+	// the run's environment (Inductor's TMPDIR/torchinductor_<user>), and what makes it the
+	// default; "" when the stack has none or a variable names one.
+	DefaultCacheFolder func(env []string) (dir, from string)
 	// CacheEntries are the kinds of file the stack's cache folders hold.
 	CacheEntries []CacheEntry
 	// CacheTrees are the stack's caches kept as folders of entries (Neuron's
@@ -360,6 +364,12 @@ const (
 	KeyInputs           // the inputs' metadata the graph was compiled for (shapes, dtypes, strides)
 )
 
+// KeyPartOrder is the order in which the parts of a key that differ are named, the first
+// deciding: a version, then the devices, the flags or config, the environment, the inputs'
+// metadata, and last the graph (a new version or new flags change every graph's key; a new
+// graph changes one).
+var KeyPartOrder = []KeyPart{KeyVersions, KeyDevice, KeyFlags, KeyEnv, KeyInputs, KeyGraph, KeyOther}
+
 // String names a part of a cache key for a report.
 func (p KeyPart) String() string {
 	switch p {
@@ -407,6 +417,13 @@ type CacheWords struct {
 	// (PersistentCacheHit, PersistentCacheMiss): with ReadFailureMetric, what a run whose log
 	// names no entry did with the entries of the graphs it ran. "" when it has none.
 	HitMetric, MissMetric string
+	// HitThenCompile says a hit serves the compiled graph and the stack still compiles what
+	// holds it (dynamo compiles the frame around an FX graph Inductor's cache served): the
+	// compilation after a hit of the same program is that hit's, one request served.
+	HitThenCompile bool
+	// PartAdvice is what to do when a part of a key changed, by the part that decided the miss,
+	// where the stack's records name the parts with their values (Inductor's remedies).
+	PartAdvice map[KeyPart]string
 	// Advice is what to do, by the reason of a miss (the JSON contract's miss reasons:
 	// key_changed_outside_graph, never_written, evicted, unreadable), where the stack has its
 	// own way.

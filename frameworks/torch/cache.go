@@ -2,9 +2,12 @@ package torch
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	osuser "os/user"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -65,6 +68,38 @@ var (
 )
 
 // cacheFolders finds Inductor's cache in TORCHINDUCTOR_CACHE_DIR.
+// defaultCacheFolder is where Inductor puts its cache when TORCHINDUCTOR_CACHE_DIR is not set:
+// tempfile.gettempdir()/torchinductor_<getpass.getuser()>, the user's name with \/:*?"<>| made _
+// (torch/_inductor/runtime/cache_dir_utils.py default_cache_dir).
+func defaultCacheFolder(env []string) (string, string) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	if _, set := vars["TORCHINDUCTOR_CACHE_DIR"]; set {
+		return "", ""
+	}
+	tmp := cmp.Or(vars["TMPDIR"], vars["TEMP"], vars["TMP"], "/tmp")
+	user := cmp.Or(vars["LOGNAME"], vars["USER"], vars["LNAME"], vars["USERNAME"])
+	if user == "" {
+		if u, err := osuser.Current(); err == nil {
+			user = u.Username
+		}
+	}
+	if user == "" {
+		return "", ""
+	}
+	user = strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`\/:*?"<>|`, r) {
+			return '_'
+		}
+		return r
+	}, user)
+	return filepath.Join(tmp, "torchinductor_"+user), "default: Inductor's, TORCHINDUCTOR_CACHE_DIR unset"
+}
+
 func cacheFolders(name, value string) []string {
 	if name == "TORCHINDUCTOR_CACHE_DIR" && value != "" {
 		return []string{value}

@@ -163,3 +163,23 @@ func FuzzDescribeInductor(f *testing.F) {
 		pickleEach(b, func(s []byte) { keyComponentBytes(s) })
 	})
 }
+
+// Inductor's default folder as torch's default_cache_dir names it: tempfile.gettempdir() (TMPDIR,
+// TEMP, TMP, then /tmp), getpass.getuser() (LOGNAME, USER, LNAME, USERNAME first); none when
+// TORCHINDUCTOR_CACHE_DIR is set, even empty (torch then uses that).
+func TestDefaultCacheFolder(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"TMPDIR=/s", "USER=u", "LOGNAME=l"}, "/s/torchinductor_l"},
+		{[]string{"TEMP=/t", "USER=a\\b|c"}, "/t/torchinductor_a_b_c"},
+		{[]string{"USERNAME=w"}, "/tmp/torchinductor_w"},
+		{[]string{"USER=u", "TORCHINDUCTOR_CACHE_DIR=/c"}, ""},
+		{[]string{"USER=u", "TORCHINDUCTOR_CACHE_DIR="}, ""},
+	} {
+		if got, from := defaultCacheFolder(c.env); got != c.want || (got != "" && !strings.Contains(from, "TORCHINDUCTOR_CACHE_DIR unset")) {
+			t.Errorf("%v: %q (%s), want %q", c.env, got, from, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/logscan"
@@ -50,6 +51,24 @@ type cachePayload struct {
 	Key        string   `json:"key"`
 	Components []string `json:"components"`
 	Bypass     string   `json:"cache_bypass_reason"`
+	// TimeSavedMS is what AOTAutograd says a hit saved: the compile time it stored in the entry.
+	TimeSavedMS *float64 `json:"time_saved_ms"`
+}
+
+// keyParts are a lookup's key components, each read as recomp run's cache inventory reads an
+// entry's (keyComponent): name, hash and value as shown; those it cannot read are left out.
+func (p cachePayload) keyParts() []logscan.KeyPart {
+	var out []logscan.KeyPart
+	for _, c := range p.Components {
+		if len(out) == maxKeyParts {
+			break
+		}
+		if f, ok := keyComponent(c); ok {
+			hash, _, _ := strings.Cut(c[1:], "]")
+			out = append(out, logscan.KeyPart{Name: f.Name, Hash: strings.Clone(hash), Value: f.Value}) // (not the payload's: a graph's whole code)
+		}
+	}
+	return out
 }
 
 // cacheArtifact reads one cache artifact and holds its payload, on the line after it.
@@ -97,6 +116,11 @@ func cacheResult(c *logscan.Context, fx bool, state string, frameID int, key str
 	if state == "miss" && validKey(p.Key) { // the entry it compiled and wrote
 		count.Hash, count.Path = p.Key, entryPath(p.Key)
 	}
+	if state == "hit" && !fx && p.TimeSavedMS != nil && *p.TimeSavedMS > 0 && *p.TimeSavedMS < 1e10 {
+		count.Saved = time.Duration(*p.TimeSavedMS * float64(time.Millisecond)) // AOTAutograd's word on what its hit saved
+		t.saved += count.Saved
+		count.Duration = t.saved // the metric's total: what the process's hits saved
+	}
 	c.Emit(count)
 	frame := cmp.Or(t.user[frameID], t.named[frameID], unnamedLimit)
 	cache := "AOTAutograd's cache"
@@ -104,9 +128,20 @@ func cacheResult(c *logscan.Context, fx bool, state string, frameID int, key str
 		cache = "Inductor's FX-graph cache"
 	}
 	switch {
+	case state == "miss" && fx && t.lastMiss != "id:"+key:
+		// The frame's graph missed the cache: the compilation dynamo records next is that miss's
+		// (no name here: the frame's compilation names it). One a compilation: a training step's
+		// backward graph, which misses right after its forward, does not start another.
+		t.lastMiss = "id:" + key
+		ev := logscan.Event{Kind: logscan.CacheMiss, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_miss", Key: key,
+			KeyParts: p.keyParts(), Detail: "Inductor's FX-graph cache missed the graph of " + frame}
+		if validKey(p.Key) {
+			ev.Hash, ev.Path = p.Key, entryPath(p.Key)
+		}
+		c.Emit(ev)
 	case state == "hit" && fx:
 		ev := logscan.Event{Kind: logscan.CacheHit, Producer: logscan.ProducerDynamo, Signal: "dynamo:fx_graph_cache_hit", Module: frame, Key: key,
-			Detail: "Inductor's FX-graph cache served the graph of " + frame}
+			KeyParts: p.keyParts(), Detail: "Inductor's FX-graph cache served the graph of " + frame}
 		if validKey(p.Key) {
 			ev.Hash, ev.Path = p.Key, entryPath(p.Key)
 			ev.Detail += " (entry " + p.Key + ")"
@@ -144,11 +179,15 @@ func cacheNotes(ms map[string]framework.Metric, _ int) []framework.Note {
 		at = fxHit
 	}
 	aot := fmt.Sprintf("; AOTAutograd's cache: %s, %s", plural(aotHit.Count, "hit"), plural(aotMiss.Count, "miss"))
+	saved := ""
+	if aotHit.Total > 0 {
+		saved = fmt.Sprintf("; the trace says the hits saved %.1fs of compiling (AOTAutograd's time_saved_ms)", aotHit.Total.Seconds())
+	}
 	switch {
 	case fxMiss.Count == 0 && fxBypass.Count == 0:
 		return []framework.Note{{Severity: "info", Kind: "compile_cache", File: at.File, Line: at.Line,
 			Message: fmt.Sprintf("Inductor's FX-graph cache served every graph (%s%s): dynamo traced the functions, Inductor "+
-				"generated and compiled no code", plural(fxHit.Count, "hit"), aot)}}
+				"generated and compiled no code%s", plural(fxHit.Count, "hit"), aot, saved)}}
 	case fxMiss.Count > 0:
 		return []framework.Note{{Severity: "warning", Kind: "compile_cache", File: at.File, Line: at.Line,
 			Message: fmt.Sprintf("Inductor's FX-graph cache missed %s and served %d (%s): each graph it missed was compiled "+

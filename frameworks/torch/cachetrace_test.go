@@ -110,3 +110,71 @@ func TestTraceInductorCacheRecords(t *testing.T) {
 		t.Errorf("findings %+v", s.Ledger.Findings)
 	}
 }
+
+// Each FX-graph lookup of inductor-cache-run's traces lists its key's components: the run's one
+// request carries them with their values (run 3's miss names the config value the program
+// changed, True where run 1's is False: truth.json's missed), the key of the entry, and the miss
+// itself (counted with the compilation, not as a compilation of its own); run 2's hit carries
+// what AOTAutograd's hit record says it saved.
+func TestTraceFXKeyParts(t *testing.T) {
+	run := "../../testdata/runs/torch-2.9/inductor-cache-run"
+	b, err := os.ReadFile(filepath.Join(run, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth struct {
+		Logs  []string `json:"logs"`
+		Cache struct {
+			Runs []struct {
+				Written struct {
+					FX []string `json:"fxgraph"`
+				} `json:"written"`
+				Missed *struct {
+					Part string `json:"part"`
+					A, B string
+				} `json:"missed"`
+			} `json:"runs"`
+		} `json:"inductor_cache"`
+	}
+	if err := json.Unmarshal(b, &truth); err != nil || len(truth.Logs) != 3 || truth.Cache.Runs[2].Missed == nil {
+		t.Fatalf("%v %+v", err, truth)
+	}
+	value := func(u *ledger.Unit, name string) string {
+		for _, p := range u.KeyParts {
+			if p.Name == name {
+				return p.Value
+			}
+		}
+		return "(none)"
+	}
+	var units [3][]*ledger.Unit
+	for i, log := range truth.Logs {
+		s, err := ledger.ReadLogs([]ledger.Log{{Path: filepath.Join(run, log)}}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range s.Ledger.Modules {
+			units[i] = append(units[i], m.Units...)
+		}
+		if sm := s.Ledger.Summary; sm.Compilations != 1 || sm.CacheMisses+sm.CacheHits != 1 {
+			t.Errorf("run %d: %+v", i+1, sm)
+		}
+	}
+	part := truth.Cache.Runs[2].Missed.Part
+	for _, i := range []int{0, 2} {
+		if len(units[i]) != 1 {
+			t.Fatalf("run %d: %d units", i+1, len(units[i]))
+		}
+		u := units[i][0]
+		if !u.Miss || !u.Compiled || u.Hash != truth.Cache.Runs[i].Written.FX[0] || len(u.KeyParts) < 100 || value(u, "gm") == "(none)" {
+			t.Errorf("run %d: %+v", i+1, u)
+		}
+	}
+	if a, c := value(units[0][0], part), value(units[2][0], part); a != truth.Cache.Runs[2].Missed.A || c != truth.Cache.Runs[2].Missed.B {
+		t.Errorf("%s: run 1 %q, run 3 %q; want %q, %q", part, a, c, truth.Cache.Runs[2].Missed.A, truth.Cache.Runs[2].Missed.B)
+	}
+	if len(units[1]) != 2 || !units[1][0].Hit || units[1][0].Saved <= 0 || units[1][0].Hash != truth.Cache.Runs[0].Written.FX[0] ||
+		value(units[1][0], part) != truth.Cache.Runs[2].Missed.A {
+		t.Errorf("run 2: %+v", units[1])
+	}
+}

@@ -9,6 +9,7 @@
 // its guard failures into typed facts; trace.go reads torch's structured trace (TORCH_TRACE):
 // compile ids, their seconds, the user's line, the recompile limit; cachetrace.go reads the
 // trace's lookups of Inductor's FX-graph and AOTAutograd caches; cache.go knows those caches'
-// folders under TORCHINDUCTOR_CACHE_DIR (their entries and key parts); probe.go is the unit's
+// folders under TORCHINDUCTOR_CACHE_DIR (their entries and key parts); keyed.go is the FX-graph
+// cache as recomp diff holds two runs' lookups against it (keys, parts, remedies); probe.go is the unit's
 // hook in recomp run's probe (probe.py, each compilation dynamo's metrics record).
 package torch

@@ -43,9 +43,11 @@ var Framework = &framework.Framework{
 	Probe: &framework.Probe{Package: "torch._dynamo.utils", Hook: probeHook, Function: "_on_torch_dynamo",
 		Records: "each torch.compile compilation (from dynamo's compilation metrics)", Event: "compile", ModuleName: probeName, Compiles: true},
 	// Inductor's FX-graph and AOTAutograd caches, and its generated code (cache.go)
-	CacheTrees:   []*framework.CacheTree{fxGraphCache, aotAutogradCache, inductorCode},
-	CacheFolders: cacheFolders,
-	Metrics:      cacheNotes, // what the run did with Inductor's caches (cachetrace.go)
+	CacheTrees:         []*framework.CacheTree{fxGraphCache, aotAutogradCache, inductorCode},
+	CacheFolders:       cacheFolders,
+	DefaultCacheFolder: defaultCacheFolder, // Inductor's under the temporary folder
+	KeyedCache:         inductorCache{},    // what recomp diff holds two runs' FX-graph lookups against (keyed.go)
+	Metrics:            cacheNotes,         // what the run did with Inductor's caches (cachetrace.go)
 	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
 	TraceFiles:    regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
 	Trace:         traceMessages,

@@ -97,8 +97,11 @@ type traceState struct {
 	caller string
 	// limits counts, by function, the records of its recompile limit
 	limits map[string]int
-	// caches counts the lookups of Inductor's caches (cachetrace.go)
-	caches cacheCounts
+	// caches counts the lookups of Inductor's caches (cachetrace.go); lastMiss is the compile id
+	// (after "id:") whose FX-graph miss was said last
+	caches   cacheCounts
+	lastMiss string
+	saved    time.Duration // what AOTAutograd's hits saved, by its records
 }
 
 const traceMaxNames = 4096

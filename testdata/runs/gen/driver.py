@@ -230,14 +230,16 @@ def _run_recomp(how, cmd, env, cwd, log):
     folder is the record), the run folder being cwd, which is empty. recomp run writes the log (run.log),
     the manifest, the probe's records and the dump, and sets each stack's settings itself; its own
     reports (report.*) are recomp's answer, not the run's evidence, and are removed. Returns recomp's
-    exit status."""
-    assert log == "run.log", log
-    argv = [recomp_bin(), "run", "--out", cwd] + list(how["flags"]) + ["--"] + cmd
+    exit status. A scenario of several runs (spec "runs") gives each its own run folder, runN/ (log
+    runN/run.log), the program still running in cwd: what the runs share (a cache) stays there."""
+    assert os.path.basename(log) == "run.log", log
+    out = os.path.join(cwd, os.path.dirname(log))
+    argv = [recomp_bin(), "run", "--out", out] + list(how["flags"]) + ["--"] + cmd
     with open(os.devnull, "wb") as null:
         rc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=null, stderr=null, env=env, cwd=cwd).returncode
-    for name in os.listdir(cwd):
+    for name in os.listdir(out):
         if name.startswith("report."):
-            os.remove(os.path.join(cwd, name))
+            os.remove(os.path.join(out, name))
     return rc
 
 
@@ -255,7 +257,7 @@ def child_env(fw, recorded, extra):
 
 
 def _evidence_file(cwd, log):
-    return os.path.join(cwd, ".evidence." + log + ".json")
+    return os.path.join(cwd, ".evidence." + log.replace("/", "_") + ".json")
 
 
 def _read_evidence(path):
@@ -567,6 +569,8 @@ def generate(fw, name, out, matrix):
     else:
         runs = spec.get("runs", 1)
         logs = ["run.log"] if runs == 1 else [f"run{i}.log" for i in range(1, runs + 1)]
+        if runs > 1 and spec.get("recomp_run"):  # each run its own run folder (_run_recomp)
+            logs = [f"run{i}/run.log" for i in range(1, runs + 1)]
         per = [dict(spec.get("run_env", {}).get(i, {})) for i in range(1, runs + 1)]  # run index -> its own env
         if spec.get("dump_per_run"):
             per = [dict(with_dump(dict(env, **e), f"dump{i}"), **{k: v for k, v in e.items() if k != "XLA_FLAGS"})

@@ -49,7 +49,7 @@ def setup(spec):
 
 def _torch():
     # Inductor's cache in the run folder (an absolute path: Inductor's C++ compiler runs elsewhere)
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.abspath("inductor-cache")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.abspath(os.environ.get("TORCHINDUCTOR_CACHE_DIR") or "inductor-cache")
     import torch
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -282,6 +282,22 @@ S["inductor-cache-keys"] = dict(
                 "run 3 compiles predict_relu (model(x).relu()) on 16 rows: the same inputs, another graph, another miss.")
 
 
+# The inductor-cache runs under recomp run: three run folders (run1/, run2/, run3/, each recomp run's
+# own: run.log, manifest.json, probe.jsonl, trace/), the program run in the scenario's folder with
+# TORCHINDUCTOR_CACHE_DIR set before recomp run starts, so that each manifest names the cache.
+RUN_RUNS = {1: {}, 2: {}, 3: {"TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE": "1"}}
+S["inductor-cache-run"] = dict(
+    program=inductor_cache, recompiled=[], cause=None, runs=3, run_env=RUN_RUNS, per_log=True,
+    recomp_run={"flags": [], "exit": 0, "paths": "root"}, env={"TORCHINDUCTOR_CACHE_DIR": "inductor-cache"},
+    cache={"served": [2], "missed": {3: {"part": "inductor_config[max_autotune_pointwise]", "a": "False", "b": "True",
+                                         "setting": "TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE=1"}}},
+    description="The inductor-cache program run three times under recomp run (`recomp run --out runN -- python …`, "
+                "each run folder with its run.log, manifest.json, probe.jsonl and trace/), sharing one Inductor cache "
+                "(TORCHINDUCTOR_CACHE_DIR=inductor-cache, set before recomp run, kept as cache/): run 1 fills it, run 2 "
+                "is served from it (FX-graph and AOTAutograd hits), run 3 sets TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE=1: "
+                "one Inductor config value in the FX-graph key changed, so it misses and writes new entries.")
+
+
 def _cache_truth(run, problems):
     """What each run did with Inductor's caches (torch's own counters) and the entries left behind."""
     spec = run.spec["cache"]
@@ -344,7 +360,8 @@ def judge(run):
                 shutil.copytree(run.path("inductor-cache", sub), run.path("cache", sub))
     shutil.rmtree(run.path("inductor-cache"), ignore_errors=True)  # compiled code: not committed
     traces = []
-    trace_dirs = [d for d in ("trace", "trace1", "trace2", "trace3") if os.path.isdir(run.path(d))]
+    trace_dirs = [d for d in ("trace", "trace1", "trace2", "trace3", "run1/trace", "run2/trace", "run3/trace")
+                  if os.path.isdir(run.path(d))]
     for d in trace_dirs:  # the structured trace, gzipped (recomp reads .gz as it is)
         import gzip
         for fn in sorted(os.listdir(run.path(d))):
@@ -369,7 +386,7 @@ def judge(run):
     # dynamo's own seconds: what recomp must give from the trace, which carries them (a text log's
     # timestamps bracket less of each compilation); a traced run is checked on its trace alone
     seconds_key, compiles_key = ("compile_seconds", "compiles") if traces else ("dynamo_seconds", "dynamo_compiles")
-    if traces and spec.get("recomp_run"):
+    if traces and spec.get("recomp_run") and spec.get("runs", 1) == 1:
         extra["run_folder"] = True  # read as recomp run left it: run.log and trace/ at once, each compilation once
     elif traces:
         extra["logs"] = traces

@@ -153,7 +153,7 @@ func want(t *testing.T, got map[string]string, expect map[string][]string) {
 // jaxSuite is what each test of testdata/pytest/jax gives under pytest --recomp.
 var jaxSuite = map[string][]string{
 	"test_compile_once":     {"passed"},
-	"test_growing_prefixes": {"failed", "recomp: jit(predict) compiled 4 times in this test: 3 after its first compilation", "cause: batch_size", "test_model.py:32 (test_growing_prefixes)", "fix: pad"},
+	"test_growing_prefixes": {"failed", "recomp: jit(predict) compiled 4 times in this test: 3 after its first compilation", "cause: batch size, the batch", "!batch_size", "test_model.py:32 (test_growing_prefixes)", "fix: pad"},
 	"test_batch[20]":        {"passed"},
 	"test_batch[24]":        {"passed"},
 	"test_batch[28]":        {"passed"},
@@ -231,7 +231,7 @@ func TestPytestPluginJAX(t *testing.T) {
 // record of each frame dynamo compiled blames the test, and dynamo's own log gives the cause.
 var torchSuite = map[string][]string{
 	"test_compile_once":     {"passed"},
-	"test_growing_prefixes": {"failed", "test_model.py:17 (_predict) compiled 4 times in this test: 3 after its first compilation", "cause: batch_size", "fix: pad", "mark_dynamic"},
+	"test_growing_prefixes": {"failed", "test_model.py:17 (_predict) compiled 4 times in this test: 3 after its first compilation", "cause: batch size,", "!batch_size", "fix: pad", "mark_dynamic"},
 	"test_batch[20]":        {"passed"},
 	"test_batch[24]":        {"passed"},
 	"test_batch[28]":        {"passed"},
@@ -306,7 +306,7 @@ func TestPytestPluginUnblamed(t *testing.T) {
 			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
 		}
 		want(t, got, map[string][]string{"test_starts_a_process": {"passed"}})
-		for _, w := range []string{"recomp: jit_child_step compiled 3 times after warm-up; no test could be blamed", "cause: batch_size", "fix: pad"} {
+		for _, w := range []string{"recomp: jit_child_step compiled 3 times after warm-up; no test could be blamed", "cause: batch size, `x` (dimension 0)", "fix: pad"} {
 			if !strings.Contains(out, w) {
 				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
 			}

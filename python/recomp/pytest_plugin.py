@@ -325,7 +325,7 @@ def _answer(p, mine, when="in the session so far"):
     own lines, else all), the fix and the program's summary."""
     out = []
     for c in mine or p.get("causes") or []:
-        line = "  cause: %s" % c.get("kind", "")
+        line = "  cause: %s" % (c.get("label") or c.get("kind", ""))  # the kind in the words of the rest of the answer
         if c.get("change"):
             line += ", " + c["change"]
         if c.get("sites"):

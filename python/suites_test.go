@@ -348,6 +348,31 @@ func TestPytestPluginUnjudged(t *testing.T) {
 	}
 }
 
+// A TF suite whose XLA compilations only TF's C++ log lines record (pytest's capture takes
+// them): the log holds tf.function's retracing warning and no compilation, the dump holds the
+// modules. The session is not judged, and pytest --recomp fails it rather than pass it.
+func TestPytestPluginUnjudgedTF(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_TF_2_21")
+	run := filepath.Join(dir, "run")
+	code, out, got := outcomes(t, py, dir, "../testdata/pytest/tf", "--recomp", "--recomp-out", run)
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s", code, out)
+	}
+	want(t, got, map[string][]string{"test_growing_batches": {"passed"}, "test_compile_once": {"passed"}})
+	if !strings.Contains(out, "HLO modules were dumped into the run folder, and its log holds no compilation: the session's compilations were not judged") {
+		t.Errorf("the output lacks why the session failed:\n%s", out)
+	}
+	var m struct {
+		ExitCode int `json:"exit_code"`
+	}
+	if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.ExitCode != 1 {
+		t.Errorf("manifest %s (%v)", b, err)
+	}
+	if code, out, _ := outcomes(t, py, dir, "../testdata/pytest/tf"); code != 0 {
+		t.Errorf("without --recomp: exit %d\n%s", code, out)
+	}
+}
+
 // recomp run -- pytest -q answers as pytest -s does: the stacks' log records reach run.log
 // whatever pytest does with the output.
 func TestRecompRunPytestQuiet(t *testing.T) {

@@ -127,9 +127,16 @@ func answer(e *env, dir string, names []runner.ProbeName) (sessionAnswer, error)
 }
 
 // judge reads a scan report: the programs it says compiled after warm-up that are not among
-// named, and the HLO modules the dump of dir holds when its log shows no compilation.
+// named, and the HLO modules the dump of dir holds when its log shows no compilation (no
+// compile evidence at all, or only what says something traced or compiled, not how often: a
+// tf.function's retracing warning, whose XLA compilations TF's C++ logs to the standard error
+// that pytest takes).
 func judge(scan []byte, named []string, dir string) (unblamed []string, unjudged int, err error) {
 	var r struct {
+		Summary struct {
+			CompileRequests int `json:"compile_requests"`
+			Compilations    int `json:"compilations"`
+		} `json:"summary"`
 		Verdict *struct {
 			Programs []struct {
 				Program     string `json:"program"`
@@ -151,15 +158,16 @@ func judge(scan []byte, named []string, dir string) (unblamed []string, unjudged
 			}
 		}
 	}
+	none := r.Summary.Compilations == 0 && r.Summary.CompileRequests == 0
 	for _, f := range r.Findings {
-		if f.Kind == string(ledger.FindingNoEvidence) {
-			entries, _ := os.ReadDir(filepath.Join(dir, runfolder.DumpName))
-			for _, d := range entries {
-				if !strings.HasPrefix(d.Name(), ".") {
-					unjudged++
-				}
+		none = none || f.Kind == string(ledger.FindingNoEvidence)
+	}
+	if none {
+		entries, _ := os.ReadDir(filepath.Join(dir, runfolder.DumpName))
+		for _, d := range entries {
+			if !strings.HasPrefix(d.Name(), ".") {
+				unjudged++
 			}
-			break
 		}
 	}
 	return unblamed, unjudged, nil

@@ -15,6 +15,12 @@ import (
 // dump alone with an empty log.
 func sessionFolder(t *testing.T, withLog bool) string {
 	t.Helper()
+	return sessionFolderLog(t, withLog, "")
+}
+
+// sessionFolderLog is sessionFolder with log as its run.log when it is not "".
+func sessionFolderLog(t *testing.T, withLog bool, log string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	if code, _, errb := runRecomp("session", "open", "--out", dir, "--", "pytest"); code != 0 {
 		t.Fatalf("session open: exit %d: %s", code, errb)
@@ -26,6 +32,11 @@ func sessionFolder(t *testing.T, withLog bool) string {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "run.log"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if log != "" {
+		if err := os.WriteFile(filepath.Join(dir, "run.log"), []byte(log), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,6 +149,14 @@ func TestSessionCloseJudges(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A TF suite under pytest: its log holds tf.function's retracing warning, and TF's C++
+	// lines of each XLA compilation went to the standard error pytest takes: the dump holds the
+	// modules, and nothing says how often they compiled. The session is not judged: it fails.
+	const retraced = "2026-12-02T13:43:09.643489Z WARNING:2026-12-02 13:43:09,643:tensorflow:157: 5 out of the last 5 calls to <function predict at 0x7fa180411760> triggered tf.function retracing. Tracing is expensive.\n"
+	tf := sessionFolderLog(t, false, retraced)
+	if code, got, errb := sessionRun(t, `[]`, "session", "close", "--report", "--judge", tf); code != 0 || got.ExitCode != 1 || got.Unjudged != 2 {
+		t.Errorf("a TF log of retraces: exit %d, %+v: %s", code, got, errb)
 	}
 	// Without --judge the exit code stays; without --report nothing is printed.
 	dir := sessionFolder(t, true)

@@ -106,6 +106,39 @@ func runPytestCost(rounds int, dir string, keep bool) error {
 		r := quartiles(rel)
 		fmt.Printf("  --recomp's cost, pair by pair: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%)\n", q[1], q[0], q[2], r[1], r[0], r[2])
 	}
+	return binaryCalls(bin, dir, filepath.Join(dir, fmt.Sprintf("run%03d", rounds)))
+}
+
+// binaryCalls times, 20 times each, the two calls of the binary a session makes (session open,
+// and session close --report --judge on a folder holding the run's log, probe records and dump),
+// by their CPU time: the part of the plugin's cost the load of a shared machine moves least.
+func binaryCalls(bin, dir, run string) error {
+	cpu := func(stdin string, args ...string) (time.Duration, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("recomp %v: %v\n%s", args, err, out)
+		}
+		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	}
+	var open, closing []time.Duration
+	for i := range 20 {
+		folder := filepath.Join(dir, fmt.Sprintf("calls%02d", i))
+		o, err := cpu("", "session", "open", "--out", folder, "--", "pytest")
+		if err != nil {
+			return err
+		}
+		if out, err := exec.Command("cp", "-r", filepath.Join(run, "run.log"), filepath.Join(run, "probe.jsonl"), filepath.Join(run, "dump"), folder).CombinedOutput(); err != nil {
+			return fmt.Errorf("cp: %v\n%s", err, out)
+		}
+		c, err := cpu(`[{"framework": "jax", "name": "jit(step)"}]`, "session", "close", "--report", "--judge", folder)
+		if err != nil {
+			return err
+		}
+		open, closing = append(open, o), append(closing, c)
+	}
+	fmt.Printf("the binary's calls, CPU, median of 20: session open %.1f ms, session close --report --judge %.1f ms\n",
+		float64(median(open).Microseconds())/1000, float64(median(closing).Microseconds())/1000)
 	return nil
 }
 

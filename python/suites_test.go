@@ -373,6 +373,45 @@ func TestPytestPluginUnjudgedTF(t *testing.T) {
 	}
 }
 
+// recomp.gather() in a script: its own run folder, closed (the manifest final) with recomp's
+// answer in the same call of the binary, and raise_on_recompile; under recomp run it joins
+// recomp run's folder and reads the answer so far.
+func TestGather(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
+	script, _ := filepath.Abs("../testdata/pytest/gather/gather_jax.py")
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	cmd := exec.Command(py, script, a, b)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, w := range []string{"recompiled: jit__lambda [gather_jax.py:12] 2 cause: batch size", "folder: " + a, "raised: version 2 recomp: compiled again: jit__lambda [gather_jax.py:20]"} {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("the output lacks %q:\n%s", w, out)
+		}
+	}
+	for _, f := range []string{a, b} { // the blocks ended without an exception: exit code 0
+		var m struct {
+			Running  bool `json:"running"`
+			ExitCode int  `json:"exit_code"`
+		}
+		if b, err := os.ReadFile(filepath.Join(f, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.Running || m.ExitCode != 0 {
+			t.Errorf("%s: manifest %s (%v)", f, b, err)
+		}
+		if _, err := os.Stat(filepath.Join(f, ".recomp-probe")); err == nil {
+			t.Errorf("%s: the probe was left in the run folder", f)
+		}
+	}
+	run := filepath.Join(dir, "run")
+	cmd = exec.Command(filepath.Join(dir, "recomp"), "run", "--out", run, "--", py, script, filepath.Join(dir, "c"), filepath.Join(dir, "d"))
+	cmd.Dir = dir
+	out, _ = cmd.CombinedOutput()
+	if !strings.Contains(string(out), "folder: "+run) || !strings.Contains(string(out), "cause: batch size") {
+		t.Errorf("under recomp run: gather did not join its folder:\n%s", out)
+	}
+}
+
 // recomp run -- pytest -q answers as pytest -s does: the stacks' log records reach run.log
 // whatever pytest does with the output.
 func TestRecompRunPytestQuiet(t *testing.T) {

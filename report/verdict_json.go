@@ -76,7 +76,10 @@ type CadenceJSON struct {
 }
 
 type VerdictCauseJSON struct {
-	Kind         string   `json:"kind"`
+	Kind string `json:"kind"`
+	// Label is the kind in the words the rest of the answer uses (verdict.Cause.Label): what
+	// a card of the text report heads the cause with.
+	Label        string   `json:"label"`
 	Change       string   `json:"change"`
 	Count        int      `json:"count"`
 	Sites        []string `json:"sites"`
@@ -149,7 +152,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			Seconds: seconds(p.Time), AfterWarmupSeconds: seconds(p.LateTime), Share: round3(p.Share), Causes: []VerdictCauseJSON{}, Action: p.Action,
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
-			cj := VerdictCauseJSON{Kind: string(c.Kind), Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
+			cj := VerdictCauseJSON{Kind: string(c.Kind), Label: c.Label(p.Framework), Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
 				Values: []ValuesJSON{}, Source: c.Source}
 			for _, vs := range c.Values {
 				cj.Values = append(cj.Values, ValuesJSON{Name: vs.Name, Seen: nonNil(vs.Seen)})

@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/recomp/recomp/explain"
+	"github.com/recomp/recomp/ledger"
+	"github.com/recomp/recomp/report"
 	"github.com/recomp/recomp/runfolder"
 	"github.com/recomp/recomp/runner"
 )
@@ -14,7 +21,8 @@ import (
 // here so that the plugin holds no list of its own.
 type sessionCmd struct {
 	Open     sessionOpenCmd     `cmd:"" help:"Make a run folder with the probe; print as JSON the folder, the probe's folder and the variables to set."`
-	Close    sessionCloseCmd    `cmd:"" help:"Write the final manifest of a run folder that open made, and remove its probe."`
+	Close    sessionCloseCmd    `cmd:"" help:"Write the final manifest of a run folder that open made, and remove its probe; with --report, print recomp's answer on it."`
+	Report   sessionReportCmd   `cmd:"" help:"Read probe records' framework and name as a JSON list on stdin; print as JSON the program of each and recomp's answer on the run folder so far, as close --report does."`
 	Programs sessionProgramsCmd `cmd:"" help:"Read probe records' framework and name as a JSON list on stdin; print the program of each (its module family), as a JSON list."`
 }
 
@@ -46,22 +54,174 @@ func (c *sessionOpenCmd) Run(e *env) error {
 
 type sessionCloseCmd struct {
 	Exit   int    `default:"0" help:"The process's exit code."`
+	Report bool   `help:"Then read on stdin, as a JSON list, probe records' framework and name (the ones the process saw a test or fixture compile), and print as JSON the exit code the manifest holds, their programs, the programs that compiled after warm-up that none of them is, and recomp's answer on the folder (scan --format json)."`
+	Judge  bool   `help:"With --report: an exit code of 0 or 5 (pytest's: passed, no test collected) becomes 1 when a program that compiled after warm-up is none of the records' (unblamed), or when the dump holds modules while the log holds no compilation (unjudged)."`
 	Folder string `arg:"" name:"DIR" help:"The run folder open made."`
 }
 
+// sessionAnswer is what session report prints: the programs of the probe records read on stdin
+// and recomp's answer on the run folder.
+type sessionAnswer struct {
+	// Programs are the programs of the records read on stdin, one per record in order.
+	Programs []string `json:"programs"`
+	// Unblamed are the programs the verdict says compiled after warm-up that none of Programs
+	// is, in the verdict's order.
+	Unblamed []string `json:"unblamed"`
+	// Unjudged is how many HLO modules the dump holds when the report found no compilation in
+	// the log (nothing could be judged); 0 otherwise.
+	Unjudged int             `json:"unjudged"`
+	Report   json.RawMessage `json:"report"`
+}
+
+// sessionClosed is what session close --report prints: the one call a pytest session ends with.
+type sessionClosed struct {
+	// ExitCode is the exit code the manifest holds: --exit, or 1 when --judge failed the session.
+	ExitCode int `json:"exit_code"`
+	sessionAnswer
+}
+
 func (c *sessionCloseCmd) Run(e *env) error {
-	if _, err := runner.Close(c.Folder, c.Exit, time.Now()); err != nil {
+	if c.Judge && !c.Report {
+		return usageErr("session close: --judge needs --report")
+	}
+	var names []runner.ProbeName
+	if c.Report {
+		var err error
+		if names, err = readProbeNames(e, "session close"); err != nil {
+			return err
+		}
+	}
+	m, err := runner.Close(c.Folder, c.Exit, time.Now())
+	if err != nil {
 		return usage(err)
 	}
-	return nil
+	if !c.Report {
+		return nil
+	}
+	a, err := answer(e, c.Folder, names)
+	if err != nil {
+		return usage(err)
+	}
+	out := sessionClosed{ExitCode: c.Exit, sessionAnswer: a}
+	if c.Judge && (c.Exit == 0 || c.Exit == 5) && (len(a.Unblamed) > 0 || a.Unjudged > 0) {
+		// passed, or no test collected: recomp fails the session, and the manifest says so
+		m.ExitCode, out.ExitCode = 1, 1
+		if err := runfolder.WriteManifest(c.Folder, m); err != nil {
+			return usage(err)
+		}
+	}
+	return json.NewEncoder(e.stdout).Encode(out)
+}
+
+// answer is recomp's answer on the run folder dir for a process whose tests compiled the probe
+// records names.
+func answer(e *env, dir string, names []runner.ProbeName) (sessionAnswer, error) {
+	a := sessionAnswer{Programs: runner.Programs(names)}
+	scan, err := scanJSON(e, dir)
+	if err != nil {
+		return a, err
+	}
+	a.Report = scan
+	a.Unblamed, a.Unjudged, err = judge(scan, a.Programs, dir)
+	return a, err
+}
+
+// judge reads a scan report: the programs it says compiled after warm-up that are not among
+// named, and the HLO modules the dump of dir holds when its log shows no compilation (no
+// compile evidence at all, or only what says something traced or compiled, not how often: a
+// tf.function's retracing warning, whose XLA compilations TF's C++ logs to the standard error
+// that pytest takes).
+func judge(scan []byte, named []string, dir string) (unblamed []string, unjudged int, err error) {
+	var r struct {
+		Summary struct {
+			CompileRequests int `json:"compile_requests"`
+			Compilations    int `json:"compilations"`
+		} `json:"summary"`
+		Verdict *struct {
+			Programs []struct {
+				Program     string `json:"program"`
+				AfterWarmup int    `json:"after_warmup"`
+			} `json:"programs"`
+		} `json:"verdict"`
+		Findings []struct {
+			Kind string `json:"kind"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(scan, &r); err != nil {
+		return nil, 0, err
+	}
+	unblamed = []string{}
+	if r.Verdict != nil {
+		for _, p := range r.Verdict.Programs {
+			if p.AfterWarmup > 0 && !slices.Contains(named, p.Program) {
+				unblamed = append(unblamed, p.Program)
+			}
+		}
+	}
+	none := r.Summary.Compilations == 0 && r.Summary.CompileRequests == 0
+	for _, f := range r.Findings {
+		none = none || f.Kind == string(ledger.FindingNoEvidence)
+	}
+	if none {
+		entries, _ := os.ReadDir(filepath.Join(dir, runfolder.DumpName))
+		for _, d := range entries {
+			if !strings.HasPrefix(d.Name(), ".") {
+				unjudged++
+			}
+		}
+	}
+	return unblamed, unjudged, nil
+}
+
+// scanJSON is recomp scan DIR --format json, as bytes.
+func scanJSON(e *env, dir string) (json.RawMessage, error) {
+	opt, err := ledger.ReadSettings{}.Options()
+	if err != nil {
+		return nil, err
+	}
+	opt.Log = e.log
+	s, err := explain.ReadScan([]string{dir}, opt)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := report.Render(&b, report.JSON, s, report.Style{Meta: e.meta, Root: report.RepoRoot()}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(b.Bytes()), nil
+}
+
+type sessionReportCmd struct {
+	Folder string `arg:"" name:"DIR" help:"The run folder."`
+}
+
+func (c *sessionReportCmd) Run(e *env) error {
+	names, err := readProbeNames(e, "session report")
+	if err != nil {
+		return err
+	}
+	a, err := answer(e, c.Folder, names)
+	if err != nil {
+		return usage(err)
+	}
+	return json.NewEncoder(e.stdout).Encode(a)
 }
 
 type sessionProgramsCmd struct{}
 
 func (c *sessionProgramsCmd) Run(e *env) error {
+	names, err := readProbeNames(e, "session programs")
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(e.stdout).Encode(runner.Programs(names))
+}
+
+// readProbeNames reads the JSON list of probe records' framework and name on stdin.
+func readProbeNames(e *env, cmd string) ([]runner.ProbeName, error) {
 	var recs []runner.ProbeName
 	if err := json.NewDecoder(e.stdin).Decode(&recs); err != nil {
-		return usageErr("session programs: stdin: %v", err)
+		return nil, usageErr("%s: stdin: %v", cmd, err)
 	}
-	return json.NewEncoder(e.stdout).Encode(runner.Programs(recs))
+	return recs, nil
 }

@@ -60,8 +60,7 @@ def gather(out=None, raise_on_recompile=False, framework="auto", dump="before"):
             session.listeners.remove(ev.compilations.append)
         except ValueError:
             pass
-        session.close(1 if failed else 0)
-        ev.report = session.scan()
+        ev.report = session.close(1 if failed else 0, report=True)["report"]
     if raise_on_recompile and ev.recompiled:
         lines = [p.get("summary") or p.get("program", "") for p in ev.recompiled]
         raise Recompiled("recomp: compiled again: " + "; ".join(lines), ev.report)

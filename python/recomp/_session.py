@@ -138,31 +138,79 @@ class Session:
             raise RuntimeError("recomp scan %s: %s" % (self.folder, p.stderr.strip()))
         return json.loads(p.stdout)
 
-    def close(self, exit_code=0):
+    def answer(self, names=()):
+        """recomp's answer on the run folder so far for tests that compiled the probe records
+        names ((framework, name) pairs), in one call of the binary (`recomp session report`):
+        a dict with report (scan's JSON, docs/json.md), programs (names' programs: a dict),
+        unblamed (the programs that compiled after warm-up that none of names is) and unjudged
+        (the HLO modules dumped when the log holds no compilation; 0 otherwise)."""
+        keys, stdin = _names(names)
+        return self._reply(keys, _run(["session", "report", self.folder], stdin=stdin).stdout)
+
+    def _reply(self, keys, stdout):
+        out = json.loads(stdout)
+        out["programs"] = dict(zip(keys, out["programs"]))
+        self._programs.update(out["programs"])
+        return out
+
+    def close(self, exit_code=0, judge=None, report=False):
         """Ends the session: the probe's listener detached and, when this session made the run
         folder, the probe stopped, the folder's final manifest written and the variables set
-        back. Called again with another exit code, it writes that code into the manifest."""
+        back. Called again with another exit code, it writes that code into the manifest.
+
+        With report, or judge (the (framework, name) of the probe records the tests were seen
+        compiling), it returns recomp's answer as answer() does, read after the final manifest
+        in the same call of the binary, with exit_code: the one the manifest holds. With judge,
+        an exit code of 0 or 5 (pytest's passed, no test collected) becomes 1 when a program
+        is unblamed or the session unjudged."""
         probe = self._probe
         if probe is not None and self._write is not None:
             probe._write = self._write
             self._probe = None
+        ask = report or judge is not None
         if self._closed is not None and self._closed != int(exit_code):
             # Closed already: the manifest now says how the process ends.
             _run(["session", "close", "--exit", str(int(exit_code)), self.folder], check=False)
             self._closed = int(exit_code)
         if not self.owner:
-            return
+            if not ask:
+                return None
+            out = self.answer(judge or ())
+            out["exit_code"] = int(exit_code)
+            if judge is not None and out["exit_code"] in (0, 5) and (out["unblamed"] or out["unjudged"]):
+                out["exit_code"] = 1
+            return out
         if probe is not None:
             try:
                 probe._stop()
             except Exception:
                 pass
-        _run(["session", "close", "--exit", str(int(exit_code)), self.folder], check=False)
-        for k, v in self._saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        self._saved_env = {}
-        self.owner = False
-        self._closed = int(exit_code)
+        args = ["session", "close", "--exit", str(int(exit_code))]
+        keys, stdin = _names(judge or ())
+        if ask:
+            args.append("--report")
+        if judge is not None:
+            args.append("--judge")
+        try:
+            p = _run(args + [self.folder], check=ask, stdin=stdin if ask else None)
+        finally:
+            for k, v in self._saved_env.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+            self._saved_env = {}
+            self.owner = False
+            self._closed = int(exit_code)
+        if not ask:
+            return None
+        out = self._reply(keys, p.stdout)
+        self._closed = int(out["exit_code"])
+        return out
+
+
+def _names(names):
+    """The (framework, name) pairs of names, sorted and once each, and the JSON the binary
+    reads them as."""
+    keys = sorted({(str(f), str(n)) for f, n in names})
+    return keys, json.dumps([{"framework": f, "name": n} for f, n in keys])

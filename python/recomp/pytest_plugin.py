@@ -75,7 +75,7 @@ class _Plugin:
                                command=["pytest"] + list(config.invocation_params.args))
         self.opened = False
         self.entities = {}
-        self.current = None   # the entity compilations go to now
+        self.current = None   # the name of the test or fixture compilations go to now
         self.phase = ""
         self.fixtures = set()  # fixture entities set up during the current test
         self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
@@ -114,35 +114,30 @@ class _Plugin:
         return e
 
     def on_compile(self, rec):
-        e = self.current or self.entity(_OUTSIDE)
         rec = dict(rec)
         rec["phase"] = self.phase
-        e.records.append(rec)
+        self.entity(self.current or _OUTSIDE).records.append(rec)
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item, nextitem):
+    # The hooks of each test are plain ones (a hook wrapper costs more) and make nothing for a
+    # test that compiles nothing: on a suite of cached tests they are most of the plugin's cost.
+    def pytest_runtest_logstart(self, nodeid, location):
         self.fixtures = set()
-        yield
+
+    def pytest_runtest_logfinish(self, nodeid, location):
         self.current, self.phase = None, ""
-        self.entities.pop(item.nodeid, None)
+        self.entities.pop(nodeid, None)
 
-    def _phase(self, item, when):
-        self.current, self.phase = self.entity(item.nodeid), when
-
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
-        self._phase(item, "setup")
-        yield
+        self.current, self.phase = item.nodeid, "setup"
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item):
-        self._phase(item, "call")
-        yield
+        self.current, self.phase = item.nodeid, "call"
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_teardown(self, item, nextitem):
-        self._phase(item, "teardown")
-        yield
+        self.current, self.phase = item.nodeid, "teardown"
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_fixture_setup(self, fixturedef, request):
@@ -151,7 +146,7 @@ class _Plugin:
             return
         before = self.current
         name = "fixture %s (%s scope, %s)" % (fixturedef.argname, fixturedef.scope, fixturedef.baseid or "<session>")
-        self.current = self.entity(name)
+        self.current = name
         self.fixtures.add(name)
         try:
             yield
@@ -161,16 +156,18 @@ class _Plugin:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
-        rep = outcome.get_result()
-        e = self.entity(item.nodeid)
-        if rep.when == "call" and rep.passed:
-            why = self.judge(item, e)
-            if why:
-                rep.outcome = "failed"
-                rep.longrepr = why
-        if rep.when == "teardown":
+        e = self.entities.get(item.nodeid)
+        if call.when == "call":
+            if e is not None and e.records:  # a test that compiled nothing passes recomp's check
+                rep = outcome.get_result()
+                if rep.passed:
+                    why = self.judge(item, e)
+                    if why:
+                        rep.outcome = "failed"
+                        rep.longrepr = why
+        elif call.when == "teardown" and (self.fixtures or (e is not None and e.records)):
             rows, named = {}, set()
-            if e.records:
+            if e is not None and e.records:
                 rows[item.nodeid] = [len(e.records), e.seconds(), bool(getattr(item, "_recomp_failed", False))]
                 named.update(_programs(e.records))
             worker = os.environ.get("PYTEST_XDIST_WORKER", "")
@@ -179,12 +176,17 @@ class _Plugin:
                 if f is not None and f.records:  # a fixture of each worker's own
                     rows[name + (" [%s]" % worker if worker else "")] = [len(f.records), f.seconds(), False]
                     named.update(_programs(f.records))
-            # Both travel with the report (xdist serialises its attributes).
-            rep.recomp = rows
-            rep.recomp_programs = sorted(list(p) for p in named)
+            if rows:
+                # Both travel with the report (xdist serialises its attributes).
+                rep = outcome.get_result()
+                rep.recomp = rows
+                rep.recomp_programs = sorted(list(p) for p in named)
 
     def pytest_runtest_logreport(self, report):
-        for name, (n, s, bad) in (getattr(report, "recomp", None) or {}).items():
+        rows = getattr(report, "recomp", None)
+        if not rows:
+            return
+        for name, (n, s, bad) in rows.items():
             self.rows[name] = [n, s, bad]
         for fw, name in getattr(report, "recomp_programs", None) or []:
             self.named.add((fw, name))
@@ -220,15 +222,12 @@ class _Plugin:
         compiled again (an eager one-op program, persistent-cache hits) is no failure; one the
         report does not know, or cannot decide on, is."""
         try:
-            report = self.session.scan()
+            got = self.session.answer(over)
         except Exception as err:
             return ["recomp: could not read the run folder: %s" % err]
+        report, family = got["report"], got["programs"]
         programs = {p.get("program", ""): p for p in (report.get("verdict") or {}).get("programs") or []}
         modules = {m.get("family", ""): m for m in report.get("modules") or []}
-        try:
-            family = self.session.programs(over)
-        except Exception as err:
-            return ["recomp: could not name the programs: %s" % err]
         func = getattr(item, "originalname", None) or item.name
         path = os.path.basename(str(getattr(item, "path", item.fspath)))
         out = []
@@ -257,36 +256,39 @@ class _Plugin:
         e = self.entities.get(_OUTSIDE)
         if e is not None and e.records:
             self.rows[_OUTSIDE] = [len(e.records), e.seconds(), False]
-        self.session.close(self.exitstatus)  # the final manifest, before the verdict is read
+        # One call of the binary: the final manifest, then recomp's answer on the folder; a
+        # program compiled after warm-up that no test or fixture was seen compiling fails the
+        # session (passed, or no test collected, becomes 1 in the manifest too).
         try:
-            self.report = self.session.scan()
+            got = self.session.close(self.exitstatus, judge=self.named)
         except Exception as err:
             self.unblamed = ["recomp: could not read the run folder, the session's compilations were not judged: %s" % err]
         else:
-            self.unblamed = self.blame_none(self.report)
-        if self.unblamed and self.exitstatus in (0, 5):  # passed, or no test collected
+            self.report = got["report"]
+            self.unblamed = self.blame_none(got)
+            if got["exit_code"] != self.exitstatus:
+                self.exitstatus = session.exitstatus = got["exit_code"]
+        if self.unblamed and self.exitstatus in (0, 5):
             self.exitstatus = session.exitstatus = 1
             self.session.close(self.exitstatus)  # the manifest says how pytest ends
 
-    def blame_none(self, report):
-        """What fails the session: each program the verdict says compiled after warm-up that the
-        probe saw no test or fixture compile, so that no test was judged for it (its stack writes
-        no record per compilation, or a process the tests started compiled it); and a run folder
-        whose dump holds modules while its log holds no compilation (nothing could be judged)."""
+    def blame_none(self, got):
+        """What fails the session (the binary found it, got: Session.close's answer): each
+        program the verdict says compiled after warm-up that the probe saw no test or fixture
+        compile, so that no test was judged for it (its stack writes no record per compilation,
+        or a process the tests started compiled it); and a run folder whose dump holds modules
+        while its log holds no compilation (nothing could be judged)."""
         out = []
-        try:
-            named = set(self.session.programs(self.named).values())
-        except Exception as err:
-            return ["recomp: could not name the programs the tests compiled, the session's compilations were not judged: %s" % err]
-        dumped = _dumped(self.session.folder)
-        if dumped and any(f.get("kind") == "no_compile_evidence" for f in report.get("findings") or []):
+        dumped = int(got.get("unjudged") or 0)
+        if dumped:
             out.append("recomp: %d HLO module%s dumped into the run folder, and its log holds no compilation: the session's "
                        "compilations were not judged (a stack whose compile log lines are written by C++ code to the standard "
                        "error, which pytest takes, leaves them out of run.log): run the suite as recomp run -- pytest -s"
                        % (dumped, " was" if dumped == 1 else "s were"))
-        for p in (report.get("verdict") or {}).get("programs") or []:
+        unblamed = set(got.get("unblamed") or [])
+        for p in (got["report"].get("verdict") or {}).get("programs") or []:
             name, n = p.get("program", ""), int(p.get("after_warmup") or 0)
-            if n <= 0 or name in named:
+            if name not in unblamed:
                 continue
             out.append("recomp: %s compiled %d time%s after warm-up; no test could be blamed: recomp's probe recorded no "
                        "compilation of it under a test (%s)" % (name, n, "" if n == 1 else "s", p.get("framework") or "its stack"))
@@ -323,7 +325,7 @@ def _answer(p, mine, when="in the session so far"):
     own lines, else all), the fix and the program's summary."""
     out = []
     for c in mine or p.get("causes") or []:
-        line = "  cause: %s" % c.get("kind", "")
+        line = "  cause: %s" % (c.get("label") or c.get("kind", ""))  # the kind in the words of the rest of the answer
         if c.get("change"):
             line += ", " + c["change"]
         if c.get("sites"):
@@ -334,14 +336,6 @@ def _answer(p, mine, when="in the session so far"):
     if p.get("summary"):
         out.append("  %s: %s" % (when, p["summary"]))
     return out
-
-
-def _dumped(folder):
-    """How many files the run folder's dump holds (HLO modules something compiled)."""
-    try:
-        return len([n for n in os.listdir(os.path.join(folder, "dump")) if not n.startswith(".")])
-    except OSError:
-        return 0
 
 
 def _programs(records):

@@ -1,0 +1,214 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recomp/recomp/internal/dist"
+	"github.com/recomp/recomp/python"
+)
+
+// The cost of the pytest plugin (issue 40): testdata/pytest/cached (300 tests of a program a
+// module fixture compiled once) run by pytest and by pytest --recomp, in pairs, the order
+// alternating, with the wheel (this checkout's binary and Python package) pip-installed into a
+// fresh virtual environment that sees the packages of the pytest and JAX environments
+// (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12, as python/suites_test.go does). Each run's CPU time is
+// its process tree's (user + system, wait4's: the binary's calls included): on a shared machine
+// it moves less than the wall time, which is given too.
+
+// pytestRun is one pytest run's CPU and wall time.
+type pytestRun struct{ cpu, wall time.Duration }
+
+func runPytestCost(rounds int, dir string, keep bool) error {
+	if rounds <= 0 {
+		return fmt.Errorf("-rounds must be positive")
+	}
+	pytest, jax := os.Getenv("RECOMP_PYTEST"), os.Getenv("RECOMP_LIVE_JAX_0_12")
+	if pytest == "" || jax == "" {
+		return fmt.Errorf("-pytest needs RECOMP_PYTEST and RECOMP_LIVE_JAX_0_12 (the Pythons testdata/runs/gen/venv.sh testdata/pytest/pytest.txt and testdata/runs/gen/jax-0.12.txt print)")
+	}
+	dir, bin, cleanup, err := buildIn(dir, "recomp-pytest-", keep)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	py, err := pluginVenv(dir, bin, pytest, jax)
+	if err != nil {
+		return err
+	}
+	suite, _ := filepath.Abs(filepath.Join("testdata", "pytest", "cached"))
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	fmt.Printf("machine: %d CPUs, %s/%s; %d pairs of pytest and pytest --recomp on %s, the order alternating\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, rounds, suite)
+	one := func(recomp bool, i int) (pytestRun, error) {
+		args := []string{"-m", "pytest", "-p", "no:cacheprovider", "-q", suite}
+		if recomp {
+			args = append(args, "--recomp", "--recomp-out", filepath.Join(dir, fmt.Sprintf("run%03d", i)))
+		}
+		cmd := exec.Command(py, args...)
+		cmd.Dir, cmd.Env = work, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		wall := time.Since(start)
+		if err != nil {
+			return pytestRun{}, fmt.Errorf("pytest %v: %v\n%s", args, err, out)
+		}
+		if recomp != strings.Contains(string(out), "== recomp ==") {
+			return pytestRun{}, fmt.Errorf("pytest %v: the plugin's table is missing or there without --recomp:\n%s", args, out)
+		}
+		return pytestRun{cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), wall}, nil
+	}
+	var plain, under []pytestRun
+	for i := range rounds + 1 {
+		first := i%2 == 0
+		var p, u pytestRun
+		for _, recomp := range []bool{!first, first} {
+			r, err := one(recomp, i)
+			if err != nil {
+				return err
+			}
+			if recomp {
+				u = r
+			} else {
+				p = r
+			}
+		}
+		if i == 0 {
+			continue // the first pair warms the page cache
+		}
+		plain, under = append(plain, p), append(under, u)
+	}
+	for _, m := range []struct {
+		name string
+		of   func(pytestRun) time.Duration
+	}{{"CPU (user+sys)", func(r pytestRun) time.Duration { return r.cpu }}, {"wall", func(r pytestRun) time.Duration { return r.wall }}} {
+		var a, b []time.Duration
+		var diff, rel []float64
+		for i := range plain {
+			x, y := m.of(plain[i]), m.of(under[i])
+			a, b = append(a, x), append(b, y)
+			diff = append(diff, (y - x).Seconds())
+			rel = append(rel, 100*(y-x).Seconds()/x.Seconds())
+		}
+		fmt.Printf("%s: pytest median %.3f s (%.3f–%.3f), pytest --recomp median %.3f s (%.3f–%.3f)\n", m.name,
+			median(a).Seconds(), slices.Min(a).Seconds(), slices.Max(a).Seconds(), median(b).Seconds(), slices.Min(b).Seconds(), slices.Max(b).Seconds())
+		q := quartiles(diff)
+		r := quartiles(rel)
+		fmt.Printf("  --recomp's cost, pair by pair: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%)\n", q[1], q[0], q[2], r[1], r[0], r[2])
+	}
+	return binaryCalls(bin, dir, filepath.Join(dir, fmt.Sprintf("run%03d", rounds)))
+}
+
+// binaryCalls times, 20 times each, the two calls of the binary a session makes (session open,
+// and session close --report --judge on a folder holding the run's log, probe records and dump),
+// by their CPU time: the part of the plugin's cost the load of a shared machine moves least.
+func binaryCalls(bin, dir, run string) error {
+	cpu := func(stdin string, args ...string) (time.Duration, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("recomp %v: %v\n%s", args, err, out)
+		}
+		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	}
+	var open, closing []time.Duration
+	for i := range 20 {
+		folder := filepath.Join(dir, fmt.Sprintf("calls%02d", i))
+		o, err := cpu("", "session", "open", "--out", folder, "--", "pytest")
+		if err != nil {
+			return err
+		}
+		if out, err := exec.Command("cp", "-r", filepath.Join(run, "run.log"), filepath.Join(run, "probe.jsonl"), filepath.Join(run, "dump"), folder).CombinedOutput(); err != nil {
+			return fmt.Errorf("cp: %v\n%s", err, out)
+		}
+		c, err := cpu(`[{"framework": "jax", "name": "jit(step)"}]`, "session", "close", "--report", "--judge", folder)
+		if err != nil {
+			return err
+		}
+		open, closing = append(open, o), append(closing, c)
+	}
+	fmt.Printf("the binary's calls, CPU, median of 20: session open %.1f ms, session close --report --judge %.1f ms\n",
+		float64(median(open).Microseconds())/1000, float64(median(closing).Microseconds())/1000)
+	return nil
+}
+
+// quartiles are the lower quartile, median and upper quartile of xs (by nearest rank).
+func quartiles(xs []float64) [3]float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	at := func(f float64) float64 { return s[int(f*float64(len(s)-1)+0.5)] }
+	return [3]float64{at(0.25), at(0.5), at(0.75)}
+}
+
+// pluginVenv makes a virtual environment in dir that sees the packages of the pytest and the
+// JAX environments (a .pth file; both of one Python version) with the wheel of bin and this
+// checkout's Python package pip-installed, and returns its python.
+func pluginVenv(dir, bin, pytest, jax string) (string, error) {
+	ask := func(py, code string) (string, error) {
+		out, err := exec.Command(py, "-c", code).Output()
+		if err != nil {
+			return "", fmt.Errorf("%s -c %q: %v", py, code, err)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	const version, purelib = "import sys; print('%d.%d' % sys.version_info[:2])", "import sysconfig; print(sysconfig.get_path('purelib'))"
+	a, err := ask(pytest, version)
+	if err != nil {
+		return "", err
+	}
+	if b, err := ask(jax, version); err != nil || a != b {
+		return "", fmt.Errorf("RECOMP_PYTEST's Python is %s, RECOMP_LIVE_JAX_0_12's %s (%v): one environment cannot see both", a, b, err)
+	}
+	base, err := ask(pytest, "import sys; print(sys._base_executable)")
+	if err != nil {
+		return "", err
+	}
+	venv := filepath.Join(dir, "venv")
+	if out, err := exec.Command(base, "-m", "venv", venv).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("venv: %v\n%s", err, out)
+	}
+	py := filepath.Join(venv, "bin", "python")
+	var pth []string
+	for _, p := range []string{pytest, jax} {
+		lib, err := ask(p, purelib)
+		if err != nil {
+			return "", err
+		}
+		pth = append(pth, lib)
+	}
+	own, err := ask(py, purelib)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(own, "zz_recomp_bench.pth"), []byte(strings.Join(pth, "\n")+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	w := &dist.Wheel{Name: "recomp", Version: "0.0.0", Tags: []string{"any"}, Command: "recomp", Binary: bin,
+		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Python: python.Files, EntryPoints: python.EntryPoints}
+	whl := filepath.Join(dir, w.FileName())
+	f, err := os.Create(whl)
+	if err != nil {
+		return "", err
+	}
+	err = w.Write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.Command(py, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--disable-pip-version-check", whl).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("pip install: %v\n%s", err, out)
+	}
+	return py, nil
+}

@@ -159,7 +159,7 @@ func (v Verdict) recurrence() string {
 	switch {
 	case v.Repeated > 0:
 		return fmt.Sprintf("; recurring: the same %s compiled again %d×, ≈ %s each time it recurs", v.variantNoun(), v.Repeated, each)
-	case v.Variants > 2:
+	case v.Variants-v.OncePerMode > 2: // a mode's graph is said once per mode
 		return fmt.Sprintf("; once per new variant: %s, each compiled once (≈ %s each)", v.variantsOf(), each)
 	}
 	return ""

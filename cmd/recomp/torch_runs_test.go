@@ -213,7 +213,8 @@ func TestModuleModesRun(t *testing.T) {
 		t.Errorf("verdict %s: after warm-up %d, causes %+v; want %s, 1, batch size at %s", p.Program, p.AfterWarmup, p.Causes, program, evalLine)
 	}
 	if p.OncePerMode != 1 || !strings.Contains(p.Summary, "(1 once per mode, 1 after warm-up") ||
-		!strings.Contains(p.Summary, "once per mode, not a recompilation: global state changed: grad mode") {
+		!strings.Contains(p.Summary, "once per mode, not a recompilation: global state changed: grad mode") ||
+		strings.Contains(p.Summary, "once per new variant") {
 		t.Errorf("once per mode %d, summary %q; want the evaluation's grad mode said once per mode", p.OncePerMode, p.Summary)
 	}
 	if !strings.Contains(p.Action, "do not drop the last partial batch") || strings.Contains(p.Action, "drop_last=True") {

@@ -25,7 +25,7 @@ func BenchmarkTake100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	folders := []Folder{{Name: dir, FS: os.DirFS(dir)}}
+	folders := []Folder{OSFolder(dir)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	var inv *Inventory
@@ -81,7 +81,7 @@ func BenchmarkTakeInductor100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	folders := []Folder{{Name: dir, FS: os.DirFS(dir)}}
+	folders := []Folder{OSFolder(dir)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	var inv *Inventory

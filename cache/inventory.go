@@ -5,8 +5,9 @@
 // cache's entries are not another's, by the parts of their keys.
 //
 // inventory.go reads the folders and the logs' use; tree.go walks the caches kept as folders
-// (and reads what an entry is from its file, where its stack says how); compare.go holds one
-// cache against another.
+// (and reads what an entry is from its file, where its stack says how), on Linux with the
+// system's calls from each folder's descriptor (walk_linux.go; walk_other.go elsewhere);
+// compare.go holds one cache against another.
 package cache
 
 import (
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -170,11 +172,16 @@ func (u LogUse) Add(kind logscan.Kind, p string) {
 }
 
 // Folder is one cache folder: Name is how it is shown (the path a user gave), FS reads it
-// (os.DirFS(path) for a real folder).
+// (os.DirFS(path) for a real folder). Path, when set, is the folder on disk that FS reads: its
+// cache trees are then walked with the system's calls (OSFolder).
 type Folder struct {
 	Name string
 	FS   fs.FS
+	Path string
 }
+
+// OSFolder is the cache folder at path on disk, shown as given.
+func OSFolder(path string) Folder { return Folder{Name: path, FS: os.DirFS(path), Path: path} }
 
 // ReadLogUse reads what the logs at paths say about cache files ("-" is stdin, gzip is read
 // transparently). A log that breaks off part-way counts up to there.

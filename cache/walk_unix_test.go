@@ -1,0 +1,118 @@
+//go:build unix
+
+package cache
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/fstest"
+)
+
+// writeMapFS writes fsys's files under dir.
+func writeMapFS(t *testing.T, dir string, fsys fstest.MapFS) {
+	t.Helper()
+	for name, f := range fsys {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Links in a cache tree on disk: a link to a folder (an entry elsewhere, a key folder, a
+// folder of keys) is never walked, so what lies outside the cache is neither counted nor
+// read; a link to a file in an entry is sized by that file; a dangling link adds nothing; a
+// FIFO is sized, never opened. Both walks agree, and nothing in the folder changes.
+func TestTreeWalkLinks(t *testing.T) {
+	real, _ := filepath.Glob("../testdata/runs/torch-2.9/inductor-cache/cache/fxgraph/*/*/*")
+	if len(real) == 0 {
+		t.Fatal("no entry")
+	}
+	entry, err := os.ReadFile(real[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(p string) string { return "f" + p + strings.Repeat("x", 49) }
+	name := strings.Repeat("e", 51)
+	root := t.TempDir()
+	outside, dir := filepath.Join(root, "outside"), filepath.Join(root, "cache")
+	writeMapFS(t, outside, fstest.MapFS{
+		path.Join("fxgraph/ab", key("ab"), name): {Data: entry},
+		path.Join("big", name):                   {Data: make([]byte, 1<<20)},
+	})
+	writeMapFS(t, dir, fstest.MapFS{
+		path.Join("fxgraph/ab", key("ab"), name): {Data: entry},
+		path.Join("fxgraph/cd", key("cd"), name): {Data: entry[:100]},
+	})
+	links := map[string]string{
+		"fxgraph/ef":                                     filepath.Join(outside, "fxgraph/ab"),                     // a folder of keys
+		path.Join("fxgraph/ab", key("gh")):               filepath.Join(outside, "fxgraph/ab", key("ab")),          // a key folder
+		path.Join("fxgraph/cd", key("cd"), "x"+name[1:]): filepath.Join(outside, "big", name),                      // a file
+		path.Join("fxgraph/cd", key("cd"), "z"+name[1:]): filepath.Join(outside, "gone"),                           // nothing
+		"aotautograd":                                    filepath.Join(outside, "fxgraph", "ab", key("ab"), name), // a file where a tree is
+	}
+	for at, to := range links {
+		if err := os.Symlink(to, filepath.Join(dir, filepath.FromSlash(at))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fxgraph/cd", key("cd"), "y"+name[1:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeState(t, root)
+	for _, folder := range []Folder{{Name: dir, FS: os.DirFS(dir)}, OSFolder(dir)} {
+		inv, err := Take([]Folder{folder}, NewLogUse())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the two entries, and the link to a file where a tree would be, counted as a file
+		if inv.Count != 3 || inv.ByKind["inductor-fx"] != 2 || inv.ByKind["other"] != 1 || len(inv.Entries) != 3 {
+			t.Fatalf("path %q: %d entries (%v), %d listed: %+v", folder.Path, inv.Count, inv.ByKind, len(inv.Entries), inv.Entries)
+		}
+		for _, e := range inv.Entries {
+			if e.Kind == "other" {
+				continue
+			}
+			want := int64(len(entry))
+			if strings.Contains(e.Name, key("cd")) {
+				want = 100 + 1<<20 // its file and the file its link names; the dangling link and the FIFO add nothing
+			}
+			if e.Size != want {
+				t.Errorf("path %q: %s: %d bytes, want %d", folder.Path, e.Name, e.Size, want)
+			}
+		}
+	}
+	if after := treeState(t, root); !reflect.DeepEqual(before, after) {
+		t.Errorf("the folders changed:\n%v\n%v", before, after)
+	}
+}
+
+// treeState is every name under root with its size, time and mode, links not followed.
+func treeState(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[p] = info.Mode().String() + " " + info.ModTime().String() + " " + strconv.FormatInt(info.Size(), 10)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

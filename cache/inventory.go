@@ -329,14 +329,11 @@ func (inv *Inventory) read(folder Folder, use LogUse, present map[string]bool) e
 // readGraph reads the program a listed entry holds from its head, where its kind says.
 func readGraph(fsys fs.FS, name string) string {
 	return frameworks.CacheGraph(name, func() []byte {
-		f, err := fsys.Open(name)
+		f, _, err := openRegular(fsys, name) // a FIFO or a device is never read
 		if err != nil {
 			return nil
 		}
 		defer f.Close()
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-			return nil // a FIFO or a device is never read
-		}
 		head := make([]byte, framework.CacheHeadBytes)
 		n, _ := io.ReadFull(f, head)
 		return head[:n]

@@ -361,8 +361,14 @@ func readBounded(fsys fs.FS, name string) ([]byte, error) {
 }
 
 // openRegular opens a regular file of fsys (a FIFO or a device in its place is an error, never a
-// wait) with what it says of itself.
+// wait) with what it says of itself. It is asked first: opening a FIFO to read from it waits
+// for a writer.
 func openRegular(fsys fs.FS, name string) (fs.File, fs.FileInfo, error) {
+	if st, err := fs.Stat(fsys, name); err != nil {
+		return nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: not a regular file", name)
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, nil, err

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // writeMapFS writes fsys's files under dir.
@@ -115,4 +116,38 @@ func treeState(t *testing.T, root string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A FIFO where a listed entry's file is (a PyTorch/XLA entry's name at the top, the file an
+// Inductor entry's pickle is read from) is never opened: opening one for reading waits for a
+// writer, and the inventory would never end.
+func TestFIFOEntriesNeverWaitedOn(t *testing.T) {
+	key := "f" + strings.Repeat("ab", 25) + "c"
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "fxgraph", key[1:3], key), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"257758919866642146955247157900283250589", filepath.Join("fxgraph", key[1:3], key, strings.Repeat("e", 51))} {
+		if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, folder := range []Folder{{Name: dir, FS: os.DirFS(dir)}, OSFolder(dir)} {
+		done := make(chan *Inventory, 1)
+		go func() {
+			inv, err := Take([]Folder{folder}, NewLogUse())
+			if err != nil {
+				t.Error(err)
+			}
+			done <- inv
+		}()
+		select {
+		case inv := <-done:
+			if inv == nil || inv.Count != 2 || inv.ByKind["torch-xla"] != 1 || inv.ByKind["inductor-fx"] != 1 || len(inv.Entries) != 2 {
+				t.Errorf("path %q: %+v", folder.Path, inv)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("path %q: the inventory waits on a FIFO", folder.Path)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // A cache folder on disk reads the same whether its trees are walked by paths in its fs.FS or
@@ -77,4 +78,18 @@ func TestTreeWalkAllocatesLittlePerEntry(t *testing.T) {
 		t.Errorf("%.0f bytes allocated per entry folder counted, want at most 600", perEntry)
 	}
 	t.Logf("%.0f bytes per entry folder", perEntry)
+}
+
+// writeMapFS writes fsys's files under dir.
+func writeMapFS(t *testing.T, dir string, fsys fstest.MapFS) {
+	t.Helper()
+	for name, f := range fsys {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -15,20 +15,6 @@ import (
 	"time"
 )
 
-// writeMapFS writes fsys's files under dir.
-func writeMapFS(t *testing.T, dir string, fsys fstest.MapFS) {
-	t.Helper()
-	for name, f := range fsys {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // Links in a cache tree on disk: a link to a folder (an entry elsewhere, a key folder, a
 // folder of keys) is never walked, so what lies outside the cache is neither counted nor
 // read; a link to a file in an entry is sized by that file; a dangling link adds nothing; a

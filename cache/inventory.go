@@ -381,17 +381,20 @@ func (inv *Inventory) add(folder Folder, de fs.DirEntry, use LogUse, present map
 		inv.UnusedBytes += e.Size
 	}
 	if e.Used() {
-		inv.Entries = append(inv.Entries, &e)
+		inv.Entries = append(inv.Entries, clone(e))
 		return
 	}
 	if keep.Len() == MaxListed && name >= (*keep)[0].Name {
 		return // not among the first MaxListed names: counted, not kept
 	}
-	heap.Push(keep, &e)
+	heap.Push(keep, clone(e))
 	if keep.Len() > MaxListed {
 		heap.Pop(keep)
 	}
 }
+
+// clone is e on the heap: an entry only counted is never made there.
+func clone(e CacheEntry) *CacheEntry { return &e }
 
 // unwrapPath drops the path an fs.PathError repeats (the folder is named by the caller).
 func unwrapPath(err error) error {

@@ -92,23 +92,34 @@ func TestInductorDamagedEntries(t *testing.T) {
 		path.Join("fxgraph/kl", key("kl"), "README"):            {Data: []byte("mine")},
 		path.Join("aotautograd", "a"+key("mn")[1:], name):       {Data: entry}, // an FX graph where an AOTAutograd entry belongs
 		path.Join("locks", "c"+strings.Repeat("z", 51)+".lock"): {Data: nil},
+		path.Join("fxgraph/op", key("op"), name):                {Data: entry},
+		path.Join("fxgraph/op", key("op"), "sub/deeper/x"):      {Data: []byte("deep")}, // sized with the entry
 	}
-	inv, err := Take([]Folder{{Name: "c", FS: fsys}}, NewLogUse())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{
-		"fxgraph/ab/" + key("ab"): "", "fxgraph/cd/" + key("cd"): "partial", "fxgraph/ef/" + key("ef"): "corrupt",
-		"fxgraph/gh/" + key("ij"): "foreign", "fxgraph/kl/" + key("kl"): "foreign", "aotautograd/a" + key("mn")[1:]: "corrupt",
-	}
-	for _, e := range inv.Entries {
-		if st, ok := want[e.Name]; !ok || st != e.State || e.Prunable() {
-			t.Errorf("%s: state %q, want %q (prunable %v)", e.Name, e.State, st, e.Prunable())
+	dir := t.TempDir()
+	writeMapFS(t, dir, fsys)
+	// the same in memory, on disk by its paths, on disk from each folder's descriptor
+	for _, folder := range []Folder{{Name: "c", FS: fsys}, {Name: "c", FS: os.DirFS(dir)}, {Name: "c", FS: os.DirFS(dir), Path: dir}} {
+		inv, err := Take([]Folder{folder}, NewLogUse())
+		if err != nil {
+			t.Fatal(err)
 		}
-		delete(want, e.Name)
-	}
-	if len(want) > 0 || inv.Damaged != 5 || inv.Dirs != 1 {
-		t.Errorf("not listed %v; damaged %d, folders %d", want, inv.Damaged, inv.Dirs)
+		want := map[string]string{
+			"fxgraph/ab/" + key("ab"): "", "fxgraph/cd/" + key("cd"): "partial", "fxgraph/ef/" + key("ef"): "corrupt",
+			"fxgraph/gh/" + key("ij"): "foreign", "fxgraph/kl/" + key("kl"): "foreign", "aotautograd/a" + key("mn")[1:]: "corrupt",
+			"fxgraph/op/" + key("op"): "",
+		}
+		for _, e := range inv.Entries {
+			if st, ok := want[e.Name]; !ok || st != e.State || e.Prunable() {
+				t.Errorf("%T %q: %s: state %q, want %q (prunable %v)", folder.FS, folder.Path, e.Name, e.State, st, e.Prunable())
+			}
+			if e.Name == "fxgraph/op/"+key("op") && e.Size != int64(len(entry)+4) {
+				t.Errorf("%T %q: %s: %d bytes, want %d", folder.FS, folder.Path, e.Name, e.Size, len(entry)+4)
+			}
+			delete(want, e.Name)
+		}
+		if len(want) > 0 || inv.Damaged != 5 || inv.Dirs != 1 {
+			t.Errorf("%T %q: not listed %v; damaged %d, folders %d", folder.FS, folder.Path, want, inv.Damaged, inv.Dirs)
+		}
 	}
 }
 

@@ -5,8 +5,9 @@
 // cache's entries are not another's, by the parts of their keys.
 //
 // inventory.go reads the folders and the logs' use; tree.go walks the caches kept as folders
-// (and reads what an entry is from its file, where its stack says how); compare.go holds one
-// cache against another.
+// (and reads what an entry is from its file, where its stack says how), on Linux with the
+// system's calls from each folder's descriptor (walk_linux.go; walk_other.go elsewhere);
+// compare.go holds one cache against another.
 package cache
 
 import (
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -170,11 +172,16 @@ func (u LogUse) Add(kind logscan.Kind, p string) {
 }
 
 // Folder is one cache folder: Name is how it is shown (the path a user gave), FS reads it
-// (os.DirFS(path) for a real folder).
+// (os.DirFS(path) for a real folder). Path, when set, is the folder on disk that FS reads: its
+// cache trees are then walked with the system's calls (OSFolder).
 type Folder struct {
 	Name string
 	FS   fs.FS
+	Path string
 }
+
+// OSFolder is the cache folder at path on disk, shown as given.
+func OSFolder(path string) Folder { return Folder{Name: path, FS: os.DirFS(path), Path: path} }
 
 // ReadLogUse reads what the logs at paths say about cache files ("-" is stdin, gzip is read
 // transparently). A log that breaks off part-way counts up to there.
@@ -322,14 +329,11 @@ func (inv *Inventory) read(folder Folder, use LogUse, present map[string]bool) e
 // readGraph reads the program a listed entry holds from its head, where its kind says.
 func readGraph(fsys fs.FS, name string) string {
 	return frameworks.CacheGraph(name, func() []byte {
-		f, err := fsys.Open(name)
+		f, _, err := openRegular(fsys, name) // a FIFO or a device is never read
 		if err != nil {
 			return nil
 		}
 		defer f.Close()
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-			return nil // a FIFO or a device is never read
-		}
 		head := make([]byte, framework.CacheHeadBytes)
 		n, _ := io.ReadFull(f, head)
 		return head[:n]
@@ -377,17 +381,20 @@ func (inv *Inventory) add(folder Folder, de fs.DirEntry, use LogUse, present map
 		inv.UnusedBytes += e.Size
 	}
 	if e.Used() {
-		inv.Entries = append(inv.Entries, &e)
+		inv.Entries = append(inv.Entries, clone(e))
 		return
 	}
 	if keep.Len() == MaxListed && name >= (*keep)[0].Name {
 		return // not among the first MaxListed names: counted, not kept
 	}
-	heap.Push(keep, &e)
+	heap.Push(keep, clone(e))
 	if keep.Len() > MaxListed {
 		heap.Pop(keep)
 	}
 }
+
+// clone is e on the heap: an entry only counted is never made there.
+func clone(e CacheEntry) *CacheEntry { return &e }
 
 // unwrapPath drops the path an fs.PathError repeats (the folder is named by the caller).
 func unwrapPath(err error) error {

@@ -17,7 +17,7 @@ func takeDir(t *testing.T, dir string, logs ...string) *Inventory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := Take([]Folder{{Name: dir, FS: os.DirFS(dir)}}, use)
+	inv, err := Take([]Folder{OSFolder(dir)}, use)
 	if err != nil {
 		t.Fatal(err)
 	}

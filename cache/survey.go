@@ -1,9 +1,6 @@
 package cache
 
-import (
-	"io"
-	"os"
-)
+import "io"
 
 // Survey takes the inventory of the cache folders dirs with what the logs say the runs did
 // with their entries (ReadLogUse, Take); with against, other caches' folders, it also says why
@@ -28,7 +25,7 @@ func Survey(dirs, logs, against []string, stdin io.Reader) (*Inventory, *Compari
 func osFolders(paths []string) []Folder {
 	var folders []Folder
 	for _, d := range paths {
-		folders = append(folders, Folder{Name: d, FS: os.DirFS(d)})
+		folders = append(folders, OSFolder(d))
 	}
 	return folders
 }

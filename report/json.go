@@ -40,8 +40,11 @@ func writeJSON(w io.Writer, v any) error {
 // encoding/json wrote compact (no blank outside its strings; a newline after the value, as
 // json.Encoder writes it, is kept as json.Indent keeps it). FuzzIndentJSON holds it to
 // json.Indent.
-func indentJSON(dst, src []byte, indent string) []byte {
-	depth := 0
+func indentJSON(dst, src []byte, indent string) []byte { return indentJSONAt(dst, src, indent, 0) }
+
+// indentJSONAt is indentJSON for a value that lies depth levels down in its document (its own
+// first line is not indented).
+func indentJSONAt(dst, src []byte, indent string, depth int) []byte {
 	open := false // a '{' or '[' was written, and its first element not yet
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -632,20 +635,63 @@ func PruneCommand(c *Cache) string {
 
 // CacheDocument is the JSON document of a cache inventory.
 func CacheDocument(c *Cache) CacheJSON {
+	doc := cacheDocument(c)
+	for _, e := range c.Inventory.Entries {
+		doc.Listed = append(doc.Listed, cacheEntryDocument(e, c.LogsGiven))
+	}
+	return doc
+}
+
+// writeCacheJSON writes the document of a cache inventory entry by entry: the listed entries'
+// key parts (some 400 each for Inductor's) are never one document in memory. The bytes are
+// those writeJSON(CacheDocument(c)) would write.
+func writeCacheJSON(w io.Writer, c *Cache) error {
+	doc := cacheDocument(c)
+	if len(c.Inventory.Entries) == 0 {
+		return writeJSON(w, doc)
+	}
+	rest, err := marshalIndent(doc, "")
+	if err != nil {
+		return err
+	}
+	// rest is {"version": 2, ..., "listed": [], ...}: the entries go between its brackets
+	head, tail, ok := bytes.Cut(rest, []byte(`"listed": []`))
+	if !ok {
+		return fmt.Errorf("json: no listed entries in the cache document")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(head)
+	bw.WriteString("\"listed\": [\n")
+	var buf bytes.Buffer // one buffer and encoder for every entry
+	var out []byte
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i, e := range c.Inventory.Entries {
+		buf.Reset()
+		if err := enc.Encode(cacheEntryDocument(e, c.LogsGiven)); err != nil {
+			return err
+		}
+		bw.WriteString("    ")
+		out = indentJSONAt(out[:0], bytes.TrimSuffix(buf.Bytes(), []byte("\n")), "  ", 2)
+		bw.Write(out)
+		if i < len(c.Inventory.Entries)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("  ]")
+	bw.Write(tail)
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// cacheDocument is the document of a cache inventory without its listed entries.
+func cacheDocument(c *Cache) CacheJSON {
 	inv := c.Inventory
 	doc := CacheJSON{Version: JSONVersion, Dirs: nonNil(c.Dirs), Entries: inv.Count, Bytes: inv.Bytes, ByKind: inv.ByKind,
 		UnusedEntries: inv.Unused, UnusedBytes: inv.UnusedBytes, Foreign: inv.Foreign, Listed: []CacheEntryJSON{},
 		MissingMisses: nonNil(inv.MissingMisses), Warnings: nonNil(inv.Warnings), Prune: PruneCommand(c), LogsGiven: c.LogsGiven}
 	doc.Damaged = inv.Damaged
-	for _, e := range inv.Entries {
-		j := CacheEntryJSON{Path: filepath.Join(e.Dir, e.Name), Kind: string(e.Kind), Bytes: e.Size,
-			ModTime: e.ModTime.UTC().Format(time.RFC3339), Status: entryStatus(e, c.LogsGiven), Program: e.Graph, State: e.State, Key: e.Key,
-			Parts: []CachePartJSON{}}
-		for _, f := range e.Parts {
-			j.Parts = append(j.Parts, CachePartJSON{Part: f.Part.String(), Name: f.Name, Value: f.Value})
-		}
-		doc.Listed = append(doc.Listed, j)
-	}
 	if cmp := c.Against; cmp != nil {
 		doc.Against = &CacheAgainstJSON{Dirs: nonNil(c.AgainstDirs), Held: cmp.Held, Entries: []CacheComparisonJSON{}}
 		for _, k := range cmp.Entries {
@@ -661,6 +707,17 @@ func CacheDocument(c *Cache) CacheJSON {
 		}
 	}
 	return doc
+}
+
+// cacheEntryDocument is one listed entry of a cache inventory.
+func cacheEntryDocument(e *cache.CacheEntry, logs bool) CacheEntryJSON {
+	j := CacheEntryJSON{Path: filepath.Join(e.Dir, e.Name), Kind: string(e.Kind), Bytes: e.Size,
+		ModTime: e.ModTime.UTC().Format(time.RFC3339), Status: entryStatus(e, logs), Program: e.Graph, State: e.State, Key: e.Key,
+		Parts: make([]CachePartJSON, 0, len(e.Parts))}
+	for _, f := range e.Parts {
+		j.Parts = append(j.Parts, CachePartJSON{Part: f.Part.String(), Name: f.Name, Value: f.Value})
+	}
+	return j
 }
 
 // undecidedOf is why the log cannot tell a module's recompilation from set-up ("" when it can).

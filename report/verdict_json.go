@@ -206,7 +206,7 @@ func writeJSONReport(w io.Writer, r Report) error {
 	case *explain.Diff:
 		return writeDiffJSON(w, r)
 	case *Cache:
-		return writeJSON(w, CacheDocument(r))
+		return writeCacheJSON(w, r)
 	case *explain.Run:
 		doc := RunJSON{Version: JSONVersion, Folder: r.Folder, Manifest: r.Manifest, CompileFraction: r.CompileFraction(), Scan: ScanDocument(r.Scan)}
 		if r.Explain != nil {

@@ -179,13 +179,30 @@ func describeFXGraph(data []byte) (string, []framework.Factor, bool) {
 	if !isPickle(data, "CompiledFxGraph") {
 		return "", nil, false
 	}
-	var parts []framework.Factor
+	sp := partsScratch.Get().(*[]framework.Factor)
+	parts := (*sp)[:0]
 	pickleEach(data, func(b []byte) {
 		if f, ok := keyComponentBytes(b); ok && len(parts) < maxKeyParts {
 			parts = append(parts, f)
 		}
 	})
-	return fxProgram(data), parts, true
+	return fxProgram(data), keptParts(sp, parts), true
+}
+
+// partsScratch holds an entry's key parts while its pickle is read (some 400 for an FX graph):
+// the parts are then copied out at their size, not kept in a slice grown by doubling.
+var partsScratch = sync.Pool{New: func() any { return new([]framework.Factor) }}
+
+// keptParts copies parts out of the scratch slice sp holds, and gives sp back (nil for none).
+func keptParts(sp *[]framework.Factor, parts []framework.Factor) []framework.Factor {
+	var out []framework.Factor
+	if len(parts) > 0 {
+		out = slices.Clone(parts)
+	}
+	clear(parts)
+	*sp = parts[:0]
+	partsScratch.Put(sp)
+	return out
 }
 
 // describeAOTAutograd reads a pickled AOTAutogradCacheEntry: the FX graphs it holds (their keys)
@@ -195,7 +212,8 @@ func describeAOTAutograd(data []byte) (string, []framework.Factor, bool) {
 		return "", nil, false
 	}
 	var keys []string
-	var parts []framework.Factor
+	sp := partsScratch.Get().(*[]framework.Factor)
+	parts := (*sp)[:0]
 	pickleEach(data, func(b []byte) {
 		if f, ok := keyComponentBytes(b); ok && len(parts) < maxKeyParts {
 			parts = append(parts, f)
@@ -210,7 +228,7 @@ func describeAOTAutograd(data []byte) (string, []framework.Factor, bool) {
 			program = "FX graph " + keys[0]
 		}
 	}
-	return program, parts, true
+	return program, keptParts(sp, parts), true
 }
 
 // isPickle says whether data is a pickle (protocol 2 or later) of class name.

@@ -410,6 +410,13 @@ func TestGather(t *testing.T) {
 	if !strings.Contains(string(out), "folder: "+run) || !strings.Contains(string(out), "cause: batch size") {
 		t.Errorf("under recomp run: gather did not join its folder:\n%s", out)
 	}
+	// gather waited for run.log to hold the block's records (a line of its own, through stderr,
+	// which recomp run keeps off the terminal and writes into run.log)
+	if log, err := os.ReadFile(filepath.Join(run, "run.log")); err != nil || strings.Contains(string(out), "recomp-probe: sync") ||
+		!strings.Contains(string(log), "recomp-probe: sync") {
+		t.Errorf("the sync line: on the terminal %v, in run.log %v (%v)", strings.Contains(string(out), "recomp-probe: sync"),
+			strings.Contains(string(log), "recomp-probe: sync"), err)
+	}
 }
 
 // recomp run -- pytest -q answers as pytest -s does: the stacks' log records reach run.log

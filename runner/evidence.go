@@ -47,7 +47,7 @@ func settingsOf(settings []Setting) []runfolder.Setting {
 // QuietOf is what the settings recomp set (not the user's own) make the stacks print: kept out
 // of the terminal under recomp run unless the user asks to see everything.
 func QuietOf(settings []Setting) *Quiet {
-	q := &Quiet{}
+	q := &Quiet{Lines: []*regexp.Regexp{reSyncLine}, Continued: []bool{false}}
 	for _, s := range settings {
 		if s.Kept {
 			continue
@@ -57,6 +57,13 @@ func QuietOf(settings []Setting) *Quiet {
 	}
 	return q
 }
+
+// SyncLine begins the line recomp's Python package writes to a process's stderr under recomp
+// run (its gather() and pytest plugin, joined to recomp run's folder), to know when run.log holds
+// everything the process wrote before it: recomp run keeps it off the terminal (QuietOf).
+const SyncLine = "recomp-probe: sync "
+
+var reSyncLine = regexp.MustCompile(`^` + regexp.QuoteMeta(SyncLine) + `[0-9a-f]{1,64}\s*$`)
 
 // Evidence returns the settings that switch on the evidence of fw and the environment the
 // command runs with: env with those settings added. A variable the user set is kept as it is,

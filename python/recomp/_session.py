@@ -175,6 +175,7 @@ class Session:
         if not self.owner:
             if not ask:
                 return None
+            _log_caught_up(self.folder)
             out = self.answer(judge or ())
             out["exit_code"] = int(exit_code)
             if judge is not None and out["exit_code"] in (0, 5) and (out["unblamed"] or out["unjudged"]):
@@ -207,6 +208,47 @@ class Session:
         out = self._reply(keys, p.stdout)
         self._closed = int(out["exit_code"])
         return out
+
+
+# The line the process writes to its stderr, under recomp run, to know when run.log holds all it
+# wrote before (runner.SyncLine: recomp run keeps it off the terminal).
+_SYNC = "recomp-probe: sync "
+
+
+def _log_caught_up(folder, wait=5.0):
+    """Under recomp run, the stacks' log records go through the process's stderr to recomp run,
+    which writes them into the folder's run.log: waits (at most wait seconds) until run.log holds
+    everything written before, by a line of its own sent the same way. Where the probe appends to
+    run.log itself (RECOMP_PROBE_LOG: a session this process or its parent opened), nothing waits."""
+    if os.environ.get("RECOMP_PROBE_LOG"):
+        return
+    import time
+    token = (_SYNC + os.urandom(8).hex()).encode()
+    # the way the stacks' records went: the probe's copy of stderr, taken before pytest's capture
+    probe = sys.modules.get("_recomp_probe")
+    log = getattr(probe, "_STACK_LOG", None)
+    fd = getattr(log, "fd", -1)
+    lock = getattr(probe, "_LOCK", None)
+    try:
+        sys.stderr.flush()
+        if lock is not None:
+            with lock:
+                os.write(fd if fd >= 0 else 2, token + b"\n")
+        else:
+            os.write(fd if fd >= 0 else 2, token + b"\n")
+    except OSError:
+        return
+    path = os.path.join(folder, "run.log")
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        try:
+            with open(path, "rb") as f:
+                f.seek(max(0, os.path.getsize(path) - 65536))
+                if token in f.read():
+                    return
+        except OSError:
+            return
+        time.sleep(0.01)
 
 
 def _names(names):

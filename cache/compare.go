@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/logscan"
 )
 
 // Why cache B's entries are not cache A's: each entry of B (the one a run used, or a pod's)
@@ -199,4 +200,116 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// maxMissParts bounds the missed keys whose parts a LogUse keeps.
+const maxMissParts = 1000
+
+// missedAgainst holds each key a run missed (its parts, as the run's record lists them) against
+// the entry of entries whose key agrees in the most parts, the entry written under the same key
+// left out (the run wrote it after it missed), and so are entries written after that one (not
+// there when the run looked): B is the key, A that entry. A part's kind is the one the entries
+// give a part of its name (KeyOther where none does).
+func missedAgainst(entries []*CacheEntry, missed map[string][]logscan.KeyPart) []*KeyComparison {
+	if len(missed) == 0 {
+		return nil
+	}
+	kinds := map[string]framework.KeyPart{}
+	written := map[string]*CacheEntry{} // the entry a missed key was then written as
+	for _, e := range entries {
+		for _, f := range e.Parts {
+			if _, ok := kinds[f.Name]; !ok {
+				kinds[f.Name] = f.Part
+			}
+		}
+		if _, ok := missed[e.Key]; ok && e.Key != "" {
+			written[e.Key] = e
+		}
+	}
+	keys := make([]string, 0, len(missed))
+	for k := range missed {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []*KeyComparison
+	for _, key := range keys {
+		parts := make([]framework.Factor, 0, len(missed[key]))
+		for _, p := range missed[key] {
+			part, ok := kinds[p.Name]
+			if !ok {
+				part = framework.KeyOther
+			}
+			parts = append(parts, framework.Factor{Part: part, Name: p.Name, Value: p.Value})
+		}
+		miss := &CacheEntry{Key: key, Parts: parts}
+		w := written[key]
+		if w != nil {
+			miss.Kind = w.Kind
+		}
+		var others []*CacheEntry
+		for _, e := range entries {
+			if e.Key == key || len(e.Parts) == 0 || miss.Kind != "" && e.Kind != miss.Kind {
+				continue
+			}
+			if w != nil && !w.ModTime.IsZero() && e.ModTime.After(w.ModTime) {
+				continue // written after the run wrote the key it missed: not there when it looked
+			}
+			others = append(others, e)
+		}
+		c := &KeyComparison{Kind: miss.Kind, B: key}
+		var tree *CacheEntry
+		if other := counterpartOf(others, miss); other != nil && (miss.Kind != "" || other.Kind != "") {
+			c.A, c.Kind, tree = entryPath(other), other.Kind, other
+			c.Parts = sideBySide(other.Parts, parts)
+		}
+		describeMiss(c, tree)
+		out = append(out, c)
+	}
+	return out
+}
+
+// describeMiss sets what differs between a missed key and the entry it is held against, the
+// sentence and the remedy (the entry's stack's for the deciding part).
+func describeMiss(c *KeyComparison, against *CacheEntry) {
+	for _, p := range c.Parts {
+		if p.Differ() && !slices.Contains(c.Differs, p.Part) {
+			c.Differs = append(c.Differs, p.Part)
+		}
+	}
+	switch {
+	case against == nil:
+		c.Summary = "the run missed this key, and the cache holds no other entry of its kind to hold it against: it was empty of it"
+		return
+	case len(c.Differs) == 0:
+		c.Summary = fmt.Sprintf("the run missed this key; the parts its record lists agree with %s: the key differs in a part the record does not list", c.A)
+		if against.tree != nil {
+			c.Remedy = against.tree.Remedy[framework.KeyOther]
+		}
+		return
+	}
+	first := c.Differs[0]
+	var named []string
+	n := 0
+	for _, p := range c.Parts {
+		if p.Differ() && p.Part == first {
+			n++
+			if len(named) < 3 {
+				named = append(named, fmt.Sprintf("%s %s → %s", p.Name, orNone(p.A), orNone(p.B)))
+			}
+		}
+	}
+	c.Summary = fmt.Sprintf("the run missed this key: its %s part differs from %s's, the cache's nearest entry: %s", first, c.A, strings.Join(named, "; "))
+	if n > len(named) {
+		c.Summary += fmt.Sprintf(" (and %d more)", n-len(named))
+	}
+	if len(c.Differs) > 1 {
+		var also []string
+		for _, p := range c.Differs[1:] {
+			also = append(also, p.String())
+		}
+		c.Summary += "; " + strings.Join(also, ", ") + " differ too"
+	}
+	if against.tree != nil {
+		c.Remedy = against.tree.Remedy[first]
+	}
 }

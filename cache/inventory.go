@@ -106,7 +106,11 @@ type Inventory struct {
 	Dirs        int // subfolders, not descended into
 	// MissingMisses are paths a log missed and that are not in the folders now.
 	MissingMisses []string
-	Warnings      []string
+	// Missed are the keys the logs missed whose parts their records list, each held against the
+	// cache's entry whose key agrees most (not the entry the run then wrote under that key):
+	// why the run was not served by what the cache held. In key order.
+	Missed   []*KeyComparison
+	Warnings []string
 
 	roots []treeRoot // the subfolders of the folder being read that are cache trees
 }
@@ -120,18 +124,24 @@ type LogUse struct {
 	// Unreadable are entries a run found and could not read (a deserialisation failure), by
 	// base name, with the stack's words for it.
 	Unreadable map[string]string
+	// MissParts are, by key, the parts of each key a run's lookup missed, where its record lists
+	// them (Inductor's FX-graph misses in a trace): what the cache's entries are held against.
+	MissParts map[string][]logscan.KeyPart
 }
 
 // NewLogUse returns an empty LogUse.
 func NewLogUse() LogUse {
 	return LogUse{Hits: map[string]bool{}, Writes: map[string]bool{}, Misses: map[string]bool{}, Compiled: map[string]bool{},
-		Unreadable: map[string]string{}}
+		Unreadable: map[string]string{}, MissParts: map[string][]logscan.KeyPart{}}
 }
 
 // AddEvent records one event of a log: a cache event by the file it names, and by the graph
 // hash it names when the path holds it as a folder (a cache tree's entry); a compilation by its
 // hash.
 func (u LogUse) AddEvent(ev logscan.Event) {
+	if ev.Kind == logscan.CacheMiss && ev.Hash != "" && len(ev.KeyParts) > 0 && len(u.MissParts) < maxMissParts {
+		u.MissParts[ev.Hash] = ev.KeyParts
+	}
 	switch {
 	case ev.Hash == "":
 	case ev.Kind == logscan.CompileBegin:
@@ -287,6 +297,7 @@ func Take(folders []Folder, use LogUse) (*Inventory, error) {
 		}
 	}
 	sort.Strings(inv.MissingMisses)
+	inv.Missed = missedAgainst(inv.Entries, use.MissParts)
 	return inv, nil
 }
 

@@ -819,6 +819,9 @@ func cacheDoc(c *Cache) *Document {
 	if len(t.Rows) > 0 {
 		p.Sections = append(p.Sections, sec)
 	}
+	if len(inv.Missed) > 0 {
+		p.missedSections(inv.Missed)
+	}
 	if c.Against != nil {
 		p.againstSections(c)
 	}
@@ -834,6 +837,23 @@ func cacheDoc(c *Cache) *Document {
 			Note: "recomp never deletes anything; check the list, then run:", Items: []string{cmd}, Code: true})
 	}
 	return p
+}
+
+// missedSections lays out why the runs missed the keys they missed: an answer per key, and its
+// parts side by side with the cache's nearest entry.
+func (p *Document) missedSections(missed []*cache.KeyComparison) {
+	t := newTable(nil, "missed key", "part", "factor", "the cache's entry", "the run")
+	for _, k := range missed {
+		p.Answer = append(p.Answer, Answer{Tone: "bad", Text: "missed " + k.B + ": " + k.Summary, Action: k.Remedy})
+		for _, pp := range k.Parts {
+			if pp.Differ() && len(t.Rows) < maxRows {
+				t.add(false, k.B, pp.Part.String(), pp.Name, orDash(pp.A), orDash(pp.B))
+			}
+		}
+	}
+	if len(t.Rows) > 0 {
+		p.Sections = append(p.Sections, Section{ID: "missed", Title: "Why the runs missed: the parts of their keys that differ from the cache's entries", Table: t})
+	}
 }
 
 // againstSections lays out why the cache's entries are not those of the cache held against it:

@@ -553,7 +553,9 @@ type CacheJSON struct {
 	Prune         string                  `json:"prune_command"`
 	LogsGiven     bool                    `json:"logs_given"`
 	Damaged       int                     `json:"damaged_entries"`
-	Against       *CacheAgainstJSON       `json:"against,omitempty"`
+	// Missed are the keys the logs missed, each held against the cache's nearest entry.
+	Missed  []CacheComparisonJSON `json:"missed"`
+	Against *CacheAgainstJSON     `json:"against,omitempty"`
 }
 
 type CacheEntryJSON struct {
@@ -692,21 +694,30 @@ func cacheDocument(c *Cache) CacheJSON {
 		UnusedEntries: inv.Unused, UnusedBytes: inv.UnusedBytes, Foreign: inv.Foreign, Listed: []CacheEntryJSON{},
 		MissingMisses: nonNil(inv.MissingMisses), Warnings: nonNil(inv.Warnings), Prune: PruneCommand(c), LogsGiven: c.LogsGiven}
 	doc.Damaged = inv.Damaged
+	doc.Missed = []CacheComparisonJSON{}
+	for _, k := range inv.Missed {
+		doc.Missed = append(doc.Missed, comparisonDocument(k))
+	}
 	if cmp := c.Against; cmp != nil {
 		doc.Against = &CacheAgainstJSON{Dirs: nonNil(c.AgainstDirs), Held: cmp.Held, Entries: []CacheComparisonJSON{}}
 		for _, k := range cmp.Entries {
-			j := CacheComparisonJSON{Entry: k.B, Kind: string(k.Kind), Against: k.A, InA: k.InA, Differs: []string{}, Parts: []CachePartJSON{},
-				Summary: k.Summary, Remedy: k.Remedy}
-			for _, d := range k.Differs {
-				j.Differs = append(j.Differs, d.String())
-			}
-			for _, pp := range k.Parts {
-				j.Parts = append(j.Parts, CachePartJSON{Part: pp.Part.String(), Name: pp.Name, A: pp.A, B: pp.B})
-			}
-			doc.Against.Entries = append(doc.Against.Entries, j)
+			doc.Against.Entries = append(doc.Against.Entries, comparisonDocument(k))
 		}
 	}
 	return doc
+}
+
+// comparisonDocument is one key held against another's entry.
+func comparisonDocument(k *cache.KeyComparison) CacheComparisonJSON {
+	j := CacheComparisonJSON{Entry: k.B, Kind: string(k.Kind), Against: k.A, InA: k.InA, Differs: []string{}, Parts: []CachePartJSON{},
+		Summary: k.Summary, Remedy: k.Remedy}
+	for _, d := range k.Differs {
+		j.Differs = append(j.Differs, d.String())
+	}
+	for _, pp := range k.Parts {
+		j.Parts = append(j.Parts, CachePartJSON{Part: pp.Part.String(), Name: pp.Name, A: pp.A, B: pp.B})
+	}
+	return j
 }
 
 // cacheEntryDocument is one listed entry of a cache inventory.

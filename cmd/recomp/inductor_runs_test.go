@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recomp/recomp/report"
 )
 
 // The torch 2.9 runs that share one Inductor cache (truth.json inductor_cache, from torch's
@@ -175,5 +178,48 @@ func TestInductorCacheDiffLogsAlone(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 1 || len(doc.Programs) != 1 ||
 		doc.Programs[0].Reason != "not_looked_up" || !strings.Contains(doc.Programs[0].Advice, "TORCH_TRACE") {
 		t.Errorf("exit %d, %v: %s%s", code, err, out, errs)
+	}
+}
+
+// TestInductorCacheRunAgainstCache holds a run against a cache (`recomp cache CACHE --log
+// TRACE`): the FX-graph key run 3 missed, held against the cache's entry run 1 wrote (not
+// the entry run 3 then wrote under that key), names the Inductor config value that differs,
+// with the remedy; run 2, served, missed nothing.
+func TestInductorCacheRunAgainstCache(t *testing.T) {
+	dir := "../../testdata/runs/torch-2.9/inductor-cache-run"
+	traces := func(run string) string {
+		m, _ := filepath.Glob(filepath.Join(dir, run, "trace", "*.gz"))
+		if len(m) != 1 {
+			t.Fatalf("%s: traces %v", run, m)
+		}
+		return m[0]
+	}
+	var doc report.CacheJSON
+	_, out, stderr := runRecomp("cache", "--format", "json", filepath.Join(dir, "cache"), "--log", traces("run3"))
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	if len(doc.Missed) != 1 {
+		t.Fatalf("missed %+v; want run 3's one FX-graph key", doc.Missed)
+	}
+	m := doc.Missed[0]
+	var changed []string
+	for _, p := range m.Parts {
+		if p.A != p.B {
+			changed = append(changed, p.Name+": "+p.A+" → "+p.B)
+		}
+	}
+	if !strings.Contains(m.Against, "fxgraph") || strings.Contains(m.Against, m.Entry) || len(m.Differs) == 0 || m.Differs[0] != "flags" ||
+		!slices.Equal(changed, []string{"inductor_config[max_autotune_pointwise]: False → True"}) || m.Remedy == "" {
+		t.Errorf("missed %s against %s: differs %v, changed %v, remedy %q", m.Entry, m.Against, m.Differs, changed, m.Remedy)
+	}
+	_, text, _ := runRecomp("cache", filepath.Join(dir, "cache"), "--log", traces("run3"))
+	if !strings.Contains(text, "✗ missed "+m.Entry+": the run missed this key: its flags part differs") {
+		t.Errorf("the text does not say why the run missed:\n%s", text)
+	}
+	doc = report.CacheJSON{}
+	_, out, _ = runRecomp("cache", "--format", "json", filepath.Join(dir, "cache"), "--log", traces("run2"))
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Missed == nil || len(doc.Missed) != 0 {
+		t.Errorf("run 2, served: %v, missed %+v", err, doc.Missed)
 	}
 }

@@ -327,6 +327,9 @@ type RunInfo struct {
 	Grace     time.Duration
 	// Versions are the framework versions the probe found (nil: ask the command's Python).
 	Versions map[string]string
+	// Compiled says, for each stack whose probe records each compilation
+	// (framework.Probe.Compiles), whether the probe recorded one; nil when the probe did not run.
+	Compiled map[string]bool
 }
 
 // NewManifest is the manifest of a run that ended with res; it takes the caches' snapshots
@@ -353,8 +356,10 @@ func NewManifest(info RunInfo, res *Result) *runfolder.Manifest {
 		m.Versions = map[string]string{}
 	}
 	for _, cs := range info.Caches {
-		if cs.stack != "" && (!usedStack(cs.stack, m.Versions) || !isDir(cs.Dir)) {
-			continue // a stack's default folder, and the run did not use the stack, or the stack made none
+		if compiled, told := info.Compiled[cs.stack]; cs.stack != "" && (!usedStack(cs.stack, m.Versions) || !isDir(cs.Dir) || told && !compiled) {
+			// a stack's default folder, and the run did not use the stack, the stack made none,
+			// or the probe saw it compile nothing (PyTorch/XLA imports torch, and runs no Inductor)
+			continue
 		}
 		cs.TakeAfter()
 		m.Caches = append(m.Caches, cs.CacheSnapshot)

@@ -3,9 +3,11 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -118,11 +120,12 @@ func (s *Session) Run(opt Options) (*Result, error) {
 // modules before optimisation is pruned to them.
 func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *runfolder.Manifest {
 	var versions map[string]string
+	var compiled map[string]bool
 	probeNote := ""
 	if s.probe != nil {
 		recs, err := runfolder.ReadProbe(s.Dir)
 		if err == nil {
-			versions = runfolder.ProbeVersions(recs)
+			versions, compiled = runfolder.ProbeVersions(recs), compiledStacks(recs)
 		}
 		if why := ProbeBlocked(s.opt.Command); why != "" {
 			probeNote = "recomp's probe did not load: " + why + "; the program's own lines of its compilations are not known"
@@ -132,7 +135,7 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *run
 		}
 	}
 	m := NewManifest(RunInfo{Command: s.opt.Command, Recomp: recomp, Framework: s.opt.Framework, Dump: s.opt.Dump,
-		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace, Versions: versions}, res)
+		Settings: s.Settings, Env: s.Env, Caches: s.caches, Grace: grace, Versions: versions, Compiled: compiled}, res)
 	m.DumpDir, m.ProbeNote, m.TraceDir = s.userDumpDir(), probeNote, UserTraceDir(s.Settings)
 	if s.opt.Dump == runfolder.DumpBefore && !s.userDump { // only what recomp asked XLA to write is pruned
 		if n, err := PruneDump(s.dump); err != nil {
@@ -142,6 +145,19 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *run
 		}
 	}
 	return m
+}
+
+// compiledStacks says, for each stack whose probe records each compilation
+// (framework.Probe.Compiles), whether the records show it compiling.
+func compiledStacks(recs []runfolder.ProbeRecord) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range frameworks.Probes() {
+		if !p.Compiles {
+			continue
+		}
+		out[p.Name] = slices.ContainsFunc(recs, func(r runfolder.ProbeRecord) bool { return r.Framework == p.Name && r.Event == p.Event })
+	}
+	return out
 }
 
 // startManifest is the manifest of the run as it starts: what runs, how, and Running.

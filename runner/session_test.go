@@ -94,6 +94,21 @@ func TestInductorDefaultCacheFolder(t *testing.T) {
 	if m := manifest(map[string]string{"jax": "0.12.0"}, true); len(m.Caches) != 0 {
 		t.Errorf("a run without torch: %+v", m.Caches)
 	}
+	// the probe saw torch.compile compile nothing (PyTorch/XLA imports torch, runs no Inductor)
+	cs := CacheFolders(env, nil)
+	cs[0].TakeBefore()
+	if m := NewManifest(RunInfo{Caches: cs, Versions: map[string]string{"torch": "2.9.0"}, Compiled: map[string]bool{"torch": false}}, res); len(m.Caches) != 0 {
+		t.Errorf("no torch.compile compilation: %+v", m.Caches)
+	}
+	if m := NewManifest(RunInfo{Caches: cs, Versions: map[string]string{"torch": "2.9.0"}, Compiled: map[string]bool{"torch": true}}, res); len(m.Caches) != 1 {
+		t.Errorf("torch.compile compiled: %+v", m.Caches)
+	}
+	if got := compiledStacks([]runfolder.ProbeRecord{{Framework: "torch", Event: "compile"}}); !got["torch"] || got["jax"] {
+		t.Errorf("compiled stacks %v", got)
+	}
+	if got := compiledStacks(nil); got["torch"] {
+		t.Errorf("no records: %v", got)
+	}
 	if m := manifest(map[string]string{"torch": "2.9.0"}, false); len(m.Caches) != 0 {
 		t.Errorf("no folder made: %+v", m.Caches)
 	}

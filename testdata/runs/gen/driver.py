@@ -475,9 +475,12 @@ class Run:
 
     @property
     def texts(self):
+        """The logs' text; under recomp run, without the stamp recomp run puts before each line."""
         if self._texts is None:
             self._texts = [open(os.path.join(self.target, log), encoding="utf-8", errors="replace").read()
                            for log in self.logs]
+            if self.spec.get("recomp_run"):
+                self._texts = [RUN_STAMP.sub("", t) for t in self._texts]
         return self._texts
 
     def path(self, *parts):
@@ -488,6 +491,10 @@ class Run:
 
     def families(self, family=strip_counter, dump="dump"):
         return dump_families(self.path(dump), family)
+
+
+# the stamp recomp run writes before each line of run.log (RFC 3339, nanoseconds, UTC)
+RUN_STAMP = re.compile(r"(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z ")
 
 
 def find_reason(spec, texts):

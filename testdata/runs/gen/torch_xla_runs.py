@@ -1481,5 +1481,13 @@ S["cache-xla-flag"] = dict(program=train_persistent_cache, env=ENV, recompiled=[
                  "(--xla_cpu_enable_fast_min_max=true). The graph is the same; its hash, which names the cache entry, is "
                  "not: run 2 misses (PersistentCacheMiss) and writes a second entry."))
 
+S["persistent-cache-run"] = dict(program=train_persistent_cache, env={"PJRT_DEVICE": "CPU"}, recompiled=[], cause=None, runs=2,
+    recomp_run={"flags": [], "exit": 0},
+    description=("The persistent-cache program run twice under recomp run (`recomp run --out runN -- python …`, each run "
+                 "folder with its run.log, manifest.json, probe.jsonl and dump/), with only PJRT_DEVICE=CPU of the user's "
+                 "own: run 1 misses and writes the entry (PersistentCacheMiss); run 2 finds it and cannot deserialize it on "
+                 "CPU (PersistentCacheDeserializeFailure), so it compiles the graph again: run 2's answer says the cache "
+                 "could not serve it and why."))
+
 if __name__ == "__main__":
     driver.main(FRAMEWORK)

@@ -270,6 +270,19 @@ func (row *SiteRow) count(kind cause.Kind, example string, once bool) {
 	row.causes = append(row.causes, siteCause{kind, example, once, 1})
 }
 
+// countUnit counts one compilation of the line to its cause, if it has one; a compilation once
+// per mode has none (no recompilation).
+func (row *SiteRow) countUnit(u *ledger.Unit, again bool, values map[*ledger.Unit]valueCause, byUnit map[*ledger.Unit][]diff.Cause) {
+	kind, ex, once, ok := unitCause(u, again, values, byUnit)
+	if !ok || u.Settled == ledger.PerMode {
+		return
+	}
+	row.count(kind, ex, once)
+	if kind == KindStaticArgument {
+		row.static = staticWords(u).Word
+	}
+}
+
 // settle names the line's top cause: the one that explains the most of its compilations, a cause
 // that recurs before one expected once, a named kind before the framework's bare words, the first
 // met on a tie; its example is the first met of that kind.
@@ -390,12 +403,7 @@ func Build(in Input) *Result {
 			if u.AfterWarmup {
 				row.AfterWarmup++
 			}
-			if kind, ex, once, ok := unitCause(u, again, values, byUnit); ok && u.Settled != ledger.PerMode {
-				row.count(kind, ex, once)
-				if kind == KindStaticArgument {
-					row.static = staticWords(u).Word
-				}
-			}
+			row.countUnit(u, again, values, byUnit)
 		}
 		if m.Recompiled && !m.Eager {
 			r.Verdicts = append(r.Verdicts, verdictOf(m, compiled, byUnit, byProgram[m.Family], roles, in))
@@ -589,14 +597,8 @@ func verdictOf(m *ledger.Module, compiled []*ledger.Unit, byUnit map[*ledger.Uni
 			v.LateTime += cost(u)
 		}
 		again := compiledAgain(u, seq)
-		if u.Settled == ledger.PerMode {
-			v.OncePerMode++ // compiled for a mode it had not run in: no recompilation, no cause
-			for _, f := range u.Facts {
-				if !slices.Contains(v.Modes, f.Change) && len(v.Modes) < 4 {
-					v.Modes = append(v.Modes, f.Change)
-				}
-			}
-			continue
+		if v.oncePerMode(u) {
+			continue // compiled for a mode it had not run in: no recompilation, no cause
 		}
 		site := ""
 		if u.Site.User() {
@@ -1094,6 +1096,21 @@ func action(v *Verdict, dumped bool, front, stepFront *framework.FrontEnd) strin
 		return look
 	}
 	return strings.Join(parts, "; and ")
+}
+
+// oncePerMode counts u among the program's compilations once per mode when it is one (with the
+// change of mode it was for), and says whether it was.
+func (v *Verdict) oncePerMode(u *ledger.Unit) bool {
+	if u.Settled != ledger.PerMode {
+		return false
+	}
+	v.OncePerMode++
+	for _, f := range u.Facts {
+		if !slices.Contains(v.Modes, f.Change) && len(v.Modes) < 4 {
+			v.Modes = append(v.Modes, f.Change)
+		}
+	}
+	return true
 }
 
 // noGradAgain says every recompilation of a program that also compiled for training was made

@@ -42,6 +42,7 @@ var stackNamed = map[string]struct {
 	"cmd/recomp-bench/overhead.go": {7, "the real stacks' environments and loop scripts it times"},
 	"cmd/recomp-bench/shapes.go":   {4, "the Poplar and TF log lines of its generated logs"},
 	"cmd/recomp-bench/bounds.go":   {7, "the inputs of its bounded runs: TF's retracing warnings, a Keras-on-JAX run folder"},
+	"cmd/recomp-bench/pytest.go":   {2, "the JAX suite whose pytest --recomp cost it times, and its venvs"},
 }
 
 // TestNoStackNamedOutsideUnits fails on a stack's name in a string literal, or a use of one of

@@ -149,11 +149,7 @@ func sideBySide(a, b []framework.Factor) []PartPair {
 
 // describe sets what differs, the sentence and the remedy.
 func describe(c *KeyComparison, e *CacheEntry) {
-	for _, p := range c.Parts {
-		if p.Differ() && !slices.Contains(c.Differs, p.Part) {
-			c.Differs = append(c.Differs, p.Part)
-		}
-	}
+	c.setDiffers()
 	switch {
 	case c.InA:
 		c.Summary = fmt.Sprintf("cache A holds this key too (%s): a run that looked in A could have been served", c.A)
@@ -168,6 +164,24 @@ func describe(c *KeyComparison, e *CacheEntry) {
 		}
 		return
 	}
+	c.Summary = fmt.Sprintf("not in cache A: its key's %s part differs from %s's: %s", c.Differs[0], c.A, c.differing())
+	if e.tree != nil {
+		c.Remedy = e.tree.Remedy[c.Differs[0]]
+	}
+}
+
+// setDiffers sets the kinds of part that differ, in the parts' order (the deciding one first).
+func (c *KeyComparison) setDiffers() {
+	for _, p := range c.Parts {
+		if p.Differ() && !slices.Contains(c.Differs, p.Part) {
+			c.Differs = append(c.Differs, p.Part)
+		}
+	}
+}
+
+// differing says the parts of the deciding kind that differ, old → new (the first three, with
+// how many more), and the other kinds that differ too.
+func (c *KeyComparison) differing() string {
 	first := c.Differs[0]
 	var named []string
 	n := 0
@@ -179,20 +193,18 @@ func describe(c *KeyComparison, e *CacheEntry) {
 			}
 		}
 	}
-	c.Summary = fmt.Sprintf("not in cache A: its key's %s part differs from %s's: %s", first, c.A, strings.Join(named, "; "))
+	s := strings.Join(named, "; ")
 	if n > len(named) {
-		c.Summary += fmt.Sprintf(" (and %d more)", n-len(named))
+		s += fmt.Sprintf(" (and %d more)", n-len(named))
 	}
 	if len(c.Differs) > 1 {
 		var also []string
 		for _, p := range c.Differs[1:] {
 			also = append(also, p.String())
 		}
-		c.Summary += "; " + strings.Join(also, ", ") + " differ too"
+		s += "; " + strings.Join(also, ", ") + " differ too"
 	}
-	if e.tree != nil {
-		c.Remedy = e.tree.Remedy[first]
-	}
+	return s
 }
 
 func orNone(s string) string {
@@ -271,11 +283,7 @@ func missedAgainst(entries []*CacheEntry, missed map[string][]logscan.KeyPart) [
 // describeMiss sets what differs between a missed key and the entry it is held against, the
 // sentence and the remedy (the entry's stack's for the deciding part).
 func describeMiss(c *KeyComparison, against *CacheEntry) {
-	for _, p := range c.Parts {
-		if p.Differ() && !slices.Contains(c.Differs, p.Part) {
-			c.Differs = append(c.Differs, p.Part)
-		}
-	}
+	c.setDiffers()
 	switch {
 	case against == nil:
 		c.Summary = "the run missed this key, and the cache holds no other entry of its kind to hold it against: it was empty of it"
@@ -287,29 +295,8 @@ func describeMiss(c *KeyComparison, against *CacheEntry) {
 		}
 		return
 	}
-	first := c.Differs[0]
-	var named []string
-	n := 0
-	for _, p := range c.Parts {
-		if p.Differ() && p.Part == first {
-			n++
-			if len(named) < 3 {
-				named = append(named, fmt.Sprintf("%s %s → %s", p.Name, orNone(p.A), orNone(p.B)))
-			}
-		}
-	}
-	c.Summary = fmt.Sprintf("the run missed this key: its %s part differs from %s's, the cache's nearest entry: %s", first, c.A, strings.Join(named, "; "))
-	if n > len(named) {
-		c.Summary += fmt.Sprintf(" (and %d more)", n-len(named))
-	}
-	if len(c.Differs) > 1 {
-		var also []string
-		for _, p := range c.Differs[1:] {
-			also = append(also, p.String())
-		}
-		c.Summary += "; " + strings.Join(also, ", ") + " differ too"
-	}
+	c.Summary = fmt.Sprintf("the run missed this key: its %s part differs from %s's, the cache's nearest entry: %s", c.Differs[0], c.A, c.differing())
 	if against.tree != nil {
-		c.Remedy = against.tree.Remedy[first]
+		c.Remedy = against.tree.Remedy[c.Differs[0]]
 	}
 }

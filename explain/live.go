@@ -28,17 +28,12 @@ func LiveCompiles(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 		if !p.Compiles || p.Attach != 0 {
 			continue // joined by its own way (JAX's, in order of the requests)
 		}
+		idx := indexCompiles(p, recs)
 		for _, u := range units {
 			if !u.Compiled || u.Seq < 1 || !ofUnit(u, p) {
 				continue
 			}
-			var mine []*runfolder.ProbeRecord
-			for i := range recs {
-				if recs[i].Framework == p.Name && recs[i].Event == p.Event && recs[i].Code != "" {
-					mine = append(mine, &recs[i])
-				}
-			}
-			if r := nthCompile(p, mine, u); r != nil && frameworks.SameFunction(moduleName(p, r.Code), u.Module) {
+			if r := idx.nth(u); r != nil && r.Code != "" && frameworks.SameFunction(moduleName(p, r.Code), u.Module) {
 				u.Family = moduleName(p, r.Name)
 			}
 		}

@@ -508,29 +508,23 @@ func attachCallSpan(units []*ledger.Unit, recs []runfolder.ProbeRecord, p framew
 
 // attachCompiles gives each compilation of a stack whose probe records every compilation it
 // made and is joined no other way (framework.Probe.Compiles without Attach: torch.compile's
-// frames) what its record says: the program's
-// line that called it, and whether autograd was off. The k-th compilation of a program in a
-// process is the k-th record of the same function in it (by the record's name, or the frame of
-// torch's own it names by its first caller).
+// frames) what its record says: the program's line that called it, and whether autograd was off.
+// The k-th compilation of a program in a process is the k-th record of the same function in it
+// (by the record's name, or the frame of torch's own it names by its first caller).
 func attachCompiles(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	for _, p := range frameworks.Probes() {
 		if !p.Compiles || p.Attach != 0 {
 			continue // joined by its own way (JAX's, in order of the requests)
 		}
-		var mine []*runfolder.ProbeRecord
-		for i := range recs {
-			if recs[i].Framework == p.Name && recs[i].Event == p.Event && recs[i].Name != "" {
-				mine = append(mine, &recs[i])
-			}
-		}
-		if len(mine) == 0 {
+		idx := indexCompiles(p, recs)
+		if len(idx) == 0 {
 			continue
 		}
 		for _, u := range units {
 			if !u.Compiled || u.Seq < 1 || !ofUnit(u, p) {
 				continue
 			}
-			r := nthCompile(p, mine, u)
+			r := idx.nth(u)
 			if r == nil {
 				continue
 			}
@@ -544,21 +538,46 @@ func attachCompiles(units []*ledger.Unit, recs []runfolder.ProbeRecord) {
 	}
 }
 
-// nthCompile is the record of the compilation u: the u.Seq-th of its function in its process
-// (any process's when the log did not tell them apart); nil when there is none.
-func nthCompile(p frameworks.ProbeHook, recs []*runfolder.ProbeRecord, u *ledger.Unit) *runfolder.ProbeRecord {
-	n := 0
-	for _, r := range recs {
-		if u.PID != 0 && r.PID != u.PID {
+// compileIndex holds a probe's compile records by process (0: every process's) and function
+// (by its name, and by the frame of torch's own it names by its first caller), each list in the
+// records' order.
+type compileIndex map[compileKey][]*runfolder.ProbeRecord
+
+type compileKey struct {
+	pid int
+	fn  string
+}
+
+// indexCompiles indexes the compile records of the probe hook p.
+func indexCompiles(p frameworks.ProbeHook, recs []runfolder.ProbeRecord) compileIndex {
+	idx := compileIndex{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Framework != p.Name || r.Event != p.Event || r.Name == "" {
 			continue
 		}
-		if !frameworks.SameFunction(moduleName(p, r.Name), u.Module) &&
-			(r.Code == "" || !frameworks.SameFunction(moduleName(p, r.Code), u.Module)) {
-			continue
+		fns := []string{frameworks.FunctionOf(moduleName(p, r.Name))}
+		if r.Code != "" {
+			if c := frameworks.FunctionOf(moduleName(p, r.Code)); c != fns[0] {
+				fns = append(fns, c)
+			}
 		}
-		if n++; n == u.Seq {
-			return r
+		for _, fn := range fns {
+			idx[compileKey{0, fn}] = append(idx[compileKey{0, fn}], r)
+			if r.PID != 0 {
+				idx[compileKey{r.PID, fn}] = append(idx[compileKey{r.PID, fn}], r)
+			}
 		}
 	}
-	return nil
+	return idx
+}
+
+// nth is the record of the compilation u: the u.Seq-th of its function in its process (any
+// process's when the log did not tell them apart); nil when there is none.
+func (idx compileIndex) nth(u *ledger.Unit) *runfolder.ProbeRecord {
+	list := idx[compileKey{u.PID, frameworks.FunctionOf(u.Module)}]
+	if u.Seq < 1 || u.Seq > len(list) {
+		return nil
+	}
+	return list[u.Seq-1]
 }

@@ -264,6 +264,15 @@ func SameFunction(a, b string) bool {
 	return a != "" && b != "" && function(trimCounter(a)) == function(trimCounter(b))
 }
 
+// FunctionOf is the function a name is of, as SameFunction compares them: two non-empty names of
+// the same FunctionOf are of the same function (a key to index names by).
+func FunctionOf(name string) string {
+	if name == "" {
+		return ""
+	}
+	return function(trimCounter(name))
+}
+
 // trimCounter drops XLA's ".N" uniquifiers: XLA's own messages name the module (jit_step.12)
 // that a front end's name for it (jit(step)) does not number.
 func trimCounter(name string) string {

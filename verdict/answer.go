@@ -111,13 +111,8 @@ func perModeNote(rep *ledger.Report) string {
 	for _, m := range rep.Modules {
 		var modes []string
 		for _, u := range m.Compiled() {
-			if u.Settled != ledger.PerMode {
-				continue
-			}
-			for _, f := range u.Facts {
-				if !slices.Contains(modes, f.Change) {
-					modes = append(modes, f.Change)
-				}
+			if u.Settled == ledger.PerMode {
+				modes = modeChanges(modes, u)
 			}
 		}
 		if len(modes) > 0 && len(out) < 3 {

@@ -1105,12 +1105,19 @@ func (v *Verdict) oncePerMode(u *ledger.Unit) bool {
 		return false
 	}
 	v.OncePerMode++
+	v.Modes = modeChanges(v.Modes, u)
+	return true
+}
+
+// modeChanges adds to modes the changes of mode a compilation once per mode was for (as the
+// stack said them), each once, at most 4.
+func modeChanges(modes []string, u *ledger.Unit) []string {
 	for _, f := range u.Facts {
-		if !slices.Contains(v.Modes, f.Change) && len(v.Modes) < 4 {
-			v.Modes = append(v.Modes, f.Change)
+		if !slices.Contains(modes, f.Change) && len(modes) < 4 {
+			modes = append(modes, f.Change)
 		}
 	}
-	return true
+	return modes
 }
 
 // noGradAgain says every recompilation of a program that also compiled for training was made

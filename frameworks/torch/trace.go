@@ -92,9 +92,9 @@ type traceState struct {
 	user map[int]string
 	// named is, by frame id, the name of its last compilation (a failed one names no code)
 	named map[int]string
-	// caller is the program's own line that called the frame the last dynamo_start compiles
-	// (the last of its stack's user frames before the frame itself); "" when none
-	caller string
+	// caller is, by frame id, the program's own line that called the frame its last
+	// dynamo_start compiles (the last of its stack's user frames before the frame itself)
+	caller map[int]string
 	// limits counts, by function, the records of its recompile limit
 	limits map[string]int
 	// caches counts the lookups of Inductor's caches (cachetrace.go); lastMiss is the compile id
@@ -109,7 +109,7 @@ const traceMaxNames = 4096
 func traceOf(c *logscan.Context) *traceState {
 	st := c.State().(*dynamo)
 	if st.trace == nil {
-		st.trace = &traceState{files: map[int]string{}, user: map[int]string{}, named: map[int]string{}}
+		st.trace = &traceState{files: map[int]string{}, user: map[int]string{}, named: map[int]string{}, caller: map[int]string{}}
 	}
 	return st.trace
 }
@@ -169,7 +169,7 @@ func traceStartRecord(c *logscan.Context, msg string) bool {
 	// compiled one is no caller. A frame keeps the name its first compilation gave it (a
 	// wrapper's frame, called from a training line and an evaluation line, is one program).
 	id := *rec.FrameID
-	t.caller = ""
+	delete(t.caller, id)
 	library := false // a frame of torch's passed, between the compiled frame and the caller
 	for i := len(rec.Start.Stack) - 1; i >= 0; i-- {
 		f := rec.Start.Stack[i]
@@ -183,8 +183,8 @@ func traceStartRecord(c *logscan.Context, msg string) bool {
 			t.user[id] = at
 		}
 		if i < len(rec.Start.Stack)-1 {
-			if library {
-				t.caller = at
+			if library && len(t.caller) < traceMaxNames {
+				t.caller[id] = at
 			}
 			break
 		}
@@ -529,7 +529,7 @@ func traceMetricsRecord(c *logscan.Context, msg string) bool {
 	case m.backend != nil:
 		ev := logscan.Event{Kind: logscan.CompileBegin, Producer: logscan.ProducerDynamo, Signal: "dynamo:compilation_metrics",
 			Module: frame, Path: frame, Reason: why, SeenBefore: m.frameCompileID != nil && *m.frameCompileID > 0, Key: m.compileID,
-			Caller: t.caller, Dynamic: c.State().(*dynamo).dynamicOf(m.compileID),
+			Caller: t.caller[*m.frameID], Dynamic: c.State().(*dynamo).dynamicOf(m.compileID),
 			Detail: "dynamo compiled " + frame + " (compile " + m.compileID + ")"}
 		if len(m.restarts) > 0 {
 			ev.Detail += "; restarted: " + strings.Join(m.restarts, "; ")

@@ -19,5 +19,6 @@
 // a compile request and compares them; steps.go finds the step each log line belongs to;
 // standin.go lets the probe's compile records stand for the lines of a stack whose log holds
 // none (its compile logging was off), read at the end and followed live (LiveStandIns);
-// result.go defines the results (Scan, Diff, Run), which package report lays out.
+// result.go defines the results (Scan, Diff, Run), which package report lays out; session.go
+// says what a test runner's session asks of its scan (Unblamed, Unjudged).
 package explain

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/recomp/recomp/explain"
@@ -117,78 +114,22 @@ func (c *sessionCloseCmd) Run(e *env) error {
 // records names.
 func answer(e *env, dir string, names []runner.ProbeName) (sessionAnswer, error) {
 	a := sessionAnswer{Programs: runner.Programs(names)}
-	scan, err := scanJSON(e, dir)
-	if err != nil {
-		return a, err
-	}
-	a.Report = scan
-	a.Unblamed, a.Unjudged, err = judge(scan, a.Programs, dir)
-	return a, err
-}
-
-// judge reads a scan report: the programs it says compiled after warm-up that are not among
-// named, and the HLO modules the dump of dir holds when its log shows no compilation (no
-// compile evidence at all, or only what says something traced or compiled, not how often: a
-// tf.function's retracing warning, whose XLA compilations TF's C++ logs to the standard error
-// that pytest takes).
-func judge(scan []byte, named []string, dir string) (unblamed []string, unjudged int, err error) {
-	var r struct {
-		Summary struct {
-			CompileRequests int `json:"compile_requests"`
-			Compilations    int `json:"compilations"`
-		} `json:"summary"`
-		Verdict *struct {
-			Programs []struct {
-				Program     string `json:"program"`
-				AfterWarmup int    `json:"after_warmup"`
-			} `json:"programs"`
-		} `json:"verdict"`
-		Findings []struct {
-			Kind string `json:"kind"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal(scan, &r); err != nil {
-		return nil, 0, err
-	}
-	unblamed = []string{}
-	if r.Verdict != nil {
-		for _, p := range r.Verdict.Programs {
-			if p.AfterWarmup > 0 && !slices.Contains(named, p.Program) {
-				unblamed = append(unblamed, p.Program)
-			}
-		}
-	}
-	none := r.Summary.Compilations == 0 && r.Summary.CompileRequests == 0
-	for _, f := range r.Findings {
-		none = none || f.Kind == string(ledger.FindingNoEvidence)
-	}
-	if none {
-		entries, _ := os.ReadDir(filepath.Join(dir, runfolder.DumpName))
-		for _, d := range entries {
-			if !strings.HasPrefix(d.Name(), ".") {
-				unjudged++
-			}
-		}
-	}
-	return unblamed, unjudged, nil
-}
-
-// scanJSON is recomp scan DIR --format json, as bytes.
-func scanJSON(e *env, dir string) (json.RawMessage, error) {
 	opt, err := ledger.ReadSettings{}.Options()
 	if err != nil {
-		return nil, err
+		return a, err
 	}
 	opt.Log = e.log
 	s, err := explain.ReadScan([]string{dir}, opt)
 	if err != nil {
-		return nil, err
+		return a, err
 	}
 	var b bytes.Buffer
 	if err := report.Render(&b, report.JSON, s, report.Style{Meta: e.meta, Root: report.RepoRoot()}); err != nil {
-		return nil, err
+		return a, err
 	}
-	return bytes.TrimSpace(b.Bytes()), nil
+	a.Report = bytes.TrimSpace(b.Bytes())
+	a.Unblamed, a.Unjudged = s.Unblamed(a.Programs), s.Unjudged(dir)
+	return a, nil
 }
 
 type sessionReportCmd struct {

@@ -218,37 +218,34 @@ _SYNC = "recomp-probe: sync "
 def _log_caught_up(folder, wait=5.0):
     """Under recomp run, the stacks' log records go through the process's stderr to recomp run,
     which writes them into the folder's run.log: waits (at most wait seconds) until run.log holds
-    everything written before, by a line of its own sent the same way. Where the probe appends to
-    run.log itself (RECOMP_PROBE_LOG: a session this process or its parent opened), nothing waits."""
+    everything written before, by a line of its own sent the same way, and warns when it does not
+    (the answer may then miss the last compilations). Where the probe appends to run.log itself
+    (RECOMP_PROBE_LOG: a session this process or its parent opened), nothing waits."""
     if os.environ.get("RECOMP_PROBE_LOG"):
         return
+    import contextlib
     import time
+    import warnings
     token = (_SYNC + os.urandom(8).hex()).encode()
     # the way the stacks' records went: the probe's copy of stderr, taken before pytest's capture
     probe = sys.modules.get("_recomp_probe")
-    log = getattr(probe, "_STACK_LOG", None)
-    fd = getattr(log, "fd", -1)
-    lock = getattr(probe, "_LOCK", None)
+    fd = getattr(getattr(probe, "_STACK_LOG", None), "fd", -1)
+    path = os.path.join(folder, "run.log")
     try:
         sys.stderr.flush()
-        if lock is not None:
-            with lock:
-                os.write(fd if fd >= 0 else 2, token + b"\n")
-        else:
+        with getattr(probe, "_LOCK", None) or contextlib.nullcontext():
             os.write(fd if fd >= 0 else 2, token + b"\n")
-    except OSError:
-        return
-    path = os.path.join(folder, "run.log")
-    end = time.monotonic() + wait
-    while time.monotonic() < end:
-        try:
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
             with open(path, "rb") as f:
                 f.seek(max(0, os.path.getsize(path) - 65536))
                 if token in f.read():
                     return
-        except OSError:
-            return
-        time.sleep(0.01)
+            time.sleep(0.01)
+    except OSError:
+        pass
+    warnings.warn("recomp: %s did not show everything this process wrote within %.0f s: the answer may miss its last "
+                  "compilations" % (path, wait), RuntimeWarning, stacklevel=3)
 
 
 def _names(names):

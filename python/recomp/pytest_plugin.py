@@ -13,7 +13,7 @@ was seen compiling (a stack that records no compilation per test, a process a te
 fails the session: pytest exits 1, with recomp's cause and fix. Under pytest-xdist each worker judges its own tests and the controller
 prints one table and one verdict for the session."""
 import os
-import time
+import sys
 
 import pytest
 
@@ -75,9 +75,8 @@ class _Plugin:
                                command=["pytest"] + list(config.invocation_params.args))
         self.opened = False
         self.entities = {}
-        self.current = None   # the name of the test or fixture compilations go to now
-        self.phase = ""
-        self.fixtures = set()  # fixture entities set up during the current test
+        self.pending = set()  # the fixtures that compiled since the last test's teardown report
+        self.pytest_session, self.items = None, None  # the collected tests, by node id (item())
         self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
         self.exitstatus = 0
         self.named = set()    # the programs (framework, name) the probe saw a test or fixture compile
@@ -113,76 +112,43 @@ class _Plugin:
             e = self.entities[name] = _Entity(name)
         return e
 
+    # Nothing runs per test for a test that compiles nothing but one plain hook per report
+    # (pytest_runtest_logreport): on a suite of cached tests the per-test hooks were most of the
+    # plugin's cost. A compilation (rare) finds its test and fixture itself: the test and phase
+    # from PYTEST_CURRENT_TEST, which pytest sets around each phase, and the fixture from the
+    # frame of pytest's fixture set-up it runs under.
     def on_compile(self, rec):
         rec = dict(rec)
-        rec["phase"] = self.phase
-        self.entity(self.current or _OUTSIDE).records.append(rec)
+        name, phase = _running()
+        fixture = _fixture()
+        if fixture is not None:
+            name = fixture
+            self.pending.add(fixture)
+        rec["phase"] = phase
+        self.entity(name or _OUTSIDE).records.append(rec)
 
-    # The hooks of each test are plain ones (a hook wrapper costs more) and make nothing for a
-    # test that compiles nothing: on a suite of cached tests they are most of the plugin's cost.
-    def pytest_runtest_logstart(self, nodeid, location):
-        self.fixtures = set()
+    def item(self, nodeid):
+        """The collected test of nodeid (None when this process did not collect it)."""
+        if self.items is None:
+            self.items = {i.nodeid: i for i in getattr(self.pytest_session, "items", None) or []}
+        return self.items.get(nodeid)
 
-    def pytest_runtest_logfinish(self, nodeid, location):
-        self.current, self.phase = None, ""
-        self.entities.pop(nodeid, None)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item):
-        self.current, self.phase = item.nodeid, "setup"
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_call(self, item):
-        self.current, self.phase = item.nodeid, "call"
+    def pytest_collection_finish(self, session):
+        self.pytest_session, self.items = session, None
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_teardown(self, item, nextitem):
-        self.current, self.phase = item.nodeid, "teardown"
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_fixture_setup(self, fixturedef, request):
-        if fixturedef.scope == "function":
-            yield  # a test's own set-up: its compilations are the test's
-            return
-        before = self.current
-        name = "fixture %s (%s scope, %s)" % (fixturedef.argname, fixturedef.scope, fixturedef.baseid or "<session>")
-        self.current = name
-        self.fixtures.add(name)
-        try:
-            yield
-        finally:
-            self.current = before
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        e = self.entities.get(item.nodeid)
-        if call.when == "call":
-            if e is not None and e.records:  # a test that compiled nothing passes recomp's check
-                rep = outcome.get_result()
-                if rep.passed:
-                    why = self.judge(item, e)
-                    if why:
-                        rep.outcome = "failed"
-                        rep.longrepr = why
-        elif call.when == "teardown" and (self.fixtures or (e is not None and e.records)):
-            rows, named = {}, set()
-            if e is not None and e.records:
-                rows[item.nodeid] = [len(e.records), e.seconds(), bool(getattr(item, "_recomp_failed", False))]
-                named.update(_programs(e.records))
-            worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-            for name in self.fixtures:
-                f = self.entities.get(name)
-                if f is not None and f.records:  # a fixture of each worker's own
-                    rows[name + (" [%s]" % worker if worker else "")] = [len(f.records), f.seconds(), False]
-                    named.update(_programs(f.records))
-            if rows:
-                # Both travel with the report (xdist serialises its attributes).
-                rep = outcome.get_result()
-                rep.recomp = rows
-                rep.recomp_programs = sorted(list(p) for p in named)
-
     def pytest_runtest_logreport(self, report):
+        # First (tryfirst): a test that compiled a program again fails before the terminal,
+        # JUnit XML, -x and xdist's worker see its report.
+        e = self.entities.get(report.nodeid)
+        if report.when == "call" and report.passed and e is not None and e.records:
+            item = self.item(report.nodeid)
+            why = self.judge(item, e) if item is not None else ""
+            if why:
+                report.outcome = "failed"
+                report.longrepr = why
+        elif report.when == "teardown":
+            self.flush(report, e)
         rows = getattr(report, "recomp", None)
         if not rows:
             return
@@ -190,6 +156,29 @@ class _Plugin:
             self.rows[name] = [n, s, bad]
         for fw, name in getattr(report, "recomp_programs", None) or []:
             self.named.add((fw, name))
+
+    def flush(self, report, e):
+        """At a test's teardown report: the table's rows of the test and of the fixtures that
+        compiled since the last test's, on the report (xdist carries its attributes to the
+        controller)."""
+        self.entities.pop(report.nodeid, None)
+        if not self.pending and (e is None or not e.records):
+            return
+        rows, named = {}, set()
+        if e is not None and e.records:
+            item = self.item(report.nodeid)
+            rows[report.nodeid] = [len(e.records), e.seconds(), bool(getattr(item, "_recomp_failed", False))]
+            named.update(_programs(e.records))
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+        for name in sorted(self.pending):
+            f = self.entities.get(name)
+            if f is not None and f.records:  # a fixture of each worker's own
+                rows[name + (" [%s]" % worker if worker else "")] = [len(f.records), f.seconds(), False]
+                named.update(_programs(f.records))
+        self.pending = set()
+        if rows:
+            report.recomp = rows
+            report.recomp_programs = sorted(list(p) for p in named)
 
     def judge(self, item, e):
         """Why the test fails recomp's check ("" when it passes)."""
@@ -336,6 +325,32 @@ def _answer(p, mine, when="in the session so far"):
     if p.get("summary"):
         out.append("  %s: %s" % (when, p["summary"]))
     return out
+
+
+def _running():
+    """The test running now and its phase (setup, call, teardown), from PYTEST_CURRENT_TEST
+    ("NODEID (PHASE)", which pytest sets around each phase): ("", "") outside tests."""
+    cur = os.environ.get("PYTEST_CURRENT_TEST", "")
+    name, sep, phase = cur.rpartition(" (")
+    if not sep or not phase.endswith(")"):
+        return "", ""
+    return name, phase[:-1]
+
+
+def _fixture():
+    """The name the table gives the module-, class-, package- or session-scoped fixture whose
+    set-up is running (the innermost frame of pytest's pytest_fixture_setup), or None (none, or
+    a function-scoped one: a test's own set-up)."""
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code.co_name == "pytest_fixture_setup" and "fixturedef" in f.f_code.co_varnames:
+            d = f.f_locals.get("fixturedef")
+            scope = getattr(d, "scope", "function")
+            if d is None or scope == "function":
+                return None
+            return "fixture %s (%s scope, %s)" % (d.argname, scope, d.baseid or "<session>")
+        f = f.f_back
+    return None
 
 
 def _programs(records):

@@ -34,6 +34,8 @@ def _stop():
         if _FILE is not None:
             _FILE.close()
             _FILE = None
+        if _STACK_LOG is not None:
+            _STACK_LOG.close()
     if sys.modules.get("_recomp_probe") is sys.modules.get(__name__):
         del sys.modules["_recomp_probe"]
 
@@ -100,6 +102,7 @@ class _StackLog:
         self.fd = -1
         if not self.path:
             self.fd = os.dup(2)
+        self.log = -1  # RECOMP_PROBE_LOG, opened for appending at its first record
         self.format = logging.Formatter(_LOG_FORMAT)
         self.handler = None
 
@@ -127,7 +130,10 @@ class _StackLog:
         q = getattr(record, "_recomp_quiet", None)
         if q is None:
             try:
-                first = self.formatter(record).format(record).split("\n", 1)[0]
+                text = getattr(record, "_recomp_text", None)
+                if text is None:
+                    text = self.formatter(record).format(record)
+                first = text.split("\n", 1)[0]
             except Exception:
                 first = ""
             q = record._recomp_quiet = any(p.search(first) for p in _QUIET)
@@ -192,22 +198,37 @@ class _StackLog:
     def emit(self, record):
         if _STOPPED or not self.path and self.delivered(record):
             return
-        text = self.formatter(record).format(record)
+        text = record._recomp_text = self.formatter(record).format(record)  # is_quiet reads it too
         if self.path:
             import datetime
             stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
             data = "".join(stamp + " " + line + "\n" for line in text.split("\n")).encode("utf-8", "replace")
             with _LOCK:
-                with open(self.path, "ab") as f:
-                    f.write(data)
+                if _STOPPED:
+                    return
+                if self.log < 0:
+                    self.log = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+                _write_all(self.log, data)
             if _QUIET:
                 self.quiet(record)
             return
-        data = (text + "\n").encode("utf-8", "replace")
         with _LOCK:
-            while data:
-                n = os.write(self.fd, data)
-                data = data[n:]
+            _write_all(self.fd, (text + "\n").encode("utf-8", "replace"))
+
+    def close(self):
+        """Closes RECOMP_PROBE_LOG (the session ended); the caller holds _LOCK."""
+        if self.log >= 0:
+            try:
+                os.close(self.log)
+            except OSError:
+                pass
+            self.log = -1
+
+
+def _write_all(fd, data):
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
 
 
 _QUIET = []  # the lines recomp's own settings make the stacks print (set by _quiet)
@@ -312,17 +333,17 @@ class _ImportHook:
 
 
 def _versions():
-    """At exit: the versions of the distributions packages.json names, as one record."""
-    try:
-        import importlib.metadata as metadata
-        import json
-        with open(os.path.join(_HERE, "packages.json"), encoding="utf-8") as f:
-            names = json.load(f)
-    except Exception:
-        return
+    """At exit: the versions of the distributions packages.json names, as one record (nothing
+    once stopped: the session that stopped the probe has its manifest written already)."""
 
     def write():
+        if _STOPPED:
+            return
         try:
+            import importlib.metadata as metadata
+            import json
+            with open(os.path.join(_HERE, "packages.json"), encoding="utf-8") as f:
+                names = json.load(f)
             out = {}
             for name in names:
                 try:

@@ -105,6 +105,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runner.Watchdog(os.Stdin)
 	}
 	gctune.Limit() // (see gctune.MemoryLimit)
+	// From the start, not only while scan reads: a short command (the pytest plugin's session
+	// calls) otherwise spends a third of its CPU in the collector's first cycles, which a heap
+	// of a few MB never needs (see gctune.ScanHeapGoal).
+	defer gctune.Tune(gctune.ScanHeapGoal)()
 	return runWith(args, os.Stdin, stdout, stderr)
 }
 

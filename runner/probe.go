@@ -24,19 +24,25 @@ import (
 //go:embed probe/sitecustomize.py
 var probeBase string
 
-// probeSource is the probe with the units' hooks in it.
+// probeSource is the probe with the units' hooks in it: each unit's source as a string that
+// the probe compiles when the program imports the unit's package (_unit), not at start.
 func probeSource() []byte {
-	const at = "_HOOKS = {}\n"
-	var b strings.Builder
 	var hooks []string
 	for _, p := range frameworks.Probes() {
-		b.WriteString(strings.TrimRight(p.Hook, "\n") + "\n\n\n")
-		hooks = append(hooks, fmt.Sprintf("%q: %s", p.Package, p.Function))
+		hooks = append(hooks, fmt.Sprintf("    %s: _unit(%s, %s),\n", pyString(p.Package), pyString(p.Function), pyString(p.Hook)))
 	}
-	b.WriteString("_HOOKS = {" + strings.Join(hooks, ", ") + "}\n")
 	loggers, _ := json.Marshal(frameworks.Loggers())
-	src := strings.Replace(probeBase, at, b.String(), 1)
+	src := strings.Replace(probeBase, "_HOOKS = {}\n", "_HOOKS = {\n"+strings.Join(hooks, "")+"}\n", 1)
 	return []byte(strings.Replace(src, "_LOGGERS = []\n", "_LOGGERS = "+string(loggers)+"\n", 1))
+}
+
+// pyString is s as a Python string literal: JSON's string syntax is a subset of Python's.
+func pyString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // probeEffect is what the probe's setting does, for the manifest.

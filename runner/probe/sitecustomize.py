@@ -280,8 +280,22 @@ def _log_stacks():
         logging.getLogger(name).addHandler(out.handler)
 
 
-# The units' hooks (frameworks/*/probe.py) and _HOOKS, the hook of each top-level package,
-# go here: recomp run writes them in (runner.probeSource).
+def _unit(function, source):
+    """The hook of a unit (frameworks/*/probe.py: source, which defines function): compiled
+    into the probe's globals when the program first imports the unit's package, so that a
+    program pays the compilation of its own stack's hook only."""
+
+    def hook(module):
+        g = globals()
+        if function not in g:
+            exec(compile(source, "<recomp probe: %s>" % function, "exec"), g)
+        g[function](module)
+
+    return hook
+
+
+# _HOOKS, the hook of each top-level package, each a _unit with its unit's source, goes here:
+# recomp run writes it in (runner.probeSource).
 _HOOKS = {}
 
 

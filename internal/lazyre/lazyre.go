@@ -8,7 +8,8 @@
 //
 // An invalid expression panics at its first use, as regexp.MustCompile does at init: the
 // test of this package compiles every expression New is given in the module's source, so
-// that a typo fails the tests, not a user's run.
+// that a typo fails the tests, not a user's run, and refuses a package variable compiled with
+// regexp.MustCompile.
 package lazyre
 
 import (

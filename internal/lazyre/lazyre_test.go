@@ -22,7 +22,8 @@ const importPath = "github.com/recomp/recomp/internal/lazyre"
 // files (tests included), and fails on one that does not compile or that this test cannot
 // read (it reads string literals, the package's string constants, their sums and
 // regexp.QuoteMeta of them): a typo in a stack's pattern fails here, not at the first line of
-// a user's log that reaches it.
+// a user's log that reaches it. It fails too on a package variable of a non-test file
+// compiled with regexp.MustCompile, which every start of the binary would pay for.
 func TestEveryExpressionCompiles(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -75,7 +76,10 @@ func checkDir(dir string) (n int, problems []string) {
 		}
 		stringConsts(f, consts[f.Name.Name])
 	}
-	for _, f := range files {
+	for i, f := range files {
+		if !strings.HasSuffix(names[i], "_test.go") {
+			problems = append(problems, compiledAtInit(fset, f)...)
+		}
 		name := importName(f)
 		if name == "" {
 			continue
@@ -97,6 +101,24 @@ func checkDir(dir string) (n int, problems []string) {
 		})
 	}
 	return n, problems
+}
+
+// compiledAtInit names each regexp.MustCompile in the package-level declarations of f: an
+// expression compiled when the binary starts, whichever command it runs.
+func compiledAtInit(fset *token.FileSet, f *ast.File) []string {
+	var problems []string
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			ast.Inspect(g, func(node ast.Node) bool {
+				if call, ok := node.(*ast.CallExpr); ok && isCall(call.Fun, "regexp", "MustCompile") {
+					pos := fset.Position(call.Pos())
+					problems = append(problems, fmt.Sprintf("%s:%d: regexp.MustCompile in a package variable compiles at every start of the binary: use lazyre.New", pos.Filename, pos.Line))
+				}
+				return true
+			})
+		}
+	}
+	return problems
 }
 
 // importName is the name f imports this package by ("" when it does not).
@@ -204,11 +226,12 @@ func TestConstString(t *testing.T) {
 
 // TestCheckDirFindsBadExpression makes sure checkDir reports an expression that does not
 // compile and one it cannot read, with file and line, under any name a file imports the
-// package by, and reads a constant of another file of the package.
+// package by, reads a constant of another file of the package, and reports a package
+// variable compiled with regexp.MustCompile (not one compiled in a function).
 func TestCheckDirFindsBadExpression(t *testing.T) {
 	dir := t.TempDir()
 	a := "package x\n\nimport lr \"" + importPath + "\"\n\nvar a = lr.New(`ok` + k)\nvar b = lr.New(`(`)\nvar c = lr.New(s)\nvar s = \"x\"\n"
-	b := "package x\n\nconst k = `[a-z]`\n"
+	b := "package x\n\nimport \"regexp\"\n\nconst k = `[a-z]`\n\nvar d = regexp.MustCompile(`d`)\n\nfunc f() { _ = regexp.MustCompile(`e`) }\n"
 	for name, src := range map[string]string{"a.go": a, "b.go": b} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -219,7 +242,8 @@ func TestCheckDirFindsBadExpression(t *testing.T) {
 		t.Errorf("checkDir counted %d calls of New, want 3", n)
 	}
 	path := filepath.Join(dir, "a.go")
-	want := []string{path + ":6: error parsing regexp: missing closing ): `(`", path + ":7: lazyre.New is given an expression this test cannot read: write it as literals and constants"}
+	want := []string{path + ":6: error parsing regexp: missing closing ): `(`", path + ":7: lazyre.New is given an expression this test cannot read: write it as literals and constants",
+		filepath.Join(dir, "b.go") + ":7: regexp.MustCompile in a package variable compiles at every start of the binary: use lazyre.New"}
 	if !slices.Equal(problems, want) {
 		t.Errorf("checkDir's problems:\n%q\nwant\n%q", problems, want)
 	}

@@ -190,7 +190,7 @@ func uncovered(late []*ledger.Unit, variants []*WarmupVariant, step *regexp.Rege
 		lines[u.File] = append(lines[u.File], u.LastLine)
 	}
 	if step == nil {
-		step = explain.DefaultStep
+		step = explain.DefaultStep.Regexp()
 	}
 	for f, ls := range lines {
 		steps[f] = explain.StepsAfter(f, ls, step)

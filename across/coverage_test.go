@@ -138,14 +138,14 @@ func TestStepsAfter(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("x", 3<<20)
 	p := dumptest.WriteFile(t, dir, "run.log", "a\nstep 1\ncompile\n"+long+"\nTrain_step 4 is a name\nIteration: 7 loss 1\ncompile\nglobal_step=9\n")
-	got := explain.StepsAfter(p, []int{3, 7, 7}, explain.DefaultStep)
+	got := explain.StepsAfter(p, []int{3, 7, 7}, explain.DefaultStep.Regexp())
 	if len(got) != 2 || got[3] != 7 || got[7] != 9 {
 		t.Errorf("steps %v", got)
 	}
-	if got := explain.StepsAfter("-", []int{1}, explain.DefaultStep); len(got) != 0 {
+	if got := explain.StepsAfter("-", []int{1}, explain.DefaultStep.Regexp()); len(got) != 0 {
 		t.Errorf("stdin: %v", got)
 	}
-	if got := explain.StepsAfter(filepath.Join(dir, "missing"), []int{1}, explain.DefaultStep); len(got) != 0 {
+	if got := explain.StepsAfter(filepath.Join(dir, "missing"), []int{1}, explain.DefaultStep.Regexp()); len(got) != 0 {
 		t.Errorf("missing: %v", got)
 	}
 }

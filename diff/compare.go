@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // ChangeKind says what differs between two paired instructions, computations or headers; the
@@ -732,7 +732,7 @@ func (c *comparer) handle(in *hlo.Instruction) bool {
 }
 
 // reParamRef is a parameter number in buffer_donor's and input_output_alias's lists: "(3, {".
-var reParamRef = regexp.MustCompile(`\((\d+), \{`)
+var reParamRef = lazyre.New(`\((\d+), \{`)
 
 // asA writes B's parameter numbers of a header list as A's numbers for them (renumber); v
 // unchanged when the parameters pair by number.

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/hlo"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/openfile"
 )
 
@@ -82,9 +82,9 @@ type Dump struct {
 // The name patterns match any byte in a name ((?s): a module name in a file name can hold a
 // newline or another control character, and such a file is paired like any other).
 var (
-	reDumpName = regexp.MustCompile(`(?s)^(?:\d+\.)?module_(\d+)(?:\.(.*))?$`)
-	reAfter    = regexp.MustCompile(`(?s)^(?:(.*)\.)?((?:sm_[0-9.]+_gpu_|gfx[0-9a-z]+_gpu_|[a-z0-9]+_)?after_optimizations)$`)
-	rePass     = regexp.MustCompile(`(?s)^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
+	reDumpName = lazyre.New(`(?s)^(?:\d+\.)?module_(\d+)(?:\.(.*))?$`)
+	reAfter    = lazyre.New(`(?s)^(?:(.*)\.)?((?:sm_[0-9.]+_gpu_|gfx[0-9a-z]+_gpu_|[a-z0-9]+_)?after_optimizations)$`)
+	rePass     = lazyre.New(`(?s)^(?:(.*)\.)?(\d{4}\.[^.]+\.after_.+)$`)
 )
 
 // notHLO are the endings (before .txt) of dump files that are not HLO modules; a module whose

@@ -13,6 +13,7 @@ import (
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/ledger"
@@ -179,10 +180,10 @@ func (rs *runs) manifestRank(logPath string) (rank, from string) {
 }
 
 // reRankName finds a rank in a file or folder name: rank3.log, worker-3, process_3, dump-rank3.
-var reRankName = regexp.MustCompile(`(?i)(?:rank|proc|process|worker|task|node|host)[-_.]?(\d+)`)
+var reRankName = lazyre.New(`(?i)(?:rank|proc|process|worker|task|node|host)[-_.]?(\d+)`)
 
 // reNumbered is a name that is a word and a number, the number last: r3, gpu-7, n03, 2.
-var reNumbered = regexp.MustCompile(`^[A-Za-z]*[-_.]?(\d{1,9})$`)
+var reNumbered = lazyre.New(`^[A-Za-z]*[-_.]?(\d{1,9})$`)
 
 // nameRank is the rank a path's base name gives ("" when none): a number after a word that
 // says rank (rank3.log, worker-3), else the number that ends a short name (r3, gpu-7.log; a
@@ -213,7 +214,7 @@ func trimZeros(s string) string {
 }
 
 // reNumberOrNot splits a name into its runs of digits and of other characters.
-var reNumberOrNot = regexp.MustCompile(`\d+|\D+`)
+var reNumberOrNot = lazyre.New(`\d+|\D+`)
 
 // sortNatural sorts names with their numbers compared as numbers (rank2 before rank10).
 func sortNatural(xs []string) {
@@ -299,7 +300,7 @@ func RanksOf(s *ledger.Scan, opt RanksOptions) *Ranks {
 	out := &Ranks{Scan: &Scan{Scan: *s}, Warnings: slices.Clone(opt.Warnings)}
 	step := opt.Step
 	if step == nil {
-		step = DefaultStep
+		step = DefaultStep.Regexp()
 	}
 	rs := opt.runs
 	if rs == nil {

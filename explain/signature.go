@@ -2,11 +2,11 @@ package explain
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/diff"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // An argument signature as a framework logs it with a compile request: JAX's "global shapes and
@@ -14,7 +14,7 @@ import (
 // and [ShapedArray(…), …] before. When no dump is given, it is what tells two variants of one
 // program apart and names the argument that changed.
 
-var reShaped = regexp.MustCompile(`ShapedArray\(([a-z0-9_]+)\[([0-9, ]*)\]`)
+var reShaped = lazyre.New(`ShapedArray\(([a-z0-9_]+)\[([0-9, ]*)\]`)
 
 // arg is one argument of a signature.
 type arg struct {

@@ -9,12 +9,13 @@ import (
 	"strconv"
 
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // DefaultStep finds the step number in a line a training or serving loop prints ("step 3",
 // "Step: 3", "global_step=3", "iteration 3"): its first group is the number. An epoch is not a
 // step, and neither is a function named train_step.
-var DefaultStep = regexp.MustCompile(`(?i)\b(?:global[_ ]?)?(?:step|iter|iteration)\b\s*[:=#]?\s*(\d+)`)
+var DefaultStep = lazyre.New(`(?i)\b(?:global[_ ]?)?(?:step|iter|iteration)\b\s*[:=#]?\s*(\d+)`)
 
 // maxStepLookahead bounds how many lines after a compilation are searched for its step.
 const maxStepLookahead = 100000

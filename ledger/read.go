@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -18,8 +17,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/option"
 	"github.com/recomp/recomp/logscan"
 )
@@ -662,11 +663,11 @@ func (ps *processes) reports() []*Report {
 // rotation is a suffix a log rotator adds to a log's name: logrotate's .1, .2.gz, its
 // dateext -20261126, Python's RotatingFileHandler .1 and TimedRotatingFileHandler
 // .2026-11-26_23-55.
-var rotation = regexp.MustCompile(`[.-](?:\d{1,3}|\d{4}-?\d\d-?\d\d(?:[_T-]?\d\d(?:-?\d\d){0,2})?)$`)
+var rotation = lazyre.New(`[.-](?:\d{1,3}|\d{4}-?\d\d-?\d\d(?:[_T-]?\d\d(?:-?\d\d){0,2})?)$`)
 
 // logName says a base name is a log's (what a rotator's suffix follows): another input, or a
 // name ending as logs do. worker-1 and worker-2 are two logs, train.log.1 and train.log.2 one.
-var logName = regexp.MustCompile(`\.(?:log|txt|out|err|stdout|stderr)$`)
+var logName = lazyre.New(`\.(?:log|txt|out|err|stdout|stderr)$`)
 
 // rotated finds inputs that are parts of one rotated log: a log and the same name with a
 // rotation suffix (train.log, train.log.1, train.log-20261126.gz). Each such group is one

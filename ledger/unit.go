@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/cause"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -249,7 +249,7 @@ func (s Site) User() bool {
 	return s.File != "" && frameworks.IsUserFile(s.File)
 }
 
-var reSite = regexp.MustCompile(`^(.+?):(\d+)(?::\d+)? \((.*)\)$|^(.+?):(\d+)(?::\d+)?$`)
+var reSite = lazyre.New(`^(.+?):(\d+)(?::\d+)? \((.*)\)$|^(.+?):(\d+)(?::\d+)?$`)
 
 // ParseSite reads the places frameworks print: "FILE:LINE:COL (FUNCTION)" (JAX),
 // "FILE:LINE (FUNCTION)" (PyTorch/XLA's frames as recomp names them), "FILE:LINE".

@@ -3,9 +3,10 @@ package logscan
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // Some records span several physical lines: a JAX tracing-cache-miss explanation, a TF
@@ -145,8 +146,8 @@ func (s *Scanner) flushHeld() {
 // rich.logging's RichHandler writes "[HH:MM:SS] LEVEL    message    file.py:NNN", with the time
 // left out when it repeats, and wraps the message onto lines indented to its column.
 var (
-	reRichStart  = regexp.MustCompile(`^(?:\[(\d{2}:\d{2}:\d{2})\]| {10}) (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) +`)
-	reRichSource = regexp.MustCompile(`\s+[\w.\-]+\.py:\d+\s*$`)
+	reRichStart  = lazyre.New(`^(?:\[(\d{2}:\d{2}:\d{2})\]| {10}) (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) +`)
+	reRichSource = lazyre.New(`\s+[\w.\-]+\.py:\d+\s*$`)
 )
 
 // richRecord holds a record written by rich.logging.

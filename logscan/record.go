@@ -2,43 +2,44 @@ package logscan
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 var (
-	reANSI = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
-	reMPI  = regexp.MustCompile(`\[\d+,(\d+)\]<std(?:out|err)>:`)
+	reANSI = lazyre.New(`\x1b\[[0-9;?]*[A-Za-z]`)
+	reMPI  = lazyre.New(`\[\d+,(\d+)\]<std(?:out|err)>:`)
 
 	// reRecordStart and reRecordStartWord say whether a log record starts at a position inside
 	// a physical line, so that records glued together (a tqdm bar followed by a log line,
 	// several lines without newlines) are parsed one by one. They run only where recordStarts
 	// found a clock (HH:MM:SS); the second pair must not follow a letter or digit.
-	reRecordStart = regexp.MustCompile(`^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}: [IWEF]` +
+	reRecordStart = lazyre.New(`^(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}: [IWEF]` +
 		`|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z ` +
 		`|\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}\] \[` +
 		`|\[\d{2}:\d{2}:\d{2}\.\d{3}\] \[poptorch)`)
-	reRecordStartWord = regexp.MustCompile(`^(?:[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ ` +
+	reRecordStartWord = lazyre.New(`^(?:[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ ` +
 		`|\d{2}:\d{2}:\d{2}\.\d{3} \d+ (?:P[OL]|POPRUN))`)
 	// reAbslGlued is a whole absl prefix, up to its file:line], which may follow a digit: a
 	// progress bar's last frame ("loss: 1.1589I0000 00:00:1795514674.274491   22776 …").
-	reAbslGlued = regexp.MustCompile(`^[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ [^\s:\]]+:\d+\] `)
+	reAbslGlued = lazyre.New(`^[IWEF]\d{4} \d{2}:\d{2}:\d+\.\d{6} +-?\d+ [^\s:\]]+:\d+\] `)
 
-	reTFPrefix    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +(\d+))? ([^\s:\]]+):\d+\] `)
-	reGCNewPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
-	reAbslPrefix  = regexp.MustCompile(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +(-?\d+) ([^\s:\]]+):\d+\] `)
+	reTFPrefix    = lazyre.New(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): [IWEF](?: +(\d+))? ([^\s:\]]+):\d+\] `)
+	reGCNewPrefix = lazyre.New(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6})Z (\S+) +\d+\.\d+ [TDIWEC]: `)
+	reAbslPrefix  = lazyre.New(`^[IWEFV](\d{2})(\d{2}) (\d{2}:\d{2}:\d+\.\d{6}) +(-?\d+) ([^\s:\]]+):\d+\] `)
 	// AWS Neuron's compiler wrapper (libneuronxla, torch-neuronx): "2024-04-12 07:13:06.000296:
 	// 271334  INFO ||NEURON_CC_WRAPPER||: " (before 2.15 without the process id, ||NCC_WRAPPER||).
-	reNeuronPrefix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): +(?:\d+ +)?[A-Z]+ +\|\|[A-Z_]+\|\|: `)
-	rePopARTOld    = regexp.MustCompile(`^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[([^\]]+)\] \[[a-z]+\] `)
+	reNeuronPrefix = lazyre.New(`^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}): +(?:\d+ +)?[A-Z]+ +\|\|[A-Z_]+\|\|: `)
+	rePopARTOld    = lazyre.New(`^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[([^\]]+)\] \[[a-z]+\] `)
 	// Python's logging: basicConfig's "LEVEL:logger:" and JAX's own handler
 	// ("{levelname}:{asctime}:{name}:{lineno}: ", jax/_src/logging_config.py).
-	rePyLogging     = regexp.MustCompile(`^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?:(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}),(\d{3}):)?([A-Za-z_][\w.]*):(?:\d+: )?`)
-	rePopTorchPrefx = regexp.MustCompile(`^\[(\d{2}:\d{2}:\d{2}\.\d{3})\] \[(poptorch[:a-z]*)\] \[[a-z]+\] `)
+	rePyLogging     = lazyre.New(`^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):(?:(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}),(\d{3}):)?([A-Za-z_][\w.]*):(?:\d+: )?`)
+	rePopTorchPrefx = lazyre.New(`^\[(\d{2}:\d{2}:\d{2}\.\d{3})\] \[(poptorch[:a-z]*)\] \[[a-z]+\] `)
 )
 
 // header is what a record's prefix says about it.
@@ -119,8 +120,8 @@ func stripMPITags(seg []byte) ([]byte, string) {
 // timestamp (kubectl logs --timestamps), a Slurm task label (srun --label), a torchrun rank
 // ([rank3]: or [default0]:). mpirun's [1,3]<stderr>: tags are removed by clean.
 var (
-	reK8sStamp = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2}) `)
-	reRank     = regexp.MustCompile(`^\[(?:rank|default)?(\d+)\]:`)
+	reK8sStamp = lazyre.New(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2}) `)
+	reRank     = lazyre.New(`^\[(?:rank|default)?(\d+)\]:`)
 )
 
 // stripOrchestrator removes the prefixes orchestrators add, and returns the header their
@@ -612,7 +613,7 @@ func isShouted(head string) bool {
 	return n >= 4 && (n == len(head) || head[n] == ' ')
 }
 
-var reAnyStamp = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?`)
+var reAnyStamp = lazyre.New(`(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[.,](\d{1,9}))?`)
 
 // stampIn finds a date and time in the part of a record before its message (a logging format
 // recomp does not know, such as '%(asctime)s %(levelname)s %(name)s: %(message)s').

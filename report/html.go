@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/recomp/recomp/diff"
@@ -52,7 +53,14 @@ type htmlDiffRow struct {
 	Left, Right template.HTML
 }
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"sideBySide": sideBySide}).Parse(`<!DOCTYPE html>
+// pageTemplate is the page's template, parsed on first use rather than when the binary starts
+// (a third of a millisecond of every run of it).
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{"sideBySide": sideBySide}).Parse(pageSource))
+})
+
+// pageSource is the page's template text.
+const pageSource = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -130,7 +138,7 @@ th.dataset.asc=asc?"1":"0";rows.forEach(function(r){tb.appendChild(r)})})});
 </script>
 </body>
 </html>
-`))
+`
 
 // writePage lays out a document as the page.
 func writePage(w io.Writer, d *Document, meta Meta) error {
@@ -143,7 +151,7 @@ func writePage(w io.Writer, d *Document, meta Meta) error {
 	p.Omitted = append(p.Omitted, p.Document.Omitted...)
 	p.Meta.Version, p.Meta.Command = visible(meta.Version), visible(meta.Command)
 	budget := htmlMaxDiffRows
-	t, err := pageTemplate.Clone()
+	t, err := pageTemplate().Clone()
 	if err != nil {
 		return err
 	}

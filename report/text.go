@@ -6,7 +6,6 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +13,7 @@ import (
 	"github.com/recomp/recomp/cache"
 	"github.com/recomp/recomp/diff"
 	"github.com/recomp/recomp/gate"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // textOut is where the text format is written. printf shows every string argument with
@@ -122,7 +122,7 @@ func dumpID(path string) string {
 	return shorten(base, 60)
 }
 
-var dumpCounter = regexp.MustCompile(`^(\d+\.)?module_\d+`)
+var dumpCounter = lazyre.New(`^(\d+\.)?module_\d+`)
 
 func kindCounts(r *diff.Result) string {
 	counts := r.Counts // every change, listed or not

@@ -10,9 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // The files of a run folder.
@@ -172,7 +173,7 @@ func open(path string, manifest bool) (Folder, Contents, bool) {
 // in pieces.
 const MaxLogLine = 1 << 20
 
-var reStep = regexp.MustCompile(`(?i)\b(step|epoch|iter(ation)?)\b\s*[:=#]?\s*\d+`)
+var reStep = lazyre.New(`(?i)\b(step|epoch|iter(ation)?)\b\s*[:=#]?\s*\d+`)
 
 // FirstStep returns the arrival time of the first line of a run.log at or after after that
 // names a step or an epoch ("Epoch 1/3", "step 0 loss 0.9"), or the zero time.

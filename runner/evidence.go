@@ -9,6 +9,7 @@ import (
 
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/runfolder"
 )
 
@@ -17,7 +18,7 @@ import (
 type Setting struct {
 	runfolder.Setting
 
-	prints    []*regexp.Regexp // the lines the setting makes the stack print
+	prints    []*lazyre.Regexp // the lines the setting makes the stack print
 	continued []bool
 	off       []string // the stacks whose compile logging the user's own value switched off
 }
@@ -47,7 +48,7 @@ func settingsOf(settings []Setting) []runfolder.Setting {
 // QuietOf is what the settings recomp set (not the user's own) make the stacks print: kept out
 // of the terminal under recomp run unless the user asks to see everything.
 func QuietOf(settings []Setting) *Quiet {
-	q := &Quiet{Lines: []*regexp.Regexp{reSyncLine}, Continued: []bool{false}}
+	q := &Quiet{Lines: []*lazyre.Regexp{reSyncLine}, Continued: []bool{false}}
 	for _, s := range settings {
 		if s.Kept {
 			continue
@@ -63,7 +64,7 @@ func QuietOf(settings []Setting) *Quiet {
 // everything the process wrote before it: recomp run keeps it off the terminal (QuietOf).
 const SyncLine = "recomp-probe: sync "
 
-var reSyncLine = regexp.MustCompile(`^` + regexp.QuoteMeta(SyncLine) + `[0-9a-f]{1,64}\s*$`)
+var reSyncLine = lazyre.New(`^` + regexp.QuoteMeta(SyncLine) + `[0-9a-f]{1,64}\s*$`)
 
 // Evidence returns the settings that switch on the evidence of fw and the environment the
 // command runs with: env with those settings added. A variable the user set is kept as it is,
@@ -151,7 +152,7 @@ func (l *settingList) add(fw string, e framework.Setting) {
 	}
 	s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}}
 	if e.Prints != nil {
-		s.prints, s.continued = []*regexp.Regexp{e.Prints}, []bool{e.Continued}
+		s.prints, s.continued = []*lazyre.Regexp{e.Prints}, []bool{e.Continued}
 	}
 	if mine {
 		s.Value, s.Kept, s.Effect = v, true, ""

@@ -9,17 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/openfile"
 	"github.com/recomp/recomp/runfolder"
 )
 
-var reUnsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var reUnsafeName = lazyre.New(`[^A-Za-z0-9_.-]+`)
 
 // NewFolder creates the folder of a new run and returns it: out when given (it must not exist,
 // or be an empty folder), else parent/<time>-<name>, with -2, -3, … added rather than reuse

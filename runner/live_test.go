@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/livetest"
 )
 
@@ -110,7 +111,7 @@ func TestLiveStop(t *testing.T) {
 // bar's frames begin with a carriage return (Keras's progbar, tqdm).
 func TestLiveNoteAfterAnOpenLine(t *testing.T) {
 	var screen livetest.Buffer
-	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
+	q := &Quiet{Lines: []*lazyre.Regexp{lazyre.New(`^COMPILE`)}, Continued: []bool{false}}
 	_, err := Run(Options{Command: []string{"sh", "-c", `printf '\r  1/2 [==>   ]COMPILE glued\nnext\n'`},
 		Stdout: &screen, Stderr: &screen, Notes: &screen, Live: &fakeLive{}, Quiet: q, Log: &bytes.Buffer{}})
 	if err != nil {
@@ -126,7 +127,7 @@ func TestLiveNoteAfterAnOpenLine(t *testing.T) {
 // the quiet filter keeps off the terminal, as under a pseudo-terminal) or on the other (JAX logs
 // on stderr while the program prints on stdout), the note waits for the line's end.
 func TestLiveNoteWaitsForTheProgramsLine(t *testing.T) {
-	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
+	q := &Quiet{Lines: []*lazyre.Regexp{lazyre.New(`^COMPILE`)}, Continued: []bool{false}}
 	for _, c := range []struct{ name, script string }{
 		{"same stream", `printf 'step 3 ... '; sleep 0.5; printf 'COMPILE glued\n'; sleep 0.3; printf 'done\nstep 4\n'`},
 		{"other stream", `printf 'step 3 ... '; sleep 0.5; printf 'COMPILE apart\n' >&2; sleep 0.3; printf 'done\nstep 4\n'`},
@@ -151,7 +152,7 @@ func TestLiveNoteWaitsAtMostMaxHold(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: waits maxHold")
 	}
-	q := &Quiet{Lines: []*regexp.Regexp{regexp.MustCompile(`^COMPILE`)}, Continued: []bool{false}}
+	q := &Quiet{Lines: []*lazyre.Regexp{lazyre.New(`^COMPILE`)}, Continued: []bool{false}}
 	var screen livetest.Buffer
 	script := fmt.Sprintf(`printf 'step 3 ... '; sleep 0.3; printf 'COMPILE apart\n' >&2; sleep %.1f; printf 'done\n'`, (maxHold + time.Second).Seconds())
 	_, err := Run(Options{Command: []string{"sh", "-c", script},

@@ -3,11 +3,12 @@ package runner
 import (
 	"bytes"
 	"io"
-	"regexp"
 	"regexp/syntax"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // Quiet says which lines of the command's output recomp switched on (a framework's compile
@@ -17,7 +18,7 @@ import (
 // framework's blank lines around a record: PyTorch/XLA's "\nComputation hash: …\n\n"; a launcher's
 // tag alone, "[default1]:", is an empty line).
 type Quiet struct {
-	Lines     []*regexp.Regexp
+	Lines     []*lazyre.Regexp
 	Continued []bool // per expression: its lines continue on indented lines
 
 	once sync.Once
@@ -120,7 +121,7 @@ func (q *Quiet) quiet(line []byte, cont bool) (bool, bool) {
 // reTag is a launcher's tag at the start of a line of a job's console: torchrun's (torch
 // elastic's log line prefix [${role_name}${local_rank}]:, "[default0]:", "[rank2]:") and Open
 // MPI's mpirun --tag-output ("[1,0]<stderr>:").
-var reTag = regexp.MustCompile(`^(?:\[[A-Za-z_-]{0,32}\d{1,9}\]:|\[\d{1,9},\d{1,9}\]<std(?:out|err|diag)>:)`)
+var reTag = lazyre.New(`^(?:\[[A-Za-z_-]{0,32}\d{1,9}\]:|\[\d{1,9},\d{1,9}\]<std(?:out|err|diag)>:)`)
 
 // tagLen is the length of the launcher's tag a line starts with (0 when none): a tagged line is
 // quiet when the line without its tag is, so a launcher's copy of the compile logging recomp
@@ -375,7 +376,7 @@ func (q *Quiet) recordAt(text []byte) bool {
 
 // headerFirst is how a record's own header begins: a level word, a glog/absl letter and date,
 // or a date.
-var headerFirst = regexp.MustCompile(`^(?:(?i:debug|info|warn|warning|error|critical|fatal)\b|[IWEF]\d{4} |\d{4}-\d\d-\d\d)`)
+var headerFirst = lazyre.New(`^(?:(?i:debug|info|warn|warning|error|critical|fatal)\b|[IWEF]\d{4} |\d{4}-\d\d-\d\d)`)
 
 // startsRecord says whether a record can start at body[i]: after a character that cannot end a
 // word, or after a colour code.
@@ -397,7 +398,7 @@ func (qw *quietWriter) before(body []byte, at int) int {
 
 // recordHeader is the start of a log record before its message: a level word (Python's
 // logging, absl) or a glog/absl letter and date, ending in ':', ']' or '|' before the message.
-var recordHeader = regexp.MustCompile(`(?i)(?:\b(?:debug|info|warn|warning|error|critical|fatal)\b|^[IWEF]\d{4} ).*[\]:|]\s*$`)
+var recordHeader = lazyre.New(`(?i)(?:\b(?:debug|info|warn|warning|error|critical|fatal)\b|^[IWEF]\d{4} ).*[\]:|]\s*$`)
 
 // Close passes on what is held (the output ended).
 func (qw *quietWriter) Close() {

@@ -12,16 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/livetest"
 	"github.com/recomp/recomp/runfolder"
 )
 
 var testQuiet = &Quiet{
-	Lines: []*regexp.Regexp{
-		regexp.MustCompile(`Finished XLA compilation of \S+ in|Compiling \S+ with global shapes and types`),
-		regexp.MustCompile(`TRACING CACHE MISS at `),
-		regexp.MustCompile(`^Execution Analysis: `),
-		regexp.MustCompile(`^I\d{4} \d\d:\d\d:\d+\.\d+ +-?\d+ \S+:\d+\] `),
+	Lines: []*lazyre.Regexp{
+		lazyre.New(`Finished XLA compilation of \S+ in|Compiling \S+ with global shapes and types`),
+		lazyre.New(`TRACING CACHE MISS at `),
+		lazyre.New(`^Execution Analysis: `),
+		lazyre.New(`^I\d{4} \d\d:\d\d:\d+\.\d+ +-?\d+ \S+:\d+\] `),
 	},
 	Continued: []bool{false, true, false, false},
 }

@@ -3,7 +3,6 @@ package verdict
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/recomp/recomp/frameworks"
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/ledger"
 	"github.com/recomp/recomp/padding"
 )
@@ -735,7 +735,7 @@ func mergeSizes(cs []Cause, sz *Sizes) []Cause {
 	return out
 }
 
-var reArrow = regexp.MustCompile(`(\S+ → \S+)`)
+var reArrow = lazyre.New(`(\S+ → \S+)`)
 
 func boolInt(b bool) int {
 	if b {
@@ -756,7 +756,7 @@ func change(c diff.Cause) string {
 }
 
 // reShape reads a typed shape (f32[32,8]).
-var reShape = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
+var reShape = lazyre.New(`^([a-z]+\d*)\[([\d,]*)\]`)
 
 // KindFunctionRebuilt is a cause only a framework's words show: the function object is new (a
 // jax.jit, a lambda or a closure made again, often in a loop), so nothing compiled for the old
@@ -929,7 +929,7 @@ func factSizes(compiled []*ledger.Unit) ([]int, string) {
 }
 
 // reSignatureShape reads an argument's shape in a logged argument signature: float32[8,4].
-var reSignatureShape = regexp.MustCompile(`[a-z]+\d*\[([\d,\s]*)\]`)
+var reSignatureShape = lazyre.New(`[a-z]+\d*\[([\d,\s]*)\]`)
 
 // comparedSizes reads the sizes of one dimension from the comparisons of a program's dumps
 // (PyTorch/XLA logs no argument shapes): each compilation whose main cause is a shape change

@@ -6,13 +6,13 @@
 package framework
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -158,7 +158,7 @@ type Framework struct {
 	Static *Static
 	// TraceFiles matches the names of the files of a trace folder the stack writes, read as logs
 	// when the folder is given (torch's TORCH_TRACE: dedicated_log_torch_trace_*.log); nil: none.
-	TraceFiles *regexp.Regexp
+	TraceFiles *lazyre.Regexp
 	// Trace is how recomp reads the stack's trace files (TraceFiles) on their own: only its
 	// rules, with no other stack's and no vocabulary (frameworks.TraceGrammar); nil when the
 	// stack writes none. Log reads the same records wherever they are (a trace under another
@@ -265,7 +265,7 @@ type CacheEntry struct {
 	// Kind names the kind in reports and in the JSON contract ("tf-ipu", "popart", "jax").
 	Kind string
 	// Names matches the file names of the kind.
-	Names *regexp.Regexp
+	Names *lazyre.Regexp
 	// Lock says the file is a lock beside the entries, not an executable: never proposed for
 	// removal.
 	Lock bool
@@ -286,7 +286,7 @@ type CacheTree struct {
 	Kind string
 	// Top matches the names of the cache folder's own subfolders that are the tree's
 	// (neuronxcc-2.15.128.0+56dc5a86): a folder with none is no such cache.
-	Top *regexp.Regexp
+	Top *lazyre.Regexp
 	// MaxDepth is how many folders below the cache folder an entry lies at most.
 	MaxDepth int
 	// Entry says whether a folder is an entry, from its path below the cache folder (its names,
@@ -456,7 +456,7 @@ type Setting struct {
 	// Prints matches the lines the setting makes the stack print (nil: none of its own): recomp
 	// run keeps them out of the terminal, in run.log only, unless the user set it. With
 	// Continued, the indented lines after such a line belong to it.
-	Prints    *regexp.Regexp
+	Prints    *lazyre.Regexp
 	Continued bool
 	// Off, for the setting that makes the stack log each compilation, says whether a value of
 	// the user's own (which recomp run keeps) leaves no record of them (nil: the setting is not

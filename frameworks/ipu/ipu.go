@@ -5,11 +5,11 @@
 package ipu
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -18,11 +18,11 @@ const Name = "ipu"
 
 // cacheEntries are the files of TF-IPU's and PopART's executable caches.
 var cacheEntries = []framework.CacheEntry{
-	{Kind: "tf-ipu", Names: regexp.MustCompile(`^[0-9a-f]{1,16}\.poplar_exec$`)},                                 // <hex>.poplar_exec
-	{Kind: "tf-ipu-sdk1", Names: regexp.MustCompile(`^[0-9a-f]{1,16}\.(?:xla_engine|xla_engine\.poplar_exec)$`)}, // <hex>.xla_engine (SDK <= 1.4)
-	{Kind: "lock", Names: regexp.MustCompile(`^[0-9a-f]{1,16}\.(?:compile_lock|read_lock)$`), Lock: true},        // TF-IPU's locks
-	{Kind: "popart", Names: regexp.MustCompile(`^\d+\.popef$`)},                                                  // <decimal>.popef
-	{Kind: "popart-sdk2", Names: regexp.MustCompile(`^\d+\.popart$`)},                                            // <decimal>.popart (SDK 2.0-2.4)
+	{Kind: "tf-ipu", Names: lazyre.New(`^[0-9a-f]{1,16}\.poplar_exec$`)},                                 // <hex>.poplar_exec
+	{Kind: "tf-ipu-sdk1", Names: lazyre.New(`^[0-9a-f]{1,16}\.(?:xla_engine|xla_engine\.poplar_exec)$`)}, // <hex>.xla_engine (SDK <= 1.4)
+	{Kind: "lock", Names: lazyre.New(`^[0-9a-f]{1,16}\.(?:compile_lock|read_lock)$`), Lock: true},        // TF-IPU's locks
+	{Kind: "popart", Names: lazyre.New(`^\d+\.popef$`)},                                                  // <decimal>.popef
+	{Kind: "popart-sdk2", Names: lazyre.New(`^\d+\.popart$`)},                                            // <decimal>.popart (SDK 2.0-2.4)
 }
 
 // Framework is Graphcore's IPU stack.
@@ -67,15 +67,15 @@ var Framework = &framework.Framework{
 	Also: []string{"tf"}, // TF-IPU logs through TensorFlow
 	Settings: []framework.Setting{
 		{Name: "TF_CPP_VMODULE", Value: "poplar_compiler=1,poplar_executable=1",
-			Prints: regexp.MustCompile(`\b(?:poplar_compiler|poplar_executable)\.cc:\d+\] `),
+			Prints: lazyre.New(`\b(?:poplar_compiler|poplar_executable)\.cc:\d+\] `),
 			Off:    func(v string) bool { return framework.VModuleOff(v, map[string]int{"poplar_compiler": 1}) }},
 		{Name: "POPLAR_LOG_LEVEL", Value: "INFO", Effect: "Poplar logs every engine phase: a long log",
-			Prints: regexp.MustCompile(`^(?:\d\d:\d\d:\d\d\.\d+ \d+ PO:\S* +\[I\] |\S+Z PO:\S* +\S+ I: )`),
+			Prints: lazyre.New(`^(?:\d\d:\d\d:\d\d\.\d+ \d+ PO:\S* +\[I\] |\S+Z PO:\S* +\S+ I: )`),
 			Off: func(v string) bool { // Poplar's levels below INFO print no phase
 				return slices.Contains([]string{"WARN", "ERR", "CRITICAL", "OFF"}, strings.ToUpper(strings.TrimSpace(v)))
 			}},
 		{Name: "POPART_LOG_LEVEL", Value: "INFO", Effect: "PopART logs at info level: a long log",
-			Prints: regexp.MustCompile(`^(?:\[[\d\- :.]+\] \[popart[^\]]*\] \[info\] |\S+Z popart:\S* +\S+ I: )`)},
+			Prints: lazyre.New(`^(?:\[[\d\- :.]+\] \[popart[^\]]*\] \[info\] |\S+Z popart:\S* +\S+ I: )`)},
 	},
 	CacheEntries: cacheEntries,
 	CacheFolders: func(name, value string) []string {

@@ -1,32 +1,32 @@
 package ipu
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
 // Message patterns of TF-IPU, Poplar, PopART and PopTorch, from the format strings in their
 // sources (see ../shared/docs/log-formats.md).
 var (
-	reTFLoaded     = regexp.MustCompile(`Loaded (\S+) from (\S+\.(?:poplar_exec|xla_engine))`)
-	reTFMiss       = regexp.MustCompile(`Couldn't find (\S+\.(?:poplar_exec|xla_engine)) in executable cache`)
-	reTFPrecompile = regexp.MustCompile(`A pre-compiled Poplar program has been saved to (\S+)`)
-	reEngineBegin  = regexp.MustCompile(`Begin compiling Poplar engine (\S+)`)
-	reNotYet       = regexp.MustCompile(`Module (\S+) has not been compiled yet \(Hash: (0x[0-9a-fA-F]+)\)`)
-	reSkip         = regexp.MustCompile(`Skip engine compilation - (.+?)\.?$`)
-	reBarHeader    = regexp.MustCompile(`^Compiling module (\S+):$`)
-	reTFBar        = regexp.MustCompile(`\[[# ]{50}\] (\d+)% Compilation Finished \[Elapsed: (\d+):(\d{2}):(\d{2})\.(\d)\]`)
-	rePhaseStart   = regexp.MustCompile(`^Starting phase: (.+)$`)
-	rePhaseEnd     = regexp.MustCompile(`^Ending phase: (.+?) \(duration (\d+) ms; diff RSS: ([-+0-9.eE]+) MB(?:; total RSS: ([-+0-9.eE]+) MB)?\)`)
-	rePopARTStart  = regexp.MustCompile(`^Starting (?:Engine )?compilation$`)
-	rePopARTHit    = regexp.MustCompile(`Loading serialized PopART executable from (.+)$`)
-	rePopARTFail   = regexp.MustCompile(`Failed to load cached PopART executable from (\S+?):? `)
-	rePopARTWrite  = regexp.MustCompile(`Saving serialized Executablex to (.+)$`)
-	rePTBar        = regexp.MustCompile(`Graph compilation: *(\d+)%\|[^|]*\| *(\d+)/(\d+) \[([\d:]+)<`)
+	reTFLoaded     = lazyre.New(`Loaded (\S+) from (\S+\.(?:poplar_exec|xla_engine))`)
+	reTFMiss       = lazyre.New(`Couldn't find (\S+\.(?:poplar_exec|xla_engine)) in executable cache`)
+	reTFPrecompile = lazyre.New(`A pre-compiled Poplar program has been saved to (\S+)`)
+	reEngineBegin  = lazyre.New(`Begin compiling Poplar engine (\S+)`)
+	reNotYet       = lazyre.New(`Module (\S+) has not been compiled yet \(Hash: (0x[0-9a-fA-F]+)\)`)
+	reSkip         = lazyre.New(`Skip engine compilation - (.+?)\.?$`)
+	reBarHeader    = lazyre.New(`^Compiling module (\S+):$`)
+	reTFBar        = lazyre.New(`\[[# ]{50}\] (\d+)% Compilation Finished \[Elapsed: (\d+):(\d{2}):(\d{2})\.(\d)\]`)
+	rePhaseStart   = lazyre.New(`^Starting phase: (.+)$`)
+	rePhaseEnd     = lazyre.New(`^Ending phase: (.+?) \(duration (\d+) ms; diff RSS: ([-+0-9.eE]+) MB(?:; total RSS: ([-+0-9.eE]+) MB)?\)`)
+	rePopARTStart  = lazyre.New(`^Starting (?:Engine )?compilation$`)
+	rePopARTHit    = lazyre.New(`Loading serialized PopART executable from (.+)$`)
+	rePopARTFail   = lazyre.New(`Failed to load cached PopART executable from (\S+?):? `)
+	rePopARTWrite  = lazyre.New(`Saving serialized Executablex to (.+)$`)
+	rePTBar        = lazyre.New(`Graph compilation: *(\d+)%\|[^|]*\| *(\d+)/(\d+) \[([\d:]+)<`)
 )
 
 // TF-IPU's compile requests, "Begin XLA compilation: MODULE  (Hash: 0x...)", and their ends.
@@ -84,7 +84,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // emitter is a rule's handler that emits one event per match of re, built by ev.
-func emitter(re *regexp.Regexp, ev func(m []string) logscan.Event) func(*logscan.Context, string) bool {
+func emitter(re *lazyre.Regexp, ev func(m []string) logscan.Event) func(*logscan.Context, string) bool {
 	return func(c *logscan.Context, msg string) bool {
 		m := re.FindStringSubmatch(msg)
 		if m == nil {
@@ -100,9 +100,9 @@ func either(a, b func(*logscan.Context, string) bool) func(*logscan.Context, str
 	return func(c *logscan.Context, msg string) bool { return a(c, msg) || b(c, msg) }
 }
 
-var reGraphCompiled = regexp.MustCompile(`^Graph compiled$`)
-var reEngineLoaded = regexp.MustCompile(`^Engine loaded$`)
-var reEngineEnd = regexp.MustCompile(`End compiling Poplar engine`)
+var reGraphCompiled = lazyre.New(`^Graph compiled$`)
+var reEngineLoaded = lazyre.New(`^Engine loaded$`)
+var reEngineEnd = lazyre.New(`End compiling Poplar engine`)
 
 // rules are the messages of TF-IPU, Poplar, PopART and PopTorch, in the order the classifier
 // has always tried them. Each is recognised when it emitted an event, and the producer is the

@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/openfile"
 )
 
@@ -29,7 +29,7 @@ var ErrZstd = errors.New("zstandard-compressed: recomp reads the compile time of
 
 // entryNames are the files of JAX's persistent cache: <name>-<sha256>-cache, and
 // <name>-<sha256>-atime beside it when access times are kept.
-var entryNames = regexp.MustCompile(`^[A-Za-z0-9_.\-]+-[0-9a-f]{64}(-cache|-atime)?$`)
+var entryNames = lazyre.New(`^[A-Za-z0-9_.\-]+-[0-9a-f]{64}(-cache|-atime)?$`)
 
 // entryKey is the name logs use for an entry: JAX logs the cache key, and stores it as
 // KEY-cache (with KEY-atime beside it when access times are kept).

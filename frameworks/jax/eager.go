@@ -1,6 +1,9 @@
 package jax
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // eager reports whether a compilation is of one of JAX's one-op programs: JAX compiles every
 // primitive or jax.numpy function applied outside jit (jnp.zeros, astype, a random draw during
@@ -18,10 +21,20 @@ func eager(family, _ string) bool {
 		return false
 	}
 	name = strings.TrimRight(name, "_")
-	if userLike[name] {
+	if userLike()[name] {
 		return false
 	}
-	return jaxNames[name] || jaxHelpers[name]
+	return jaxNames()[name] || jaxHelpers()[name]
+}
+
+// wordSet is the set of the words of s. The sets below are made on first use, not when the
+// binary starts (a fifth of a millisecond of every run of it).
+func wordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		set[w] = true
+	}
+	return set
 }
 
 // userLike are names in jaxNames that users give their own jitted functions too (a step
@@ -29,24 +42,18 @@ func eager(family, _ string) bool {
 // cannot tell the two apart, and taking a user's program for an eager one would hide its
 // recompilations from the gate: these count as the user's. An eager jnp.split compiled twice is
 // then reported as recompiled, which is the lesser error.
-var userLike = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`f t cond scan map get put load key split solve norm save savez run_state
-		trace switch while while_loop fori_loop jit block shape size tie vectorize`) {
-		userLike[n] = true
-	}
-}
+var userLike = sync.OnceValue(func() map[string]bool {
+	return wordSet(`f t cond scan map get put load key split solve norm save savez run_state
+		trace switch while while_loop fori_loop jit block shape size tie vectorize`)
+})
 
 // jaxHelpers are the private functions JAX jits to implement an eager operation (jnp.mean is
 // jit__mean, jax.random.normal jit__normal): every function of jax 0.4.38 and 0.12 whose
 // definition is decorated with jit or that is passed to jit, found with Python's ast, less the
 // names too plain to be JAX's alone (_f, _t, _run, _wrapped, _solve, ...; _identity_fn is kept: multihost_utils compiles it), which count as the
 // user's.
-var jaxHelpers = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`
+var jaxHelpers = sync.OnceValue(func() map[string]bool {
+	return wordSet(`
 		_algorithm_11_1_1 _argmax _argmin _average _ball _bernoulli _beta _binom _binomial _binomial_inversion
 		_broadcast_arrays _btrs _calc_P_Q _call_vectorized _cauchy _chisquare _cho_solve _cholesky
 		_complex_loggamma_scipy _conv _csr_to_coo _cumsum_with_promotion _device_put_reshard _diag _dirichlet
@@ -71,19 +78,15 @@ func init() {
 		_threefry4x32_split _threefry_fold_in _threefry_random_bits_original _threefry_seed _threefry_split
 		_threefry_split_foldlike _threefry_split_original _triangular _truncated_normal _uniform
 		_unique_sorted_mask _unstack _var _wald _weibull_min _where
-	`) {
-		jaxHelpers[n] = true
-	}
-}
+	`)
+})
 
 // jaxNames are the names JAX gives the programs it compiles for eager operations: its
 // primitives (jax/_src/lax, prng) and the functions of jax.numpy, jax.lax, jax.random, jax.nn,
 // jax.numpy.linalg and jax.numpy.fft, which JAX 0.4.30+ runs eagerly as small jitted programs
 // (jit_multiply, jit_concatenate). Taken from jax 0.12 with dir() and the registered primitives.
-var jaxNames = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`
+var jaxNames = sync.OnceValue(func() map[string]bool {
+	return wordSet(`
 		abs absolute accum_grad_in_ref acos acosh add add_any addupdate after_all all all_gather all_gather_done
 		all_gather_invariant all_gather_reduced all_gather_reduced_start all_gather_start all_to_all
 		all_to_all_done all_to_all_start allclose amax amin and angle any append apply_along_axis apply_over_axes
@@ -163,7 +166,5 @@ func init() {
 		unique_values unpackbits unpin unravel_index unreachable unreduced_pmax unreduced_pmin unreduced_psum
 		unreduced_reduce_scatter unsignedinteger unstack unwrap vander var vary_unreduced_cast vdot vecdot vecmat
 		vector_norm vectorize vsplit vstack wald weibull_min where while while_loop with_memory_space_constraint
-		with_sharding_constraint wrap_key_data xor zeros zeros_like zeta`) {
-		jaxNames[n] = true
-	}
-}
+		with_sharding_constraint wrap_key_data xor zeros zeros_like zeta`)
+})

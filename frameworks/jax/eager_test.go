@@ -5,8 +5,8 @@ import "testing"
 // Every user-like name overrides a name of the eager list (one that is not on it needs no
 // override), and is then not taken for an eager program.
 func TestUserLikeNames(t *testing.T) {
-	for n := range userLike {
-		if !jaxNames[n] {
+	for n := range userLike() {
+		if !jaxNames()[n] {
 			t.Errorf("%q is not an eager name: its entry in userLike does nothing", n)
 		}
 		if eager("jit_"+n, "") {

@@ -2,12 +2,12 @@ package jax
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // facts is Framework.Facts: JAX's explanation of a tracing-cache miss read into what it says,
@@ -45,9 +45,9 @@ const typed = `[a-z]+\d*\[[\d,\s]*\](?:\{[^}]*\})?|[^\s,;]+`
 // An argument's new type: "* at x, now f32[24,8] and before f32[32,8]" (0.5+), 0.4's "* at x,
 // seen f32[32,8], but now given f32[24,8]".
 var (
-	reNowBefore = regexp.MustCompile(`\* at ([^,]+), now (` + typed + `) and before (` + typed + `)`)
-	reSeenNow   = regexp.MustCompile(`\* at ([^,]+), seen (` + typed + `), but now given (` + typed + `)`)
-	reShape     = regexp.MustCompile(`^([a-z]+\d*)\[([\d,]*)\]`)
+	reNowBefore = lazyre.New(`\* at ([^,]+), now (` + typed + `) and before (` + typed + `)`)
+	reSeenNow   = lazyre.New(`\* at ([^,]+), seen (` + typed + `), but now given (` + typed + `)`)
+	reShape     = lazyre.New(`^([a-z]+\d*)\[([\d,]*)\]`)
 )
 
 // typeChanges are the arguments JAX names with a new type, those it words "now … and before …"
@@ -112,7 +112,7 @@ func typeChange(arg, old, new, said string) cause.Fact {
 }
 
 // reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
-var reNeverSeenFn = regexp.MustCompile(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
+var reNeverSeenFn = lazyre.New(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
 
 // rebuilt reads JAX's words that the function is made anew ("maybe the function is being
 // re-defined repeatedly", "but seen another function defined on the same line").
@@ -134,7 +134,7 @@ func rebuilt(why string) (cause.Fact, bool) {
 // reMetadataPath reads JAX's "* at input path [0][0]._graphdef, now <class …> with pytree
 // metadata": a pytree node whose metadata (static to jit: a flax nnx GraphDef, a dataclass's static
 // fields) differs from the closest earlier key's.
-var reMetadataPath = regexp.MustCompile(`at input path (\S+), now .*? with pytree metadata`)
+var reMetadataPath = lazyre.New(`at input path (\S+), now .*? with pytree metadata`)
 
 // metadataPath is the input path whose pytree metadata JAX said differs ("" when it said not).
 func metadataPath(why string) string {
@@ -149,7 +149,7 @@ func metadataPath(why string) string {
 
 // reStaticAttr reads a static attribute in a pytree node's metadata as JAX prints it: flax nnx's
 // GraphDef ('temperature', Static(value=1.0)).
-var reStaticAttr = regexp.MustCompile(`\('(\w+)', Static\(value=([^()]*?)\)\)`)
+var reStaticAttr = lazyre.New(`\('(\w+)', Static\(value=([^()]*?)\)\)`)
 
 // metadataStatics reads JAX's "different input pytree … so the pytree node metadata does not
 // match" for the static attributes whose values differ between the closest earlier key (before)
@@ -186,7 +186,7 @@ func metadataStatics(why string) []cause.Attribute {
 // reWeakType reads JAX's "* at beta, now f32[]{weak_type=False} and before f32[]{weak_type=True}"
 // (0.5+; 0.12 glues its link to the type's end) and 0.4's "* at beta, seen f32[]{weak_type=True},
 // but now given f32[]{weak_type=False}": the same type, weakly typed one time and not the other.
-var reWeakType = regexp.MustCompile(`\* at ([^,]+), (now|seen) ([a-z]+\d*\[[\d,]*\])\{weak_type=(True|False)\},?(?: and before| but now given) ([a-z]+\d*\[[\d,]*\])\{weak_type=(True|False)\}`)
+var reWeakType = lazyre.New(`\* at ([^,]+), (now|seen) ([a-z]+\d*\[[\d,]*\])\{weak_type=(True|False)\},?(?: and before| but now given) ([a-z]+\d*\[[\d,]*\])\{weak_type=(True|False)\}`)
 
 // weakType reads an explanation that names a weak type.
 func weakType(why string) (cause.Fact, bool) {

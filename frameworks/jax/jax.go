@@ -6,7 +6,6 @@ package jax
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -57,23 +57,23 @@ var Framework = &framework.Framework{
 		},
 	},
 	Settings: []framework.Setting{
-		{Name: "JAX_LOG_COMPILES", Value: "1", Prints: regexp.MustCompile(`Compiling \S+ (?:\(\d+\) )?(?:with global shapes and types|for args)|` +
+		{Name: "JAX_LOG_COMPILES", Value: "1", Prints: lazyre.New(`Compiling \S+ (?:\(\d+\) )?(?:with global shapes and types|for args)|` +
 			`Finished tracing (?:\+ transforming )?\S+ for p?jit in|Finished jaxpr to MLIR module conversion \S+ in|Finished XLA compilation of \S+ in|` +
 			`Persistent compilation cache hit for|Writing \S+ to persistent compilation cache with key|Not writing persistent cache entry`), Off: falsy},
 		{Name: "JAX_EXPLAIN_CACHE_MISSES", Value: "1", Effect: "JAX compares each new trace with the ones it has seen: a little tracing time; " +
 			"with a persistent cache it also says which entries it did not write and why",
-			Prints: regexp.MustCompile(`TRACING CACHE MISS at |PERSISTENT COMPILATION CACHE MISS for `), Continued: true},
+			Prints: lazyre.New(`TRACING CACHE MISS at |PERSISTENT COMPILATION CACHE MISS for `), Continued: true},
 		// Why a persistent-cache entry was missed: the hash of each part of every cache key and
 		// each XLA flag hashed into it (jax/_src/cache_key.py), compared across runs by recomp diff.
 		{Name: "JAX_DEBUG_LOG_MODULES", Value: "jax._src.cache_key", Effect: "with a persistent compilation cache on, JAX logs the hash of each " +
 			"part of every cache key and each XLA flag it includes: about 20 lines per compilation (JAX >= 0.5 prints each twice), and each part " +
 			"is hashed a second time for the log (the computation's serialised module too); nothing without a persistent cache",
-			Prints: regexp.MustCompile(`jax\._src\.cache_key|get_cache_key hash|flag in cache key: `)},
+			Prints: lazyre.New(`jax\._src\.cache_key|get_cache_key hash|flag in cache key: `)},
 		{Name: "JAX_LOGGING_LEVEL", Value: "INFO", Effect: "JAX >= 0.5 prints the cache-key lines only with a level set: JAX's records then go " +
 			"through JAX's own handler with its prefix (LEVEL:time:logger:line:), its INFO records (backend and cache set-up) appear, " +
 			"and it sets the C++ log level to INFO as TF_CPP_MIN_LOG_LEVEL=0 does; a program that configures logging itself prints JAX's " +
 			"records twice",
-			Prints: regexp.MustCompile(`^(?:DEBUG|INFO):\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+:jax\.`)},
+			Prints: lazyre.New(`^(?:DEBUG|INFO):\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+:jax\.`)},
 	},
 	CacheFolders: func(name, value string) []string {
 		if name == "JAX_COMPILATION_CACHE_DIR" {
@@ -152,11 +152,11 @@ var Framework = &framework.Framework{
 }
 
 var (
-	rePytreePath = regexp.MustCompile(`at input path (\S+), now (.+?) and before (.+?), so `)
-	reKeySets    = regexp.MustCompile(`symmetric difference of key sets: (\{.*?\})`)
-	reChildren   = regexp.MustCompile(`with (\d+) children`)
-	reClass      = regexp.MustCompile(`<class '([^']+)'>`)
-	reArgPath    = regexp.MustCompile(`^\[0\]\[(\d+)\]`)
+	rePytreePath = lazyre.New(`at input path (\S+), now (.+?) and before (.+?), so `)
+	reKeySets    = lazyre.New(`symmetric difference of key sets: (\{.*?\})`)
+	reChildren   = lazyre.New(`with (\d+) children`)
+	reClass      = lazyre.New(`<class '([^']+)'>`)
+	reArgPath    = lazyre.New(`^\[0\]\[(\d+)\]`)
 )
 
 // explains reads JAX's explanation of a tracing-cache miss for the user's construct it names:
@@ -230,10 +230,10 @@ func function(module string) (string, bool) {
 // reDefined finds, in a tracing-cache-miss explanation, the function JAX traced and the file that
 // defines it: "never seen function: NAME id=N defined at FILE:LINE", "for NAME defined at
 // FILE:LINE" (a retrace) and 0.4's "because: NAME id=N defined at FILE:LINE".
-var reDefined = regexp.MustCompile(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(\S+?)(?: id=\d+)? defined at (\S+):\d+`)
+var reDefined = lazyre.New(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(\S+?)(?: id=\d+)? defined at (\S+):\d+`)
 
 // reDefinedLambda is reDefined of a lambda, with its line.
-var reDefinedLambda = regexp.MustCompile(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(?:\S+\.)?<lambda>(?: id=\d+)? defined at (\S+):(\d+)`)
+var reDefinedLambda = lazyre.New(`(?:never seen function:\s+|(?:^|\s)for |because:\s+)(?:\S+\.)?<lambda>(?: id=\d+)? defined at (\S+):(\d+)`)
 
 // anonymous is Framework.Anonymous: where the lambda a JAX explanation names is defined
 // ("trainer.py:270"; Keras on JAX with flax nnx jits its train and test steps as lambdas).
@@ -278,4 +278,4 @@ func falsy(v string) bool {
 }
 
 // reShapedArray reads an argument of JAX's logged signature: ShapedArray(float32[8,4]).
-var reShapedArray = regexp.MustCompile(`ShapedArray\(([^()]*)\)`)
+var reShapedArray = lazyre.New(`ShapedArray\(([^()]*)\)`)

@@ -1,13 +1,13 @@
 package jax
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -21,54 +21,54 @@ var (
 	// "Compiling NAME [(ID)] for MESH mesh with global shapes …"; pmap "Compiling NAME (ID) for N
 	// devices with args T. (num_replicas=…"; 0.2 "Compiling NAME (ID) for args T." (0.2.2x: "(ID
 	// for args", sic) or, past 10 arguments, "for N args.".
-	reCompiling = regexp.MustCompile(`^Compiling (\S+) (?:\(\d+\)? )?(?:for (?:(.*? mesh )|(\d+ devices ))?)?` +
+	reCompiling = lazyre.New(`^Compiling (\S+) (?:\(\d+\)? )?(?:for (?:(.*? mesh )|(\d+ devices ))?)?` +
 		`(?:with global shapes and types (.*?)\. Argument mapping: |with args (.*?)\. \(num_replicas=|args (.*)\.$|\d+ args\.$)`)
-	reFinished = regexp.MustCompile(`^Finished XLA compilation of (\S+) in ([0-9.]+) sec`)
+	reFinished = lazyre.New(`^Finished XLA compilation of (\S+) in ([0-9.]+) sec`)
 	// ≥ 0.10: "Finished tracing F for jit in T sec"; before: "Finished tracing + transforming F
 	// for pjit in T sec"; then "Finished jaxpr to MLIR module conversion M in T sec".
-	reTraced  = regexp.MustCompile(`^Finished tracing (?:\+ transforming )?(\S+) for p?jit in ([0-9.]+) sec`)
-	reLowered = regexp.MustCompile(`^Finished jaxpr to MLIR module conversion (\S+) in ([0-9.]+) sec`)
+	reTraced  = lazyre.New(`^Finished tracing (?:\+ transforming )?(\S+) for p?jit in ([0-9.]+) sec`)
+	reLowered = lazyre.New(`^Finished jaxpr to MLIR module conversion (\S+) in ([0-9.]+) sec`)
 	// The persistent cache, by release: a hit is "Persistent compilation cache hit" (0.2.20),
 	// "… hit for NAME." (0.2.2x–0.3.2x), "… hit for 'NAME'" (0.3.25–0.4.30), "… hit for 'NAME'
 	// with key 'KEY'" (0.4.31+); a write "Writing NAME to persistent compilation cache with key
 	// KEY." (to 0.4.30), with 'KEY' quoted after; a miss is logged from 0.4.31 on.
-	reHit   = regexp.MustCompile(`^Persistent compilation cache hit(?: for (?:'([^']*)'|(\S+?))\.?(?: with key '([^']*)')?)?\s*$`)
-	reMiss  = regexp.MustCompile(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
-	reWrite = regexp.MustCompile(`^Writing (\S+) to persistent compilation cache with key (?:'([^']*)'|(\S+?)\.?\s*$)`)
+	reHit   = lazyre.New(`^Persistent compilation cache hit(?: for (?:'([^']*)'|(\S+?))\.?(?: with key '([^']*)')?)?\s*$`)
+	reMiss  = lazyre.New(`^PERSISTENT COMPILATION CACHE MISS for '([^']*)' with key '([^']*)'`)
+	reWrite = lazyre.New(`^Writing (\S+) to persistent compilation cache with key (?:'([^']*)'|(\S+?)\.?\s*$)`)
 	// A compilation's time, logged before it is written to the persistent cache: "'NAME' took at
 	// least T seconds to compile (Ds), writing persistent cache entry" (0.3.25–0.4.23), without
 	// the last words after.
-	reTookAtLeast = regexp.MustCompile(`^'([^']*)' took at least [0-9.]+ seconds to compile \(([0-9.]+)s\)`)
+	reTookAtLeast = lazyre.New(`^'([^']*)' took at least [0-9.]+ seconds to compile \(([0-9.]+)s\)`)
 	// The compile time in a "Not writing … because it took < T seconds to compile (Ds)".
-	reNotWrittenTime = regexp.MustCompile(`seconds to\s+compile \(([0-9.]+)s\)`)
+	reNotWrittenTime = lazyre.New(`seconds to\s+compile \(([0-9.]+)s\)`)
 	// The header of an explanation, by release: "TRACING CACHE MISS at SITE because:"
 	// (0.4.24–0.5), "… at SITE costing T ms because:" (0.6–0.8), "… at SITE:" (0.9+). In a
 	// record that was wrapped or flattened (rich, JSON) the explanation follows on the same
 	// line, after the call site's "(function)" and the colon.
-	reTraceMiss     = regexp.MustCompile(`^TRACING CACHE MISS at (.*?)(?: costing ([0-9.]+) ms)?(?: because)?:$`)
-	reTraceMissFlat = regexp.MustCompile(`^TRACING CACHE MISS at (.*?\))(?: costing ([0-9.]+) ms)?(?: because)?:\s*(.*)$`)
+	reTraceMiss     = lazyre.New(`^TRACING CACHE MISS at (.*?)(?: costing ([0-9.]+) ms)?(?: because)?:$`)
+	reTraceMissFlat = lazyre.New(`^TRACING CACHE MISS at (.*?\))(?: costing ([0-9.]+) ms)?(?: because)?:\s*(.*)$`)
 	// The function a tracing-cache miss is about: "never seen function: NAME id=…" (a first
 	// trace, or a function re-defined on the same line), "for NAME defined at …" (a retrace),
 	// and 0.4's "because: QUALNAME id=… defined at …".
-	reNeverSeen = regexp.MustCompile(`never seen function:\s+(\S+) id=`)
-	reFor       = regexp.MustCompile(`(?:^|\s)for (\S+) defined at `)
-	reBecause   = regexp.MustCompile(`because:\s+(\S+) id=\d+ defined at `)
+	reNeverSeen = lazyre.New(`never seen function:\s+(\S+) id=`)
+	reFor       = lazyre.New(`(?:^|\s)for (\S+) defined at `)
+	reBecause   = lazyre.New(`because:\s+(\S+) id=\d+ defined at `)
 	// Why an entry was not written (jax/_src/compiler.py _cache_write, compilation_cache.py
 	// put_executable_and_time): "Not writing persistent cache entry for 'M' because it took < T
 	// seconds to compile (Ts)", "… for 'M' because it uses host callbacks …" (0.4), "… with key 'K'
 	// since its size (N bytes) is less than threshold (T bytes)", "… with key 'K' since cache is
 	// disabled/not initialized", "… since process_id != 0".
-	reNotWritten = regexp.MustCompile(`^Not writing persistent cache entry(?: for '([^']*)'| with key '([^']*)')?`)
+	reNotWritten = lazyre.New(`^Not writing persistent cache entry(?: for '([^']*)'| with key '([^']*)')?`)
 	// warnings.warn of jax/_src/compiler.py: "Error reading persistent compilation cache entry for
 	// 'M': TYPE: MESSAGE" (a deserialisation failure is one), "Error writing …".
-	reCacheError = regexp.MustCompile(`Error (reading|writing) persistent compilation cache entry for '([^']*)'`)
+	reCacheError = lazyre.New(`Error (reading|writing) persistent compilation cache entry for '([^']*)'`)
 	// jax._src.cache_key's debug log (JAX_DEBUG_LOG_MODULES=jax._src.cache_key): "get_cache_key
 	// hash of serialized PART: HEX" for each part of the key, and "Including XLA flag in cache key:
 	// FLAG" for each flag hashed into it.
-	reKeyPart = regexp.MustCompile(`^get_cache_key hash of serialized (.+?): ([0-9a-f]+)\s*$`)
-	reKeyFlag = regexp.MustCompile(`^Including XLA flag in cache key: (\S+)`)
+	reKeyPart = lazyre.New(`^get_cache_key hash of serialized (.+?): ([0-9a-f]+)\s*$`)
+	reKeyFlag = lazyre.New(`^Including XLA flag in cache key: (\S+)`)
 	// Where the lines of an explanation began, to split one that a log handler flattened.
-	reExplanationBreak = regexp.MustCompile(`\s+(all previously seen cache keys|different input types:|different input pytree:|\* at |never seen |but seen another function|closest seen input|Tracing context doesn't match|explanation unavailable|cache miss explanation unavailable)`)
+	reExplanationBreak = lazyre.New(`\s+(all previously seen cache keys|different input types:|different input pytree:|\* at |never seen |but seen another function|closest seen input|Tracing context doesn't match|explanation unavailable|cache miss explanation unavailable)`)
 )
 
 // messages is how recomp reads JAX's log.
@@ -174,7 +174,7 @@ func compiling(c *logscan.Context, msg string) bool {
 // cacheLine reads a persistent-cache line: the module (quoted or not, by release), and the key
 // (its hash and file) when the line has one. re's groups are a quoted or bare module, and a
 // quoted or bare key.
-func cacheLine(re *regexp.Regexp, kind logscan.Kind, sig logscan.Signal) func(*logscan.Context, string) bool {
+func cacheLine(re *lazyre.Regexp, kind logscan.Kind, sig logscan.Signal) func(*logscan.Context, string) bool {
 	return func(c *logscan.Context, msg string) bool {
 		m := re.FindStringSubmatch(msg)
 		if m == nil {
@@ -207,7 +207,7 @@ func joinWrapped(lines []string) string {
 
 // stage is a rule's handler for JAX's record that a stage before compiling finished: re's
 // groups are what it is about (named by module) and its time in seconds.
-func stage(re *regexp.Regexp, sig logscan.Signal, phase string, module func(string) string) func(*logscan.Context, string) bool {
+func stage(re *lazyre.Regexp, sig logscan.Signal, phase string, module func(string) string) func(*logscan.Context, string) bool {
 	return func(c *logscan.Context, msg string) bool {
 		m := re.FindStringSubmatch(msg)
 		if m == nil {
@@ -321,7 +321,7 @@ func tracingMiss(c *logscan.Context, lines []string) {
 		reason = reExplanationBreak.ReplaceAllString(reason, "\n$1") // a flattened record: its lines again
 	}
 	fn := ""
-	for _, re := range []*regexp.Regexp{reFor, reNeverSeen, reBecause} {
+	for _, re := range []*lazyre.Regexp{reFor, reNeverSeen, reBecause} {
 		if f := re.FindStringSubmatch(flat); f != nil {
 			fn = f[1]
 			break
@@ -347,7 +347,7 @@ func tracingMiss(c *logscan.Context, lines []string) {
 
 // itemStart is how the lines of a tracing-cache-miss explanation begin when they start an item
 // of their own (a sentence that goes on from the line before begins otherwise).
-var itemStart = regexp.MustCompile(`^(?:never seen|for \S+ defined at|all previously seen|different input|\* |but seen another|closest seen|tracing context|Tracing context|explanation unavailable|cache miss explanation|where weak_type|weak_type=)`)
+var itemStart = lazyre.New(`^(?:never seen|for \S+ defined at|all previously seen|different input|\* |but seen another|closest seen|tracing context|Tracing context|explanation unavailable|cache miss explanation|where weak_type|weak_type=)`)
 
 // wrapped says whether line continues the sentence of prev: JAX wraps a long sentence ("but
 // seen another function defined on the same line; maybe the function is / being re-defined

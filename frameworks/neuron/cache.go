@@ -1,11 +1,11 @@
 package neuron
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // The Neuron compile cache (libneuronxla's neuron_cc_cache, the default /var/tmp/neuron-
@@ -19,8 +19,8 @@ import (
 // compiler flags' hash under the compiler's version: a different MODULE_ is a different graph
 // or different flags.
 var (
-	reTop       = regexp.MustCompile(`^neuronxcc-[0-9][0-9A-Za-z.+_-]*$`)
-	reEntryName = regexp.MustCompile(`^MODULE_([0-9A-Za-z]+)(?:\+([0-9a-f]+))?$`)
+	reTop       = lazyre.New(`^neuronxcc-[0-9][0-9A-Za-z.+_-]*$`)
+	reEntryName = lazyre.New(`^MODULE_([0-9A-Za-z]+)(?:\+([0-9a-f]+))?$`)
 )
 
 var cacheTree = &framework.CacheTree{
@@ -40,7 +40,7 @@ var cacheTree = &framework.CacheTree{
 
 // reCacheDir is --cache_dir in NEURON_CC_FLAGS, which the wrapper prefers to
 // NEURON_COMPILE_CACHE_URL.
-var reCacheDir = regexp.MustCompile(`(?:^|\s)--cache_dir[= ](\S+)`)
+var reCacheDir = lazyre.New(`(?:^|\s)--cache_dir[= ](\S+)`)
 
 // cacheFolders finds the compile cache a variable names: NEURON_COMPILE_CACHE_URL, or
 // --cache_dir in NEURON_CC_FLAGS (an S3 URL is named too: recomp cannot read it).

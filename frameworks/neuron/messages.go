@@ -1,9 +1,9 @@
 package neuron
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -16,19 +16,19 @@ var (
 	// the graph's identity too (the events' module): two MODULE_ names are two graphs (or one
 	// graph under two sets of flags), never one graph that changed; the same MODULE_ compiled
 	// twice is one graph compiled again.
-	reModule = regexp.MustCompile(`MODULE_[0-9A-Za-z]+\+[0-9a-f]+`)
+	reModule = lazyre.New(`MODULE_[0-9A-Za-z]+\+[0-9a-f]+`)
 	// "Call compiler with cmd: neuronx-cc compile --target=trn1 --framework=XLA …" and the list
 	// form "['neuronx-cc', '--target=trn1', 'compile', '--framework', 'XLA', …]".
-	reCallCompiler = regexp.MustCompile(`Call compiler with cmd: \[?'?neuronx-cc\b`)
+	reCallCompiler = lazyre.New(`Call compiler with cmd: \[?'?neuronx-cc\b`)
 	// "Using a cached neff at PATH/model.neff. Exiting with a successfully compiled graph."
-	reCachedNeff = regexp.MustCompile(`Using a cached neff at (\S+?)\.? Exiting with a successfully compiled graph`)
+	reCachedNeff = lazyre.New(`Using a cached neff at (\S+?)\.? Exiting with a successfully compiled graph`)
 	// optimum-neuron: "neuronxcc-…/MODULE_…/model.done not found in REPO: the corresponding graph
 	// will be recompiled."
-	reHubMiss = regexp.MustCompile(`(\S*MODULE_\S+?/model\.\w+) not found in (\S+): the corresponding graph will be recompiled`)
+	reHubMiss = lazyre.New(`(\S*MODULE_\S+?/model\.\w+) not found in (\S+): the corresponding graph will be recompiled`)
 	// "Compile cache path: /var/tmp/neuron-compile-cache"
-	reCachePath = regexp.MustCompile(`Compile cache path: (\S+)`)
+	reCachePath = lazyre.New(`Compile cache path: (\S+)`)
 	// A folder Python's tempfile made (/tmp/tmpd29vse1h): gone, or another one, in the next run.
-	reTempFolder = regexp.MustCompile(`^(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/]+/[^/]+/T)/tmp[0-9a-z_]{6,}(?:/|$)`)
+	reTempFolder = lazyre.New(`^(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/]+/[^/]+/T)/tmp[0-9a-z_]{6,}(?:/|$)`)
 )
 
 // messages is how recomp reads AWS Neuron's log.

@@ -2,12 +2,12 @@ package tf
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // traceWords begins the explanation recomp reads from TF's "Creating new FuncGraph" record
@@ -17,9 +17,9 @@ const traceWords = "new trace for input parameters:"
 // A parameter of a trace as TF lists it: "x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(32, 8),
 // dtype=tf.float32, name=None)", "lr (POSITIONAL_OR_KEYWORD): Literal[0.1]".
 var (
-	reParam      = regexp.MustCompile(`^(\w+) \((?:POSITIONAL_OR_KEYWORD|POSITIONAL_ONLY|KEYWORD_ONLY|VAR_POSITIONAL|VAR_KEYWORD)\): (.+)$`)
-	reTensorSpec = regexp.MustCompile(`^TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)`)
-	reLiteral    = regexp.MustCompile(`^Literal\[(.*)\]$`)
+	reParam      = lazyre.New(`^(\w+) \((?:POSITIONAL_OR_KEYWORD|POSITIONAL_ONLY|KEYWORD_ONLY|VAR_POSITIONAL|VAR_KEYWORD)\): (.+)$`)
+	reTensorSpec = lazyre.New(`^TensorSpec\(shape=\(([^)]*)\), dtype=tf\.(\w+)`)
+	reLiteral    = lazyre.New(`^Literal\[(.*)\]$`)
 )
 
 // dtypes are TF's dtype names as XLA prints the element types.

@@ -1,12 +1,12 @@
 package tf
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -15,12 +15,12 @@ import (
 var (
 	// TF 2.x says "triggered tf.function retracing"; the explanation that follows changed over
 	// releases (experimental_relax_shapes, then reduce_retracing) but this part did not.
-	reRetrace      = regexp.MustCompile(`(\d+) out of the last (\d+) calls to (.+?) triggered tf\.function retracing`)
-	reFunctionName = regexp.MustCompile(`^<function (\S+) at 0x[0-9a-fA-F]+>$`)
-	reInstantly    = regexp.MustCompile(`^Instantly compiling for signature: (\S+)`)
-	reAlready      = regexp.MustCompile(`^Already Compiled for signature: (\S+)`)
-	reProfiled     = regexp.MustCompile(`^Compiled (\S+) (\d+) times, compile time: (\d+) us`)
-	reFuncGraph    = regexp.MustCompile(`^Creating new FuncGraph for Python function <function (\S+) at 0x[0-9a-fA-F]+>`)
+	reRetrace      = lazyre.New(`(\d+) out of the last (\d+) calls to (.+?) triggered tf\.function retracing`)
+	reFunctionName = lazyre.New(`^<function (\S+) at 0x[0-9a-fA-F]+>$`)
+	reInstantly    = lazyre.New(`^Instantly compiling for signature: (\S+)`)
+	reAlready      = lazyre.New(`^Already Compiled for signature: (\S+)`)
+	reProfiled     = lazyre.New(`^Compiled (\S+) (\d+) times, compile time: (\d+) us`)
+	reFuncGraph    = lazyre.New(`^Creating new FuncGraph for Python function <function (\S+) at 0x[0-9a-fA-F]+>`)
 )
 
 // state is what TF's messages leave for the ones after them in one process.

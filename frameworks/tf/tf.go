@@ -6,7 +6,6 @@ package tf
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -78,7 +78,7 @@ var Framework = &framework.Framework{
 			// 00:00:1795514318.913671" in seconds since the epoch), the older TF form, and absl's
 			// notice of its own set-up that the first info line brings, and the second line of
 			// the CPU-features info line.
-			Prints: regexp.MustCompile(`^(?:I\d{4} \d\d:\d\d:\d+\.\d+ +-?\d+ \S+:\d+\] |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I \S+:\d+\] |` +
+			Prints: lazyre.New(`^(?:I\d{4} \d\d:\d\d:\d+\.\d+ +-?\d+ \S+:\d+\] |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I \S+:\d+\] |` +
 				`WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR$|` +
 				`To enable the following instructions: .*, rebuild TensorFlow with the appropriate compiler flags\.$)`),
 			Off: func(v string) bool { n, err := strconv.Atoi(strings.TrimSpace(v)); return err == nil && n > 0 }}, // info lines dropped
@@ -87,7 +87,7 @@ var Framework = &framework.Framework{
 		// The profiler's line comes once per compilation, with its time. Set by the user, it is
 		// kept, and recomp then also tells Keras's train and test steps apart in the log alone.
 		{Name: "TF_CPP_VMODULE", Value: "device_compilation_profiler=2", Effect: "TF logs each XLA compilation with its time: a line per compilation, nothing per step",
-			Prints: regexp.MustCompile(`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `),
+			Prints: lazyre.New(`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `),
 			Off: func(v string) bool {
 				return framework.VModuleOff(v, map[string]int{"device_compilation_profiler": 2, "device_compiler": 2})
 			}},
@@ -127,12 +127,12 @@ var Framework = &framework.Framework{
 }
 
 var (
-	reFunctionID     = regexp.MustCompile(`(inference_[A-Za-z0-9_]*?)_\d+(__|$)`)
-	reTracedID       = regexp.MustCompile(`inference_[A-Za-z0-9_]*?_\d+(?:__|$)`)
-	reFunctionFamily = regexp.MustCompile(`_inference_(.+?)_N(?:__| \[|$)`)
-	reAlias          = regexp.MustCompile(`:\s*\(\s*(\d+)\s*,`)
-	reClusterKey     = regexp.MustCompile(`^cluster_(\d+)(?:__|$)`)
-	reCounter        = regexp.MustCompile(`(\.\d+)+$`)
+	reFunctionID     = lazyre.New(`(inference_[A-Za-z0-9_]*?)_\d+(__|$)`)
+	reTracedID       = lazyre.New(`inference_[A-Za-z0-9_]*?_\d+(?:__|$)`)
+	reFunctionFamily = lazyre.New(`_inference_(.+?)_N(?:__| \[|$)`)
+	reAlias          = lazyre.New(`:\s*\(\s*(\d+)\s*,`)
+	reClusterKey     = lazyre.New(`^cluster_(\d+)(?:__|$)`)
+	reCounter        = lazyre.New(`(\.\d+)+$`)
 )
 
 // family: TensorFlow numbers every traced function (a_inference_train_function_18311__…), and

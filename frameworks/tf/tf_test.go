@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // A Keras step is a program, and a family, of its own: by its number of inputs when the device
@@ -73,7 +74,7 @@ func TestKerasRole(t *testing.T) {
 // them (absl's epoch-seconds form before it is set up included), and TF's warnings and errors,
 // which the user sees without recomp too, are not.
 func TestInfoLinesAreRecognised(t *testing.T) {
-	var prints *regexp.Regexp
+	var prints *lazyre.Regexp
 	for _, s := range Framework.Settings {
 		if s.Name == "TF_CPP_MIN_LOG_LEVEL" {
 			prints = s.Prints

@@ -8,12 +8,12 @@ import (
 	osuser "os/user"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // Inductor's caches under TORCHINDUCTOR_CACHE_DIR (default /tmp/torchinductor_<user>), as torch
@@ -35,11 +35,11 @@ import (
 // and a CompiledFxGraph its generated code (whose "# AOT ID" names the graph) and the user's
 // lines it came from (cache_linemap): recomp reads them there, without unpickling.
 var (
-	reInductorKey   = regexp.MustCompile(`^[fa][a-z0-9]{51}$`)
-	reInductorEntry = regexp.MustCompile(`^[a-z0-9]{51}$`)
-	reInductorTmp   = regexp.MustCompile(`^\..*\.tmp$`)
-	reInductorCode  = regexp.MustCompile(`^c[a-z0-9]{51}\.[a-z.]+$`)
-	reCodeFolder    = regexp.MustCompile(`^[a-z0-9]{2}$`)
+	reInductorKey   = lazyre.New(`^[fa][a-z0-9]{51}$`)
+	reInductorEntry = lazyre.New(`^[a-z0-9]{51}$`)
+	reInductorTmp   = lazyre.New(`^\..*\.tmp$`)
+	reInductorCode  = lazyre.New(`^c[a-z0-9]{51}\.[a-z.]+$`)
+	reCodeFolder    = lazyre.New(`^[a-z0-9]{2}$`)
 )
 
 // inductorRemedy is what to do when a part of an Inductor cache key changed.
@@ -59,9 +59,9 @@ var inductorRemedy = map[framework.KeyPart]string{
 }
 
 var (
-	fxGraphCache = &framework.CacheTree{Kind: "inductor-fx", Top: regexp.MustCompile(`^fxgraph$`), MaxDepth: 3,
+	fxGraphCache = &framework.CacheTree{Kind: "inductor-fx", Top: lazyre.New(`^fxgraph$`), MaxDepth: 3,
 		Entry: fxGraphEntry, Describe: describeFXGraph, Remedy: inductorRemedy}
-	aotAutogradCache = &framework.CacheTree{Kind: "aotautograd", Top: regexp.MustCompile(`^aotautograd$`), MaxDepth: 2,
+	aotAutogradCache = &framework.CacheTree{Kind: "aotautograd", Top: lazyre.New(`^aotautograd$`), MaxDepth: 2,
 		Entry: aotAutogradEntry, Describe: describeAOTAutograd, Remedy: inductorRemedy}
 	inductorCode = &framework.CacheTree{Kind: "inductor-code", Top: reCodeFolder, MaxDepth: 1, Entry: codeEntry,
 		Remedy: inductorRemedy}
@@ -295,7 +295,7 @@ func fxProgram(data []byte) string {
 }
 
 // reLinemap is a frame of a CompiledFxGraph's line map: the user's code the graph came from.
-var reLinemap = regexp.MustCompile(`File "([^"\n]{1,512})", line (\d+), in ([A-Za-z_<][\w<>.]{0,128})`)
+var reLinemap = lazyre.New(`File "([^"\n]{1,512})", line (\d+), in ([A-Za-z_<][\w<>.]{0,128})`)
 
 // maxKeyParts bounds the parts read of one key (torch 2.9's FX-graph key has about 400).
 const maxKeyParts = 2048
@@ -402,10 +402,10 @@ func componentValue(name string, value, hash []byte) string {
 }
 
 // reGraphOp is a node of a graph module's code: "    relu = torch.ops.aten.relu.default(mm)".
-var reGraphOp = regexp.MustCompile(`(?m)^ +\w+ = `)
+var reGraphOp = lazyre.New(`(?m)^ +\w+ = `)
 
 // reMeta reads the fields of a TensorMetadata that say what an input is.
-var reMeta = regexp.MustCompile(`dtype=torch\.(\w+), shape=torch\.Size\(\[([^\]]*)\]\), stride=\(([^)]*)\), device=device\(type='(\w+)'`)
+var reMeta = lazyre.New(`dtype=torch\.(\w+), shape=torch\.Size\(\[([^\]]*)\]\), stride=\(([^)]*)\), device=device\(type='(\w+)'`)
 
 // tensorMeta writes an input's metadata short: float32[16, 8] stride (8, 1) cpu.
 func tensorMeta(v []byte) string {

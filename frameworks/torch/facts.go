@@ -2,11 +2,11 @@ package torch
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/cause"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // dynamo's guard failures (torch 2.1–2.9, from torch/csrc/dynamo/guards.cpp and guards.py), as
@@ -14,24 +14,24 @@ import (
 var (
 	// tensor 'x' size mismatch at index 1. expected 16, actual 24 (and stride): the input named
 	// as dynamo's source, L['x'] or x.
-	reTensorDim = regexp.MustCompile(`tensor '(.+?)' (size|stride) mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
+	reTensorDim = lazyre.New(`tensor '(.+?)' (size|stride) mismatch at index (\d+)\. expected (\d+), actual (\d+)`)
 	// tensor 'x' dtype mismatch. expected Float, actual Double
-	reTensorDtype = regexp.MustCompile(`tensor '(.+?)' dtype mismatch\. expected (\w+), actual (\w+)`)
+	reTensorDtype = lazyre.New(`tensor '(.+?)' dtype mismatch\. expected (\w+), actual (\w+)`)
 	// tensor 'x' requires_grad mismatch. expected requires_grad=0; Tensor device index mismatch
-	reTensorOther = regexp.MustCompile(`tensor '(.+?)' (requires_grad|Tensor device index|dispatch key set|rank) mismatch`)
+	reTensorOther = lazyre.New(`tensor '(.+?)' (requires_grad|Tensor device index|dispatch key set|rank) mismatch`)
 	// dynamo's guard on a Python value: "temperature == 1.0", "L['lr'] == 0.1", "G['G'] == 2.0",
 	// after "- 0/0: ", a source comment after it.
-	reDynamoEq = regexp.MustCompile(`(?m)^\s*(?:- )?(?:\d+/\d+: )?(?:[LG]\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
+	reDynamoEq = lazyre.New(`(?m)^\s*(?:- )?(?:\d+/\d+: )?(?:[LG]\['(\w+)'\]|(\w+)) == (-?[\d.eE+-]+|True|False)\s*(?:#|$)`)
 	// a module's training flag: "fn._modules['1'].training == True", "L['self'].training == False"
-	reTraining = regexp.MustCompile(`(?m)^\s*(?:- )?(?:\d+/\d+: )?(\S+?)\.training == (True|False)\b`)
+	reTraining = lazyre.New(`(?m)^\s*(?:- )?(?:\d+/\d+: )?(\S+?)\.training == (True|False)\b`)
 	// the global state dynamo guards: "GLOBAL_STATE changed: grad_mode" (2.4+), "___check_global_state()"
-	reGlobal = regexp.MustCompile(`GLOBAL_STATE changed: ([\w, ]+?)\s*$|___check_global_state\(\)`)
+	reGlobal = lazyre.New(`GLOBAL_STATE changed: ([\w, ]+?)\s*$|___check_global_state\(\)`)
 	// a function or object dynamo guards by identity: ___check_obj_id(L['fn'], 1403…)
-	reObjID = regexp.MustCompile(`___check_obj_id\((.+?), \d+\)`)
+	reObjID = lazyre.New(`___check_obj_id\((.+?), \d+\)`)
 )
 
 // reEntryID is the cached entry a guard failure is of, before it ("- 0/1: ", "0/1: ").
-var reEntryID = regexp.MustCompile(`^\s*(?:- )?(\d+/\d+): `)
+var reEntryID = lazyre.New(`^\s*(?:- )?(\d+/\d+): `)
 
 // facts reads dynamo's guard failures (why: one a line, each after the id of the cached entry
 // that failed, the entry compiled last first) into the facts they state.

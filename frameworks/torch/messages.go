@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -16,27 +16,27 @@ import (
 var (
 	// The function dynamo traces for each compilation: "[0/0] Step 1: torchdynamo start tracing
 	// forward /w/model.py:6".
-	reDynamoStart = regexp.MustCompile(`\[(\d+)/(\d+)(?:_\d+)?\] Step 1: torchdynamo start tracing (\S+) (.+):(\d+)\s*$`)
+	reDynamoStart = lazyre.New(`\[(\d+)/(\d+)(?:_\d+)?\] Step 1: torchdynamo start tracing (\S+) (.+):(\d+)\s*$`)
 	// The backend's compilation of the graph dynamo traced (TORCH_LOGS=dynamo, torch 2.1+):
 	// "[0/0] Step 2: calling compiler function inductor", then "… done compiler function
 	// inductor"; a frame with no graph has none. Groups: compile id (frame/compile, a restart's
 	// attempt dropped), done, backend.
-	reDynamoBackend = regexp.MustCompile(`\[(\d+/\d+)(?:_\d+)?\] Step 2: (calling|done) compiler function (\S+)`)
+	reDynamoBackend = lazyre.New(`\[(\d+/\d+)(?:_\d+)?\] Step 2: (calling|done) compiler function (\S+)`)
 	// Every release's record of a recompilation: torch 2.3+ glog "[0/1] [__recompiles]
 	// Recompiling function F in FILE:LINE" (2.3 without the [frame/compile] id), 2.1/2.2
 	// "torch._dynamo.guards.__recompiles: [DEBUG] Recompiling function F in FILE:LINE", 2.0/2.1
 	// "('Recompiling function F in FILE:LINE', 'triggered by the following guard failure: G')"
 	// (2.0 without the line). Groups: compile id, function, file, line, guard failure.
-	reDynamoRecompile = regexp.MustCompile(`(?:\[(\d+/\d+)\] )?(?:\S*__recompiles(?:_verbose)?\S* (?:\[DEBUG\] )?)?\(?'?Recompiling function (\S+) in (.+?)(?::(\d+))?(?:'|\s*$)(?:, ["']triggered by the following guard failures?: (.*?)["']\))?`)
-	reDynamoFailure   = regexp.MustCompile(`__recompiles(?:_verbose)?\S*(?: \[DEBUG\])?\s+- ((?:\d+/\d+: )?.+?)\s*$`)
+	reDynamoRecompile = lazyre.New(`(?:\[(\d+/\d+)\] )?(?:\S*__recompiles(?:_verbose)?\S* (?:\[DEBUG\] )?)?\(?'?Recompiling function (\S+) in (.+?)(?::(\d+))?(?:'|\s*$)(?:, ["']triggered by the following guard failures?: (.*?)["']\))?`)
+	reDynamoFailure   = lazyre.New(`__recompiles(?:_verbose)?\S*(?: \[DEBUG\])?\s+- ((?:\d+/\d+: )?.+?)\s*$`)
 	// dynamo giving up on a function it compiled too often: torch 2.2+ "[4/8] torch._dynamo hit
 	// config.cache_size_limit (8)" (2.6+ recompile_limit), then "function: 'F' (FILE:LINE)" and
 	// "last reason: R" on lines of their own (2.0: "reasons: R"); with fullgraph=True,
 	// "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached".
-	reDynamoLimit    = regexp.MustCompile(`hit (config\.\w+) \((\d+)\)`)
-	reDynamoLimitID  = regexp.MustCompile(`\[(\d+/\d+)\] torch\._dynamo hit config\.`)
-	reDynamoLimitFn  = regexp.MustCompile(`\s function: '([^']+)' \((.+?)(?::(\d+))?\)\s*$`)
-	reDynamoLimitWhy = regexp.MustCompile(`\s (?:last reason|reasons): (?:\d+/\d+: )?(.*?)\s*$`)
+	reDynamoLimit    = lazyre.New(`hit (config\.\w+) \((\d+)\)`)
+	reDynamoLimitID  = lazyre.New(`\[(\d+/\d+)\] torch\._dynamo hit config\.`)
+	reDynamoLimitFn  = lazyre.New(`\s function: '([^']+)' \((.+?)(?::(\d+))?\)\s*$`)
+	reDynamoLimitWhy = lazyre.New(`\s (?:last reason|reasons): (?:\d+/\d+: )?(.*?)\s*$`)
 )
 
 // messages is how recomp reads dynamo's log.
@@ -144,7 +144,7 @@ type dynamo struct {
 // record, torch 2.1+): "[0/1] create_symbol s27 = 6 for L['ids'].size()[1] [2, int_oo] …", or
 // for a Python number, "create_symbol zf86 = 0.25 for L['warm'] …". Groups: compile id, the
 // symbol's source (reSymbolSource reads an input's size).
-var reCreateSymbol = regexp.MustCompile(`\[(\d+/\d+)\] create_symbol \S+ = \S+ for (\S+)`)
+var reCreateSymbol = lazyre.New(`\[(\d+/\d+)\] create_symbol \S+ = \S+ for (\S+)`)
 
 // symbolFor keeps what the compilation id made dynamic, by the symbol's source: an input's size
 // (L['ids'].size()[1] as ids.size()[1]) or a Python number (L['lr'] as lr); a stride or another
@@ -279,7 +279,7 @@ func recompileRecord(c *logscan.Context, msg string) bool {
 }
 
 // reProbeName is the probe's name of a compiled frame: FILE:LINE (FUNCTION).
-var reProbeName = regexp.MustCompile(`^(.+):(\d+) \((.+)\)$`)
+var reProbeName = lazyre.New(`^(.+):(\d+) \((.+)\)$`)
 
 // probeName turns the probe's name of a compiled frame (its code's full path) into the log's
 // (frameName).

@@ -1,11 +1,11 @@
 package torch
 
 import (
-	"regexp"
 	"slices"
 
 	"github.com/recomp/recomp/frameworks/cause"
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -34,7 +34,7 @@ var Framework = &framework.Framework{
 	},
 	Settings: []framework.Setting{
 		{Name: "TORCH_LOGS", Value: "recompiles,dynamo", Effect: "torch.compile's dynamo names the function of each compilation and says why it compiles one again: a few lines per compilation, nothing per step",
-			Prints: regexp.MustCompile(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
+			Prints: lazyre.New(`^[IV]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ torch/`)},
 	},
 	Packages: []string{"torch"},
 	// The probe records each frame dynamo compiled, named as the log names it, with the
@@ -49,7 +49,7 @@ var Framework = &framework.Framework{
 	KeyedCache:         inductorCache{},    // what recomp diff holds two runs' FX-graph lookups against (keyed.go)
 	Metrics:            cacheNotes,         // what the run did with Inductor's caches (cachetrace.go)
 	// TORCH_TRACE=DIR writes one file a process (and rank), gzipped by the user or not.
-	TraceFiles:    regexp.MustCompile(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
+	TraceFiles:    lazyre.New(`^dedicated_log_torch_trace_.*\.log(\.gz)?$`),
 	Trace:         traceMessages,
 	TraceVariable: "TORCH_TRACE",
 	// Measured on the torch-2.9 runs: torch's own structured_logging_overhead_s was 2.2 s of

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"math"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/recomp/recomp/frameworks/internal/python"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -210,7 +210,7 @@ func traceSymbolRecord(c *logscan.Context, msg string) bool {
 }
 
 // reSymbolSource is an input's size a symbol stands for: L['ids'].size()[1].
-var reSymbolSource = regexp.MustCompile(`^(.+?)\.size\(\)\[(\d+)\]$`)
+var reSymbolSource = lazyre.New(`^(.+?)\.size\(\)\[(\d+)\]$`)
 
 // traceMetricsRec is what recomp reads of a compilation_metrics record (nil: absent or null).
 type traceMetricsRec struct {
@@ -487,7 +487,7 @@ func topField(msg, key string) string {
 }
 
 // reReasonID is the compile id dynamo puts before a recompile reason ("0/0: ").
-var reReasonID = regexp.MustCompile(`^\d+/\d+: `)
+var reReasonID = lazyre.New(`^\d+/\d+: `)
 
 // traceMetricsRecord reads one compilation_metrics record: a compilation, the recompile limit,
 // or a frame dynamo gave up on (nothing to count).

@@ -5,11 +5,11 @@ import (
 	"math/big"
 	"math/bits"
 	"path/filepath"
-	"regexp"
 	"time"
 	"unicode/utf8"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -24,7 +24,7 @@ import (
 // graph compiled and written again; no compile time is stored.
 
 // entryNames are the cache's files: a uint128 in decimal (at most 39 digits).
-var entryNames = regexp.MustCompile(`^[0-9]{1,39}$`)
+var entryNames = lazyre.New(`^[0-9]{1,39}$`)
 
 // entryKey is the hash the analysis gives an entry's file name: lowercase hex without leading
 // zeros, as the analysis prints it (the name itself when it is no uint128).

@@ -2,30 +2,30 @@ package torchxla
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/internal/python"
 	"github.com/recomp/recomp/frameworks/torch"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
 // Messages of PyTorch/XLA, from torch_xla 2.9's torch_xla/csrc/debug_util.cpp,
 // metrics_analysis.cc, the metrics report and real runs.
 var (
-	reProfiler = regexp.MustCompile(`pt-xla-profiler: ((\w+) too (?:frequent|slow): .*)$`)
+	reProfiler = lazyre.New(`pt-xla-profiler: ((\w+) too (?:frequent|slow): .*)$`)
 	// metrics_analysis.cc's CompileTime warning: the CompileTime samples so far (cumulative, as a
 	// metrics report's) and the steps so far: "CompileTime too frequent: 21 counts during 11 steps".
-	reProfilerCounts = regexp.MustCompile(`: (\d+) counts during (\d+) steps`)
-	reFrame          = regexp.MustCompile(`^(\S+) \((.+):(\d+)\)$`)
-	reMetric         = regexp.MustCompile(`^(Metric|Counter): (\w+)$`)
+	reProfilerCounts = lazyre.New(`: (\d+) counts during (\d+) steps`)
+	reFrame          = lazyre.New(`^(\S+) \((.+):(\d+)\)$`)
+	reMetric         = lazyre.New(`^(Metric|Counter): (\w+)$`)
 	// torch_xla's own compile trace (TF_CPP_VMODULE=tensor=5 before 1.13, xla_graph_executor=5
 	// after): "Compiling IR graph hash H on device TPU:3 ..." then "... done!".
-	reIRGraph = regexp.MustCompile(`Compiling IR graph hash ([0-9a-f]+) on device (\S+?)(?: (\.\.\.)\.*| done!)?\s*$`)
+	reIRGraph = lazyre.New(`Compiling IR graph hash ([0-9a-f]+) on device (\S+?)(?: (\.\.\.)\.*| done!)?\s*$`)
 	// The step PyTorch/XLA's example scripts print before a metrics report.
-	reMetricsStep = regexp.MustCompile(`^\[MetricsData; step=(\d+)\]`)
+	reMetricsStep = lazyre.New(`^\[MetricsData; step=(\d+)\]`)
 )
 
 // metrics are the counters and metrics of torch_xla's metrics report that recomp reads.

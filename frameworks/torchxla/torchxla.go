@@ -6,7 +6,6 @@ package torchxla
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/recomp/recomp/frameworks/framework"
 	"github.com/recomp/recomp/frameworks/torch"
 	"github.com/recomp/recomp/hlo"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -58,7 +58,7 @@ var Framework = &framework.Framework{
 		// Level 1 analyses each compilation; level 2 also each execution, every step: 13 lines and
 		// about 10% of a small step's time, for nothing recomp needs.
 		{Name: "PT_XLA_DEBUG_LEVEL", Value: "1", Effect: "an analysis block per graph compiled (its cause, hash and Python frames): nothing per step",
-			Prints: regexp.MustCompile(`^(?:(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: |Computation hash: [0-9a-f]+$)`),
+			Prints: lazyre.New(`^(?:(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: |Computation hash: [0-9a-f]+$)`),
 			Off:    func(v string) bool { return strings.TrimSpace(v) == "0" }},
 		{Name: "PT_XLA_DEBUG_MAX_FRAME", Value: "32", Effect: "an analysis block lists up to 32 Python frames (8 by default): under torch.compile the program's own line is deeper than 8; longer blocks, nothing per step"},
 		// Not XLA_HLO_DEBUG=1: it records the Python line of every op of every traced step (about
@@ -139,7 +139,7 @@ var Framework = &framework.Framework{
 	},
 }
 
-var rePythonFrame = regexp.MustCompile(`^\S+:\d+ \(.+\)$`)
+var rePythonFrame = lazyre.New(`^\S+:\d+ \(.+\)$`)
 
 // metricNotes compares what PyTorch/XLA's metrics report says with what the log shows.
 func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note {
@@ -158,7 +158,7 @@ func metricNotes(ms map[string]framework.Metric, compiled int) []framework.Note 
 }
 
 // reSpecialScalar is an input that became the constant 0 or 1 (parameter(3) → 1).
-var reSpecialScalar = regexp.MustCompile(`parameter\(\d+\) → (-?[01](?:\.0*)?)$`)
+var reSpecialScalar = lazyre.New(`parameter\(\d+\) → (-?[01](?:\.0*)?)$`)
 
 // specialScalar: PyTorch/XLA uploads a Python number used in an op as device data (one graph for
 // every value) except 0 and 1, its special scalars, which it bakes into the graph as constants:
@@ -182,7 +182,7 @@ func specialScalar(kind cause.Kind, change string) (string, string, bool) {
 
 // reBakedNumber is the verdict's number baked into a graph that took several values: its
 // values, and the op (op_name) and line that took it when the dump names them.
-var reBakedNumber = regexp.MustCompile(`^a number baked into the graph as a constant (?:took \d+ values|changed \d+ times): (.+?)(?: \((\S+)?(?: ?at (\S+))?\))?$`)
+var reBakedNumber = lazyre.New(`^a number baked into the graph as a constant (?:took \d+ values|changed \d+ times): (.+?)(?: \((\S+)?(?: ?at (\S+))?\))?$`)
 
 // bakedNumber: PyTorch/XLA uploads a Python number used in arithmetic as device data, but an op's
 // number argument (triu's diagonal, pow's exponent, roll's shifts, a size) is part of the graph:

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 )
 
 // vLLM's torch.compile cache (vllm/compilation/backends.py, VllmBackend.__call__): under
@@ -23,9 +23,9 @@ import (
 // or artifact_compile_range_* files). A pod that gets another <hash> compiles everything again:
 // the factors that differ say why (vllm-project/vllm#40246).
 var (
-	reVLLMTop  = regexp.MustCompile(`^(?:[0-9a-f]{10}|torch_compile_cache)$`)
-	reVLLMHash = regexp.MustCompile(`^[0-9a-f]{10}$`)
-	reVLLMRank = regexp.MustCompile(`^rank_(\d+)_(\d+)$`)
+	reVLLMTop  = lazyre.New(`^(?:[0-9a-f]{10}|torch_compile_cache)$`)
+	reVLLMHash = lazyre.New(`^[0-9a-f]{10}$`)
+	reVLLMRank = lazyre.New(`^rank_(\d+)_(\d+)$`)
 )
 
 // keyFactors is the file of an entry's key factors.

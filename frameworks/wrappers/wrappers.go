@@ -6,12 +6,12 @@
 package wrappers
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -64,6 +64,9 @@ var Framework = &framework.Framework{
 	},
 }
 
+// vllmShape is the shape in vLLM's compile lines: a group of its own.
+const vllmShape = `(dynamic shape|shape \S+|compile range \([^)]*\))`
+
 // Messages of vLLM's TPU model runners and tpu-inference's compilation manager, by release:
 //
 //	V0 (vllm/worker/tpu_model_runner.py, 2024): "Compiling the model with different input
@@ -91,17 +94,16 @@ var Framework = &framework.Framework{
 // CompileTime count grew: "XLA compilation detected on device #R; too many of these can lead
 // to slow training, but we expect a few in the beginning" — at least one compilation.
 var (
-	reShapes    = regexp.MustCompile(`Compiling (?:the )?(\w+) with different input shapes`)
-	reV0Shape   = regexp.MustCompile(`^(batch_size: \d+, seq_len: \d+)\s*$`)
-	reV1Shape   = regexp.MustCompile(`^-- (num_tokens: \d+(?:, num_seqs: \d+)?)\s*$`)
-	reDone      = regexp.MustCompile(`Compilation (?:for (prefill|decode|prefix prefill) done|finished) in (?:in )?([0-9.]+) (?:s\.|\[secs\])`)
-	rePrecomp   = regexp.MustCompile(`^Precompile (.+?) --> (.*?)\s*$`)
-	reFairseq   = regexp.MustCompile(`^XLA compilation detected on device #(\d+)`)
-	vllmShape   = `(dynamic shape|shape \S+|compile range \([^)]*\))`
-	reVLLMGraph = regexp.MustCompile(`Compiling a graph for ` + vllmShape + ` takes ([0-9.]+) s`)
-	reVLLMLoad  = regexp.MustCompile(`Directly load the compiled graph\(s\) for ` + vllmShape + ` from the cache, took ([0-9.]+) s`)
-	reVLLMStore = regexp.MustCompile(`Store the (\d+)-th graph for ` + vllmShape + ` from (\S+) via handle`)
-	rePrefill   = regexp.MustCompile(`Prefill engine (\d+) compiled for prefill length (\d+)`)
+	reShapes    = lazyre.New(`Compiling (?:the )?(\w+) with different input shapes`)
+	reV0Shape   = lazyre.New(`^(batch_size: \d+, seq_len: \d+)\s*$`)
+	reV1Shape   = lazyre.New(`^-- (num_tokens: \d+(?:, num_seqs: \d+)?)\s*$`)
+	reDone      = lazyre.New(`Compilation (?:for (prefill|decode|prefix prefill) done|finished) in (?:in )?([0-9.]+) (?:s\.|\[secs\])`)
+	rePrecomp   = lazyre.New(`^Precompile (.+?) --> (.*?)\s*$`)
+	reFairseq   = lazyre.New(`^XLA compilation detected on device #(\d+)`)
+	reVLLMGraph = lazyre.New(`Compiling a graph for ` + vllmShape + ` takes ([0-9.]+) s`)
+	reVLLMLoad  = lazyre.New(`Directly load the compiled graph\(s\) for ` + vllmShape + ` from the cache, took ([0-9.]+) s`)
+	reVLLMStore = lazyre.New(`Store the (\d+)-th graph for ` + vllmShape + ` from (\S+) via handle`)
+	rePrefill   = lazyre.New(`Prefill engine (\d+) compiled for prefill length (\d+)`)
 	vllmHeads   = []string{"Compiling the model with different input shapes", "Compiling sampling with different input shapes"}
 	shapeSignal = logscan.Signal("vllm:shape")
 	// vllmGraph is the program vLLM's torch.compile backend compiles (its model's forward, split
@@ -247,7 +249,7 @@ var messages = &logscan.Framework{
 
 // shape is the handler of a loop's line for one shape (re's group): the compilation of it, done
 // when the line follows the compilation, else open until the next line of the loop.
-func shape(re *regexp.Regexp, done bool) func(*logscan.Context, string) bool {
+func shape(re *lazyre.Regexp, done bool) func(*logscan.Context, string) bool {
 	return func(c *logscan.Context, msg string) bool {
 		st := c.State().(*state)
 		m := re.FindStringSubmatch(strings.TrimSpace(msg))

@@ -6,12 +6,12 @@
 package xla
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks/framework"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -74,12 +74,12 @@ var Framework = &framework.Framework{
 // The alarm times other slow operations too ("Constant folding an instruction is taking >
 // 1s"); only "Very slow compile?" is a compilation.
 var (
-	reAlarmNew  = regexp.MustCompile(`^\[(?:Compiling module ([^\]\s]+) *|[^\]]*)\] (?:Very s|S)low compile\?`)
-	reAlarmOld  = regexp.MustCompile(`^(?:Very s|S)low compile\?`)
-	reModule    = regexp.MustCompile(`^\s*Compiling module (\S+)\s*$`)
-	reStars     = regexp.MustCompile(`^\s*\*{8,}\s*$`)
-	reTook      = regexp.MustCompile(`^(?:\[(?:Compiling module ([^\]\s]+) *|[^\]]*)\] )?The operation took (\S+)`)
-	reAbslParts = regexp.MustCompile(`^(?:\d+(?:\.\d+)?(?:h|m|s|ms|us|ns))+$`)
+	reAlarmNew  = lazyre.New(`^\[(?:Compiling module ([^\]\s]+) *|[^\]]*)\] (?:Very s|S)low compile\?`)
+	reAlarmOld  = lazyre.New(`^(?:Very s|S)low compile\?`)
+	reModule    = lazyre.New(`^\s*Compiling module (\S+)\s*$`)
+	reStars     = lazyre.New(`^\s*\*{8,}\s*$`)
+	reTook      = lazyre.New(`^(?:\[(?:Compiling module ([^\]\s]+) *|[^\]]*)\] )?The operation took (\S+)`)
+	reAbslParts = lazyre.New(`^(?:\d+(?:\.\d+)?(?:h|m|s|ms|us|ns))+$`)
 )
 
 // echoLines bounds how far below a "took" record the alarm's text that it repeats may be.

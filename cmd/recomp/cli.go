@@ -31,9 +31,7 @@ const (
 )
 
 type cli struct {
-	LogLevel string           `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
-	Version  kong.VersionFlag `help:"Print recomp's version, the VCS revision it was built from, and exit."`
-	MaxHLO   int64            `name:"max-hlo-mib" env:"RECOMP_MAX_HLO_MIB" default:"512" placeholder:"MIB" help:"The largest HLO file read (diff, explain, hlo), plain or as gzip inflates it; a larger one is refused. Logs are streamed: no cap."`
+	globals
 
 	Run     runCmd     `cmd:"" help:"Run a command with every framework's compile evidence switched on, keep its log and dumps in a run folder, and explain the run."`
 	Watch   watchCmd   `cmd:"" help:"Follow logs another process writes (files or folders; rotation and truncation followed) and say each compilation after warm-up as it is written; a summary on Ctrl-C."`
@@ -44,6 +42,23 @@ type cli struct {
 	Ranks   ranksCmd   `cmd:"" help:"Line up the compile requests of a job's ranks: which rank departed, at which step, and why."`
 	Cache   cacheCmd   `cmd:"" help:"Inventory executable-cache folders, and with --log say what the runs used."`
 	Hlo     hloCmd     `cmd:"" help:"HLO text tools: check, fingerprint."`
+	Session sessionCmd `cmd:"" hidden:"" help:"Plumbing for the pytest plugin: open and close a run folder in a process recomp did not start."`
+}
+
+// globals are the flags of every command.
+type globals struct {
+	LogLevel string           `name:"log-level" env:"RECOMP_LOG_LEVEL" default:"warn" help:"Diagnostics on stderr: trace, debug, info, warn, error or off."`
+	Version  kong.VersionFlag `help:"Print recomp's version, the VCS revision it was built from, and exit."`
+	MaxHLO   int64            `name:"max-hlo-mib" env:"RECOMP_MAX_HLO_MIB" default:"512" placeholder:"MIB" help:"The largest HLO file read (diff, explain, hlo), plain or as gzip inflates it; a larger one is refused. Logs are streamed: no cap."`
+}
+
+// plumbing is cli with its plumbing alone (recomp session …), the grammar recomp builds for a
+// command line that starts with session: the pytest plugin calls it twice a session, and kong
+// builds the grammar of every command it is given on each call (a fifth of such a call's CPU
+// with all of cli's). Its commands, flags and help are cli's.
+type plumbing struct {
+	globals
+
 	Session sessionCmd `cmd:"" hidden:"" help:"Plumbing for the pytest plugin: open and close a run folder in a process recomp did not start."`
 }
 
@@ -124,7 +139,13 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		}
 	}()
 	var c cli
-	parser, err := newParser(&c, stdout, stderr, func(code int) { panic(kongExit(code)) })
+	var model any = &c
+	g := &c.globals
+	if len(args) > 0 && args[0] == "session" {
+		var p plumbing
+		model, g = &p, &p.globals
+	}
+	parser, err := newParser(model, stdout, stderr, func(code int) { panic(kongExit(code)) })
 	if err != nil {
 		fmt.Fprintf(stderr, "recomp: internal error: %v\n", err)
 		return exitInternal
@@ -148,16 +169,16 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int
 		}
 		return exitUsage
 	}
-	level := strings.ToLower(c.LogLevel)
+	level := strings.ToLower(g.LogLevel)
 	if !validLevels[level] {
-		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", c.LogLevel) // %q shows control characters
+		fmt.Fprintf(stderr, "recomp: error: --log-level %q: want trace, debug, info, warn, error or off\n", g.LogLevel) // %q shows control characters
 		return exitUsage
 	}
-	if c.MaxHLO <= 0 || c.MaxHLO > 1<<20 {
-		fmt.Fprintf(stderr, "recomp: error: --max-hlo-mib %d: want 1 to %d\n", c.MaxHLO, 1<<20)
+	if g.MaxHLO <= 0 || g.MaxHLO > 1<<20 {
+		fmt.Fprintf(stderr, "recomp: error: --max-hlo-mib %d: want 1 to %d\n", g.MaxHLO, 1<<20)
 		return exitUsage
 	}
-	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: terminal.Color(stdout), args: args, maxHLO: c.MaxHLO << 20,
+	e := &env{stdout: stdout, stderr: stderr, stdin: stdin, color: terminal.Color(stdout), args: args, maxHLO: g.MaxHLO << 20,
 		meta: report.Meta{Version: buildversion.Report(), Command: "recomp " + strings.Join(args, " ")}}
 	e.log = hclog.New(&hclog.LoggerOptions{Name: "recomp", Level: hclog.LevelFromString(level), Output: stderr,
 		Color: hclog.ColorOff})

@@ -17,7 +17,7 @@ const formatHelp = "Output format."
 
 // newParser is recomp's command line, writing its help to stdout and its errors to stderr;
 // exit is what kong calls where it would exit.
-func newParser(c *cli, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
+func newParser(c any, stdout, stderr io.Writer, exit func(int)) (*kong.Kong, error) {
 	return kong.New(c,
 		kong.Name("recomp"),
 		kong.Description(helptext.Summary()),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"regexp"
 	"slices"
@@ -161,5 +162,53 @@ func TestMistypedCommand(t *testing.T) {
 		if code != exitUsage || out != "" || errb != want {
 			t.Errorf("recomp %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, code, out, errb, want)
 		}
+	}
+}
+
+// TestPlumbingIsCLI: a command line that starts with session is parsed by the plumbing grammar
+// alone (plumbing); what it prints and how it ends are what the whole grammar gives.
+func TestPlumbingIsCLI(t *testing.T) {
+	whole := func(args []string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := func() (code int) {
+			defer func() {
+				if k, ok := recover().(kongExit); ok {
+					code = int(k)
+				}
+			}()
+			var c cli
+			p, err := newParser(&c, &out, &errb, func(code int) { panic(kongExit(code)) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Parse(args); err != nil {
+				return -1
+			}
+			return 0
+		}()
+		return code, out.String(), errb.String()
+	}
+	var plumbing []string
+	for _, cmd := range leafCommands(t) {
+		if strings.HasPrefix(cmd, "session ") {
+			plumbing = append(plumbing, cmd)
+		}
+	}
+	if len(plumbing) < 4 {
+		t.Fatalf("session commands: %v", plumbing)
+	}
+	for _, cmd := range append(plumbing, "session") {
+		args := append(strings.Fields(cmd), "--help")
+		code, out, errb := runRecomp(args...)
+		wcode, wout, werrb := whole(args)
+		if code != wcode || out != wout || errb != werrb {
+			t.Errorf("recomp %s --help: exit %d, %q %q; the whole grammar: exit %d, %q %q", cmd, code, out, errb, wcode, wout, werrb)
+		}
+		if !strings.Contains(out, "--log-level") {
+			t.Errorf("recomp %s --help lacks the global flags:\n%s", cmd, out)
+		}
+	}
+	if code, _, errb := runRecomp("session", "open", "--dump", "bogus"); code != exitUsage || !strings.Contains(errb, "--dump") {
+		t.Errorf("recomp session open --dump bogus: exit %d, %q", code, errb)
 	}
 }

@@ -49,7 +49,7 @@ func main() {
 	ranks := flag.Int("ranks", 0, "instead: line up N rank logs (recomp ranks), made as they are read, in this process")
 	rankMB := flag.Int("rank-mb", 100, "with -ranks: the size of each rank's log in MB")
 	rankCompiles := flag.Int("rank-compiles", 8, "with -ranks: compilations in each rank's log")
-	pytestCost := flag.Bool("pytest", false, "instead: the cost of pytest --recomp on testdata/pytest/cached, -rounds pairs with and without it (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12)")
+	pytestCost := flag.Bool("pytest", false, "instead: the cost of pytest --recomp on testdata/pytest/cached, -rounds rounds of pytest twice and pytest --recomp once (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12)")
 	flag.Parse()
 	var err error
 	switch {

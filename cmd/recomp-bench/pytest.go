@@ -17,8 +17,8 @@ import (
 )
 
 // The cost of the pytest plugin (issue 40): testdata/pytest/cached (300 tests of a program a
-// module fixture compiled once) run by pytest and by pytest --recomp, in pairs, the order
-// alternating, with the wheel (this checkout's binary and Python package) pip-installed into a
+// module fixture compiled once) run by pytest twice and by pytest --recomp once a round, the
+// order rotating (the two plain runs measure the noise a difference has on this machine), with the wheel (this checkout's binary and Python package) pip-installed into a
 // fresh virtual environment that sees the packages of the pytest and JAX environments
 // (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12, as python/suites_test.go does). Each run's CPU time is
 // its process tree's (user + system, wait4's: the binary's calls included): on a shared machine
@@ -49,7 +49,7 @@ func runPytestCost(rounds int, dir string, keep bool) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	fmt.Printf("machine: %d CPUs, %s/%s; %d pairs of pytest and pytest --recomp on %s, the order alternating\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, rounds, suite)
+	fmt.Printf("machine: %d CPUs, %s/%s; %d rounds of pytest, pytest again and pytest --recomp on %s, the order rotating\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, rounds, suite)
 	one := func(recomp bool, i int) (pytestRun, error) {
 		args := []string{"-m", "pytest", "-p", "no:cacheprovider", "-q", suite}
 		if recomp {
@@ -68,43 +68,42 @@ func runPytestCost(rounds int, dir string, keep bool) error {
 		}
 		return pytestRun{cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), wall}, nil
 	}
-	var plain, under []pytestRun
+	// Each round runs pytest twice and pytest --recomp once, the order rotating: the second
+	// plain run against the first is what this machine's noise alone makes of a difference.
+	var plain, again, under []pytestRun
 	for i := range rounds + 1 {
-		first := i%2 == 0
-		var p, u pytestRun
-		for _, recomp := range []bool{!first, first} {
-			r, err := one(recomp, i)
+		var r [3]pytestRun
+		for k := range 3 {
+			v := (i + k) % 3
+			run, err := one(v == 2, i)
 			if err != nil {
 				return err
 			}
-			if recomp {
-				u = r
-			} else {
-				p = r
-			}
+			r[v] = run
 		}
 		if i == 0 {
-			continue // the first pair warms the page cache
+			continue // the first round warms the page cache
 		}
-		plain, under = append(plain, p), append(under, u)
+		plain, again, under = append(plain, r[0]), append(again, r[1]), append(under, r[2])
 	}
 	for _, m := range []struct {
 		name string
 		of   func(pytestRun) time.Duration
 	}{{"CPU (user+sys)", func(r pytestRun) time.Duration { return r.cpu }}, {"wall", func(r pytestRun) time.Duration { return r.wall }}} {
 		var a, b []time.Duration
-		var diff, rel []float64
 		for i := range plain {
-			x, y := m.of(plain[i]), m.of(under[i])
-			a, b = append(a, x), append(b, y)
-			diff = append(diff, (y - x).Seconds())
-			rel = append(rel, 100*(y-x).Seconds()/x.Seconds())
+			a, b = append(a, m.of(plain[i])), append(b, m.of(under[i]))
 		}
 		fmt.Printf("%s: pytest median %.3f s (%.3f–%.3f), pytest --recomp median %.3f s (%.3f–%.3f)\n", m.name,
 			median(a).Seconds(), slices.Min(a).Seconds(), slices.Max(a).Seconds(), median(b).Seconds(), slices.Min(b).Seconds(), slices.Max(b).Seconds())
-		q := quartiles(diff)
-		r := quartiles(rel)
-		fmt.Printf("  --recomp's cost, pair by pair: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%)\n", q[1], q[0], q[2], r[1], r[0], r[2])
+		for _, d := range []struct {
+			what string
+			runs []pytestRun
+		}{{"--recomp's cost", under}, {"noise (pytest again)", again}} {
+			diff, rel := differences(plain, d.runs, m.of)
+			q, r := quartiles(diff), quartiles(rel)
+			fmt.Printf("  %s, round by round: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%)\n", d.what, q[1], q[0], q[2], r[1], r[0], r[2])
+		}
 	}
 	return binaryCalls(bin, dir, filepath.Join(dir, fmt.Sprintf("run%03d", rounds)))
 }
@@ -140,6 +139,16 @@ func binaryCalls(bin, dir, run string) error {
 	fmt.Printf("the binary's calls, CPU, median of 20: session open %.1f ms, session close --report --judge %.1f ms\n",
 		float64(median(open).Microseconds())/1000, float64(median(closing).Microseconds())/1000)
 	return nil
+}
+
+// differences are, run by run, ys' time less xs', in seconds and in percent of xs'.
+func differences(xs, ys []pytestRun, of func(pytestRun) time.Duration) (diff, rel []float64) {
+	for i := range xs {
+		x, y := of(xs[i]), of(ys[i])
+		diff = append(diff, (y - x).Seconds())
+		rel = append(rel, 100*(y-x).Seconds()/x.Seconds())
+	}
+	return diff, rel
 }
 
 // quartiles are the lower quartile, median and upper quartile of xs (by nearest rank).

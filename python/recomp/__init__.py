@@ -15,9 +15,17 @@ gather(raise_on_recompile=True) raises Recompiled when a program compiled again.
 stays (ev.folder) for recomp scan, explain and guard."""
 import contextlib
 
-from ._session import Session, binary
-
 __all__ = ["gather", "Evidence", "Recompiled", "Session", "binary"]
+
+
+def __getattr__(name):
+    # Session and binary are imported when first asked for: pytest imports this package (its
+    # plugin's) in every run, with --recomp or not, and _session's imports (subprocess, json,
+    # sysconfig) cost a few milliseconds a run that does not use them.
+    if name in ("Session", "binary"):
+        from . import _session
+        return getattr(_session, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 class Recompiled(AssertionError):
@@ -46,6 +54,7 @@ def gather(out=None, raise_on_recompile=False, framework="auto", dump="before"):
     """Switches recomp's evidence on for the block (a run folder made, or the one of the recomp
     run or pytest --recomp this process is under) and yields an Evidence; at the end of the
     block, its report is recomp's answer on the run folder."""
+    from ._session import Session
     session = Session(out=out, command=["python"], framework=framework, dump=dump).open()
     ev = Evidence(session.folder)
     session.listeners.append(ev.compilations.append)

@@ -17,8 +17,6 @@ import sys
 
 import pytest
 
-from ._session import Session
-
 _OUTSIDE = "(collection and set-up outside tests)"
 
 
@@ -71,6 +69,7 @@ class _Plugin:
     def __init__(self, config):
         self.config = config
         self.worker = getattr(config, "workerinput", None) is not None or "PYTEST_XDIST_WORKER" in os.environ
+        from ._session import Session  # only with --recomp: pytest imports this module in every run
         self.session = Session(out=getattr(config.known_args_namespace, "recomp_out", None),
                                command=["pytest"] + list(config.invocation_params.args))
         self.opened = False

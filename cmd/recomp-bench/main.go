@@ -49,6 +49,7 @@ func main() {
 	ranks := flag.Int("ranks", 0, "instead: line up N rank logs (recomp ranks), made as they are read, in this process")
 	rankMB := flag.Int("rank-mb", 100, "with -ranks: the size of each rank's log in MB")
 	rankCompiles := flag.Int("rank-compiles", 8, "with -ranks: compilations in each rank's log")
+	cachedTests := flag.Int("pytest-tests", 300, "with -pytest: the tests of testdata/pytest/cached (RECOMP_CACHED_TESTS)")
 	pytestCost := flag.Bool("pytest", false, "instead: the cost of pytest --recomp on testdata/pytest/cached, -rounds rounds of pytest twice and pytest --recomp once (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12)")
 	flag.Parse()
 	var err error
@@ -58,7 +59,7 @@ func main() {
 	case *ranks > 0:
 		err = runRanks(*ranks, *rankMB, *rankCompiles)
 	case *pytestCost:
-		err = runPytestCost(*rounds, *dir, *keep)
+		err = runPytestCost(*rounds, *cachedTests, *dir, *keep)
 	case *overhead:
 		err = runOverhead(*rounds, *seconds, *dir, *keep)
 	case *bounds:

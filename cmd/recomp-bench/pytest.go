@@ -27,9 +27,9 @@ import (
 // pytestRun is one pytest run's CPU and wall time.
 type pytestRun struct{ cpu, wall time.Duration }
 
-func runPytestCost(rounds int, dir string, keep bool) error {
-	if rounds <= 0 {
-		return fmt.Errorf("-rounds must be positive")
+func runPytestCost(rounds, tests int, dir string, keep bool) error {
+	if rounds <= 0 || tests <= 0 {
+		return fmt.Errorf("-rounds and -pytest-tests must be positive")
 	}
 	pytest, jax := os.Getenv("RECOMP_PYTEST"), os.Getenv("RECOMP_LIVE_JAX_0_12")
 	if pytest == "" || jax == "" {
@@ -49,14 +49,14 @@ func runPytestCost(rounds int, dir string, keep bool) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	fmt.Printf("machine: %d CPUs, %s/%s; %d rounds of pytest, pytest again and pytest --recomp on %s, the order rotating\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, rounds, suite)
+	fmt.Printf("machine: %d CPUs, %s/%s; %d rounds of pytest, pytest again and pytest --recomp on %s (%d tests), the order rotating\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, rounds, suite, tests)
 	one := func(recomp bool, i int) (pytestRun, error) {
 		args := []string{"-m", "pytest", "-p", "no:cacheprovider", "-q", suite}
 		if recomp {
 			args = append(args, "--recomp", "--recomp-out", filepath.Join(dir, fmt.Sprintf("run%03d", i)))
 		}
 		cmd := exec.Command(py, args...)
-		cmd.Dir, cmd.Env = work, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+		cmd.Dir, cmd.Env = work, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", fmt.Sprintf("RECOMP_CACHED_TESTS=%d", tests))
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		wall := time.Since(start)

@@ -1,6 +1,9 @@
 """The cost of recomp's pytest plugin on tests whose programs are all compiled already: 300
-tests that each run a jitted function 20 times on a shape a module fixture compiled. Measure
-with and without --recomp (docs/pytest.md, "What it costs")."""
+tests (RECOMP_CACHED_TESTS of them when it is set) that each run a jitted function 20 times on a
+shape a module fixture compiled. Measure with and without --recomp (docs/pytest.md, "What it
+costs")."""
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -19,7 +22,7 @@ def compiled():
     return w, x
 
 
-@pytest.mark.parametrize("i", range(300))
+@pytest.mark.parametrize("i", range(int(os.environ.get("RECOMP_CACHED_TESTS", "300"))))
 def test_cached(compiled, i):
     w, x = compiled
     for _ in range(20):

@@ -75,6 +75,7 @@ class _Plugin:
         self.opened = False
         self.entities = {}
         self.pending = set()  # the fixtures that compiled since the last test's teardown report
+        self.failed = set()   # the tests recomp's check failed, by node id
         self.pytest_session, self.items = None, None  # the collected tests, by node id (item())
         self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
         self.exitstatus = 0
@@ -141,8 +142,7 @@ class _Plugin:
         # JUnit XML, -x and xdist's worker see its report.
         e = self.entities.get(report.nodeid)
         if report.when == "call" and report.passed and e is not None and e.records:
-            item = self.item(report.nodeid)
-            why = self.judge(item, e) if item is not None else ""
+            why = self.judge(report.nodeid, self.item(report.nodeid), e)
             if why:
                 report.outcome = "failed"
                 report.longrepr = why
@@ -165,8 +165,7 @@ class _Plugin:
             return
         rows, named = {}, set()
         if e is not None and e.records:
-            item = self.item(report.nodeid)
-            rows[report.nodeid] = [len(e.records), e.seconds(), bool(getattr(item, "_recomp_failed", False))]
+            rows[report.nodeid] = [len(e.records), e.seconds(), report.nodeid in self.failed]
             named.update(_programs(e.records))
         worker = os.environ.get("PYTEST_XDIST_WORKER", "")
         for name in sorted(self.pending):
@@ -179,9 +178,11 @@ class _Plugin:
             report.recomp = rows
             report.recomp_programs = sorted(list(p) for p in named)
 
-    def judge(self, item, e):
-        """Why the test fails recomp's check ("" when it passes)."""
-        marker = item.get_closest_marker("recomp")
+    def judge(self, nodeid, item, e):
+        """Why the test nodeid fails recomp's check ("" when it passes). item is its collected
+        test, for its marker and names; without one (a test this process did not collect) the
+        test is judged with the defaults, never let pass unjudged."""
+        marker = item.get_closest_marker("recomp") if item is not None else None
         allowed, warmup, budget = 0, 1, None
         if marker is not None:
             if marker.args and not marker.args[0]:
@@ -198,13 +199,13 @@ class _Plugin:
         if budget is not None and e.seconds() > float(budget):
             out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), float(budget), len(e.records)))
         if over:
-            out += self.explain(item, over, warmup, allowed)
+            out += self.explain(nodeid, item, over, warmup, allowed)
         if out:
-            item._recomp_failed = True
+            self.failed.add(nodeid)
             out.append("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
         return "\n".join(out)
 
-    def explain(self, item, over, warmup, allowed):
+    def explain(self, nodeid, item, over, warmup, allowed):
         """recomp's answer for the programs the test compiled again: the verdict of the run
         folder so far, the causes at the test's own lines first. A program the log shows as not
         compiled again (an eager one-op program, persistent-cache hits) is no failure; one the
@@ -216,8 +217,9 @@ class _Plugin:
         report, family = got["report"], got["programs"]
         programs = {p.get("program", ""): p for p in (report.get("verdict") or {}).get("programs") or []}
         modules = {m.get("family", ""): m for m in report.get("modules") or []}
-        func = getattr(item, "originalname", None) or item.name
-        path = os.path.basename(str(getattr(item, "path", item.fspath)))
+        file, _, name = nodeid.partition("::")
+        func = getattr(item, "originalname", None) or name.rpartition("::")[2].partition("[")[0]
+        path = os.path.basename(file)
         out = []
         for (fw, name), n in sorted(over.items()):
             p, m = programs.get(family[(fw, name)]), modules.get(family[(fw, name)])

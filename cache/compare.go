@@ -159,15 +159,23 @@ func describe(c *KeyComparison, e *CacheEntry) {
 		return
 	case len(c.Differs) == 0:
 		c.Summary = fmt.Sprintf("not in cache A, and the parts of its key recomp can read agree with %s: the key differs in a part its files do not spell out", c.A)
-		if e.tree != nil {
-			c.Remedy = e.tree.Remedy[framework.KeyOther]
-		}
+	default:
+		c.Summary = fmt.Sprintf("not in cache A: its key's %s part differs from %s's: %s", c.Differs[0], c.A, c.differing())
+	}
+	c.setRemedy(e)
+}
+
+// setRemedy sets the remedy that the stack of entry e gives for the deciding part that
+// differs (framework.KeyOther when none of the parts recomp reads does).
+func (c *KeyComparison) setRemedy(e *CacheEntry) {
+	if e == nil || e.tree == nil {
 		return
 	}
-	c.Summary = fmt.Sprintf("not in cache A: its key's %s part differs from %s's: %s", c.Differs[0], c.A, c.differing())
-	if e.tree != nil {
-		c.Remedy = e.tree.Remedy[c.Differs[0]]
+	part := framework.KeyOther
+	if len(c.Differs) > 0 {
+		part = c.Differs[0]
 	}
+	c.Remedy = e.tree.Remedy[part]
 }
 
 // setDiffers sets the kinds of part that differ, in the parts' order (the deciding one first).
@@ -290,13 +298,8 @@ func describeMiss(c *KeyComparison, against *CacheEntry) {
 		return
 	case len(c.Differs) == 0:
 		c.Summary = fmt.Sprintf("the run missed this key; the parts its record lists agree with %s: the key differs in a part the record does not list", c.A)
-		if against.tree != nil {
-			c.Remedy = against.tree.Remedy[framework.KeyOther]
-		}
-		return
+	default:
+		c.Summary = fmt.Sprintf("the run missed this key: its %s part differs from %s's, the cache's nearest entry: %s", c.Differs[0], c.A, c.differing())
 	}
-	c.Summary = fmt.Sprintf("the run missed this key: its %s part differs from %s's, the cache's nearest entry: %s", c.Differs[0], c.A, c.differing())
-	if against.tree != nil {
-		c.Remedy = against.tree.Remedy[c.Differs[0]]
-	}
+	c.setRemedy(against)
 }

@@ -4,12 +4,39 @@
 // into every wheel; nothing of recomp's Go code runs it.
 package python
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+	"testing/fstest"
+)
 
-// Files is the package recomp: recomp/*.py.
-//
 //go:embed recomp/*.py
-var Files embed.FS
+var source embed.FS
+
+// ProbePath is where the wheel holds recomp's probe (runner.ProbeSource, the file recomp run and
+// recomp session open write into a run folder): pip compiles it at install, and a session the
+// pytest plugin or recomp.gather opens loads that compiled copy when it is the same text as
+// the run folder's, instead of compiling 35 KB of source each time.
+const ProbePath = "recomp/_probe/sitecustomize.py"
+
+// Files is the package recomp: recomp/*.py, and probe (runner.ProbeSource: this package does
+// not import the runner) at ProbePath. It is an in-memory file system (testing/fstest's MapFS:
+// a map of paths, nothing of package testing).
+func Files(probe []byte) fs.FS {
+	out := fstest.MapFS{ProbePath: {Data: probe, Mode: 0o644}}
+	err := fs.WalkDir(source, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(source, path)
+		out[path] = &fstest.MapFile{Data: b, Mode: 0o644}
+		return err
+	})
+	if err != nil {
+		panic(err) // an embedded file system always reads
+	}
+	return out
+}
 
 // EntryPoints is the wheel's entry_points.txt: pytest loads the plugin from it.
 const EntryPoints = "[pytest11]\nrecomp = recomp.pytest_plugin\n"

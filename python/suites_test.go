@@ -16,6 +16,7 @@ import (
 	"github.com/recomp/recomp/internal/dist"
 	"github.com/recomp/recomp/internal/jsonschema"
 	"github.com/recomp/recomp/internal/skipped"
+	"github.com/recomp/recomp/runner"
 )
 
 func TestMain(m *testing.M) { os.Exit(skipped.Main(m)) }
@@ -45,7 +46,7 @@ func suiteVenv(t *testing.T, pytestVar, live string) (py, dir string) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	w := &dist.Wheel{Name: "recomp", Version: "0.0.0", Tags: []string{"any"}, Command: "recomp", Binary: bin,
-		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Python: Files, EntryPoints: EntryPoints}
+		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Python: Files(runner.ProbeSource()), EntryPoints: EntryPoints}
 	whl := filepath.Join(dir, w.FileName())
 	f, err := os.Create(whl)
 	if err != nil {
@@ -484,5 +485,55 @@ func holdsSchema(t *testing.T, name string, doc []byte) {
 	}
 	if errs := s.Validate(doc); len(errs) > 0 {
 		t.Errorf("%s breaks docs/scan.schema.json: %s", name, strings.Join(errs, "; "))
+	}
+}
+
+// The wheel's own copies: the binary found beside the package (not through sysconfig or PATH),
+// the probe loaded from the package's compiled copy (the text the binary writes), and the
+// plugin's work and session modules imported by Python's loader, not rewritten by pytest's
+// (which would parse and compile them at every run that cannot cache them).
+func TestWheelCopies(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
+	folder := filepath.Join(dir, "opened")
+	if out, err := exec.Command(filepath.Join(dir, "recomp"), "session", "open", "--out", folder, "--", "x").CombinedOutput(); err != nil {
+		t.Fatalf("session open: %v\n%s", err, out)
+	}
+	cmd := exec.Command(py, "-c", "import sys, recomp._session as s; print(s.binary()); print(s._probe(sys.argv[1]))",
+		filepath.Join(folder, ".recomp-probe", "sitecustomize.py"))
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "RECOMP_BIN=", "PATH=/nonexistent") // not this checkout's python/recomp
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	venv := filepath.Join(dir, "venv")
+	if len(lines) != 2 || lines[0] != filepath.Join(venv, "bin", "recomp") ||
+		!strings.HasPrefix(lines[1], venv) || !strings.HasSuffix(lines[1], filepath.FromSlash(ProbePath)) {
+		t.Errorf("binary and probe: %q, want %s and the package's %s", lines, filepath.Join(venv, "bin", "recomp"), ProbePath)
+	}
+	test := filepath.Join(dir, "loaders", "test_loaders.py")
+	if err := os.MkdirAll(filepath.Dir(test), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "import sys\n\ndef test_loaders():\n    names = ['recomp._plugin', 'recomp._session', '_recomp_probe']\n" +
+		"    with open('loaders.txt', 'w') as f:\n" +
+		"        for n in names:\n            m = sys.modules[n]\n            f.write('%s %s %s\\n' % (n, type(m.__loader__).__name__, m.__file__))\n"
+	if err := os.WriteFile(test, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--recomp", "--recomp-out", filepath.Join(dir, "loaders-run"), test)
+	cmd.Dir, cmd.Env = filepath.Dir(test), append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pytest: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(filepath.Join(filepath.Dir(test), "loaders.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(got)), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 || f[1] != "SourceFileLoader" || !strings.HasPrefix(f[2], venv) {
+			t.Errorf("%s: want Python's own loader and the installed package's file", l)
+		}
 	}
 }

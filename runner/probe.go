@@ -24,16 +24,20 @@ import (
 //go:embed probe/sitecustomize.py
 var probeBase string
 
-// probeSource is the probe with the units' hooks in it: each unit's source as a string that
-// the probe compiles when the program imports the unit's package (_unit), not at start.
-func probeSource() []byte {
+// ProbeSource is the probe with the units' hooks in it (each unit's source as a string that
+// the probe compiles when the program imports the unit's package: _unit, not at start), the
+// stacks' loggers and the distributions whose versions it writes at exit. The wheel holds it
+// too (python.Files), so that pip compiles it once at install for the pytest plugin.
+func ProbeSource() []byte {
 	var hooks []string
 	for _, p := range frameworks.Probes() {
 		hooks = append(hooks, fmt.Sprintf("    %s: _unit(%s, %s),\n", pyString(p.Package), pyString(p.Function), pyString(p.Hook)))
 	}
-	loggers, _ := json.Marshal(frameworks.Loggers())
+	loggers, _ := json.Marshal(append([]string{}, frameworks.Loggers()...)) // [] not null
+	packages, _ := json.Marshal(append([]string{}, frameworks.Packages()...))
 	src := strings.Replace(probeBase, "_HOOKS = {}\n", "_HOOKS = {\n"+strings.Join(hooks, "")+"}\n", 1)
-	return []byte(strings.Replace(src, "_LOGGERS = []\n", "_LOGGERS = "+string(loggers)+"\n", 1))
+	src = strings.Replace(src, "_LOGGERS = []\n", "_LOGGERS = "+string(loggers)+"\n", 1)
+	return []byte(strings.Replace(src, "_PACKAGES = []\n", "_PACKAGES = "+string(packages)+"\n", 1))
 }
 
 // pyString is s as a Python string literal: JSON's string syntax is a subset of Python's.
@@ -73,11 +77,7 @@ func WriteProbe(dir string) (*Probe, error) {
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(p.Dir, "sitecustomize.py"), probeSource(), 0o644); err != nil {
-		return nil, err
-	}
-	names, _ := json.Marshal(frameworks.Packages())
-	if err := os.WriteFile(filepath.Join(p.Dir, "packages.json"), names, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(p.Dir, "sitecustomize.py"), ProbeSource(), 0o644); err != nil {
 		return nil, err
 	}
 	return p, nil

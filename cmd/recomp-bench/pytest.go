@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,15 +15,17 @@ import (
 
 	"github.com/recomp/recomp/internal/dist"
 	"github.com/recomp/recomp/python"
+	"github.com/recomp/recomp/runner"
 )
 
 // The cost of the pytest plugin (issue 40): testdata/pytest/cached (300 tests of a program a
 // module fixture compiled once) run by pytest twice and by pytest --recomp once a round, the
-// order rotating (the two plain runs measure the noise a difference has on this machine), with the wheel (this checkout's binary and Python package) pip-installed into a
-// fresh virtual environment that sees the packages of the pytest and JAX environments
-// (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12, as python/suites_test.go does). Each run's CPU time is
-// its process tree's (user + system, wait4's: the binary's calls included): on a shared machine
-// it moves less than the wall time, which is given too.
+// order rotating (the two plain runs measure the noise a difference has on this machine), with
+// the wheel (this checkout's binary, built as a release builds it, and Python package)
+// pip-installed into a fresh virtual environment that sees the packages of the pytest and JAX
+// environments (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12, as python/suites_test.go does). Each run's
+// CPU time is its process tree's (user + system, wait4's: the binary's calls included): on a
+// shared machine it moves less than the wall time, which is given too.
 
 // pytestRun is one pytest run's CPU and wall time.
 type pytestRun struct{ cpu, wall time.Duration }
@@ -35,11 +38,23 @@ func runPytestCost(rounds, tests int, dir string, keep bool) error {
 	if pytest == "" || jax == "" {
 		return fmt.Errorf("-pytest needs RECOMP_PYTEST and RECOMP_LIVE_JAX_0_12 (the Pythons testdata/runs/gen/venv.sh testdata/pytest/pytest.txt and testdata/runs/gen/jax-0.12.txt print)")
 	}
-	dir, bin, cleanup, err := buildIn(dir, "recomp-pytest-", keep)
+	dir, cleanup, err := workDir(dir, "recomp-pytest-", keep)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	// The binary as the release wheel holds it (static, stripped): the dev build (cgo, symbols)
+	// starts about a millisecond slower a call, and pytest --recomp calls it twice.
+	bin := filepath.Join(dir, "recomp")
+	fmt.Printf("building recomp as a release does (internal/dist) into %s\n", bin)
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	var stderr strings.Builder
+	if err := dist.Build(context.Background(), dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH}, dist.BuildOptions{Root: root, Output: bin, Stderr: &stderr}); err != nil {
+		return fmt.Errorf("%v (run from the project root)\n%s", err, stderr.String())
+	}
 	py, err := pluginVenv(dir, bin, pytest, jax)
 	if err != nil {
 		return err
@@ -203,7 +218,7 @@ func pluginVenv(dir, bin, pytest, jax string) (string, error) {
 		return "", err
 	}
 	w := &dist.Wheel{Name: "recomp", Version: "0.0.0", Tags: []string{"any"}, Command: "recomp", Binary: bin,
-		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Python: python.Files, EntryPoints: python.EntryPoints}
+		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Python: python.Files(runner.ProbeSource()), EntryPoints: python.EntryPoints}
 	whl := filepath.Join(dir, w.FileName())
 	f, err := os.Create(whl)
 	if err != nil {

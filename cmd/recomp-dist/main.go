@@ -29,6 +29,7 @@ import (
 	"github.com/recomp/recomp/internal/dist"
 	"github.com/recomp/recomp/internal/version"
 	"github.com/recomp/recomp/python"
+	"github.com/recomp/recomp/runner"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -117,7 +118,7 @@ func build(ctx context.Context, out string, targets []dist.Target, revision stri
 			rev = "unknown"
 		}
 		w := &dist.Wheel{Name: "recomp", Version: version.Version, Tags: tags, Command: t.Command(), Binary: path,
-			Summary: summary, Description: fmt.Sprintf(description, rev), Time: when, Python: python.Files, EntryPoints: python.EntryPoints}
+			Summary: summary, Description: fmt.Sprintf(description, rev), Time: when, Python: python.Files(runner.ProbeSource()), EntryPoints: python.EntryPoints}
 		wpath := filepath.Join(out, w.FileName())
 		sum, n, err := writeWheel(w, wpath)
 		if err != nil {

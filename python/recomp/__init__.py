@@ -13,63 +13,21 @@ block and gives recomp's verdict on it as data, the JSON of `recomp scan --forma
 
 gather(raise_on_recompile=True) raises Recompiled when a program compiled again. The run folder
 stays (ev.folder) for recomp scan, explain and guard."""
-import contextlib
-
 __all__ = ["gather", "Evidence", "Recompiled", "Session", "binary"]
+
+# Each name is imported when first asked for: pytest imports this package (its plugin's) in every
+# run, with --recomp or not, and parses and compiles its source again where it cannot cache it
+# (pytest rewrites asserts in a plugin's modules): the package itself holds nothing else.
+_FROM = {"gather": "_gather", "Evidence": "_gather", "Recompiled": "_gather", "Session": "_session", "binary": "_session"}
 
 
 def __getattr__(name):
-    # Session and binary are imported when first asked for: pytest imports this package (its
-    # plugin's) in every run, with --recomp or not, and _session's imports (subprocess, json,
-    # sysconfig) cost a few milliseconds a run that does not use them.
-    if name in ("Session", "binary"):
-        from . import _session
-        return getattr(_session, name)
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    module = _FROM.get(name)
+    if module is None:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    import importlib
+    return getattr(importlib.import_module("." + module, __name__), name)
 
 
-class Recompiled(AssertionError):
-    """A program compiled again inside gather(raise_on_recompile=True); report is recomp's
-    answer as data."""
-
-    def __init__(self, message, report):
-        super().__init__(message)
-        self.report = report
-
-
-class Evidence:
-    """What gather() gathered: compilations (the probe's records of the block, a live list),
-    and once the block ended, report (recomp's JSON) and folder (the run folder)."""
-
-    def __init__(self, folder):
-        self.folder, self.compilations, self.report = folder, [], None
-
-    @property
-    def recompiled(self):
-        return ((self.report or {}).get("verdict") or {}).get("programs") or []
-
-
-@contextlib.contextmanager
-def gather(out=None, raise_on_recompile=False, framework="auto", dump="before"):
-    """Switches recomp's evidence on for the block (a run folder made, or the one of the recomp
-    run or pytest --recomp this process is under) and yields an Evidence; at the end of the
-    block, its report is recomp's answer on the run folder."""
-    from ._session import Session
-    session = Session(out=out, command=["python"], framework=framework, dump=dump).open()
-    ev = Evidence(session.folder)
-    session.listeners.append(ev.compilations.append)
-    failed = False
-    try:
-        yield ev
-    except BaseException:
-        failed = True
-        raise
-    finally:
-        try:
-            session.listeners.remove(ev.compilations.append)
-        except ValueError:
-            pass
-        ev.report = session.close(1 if failed else 0, report=True)["report"]
-    if raise_on_recompile and ev.recompiled:
-        lines = [p.get("summary") or p.get("program", "") for p in ev.recompiled]
-        raise Recompiled("recomp: compiled again: " + "; ".join(lines), ev.report)
+def __dir__():
+    return sorted(list(globals()) + list(_FROM))

@@ -6,26 +6,40 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 
 __all__ = ["binary", "Session"]
 
 
 def binary():
-    """The recomp binary: $RECOMP_BIN, else the one installed beside this Python (the wheel's),
-    else the first on PATH."""
+    """The recomp binary: $RECOMP_BIN, else the one installed beside this package (the wheel's),
+    else beside this Python, else the first on PATH."""
     b = os.environ.get("RECOMP_BIN")
     if b:
         return b
     name = "recomp.exe" if os.name == "nt" else "recomp"
-    for d in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+    for d in (_scripts(), None, os.path.dirname(sys.executable)):
+        if d is None:
+            import sysconfig  # a millisecond to import: asked only when _scripts() has no binary
+            d = sysconfig.get_path("scripts")
         p = os.path.join(d or "", name)
-        if os.path.isfile(p) and os.access(p, os.X_OK):
+        if d and os.path.isfile(p) and os.access(p, os.X_OK):
             return p
     p = shutil.which("recomp")
     if p:
         return p
     raise RuntimeError("recomp: the recomp binary is not installed beside this Python nor on PATH (pip install recomp, or set RECOMP_BIN)")
+
+
+def _scripts():
+    """The scripts folder of the installation that holds this package, where pip put the
+    wheel's binary: PREFIX/bin for PREFIX/lib/pythonX.Y/site-packages (a venv, --user, Debian's
+    dist-packages, conda), PREFIX\\Scripts for PREFIX\\Lib\\site-packages; None for another layout."""
+    up = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # site-packages' parent
+    if os.name == "nt":
+        return os.path.join(os.path.dirname(up) if os.path.basename(up).lower() == "lib" else up, "Scripts")
+    if os.path.basename(os.path.dirname(up)) in ("lib", "lib64"):
+        return os.path.join(os.path.dirname(os.path.dirname(up)), "bin")
+    return None
 
 
 def _run(args, check=True, stdin=None):
@@ -88,7 +102,7 @@ class Session:
             os.environ[k] = v
         if info.get("probe"):
             import importlib.util
-            spec = importlib.util.spec_from_file_location("_recomp_probe", os.path.join(info["probe"], "sitecustomize.py"))
+            spec = importlib.util.spec_from_file_location("_recomp_probe", _probe(os.path.join(info["probe"], "sitecustomize.py")))
             module = importlib.util.module_from_spec(spec)
             sys.modules["_recomp_probe"] = module
             try:
@@ -208,6 +222,20 @@ class Session:
         out = self._reply(keys, p.stdout)
         self._closed = int(out["exit_code"])
         return out
+
+
+def _probe(path):
+    """The file to load the probe from: this package's copy (_probe/sitecustomize.py, compiled
+    by pip at install) when its text is the one the binary wrote at path, else path (a binary of
+    another version: RECOMP_BIN, one on PATH)."""
+    own = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_probe", "sitecustomize.py")
+    try:
+        with open(own, "rb") as a, open(path, "rb") as b:
+            if a.read() == b.read():
+                return own
+    except OSError:
+        pass
+    return path
 
 
 # The line the process writes to its stderr, under recomp run, to know when run.log holds all it

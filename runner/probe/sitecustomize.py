@@ -10,8 +10,8 @@ standard error the process started with, so the command's log holds it (_StackLo
 until the program imports one. It then runs the sitecustomize it shadows, if there is one.
 Nothing it does may break the program: every error is swallowed. RECOMP_PROBE=0 (recomp run
 --probe=false) leaves it out. When the program ends, it writes the versions of the framework
-distributions this Python has (packages.json beside this file names them): recomp never runs the
-command, nor this Python, a second time to ask.
+distributions this Python has (_PACKAGES names them): recomp never runs the command, nor this
+Python, a second time to ask.
 """
 import os
 import sys
@@ -72,8 +72,10 @@ def _user_frame():
     return {}
 
 
-# The stacks' Python loggers (recomp run writes them in: runner.probeSource).
+# The stacks' Python loggers, and the distributions whose versions the probe writes at exit
+# (recomp run writes them in: runner.ProbeSource).
 _LOGGERS = []
+_PACKAGES = []
 _LOG_FORMAT = "%(levelname)s:%(asctime)s:%(name)s:%(lineno)s: %(message)s"
 
 
@@ -347,7 +349,7 @@ class _ImportHook:
 
 
 def _versions():
-    """At exit: the versions of the distributions packages.json names, as one record (nothing
+    """At exit: the versions of the distributions _PACKAGES names, as one record (nothing
     once stopped: the session that stopped the probe has its manifest written already)."""
 
     def write():
@@ -355,11 +357,8 @@ def _versions():
             return
         try:
             import importlib.metadata as metadata
-            import json
-            with open(os.path.join(_HERE, "packages.json"), encoding="utf-8") as f:
-                names = json.load(f)
             out = {}
-            for name in names:
+            for name in _PACKAGES:
                 try:
                     out[name] = metadata.version(name)
                 except Exception:

@@ -1,0 +1,319 @@
+"""The work of recomp's pytest plugin under --recomp (recomp.pytest_plugin loads it): the
+session, each compilation's test or fixture, the judgement of each test, the table and the
+session's verdict."""
+import os
+import sys
+
+import pytest
+
+from ._session import Session
+
+_OUTSIDE = "(collection and set-up outside tests)"
+
+
+class _Entity:
+    """What compiled under one test or fixture."""
+
+    def __init__(self, name):
+        self.name, self.records = name, []
+
+    def seconds(self):
+        return sum(float(r.get("seconds", 0) or 0) for r in self.records)
+
+
+class _Plugin:
+    def __init__(self, config):
+        self.config = config
+        self.worker = getattr(config, "workerinput", None) is not None or "PYTEST_XDIST_WORKER" in os.environ
+        self.session = Session(out=getattr(config.known_args_namespace, "recomp_out", None),
+                               command=["pytest"] + list(config.invocation_params.args))
+        self.opened = False
+        self.entities = {}
+        self.pending = set()  # the fixtures that compiled since the last test's teardown report
+        self.failed = set()   # the tests recomp's check failed, by node id
+        self.pytest_session, self.items = None, None  # the collected tests, by node id (item())
+        self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
+        self.exitstatus = 0
+        self.named = set()    # the programs (framework, name) the probe saw a test or fixture compile
+        self.report = None    # recomp's answer on the run folder at the end (scan's JSON)
+        self.unblamed = []    # the lines that failed the session: programs no test could be blamed for
+
+    def register(self):
+        if not self.worker:
+            try:
+                self.session.open()
+            except (RuntimeError, OSError, ValueError) as err:
+                raise pytest.UsageError("--recomp: %s" % err)
+            self.opened = True
+            self.session.listeners.append(self.on_compile)
+        self.config.pluginmanager.register(self, "recomp-session")
+
+    # Workers join the controller's session.
+    def pytest_configure(self, config):
+        if self.worker and not self.opened:
+            state = getattr(config, "workerinput", {}).get("recomp")
+            if state:
+                self.session.join(state)
+                self.session.listeners.append(self.on_compile)
+                self.opened = True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node):
+        node.workerinput["recomp"] = self.session.state()
+
+    def entity(self, name):
+        e = self.entities.get(name)
+        if e is None:
+            e = self.entities[name] = _Entity(name)
+        return e
+
+    # Nothing runs per test for a test that compiles nothing but one plain hook per report
+    # (pytest_runtest_logreport): on a suite of cached tests the per-test hooks were most of the
+    # plugin's cost. A compilation (rare) finds its test and fixture itself: the test and phase
+    # from PYTEST_CURRENT_TEST, which pytest sets around each phase, and the fixture from the
+    # frame of pytest's fixture set-up it runs under.
+    def on_compile(self, rec):
+        rec = dict(rec)
+        name, phase = _running()
+        fixture = _fixture()
+        if fixture is not None:
+            name = fixture
+            self.pending.add(fixture)
+        rec["phase"] = phase
+        self.entity(name or _OUTSIDE).records.append(rec)
+
+    def item(self, nodeid):
+        """The collected test of nodeid (None when this process did not collect it)."""
+        if self.items is None:
+            self.items = {i.nodeid: i for i in getattr(self.pytest_session, "items", None) or []}
+        return self.items.get(nodeid)
+
+    def pytest_collection_finish(self, session):
+        self.pytest_session, self.items = session, None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        # First (tryfirst): a test that compiled a program again fails before the terminal,
+        # JUnit XML, -x and xdist's worker see its report.
+        e = self.entities.get(report.nodeid)
+        if report.when == "call" and report.passed and e is not None and e.records:
+            why = self.judge(report.nodeid, self.item(report.nodeid), e)
+            if why:
+                report.outcome = "failed"
+                report.longrepr = why
+        elif report.when == "teardown":
+            self.flush(report, e)
+        rows = getattr(report, "recomp", None)
+        if not rows:
+            return
+        for name, (n, s, bad) in rows.items():
+            self.rows[name] = [n, s, bad]
+        for fw, name in getattr(report, "recomp_programs", None) or []:
+            self.named.add((fw, name))
+
+    def flush(self, report, e):
+        """At a test's teardown report: the table's rows of the test and of the fixtures that
+        compiled since the last test's, on the report (xdist carries its attributes to the
+        controller)."""
+        self.entities.pop(report.nodeid, None)
+        if not self.pending and (e is None or not e.records):
+            return
+        rows, named = {}, set()
+        if e is not None and e.records:
+            rows[report.nodeid] = [len(e.records), e.seconds(), report.nodeid in self.failed]
+            named.update(_programs(e.records))
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+        for name in sorted(self.pending):
+            f = self.entities.get(name)
+            if f is not None and f.records:  # a fixture of each worker's own
+                rows[name + (" [%s]" % worker if worker else "")] = [len(f.records), f.seconds(), False]
+                named.update(_programs(f.records))
+        self.pending = set()
+        if rows:
+            report.recomp = rows
+            report.recomp_programs = sorted(list(p) for p in named)
+
+    def judge(self, nodeid, item, e):
+        """Why the test nodeid fails recomp's check ("" when it passes). item is its collected
+        test, for its marker and names; without one (a test this process did not collect) the
+        test is judged with the defaults, never let pass unjudged."""
+        marker = item.get_closest_marker("recomp") if item is not None else None
+        allowed, warmup, budget = 0, 1, None
+        if marker is not None:
+            if marker.args and not marker.args[0]:
+                return ""
+            allowed = int(marker.kwargs.get("recompilations", 0))
+            warmup = max(1, int(marker.kwargs.get("warmup", 1)))
+            budget = marker.kwargs.get("budget_s")
+        counts = {}  # a record that names no program (JAX 0.4's) is judged with the session's
+        for key in _keys(e.records):
+            if key[1]:
+                counts[key] = counts.get(key, 0) + 1
+        over = {k: c for k, c in counts.items() if c - warmup > allowed}
+        out = []
+        if budget is not None and e.seconds() > float(budget):
+            out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), float(budget), len(e.records)))
+        if over:
+            out += self.explain(nodeid, item, over, warmup, allowed)
+        if out:
+            self.failed.add(nodeid)
+            out.append("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
+        return "\n".join(out)
+
+    def explain(self, nodeid, item, over, warmup, allowed):
+        """recomp's answer for the programs the test compiled again: the verdict of the run
+        folder so far, the causes at the test's own lines first. A program the log shows as not
+        compiled again (an eager one-op program, persistent-cache hits) is no failure; one the
+        report does not know, or cannot decide on, is."""
+        try:
+            got = self.session.answer(over)
+        except Exception as err:
+            return ["recomp: could not read the run folder: %s" % err]
+        report, family = got["report"], got["programs"]
+        programs = {p.get("program", ""): p for p in (report.get("verdict") or {}).get("programs") or []}
+        modules = {m.get("family", ""): m for m in report.get("modules") or []}
+        file, _, name = nodeid.partition("::")
+        func = getattr(item, "originalname", None) or name.rpartition("::")[2].partition("[")[0]
+        path = os.path.basename(file)
+        out = []
+        for (fw, name), n in sorted(over.items()):
+            p, m = programs.get(family[(fw, name)]), modules.get(family[(fw, name)])
+            if p is None and m is not None and (m.get("eager") or not m.get("recompiled")) and not m.get("undecided"):
+                continue  # the log says so: an eager one-op program (not gated), or served from a cache
+            head = "recomp: %s compiled %d times in this test: %d after its first %s" % (
+                name, n, n - warmup, "compilation" if warmup == 1 else "%d compilations" % warmup)
+            if allowed:
+                head += " (%d allowed)" % allowed
+            out.append(head)
+            if p is None:
+                why = (m or {}).get("undecided") or ("the probe recorded these compilations; the run folder's log holds none of "
+                                                     "%s" % family[(fw, name)])
+                out.append("  recomp's report names no program of it that compiled again: %s" % why)
+                continue
+            mine = [c for c in p.get("causes") or [] if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
+            out += _answer(p, mine)
+        return out
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.exitstatus = int(exitstatus)
+        if self.worker:
+            return
+        e = self.entities.get(_OUTSIDE)
+        if e is not None and e.records:
+            self.rows[_OUTSIDE] = [len(e.records), e.seconds(), False]
+        # One call of the binary: the final manifest, then recomp's answer on the folder; a
+        # program compiled after warm-up that no test or fixture was seen compiling fails the
+        # session (passed, or no test collected, becomes 1 in the manifest too).
+        try:
+            got = self.session.close(self.exitstatus, judge=self.named)
+        except Exception as err:
+            self.unblamed = ["recomp: could not read the run folder, the session's compilations were not judged: %s" % err]
+        else:
+            self.report = got["report"]
+            self.unblamed = self.blame_none(got)
+            if got["exit_code"] != self.exitstatus:
+                self.exitstatus = session.exitstatus = got["exit_code"]
+        if self.unblamed and self.exitstatus in (0, 5):
+            self.exitstatus = session.exitstatus = 1
+            self.session.close(self.exitstatus)  # the manifest says how pytest ends
+
+    def blame_none(self, got):
+        """What fails the session (the binary found it, got: Session.close's answer): each
+        program the verdict says compiled after warm-up that the probe saw no test or fixture
+        compile, so that no test was judged for it (its stack writes no record per compilation,
+        or a process the tests started compiled it); and a run folder whose dump holds modules
+        while its log holds no compilation (nothing could be judged)."""
+        out = []
+        dumped = int(got.get("unjudged") or 0)
+        if dumped:
+            out.append("recomp: %d HLO module%s dumped into the run folder, and its log holds no compilation: the session's "
+                       "compilations were not judged (a stack whose compile log lines are written by C++ code to the standard "
+                       "error, which pytest takes, leaves them out of run.log): run the suite as recomp run -- pytest -s"
+                       % (dumped, " was" if dumped == 1 else "s were"))
+        unblamed = set(got.get("unblamed") or [])
+        for p in (got["report"].get("verdict") or {}).get("programs") or []:
+            name, n = p.get("program", ""), int(p.get("after_warmup") or 0)
+            if name not in unblamed:
+                continue
+            out.append("recomp: %s compiled %d time%s after warm-up; no test could be blamed: recomp's probe recorded no "
+                       "compilation of it under a test (%s)" % (name, n, "" if n == 1 else "s", p.get("framework") or "its stack"))
+            out += _answer(p, [], "in the session")
+        return out
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.worker:
+            return
+        tr = terminalreporter
+        tr.write_sep("=", "recomp")
+        rows = sorted(self.rows.items(), key=lambda kv: (not kv[1][2], -kv[1][1], kv[0]))
+        if not rows:
+            tr.write_line("nothing compiled under the tests")
+        else:
+            tr.write_line("%-12s %12s  %s" % ("COMPILATIONS", "COMPILE TIME", "TEST OR FIXTURE"))
+            for name, (n, s, bad) in rows[:20]:
+                tr.write_line("%12d %11.2fs  %s%s" % (n, s, name, "  (compiled again)" if bad else ""))
+            if len(rows) > 20:
+                tr.write_line("… and %d more that compiled" % (len(rows) - 20))
+        headline = ((self.report or {}).get("verdict") or {}).get("headline", "")
+        if headline:
+            tr.write_line("recomp: " + headline)
+        for line in self.unblamed:
+            tr.write_line(line, red=line.startswith("recomp:"), bold=line.startswith("recomp:"))
+        tr.write_line("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
+
+    def pytest_unconfigure(self, config):
+        self.session.close(self.exitstatus)
+
+
+def _answer(p, mine, when="in the session so far"):
+    """recomp's answer for a program of the verdict: its causes (mine first: those at the test's
+    own lines, else all), the fix and the program's summary."""
+    out = []
+    for c in mine or p.get("causes") or []:
+        line = "  cause: %s" % (c.get("label") or c.get("kind", ""))  # the kind in the words of the rest of the answer
+        if c.get("change"):
+            line += ", " + c["change"]
+        if c.get("sites"):
+            line += ", at " + ", ".join(c["sites"])
+        out.append(line)
+    if p.get("action"):
+        out.append("  fix: " + p["action"])
+    if p.get("summary"):
+        out.append("  %s: %s" % (when, p["summary"]))
+    return out
+
+
+def _running():
+    """The test running now and its phase (setup, call, teardown), from PYTEST_CURRENT_TEST
+    ("NODEID (PHASE)", which pytest sets around each phase): ("", "") outside tests."""
+    cur = os.environ.get("PYTEST_CURRENT_TEST", "")
+    name, sep, phase = cur.rpartition(" (")
+    if not sep or not phase.endswith(")"):
+        return "", ""
+    return name, phase[:-1]
+
+
+def _fixture():
+    """The name the table gives the module-, class-, package- or session-scoped fixture whose
+    set-up is running (the innermost frame of pytest's pytest_fixture_setup), or None (none, or
+    a function-scoped one: a test's own set-up)."""
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code.co_name == "pytest_fixture_setup" and "fixturedef" in f.f_code.co_varnames:
+            d = f.f_locals.get("fixturedef")
+            scope = getattr(d, "scope", "function")
+            if d is None or scope == "function":
+                return None
+            return "fixture %s (%s scope, %s)" % (d.argname, scope, d.baseid or "<session>")
+        f = f.f_back
+    return None
+
+
+def _programs(records):
+    """The programs (framework, name) the probe's records name."""
+    return {k for k in _keys(records) if k[1]}
+
+
+def _keys(records):
+    """Each record's (framework, name): what the binary names its program by."""
+    return [(str(r.get("framework", "")), str(r.get("name", ""))) for r in records]

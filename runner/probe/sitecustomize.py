@@ -105,6 +105,7 @@ class _StackLog:
         if not self.path:
             self.fd = os.dup(2)
         self.log = -1  # RECOMP_PROBE_LOG, opened for appending at its first record
+        self.clock = (None, "")  # stamp()'s second and its text
         self.format = logging.Formatter(_LOG_FORMAT)
         self.handler = None
 
@@ -133,8 +134,8 @@ class _StackLog:
         if q is None:
             try:
                 text = getattr(record, "_recomp_text", None)
-                if text is None:
-                    text = self.formatter(record).format(record)
+                if text is None:  # a filter ahead of emit (the stack's own handler): emit reuses it
+                    text = record._recomp_text = self.formatter(record).format(record)
                 first = text.split("\n", 1)[0]
             except Exception:
                 first = ""
@@ -200,10 +201,11 @@ class _StackLog:
     def emit(self, record):
         if _STOPPED or not self.path and self.delivered(record):
             return
-        text = record._recomp_text = self.formatter(record).format(record)  # is_quiet reads it too
+        text = getattr(record, "_recomp_text", None)
+        if text is None:
+            text = record._recomp_text = self.formatter(record).format(record)  # is_quiet reads it too
         if self.path:
-            import datetime
-            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            stamp = self.stamp()
             data = "".join(stamp + " " + line + "\n" for line in text.split("\n")).encode("utf-8", "replace")
             with _LOCK:
                 if _STOPPED:
@@ -216,6 +218,18 @@ class _StackLog:
             return
         with _LOCK:
             _write_all(self.fd, (text + "\n").encode("utf-8", "replace"))
+
+    def stamp(self):
+        """The time now as run.log's lines begin (2026-01-02T03:04:05.123456Z, UTC), its
+        seconds formatted once a second."""
+        import time
+        now = time.time()
+        second, prefix = self.clock  # one attribute: threads swap it whole
+        if int(now) != second:
+            second = int(now)
+            prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self.clock = (second, prefix)
+        return "%s.%06dZ" % (prefix, int((now - second) * 1e6))
 
     def close(self):
         """Closes RECOMP_PROBE_LOG (the session ended); the caller holds _LOCK."""

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
+	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/explain"
@@ -28,6 +32,7 @@ type sessionOpenCmd struct {
 	Framework string   `enum:"auto,${frameworks}" default:"auto" help:"Whose evidence to switch on."`
 	Dump      string   `enum:"before,all,none" default:"before" help:"HLO dumped into the run folder."`
 	Events    bool     `name:"events-only" help:"Make nothing: print only which probe records are compilations (a process already under recomp run)."`
+	Stay      bool     `help:"Print the JSON on one line, then read one more recomp session command as a JSON line on stdin ({\"args\": [...], \"stdin\": \"...\"}), run it and exit with its exit code (an end of input: exit 0). The pytest plugin closes its session so: one start of the binary instead of two."`
 	Command   []string `arg:"" optional:"" passthrough:"" name:"CMD" help:"The command the process runs, for the manifest."`
 }
 
@@ -46,7 +51,46 @@ func (c *sessionOpenCmd) Run(e *env) error {
 	if err != nil {
 		return usage(err)
 	}
+	if c.Stay {
+		line, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		if _, err := e.stdout.Write(append(line, '\n')); err != nil {
+			return err
+		}
+		return serveOne(e)
+	}
 	return enc.Encode(out)
+}
+
+// serveOne runs the one recomp session command session open --stay reads on stdin, a JSON
+// line {"args": [...], "stdin": "..."}, with that stdin and this process's stdout and stderr,
+// and exits with its exit code; an end of input (the process that started this one ended
+// without closing its session) exits 0 with nothing done. An interrupt from the terminal
+// (Ctrl-C reaches the whole process group) is ignored while it waits: the plugin still closes
+// its session after it.
+func serveOne(e *env) error {
+	signal.Ignore(os.Interrupt)
+	defer signal.Reset(os.Interrupt)
+	line, err := bufio.NewReader(e.stdin).ReadBytes('\n')
+	if len(bytes.TrimSpace(line)) == 0 {
+		if err == nil || err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	var req struct {
+		Args  []string `json:"args"`
+		Stdin string   `json:"stdin"`
+	}
+	if err := json.Unmarshal(line, &req); err != nil {
+		return usageErr("session open --stay: the command on stdin: %v", err)
+	}
+	if len(req.Args) < 2 || req.Args[0] != "session" || req.Args[1] == "open" {
+		return usageErr("session open --stay: the command on stdin is not a recomp session command after open: %q", req.Args)
+	}
+	return exitWith(runWith(req.Args, strings.NewReader(req.Stdin), e.stdout, e.stderr))
 }
 
 type sessionCloseCmd struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,5 +204,60 @@ func TestSessionReport(t *testing.T) {
 	}
 	if _, running := manifestExit(t, dir); !running {
 		t.Error("session report closed the folder")
+	}
+}
+
+// session open --stay: the open's JSON on one line, then the one session command read on stdin
+// run in the same process (the pytest plugin's close: one start of the binary a session), its
+// exit code the process's; an end of input exits 0 with the folder left open; a command that
+// is not a later session command is refused.
+func TestSessionOpenStay(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	req := `{"args": ["session", "close", "--exit", "3", "--report", "--judge", "` + dir + `"], "stdin": "[]"}` + "\n"
+	var out, errb bytes.Buffer
+	if code := runWith([]string{"session", "open", "--out", dir, "--stay", "--", "pytest"}, strings.NewReader(req), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	first, rest, ok := strings.Cut(out.String(), "\n")
+	var opened struct {
+		Folder string            `json:"folder"`
+		Env    map[string]string `json:"env"`
+	}
+	if !ok || json.Unmarshal([]byte(first), &opened) != nil || opened.Folder != dir || opened.Env["RECOMP_PROBE_OUT"] == "" {
+		t.Fatalf("the open's line: %q", first)
+	}
+	var c closed
+	if err := json.Unmarshal([]byte(rest), &c); err != nil || c.ExitCode != 3 || c.Report.Version != 2 {
+		t.Errorf("the close's answer: %+v (%v)\n%s", c, err, rest)
+	}
+	if code, running := manifestExit(t, dir); code != 3 || running {
+		t.Errorf("manifest: exit %d, running %v; want 3, closed", code, running)
+	}
+
+	// The process that started it ended without closing: nothing more is done.
+	dir2 := filepath.Join(t.TempDir(), "run")
+	out.Reset()
+	if code := runWith([]string{"session", "open", "--out", dir2, "--stay", "--", "pytest"}, strings.NewReader(""), &out, &errb); code != 0 || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("end of input: exit %d, output %q", code, out.String())
+	}
+	if _, running := manifestExit(t, dir2); !running {
+		t.Error("end of input: the folder was closed")
+	}
+
+	// The close's own exit code is the process's; what is not a later session command is refused.
+	for _, c := range []struct {
+		req  string
+		want int
+	}{
+		{`{"args": ["session", "close", "` + filepath.Join(t.TempDir(), "none") + `"]}`, exitUsage},
+		{`{"args": ["scan", "` + dir + `"]}`, exitUsage},
+		{`{"args": ["session", "open", "--out", "x"]}`, exitUsage},
+		{`not json`, exitUsage},
+	} {
+		errb.Reset()
+		code := runWith([]string{"session", "open", "--out", filepath.Join(t.TempDir(), "run"), "--stay", "--", "pytest"}, strings.NewReader(c.req+"\n"), io.Discard, &errb)
+		if code != c.want || errb.Len() == 0 {
+			t.Errorf("%s: exit %d (%q), want %d and a message", c.req, code, errb.String(), c.want)
+		}
 	}
 }

@@ -68,6 +68,7 @@ class Session:
         self._write = None
         self._closed = None  # the exit code the folder's manifest was closed with (this session made it)
         self._programs = {}  # (framework, name) of a probe record -> its program
+        self._staying = None  # the binary of session open --stay, waiting to run the close
 
     def state(self):
         """What a child process that joins the session needs (an xdist worker)."""
@@ -90,10 +91,10 @@ class Session:
             self.compiles = {(c["framework"], c["event"]) for c in info["compiles"]}
             self._attach()
             return self
-        args = ["session", "open", "--framework", self.framework, "--dump", self.dump]
+        args = ["session", "open", "--framework", self.framework, "--dump", self.dump, "--stay"]
         if self.out:
             args += ["--out", self.out]
-        info = json.loads(_run(args + ["--"] + self.command).stdout)
+        info, self._staying = _start(args + ["--"] + self.command)
         self.folder, self.settings, self.owner = info["folder"], info["settings"], True
         self.compiles = {(c["framework"], c["event"]) for c in info["compiles"]}
         self.quiet = info.get("quiet") or []
@@ -207,7 +208,11 @@ class Session:
         if judge is not None:
             args.append("--judge")
         try:
-            p = _run(args + [self.folder], check=ask, stdin=stdin if ask else None)
+            p = self._served(args + [self.folder], stdin if ask else None)
+            if p is None or (p.returncode != 0 and not p.stdout):
+                p = _run(args + [self.folder], check=ask, stdin=stdin if ask else None)
+            elif ask and p.returncode != 0:
+                raise RuntimeError("recomp session close: %s" % (p.stderr or p.stdout).strip())
         finally:
             for k, v in self._saved_env.items():
                 if v is None:
@@ -223,6 +228,21 @@ class Session:
         self._closed = int(out["exit_code"])
         return out
 
+    def _served(self, args, stdin):
+        """args run by the binary that opened the session (session open --stay), which exits
+        then: a CompletedProcess, or None when it is gone (an interrupt, a kill) or had run its
+        one command already."""
+        p, self._staying = self._staying, None
+        if p is None or p.poll() is not None:
+            return None
+        try:
+            out, err = p.communicate(json.dumps({"args": args, "stdin": stdin or ""}) + "\n")
+        except OSError:
+            p.kill()
+            p.wait()
+            return None
+        return subprocess.CompletedProcess([binary()] + args, p.returncode, out, err)
+
 
 def _probe(path):
     """The file to load the probe from: this package's copy (_probe/sitecustomize.py, compiled
@@ -236,6 +256,23 @@ def _probe(path):
     except OSError:
         pass
     return path
+
+
+def _start(args):
+    """Starts the binary with args, a session open --stay: the JSON of its first line, and the
+    process, which waits for the one command Session.close sends it (one start of the binary a
+    session instead of two)."""
+    p = subprocess.Popen([binary()] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if not line:
+        _, err = p.communicate()
+        raise RuntimeError("recomp %s: %s" % (" ".join(args[:2]), (err or "").strip() or "exit %d" % p.returncode))
+    try:
+        return json.loads(line), p
+    except ValueError:
+        p.kill()
+        p.wait()
+        raise RuntimeError("recomp %s: not JSON: %s" % (" ".join(args[:2]), line.strip()))
 
 
 # The line the process writes to its stderr, under recomp run, to know when run.log holds all it

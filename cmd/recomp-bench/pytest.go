@@ -3,8 +3,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,36 +126,48 @@ func runPytestCost(rounds, tests int, dir string, keep bool) error {
 	return binaryCalls(bin, dir, filepath.Join(dir, fmt.Sprintf("run%03d", rounds)))
 }
 
-// binaryCalls times, 20 times each, the two calls of the binary a session makes (session open,
-// and session close --report --judge on a folder holding the run's log, probe records and dump),
-// by their CPU time: the part of the plugin's cost the load of a shared machine moves least.
+// binaryCalls times, 20 times, the one process of the binary a session starts: session open
+// --stay, then, once the folder holds the run's log, probe records and dump, the close --report
+// --judge it reads on stdin; by its CPU time, the part of the plugin's cost the load of a shared
+// machine moves least.
 func binaryCalls(bin, dir, run string) error {
-	cpu := func(stdin string, args ...string) (time.Duration, error) {
-		cmd := exec.Command(bin, args...)
-		cmd.Stdin = strings.NewReader(stdin)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("recomp %v: %v\n%s", args, err, out)
-		}
-		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
-	}
-	var open, closing []time.Duration
+	var took []time.Duration
 	for i := range 20 {
 		folder := filepath.Join(dir, fmt.Sprintf("calls%02d", i))
-		o, err := cpu("", "session", "open", "--out", folder, "--", "pytest")
+		cmd := exec.Command(bin, "session", "open", "--out", folder, "--stay", "--", "pytest")
+		in, err := cmd.StdinPipe()
 		if err != nil {
 			return err
 		}
-		if out, err := exec.Command("cp", "-r", filepath.Join(run, "run.log"), filepath.Join(run, "probe.jsonl"), filepath.Join(run, "dump"), folder).CombinedOutput(); err != nil {
-			return fmt.Errorf("cp: %v\n%s", err, out)
-		}
-		c, err := cpu(`[{"framework": "jax", "name": "jit(step)"}]`, "session", "close", "--report", "--judge", folder)
+		out, err := cmd.StdoutPipe()
 		if err != nil {
 			return err
 		}
-		open, closing = append(open, o), append(closing, c)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		rd := bufio.NewReader(out)
+		if _, err := rd.ReadString('\n'); err != nil {
+			cmd.Wait()
+			return fmt.Errorf("session open --stay: %v\n%s", err, stderr.String())
+		}
+		if b, err := exec.Command("cp", "-r", filepath.Join(run, "run.log"), filepath.Join(run, "probe.jsonl"), filepath.Join(run, "dump"), folder).CombinedOutput(); err != nil {
+			cmd.Wait()
+			return fmt.Errorf("cp: %v\n%s", err, b)
+		}
+		req, _ := json.Marshal(map[string]any{"args": []string{"session", "close", "--report", "--judge", folder}, "stdin": `[{"framework": "jax", "name": "jit(step)"}]`})
+		in.Write(append(req, '\n'))
+		in.Close()
+		io.Copy(io.Discard, rd)
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("session open --stay, then close: %v\n%s", err, stderr.String())
+		}
+		took = append(took, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
-	fmt.Printf("the binary's calls, CPU, median of 20: session open %.1f ms, session close --report --judge %.1f ms\n",
-		float64(median(open).Microseconds())/1000, float64(median(closing).Microseconds())/1000)
+	fmt.Printf("the binary a session starts (session open --stay, then its close --report --judge), CPU, median of 20: %.1f ms\n",
+		float64(median(took).Microseconds())/1000)
 	return nil
 }
 

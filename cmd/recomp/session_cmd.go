@@ -52,6 +52,10 @@ func (c *sessionOpenCmd) Run(e *env) error {
 		return usage(err)
 	}
 	if c.Stay {
+		// Ignored from before the line: once it is read, Ctrl-C (it reaches the whole process
+		// group) must not end the process that is to close the session.
+		signal.Ignore(os.Interrupt)
+		defer signal.Reset(os.Interrupt)
 		line, err := json.Marshal(out)
 		if err != nil {
 			return err
@@ -67,12 +71,8 @@ func (c *sessionOpenCmd) Run(e *env) error {
 // serveOne runs the one recomp session command session open --stay reads on stdin, a JSON
 // line {"args": [...], "stdin": "..."}, with that stdin and this process's stdout and stderr,
 // and exits with its exit code; an end of input (the process that started this one ended
-// without closing its session) exits 0 with nothing done. An interrupt from the terminal
-// (Ctrl-C reaches the whole process group) is ignored while it waits: the plugin still closes
-// its session after it.
+// without closing its session) exits 0 with nothing done.
 func serveOne(e *env) error {
-	signal.Ignore(os.Interrupt)
-	defer signal.Reset(os.Interrupt)
 	line, err := bufio.NewReader(e.stdin).ReadBytes('\n')
 	if len(bytes.TrimSpace(line)) == 0 {
 		if err == nil || err == io.EOF {

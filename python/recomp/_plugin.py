@@ -190,7 +190,12 @@ class _Plugin:
                                                      "%s" % family[(fw, name)])
                 out.append("  recomp's report names no program of it that compiled again: %s" % why)
                 continue
-            mine = [c for c in p.get("causes") or [] if any(("(%s)" % func) in s or s.startswith(path + ":") for s in c.get("sites") or [])]
+            mine = []  # the causes at the test's own lines, with those lines only (a cause's sites are the session's)
+            for c in p.get("causes") or []:
+                sites = c.get("sites") or []
+                own = [s for s in sites if ("(%s)" % func) in s] or [s for s in sites if s.startswith(path + ":")]
+                if own:
+                    mine.append(dict(c, sites=own))
             out += _answer(p, mine)
         return out
 
@@ -267,14 +272,21 @@ class _Plugin:
 
 def _answer(p, mine, when="in the session so far"):
     """recomp's answer for a program of the verdict: its causes (mine first: those at the test's
-    own lines, else all), the fix and the program's summary."""
+    own lines, else all), the fix and the program's summary. For a test (mine given), a cause's
+    change is the program's in the whole session so far (other tests' shapes too), and says so."""
     out = []
     for c in mine or p.get("causes") or []:
         line = "  cause: %s" % (c.get("label") or c.get("kind", ""))  # the kind in the words of the rest of the answer
-        if c.get("change"):
-            line += ", " + c["change"]
-        if c.get("sites"):
-            line += ", at " + ", ".join(c["sites"])
+        if mine:
+            if c.get("sites"):
+                line += " at " + ", ".join(c["sites"])
+            if c.get("change"):
+                line += "; %s %s" % (when, c["change"])
+        else:
+            if c.get("change"):
+                line += ", " + c["change"]
+            if c.get("sites"):
+                line += ", at " + ", ".join(c["sites"])
         out.append(line)
     if p.get("action"):
         out.append("  fix: " + p["action"])

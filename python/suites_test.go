@@ -3,6 +3,7 @@ package python
 import (
 	"encoding/json"
 	"encoding/xml"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -489,9 +490,11 @@ func holdsSchema(t *testing.T, name string, doc []byte) {
 }
 
 // The wheel's own copies: the binary found beside the package (not through sysconfig or PATH),
-// the probe loaded from the package's compiled copy (the text the binary writes), and the
-// plugin's work and session modules imported by Python's loader, not rewritten by pytest's
-// (which would parse and compile them at every run that cannot cache them).
+// the probe loaded from the package's compiled copy (the text the binary writes), and the entry
+// point, the package and its modules loaded by Python's loader, not pytest's: pytest would
+// rewrite them at every run that cannot cache the result (PYTHONDONTWRITEBYTECODE), and cache
+// it in files pip uninstall leaves behind where it can; after pytest ran, pip uninstall leaves
+// nothing.
 func TestWheelCopies(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	folder := filepath.Join(dir, "opened")
@@ -515,25 +518,43 @@ func TestWheelCopies(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(test), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	src := "import sys\n\ndef test_loaders():\n    names = ['recomp._plugin', 'recomp._session', '_recomp_probe']\n" +
+	src := "import sys\n\nimport recomp\n\n\ndef test_loaders():\n" +
+		"    names = ['_recomp_pytest.plugin', 'recomp', 'recomp._plugin', 'recomp._session', '_recomp_probe']\n" +
 		"    with open('loaders.txt', 'w') as f:\n" +
 		"        for n in names:\n            m = sys.modules[n]\n            f.write('%s %s %s\\n' % (n, type(m.__loader__).__name__, m.__file__))\n"
 	if err := os.WriteFile(test, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--recomp", "--recomp-out", filepath.Join(dir, "loaders-run"), test)
-	cmd.Dir, cmd.Env = filepath.Dir(test), append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pytest: %v\n%s", err, out)
+	for _, nobytecode := range []string{"1", ""} { // pytest cannot cache (every run rewrites), then can
+		cmd = exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--recomp", "--recomp-out", filepath.Join(dir, "loaders-run"+nobytecode), test)
+		cmd.Dir, cmd.Env = filepath.Dir(test), append(os.Environ(), "PYTHONDONTWRITEBYTECODE="+nobytecode)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("pytest: %v\n%s", err, out)
+		}
+		got, err := os.ReadFile(filepath.Join(filepath.Dir(test), "loaders.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(got)), "\n") {
+			f := strings.Fields(l)
+			if len(f) != 3 || f[1] != "SourceFileLoader" || !strings.HasPrefix(f[2], venv) {
+				t.Errorf("%s: want Python's own loader and the installed package's file", l)
+			}
+		}
 	}
-	got, err := os.ReadFile(filepath.Join(filepath.Dir(test), "loaders.txt"))
-	if err != nil {
-		t.Fatal(err)
+	site := filepath.Dir(filepath.Dir(filepath.Dir(lines[1]))) // site-packages, above recomp/_probe/sitecustomize.py
+	filepath.WalkDir(site, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), "-pytest-") && strings.Contains(path, "recomp") {
+			t.Errorf("pytest cached a rewritten module of recomp's: %s", path)
+		}
+		return nil
+	})
+	if out, err := exec.Command(py, "-m", "pip", "uninstall", "--yes", "--quiet", "recomp").CombinedOutput(); err != nil {
+		t.Fatalf("pip uninstall: %v\n%s", err, out)
 	}
-	for _, l := range strings.Split(strings.TrimSpace(string(got)), "\n") {
-		f := strings.Fields(l)
-		if len(f) != 3 || f[1] != "SourceFileLoader" || !strings.HasPrefix(f[2], venv) {
-			t.Errorf("%s: want Python's own loader and the installed package's file", l)
+	for _, left := range []string{filepath.Join(site, "recomp"), filepath.Join(site, "_recomp_pytest"), filepath.Join(venv, "bin", "recomp")} {
+		if _, err := os.Stat(left); err == nil {
+			t.Errorf("pip uninstall left %s", left)
 		}
 	}
 }

@@ -1,4 +1,5 @@
-"""The work of recomp's pytest plugin under --recomp (recomp.pytest_plugin loads it): the
+"""The work of recomp's pytest plugin under --recomp (pytest's entry point, _recomp_pytest.plugin,
+loads it): the
 session, each compilation's test or fixture, the judgement of each test, the table and the
 session's verdict."""
 import os

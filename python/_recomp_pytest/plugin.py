@@ -13,7 +13,12 @@ was seen compiling (a stack that records no compilation per test, a process a te
 fails the session: pytest exits 1, with recomp's cause and fix. Under pytest-xdist each worker
 judges its own tests and the controller prints one table and one verdict for the session.
 
-This module is all that a run without --recomp loads; the work is in recomp._plugin."""
+This module is all that a run without --recomp loads; the work is in recomp._plugin. It lives
+outside the package recomp, in a folder of its own with no __init__.py, so that pytest does not
+rewrite it (pytest marks for assertion rewriting each top-level package and module of a plugin's
+distribution, and caches the rewritten code beside it, where pip uninstall does not look); the
+package recomp is loaded from its file by Python's own loader (_recomp), and its modules by
+recomp._load."""
 import os
 import sys
 
@@ -35,14 +40,14 @@ def pytest_configure(config):
         "compilations of a program beyond its first `warmup` ones allowed, a compile-time budget in seconds; "
         "recomp(False) opts the test out")
     if config.getoption("recomp") and config.pluginmanager.get_plugin("recomp-session") is None:
-        _load("_plugin")._Plugin(config).register()
+        _recomp()._load("_plugin")._Plugin(config).register()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
     # Before the conftests import a stack: its variables must be set when it is imported.
     if getattr(early_config.known_args_namespace, "recomp", False) and "PYTEST_XDIST_WORKER" not in os.environ:
-        _load("_plugin")._Plugin(early_config).register()
+        _recomp()._load("_plugin")._Plugin(early_config).register()
 
 
 @pytest.fixture
@@ -55,26 +60,26 @@ def recomp_compilations(request):
     return plugin.entity(request.node.nodeid).records
 
 
-def _load(name):
-    """recomp.<name> (and the modules of this package it imports first), imported by Python's
-    own loader from its compiled file, not by pytest's: pytest marks every module of a pytest11
-    plugin's distribution for assertion rewriting, which parses and compiles the module's source
-    again at every run where it cannot write its cache (PYTHONDONTWRITEBYTECODE, a read-only
-    site-packages): some 9 ms a run for _plugin and _session, which hold no assert."""
-    if name == "_plugin":
-        _load("_session")
-    full = __package__ + "." + name
-    module = sys.modules.get(full)
+def _recomp():
+    """The package recomp (beside this folder), loaded from its file by Python's own loader when
+    nothing imported it yet: a test's own `import recomp` then finds it loaded, not rewritten."""
+    module = sys.modules.get("recomp")
     if module is not None:
         return module
     import importlib.util
-    spec = importlib.util.spec_from_file_location(full, os.path.join(os.path.dirname(__file__), name + ".py"))
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recomp")
+    spec = importlib.util.spec_from_file_location("recomp", os.path.join(here, "__init__.py"), submodule_search_locations=[here])
     module = importlib.util.module_from_spec(spec)
-    sys.modules[full] = module
+    sys.modules["recomp"] = module
     try:
         spec.loader.exec_module(module)
     except BaseException:
-        sys.modules.pop(full, None)
+        sys.modules.pop("recomp", None)
         raise
-    setattr(sys.modules[__package__], name, module)
     return module
+
+
+try:
+    _recomp()
+except Exception:  # no package beside this one: --recomp says so when asked
+    pass

@@ -46,14 +46,21 @@ def _load(name):
         return module
     if name != "_session":
         _load("_session")
+    module = _exec(full, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    setattr(sys.modules[__name__], name, module)
+    return module
+
+
+def _exec(name, path):
+    """The module name, run from the file path by Python's own loader (its compiled file in
+    __pycache__ when that is current) and put in sys.modules (taken out again if it raises)."""
     import importlib.util
-    spec = importlib.util.spec_from_file_location(full, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[full] = module
+    sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except BaseException:
-        sys.modules.pop(full, None)
+        sys.modules.pop(name, None)
         raise
-    setattr(sys.modules[__name__], name, module)
     return module

@@ -102,15 +102,8 @@ class Session:
             self._saved_env[k] = os.environ.get(k)
             os.environ[k] = v
         if info.get("probe"):
-            import importlib.util
-            spec = importlib.util.spec_from_file_location("_recomp_probe", _probe(os.path.join(info["probe"], "sitecustomize.py")))
-            module = importlib.util.module_from_spec(spec)
-            sys.modules["_recomp_probe"] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                sys.modules.pop("_recomp_probe", None)
-                raise
+            from . import _exec
+            _exec("_recomp_probe", _probe(os.path.join(info["probe"], "sitecustomize.py")))
         self._attach()
         return self
 

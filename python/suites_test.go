@@ -518,7 +518,9 @@ func TestWheelCopies(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(test), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	src := "import sys\n\nimport recomp\n\n\ndef test_loaders():\n" +
+	src := "import os\nimport sys\n\nimport recomp\n\n\ndef test_loaders():\n" +
+		"    with open('pythonpath.txt', 'w') as f:\n        f.write(os.environ['PYTHONPATH'].split(os.pathsep)[0] + ' ' + " +
+		"str(os.path.isdir(os.path.join(os.path.dirname(os.environ['RECOMP_PROBE_OUT']), '.recomp-probe'))))\n" +
 		"    names = ['_recomp_pytest.plugin', 'recomp', 'recomp._plugin', 'recomp._session', '_recomp_probe']\n" +
 		"    with open('loaders.txt', 'w') as f:\n" +
 		"        for n in names:\n            m = sys.modules[n]\n            f.write('%s %s %s\\n' % (n, type(m.__loader__).__name__, m.__file__))\n"
@@ -540,6 +542,11 @@ func TestWheelCopies(t *testing.T) {
 			if len(f) != 3 || f[1] != "SourceFileLoader" || !strings.HasPrefix(f[2], venv) {
 				t.Errorf("%s: want Python's own loader and the installed package's file", l)
 			}
+		}
+		// the session's children (xdist's workers) load the package's compiled probe too
+		// and the run folder gets no probe of its own
+		if pp, err := os.ReadFile(filepath.Join(filepath.Dir(test), "pythonpath.txt")); err != nil || string(pp) != filepath.Dir(lines[1])+" False" {
+			t.Errorf("PYTHONPATH's first folder and whether the run folder has a probe: %q (%v), want %s False", pp, err, filepath.Dir(lines[1]))
 		}
 	}
 	site := filepath.Dir(filepath.Dir(filepath.Dir(lines[1]))) // site-packages, above recomp/_probe/sitecustomize.py

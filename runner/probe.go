@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -69,6 +70,24 @@ func probeEffect() string {
 // Probe is a run folder's probe: the folder that goes on PYTHONPATH and the file it writes.
 type Probe struct {
 	Dir, Out string
+	shared   bool // Dir is not the run folder's (SharedProbe): Remove leaves it
+}
+
+// SharedProbe is the probe of the run folder dir (an absolute path) loaded from the folder from
+// instead of one written into dir: from's sitecustomize.py must be ProbeSource's text (the
+// wheel's copy of this binary's probe, compiled by pip at install, so that no process of the
+// session compiles it). Nil when it is not (a wheel of another version) or cannot be read. The
+// folder is not the run folder's: nothing removes it.
+func SharedProbe(dir, from string) *Probe {
+	abs, err := filepath.Abs(from)
+	if err != nil {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(abs, "sitecustomize.py"))
+	if err != nil || !bytes.Equal(b, ProbeSource()) {
+		return nil
+	}
+	return &Probe{Dir: abs, Out: filepath.Join(dir, runfolder.ProbeName), shared: true}
 }
 
 // WriteProbe writes the probe into the run folder dir (an absolute path).
@@ -83,10 +102,13 @@ func WriteProbe(dir string) (*Probe, error) {
 	return p, nil
 }
 
-// Remove removes the probe's own files (not what it wrote), and what it wrote when that is
-// empty.
+// Remove removes the probe's own files (not what it wrote; not a shared probe's folder), and what
+// it wrote when that is empty.
 func (p *Probe) Remove() error {
-	err := os.RemoveAll(p.Dir)
+	var err error
+	if !p.shared {
+		err = os.RemoveAll(p.Dir)
+	}
 	if st, serr := os.Stat(p.Out); serr == nil && st.Size() == 0 {
 		os.Remove(p.Out)
 	}

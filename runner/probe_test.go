@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recomp/recomp/runfolder"
 )
@@ -279,5 +280,55 @@ func TestProbeStackLogs(t *testing.T) {
 	}
 	if !strings.Contains(out, "WARNING:") || !strings.Contains(out, "done") {
 		t.Errorf("output\n%s", out)
+	}
+}
+
+// A folder holding this binary's probe (the wheel's compiled copy) is used in place of one
+// written into the run folder, and left when the session ends; one of another text is not used.
+func TestSharedProbe(t *testing.T) {
+	dir, from := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(from, "sitecustomize.py"), ProbeSource(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := SharedProbe(dir, from)
+	if p == nil || p.Dir != from || p.Out != filepath.Join(dir, runfolder.ProbeName) {
+		t.Fatalf("SharedProbe: %+v, want the folder %s and the run folder's %s", p, from, runfolder.ProbeName)
+	}
+	if err := p.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(from, "sitecustomize.py")); err != nil {
+		t.Errorf("Remove took the shared folder's probe: %v", err)
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "sitecustomize.py"), append(ProbeSource(), '#'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{other, filepath.Join(dir, "none")} {
+		if p := SharedProbe(dir, f); p != nil {
+			t.Errorf("SharedProbe(%s): %+v, want none", f, p)
+		}
+	}
+
+	// Prepare: the run folder gets no probe of its own; PYTHONPATH starts with the shared folder.
+	ses, err := Prepare(SessionOptions{Out: filepath.Join(dir, "run"), Command: []string{"pytest"}, Probe: true, ProbeFrom: from,
+		Environ: []string{"PATH=/bin"}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ses.ProbeDir() != from {
+		t.Errorf("ProbeDir %q, want %q", ses.ProbeDir(), from)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run", runfolder.ProbeDir)); err == nil {
+		t.Error("the run folder got a probe of its own")
+	}
+	found := false
+	for _, kv := range ses.Env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			found = strings.HasPrefix(v, from)
+		}
+	}
+	if !found {
+		t.Errorf("PYTHONPATH does not start with %s: %q", from, ses.Env)
 	}
 }

@@ -21,6 +21,9 @@ type SessionOptions struct {
 	// Probe loads the Python probe (see WriteProbe); a probe that cannot be written is logged
 	// and left out.
 	Probe bool
+	// ProbeFrom is a folder holding the probe as this binary writes it (the wheel's compiled
+	// copy, see SharedProbe), used in place of one written into the run folder when it is.
+	ProbeFrom string
 	// Caches are the cache folders the user named; those the environment's cache variables
 	// name are added.
 	Caches []string
@@ -73,7 +76,10 @@ func Prepare(opt SessionOptions) (*Session, error) {
 			s.dump, s.userDump = ua, true
 		}
 	}
-	if opt.Probe {
+	if opt.Probe && opt.ProbeFrom != "" {
+		s.probe = SharedProbe(abs, opt.ProbeFrom)
+	}
+	if opt.Probe && s.probe == nil {
 		if s.probe, err = WriteProbe(abs); err != nil {
 			s.log.Warn("the probe could not be written: running without it", "error", err)
 			s.probe = nil

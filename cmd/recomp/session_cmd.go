@@ -32,6 +32,7 @@ type sessionOpenCmd struct {
 	Framework string   `enum:"auto,${frameworks}" default:"auto" help:"Whose evidence to switch on."`
 	Dump      string   `enum:"before,all,none" default:"before" help:"HLO dumped into the run folder."`
 	Events    bool     `name:"events-only" help:"Make nothing: print only which probe records are compilations (a process already under recomp run)."`
+	ProbeFrom string   `name:"probe-from" help:"A folder holding recomp's probe as this binary writes it (the wheel's copy, compiled by pip): put on PYTHONPATH in place of one written into the run folder when its sitecustomize.py is that text." placeholder:"DIR"`
 	Stay      bool     `help:"Print the JSON on one line, then read one more recomp session command as a JSON line on stdin ({\"args\": [...], \"stdin\": \"...\"}), run it and exit with its exit code (an end of input: exit 0). The pytest plugin closes its session so: one start of the binary instead of two."`
 	Command   []string `arg:"" optional:"" passthrough:"" name:"CMD" help:"The command the process runs, for the manifest."`
 }
@@ -47,7 +48,7 @@ func (c *sessionOpenCmd) Run(e *env) error {
 		cmdline = cmdline[1:]
 	}
 	out, err := runner.OpenSession(runner.SessionOptions{Out: c.Out, Command: cmdline, Framework: runfolder.Framework(c.Framework),
-		Dump: runfolder.DumpMode(c.Dump), Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: e.meta.Version})
+		Dump: runfolder.DumpMode(c.Dump), Environ: os.Environ(), Start: time.Now(), Log: e.log, Recomp: e.meta.Version, ProbeFrom: c.ProbeFrom})
 	if err != nil {
 		return usage(err)
 	}

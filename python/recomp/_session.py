@@ -94,6 +94,8 @@ class Session:
         args = ["session", "open", "--framework", self.framework, "--dump", self.dump, "--stay"]
         if self.out:
             args += ["--out", self.out]
+        if os.path.isdir(_PROBE):  # the binary uses it when it is its own probe: no process compiles one
+            args += ["--probe-from", _PROBE]
         info, self._staying = _start(args + ["--"] + self.command)
         self.folder, self.settings, self.owner = info["folder"], info["settings"], True
         self.compiles = {(c["framework"], c["event"]) for c in info["compiles"]}
@@ -237,11 +239,17 @@ class Session:
         return subprocess.CompletedProcess([binary()] + args, p.returncode, out, err)
 
 
+# The wheel's copy of the probe (python.ProbePath), compiled by pip at install.
+_PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_probe")
+
+
 def _probe(path):
-    """The file to load the probe from: this package's copy (_probe/sitecustomize.py, compiled
-    by pip at install) when its text is the one the binary wrote at path, else path (a binary of
-    another version: RECOMP_BIN, one on PATH)."""
-    own = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_probe", "sitecustomize.py")
+    """The file to load the probe from: this package's copy when the binary chose it
+    (--probe-from) or wrote the same text at path, else path (a binary of another version:
+    RECOMP_BIN, one on PATH)."""
+    own = os.path.join(_PROBE, "sitecustomize.py")
+    if os.path.dirname(path) == _PROBE:
+        return own
     try:
         with open(own, "rb") as a, open(path, "rb") as b:
             if a.read() == b.read():

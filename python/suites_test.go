@@ -88,7 +88,8 @@ func suiteVenv(t *testing.T, pytestVar, live string) (py, dir string) {
 var pytestFile = map[string]string{"RECOMP_PYTEST": "pytest.txt", "RECOMP_PYTEST_3_11": "pytest-3.11.txt"}
 
 // outcomes runs pytest on a suite and returns its exit code, what it printed and each test's
-// outcome from its JUnit XML: "passed", "skipped" or "failed: MESSAGE".
+// outcome from its JUnit XML: "passed", "skipped", "failed: MESSAGE" or "error: MESSAGE" (an error
+// at set-up or teardown).
 func outcomes(t *testing.T, py, dir, suite string, args ...string) (int, string, map[string]string) {
 	t.Helper()
 	junit := filepath.Join(dir, "junit.xml")
@@ -107,6 +108,9 @@ func outcomes(t *testing.T, py, dir, suite string, args ...string) (int, string,
 			Failure *struct {
 				Message string `xml:"message,attr"`
 			} `xml:"failure"`
+			Error *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"error"`
 			Skipped *struct{} `xml:"skipped"`
 		} `xml:"testsuite>testcase"`
 	}
@@ -118,6 +122,8 @@ func outcomes(t *testing.T, py, dir, suite string, args ...string) (int, string,
 		switch {
 		case c.Failure != nil:
 			got[c.Name] = "failed: " + c.Failure.Message
+		case c.Error != nil:
+			got[c.Name] = "error: " + c.Error.Message
 		case c.Skipped != nil:
 			got[c.Name] = "skipped"
 		default:
@@ -164,6 +170,9 @@ var jaxSuite = map[string][]string{
 	"test_own_compilations": {"passed"},
 	"test_skipped":          {"skipped"},
 	"test_fails_on_its_own": {"failed", "fails on its own", "!recomp"},
+	// compiled again by its own fixture's teardown: an error at teardown, with recomp's answer
+	"test_recompiles_at_teardown": {"error", "failed on teardown", "recomp: jit(predict) compiled 2 times in this test: 1 after its first compilation",
+		"cause: batch size", "in the session so far"},
 }
 
 // The JAX suite under pytest --recomp, alone and with -n 2: the test that compiles again in a
@@ -239,6 +248,9 @@ var torchSuite = map[string][]string{
 	"test_batch[28]":        {"passed"},
 	"test_skipped":          {"skipped"},
 	"test_fails_on_its_own": {"failed", "fails on its own", "!recomp"},
+	// compiled again by its own fixture's teardown: an error at teardown, with recomp's answer
+	"test_recompiles_at_teardown": {"error", "failed on teardown", "_predict) compiled 2 times in this test: 1 after its first compilation",
+		"cause: batch size", "in the session so far"},
 }
 
 // The torch.compile suite under pytest --recomp, alone and with -n 2: as the JAX suite, with

@@ -1,7 +1,6 @@
 """The work of recomp's pytest plugin under --recomp (pytest's entry point, _recomp_pytest.plugin,
-loads it): the
-session, each compilation's test or fixture, the judgement of each test, the table and the
-session's verdict."""
+loads it): the session, each compilation's test or fixture, the judgement of each test, the
+table and the session's verdict."""
 import os
 import sys
 
@@ -32,6 +31,7 @@ class _Plugin:
         self.entities = {}
         self.pending = set()  # the fixtures that compiled since the last test's teardown report
         self.failed = set()   # the tests recomp's check failed, by node id
+        self.passed = set()   # the tests whose call passed, until their teardown report
         self.pytest_session, self.items = None, None  # the collected tests, by node id (item())
         self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
         self.exitstatus = 0
@@ -97,12 +97,23 @@ class _Plugin:
         # First (tryfirst): a test that compiled a program again fails before the terminal,
         # JUnit XML, -x and xdist's worker see its report.
         e = self.entities.get(report.nodeid)
-        if report.when == "call" and report.passed and e is not None and e.records:
-            why = self.judge(report.nodeid, self.item(report.nodeid), e)
-            if why:
-                report.outcome = "failed"
-                report.longrepr = why
+        if report.when == "call" and report.passed:
+            self.passed.add(report.nodeid)
+            if e is not None and e.records:
+                why = self.judge(report.nodeid, self.item(report.nodeid), e)
+                if why:
+                    report.outcome = "failed"
+                    report.longrepr = why
         elif report.when == "teardown":
+            # What the test's own teardown compiled (a function-scoped fixture's clean-up) is
+            # judged too: an error at teardown, as pytest reports a teardown that fails.
+            if (report.passed and report.nodeid in self.passed and report.nodeid not in self.failed and e is not None
+                    and any(r.get("phase") == "teardown" for r in e.records)):
+                why = self.judge(report.nodeid, self.item(report.nodeid), e)
+                if why:
+                    report.outcome = "failed"
+                    report.longrepr = why
+            self.passed.discard(report.nodeid)
             self.flush(report, e)
         rows = getattr(report, "recomp", None)
         if not rows:
@@ -155,15 +166,16 @@ class _Plugin:
         if budget is not None and e.seconds() > float(budget):
             out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), float(budget), len(e.records)))
         if over:
-            out += self.explain(nodeid, item, over, warmup, allowed)
+            out += self.explain(nodeid, item, over, warmup, allowed, e.records)
         if out:
             self.failed.add(nodeid)
             out.append("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))
         return "\n".join(out)
 
-    def explain(self, nodeid, item, over, warmup, allowed):
+    def explain(self, nodeid, item, over, warmup, allowed, records):
         """recomp's answer for the programs the test compiled again: the verdict of the run
-        folder so far, the causes at the test's own lines first. A program the log shows as not
+        folder so far, the causes at the test's own lines first (the lines the probe's records
+        of its compilations name, or its function's). A program the log shows as not
         compiled again (an eager one-op program, persistent-cache hits) is no failure; one the
         report does not know, or cannot decide on, is."""
         try:
@@ -173,9 +185,9 @@ class _Plugin:
         report, family = got["report"], got["programs"]
         programs = {p.get("program", ""): p for p in (report.get("verdict") or {}).get("programs") or []}
         modules = {m.get("family", ""): m for m in report.get("modules") or []}
-        file, _, name = nodeid.partition("::")
+        lines = {(os.path.basename(str(r["file"])), r.get("line")) for r in records if r.get("file")}
+        _, _, name = nodeid.partition("::")
         func = getattr(item, "originalname", None) or name.rpartition("::")[2].partition("[")[0]
-        path = os.path.basename(file)
         out = []
         for (fw, name), n in sorted(over.items()):
             p, m = programs.get(family[(fw, name)]), modules.get(family[(fw, name)])
@@ -193,11 +205,10 @@ class _Plugin:
                 continue
             mine = []  # the causes at the test's own lines, with those lines only (a cause's sites are the session's)
             for c in p.get("causes") or []:
-                sites = c.get("sites") or []
-                own = [s for s in sites if ("(%s)" % func) in s] or [s for s in sites if s.startswith(path + ":")]
+                own = [s for s in c.get("sites") or [] if ("(%s)" % func) in s or _site(s) in lines]
                 if own:
                     mine.append(dict(c, sites=own))
-            out += _answer(p, mine)
+            out += _answer(p, mine, test=True)
         return out
 
     def pytest_sessionfinish(self, session, exitstatus):
@@ -271,29 +282,35 @@ class _Plugin:
         self.session.close(self.exitstatus)
 
 
-def _answer(p, mine, when="in the session so far"):
+def _answer(p, mine, when="in the session so far", test=False):
     """recomp's answer for a program of the verdict: its causes (mine first: those at the test's
-    own lines, else all), the fix and the program's summary. For a test (mine given), a cause's
-    change is the program's in the whole session so far (other tests' shapes too), and says so."""
+    own lines, else all), the fix and the program's summary. For a test, a cause's change is the
+    program's in the whole session so far (other tests' shapes too), and says so; a cause none
+    of whose lines is the test's names the session's lines after it."""
     out = []
     for c in mine or p.get("causes") or []:
         line = "  cause: %s" % (c.get("label") or c.get("kind", ""))  # the kind in the words of the rest of the answer
-        if mine:
-            if c.get("sites"):
-                line += " at " + ", ".join(c["sites"])
-            if c.get("change"):
-                line += "; %s %s" % (when, c["change"])
-        else:
-            if c.get("change"):
-                line += ", " + c["change"]
-            if c.get("sites"):
-                line += ", at " + ", ".join(c["sites"])
+        sites = ", ".join(c.get("sites") or [])
+        if mine and sites:
+            line += " at " + sites
+        if c.get("change"):
+            line += "; %s %s" % (when, c["change"]) if test else ", " + c["change"]
+        if sites and not mine:
+            line += ", at " + sites
         out.append(line)
     if p.get("action"):
         out.append("  fix: " + p["action"])
     if p.get("summary"):
         out.append("  %s: %s" % (when, p["summary"]))
     return out
+
+
+def _site(site):
+    """A cause's site ("path/file.py:LINE (function)") as (file name, line), as the probe's records
+    name them; (None, None) for another form."""
+    head = site.split(" (", 1)[0]
+    path, sep, line = head.rpartition(":")
+    return (os.path.basename(path), int(line)) if sep and line.isdigit() else (None, None)
 
 
 def _running():

@@ -62,3 +62,14 @@ def test_skipped():
 def test_fails_on_its_own(weights):
     predict(weights, np.ones((8, 16), np.float32))
     assert 1 + 1 == 3, "fails on its own"
+
+
+@pytest.fixture
+def predicts_at_teardown(weights):
+    yield
+    for n in (41, 43):  # a new shape each: compiled again as the test's own fixture tears down
+        predict(weights, np.ones((n, 16), np.float32)).block_until_ready()
+
+
+def test_recompiles_at_teardown(predicts_at_teardown):
+    pass

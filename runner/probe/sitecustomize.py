@@ -319,7 +319,7 @@ def _unit(function, source):
 
 
 # _HOOKS, the hook of each top-level package, each a _unit with its unit's source, goes here:
-# recomp run writes it in (runner.probeSource).
+# recomp run writes it in (runner.ProbeSource).
 _HOOKS = {}
 
 

@@ -92,11 +92,17 @@ var pytestFile = map[string]string{"RECOMP_PYTEST": "pytest.txt", "RECOMP_PYTEST
 // at set-up or teardown).
 func outcomes(t *testing.T, py, dir, suite string, args ...string) (int, string, map[string]string) {
 	t.Helper()
+	return outcomesEnv(t, nil, py, dir, suite, args...)
+}
+
+// outcomesEnv is outcomes with env added to the environment pytest runs in.
+func outcomesEnv(t *testing.T, env []string, py, dir, suite string, args ...string) (int, string, map[string]string) {
+	t.Helper()
 	junit := filepath.Join(dir, "junit.xml")
 	os.Remove(junit)
 	abs, _ := filepath.Abs(suite)
 	cmd := exec.Command(py, append([]string{"-m", "pytest", "-p", "no:cacheprovider", "--junitxml", junit, abs}, args...)...)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	cmd.Dir, cmd.Env = dir, append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"), env...)
 	out, _ := cmd.CombinedOutput()
 	b, err := os.ReadFile(junit)
 	if err != nil {
@@ -175,14 +181,19 @@ var jaxSuite = map[string][]string{
 		"cause: batch size", "in the session so far"},
 }
 
-// The JAX suite under pytest --recomp, alone and with -n 2: the test that compiles again in a
-// loop fails with recomp's cause, at its line, and the fix; the others are as pytest alone has
-// them; the session ends with the table and a run folder.
+// The JAX suite under pytest --recomp, alone and with -n 2 (and a persistent cache folder set):
+// the test that compiles again in a loop fails with recomp's cause, at its line, and the fix;
+// the others are as pytest alone has them; the session ends with the table and a run folder.
+// JAX's cache-key lines are in run.log with the cache folder set, and nowhere without it.
 func TestPytestPluginJAX(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	for _, extra := range [][]string{nil, {"-n", "2"}} {
 		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
-		code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
+		var env []string
+		if extra != nil {
+			env = []string{"JAX_COMPILATION_CACHE_DIR=" + filepath.Join(dir, "jax-cache")}
+		}
+		code, out, got := outcomesEnv(t, env, py, dir, "../testdata/pytest/jax", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
 		if code != 1 {
 			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
 		}
@@ -193,12 +204,14 @@ func TestPytestPluginJAX(t *testing.T) {
 			}
 		}
 		// The log records recomp's settings made are in run.log, not in a failing test's output.
+		log, _ := os.ReadFile(filepath.Join(run, "run.log"))
 		for _, w := range []string{"get_cache_key", "Compiling jit(predict)", "TRACING CACHE MISS"} {
 			if strings.Contains(out, w) {
 				t.Errorf("%v: the output holds %q", extra, w)
 			}
-			if log, _ := os.ReadFile(filepath.Join(run, "run.log")); !strings.Contains(string(log), w) {
-				t.Errorf("%v: run.log lacks %q", extra, w)
+			has, want := strings.Contains(string(log), w), w != "get_cache_key" || env != nil
+			if has != want {
+				t.Errorf("%v (cache folder set: %v): run.log holds %q: %v, want %v", extra, env != nil, w, has, want)
 			}
 		}
 		var m struct {

@@ -30,6 +30,9 @@ const (
 	// plugin's run folder: its run.log); unset, it writes them to the standard error the
 	// process started with.
 	ProbeLogVar = "RECOMP_PROBE_LOG"
+	// ProbeOwnVar names the settings recomp set (not the user's) that the probe narrows at run
+	// time (framework.Setting.Narrowed), comma-separated.
+	ProbeOwnVar = "RECOMP_PROBE_OWN"
 )
 
 // Folder is the files of a run folder.

@@ -21,6 +21,19 @@ type Setting struct {
 	prints    []*lazyre.Regexp // the lines the setting makes the stack print
 	continued []bool
 	off       []string // the stacks whose compile logging the user's own value switched off
+	narrowed  bool     // the probe narrows it when recomp set it (framework.Setting.Narrowed)
+}
+
+// ProbeOwn is the value of runfolder.ProbeOwnVar: the settings recomp set (not the user's)
+// that the probe narrows, comma-separated; "" when none.
+func ProbeOwn(settings []Setting) string {
+	var names []string
+	for _, s := range settings {
+		if s.narrowed && !s.Kept {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 // LoggingOff names, for each stack whose compile logging a setting of the user's own switched
@@ -108,7 +121,7 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir, traceDir
 		if i, ok := l.at[k]; ok && !l.settings[i].Kept {
 			continue
 		}
-		if k == xla.Variable && dumping || (k == "PYTHONPATH" || k == runfolder.ProbeOutVar || k == runfolder.ProbeLogVar) && probe != nil {
+		if k == xla.Variable && dumping || (k == "PYTHONPATH" || k == runfolder.ProbeOutVar || k == runfolder.ProbeLogVar || k == runfolder.ProbeOwnVar) && probe != nil {
 			continue
 		}
 		out = append(out, kv)
@@ -117,6 +130,9 @@ func Evidence(fw runfolder.Framework, dump runfolder.DumpMode, dumpDir, traceDir
 		if !s.Kept {
 			out = append(out, s.Name+"="+s.Value)
 		}
+	}
+	if own := ProbeOwn(l.settings); own != "" && probe != nil {
+		out = append(out, runfolder.ProbeOwnVar+"="+own)
 	}
 	return l.settings, out
 }
@@ -150,7 +166,7 @@ func (l *settingList) add(fw string, e framework.Setting) {
 		}
 		return
 	}
-	s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}}
+	s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}, narrowed: e.Narrowed}
 	if e.Prints != nil {
 		s.prints, s.continued = []*lazyre.Regexp{e.Prints}, []bool{e.Continued}
 	}

@@ -110,6 +110,9 @@ func (s *Session) Open() (map[string]string, error) {
 	}
 	if s.probe != nil {
 		vars[runfolder.ProbeLogVar] = filepath.Join(abs, runfolder.LogName)
+		if own := ProbeOwn(s.Settings); own != "" {
+			vars[runfolder.ProbeOwnVar] = own
+		}
 	}
 	return vars, nil
 }

@@ -172,6 +172,36 @@ func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
 	}
 }
 
+// The settings the probe narrows (JAX's cache-key log) are named to it when recomp set them, not
+// when the user did or there is no probe; a name inherited from an outer run is replaced.
+func TestEvidenceNamesNarrowedSettingsToTheProbe(t *testing.T) {
+	probe := &Probe{Dir: "/runs/x/.recomp-probe", Out: "/runs/x/probe.jsonl"}
+	own := func(env []string) []string {
+		var out []string
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, runfolder.ProbeOwnVar+"="); ok {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		probe *Probe
+		env   []string
+		want  []string
+	}{
+		{probe, nil, []string{"JAX_DEBUG_LOG_MODULES"}},
+		{probe, []string{runfolder.ProbeOwnVar + "=OUTER"}, []string{"JAX_DEBUG_LOG_MODULES"}},
+		{probe, []string{"JAX_DEBUG_LOG_MODULES=jax._src.cache_key"}, nil},
+		{nil, nil, nil},
+	} {
+		_, env := Evidence(runfolder.Framework(jax.Name), runfolder.DumpNone, "", "", c.probe, c.env)
+		if got := own(env); !slices.Equal(got, c.want) {
+			t.Errorf("probe %v, env %v: %s=%v, want %v", c.probe != nil, c.env, runfolder.ProbeOwnVar, got, c.want)
+		}
+	}
+}
+
 // A stack that writes a trace (torch.compile's TORCH_TRACE) traces into the run folder; a trace
 // folder of the user's own is kept, and named for the manifest (read in its place).
 func TestEvidenceTracesIntoTheRunFolder(t *testing.T) {

@@ -462,6 +462,10 @@ type Setting struct {
 	// the user's own (which recomp run keeps) leaves no record of them (nil: the setting is not
 	// that one). The stack's compilations are then judged on the probe's records.
 	Off func(value string) bool
+	// Narrowed says the probe narrows the setting, when recomp set it, to the runs whose answer
+	// it serves (JAX's cache-key lines to a run with a persistent cache): the runner names such
+	// settings to the probe (runfolder.ProbeOwnVar). Without the probe it applies as set.
+	Narrowed bool
 }
 
 // VModuleOff says whether a TF_CPP_VMODULE value (module=level,...) sets none of modules to its

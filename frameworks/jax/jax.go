@@ -65,10 +65,12 @@ var Framework = &framework.Framework{
 			Prints: lazyre.New(`TRACING CACHE MISS at |PERSISTENT COMPILATION CACHE MISS for `), Continued: true},
 		// Why a persistent-cache entry was missed: the hash of each part of every cache key and
 		// each XLA flag hashed into it (jax/_src/cache_key.py), compared across runs by recomp diff.
+		// JAX >= 0.5 keys every compilation, persistent cache or not: the probe keeps the lines
+		// (and the second hashing) to a run with a cache folder set (Narrowed).
 		{Name: "JAX_DEBUG_LOG_MODULES", Value: "jax._src.cache_key", Effect: "with a persistent compilation cache on, JAX logs the hash of each " +
 			"part of every cache key and each XLA flag it includes: about 20 lines per compilation (JAX >= 0.5 prints each twice), and each part " +
-			"is hashed a second time for the log (the computation's serialised module too); nothing without a persistent cache",
-			Prints: lazyre.New(`jax\._src\.cache_key|get_cache_key hash|flag in cache key: `)},
+			"is hashed a second time for the log (the computation's serialised module too); under the probe, nothing while no cache folder is set",
+			Prints: lazyre.New(`jax\._src\.cache_key|get_cache_key hash|flag in cache key: `), Narrowed: true},
 		{Name: "JAX_LOGGING_LEVEL", Value: "INFO", Effect: "JAX >= 0.5 prints the cache-key lines only with a level set: JAX's records then go " +
 			"through JAX's own handler with its prefix (LEVEL:time:logger:line:), its INFO records (backend and cache set-up) appear, " +
 			"and it sets the C++ log level to INFO as TF_CPP_MIN_LOG_LEVEL=0 does; a program that configures logging itself prints JAX's " +

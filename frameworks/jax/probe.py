@@ -65,8 +65,42 @@ def _jax_static():
     return out[:16], name
 
 
+def _key_lines(module):
+    """When recomp set JAX_DEBUG_LOG_MODULES=jax._src.cache_key (it is in $RECOMP_PROBE_OWN, not
+    the user's own): a function that, called before each compilation, keeps JAX's cache-key
+    lines to a run with a persistent cache folder set (jax_compilation_cache_dir, by variable or
+    in code). JAX >= 0.5 keys every compilation, cache or not; with its logger at DEBUG it hashes
+    each part of the key a second time (the serialised module too) and logs some 16 lines, which
+    only recomp diff RUN_A RUN_B reads, and only for a run that had a cache. Without a folder the
+    logger goes back to its level without the setting (NOTSET: JAX's own); once anything else
+    sets its level, it is left as set. None when the setting is the user's, or absent."""
+    if "JAX_DEBUG_LOG_MODULES" not in os.environ.get("RECOMP_PROBE_OWN", "").split(","):
+        return None
+    import logging
+    logger = logging.getLogger("jax._src.cache_key")
+    config = module.config
+    last = [logger.level]  # the level this function last saw or set
+
+    def narrow():
+        if logger.level != last[0]:
+            return  # set since by someone else: theirs
+        want = logging.DEBUG if config.jax_compilation_cache_dir else logging.NOTSET
+        if logger.level != want:
+            logger.setLevel(want)
+            last[0] = want
+
+    return narrow
+
+
 def _on_jax(module):
     import jax.monitoring as monitoring
+
+    try:
+        narrow = _key_lines(module)
+        if narrow is not None:
+            narrow()
+    except Exception:
+        narrow = None
 
     names = {
         "/jax/core/compile/backend_compile_duration": "compile",
@@ -79,6 +113,8 @@ def _on_jax(module):
             stage = names.get(event)
             if stage is None:
                 return
+            if narrow is not None and stage != "compile":  # traced or lowered: a compilation may follow
+                narrow()
             rec = {"framework": "jax", "event": stage, "seconds": float(duration)}
             if stage == "compile":  # the backend is up: which process of a job this is
                 try:

@@ -72,7 +72,8 @@ type Manifest struct {
 // spaces), so that the final one can be written over it when the disk has filled up meanwhile.
 const manifestReserve = 64 << 10
 
-// WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file).
+// WriteManifest writes m into the folder, atomically (a failed write leaves no truncated file;
+// not synced: atomicfile.WriteUnsynced).
 // When that fails (a full disk) and the folder holds a manifest at least as large (the one
 // written at the start, with its reserve), m is written over it in place, padded with spaces.
 func WriteManifest(dir string, m *Manifest) error {
@@ -82,7 +83,7 @@ func WriteManifest(dir string, m *Manifest) error {
 	}
 	b = append(b, '\n')
 	path := filepath.Join(dir, ManifestName)
-	err = atomicfile.Write(path, b, 0o644)
+	err = atomicfile.WriteUnsynced(path, b, 0o644)
 	if err == nil {
 		return nil
 	}
@@ -105,7 +106,8 @@ func WriteManifest(dir string, m *Manifest) error {
 }
 
 // WriteStartManifest writes the manifest of a run that has started (Running), padded to
-// manifestReserve bytes with spaces (JSON's white space).
+// manifestReserve bytes with spaces (JSON's white space). Not synced: the file system holds
+// the reserve from the write on (ext4's and XFS's delayed allocation reserve the blocks then).
 func WriteStartManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -115,7 +117,7 @@ func WriteStartManifest(dir string, m *Manifest) error {
 	if len(b) < manifestReserve {
 		b = append(b, bytes.Repeat([]byte{' '}, manifestReserve-len(b))...)
 	}
-	return atomicfile.Write(filepath.Join(dir, ManifestName), b, 0o644)
+	return atomicfile.WriteUnsynced(filepath.Join(dir, ManifestName), b, 0o644)
 }
 
 // MaxManifestBytes is the most ReadManifest reads: recomp writes a few KiB (at most 1000 names

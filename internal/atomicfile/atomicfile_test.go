@@ -9,21 +9,26 @@ import (
 )
 
 func TestWrite(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.json")
-	if err := Write(path, []byte("first\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := Write(path, []byte("second\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(path)
-	st, _ := os.Stat(path)
-	if string(b) != "second\n" || st.Mode().Perm() != 0o600 {
-		t.Errorf("content %q mode %v", b, st.Mode())
-	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".report.json.tmp-*")); len(left) != 0 {
-		t.Errorf("temporary files left: %v", left)
+	for name, write := range map[string]func(string, []byte, os.FileMode) error{"Write": Write, "WriteUnsynced": WriteUnsynced} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "report.json")
+		if err := write(path, []byte("first\n"), 0o644); err != nil {
+			t.Fatal(name, err)
+		}
+		if err := write(path, []byte("second\n"), 0o600); err != nil {
+			t.Fatal(name, err)
+		}
+		b, _ := os.ReadFile(path)
+		st, _ := os.Stat(path)
+		if string(b) != "second\n" || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: content %q mode %v", name, b, st.Mode())
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".report.json.tmp-*")); len(left) != 0 {
+			t.Errorf("%s: temporary files left: %v", name, left)
+		}
+		if err := write(filepath.Join(dir, "missing", "x.json"), []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), "x.json") {
+			t.Errorf("%s: a write into a missing folder: %v", name, err)
+		}
 	}
 }
 

@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/recomp/recomp/explain"
 	"github.com/recomp/recomp/ledger"
@@ -64,9 +67,23 @@ func (c *sessionOpenCmd) Run(e *env) error {
 		if _, err := e.stdout.Write(append(line, '\n')); err != nil {
 			return err
 		}
+		go warmClose(out.Folder, e)
 		return serveOne(e)
 	}
 	return enc.Encode(out)
+}
+
+// warmClose does, while the session's tests run, what the close that session open --stay
+// serves will do first (the stacks' log grammar built, the manifest's decoder and the report's
+// encoders made), by reading the folder as it is then, so that the session's end waits less
+// for its answer: some 1.5 ms of the close's CPU moves to a moment the process is idle. Only
+// reads; whatever it finds, fails or panics on is dropped.
+func warmClose(dir string, e *env) {
+	defer func() { _ = recover() }()
+	quiet := *e
+	quiet.stdout, quiet.stderr, quiet.log = io.Discard, io.Discard, hclog.NewNullLogger()
+	_, _ = runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	_, _ = answer(&quiet, dir, nil)
 }
 
 // serveOne runs the one recomp session command session open --stay reads on stdin, a JSON

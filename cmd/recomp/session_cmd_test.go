@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // sessionFolder is a run folder recomp session open made, holding the log and dump of the
@@ -259,5 +263,35 @@ func TestSessionOpenStay(t *testing.T) {
 		if code != c.want || errb.Len() == 0 {
 			t.Errorf("%s: exit %d (%q), want %d and a message", c.req, code, errb.String(), c.want)
 		}
+	}
+}
+
+// The close's warm-up (warmClose, run while a session open --stay waits) only reads: on a folder
+// of garbage (a log of binary noise, a dump that does not parse, a manifest that is not JSON) it
+// writes nothing into the folder nor to the command's output, and does not panic.
+func TestWarmCloseOnlyReads(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{"run.log": "\x00\xff\x1b[2J\nCompiling jit(f) with global shapes and types [\n",
+		"manifest.json": "{not json", "probe.jsonl": "{\"framework\": \"jax\", \"event\":\n", "dump/module_0001.jit_f.before_optimizations.txt": "HloModule jit_f\n\nENTRY %main (",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listing := func() string {
+		var b strings.Builder
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			info, _ := d.Info()
+			fmt.Fprintf(&b, "%s %d %v\n", p, info.Size(), info.ModTime())
+			return nil
+		})
+		return b.String()
+	}
+	before := listing()
+	var out, errb bytes.Buffer
+	warmClose(dir, &env{stdout: &out, stderr: &errb, log: hclog.New(&hclog.LoggerOptions{Output: &errb, Level: hclog.Trace}), maxHLO: 64 << 20})
+	if after := listing(); after != before || out.Len() > 0 || errb.Len() > 0 {
+		t.Errorf("warmClose wrote: folder\n%s\nthen\n%s\nstdout %q stderr %q", before, after, out.String(), errb.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,7 +121,9 @@ func runPytestCost(rounds, tests int, dir string, keep bool) error {
 		}{{"--recomp's cost", under}, {"noise (pytest again)", again}} {
 			diff, rel := differences(plain, d.runs, m.of)
 			q, r := quartiles(diff), quartiles(rel)
-			fmt.Printf("  %s, round by round: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%)\n", d.what, q[1], q[0], q[2], r[1], r[0], r[2])
+			lo, hi := medianInterval(rel)
+			fmt.Printf("  %s, round by round: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%; the median's 95 %% interval %+.1f %%, %+.1f %%)\n",
+				d.what, q[1], q[0], q[2], r[1], r[0], r[2], lo, hi)
 		}
 	}
 	return binaryCalls(bin, dir, filepath.Join(dir, fmt.Sprintf("run%03d", rounds)))
@@ -187,6 +190,29 @@ func quartiles(xs []float64) [3]float64 {
 	slices.Sort(s)
 	at := func(f float64) float64 { return s[int(f*float64(len(s)-1)+0.5)] }
 	return [3]float64{at(0.25), at(0.5), at(0.75)}
+}
+
+// medianInterval is a 95 % confidence interval of the median of xs that assumes nothing of
+// their distribution (the rounds are independent): the k-th smallest and the k-th largest, k the
+// largest rank with at most 2.5 % binomial(n, 1/2) probability below it. Both are NaN for fewer
+// than 6 values, where no such k exists.
+func medianInterval(xs []float64) (lo, hi float64) {
+	n := len(xs)
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	k, cdf, p := 0, 0.0, math.Pow(0.5, float64(n)) // p: P(X = j), X ~ binomial(n, 1/2)
+	for j := 0; j < n; j++ {
+		if cdf+p > 0.025 {
+			break
+		}
+		cdf += p
+		k = j + 1
+		p *= float64(n-j) / float64(j+1)
+	}
+	if k == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return s[k-1], s[n-k]
 }
 
 // pluginVenv makes a virtual environment in dir that sees the packages of the pytest and the

@@ -73,7 +73,8 @@ def _key_lines(module):
     each part of the key a second time (the serialised module too) and logs some 16 lines, which
     only recomp diff RUN_A RUN_B reads, and only for a run that had a cache. Without a folder the
     logger goes back to its level without the setting (NOTSET: JAX's own); once anything else
-    sets its level, it is left as set. None when the setting is the user's, or absent."""
+    sets its level, or the probe is stopped (the session ended), it is left as it is. None when
+    the setting is the user's, or absent."""
     if "JAX_DEBUG_LOG_MODULES" not in os.environ.get("RECOMP_PROBE_OWN", "").split(","):
         return None
     import logging
@@ -82,8 +83,8 @@ def _key_lines(module):
     last = [logger.level]  # the level this function last saw or set
 
     def narrow():
-        if logger.level != last[0]:
-            return  # set since by someone else: theirs
+        if _STOPPED or logger.level != last[0]:
+            return  # the session ended, or set since by someone else: theirs
         want = logging.DEBUG if config.jax_compilation_cache_dir else logging.NOTSET
         if logger.level != want:
             logger.setLevel(want)

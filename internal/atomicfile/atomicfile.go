@@ -1,7 +1,7 @@
 // Package atomicfile writes files so that a reader never sees half of one: the data goes to a
 // temporary file in the same folder, which is synced (unless WriteUnsynced) and renamed over
-// the target. A failed write
-// (a full disk) leaves the previous file, or none, never a truncated one.
+// the target. A failed write (a full disk) leaves the previous file, or none, never a truncated
+// one.
 package atomicfile
 
 import (

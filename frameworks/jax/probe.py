@@ -115,7 +115,10 @@ def _on_jax(module):
             if stage is None:
                 return
             if narrow is not None and stage != "compile":  # traced or lowered: a compilation may follow
-                narrow()
+                try:
+                    narrow()
+                except Exception:
+                    pass  # never at the cost of this record
             rec = {"framework": "jax", "event": stage, "seconds": float(duration)}
             if stage == "compile":  # the backend is up: which process of a job this is
                 try:

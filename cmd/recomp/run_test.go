@@ -247,3 +247,24 @@ func runLive(t *testing.T, dir, py, program string) (report.RunJSON, string) {
 	}
 	return doc, stderr
 }
+
+// TestLiveJAXCacheKeyLines runs a JAX program through recomp run (RECOMP_LIVE_JAX_0_12) without a
+// persistent cache and with one set in code after import: JAX keys every compilation either
+// way, and the probe keeps its cache-key log (JAX_DEBUG_LOG_MODULES, recomp's setting) to the run
+// with the cache folder, which recomp diff RUN_A RUN_B reads.
+func TestLiveJAXCacheKeyLines(t *testing.T) {
+	py := livePython(t, "RECOMP_LIVE_JAX_0_12", "jax_cache_in_code.py was not run through recomp run")
+	t.Setenv("JAX_PLATFORMS", "cpu")
+	for _, cache := range []string{"", filepath.Join(t.TempDir(), "jax-cache")} {
+		t.Setenv("JAX_CACHE_IN_CODE", cache)
+		dir := filepath.Join(t.TempDir(), "run")
+		runLive(t, dir, py, "jax_cache_in_code.py")
+		log, err := os.ReadFile(filepath.Join(dir, "run.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(log), "get_cache_key hash of serialized"); (n > 0) != (cache != "") {
+			t.Errorf("cache folder %q: %d cache-key lines in run.log", cache, n)
+		}
+	}
+}

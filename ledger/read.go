@@ -513,28 +513,28 @@ func eachEvent(s *logscan.Scanner, f func(logscan.Event)) {
 		}
 		return
 	}
+	// The batches are made as the log needs them, and grow as append grows them: a log of a
+	// dozen events (a pytest session's) never allocates three batches of 256 events (600 KB,
+	// each page of it a page fault of a command that lives a few milliseconds).
 	const batches = 3
 	full := make(chan []logscan.Event, batches)
 	free := make(chan []logscan.Event, batches)
 	stop := make(chan struct{})
-	for range batches {
-		free <- make([]logscan.Event, 0, eventBatch)
-	}
 	var failed any
 	go func() {
 		defer close(full)
 		defer func() { failed = recover() }()
 		var b []logscan.Event
-		select {
-		case b = <-free:
-		case <-stop:
-			return
-		}
+		made := 1
 		for s.Scan() {
 			if b = append(b, s.Event()); len(b) < eventBatch {
 				continue
 			}
 			full <- b // never blocks: full holds every batch there is
+			if made < batches {
+				b, made = nil, made+1
+				continue
+			}
 			select {
 			case b = <-free:
 			case <-stop:

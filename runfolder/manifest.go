@@ -115,7 +115,11 @@ func WriteStartManifest(dir string, m *Manifest) error {
 	}
 	b = append(b, '\n')
 	if len(b) < manifestReserve {
-		b = append(b, bytes.Repeat([]byte{' '}, manifestReserve-len(b))...)
+		padded := make([]byte, manifestReserve)
+		for i := copy(padded, b); i < len(padded); i++ {
+			padded[i] = ' '
+		}
+		b = padded
 	}
 	return atomicfile.WriteUnsynced(filepath.Join(dir, ManifestName), b, 0o644)
 }

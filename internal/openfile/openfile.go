@@ -7,6 +7,7 @@
 package openfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,7 +115,14 @@ func ReadCapped(path string, named bool, max int64, what string) ([]byte, error)
 	if st.Mode().IsRegular() && st.Size() > max {
 		return nil, &TooLargeError{Path: path, Size: st.Size(), Cap: max, What: what}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	// A regular file's size sizes the buffer (one allocation, the end seen in the read after
+	// it): io.ReadAll's growth from 512 bytes allocates twice the file, and each page a short
+	// command touches is a page fault of its start-up.
+	hint := int64(512)
+	if st.Mode().IsRegular() && st.Size() < max {
+		hint = st.Size() + 1
+	}
+	b, err := readAll(io.LimitReader(f, max+1), make([]byte, 0, hint))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -124,6 +132,23 @@ func ReadCapped(path string, named bool, max int64, what string) ([]byte, error)
 	return b, nil
 }
 
+// readAll appends r's bytes to b until the end of r, as io.ReadAll does from b's capacity.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
 // ReadJSON reads a JSON document of at most max bytes into v (see ReadCapped); a syntax error
 // names the file and line.
 func ReadJSON(path string, named bool, max int64, what string, v any) error {
@@ -131,7 +156,9 @@ func ReadJSON(path string, named bool, max int64, what string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	// Trailing white space (a run folder's start manifest is padded to 64 KiB with spaces) is
+	// cut before the decoder, which checks each byte of it.
+	if err := json.Unmarshal(bytes.TrimRight(b, " \t\r\n"), v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return fmt.Errorf("%s:%d: %v", path, lineOf(b, se.Offset), err)

@@ -121,9 +121,12 @@ func runPytestCost(rounds, tests int, dir string, keep bool) error {
 		}{{"--recomp's cost", under}, {"noise (pytest again)", again}} {
 			diff, rel := differences(plain, d.runs, m.of)
 			q, r := quartiles(diff), quartiles(rel)
-			lo, hi := medianInterval(rel)
-			fmt.Printf("  %s, round by round: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%; the median's 95 %% interval %+.1f %%, %+.1f %%)\n",
-				d.what, q[1], q[0], q[2], r[1], r[0], r[2], lo, hi)
+			interval := "no 95 % interval of the median under 6 rounds"
+			if lo, hi := medianInterval(rel); !math.IsNaN(lo) {
+				interval = fmt.Sprintf("the median's 95 %% interval %+.1f %%, %+.1f %%", lo, hi)
+			}
+			fmt.Printf("  %s, round by round: median %+.3f s (quartiles %+.3f, %+.3f) = %+.1f %% (quartiles %+.1f %%, %+.1f %%; %s)\n",
+				d.what, q[1], q[0], q[2], r[1], r[0], r[2], interval)
 		}
 	}
 	return binaryCalls(bin, dir, filepath.Join(dir, fmt.Sprintf("run%03d", rounds)))

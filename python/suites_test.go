@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -230,6 +231,12 @@ func TestPytestPluginJAX(t *testing.T) {
 			t.Fatalf("recomp scan %s: %v", run, err)
 		}
 		holdsSchema(t, "recomp scan "+run, scan)
+	}
+	// The C++ info lines recomp's settings would make (JAX's backend and dump set-up) go to the
+	// process's own output, never to run.log: with -s, pytest --recomp prints none of them.
+	info := regexp.MustCompile(`(?m)^I\d{4} \d\d:\d\d:\d\d\.\d+ .*\]`)
+	if _, out, _ := outcomes(t, py, dir, "../testdata/pytest/jax", "--recomp", "--recomp-out", filepath.Join(dir, "run-s"), "-s", "-k", "compile_once"); info.MatchString(out) {
+		t.Errorf("-s: the output holds C++ info lines: %q\n%s", info.FindString(out), out)
 	}
 	// Without --recomp the plugin does nothing: pytest's own outcomes, no run folder.
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax")

@@ -22,6 +22,21 @@ type Setting struct {
 	continued []bool
 	off       []string // the stacks whose compile logging the user's own value switched off
 	narrowed  bool     // the probe narrows it when recomp set it (framework.Setting.Narrowed)
+	native    bool     // every stack that wants it prints its lines from native code (framework.Setting.Native)
+}
+
+// Readable are the settings whose lines a session inside the process can read: those of
+// settings, less the ones recomp would set whose lines only the stacks' native code prints
+// (framework.Setting.Native), which go to the process's own output, never to its run.log. The
+// user's own values stay, as they are.
+func Readable(settings []Setting) []Setting {
+	out := make([]Setting, 0, len(settings))
+	for _, s := range settings {
+		if !s.native || s.Kept {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ProbeOwn is the value of runfolder.ProbeOwnVar: the settings recomp set (not the user's)
@@ -156,6 +171,7 @@ func (l *settingList) add(fw string, e framework.Setting) {
 		if off {
 			s.off = append(s.off, fw)
 		}
+		s.native = s.native && e.Native
 		if !s.Kept && !slices.Contains(strings.Split(s.Value, ","), value) {
 			s.Value += "," + value
 			s.Framework = ""
@@ -166,7 +182,7 @@ func (l *settingList) add(fw string, e framework.Setting) {
 		}
 		return
 	}
-	s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}, narrowed: e.Narrowed}
+	s := Setting{Setting: runfolder.Setting{Name: name, Value: value, Effect: e.Effect, Framework: fw}, narrowed: e.Narrowed, native: e.Native}
 	if e.Prints != nil {
 		s.prints, s.continued = []*lazyre.Regexp{e.Prints}, []bool{e.Continued}
 	}

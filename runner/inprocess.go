@@ -66,6 +66,8 @@ func OpenedEvents() Opened {
 
 // OpenSession makes the run folder of opt with the probe (Prepare, then Open) and says what the
 // process needs to turn the evidence on in itself; a session without a command is pytest's.
+// Its settings are the ones whose lines the process's run.log can get (Readable): the native
+// code's lines would only add to the process's own output (pytest's captured output).
 func OpenSession(opt SessionOptions) (Opened, error) {
 	if len(opt.Command) == 0 {
 		opt.Command = []string{"pytest"}
@@ -76,6 +78,7 @@ func OpenSession(opt SessionOptions) (Opened, error) {
 	if err != nil {
 		return out, err
 	}
+	ses.Settings = Readable(ses.Settings)
 	vars, err := ses.Open()
 	if err != nil {
 		return out, err

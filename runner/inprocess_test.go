@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +83,48 @@ func TestOpenSession(t *testing.T) {
 	ev := OpenedEvents()
 	if ev.Folder != "" || ev.Env == nil || ev.Settings == nil || ev.Quiet == nil || len(ev.Compiles) == 0 {
 		t.Errorf("events %+v", ev)
+	}
+}
+
+// A session inside the process sets no setting whose lines only the stacks' native code prints
+// (they would go to pytest's captured output, never to run.log), in its variables or its
+// manifest; the user's own value of one stays, as under recomp run; recomp run sets them all.
+func TestOpenSessionLeavesNativeLinesOut(t *testing.T) {
+	native := []string{"TF_CPP_MIN_LOG_LEVEL", "TF_CPP_VMODULE", "PT_XLA_DEBUG_LEVEL", "PT_XLA_DEBUG_MAX_FRAME", "POPLAR_LOG_LEVEL", "POPART_LOG_LEVEL"}
+	dir := filepath.Join(t.TempDir(), "run")
+	out, err := OpenSession(SessionOptions{Out: dir, Framework: runfolder.FrameworkAuto, Dump: runfolder.DumpBefore,
+		Environ: []string{"PATH=/bin", "TF_CPP_VMODULE=device_compiler=2"}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := runfolder.ReadManifest(filepath.Join(dir, runfolder.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, s := range m.Settings {
+		kept[s.Name] = s.Kept
+	}
+	for _, name := range native {
+		_, set := out.Env[name]
+		if name == "TF_CPP_VMODULE" {
+			if set || !kept[name] {
+				t.Errorf("the user's %s: set %v, kept in the manifest %v", name, set, kept[name])
+			}
+			continue
+		}
+		if _, listed := kept[name]; set || listed {
+			t.Errorf("%s: in the variables %v, in the manifest %v", name, set, listed)
+		}
+	}
+	if out.Env["JAX_LOG_COMPILES"] != "1" || out.Env["TORCH_LOGS"] == "" {
+		t.Errorf("the stacks' Python logging left out too: %v", out.Env)
+	}
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "", nil, nil)
+	for _, name := range native {
+		if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }) {
+			t.Errorf("recomp run does not set %s: %v", name, env)
+		}
 	}
 }
 

@@ -172,8 +172,9 @@ func TestEvidenceKeepsTheUsersSettings(t *testing.T) {
 	}
 }
 
-// The settings the probe narrows (JAX's cache-key log) are named to it when recomp set them, not
-// when the user did or there is no probe; a name inherited from an outer run is replaced.
+// The settings the probe narrows (JAX's cache-key log, JAX's logging level) are named to it when
+// recomp set them, not when the user did or there is no probe; a name inherited from an outer
+// run is replaced.
 func TestEvidenceNamesNarrowedSettingsToTheProbe(t *testing.T) {
 	probe := &Probe{Dir: "/runs/x/.recomp-probe", Out: "/runs/x/probe.jsonl"}
 	own := func(env []string) []string {
@@ -190,9 +191,10 @@ func TestEvidenceNamesNarrowedSettingsToTheProbe(t *testing.T) {
 		env   []string
 		want  []string
 	}{
-		{probe, nil, []string{"JAX_DEBUG_LOG_MODULES"}},
-		{probe, []string{runfolder.ProbeOwnVar + "=OUTER"}, []string{"JAX_DEBUG_LOG_MODULES"}},
-		{probe, []string{"JAX_DEBUG_LOG_MODULES=jax._src.cache_key"}, nil},
+		{probe, nil, []string{"JAX_DEBUG_LOG_MODULES,JAX_LOGGING_LEVEL"}},
+		{probe, []string{runfolder.ProbeOwnVar + "=OUTER"}, []string{"JAX_DEBUG_LOG_MODULES,JAX_LOGGING_LEVEL"}},
+		{probe, []string{"JAX_DEBUG_LOG_MODULES=jax._src.cache_key"}, []string{"JAX_LOGGING_LEVEL"}},
+		{probe, []string{"JAX_DEBUG_LOG_MODULES=jax._src.cache_key", "JAX_LOGGING_LEVEL=DEBUG"}, nil},
 		{nil, nil, nil},
 	} {
 		_, env := Evidence(runfolder.Framework(jax.Name), runfolder.DumpNone, "", "", c.probe, c.env)

@@ -466,6 +466,13 @@ type Setting struct {
 	// it serves (JAX's cache-key lines to a run with a persistent cache): the runner names such
 	// settings to the probe (runfolder.ProbeOwnVar). Without the probe it applies as set.
 	Narrowed bool
+	// Native says the stack's native code writes the lines the setting makes it print straight to
+	// the process's standard streams, never through Python's logging (absl's info lines,
+	// PyTorch/XLA's analysis blocks, Poplar's log): only recomp run, which reads those streams,
+	// gets them. A session inside the process (the pytest plugin's, recomp.gather()) cannot read
+	// them (pytest takes the streams test by test), so it leaves the setting unset rather than
+	// add the lines to the process's own output.
+	Native bool
 }
 
 // VModuleOff says whether a TF_CPP_VMODULE value (module=level,...) sets none of modules to its

@@ -68,14 +68,14 @@ var Framework = &framework.Framework{
 	Settings: []framework.Setting{
 		{Name: "TF_CPP_VMODULE", Value: "poplar_compiler=1,poplar_executable=1",
 			Prints: lazyre.New(`\b(?:poplar_compiler|poplar_executable)\.cc:\d+\] `),
-			Off:    func(v string) bool { return framework.VModuleOff(v, map[string]int{"poplar_compiler": 1}) }},
+			Off:    func(v string) bool { return framework.VModuleOff(v, map[string]int{"poplar_compiler": 1}) }, Native: true},
 		{Name: "POPLAR_LOG_LEVEL", Value: "INFO", Effect: "Poplar logs every engine phase: a long log",
 			Prints: lazyre.New(`^(?:\d\d:\d\d:\d\d\.\d+ \d+ PO:\S* +\[I\] |\S+Z PO:\S* +\S+ I: )`),
 			Off: func(v string) bool { // Poplar's levels below INFO print no phase
 				return slices.Contains([]string{"WARN", "ERR", "CRITICAL", "OFF"}, strings.ToUpper(strings.TrimSpace(v)))
-			}},
+			}, Native: true},
 		{Name: "POPART_LOG_LEVEL", Value: "INFO", Effect: "PopART logs at info level: a long log",
-			Prints: lazyre.New(`^(?:\[[\d\- :.]+\] \[popart[^\]]*\] \[info\] |\S+Z popart:\S* +\S+ I: )`)},
+			Prints: lazyre.New(`^(?:\[[\d\- :.]+\] \[popart[^\]]*\] \[info\] |\S+Z popart:\S* +\S+ I: )`), Native: true},
 	},
 	CacheEntries: cacheEntries,
 	CacheFolders: func(name, value string) []string {

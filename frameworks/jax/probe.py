@@ -93,8 +93,28 @@ def _key_lines(module):
     return narrow
 
 
+def _native_level():
+    """In a session inside this process (RECOMP_PROBE_LOG: the pytest plugin's, recomp.gather()),
+    when recomp set JAX_LOGGING_LEVEL (it is in $RECOMP_PROBE_OWN, not the user's own): JAX set
+    the C++ log level to INFO from it at import, and the C++ info lines (the backend's devices,
+    the dump's set-up) go straight to the process's own output (pytest's captured output), never
+    to run.log. The level goes back to the one it has without the setting: the user's
+    TF_CPP_MIN_LOG_LEVEL, else warnings (1)."""
+    if not os.environ.get("RECOMP_PROBE_LOG") or "JAX_LOGGING_LEVEL" not in os.environ.get("RECOMP_PROBE_OWN", "").split(","):
+        return
+    from jax._src.lib import utils
+    set_level = getattr(utils, "absl_set_min_log_level", None)  # JAX >= 0.5; 0.4 has no such setting
+    if set_level is not None:
+        set_level(int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() or 1))
+
+
 def _on_jax(module):
     import jax.monitoring as monitoring
+
+    try:
+        _native_level()
+    except Exception:
+        pass
 
     try:
         narrow = _key_lines(module)

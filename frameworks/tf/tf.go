@@ -81,7 +81,8 @@ var Framework = &framework.Framework{
 			Prints: lazyre.New(`^(?:I\d{4} \d\d:\d\d:\d+\.\d+ +-?\d+ \S+:\d+\] |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I \S+:\d+\] |` +
 				`WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR$|` +
 				`To enable the following instructions: .*, rebuild TensorFlow with the appropriate compiler flags\.$)`),
-			Off: func(v string) bool { n, err := strconv.Atoi(strings.TrimSpace(v)); return err == nil && n > 0 }}, // info lines dropped
+			Off:    func(v string) bool { n, err := strconv.Atoi(strings.TrimSpace(v)); return err == nil && n > 0 }, // info lines dropped
+			Native: true},
 		// Not device_compiler=2: its five lines on every call of a compiled function (the cache
 		// lookup, "Already Compiled for signature") cost a small step about 20% under recomp run.
 		// The profiler's line comes once per compilation, with its time. Set by the user, it is
@@ -90,7 +91,7 @@ var Framework = &framework.Framework{
 			Prints: lazyre.New(`\b(?:device_compiler\.h|device_compilation_profiler\.cc):\d+\] `),
 			Off: func(v string) bool {
 				return framework.VModuleOff(v, map[string]int{"device_compilation_profiler": 2, "device_compiler": 2})
-			}},
+			}, Native: true},
 	},
 	Packages: []string{"tensorflow", "tensorflow-cpu", "keras"},
 	Probe: &framework.Probe{Package: "tensorflow", Hook: probeHook, Function: "_on_tensorflow", Records: "each tf.function trace, with its Python (non-tensor) arguments",

@@ -59,8 +59,9 @@ var Framework = &framework.Framework{
 		// about 10% of a small step's time, for nothing recomp needs.
 		{Name: "PT_XLA_DEBUG_LEVEL", Value: "1", Effect: "an analysis block per graph compiled (its cause, hash and Python frames): nothing per step",
 			Prints: lazyre.New(`^(?:(?:Unexpected )?(?:Compilation|Execution|Post Compilation) Analysis: |Computation hash: [0-9a-f]+$)`),
-			Off:    func(v string) bool { return strings.TrimSpace(v) == "0" }},
-		{Name: "PT_XLA_DEBUG_MAX_FRAME", Value: "32", Effect: "an analysis block lists up to 32 Python frames (8 by default): under torch.compile the program's own line is deeper than 8; longer blocks, nothing per step"},
+			Off:    func(v string) bool { return strings.TrimSpace(v) == "0" }, Native: true},
+		{Name: "PT_XLA_DEBUG_MAX_FRAME", Value: "32", Effect: "an analysis block lists up to 32 Python frames (8 by default): under torch.compile the program's own line is deeper than 8; longer blocks, nothing per step",
+			Native: true},
 		// Not XLA_HLO_DEBUG=1: it records the Python line of every op of every traced step (about
 		// 10% of a small step's CPU time, measured with recomp-bench's loop) and changes the graph
 		// hash, so persistent-cache entries made without it are not reused. Set by the user, it

@@ -2,7 +2,8 @@
 installed; it does nothing without --recomp).
 
 `pytest --recomp` switches the compile evidence on for the session, as `recomp run` does (the
-same settings and probe, asked of the recomp binary; your own values kept), attributes each
+same settings and probe, asked of the recomp binary, less those whose lines only a stack's native
+code prints to the standard error pytest takes; your own values kept), attributes each
 compilation to the test, or to the module-, class-, package- or session-scoped fixture, that ran
 it, and fails a test that compiled a program again after its own first compilation of it, with
 recomp's answer in the failure (and so in the JUnit XML). `@pytest.mark.recomp(...)` sets a

@@ -187,6 +187,7 @@ var jaxSuite = map[string][]string{
 // the others are as pytest alone has them; the session ends with the table and a run folder.
 // JAX's cache-key lines are in run.log with the cache folder set, and nowhere without it.
 func TestPytestPluginJAX(t *testing.T) {
+	const noneFailed = "no test failed recomp's check"
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	for _, extra := range [][]string{nil, {"-n", "2"}} {
 		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
@@ -203,6 +204,9 @@ func TestPytestPluginJAX(t *testing.T) {
 			if !strings.Contains(out, w) {
 				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
 			}
+		}
+		if strings.Contains(out, noneFailed) {
+			t.Errorf("%v: tests failed recomp's check, and the output says none did:\n%s", extra, out)
 		}
 		// The log records recomp's settings made are in run.log, not in a failing test's output.
 		log, _ := os.ReadFile(filepath.Join(run, "run.log"))
@@ -233,10 +237,16 @@ func TestPytestPluginJAX(t *testing.T) {
 		holdsSchema(t, "recomp scan "+run, scan)
 	}
 	// The C++ info lines recomp's settings would make (JAX's backend and dump set-up) go to the
-	// process's own output, never to run.log: with -s, pytest --recomp prints none of them.
+	// process's own output, never to run.log: with -s, pytest --recomp prints none of them. The
+	// tests that each compile once (other shapes of one program) pass, and the session's
+	// headline, which counts the session as one run, says that none failed.
 	info := regexp.MustCompile(`(?m)^I\d{4} \d\d:\d\d:\d\d\.\d+ .*\]`)
-	if _, out, _ := outcomes(t, py, dir, "../testdata/pytest/jax", "--recomp", "--recomp-out", filepath.Join(dir, "run-s"), "-s", "-k", "compile_once"); info.MatchString(out) {
+	code, out, _ := outcomes(t, py, dir, "../testdata/pytest/jax", "--recomp", "--recomp-out", filepath.Join(dir, "run-s"), "-s", "-k", "compile_once or batch")
+	if info.MatchString(out) {
 		t.Errorf("-s: the output holds C++ info lines: %q\n%s", info.FindString(out), out)
+	}
+	if code != 0 || !strings.Contains(out, "after warm-up") || !strings.Contains(out, "recomp: "+noneFailed) {
+		t.Errorf("-s -k 'compile_once or batch': exit %d, want 0 and the headline with %q\n%s", code, noneFailed, out)
 	}
 	// Without --recomp the plugin does nothing: pytest's own outcomes, no run folder.
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax")

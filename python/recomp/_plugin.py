@@ -271,9 +271,16 @@ class _Plugin:
                 tr.write_line("%12d %11.2fs  %s%s" % (n, s, name, "  (compiled again)" if bad else ""))
             if len(rows) > 20:
                 tr.write_line("… and %d more that compiled" % (len(rows) - 20))
-        headline = ((self.report or {}).get("verdict") or {}).get("headline", "")
+        verdict = (self.report or {}).get("verdict") or {}
+        headline = verdict.get("headline", "")
         if headline:
             tr.write_line("recomp: " + headline)
+            after = sum(int(p.get("after_warmup") or 0) for p in verdict.get("programs") or [])
+            if after and not self.unblamed and not any(bad for _, (_, _, bad) in rows):
+                # The headline is the session's as one run; each test was judged on its own.
+                tr.write_line("recomp: no test failed recomp's check: the compilations after warm-up above count the session as "
+                              "one run (a program compiled for several tests' shapes or parametrized cases, or again where a "
+                              "test's marker allows it)")
         for line in self.unblamed:
             tr.write_line(line, red=line.startswith("recomp:"), bold=line.startswith("recomp:"))
         tr.write_line("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))

@@ -279,8 +279,8 @@ class _Plugin:
             if after and not self.unblamed and not any(bad for _, (_, _, bad) in rows):
                 # The headline is the session's as one run; each test was judged on its own.
                 tr.write_line("recomp: no test failed recomp's check: the compilations after warm-up above count the session as "
-                              "one run (a program compiled for several tests' shapes or parametrized cases, or again where a "
-                              "test's marker allows it)")
+                              "one run (a program that several tests, parametrized cases, fixtures or the set-up outside tests "
+                              "each compiled for their own shapes, or that a test's marker lets compile again)")
         for line in self.unblamed:
             tr.write_line(line, red=line.startswith("recomp:"), bold=line.startswith("recomp:"))
         tr.write_line("recomp: run folder %s (recomp scan %s for the whole report)" % (self.session.folder, self.session.folder))

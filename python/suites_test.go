@@ -607,3 +607,42 @@ func TestWheelCopies(t *testing.T) {
 		}
 	}
 }
+
+// A session inside the process (recomp.gather() in a script, as the pytest plugin's) leaves the
+// process's standard error as it was: none of the C++ info lines recomp's settings would make
+// there (XLA's backend and dump set-up), which never reach run.log. JAX 0.4 writes
+// TF_CPP_MIN_LOG_LEVEL=0 into the environment from JAX_LOGGING_LEVEL, later JAX sets absl's
+// level: the probe sets either back. The package is this checkout's, the binary built here.
+func TestGatherKeepsNativeLinesOut(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the live stacks run on Linux")
+	}
+	bin := filepath.Join(t.TempDir(), "recomp")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/recomp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	pkg, _ := filepath.Abs(".")
+	script, _ := filepath.Abs("../testdata/pytest/gather/gather_quiet.py")
+	info := regexp.MustCompile(`(?m)^(?:I\d{4} \d\d:\d\d:\d\d\.\d+ |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I )`)
+	for _, v := range []string{"RECOMP_LIVE_JAX_0_4", "RECOMP_LIVE_JAX_0_12"} {
+		t.Run(v, func(t *testing.T) {
+			py := os.Getenv(v)
+			if py == "" {
+				skipped.Skip(t, skipped.Live, v, v+" is not set: recomp.gather() is not run on it (.ci/run sets it)")
+			}
+			cmd := exec.Command(py, script, filepath.Join(t.TempDir(), "run"))
+			cmd.Env = append(os.Environ(), "PYTHONPATH="+pkg, "RECOMP_BIN="+bin, "JAX_PLATFORMS=cpu", "PYTHONDONTWRITEBYTECODE=1")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil || !strings.HasPrefix(string(out), "compilations: ") || strings.HasPrefix(string(out), "compilations: 0") {
+				t.Fatalf("%v: %s\n%s", err, out, stderr.String())
+			}
+			if info.MatchString(stderr.String()) {
+				t.Errorf("the standard error holds C++ info lines: %q\n%s", info.FindString(stderr.String()), stderr.String())
+			}
+		})
+	}
+}

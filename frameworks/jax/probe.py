@@ -98,12 +98,19 @@ def _native_level():
     when recomp set JAX_LOGGING_LEVEL (it is in $RECOMP_PROBE_OWN, not the user's own): JAX set
     the C++ log level to INFO from it at import, and the C++ info lines (the backend's devices,
     the dump's set-up) go straight to the process's own output (pytest's captured output), never
-    to run.log. The level goes back to the one it has without the setting: the user's
-    TF_CPP_MIN_LOG_LEVEL, else warnings (1)."""
+    to run.log. The level goes back to the one it has without the setting, as JAX itself would
+    set it back: JAX 0.4 wrote TF_CPP_MIN_LOG_LEVEL=0 into the environment (read by XLA at its
+    first line, after the import), and resets it to the value it found, else 1; later JAX sets
+    absl's level, which goes back to the user's TF_CPP_MIN_LOG_LEVEL, else warnings (1)."""
     if not os.environ.get("RECOMP_PROBE_LOG") or "JAX_LOGGING_LEVEL" not in os.environ.get("RECOMP_PROBE_OWN", "").split(","):
         return
+    config = sys.modules.get("jax._src.logging_config")
+    reset = getattr(config, "_set_TF_CPP_MIN_LOG_LEVEL", None)  # JAX 0.4
+    if reset is not None:
+        reset(None)
+        return
     from jax._src.lib import utils
-    set_level = getattr(utils, "absl_set_min_log_level", None)  # JAX >= 0.5; 0.4 has no such setting
+    set_level = getattr(utils, "absl_set_min_log_level", None)  # JAX >= 0.5
     if set_level is not None:
         set_level(int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() or 1))
 

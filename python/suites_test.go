@@ -248,6 +248,11 @@ func TestPytestPluginJAX(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "after warm-up") || !strings.Contains(out, "recomp: "+noneFailed) {
 		t.Errorf("-s -k 'compile_once or batch': exit %d, want 0 and the headline with %q\n%s", code, noneFailed, out)
 	}
+	// A test that compiled and failed on its own was never judged: the line would claim too much.
+	code, out, _ = outcomes(t, py, dir, "../testdata/pytest/jax", "--recomp", "--recomp-out", filepath.Join(dir, "run-f"), "-k", "batch or fails_on_its_own")
+	if code != 1 || !strings.Contains(out, "after warm-up") || strings.Contains(out, noneFailed) {
+		t.Errorf("-k 'batch or fails_on_its_own': exit %d, want 1 and the headline without %q\n%s", code, noneFailed, out)
+	}
 	// Without --recomp the plugin does nothing: pytest's own outcomes, no run folder.
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/jax")
 	plain := map[string][]string{}

@@ -32,6 +32,8 @@ class _Plugin:
         self.pending = set()  # the fixtures that compiled since the last test's teardown report
         self.failed = set()   # the tests recomp's check failed, by node id
         self.passed = set()   # the tests whose call passed, until their teardown report
+        self.judged = set()   # the tests judged (their call passed), until their teardown report
+        self.unjudged = set() # the tests that compiled and were never judged (failed, skipped, an error)
         self.pytest_session, self.items = None, None  # the collected tests, by node id (item())
         self.rows = {}        # the session's table: name -> [compilations, seconds, recompiled]
         self.exitstatus = 0
@@ -100,6 +102,7 @@ class _Plugin:
         if report.when == "call" and report.passed:
             self.passed.add(report.nodeid)
             if e is not None and e.records:
+                self.judged.add(report.nodeid)
                 why = self.judge(report.nodeid, self.item(report.nodeid), e)
                 if why:
                     report.outcome = "failed"
@@ -109,12 +112,18 @@ class _Plugin:
             # judged too: an error at teardown, as pytest reports a teardown that fails.
             if (report.passed and report.nodeid in self.passed and report.nodeid not in self.failed and e is not None
                     and any(r.get("phase") == "teardown" for r in e.records)):
+                self.judged.add(report.nodeid)
                 why = self.judge(report.nodeid, self.item(report.nodeid), e)
                 if why:
                     report.outcome = "failed"
                     report.longrepr = why
+            if e is not None and e.records and report.nodeid not in self.judged:
+                report.recomp_unjudged = True  # (xdist carries it to the controller)
             self.passed.discard(report.nodeid)
+            self.judged.discard(report.nodeid)
             self.flush(report, e)
+        if getattr(report, "recomp_unjudged", False):
+            self.unjudged.add(report.nodeid)
         rows = getattr(report, "recomp", None)
         if not rows:
             return
@@ -276,8 +285,9 @@ class _Plugin:
         if headline:
             tr.write_line("recomp: " + headline)
             after = sum(int(p.get("after_warmup") or 0) for p in verdict.get("programs") or [])
-            if after and not self.unblamed and not any(bad for _, (_, _, bad) in rows):
-                # The headline is the session's as one run; each test was judged on its own.
+            if after and not self.unblamed and not self.unjudged and not any(bad for _, (_, _, bad) in rows):
+                # The headline is the session's as one run; each test that compiled was judged
+                # on its own (none failed, was skipped or errored first).
                 tr.write_line("recomp: no test failed recomp's check: the compilations after warm-up above count the session as "
                               "one run (a program that several tests, parametrized cases, fixtures or the set-up outside tests "
                               "each compiled for their own shapes, or that a test's marker lets compile again)")

@@ -273,6 +273,46 @@ func TestPytestPluginJAX(t *testing.T) {
 	}
 }
 
+// answersSuite is what each test of testdata/pytest/answers gives under pytest --recomp.
+var answersSuite = map[string][]string{
+	"test_compiles_once":    {"passed"},
+	"test_compiles_nothing": {"passed"},
+	"test_cleared_cache":    {"failed", "recomp: jit(scale) compiled 2 times in this test: 1 after its first compilation"},
+}
+
+// What a failing test's answer says under pytest --recomp, and how its failure counts: a test
+// that fails recomp's check alone fails the run (exit 1, -x stops at it).
+func TestPytestPluginAnswers(t *testing.T) {
+	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
+	code, out, got := outcomes(t, py, dir, "../testdata/pytest/answers", "--recomp", "--recomp-out", filepath.Join(dir, "run"))
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s", code, out)
+	}
+	want(t, got, answersSuite)
+	for _, w := range []string{"test_answers.py::test_cleared_cache  (compiled again)\n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the table lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "no test failed recomp's check") {
+		t.Errorf("tests failed recomp's check or went unjudged, and the output says none did:\n%s", out)
+	}
+	// A test that fails recomp's check alone fails the run: pytest's exit code, alone and with
+	// -n 2 (pytest's session counted the failures before the plugin's hook failed the test: exit 0).
+	for _, extra := range [][]string{nil, {"-n", "2"}} {
+		args := append([]string{"--recomp", "--recomp-out", filepath.Join(dir, "run-k"+strings.Join(extra, "")), "-k", "cleared_cache or compiles_nothing"}, extra...)
+		code, out, got := outcomes(t, py, dir, "../testdata/pytest/answers", args...)
+		if code != 1 || !strings.HasPrefix(got["test_cleared_cache"], "failed") {
+			t.Errorf("%v: exit %d, want 1 (test_cleared_cache: %.40q)\n%s", extra, code, got["test_cleared_cache"], out)
+		}
+	}
+	// -x stops at the first test recomp's check fails.
+	code, out, got = outcomes(t, py, dir, "../testdata/pytest/answers", "--recomp", "--recomp-out", filepath.Join(dir, "run-x"), "-x", "-k", "not marker")
+	if _, ran := got["test_compiles_nothing"]; code != 1 || ran {
+		t.Errorf("-x: exit %d, want 1, and the run stopped before test_compiles_nothing (%v)\n%s", code, got, out)
+	}
+}
+
 // torchSuite is what each test of testdata/pytest/torch gives under pytest --recomp: the probe's
 // record of each frame dynamo compiled blames the test, and dynamo's own log gives the cause.
 var torchSuite = map[string][]string{

@@ -94,10 +94,17 @@ class _Plugin:
     def pytest_collection_finish(self, session):
         self.pytest_session, self.items = session, None
 
-    @pytest.hookimpl(tryfirst=True)
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_logreport(self, report):
-        # First (tryfirst): a test that compiled a program again fails before the terminal,
-        # JUnit XML, -x and xdist's worker see its report.
+        # A wrapper, whose part before the yield runs before every plugin's hook, tryfirst ones
+        # too: a test that compiled a program again fails before pytest's session counts the
+        # failures (the exit code, -x, --maxfail; its hook is tryfirst, and registered after
+        # this plugin, so it ran first when this was tryfirst), and before the terminal, the
+        # JUnit XML, --lf's cache and xdist's worker see the report.
+        self.logreport(report)
+        yield
+
+    def logreport(self, report):
         e = self.entities.get(report.nodeid)
         if report.when == "call" and report.passed:
             self.passed.add(report.nodeid)

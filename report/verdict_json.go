@@ -96,6 +96,9 @@ type VerdictCauseJSON struct {
 	// Source is the op line of a number baked into the graph that changed (its values are
 	// Values[0], with no name).
 	Source string `json:"source,omitempty"`
+	// Advice is what to do about this cause, in the words the program's action joins
+	// (verdict.Cause.Advice); "" for a cause past the first two whose advice differs.
+	Advice string `json:"advice"`
 }
 
 // ValuesJSON is the values one Python value took.
@@ -153,7 +156,7 @@ func VerdictDocument(v *verdict.Result) *VerdictJSON {
 			Variants: p.Variants, Repeated: p.Repeated}
 		for _, c := range p.Causes {
 			cj := VerdictCauseJSON{Kind: string(c.Kind), Label: c.Label(p.Framework), Change: c.Change, Count: c.Count, Sites: nonNil(c.Sites), ExpectedOnce: c.Once, FrameworkSaid: c.Said, SaidBy: c.SaidBy,
-				Values: []ValuesJSON{}, Source: c.Source}
+				Values: []ValuesJSON{}, Source: c.Source, Advice: c.Advice}
 			for _, vs := range c.Values {
 				cj.Values = append(cj.Values, ValuesJSON{Name: vs.Name, Seen: nonNil(vs.Seen)})
 			}

@@ -140,7 +140,8 @@ var Framework = &framework.Framework{
 			"constant_value":  "pass the value as an array argument (jnp.asarray(x)) instead of a static argument or a Python number the function closes over",
 			"module_config":   "keep donate_argnums and the other jit options the same between calls",
 			"graph_structure": "a static argument or Python control flow on a value changed the program: make it a traced argument, or keep it fixed",
-			"identical":       "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again",
+			"identical": "jit once, outside the loop: a jax.jit (or a lambda, a closure) made anew is a new function to JAX, and compiles again; " +
+				"and clear JAX's caches (jax.clear_caches()) only where the programs compiled so far are no longer needed: each compiles again after it",
 			"static_argument": "each new value of a static argument (static_argnums, static_argnames) is a new trace and a new " +
 				"compilation: pass a value that only feeds arithmetic (a step counter, a learning rate) as an array argument " +
 				"(jnp.asarray(step)), and keep static only what takes a few values (a mode flag, a loop count from a small set)",

@@ -201,9 +201,11 @@ class _Plugin:
         report, family = got["report"], got["programs"]
         programs = {p.get("program", ""): p for p in (report.get("verdict") or {}).get("programs") or []}
         modules = {m.get("family", ""): m for m in report.get("modules") or []}
-        lines = {(os.path.basename(str(r["file"])), r.get("line")) for r in records if r.get("file")}
+        lines = _again(records, warmup)
         _, _, name = nodeid.partition("::")
         func = getattr(item, "originalname", None) or name.rpartition("::")[2].partition("[")[0]
+        if any(r.get("file") for r in records):
+            func = None  # the records name the test's lines: those of its warm-up are no cause of its own
         out = []
         for (fw, name), n in sorted(over.items()):
             p, m = programs.get(family[(fw, name)]), modules.get(family[(fw, name)])
@@ -221,7 +223,7 @@ class _Plugin:
                 continue
             mine = []  # the causes at the test's own lines, with those lines only (a cause's sites are the session's)
             for c in p.get("causes") or []:
-                own = [s for s in c.get("sites") or [] if ("(%s)" % func) in s or _site(s) in lines]
+                own = [s for s in c.get("sites") or [] if (func and ("(%s)" % func) in s) or _site(s) in lines]
                 if own:
                     mine.append(dict(c, sites=own))
             out += _answer(p, mine, test=True)
@@ -308,9 +310,10 @@ class _Plugin:
 
 def _answer(p, mine, when="in the session so far", test=False):
     """recomp's answer for a program of the verdict: its causes (mine first: those at the test's
-    own lines, else all), the fix and the program's summary. For a test, a cause's change is the
-    program's in the whole session so far (other tests' shapes too), and says so; a cause none
-    of whose lines is the test's names the session's lines after it."""
+    own lines, else all), the fix (for mine, their advice, when the program's action gives it)
+    and the program's summary. For a test, a cause's change is the program's in the whole
+    session so far (other tests' shapes too), and says so; a cause none of whose lines is the
+    test's names the session's lines after it."""
     out = []
     for c in mine or p.get("causes") or []:
         line = "  cause: %s" % (c.get("label") or c.get("kind", ""))  # the kind in the words of the rest of the answer
@@ -322,8 +325,15 @@ def _answer(p, mine, when="in the session so far", test=False):
         if sites and not mine:
             line += ", at " + sites
         out.append(line)
-    if p.get("action"):
-        out.append("  fix: " + p["action"])
+    fix = p.get("action") or ""
+    advice = []
+    for c in mine:
+        if c.get("advice") not in advice:
+            advice.append(c.get("advice"))
+    if advice and all(a and a in fix for a in advice):
+        fix = "; and ".join(advice)  # the program's action for the test's own causes only
+    if fix:
+        out.append("  fix: " + fix)
     if p.get("summary"):
         out.append("  %s: %s" % (when, p["summary"]))
     return out
@@ -361,6 +371,20 @@ def _fixture():
             return "fixture %s (%s scope, %s)" % (d.argname, scope, d.baseid or "<session>")
         f = f.f_back
     return None
+
+
+def _again(records, warmup):
+    """The lines (file name, line) of the test's compilations of each program after its first
+    warmup ones: where the test compiled again (its warm-up's lines are no cause of that, unless
+    it compiled there again too)."""
+    seen, out = {}, set()
+    for r, key in zip(records, _keys(records)):
+        if not key[1]:
+            continue  # a record that names no program (JAX 0.4's) is no program's
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > warmup and r.get("file"):
+            out.add((os.path.basename(str(r["file"])), r.get("line")))
+    return out
 
 
 def _programs(records):

@@ -1,6 +1,7 @@
 """JAX tests for what recomp's pytest plugin says in a failure, and how the failure counts
 (python/suites_test.go, TestPytestPluginAnswers): a test that fails recomp's check alone fails
-the run."""
+the run, and a test's causes and fix are those of its compilations after its warm-up, not the
+session's."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -22,7 +23,8 @@ def test_compiles_once():
 
 
 def test_cleared_cache():
-    # the compilation after the caches are cleared is its recompilation: identical modules
+    # Its first compilation is a new size for the session (its warm-up, no cause of its own);
+    # the compilation after the caches are cleared is its recompilation: identical modules.
     scale(np.ones((12,), np.float32)).block_until_ready()
     jax.clear_caches()
     scale(np.ones((12,), np.float32)).block_until_ready()

@@ -281,11 +281,18 @@ var answersSuite = map[string][]string{
 	"test_cleared_cache": {"failed", "recomp: jit(scale) compiled 2 times in this test: 1 after its first compilation",
 		"cause: identical at ", "test_answers.py:30 (test_cleared_cache); in the session so far", "!cause: batch size",
 		"fix: jit once, outside the loop", "jax.clear_caches()", "!fix: pad"},
+	"test_marker_disabled": {"passed"},
+	// a marker recomp cannot read fails the test that compiled, unjudged, never with the defaults
+	"test_marker_misspelt": {"failed", "@pytest.mark.recomp(recompilation=2): no argument recompilation (the arguments: enabled, recompilations, warmup, budget_s)",
+		"3 compilations were not judged", "!compiled 3 times"},
+	"test_marker_bad_value": {"failed", "recompilations must be a whole number, 0 or more, not 'two'", "were not judged"},
 }
 
 // What a failing test's answer says under pytest --recomp, and how its failure counts: a test
 // that fails recomp's check alone fails the run (exit 1, -x stops at it); a test's causes and fix
-// are those of its compilations after its warm-up.
+// are those of its compilations after its warm-up; a marker recomp cannot read is the test's
+// error (it stays unjudged: its row does not say it compiled again, and the session says no
+// all-clear).
 func TestPytestPluginAnswers(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/answers", "--recomp", "--recomp-out", filepath.Join(dir, "run"))
@@ -293,7 +300,7 @@ func TestPytestPluginAnswers(t *testing.T) {
 		t.Errorf("exit %d, want 1\n%s", code, out)
 	}
 	want(t, got, answersSuite)
-	for _, w := range []string{"test_answers.py::test_cleared_cache  (compiled again)\n"} {
+	for _, w := range []string{"test_answers.py::test_marker_misspelt\n", "test_answers.py::test_marker_bad_value\n", "test_answers.py::test_cleared_cache  (compiled again)\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("the table lacks %q:\n%s", w, out)
 		}

@@ -166,21 +166,24 @@ class _Plugin:
         test, for its marker and names; without one (a test this process did not collect) the
         test is judged with the defaults, never let pass unjudged."""
         marker = item.get_closest_marker("recomp") if item is not None else None
-        allowed, warmup, budget = 0, 1, None
-        if marker is not None:
-            if marker.args and not marker.args[0]:
-                return ""
-            allowed = int(marker.kwargs.get("recompilations", 0))
-            warmup = max(1, int(marker.kwargs.get("warmup", 1)))
-            budget = marker.kwargs.get("budget_s")
+        try:
+            enabled, allowed, warmup, budget = _allowance(marker)
+        except ValueError as err:  # the test fails unjudged: no row of the table says it compiled again
+            self.judged.discard(nodeid)
+            self.passed.discard(nodeid)
+            n = len(e.records)
+            return ("recomp: %s; this test's %d %s not judged (pytest --markers shows the marker's arguments)"
+                    % (err, n, "compilation was" if n == 1 else "compilations were"))
+        if not enabled:
+            return ""
         counts = {}  # a record that names no program (JAX 0.4's) is judged with the session's
         for key in _keys(e.records):
             if key[1]:
                 counts[key] = counts.get(key, 0) + 1
         over = {k: c for k, c in counts.items() if c - warmup > allowed}
         out = []
-        if budget is not None and e.seconds() > float(budget):
-            out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), float(budget), len(e.records)))
+        if budget is not None and e.seconds() > budget:
+            out.append("recomp: this test compiled for %.2f s, over its budget of %.2f s (%d compilations)" % (e.seconds(), budget, len(e.records)))
         if over:
             out += self.explain(nodeid, item, over, warmup, allowed, e.records)
         if out:
@@ -306,6 +309,44 @@ class _Plugin:
 
     def pytest_unconfigure(self, config):
         self.session.close(self.exitstatus)
+
+
+_MARKER_KEYS = ("enabled", "recompilations", "warmup", "budget_s")
+
+
+def _allowance(marker):
+    """A test's allowance from its @pytest.mark.recomp marker (None: the defaults): enabled,
+    recompilations allowed, warm-up compilations, budget in seconds (None: none). A ValueError
+    names the marker as written and what is wrong with it: an unknown argument, a value of the
+    wrong kind, a number out of range."""
+    if marker is None:
+        return True, 0, 1, None
+    written = "@pytest.mark.recomp(%s)" % ", ".join(
+        [repr(a) for a in marker.args] + ["%s=%r" % kv for kv in marker.kwargs.items()])
+    kwargs = dict(marker.kwargs)
+    if len(marker.args) > 1 or (marker.args and "enabled" in kwargs):
+        raise ValueError("%s: one positional argument at most (enabled)" % written)
+    if marker.args:
+        kwargs["enabled"] = marker.args[0]
+    unknown = sorted(set(kwargs) - set(_MARKER_KEYS))
+    if unknown:
+        raise ValueError("%s: no argument %s (the arguments: %s)" % (written, ", ".join(unknown), ", ".join(_MARKER_KEYS)))
+
+    def whole(key, default, least):
+        v = kwargs.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int) or v < least:
+            raise ValueError("%s: %s must be a whole number, %d or more, not %r" % (written, key, least, v))
+        return v
+
+    enabled = kwargs.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ValueError("%s: enabled must be True or False, not %r" % (written, enabled))
+    budget = kwargs.get("budget_s")
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget >= 0:
+            raise ValueError("%s: budget_s must be a number of seconds, 0 or more, not %r" % (written, budget))
+        budget = float(budget)
+    return enabled, whole("recompilations", 0, 0), whole("warmup", 1, 1), budget
 
 
 def _answer(p, mine, when="in the session so far", test=False):

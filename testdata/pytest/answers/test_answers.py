@@ -1,7 +1,7 @@
 """JAX tests for what recomp's pytest plugin says in a failure, and how the failure counts
 (python/suites_test.go, TestPytestPluginAnswers): a test that fails recomp's check alone fails
-the run, and a test's causes and fix are those of its compilations after its warm-up, not the
-session's."""
+the run, a test's causes and fix are its own, not the session's, and the marker's arguments are
+checked."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -33,3 +33,17 @@ def test_cleared_cache():
 def test_compiles_nothing():
     pass
 
+
+@pytest.mark.recomp(enabled=False)
+def test_marker_disabled():
+    _sizes(9, 10, 11)
+
+
+@pytest.mark.recomp(recompilation=2)  # a misspelt argument: an error, never the defaults
+def test_marker_misspelt():
+    _sizes(3, 4, 5)
+
+
+@pytest.mark.recomp(recompilations="two")
+def test_marker_bad_value():
+    _sizes(6, 7, 8)

@@ -1,6 +1,8 @@
 """The work of recomp's pytest plugin under --recomp (pytest's entry point, _recomp_pytest.plugin,
 loads it): the session, each compilation's test or fixture, the judgement of each test, the
 table and the session's verdict."""
+import numbers
+import operator
 import os
 import sys
 
@@ -324,8 +326,10 @@ def _allowance(marker):
     written = "@pytest.mark.recomp(%s)" % ", ".join(
         [repr(a) for a in marker.args] + ["%s=%r" % kv for kv in marker.kwargs.items()])
     kwargs = dict(marker.kwargs)
-    if len(marker.args) > 1 or (marker.args and "enabled" in kwargs):
+    if len(marker.args) > 1:
         raise ValueError("%s: one positional argument at most (enabled)" % written)
+    if marker.args and "enabled" in kwargs:
+        raise ValueError("%s: enabled given twice" % written)
     if marker.args:
         kwargs["enabled"] = marker.args[0]
     unknown = sorted(set(kwargs) - set(_MARKER_KEYS))
@@ -334,16 +338,20 @@ def _allowance(marker):
 
     def whole(key, default, least):
         v = kwargs.get(key, default)
-        if isinstance(v, bool) or not isinstance(v, int) or v < least:
+        try:
+            n = None if isinstance(v, bool) else operator.index(v)  # an int, a NumPy integer
+        except TypeError:
+            n = None
+        if n is None or n < least:
             raise ValueError("%s: %s must be a whole number, %d or more, not %r" % (written, key, least, v))
-        return v
+        return n
 
     enabled = kwargs.get("enabled", True)
     if not isinstance(enabled, bool):
         raise ValueError("%s: enabled must be True or False, not %r" % (written, enabled))
     budget = kwargs.get("budget_s")
     if budget is not None:
-        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget >= 0:
+        if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not float(budget) >= 0:
             raise ValueError("%s: budget_s must be a number of seconds, 0 or more, not %r" % (written, budget))
         budget = float(budget)
     return enabled, whole("recompilations", 0, 0), whole("warmup", 1, 1), budget

@@ -47,3 +47,8 @@ def test_marker_misspelt():
 @pytest.mark.recomp(recompilations="two")
 def test_marker_bad_value():
     _sizes(6, 7, 8)
+
+
+@pytest.mark.recomp(recompilations=np.int64(2), budget_s=np.float32(60))  # NumPy's numbers read as Python's
+def test_marker_numpy_allowance():
+    _sizes(13, 14, 15)

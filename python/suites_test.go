@@ -287,13 +287,17 @@ var answersSuite = map[string][]string{
 		"3 compilations were not judged", "!compiled 3 times"},
 	"test_marker_bad_value":       {"failed", "recompilations must be a whole number, 0 or more, not 'two'", "were not judged"},
 	"test_marker_numpy_allowance": {"passed"},
+	// test_teardown.py: its module fixture's clean-up compiles again in this test's teardown
+	"test_uses_cleanup":       {"passed"},
+	"test_last_of_the_module": {"passed"},
 }
 
 // What a failing test's answer says under pytest --recomp, and how its failure counts: a test
 // that fails recomp's check alone fails the run (exit 1, -x stops at it); a test's causes and fix
 // are those of its compilations after its warm-up; a marker recomp cannot read is the test's
 // error (it stays unjudged: its row does not say it compiled again, and the session says no
-// all-clear).
+// all-clear); a module fixture's clean-up, which pytest runs in the teardown of the module's last
+// test, is the fixture's.
 func TestPytestPluginAnswers(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/answers", "--recomp", "--recomp-out", filepath.Join(dir, "run"))
@@ -301,7 +305,8 @@ func TestPytestPluginAnswers(t *testing.T) {
 		t.Errorf("exit %d, want 1\n%s", code, out)
 	}
 	want(t, got, answersSuite)
-	for _, w := range []string{"test_answers.py::test_marker_misspelt\n", "test_answers.py::test_marker_bad_value\n", "test_answers.py::test_cleared_cache  (compiled again)\n"} {
+	for _, w := range []string{"test_answers.py::test_marker_misspelt\n", "test_answers.py::test_marker_bad_value\n", "test_answers.py::test_cleared_cache  (compiled again)\n",
+		"  fixture cleanup (module scope, test_teardown.py)\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("the table lacks %q:\n%s", w, out)
 		}

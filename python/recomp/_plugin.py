@@ -408,14 +408,20 @@ def _running():
 
 def _fixture():
     """The name the table gives the module-, class-, package- or session-scoped fixture whose
-    set-up is running (the innermost frame of pytest's pytest_fixture_setup), or None (none, or
-    a function-scoped one: a test's own set-up)."""
+    set-up or clean-up is running (the innermost frame of pytest's pytest_fixture_setup, or of
+    FixtureDef.finish, which runs its finalizers in the teardown of the last test that uses it),
+    or None (none, or a function-scoped one: a test's own set-up or teardown)."""
     f = sys._getframe(2)
     while f is not None:
-        if f.f_code.co_name == "pytest_fixture_setup" and "fixturedef" in f.f_code.co_varnames:
+        code = f.f_code
+        d = None
+        if code.co_name == "pytest_fixture_setup" and "fixturedef" in code.co_varnames:
             d = f.f_locals.get("fixturedef")
+        elif code.co_name == "finish" and "self" in code.co_varnames and type(f.f_locals.get("self")).__name__ == "FixtureDef":
+            d = f.f_locals.get("self")
+        if d is not None:
             scope = getattr(d, "scope", "function")
-            if d is None or scope == "function":
+            if scope == "function":
                 return None
             return "fixture %s (%s scope, %s)" % (d.argname, scope, d.baseid or "<session>")
         f = f.f_back

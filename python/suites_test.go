@@ -287,6 +287,9 @@ var answersSuite = map[string][]string{
 		"3 compilations were not judged", "!compiled 3 times"},
 	"test_marker_bad_value":       {"failed", "recompilations must be a whole number, 0 or more, not 'two'", "were not judged"},
 	"test_marker_numpy_allowance": {"passed"},
+	// a lambda made anew in a loop: its program is the verdict's lambda at its line, not unblamed
+	"test_lambda_in_loop": {"failed", "recomp: jit(<lambda>) (defined at test_answers.py:60) compiled 3 times in this test: 2 after its first compilation",
+		"cause: function rebuilt at ", "test_answers.py:61 (test_lambda_in_loop)", "fix: jit once, outside the loop", "!names no program"},
 	// test_teardown.py: its module fixture's clean-up compiles again in this test's teardown
 	"test_uses_cleanup":       {"passed"},
 	"test_last_of_the_module": {"passed"},
@@ -297,7 +300,7 @@ var answersSuite = map[string][]string{
 // are those of its compilations after its warm-up; a marker recomp cannot read is the test's
 // error (it stays unjudged: its row does not say it compiled again, and the session says no
 // all-clear); a module fixture's clean-up, which pytest runs in the teardown of the module's last
-// test, is the fixture's.
+// test, is the fixture's; a lambda's program is the one the verdict names by where it is defined.
 func TestPytestPluginAnswers(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/answers", "--recomp", "--recomp-out", filepath.Join(dir, "run"))
@@ -313,6 +316,9 @@ func TestPytestPluginAnswers(t *testing.T) {
 	}
 	if strings.Contains(out, "no test failed recomp's check") {
 		t.Errorf("tests failed recomp's check or went unjudged, and the output says none did:\n%s", out)
+	}
+	if strings.Contains(out, "no test could be blamed") {
+		t.Errorf("every program that compiled again was a test's, and the output says one was no test's:\n%s", out)
 	}
 	// A test that fails recomp's check alone fails the run: pytest's exit code, alone and with
 	// -n 2 (pytest's session counted the failures before the plugin's hook failed the test: exit 0).

@@ -35,19 +35,26 @@ type ProbeEvent struct {
 	Event     string `json:"event"`
 }
 
-// ProbeName is a probe record's framework and the program it names.
+// ProbeName is a probe record's framework and the program it names, and where the anonymous
+// function it compiled is defined ("FILE:LINE", the file's base name; JAX's probe names a
+// lambda's), "" for a named one.
 type ProbeName struct {
 	Framework string `json:"framework"`
 	Name      string `json:"name"`
+	Defined   string `json:"defined,omitempty"`
 }
 
 // Programs are the programs (module families, as the verdict names them) of probe records,
 // one per record in order: what the pytest plugin matches its records to the verdict's
-// programs with, knowing no stack's naming.
+// programs with, knowing no stack's naming. A lambda's program is its family and where it is
+// defined, as the verdict tells two lambdas of one module name apart (jit__lambda [t.py:7]).
 func Programs(recs []ProbeName) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {
 		out[i] = frameworks.ProbeProgram(r.Framework, r.Name)
+		if out[i] != "" && r.Defined != "" {
+			out[i] += " [" + r.Defined + "]"
+		}
 	}
 	return out
 }

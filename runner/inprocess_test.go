@@ -129,11 +129,12 @@ func TestOpenSessionLeavesNativeLinesOut(t *testing.T) {
 }
 
 // Programs names each probe record's program as the verdict names it: JAX's probe names
-// jit(predict) (0.12) or predict (older), the verdict jit_predict; a record that names none
-// has none.
+// jit(predict) (0.12) or predict (older), the verdict jit_predict; a lambda's with where it is
+// defined, as the verdict tells lambdas apart; a record that names none has none.
 func TestPrograms(t *testing.T) {
-	got := Programs([]ProbeName{{"jax", "jit(predict)"}, {"jax", "predict"}, {"jax", ""}, {"jax", "jit(step)"}})
-	want := []string{"jit_predict", "jit_predict", "", "jit_step"}
+	got := Programs([]ProbeName{{"jax", "jit(predict)", ""}, {"jax", "predict", ""}, {"jax", "", ""}, {"jax", "jit(step)", ""},
+		{"jax", "jit(<lambda>)", "t.py:7"}, {"jax", "", "t.py:7"}})
+	want := []string{"jit_predict", "jit_predict", "", "jit_step", "jit__lambda [t.py:7]", ""}
 	if !slices.Equal(got, want) {
 		t.Errorf("Programs: %q, want %q", got, want)
 	}

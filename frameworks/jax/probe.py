@@ -22,8 +22,9 @@ def _jax_static():
     the call passed, [{"name", "value"}] with each value's repr cut short, and the function's
     name. It reads the frame of JAX's own trace entry (jax >= 0.5: _trace_for_jit, 0.4:
     _infer_params), whose locals hold the call's args and kwargs and the jit's
-    static_argnums and static_argnames; ([], "") when there is none (a trace of a nested jit
-    inside another, whose frame is not JAX's entry) or anything is not as expected."""
+    static_argnums and static_argnames; and, for a lambda, where it is defined ("FILE:LINE",
+    the file's base name); ([], "", "") when there is none (a trace of a nested jit inside
+    another, whose frame is not JAX's entry) or anything is not as expected."""
     f = sys._getframe(2)
     depth = 0
     while f is not None and depth < 16:
@@ -31,21 +32,24 @@ def _jax_static():
             break
         f, depth = f.f_back, depth + 1
     else:
-        return [], ""
+        return [], "", ""
     if f is None:
-        return [], ""
+        return [], "", ""
     loc = f.f_locals
     ji, args, kwargs, fun = loc.get("ji"), loc.get("args"), loc.get("kwargs"), loc.get("fun")
-    name = ""
+    name, site = "", ""
     try:
         base = getattr(fun, "f", fun)  # 0.4: a WrappedFun
         name = str(getattr(base, "__name__", "") or getattr(fun, "__name__", "") or "")
+        if name == "<lambda>":  # where it is defined, as JAX's explanation names it: FILE:LINE
+            code = base.__code__
+            site = "%s:%d" % (os.path.basename(code.co_filename), code.co_firstlineno)
     except Exception:
         pass
     nums = tuple(getattr(ji, "static_argnums", ()) or ())
     names = tuple(getattr(ji, "static_argnames", ()) or ())
     if not nums and not names:
-        return [], name
+        return [], name, site
     params = []
     try:
         sig = getattr(ji, "fun_signature", None)
@@ -62,7 +66,7 @@ def _jax_static():
         for k in names:
             if k in kwargs and not any(o["name"] == k for o in out):
                 out.append({"name": str(k), "value": _short_repr(kwargs[k])})
-    return out[:16], name
+    return out[:16], name, site
 
 
 def _key_lines(module):
@@ -136,6 +140,8 @@ def _on_jax(module):
         "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower",
     }
 
+    lam = threading.local()  # site: where the lambda this thread traced last is defined
+
     def listener(event, duration, *args, **kwargs):
         try:
             stage = names.get(event)
@@ -157,11 +163,21 @@ def _on_jax(module):
             if "fun_name" in kwargs:
                 rec["name"] = str(kwargs["fun_name"])
             if stage == "trace":
-                static, name = _jax_static()
+                static, name, site = _jax_static()
                 if static:
                     rec["static"] = static
                 if name and "name" not in rec:
                     rec["name"] = name
+                lam.site = site
+                if site:
+                    rec["defined"] = site
+            elif str(rec.get("name", "")).endswith("<lambda>)"):
+                # the lambda this thread traced last: its lowering and compilation follow
+                site = getattr(lam, "site", "")
+                if site:
+                    rec["defined"] = site
+                if stage == "compile":
+                    lam.site = ""
             rec.update(_user_frame())
             _write(rec)
         except Exception:

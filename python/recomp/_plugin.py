@@ -138,8 +138,8 @@ class _Plugin:
             return
         for name, (n, s, bad) in rows.items():
             self.rows[name] = [n, s, bad]
-        for fw, name in getattr(report, "recomp_programs", None) or []:
-            self.named.add((fw, name))
+        for key in getattr(report, "recomp_programs", None) or []:
+            self.named.add(tuple(key))
 
     def flush(self, report, e):
         """At a test's teardown report: the table's rows of the test and of the fixtures that
@@ -212,8 +212,11 @@ class _Plugin:
         if any(r.get("file") for r in records):
             func = None  # the records name the test's lines: those of its warm-up are no cause of its own
         out = []
-        for (fw, name), n in sorted(over.items()):
-            p, m = programs.get(family[(fw, name)]), modules.get(family[(fw, name)])
+        for key, n in sorted(over.items()):
+            name, program = key[1], family[key]
+            if key[2]:
+                name += " (defined at %s)" % key[2]  # a lambda
+            p, m = programs.get(program), modules.get(_family(program))
             if p is None and m is not None and (m.get("eager") or not m.get("recompiled")) and not m.get("undecided"):
                 continue  # the log says so: an eager one-op program (not gated), or served from a cache
             head = "recomp: %s compiled %d times in this test: %d after its first %s" % (
@@ -223,7 +226,7 @@ class _Plugin:
             out.append(head)
             if p is None:
                 why = (m or {}).get("undecided") or ("the probe recorded these compilations; the run folder's log holds none of "
-                                                     "%s" % family[(fw, name)])
+                                                     "%s" % program)
                 out.append("  recomp's report names no program of it that compiled again: %s" % why)
                 continue
             mine = []  # the causes at the test's own lines, with those lines only (a cause's sites are the session's)
@@ -443,10 +446,17 @@ def _again(records, warmup):
 
 
 def _programs(records):
-    """The programs (framework, name) the probe's records name."""
+    """The programs (framework, name, defined) the probe's records name."""
     return {k for k in _keys(records) if k[1]}
 
 
 def _keys(records):
-    """Each record's (framework, name): what the binary names its program by."""
-    return [(str(r.get("framework", "")), str(r.get("name", ""))) for r in records]
+    """Each record's (framework, name, defined): what the binary names its program by (defined:
+    where a lambda is defined, which tells two lambdas apart; "" for a named function)."""
+    return [(str(r.get("framework", "")), str(r.get("name", "")), str(r.get("defined", "") or "")) for r in records]
+
+
+def _family(program):
+    """The module family of a program the verdict names: a lambda's program is its family and
+    where it is defined (jit__lambda [t.py:7]), the report's modules list the family alone."""
+    return program.split(" [", 1)[0]

@@ -131,14 +131,14 @@ class Session:
 
     def programs(self, names):
         """The program (the module family, as recomp's verdict names it) of each probe record's
-        (framework, name) in names, asked of the binary (`recomp session programs`), which
-        knows how each stack names its programs: a dict."""
-        ask = sorted({(str(f), str(n)) for f, n in names} - set(self._programs))
+        (framework, name) or (framework, name, defined) in names, asked of the binary (`recomp
+        session programs`), which knows how each stack names its programs: a dict."""
+        keys = [tuple(str(x) for x in k) for k in names]
+        ask, recs = _names(set(keys) - set(self._programs))
         if ask:
-            recs = json.dumps([{"framework": f, "name": n} for f, n in ask])
             for key, program in zip(ask, json.loads(_run(["session", "programs"], stdin=recs).stdout)):
                 self._programs[key] = program
-        return {(str(f), str(n)): self._programs[(str(f), str(n))] for f, n in names}
+        return {k: self._programs[k] for k in keys}
 
     def scan(self):
         """recomp's answer on the run folder so far: `recomp scan FOLDER --format json` as data
@@ -315,7 +315,13 @@ def _log_caught_up(folder, wait=5.0):
 
 
 def _names(names):
-    """The (framework, name) pairs of names, sorted and once each, and the JSON the binary
-    reads them as."""
-    keys = sorted({(str(f), str(n)) for f, n in names})
-    return keys, json.dumps([{"framework": f, "name": n} for f, n in keys])
+    """The (framework, name) or (framework, name, defined) keys of names, sorted and once each,
+    and the JSON the binary reads them as (defined: where a lambda is defined)."""
+    keys = sorted({tuple(str(x) for x in k) for k in names})
+    recs = []
+    for k in keys:
+        rec = {"framework": k[0], "name": k[1]}
+        if len(k) > 2 and k[2]:
+            rec["defined"] = k[2]
+        recs.append(rec)
+    return keys, json.dumps(recs)

@@ -52,3 +52,10 @@ def test_marker_bad_value():
 @pytest.mark.recomp(recompilations=np.int64(2), budget_s=np.float32(60))  # NumPy's numbers read as Python's
 def test_marker_numpy_allowance():
     _sizes(13, 14, 15)
+
+
+def test_lambda_in_loop():
+    x = jnp.ones((4,))
+    for lr in (0.1, 0.2, 0.3):
+        step = jax.jit(lambda v: v * lr)  # a new function each time: compiled again
+        step(x).block_until_ready()

@@ -290,6 +290,9 @@ var answersSuite = map[string][]string{
 	// a lambda made anew in a loop: its program is the verdict's lambda at its line, not unblamed
 	"test_lambda_in_loop": {"failed", "recomp: jit(<lambda>) (defined at test_answers.py:60) compiled 3 times in this test: 2 after its first compilation",
 		"cause: function rebuilt at ", "test_answers.py:61 (test_lambda_in_loop)", "fix: jit once, outside the loop", "!names no program"},
+	// recomp.gather() in the session's folder: the block's own recompilations, not the folder's
+	"test_gather_after_others":     {"passed"},
+	"test_gather_block_recompiles": {"passed"},
 	// test_teardown.py: its module fixture's clean-up compiles again in this test's teardown
 	"test_uses_cleanup":       {"passed"},
 	"test_last_of_the_module": {"passed"},
@@ -300,7 +303,8 @@ var answersSuite = map[string][]string{
 // are those of its compilations after its warm-up; a marker recomp cannot read is the test's
 // error (it stays unjudged: its row does not say it compiled again, and the session says no
 // all-clear); a module fixture's clean-up, which pytest runs in the teardown of the module's last
-// test, is the fixture's; a lambda's program is the one the verdict names by where it is defined.
+// test, is the fixture's; a lambda's program is the one the verdict names by where it is defined;
+// recomp.gather() in a test judges its block, not what the session's folder held before it.
 func TestPytestPluginAnswers(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_JAX_0_12")
 	code, out, got := outcomes(t, py, dir, "../testdata/pytest/answers", "--recomp", "--recomp-out", filepath.Join(dir, "run"))

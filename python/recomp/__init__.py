@@ -11,8 +11,9 @@ block and gives recomp's verdict on it as data, the JSON of `recomp scan --forma
     ev.report["verdict"]["headline"]
     ev.recompiled                    # the programs that compiled again (verdict.programs)
 
-gather(raise_on_recompile=True) raises Recompiled when a program compiled again. The run folder
-stays (ev.folder) for recomp scan, explain and guard."""
+gather(raise_on_recompile=True) raises Recompiled when a program compiled again (in the block:
+under recomp run or pytest --recomp it joins their run folder, and counts the programs the block
+compiled more than once). The run folder stays (ev.folder) for recomp scan, explain and guard."""
 import os
 import sys
 

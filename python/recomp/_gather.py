@@ -21,10 +21,17 @@ class Evidence:
 
     def __init__(self, folder):
         self.folder, self.compilations, self.report = folder, [], None
+        self._block = None  # in a run folder the block shares: the programs it compiled again
 
     @property
     def recompiled(self):
-        return ((self.report or {}).get("verdict") or {}).get("programs") or []
+        """The programs that compiled again (verdict.programs): in a run folder of the block's
+        own, the folder's; in the folder of a recomp run or pytest --recomp it joined, those the
+        block itself compiled more than once (what ran before it is not the block's)."""
+        programs = ((self.report or {}).get("verdict") or {}).get("programs") or []
+        if self._block is None:
+            return programs
+        return [p for p in programs if p.get("program") in self._block]
 
 
 @contextlib.contextmanager
@@ -32,8 +39,9 @@ def gather(out=None, raise_on_recompile=False, framework="auto", dump="before"):
     """Switches recomp's evidence on for the block (a run folder made, or the one of the recomp
     run or pytest --recomp this process is under) and yields an Evidence; at the end of the
     block, its report is recomp's answer on the run folder."""
-    from ._session import Session
+    from ._session import Session, record_keys
     session = Session(out=out, command=["python"], framework=framework, dump=dump).open()
+    own = session.owner  # the folder is the block's own, else a parent's: its other compilations are not the block's
     ev = Evidence(session.folder)
     session.listeners.append(ev.compilations.append)
     failed = False
@@ -47,7 +55,15 @@ def gather(out=None, raise_on_recompile=False, framework="auto", dump="before"):
             session.listeners.remove(ev.compilations.append)
         except ValueError:
             pass
-        ev.report = session.close(1 if failed else 0, report=True)["report"]
+        keys = record_keys(ev.compilations)
+        if own or not all(k[1] for k in keys):
+            # the whole folder is the block's (or a record names no program, JAX 0.4's: the
+            # folder's answer, never none)
+            ev.report = session.close(1 if failed else 0, report=True)["report"]
+        else:
+            got = session.close(1 if failed else 0, judge=keys)
+            ev.report = got["report"]
+            ev._block = {got["programs"][k] for k in set(keys) if keys.count(k) > 1}
     if raise_on_recompile and ev.recompiled:
         lines = [p.get("summary") or p.get("program", "") for p in ev.recompiled]
         raise Recompiled("recomp: compiled again: " + "; ".join(lines), ev.report)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ._session import Session
+from ._session import Session, record_keys
 
 _OUTSIDE = "(collection and set-up outside tests)"
 
@@ -450,10 +450,7 @@ def _programs(records):
     return {k for k in _keys(records) if k[1]}
 
 
-def _keys(records):
-    """Each record's (framework, name, defined): what the binary names its program by (defined:
-    where a lambda is defined, which tells two lambdas apart; "" for a named function)."""
-    return [(str(r.get("framework", "")), str(r.get("name", "")), str(r.get("defined", "") or "")) for r in records]
+_keys = record_keys  # each record's (framework, name, defined)
 
 
 def _family(program):

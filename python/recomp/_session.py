@@ -314,6 +314,13 @@ def _log_caught_up(folder, wait=5.0):
                   "compilations" % (path, wait), RuntimeWarning, stacklevel=3)
 
 
+def record_keys(records):
+    """Each probe record's (framework, name, defined): what the binary names its program by
+    (defined: where a lambda is defined, which tells two lambdas apart; "" for a named
+    function)."""
+    return [(str(r.get("framework", "")), str(r.get("name", "")), str(r.get("defined", "") or "")) for r in records]
+
+
 def _names(names):
     """The (framework, name) or (framework, name, defined) keys of names, sorted and once each,
     and the JSON the binary reads them as (defined: where a lambda is defined)."""

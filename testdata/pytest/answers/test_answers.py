@@ -59,3 +59,26 @@ def test_lambda_in_loop():
     for lr in (0.1, 0.2, 0.3):
         step = jax.jit(lambda v: v * lr)  # a new function each time: compiled again
         step(x).block_until_ready()
+
+
+@jax.jit
+def peak(x):
+    return x.max()
+
+
+def test_gather_after_others():
+    # The session's folder holds the recompilations of the tests above: not this block's.
+    import recomp
+    with recomp.gather(raise_on_recompile=True) as ev:
+        peak(np.ones((7,), np.float32)).block_until_ready()
+    assert ev.recompiled == [] and len(ev.compilations) == 1
+
+
+@pytest.mark.recomp(False)
+def test_gather_block_recompiles():
+    import recomp
+    with pytest.raises(recomp.Recompiled) as err:
+        with recomp.gather(raise_on_recompile=True) as ev:
+            _sizes(30, 31)
+    assert [p["program"] for p in ev.recompiled] == ["jit_scale"], ev.recompiled
+    assert "jit_peak" not in str(err.value) and "jit__lambda" not in str(err.value), str(err.value)

@@ -1,4 +1,5 @@
 """recomp.gather and what it gives: the evidence of a block and recomp's verdict on it as data."""
+import collections
 import contextlib
 
 
@@ -63,7 +64,7 @@ def gather(out=None, raise_on_recompile=False, framework="auto", dump="before"):
         else:
             got = session.close(1 if failed else 0, judge=keys)
             ev.report = got["report"]
-            ev._block = {got["programs"][k] for k in set(keys) if keys.count(k) > 1}
+            ev._block = {got["programs"][k] for k, n in collections.Counter(keys).items() if n > 1}
     if raise_on_recompile and ev.recompiled:
         lines = [p.get("summary") or p.get("program", "") for p in ev.recompiled]
         raise Recompiled("recomp: compiled again: " + "; ".join(lines), ev.report)

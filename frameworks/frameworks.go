@@ -89,6 +89,13 @@ func Stepped(family, lambda string) (*framework.FrontEnd, string, bool) {
 	return nil, "", false
 }
 
+// LambdaProgram is the program of an anonymous function of module family family defined at
+// site (LambdaSite's "FILE:LINE"): two lambdas of one module name are two programs. The ledger
+// names its programs so, and the pytest plugin its probe records.
+func LambdaProgram(family, site string) string {
+	return family + " [" + site + "]"
+}
+
 // LambdaSite is where the lambda a compilation traced is defined ("trainer.py:270"), as its
 // stack's explanation (why) says: one module name (jit__lambda) covers every lambda, and this
 // tells them apart. "" when the function has a name or the stack does not say.

@@ -349,7 +349,7 @@ func programOf(u *Unit) string {
 		return p
 	}
 	if u.Lambda != "" {
-		return u.Family + " [" + u.Lambda + "]" // two lambdas are two programs of one module name
+		return frameworks.LambdaProgram(u.Family, u.Lambda)
 	}
 	return u.Family
 }

@@ -53,7 +53,7 @@ func Programs(recs []ProbeName) []string {
 	for i, r := range recs {
 		out[i] = frameworks.ProbeProgram(r.Framework, r.Name)
 		if out[i] != "" && r.Defined != "" {
-			out[i] += " [" + r.Defined + "]"
+			out[i] = frameworks.LambdaProgram(out[i], r.Defined)
 		}
 	}
 	return out

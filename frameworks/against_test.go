@@ -1,6 +1,8 @@
 package frameworks
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/recomp/recomp/frameworks/cause"
@@ -36,4 +38,32 @@ func TestAgainst(t *testing.T) {
 	if k := cause.TypeKind("f32[32,8]", "f16[32,8]"); k != cause.Dtype {
 		t.Errorf("TypeKind dtype: %q", k)
 	}
+}
+
+// JAX names the function object it traced (its id): traced again as never seen, the same object
+// is the same function whose caches went (jax.clear_caches()), not one made anew; another id
+// (a lambda made in a loop) stays a function made anew.
+func TestSameObject(t *testing.T) {
+	first := Facts("TRACING CACHE MISS at t.py:7 (<module>):\n  never seen function:\n    step id=140707654246752 defined at /tmp/t.py:2")
+	again := Facts(again0())
+	got := SameObject(first, again)
+	i := slices.IndexFunc(got, func(f cause.Fact) bool { return f.Kind == cause.FunctionRebuilt })
+	if i < 0 || !strings.HasPrefix(got[i].Change, "the same step traced again as never seen: caches cleared") {
+		t.Fatalf("same object: %+v", got)
+	}
+	if j := slices.IndexFunc(again, func(f cause.Fact) bool { return f.Kind == cause.FunctionRebuilt }); !strings.Contains(again[j].Change, "made anew") {
+		t.Errorf("SameObject changed its argument: %+v", again[j])
+	}
+	anew := Facts(strings.Replace(again0(), "140707654246752", "140707654246999", 1))
+	if got := SameObject(first, anew); got != nil {
+		t.Errorf("another object: %+v, want nil", got)
+	}
+	if got := SameObject(nil, again); got != nil {
+		t.Errorf("nothing before: %+v, want nil", got)
+	}
+}
+
+func again0() string {
+	return "TRACING CACHE MISS at t.py:7 (<module>):\n  never seen function:\n    step id=140707654246752 defined at /tmp/t.py:2\n" +
+		"  but seen another function defined on the same line; maybe the function is\n  being re-defined repeatedly, preventing caching?"
 }

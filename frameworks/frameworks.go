@@ -1041,6 +1041,21 @@ func readFacts(why string) []cause.Fact {
 	return nil
 }
 
+// SameObject is now with its fact of a function made anew (cause.FunctionRebuilt) worded as what
+// the evidence shows when the stack names the function object and an earlier trace of the
+// function in this process named the same one (before): the same object traced again as never
+// seen, so its caches went (JAX's jax.clear_caches() makes JAX say "never seen" and "maybe
+// re-defined"), unless a function made anew took a freed one's id. nil when that is not so.
+func SameObject(before, now []cause.Fact) []cause.Fact {
+	i := slices.IndexFunc(now, func(f cause.Fact) bool { return f.Kind == cause.FunctionRebuilt && f.Object != "" && f.Arg != "" })
+	if i < 0 || !slices.ContainsFunc(before, func(f cause.Fact) bool { return f.Object == now[i].Object }) {
+		return nil
+	}
+	out := slices.Clone(now)
+	out[i].Change = "the same " + out[i].Arg + " traced again as never seen: caches cleared, or a new function with a freed id"
+	return out
+}
+
 // Against holds the facts of a retrace whose stack names only what the function was called with
 // now (TF's parameters of a new trace: New, no Old) against those of its trace before: each
 // argument whose value or type differs gets the one before (Old), the kind of change (the

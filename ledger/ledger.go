@@ -406,6 +406,9 @@ func (l *Ledger) attachWhy(u *Unit) {
 			u.explained(w.reason) // the explanation of a retrace says more than a compile record's cause
 			u.Facts = frameworks.Against(l.traced[w.function], now)
 		}
+		if same := frameworks.SameObject(l.traced[w.function], factsOr(u.Facts, now)); same != nil && u.Why == w.reason {
+			u.Facts = same // the same object traced again: not a function made anew
+		}
 		l.noteTraced(w.function, now)
 		u.Lambda = frameworks.LambdaSite(u.Producer, w.reason) // a first trace's too
 		break
@@ -594,6 +597,14 @@ func (l *Ledger) unlogged() []Unlogged {
 const maxTracedFunctions = 4096
 
 // noteTraced keeps the facts of a function's latest explained trace, for the retrace after it.
+// factsOr is facts, else now.
+func factsOr(facts, now []cause.Fact) []cause.Fact {
+	if facts != nil {
+		return facts
+	}
+	return now
+}
+
 func (l *Ledger) noteTraced(function string, facts []cause.Fact) {
 	if function == "" || len(facts) == 0 {
 		return

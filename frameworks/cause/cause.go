@@ -76,6 +76,10 @@ type Fact struct {
 	// First says the stack traced the function for the first time: nothing compiled before
 	// counts (JAX's "never seen function").
 	First bool
+	// Object is the stack's own identity of the function object it traced ("140707654246752",
+	// JAX's id), "" when it names none: the same object traced again as never seen is the
+	// same function whose caches went, not one made anew.
+	Object string
 	// Dynamic says, for a fact of one dimension's size, that the compilation made that
 	// dimension dynamic (dynamo's automatic dynamic shapes): its graph serves every later size,
 	// and the size's change costs this one compilation.

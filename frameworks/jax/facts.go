@@ -33,7 +33,11 @@ func facts(why string) []cause.Fact {
 		out = append(out, typeChanges(why)...)
 	}
 	if strings.Contains(why, "never seen function") {
-		out = append(out, cause.Fact{First: true, Said: "never seen function"})
+		f := cause.Fact{First: true, Said: "never seen function"}
+		if m := reNeverSeenFn.FindStringSubmatch(why); m != nil {
+			f.Object = m[2]
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -112,7 +116,7 @@ func typeChange(arg, old, new, said string) cause.Fact {
 }
 
 // reNeverSeenFn reads JAX's "never seen function: NAME id=N defined at FILE:LINE".
-var reNeverSeenFn = lazyre.New(`never seen function:?\s+(\S+)(?: id=\d+)? defined at (\S+)`)
+var reNeverSeenFn = lazyre.New(`never seen function:?\s+(\S+)(?: id=(\d+))? defined at (\S+)`)
 
 // rebuilt reads JAX's words that the function is made anew ("maybe the function is being
 // re-defined repeatedly", "but seen another function defined on the same line").
@@ -122,7 +126,8 @@ func rebuilt(why string) (cause.Fact, bool) {
 	}
 	f := cause.Fact{Kind: cause.FunctionRebuilt, Change: "the function is made anew", Said: "seen another function defined on the same line"}
 	if m := reNeverSeenFn.FindStringSubmatch(why); m != nil {
-		site := m[2]
+		site := m[3]
+		f.Object = m[2]
 		if i := strings.LastIndexByte(site, '/'); i >= 0 {
 			site = site[i+1:]
 		}

@@ -150,7 +150,8 @@ var Framework = &framework.Framework{
 			"pytree_change": "keep the structure of the arguments fixed: give every batch the same keys (a weights entry of ones " +
 				"from the start, not added part-way) and never switch an argument between None and a value; each new structure compiles again",
 			cause.FunctionRebuilt: "jit once, outside the loop, and pass what changes (a learning rate, a flag) as an array argument: " +
-				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again",
+				"a jax.jit, lambda or closure made anew is a new function to JAX, and compiles again; and clear JAX's caches " +
+				"(jax.clear_caches()) only where the programs compiled so far are no longer needed: each compiles again after it",
 		},
 	},
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/recomp/recomp/internal/input"
 	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/internal/openfile"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // Stage names used for pairing.
@@ -50,6 +51,10 @@ type DumpFile struct {
 	// predict step.
 	Inference bool
 	Bytes     int // the size of its text
+	// PID is the process that dumped it when the folder gave each process after the first a
+	// folder of its own (runfolder.ProcessFolder: pid-N), 0 for the folder's own files. XLA numbers
+	// each process's modules from 0: only files of one process are versions of each other.
+	PID int
 }
 
 // Problem is a module file that could not be read or parsed; the rest of the dump is compared
@@ -162,7 +167,22 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands, stages := d.candidates(path, entries)
+	cands, stages := d.candidates(path, entries, 0)
+	for _, e := range entries {
+		if pid, ok := runfolder.ProcessFolder(e.Name()); ok && e.IsDir() {
+			sub := filepath.Join(path, e.Name())
+			more, err := os.ReadDir(sub)
+			if err != nil {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", sub, unwrapPath(sub, err)))
+				continue
+			}
+			c, s := d.candidates(sub, more, pid)
+			cands = append(cands, c...)
+			for k := range s {
+				stages[k] = true
+			}
+		}
+	}
 	for s := range stages {
 		d.Stages = append(d.Stages, s)
 	}
@@ -177,6 +197,9 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	}
 	d.loadStage(cands, want, opt)
 	sort.SliceStable(d.Files, func(i, j int) bool {
+		if d.Files[i].PID != d.Files[j].PID {
+			return d.Files[i].PID < d.Files[j].PID
+		}
 		if d.Files[i].ID != d.Files[j].ID {
 			return d.Files[i].ID < d.Files[j].ID
 		}
@@ -192,18 +215,24 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 // its file name (id -1 when the name is not XLA's).
 type dumpCandidate struct {
 	path        string
-	id          int
+	id, pid     int
 	name, stage string
 }
 
 // candidates lists the files of a dump folder that may be modules, and the stages they are
-// of; it counts the others as ignored, with a warning for one that is no regular file.
-func (d *Dump) candidates(path string, entries []os.DirEntry) ([]dumpCandidate, map[string]bool) {
+// of; it counts the others as ignored, with a warning for one that is no regular file. pid is
+// the process whose folder it is (0: the dump's own).
+func (d *Dump) candidates(path string, entries []os.DirEntry, pid int) ([]dumpCandidate, map[string]bool) {
 	var cands []dumpCandidate
 	stages := map[string]bool{}
 	for _, e := range entries {
 		n := e.Name()
 		base, ok := hloBase(n)
+		if e.IsDir() && pid == 0 {
+			if _, ok := runfolder.ProcessFolder(n); ok {
+				continue // read on its own (LoadDump)
+			}
+		}
 		if e.IsDir() || !ok || slices.ContainsFunc(notHLO, func(s string) bool { return strings.HasSuffix(base, s) }) {
 			d.Ignored++
 			continue
@@ -226,7 +255,7 @@ func (d *Dump) candidates(path string, entries []os.DirEntry) ([]dumpCandidate, 
 			id, name, stage = -1, base, ""
 		}
 		stages[stage] = true
-		cands = append(cands, dumpCandidate{full, id, name, stage})
+		cands = append(cands, dumpCandidate{full, id, pid, name, stage})
 	}
 	return cands, stages
 }
@@ -251,7 +280,7 @@ func (d *Dump) loadStage(cands []dumpCandidate, want string, opt LoadOptions) {
 		if f == nil {
 			continue
 		}
-		f.ID, f.Stage = c.id, c.stage
+		f.ID, f.Stage, f.PID = c.id, c.stage, c.pid
 		if c.name != "" {
 			f.Name = c.name
 		}

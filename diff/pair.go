@@ -524,23 +524,31 @@ func sortedSimilarity(a, b []uint64) float64 {
 // Memory does not grow with the number of versions but with what their comparisons found: the
 // group's fingerprints, and the hashes of the variantWindow latest distinct versions; a module
 // the dump does not hold is read again when it is compared.
+//
+// The files of each process of a dump (DumpFile.PID) are compared among themselves: another
+// process's module of the same key is no version of this one's, and its history is its own.
 func ExplainBy(d *Dump, key func(*DumpFile) string, opt Options) []*History {
-	groups := map[string][]*DumpFile{}
+	type group struct {
+		pid int
+		key string
+	}
+	groups := map[group][]*DumpFile{}
 	for _, f := range d.Files {
 		if k := key(f); k != "" {
-			groups[k] = append(groups[k], f)
+			g := group{f.PID, k}
+			groups[g] = append(groups[g], f)
 		}
 	}
 	var out []*History
 	cg := newComparing(opt)
 	for _, f := range d.Files {
-		k := key(f)
-		files := groups[k]
-		if k == "" || files == nil {
+		g := group{f.PID, key(f)}
+		files := groups[g]
+		if g.key == "" || files == nil {
 			continue // left out, or already done
 		}
-		delete(groups, k)
-		out = append(out, explainGroup(d, k, files, cg)...)
+		delete(groups, g)
+		out = append(out, explainGroup(d, g.key, files, cg)...)
 	}
 	return out
 }

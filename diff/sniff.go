@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/recomp/recomp/internal/input"
+	"github.com/recomp/recomp/runfolder"
 )
 
 // IsHLOFile reports whether a file holds HLO text (by its first bytes; gzip is read
@@ -23,7 +24,10 @@ func IsHLOFile(path string) bool {
 
 // HasDumpFiles reports whether a folder holds files named as XLA dumps them
 // ([ts.]module_NNNN[.name].suffix.txt).
-func HasDumpFiles(dir string) bool {
+func HasDumpFiles(dir string) bool { return hasDumpFiles(dir, true) }
+
+// hasDumpFiles is HasDumpFiles, the folders of the dump's processes (pid-N) looked into when top.
+func hasDumpFiles(dir string, top bool) bool {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
@@ -33,6 +37,11 @@ func HasDumpFiles(dir string) bool {
 			if _, _, _, ok := ParseDumpName(filepath.Base(base)); ok {
 				return true
 			}
+		}
+	}
+	for _, e := range entries {
+		if _, ok := runfolder.ProcessFolder(e.Name()); ok && top && e.IsDir() && hasDumpFiles(filepath.Join(dir, e.Name()), false) {
+			return true
 		}
 	}
 	return false

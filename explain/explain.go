@@ -271,40 +271,62 @@ func LinkDumps(d *diff.Dump, rep *ledger.Report) map[*diff.DumpFile]*ledger.Unit
 		compiled = append(compiled, m.Compiled()...)
 	}
 	ledger.SortUnits(compiled)
-	return linkInOrder(d, compiled, func(u *ledger.Unit) (linkID, bool) {
+	return linkInOrder(d, compiled, func(u *ledger.Unit) int { return u.PID }, func(u *ledger.Unit) (linkID, bool) {
 		if u.Family == ledger.Unnamed {
 			keys := dumpKeys[frameworks.ForProducer(u.Producer)]
 			if len(keys) != 1 {
 				return linkID{}, false // no graph of its stack, or several: no identity to join by
 			}
-			return linkID{keys[0], keys[0]}, true
+			return linkID{keys[0], keys[0], 0}, true
 		}
 		fam := u.Family
 		if u.Lambda != "" { // a lambda's program (jit__lambda [trainer.py:270]): its dumps name the module alone
 			fam = strings.TrimSuffix(fam, " ["+u.Lambda+"]")
 		}
-		return linkID{frameworks.FunctionKey(fam), frameworks.FunctionID(u.Module)}, true
+		return linkID{frameworks.FunctionKey(fam), frameworks.FunctionID(u.Module), 0}, true
 	})
 }
 
 // linkID is the identity a compilation and its dump are joined by: the program key and the
-// identity of the one compiled function (LinkDumps).
-type linkID struct{ key, fn string }
+// identity of the one compiled function (LinkDumps), in its process (linkInOrder).
+type linkID struct {
+	key, fn string
+	pid     int
+}
 
 // linkInOrder links each dumped module with a compilation of the same identity (idOf; false
-// leaves a compilation out): the i-th compilation of an identity, in the order given, with its
-// i-th dump, in the order of the dump's module counter.
-func linkInOrder[T any](d *diff.Dump, compiled []T, idOf func(T) (linkID, bool)) map[*diff.DumpFile]T {
+// leaves a compilation out) in the same process: the i-th compilation of an identity, in the
+// order given, with its i-th dump, in the order of the dump's module counter. A dump whose
+// processes have folders of their own (diff.DumpFile.PID) is joined with the compilations of
+// the process of each (pidOf; nil when the compilations name none); a process the other side
+// does not name is the one whose modules and compilations name none (the process that dumped
+// into the folder itself, or the only one that compiled).
+func linkInOrder[T any](d *diff.Dump, compiled []T, pidOf func(T) int, idOf func(T) (linkID, bool)) map[*diff.DumpFile]T {
+	dumped, named := map[int]bool{}, map[int]bool{}
+	for _, f := range d.Files {
+		dumped[f.PID] = true
+	}
+	if pidOf != nil {
+		for _, c := range compiled {
+			named[pidOf(c)] = true
+		}
+	}
 	byID := map[linkID][]T{}
 	for _, c := range compiled {
 		if k, ok := idOf(c); ok {
+			if pidOf != nil && dumped[pidOf(c)] {
+				k.pid = pidOf(c)
+			}
 			byID[k] = append(byID[k], c)
 		}
 	}
 	links := map[*diff.DumpFile]T{}
 	next := map[linkID]int{}
 	for _, f := range d.Files {
-		k := linkID{frameworks.FunctionKey(f.Family), frameworks.FunctionID(f.ModuleName)}
+		k := linkID{frameworks.FunctionKey(f.Family), frameworks.FunctionID(f.ModuleName), 0}
+		if named[f.PID] {
+			k.pid = f.PID
+		}
 		if i := next[k]; i < len(byID[k]) {
 			links[f] = byID[k][i]
 			next[k] = i + 1
@@ -323,8 +345,8 @@ func LinkEntries(d *diff.Dump, es []ledger.Entry) map[*ledger.Entry]*diff.DumpFi
 			compiled = append(compiled, &es[i])
 		}
 	}
-	links := linkInOrder(d, compiled, func(e *ledger.Entry) (linkID, bool) {
-		return linkID{frameworks.FunctionKey(e.Family), frameworks.FunctionID(e.Module)}, true
+	links := linkInOrder(d, compiled, nil, func(e *ledger.Entry) (linkID, bool) {
+		return linkID{frameworks.FunctionKey(e.Family), frameworks.FunctionID(e.Module), 0}, true
 	})
 	out := make(map[*ledger.Entry]*diff.DumpFile, len(links))
 	for f, e := range links {

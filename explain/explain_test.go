@@ -405,3 +405,56 @@ func TestLinkEntriesByIdentity(t *testing.T) {
 		t.Errorf("links %v: want only the retrace (%s) linked with its dump", links, again)
 	}
 }
+
+// Each process after the first dumps into a folder of its own (pid-N): XLA numbers every
+// process's modules from 0, so a module is a version only of its own process's modules, and
+// it is linked with its own process's compilation. When the log does not tell the processes
+// apart, the one folder that compiled is linked all the same.
+func TestJoinProcesses(t *testing.T) {
+	_, d := dumptest.Write(t, t.TempDir(),
+		dumptest.File{ID: 0, Name: "jit_step", Batch: 32, PID: 101}, dumptest.File{ID: 1, Name: "jit_step", Batch: 24, PID: 101},
+		dumptest.File{ID: 0, Name: "jit_step", Batch: 32, PID: 202}, dumptest.File{ID: 1, Name: "jit_step", Batch: 16, PID: 202})
+	var names []string
+	for _, f := range d.Files {
+		names = append(names, fmt.Sprintf("%d/%d", f.PID, f.ID))
+	}
+	if got := strings.Join(names, " "); got != "101/0 101/1 202/0 202/1" {
+		t.Fatalf("files %s", got)
+	}
+	// The log: the two processes' compilations interleaved, as one run.log holds them.
+	rep := readLog(t, jax("step", "ShapedArray(float32[32,8])")+jax("step", "ShapedArray(float32[32,8])")+
+		jax("step", "ShapedArray(float32[16,8])")+jax("step", "ShapedArray(float32[24,8])"))
+	units := rep.Modules[0].Compiled()
+	for i, pid := range []int{101, 202, 202, 101} {
+		units[i].PID = pid
+	}
+	links := LinkDumps(d, rep)
+	for _, f := range d.Files {
+		want := map[[2]int]int{{101, 0}: 1, {202, 0}: 3, {202, 1}: 5, {101, 1}: 7}[[2]int{f.PID, f.ID}]
+		if u := links[f]; u == nil || u.Line != want {
+			t.Errorf("pid %d module %d: linked with %+v, want line %d", f.PID, f.ID, u, want)
+		}
+	}
+	got, explained := explain(d, rep, Options{})
+	if ps := pairs(got); ps != "jit_step: module_0000 -> module_0001: batch_size; jit_step: module_0000 -> module_0001: batch_size" {
+		t.Errorf("pairs %s", ps)
+	}
+	var changes []string
+	for _, p := range got.Pairs {
+		changes = append(changes, filepath.Base(filepath.Dir(p.A.Path))+" "+p.Result.Causes[0].Summary+" "+filepath.Base(filepath.Dir(p.B.Path)))
+	}
+	if c := strings.Join(changes, "; "); !strings.Contains(c, "pid-101 ") || !strings.Contains(c, "32 → 24 in 1 parameter(s) pid-101") ||
+		!strings.Contains(c, "32 → 16 in 1 parameter(s) pid-202") {
+		t.Errorf("compared %s", c)
+	}
+	if len(explained) != 2 || explained[0].Unit == nil || explained[0].Unit.Line != 7 || explained[1].Unit == nil || explained[1].Unit.Line != 5 {
+		t.Errorf("explained %+v", explained)
+	}
+
+	// One process's folder, a log that names no process: linked in order.
+	_, d = dumptest.Write(t, t.TempDir(), dumptest.File{ID: 0, Name: "jit_step", Batch: 32, PID: 303}, dumptest.File{ID: 1, Name: "jit_step", Batch: 24, PID: 303})
+	rep = readLog(t, jax("step", "ShapedArray(float32[32,8])")+jax("step", "ShapedArray(float32[24,8])"))
+	if links := LinkDumps(d, rep); len(links) != 2 || links[d.Files[1]].Line != 3 {
+		t.Errorf("one process's folder: %d links", len(links))
+	}
+}

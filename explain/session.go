@@ -39,10 +39,18 @@ func (s *Scan) Unjudged(dir string) int {
 	if !none {
 		return 0
 	}
+	return dumpedFiles(filepath.Join(dir, runfolder.DumpName), true)
+}
+
+// dumpedFiles counts the files of a dump folder and of the folders of its processes (pid-N),
+// hidden ones left out.
+func dumpedFiles(dump string, top bool) int {
 	n := 0
-	entries, _ := os.ReadDir(filepath.Join(dir, runfolder.DumpName))
+	entries, _ := os.ReadDir(dump)
 	for _, d := range entries {
-		if !strings.HasPrefix(d.Name(), ".") {
+		if _, ok := runfolder.ProcessFolder(d.Name()); ok && top && d.IsDir() {
+			n += dumpedFiles(filepath.Join(dump, d.Name()), false)
+		} else if !strings.HasPrefix(d.Name(), ".") {
 			n++
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -242,4 +243,19 @@ func UserName(logPath string) string {
 		return f.Dir
 	}
 	return logPath
+}
+
+// reProcessFolder is the name of the folder a process dumps into when another process of the
+// run dumps into the run folder's own (recomp's probe: pid-<process id>).
+var reProcessFolder = lazyre.New(`^pid-([1-9][0-9]{0,9})$`)
+
+// ProcessFolder says whether name is that of a process's own folder in a dump (pid-N), and
+// the process id it names.
+func ProcessFolder(name string) (pid int, ok bool) {
+	m := reProcessFolder.FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(m[1])
+	return pid, err == nil && pid > 0
 }

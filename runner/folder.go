@@ -267,8 +267,13 @@ func Versions(python string, env []string) map[string]string {
 }
 
 // PruneDump keeps the modules dumped before optimisation (*.before_optimizations.txt) and
-// removes everything else XLA wrote into the run folder's own dump folder.
+// removes everything else XLA wrote into the run folder's own dump folder, and into the
+// folders of its processes (diff.ProcessFolder: pid-N).
 func PruneDump(dump string) (removed int, err error) {
+	return pruneDump(dump, true)
+}
+
+func pruneDump(dump string, top bool) (removed int, err error) {
 	entries, err := os.ReadDir(dump)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -278,6 +283,14 @@ func PruneDump(dump string) (removed int, err error) {
 	}
 	for _, e := range entries {
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".before_optimizations.txt") {
+			continue
+		}
+		if _, ok := runfolder.ProcessFolder(e.Name()); ok && top && e.IsDir() {
+			n, err := pruneDump(filepath.Join(dump, e.Name()), false)
+			removed += n
+			if err != nil {
+				return removed, err
+			}
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dump, e.Name())); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -330,5 +331,55 @@ func TestSharedProbe(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("PYTHONPATH does not start with %s: %q", from, ses.Env)
+	}
+}
+
+// XLA numbers each process's modules from 0: the first process the probe loads in dumps into the
+// run folder's dump/, each other one (a child, a grandchild, a program run after it) into
+// dump/pid-<its id>, so that none overwrites another's files. A user's own dump folder stays.
+func TestProbeOwnDump(t *testing.T) {
+	py, dir, p := probeSetup(t)
+	dump := filepath.Join(dir, runfolder.DumpName)
+	writeFile(t, filepath.Join(dir, "train.py"), "import os, subprocess, sys\n"+
+		"print(os.getpid(), os.environ['XLA_FLAGS'], flush=True)\n"+
+		"if len(sys.argv) < 3:\n"+
+		"    subprocess.run([sys.executable, 'train.py', str(len(sys.argv))] + sys.argv[1:], check=True)\n")
+	run := func(env []string) []string {
+		t.Helper()
+		cmd := exec.Command(py, "train.py")
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpBefore, dump, "", p, []string{"PATH=" + os.Getenv("PATH")})
+	var got []string
+	for _, line := range append(run(env), run(env)...) { // two programs one after the other
+		pid, flags, _ := strings.Cut(line, " ")
+		flags = strings.ReplaceAll(flags, "pid-"+pid, "pid-SELF")
+		got = append(got, strings.ReplaceAll(flags, dir, "RUN"))
+	}
+	want := []string{
+		"--xla_dump_to=RUN/dump --xla_dump_hlo_as_text",
+		"--xla_dump_to=RUN/dump/pid-SELF --xla_dump_hlo_as_text",
+		"--xla_dump_to=RUN/dump/pid-SELF --xla_dump_hlo_as_text",
+		"--xla_dump_to=RUN/dump/pid-SELF --xla_dump_hlo_as_text",
+		"--xla_dump_to=RUN/dump/pid-SELF --xla_dump_hlo_as_text",
+		"--xla_dump_to=RUN/dump/pid-SELF --xla_dump_hlo_as_text",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("XLA_FLAGS of each process\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The user's own folder, and one whose name only begins as the run folder's does.
+	for _, own := range []string{filepath.Join(dir, "mine"), dump + "2"} {
+		_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpBefore, dump, "", p,
+			[]string{"PATH=" + os.Getenv("PATH"), "XLA_FLAGS=--xla_dump_to=" + own})
+		for _, line := range run(env) {
+			if _, flags, _ := strings.Cut(line, " "); flags != "--xla_dump_to="+own {
+				t.Errorf("a dump folder of the user's own %s became %s", own, flags)
+			}
+		}
 	}
 }

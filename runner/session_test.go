@@ -116,3 +116,35 @@ func TestInductorDefaultCacheFolder(t *testing.T) {
 		t.Errorf("TORCHINDUCTOR_CACHE_DIR set: %+v", cs)
 	}
 }
+
+// PruneDump keeps the modules before optimisation, in the dump folder and in the folders of its
+// processes (pid-N), and removes the rest XLA wrote, other folders included.
+func TestPruneDump(t *testing.T) {
+	dump := filepath.Join(t.TempDir(), runfolder.DumpName)
+	files := []string{
+		"module_0000.jit_f.before_optimizations.txt", "module_0000.jit_f.after_optimizations.txt",
+		"pid-42/module_0000.jit_f.before_optimizations.txt", "pid-42/module_0000.jit_f.cpu_after_optimizations.txt",
+		"pid-42/pid-43/module_0000.jit_f.before_optimizations.txt", "other/module_0000.jit_f.before_optimizations.txt",
+	}
+	for _, f := range files {
+		p := filepath.Join(dump, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("HloModule x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := PruneDump(dump); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	filepath.WalkDir(dump, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			r, _ := filepath.Rel(dump, p)
+			left = append(left, filepath.ToSlash(r))
+		}
+		return nil
+	})
+	if got := strings.Join(left, " "); got != "module_0000.jit_f.before_optimizations.txt pid-42/module_0000.jit_f.before_optimizations.txt" {
+		t.Errorf("left %s", got)
+	}
+}

@@ -23,11 +23,12 @@ ENTRY %%main.3 (x.1: f32[%[2]d,8]) -> f32[%[2]d,8] {
 }
 
 // File is one module of a dump: the name XLA gives the file (module_NNNN.NAME.stage.txt) and
-// the module's batch size.
+// the module's batch size; PID, when not 0, the process whose folder of its own (pid-N) holds it.
 type File struct {
 	ID    int
 	Name  string
 	Batch int
+	PID   int
 }
 
 // Write writes the modules into dir/dump and loads it; a failure fails the test.
@@ -39,6 +40,12 @@ func Write(t testing.TB, dir string, files ...File) (string, *diff.Dump) {
 	}
 	for _, f := range files {
 		p := filepath.Join(dump, fmt.Sprintf("module_%04d.%s.before_optimizations.txt", f.ID, f.Name))
+		if f.PID != 0 {
+			p = filepath.Join(dump, fmt.Sprintf("pid-%d", f.PID), filepath.Base(p))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := os.WriteFile(p, []byte(Module(f.Name, f.Batch)), 0o644); err != nil {
 			t.Fatal(err)
 		}

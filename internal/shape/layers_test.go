@@ -58,7 +58,7 @@ var allowed = map[string][]string{
 	"internal/dumptest":          {"diff"},
 	"verdict":                    {"diff", "frameworks", "frameworks/cause", "frameworks/framework", "internal/lazyre", "internal/textutil", "ledger", "padding", "runfolder"},
 	"padding":                    {},
-	"diff":                       {"frameworks", "frameworks/cause", "hlo", "internal/input", "internal/lazyre", "internal/openfile", "internal/textutil"},
+	"diff":                       {"frameworks", "frameworks/cause", "hlo", "internal/input", "internal/lazyre", "internal/openfile", "internal/textutil", "runfolder"},
 	"ledger":                     {"frameworks", "frameworks/cause", "frameworks/framework", "internal/input", "internal/lazyre", "internal/option", "internal/textutil", "logscan"},
 	"cache":                      {"frameworks", "frameworks/framework", "internal/input", "logscan"},
 	"runner":                     {"frameworks", "frameworks/framework", "internal/lazyre", "internal/openfile", "runfolder"},

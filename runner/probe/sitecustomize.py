@@ -419,8 +419,34 @@ def _hook_loaded(hooks):
                 pass
 
 
+def _own_dump():
+    """Gives this process a dump folder of its own when another process has the run folder's.
+    XLA numbers the modules it dumps from 0 in each process, so two processes dumping into one
+    folder (pytest -n's workers, a program's worker processes, two programs one after the other)
+    overwrite each other's files. The first process to make RUN/dump dumps into it; any other,
+    whose XLA_FLAGS name RUN/dump (or a RUN/dump/pid-N its parent was given), dumps into
+    RUN/dump/pid-<its id>, which recomp reads as that process's modules. A dump folder of the
+    user's own is left as it is. XLA reads XLA_FLAGS when the program first compiles, after this."""
+    import re
+    flags = os.environ.get("XLA_FLAGS", "")
+    root = os.path.join(os.path.dirname(os.path.abspath(_OUT)), "dump")
+    ours = re.compile(r"(--xla_dump_to=)" + re.escape(root) + r"(?:" + re.escape(os.sep) + r"pid-\d+)?(?=\s|$)")
+    if not ours.search(flags):
+        return
+    try:
+        os.mkdir(root)
+        own = root
+    except FileExistsError:
+        own = os.path.join(root, "pid-%d" % os.getpid())
+    os.environ["XLA_FLAGS"] = ours.sub(lambda m: m.group(1) + own, flags)
+
+
 if _OUT and os.environ.get("RECOMP_PROBE", "1") != "0":
     sys.modules["_recomp_probe"] = sys.modules.get(__name__) or sys.modules.get("_recomp_probe")
+    try:
+        _own_dump()
+    except Exception:
+        pass
     try:
         _IMPORTS = _ImportHook()
         sys.meta_path.insert(0, _IMPORTS)

@@ -114,7 +114,9 @@ func folderDump(f runfolder.Folder, rep *ledger.Report, opt ledger.ReadOptions, 
 }
 
 // JobOf lines up the processes of a scan as a job's ranks when a launcher named every one of
-// them (its prefix, or its environment in a run folder's manifest); nil otherwise.
+// them (its prefix, or its environment in a run folder's manifest); nil otherwise. The
+// processes of one command that its probe told apart (pytest -n's workers, a program's worker
+// processes: ranks "pid N") are no job's ranks: they need not do the same work.
 func JobOf(s *ledger.Scan, opt Options) *Ranks { return jobOf(s, opt, newRuns()) }
 
 func jobOf(s *ledger.Scan, opt Options, rs *runs) *Ranks {
@@ -122,6 +124,9 @@ func jobOf(s *ledger.Scan, opt Options, rs *runs) *Ranks {
 		return nil
 	}
 	for _, sq := range s.Ledger.Sequences {
+		if strings.HasPrefix(sq.Rank, "pid ") {
+			return nil
+		}
 		if sq.Rank == "" {
 			if r, _ := rs.manifestRank(stripRank(sq.File)); r == "" {
 				return nil

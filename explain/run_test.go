@@ -193,6 +193,9 @@ func TestSpawnWorkers(t *testing.T) {
 	if got := len(s.Ledger.Procs); got != len(pids) {
 		t.Errorf("%d processes, want %d", got, len(pids))
 	}
+	if s.Job != nil { // workers a program started are no launcher's ranks: no departures, no reference group
+		t.Errorf("the workers read as a job's %d ranks", len(s.Job.Ranks))
+	}
 	for _, p := range s.Ledger.Procs {
 		if p.Compilations != 3 || !strings.Contains(p.Name, "[pid ") {
 			t.Errorf("process %s: %d compilations, want 3", p.Name, p.Compilations)

@@ -67,7 +67,7 @@ func NewLive(opt LiveOptions) *Live {
 			lv.closed = append(lv.closed, LiveUnit{Unit: u, Line: lv.cur})
 		}
 	}
-	lv.s = logscan.NewScanner(lv.feed, opt.Name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar()})
+	lv.s = logscan.NewScanner(lv.feed, opt.Name, logscan.Options{Marker: opt.Marker, Grammar: frameworks.Grammar(), KeepRepeats: opt.Stages != nil})
 	go lv.read()
 	return lv
 }
@@ -81,15 +81,21 @@ func (lv *Live) read() {
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			continue
 		}
+		if lv.router.printedTwice(ev) {
+			continue // a record printed twice
+		}
 		lv.cur = ev.Line
 		if ev.DateKnown && ev.Rank == "" {
 			lv.supplement(ev.Time) // what was recorded elsewhere before the line, first
 		}
-		key := ev.Rank
-		if key == "" && lv.opt.Stages != nil && stageProducers[ev.Producer] {
-			key = lv.route(ev)
+		if ev.Rank == "" && lv.opt.Stages != nil && stageProducers[ev.Producer] {
+			lv.route(ev)
+			continue
 		}
-		lv.ps.ledger(key, 0, lv.opt.Name).Add(ev)
+		lv.ps.ledger(ev.Rank, 0, lv.opt.Name).Add(ev)
+	}
+	if lv.router != nil {
+		lv.router.flush(lv.put)
 	}
 	lv.cur = lv.s.Stats().Lines
 	lv.supplement(time.Time{})
@@ -102,14 +108,15 @@ func (lv *Live) read() {
 // has just shown: the probe writes it as JAX reports it, a moment before or after the line.
 const routeWait = 100 * time.Millisecond
 
-// route names the process of a JAX event from the probe's records ("" while they name one
-// process only, as ReadLogs keys a single process). A stage the log shows before the probe's
-// record of it is waited for (routeWait at most, and only once the probe has written one):
-// a second worker's first stage must count as a second process before its events are keyed.
-func (lv *Live) route(ev logscan.Event) string {
+// route gives a JAX event to the ledger of its process, named from the probe's records (the
+// log's own while they name one process only, as ReadLogs keys a single process). A stage the
+// log shows before the probe's record of it is waited for (routeWait at most, and only once
+// the probe has written one): a second worker's first stage must count as a second process
+// before its events are keyed.
+func (lv *Live) route(ev logscan.Event) {
 	r := lv.router
 	if r == nil {
-		r = &pidRouter{byStage: map[probeKey][]int{}, pids: map[int]bool{}}
+		r = newRouter()
 		lv.router = r
 	}
 	r.add(lv.opt.Stages())
@@ -119,14 +126,18 @@ func (lv *Live) route(ev logscan.Event) string {
 			r.add(lv.opt.Stages())
 		}
 	}
-	p := r.process(ev)
-	if !r.several() {
-		return ""
+	r.route(ev, lv.put)
+}
+
+// put adds a routed event to its process's ledger.
+func (lv *Live) put(p string, ev logscan.Event) {
+	if !lv.router.several() {
+		p = ""
 	}
 	if p != "" {
 		lv.ps.routed = true
 	}
-	return p
+	lv.ps.ledger(p, 0, lv.opt.Name).Add(ev)
 }
 
 // Write reads p, a piece of the log, into the ledger: when it returns, every line p completed

@@ -1,7 +1,9 @@
 package ledger
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
@@ -15,6 +17,7 @@ type StageRecord struct {
 	Stage    string
 	Duration time.Duration
 	PID      int
+	Name     string // the function the stage is of, as the probe names it ("" when it does not)
 }
 
 // Processes that write one terminal: a program that starts workers (multiprocessing's spawn,
@@ -28,12 +31,133 @@ type StageRecord struct {
 // those lines are each process's own, and a "Compiling" request is that of the process that
 // has just traced its function. Each process is then accounted as a process of its own.
 
+// The lines between a process's stages carry no duration: JAX's explanation of a trace
+// ("TRACING CACHE MISS", logged while the function is traced, before its "Finished tracing"),
+// and its persistent cache's words on a request (the miss or hit, the entry written or not,
+// the key's parts: between the request's lowering and its "Finished XLA compilation"). An
+// explanation goes with the process whose probe record is the next trace of its function that
+// no explanation has taken; a cache line with the process whose request of its module is open
+// and has had no line of that kind; a key part with the last process routed.
+
 // pidRouter says which process wrote a JAX event of a run's log, from the probe's records.
 type pidRouter struct {
 	byStage map[probeKey][]int // a stage's duration → the processes that reported it, in order
 	pids    map[int]bool       // the processes the records named
 	traced  []tracedBy         // functions traced whose request has not been seen, in order
 	last    string             // the process of the last JAX event routed
+	// traces are, by function, the processes whose traces the probe recorded and the log's
+	// "Finished tracing" has not shown yet, in order; explained counts the first of them an
+	// explanation went to.
+	traces    map[string][]int
+	explained map[string]int
+	open      []openRequest   // requests routed and not finished, in order
+	held      []logscan.Event // cache lines waiting for the request they end (afterCompile)
+}
+
+// openRequest is a compile request of module by process pid, and the kinds of cache line it has
+// had.
+type openRequest struct {
+	module, pid string
+	had         []logscan.Kind
+}
+
+// maxOpen bounds the open requests the router keeps, maxHeld the cache lines it holds.
+const (
+	maxOpen = 256
+	maxHeld = 256
+)
+
+// afterCompile says whether ev is a persistent cache's line written after the compiler's own
+// work and before the request's "Finished XLA compilation": the entry written, or not. Two
+// processes' compilations of one module end in either order, so the line is held until the
+// next request of its module finishes, and goes with that request's process.
+func afterCompile(ev logscan.Event) bool {
+	return ev.Kind == logscan.CacheWrite || ev.Kind == logscan.CacheNotWritten
+}
+
+// route gives put ev with its process ("" when the probe cannot say) and, before ev, the lines
+// it held that ev's process ends (afterCompile).
+func (r *pidRouter) route(ev logscan.Event, put func(string, logscan.Event)) {
+	if stageProducers[ev.Producer] && afterCompile(ev) {
+		if len(r.held) == maxHeld {
+			put(r.last, r.held[0])
+			r.held = r.held[1:]
+		}
+		r.held = append(r.held, ev)
+		return
+	}
+	p := r.process(ev)
+	if p != "" && stageOf(ev) == "compile" {
+		for i, h := range r.held {
+			if frameworks.SameFunction(h.Module, ev.Module) {
+				r.held = slices.Delete(r.held, i, i+1)
+				put(p, h)
+				break
+			}
+		}
+	}
+	put(p, ev)
+}
+
+// printedTwice says whether ev is one record printed a second time (two handlers), to be
+// dropped: an event that repeats the one before it (logscan.Event.Repeat) and that no second
+// process of the log explains (keeps). r may be nil (one process).
+func (r *pidRouter) printedTwice(ev logscan.Event) bool {
+	return ev.Repeat && (r == nil || ev.Rank != "" || !r.keeps(ev))
+}
+
+// keeps says whether an event that repeats the one before it (logscan.Event.Repeat) is another
+// process's rather than one record printed twice: a stage the probe recorded once more with
+// its duration (two processes compiling in step can take the same time, to the nanosecond the
+// probe's clock gives), a request of a function another trace of
+// which has had no request, an explanation of a trace none has explained, a cache's lookup
+// line for an open request of its module that has had none, a cache's line after compiling
+// while fewer are held than requests of its module are open. Two processes' lines alike and
+// next to each other are common (pytest -n's workers set up the same fixture at once); a
+// record printed twice within one of several processes may then be read as another's.
+func (r *pidRouter) keeps(ev logscan.Event) bool {
+	if !r.several() || !stageProducers[ev.Producer] {
+		return false
+	}
+	if routable(ev) {
+		return r.has(ev) // the probe recorded another stage of that duration (two processes in step)
+	}
+	switch ev.Kind {
+	case logscan.CompileRequest:
+		return slices.ContainsFunc(r.traced, func(t tracedBy) bool { return frameworks.SameFunction(t.function, ev.Module) })
+	case logscan.Retrace, logscan.Trace:
+		for name, q := range r.traces {
+			if frameworks.SameFunction(name, ev.Module) && r.explained[name] < len(q) {
+				return true
+			}
+		}
+	case logscan.CacheHit, logscan.CacheMiss, logscan.CacheReadError:
+		return slices.ContainsFunc(r.open, func(o openRequest) bool {
+			return frameworks.SameFunction(o.module, ev.Module) && !slices.Contains(o.had, ev.Kind)
+		})
+	case logscan.CacheWrite, logscan.CacheNotWritten:
+		open, held := 0, 0
+		for _, o := range r.open {
+			if frameworks.SameFunction(o.module, ev.Module) {
+				open++
+			}
+		}
+		for _, h := range r.held {
+			if frameworks.SameFunction(h.Module, ev.Module) {
+				held++
+			}
+		}
+		return held < open
+	}
+	return false
+}
+
+// flush gives put the lines still held at the end of the log, with the last process routed.
+func (r *pidRouter) flush(put func(string, logscan.Event)) {
+	for _, h := range r.held {
+		put(r.last, h)
+	}
+	r.held = nil
 }
 
 type probeKey struct {
@@ -60,12 +184,16 @@ func stageOf(ev logscan.Event) string {
 // newPIDRouter returns the router of stages of more than one
 // process, nil otherwise (one process: nothing to tell apart).
 func newPIDRouter(recs []StageRecord) *pidRouter {
-	r := &pidRouter{byStage: map[probeKey][]int{}, pids: map[int]bool{}}
+	r := newRouter()
 	r.add(recs)
 	if !r.several() {
 		return nil
 	}
 	return r
+}
+
+func newRouter() *pidRouter {
+	return &pidRouter{byStage: map[probeKey][]int{}, pids: map[int]bool{}, traces: map[string][]int{}, explained: map[string]int{}}
 }
 
 // add takes more of the probe's records (a live run's, as the probe writes them).
@@ -82,6 +210,9 @@ func (r *pidRouter) add(recs []StageRecord) {
 		r.pids[rec.PID] = true
 		k := probeKey{rec.Stage, int64(rec.Duration)}
 		r.byStage[k] = append(r.byStage[k], rec.PID)
+		if rec.Stage == "trace" && rec.Name != "" && len(r.traces[rec.Name]) < maxTraced {
+			r.traces[rec.Name] = append(r.traces[rec.Name], rec.PID)
+		}
 	}
 }
 
@@ -107,26 +238,115 @@ func (r *pidRouter) process(ev logscan.Event) string {
 		if pid == "" {
 			return ""
 		}
-		if st == "trace" {
+		switch st {
+		case "trace":
 			if len(r.traced) == maxTraced {
 				r.traced = r.traced[1:]
 			}
 			r.traced = append(r.traced, tracedBy{ev.Module, pid})
+			r.traceShown(ev.Module, pid)
+		case "compile":
+			r.finished(ev.Module, pid)
 		}
 		r.last = pid
 		return pid
 	}
-	if ev.Kind == logscan.CompileRequest {
+	switch ev.Kind {
+	case logscan.CompileRequest:
+		pid := r.last // a request whose trace the log does not show: the last process that reported
 		for i, t := range r.traced {
 			if frameworks.SameFunction(t.function, ev.Module) {
 				r.traced = append(r.traced[:i], r.traced[i+1:]...)
-				r.last = t.pid
-				return t.pid
+				pid = t.pid
+				break
 			}
 		}
-		return r.last // a request whose trace the log does not show: the last process that reported
+		r.last = pid
+		if pid != "" {
+			if len(r.open) == maxOpen {
+				r.open = r.open[1:]
+			}
+			r.open = append(r.open, openRequest{module: ev.Module, pid: pid})
+		}
+		return pid
+	case logscan.Retrace, logscan.Trace:
+		return r.explanation(ev.Module)
+	case logscan.CacheHit, logscan.CacheMiss, logscan.CacheWrite, logscan.CacheNotWritten, logscan.CacheReadError: // (afterCompile's, in a live run)
+		return r.cacheLine(ev)
+	case logscan.CacheKeyPart, logscan.CacheKeyFlag:
+		return r.last
 	}
 	return ""
+}
+
+// explanation is the process of JAX's explanation of a trace of function: the next trace of it
+// the probe recorded that no explanation has taken ("" when none).
+func (r *pidRouter) explanation(function string) string {
+	for name, q := range r.traces {
+		if !frameworks.SameFunction(name, function) {
+			continue
+		}
+		if i := r.explained[name]; i < len(q) {
+			r.explained[name] = i + 1
+			return "pid " + strconv.Itoa(q[i])
+		}
+	}
+	return ""
+}
+
+// traceShown takes the trace of function by pid (its "Finished tracing" line) off the traces
+// the log has not shown.
+func (r *pidRouter) traceShown(function, pid string) {
+	id, err := strconv.Atoi(strings.TrimPrefix(pid, "pid "))
+	if err != nil {
+		return
+	}
+	for name, q := range r.traces {
+		if !frameworks.SameFunction(name, function) {
+			continue
+		}
+		if i := slices.Index(q, id); i >= 0 {
+			r.traces[name] = slices.Delete(q, i, i+1)
+			if i < r.explained[name] {
+				r.explained[name]--
+			}
+			return
+		}
+	}
+}
+
+// cacheLine is the process of a persistent cache's line about a request: the first open request
+// of its module that has had no line of its kind, else the first open one of its module, else
+// the last process routed.
+func (r *pidRouter) cacheLine(ev logscan.Event) string {
+	first := -1
+	for i := range r.open {
+		o := &r.open[i]
+		if !frameworks.SameFunction(o.module, ev.Module) {
+			continue
+		}
+		if !slices.Contains(o.had, ev.Kind) {
+			o.had = append(o.had, ev.Kind)
+			return o.pid
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first >= 0 {
+		return r.open[first].pid
+	}
+	return r.last
+}
+
+// finished closes the first open request of module by pid.
+func (r *pidRouter) finished(module, pid string) {
+	for i, o := range r.open {
+		if o.pid == pid && frameworks.SameFunction(o.module, module) {
+			r.open = slices.Delete(r.open, i, i+1)
+			return
+		}
+	}
 }
 
 // has says whether the probe's record of a routable event is there (see take).

@@ -385,6 +385,25 @@ func (k *keptEvents) done(i int, out []scanned) {
 	}
 }
 
+// openLog opens a log to read (its Reader when it has one), cut at its Until line.
+func openLog(l Log, opt ReadOptions) (r io.Reader, closeLog func(), err error) {
+	r, closeLog = l.Reader, func() {}
+	if r == nil {
+		f, err := input.OpenLog(l.Path, opt.Stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st := f.Info; st != nil {
+			opt.Log.Trace("reading", "input", l.Path, "bytes", st.Size(), "mode", st.Mode().String())
+		}
+		r, closeLog = f, func() { f.Close() }
+	}
+	if l.Until > 0 {
+		r = &untilLine{r: r, left: l.Until}
+	}
+	return r, closeLog, nil
+}
+
 // readOne reads log i into the ledgers of its processes, keeping its first MaxEvents events
 // (all with AllEvents; none once the logs before it hold MaxEvents).
 func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) scanned {
@@ -394,28 +413,19 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 		name = "<stdin>"
 	}
 	res := scanned{input: Input{Path: path}}
-	var r io.Reader = l.Reader
-	if r == nil {
-		f, err := input.OpenLog(path, opt.Stdin)
-		if err != nil {
-			res.err = err
-			return res
-		}
-		defer f.Close()
-		if st := f.Info; st != nil {
-			opt.Log.Trace("reading", "input", path, "bytes", st.Size(), "mode", st.Mode().String())
-		}
-		r = f
+	r, closeLog, err := openLog(l, opt)
+	if err != nil {
+		res.err = err
+		return res
 	}
-	if l.Until > 0 {
-		r = &untilLine{r: r, left: l.Until}
-	}
+	defer closeLog()
 	// With more than one CPU, the scanner reads and prefilters ahead of its parsing, and the
 	// ledgers take its events in a goroutine of their own (eachEvent).
-	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: grammarOf(path), ReadAhead: runtime.GOMAXPROCS(0) > 1})
-	defer s.Close()
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
-	ps.ledger("", i, name)             // the log's own process, even when every line carries a rank
+	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: grammarOf(path), ReadAhead: runtime.GOMAXPROCS(0) > 1,
+		KeepRepeats: router != nil})
+	defer s.Close()
+	ps.ledger("", i, name) // the log's own process, even when every line carries a rank
 	ps.events[""]--
 	tracing := opt.Log.IsTrace() // (its arguments cost an allocation per event, logged or not)
 	sup := supplement{evs: l.Supplement, add: func(ev logscan.Event) {
@@ -428,16 +438,9 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	if router != nil {
 		sup.evs = nil // whose process each is cannot be told
 	}
-	add := func(ev logscan.Event) {
-		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
-			return // counted nowhere
-		}
-		sup.before(ev)
-		key := ev.Rank
-		if router != nil && key == "" {
-			if p := router.process(ev); p != "" {
-				key, ps.routed = p, true
-			}
+	put := func(key string, ev logscan.Event) {
+		if router != nil && key != "" && ev.Rank == "" {
+			ps.routed = true
 		}
 		ps.ledger(key, i, name).Add(ev)
 		res.count++
@@ -445,12 +448,29 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 			res.events = append(res.events, ev)
 		}
 		if tracing {
-			opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", ev.Rank)
+			opt.Log.Trace("event", "file", ev.File, "line", ev.Line, "kind", ev.Kind, "producer", ev.Producer, "module", ev.Module, "rank", key)
 		}
+	}
+	add := func(ev logscan.Event) {
+		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
+			return // counted nowhere
+		}
+		if router.printedTwice(ev) {
+			return // a record printed twice
+		}
+		sup.before(ev)
+		if router != nil && ev.Rank == "" {
+			router.route(ev, put)
+			return
+		}
+		put(ev.Rank, ev)
 	}
 	join := readTraces(l.Traces, opt)
 	eachEvent(s, join.through(add))
 	join.rest(add)
+	if router != nil {
+		router.flush(put)
+	}
 	sup.rest()
 	st := s.Stats()
 	res.stats = st

@@ -13,7 +13,10 @@ func (s *Scanner) emit(h header, lineNo int, ev Event) {
 	}
 	ev.Time, ev.DateKnown, ev.Stamp = h.t, h.dateKnown, h.stamp
 	if s.duplicate(ev, h.own) {
-		return
+		if !s.opt.KeepRepeats {
+			return
+		}
+		ev.Repeat = true
 	}
 	s.last, s.hasLast, s.lastOwn = ev, true, h.own
 	if !ev.Time.IsZero() {

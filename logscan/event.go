@@ -172,6 +172,9 @@ type Event struct {
 	// Saved is the compile time a cache hit saved, as the stack's own record says
 	// (AOTAutograd's time_saved_ms); 0 when it does not say.
 	Saved time.Duration
+	// Repeat marks an event that repeats the one just before it (a record printed twice by two
+	// handlers, or two processes' alike records), emitted only with Options.KeepRepeats.
+	Repeat bool
 }
 
 // KeyPart is one part of a cache key as a stack's record lists it: its name, its hash, and its

@@ -30,6 +30,10 @@ type Options struct {
 	// free. The goroutine ends at the end of the input; call Close when the Scanner may be
 	// dropped before that.
 	ReadAhead bool
+	// KeepRepeats emits an event that repeats the one before it (which the Scanner otherwise
+	// drops as a record printed twice) marked Repeat: a reader that can tell the processes of
+	// a log apart decides whether it is a second process's.
+	KeepRepeats bool
 }
 
 // Scanner reads one log and produces Events. It is not safe for concurrent use; scan several

@@ -97,8 +97,8 @@ func saidBy(kind cause.Kind) string { return frameworks.SaidBy(kind) }
 // neither.
 func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 	type inInput struct {
-		input int
-		key   string
+		input, pid int // a log, and the process of it the probe told apart (0: the log's one)
+		key        string
 	}
 	seen, inProcess := make(map[string]bool, len(compiled)), make(map[inInput]bool, len(compiled))
 	for _, u := range compiled {
@@ -114,7 +114,7 @@ func variants(compiled []*ledger.Unit) (distinct, repeated int) {
 			seen[key] = true
 			distinct++
 		}
-		if p := (inInput{u.Input, key}); inProcess[p] {
+		if p := (inInput{u.Input, u.PID, key}); inProcess[p] {
 			repeated++ // compiled again in the same process; one in each of two processes is none
 		} else {
 			inProcess[p] = true

@@ -101,6 +101,12 @@ func TestVariantsTellOnceFromRecurring(t *testing.T) {
 	if d, r := variants([]*ledger.Unit{u("a", 0), u("a", 1)}); d != 1 || r != 0 {
 		t.Errorf("one graph in each of two processes is no recurrence: %d %d", d, r)
 	}
+	// two processes of one log, told apart by the probe (pytest -n's workers)
+	a, b := u("a", 0), u("a", 0)
+	a.PID, b.PID = 11, 22
+	if d, r := variants([]*ledger.Unit{a, b}); d != 1 || r != 0 {
+		t.Errorf("one graph in each of two processes of one log is no recurrence: %d %d", d, r)
+	}
 	if d, r := variants([]*ledger.Unit{u("a", 0), u("", 0)}); d != 0 || r != 0 {
 		t.Errorf("a compilation that names no variant: %d %d", d, r)
 	}

@@ -199,16 +199,7 @@ func TestPytestPluginJAX(t *testing.T) {
 		if code != 1 {
 			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
 		}
-		expect := jaxSuite
-		if extra != nil {
-			// Two workers' XLA dumps share the run folder's dump and number their modules alike
-			// (module_0005.jit_predict… from each), so one overwrites the other and the causes
-			// the dumps give (the change's words, "identical", the fix) depend on the workers'
-			// timing: under -n 2 the test is held to its judgement and its count, not to them.
-			expect = maps.Clone(jaxSuite)
-			expect["test_growing_prefixes"] = []string{"failed", "recomp: jit(predict) compiled 4 times in this test: 3 after its first compilation", "!batch_size"}
-		}
-		want(t, got, expect)
+		want(t, got, jaxSuite)
 		for _, w := range []string{"== recomp ==", "fixture weights (module scope", "test_growing_prefixes  (compiled again)", "recomp: run folder " + run} {
 			if !strings.Contains(out, w) {
 				t.Errorf("%v: the output lacks %q:\n%s", extra, w, out)
@@ -244,6 +235,28 @@ func TestPytestPluginJAX(t *testing.T) {
 			t.Fatalf("recomp scan %s: %v", run, err)
 		}
 		holdsSchema(t, "recomp scan "+run, scan)
+		// XLA numbers each process's modules from 0: every worker dumps into a folder of its own,
+		// and the dump holds a module for each compilation (one worker's never overwrites
+		// another's).
+		var rep struct {
+			Summary struct {
+				Compilations int `json:"compilations"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal(scan, &rep); err != nil {
+			t.Fatal(err)
+		}
+		modules, folders := 0, map[string]bool{}
+		filepath.WalkDir(filepath.Join(run, "dump"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".before_optimizations.txt") {
+				modules++
+				folders[filepath.Base(filepath.Dir(p))] = true
+			}
+			return nil
+		})
+		if modules != rep.Summary.Compilations || (extra != nil) != (len(folders) == 2 && !folders["dump"]) {
+			t.Errorf("%v: %d modules dumped in %v for %d compilations", extra, modules, folders, rep.Summary.Compilations)
+		}
 	}
 	// The C++ info lines recomp's settings would make (JAX's backend and dump set-up) go to the
 	// process's own output, never to run.log: with -s, pytest --recomp prints none of them. The

@@ -211,6 +211,16 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 	return d, nil
 }
 
+// ProcessDir is the folder of its own a dump file's process dumped it into ("pid-N"), "" for a
+// file of the dump's own folder.
+func ProcessDir(path string) string {
+	dir := filepath.Base(filepath.Dir(path))
+	if _, ok := runfolder.ProcessFolder(dir); ok {
+		return dir
+	}
+	return ""
+}
+
 // dumpCandidate is a file of a dump folder that may be a module: its id, name and stage from
 // its file name (id -1 when the name is not XLA's).
 type dumpCandidate struct {

@@ -96,11 +96,15 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 	var wall time.Duration
 	if len(logs) > 0 {
 		read := LogsOf(logs)
+		ro := ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log}
 		if folder { // the folder read above: its manifest's stop line, not a second look
 			read = ledger.Files(logs)
 			read[0].Until = StoppedLine(c.Manifest)
+			ro.Stages = stagesOf(probeRecords(c)) // the processes the command started, each its own
+		} else if len(logs) == 1 {
+			ro.Stages = ownStages(logs[0], newRuns()) // a run folder's run.log, given alone
 		}
-		s, err := ledger.ReadLogs(read, ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log})
+		s, err := ledger.ReadLogs(read, ro)
 		if err != nil {
 			return nil, err
 		}
@@ -205,8 +209,15 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 	histories := diff.ExplainBy(dump, func(f *diff.DumpFile) string { return keys[f] }, opt.compare())
 	d := &Diff{Command: "explain", Problems: dump.Problems, Warnings: dump.Warnings}
 	var explained []verdict.Explained
+	byName := map[string]int{} // a family's place in d.Families: one row for its histories in every process
 	for _, h := range histories {
-		f := Family{Family: h.Family}
+		i, ok := byName[h.Family]
+		if !ok {
+			i = len(d.Families)
+			byName[h.Family] = i
+			d.Families = append(d.Families, Family{Family: h.Family})
+		}
+		f := &d.Families[i]
 		for _, df := range h.Files {
 			f.Files = append(f.Files, df.Path)
 			if u := links[df]; u != nil {
@@ -216,7 +227,6 @@ func explain(dump *diff.Dump, rep *ledger.Report, opt Options) (*Diff, []verdict
 				}
 			}
 		}
-		d.Families = append(d.Families, f)
 		for _, p := range h.Steps {
 			rp := pairReport(p)
 			if h.Family != p.B.Family {

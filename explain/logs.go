@@ -33,10 +33,8 @@ func logsOf(paths []string, opt ledger.ReadOptions, rs *runs) (*Scan, error) {
 	if len(paths) == 1 && opt.Stages == nil {
 		if folder {
 			opt.Stages = stagesOf(probeRecords(c)) // workers the command started: a process each
-		} else if r := rs.of(paths[0]); r != nil && r.f.Manifest != "" && input.Same(r.f.Log, paths[0]) {
-			if recs, err := r.probe(); err == nil {
-				opt.Stages = stagesOf(recs)
-			}
+		} else {
+			opt.Stages = ownStages(paths[0], rs)
 		}
 	}
 	logs := rs.logs(paths)
@@ -73,6 +71,17 @@ func logsOf(paths []string, opt ledger.ReadOptions, rs *runs) (*Scan, error) {
 	}
 	return &Scan{Scan: *s, Verdict: verdict.Build(verdict.Input{Ledger: s.Ledger, Wall: wall, Explained: explained, Dumped: dumped, UserName: rs.userName}), Job: jobOf(s, Options{Log: opt.Log}, rs),
 		Manifest: c.Manifest}, nil
+}
+
+// ownStages are the probe's compile stages of the run folder whose run.log path is (so that the
+// workers the command started are processes of their own), nil for another log.
+func ownStages(path string, rs *runs) []ledger.StageRecord {
+	if r := rs.of(path); r != nil && r.f.Manifest != "" && input.Same(r.f.Log, path) {
+		if recs, err := r.probe(); err == nil {
+			return stagesOf(recs)
+		}
+	}
+	return nil
 }
 
 // compiledAgain says whether the logs show a program compiled more than once (set-up the first

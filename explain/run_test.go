@@ -378,3 +378,61 @@ func TestFolderReadsTheTraceAsScanDoes(t *testing.T) {
 		t.Errorf("recomp run's answer reads %v, scan of the folder %v", a, b)
 	}
 }
+
+// A real run (testdata/spawn-recompile, made by testdata/runs/gen/spawn-recompile.sh: JAX 0.12
+// on CPU): two spawn workers each compile step for 8 rows and again for 9 or 10, into one
+// run.log; XLA numbers both workers' modules from 0 and each dumps into dump/pid-<its id>/.
+// Each worker recompiled once, and explain compares each worker's two modules, never one
+// worker's with the other's; the workers are no job's ranks.
+func TestSpawnRecompile(t *testing.T) {
+	dir := filepath.Join("testdata", "spawn-recompile")
+	s, err := Logs([]string{dir}, ledger.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm := s.Ledger.Summary; sm.Compilations != 4 || sm.Recompilations != 2 || len(s.Ledger.Procs) != 2 || s.Job != nil {
+		t.Errorf("%d compilations, %d recompilations, %d processes, job %v", sm.Compilations, sm.Recompilations, len(s.Ledger.Procs), s.Job != nil)
+	}
+	if vs := s.Verdict.Verdicts; len(vs) != 1 || len(vs[0].Causes) == 0 || vs[0].Causes[0].Kind != "batch_size" || vs[0].Repeated != 0 {
+		t.Errorf("verdicts %+v", vs)
+	}
+	for _, path := range []string{dir, filepath.Join(dir, runfolder.DumpName)} { // explain RUN, and explain RUN/dump --log RUN/run.log
+		var logs []string
+		if path != dir {
+			logs = []string{filepath.Join(dir, runfolder.LogName)}
+		}
+		d, err := Dump(path, logs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fams := families(d); fams != "jit_step: 4 (4)" {
+			t.Errorf("%s: families %s", path, fams)
+		}
+		if d.Verdict == nil || d.Verdict.Processes != 2 {
+			t.Errorf("%s: the log read as one process: %+v", path, d.Verdict)
+		}
+		var got []string
+		for _, p := range d.Pairs {
+			a, b := filepath.Base(filepath.Dir(p.A.Path)), filepath.Base(filepath.Dir(p.B.Path))
+			if a != b || !strings.HasPrefix(a, "pid-") || p.Result.Causes[0].Kind != "batch_size" {
+				t.Errorf("%s: compared %s with %s: %+v", path, p.A.Path, p.B.Path, p.Result.Causes)
+			}
+			got = append(got, p.Result.Causes[0].Summary)
+		}
+		if len(got) != 2 || !strings.Contains(strings.Join(got, " "), "8 → 9") || !strings.Contains(strings.Join(got, " "), "8 → 10") {
+			t.Errorf("%s: pairs %q", path, got)
+		}
+	}
+	// Each module is linked with its own worker's compilation, in its order.
+	dump, err := Load(filepath.Join(dir, runfolder.DumpName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := LinkDumps(dump, s.Ledger)
+	for _, f := range dump.Files {
+		u := links[f]
+		if u == nil || f.PID == 0 || u.PID != f.PID || strings.Contains(u.Signature, "[8,4]") != (f.ID == 0) {
+			t.Errorf("%s linked with %+v", f.Path, u)
+		}
+	}
+}

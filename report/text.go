@@ -116,10 +116,14 @@ func gateStatus(g *gate.Result) string {
 // one, else its (shortened) name.
 func dumpID(path string) string {
 	base := filepath.Base(path)
+	id := shorten(base, 60)
 	if m := dumpCounter.FindString(base); m != "" {
-		return m
+		id = m
 	}
-	return shorten(base, 60)
+	if p := diff.ProcessDir(path); p != "" {
+		return p + "/" + id // a module of one process of several (XLA numbers each one's from 0)
+	}
+	return id
 }
 
 var dumpCounter = lazyre.New(`^(\d+\.)?module_\d+`)

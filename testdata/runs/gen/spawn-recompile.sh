@@ -11,9 +11,12 @@ py=$(testdata/runs/gen/venv.sh testdata/runs/gen/jax-0.12.txt)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/recomp" ./cmd/recomp
-gen=$(cd testdata/runs/gen && pwd)
+# Run from the temporary folder, the venv linked there as venv/: the run names no path of this
+# machine (internal/shape's TestNoMachinePathInTestdata).
+cp testdata/runs/gen/spawn_recompile.py "$bin/"
+ln -s "$(dirname "$(dirname "$py")")" "$bin/venv"
 run=$bin/run
-(cd "$bin" && JAX_PLATFORMS=cpu ./recomp run --out "$run" -- "$py" "$gen/spawn_recompile.py" >/dev/null)
+(cd "$bin" && JAX_PLATFORMS=cpu ./recomp run --out run -- venv/bin/python spawn_recompile.py >/dev/null)
 rm -rf "$out"
 mkdir -p "$out"
 cp -r "$run/run.log" "$run/probe.jsonl" "$run/manifest.json" "$run/dump" "$out/"

@@ -21,7 +21,7 @@ func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 	var out []ledger.StageRecord
 	for _, r := range recs {
 		if r.PID != 0 && r.Seconds > 0 && frameworks.ProbeStages(r.Framework) {
-			out = append(out, ledger.StageRecord{Stage: r.Event, PID: r.PID, Duration: time.Duration(r.Seconds*1e9 + 0.5), Name: r.Name})
+			out = append(out, ledger.StageRecord{Stage: r.Event, PID: r.PID, Duration: time.Duration(r.Seconds*1e9 + 0.5), Name: r.Name, Shapes: r.Shapes})
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
+	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -18,6 +19,9 @@ type StageRecord struct {
 	Duration time.Duration
 	PID      int
 	Name     string // the function the stage is of, as the probe names it ("" when it does not)
+	// Shapes are, for a trace, its arguments' dtypes and shapes as JAX's log prints them in a
+	// request's signature ("float32[8,16]"); nil when the probe did not say.
+	Shapes []string
 }
 
 // Processes that write one terminal: a program that starts workers (multiprocessing's spawn,
@@ -41,10 +45,10 @@ type StageRecord struct {
 
 // pidRouter says which process wrote a JAX event of a run's log, from the probe's records.
 type pidRouter struct {
-	byStage map[probeKey][]int // a stage's duration → the processes that reported it, in order
-	pids    map[int]bool       // the processes the records named
-	traced  []tracedBy         // functions traced whose request has not been seen, in order
-	last    string             // the process of the last JAX event routed
+	byStage map[probeKey][]reporter // a stage's duration → the processes that reported it, in order
+	pids    map[int]bool            // the processes the records named
+	traced  []tracedBy              // functions traced whose request has not been seen, in order
+	last    string                  // the process of the last JAX event routed
 	// traces are, by function, the processes whose traces the probe recorded and the log's
 	// "Finished tracing" has not shown yet, in order; explained counts the first of them an
 	// explanation went to.
@@ -165,9 +169,17 @@ type probeKey struct {
 	ns    int64
 }
 
+// reporter is the process that reported a stage, and the shapes of a trace's arguments.
+type reporter struct {
+	pid    int
+	shapes []string
+}
+
+// tracedBy is a function a process traced, with its arguments' shapes when the probe said.
 type tracedBy struct {
 	function string
 	pid      string
+	shapes   []string
 }
 
 // stageOf is the probe's name of the stage a JAX event reports with its duration.
@@ -193,7 +205,7 @@ func newPIDRouter(recs []StageRecord) *pidRouter {
 }
 
 func newRouter() *pidRouter {
-	return &pidRouter{byStage: map[probeKey][]int{}, pids: map[int]bool{}, traces: map[string][]int{}, explained: map[string]int{}}
+	return &pidRouter{byStage: map[probeKey][]reporter{}, pids: map[int]bool{}, traces: map[string][]int{}, explained: map[string]int{}}
 }
 
 // add takes more of the probe's records (a live run's, as the probe writes them).
@@ -209,7 +221,7 @@ func (r *pidRouter) add(recs []StageRecord) {
 		}
 		r.pids[rec.PID] = true
 		k := probeKey{rec.Stage, int64(rec.Duration)}
-		r.byStage[k] = append(r.byStage[k], rec.PID)
+		r.byStage[k] = append(r.byStage[k], reporter{rec.PID, rec.Shapes})
 		if rec.Stage == "trace" && rec.Name != "" && len(r.traces[rec.Name]) < maxTraced {
 			r.traces[rec.Name] = append(r.traces[rec.Name], rec.PID)
 		}
@@ -234,7 +246,7 @@ func (r *pidRouter) process(ev logscan.Event) string {
 		return ""
 	}
 	if st := stageOf(ev); st != "" && ev.Duration > 0 {
-		pid := r.take(st, int64(ev.Duration))
+		pid, shapes := r.take(st, int64(ev.Duration))
 		if pid == "" {
 			return ""
 		}
@@ -243,7 +255,7 @@ func (r *pidRouter) process(ev logscan.Event) string {
 			if len(r.traced) == maxTraced {
 				r.traced = r.traced[1:]
 			}
-			r.traced = append(r.traced, tracedBy{ev.Module, pid})
+			r.traced = append(r.traced, tracedBy{ev.Module, pid, shapes})
 			r.traceShown(ev.Module, pid)
 		case "compile":
 			r.finished(ev.Module, pid)
@@ -254,12 +266,9 @@ func (r *pidRouter) process(ev logscan.Event) string {
 	switch ev.Kind {
 	case logscan.CompileRequest:
 		pid := r.last // a request whose trace the log does not show: the last process that reported
-		for i, t := range r.traced {
-			if frameworks.SameFunction(t.function, ev.Module) {
-				r.traced = append(r.traced[:i], r.traced[i+1:]...)
-				pid = t.pid
-				break
-			}
+		if i := r.requested(ev); i >= 0 {
+			pid = r.traced[i].pid
+			r.traced = slices.Delete(r.traced, i, i+1)
 		}
 		r.last = pid
 		if pid != "" {
@@ -360,14 +369,70 @@ func (r *pidRouter) has(ev logscan.Event) bool {
 }
 
 // take finds and uses the probe's record of a stage of duration ns (to within the rounding of
-// the log's nine decimals).
-func (r *pidRouter) take(stage string, ns int64) string {
+// the log's nine decimals): its process, and a trace's arguments' shapes.
+func (r *pidRouter) take(stage string, ns int64) (pid string, shapes []string) {
 	for _, d := range []int64{0, -1, 1, -2, 2} {
 		k := probeKey{stage, ns + d}
 		if q := r.byStage[k]; len(q) > 0 {
 			r.byStage[k] = q[1:]
-			return "pid " + strconv.Itoa(q[0])
+			return "pid " + strconv.Itoa(q[0].pid), q[0].shapes
 		}
 	}
-	return ""
+	return "", nil
+}
+
+// requested is the traced function a compile request is of (an index of traced; -1 when none):
+// of the traces of its function, the first whose arguments' shapes the request's signature
+// holds in order, else the first. Two processes that trace one function at the same moment
+// print their requests in either order; the shapes tell them apart.
+func (r *pidRouter) requested(ev logscan.Event) int {
+	first := -1
+	var sig []string
+	for i, t := range r.traced {
+		if !frameworks.SameFunction(t.function, ev.Module) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if len(t.shapes) == 0 {
+			continue
+		}
+		if sig == nil {
+			sig = signatureShapes(ev.Signature)
+		}
+		if holdsInOrder(sig, t.shapes) {
+			return i
+		}
+	}
+	return first
+}
+
+// reShape is an array's dtype and shape in a JAX signature: float32[8,16], bool[].
+var reShape = lazyre.New(`\b([a-z]+[0-9]*(?:_[a-z0-9]+)*)\[([0-9, ]*)\]`)
+
+// signatureShapes are the dtypes and shapes a JAX request's signature names, in order, as the
+// probe writes them (no spaces).
+func signatureShapes(sig string) []string {
+	ms := reShape.FindAllStringSubmatch(sig, maxShapes)
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m[1]+"["+strings.ReplaceAll(m[2], " ", "")+"]")
+	}
+	return out
+}
+
+// maxShapes bounds the shapes read of one signature (the probe writes at most 32).
+const maxShapes = 256
+
+// holdsInOrder says whether every one of want is in have, in order (a subsequence): the probe
+// lists the arrays, the signature also Python scalars and what JAX made of them.
+func holdsInOrder(have, want []string) bool {
+	i := 0
+	for _, h := range have {
+		if i < len(want) && h == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
 }

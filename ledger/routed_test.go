@@ -84,3 +84,49 @@ func TestRoutedLinesBetweenStages(t *testing.T) {
 		t.Errorf("processes %s", got)
 	}
 }
+
+// Two processes trace one function at the same moment and print their requests in the other
+// order: the probe's record of each trace holds its arguments' shapes, and each request goes
+// with the trace whose shapes its signature holds, not with the first traced.
+func TestRoutedRequestsByShape(t *testing.T) {
+	var log strings.Builder
+	var stages []StageRecord
+	ms := 0
+	line := func(format string, a ...any) {
+		ms++
+		fmt.Fprintf(&log, "WARNING:2026-12-03 10:24:45,%03d:"+format+"\n", append([]any{ms}, a...)...)
+	}
+	shape := map[int]string{11: "8", 22: "16"}
+	for _, pid := range []int{11, 22} {
+		d := time.Duration(1_000_000 + pid)
+		line("jax._src.dispatch:236: Finished tracing step for jit in %.9f sec", d.Seconds())
+		stages = append(stages, StageRecord{Stage: "trace", Duration: d, PID: pid, Name: "step", Shapes: []string{"float32[4,4]", "float32[" + shape[pid] + ",4]"}})
+	}
+	for _, pid := range []int{22, 11} { // the requests the other way round
+		line("jax._src.interpreters.pxla:732: Compiling jit(step) with global shapes and types (ShapedArray(float32[4,4]), ShapedArray(float32[%s,4]), ShapedArray(float32[], weak_type=True)). Argument mapping: (UnspecifiedValue,).", shape[pid])
+	}
+	for _, pid := range []int{22, 11} {
+		d := time.Duration(3_000_000 + pid)
+		line("jax._src.dispatch:236: Finished XLA compilation of jit(step) in %.9f sec", d.Seconds())
+		stages = append(stages, StageRecord{Stage: "compile", Duration: d, PID: pid})
+	}
+	s, err := ReadLogs([]Log{{Path: "run.log", Reader: strings.NewReader(log.String())}}, ReadOptions{Stages: stages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range s.Ledger.Modules {
+		for _, u := range m.Compiled() {
+			n++
+			if want := "float32[" + shape[u.PID] + ",4]"; !strings.Contains(u.Signature, want) {
+				t.Errorf("pid %d: signature %s, want %s", u.PID, u.Signature, want)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d compilations, want 2", n)
+	}
+	if got := signatureShapes("(ShapedArray(float32[4, 4]), ShapedArray(bfloat16[]), ShapedArray(float8_e4m3fn[2,3], weak_type=True), ShapedArray(bool[7]))"); strings.Join(got, " ") != "float32[4,4] bfloat16[] float8_e4m3fn[2,3] bool[7]" {
+		t.Errorf("signature shapes %q", got)
+	}
+}

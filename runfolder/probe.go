@@ -48,6 +48,9 @@ type ProbeRecord struct {
 	// Static are the static arguments a JAX trace of a jitted function was called with (jax:
 	// trace; static_argnums and static_argnames), each value as Python's repr, cut short.
 	Static []StaticArg `json:"static,omitempty"`
+	// Shapes are the dtype and shape of each array a JAX trace of a jitted function was called
+	// with, as JAX's log prints them ("float32[8,16]"; jax: trace, the first 32).
+	Shapes []string `json:"shapes,omitempty"`
 	// Step, Compiles, Loader and CompileNS count a PyTorch/XLA process's steps (torch-xla: sync,
 	// epoch, steps): the step a sync record ends (1 for the first), or the steps ended before
 	// an epoch began or the program exited; torch_xla's count of compilations after it; the id
@@ -231,7 +234,7 @@ func (k *probeKeeper) again(line []byte) (ProbeRecord, bool) {
 
 // remember keeps the line of a call's begin or end record decoded, for again.
 func (k *probeKeeper) remember(line []byte, r ProbeRecord) {
-	if r.Static != nil || r.Versions != nil || r.CompileNS != nil || r.Loaders != nil {
+	if r.hasLists() {
 		return
 	}
 	key, _, ok := untimed(line)
@@ -312,9 +315,14 @@ func (k *probeKeeper) done() []ProbeRecord {
 	return k.out
 }
 
+// hasLists says whether a record holds lists or maps, which no record is compared by.
+func (r *ProbeRecord) hasLists() bool {
+	return r.Static != nil || r.Shapes != nil || r.Versions != nil || r.CompileNS != nil || r.Loaders != nil
+}
+
 // sameCall says whether two call begins are the same call made again: all but the time.
 func sameCall(a, b ProbeRecord) bool {
-	if a.Static != nil || b.Static != nil || a.Versions != nil || b.Versions != nil || a.CompileNS != nil || b.CompileNS != nil || a.Loaders != nil || b.Loaders != nil {
+	if a.hasLists() || b.hasLists() {
 		return false
 	}
 	return a.Framework == b.Framework && a.Event == b.Event && a.Seconds == b.Seconds && a.Name == b.Name && a.File == b.File &&

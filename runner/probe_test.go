@@ -142,7 +142,11 @@ func TestProbeJAXStatic(t *testing.T) {
 	py, dir, p := probeSetup(t)
 	lib := filepath.Join(dir, "lib", "site-packages", "jax")
 	for path, text := range map[string]string{
-		filepath.Join(lib, "__init__.py"): "from . import monitoring\n",
+		filepath.Join(lib, "__init__.py"): "from . import monitoring, tree_util\n",
+		filepath.Join(lib, "tree_util.py"): "def tree_leaves(t):\n" +
+			"    if isinstance(t, (tuple, list)):\n        return [x for v in t for x in tree_leaves(v)]\n" +
+			"    if isinstance(t, dict):\n        return [x for k in sorted(t) for x in tree_leaves(t[k])]\n" +
+			"    return [t]\n",
 		filepath.Join(lib, "monitoring.py"): "import inspect\n_ls = []\n" +
 			"def register_event_duration_secs_listener(cb):\n    _ls.append(cb)\n" +
 			"def record(event, d, **kw):\n    for cb in _ls:\n        cb(event, d, **kw)\n" +
@@ -154,6 +158,8 @@ func TestProbeJAXStatic(t *testing.T) {
 			"def bare_trace():\n    record('/jax/core/compile/jaxpr_trace_duration', 0.1, fun_name='f')\n",
 		filepath.Join(dir, "train.py"): "import jax\nfrom jax.monitoring import JitInfo, _trace_for_jit, bare_trace\n" +
 			"def step(p, x, dropout, mode='train'):\n    pass\n" +
+			"class Arr:\n    def __init__(self, *shape):\n        self.shape, self.dtype = shape, 'float32'\n" +
+			"_trace_for_jit(step, JitInfo(step, (), ()), None, None, None, ({'w': Arr(16, 4), 'b': Arr(4)}, Arr(8, 16), 0.5), {})\n" +
 			"class Bad:\n    def __repr__(self):\n        raise RuntimeError('no repr')\n" +
 			"ji = JitInfo(step, (2, 3), ('dropout', 'mode'))\n" +
 			"_trace_for_jit(step, ji, None, None, None, (1, 2, 0.1), {'mode': 'x' * 200})\n" +
@@ -179,9 +185,10 @@ func TestProbeJAXStatic(t *testing.T) {
 		for _, a := range r.Static {
 			args = append(args, fmt.Sprintf("%s=%.12s(%d)", a.Name, a.Value, len([]rune(a.Value))))
 		}
-		got = append(got, r.Name+":"+strings.Join(args, ","))
+		got = append(got, r.Name+":"+strings.Join(args, ",")+strings.Join(r.Shapes, " "))
 	}
-	want := "step:dropout=0.1(3),mode='xxxxxxxxxxx(80) | step:dropout=?(1) | step: | f:"
+	// the arrays' dtypes and shapes, in the order of the call's leaves; none where JAX's frame is not there
+	want := "step:float32[4] float32[16,4] float32[8,16] | step:dropout=0.1(3),mode='xxxxxxxxxxx(80) | step:dropout=?(1) | step: | f:"
 	if strings.Join(got, " | ") != want {
 		t.Errorf("records\n%s\nwant\n%s", strings.Join(got, " | "), want)
 	}

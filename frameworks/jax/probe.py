@@ -4,6 +4,7 @@
 
 
 _MAX_REPR = 80  # a static value's repr is cut to this many characters
+_MAX_SHAPES = 32  # the arguments' shapes a trace record lists, at most
 _JIT_FRAMES = ("_trace_for_jit", "_infer_params")  # jax >= 0.5, jax 0.4 (its _infer_params_impl drops args)
 
 
@@ -17,14 +18,31 @@ def _short_repr(v):
     return s
 
 
+def _shapes(args, kwargs):
+    """The dtype and shape of each array among a traced call's arguments, as JAX's log prints
+    them in a compile request's signature ("float32[8,16]"), the first _MAX_SHAPES: what tells
+    apart two processes' requests of one function traced at the same moment."""
+    import jax
+    out = []
+    for leaf in jax.tree_util.tree_leaves((args, kwargs)):
+        shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
+        if shape is None or dtype is None:
+            continue
+        out.append("%s[%s]" % (dtype, ",".join(str(int(d)) for d in shape)))
+        if len(out) == _MAX_SHAPES:
+            break
+    return out
+
+
 def _jax_static():
     """At a JAX trace of a jitted function (the listener runs inside it): the static arguments
     the call passed, [{"name", "value"}] with each value's repr cut short, and the function's
     name. It reads the frame of JAX's own trace entry (jax >= 0.5: _trace_for_jit, 0.4:
     _infer_params), whose locals hold the call's args and kwargs and the jit's
     static_argnums and static_argnames; and, for a lambda, where it is defined ("FILE:LINE",
-    the file's base name); ([], "", "") when there is none (a trace of a nested jit inside
-    another, whose frame is not JAX's entry) or anything is not as expected."""
+    the file's base name); and the arguments' shapes (_shapes); ([], "", "", []) when there is
+    none (a trace of a nested jit inside another, whose frame is not JAX's entry) or anything is
+    not as expected."""
     f = sys._getframe(2)
     depth = 0
     while f is not None and depth < 16:
@@ -32,9 +50,9 @@ def _jax_static():
             break
         f, depth = f.f_back, depth + 1
     else:
-        return [], "", ""
+        return [], "", "", []
     if f is None:
-        return [], "", ""
+        return [], "", "", []
     loc = f.f_locals
     ji, args, kwargs, fun = loc.get("ji"), loc.get("args"), loc.get("kwargs"), loc.get("fun")
     name, site = "", ""
@@ -46,10 +64,14 @@ def _jax_static():
             site = "%s:%d" % (os.path.basename(code.co_filename), code.co_firstlineno)
     except Exception:
         pass
+    try:
+        shapes = _shapes(args, kwargs)
+    except Exception:
+        shapes = []
     nums = tuple(getattr(ji, "static_argnums", ()) or ())
     names = tuple(getattr(ji, "static_argnames", ()) or ())
     if not nums and not names:
-        return [], name, site
+        return [], name, site, shapes
     params = []
     try:
         sig = getattr(ji, "fun_signature", None)
@@ -66,7 +88,7 @@ def _jax_static():
         for k in names:
             if k in kwargs and not any(o["name"] == k for o in out):
                 out.append({"name": str(k), "value": _short_repr(kwargs[k])})
-    return out[:16], name, site
+    return out[:16], name, site, shapes
 
 
 def _key_lines(module):
@@ -163,9 +185,11 @@ def _on_jax(module):
             if "fun_name" in kwargs:
                 rec["name"] = str(kwargs["fun_name"])
             if stage == "trace":
-                static, name, site = _jax_static()
+                static, name, site, shapes = _jax_static()
                 if static:
                     rec["static"] = static
+                if shapes:
+                    rec["shapes"] = shapes
                 if name and "name" not in rec:
                     rec["name"] = name
                 lam.site = site

@@ -489,22 +489,32 @@ func TestPytestPluginUnjudged(t *testing.T) {
 // A TF suite whose XLA compilations only TF's C++ log lines record (pytest's capture takes
 // them): the log holds tf.function's retracing warning and no compilation, the dump holds the
 // modules. The session is not judged, and pytest --recomp fails it rather than pass it.
+//
+// Under -n 2 each worker dumps into a folder of its own (dump/pid-N): those modules count as
+// dumped, and the session is not judged either.
 func TestPytestPluginUnjudgedTF(t *testing.T) {
 	py, dir := suiteVenv(t, "RECOMP_PYTEST", "RECOMP_LIVE_TF_2_21")
-	run := filepath.Join(dir, "run")
-	code, out, got := outcomes(t, py, dir, "../testdata/pytest/tf", "--recomp", "--recomp-out", run)
-	if code != 1 {
-		t.Errorf("exit %d, want 1\n%s", code, out)
-	}
-	want(t, got, map[string][]string{"test_growing_batches": {"passed"}, "test_compile_once": {"passed"}})
-	if !strings.Contains(out, "HLO modules were dumped into the run folder, and its log holds no compilation: the session's compilations were not judged") {
-		t.Errorf("the output lacks why the session failed:\n%s", out)
-	}
-	var m struct {
-		ExitCode int `json:"exit_code"`
-	}
-	if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.ExitCode != 1 {
-		t.Errorf("manifest %s (%v)", b, err)
+	for _, extra := range [][]string{nil, {"-n", "2"}} {
+		run := filepath.Join(dir, "run"+strings.Join(extra, ""))
+		code, out, got := outcomes(t, py, dir, "../testdata/pytest/tf", append([]string{"--recomp", "--recomp-out", run}, extra...)...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1\n%s", extra, code, out)
+		}
+		want(t, got, map[string][]string{"test_growing_batches": {"passed"}, "test_compile_once": {"passed"}})
+		if !strings.Contains(out, "HLO modules were dumped into the run folder, and its log holds no compilation: the session's compilations were not judged") {
+			t.Errorf("%v: the output lacks why the session failed:\n%s", extra, out)
+		}
+		var m struct {
+			ExitCode int `json:"exit_code"`
+		}
+		if b, err := os.ReadFile(filepath.Join(run, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil || m.ExitCode != 1 {
+			t.Errorf("%v: manifest %s (%v)", extra, b, err)
+		}
+		if extra != nil {
+			if ms, _ := filepath.Glob(filepath.Join(run, "dump", "pid-*", "*.before_optimizations.txt")); len(ms) == 0 {
+				t.Errorf("%v: no worker dumped into a folder of its own", extra)
+			}
+		}
 	}
 	if code, out, _ := outcomes(t, py, dir, "../testdata/pytest/tf"); code != 0 {
 		t.Errorf("without --recomp: exit %d\n%s", code, out)

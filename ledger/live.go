@@ -24,9 +24,12 @@ type Live struct {
 
 	cur    int        // the line of the event being added
 	router *pidRouter // the probe's processes (LiveOptions.Stages)
-	closed []LiveUnit
-	rep    *Report
-	sup    []logscan.Event // events recorded elsewhere, not yet added (LiveOptions.Supplement)
+	// unrecorded says the probe wrote no stage within firstWait of the first stage the log
+	// showed: no stage is waited for again.
+	unrecorded bool
+	closed     []LiveUnit
+	rep        *Report
+	sup        []logscan.Event // events recorded elsewhere, not yet added (LiveOptions.Supplement)
 }
 
 // LiveOptions say how a Live reads its log.
@@ -106,13 +109,19 @@ func (lv *Live) read() {
 
 // routeWait is how long route waits, at most, for the probe's record of a JAX stage the log
 // has just shown: the probe writes it as JAX reports it, a moment before or after the line.
-const routeWait = 100 * time.Millisecond
+// firstWait is how long it waits for the first: pytest -n's workers start compiling together,
+// and the first stage of each must be keyed by its process, or a worker's first compilation
+// reads live as another's compiled again.
+const (
+	routeWait = 100 * time.Millisecond
+	firstWait = time.Second
+)
 
 // route gives a JAX event to the ledger of its process, named from the probe's records (the
 // log's own while they name one process only, as ReadLogs keys a single process). A stage the
-// log shows before the probe's record of it is waited for (routeWait at most, and only once
-// the probe has written one): a second worker's first stage must count as a second process
-// before its events are keyed.
+// log shows before the probe's record of it is waited for (routeWait at most; firstWait for
+// the first, and none once the first found none): a second worker's first stage must count as
+// a second process before its events are keyed.
 func (lv *Live) route(ev logscan.Event) {
 	r := lv.router
 	if r == nil {
@@ -120,11 +129,16 @@ func (lv *Live) route(ev logscan.Event) {
 		lv.router = r
 	}
 	r.add(lv.opt.Stages())
-	if routable(ev) && len(r.pids) > 0 {
-		for waited := time.Duration(0); !r.has(ev) && waited < routeWait; waited += 10 * time.Millisecond {
+	if routable(ev) && (len(r.pids) > 0 || !lv.unrecorded) {
+		limit := routeWait
+		if len(r.pids) == 0 {
+			limit = firstWait
+		}
+		for waited := time.Duration(0); !r.has(ev) && waited < limit; waited += 10 * time.Millisecond {
 			time.Sleep(10 * time.Millisecond)
 			r.add(lv.opt.Stages())
 		}
+		lv.unrecorded = len(r.pids) == 0
 	}
 	r.route(ev, lv.put)
 }

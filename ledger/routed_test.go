@@ -130,3 +130,52 @@ func TestRoutedRequestsByShape(t *testing.T) {
 		t.Errorf("signature shapes %q", got)
 	}
 }
+
+// Live, pytest -n's two workers start compiling together, and the log shows their first stages
+// before the probe has written its records of them: the first stage waits for its record, so
+// that each worker's first compilation is its own, not the other's compiled again.
+func TestLiveFirstStageWaits(t *testing.T) {
+	var log strings.Builder
+	var stages []StageRecord
+	ms := 0
+	line := func(format string, a ...any) {
+		ms++
+		fmt.Fprintf(&log, "WARNING:2026-12-03 10:24:45,%03d:"+format+"\n", append([]any{ms}, a...)...)
+	}
+	for _, pid := range []int{11, 22} {
+		d := time.Duration(1_000_000 + pid)
+		line("jax._src.dispatch:236: Finished tracing init for jit in %.9f sec", d.Seconds())
+		stages = append(stages, StageRecord{Stage: "trace", Duration: d, PID: pid, Name: "init"})
+	}
+	for _, pid := range []int{11, 22} {
+		line("jax._src.interpreters.pxla:732: Compiling jit(init) with global shapes and types (). Argument mapping: ().")
+		d := time.Duration(2_000_000 + pid)
+		line("jax._src.dispatch:236: Finished jaxpr to MLIR module conversion jit(init) in %.9f sec", d.Seconds())
+		stages = append(stages, StageRecord{Stage: "lower", Duration: d, PID: pid})
+	}
+	for _, pid := range []int{11, 22} {
+		d := time.Duration(3_000_000 + pid)
+		line("jax._src.dispatch:236: Finished XLA compilation of jit(init) in %.9f sec", d.Seconds())
+		stages = append(stages, StageRecord{Stage: "compile", Duration: d, PID: pid})
+	}
+	start := time.Now()
+	given := false
+	next := func() []StageRecord { // the probe's records, written 200 ms after the log's lines
+		if given || time.Since(start) < 200*time.Millisecond {
+			return nil
+		}
+		given = true
+		return stages
+	}
+	lv := NewLive(LiveOptions{Name: "run.log", Stages: next})
+	lv.Write([]byte(log.String()))
+	rep := lv.Close()
+	for _, u := range lv.Compiled() {
+		if u.AfterWarmup {
+			t.Errorf("live: %s at line %d compiled after warm-up", u.Module, u.Line)
+		}
+	}
+	if sm := rep.Summary; sm.Compilations != 2 || sm.Recompilations != 0 || len(rep.Procs) != 2 {
+		t.Errorf("live: %d compilations, %d recompilations, %d processes; want 2, 0, 2", sm.Compilations, sm.Recompilations, len(rep.Procs))
+	}
+}

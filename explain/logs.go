@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -61,6 +62,7 @@ func logsOf(paths []string, opt ledger.ReadOptions, rs *runs) (*Scan, error) {
 		relativeSites(s.Ledger, c.Manifest)
 		if len(s.Inputs) == 1 {
 			noteFolder(&s.Inputs[0], c)
+			noteSharedDump(&s.Inputs[0], c.Manifest, s.Ledger)
 		}
 		if compiledAgain(s.Ledger) {
 			explained, dumped = folderDump(f, s.Ledger, opt, underWorkDir(c.Manifest))
@@ -153,6 +155,32 @@ func noteFolder(in *ledger.Input, c runfolder.Contents) {
 		in.Warnings = append(in.Warnings, logscan.Warning{File: in.Path, Line: in.Lines, Message: n})
 		in.WarningCount++
 	}
+}
+
+// noteSharedDump warns, on a run folder's log, when several processes that compiled dumped into
+// the user's own dump folder (their XLA_FLAGS' --xla_dump_to, which recomp leaves as it is): XLA
+// numbers each process's modules from 0, so their files overwrite each other's, and the causes
+// the dump gives may mix processes. recomp's own dump gives each process a folder.
+func noteSharedDump(in *ledger.Input, m *runfolder.Manifest, rep *ledger.Report) {
+	if m == nil || m.DumpDir == "" {
+		return
+	}
+	pids := map[int]bool{}
+	for _, mod := range rep.Modules {
+		for _, u := range mod.Units {
+			if u.Compiled && u.PID != 0 {
+				pids[u.PID] = true
+			}
+		}
+	}
+	if len(pids) < 2 {
+		return
+	}
+	in.Warnings = append(in.Warnings, logscan.Warning{File: in.Path, Line: in.Lines, Message: fmt.Sprintf(
+		"%d processes compiled and dumped into your own dump folder %s: XLA numbers each process's modules from 0, so one's files "+
+			"overwrite another's, and the causes the dump gives may be another process's; leave --xla_dump_to out of XLA_FLAGS and "+
+			"recomp dumps each process into a folder of its own", len(pids), m.DumpDir)})
+	in.WarningCount++
 }
 
 // folderFacts is what a run folder of recomp run lends a report besides its log: the wall time

@@ -436,3 +436,40 @@ func TestSpawnRecompile(t *testing.T) {
 		}
 	}
 }
+
+// The same run, had the user's XLA_FLAGS named a dump folder of their own (recomp leaves it as
+// it is, and both workers dumped into it): the scan warns that the processes' files overwrite
+// each other's. A folder of recomp's own dump says nothing.
+func TestSharedUserDumpWarns(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{runfolder.LogName, runfolder.ProbeName, runfolder.ManifestName} {
+		b, err := os.ReadFile(filepath.Join("testdata", "spawn-recompile", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == runfolder.ManifestName {
+			b = []byte(strings.Replace(string(b), "{", `{"dump_dir": "/tmp/mine",`, 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warned := func(path string) bool {
+		s, err := Logs([]string{path}, ledger.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range s.Inputs[0].Warnings {
+			if strings.Contains(w.Message, "2 processes compiled and dumped into your own dump folder /tmp/mine") {
+				return true
+			}
+		}
+		return false
+	}
+	if !warned(dir) {
+		t.Error("no warning of two processes dumping into the user's folder")
+	}
+	if warned(filepath.Join("testdata", "spawn-recompile")) {
+		t.Error("a warning for recomp's own dump")
+	}
+}

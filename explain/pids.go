@@ -16,12 +16,16 @@ func LiveStages(dir string) (next func() []ledger.StageRecord, stop func()) {
 }
 
 // stagesOf keeps the probe's compile stages (JAX's: framework.Probe.Stages) that name their
-// process and duration.
+// process and duration, and the names the pytest plugin gave its workers' processes (stage
+// "worker", Name the worker's id: gw0).
 func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 	var out []ledger.StageRecord
 	for _, r := range recs {
-		if r.PID != 0 && r.Seconds > 0 && frameworks.ProbeStages(r.Framework) {
+		switch {
+		case r.PID != 0 && r.Seconds > 0 && frameworks.ProbeStages(r.Framework):
 			out = append(out, ledger.StageRecord{Stage: r.Event, PID: r.PID, Duration: time.Duration(r.Seconds*1e9 + 0.5), Name: r.Name, Shapes: r.Shapes})
+		case r.PID != 0 && r.Framework == "pytest" && r.Event == ledger.WorkerStage && r.Name != "":
+			out = append(out, ledger.StageRecord{Stage: ledger.WorkerStage, PID: r.PID, Name: r.Name})
 		}
 	}
 	return out

@@ -14,6 +14,9 @@ import (
 // StageRecord is a compile stage one process reported to its framework's monitoring API (JAX's
 // jax.monitoring: "trace", "lower" or "compile") with its duration, as recomp's probe records
 // it: what tells apart the processes that wrote one log (ReadOptions.Stages).
+//
+// A record of stage WorkerStage names a process instead (Name: pytest -n's worker id, gw0), which
+// the report then names the process by.
 type StageRecord struct {
 	Stage    string
 	Duration time.Duration
@@ -56,6 +59,7 @@ type pidRouter struct {
 	explained map[string]int
 	open      []openRequest   // requests routed and not finished, in order
 	held      []logscan.Event // cache lines waiting for the request they end (afterCompile)
+	names     map[int]string  // what names a process besides its id (WorkerStage)
 }
 
 // openRequest is a compile request of module by process pid, and the kinds of cache line it has
@@ -64,6 +68,9 @@ type openRequest struct {
 	module, pid string
 	had         []logscan.Kind
 }
+
+// WorkerStage is the stage of a StageRecord that names its process (the pytest plugin's worker).
+const WorkerStage = "worker"
 
 // maxOpen bounds the open requests the router keeps, maxHeld the cache lines it holds.
 const (
@@ -205,12 +212,17 @@ func newPIDRouter(recs []StageRecord) *pidRouter {
 }
 
 func newRouter() *pidRouter {
-	return &pidRouter{byStage: map[probeKey][]reporter{}, pids: map[int]bool{}, traces: map[string][]int{}, explained: map[string]int{}}
+	return &pidRouter{byStage: map[probeKey][]reporter{}, pids: map[int]bool{}, traces: map[string][]int{}, explained: map[string]int{},
+		names: map[int]string{}}
 }
 
 // add takes more of the probe's records (a live run's, as the probe writes them).
 func (r *pidRouter) add(recs []StageRecord) {
 	for _, rec := range recs {
+		if rec.Stage == WorkerStage && rec.PID != 0 && len(r.names) < maxOpen {
+			r.names[rec.PID] = rec.Name
+			continue
+		}
 		if rec.PID == 0 || rec.Duration <= 0 {
 			continue
 		}

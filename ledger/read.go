@@ -422,6 +422,9 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	// With more than one CPU, the scanner reads and prefilters ahead of its parsing, and the
 	// ledgers take its events in a goroutine of their own (eachEvent).
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
+	if router != nil {
+		ps.names = router.names
+	}
 	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: grammarOf(path), ReadAhead: runtime.GOMAXPROCS(0) > 1,
 		KeepRepeats: router != nil})
 	defer s.Close()
@@ -593,6 +596,7 @@ type processes struct {
 	began  map[string]int // the log each ledger is reading
 	events map[string]int // events each ledger was given
 	routed bool           // Stages named a process
+	names  map[int]string // what names a process besides its id (pytest -n's worker: gw1)
 	// unread counts the lines of the logs that look like compile records recomp could not
 	// read; they go with the first process's report.
 	unread      int
@@ -632,6 +636,8 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 		ps.began[rank] = i
 		label := name
 		switch {
+		case strings.HasPrefix(rank, "pid ") && ps.names[l.pid] != "":
+			label = fmt.Sprintf("%s [%s, %s]", name, ps.names[l.pid], rank) // run.log [gw1, pid 4242]
 		case strings.HasPrefix(rank, "pid "):
 			label = fmt.Sprintf("%s [%s]", name, rank)
 		case rank != "":

@@ -67,6 +67,7 @@ func TestRoutedLinesBetweenStages(t *testing.T) {
 		}
 		inStep = false
 	}
+	stages = append(stages, StageRecord{Stage: WorkerStage, PID: 11, Name: "gw0"}) // the pytest plugin's name of one
 	s, err := ReadLogs([]Log{{Path: "run.log", Reader: strings.NewReader(log.String())}}, ReadOptions{Stages: stages})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestRoutedLinesBetweenStages(t *testing.T) {
 	for _, p := range s.Ledger.Procs {
 		procs = append(procs, fmt.Sprintf("%s: %d", p.Name, p.Compilations))
 	}
-	if got := strings.Join(procs, "; "); got != "run.log [pid 11]: 2; run.log [pid 22]: 2" {
+	if got := strings.Join(procs, "; "); got != "run.log [gw0, pid 11]: 2; run.log [pid 22]: 2" {
 		t.Errorf("processes %s", got)
 	}
 }

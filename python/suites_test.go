@@ -208,6 +208,9 @@ func TestPytestPluginJAX(t *testing.T) {
 		if strings.Contains(out, noneFailed) {
 			t.Errorf("%v: tests failed recomp's check, and the output says none did:\n%s", extra, out)
 		}
+		if extra != nil && !regexp.MustCompile(`the slowest, .*run\.log \[gw[01], pid \d+\]`).MatchString(out) {
+			t.Errorf("%v: the session's line does not name the slowest worker by its id:\n%s", extra, out)
+		}
 		// The log records recomp's settings made are in run.log, not in a failing test's output.
 		log, _ := os.ReadFile(filepath.Join(run, "run.log"))
 		for _, w := range []string{"get_cache_key", "Compiling jit(predict)", "TRACING CACHE MISS"} {

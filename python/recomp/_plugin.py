@@ -61,6 +61,7 @@ class _Plugin:
                 self.session.join(state)
                 self.session.listeners.append(self.on_compile)
                 self.opened = True
+                self.session.name_process(os.environ.get("PYTEST_XDIST_WORKER") or getattr(config, "workerinput", {}).get("workerid"))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node):

@@ -82,6 +82,15 @@ class Session:
         self._attach()
         return self
 
+    def name_process(self, name):
+        """Names this process in the run folder (the probe's record of stage "worker"): the report
+        then says "run.log [gw1, pid 4242]" of it, not the process id alone."""
+        if self._write is not None and name:
+            try:
+                self._write({"framework": "pytest", "event": "worker", "name": str(name)})
+            except Exception:
+                pass
+
     def open(self):
         probe = sys.modules.get("_recomp_probe")
         if probe is not None and getattr(probe, "_OUT", ""):

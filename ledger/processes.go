@@ -59,7 +59,6 @@ type pidRouter struct {
 	explained map[string]int
 	open      []openRequest   // requests routed and not finished, in order
 	held      []logscan.Event // cache lines waiting for the request they end (afterCompile)
-	names     map[int]string  // what names a process besides its id (WorkerStage)
 }
 
 // openRequest is a compile request of module by process pid, and the kinds of cache line it has
@@ -71,6 +70,37 @@ type openRequest struct {
 
 // WorkerStage is the stage of a StageRecord that names its process (the pytest plugin's worker).
 const WorkerStage = "worker"
+
+// processesOf says whether the probe's records are of several processes: then the processes a
+// log's lines are tagged with (logscan's "pid N" rank: the probe writing a pytest session's
+// run.log itself) are each a process of their own. One process's tags are dropped.
+func processesOf(recs []StageRecord) bool {
+	first := 0
+	for _, rec := range recs {
+		switch {
+		case rec.PID == 0:
+		case first == 0:
+			first = rec.PID
+		case rec.PID != first:
+			return true
+		}
+	}
+	return false
+}
+
+// namesOf are the names the records give processes besides their ids (WorkerStage), nil when none.
+func namesOf(recs []StageRecord) map[int]string {
+	var names map[int]string
+	for _, rec := range recs {
+		if rec.Stage == WorkerStage && rec.PID != 0 && rec.Name != "" && len(names) < maxOpen {
+			if names == nil {
+				names = map[int]string{}
+			}
+			names[rec.PID] = rec.Name
+		}
+	}
+	return names
+}
 
 // maxOpen bounds the open requests the router keeps, maxHeld the cache lines it holds.
 const (
@@ -212,17 +242,12 @@ func newPIDRouter(recs []StageRecord) *pidRouter {
 }
 
 func newRouter() *pidRouter {
-	return &pidRouter{byStage: map[probeKey][]reporter{}, pids: map[int]bool{}, traces: map[string][]int{}, explained: map[string]int{},
-		names: map[int]string{}}
+	return &pidRouter{byStage: map[probeKey][]reporter{}, pids: map[int]bool{}, traces: map[string][]int{}, explained: map[string]int{}}
 }
 
 // add takes more of the probe's records (a live run's, as the probe writes them).
 func (r *pidRouter) add(recs []StageRecord) {
 	for _, rec := range recs {
-		if rec.Stage == WorkerStage && rec.PID != 0 && len(r.names) < maxOpen {
-			r.names[rec.PID] = rec.Name
-			continue
-		}
 		if rec.PID == 0 || rec.Duration <= 0 {
 			continue
 		}

@@ -422,9 +422,8 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	// With more than one CPU, the scanner reads and prefilters ahead of its parsing, and the
 	// ledgers take its events in a goroutine of their own (eachEvent).
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
-	if router != nil {
-		ps.names = router.names
-	}
+	tagged := processesOf(opt.Stages)  // the probe's pid tags name processes (several)
+	ps.names = namesOf(opt.Stages)
 	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: grammarOf(path), ReadAhead: runtime.GOMAXPROCS(0) > 1,
 		KeepRepeats: router != nil})
 	defer s.Close()
@@ -457,6 +456,9 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	add := func(ev logscan.Event) {
 		if ev.Kind == logscan.PhaseStart || ev.Kind == logscan.PhaseEnd {
 			return // counted nowhere
+		}
+		if !tagged && strings.HasPrefix(ev.Rank, "pid ") {
+			ev.Rank = "" // one process's log: its tags name no other
 		}
 		if router.printedTwice(ev) {
 			return // a record printed twice

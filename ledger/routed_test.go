@@ -180,3 +180,41 @@ func TestLiveFirstStageWaits(t *testing.T) {
 		t.Errorf("live: %d compilations, %d recompilations, %d processes; want 2, 0, 2", sm.Compilations, sm.Recompilations, len(rep.Procs))
 	}
 }
+
+// The probe writing a pytest --recomp session's run.log itself tags each line with its process
+// ([pid N]): with the probe's records of several processes (here the workers' names), each
+// tag is a process of its own, named by its worker, whatever stack wrote the lines (with no
+// stage record to route them by), and two processes' alike lines are two records. One
+// process's tags are dropped.
+func TestProcessTags(t *testing.T) {
+	lines := func(pids ...int) string {
+		var b strings.Builder // the processes' lines alike and next to each other
+		for i, pid := range pids {
+			fmt.Fprintf(&b, "2026-12-03T11:06:13.%06dZ [pid %d] WARNING:2026-12-03 10:24:45,001:jax._src.interpreters.pxla:732: Compiling jit(step) with global shapes and types (ShapedArray(float32[8,4]),). Argument mapping: (UnspecifiedValue,).\n", i, pid)
+		}
+		for i, pid := range pids {
+			fmt.Fprintf(&b, "2026-12-03T11:06:13.%06dZ [pid %d] WARNING:2026-12-03 10:24:45,002:jax._src.dispatch:236: Finished XLA compilation of jit(step) in 0.100000000 sec\n", i, pid)
+		}
+		return b.String()
+	}
+	read := func(log string, stages []StageRecord) *Report {
+		s, err := ReadLogs([]Log{{Path: "run.log", Reader: strings.NewReader(log)}}, ReadOptions{Stages: stages})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Ledger
+	}
+	names := []StageRecord{{Stage: WorkerStage, PID: 11, Name: "gw0"}, {Stage: WorkerStage, PID: 22, Name: "gw1"}}
+	rep := read(lines(11, 22), names)
+	var procs []string
+	for _, p := range rep.Procs {
+		procs = append(procs, fmt.Sprintf("%s: %d", p.Name, p.Compilations))
+	}
+	if got := strings.Join(procs, "; "); got != "run.log [gw0, pid 11]: 1; run.log [gw1, pid 22]: 1" || rep.Summary.Recompilations != 0 {
+		t.Errorf("processes %s, %d recompilations", got, rep.Summary.Recompilations)
+	}
+	// one process's tags: the log's own process, each of its records printed twice read once
+	if rep := read(lines(11, 11), nil); len(rep.Procs) != 1 || rep.Procs[0].Name != "run.log" || rep.Summary.Recompilations != 0 || rep.Summary.Compilations != 1 {
+		t.Errorf("one process: %+v, %d compilations, %d recompilations", rep.Procs, rep.Summary.Compilations, rep.Summary.Recompilations)
+	}
+}

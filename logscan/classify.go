@@ -32,10 +32,10 @@ func (s *Scanner) emit(h header, lineNo int, ev Event) {
 // Python program whose logging has two handlers (JAX 0.4's own and the program's root
 // handler) prints every record twice, in two formats. Two records whose own layouts give
 // different times are two records (two processes writing one log compile the same function
-// with the same arguments), however alike.
+// with the same arguments), however alike, and so are two ranks' or two processes' records.
 func (s *Scanner) duplicate(ev Event, own bool) bool {
 	p := s.last
-	if !s.hasLast || p.Line == ev.Line || ev.Line-p.Line > 2*maxExplanation+2 ||
+	if !s.hasLast || p.Line == ev.Line || ev.Line-p.Line > 2*maxExplanation+2 || p.Rank != ev.Rank ||
 		!(s.g.dropRepeats[ev.Producer] || ev.Kind == Retrace || ev.Kind == Trace) {
 		return false
 	}

@@ -118,10 +118,14 @@ func stripMPITags(seg []byte) ([]byte, string) {
 
 // Prefixes that orchestrators put before every line a program prints: a Kubernetes or Docker
 // timestamp (kubectl logs --timestamps), a Slurm task label (srun --label), a torchrun rank
-// ([rank3]: or [default0]:). mpirun's [1,3]<stderr>: tags are removed by clean.
+// ([rank3]: or [default0]:). mpirun's [1,3]<stderr>: tags are removed by clean. recomp's probe,
+// writing a pytest --recomp session's run.log itself from every process, tags each line with
+// its process ([pid 4242] ): the line's rank is then "pid 4242", which the ledger keeps when
+// the probe's records show several processes (ledger.ReadOptions.Stages).
 var (
 	reK8sStamp = lazyre.New(`^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2}) `)
 	reRank     = lazyre.New(`^\[(?:rank|default)?(\d+)\]:`)
+	rePIDTag   = lazyre.New(`^\[pid ([1-9][0-9]{0,9})\] `)
 )
 
 // stripOrchestrator removes the prefixes orchestrators add, and returns the header their
@@ -141,6 +145,11 @@ func stripOrchestrator(seg []byte) ([]byte, header) {
 			}
 			seg = seg[len(m[0]):]
 		case len(seg) > 3 && seg[0] == '[':
+			if m := rePIDTag.FindSubmatch(seg); m != nil {
+				h.rank = "pid " + string(m[1])
+				seg = seg[len(m[0]):]
+				continue
+			}
 			m := reRank.FindSubmatch(seg)
 			if m == nil {
 				return seg, h

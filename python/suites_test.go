@@ -378,6 +378,7 @@ var torchSuite = map[string][]string{
 	// compiled again by its own fixture's teardown: an error at teardown, with recomp's answer
 	"test_recompiles_at_teardown": {"error", "failed on teardown", "_predict) compiled 2 times in this test: 1 after its first compilation",
 		"cause: batch size", "in the session so far"},
+	"test_train_then_eval": {"passed"}, // one compilation per mode
 }
 
 // The torch.compile suite under pytest --recomp, alone and with -n 2: as the JAX suite, with

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -388,5 +389,41 @@ func TestProbeOwnDump(t *testing.T) {
 				t.Errorf("a dump folder of the user's own %s became %s", own, flags)
 			}
 		}
+	}
+}
+
+// With RECOMP_PROBE_LOG (a pytest --recomp session's run.log, which every process of the session
+// writes), each line of a stack's record is stamped as run.log's lines are and tagged with its
+// process, so that two xdist workers' records are read apart.
+func TestProbeStackLogFile(t *testing.T) {
+	py, dir, p := probeSetup(t)
+	writeFile(t, filepath.Join(dir, "train.py"), "import logging, os\n"+
+		"logging.getLogger('jax._src.pxla').warning('one\\ntwo')\n"+
+		"print(os.getpid(), flush=True)\n")
+	logPath := filepath.Join(dir, "session.log")
+	_, env := Evidence(runfolder.FrameworkAuto, runfolder.DumpNone, "", "", p, []string{"PATH=" + os.Getenv("PATH")})
+	env = append(env, runfolder.ProbeLogVar+"="+logPath) // as the pytest plugin's session sets it
+	cmd := exec.Command(py, "train.py")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	pid := strings.TrimSpace(string(out))
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z \[pid ` + pid + `\] (.*)$`)
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("a line not stamped and tagged with pid %s: %q", pid, l)
+		}
+		got = append(got, m[1])
+	}
+	if len(got) != 2 || !strings.HasSuffix(got[0], ": one") || got[1] != "two" {
+		t.Errorf("lines %q", got)
 	}
 }

@@ -94,8 +94,9 @@ class _StackLog:
     JAX logs with, so that the command's log (recomp run's run.log) holds every compile record
     whatever the program does with its output. A record that does reach them is not written
     twice. With RECOMP_PROBE_LOG set, every record goes to that file instead, each line stamped
-    with its time as run.log's are (the pytest plugin's run folder, whose run.log has no other
-    writer)."""
+    with its time as run.log's are and tagged with the process ([pid 4242]: pytest's xdist workers
+    write the same file; recomp reads each tag as a process when the probe's records show
+    several) (the pytest plugin's run folder, whose run.log has no other writer)."""
 
     def __init__(self, logging):
         self.logging = logging
@@ -205,8 +206,8 @@ class _StackLog:
         if text is None:
             text = record._recomp_text = self.formatter(record).format(record)  # is_quiet reads it too
         if self.path:
-            stamp = self.stamp()
-            data = "".join(stamp + " " + line + "\n" for line in text.split("\n")).encode("utf-8", "replace")
+            stamp = "%s [pid %d] " % (self.stamp(), os.getpid())  # several processes write this one file
+            data = "".join(stamp + line + "\n" for line in text.split("\n")).encode("utf-8", "replace")
             with _LOCK:
                 if _STOPPED:
                     return

@@ -66,3 +66,25 @@ def predicts_at_teardown(weights):
 
 def test_recompiles_at_teardown(predicts_at_teardown):
     pass
+
+
+class _Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(16, 4)
+        self.drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x):
+        return self.drop(self.lin(x)).sum()
+
+
+def test_train_then_eval():
+    # one compilation in train() mode and one in eval(): one per mode, no recompilation. Under
+    # -n 2 the other worker's dynamo records (its frame [0/0] too) interleave with this one's in
+    # run.log: each line's process tag keeps them apart.
+    net = torch.compile(_Net(), backend="eager", dynamic=False)
+    x = torch.ones(2, 16)
+    net.train()
+    net(x)
+    net.eval()
+    net(x)

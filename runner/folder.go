@@ -268,7 +268,9 @@ func Versions(python string, env []string) map[string]string {
 
 // PruneDump keeps the modules dumped before optimisation (*.before_optimizations.txt) and
 // removes everything else XLA wrote into the run folder's own dump folder, and into the
-// folders of its processes (diff.ProcessFolder: pid-N).
+// folders of its processes (runfolder.ProcessFolder: pid-N). A folder left empty is removed:
+// the probe makes the dump folder as a process starts (the first to make it dumps into it),
+// and a run that dumped nothing (torch.compile's, TF's without XLA) has none, as before.
 func PruneDump(dump string) (removed int, err error) {
 	return pruneDump(dump, true)
 }
@@ -298,7 +300,26 @@ func pruneDump(dump string, top bool) (removed int, err error) {
 		}
 		removed++
 	}
+	if left, err := os.ReadDir(dump); err == nil && len(left) == 0 {
+		os.Remove(dump) // (a process writing into it now keeps it)
+	}
 	return removed, nil
+}
+
+// DropEmptyDump removes the run folder's own dump folder, and the folders of its processes,
+// where nothing was dumped into them (--dump all, which prunes nothing: PruneDump does it
+// otherwise).
+func DropEmptyDump(dump string) {
+	entries, err := os.ReadDir(dump)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if _, ok := runfolder.ProcessFolder(e.Name()); ok && e.IsDir() {
+			os.Remove(filepath.Join(dump, e.Name())) // only when empty
+		}
+	}
+	os.Remove(dump)
 }
 
 // Capture runs a command as Run does, writing what it prints to the run folder's run.log (each

@@ -146,6 +146,8 @@ func Close(dir string, exit int, end time.Time) (*runfolder.Manifest, error) {
 	}
 	if m.Dump == runfolder.DumpBefore && m.DumpDir == "" {
 		PruneDump(filepath.Join(dir, runfolder.DumpName))
+	} else if m.DumpDir == "" {
+		DropEmptyDump(filepath.Join(dir, runfolder.DumpName))
 	}
 	(&Probe{Dir: filepath.Join(dir, runfolder.ProbeDir), Out: filepath.Join(dir, runfolder.ProbeName)}).Remove()
 	return m, runfolder.WriteManifest(dir, m)

@@ -149,6 +149,8 @@ func (s *Session) Manifest(res *Result, recomp string, grace time.Duration) *run
 		} else {
 			s.log.Debug("pruned the dump", "removed", n)
 		}
+	} else if !s.userDump {
+		DropEmptyDump(s.dump)
 	}
 	return m
 }

@@ -147,4 +147,25 @@ func TestPruneDump(t *testing.T) {
 	if got := strings.Join(left, " "); got != "module_0000.jit_f.before_optimizations.txt pid-42/module_0000.jit_f.before_optimizations.txt" {
 		t.Errorf("left %s", got)
 	}
+	// A dump folder the probe made and nothing dumped into (a torch.compile run's), or a
+	// process's folder left empty, is removed.
+	empty := filepath.Join(t.TempDir(), runfolder.DumpName)
+	os.MkdirAll(filepath.Join(empty, "pid-7"), 0o755)
+	os.WriteFile(filepath.Join(empty, "pid-7", "module_0000.jit_f.cpu_after_optimizations.txt"), nil, 0o644)
+	if _, err := PruneDump(empty); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(empty); !os.IsNotExist(err) {
+		t.Errorf("the empty dump folder stays: %v", err)
+	}
+	// --dump all prunes nothing; an empty dump folder goes all the same, a dumped one stays.
+	os.MkdirAll(filepath.Join(empty, "pid-9"), 0o755)
+	DropEmptyDump(empty)
+	if _, err := os.Stat(empty); !os.IsNotExist(err) {
+		t.Errorf("--dump all: the empty dump folder stays: %v", err)
+	}
+	DropEmptyDump(dump)
+	if _, err := os.Stat(filepath.Join(dump, "pid-42", "module_0000.jit_f.before_optimizations.txt")); err != nil {
+		t.Errorf("--dump all: a dumped module went: %v", err)
+	}
 }

@@ -159,7 +159,7 @@ func TestRunOfALauncher(t *testing.T) {
 	}
 }
 
-// A real run (testdata/spawn-workers, made by testdata/runs/gen/spawn-workers.sh: JAX 0.12 on CPU): four
+// A real run (testdata/spawn-workers, made by testdata/runs/gen/spawn-run.sh spawn_workers.py: JAX 0.12 on CPU): four
 // multiprocessing spawn workers each compile three programs into one terminal, so run.log
 // interleaves their records, and two workers' identical requests follow each other. Each
 // worker is a process of its own, told apart by the probe's records, and the counts are JAX's
@@ -379,7 +379,7 @@ func TestFolderReadsTheTraceAsScanDoes(t *testing.T) {
 	}
 }
 
-// A real run (testdata/spawn-recompile, made by testdata/runs/gen/spawn-recompile.sh: JAX 0.12
+// A real run (testdata/spawn-recompile, made by testdata/runs/gen/spawn-run.sh spawn_recompile.py: JAX 0.12
 // on CPU): two spawn workers each compile step for 8 rows and again for 9 or 10, into one
 // run.log; XLA numbers both workers' modules from 0 and each dumps into dump/pid-<its id>/.
 // Each worker recompiled once, and explain compares each worker's two modules, never one

@@ -7,24 +7,33 @@ import (
 	"time"
 )
 
+// jaxLines is a log of JAX's records, each a millisecond after the one before, or alike in time
+// to the one before while inStep (two processes in step).
+type jaxLines struct {
+	strings.Builder
+	ms     int
+	inStep bool
+}
+
+func (l *jaxLines) line(format string, a ...any) {
+	if !l.inStep || l.ms == 0 {
+		l.ms++
+	}
+	fmt.Fprintf(l, "WARNING:2026-12-03 10:24:45,%03d:"+format+"\n", append([]any{l.ms}, a...)...)
+}
+
 // Two processes write one log (pytest -n's workers into one run.log, a persistent cache set):
 // each compiles step twice, at the same moments, their lines interleaved; the first time their
 // requests are alike to the millisecond, and their compilations took the same time, which a
-// record printed twice would be too. The stages with a
-// duration are routed by the probe's records; the lines between them carry none (JAX's
-// explanation of each trace, the persistent cache's miss and its entry not written, the cache
-// key's parts) and go with the process whose trace or request they are about. Nothing is left
-// to a third process of unrouted lines, which would count each cache miss as a compilation.
+// record printed twice would be too. The stages with a duration are routed by the probe's
+// records; the lines between them carry none (JAX's explanation of each trace, the persistent
+// cache's miss and its entry not written, the cache key's parts) and go with the process whose
+// trace or request they are about. Nothing is left to a third process of unrouted lines, which
+// would count each cache miss as a compilation.
 func TestRoutedLinesBetweenStages(t *testing.T) {
-	var log strings.Builder
+	var log jaxLines
 	var stages []StageRecord
-	ms, inStep := 0, false // each line a millisecond after the one before, or in step: alike
-	line := func(format string, a ...any) {
-		if !inStep || ms == 0 {
-			ms++
-		}
-		fmt.Fprintf(&log, "WARNING:2026-12-03 10:24:45,%03d:"+format+"\n", append([]any{ms}, a...)...)
-	}
+	line := log.line
 	for round, shape := range []string{"8", "16"} {
 		for _, pid := range []int{11, 22} {
 			if round == 0 {
@@ -38,34 +47,34 @@ func TestRoutedLinesBetweenStages(t *testing.T) {
 			line("jax._src.dispatch:236: Finished tracing step for jit in %.9f sec", d.Seconds())
 			stages = append(stages, StageRecord{Stage: "trace", Duration: d, PID: pid, Name: "step"})
 		}
-		inStep = round == 0 // the first round's requests and ends alike, to the millisecond and the nanosecond
+		log.inStep = round == 0 // the first round's requests and ends alike, to the millisecond and the nanosecond
 		for range 2 {
 			line("jax._src.interpreters.pxla:732: Compiling jit(step) with global shapes and types (ShapedArray(float32[%s]),). Argument mapping: (UnspecifiedValue,).", shape)
 		}
-		inStep = false
+		log.inStep = false
 		for _, pid := range []int{22, 11} {
 			d := time.Duration(2_000_000*(round+1) + pid)
 			line("jax._src.dispatch:236: Finished jaxpr to MLIR module conversion jit(step) in %.9f sec", d.Seconds())
 			stages = append(stages, StageRecord{Stage: "lower", Duration: d, PID: pid})
 		}
 		for range 2 {
-			ms++
-			fmt.Fprintf(&log, "DEBUG:2026-12-03 10:24:45,%03d:jax._src.cache_key:149: get_cache_key hash of serialized computation: 1fa38ad3f8fd335bf892a4a3211f6fb12b875a4810f51393d5d0150c8b277c71\n", ms)
+			log.ms++
+			fmt.Fprintf(&log, "DEBUG:2026-12-03 10:24:45,%03d:jax._src.cache_key:149: get_cache_key hash of serialized computation: 1fa38ad3f8fd335bf892a4a3211f6fb12b875a4810f51393d5d0150c8b277c71\n", log.ms)
 			line("jax._src.compiler:183: PERSISTENT COMPILATION CACHE MISS for 'jit_step' with key 'jit_step-d9be25b331a3a3865b3339f1454c883e8ee3d9eb4a7bf5b900669881164f0c2e'")
 		}
 		for range 2 {
 			line("jax._src.compiler:853: Not writing persistent cache entry for 'jit_step' because it took < 1.00 seconds to compile (0.03s)")
 		}
-		inStep = round == 0
+		log.inStep = round == 0
 		for _, pid := range []int{11, 22} {
 			d := time.Duration(3_000_000*(round+1) + pid)
-			if inStep {
+			if log.inStep {
 				d = 3_000_000
 			}
 			line("jax._src.dispatch:236: Finished XLA compilation of jit(step) in %.9f sec", d.Seconds())
 			stages = append(stages, StageRecord{Stage: "compile", Duration: d, PID: pid})
 		}
-		inStep = false
+		log.inStep = false
 	}
 	stages = append(stages, StageRecord{Stage: WorkerStage, PID: 11, Name: "gw0"}) // the pytest plugin's name of one
 	s, err := ReadLogs([]Log{{Path: "run.log", Reader: strings.NewReader(log.String())}}, ReadOptions{Stages: stages})
@@ -90,13 +99,9 @@ func TestRoutedLinesBetweenStages(t *testing.T) {
 // order: the probe's record of each trace holds its arguments' shapes, and each request goes
 // with the trace whose shapes its signature holds, not with the first traced.
 func TestRoutedRequestsByShape(t *testing.T) {
-	var log strings.Builder
+	var log jaxLines
 	var stages []StageRecord
-	ms := 0
-	line := func(format string, a ...any) {
-		ms++
-		fmt.Fprintf(&log, "WARNING:2026-12-03 10:24:45,%03d:"+format+"\n", append([]any{ms}, a...)...)
-	}
+	line := log.line
 	shape := map[int]string{11: "8", 22: "16"}
 	for _, pid := range []int{11, 22} {
 		d := time.Duration(1_000_000 + pid)
@@ -136,13 +141,9 @@ func TestRoutedRequestsByShape(t *testing.T) {
 // before the probe has written its records of them: the first stage waits for its record, so
 // that each worker's first compilation is its own, not the other's compiled again.
 func TestLiveFirstStageWaits(t *testing.T) {
-	var log strings.Builder
+	var log jaxLines
 	var stages []StageRecord
-	ms := 0
-	line := func(format string, a ...any) {
-		ms++
-		fmt.Fprintf(&log, "WARNING:2026-12-03 10:24:45,%03d:"+format+"\n", append([]any{ms}, a...)...)
-	}
+	line := log.line
 	for _, pid := range []int{11, 22} {
 		d := time.Duration(1_000_000 + pid)
 		line("jax._src.dispatch:236: Finished tracing init for jit in %.9f sec", d.Seconds())

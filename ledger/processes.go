@@ -52,9 +52,9 @@ type pidRouter struct {
 	pids    map[int]bool            // the processes the records named
 	traced  []tracedBy              // functions traced whose request has not been seen, in order
 	last    string                  // the process of the last JAX event routed
-	// traces are, by function, the processes whose traces the probe recorded and the log's
-	// "Finished tracing" has not shown yet, in order; explained counts the first of them an
-	// explanation went to.
+	// traces are, by function (frameworks.FunctionOf), the processes whose traces the probe
+	// recorded and the log's "Finished tracing" has not shown yet, in order; explained counts the
+	// first of them an explanation went to.
 	traces    map[string][]int
 	explained map[string]int
 	open      []openRequest   // requests routed and not finished, in order
@@ -102,10 +102,12 @@ func namesOf(recs []StageRecord) map[int]string {
 	return names
 }
 
-// maxOpen bounds the open requests the router keeps, maxHeld the cache lines it holds.
+// maxOpen bounds the open requests the router keeps, maxHeld the cache lines it holds,
+// maxFunctions the functions whose traces it follows.
 const (
-	maxOpen = 256
-	maxHeld = 256
+	maxOpen      = 256
+	maxHeld      = 256
+	maxFunctions = 4096
 )
 
 // afterCompile says whether ev is a persistent cache's line written after the compiler's own
@@ -150,10 +152,10 @@ func (r *pidRouter) printedTwice(ev logscan.Event) bool {
 // keeps says whether an event that repeats the one before it (logscan.Event.Repeat) is another
 // process's rather than one record printed twice: a stage the probe recorded once more with
 // its duration (two processes compiling in step can take the same time, to the nanosecond the
-// probe's clock gives), a request of a function another trace of
-// which has had no request, an explanation of a trace none has explained, a cache's lookup
-// line for an open request of its module that has had none, a cache's line after compiling
-// while fewer are held than requests of its module are open. Two processes' lines alike and
+// probe's clock gives), a request of a function another trace of which has had no request, an
+// explanation of a trace none has explained, a cache's lookup line for an open request of its
+// module that has had none, a cache's line after compiling while fewer are held than requests
+// of its module are open. Two processes' lines alike and
 // next to each other are common (pytest -n's workers set up the same fixture at once); a
 // record printed twice within one of several processes may then be read as another's.
 func (r *pidRouter) keeps(ev logscan.Event) bool {
@@ -167,11 +169,8 @@ func (r *pidRouter) keeps(ev logscan.Event) bool {
 	case logscan.CompileRequest:
 		return slices.ContainsFunc(r.traced, func(t tracedBy) bool { return frameworks.SameFunction(t.function, ev.Module) })
 	case logscan.Retrace, logscan.Trace:
-		for name, q := range r.traces {
-			if frameworks.SameFunction(name, ev.Module) && r.explained[name] < len(q) {
-				return true
-			}
-		}
+		k := frameworks.FunctionOf(ev.Module)
+		return r.explained[k] < len(r.traces[k])
 	case logscan.CacheHit, logscan.CacheMiss, logscan.CacheReadError:
 		return slices.ContainsFunc(r.open, func(o openRequest) bool {
 			return frameworks.SameFunction(o.module, ev.Module) && !slices.Contains(o.had, ev.Kind)
@@ -259,8 +258,9 @@ func (r *pidRouter) add(recs []StageRecord) {
 		r.pids[rec.PID] = true
 		k := probeKey{rec.Stage, int64(rec.Duration)}
 		r.byStage[k] = append(r.byStage[k], reporter{rec.PID, rec.Shapes})
-		if rec.Stage == "trace" && rec.Name != "" && len(r.traces[rec.Name]) < maxTraced {
-			r.traces[rec.Name] = append(r.traces[rec.Name], rec.PID)
+		if k := frameworks.FunctionOf(rec.Name); rec.Stage == "trace" && k != "" && len(r.traces[k]) < maxTraced &&
+			(len(r.traces) < maxFunctions || r.traces[k] != nil) {
+			r.traces[k] = append(r.traces[k], rec.PID)
 		}
 	}
 }
@@ -328,14 +328,10 @@ func (r *pidRouter) process(ev logscan.Event) string {
 // explanation is the process of JAX's explanation of a trace of function: the next trace of it
 // the probe recorded that no explanation has taken ("" when none).
 func (r *pidRouter) explanation(function string) string {
-	for name, q := range r.traces {
-		if !frameworks.SameFunction(name, function) {
-			continue
-		}
-		if i := r.explained[name]; i < len(q) {
-			r.explained[name] = i + 1
-			return "pid " + strconv.Itoa(q[i])
-		}
+	k := frameworks.FunctionOf(function)
+	if i, q := r.explained[k], r.traces[k]; i < len(q) {
+		r.explained[k] = i + 1
+		return "pid " + strconv.Itoa(q[i])
 	}
 	return ""
 }
@@ -347,16 +343,12 @@ func (r *pidRouter) traceShown(function, pid string) {
 	if err != nil {
 		return
 	}
-	for name, q := range r.traces {
-		if !frameworks.SameFunction(name, function) {
-			continue
-		}
-		if i := slices.Index(q, id); i >= 0 {
-			r.traces[name] = slices.Delete(q, i, i+1)
-			if i < r.explained[name] {
-				r.explained[name]--
-			}
-			return
+	k := frameworks.FunctionOf(function)
+	q := r.traces[k]
+	if i := slices.Index(q, id); i >= 0 {
+		r.traces[k] = slices.Delete(q, i, i+1)
+		if i < r.explained[k] {
+			r.explained[k]--
 		}
 	}
 }

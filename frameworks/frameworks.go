@@ -1111,6 +1111,15 @@ func ShowSignature(p logscan.Producer, sig string) string {
 	return sig
 }
 
+// SignatureArrays are the arrays of a signature producer p logged as its probe records them
+// (framework.Framework.SignatureArrays); nil when its stack's probe records none.
+func SignatureArrays(p logscan.Producer, sig string) []string {
+	if fw := ForProducer(p); fw != nil && fw.SignatureArrays != nil {
+		return fw.SignatureArrays(sig)
+	}
+	return nil
+}
+
 // SaidBy names who says the words that show a construct of a kind, when not the stack itself
 // (framework.Framework.SaidBy: dynamo's guards); "" otherwise.
 func SaidBy(kind cause.Kind) string {

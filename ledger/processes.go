@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/recomp/recomp/frameworks"
-	"github.com/recomp/recomp/internal/lazyre"
 	"github.com/recomp/recomp/logscan"
 )
 
@@ -155,9 +154,9 @@ func (r *pidRouter) printedTwice(ev logscan.Event) bool {
 // probe's clock gives), a request of a function another trace of which has had no request, an
 // explanation of a trace none has explained, a cache's lookup line for an open request of its
 // module that has had none, a cache's line after compiling while fewer are held than requests
-// of its module are open. Two processes' lines alike and
-// next to each other are common (pytest -n's workers set up the same fixture at once); a
-// record printed twice within one of several processes may then be read as another's.
+// of its module are open. Two processes' lines alike and next to each other are common (pytest
+// -n's workers set up the same fixture at once); a record printed twice within one of several
+// processes may then be read as another's.
 func (r *pidRouter) keeps(ev logscan.Event) bool {
 	if !r.several() || !stageProducers[ev.Producer] {
 		return false
@@ -317,7 +316,7 @@ func (r *pidRouter) process(ev logscan.Event) string {
 		return pid
 	case logscan.Retrace, logscan.Trace:
 		return r.explanation(ev.Module)
-	case logscan.CacheHit, logscan.CacheMiss, logscan.CacheWrite, logscan.CacheNotWritten, logscan.CacheReadError: // (afterCompile's, in a live run)
+	case logscan.CacheHit, logscan.CacheMiss, logscan.CacheReadError: // (afterCompile's lines are held: route)
 		return r.cacheLine(ev)
 	case logscan.CacheKeyPart, logscan.CacheKeyFlag:
 		return r.last
@@ -428,7 +427,7 @@ func (r *pidRouter) requested(ev logscan.Event) int {
 			continue
 		}
 		if sig == nil {
-			sig = signatureShapes(ev.Signature)
+			sig = frameworks.SignatureArrays(ev.Producer, ev.Signature)
 		}
 		if holdsInOrder(sig, t.shapes) {
 			return i
@@ -436,23 +435,6 @@ func (r *pidRouter) requested(ev logscan.Event) int {
 	}
 	return first
 }
-
-// reShape is an array's dtype and shape in a JAX signature: float32[8,16], bool[].
-var reShape = lazyre.New(`\b([a-z]+[0-9]*(?:_[a-z0-9]+)*)\[([0-9, ]*)\]`)
-
-// signatureShapes are the dtypes and shapes a JAX request's signature names, in order, as the
-// probe writes them (no spaces).
-func signatureShapes(sig string) []string {
-	ms := reShape.FindAllStringSubmatch(sig, maxShapes)
-	out := make([]string, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, m[1]+"["+strings.ReplaceAll(m[2], " ", "")+"]")
-	}
-	return out
-}
-
-// maxShapes bounds the shapes read of one signature (the probe writes at most 32).
-const maxShapes = 256
 
 // holdsInOrder says whether every one of want is in have, in order (a subsequence): the probe
 // lists the arrays, the signature also Python scalars and what JAX made of them.

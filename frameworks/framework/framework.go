@@ -146,6 +146,10 @@ type Framework struct {
 	// ShowSignature is the stack's logged argument signature as a person reads it (JAX's
 	// ShapedArray(float32[8,4]) is float32[8,4]); nil when it logs it readably.
 	ShowSignature func(sig string) string
+	// SignatureArrays are the arrays a logged signature names, in order, each as the stack's probe
+	// records a traced call's arguments (JAX's "float32[8,16]"): what tells apart two processes'
+	// requests of one function traced at the same moment. nil when the stack's probe records none.
+	SignatureArrays func(sig string) []string
 	// MetadataAdvice is what to do about a Python value held in an argument's pytree metadata
 	// at path (static to jit: JAX's "input path [0][0]._graphdef"); AttributeAdvice about a
 	// module's plain Python attribute name whose new values compiled the step again. nil when

@@ -106,7 +106,8 @@ var Framework = &framework.Framework{
 		return strings.HasPrefix(line, "for ") && strings.Contains(line, " defined at ") ||
 			strings.HasPrefix(line, "all previously seen cache keys differ")
 	},
-	ShowSignature: func(sig string) string { return reShapedArray.ReplaceAllString(sig, "$1") },
+	ShowSignature:   func(sig string) string { return reShapedArray.ReplaceAllString(sig, "$1") },
+	SignatureArrays: signatureArrays,
 	MetadataAdvice: func(path string) string {
 		if strings.Contains(path, "_graphdef") {
 			return "a plain Python attribute of a flax nnx Module is part of its graph definition, static to nnx.jit: each new value " +
@@ -280,6 +281,24 @@ func falsy(v string) bool {
 		return true
 	}
 	return false
+}
+
+// reArray is an array's dtype and shape in a JAX signature: float32[8,16], bool[], as probe.py's
+// _shapes writes a traced call's arguments (no spaces).
+var reArray = lazyre.New(`\b([a-z]+[0-9]*(?:_[a-z0-9]+)*)\[([0-9, ]*)\]`)
+
+// maxArrays bounds the arrays read of one signature (the probe writes at most 32).
+const maxArrays = 256
+
+// signatureArrays are the dtypes and shapes a request's signature names, in order, as the
+// probe's trace records list them (framework.Framework.SignatureArrays).
+func signatureArrays(sig string) []string {
+	ms := reArray.FindAllStringSubmatch(sig, maxArrays)
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m[1]+"["+strings.ReplaceAll(m[2], " ", "")+"]")
+	}
+	return out
 }
 
 // reShapedArray reads an argument of JAX's logged signature: ShapedArray(float32[8,4]).

@@ -217,3 +217,11 @@ func TestPytreeMetadataExplanation(t *testing.T) {
 		t.Errorf("the reason keeps %d lines", n)
 	}
 }
+
+// A request's signature read as the probe's trace records list a call's arrays: dtype[dims],
+// no spaces, in order, whatever the dtype's name.
+func TestSignatureArrays(t *testing.T) {
+	if got := jax.Framework.SignatureArrays("(ShapedArray(float32[4, 4]), ShapedArray(bfloat16[]), ShapedArray(float8_e4m3fn[2,3], weak_type=True), ShapedArray(bool[7]))"); strings.Join(got, " ") != "float32[4,4] bfloat16[] float8_e4m3fn[2,3] bool[7]" {
+		t.Errorf("signature arrays %q", got)
+	}
+}

@@ -95,14 +95,18 @@ func Dump(path string, logs []string, opt Options) (*Diff, error) {
 	var rep *ledger.Report
 	var wall time.Duration
 	if len(logs) > 0 {
-		read := LogsOf(logs)
+		var read []ledger.Log
 		ro := ledger.ReadOptions{SameProcess: true, Stdin: opt.Stdin, Log: opt.Log}
 		if folder { // the folder read above: its manifest's stop line, not a second look
 			read = ledger.Files(logs)
 			read[0].Until = StoppedLine(c.Manifest)
 			ro.Stages = stagesOf(probeRecords(c)) // the processes the command started, each its own
-		} else if len(logs) == 1 {
-			ro.Stages = ownStages(logs[0], newRuns()) // a run folder's run.log, given alone
+		} else {
+			rs := newRuns() // each run folder among the logs read once
+			read = rs.logs(logs)
+			if len(logs) == 1 {
+				ro.Stages = ownStages(logs[0], rs) // a run folder's run.log, given alone
+			}
 		}
 		s, err := ledger.ReadLogs(read, ro)
 		if err != nil {

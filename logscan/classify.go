@@ -32,10 +32,11 @@ func (s *Scanner) emit(h header, lineNo int, ev Event) {
 // Python program whose logging has two handlers (JAX 0.4's own and the program's root
 // handler) prints every record twice, in two formats. Two records whose own layouts give
 // different times are two records (two processes writing one log compile the same function
-// with the same arguments), however alike, and so are two ranks' or two processes' records.
+// with the same arguments), however alike, and so are two ranks' or two processes' records:
+// the event before is the one of ev's own process (procState.last).
 func (s *Scanner) duplicate(ev Event, own bool) bool {
 	p := s.last
-	if !s.hasLast || p.Line == ev.Line || ev.Line-p.Line > 2*maxExplanation+2 || p.Rank != ev.Rank ||
+	if !s.hasLast || p.Line == ev.Line || ev.Line-p.Line > 2*maxExplanation+2 ||
 		!(s.g.dropRepeats[ev.Producer] || ev.Kind == Retrace || ev.Kind == Trace) {
 		return false
 	}

@@ -225,3 +225,31 @@ func TestSignatureArrays(t *testing.T) {
 		t.Errorf("signature arrays %q", got)
 	}
 }
+
+// A program whose logging has two handlers prints each record twice, in two layouts: counted
+// once. Two processes writing one log (the probe tags each line with its process) that compile
+// the same function with the same arguments are two compilations, however alike their lines.
+func TestRepeatsByProcess(t *testing.T) {
+	const req = "Compiling jit(step) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,)."
+	for _, c := range []struct {
+		name string
+		log  string
+		want []string // each event's rank
+	}{
+		{"one process, two handlers", "WARNING:jax._src.interpreters.pxla:" + req + "\n" + req + "\n", []string{""}},
+		{"one tagged process, two handlers", "[pid 41] WARNING:jax._src.interpreters.pxla:" + req + "\n[pid 41] " + req + "\n", []string{"pid 41"}},
+		{"two processes", "[pid 41] " + req + "\n[pid 42] " + req + "\n", []string{"pid 41", "pid 42"}},
+		{"two ranks", "[rank0]: " + req + "\n[rank1]: " + req + "\n", []string{"0", "1"}},
+	} {
+		evs, _ := scantest.Scan(t, c.log, logscan.Options{})
+		var got []string
+		for _, ev := range evs {
+			if ev.Kind == logscan.CompileRequest {
+				got = append(got, ev.Rank)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s: compile requests of ranks %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -163,24 +163,21 @@ func LoadDump(path string, opt LoadOptions) (*Dump, error) {
 		d.loadFile(path, nil, true, opt.MaxFileBytes)
 		return d, nil
 	}
-	entries, err := os.ReadDir(path)
+	folders, err := runfolder.DumpFolders(path)
 	if err != nil {
 		return nil, err
 	}
-	cands, stages := d.candidates(path, entries, 0)
-	for _, e := range entries {
-		if pid, ok := runfolder.ProcessFolder(e.Name()); ok && e.IsDir() {
-			sub := filepath.Join(path, e.Name())
-			more, err := os.ReadDir(sub)
-			if err != nil {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", sub, unwrapPath(sub, err)))
-				continue
-			}
-			c, s := d.candidates(sub, more, pid)
-			cands = append(cands, c...)
-			for k := range s {
-				stages[k] = true
-			}
+	var cands []dumpCandidate
+	stages := map[string]bool{}
+	for _, f := range folders {
+		if f.Err != nil {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: skipped: %v", f.Path, unwrapPath(f.Path, f.Err)))
+			continue
+		}
+		c, s := d.candidates(f.Path, f.Entries, f.PID)
+		cands = append(cands, c...)
+		for k := range s {
+			stages[k] = true
 		}
 	}
 	for s := range stages {
@@ -238,11 +235,6 @@ func (d *Dump) candidates(path string, entries []os.DirEntry, pid int) ([]dumpCa
 	for _, e := range entries {
 		n := e.Name()
 		base, ok := hloBase(n)
-		if e.IsDir() && pid == 0 {
-			if _, ok := runfolder.ProcessFolder(n); ok {
-				continue // read on its own (LoadDump)
-			}
-		}
 		if e.IsDir() || !ok || slices.ContainsFunc(notHLO, func(s string) bool { return strings.HasSuffix(base, s) }) {
 			d.Ignored++
 			continue

@@ -2,7 +2,6 @@ package diff
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/recomp/recomp/internal/input"
@@ -22,26 +21,17 @@ func IsHLOFile(path string) bool {
 	return looksLikeHLO(head[:n])
 }
 
-// HasDumpFiles reports whether a folder holds files named as XLA dumps them
-// ([ts.]module_NNNN[.name].suffix.txt).
-func HasDumpFiles(dir string) bool { return hasDumpFiles(dir, true) }
-
-// hasDumpFiles is HasDumpFiles, the folders of the dump's processes (pid-N) looked into when top.
-func hasDumpFiles(dir string, top bool) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if base, ok := hloBase(e.Name()); ok && !e.IsDir() {
-			if _, _, _, ok := ParseDumpName(filepath.Base(base)); ok {
-				return true
+// HasDumpFiles reports whether a folder, or the folder of one of its processes (pid-N), holds
+// files named as XLA dumps them ([ts.]module_NNNN[.name].suffix.txt).
+func HasDumpFiles(dir string) bool {
+	folders, _ := runfolder.DumpFolders(dir)
+	for _, f := range folders {
+		for _, e := range f.Entries {
+			if base, ok := hloBase(e.Name()); ok && !e.IsDir() {
+				if _, _, _, ok := ParseDumpName(filepath.Base(base)); ok {
+					return true
+				}
 			}
-		}
-	}
-	for _, e := range entries {
-		if _, ok := runfolder.ProcessFolder(e.Name()); ok && top && e.IsDir() && hasDumpFiles(filepath.Join(dir, e.Name()), false) {
-			return true
 		}
 	}
 	return false

@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,19 +38,19 @@ func (s *Scan) Unjudged(dir string) int {
 	if !none {
 		return 0
 	}
-	return dumpedFiles(filepath.Join(dir, runfolder.DumpName), true)
+	return dumpedFiles(filepath.Join(dir, runfolder.DumpName))
 }
 
 // dumpedFiles counts the files of a dump folder and of the folders of its processes (pid-N),
 // hidden ones left out.
-func dumpedFiles(dump string, top bool) int {
+func dumpedFiles(dump string) int {
 	n := 0
-	entries, _ := os.ReadDir(dump)
-	for _, d := range entries {
-		if _, ok := runfolder.ProcessFolder(d.Name()); ok && top && d.IsDir() {
-			n += dumpedFiles(filepath.Join(dump, d.Name()), false)
-		} else if !strings.HasPrefix(d.Name(), ".") {
-			n++
+	folders, _ := runfolder.DumpFolders(dump)
+	for _, f := range folders {
+		for _, e := range f.Entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				n++
+			}
 		}
 	}
 	return n

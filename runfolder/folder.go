@@ -259,3 +259,35 @@ func ProcessFolder(name string) (pid int, ok bool) {
 	pid, err := strconv.Atoi(m[1])
 	return pid, err == nil && pid > 0
 }
+
+// DumpFolder is a folder of a dump that modules were dumped into: the dump's own (PID 0) or
+// the folder of one of its processes (pid-N, PID N). Entries are its entries, those of the
+// dump's own without the folders of its processes; Err is why a process's folder could not be
+// read (its Entries are then empty).
+type DumpFolder struct {
+	Path    string
+	PID     int
+	Entries []os.DirEntry
+	Err     error
+}
+
+// DumpFolders reads a dump folder and the folders of its processes (ProcessFolder): the dump's
+// own first, then each process's in name order. The error is the dump's own folder's.
+func DumpFolders(dump string) ([]DumpFolder, error) {
+	entries, err := os.ReadDir(dump)
+	if err != nil {
+		return nil, err
+	}
+	out := []DumpFolder{{Path: dump}}
+	for _, e := range entries {
+		pid, ok := ProcessFolder(e.Name())
+		if !ok || !e.IsDir() {
+			out[0].Entries = append(out[0].Entries, e)
+			continue
+		}
+		sub := DumpFolder{Path: filepath.Join(dump, e.Name()), PID: pid}
+		sub.Entries, sub.Err = os.ReadDir(sub.Path)
+		out = append(out, sub)
+	}
+	return out, nil
+}

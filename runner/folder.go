@@ -272,37 +272,27 @@ func Versions(python string, env []string) map[string]string {
 // the probe makes the dump folder as a process starts (the first to make it dumps into it),
 // and a run that dumped nothing (torch.compile's, TF's without XLA) has none, as before.
 func PruneDump(dump string) (removed int, err error) {
-	return pruneDump(dump, true)
-}
-
-func pruneDump(dump string, top bool) (removed int, err error) {
-	entries, err := os.ReadDir(dump)
+	folders, err := runfolder.DumpFolders(dump)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return 0, nil
 		}
 		return 0, err
 	}
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".before_optimizations.txt") {
-			continue
+	for _, f := range folders {
+		if f.Err != nil {
+			return removed, f.Err
 		}
-		if _, ok := runfolder.ProcessFolder(e.Name()); ok && top && e.IsDir() {
-			n, err := pruneDump(filepath.Join(dump, e.Name()), false)
-			removed += n
-			if err != nil {
-				return removed, err
+		for _, e := range f.Entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".before_optimizations.txt") {
+				if err := os.RemoveAll(filepath.Join(f.Path, e.Name())); err != nil {
+					return removed, err
+				}
+				removed++
 			}
-			continue
 		}
-		if err := os.RemoveAll(filepath.Join(dump, e.Name())); err != nil {
-			return removed, err
-		}
-		removed++
 	}
-	if left, err := os.ReadDir(dump); err == nil && len(left) == 0 {
-		os.Remove(dump) // (a process writing into it now keeps it)
-	}
+	dropEmpty(folders)
 	return removed, nil
 }
 
@@ -310,16 +300,17 @@ func pruneDump(dump string, top bool) (removed int, err error) {
 // where nothing was dumped into them (--dump all, which prunes nothing: PruneDump does it
 // otherwise).
 func DropEmptyDump(dump string) {
-	entries, err := os.ReadDir(dump)
-	if err != nil {
-		return
+	if folders, err := runfolder.DumpFolders(dump); err == nil {
+		dropEmpty(folders)
 	}
-	for _, e := range entries {
-		if _, ok := runfolder.ProcessFolder(e.Name()); ok && e.IsDir() {
-			os.Remove(filepath.Join(dump, e.Name())) // only when empty
-		}
+}
+
+// dropEmpty removes the folders of a dump's processes, then the dump's own, that are empty (a
+// process writing into one now keeps it).
+func dropEmpty(folders []runfolder.DumpFolder) {
+	for i := len(folders) - 1; i >= 0; i-- {
+		os.Remove(folders[i].Path) // only when empty
 	}
-	os.Remove(dump)
 }
 
 // Capture runs a command as Run does, writing what it prints to the run folder's run.log (each

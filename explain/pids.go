@@ -16,10 +16,12 @@ func LiveStages(dir string) (next func() []ledger.StageRecord, stop func()) {
 }
 
 // stagesOf keeps the probe's compile stages (JAX's: framework.Probe.Stages) that name their
-// process and duration, and the names the pytest plugin gave its workers' processes (stage
-// "worker", Name the worker's id: gw0).
+// process and duration, the names the pytest plugin gave its workers' processes (stage
+// "worker", Name the worker's id: gw0), and, once for each process, that a process ran a stack
+// (ledger.ProcessStage: any stack's record, a TF function's trace).
 func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 	var out []ledger.StageRecord
+	var ran map[int]bool
 	for _, r := range recs {
 		switch {
 		case r.PID != 0 && r.Seconds > 0 && frameworks.ProbeStages(r.Framework):
@@ -27,6 +29,22 @@ func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 		case r.PID != 0 && r.Framework == "pytest" && r.Event == ledger.WorkerStage && r.Name != "":
 			out = append(out, ledger.StageRecord{Stage: ledger.WorkerStage, PID: r.PID, Name: r.Name})
 		}
+		if r.PID != 0 && stack(r.Framework) && !ran[r.PID] && len(ran) < maxRan {
+			if ran == nil {
+				ran = map[int]bool{}
+			}
+			ran[r.PID] = true
+			out = append(out, ledger.StageRecord{Stage: ledger.ProcessStage, PID: r.PID})
+		}
 	}
 	return out
+}
+
+// maxRan bounds the processes stagesOf says ran a stack.
+const maxRan = 4096
+
+// stack says whether the probe's records of framework are a stack's (not the interpreter's
+// versions, nor the pytest plugin's).
+func stack(framework string) bool {
+	return framework != "" && framework != "python" && framework != "pytest"
 }

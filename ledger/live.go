@@ -22,8 +22,10 @@ type Live struct {
 	ps   *processes
 	opt  LiveOptions
 
-	cur    int        // the line of the event being added
-	router *pidRouter // the probe's processes (LiveOptions.Stages)
+	cur    int          // the line of the event being added
+	router *pidRouter   // the probe's processes (LiveOptions.Stages)
+	pids   map[int]bool // processes the probe's records named (any stage; two at most)
+	counts countRouter  // compilations that count their process's (several processes)
 	// unrecorded says the probe wrote no stage within firstWait of the first stage the log
 	// showed: no stage is waited for again.
 	unrecorded bool
@@ -95,6 +97,13 @@ func (lv *Live) read() {
 			lv.route(ev)
 			continue
 		}
+		if ev.Rank == "" && lv.opt.Stages != nil && counted(ev) {
+			lv.pull()
+			if len(lv.pids) > 1 { // several processes ran a stack: the one its count continues
+				lv.ps.ledger(lv.counts.process(ev), 0, lv.opt.Name).Add(ev)
+				continue
+			}
+		}
 		lv.ps.ledger(ev.Rank, 0, lv.opt.Name).Add(ev)
 	}
 	if lv.router != nil {
@@ -123,12 +132,8 @@ const (
 // the first, and none once the first found none): a second worker's first stage must count as
 // a second process before its events are keyed.
 func (lv *Live) route(ev logscan.Event) {
+	lv.pull()
 	r := lv.router
-	if r == nil {
-		r = newRouter()
-		lv.router = r
-	}
-	r.add(lv.opt.Stages())
 	if routable(ev) && (len(r.pids) > 0 || !lv.unrecorded) {
 		limit := routeWait
 		if len(r.pids) == 0 {
@@ -136,11 +141,29 @@ func (lv *Live) route(ev logscan.Event) {
 		}
 		for waited := time.Duration(0); !r.has(ev) && waited < limit; waited += 10 * time.Millisecond {
 			time.Sleep(10 * time.Millisecond)
-			r.add(lv.opt.Stages())
+			lv.pull()
 		}
 		lv.unrecorded = len(r.pids) == 0
 	}
 	r.route(ev, lv.put)
+}
+
+// pull takes the probe's records written since the last call: the router's stages, and the
+// processes that ran a stack.
+func (lv *Live) pull() {
+	if lv.router == nil {
+		lv.router = newRouter()
+	}
+	recs := lv.opt.Stages()
+	lv.router.add(recs)
+	for _, rec := range recs {
+		if rec.PID != 0 && len(lv.pids) < 2 { // (whether there are several is all that counts)
+			if lv.pids == nil {
+				lv.pids = map[int]bool{}
+			}
+			lv.pids[rec.PID] = true
+		}
+	}
 }
 
 // put adds a routed event to its process's ledger.

@@ -70,6 +70,79 @@ type openRequest struct {
 // WorkerStage is the stage of a StageRecord that names its process (the pytest plugin's worker).
 const WorkerStage = "worker"
 
+// ProcessStage is the stage of a StageRecord that says only that its process ran a stack (the
+// probe recorded a trace of it, a TF function's): the processes that may have written a log.
+const ProcessStage = "process"
+
+// Processes whose compile records count their own compilations of each function (TF's "Compiled
+// F 2 times": logscan.Event.Count) and name no process: pytest -n's workers each compile the
+// functions of the tests they run, and their lines, untagged, interleave in one log. Read as one
+// process, every worker's first compilation of a function would be another's compiled again. A
+// count tells them apart: a count of 1 is a process's first compilation of the function, and a
+// count of n continues the process whose last compilation of it was counted n-1. Each first
+// compilation of a function after the first starts a process of its own ("process 2", "process
+// 3", …, the log's own being the first), which takes the compilations that continue its count;
+// so the compilations again that are counted are the ones each process counted, whichever
+// process's other lines go with which. Used only when the probe's records show that several
+// processes ran a stack: a log of one process keeps every line in its own.
+
+// countRouter keys compilations with counts by the process their count continues.
+type countRouter struct {
+	last map[string][]int // by module, the last count of each process's compilations of it
+}
+
+// counted says whether ev counts its process's compilations of its module.
+func counted(ev logscan.Event) bool {
+	return ev.Kind == logscan.CompileFinished && ev.Count > 0 && ev.Module != ""
+}
+
+// process is the process of a counted compilation: "" for the log's own, "process N" for another.
+func (c *countRouter) process(ev logscan.Event) string {
+	if c.last == nil {
+		c.last = map[string][]int{}
+	}
+	slots, ok := c.last[ev.Module]
+	if !ok && len(c.last) >= maxFunctions {
+		return "" // (a bound on the functions followed: the rest stay the log's own)
+	}
+	at := -1
+	if ev.Count == 1 {
+		if len(slots) < maxCounted {
+			at = len(slots)
+			slots = append(slots, 0)
+		} else {
+			at = len(slots) - 1
+		}
+	} else {
+		for i, n := range slots {
+			if n == ev.Count-1 {
+				at = i
+				break
+			}
+		}
+		if at < 0 { // a count whose predecessor the log did not show: the first process behind it
+			for i, n := range slots {
+				if n < ev.Count {
+					at = i
+					break
+				}
+			}
+		}
+		if at < 0 {
+			at = 0
+			if len(slots) == 0 {
+				slots = append(slots, 0)
+			}
+		}
+	}
+	slots[at] = ev.Count
+	c.last[ev.Module] = slots
+	if at == 0 {
+		return ""
+	}
+	return "process " + strconv.Itoa(at+1)
+}
+
 // processesOf says whether the probe's records are of several processes: then the processes a
 // log's lines are tagged with (logscan's "pid N" rank: the probe writing a pytest session's
 // run.log itself) are each a process of their own. One process's tags are dropped.
@@ -104,6 +177,7 @@ func namesOf(recs []StageRecord) map[int]string {
 // maxOpen bounds the open requests the router keeps, maxHeld the cache lines it holds,
 // maxFunctions the functions whose traces it follows.
 const (
+	maxCounted   = 256 // the processes a function's counts tell apart
 	maxOpen      = 256
 	maxHeld      = 256
 	maxFunctions = 4096

@@ -423,6 +423,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 	// ledgers take its events in a goroutine of their own (eachEvent).
 	router := newPIDRouter(opt.Stages) // nil unless they are of several processes
 	tagged := processesOf(opt.Stages)  // the probe's pid tags name processes (several)
+	keys := &keying{router: router, tagged: tagged}
 	ps.names = namesOf(opt.Stages)
 	s := logscan.NewScanner(r, name, logscan.Options{Marker: opt.Marker, Grammar: grammarOf(path), ReadAhead: runtime.GOMAXPROCS(0) > 1,
 		KeepRepeats: router != nil})
@@ -464,11 +465,7 @@ func readOne(i int, l Log, opt ReadOptions, ps *processes, kept *keptEvents) sca
 			return // a record printed twice
 		}
 		sup.before(ev)
-		if router != nil && ev.Rank == "" {
-			router.route(ev, put)
-			return
-		}
-		put(ev.Rank, ev)
+		keys.give(ev, put)
 	}
 	join := readTraces(l.Traces, opt)
 	eachEvent(s, join.through(add))
@@ -642,6 +639,8 @@ func (ps *processes) ledger(rank string, i int, name string) *Ledger {
 			label = fmt.Sprintf("%s [%s, %s]", name, ps.names[l.pid], rank) // run.log [gw1, pid 4242]
 		case strings.HasPrefix(rank, "pid "):
 			label = fmt.Sprintf("%s [%s]", name, rank)
+		case strings.HasPrefix(rank, "process "):
+			label = fmt.Sprintf("%s [%s]", name, rank) // run.log [process 2]: told apart by counts
 		case rank != "":
 			label = fmt.Sprintf("%s [rank %s]", name, rank)
 		}
@@ -686,6 +685,28 @@ func (ps *processes) reports() []*Report {
 		out[0].LeftOut = appendCapped(out[0].LeftOut, ps.leftOut, MaxListed)
 	}
 	return out
+}
+
+// keying says which process of a log each of its events is: its rank, or where it names none
+// and the probe's records show several processes, the one the router or its count names.
+type keying struct {
+	router *pidRouter // nil for one process
+	tagged bool       // the probe's records show several processes
+	counts countRouter
+}
+
+// give gives put ev with its process.
+func (k *keying) give(ev logscan.Event, put func(string, logscan.Event)) {
+	switch {
+	case ev.Rank != "":
+		put(ev.Rank, ev)
+	case k.tagged && counted(ev):
+		put(k.counts.process(ev), ev) // the process its count continues
+	case k.router != nil:
+		k.router.route(ev, put)
+	default:
+		put("", ev)
+	}
 }
 
 // rotation is a suffix a log rotator adds to a log's name: logrotate's .1, .2.gz, its

@@ -136,7 +136,10 @@ type Event struct {
 	// InProcess marks a cache miss of a framework's in-memory executable cache (TF-IPU "has not
 	// been compiled yet"), which is no miss of a persistent cache.
 	InProcess bool
-	// Count is a number the message reports: a metric's samples or a counter's value.
+	// Count is a number the message reports: a metric's samples or a counter's value. On a
+	// CompileFinished, a Count above 0 is the compilations of Module its process has made, this
+	// one included (TF's profiler counts them per process): the count of each process starts at
+	// 1, which tells apart the first compilations of processes whose lines carry no process.
 	Count int
 	// Step is the training step a framework's report is for, as printed (PyTorch/XLA's
 	// "[MetricsData; step=4]"), "" when it does not say.

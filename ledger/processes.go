@@ -83,8 +83,11 @@ const ProcessStage = "process"
 // compilation of a function after the first starts a process of its own ("process 2", "process
 // 3", …, the log's own being the first), which takes the compilations that continue its count;
 // so the compilations again that are counted are the ones each process counted, whichever
-// process's other lines go with which. Used only when the probe's records show that several
-// processes ran a stack: a log of one process keeps every line in its own.
+// process's other lines go with which. A process has one count of 1 a function at most, so no
+// family is split into more processes than compiled it: what is counted again is never less
+// than what was (more, when workers compiled only different functions of one family). Used only
+// when the probe's records show that several processes ran a stack: a log of one process keeps
+// every line in its own.
 
 // countRouter keys compilations with counts by the process their count continues.
 type countRouter struct {

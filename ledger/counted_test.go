@@ -92,3 +92,28 @@ func TestCountRouter(t *testing.T) {
 		t.Errorf("processes %s, want %s", strings.Join(got, " "), want)
 	}
 }
+
+// The probe's record of the second process may come after that process's first line: the live
+// ledger waits for it a moment at a second first compilation of a function, and counts from the
+// first line either way, so that it says what the end says.
+func TestCountedProcessesLateRecord(t *testing.T) {
+	calls := 0
+	lv := NewLive(LiveOptions{Name: "run.log", Stages: func() []StageRecord {
+		calls++
+		switch calls {
+		case 1:
+			return []StageRecord{{Stage: ProcessStage, PID: 22310}}
+		case 3:
+			return []StageRecord{{Stage: ProcessStage, PID: 22314}}
+		}
+		return nil
+	}})
+	for _, line := range strings.SplitAfter(tfCounted, "\n") {
+		lv.Write([]byte(line))
+	}
+	live := lv.Close()
+	if live.Summary.Compilations != 8 || live.Summary.Recompilations != 4 || live.Processes != 2 {
+		t.Errorf("live: %d compilations, %d recompilations, %d processes; want 8, 4, 2 (after %d calls)",
+			live.Summary.Compilations, live.Summary.Recompilations, live.Processes, calls)
+	}
+}

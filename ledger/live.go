@@ -99,8 +99,17 @@ func (lv *Live) read() {
 		}
 		if ev.Rank == "" && lv.opt.Stages != nil && counted(ev) {
 			lv.pull()
-			if len(lv.pids) > 1 { // several processes ran a stack: the one its count continues
-				lv.ps.ledger(lv.counts.process(ev), 0, lv.opt.Name).Add(ev)
+			if len(lv.pids) < 2 && ev.Count == 1 && lv.counts.has(ev.Module) {
+				// A second first compilation is another process's: its probe record may come a
+				// moment after the line (one process alone never has two).
+				for waited := time.Duration(0); len(lv.pids) < 2 && waited < routeWait; waited += 10 * time.Millisecond {
+					time.Sleep(10 * time.Millisecond)
+					lv.pull()
+				}
+			}
+			p := lv.counts.process(ev) // counted from the first, as ReadLogs counts them
+			if len(lv.pids) > 1 {      // several processes ran a stack: the one its count continues
+				lv.ps.ledger(p, 0, lv.opt.Name).Add(ev)
 				continue
 			}
 		}

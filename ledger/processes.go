@@ -99,6 +99,12 @@ func counted(ev logscan.Event) bool {
 	return ev.Kind == logscan.CompileFinished && ev.Count > 0 && ev.Module != ""
 }
 
+// has says whether a compilation of module was counted.
+func (c *countRouter) has(module string) bool {
+	_, ok := c.last[module]
+	return ok
+}
+
 // process is the process of a counted compilation: "" for the log's own, "process N" for another.
 func (c *countRouter) process(ev logscan.Event) string {
 	if c.last == nil {

@@ -29,7 +29,7 @@ func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 		case r.PID != 0 && r.Framework == "pytest" && r.Event == ledger.WorkerStage && r.Name != "":
 			out = append(out, ledger.StageRecord{Stage: ledger.WorkerStage, PID: r.PID, Name: r.Name})
 		}
-		if r.PID != 0 && stack(r.Framework) && !ran[r.PID] && len(ran) < maxRan {
+		if r.PID != 0 && frameworks.HasProbe(r.Framework) && !ran[r.PID] && len(ran) < maxRan {
 			if ran == nil {
 				ran = map[int]bool{}
 			}
@@ -42,9 +42,3 @@ func stagesOf(recs []runfolder.ProbeRecord) []ledger.StageRecord {
 
 // maxRan bounds the processes stagesOf says ran a stack.
 const maxRan = 4096
-
-// stack says whether the probe's records of framework are a stack's (not the interpreter's
-// versions, nor the pytest plugin's).
-func stack(framework string) bool {
-	return framework != "" && framework != "python" && framework != "pytest"
-}

@@ -858,6 +858,17 @@ func Probes() []ProbeHook {
 	return out
 }
 
+// HasProbe says whether name is a unit's name in the probe's records (Probes: a stack's or a
+// front end's, "tf", "torch-xla"), not the interpreter's ("python") nor a test runner's ("pytest").
+func HasProbe(name string) bool {
+	for _, p := range Probes() {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // ProbeProgram is the program, a module family as the verdict names it, that a probe record
 // of framework naming name is a compilation of: the unit's ModuleName, then Family; "" when
 // the record names none.

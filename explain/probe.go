@@ -406,39 +406,68 @@ func moduleName(p frameworks.ProbeHook, name string) string {
 // traced the function they compile (TF compiles a function at its first run after each
 // trace): the trace that began last before the compilation's line, of the same function when
 // both name it (a trace the probe could not name counts for 10 s), and the Python arguments that
-// trace was called with.
+// trace was called with. When several processes traced (pytest -n's workers, whose compile lines
+// name no process), a trace goes to one compilation, the first after it, while a later one
+// before the compilation has had none: two workers tracing one function at once each get their
+// own test's line, not both the last one's.
 func attachLastTrace(units []*ledger.Unit, recs []runfolder.ProbeRecord, p frameworks.ProbeHook) {
 	var traces []runfolder.ProbeRecord
+	pids := map[int]bool{}
 	for _, r := range recs {
 		if r.Framework == p.Name && r.Event == p.Event {
 			traces = append(traces, r)
+			pids[r.PID] = true
 		}
 	}
 	slices.SortStableFunc(traces, func(a, b runfolder.ProbeRecord) int { return a.Begin().Compare(b.Begin()) })
+	var used []bool // with several processes: the traces a compilation took
+	if len(pids) > 1 {
+		used = make([]bool, len(traces))
+	}
 	for _, u := range units {
 		if !u.Compiled || !u.DateKnown || !ofUnit(u, p) {
 			continue
 		}
-		for i := len(traces) - 1; i >= 0; i-- {
-			r := traces[i]
-			if r.Begin().After(u.Begin) {
-				continue
-			}
-			if r.Name == "" && u.Begin.Sub(r.Time()) > 10*time.Second {
-				break
-			}
-			if r.Name != "" && !strings.Contains(u.Module, r.Name) {
-				continue
-			}
-			if s := probeSite(r); better(u, s) {
-				u.Site = s
-			}
-			if len(r.Static) > 0 { // a tf.function's Python arguments: part of its trace
-				u.Static = staticArgs(r.Static)
-			}
-			break
+		i := lastTrace(u, traces, used)
+		if i < 0 {
+			continue
+		}
+		if used != nil {
+			used[i] = true
+		}
+		r := traces[i]
+		if s := probeSite(r); better(u, s) {
+			u.Site = s
+		}
+		if len(r.Static) > 0 { // a tf.function's Python arguments: part of its trace
+			u.Static = staticArgs(r.Static)
 		}
 	}
+}
+
+// lastTrace is the index of the trace attachLastTrace gives u (-1 for none): the last that began
+// before u of its function, or, where used is set, the last of those no compilation took, if any.
+func lastTrace(u *ledger.Unit, traces []runfolder.ProbeRecord, used []bool) int {
+	found := -1
+	for i := len(traces) - 1; i >= 0; i-- {
+		r := traces[i]
+		if r.Begin().After(u.Begin) {
+			continue
+		}
+		if r.Name == "" && u.Begin.Sub(r.Time()) > 10*time.Second {
+			break
+		}
+		if r.Name != "" && !strings.Contains(u.Module, r.Name) {
+			continue
+		}
+		if used == nil || !used[i] {
+			return i
+		}
+		if found < 0 {
+			found = i // taken already: given only when no other is free
+		}
+	}
+	return found
 }
 
 // attachCallSpan marks the compilations made under a front end's call (a Keras fit, evaluate or

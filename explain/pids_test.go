@@ -42,7 +42,9 @@ func TestLastTraceByProcesses(t *testing.T) {
 			tf = p
 		}
 	}
-	at := func(s float64) time.Time { return time.Unix(1796311097, 0).Add(time.Duration(s * float64(time.Second))).UTC() }
+	at := func(s float64) time.Time {
+		return time.Unix(1796311097, 0).Add(time.Duration(s * float64(time.Second))).UTC()
+	}
 	trace := func(pid int, s float64, test string, line int) runfolder.ProbeRecord {
 		return runfolder.ProbeRecord{Framework: "tf", Event: tf.Event, Name: "predict", PID: pid, T: float64(at(s).UnixNano()) / 1e9,
 			File: "/w/test_two.py", Line: line, Function: test}

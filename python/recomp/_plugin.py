@@ -12,6 +12,11 @@ from ._session import Session, record_keys
 
 _OUTSIDE = "(collection and set-up outside tests)"
 
+try:  # a new-style wrapper (pluggy >= 1.1): a third of the old style's cost a call
+    _WRAPPER = pytest.hookimpl(wrapper=True)
+except TypeError:
+    _WRAPPER = pytest.hookimpl(hookwrapper=True)
+
 
 class _Entity:
     """What compiled under one test or fixture."""
@@ -97,19 +102,22 @@ class _Plugin:
     def pytest_collection_finish(self, session):
         self.pytest_session, self.items = session, None
 
-    @pytest.hookimpl(hookwrapper=True)
+    @_WRAPPER
     def pytest_runtest_logreport(self, report):
         # A wrapper, whose part before the yield runs before every plugin's hook, tryfirst ones
         # too: a test that compiled a program again fails before pytest's session counts the
         # failures (the exit code, -x, --maxfail; its hook is tryfirst, and registered after
         # this plugin, so it ran first when this was tryfirst), and before the terminal, the
         # JUnit XML, --lf's cache and xdist's worker see the report.
-        self.logreport(report)
-        yield
+        if report.when != "setup":  # a set-up report has nothing to judge, carry or flush
+            self.logreport(report)
+        return (yield)
 
     def logreport(self, report):
         e = self.entities.get(report.nodeid)
-        if report.when == "call" and report.passed:
+        if report.when == "call":
+            if report.outcome != "passed":
+                return
             self.passed.add(report.nodeid)
             if e is not None and e.records:
                 self.judged.add(report.nodeid)
@@ -117,7 +125,8 @@ class _Plugin:
                 if why:
                     report.outcome = "failed"
                     report.longrepr = why
-        elif report.when == "teardown":
+            return
+        if report.when == "teardown":
             # What the test's own teardown compiled (a function-scoped fixture's clean-up) is
             # judged too: an error at teardown, as pytest reports a teardown that fails.
             if (report.passed and report.nodeid in self.passed and report.nodeid not in self.failed and e is not None

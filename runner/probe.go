@@ -25,20 +25,40 @@ import (
 //go:embed probe/sitecustomize.py
 var probeBase string
 
-// ProbeSource is the probe with the units' hooks in it (each unit's source as a string that
-// the probe compiles when the program imports the unit's package: _unit, not at start), the
+// ProbeSource is the probe with the units' hooks in it (each unit's source as the body of a
+// function the probe runs when the program imports the unit's package: _unit), the
 // stacks' loggers and the distributions whose versions it writes at exit. The wheel holds it
 // too (python.Files), so that pip compiles it once at install for the pytest plugin.
 func ProbeSource() []byte {
-	var hooks []string
-	for _, p := range frameworks.Probes() {
-		hooks = append(hooks, fmt.Sprintf("    %s: _unit(%s, %s),\n", pyString(p.Package), pyString(p.Function), pyString(p.Hook)))
+	var units, hooks strings.Builder
+	for i, p := range frameworks.Probes() {
+		// Each unit's text is the body of a function that returns its names (locals()): its
+		// functions see each other's names as the closure's, the probe's as globals.
+		define := fmt.Sprintf("_unit_%d", i)
+		fmt.Fprintf(&units, "def %s():  # the unit of %s\n%s    return locals()\n\n\n", define, p.Package, indent(p.Hook))
+		fmt.Fprintf(&hooks, "    %s: _unit(%s, %s),\n", pyString(p.Package), pyString(p.Function), define)
 	}
 	loggers, _ := json.Marshal(append([]string{}, frameworks.Loggers()...)) // [] not null
 	packages, _ := json.Marshal(append([]string{}, frameworks.Packages()...))
-	src := strings.Replace(probeBase, "_HOOKS = {}\n", "_HOOKS = {\n"+strings.Join(hooks, "")+"}\n", 1)
+	src := strings.Replace(probeBase, "_HOOKS = {}\n", units.String()+"_HOOKS = {\n"+hooks.String()+"}\n", 1)
 	src = strings.Replace(src, "_LOGGERS = []\n", "_LOGGERS = "+string(loggers)+"\n", 1)
 	return []byte(strings.Replace(src, "_PACKAGES = []\n", "_PACKAGES = "+string(packages)+"\n", 1))
+}
+
+// indent is Python source src as the body of a function: each line that is not blank four
+// spaces in (a unit's multi-line strings are docstrings, whose text may move).
+func indent(src string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(src, "\n") {
+		if strings.TrimSpace(line) != "" {
+			b.WriteString("    ")
+		}
+		b.WriteString(line)
+	}
+	if !strings.HasSuffix(b.String(), "\n") {
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // pyString is s as a Python string literal: JSON's string syntax is a subset of Python's.

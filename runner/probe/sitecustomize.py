@@ -305,22 +305,24 @@ def _log_stacks():
         logging.getLogger(name).addHandler(out.handler)
 
 
-def _unit(function, source):
-    """The hook of a unit (frameworks/*/probe.py: source, which defines function): compiled
-    into the probe's globals when the program first imports the unit's package, so that a
-    program pays the compilation of its own stack's hook only."""
+def _unit(function, define):
+    """The hook of a unit (frameworks/*/probe.py, whose text is define's body: it defines
+    function and returns its names): put into the probe's globals when the program first
+    imports the unit's package. The units are code of this file, compiled with it (by pip at
+    install for the wheel's copy, or once into __pycache__ by the first process of a run), not
+    text each process compiles (some 2 ms for JAX's)."""
 
     def hook(module):
         g = globals()
         if function not in g:
-            exec(compile(source, "<recomp probe: %s>" % function, "exec"), g)
+            g.update(define())
         g[function](module)
 
     return hook
 
 
-# _HOOKS, the hook of each top-level package, each a _unit with its unit's source, goes here:
-# recomp run writes it in (runner.ProbeSource).
+# _HOOKS, the hook of each top-level package, each a _unit with its unit's definitions, goes
+# here: recomp run writes it in (runner.ProbeSource).
 _HOOKS = {}
 
 

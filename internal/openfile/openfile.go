@@ -7,7 +7,7 @@
 package openfile
 
 import (
-	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,7 +158,7 @@ func ReadJSON(path string, named bool, max int64, what string, v any) error {
 	}
 	// Trailing white space (a run folder's start manifest is padded to 64 KiB with spaces) is
 	// cut before the decoder, which checks each byte of it.
-	if err := json.Unmarshal(bytes.TrimRight(b, " \t\r\n"), v); err != nil {
+	if err := json.Unmarshal(trimSpaceRight(b), v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return fmt.Errorf("%s:%d: %v", path, lineOf(b, se.Offset), err)
@@ -176,4 +176,21 @@ func lineOf(b []byte, off int64) int {
 		}
 	}
 	return n
+}
+
+// trimSpaceRight is b without its trailing JSON white space, as bytes.TrimRight(b, " \t\r\n")
+// cuts it, spaces eight at a time: that look-up of each byte in a set took 1.9 million
+// instructions of the 64 KiB padding, a fifteenth of a pytest session's two calls.
+func trimSpaceRight(b []byte) []byte {
+	n := len(b)
+	for n >= 8 && binary.LittleEndian.Uint64(b[n-8:n]) == 0x2020202020202020 {
+		n -= 8
+	}
+	for n > 0 {
+		if c := b[n-1]; c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+			break
+		}
+		n--
+	}
+	return b[:n]
 }

@@ -50,6 +50,7 @@ func main() {
 	rankMB := flag.Int("rank-mb", 100, "with -ranks: the size of each rank's log in MB")
 	rankCompiles := flag.Int("rank-compiles", 8, "with -ranks: compilations in each rank's log")
 	cachedTests := flag.Int("pytest-tests", 300, "with -pytest: the tests of testdata/pytest/cached (RECOMP_CACHED_TESTS)")
+	pytestCount := flag.Bool("pytest-count", false, "with -pytest: count the instructions of -rounds rounds of pytest and pytest --recomp under valgrind's cachegrind instead of timing them (a load-free measure; some 5 minutes a round)")
 	pytestCost := flag.Bool("pytest", false, "instead: the cost of pytest --recomp on testdata/pytest/cached, -rounds rounds of pytest twice and pytest --recomp once (RECOMP_PYTEST, RECOMP_LIVE_JAX_0_12)")
 	flag.Parse()
 	var err error
@@ -59,7 +60,7 @@ func main() {
 	case *ranks > 0:
 		err = runRanks(*ranks, *rankMB, *rankCompiles)
 	case *pytestCost:
-		err = runPytestCost(*rounds, *cachedTests, *dir, *keep)
+		err = runPytestCost(*rounds, *cachedTests, *dir, *keep, *pytestCount)
 	case *overhead:
 		err = runOverhead(*rounds, *seconds, *dir, *keep)
 	case *bounds:

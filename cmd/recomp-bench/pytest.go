@@ -34,7 +34,7 @@ import (
 // pytestRun is one pytest run's CPU and wall time.
 type pytestRun struct{ cpu, wall time.Duration }
 
-func runPytestCost(rounds, tests int, dir string, keep bool) error {
+func runPytestCost(rounds, tests int, dir string, keep, count bool) error {
 	if rounds <= 0 || tests <= 0 {
 		return fmt.Errorf("-rounds and -pytest-tests must be positive")
 	}
@@ -67,6 +67,9 @@ func runPytestCost(rounds, tests int, dir string, keep bool) error {
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
+	}
+	if count {
+		return runPytestCount(rounds, tests, bin, py, suite, work, dir)
 	}
 	fmt.Printf("machine: %d CPUs, %s/%s; %d rounds of pytest, pytest again and pytest --recomp on %s (%d tests), the order rotating\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, rounds, suite, tests)
 	one := func(recomp bool, i int) (pytestRun, error) {
@@ -139,42 +142,52 @@ func runPytestCost(rounds, tests int, dir string, keep bool) error {
 func binaryCalls(bin, dir, run string) error {
 	var took []time.Duration
 	for i := range 20 {
-		folder := filepath.Join(dir, fmt.Sprintf("calls%02d", i))
-		cmd := exec.Command(bin, "session", "open", "--out", folder, "--stay", "--", "pytest")
-		in, err := cmd.StdinPipe()
+		state, err := sessionCall([]string{bin}, filepath.Join(dir, fmt.Sprintf("calls%02d", i)), run)
 		if err != nil {
 			return err
 		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			return err
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		rd := bufio.NewReader(out)
-		if _, err := rd.ReadString('\n'); err != nil {
-			cmd.Wait()
-			return fmt.Errorf("session open --stay: %v\n%s", err, stderr.String())
-		}
-		if b, err := exec.Command("cp", "-r", filepath.Join(run, "run.log"), filepath.Join(run, "probe.jsonl"), filepath.Join(run, "dump"), folder).CombinedOutput(); err != nil {
-			cmd.Wait()
-			return fmt.Errorf("cp: %v\n%s", err, b)
-		}
-		req, _ := json.Marshal(map[string]any{"args": []string{"session", "close", "--report", "--judge", folder}, "stdin": `[{"framework": "jax", "name": "jit(step)"}]`})
-		in.Write(append(req, '\n'))
-		in.Close()
-		io.Copy(io.Discard, rd)
-		if err := cmd.Wait(); err != nil {
-			return fmt.Errorf("session open --stay, then close: %v\n%s", err, stderr.String())
-		}
-		took = append(took, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		took = append(took, state.UserTime()+state.SystemTime())
 	}
 	fmt.Printf("the binary a session starts (session open --stay, then its close --report --judge), CPU, median of 20: %.1f ms\n",
 		float64(median(took).Microseconds())/1000)
 	return nil
+}
+
+// sessionCall runs argv (the binary, or a command that runs it) with the arguments of the
+// plugin's session open --stay into folder, copies the run folder run's log, probe records and
+// dump into folder, and sends it the close --report --judge the plugin sends.
+func sessionCall(argv []string, folder, run string) (*os.ProcessState, error) {
+	cmd := exec.Command(argv[0], append(argv[1:], "session", "open", "--out", folder, "--stay", "--", "pytest")...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	rd := bufio.NewReader(out)
+	if _, err := rd.ReadString('\n'); err != nil {
+		cmd.Wait()
+		return nil, fmt.Errorf("session open --stay: %v\n%s", err, stderr.String())
+	}
+	if b, err := exec.Command("cp", "-r", filepath.Join(run, "run.log"), filepath.Join(run, "probe.jsonl"), filepath.Join(run, "dump"), folder).CombinedOutput(); err != nil {
+		cmd.Wait()
+		return nil, fmt.Errorf("cp: %v\n%s", err, b)
+	}
+	req, _ := json.Marshal(map[string]any{"args": []string{"session", "close", "--report", "--judge", folder}, "stdin": `[{"framework": "jax", "name": "jit(step)"}]`})
+	in.Write(append(req, '\n'))
+	in.Close()
+	io.Copy(io.Discard, rd)
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("session open --stay, then close: %v\n%s", err, stderr.String())
+	}
+	return cmd.ProcessState, nil
 }
 
 // differences are, run by run, ys' time less xs', in seconds and in percent of xs'.

@@ -56,6 +56,14 @@ func TestCountedProcesses(t *testing.T) {
 		if got := strings.Join(fams, "; "); got != c.families {
 			t.Errorf("%s: families %s, want %s", c.name, got, c.families)
 		}
+		// The processes of one log are named as such where a finding counts them.
+		for _, f := range s.Ledger.Findings {
+			if f.Kind == FindingRecompiledNewHash || f.Kind == FindingRecompiledSameHash || f.Kind == FindingRecompiled {
+				if c.name == "two processes" && !strings.Contains(f.Message, " of 2 processes)") || strings.Contains(f.Message, "inputs)") {
+					t.Errorf("%s: %s", c.name, f.Message)
+				}
+			}
+		}
 
 		given := false
 		lv := NewLive(LiveOptions{Name: "run.log", Stages: func() []StageRecord {

@@ -91,7 +91,7 @@ func findings(opt Options, r *Report) []Finding {
 	}
 	for _, m := range r.Modules {
 		if m.Recompiled {
-			fs = append(fs, recompiledFinding(m, r.Processes))
+			fs = append(fs, recompiledFinding(m, r.Processes, r.logs > 0 && r.logs < r.Processes))
 		}
 	}
 	if sm := r.Summary; sm.FamiliesNotListed > 0 {
@@ -147,7 +147,9 @@ func findings(opt Options, r *Report) []Finding {
 	return fs
 }
 
-func recompiledFinding(m *Module, processes int) Finding {
+// recompiledFinding says that m compiled again; with several processes, in how many of them
+// (of the inputs, or, when one log held several, of the processes: "run.log [process 2]").
+func recompiledFinding(m *Module, processes int, withinInputs bool) Finding {
 	at := m.FirstRecompile
 	if at == nil {
 		at = m.first
@@ -162,7 +164,11 @@ func recompiledFinding(m *Module, processes int) Finding {
 	}
 	where := ""
 	if processes > 1 {
-		where = fmt.Sprintf(" (in %d of %d inputs)", m.RecompiledIn, processes)
+		unit := "inputs"
+		if withinInputs {
+			unit = "processes"
+		}
+		where = fmt.Sprintf(" (in %d of %d %s)", m.RecompiledIn, processes, unit)
 	}
 	f := Finding{Severity: SeverityError, Module: m.Family, File: at.File, Line: at.Line}
 	switch {

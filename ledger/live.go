@@ -122,7 +122,9 @@ func (lv *Live) read() {
 	lv.supplement(time.Time{})
 	lv.ps.addUnread(lv.opt.Name, lv.s.Stats())
 	lv.ps.endInput(0, lv.opt.Marker != nil)
-	lv.rep = Merge(lv.opt.Ledger, lv.ps.reports()...)
+	m := newMerger(lv.opt.Ledger)
+	m.mergeLog(lv.ps.reports())
+	lv.rep = m.finish()
 }
 
 // routeWait is how long route waits, at most, for the probe's record of a JAX stage the log

@@ -276,9 +276,7 @@ func (o *orderedMerge) done(i int, reps []*Report) {
 			return
 		}
 		delete(o.pending, o.next)
-		for _, r := range rs {
-			o.m.add(r)
-		}
+		o.m.mergeLog(rs)
 		o.next++
 	}
 }

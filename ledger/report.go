@@ -44,6 +44,9 @@ type Report struct {
 
 	retraces []*retraceNote
 	notes    []Finding // what each process's metrics report says beyond its log
+	// logs counts the logs whose processes were merged as such (mergeLog); 0 when each report
+	// merged was an input of its own.
+	logs int
 }
 
 // Unlogged is a stack the log shows retracing, Retraces times, without a record of any of its
@@ -113,6 +116,15 @@ func mergeInto[T interface{ merge(T) }](list []T, index map[string]T, key string
 	}
 	index[key] = v
 	return append(list, v)
+}
+
+// mergeLog merges the reports of the processes one log held (a launcher's ranks, the processes
+// the probe told apart), in order.
+func (m *merger) mergeLog(reports []*Report) {
+	m.out.logs++
+	for _, r := range reports {
+		m.add(r)
+	}
 }
 
 func (m *merger) finish() *Report {
